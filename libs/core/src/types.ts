@@ -1,0 +1,168 @@
+import type { Duration } from './duration';
+
+/** How a timer recurs. */
+export type TimerKind = 'once' | 'interval' | 'cron';
+
+export type TimerStatus = 'pending' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+export type Delivery = 'at-least-once' | 'at-most-once';
+
+export type IfExists = 'error' | 'replace' | 'keep';
+
+/** Any JSON value: what payloads and `meta` may hold. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** The record of the most recent run (SPEC §2). */
+export interface LastRun {
+  started: number;
+  ended?: number;
+  status: 'running' | 'ok' | 'failed';
+  error?: { message: string; reason?: string };
+}
+
+/** A timer as stored and returned (SPEC §2). */
+export interface Timer {
+  id: string;
+  key: string;
+  version: number;
+  kind: TimerKind;
+  status: TimerStatus;
+  handler: string;
+  payload: JsonValue;
+  scheduledAt: number;
+  dueAt: number;
+  delayMs?: number;
+  everyMs?: number;
+  cron?: string;
+  tz?: string;
+  maxRuns?: number;
+  runCount: number;
+  awaitTask: boolean;
+  removeOnComplete: boolean;
+  delivery: Delivery;
+  lastFiredAt: number | null;
+  lastCompletedAt: number | null;
+  lastErrorAt: number | null;
+  last: LastRun | null;
+  meta?: JsonObject;
+}
+
+/** What a caller asks for (SPEC §2, "Input"). Exactly one of delay, at, every, cron. */
+export interface TimerSpec {
+  key: string;
+  handler: string;
+  payload?: JsonValue;
+  delay?: number | Duration;
+  at?: number | string;
+  every?: number | Duration;
+  cron?: string;
+  tz?: string;
+  maxRuns?: number;
+  awaitTask?: boolean;
+  removeOnComplete?: boolean;
+  meta?: JsonObject;
+  ifExists?: IfExists;
+  delivery?: Delivery;
+}
+
+/** `reschedule(key, when)`: a new relative or absolute due time. */
+export type RescheduleWhen = { delay: number | Duration } | { at: number | string };
+
+/**
+ * A validated spec with every default applied and the schedule reduced to one form.
+ * `dueAt` is not here: it depends on "now", see `firstDue` in ./schedule.
+ */
+export interface NormalizedSpec {
+  key: string;
+  handler: string;
+  payload: JsonValue;
+  kind: TimerKind;
+  /** once: the relative delay in ms (when given as `delay`) */
+  delayMs?: number;
+  /** once: the absolute due time in epoch ms (when given as `at`) */
+  atMs?: number;
+  everyMs?: number;
+  cron?: string;
+  tz?: string;
+  maxRuns?: number;
+  awaitTask: boolean;
+  removeOnComplete: boolean;
+  meta?: JsonObject;
+  ifExists: IfExists;
+  delivery: Delivery;
+}
+
+/** What a handler receives besides its payload (SPEC §3.2). */
+export interface TimerContext<P = JsonValue> {
+  id: string;
+  key: string;
+  version: number;
+  /** the time this run was due (epoch ms); compare with Date.now() to see how late it is */
+  due: number;
+  runCount: number;
+  payload: P;
+  /** aborted when the timer is cancelled, replaced, rescheduled or its runner disposed */
+  signal: AbortSignal;
+  timer: Timer;
+}
+
+export type TimerHandler<P = JsonValue> = (payload: P, ctx: TimerContext<P>) => unknown;
+
+export type TimerEventName =
+  | 'scheduled'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'stale'
+  | 'skipped'
+  | 'reset'
+  | 'disposed';
+
+/** Every event carries the timer's identity and the time it happened (SPEC §3.6). */
+export interface TimerEvent {
+  type: TimerEventName;
+  id: string;
+  key: string;
+  version: number;
+  kind: TimerKind | null;
+  at: number;
+  /** cancelled: 'cancelled' | 'replaced' | 'reset' | 'disposed'; stale / skipped: why */
+  reason?: string;
+  error?: { message: string; reason?: string };
+  due?: number;
+  count?: number;
+}
+
+export type TimerListener = (event: TimerEvent) => void;
+
+export interface ListOptions {
+  prefix?: string;
+  status?: TimerStatus;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ListResult {
+  items: Timer[];
+  nextCursor: string | null;
+}
+
+/** The operations every backend offers: the in-memory engine, the Redis client, the HTTP API. */
+export interface TimersApi {
+  schedule(spec: TimerSpec): Promise<Timer>;
+  scheduleMany(specs: TimerSpec[]): Promise<Timer[]>;
+  cancel(key: string): Promise<boolean>;
+  cancelAll(scope?: string): Promise<number>;
+  reschedule(key: string, when: RescheduleWhen): Promise<Timer>;
+  pause(key: string): Promise<Timer>;
+  resume(key: string): Promise<Timer>;
+  trigger(key: string): Promise<Timer>;
+  get(key: string): Promise<Timer | null>;
+  list(options?: ListOptions): Promise<ListResult>;
+  check(id: string): Promise<boolean>;
+  snapshot(): Promise<string[]>;
+  on(event: TimerEventName, listener: TimerListener): () => void;
+  dispose(): Promise<void>;
+}
