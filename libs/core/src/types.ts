@@ -110,15 +110,7 @@ export interface TimerContext<P = JsonValue> {
 export type TimerHandler<P = JsonValue> = (payload: P, ctx: TimerContext<P>) => unknown;
 
 export type TimerEventName =
-  | 'scheduled'
-  | 'running'
-  | 'completed'
-  | 'failed'
-  | 'cancelled'
-  | 'stale'
-  | 'skipped'
-  | 'reset'
-  | 'disposed';
+  'scheduled' | 'running' | 'completed' | 'failed' | 'cancelled' | 'stale' | 'skipped' | 'reset' | 'disposed';
 
 /** Every event carries the timer's identity and the time it happened (SPEC §3.6). */
 export interface TimerEvent {

@@ -1,0 +1,310 @@
+import fc from 'fast-check';
+import { nextCronOccurrence, validateCron } from './cron';
+
+/** The next `count` occurrences after `from`, as UTC ISO strings. */
+function occurrences(expr: string, tz: string, from: string, count: number): string[] {
+  const found: string[] = [];
+  let after = Date.parse(from);
+  for (let i = 0; i < count; i++) {
+    after = nextCronOccurrence(expr, tz, after);
+    found.push(new Date(after).toISOString());
+  }
+  return found;
+}
+
+/** Expected instants written as local wall time with the offset in force, shown as UTC ISO strings. */
+const instants = (...local: string[]) => local.map((text) => new Date(Date.parse(text)).toISOString());
+
+const refusal = (fields: Record<string, unknown>) =>
+  expect.objectContaining({ reason: 'invalid', ...fields });
+
+describe('nextCronOccurrence: fields', () => {
+  it('reads five fields as minute hour day-of-month month day-of-week on the zone wall clock', () => {
+    // Friday 2026-03-06; Toronto springs forward on Sunday 03-08, so Monday is at -04:00.
+    expect(occurrences('0 7 * * MON-FRI', 'America/Toronto', '2026-03-06T08:00:00-05:00', 3)).toEqual(
+      instants('2026-03-09T07:00:00-04:00', '2026-03-10T07:00:00-04:00', '2026-03-11T07:00:00-04:00'),
+    );
+    expect(occurrences('0 7 * * MON-FRI', 'Europe/Berlin', '2026-03-06T08:00:00+01:00', 2)).toEqual(
+      instants('2026-03-09T07:00:00+01:00', '2026-03-10T07:00:00+01:00'),
+    );
+  });
+
+  it('reads six fields as leading seconds', () => {
+    expect(occurrences('30 0 12 * * *', 'America/Toronto', '2026-06-01T12:00:30-04:00', 2)).toEqual(
+      instants('2026-06-02T12:00:30-04:00', '2026-06-03T12:00:30-04:00'),
+    );
+    expect(occurrences('*/20 * * * * *', 'Europe/Berlin', '2026-06-01T12:00:05+02:00', 3)).toEqual(
+      instants('2026-06-01T12:00:20+02:00', '2026-06-01T12:00:40+02:00', '2026-06-01T12:01:00+02:00'),
+    );
+  });
+
+  it('accepts month and weekday names in any case', () => {
+    expect(occurrences('0 9 1 JAN,jul *', 'Europe/Berlin', '2026-03-01T00:00:00+01:00', 2)).toEqual(
+      instants('2026-07-01T09:00:00+02:00', '2027-01-01T09:00:00+01:00'),
+    );
+    expect(occurrences('0 9 * * sat,SUN', 'America/Toronto', '2026-03-02T00:00:00-05:00', 2)).toEqual(
+      instants('2026-03-07T09:00:00-05:00', '2026-03-08T09:00:00-04:00'),
+    );
+  });
+
+  it('takes Sunday as 0 or 7', () => {
+    const sundays = instants('2026-03-08T09:00:00-04:00', '2026-03-15T09:00:00-04:00');
+    expect(occurrences('0 9 * * 0', 'America/Toronto', '2026-03-02T00:00:00-05:00', 2)).toEqual(sundays);
+    expect(occurrences('0 9 * * 7', 'America/Toronto', '2026-03-02T00:00:00-05:00', 2)).toEqual(sundays);
+    expect(occurrences('0 9 * * 7', 'Europe/Berlin', '2026-03-02T00:00:00+01:00', 1)).toEqual(
+      instants('2026-03-08T09:00:00+01:00'),
+    );
+  });
+
+  it('runs on a day matching either day field when both are restricted', () => {
+    // Fridays, and the 13th whatever its weekday: Monday 2026-04-13 runs too.
+    expect(occurrences('0 9 13 * FRI', 'Europe/Berlin', '2026-03-01T00:00:00+01:00', 8)).toEqual(
+      instants(
+        '2026-03-06T09:00:00+01:00',
+        '2026-03-13T09:00:00+01:00',
+        '2026-03-20T09:00:00+01:00',
+        '2026-03-27T09:00:00+01:00',
+        '2026-04-03T09:00:00+02:00',
+        '2026-04-10T09:00:00+02:00',
+        '2026-04-13T09:00:00+02:00',
+        '2026-04-17T09:00:00+02:00',
+      ),
+    );
+    expect(occurrences('0 9 13 * FRI', 'America/Toronto', '2026-04-01T00:00:00-04:00', 4)).toEqual(
+      instants(
+        '2026-04-03T09:00:00-04:00',
+        '2026-04-10T09:00:00-04:00',
+        '2026-04-13T09:00:00-04:00',
+        '2026-04-17T09:00:00-04:00',
+      ),
+    );
+  });
+
+  it('understands the predefined @-expressions and the L and # extensions', () => {
+    expect(occurrences('@daily', 'Europe/Berlin', '2026-03-28T12:00:00+01:00', 2)).toEqual(
+      instants('2026-03-29T00:00:00+01:00', '2026-03-30T00:00:00+02:00'),
+    );
+    expect(occurrences('0 12 L * *', 'America/Toronto', '2026-02-01T00:00:00-05:00', 2)).toEqual(
+      instants('2026-02-28T12:00:00-05:00', '2026-03-31T12:00:00-04:00'),
+    );
+    expect(occurrences('0 12 * * FRI#3', 'Europe/Berlin', '2026-03-01T00:00:00+01:00', 2)).toEqual(
+      instants('2026-03-20T12:00:00+01:00', '2026-04-17T12:00:00+02:00'),
+    );
+  });
+
+  it('finds February 29 in whatever year it occurs', () => {
+    expect(occurrences('0 0 29 2 *', 'America/Toronto', '2026-01-01T00:00:00-05:00', 2)).toEqual(
+      instants('2028-02-29T00:00:00-05:00', '2032-02-29T00:00:00-05:00'),
+    );
+    expect(occurrences('0 0 29 2 *', 'Europe/Berlin', '2028-02-29T00:00:00+01:00', 1)).toEqual(
+      instants('2032-02-29T00:00:00+01:00'),
+    );
+  });
+
+  it('returns the first occurrence strictly after the given instant', () => {
+    const slot = Date.parse('2026-06-01T09:00:00+02:00');
+    expect(nextCronOccurrence('0 9 * * *', 'Europe/Berlin', slot - 1)).toBe(slot);
+    expect(nextCronOccurrence('0 9 * * *', 'Europe/Berlin', slot)).toBe(slot + 86_400_000);
+    expect(nextCronOccurrence('* * * * * *', 'Europe/Berlin', slot + 0.5)).toBe(slot + 1000);
+  });
+});
+
+describe('nextCronOccurrence: daylight saving time', () => {
+  it('does not run a wall time that a spring-forward skips, that day only', () => {
+    expect(occurrences('30 2 * * *', 'America/Toronto', '2026-03-07T00:00:00-05:00', 2)).toEqual(
+      instants('2026-03-07T02:30:00-05:00', '2026-03-09T02:30:00-04:00'),
+    );
+    expect(occurrences('30 2 * * *', 'Europe/Berlin', '2026-03-28T00:00:00+01:00', 2)).toEqual(
+      instants('2026-03-28T02:30:00+01:00', '2026-03-30T02:30:00+02:00'),
+    );
+  });
+
+  it('keeps hourly and half-hourly crons on the wall clock across a spring-forward', () => {
+    expect(occurrences('0 * * * *', 'America/Toronto', '2026-03-08T00:30:00-05:00', 3)).toEqual(
+      instants('2026-03-08T01:00:00-05:00', '2026-03-08T03:00:00-04:00', '2026-03-08T04:00:00-04:00'),
+    );
+    expect(occurrences('*/30 * * * *', 'Europe/Berlin', '2026-03-29T01:00:00+01:00', 3)).toEqual(
+      instants('2026-03-29T01:30:00+01:00', '2026-03-29T03:00:00+02:00', '2026-03-29T03:30:00+02:00'),
+    );
+  });
+
+  it('runs a wall time that a fall-back repeats twice', () => {
+    expect(occurrences('30 1 * * *', 'America/Toronto', '2026-10-31T12:00:00-04:00', 3)).toEqual(
+      instants('2026-11-01T01:30:00-04:00', '2026-11-01T01:30:00-05:00', '2026-11-02T01:30:00-05:00'),
+    );
+    expect(occurrences('30 2 * * *', 'Europe/Berlin', '2026-10-24T12:00:00+02:00', 3)).toEqual(
+      instants('2026-10-25T02:30:00+02:00', '2026-10-25T02:30:00+01:00', '2026-10-26T02:30:00+01:00'),
+    );
+  });
+
+  it('runs the repeated hour of a half-hourly cron twice', () => {
+    expect(occurrences('*/30 * * * *', 'America/Toronto', '2026-11-01T00:45:00-04:00', 5)).toEqual(
+      instants(
+        '2026-11-01T01:00:00-04:00',
+        '2026-11-01T01:30:00-04:00',
+        '2026-11-01T01:00:00-05:00',
+        '2026-11-01T01:30:00-05:00',
+        '2026-11-01T02:00:00-05:00',
+      ),
+    );
+    expect(occurrences('*/30 * * * *', 'Europe/Berlin', '2026-10-25T01:45:00+02:00', 5)).toEqual(
+      instants(
+        '2026-10-25T02:00:00+02:00',
+        '2026-10-25T02:30:00+02:00',
+        '2026-10-25T02:00:00+01:00',
+        '2026-10-25T02:30:00+01:00',
+        '2026-10-25T03:00:00+01:00',
+      ),
+    );
+  });
+
+  it('continues from the pass it starts in during a repeated hour', () => {
+    expect(occurrences('* * * * *', 'America/Toronto', '2026-11-01T01:58:00-04:00', 3)).toEqual(
+      instants('2026-11-01T01:59:00-04:00', '2026-11-01T01:00:00-05:00', '2026-11-01T01:01:00-05:00'),
+    );
+    expect(occurrences('*/30 * * * *', 'America/Toronto', '2026-11-01T01:15:00-05:00', 1)).toEqual(
+      instants('2026-11-01T01:30:00-05:00'),
+    );
+  });
+
+  it('handles the 30-minute shifts of Australia/Lord_Howe', () => {
+    // Spring forward on 2026-10-04: 02:00 +10:30 becomes 02:30 +11:00, so only 02:45 exists that day.
+    expect(occurrences('15,45 2 * * *', 'Australia/Lord_Howe', '2026-10-03T12:00:00+10:30', 3)).toEqual(
+      instants('2026-10-04T02:45:00+11:00', '2026-10-05T02:15:00+11:00', '2026-10-05T02:45:00+11:00'),
+    );
+    // Fall back on 2026-04-05: 02:00 +11:00 becomes 01:30 +10:30, so 01:45 happens twice.
+    expect(occurrences('45 1 * * *', 'Australia/Lord_Howe', '2026-04-04T12:00:00+11:00', 3)).toEqual(
+      instants('2026-04-05T01:45:00+11:00', '2026-04-05T01:45:00+10:30', '2026-04-06T01:45:00+10:30'),
+    );
+  });
+
+  it('agrees with a minute-by-minute scan of the zone clock around transitions', () => {
+    const zones = ['America/Toronto', 'Europe/Berlin', 'Australia/Lord_Howe', 'America/Sao_Paulo', 'UTC'];
+    const transitions = [
+      '2026-03-08T07:00:00Z',
+      '2026-11-01T06:00:00Z',
+      '2026-03-29T01:00:00Z',
+      '2026-10-25T01:00:00Z',
+      '2026-04-04T15:00:00Z',
+      '2026-10-03T15:30:00Z',
+    ].map(Date.parse);
+    const minuteField = fc.constantFrom('*', '0', '30', '*/15', '5,45', '59');
+    const hourField = fc.constantFrom('*', '0-3', '1', '2', '3', '*/2', '1,2,3');
+    fc.assert(
+      fc.property(
+        minuteField,
+        hourField,
+        fc.constantFrom(...zones),
+        fc.constantFrom(...transitions),
+        fc.integer({ min: -36 * 60, max: 36 * 60 }),
+        (minute, hour, tz, transition, shiftMinutes) => {
+          const after = transition + shiftMinutes * 60_000 + 17_000;
+          const expr = `${minute} ${hour} * * *`;
+          expect(nextCronOccurrence(expr, tz, after)).toBe(scanForMatch(minute, hour, tz, after));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+/** Oracle: walks instants minute by minute and reads each one's wall clock, no segments involved. */
+function scanForMatch(minute: string, hour: string, tz: string, after: number): number {
+  const format = new Intl.DateTimeFormat('en-GB', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    hour: 'numeric',
+    minute: 'numeric',
+  });
+  const matches = (field: string, value: number): boolean =>
+    field.split(',').some((part) => {
+      const [range, step = '1'] = part.split('/');
+      const [low, high] =
+        range === '*' ? [0, 59] : range.includes('-') ? range.split('-').map(Number) : [+range, +range];
+      return value >= low && value <= high && (value - low) % Number(step) === 0;
+    });
+  for (let t = Math.floor(after / 60_000) * 60_000 + 60_000; ; t += 60_000) {
+    const parts = Object.fromEntries(format.formatToParts(t).map(({ type, value }) => [type, Number(value)]));
+    if (matches(minute, parts.minute) && matches(hour, parts.hour)) return t;
+  }
+}
+
+describe('validateCron and refusals', () => {
+  it('accepts expressions that occur', () => {
+    expect(() => validateCron('0 7 * * MON-FRI', 'America/Toronto')).not.toThrow();
+    expect(() => validateCron('0 0 29 2 *', 'Europe/Berlin')).not.toThrow();
+  });
+
+  it.each([
+    ['0 0 30 2 *', /never occurs/],
+    ['0 0 31 4,6 *', /never occurs/],
+    ['0 0 * 2 MON#5', /does not occur in the 4 years after/],
+  ])('refuses %j, which cannot occur within 4 years', (expr, message) => {
+    expect(() => validateCron(expr, 'Europe/Berlin')).toThrow(
+      refusal({
+        field: 'cron',
+        message: expect.stringMatching(message),
+        fix: expect.stringMatching(/^Write /),
+      }),
+    );
+    expect(() => nextCronOccurrence(expr, 'America/Toronto', Date.parse('2026-01-01T00:00:00Z'))).toThrow(
+      refusal({ field: 'cron' }),
+    );
+  });
+
+  it.each([
+    ['* * *', 'it has 3 fields'],
+    ['', 'it has 0 fields'],
+    ['   ', 'it has 0 fields'],
+    ['* * * * * * *', 'it has 7 fields'],
+    ['61 * * * *', '61'],
+    ['0 24 * * *', '24'],
+    ['0 0 * * FOO', 'FOO'],
+    ['0 0 * * 8', '8'],
+    ['*/0 * * * *', 'repeat'],
+    ['5-1 * * * *', '5-1'],
+    ['@fortnightly', 'fortnightly'],
+  ])('refuses %j, which does not parse', (expr, detail) => {
+    expect(() => validateCron(expr, 'UTC')).toThrow(
+      refusal({
+        field: 'cron',
+        message: expect.stringContaining(`cron ${JSON.stringify(expr)} is not a valid cron expression`),
+        fix: expect.stringContaining('minute hour day-of-month month day-of-week'),
+      }),
+    );
+    expect(() => validateCron(expr, 'UTC')).toThrow(
+      expect.objectContaining({ message: expect.stringContaining(detail) }),
+    );
+  });
+
+  it('refuses H, whose random value would move the schedule on every re-arm', () => {
+    expect(() => validateCron('H * * * *', 'UTC')).toThrow(
+      refusal({ field: 'cron', fix: 'Write the value itself, e.g. "17 * * * *".' }),
+    );
+    expect(() => validateCron('0 0 * * THU', 'UTC')).not.toThrow();
+  });
+
+  it('refuses an unknown zone, suggesting the closest name', () => {
+    expect(() => validateCron('0 7 * * *', 'America/Torronto')).toThrow(
+      refusal({
+        field: 'tz',
+        message: 'tz "America/Torronto" is not a known IANA time zone',
+        fix: 'Did you mean "America/Toronto"? Write tz as an IANA zone name.',
+      }),
+    );
+    for (const tz of ['Mars/Olympus_Mons', '', '+05:00', 'A'.repeat(10_000)]) {
+      expect(() => validateCron('0 7 * * *', tz)).toThrow(
+        refusal({ field: 'tz', fix: expect.stringMatching(/IANA/) }),
+      );
+    }
+  });
+
+  it('checks the zone before the expression', () => {
+    expect(() => validateCron('nonsense', 'Nowhere/Land')).toThrow(refusal({ field: 'tz' }));
+  });
+
+  it('refuses non-strings from untyped callers', () => {
+    expect(() => validateCron(5 as unknown as string, 'UTC')).toThrow(refusal({ field: 'cron' }));
+    expect(() => validateCron('0 7 * * *', undefined as unknown as string)).toThrow(refusal({ field: 'tz' }));
+  });
+});

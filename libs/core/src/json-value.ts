@@ -1,0 +1,71 @@
+import { SundialError } from './errors';
+import type { JsonValue } from './types';
+
+/** Deeper nesting is refused rather than risking a stack overflow in the walk or in JSON itself. */
+const MAX_DEPTH = 100;
+
+/**
+ * Checks that `value` survives JSON unchanged and serializes to at most `maxBytes` UTF-8 bytes,
+ * and returns its JSON copy, which is what every backend stores and hands back.
+ * Object properties holding `undefined` are the one loss accepted: JSON omits them, and so do we.
+ */
+export function toJsonValue(value: unknown, field: string, maxBytes: number): JsonValue {
+  const problem = findProblem(value, field, []);
+  if (problem) {
+    throw new SundialError({
+      reason: 'invalid',
+      field,
+      message: `${field} is not JSON: ${problem}`,
+      fix:
+        `Put only JSON values in ${field}: strings, finite numbers, booleans, null, arrays and plain objects ` +
+        '(convert a Date with toISOString(), a BigInt with toString(), a Map with Object.fromEntries()).',
+    });
+  }
+  const text = JSON.stringify(value);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxBytes) {
+    throw new SundialError({
+      reason: 'payload-too-large',
+      field,
+      message: `${field} is ${bytes} bytes as JSON; the limit is ${maxBytes} bytes`,
+      fix: `Keep ${field} within ${maxBytes} bytes of JSON: store large data elsewhere and pass its id, or raise SUNDIAL_MAX_PAYLOAD_BYTES.`,
+    });
+  }
+  return JSON.parse(text) as JsonValue;
+}
+
+/** The first part of `value` that JSON would drop, alter or choke on, described at its path; else null. */
+function findProblem(value: unknown, path: string, ancestors: object[]): string | null {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? null : `${path} is ${value}`;
+  if (typeof value !== 'object') {
+    return `${path} is ${value === undefined ? 'undefined' : `a ${typeof value}`}`;
+  }
+  if (ancestors.includes(value)) return `${path} refers back to an object that contains it (a cycle)`;
+  if (ancestors.length >= MAX_DEPTH) return `${path} is nested more than ${MAX_DEPTH} levels deep`;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) {
+    return `${path} is a ${value.constructor?.name ?? 'non-plain'} object, not a plain object`;
+  }
+  ancestors.push(value);
+  try {
+    for (const [childPath, child] of children(value, path)) {
+      const problem = findProblem(child, childPath, ancestors);
+      if (problem) return problem;
+    }
+    return null;
+  } finally {
+    ancestors.pop();
+  }
+}
+
+/** The members JSON would serialize, with their paths; an array hole reads as undefined and is refused. */
+function children(value: object, path: string): [string, unknown][] {
+  if (Array.isArray(value)) return Array.from(value, (item, index) => [`${path}[${index}]`, item]);
+  return Object.entries(value)
+    .filter(([, item]) => item !== undefined)
+    .map(([name, item]) => [
+      /^[A-Za-z_$][\w$]*$/.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`,
+      item,
+    ]);
+}

@@ -1,0 +1,361 @@
+import { closestName } from './closest-name';
+import { validateCron } from './cron';
+import { toMs } from './duration';
+import { SundialError } from './errors';
+import { parseIsoInstant } from './iso-instant';
+import { toJsonValue } from './json-value';
+import { showValue } from './show-value';
+import type { Delivery, IfExists, JsonObject, NormalizedSpec } from './types';
+
+/** Cluster-wide limits on what a spec may ask for (SPEC §5.4). */
+export interface ValidationLimits {
+  /** `SUNDIAL_MAX_PAYLOAD_BYTES`: payload (and meta) size as UTF-8 JSON */
+  maxPayloadBytes: number;
+  /** `SUNDIAL_MIN_EVERY_MS`: the shortest interval */
+  minEveryMs: number;
+}
+
+export const DEFAULT_LIMITS: ValidationLimits = { maxPayloadBytes: 65_536, minEveryMs: 100 };
+
+const SPEC_FIELDS = [
+  'key',
+  'handler',
+  'payload',
+  'delay',
+  'at',
+  'every',
+  'cron',
+  'tz',
+  'maxRuns',
+  'awaitTask',
+  'removeOnComplete',
+  'meta',
+  'ifExists',
+  'delivery',
+];
+const SCHEDULE_FIELDS = ['delay', 'at', 'every', 'cron'] as const;
+const WHEN_FIELDS = ['delay', 'at'] as const;
+const KEY_RULE: NameRule = {
+  min: 1,
+  max: 256,
+  disallowed: /[^A-Za-z0-9:_\-./@]/,
+  alphabet: 'letters, digits and : _ - . / @',
+  example: 'invoice:42:remind',
+};
+const SCOPE_RULE: NameRule = { ...KEY_RULE, min: 0, example: 'invoice:42:' };
+const HANDLER_RULE: NameRule = {
+  min: 1,
+  max: 128,
+  disallowed: /[^A-Za-z0-9:_\-.]/,
+  alphabet: 'letters, digits and : _ - .',
+  example: 'invoice.remind',
+};
+const IF_EXISTS: readonly IfExists[] = ['error', 'replace', 'keep'];
+const DELIVERIES: readonly Delivery[] = ['at-least-once', 'at-most-once'];
+/** The last instant a Date can hold. */
+const MAX_EPOCH_MS = 8.64e15;
+
+type Input = Record<string, unknown>;
+type Schedule = Pick<NormalizedSpec, 'kind' | 'delayMs' | 'atMs' | 'everyMs' | 'cron' | 'tz'>;
+
+/**
+ * Validates a TimerSpec from code or from an HTTP body and returns it with every default applied
+ * (SPEC §2). Throws SundialError: `payload-too-large` for an oversized payload or meta, else `invalid`.
+ * An optional field that is `undefined` or `null` counts as absent (JSON clients often send null);
+ * only `payload: null` is a value, and also its default.
+ */
+export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> = {}): NormalizedSpec {
+  const maxPayloadBytes = limits.maxPayloadBytes ?? DEFAULT_LIMITS.maxPayloadBytes;
+  const input = plainObject(
+    spec,
+    undefined,
+    '{ "key": "invoice:42", "handler": "invoice.remind", "delay": "3d" }',
+  );
+  rejectUnknownFields(input, SPEC_FIELDS, 'the timer spec');
+  const key = validateKey(input.key);
+  const handler = validateHandler(input.handler);
+  const schedule = normalizeSchedule(input, limits.minEveryMs ?? DEFAULT_LIMITS.minEveryMs);
+  const maxRuns = normalizeMaxRuns(input.maxRuns, schedule.kind);
+  const meta = normalizeMeta(input.meta, maxPayloadBytes);
+  return {
+    key,
+    handler,
+    payload: toJsonValue(input.payload === undefined ? null : input.payload, 'payload', maxPayloadBytes),
+    ...schedule,
+    ...(maxRuns !== undefined && { maxRuns }),
+    awaitTask: normalizeAwaitTask(input.awaitTask, schedule.kind),
+    removeOnComplete: optionalBoolean(input.removeOnComplete, 'removeOnComplete', true),
+    ...(meta !== undefined && { meta }),
+    ifExists: oneOf(input.ifExists, 'ifExists', IF_EXISTS),
+    delivery: oneOf(input.delivery, 'delivery', DELIVERIES),
+  };
+}
+
+/** A timer key: 1–256 characters of `[A-Za-z0-9:_\-./@]`. */
+export function validateKey(key: unknown, field = 'key'): string {
+  return checkName(key, field, KEY_RULE);
+}
+
+/** A scope is a key prefix; `''` (or none) means every key. */
+export function validateScope(prefix: unknown): string {
+  if (prefix === undefined) return '';
+  return checkName(prefix, 'prefix', SCOPE_RULE);
+}
+
+/** The new due time of `reschedule(key, when)`: `{ delay }` relative to now or `{ at }` absolute. */
+export function normalizeWhen(when: unknown, field = 'when'): { delayMs: number } | { atMs: number } {
+  const input = plainObject(when, field, '{ delay: "10m" } or { at: "2026-03-01T09:00:00Z" }');
+  rejectUnknownFields(input, WHEN_FIELDS, field);
+  const given = WHEN_FIELDS.filter((name) => isGiven(input[name]));
+  if (given.length !== 1) {
+    throw invalid(
+      given.length === 0 ? field : 'at',
+      given.length === 0 ? `${field} has neither delay nor at` : `${field} has both delay and at`,
+      'Give exactly one of delay (e.g. "10m") or at (e.g. "2026-03-01T09:00:00Z").',
+    );
+  }
+  return given[0] === 'delay' ? { delayMs: normalizeDelay(input.delay) } : { atMs: normalizeAt(input.at) };
+}
+
+function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
+  const given = SCHEDULE_FIELDS.filter((name) => isGiven(input[name]));
+  if (given.length === 0) {
+    throw invalid(
+      undefined,
+      'the timer has no schedule: none of delay, at, every, cron was given',
+      'Give exactly one of delay (e.g. "10m"), at (e.g. "2026-03-01T09:00:00Z"), every (e.g. "30s") ' +
+        'or cron with tz (e.g. cron "0 7 * * MON-FRI" and tz "America/Toronto").',
+    );
+  }
+  if (given.length > 1) {
+    throw invalid(
+      given[1],
+      `the timer has ${listed(given)}, but a timer has exactly one schedule`,
+      `Keep only one of ${listed(given)}: delay or at runs once, every repeats on an interval, cron follows a calendar.`,
+    );
+  }
+  if (given[0] !== 'cron' && isGiven(input.tz)) {
+    throw invalid(
+      'tz',
+      `tz ${showValue(input.tz)} was given without cron`,
+      'Remove tz: it only applies to cron.',
+    );
+  }
+  switch (given[0]) {
+    case 'delay':
+      return { kind: 'once', delayMs: normalizeDelay(input.delay) };
+    case 'at':
+      return { kind: 'once', atMs: normalizeAt(input.at) };
+    case 'every':
+      return { kind: 'interval', everyMs: normalizeEvery(input.every, minEveryMs) };
+    case 'cron':
+      return { kind: 'cron', ...normalizeCron(input.cron, input.tz) };
+  }
+}
+
+function normalizeDelay(delay: unknown): number {
+  const ms = toMs(delay as number | string, 'delay');
+  if (ms < 0) {
+    throw invalid(
+      'delay',
+      `delay ${showValue(delay)} is negative`,
+      'Write a delay of 0 or more, e.g. 5000 or "5s".',
+    );
+  }
+  return ms;
+}
+
+function normalizeEvery(every: unknown, minEveryMs: number): number {
+  const ms = toMs(every as number | string, 'every');
+  if (ms <= 0) {
+    throw invalid(
+      'every',
+      `every ${showValue(every)} is not positive`,
+      'Write a positive interval, e.g. 30000 or "30s".',
+    );
+  }
+  if (ms < minEveryMs) {
+    throw invalid(
+      'every',
+      `every ${showValue(every)} is below this cluster's minimum interval of ${minEveryMs} ms`,
+      `Write every as at least ${minEveryMs} (ms), e.g. "${minEveryMs}ms"; the minimum is SUNDIAL_MIN_EVERY_MS.`,
+    );
+  }
+  return ms;
+}
+
+function normalizeAt(at: unknown): number {
+  const ms = typeof at === 'string' ? parseIsoInstant(at) : at;
+  if (ms === 'missing-zone') {
+    throw invalid(
+      'at',
+      `at ${showValue(at)} has no zone offset, so it names a wall time rather than an instant`,
+      `Append "Z" for UTC or an offset such as "-05:00", e.g. "${/T/i.test(String(at)) ? at : `${at}T00:00:00`}Z".`,
+    );
+  }
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_EPOCH_MS) {
+    throw invalid(
+      'at',
+      `at ${showValue(at)} is not a point in time`,
+      'Write at as epoch milliseconds (e.g. 1772355600000) or an ISO-8601 date-time with offset (e.g. "2026-03-01T09:00:00Z").',
+    );
+  }
+  return Math.round(ms);
+}
+
+function normalizeCron(cron: unknown, tz: unknown): { cron: string; tz: string } {
+  if (typeof cron !== 'string') {
+    throw invalid(
+      'cron',
+      `cron ${showValue(cron)} is not a string`,
+      'Write cron as a string, e.g. "0 7 * * MON-FRI".',
+    );
+  }
+  if (!isGiven(tz)) {
+    throw invalid(
+      'tz',
+      `cron ${showValue(cron)} has no tz: a cron is read on the wall clock of a named zone`,
+      'Add tz with an IANA zone name, e.g. "America/Toronto", or "UTC".',
+    );
+  }
+  validateCron(cron, tz as string);
+  return { cron: cron.trim(), tz: tz as string };
+}
+
+function normalizeMaxRuns(maxRuns: unknown, kind: NormalizedSpec['kind']): number | undefined {
+  if (!isGiven(maxRuns)) return undefined;
+  if (!Number.isSafeInteger(maxRuns) || (maxRuns as number) < 1) {
+    throw invalid(
+      'maxRuns',
+      `maxRuns ${showValue(maxRuns)} is not a positive integer`,
+      'Write maxRuns as a whole number of runs, 1 or more, e.g. 10.',
+    );
+  }
+  if (kind === 'once') {
+    throw invalid(
+      'maxRuns',
+      `maxRuns ${showValue(maxRuns)} was given for a one-shot timer (delay/at), which runs once anyway`,
+      'Remove maxRuns, or use every or cron for a timer that repeats.',
+    );
+  }
+  return maxRuns as number;
+}
+
+/** Only intervals await their task; `false` elsewhere would promise overlap that never happens. */
+function normalizeAwaitTask(awaitTask: unknown, kind: NormalizedSpec['kind']): boolean {
+  const value = optionalBoolean(awaitTask, 'awaitTask', true);
+  if (!value && kind !== 'interval') {
+    throw invalid(
+      'awaitTask',
+      `awaitTask false was given for a ${kind} timer; it only applies to every (interval) timers`,
+      kind === 'cron'
+        ? 'Remove awaitTask: a cron slot that comes while the last run is still running is skipped.'
+        : 'Remove awaitTask: a one-shot timer runs once.',
+    );
+  }
+  return value;
+}
+
+function normalizeMeta(meta: unknown, maxBytes: number): JsonObject | undefined {
+  if (!isGiven(meta)) return undefined;
+  plainObject(meta, 'meta', 'an object such as { "team": "billing" }');
+  return toJsonValue(meta, 'meta', maxBytes) as JsonObject;
+}
+
+function validateHandler(handler: unknown): string {
+  return checkName(handler, 'handler', HANDLER_RULE);
+}
+
+interface NameRule {
+  min: number;
+  max: number;
+  /** matches the first character that is not allowed */
+  disallowed: RegExp;
+  alphabet: string;
+  example: string;
+}
+
+/** Keys, scopes and handler names: a bounded string over a small alphabet. */
+function checkName(value: unknown, field: string, rule: NameRule): string {
+  const fix = `Write ${field} as ${rule.min}–${rule.max} characters of ${rule.alphabet}, e.g. "${rule.example}".`;
+  if (typeof value !== 'string') throw invalid(field, `${field} ${showValue(value)} is not a string`, fix);
+  if (value.length < rule.min) throw invalid(field, `${field} is empty`, fix);
+  if (value.length > rule.max) {
+    throw invalid(field, `${field} ${showValue(value)} is ${value.length} characters long`, fix);
+  }
+  const bad = rule.disallowed.exec(value);
+  if (bad) {
+    throw invalid(
+      field,
+      `${field} ${showValue(value)} contains ${JSON.stringify(bad[0])} at position ${bad.index + 1}`,
+      fix,
+    );
+  }
+  return value;
+}
+
+function optionalBoolean(value: unknown, field: string, fallback: boolean): boolean {
+  if (!isGiven(value)) return fallback;
+  if (typeof value !== 'boolean') {
+    throw invalid(field, `${field} ${showValue(value)} is not a boolean`, `Write ${field} as true or false.`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
+  if (!isGiven(value)) return allowed[0];
+  if (!allowed.includes(value as T)) {
+    const guess = typeof value === 'string' ? closestName(value, allowed) : null;
+    const choices = allowed.map((choice) => `"${choice}"`).join(', ');
+    throw invalid(
+      field,
+      `${field} ${showValue(value)} is not one of ${choices}`,
+      guess ? `Write "${guess}" (one of ${choices}).` : `Write one of ${choices}.`,
+    );
+  }
+  return value as T;
+}
+
+/** `field` is undefined for the spec itself, which is not a field of anything. */
+function plainObject(value: unknown, field: string | undefined, example: string): Input {
+  const prototype: unknown =
+    typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
+  if (Array.isArray(value) || (prototype !== Object.prototype && prototype !== null)) {
+    const name = field ?? 'the timer spec';
+    throw invalid(
+      field,
+      `${name} must be a JSON object, got ${showValue(value)}`,
+      `Write ${name} as ${example}.`,
+    );
+  }
+  return value as Input;
+}
+
+/** A typo such as `dealy` must not pass silently as an ignored field. */
+function rejectUnknownFields(input: Input, known: readonly string[], what: string): void {
+  const unknown = Object.keys(input).find((name) => !known.includes(name));
+  if (unknown === undefined) return;
+  const guess = closestName(unknown, known);
+  throw invalid(
+    unknown,
+    `${what} has an unknown field ${showValue(unknown)} (set to ${showValue(input[unknown])})`,
+    guess
+      ? `Did you mean "${guess}"? Rename the field ${showValue(unknown)} to "${guess}".`
+      : `Remove ${showValue(unknown)}; the known fields are ${known.join(', ')}.`,
+  );
+}
+
+/** "a and b", "a, b and c" */
+function listed(names: readonly string[]): string {
+  return names.length > 1
+    ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`
+    : names.join('');
+}
+
+function isGiven(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+function invalid(field: string | undefined, message: string, fix: string): SundialError {
+  return new SundialError({ reason: 'invalid', ...(field !== undefined && { field }), message, fix });
+}
