@@ -1,0 +1,73 @@
+import type { ArgumentsHost, ExceptionFilter, LoggerService } from '@nestjs/common';
+import { Catch, HttpException } from '@nestjs/common';
+import type { SundialErrorReason } from '@sundial/core';
+import { isSundialError } from '@sundial/core';
+
+/** HTTP status of each refusal (SPEC §2). */
+const STATUS_BY_REASON: Partial<Record<SundialErrorReason, number>> = {
+  invalid: 400,
+  'payload-too-large': 413,
+  'duplicate-key': 409,
+  'not-found': 404,
+  inactive: 409,
+  unauthorized: 401,
+  disposed: 503,
+  unavailable: 503,
+};
+
+/** Refusals raised by the HTTP stack itself (body parser, router), in the same vocabulary. */
+const REASON_BY_STATUS: Record<number, { reason: SundialErrorReason; fix: string }> = {
+  400: { reason: 'invalid', fix: 'Send a JSON body (Content-Type: application/json) and URL-encoded keys.' },
+  404: { reason: 'not-found', fix: 'See GET /docs for the routes this API offers.' },
+  413: {
+    reason: 'payload-too-large',
+    fix: 'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.',
+  },
+};
+
+/** The part of Express's response this filter uses. */
+interface JsonResponse {
+  status(code: number): { json(body: unknown): void };
+}
+
+interface ErrorBody {
+  reason: string;
+  field?: string;
+  message: string;
+  fix: string;
+}
+
+/** Every error answers `{ error: { reason, field?, message, fix } }` with the status SPEC §2 gives it. */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(private readonly logger: LoggerService) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const [status, error] = this.describe(exception);
+    host.switchToHttp().getResponse<JsonResponse>().status(status).json({ error });
+  }
+
+  private describe(exception: unknown): [number, ErrorBody] {
+    if (isSundialError(exception)) return [STATUS_BY_REASON[exception.reason] ?? 400, exception.toJSON()];
+    const status = httpStatusOf(exception);
+    const known = status === undefined ? undefined : REASON_BY_STATUS[status];
+    if (status !== undefined && known) {
+      return [status, { reason: known.reason, message: (exception as Error).message, fix: known.fix }];
+    }
+    if (status !== undefined && status < 500) {
+      return [status, { reason: 'invalid', message: (exception as Error).message, fix: 'See GET /docs.' }];
+    }
+    this.logger.error(exception instanceof Error ? exception : { msg: 'unexpected error', error: exception });
+    return [
+      500,
+      { reason: 'internal', message: 'internal error', fix: 'Retry; the scheduler log has the cause.' },
+    ];
+  }
+}
+
+/** Nest's HttpException, or an http-errors error from body-parser (`status`, e.g. 413 entity.too.large). */
+function httpStatusOf(exception: unknown): number | undefined {
+  if (exception instanceof HttpException) return exception.getStatus();
+  const status = (exception as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : undefined;
+}

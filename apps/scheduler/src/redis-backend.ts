@@ -1,0 +1,35 @@
+import { RedisTimers } from '@sundial/redis';
+import { Dispatcher } from '@sundial/redis/dispatcher';
+import { Reconciler } from '@sundial/redis/reconciler';
+import type { SchedulerBackendFactory } from './scheduler-backend';
+
+/**
+ * Production backend: the Timers API over Redis, plus the dispatcher and reconciler of every
+ * partition — each replica runs both, with no leader (docs/design.md "The fire path").
+ */
+export const createRedisBackend: SchedulerBackendFactory = (config, logger) => {
+  const shared = {
+    connection: config.redisUrl,
+    prefix: config.prefix,
+    partitions: config.partitions,
+    logger,
+  };
+  const timers = new RedisTimers({
+    ...shared,
+    limits: { maxPayloadBytes: config.maxPayloadBytes, minEveryMs: config.minEveryMs },
+  });
+  const dispatcher = new Dispatcher(shared);
+  const reconciler = new Reconciler({ ...shared, intervalMs: config.reconcileMs });
+  return {
+    timers,
+    start: async () => {
+      await dispatcher.start();
+      reconciler.start();
+    },
+    stop: async () => {
+      await reconciler.close();
+      await dispatcher.close();
+      await timers.dispose();
+    },
+  };
+};

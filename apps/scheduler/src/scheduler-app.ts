@@ -1,0 +1,40 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { JsonLogger } from '../../shared/src/json-logger';
+import { HttpErrorFilter } from './http-error.filter';
+import type { SchedulerBackendFactory } from './scheduler-backend';
+import type { SchedulerConfig } from './scheduler-config';
+import { SchedulerModule } from './scheduler.module';
+
+/** Room for the spec around the payload (key, handler, schedule, meta) in a request body. */
+const ENVELOPE_BYTES = 16 * 1024;
+
+/** Builds the scheduler application, configured but not listening (main.ts and tests call listen). */
+export async function createSchedulerApp(
+  config: SchedulerConfig,
+  backend: SchedulerBackendFactory,
+): Promise<NestExpressApplication> {
+  const logger = new JsonLogger(config.logLevel);
+  const app = await NestFactory.create<NestExpressApplication>(
+    SchedulerModule.forRoot(config, logger, backend),
+    {
+      logger,
+      bodyParser: false,
+    },
+  );
+  // Every body is read as JSON, whatever its Content-Type, and refused (413) from Content-Length
+  // alone when it exceeds the limit, before anything is parsed.
+  app.useBodyParser('json', { limit: config.maxPayloadBytes + ENVELOPE_BYTES, type: () => true });
+  app.useGlobalFilters(new HttpErrorFilter(logger));
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Sundial')
+      .setDescription('Distributed timers and crons on Redis: schedule, cancel, reschedule, inspect.')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document);
+  return app;
+}

@@ -1,0 +1,164 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
+import { isSundialError, SundialError } from '@sundial/core';
+import type { ListQuery } from './list-query';
+import { invalid, parseListQuery } from './list-query';
+import { RESCHEDULE_SCHEMA, TIMER_SCHEMA, TIMER_SPEC_SCHEMA } from './openapi-schemas';
+import { ApiTokenGuard } from './api-token.guard';
+import { TIMERS_API } from './timers-api.token';
+
+/**
+ * SPEC §5.2 over any `TimersApi`. Bodies reach the API as parsed JSON of unknown shape: the API
+ * validates them (normalizeSpec), so a refusal carries the same reason and fix as in-process.
+ */
+@ApiTags('timers')
+@ApiBearerAuth()
+@UseGuards(ApiTokenGuard)
+@Controller('v1/timers')
+export class TimersController {
+  constructor(@Inject(TIMERS_API) private readonly timers: TimersApi) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Schedule a timer (ifExists: error | replace | keep)' })
+  @ApiBody({ schema: TIMER_SPEC_SCHEMA })
+  @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
+  schedule(@Body() body: unknown): Promise<Timer> {
+    return this.timers.schedule(body as TimerSpec);
+  }
+
+  @Put(':key')
+  @ApiOperation({ summary: 'Create or replace the timer under key: 201 when created, 200 when replaced' })
+  @ApiBody({ schema: TIMER_SPEC_SCHEMA })
+  @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
+  @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
+  async put(
+    @Param('key') key: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: { status(code: number): unknown },
+  ): Promise<Timer> {
+    const spec = putSpec(key, body);
+    try {
+      const created = await this.timers.schedule({ ...spec, ifExists: 'error' });
+      response.status(201);
+      return created;
+    } catch (error) {
+      if (!isSundialError(error) || error.reason !== 'duplicate-key') throw error;
+    }
+    response.status(200);
+    return this.timers.schedule({ ...spec, ifExists: 'replace' });
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List live timers, by key order' })
+  @ApiQuery({ name: 'prefix', required: false })
+  @ApiQuery({ name: 'status', required: false })
+  @ApiQuery({ name: 'limit', required: false })
+  @ApiQuery({ name: 'cursor', required: false })
+  list(@Query() query: ListQuery): Promise<ListResult> {
+    return this.timers.list(parseListQuery(query));
+  }
+
+  @Get(':key')
+  @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
+  async get(@Param('key') key: string): Promise<Timer> {
+    const timer = await this.timers.get(key);
+    if (!timer) throw notFound(key);
+    return timer;
+  }
+
+  @Delete()
+  @ApiOperation({ summary: 'Cancel every timer whose key starts with prefix (`prefix=` alone: all)' })
+  @ApiQuery({ name: 'prefix', required: true })
+  async cancelAll(@Query('prefix') prefix: unknown): Promise<{ cancelled: number }> {
+    if (typeof prefix !== 'string') {
+      throw invalid(
+        'prefix',
+        'DELETE /v1/timers needs a prefix',
+        'Add ?prefix=<scope>, or ?prefix= to cancel all.',
+      );
+    }
+    return { cancelled: await this.timers.cancelAll(prefix === '' ? undefined : prefix) };
+  }
+
+  @Delete(':key')
+  async cancel(@Param('key') key: string): Promise<{ cancelled: true }> {
+    if (!(await this.timers.cancel(key))) throw notFound(key);
+    return { cancelled: true };
+  }
+
+  @Post(':key/reschedule')
+  @HttpCode(200)
+  @ApiBody({ schema: RESCHEDULE_SCHEMA })
+  @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
+  reschedule(@Param('key') key: string, @Body() body: unknown): Promise<Timer> {
+    return this.timers.reschedule(key, body as RescheduleWhen);
+  }
+
+  @Post(':key/pause')
+  @HttpCode(200)
+  pause(@Param('key') key: string): Promise<Timer> {
+    return this.timers.pause(key);
+  }
+
+  @Post(':key/resume')
+  @HttpCode(200)
+  resume(@Param('key') key: string): Promise<Timer> {
+    return this.timers.resume(key);
+  }
+
+  @Post(':key/trigger')
+  @HttpCode(200)
+  trigger(@Param('key') key: string): Promise<Timer> {
+    return this.timers.trigger(key);
+  }
+}
+
+/** PUT names the key in the path and always replaces; a body that says otherwise is refused. */
+function putSpec(key: string, body: unknown): TimerSpec {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalid(
+      'body',
+      'the body must be a JSON object (a TimerSpec)',
+      'Send e.g. {"handler":"log","delay":"5s"}.',
+    );
+  }
+  const spec = body as Partial<TimerSpec>;
+  if (spec.key !== undefined && spec.key !== key) {
+    throw invalid(
+      'key',
+      `body key "${spec.key}" differs from the path key "${key}"`,
+      'Omit key from the body.',
+    );
+  }
+  if (spec.ifExists !== undefined && spec.ifExists !== 'replace') {
+    throw invalid(
+      'ifExists',
+      `PUT always replaces; got ifExists "${spec.ifExists}"`,
+      'Use POST /v1/timers for ifExists error or keep.',
+    );
+  }
+  return { ...spec, key } as TimerSpec;
+}
+
+function notFound(key: string): SundialError {
+  return new SundialError({
+    reason: 'not-found',
+    field: 'key',
+    message: `no live timer under key "${key}"`,
+    fix: 'Check the key (URL-encoded in the path); GET /v1/timers?prefix= lists live timers.',
+  });
+}

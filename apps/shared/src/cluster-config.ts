@@ -1,0 +1,23 @@
+import type { Env } from './env';
+import { envInt, envString } from './env';
+import type { LogLevelName } from './json-logger';
+import { parseLogLevel } from './json-logger';
+
+/** What every Sundial process reads from the environment (SPEC §5.4). */
+export interface ClusterConfig {
+  redisUrl: string;
+  prefix: string;
+  partitions: number;
+  logLevel: LogLevelName;
+}
+
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+export function clusterConfigFromEnv(env: Env): ClusterConfig {
+  return {
+    redisUrl: envString(env, 'REDIS_URL', DEFAULT_REDIS_URL),
+    prefix: envString(env, 'SUNDIAL_PREFIX', 'sundial'),
+    partitions: envInt(env, 'SUNDIAL_PARTITIONS', 1, 1),
+    logLevel: parseLogLevel(env.LOG_LEVEL),
+  };
+}

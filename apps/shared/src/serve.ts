@@ -1,0 +1,27 @@
+import type { INestApplication } from '@nestjs/common';
+import type { AddressInfo } from 'node:net';
+import type { ClusterConfig } from './cluster-config';
+import { exitOnSignal } from './exit-on-signal';
+import { JsonLogger } from './json-logger';
+
+/**
+ * The body of both entry points: build the app, exit 0 on SIGTERM/SIGINT after a clean close, listen,
+ * and log the bound port (PORT=0 picks a free one, as tests do). A failed start exits 1.
+ */
+export function serve(
+  name: string,
+  build: () => Promise<{ app: INestApplication; config: ClusterConfig & { port: number } }>,
+): void {
+  build()
+    .then(async ({ app, config }) => {
+      const logger = new JsonLogger(config.logLevel);
+      exitOnSignal(app, logger);
+      await app.listen(config.port);
+      const { port } = app.getHttpServer().address() as AddressInfo;
+      logger.log({ msg: `${name} listening`, port, prefix: config.prefix, partitions: config.partitions });
+    })
+    .catch((error: unknown) => {
+      new JsonLogger('error').fatal(error instanceof Error ? error : { msg: String(error) });
+      process.exit(1);
+    });
+}

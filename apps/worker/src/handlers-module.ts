@@ -1,0 +1,21 @@
+import type { TimerHandler } from '@sundial/core';
+import { resolve } from 'node:path';
+
+/**
+ * Loads SUNDIAL_HANDLERS_MODULE: a compiled module exporting `handlers`, an object of handler name →
+ * function, so users and tests plug their handlers into the stock worker without forking it.
+ */
+export async function loadHandlersModule(path: string): Promise<Record<string, TimerHandler>> {
+  const loaded = (await import(resolve(process.cwd(), path))) as { handlers?: unknown };
+  const handlers = loaded.handlers;
+  if (
+    handlers === null ||
+    typeof handlers !== 'object' ||
+    Object.values(handlers).some((handler) => typeof handler !== 'function')
+  ) {
+    throw new Error(
+      `SUNDIAL_HANDLERS_MODULE "${path}" must export \`handlers\`: { [name]: (payload, ctx) => ... }`,
+    );
+  }
+  return handlers as Record<string, TimerHandler>;
+}

@@ -1,0 +1,46 @@
+/** One SUNDIAL_HTTP_ALLOW entry: a hostname, and a port when the entry names one. */
+interface AllowedTarget {
+  hostname: string;
+  port?: string;
+}
+
+/**
+ * The hosts the `http` handler may call. `host` allows every port of that host, `host:port` only
+ * that port. Hostnames are compared as the URL parser normalizes them (case, IPv6 brackets).
+ */
+export class AllowList {
+  private readonly targets: AllowedTarget[];
+
+  constructor(entries: readonly string[]) {
+    this.targets = entries.map(parseEntry);
+  }
+
+  allows(url: URL): boolean {
+    const port = effectivePort(url);
+    return this.targets.some(
+      (target) => target.hostname === url.hostname && (!target.port || target.port === port),
+    );
+  }
+}
+
+function parseEntry(entry: string): AllowedTarget {
+  let url: URL;
+  try {
+    url = new URL(`http://${entry}`);
+  } catch {
+    throw new Error(`SUNDIAL_HTTP_ALLOW: "${entry}" is not a host or host:port`);
+  }
+  if (url.pathname !== '/' || url.username || url.search) {
+    throw new Error(
+      `SUNDIAL_HTTP_ALLOW: "${entry}" must be a bare host or host:port, without scheme or path`,
+    );
+  }
+  // The URL parser drops a default port (":80"), so read the port from the entry itself.
+  const port = /:(\d+)$/.exec(entry)?.[1];
+  return { hostname: url.hostname, port: port === undefined ? undefined : String(Number(port)) };
+}
+
+function effectivePort(url: URL): string {
+  if (url.port) return url.port;
+  return url.protocol === 'https:' ? '443' : '80';
+}

@@ -1,0 +1,124 @@
+import type { JsonValue, TimerContext, TimerHandler } from '@sundial/core';
+import { SundialError } from '@sundial/core';
+import { AllowList } from './allow-list';
+
+/** The `http` handler's payload (SPEC §5.3). */
+interface HttpRequestPayload {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: JsonValue;
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_REDIRECTS = 5;
+
+/**
+ * Calls `payload.url`: a 2xx answer is ok, anything else fails with the status in the message.
+ * Only SUNDIAL_HTTP_ALLOW hosts are called — including every redirect hop, which is followed by
+ * hand so a redirect cannot lead elsewhere (no SSRF). Aborts on `ctx.signal` or after `timeoutMs`.
+ */
+export function createHttpHandler(allow: readonly string[]): TimerHandler {
+  const allowList = new AllowList(allow);
+  return async (payload: JsonValue, ctx: TimerContext) => {
+    const request = parsePayload(payload);
+    const signal = AbortSignal.any([
+      ctx.signal,
+      AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    ]);
+    const headers = { ...request.headers };
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+      if (typeof request.body !== 'string' && !hasHeader(headers, 'content-type')) {
+        headers['content-type'] = 'application/json';
+      }
+    }
+    let method = (request.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase();
+    let url = targetUrl(request.url, allowList);
+    for (let hop = 0; ; hop++) {
+      const response = await fetch(url, { method, headers, body, signal, redirect: 'manual' });
+      await response.body?.cancel();
+      const location = response.headers.get('location');
+      if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
+        url = targetUrl(new URL(location, url).href, allowList);
+        // As browsers do: 303 (and 301/302 after a POST) continue as a GET without body.
+        if (
+          response.status === 303 ||
+          ((response.status === 301 || response.status === 302) && method === 'POST')
+        ) {
+          method = 'GET';
+          body = undefined;
+        }
+        continue;
+      }
+      if (response.status < 200 || response.status >= 300) {
+        throw new Error(
+          `HTTP ${response.status} ${response.statusText} from ${method} ${url.origin}${url.pathname}`,
+        );
+      }
+      return;
+    }
+  };
+}
+
+function targetUrl(text: string, allowList: AllowList): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid('payload.url', `"${text}" is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalid('payload.url', `"${url.protocol}" is not http: or https:`);
+  }
+  if (!allowList.allows(url)) {
+    throw new SundialError({
+      reason: 'forbidden-target',
+      field: 'payload.url',
+      message: `${url.host} is not in SUNDIAL_HTTP_ALLOW`,
+      fix: `Add "${url.host}" (or its hostname, for every port) to SUNDIAL_HTTP_ALLOW on the workers.`,
+    });
+  }
+  return url;
+}
+
+function parsePayload(payload: JsonValue): HttpRequestPayload {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    throw invalid(
+      'payload',
+      'the http handler needs an object payload { url, method?, headers?, body?, timeoutMs? }',
+    );
+  }
+  const { url, method, headers, timeoutMs } = payload;
+  if (typeof url !== 'string') throw invalid('payload.url', 'url must be a string');
+  if (method !== undefined && typeof method !== 'string')
+    throw invalid('payload.method', 'method must be a string');
+  if (
+    headers !== undefined &&
+    (headers === null ||
+      typeof headers !== 'object' ||
+      Array.isArray(headers) ||
+      Object.values(headers).some((value) => typeof value !== 'string'))
+  ) {
+    throw invalid('payload.headers', 'headers must be an object of strings');
+  }
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0))) {
+    throw invalid('payload.timeoutMs', 'timeoutMs must be a positive number of milliseconds');
+  }
+  return payload as unknown as HttpRequestPayload;
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((header) => header.toLowerCase() === name);
+}
+
+function invalid(field: string, message: string): SundialError {
+  return new SundialError({
+    reason: 'invalid',
+    field,
+    message,
+    fix: 'Give the http handler a payload { url, method?, headers?, body?, timeoutMs? } with an absolute http(s) URL.',
+  });
+}

@@ -1,0 +1,28 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { JsonLogger } from '../../shared/src/json-logger';
+import { loadHandlersModule } from './handlers-module';
+import { createHttpHandler } from './handlers/http.handler';
+import { createLogHandler } from './handlers/log.handler';
+import type { HandlerMap, WorkerBackendFactory } from './worker-backend';
+import type { WorkerConfig } from './worker-config';
+import { WorkerModule } from './worker.module';
+
+/**
+ * Builds the worker application, not yet listening. Handlers: the built-ins (`http`, `log`), then
+ * those of SUNDIAL_HANDLERS_MODULE, then `extra` (tests); a later one wins on a shared name.
+ */
+export async function createWorkerApp(
+  config: WorkerConfig,
+  backend: WorkerBackendFactory,
+  extra: HandlerMap = {},
+): Promise<INestApplication> {
+  const logger = new JsonLogger(config.logLevel);
+  const handlers: HandlerMap = {
+    http: createHttpHandler(config.httpAllow),
+    log: createLogHandler(logger),
+    ...(config.handlersModule ? await loadHandlersModule(config.handlersModule) : {}),
+    ...extra,
+  };
+  return NestFactory.create(WorkerModule.forRoot(config, logger, handlers, backend), { logger });
+}

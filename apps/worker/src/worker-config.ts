@@ -1,0 +1,31 @@
+import type { ClusterConfig } from '../../shared/src/cluster-config';
+import { clusterConfigFromEnv } from '../../shared/src/cluster-config';
+import type { Env } from '../../shared/src/env';
+import { envInt, envList, envOptional } from '../../shared/src/env';
+
+export interface WorkerConfig extends ClusterConfig {
+  /** HTTP port of /health and /metrics (default 3001, beside the scheduler's 3000) */
+  port: number;
+  /** jobs run at once per partition queue */
+  concurrency: number;
+  /** hosts (`host` or `host:port`) the built-in `http` handler may call */
+  httpAllow: string[];
+  /** on SIGTERM, how long running handlers may go on before their signal aborts */
+  shutdownGraceMs: number;
+  /** a module whose `handlers` export adds handlers to the built-in ones */
+  handlersModule?: string;
+  /** how long a claim outlives a silent (dead) worker before its run is retried or recorded lost */
+  leaseMs: number;
+}
+
+export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
+  return {
+    ...clusterConfigFromEnv(env),
+    port: envInt(env, 'PORT', 3001),
+    concurrency: envInt(env, 'WORKER_CONCURRENCY', 16, 1),
+    httpAllow: envList(env, 'SUNDIAL_HTTP_ALLOW'),
+    shutdownGraceMs: envInt(env, 'SUNDIAL_SHUTDOWN_GRACE_MS', 25_000),
+    leaseMs: envInt(env, 'SUNDIAL_LEASE_MS', 30_000, 100),
+    handlersModule: envOptional(env, 'SUNDIAL_HANDLERS_MODULE'),
+  };
+}

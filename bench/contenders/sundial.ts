@@ -1,0 +1,55 @@
+import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
+import type { ChildConfig, RunRecord } from '../processes/protocol';
+import type { RunningRole } from '../processes/roles';
+import { BENCH_PAYLOAD, type Contender, type OneShot } from './contender';
+
+/** Sundial as an application uses it: RedisTimers in the caller, a Dispatcher and TimerRunners elsewhere. */
+const HANDLER = 'bench.noop';
+const SILENT = { error: () => undefined };
+
+export function createSundialContender(redisUrl: string): Contender {
+  const timers = new RedisTimers({ connection: redisUrl });
+  return {
+    name: 'sundial',
+    workerRole: 'sundial-worker',
+    serviceRoles: ['sundial-dispatcher'],
+    async scheduleMany(batch: readonly OneShot[]) {
+      await timers.scheduleMany(
+        batch.map(({ key, dueAt }) => ({ key, handler: HANDLER, payload: BENCH_PAYLOAD, at: dueAt })),
+      );
+    },
+    async reschedule(key, dueAt) {
+      await timers.reschedule(key, { at: dueAt });
+    },
+    async cancel(key) {
+      await timers.cancel(key);
+    },
+    cancelAll: (scope) => timers.cancelAll(scope),
+    close: () => timers.dispose(),
+  };
+}
+
+export async function startSundialWorker(
+  config: ChildConfig,
+  record: (run: RunRecord) => void,
+): Promise<RunningRole> {
+  const runner = new TimerRunner({
+    connection: config.redisUrl,
+    concurrency: config.concurrency,
+    handlers: {
+      [HANDLER]: (_payload, ctx) => {
+        record([ctx.key, ctx.due, Date.now()]);
+      },
+    },
+    logger: SILENT,
+  });
+  await runner.start();
+  return { close: () => runner.close() };
+}
+
+/** The scheduler process's part of the fire path: turns due rows into fire jobs. */
+export async function startSundialDispatcher(config: ChildConfig): Promise<RunningRole> {
+  const dispatcher = new Dispatcher({ connection: config.redisUrl, logger: SILENT });
+  await dispatcher.start();
+  return { close: () => dispatcher.close() };
+}

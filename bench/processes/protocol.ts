@@ -1,0 +1,18 @@
+/** What a bench child process runs: a contender's workers, or a service a contender needs besides them. */
+export type RoleName = 'bullmq-worker' | 'sundial-worker' | 'sundial-dispatcher';
+
+export interface ChildConfig {
+  role: RoleName;
+  redisUrl: string;
+  /** jobs a worker runs at once */
+  concurrency: number;
+}
+
+/**
+ * One handler start: the timer's key, when it was due and when the handler started, in epoch ms of the
+ * system clock that every process on this machine shares (start is Date.now() in the worker).
+ */
+export type RunRecord = [key: string, due: number, start: number];
+
+export type ChildMessage = { type: 'ready' } | { type: 'runs'; runs: RunRecord[] } | { type: 'stopped' };
+export type ParentMessage = { type: 'stop' };

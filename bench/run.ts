@@ -1,0 +1,92 @@
+// Resolves @sundial/* in the compiled tree (the apps' entry points do the same).
+import '../apps/shared/src/register-paths';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { BenchRedis } from './bench-redis';
+import { latenessChart } from './chart';
+import { FULL, QUICK } from './config';
+import { CONTENDERS } from './contenders';
+import { renderMarkdown, writeReport, type BenchReport } from './report';
+import { cancelAll } from './scenarios/cancel-all';
+import { churn } from './scenarios/churn';
+import { commandsPerFire } from './scenarios/commands';
+import { fireThroughput } from './scenarios/fire-throughput';
+import type { BenchContext, Scenario } from './scenarios/harness';
+import { lateness } from './scenarios/lateness';
+import { memoryPerTimer } from './scenarios/memory';
+import { scheduleThroughput } from './scenarios/schedule-throughput';
+
+const SCENARIOS: ReadonlyArray<[string, Scenario]> = [
+  ['schedule throughput', scheduleThroughput],
+  ['fire lateness', lateness],
+  ['fire throughput', fireThroughput],
+  ['churn', churn],
+  ['memory per pending timer', memoryPerTimer],
+  ['cancelAll', cancelAll],
+  ['commands per fired timer', commandsPerFire],
+];
+
+const CLOCK =
+  'Date.now() of this machine’s system clock, shared by every process: run start is Date.now() in the ' +
+  'worker process when the handler starts; due is the time the timer was scheduled for (Sundial: ctx.due; ' +
+  'BullMQ: job.timestamp + job.opts.delay). Resolution 1 ms.';
+
+/** `npm run bench [-- --quick]`: every scenario for both sides on a private Redis; prints and saves the table. */
+async function main(): Promise<void> {
+  const sizes = process.argv.includes('--quick') ? QUICK : FULL;
+  const startedAt = new Date();
+  const redis = await BenchRedis.start();
+  try {
+    const description = await redis.describe();
+    console.log(`Sundial bench (${sizes.mode}) on Redis ${description.version} at ${redis.url}`);
+    console.log(`Redis config: ${JSON.stringify(description.settings)}`);
+    const report: BenchReport = {
+      startedAt: startedAt.toISOString(),
+      durationMs: 0,
+      sizes,
+      machine: {
+        node: process.version,
+        cpus: cpus().length,
+        platform: `${process.platform}/${process.arch}`,
+      },
+      clock: CLOCK,
+      redis: description,
+      rows: [],
+      lateness: [],
+      details: {},
+    };
+    for (const [name, scenario] of SCENARIOS) {
+      const context: BenchContext = {
+        redis,
+        sizes,
+        contenders: CONTENDERS,
+        log: (line) => console.log(`  [${name}] ${line}`),
+      };
+      const scenarioStart = Date.now();
+      console.log(`${name}…`);
+      const result = await scenario(context);
+      report.rows.push(...result.rows);
+      report.lateness.push(...(result.lateness ?? []));
+      report.details[name] = result.details ?? {};
+      console.log(`  [${name}] done in ${((Date.now() - scenarioStart) / 1000).toFixed(1)} s`);
+    }
+    await redis.flush();
+    report.durationMs = Date.now() - startedAt.getTime();
+    const stem = `${startedAt.toISOString().slice(0, 10)}${sizes.mode === 'quick' ? '-quick' : ''}`;
+    const files = writeReport(report, latenessChart(report.lateness), resultsDir(), stem);
+    console.log(`\n${renderMarkdown(report)}`);
+    console.log(`Wrote ${files.join(', ')}`);
+  } finally {
+    await redis.stop();
+  }
+}
+
+/** bench/results in the source tree (this file runs as dist/bench/run.js). */
+function resultsDir(): string {
+  return join(__dirname, '..', '..', 'bench', 'results');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

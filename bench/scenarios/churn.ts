@@ -1,0 +1,172 @@
+import type { Contender, ContenderName } from '../contenders/contender';
+import { atMost, row } from '../report';
+import { summarize } from '../stats';
+import { leadTimeMs, oneShots, scheduleInBatches, sleepUntil, withWorkers, type Scenario } from './harness';
+
+/** Pending timers fall due at this rate, so the churn races real fires. */
+const FIRES_PER_SECOND = 1_000;
+const WORKER_PROCESSES = 1;
+const TICK_MS = 2;
+/** After the churn, how long runs of superseded versions still have to show up. */
+const SETTLE_MS = 1_000;
+
+interface ChurnOutcome {
+  latencies: number[];
+  staleRuns: number;
+  failedOps: Record<string, number>;
+}
+
+/**
+ * 4. Churn: while pending timers fire, reschedule (to a random later due) and cancel random not-yet-due
+ * ones at a steady rate. Measures each call's latency as the caller sees it, and counts stale runs: a run
+ * of a (key, due) whose reschedule or cancel had already been acknowledged when the run started.
+ */
+export const churn: Scenario = async (context) => {
+  const { churnPending: pending, churnOpsPerSecond, churnWindowMs, batchSize } = context.sizes;
+  const outcomes: Partial<Record<ContenderName, ChurnOutcome>> = {};
+  for (const factory of context.contenders) {
+    await withWorkers(context, factory, WORKER_PROCESSES, async (contender, fleet) => {
+      const spreadMs = (pending / FIRES_PER_SECOND) * 1_000;
+      const firstDue = Date.now() + leadTimeMs(pending);
+      const timers = oneShots(
+        'bench.churn.',
+        pending,
+        (i) => firstDue + Math.floor((i * spreadMs) / pending),
+      );
+      await scheduleInBatches(contender, timers, batchSize);
+      await sleepUntil(firstDue);
+      const churner = new Churner(contender, timers, spreadMs);
+      await churner.run(churnOpsPerSecond, churnWindowMs);
+      await sleepUntil(Date.now() + SETTLE_MS);
+      await fleet.stop();
+      const staleRuns = fleet.runs.filter(
+        ([key, due, start]) => start > (churner.supersededAt(key, due) ?? Infinity),
+      );
+      const outcome = {
+        latencies: churner.latencies,
+        staleRuns: staleRuns.length,
+        failedOps: churner.failures,
+      };
+      outcomes[contender.name] = outcome;
+      const summary = summarize(outcome.latencies);
+      context.log(
+        `${contender.name}: ${summary.count} ops, p50 ${summary.p50.toFixed(2)} ms, p99 ${summary.p99.toFixed(2)} ms, ` +
+          `stale runs ${outcome.staleRuns}, failed ops ${JSON.stringify(outcome.failedOps)}`,
+      );
+    });
+  }
+  const scenario =
+    `4. churn: ${pending.toLocaleString('en-US')} pending, ` +
+    `${churnOpsPerSecond.toLocaleString('en-US')} reschedule/cancel per s`;
+  const field = (pick: (outcome: ChurnOutcome) => number) => ({
+    sundial: outcomes.sundial && pick(outcomes.sundial),
+    bullmq: outcomes.bullmq && pick(outcomes.bullmq),
+  });
+  return {
+    rows: [
+      row(
+        scenario,
+        'op latency p50 (ms)',
+        field((o) => summarize(o.latencies).p50),
+      ),
+      row(
+        scenario,
+        'op latency p99 (ms)',
+        field((o) => summarize(o.latencies).p99),
+        atMost(2, 'ms'),
+      ),
+      row(
+        scenario,
+        'stale runs',
+        field((o) => o.staleRuns),
+        atMost(0, ''),
+      ),
+    ],
+    details: Object.fromEntries(
+      Object.entries(outcomes).map(([name, o]) => [
+        name,
+        { ...summarize(o.latencies), staleRuns: o.staleRuns, failedOps: o.failedOps },
+      ]),
+    ),
+  };
+};
+
+/** Issues reschedule/cancel calls open-loop at a fixed rate and remembers what each one superseded. */
+class Churner {
+  readonly latencies: number[] = [];
+  readonly failures: Record<string, number> = {};
+  private readonly dueOf = new Map<string, number>();
+  private readonly live: string[];
+  private readonly positionOf = new Map<string, number>();
+  private readonly busy = new Set<string>();
+  /** `${key}@${due}` → when the call that superseded that due was acknowledged */
+  private readonly superseded = new Map<string, number>();
+
+  constructor(
+    private readonly contender: Contender,
+    timers: ReadonlyArray<{ key: string; dueAt: number }>,
+    private readonly spreadMs: number,
+  ) {
+    for (const { key, dueAt } of timers) this.dueOf.set(key, dueAt);
+    this.live = timers.map((t) => t.key);
+    this.live.forEach((key, position) => this.positionOf.set(key, position));
+  }
+
+  supersededAt(key: string, due: number): number | undefined {
+    return this.superseded.get(`${key}@${due}`);
+  }
+
+  async run(opsPerSecond: number, windowMs: number): Promise<void> {
+    const started = Date.now();
+    const inFlight: Array<Promise<void>> = [];
+    for (let issued = 0; Date.now() - started < windowMs;) {
+      const owed = Math.floor(((Date.now() - started) * opsPerSecond) / 1_000);
+      for (; issued < owed; issued++) inFlight.push(this.operate(issued % 2 === 0));
+      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+    }
+    await Promise.all(inFlight);
+  }
+
+  private async operate(reschedule: boolean): Promise<void> {
+    const key = this.pickFutureKey();
+    if (key === undefined) return;
+    const oldDue = this.dueOf.get(key)!;
+    const newDue = Date.now() + 100 + Math.floor(Math.random() * this.spreadMs);
+    this.busy.add(key);
+    const started = performance.now();
+    try {
+      if (reschedule) await this.contender.reschedule(key, newDue);
+      else await this.contender.cancel(key);
+      this.latencies.push(performance.now() - started);
+      this.superseded.set(`${key}@${oldDue}`, Date.now());
+      if (reschedule) this.dueOf.set(key, newDue);
+      else this.forget(key);
+    } catch (error) {
+      this.latencies.push(performance.now() - started);
+      const reason = (error as { reason?: string }).reason ?? (error as Error).message;
+      this.failures[reason] = (this.failures[reason] ?? 0) + 1;
+    } finally {
+      this.busy.delete(key);
+    }
+  }
+
+  /** A random live key that is not yet due and has no call in flight; a few tries, then give up this op. */
+  private pickFutureKey(): string | undefined {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const key = this.live[Math.floor(Math.random() * this.live.length)];
+      if (key !== undefined && !this.busy.has(key) && this.dueOf.get(key)! > Date.now()) return key;
+    }
+    return undefined;
+  }
+
+  /** Swap-remove, so a cancel costs O(1) however many timers are live. */
+  private forget(key: string): void {
+    const position = this.positionOf.get(key)!;
+    const last = this.live.pop()!;
+    if (last !== key) {
+      this.live[position] = last;
+      this.positionOf.set(last, position);
+    }
+    this.positionOf.delete(key);
+  }
+}

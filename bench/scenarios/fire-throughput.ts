@@ -1,0 +1,52 @@
+import type { ContenderName } from '../contenders/contender';
+import { row, timesBullmq, type Row } from '../report';
+import { percentile, ratePerSecond } from '../stats';
+import { leadTimeMs, oneShots, scheduleInBatches, withWorkers, type Scenario } from './harness';
+
+const WORKER_COUNTS = [1, 2];
+/** All timers fall due within this span: far more than either side can run, so a backlog forms. */
+const DUE_SPAN_MS = 500;
+const DRAIN_DEADLINE_MS = 120_000;
+
+/**
+ * 3. Maximum sustained fire throughput: a backlog of timers falls due at once and the workers drain it.
+ * Sustained = the middle 80 % of runs over the time they took (10th to 90th percentile start), which leaves
+ * out the ramp-up and the tail.
+ */
+export const fireThroughput: Scenario = async (context) => {
+  const { throughputCount: count, batchSize } = context.sizes;
+  const rows: Row[] = [];
+  const details: Record<string, unknown> = {};
+  for (const processes of WORKER_COUNTS) {
+    const rates: Partial<Record<ContenderName, number>> = {};
+    for (const factory of context.contenders) {
+      await withWorkers(context, factory, processes, async (contender, fleet) => {
+        const firstDue = Date.now() + leadTimeMs(count);
+        const timers = oneShots(
+          'bench.tput.',
+          count,
+          (i) => firstDue + Math.floor((i * DUE_SPAN_MS) / count),
+        );
+        await scheduleInBatches(contender, timers, batchSize);
+        const scheduledLate = Date.now() > firstDue;
+        await fleet.waitForRuns(count, Date.now() + DRAIN_DEADLINE_MS);
+        const starts = Array.from(Float64Array.from(fleet.runs.map(([, , start]) => start)).sort());
+        const rate = ratePerSecond(
+          Math.round(starts.length * 0.8),
+          percentile(starts, 90) - percentile(starts, 10),
+        );
+        rates[contender.name] = rate;
+        details[`${contender.name}×${processes}`] = {
+          fired: count,
+          ran: starts.length,
+          runsPerSecond: rate,
+          scheduledLate,
+        };
+        context.log(`${contender.name}, ${processes} worker process(es): ${Math.round(rate)} runs/s`);
+      });
+    }
+    const scenario = `3. fire throughput, ${processes} worker process${processes === 1 ? '' : 'es'}`;
+    rows.push(row(scenario, 'runs/s', rates, timesBullmq(1.5)));
+  }
+  return { rows, details };
+};

@@ -1,0 +1,97 @@
+import type { BenchRedis } from '../bench-redis';
+import type { BenchSizes } from '../config';
+import type { Contender, ContenderFactory, OneShot } from '../contenders/contender';
+import { Fleet } from '../processes/fleet';
+import type { RunRecord } from '../processes/protocol';
+import type { LatenessSeries, Row } from '../report';
+
+export interface BenchContext {
+  redis: BenchRedis;
+  sizes: BenchSizes;
+  contenders: readonly ContenderFactory[];
+  log(line: string): void;
+}
+
+export interface ScenarioResult {
+  rows: Row[];
+  lateness?: LatenessSeries[];
+  details?: unknown;
+}
+
+export type Scenario = (context: BenchContext) => Promise<ScenarioResult>;
+
+/** Runs `body` for one contender on an empty Redis, with no child processes; closes the contender after. */
+export async function onCleanRedis<T>(
+  context: BenchContext,
+  factory: ContenderFactory,
+  body: (contender: Contender) => Promise<T>,
+): Promise<T> {
+  await context.redis.flush();
+  const contender = factory(context.redis.url);
+  try {
+    return await body(contender);
+  } finally {
+    await contender.close();
+  }
+}
+
+/** Like onCleanRedis, plus the contender's services and `workerProcesses` worker processes. */
+export function withWorkers<T>(
+  context: BenchContext,
+  factory: ContenderFactory,
+  workerProcesses: number,
+  body: (contender: Contender, fleet: Fleet) => Promise<T>,
+): Promise<T> {
+  return onCleanRedis(context, factory, async (contender) => {
+    const fleet = await Fleet.start(
+      context.redis.url,
+      [
+        ...contender.serviceRoles.map((role) => ({ role, count: 1 })),
+        { role: contender.workerRole, count: workerProcesses },
+      ],
+      context.sizes.concurrency,
+    );
+    try {
+      return await body(contender, fleet);
+    } finally {
+      await fleet.stop();
+    }
+  });
+}
+
+/** `count` one-shots `<prefix><i>`, the i-th due at `dueAt(i)`. Keys use '.' since BullMQ ids forbid ':'. */
+export function oneShots(prefix: string, count: number, dueAt: (index: number) => number): OneShot[] {
+  return Array.from({ length: count }, (_, i) => ({ key: `${prefix}${i}`, dueAt: dueAt(i) }));
+}
+
+/** Schedules in sequential batches (scheduleMany / addBulk), as a caller with a backlog would. */
+export async function scheduleInBatches(
+  contender: Contender,
+  timers: readonly OneShot[],
+  batchSize: number,
+): Promise<void> {
+  for (let i = 0; i < timers.length; i += batchSize) {
+    await contender.scheduleMany(timers.slice(i, i + batchSize));
+  }
+}
+
+export function sleepUntil(epochMs: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMs - Date.now())));
+}
+
+/** How long to leave before the first due so scheduling `count` timers (at ≥ 10k/s) finishes in time. */
+export function leadTimeMs(count: number): number {
+  return 1_000 + Math.ceil(count / 10);
+}
+
+/** How many runs reported more than once for the same (key, due): must be 0 on both sides. */
+export function duplicateRuns(runs: readonly RunRecord[]): number {
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const [key, due] of runs) {
+    const id = `${key}@${due}`;
+    if (seen.has(id)) duplicates++;
+    else seen.add(id);
+  }
+  return duplicates;
+}

@@ -1,0 +1,346 @@
+import { realClock, type Clock } from '../clock';
+import { closestName } from '../closest-name';
+import { SundialError } from '../errors';
+import { firstDue } from '../schedule';
+import { showValue } from '../show-value';
+import type {
+  ListOptions,
+  ListResult,
+  NormalizedSpec,
+  RescheduleWhen,
+  Timer,
+  TimerEventName,
+  TimerHandler,
+  TimerListener,
+  TimerSpec,
+  TimersApi,
+} from '../types';
+import {
+  normalizeSpec,
+  normalizeWhen,
+  validateKey,
+  validateScope,
+  type ValidationLimits,
+} from '../validation';
+import { createEntry, toTimer, type Entry } from './entry';
+import { EntryStore } from './entry-store';
+import { EventHub } from './events';
+import { toListQuery } from './list-query';
+import { jsonConsoleLogger, type EngineLogger } from './logger';
+import { Runner } from './runner';
+import { describeWhen, whenOfSpec, whenOfTimer } from './when';
+
+export const DEFAULT_TOMBSTONE_MS = 7 * 86_400_000;
+
+export interface EngineOptions {
+  /** where time comes from; `realClock` by default, a `VirtualClock` in tests */
+  clock?: Clock;
+  /** the handlers timers may name; read at each run, so one added to the object later is found */
+  handlers: Readonly<Record<string, TimerHandler>>;
+  limits?: Partial<ValidationLimits>;
+  /** how long a cancelled key is remembered for `ifExists: 'keep'` (default 7 days) */
+  tombstoneMs?: number;
+  logger?: EngineLogger;
+}
+
+/** The in-memory engine: SPEC's `Timers` operations in one process, without Redis or Nest. */
+export type Engine = TimersApi;
+
+export function createEngine(options: EngineOptions): Engine {
+  return new MemoryEngine(options);
+}
+
+class MemoryEngine implements Engine {
+  private readonly clock: Clock;
+  private readonly handlers: Readonly<Record<string, TimerHandler>>;
+  private readonly limits: Partial<ValidationLimits>;
+  private readonly logger: EngineLogger;
+  private readonly store: EntryStore;
+  private readonly events: EventHub;
+  private readonly runner: Runner;
+  private lastId = 0;
+  private disposed = false;
+
+  constructor(options: EngineOptions) {
+    const { clock = realClock, handlers, limits = {}, tombstoneMs = DEFAULT_TOMBSTONE_MS } = options;
+    this.logger = options.logger ?? jsonConsoleLogger;
+    if (typeof handlers !== 'object' || handlers === null) {
+      throw invalid(
+        'handlers',
+        `handlers must be an object of functions, got ${showValue(handlers)}`,
+        "Pass createEngine({ handlers: { 'invoice.remind': async (payload, ctx) => {} } }).",
+      );
+    }
+    if (!Number.isFinite(tombstoneMs) || tombstoneMs < 0) {
+      throw invalid(
+        'tombstoneMs',
+        `tombstoneMs ${showValue(tombstoneMs)} is not a duration`,
+        'Write tombstoneMs as a number of milliseconds of 0 or more, e.g. 604800000 (7 days).',
+      );
+    }
+    this.clock = clock;
+    this.handlers = handlers;
+    this.limits = limits;
+    this.store = new EntryStore(tombstoneMs);
+    this.events = new EventHub(this.logger);
+    this.runner = new Runner({ clock, store: this.store, events: this.events, handlers });
+  }
+
+  async schedule(spec: TimerSpec): Promise<Timer> {
+    this.assertOpen();
+    return this.place(this.normalize(spec));
+  }
+
+  /** All or nothing: every spec is checked before the first one is placed. */
+  async scheduleMany(specs: TimerSpec[]): Promise<Timer[]> {
+    this.assertOpen();
+    if (!Array.isArray(specs)) {
+      throw invalid(
+        'specs',
+        `specs must be an array of timer specs, got ${showValue(specs)}`,
+        "Pass an array, e.g. [{ key: 'a', handler: 'h', delay: '1m' }].",
+      );
+    }
+    const normalized = specs.map((spec, index) => {
+      try {
+        return this.normalize(spec);
+      } catch (error) {
+        throw atIndex(error, index);
+      }
+    });
+    const placed = new Set<string>();
+    normalized.forEach((spec, index) => {
+      if (spec.ifExists === 'error' && (this.store.get(spec.key) || placed.has(spec.key))) {
+        throw atIndex(duplicateKey(spec.key), index);
+      }
+      placed.add(spec.key);
+    });
+    return normalized.map((spec) => this.place(spec));
+  }
+
+  async cancel(key: string): Promise<boolean> {
+    this.assertOpen();
+    const entry = this.store.get(validateKey(key));
+    if (!entry) return false;
+    this.runner.cancel(entry, 'cancelled');
+    return true;
+  }
+
+  async cancelAll(scope?: string): Promise<number> {
+    this.assertOpen();
+    const prefix = validateScope(scope);
+    const global = prefix === '';
+    const matched = this.store.entries().filter((entry) => entry.key.startsWith(prefix));
+    for (const entry of matched) this.runner.cancel(entry, global ? 'reset' : 'cancelled');
+    if (global) this.runner.emit('reset', anonymous, { count: matched.length });
+    return matched.length;
+  }
+
+  async reschedule(key: string, when: RescheduleWhen): Promise<Timer> {
+    this.assertOpen();
+    const entry = this.find(key);
+    const target = normalizeWhen(when);
+    if (entry.runs.size > 0) throw inactive(entry, 'rescheduled while it is running', 'replace');
+    const now = this.clock.now();
+    const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
+    entry.scheduledAt = now;
+    if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
+    // An interval keeps its cadence from the new time on.
+    entry.anchor = dueAt;
+    entry.paused = false;
+    entry.outcome = null;
+    entry.deferred = false;
+    this.runner.arm(entry, dueAt);
+    this.runner.emit('scheduled', entry, { due: dueAt });
+    return toTimer(entry);
+  }
+
+  async pause(key: string): Promise<Timer> {
+    this.assertOpen();
+    const entry = this.find(key);
+    if (entry.outcome) throw inactive(entry, 'paused after it finished', 'reschedule');
+    if (!entry.paused) {
+      this.runner.withdraw(entry);
+      entry.version += 1;
+      entry.paused = true;
+      entry.deferred = false;
+    }
+    return toTimer(entry);
+  }
+
+  async resume(key: string): Promise<Timer> {
+    this.assertOpen();
+    const entry = this.find(key);
+    if (entry.outcome) throw inactive(entry, 'resumed after it finished', 'reschedule');
+    if (entry.paused) {
+      entry.paused = false;
+      if (this.runner.runOwnsNext(entry)) entry.version += 1;
+      else this.runner.arm(entry, this.runner.nextDue(entry, this.clock.now()));
+    }
+    return toTimer(entry);
+  }
+
+  async trigger(key: string): Promise<Timer> {
+    this.assertOpen();
+    const entry = this.find(key);
+    if (entry.runs.size > 0) throw inactive(entry, 'triggered while it is running', 'wait');
+    if (entry.outcome) throw inactive(entry, 'triggered after it finished', 'reschedule');
+    this.runner.start(entry, this.clock.now(), true);
+    return toTimer(entry);
+  }
+
+  async get(key: string): Promise<Timer | null> {
+    this.assertOpen();
+    const entry = this.store.get(validateKey(key));
+    return entry ? toTimer(entry) : null;
+  }
+
+  async list(options?: ListOptions): Promise<ListResult> {
+    this.assertOpen();
+    return this.store.list(toListQuery(options));
+  }
+
+  async check(id: string): Promise<boolean> {
+    this.assertOpen();
+    if (typeof id !== 'string') {
+      throw invalid('id', `id ${showValue(id)} is not a timer id`, 'Pass the id of a Timer, e.g. "42".');
+    }
+    return this.store.hasId(id);
+  }
+
+  async snapshot(): Promise<string[]> {
+    this.assertOpen();
+    return this.store.ids();
+  }
+
+  on(event: TimerEventName, listener: TimerListener): () => void {
+    this.assertOpen();
+    return this.events.on(event, listener);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    const entries = this.store.entries();
+    for (const entry of entries) this.runner.cancel(entry, 'disposed');
+    this.runner.emit('disposed', anonymous, { count: entries.length });
+    this.events.clear();
+  }
+
+  private normalize(spec: TimerSpec): NormalizedSpec {
+    const normalized = normalizeSpec(spec, this.limits);
+    if (!Object.hasOwn(this.handlers, normalized.handler)) throw this.unknownHandler(normalized.handler);
+    return normalized;
+  }
+
+  /** SPEC §3.1 step 3 on: what a valid spec does to its key. */
+  private place(spec: NormalizedSpec): Timer {
+    const live = this.store.get(spec.key);
+    if (live && spec.ifExists === 'error') throw duplicateKey(spec.key);
+    if (spec.ifExists === 'keep') {
+      const recorded = live ? toTimer(live) : this.store.tombstone(spec.key, this.clock.now());
+      if (recorded) return this.keep(recorded, spec);
+    }
+    if (live) this.runner.cancel(live, 'replaced');
+    const now = this.clock.now();
+    const entry = createEntry(String(++this.lastId), spec, now);
+    this.store.add(entry);
+    this.runner.arm(entry, firstDue(spec, now));
+    this.runner.emit('scheduled', entry, { due: entry.dueAt });
+    return toTimer(entry);
+  }
+
+  /** The first call names the time: a later one gets the recorded timer, and a warning if it asked for another. */
+  private keep(recorded: Timer, spec: NormalizedSpec): Timer {
+    const requested = describeWhen(whenOfSpec(spec));
+    const kept = describeWhen(whenOfTimer(recorded));
+    if (requested !== kept) {
+      this.logger.warn('ifExists keep: the key already exists, so the requested time is ignored', {
+        key: recorded.key,
+        id: recorded.id,
+        version: recorded.version,
+        status: recorded.status,
+        recorded: kept,
+        requested,
+      });
+    }
+    return recorded;
+  }
+
+  private find(key: string): Entry {
+    const entry = this.store.get(validateKey(key));
+    if (!entry) {
+      throw new SundialError({
+        reason: 'not-found',
+        field: 'key',
+        message: `no live timer has the key "${key}"`,
+        fix: 'Check the key, or schedule the timer first; a cancelled or finished timer is no longer live.',
+      });
+    }
+    return entry;
+  }
+
+  private unknownHandler(name: string): SundialError {
+    const known = Object.keys(this.handlers);
+    const guess = closestName(name, known);
+    return invalid(
+      'handler',
+      `no handler named "${name}" is registered with this engine`,
+      guess
+        ? `Did you mean "${guess}"? Use it, or register "${name}" in createEngine({ handlers }).`
+        : `Register "${name}" in createEngine({ handlers })${known.length ? `, or use one of ${known.join(', ')}` : ''}.`,
+    );
+  }
+
+  private assertOpen(): void {
+    if (this.disposed) {
+      throw new SundialError({
+        reason: 'disposed',
+        message: 'the timer engine was disposed',
+        fix: 'Create a new engine with createEngine(); a disposed engine takes no more calls.',
+      });
+    }
+  }
+}
+
+/** The subject of an engine-wide event (reset, disposed): no single timer. */
+const anonymous = { id: '', key: '', version: 0, kind: null };
+
+function invalid(field: string, message: string, fix: string): SundialError {
+  return new SundialError({ reason: 'invalid', field, message, fix });
+}
+
+function duplicateKey(key: string): SundialError {
+  return new SundialError({
+    reason: 'duplicate-key',
+    field: 'key',
+    message: `a timer with the key "${key}" already exists`,
+    fix: "Use another key, or pass ifExists: 'replace' to supersede it or ifExists: 'keep' to keep it.",
+  });
+}
+
+function inactive(entry: Entry, what: string, instead: 'replace' | 'reschedule' | 'wait'): SundialError {
+  const fixes = {
+    replace: "Wait for the run to end, or schedule the key again with ifExists: 'replace' to supersede it.",
+    reschedule: 'Reschedule it to run it again.',
+    wait: 'Wait for the run to end; listen for its completed or failed event.',
+  };
+  return new SundialError({
+    reason: 'inactive',
+    field: 'key',
+    message: `the timer "${entry.key}" cannot be ${what}`,
+    fix: fixes[instead],
+  });
+}
+
+/** Names the spec an error in a batch came from: `specs[3].delay`. */
+function atIndex(error: unknown, index: number): unknown {
+  if (!(error instanceof SundialError)) return error;
+  const field = error.field === undefined ? `specs[${index}]` : `specs[${index}].${error.field}`;
+  return new SundialError({
+    reason: error.reason,
+    field,
+    message: `specs[${index}]: ${error.message}`,
+    fix: error.fix,
+  });
+}

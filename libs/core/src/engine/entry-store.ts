@@ -1,0 +1,90 @@
+import type { ListResult, Timer, TimerStatus } from '../types';
+import { statusOf, toTimer, type Entry } from './entry';
+
+interface Tombstone {
+  readonly timer: Timer;
+  readonly expiresAt: number;
+}
+
+export interface ListQuery {
+  prefix: string;
+  status?: TimerStatus;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * The live entries by key and by id, and the tombstones of cancelled keys (SPEC §3.1) that let
+ * `ifExists: 'keep'` return a cancelled timer until the tombstone expires.
+ */
+export class EntryStore {
+  private readonly byKey = new Map<string, Entry>();
+  /** id → key, in creation order */
+  private readonly keyById = new Map<string, string>();
+  /** in burial order, which is expiry order since every tombstone lives the same time */
+  private readonly tombstones = new Map<string, Tombstone>();
+
+  constructor(private readonly tombstoneMs: number) {}
+
+  get(key: string): Entry | undefined {
+    return this.byKey.get(key);
+  }
+
+  hasId(id: string): boolean {
+    return this.keyById.has(id);
+  }
+
+  ids(): string[] {
+    return [...this.keyById.keys()];
+  }
+
+  entries(): Entry[] {
+    return [...this.byKey.values()];
+  }
+
+  /** Adds a new entry; a new timer under a cancelled key replaces its tombstone. */
+  add(entry: Entry): void {
+    this.byKey.set(entry.key, entry);
+    this.keyById.set(entry.id, entry.key);
+    this.tombstones.delete(entry.key);
+  }
+
+  remove(entry: Entry): void {
+    if (this.byKey.get(entry.key) !== entry) return;
+    this.byKey.delete(entry.key);
+    this.keyById.delete(entry.id);
+  }
+
+  bury(timer: Timer, now: number): void {
+    this.purgeTombstones(now);
+    this.tombstones.delete(timer.key);
+    this.tombstones.set(timer.key, { timer, expiresAt: now + this.tombstoneMs });
+  }
+
+  /** The cancelled timer recorded under `key`, while its tombstone lasts. */
+  tombstone(key: string, now: number): Timer | undefined {
+    this.purgeTombstones(now);
+    const timer = this.tombstones.get(key)?.timer;
+    return timer && structuredClone(timer);
+  }
+
+  /** Live timers in key order, a page at a time; the cursor is the last key of the previous page. */
+  list({ prefix, status, limit, cursor }: ListQuery): ListResult {
+    const matching = [...this.byKey.values()]
+      .filter((entry) => entry.key.startsWith(prefix) && (cursor === undefined || entry.key > cursor))
+      .filter((entry) => status === undefined || statusOf(entry) === status)
+      .sort((a, b) => (a.key < b.key ? -1 : 1));
+    const page = matching.slice(0, limit);
+    return {
+      items: page.map((entry) => toTimer(entry)),
+      nextCursor: matching.length > limit ? page[page.length - 1].key : null,
+    };
+  }
+
+  private purgeTombstones(now: number): void {
+    for (const [key, tombstone] of this.tombstones) {
+      if (tombstone.expiresAt > now) return;
+      this.tombstones.delete(key);
+    }
+  }
+}

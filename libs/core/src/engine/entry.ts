@@ -1,0 +1,103 @@
+import type { ClockHandle } from '../clock';
+import type { NormalizedSpec, Timer, TimerKind, TimerStatus } from '../types';
+
+/** One execution of a timer's handler, and the identity its completion is checked against. */
+export interface Run {
+  readonly id: string;
+  readonly key: string;
+  readonly kind: TimerKind;
+  /** the version this run claimed */
+  readonly version: number;
+  readonly due: number;
+  readonly started: number;
+  /** started by `trigger`: it never moves the schedule */
+  readonly triggered: boolean;
+  readonly controller: AbortController;
+}
+
+/** A live timer: the stored fields plus the engine's bookkeeping. `status` is derived, see `statusOf`. */
+export interface Entry extends Omit<Timer, 'status'> {
+  /** an interval's grid: it fires at `anchor + k·everyMs` */
+  anchor: number;
+  paused: boolean;
+  /** set when the timer has finished (kept only with removeOnComplete: false) */
+  outcome: 'completed' | 'failed' | null;
+  /** the armed wake for `version`, or null once it was consumed or withdrawn */
+  wake: ClockHandle | null;
+  /** runs in flight: at most one, except for an interval with awaitTask: false */
+  readonly runs: Set<Run>;
+  /** the most recently started run, the one `last` describes */
+  latestRun: Run | null;
+  /** a one-shot came due while a triggered run held it: it runs as soon as that run settles */
+  deferred: boolean;
+}
+
+/** A fresh entry at version 0; arming it makes it version 1. */
+export function createEntry(id: string, spec: NormalizedSpec, now: number): Entry {
+  return {
+    id,
+    key: spec.key,
+    version: 0,
+    kind: spec.kind,
+    handler: spec.handler,
+    payload: structuredClone(spec.payload),
+    scheduledAt: now,
+    dueAt: now,
+    delayMs: spec.delayMs,
+    everyMs: spec.everyMs,
+    cron: spec.cron,
+    tz: spec.tz,
+    maxRuns: spec.maxRuns,
+    runCount: 0,
+    awaitTask: spec.awaitTask,
+    removeOnComplete: spec.removeOnComplete,
+    delivery: spec.delivery,
+    lastFiredAt: null,
+    lastCompletedAt: null,
+    lastErrorAt: null,
+    last: null,
+    meta: spec.meta === undefined ? undefined : structuredClone(spec.meta),
+    anchor: now,
+    paused: false,
+    outcome: null,
+    wake: null,
+    runs: new Set(),
+    latestRun: null,
+    deferred: false,
+  };
+}
+
+export function statusOf(entry: Entry): TimerStatus {
+  if (entry.outcome) return entry.outcome;
+  if (entry.paused) return 'paused';
+  return entry.runs.size > 0 ? 'running' : 'pending';
+}
+
+/** A copy the caller may keep or change without touching the engine's entry. */
+export function toTimer(entry: Entry, status: TimerStatus = statusOf(entry)): Timer {
+  return {
+    id: entry.id,
+    key: entry.key,
+    version: entry.version,
+    kind: entry.kind,
+    status,
+    handler: entry.handler,
+    payload: structuredClone(entry.payload),
+    scheduledAt: entry.scheduledAt,
+    dueAt: entry.dueAt,
+    delayMs: entry.delayMs,
+    everyMs: entry.everyMs,
+    cron: entry.cron,
+    tz: entry.tz,
+    maxRuns: entry.maxRuns,
+    runCount: entry.runCount,
+    awaitTask: entry.awaitTask,
+    removeOnComplete: entry.removeOnComplete,
+    delivery: entry.delivery,
+    lastFiredAt: entry.lastFiredAt,
+    lastCompletedAt: entry.lastCompletedAt,
+    lastErrorAt: entry.lastErrorAt,
+    last: entry.last && structuredClone(entry.last),
+    meta: entry.meta && structuredClone(entry.meta),
+  };
+}

@@ -1,0 +1,236 @@
+import type { Clock } from '../clock';
+import { nextCronOccurrence } from '../cron';
+import { SundialError } from '../errors';
+import { nextGridSlot } from '../schedule';
+import type { TimerContext, TimerEvent, TimerHandler } from '../types';
+import { toTimer, type Entry, type Run } from './entry';
+import type { EntryStore } from './entry-store';
+import type { EventHub } from './events';
+
+export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
+
+type RunError = NonNullable<TimerEvent['error']>;
+
+export interface RunnerDeps {
+  clock: Clock;
+  store: EntryStore;
+  events: EventHub;
+  /** looked up at each run, so a handler added to the object later is found */
+  handlers: Readonly<Record<string, TimerHandler>>;
+}
+
+/**
+ * Arms, fires, runs and settles timers. Every wake carries the `(id, key, version)` it was armed for
+ * and every run its own identity: a wake or a completion that no longer matches the live entry is
+ * stale and changes nothing (SPEC §3.2, §3.5).
+ */
+export class Runner {
+  constructor(private readonly deps: RunnerDeps) {}
+
+  /** Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. */
+  arm(entry: Entry, dueAt: number): void {
+    this.withdraw(entry);
+    entry.version += 1;
+    entry.dueAt = dueAt;
+    this.setWake(entry, entry.version);
+  }
+
+  withdraw(entry: Entry): void {
+    if (entry.wake) this.deps.clock.clearTimeout(entry.wake);
+    entry.wake = null;
+  }
+
+  /** When the timer is next due, counted from `now`: nothing missed is made up (SPEC §3.3). */
+  nextDue(entry: Entry, now: number): number {
+    switch (entry.kind) {
+      case 'once':
+        return Math.max(entry.dueAt, now);
+      case 'interval':
+        return nextGridSlot(entry.anchor, entry.everyMs!, now);
+      case 'cron':
+        return nextCronOccurrence(entry.cron!, entry.tz!, now);
+    }
+  }
+
+  /** Whether a run in flight arms what comes next when it settles (so nothing else may arm it now). */
+  runOwnsNext(entry: Entry): boolean {
+    return [...entry.runs].some((run) => !run.triggered) && !armsAtClaim(entry);
+  }
+
+  /** Claims the entry and runs its handler; `triggered` runs out of band and leaves the schedule be. */
+  start(entry: Entry, due: number, triggered: boolean): void {
+    const now = this.deps.clock.now();
+    const run: Run = {
+      id: entry.id,
+      key: entry.key,
+      kind: entry.kind,
+      version: entry.version,
+      due,
+      started: now,
+      triggered,
+      controller: new AbortController(),
+    };
+    entry.runs.add(run);
+    entry.latestRun = run;
+    entry.runCount += 1;
+    entry.lastFiredAt = now;
+    entry.last = { started: now, status: 'running' };
+    if (exhausted(entry)) this.withdraw(entry);
+    else if (triggered && entry.wake) this.arm(entry, entry.dueAt);
+    else if (!triggered && armsAtClaim(entry)) this.arm(entry, this.nextDue(entry, now));
+    this.emit('running', run, { due });
+    void this.execute(entry, run);
+  }
+
+  /** Cancels the entry: its wake and every run in flight become stale, their signals abort. */
+  cancel(entry: Entry, reason: CancelReason): void {
+    this.withdraw(entry);
+    entry.version += 1;
+    entry.deferred = false;
+    this.deps.store.remove(entry);
+    const timer = toTimer(entry, 'cancelled');
+    // A cancelled name stays cancelled for `ifExists: 'keep'`; a replaced or disposed one needs no tombstone.
+    if (reason === 'cancelled' || reason === 'reset') this.deps.store.bury(timer, this.deps.clock.now());
+    const runs = [...entry.runs];
+    entry.runs.clear();
+    for (const run of runs) run.controller.abort();
+    this.emit('cancelled', entry, { reason });
+  }
+
+  emit(
+    type: TimerEvent['type'],
+    subject: Pick<TimerEvent, 'id' | 'key' | 'version' | 'kind'>,
+    extra = {},
+  ): void {
+    const { id, key, version, kind } = subject;
+    this.deps.events.emit({ type, id, key, version, kind, at: this.deps.clock.now(), ...extra });
+  }
+
+  private setWake(entry: Entry, version: number): void {
+    const { id, key } = entry;
+    const delay = entry.dueAt - this.deps.clock.now();
+    entry.wake = this.deps.clock.setTimeout(() => this.wake(id, key, version), delay);
+  }
+
+  private wake(id: string, key: string, version: number): void {
+    const entry = this.deps.store.get(key);
+    if (!entry || entry.id !== id) {
+      const known = entry?.id === id;
+      this.emit(
+        'stale',
+        { id, key, version, kind: known ? entry.kind : null },
+        { reason: known ? 'superseded' : 'gone' },
+      );
+      return;
+    }
+    // A source may wake early (Node's timers can, by a millisecond): never run early, wait again.
+    if (this.deps.clock.now() < entry.dueAt) return this.setWake(entry, version);
+    entry.wake = null;
+    if (entry.runs.size === 0 || (entry.kind === 'interval' && !entry.awaitTask)) {
+      this.start(entry, entry.dueAt, false);
+    } else {
+      this.overlap(entry);
+    }
+  }
+
+  /** The timer came due while a run still holds it. */
+  private overlap(entry: Entry): void {
+    // Only a triggered run can hold a one-shot: its own run follows as soon as that one settles.
+    if (entry.kind === 'once') {
+      entry.deferred = true;
+      return;
+    }
+    this.emit('skipped', entry, { reason: 'overlap', due: entry.dueAt });
+    this.arm(entry, this.nextDue(entry, this.deps.clock.now()));
+  }
+
+  /** Runs the handler; never rejects, whatever the handler does. */
+  private async execute(entry: Entry, run: Run): Promise<void> {
+    const { handlers } = this.deps;
+    const handler = Object.hasOwn(handlers, entry.handler) ? handlers[entry.handler] : undefined;
+    const payload = structuredClone(entry.payload);
+    const ctx: TimerContext = {
+      id: run.id,
+      key: run.key,
+      version: run.version,
+      due: run.due,
+      runCount: entry.runCount,
+      payload,
+      signal: run.controller.signal,
+      timer: toTimer(entry),
+    };
+    let error: RunError | undefined;
+    try {
+      if (!handler) throw unknownHandler(entry.handler);
+      await handler(payload, ctx);
+    } catch (thrown) {
+      error = toRunError(thrown);
+    }
+    this.settle(run, error);
+  }
+
+  private settle(run: Run, error: RunError | undefined): void {
+    const entry = this.deps.store.get(run.key);
+    if (!entry || entry.id !== run.id || !entry.runs.delete(run)) {
+      this.emit('stale', run, { reason: 'run-superseded', due: run.due });
+      return;
+    }
+    const now = this.deps.clock.now();
+    if (entry.latestRun === run) {
+      entry.last = { started: run.started, ended: now, status: error ? 'failed' : 'ok' };
+      if (error) entry.last.error = error;
+    }
+    if (error) entry.lastErrorAt = now;
+    else entry.lastCompletedAt = now;
+    this.afterRun(entry, run, error !== undefined, now);
+    this.emit(error ? 'failed' : 'completed', run, error ? { due: run.due, error } : { due: run.due });
+  }
+
+  /** What a settled run leaves behind: the timer finishes, waits (paused), or arms its next wake. */
+  private afterRun(entry: Entry, run: Run, failed: boolean, now: number): void {
+    if (entry.runs.size > 0) return;
+    const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
+    if (exhausted(entry) || (!run.triggered && endsHere)) {
+      return this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+    }
+    if (entry.paused) return;
+    if (entry.deferred) {
+      entry.deferred = false;
+      this.arm(entry, entry.dueAt);
+    } else if (!run.triggered && entry.kind === 'interval' && entry.awaitTask) {
+      this.arm(entry, this.nextDue(entry, now));
+    }
+  }
+
+  private finish(entry: Entry, outcome: 'completed' | 'failed'): void {
+    this.withdraw(entry);
+    entry.outcome = outcome;
+    entry.deferred = false;
+    if (entry.removeOnComplete) this.deps.store.remove(entry);
+  }
+}
+
+function exhausted(entry: Entry): boolean {
+  return entry.maxRuns !== undefined && entry.runCount >= entry.maxRuns;
+}
+
+/** Crons and fire-and-forget intervals arm their next wake when a run starts, not when it ends. */
+function armsAtClaim(entry: Entry): boolean {
+  return entry.kind === 'cron' || (entry.kind === 'interval' && !entry.awaitTask);
+}
+
+function unknownHandler(name: string): SundialError {
+  return new SundialError({
+    reason: 'unknown-handler',
+    field: 'handler',
+    message: `no handler named "${name}" is registered with this engine`,
+    fix: `Register a handler named "${name}" in createEngine({ handlers }), or reschedule under a registered name.`,
+  });
+}
+
+/** What a thrown value leaves on `last.error`: its message and, when it carries one, its reason. */
+function toRunError(thrown: unknown): RunError {
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  const reason = (thrown as { reason?: unknown } | null)?.reason;
+  return typeof reason === 'string' ? { message, reason } : { message };
+}

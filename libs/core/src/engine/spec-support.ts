@@ -1,0 +1,116 @@
+/* Shared by the engine's specs (not exported from the package). */
+import type { Clock, ClockHandle } from '../clock';
+import type { JsonValue, TimerContext, TimerEvent, TimerEventName } from '../types';
+import { VirtualClock } from '../virtual-clock';
+import { createEngine, type Engine, type EngineOptions } from './engine';
+import type { EngineLogger } from './logger';
+
+export const START = Date.parse('2026-03-01T00:00:00Z');
+
+/** What a handler saw when it ran. */
+export interface RunRecord {
+  key: string;
+  id: string;
+  version: number;
+  due: number;
+  /** the clock when the handler started */
+  at: number;
+  runCount: number;
+  signal: AbortSignal;
+}
+
+/** Payload knobs of the `work` handler: sleep on the engine's clock, then throw if asked to. */
+export interface WorkPayload {
+  sleepMs?: number;
+  fail?: string;
+  reason?: string;
+}
+
+export interface Harness {
+  clock: VirtualClock;
+  engine: Engine;
+  runs: RunRecord[];
+  events: TimerEvent[];
+  warnings: string[];
+  errors: string[];
+  eventsOf(type: TimerEventName): TimerEvent[];
+}
+
+/**
+ * An engine on a virtual clock with a `work` handler that records every run. `source` lets a test
+ * put another time source in front of the virtual clock (e.g. one that cannot cancel).
+ */
+export function harness(
+  options: { source?: (clock: VirtualClock) => Clock } & Partial<EngineOptions> = {},
+): Harness {
+  const { source, handlers, ...rest } = options;
+  const clock = new VirtualClock(START);
+  const runs: RunRecord[] = [];
+  const events: TimerEvent[] = [];
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  const logger: EngineLogger = {
+    warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+    error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields)}`),
+  };
+  const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
+  const work = async (payload: JsonValue, ctx: TimerContext) => {
+    const { key, id, version, due, runCount, signal } = ctx;
+    runs.push({ key, id, version, due, at: clock.now(), runCount, signal });
+    const knobs = (payload ?? {}) as WorkPayload;
+    if (knobs.sleepMs) await sleep(knobs.sleepMs);
+    if (knobs.fail) throw Object.assign(new Error(knobs.fail), knobs.reason ? { reason: knobs.reason } : {});
+  };
+  const engine = createEngine({
+    logger,
+    ...rest,
+    clock: source ? source(clock) : clock,
+    handlers: { work, ...handlers },
+  });
+  for (const type of [
+    'scheduled',
+    'running',
+    'completed',
+    'failed',
+    'cancelled',
+    'stale',
+    'skipped',
+    'reset',
+    'disposed',
+  ] as const) {
+    engine.on(type, (event) => events.push(event));
+  }
+  const eventsOf = (type: TimerEventName) => events.filter((event) => event.type === type);
+  return { clock, engine, runs, events, warnings, errors, eventsOf };
+}
+
+/**
+ * A time source that cannot cancel: every arming wakes, even after `clearTimeout` — the
+ * injected-source contract of SPEC §3.7, and the real clock's own race (a callback already queued
+ * when `clearTimeout` runs). Optionally every wake comes twice.
+ */
+export function uncancellable(clock: VirtualClock, { twice = false } = {}): Clock {
+  return {
+    now: () => clock.now(),
+    setTimeout(fn, ms) {
+      clock.setTimeout(fn, ms);
+      if (twice) clock.setTimeout(fn, ms);
+      return {};
+    },
+    clearTimeout(_handle: ClockHandle) {
+      // cannot: the wake still comes, and the version check must drop it
+    },
+  };
+}
+
+/** A small seeded generator (mulberry32), so a randomized test replays exactly from its seed. */
+export function seededRandom(seed: number): (below: number) => number {
+  let state = seed >>> 0;
+  return (below) => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below);
+  };
+}

@@ -1,0 +1,131 @@
+-- Helpers shared by every Sundial command; the loader (scripts.ts) prepends this file.
+-- Contract: KEYS[1] = partition base 'P:{pN}:', ARGV[1] = prefix 'P' (docs/design.md).
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Integer to string without exponent notation (tostring(1.7e12) would give '1.7e+12').
+local function int(n)
+  return string.format('%.0f', n)
+end
+
+local function row_key(base, key)
+  return base .. 't:' .. key
+end
+
+local function tombstone_key(base, key)
+  return base .. 'x:' .. key
+end
+
+local function is_live(status)
+  return status == 'pending' or status == 'running' or status == 'paused'
+end
+
+-- The row as a field → value table, or nil when there is none. The hash does not store its key (the
+-- hash's name holds it: 25 bytes less per timer); the table gets it as `key`.
+local function read_row(base, key)
+  local pairs_ = redis.call('HGETALL', row_key(base, key))
+  if #pairs_ == 0 then
+    return nil
+  end
+  local row = { key = key }
+  for i = 1, #pairs_, 2 do
+    row[pairs_[i]] = pairs_[i + 1]
+  end
+  return row
+end
+
+-- A row table as an HGETALL-style array (what replies carry and HSET takes).
+local function flat(row)
+  local out = {}
+  for field, value in pairs(row) do
+    out[#out + 1] = field
+    out[#out + 1] = value
+  end
+  return out
+end
+
+-- Replaces the whole hash (all fields but `key`), so fields set to nil in the table disappear.
+local function save_row(base, row)
+  local hash = row_key(base, row.key)
+  local fields = {}
+  for field, value in pairs(row) do
+    if field ~= 'key' then
+      fields[#fields + 1] = field
+      fields[#fields + 1] = value
+    end
+  end
+  redis.call('DEL', hash)
+  redis.call('HSET', hash, unpack(fields))
+end
+
+local function bump_version(row)
+  row.v = int(tonumber(row.v) + 1)
+end
+
+local function reply(code, row)
+  return { code, unpack(flat(row)) }
+end
+
+-- Arming intent: the key waits in `due` (never in `armed` at the same time) until the dispatcher takes
+-- it; a score below everything `due` held wakes the dispatchers on `P:{pN}:wake` (docs/design.md).
+local function arm_due(base, key, score)
+  local due_key = base .. 'due'
+  local first = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')
+  redis.call('ZREM', base .. 'armed', key)
+  redis.call('ZADD', due_key, score, key)
+  if #first == 0 or score < tonumber(first[2]) then
+    redis.call('PUBLISH', base .. 'wake', int(score))
+  end
+end
+
+local function publish_event(prefix, row, event_type, now, extra)
+  local event = { type = event_type, id = row.id, key = row.key, version = tonumber(row.v), kind = row.k, at = now }
+  for field, value in pairs(extra or {}) do
+    event[field] = value
+  end
+  redis.call('PUBLISH', prefix .. ':events', cjson.encode(event))
+end
+
+-- A finished row kept by removeOnComplete=false: cancel/cancelAll just drop it (not counted, no event).
+local function drop_finished(base, key)
+  redis.call('DEL', row_key(base, key))
+  redis.call('ZREM', base .. 'keys', key)
+end
+
+-- A run in progress must abort when its entry changes under it: a held run (`running`) or a free run
+-- of an awaitTask=false interval (row stays pending, `rv` set). Call before the version bump.
+local function abort_runs(prefix, row)
+  if row.s == 'running' or (row.aw == '0' and row.rv) then
+    redis.call('PUBLISH', prefix .. ':abort', cjson.encode({ key = row.key, id = row.id, version = tonumber(row.v) }))
+  end
+end
+
+-- Cancels a live row: bump version, remove row and index entries, leave a tombstone (unless
+-- tombstone_ms is 0, as on replace), abort a run in progress, emit `cancelled` with `reason`.
+local function cancel_row(base, prefix, row, reason, now, tombstone_ms)
+  local key = row.key
+  abort_runs(prefix, row)
+  bump_version(row)
+  row.s = 'cancelled'
+  redis.call('DEL', row_key(base, key))
+  redis.call('ZREM', base .. 'due', key)
+  redis.call('ZREM', base .. 'armed', key)
+  redis.call('ZREM', base .. 'keys', key)
+  redis.call('ZREM', base .. 'leases', key)
+  redis.call('HDEL', base .. 'ids', row.id)
+  if tombstone_ms > 0 then
+    redis.call('SET', tombstone_key(base, key), cjson.encode(row), 'PX', tombstone_ms)
+  end
+  publish_event(prefix, row, 'cancelled', now, { reason = reason })
+end
+
+-- An interval's next due: the first grid slot anchor + k·every strictly after now, k ≥ 1 (the same
+-- math as core nextGridSlot). Used by resume and by the fire path (claim of a free run, complete).
+local function next_grid_slot(row, now)
+  local anchor, every = tonumber(row.sa), tonumber(row.em)
+  local k = math.max(1, math.floor((now - anchor) / every) + 1)
+  return anchor + k * every
+end

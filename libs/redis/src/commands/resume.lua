@@ -1,0 +1,34 @@
+-- Resumes a paused timer: ARGV[2] key, ARGV[3] a cron's next occurrence after the caller's estimate of
+-- Redis now ('' for other kinds). The next due is computed from now: an interval's next grid slot
+-- (same math as core nextGridSlot), a once timer's own due (or now when it passed), the given cron
+-- occurrence (replies { 'retry', now } unchanged when it is not after now). Resuming a timer that is
+-- not paused changes nothing.
+local base, prefix = KEYS[1], ARGV[1]
+local key = ARGV[2]
+local row = read_row(base, key)
+if not row or not is_live(row.s) then
+  return { 'not-found' }
+end
+if row.s ~= 'paused' then
+  return reply('ok', row)
+end
+
+local now = now_ms()
+local due
+if row.k == 'interval' then
+  due = next_grid_slot(row, now)
+elseif row.k == 'cron' then
+  due = tonumber(ARGV[3])
+  if due <= now then
+    return { 'retry', int(now) }
+  end
+else
+  due = math.max(tonumber(row.d), now)
+end
+bump_version(row)
+row.s = 'pending'
+row.d = int(due)
+save_row(base, row)
+arm_due(base, key, due)
+publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'resume' })
+return reply('ok', row)

@@ -1,0 +1,20 @@
+-- Runs a pending timer once now, out of band, without moving its schedule: ARGV[2] key.
+-- `tg` = now marks the trigger run (the claim uses it as that run's due; complete clears it and re-arms
+-- at the unchanged `d`); version + 1 turns the job already armed for `d` stale. Refused 'inactive'
+-- unless pending.
+local base, prefix = KEYS[1], ARGV[1]
+local key = ARGV[2]
+local row = read_row(base, key)
+if not row or not is_live(row.s) then
+  return { 'not-found' }
+end
+if row.s ~= 'pending' then
+  return reply('inactive', row)
+end
+local now = now_ms()
+bump_version(row)
+row.tg = int(now)
+save_row(base, row)
+arm_due(base, key, now)
+publish_event(prefix, row, 'scheduled', now, { due = now, reason = 'trigger' })
+return reply('ok', row)

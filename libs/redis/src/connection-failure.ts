@@ -1,0 +1,21 @@
+import { ReplyError } from 'ioredis';
+
+const CONNECTION_MESSAGES = [
+  'Connection is closed.',
+  'connect ETIMEDOUT',
+  "Stream isn't writeable",
+  'Socket timeout',
+  'Command timed out',
+];
+/** Redis refusals that mean "not now" rather than "wrong call". */
+const TRANSIENT_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;
+
+/** Whether an ioredis error means Redis could not be reached or could not serve (→ 'unavailable'). */
+export function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof ReplyError) return TRANSIENT_REPLIES.test(error.message);
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && code.startsWith('E')) return true; // ECONNREFUSED, ENOTFOUND, EPIPE, ...
+  return CONNECTION_MESSAGES.some((message) => error.message.startsWith(message));
+}

@@ -1,0 +1,144 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ClusterClock } from './cluster-clock';
+import { FireCommands, type FireJobData } from './fire-commands';
+import { SundialKeys } from './keys';
+import { closeRedis, openRedis, type RedisConnection } from './redis-connection';
+import { defineCommands } from './scripts';
+
+export interface DispatcherLogger {
+  error(message: string): void;
+}
+
+export interface DispatcherOptions {
+  connection: RedisConnection;
+  prefix?: string;
+  partitions?: number;
+  /** timers per fire job (default 100) */
+  batchSize?: number;
+  /** the safety-net pass, in case a wake was lost (default 1000 ms) */
+  pollMs?: number;
+  logger?: DispatcherLogger;
+}
+
+const DEFAULT_BATCH_SIZE = 100;
+const DEFAULT_POLL_MS = 1000;
+
+interface PartitionState {
+  queue: Queue<FireJobData>;
+  /** a pass is running; wakes meanwhile ask for another */
+  busy: boolean;
+  again: boolean;
+  sleep: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Turns arming intents into BullMQ jobs at their due time (docs/design.md "The fire path"). Runs in
+ * every scheduler replica with no leader: take-due.lua hands each due timer to exactly one replica.
+ * Timers wait as compact rows, not as delayed jobs (late by 50–200 ms and ~770 bytes each); a local
+ * timer set to the earliest due (on Redis's clock) and a wake channel make them jobs when due.
+ */
+export class Dispatcher {
+  private readonly keys: SundialKeys;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private readonly logger: DispatcherLogger;
+  private readonly redis: Redis;
+  private readonly subscriber: Redis;
+  private readonly bullRedis: Redis;
+  private readonly clock: ClusterClock;
+  private readonly commands: FireCommands;
+  private readonly states: PartitionState[];
+  private readonly passes = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(options: DispatcherOptions) {
+    this.keys = new SundialKeys(options.prefix, options.partitions);
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.logger = options.logger ?? console;
+    this.redis = openRedis(options.connection);
+    this.subscriber = openRedis(options.connection);
+    this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
+    defineCommands(this.redis);
+    this.clock = new ClusterClock(this.redis);
+    this.commands = new FireCommands(this.redis, this.keys);
+    this.states = this.keys.all().map((partition) => {
+      const queue = new Queue<FireJobData>(this.keys.queueName(partition), {
+        connection: this.bullRedis,
+        prefix: this.keys.bullPrefix,
+      });
+      queue.on('error', (error) => this.logger.error(`Sundial dispatcher queue: ${error.message}`));
+      return { queue, busy: false, again: false, sleep: undefined };
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.clock.start();
+    const channels = this.keys.all().map((partition) => this.wakeChannel(partition));
+    this.subscriber.on('message', (channel: string) => {
+      const partition = channels.indexOf(channel);
+      if (partition >= 0) this.pass(partition);
+    });
+    await this.subscriber.subscribe(...channels);
+    for (const partition of this.keys.all()) this.pass(partition);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.clock.stop();
+    for (const state of this.states) clearTimeout(state.sleep);
+    await closeRedis(this.subscriber);
+    await Promise.all(this.passes);
+    await Promise.all(this.states.map((state) => state.queue.close()));
+    await Promise.all([closeRedis(this.redis), closeRedis(this.bullRedis)]);
+  }
+
+  private wakeChannel(partition: number): string {
+    return `${this.keys.base(partition)}wake`;
+  }
+
+  /** One pass at a time per partition; a wake during a pass runs another right after it. */
+  private pass(partition: number): void {
+    const state = this.states[partition];
+    if (this.closed) return;
+    if (state.busy) {
+      state.again = true;
+      return;
+    }
+    state.busy = true;
+    clearTimeout(state.sleep);
+    const pass = this.dispatch(partition, state).finally(() => {
+      state.busy = false;
+      this.passes.delete(pass);
+      if (state.again) this.pass(partition);
+    });
+    this.passes.add(pass);
+  }
+
+  private async dispatch(partition: number, state: PartitionState): Promise<void> {
+    let nextDue: number | null = null;
+    try {
+      do {
+        state.again = false;
+        const batch = await this.commands.takeDue(partition, this.batchSize);
+        nextDue = batch.nextDue;
+        if (batch.jobId === null) continue;
+        // A full batch may have left more due entries behind.
+        if (batch.timers.length === this.batchSize) state.again = true;
+        // Should this fail, the batch stays `armed` without a job and the reconciler re-arms it.
+        await state.queue.add(
+          'fire',
+          { timers: batch.timers },
+          { jobId: batch.jobId, removeOnComplete: true, removeOnFail: true },
+        );
+      } while (state.again && !this.closed);
+    } catch (error) {
+      this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
+    }
+    if (this.closed) return;
+    const waitMs = nextDue === null ? this.pollMs : Math.min(this.pollMs, this.clock.msUntil(nextDue));
+    // At least 1 ms: should our clock estimate run ahead of Redis, the pass repeats instead of spinning.
+    state.sleep = setTimeout(() => this.pass(partition), Math.max(1, waitMs));
+  }
+}

@@ -1,0 +1,59 @@
+import { fnv1a32, SundialKeys } from './keys';
+
+describe('fnv1a32', () => {
+  it('matches the published FNV-1a 32-bit test vectors', () => {
+    expect(fnv1a32('')).toBe(0x811c9dc5);
+    expect(fnv1a32('a')).toBe(0xe40c292c);
+    expect(fnv1a32('foobar')).toBe(0xbf9cf968);
+  });
+});
+
+describe('SundialKeys', () => {
+  it('puts every key of a partition under the hash tag {pN}', () => {
+    const keys = new SundialKeys('sundial', 1);
+    expect(keys.partitionOf('invoice:42')).toBe(0);
+    expect(keys.base(0)).toBe('sundial:{p0}:');
+    expect(keys.row('invoice:42')).toBe('sundial:{p0}:t:invoice:42');
+    expect(keys.tombstone('invoice:42')).toBe('sundial:{p0}:x:invoice:42');
+    expect([keys.due(0), keys.armed(0), keys.keys(0), keys.leases(0), keys.ids(0), keys.seq(0)]).toEqual([
+      'sundial:{p0}:due',
+      'sundial:{p0}:armed',
+      'sundial:{p0}:keys',
+      'sundial:{p0}:leases',
+      'sundial:{p0}:ids',
+      'sundial:{p0}:seq',
+    ]);
+    expect(keys.eventsChannel).toBe('sundial:events');
+    expect(keys.abortChannel).toBe('sundial:abort');
+    expect(keys.queueName(0)).toBe('sundial-fire-{p0}');
+    expect(keys.bullPrefix).toBe('sundial');
+  });
+
+  it('partitions by fnv1a32(key) mod P and spreads keys over every partition', () => {
+    const keys = new SundialKeys('app', 4);
+    const seen = new Set<number>();
+    for (let i = 0; i < 200; i++) {
+      const key = `user:${i}`;
+      expect(keys.partitionOf(key)).toBe(fnv1a32(key) % 4);
+      seen.add(keys.partitionOf(key));
+    }
+    expect([...seen].sort()).toEqual([0, 1, 2, 3]);
+    expect(keys.all()).toEqual([0, 1, 2, 3]);
+    const key = 'user:7';
+    const n = keys.partitionOf(key);
+    expect(keys.row(key)).toBe(`app:{p${n}}:t:${key}`);
+  });
+
+  it('reads the partition back from an id, refusing ids that are not ours', () => {
+    const keys = new SundialKeys('sundial', 3);
+    expect(keys.partitionOfId('17p2')).toBe(2);
+    expect(keys.partitionOfId('17p3')).toBeNull();
+    expect(keys.partitionOfId('17')).toBeNull();
+    expect(keys.partitionOfId('p1')).toBeNull();
+  });
+
+  it('refuses a partition count that is not a positive integer', () => {
+    expect(() => new SundialKeys('sundial', 0)).toThrow(RangeError);
+    expect(() => new SundialKeys('sundial', 1.5)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,76 @@
+import type {
+  Delivery,
+  JsonObject,
+  JsonValue,
+  LastRun,
+  NormalizedSpec,
+  Timer,
+  TimerKind,
+  TimerStatus,
+} from '@sundial/core';
+
+/**
+ * A row as short field name → string value (docs/design.md, "Row hash fields"). The hash in Redis has
+ * no `key` field (its name holds the key): script replies add it, readers of the raw hash add it.
+ */
+export type RowFields = Record<string, string>;
+
+/** HGETALL-style `[field, value, field, value, ...]` → record (what Lua scripts reply with). */
+export function fieldsFromFlat(flat: readonly string[]): RowFields {
+  const fields: RowFields = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
+  return fields;
+}
+
+/**
+ * The row fields a spec defines, ready for HSET. Defaults are left out (absent = default) so a pending
+ * row stays small: `aw` absent = true, `rm` absent = true, `dl` absent = at-least-once, `p` absent = null.
+ */
+export function encodeSpecFields(spec: NormalizedSpec): RowFields {
+  const fields: RowFields = { k: spec.kind, h: spec.handler };
+  if (spec.payload !== null) fields.p = JSON.stringify(spec.payload);
+  if (spec.delayMs !== undefined) fields.dm = String(spec.delayMs);
+  if (spec.everyMs !== undefined) fields.em = String(spec.everyMs);
+  if (spec.cron !== undefined) fields.cr = spec.cron;
+  if (spec.tz !== undefined) fields.tz = spec.tz;
+  if (spec.maxRuns !== undefined) fields.mr = String(spec.maxRuns);
+  if (!spec.awaitTask) fields.aw = '0';
+  if (!spec.removeOnComplete) fields.rm = '0';
+  if (spec.delivery === 'at-most-once') fields.dl = 'm';
+  if (spec.meta !== undefined) fields.m = JSON.stringify(spec.meta);
+  return fields;
+}
+
+/** The one decoder from a row (or a tombstone's fields) to the public `Timer`. */
+export function decodeRow(fields: RowFields): Timer {
+  const timer: Timer = {
+    id: fields.id,
+    key: fields.key,
+    version: Number(fields.v),
+    kind: fields.k as TimerKind,
+    status: fields.s as TimerStatus,
+    handler: fields.h,
+    payload: fields.p === undefined ? null : (JSON.parse(fields.p) as JsonValue),
+    scheduledAt: Number(fields.sa),
+    dueAt: Number(fields.d),
+    runCount: fields.rc === undefined ? 0 : Number(fields.rc),
+    awaitTask: fields.aw !== '0',
+    removeOnComplete: fields.rm !== '0',
+    delivery: (fields.dl === 'm' ? 'at-most-once' : 'at-least-once') satisfies Delivery,
+    lastFiredAt: optionalNumber(fields.lf),
+    lastCompletedAt: optionalNumber(fields.lc),
+    lastErrorAt: optionalNumber(fields.le),
+    last: fields.l === undefined ? null : (JSON.parse(fields.l) as LastRun),
+  };
+  if (fields.dm !== undefined) timer.delayMs = Number(fields.dm);
+  if (fields.em !== undefined) timer.everyMs = Number(fields.em);
+  if (fields.cr !== undefined) timer.cron = fields.cr;
+  if (fields.tz !== undefined) timer.tz = fields.tz;
+  if (fields.mr !== undefined) timer.maxRuns = Number(fields.mr);
+  if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
+  return timer;
+}
+
+function optionalNumber(value: string | undefined): number | null {
+  return value === undefined ? null : Number(value);
+}

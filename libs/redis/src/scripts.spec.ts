@@ -1,0 +1,51 @@
+import Redis from 'ioredis';
+import { type RedisServer, startRedis } from '../../../test/support/redis-server';
+import { defineCommands, loadCommands, runScript } from './scripts';
+
+describe('Lua commands', () => {
+  let server: RedisServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url);
+  });
+
+  afterAll(async () => {
+    await redis?.quit();
+    await server?.stop();
+  });
+
+  it('loads every command with the shared include prepended, and each compiles in Redis', async () => {
+    const commands = loadCommands();
+    expect([...commands.keys()]).toEqual(
+      expect.arrayContaining([
+        'schedule',
+        'cancel',
+        'cancel-all',
+        'reschedule',
+        'pause',
+        'resume',
+        'trigger',
+      ]),
+    );
+    expect([...commands.keys()].some((name) => name.startsWith('_'))).toBe(false);
+    for (const command of commands.values()) {
+      expect(command.lua).toContain('local function now_ms()');
+      await expect(redis.script('LOAD', command.lua)).resolves.toMatch(/^[0-9a-f]{40}$/);
+    }
+  });
+
+  it('runs a command on a connection and in a pipeline', async () => {
+    defineCommands(redis);
+    defineCommands(redis); // a second registration is harmless
+    expect(await runScript(redis, 'cancel', 'sundial:{p0}:', 'sundial', 1000, 'absent')).toBe(0);
+    const pipeline = redis.pipeline();
+    void runScript(pipeline, 'cancel', 'sundial:{p0}:', 'sundial', 1000, 'absent');
+    expect(await pipeline.exec()).toEqual([[null, 0]]);
+  });
+
+  it('names the missing command instead of failing obscurely', () => {
+    expect(() => runScript(redis, 'no-such-script', 'sundial:{p0}:')).toThrow(/no-such-script/);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * `npm start`: a local cluster in one terminal — Redis (REDIS_URL, or a private redis-server with AOF
+ * in ./.sundial/redis when nothing answers there), the scheduler on PORT (3000) and one worker on
+ * WORKER_PORT (3001), their output prefixed. Ctrl-C (or SIGTERM) is forwarded; exits when they do.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Redis } from 'ioredis';
+
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+const DIST = join(__dirname, '..');
+
+async function main(): Promise<void> {
+  const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
+  const privateRedis = (await answersPing(redisUrl)) ? undefined : await startPrivateRedis(redisUrl);
+  const env = { ...process.env, REDIS_URL: redisUrl };
+  const apps = [
+    run('scheduler', process.execPath, [join(DIST, 'apps/scheduler/src/main.js')], {
+      ...env,
+      PORT: process.env.PORT || '3000',
+    }),
+    run('worker', process.execPath, [join(DIST, 'apps/worker/src/main.js')], {
+      ...env,
+      PORT: process.env.WORKER_PORT || '3001',
+    }),
+  ];
+  // Children run in their own process groups (so Ctrl-C reaches them once, from here).
+  let stopping = false;
+  const stopAll = (signal: NodeJS.Signals): void => {
+    stopping = true;
+    for (const app of apps) if (app.exitCode === null && app.signalCode === null) app.kill(signal);
+  };
+  process.on('SIGINT', () => stopAll('SIGINT'));
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  const codes = await Promise.all(
+    apps.map(
+      (app) =>
+        new Promise<number>((done) =>
+          app.once('exit', (code) => {
+            // One app gone on its own means the cluster is broken: stop the other one too.
+            if (!stopping) stopAll('SIGTERM');
+            done(code ?? 1);
+          }),
+        ),
+    ),
+  );
+  if (privateRedis) await stopChild(privateRedis, 'SIGTERM');
+  process.exit(Math.max(...codes));
+}
+
+async function answersPing(url: string): Promise<boolean> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function startPrivateRedis(url: string): Promise<ChildProcess> {
+  const { hostname, port } = new URL(url);
+  if (!LOCAL_HOSTS.has(hostname))
+    fail(`Nothing answers at REDIS_URL=${url}, and it is not a local address to start Redis on.`);
+  if (spawnSync('redis-server', ['--version']).status !== 0) {
+    fail(
+      `Nothing answers at ${url} and redis-server is not installed. Install it, then run npm start again:\n` +
+        '  Debian/Ubuntu:  sudo apt-get install -y redis-server\n' +
+        '  macOS:          brew install redis\n' +
+        'or point REDIS_URL at a running Redis.',
+    );
+  }
+  const dir = resolve('.sundial', 'redis');
+  mkdirSync(dir, { recursive: true });
+  console.log(`[start] nothing answers at ${url}: starting a private redis-server with AOF in ${dir}`);
+  const redis = run('redis', 'redis-server', [
+    '--port',
+    port || '6379',
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--maxmemory-policy',
+    'noeviction',
+  ]);
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    if (redis.exitCode !== null) fail('redis-server exited at start; see its output above.');
+    if (await answersPing(url)) return redis;
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+  redis.kill('SIGKILL');
+  return fail(`redis-server did not answer PING at ${url} within 10 s.`);
+}
+
+/** Spawns a child in its own process group and copies its output, each line prefixed with its name. */
+function run(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
+  const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = `[${name}] `;
+  createInterface({ input: child.stdout! }).on('line', (line) => process.stdout.write(prefix + line + '\n'));
+  createInterface({ input: child.stderr! }).on('line', (line) => process.stderr.write(prefix + line + '\n'));
+  child.on('error', (error) => fail(`${name} could not start: ${error.message}`));
+  return child;
+}
+
+function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once('exit', () => done());
+    child.kill(signal);
+  });
+}
+
+function fail(message: string): never {
+  console.error(`[start] ${message}`);
+  process.exit(1);
+}
+
+main().catch((error: unknown) => fail(String(error)));

@@ -1,0 +1,86 @@
+import type { RedisServer } from '../support/redis-server';
+import { startRedis } from '../support/redis-server';
+import type { ErrorBody } from '../support/http-client';
+import { httpClient } from '../support/http-client';
+import type { RunningApp } from '../support/local-cluster';
+import { startScheduler, startWorker } from '../support/local-cluster';
+
+describe('both apps boot and answer over real HTTP', () => {
+  let redis: RedisServer;
+  let scheduler: RunningApp;
+  let worker: RunningApp;
+  let guarded: RunningApp;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    [scheduler, worker, guarded] = await Promise.all([
+      startScheduler(redis.url),
+      startWorker(redis.url),
+      startScheduler(redis.url, { apiToken: 's3cret' }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([scheduler, worker, guarded].map((app) => app?.close()));
+    await redis?.stop();
+  });
+
+  it.each(['scheduler', 'worker'])('%s answers /health/live and /health/ready', async (name) => {
+    const app = name === 'scheduler' ? scheduler : worker;
+    expect(await app.api('GET', '/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(await app.api('GET', '/health/ready')).toMatchObject({
+      status: 200,
+      body: { status: 'ok', info: { redis: { status: 'up' }, lifecycle: { status: 'up' } } },
+    });
+  });
+
+  it('both apps expose Prometheus metrics', async () => {
+    for (const app of [scheduler, worker]) {
+      const reply = await app.api<string>('GET', '/metrics');
+      expect(reply.status).toBe(200);
+      expect(reply.body).toContain('process_cpu_user_seconds_total');
+    }
+  });
+
+  it('serves the OpenAPI document at /docs', async () => {
+    expect((await scheduler.api<string>('GET', '/docs')).body).toContain('swagger');
+    const document = await scheduler.api<{ paths: Record<string, unknown> }>('GET', '/docs-json');
+    expect(Object.keys(document.body.paths)).toEqual(
+      expect.arrayContaining(['/v1/timers', '/v1/timers/{key}', '/v1/registry/{id}', '/health/ready']),
+    );
+  });
+
+  it('unknown routes answer 404 with the error body', async () => {
+    const reply = await scheduler.api<ErrorBody>('GET', '/v2/nothing');
+    expect(reply).toMatchObject({ status: 404, body: { error: { reason: 'not-found' } } });
+  });
+
+  describe('with SUNDIAL_API_TOKEN set', () => {
+    const spec = { key: 'auth:1', handler: 'log', delay: '1h' };
+
+    it('refuses /v1 calls without the token: 401 unauthorized, nothing changed', async () => {
+      const missing = await guarded.api<ErrorBody>('POST', '/v1/timers', spec);
+      const wrong = await httpClient(guarded.url, { authorization: 'Bearer nope' })<ErrorBody>(
+        'POST',
+        '/v1/timers',
+        spec,
+      );
+      for (const reply of [missing, wrong]) {
+        expect(reply.status).toBe(401);
+        expect(reply.body.error).toMatchObject({
+          reason: 'unauthorized',
+          message: expect.any(String),
+          fix: expect.any(String),
+        });
+      }
+      expect((await scheduler.api('GET', '/v1/timers/auth%3A1')).status).toBe(404);
+    });
+
+    it('accepts the right bearer token, and leaves health open', async () => {
+      const authorized = httpClient(guarded.url, { authorization: 'Bearer s3cret' });
+      expect((await authorized('POST', '/v1/timers', spec)).status).toBe(201);
+      expect((await authorized('GET', '/v1/registry')).status).toBe(200);
+      expect((await guarded.api('GET', '/health/live')).status).toBe(200);
+    });
+  });
+});

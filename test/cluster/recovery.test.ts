@@ -1,0 +1,186 @@
+import type { Timer, TimerSpec } from '@sundial/core';
+import { RedisTimers, SundialKeys } from '@sundial/redis';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { AppProcess } from '../support/app-process';
+import { killAll, spawnApp } from '../support/app-process';
+import { ensureBuilt } from '../support/build';
+import { clusterEnv } from '../support/process-cluster';
+import type { RunRecord } from '../support/recording-handlers';
+import { readRuns } from '../support/recording-handlers';
+import type { RedisServer } from '../support/redis-server';
+import { startRedis } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * Failures of real processes: a worker SIGKILLed mid-run, fire jobs deleted behind the system's back,
+ * a worker stopped with SIGTERM. One private Redis and one scheduler process; workers come and go.
+ * The tests run in order and each leaves no worker running.
+ */
+describe('cluster recovery', () => {
+  const PARTITIONS = 2;
+  let redis: RedisServer;
+  let env: Record<string, string>;
+  let scheduler: AppProcess;
+  const workers: AppProcess[] = [];
+  let client: RedisTimers;
+  let records: Redis;
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    env = clusterEnv(redis.url, { SUNDIAL_PARTITIONS: String(PARTITIONS) });
+    scheduler = await spawnApp('scheduler', 'scheduler', env);
+    client = new RedisTimers({ connection: redis.url, partitions: PARTITIONS });
+    records = new Redis(`${redis.url}/1`);
+  }, 180_000);
+
+  afterAll(async () => {
+    await client?.dispose();
+    records?.disconnect();
+    await killAll([scheduler, ...workers]);
+    await redis?.stop();
+  });
+
+  async function startWorker(name: string, extra: Record<string, string> = {}): Promise<AppProcess> {
+    const worker = await spawnApp('worker', name, { ...env, ...extra });
+    workers.push(worker);
+    return worker;
+  }
+
+  const runsOf = async (prefix: string): Promise<RunRecord[]> =>
+    (await readRuns(records)).filter((run) => run.key.startsWith(prefix));
+
+  /** Waits until every key is settled (completed or failed; they are kept: removeOnComplete false). */
+  const settled = (keys: string[]): Promise<Timer[]> =>
+    waitFor(
+      async () => {
+        const timers = await Promise.all(keys.map((key) => client.get(key)));
+        return (
+          timers.every((timer) => timer?.status === 'completed' || timer?.status === 'failed') &&
+          (timers as Timer[])
+        );
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: `${keys.length} timers to settle` },
+    );
+
+  it('SIGKILL of a worker mid-run: at-least-once runs again and is counted; at-most-once is recorded lost', async () => {
+    const doomed = await startWorker('doomed');
+    const specs: TimerSpec[] = [];
+    for (const delivery of ['at-least-once', 'at-most-once'] as const) {
+      for (let n = 0; n < 10; n++) {
+        specs.push({
+          key: `kill:${delivery}:${n}`,
+          handler: 'slow',
+          // the first run outlasts the test; a re-run after the worker died is quick
+          payload: { ms: 120_000, rerunMs: 50 },
+          delay: 100,
+          delivery,
+          removeOnComplete: false,
+        });
+      }
+    }
+    const keys = (await client.scheduleMany(specs)).map((timer) => timer.key);
+    await waitFor(async () => (await runsOf('kill:')).length === keys.length, { what: 'every run to start' });
+    expect(new Set((await runsOf('kill:')).map((run) => run.pid))).toEqual(new Set([doomed.pid]));
+
+    const survivor = await startWorker('survivor');
+    doomed.kill('SIGKILL');
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+
+    const timers = await settled(keys);
+    const runs = await runsOf('kill:');
+    for (const timer of timers) {
+      const own = runs.filter((run) => run.id === timer.id);
+      if (timer.delivery === 'at-least-once') {
+        // ran again on the survivor, and runCount / last show both runs
+        expect(timer).toMatchObject({ status: 'completed', runCount: 2, last: { status: 'ok' } });
+        expect(own.map(({ event, pid, runCount }) => ({ event, pid, runCount }))).toEqual([
+          { event: 'started', pid: doomed.pid, runCount: 1 },
+          { event: 'started', pid: survivor.pid, runCount: 2 },
+          { event: 'finished', pid: survivor.pid, runCount: 2 },
+        ]);
+      } else {
+        // never run again: recorded failed with reason 'lost'
+        expect(timer).toMatchObject({
+          status: 'failed',
+          runCount: 1,
+          last: { status: 'failed', error: { reason: 'lost' } },
+        });
+        expect(own.map(({ event, pid }) => ({ event, pid }))).toEqual([
+          { event: 'started', pid: doomed.pid },
+        ]);
+      }
+    }
+    survivor.kill('SIGKILL');
+    await survivor.exited;
+  });
+
+  it('fire jobs deleted behind the system’s back are re-armed by the reconciler and run once', async () => {
+    const keys = new SundialKeys('sundial', PARTITIONS);
+    const queues = keys.all().map(
+      (partition) =>
+        new Queue(keys.queueName(partition), {
+          connection: { url: redis.url },
+          prefix: keys.bullPrefix,
+        }),
+    );
+    try {
+      // No worker is running: the dispatcher turns the due timers into jobs that nobody takes.
+      const created = await client.scheduleMany(
+        Array.from({ length: 30 }, (_, n) => ({ key: `lostjob:${n}`, handler: 'record', delay: 50 })),
+      );
+      const pendingJobs = async () =>
+        (
+          await Promise.all(queues.map((queue) => queue.getJobs(['waiting', 'delayed', 'prioritized'])))
+        ).flat();
+      await waitFor(
+        async () =>
+          (await pendingJobs()).reduce(
+            (sum, job) => sum + (job.data as { timers: unknown[] }).timers.length,
+            0,
+          ) === 30,
+        { what: 'all 30 timers to be in fire jobs' },
+      );
+      for (const job of await pendingJobs()) await job.remove();
+      expect(await pendingJobs()).toEqual([]);
+
+      await startWorker('after-deletion');
+      const runs = await waitFor(
+        async () => {
+          const seen = await runsOf('lostjob:');
+          return seen.length >= 30 && seen;
+        },
+        { timeoutMs: 20_000, what: 'the reconciler to re-arm all 30' },
+      );
+      expect(runs.map((run) => run.id).sort()).toEqual(created.map((timer) => timer.id).sort());
+      for (const run of runs) expect(run.at).toBeGreaterThanOrEqual(run.due);
+      // each ran once: nothing left live, and no second record arrives for any of them
+      await waitFor(async () =>
+        (await Promise.all(created.map((timer) => client.check(timer.id)))).every((live) => !live),
+      );
+      expect(await runsOf('lostjob:')).toHaveLength(30);
+    } finally {
+      await Promise.all(queues.map((queue) => queue.close()));
+    }
+  });
+
+  it('SIGTERM of a worker lets the running handler finish, then exits 0', async () => {
+    const worker = workers[workers.length - 1];
+    expect(worker.name).toBe('after-deletion');
+    const timer = await client.schedule({
+      key: 'term:1',
+      handler: 'slow',
+      payload: { ms: 1_500 },
+      delay: 50,
+      removeOnComplete: false,
+    });
+    await waitFor(async () => (await runsOf('term:')).length === 1, { what: 'the run to start' });
+    worker.kill('SIGTERM');
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+    expect((await runsOf('term:')).map(({ event, pid }) => ({ event, pid }))).toEqual([
+      { event: 'started', pid: worker.pid },
+      { event: 'finished', pid: worker.pid },
+    ]);
+    expect(await client.get('term:1')).toMatchObject({ id: timer.id, status: 'completed', runCount: 1 });
+  });
+});

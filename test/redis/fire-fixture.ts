@@ -1,0 +1,190 @@
+import type { JsonValue, TimerContext, TimerEvent, TimerHandler } from '@sundial/core';
+import {
+  Dispatcher,
+  type DispatcherOptions,
+  defineCommands,
+  FireCommands,
+  type FireJobData,
+  Reconciler,
+  type ReconcilerOptions,
+  RedisTimers,
+  TimerRunner,
+  type TimerRunnerOptions,
+  type TimerRef,
+} from '@sundial/redis';
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { type RedisServer, startRedis } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
+
+const quiet = { warn: () => undefined, error: () => undefined };
+
+/** One prefix's worth of the fire path: a client, and dispatchers / runners / reconcilers on demand. */
+export interface FireCluster {
+  prefix: string;
+  timers: RedisTimers;
+  commands: FireCommands;
+  /** every event published on `P:events`, in order */
+  events: TimerEvent[];
+  dispatcher(options?: Partial<DispatcherOptions>): Promise<Dispatcher>;
+  runner(handlers: Record<string, TimerHandler>, options?: Partial<TimerRunnerOptions>): Promise<TimerRunner>;
+  reconciler(options?: Partial<ReconcilerOptions>): Reconciler;
+  /** the BullMQ queue of a key's partition, for adding or removing fire jobs behind the runtime's back */
+  queueOf(key: string): Queue<FireJobData>;
+  partitionOf(key: string): number;
+  /** Redis now (ms) by TIME */
+  redisNow(): Promise<number>;
+}
+
+/**
+ * One private redis-server per suite; each cluster gets a fresh prefix, and everything a test opened is
+ * closed after it. `raw` is a plain connection with the Lua commands defined.
+ */
+export function useFirePath() {
+  let server: RedisServer;
+  let prefixes = 0;
+  const closers: (() => Promise<unknown>)[] = [];
+  const fixture = {
+    raw: undefined as unknown as Redis,
+    url: () => server.url,
+    async cluster(options: { partitions?: number } = {}): Promise<FireCluster> {
+      const prefix = `f${++prefixes}`;
+      const partitions = options.partitions ?? 1;
+      const shared = { connection: server.url, prefix, partitions };
+      const timers = new RedisTimers({ ...shared, logger: quiet });
+      closers.push(() => timers.dispose());
+      const events: TimerEvent[] = [];
+      const subscriber = fixture.raw.duplicate();
+      closers.push(() => subscriber.quit());
+      subscriber.on('message', (_channel: string, message: string) =>
+        events.push(JSON.parse(message) as TimerEvent),
+      );
+      await subscriber.subscribe(`${prefix}:events`);
+      const queues = new Map<number, Queue<FireJobData>>();
+      return {
+        prefix,
+        timers,
+        commands: new FireCommands(fixture.raw, timers.keys),
+        events,
+        async dispatcher(more = {}) {
+          const dispatcher = new Dispatcher({ ...shared, logger: quiet, ...more });
+          closers.push(() => dispatcher.close());
+          await dispatcher.start();
+          return dispatcher;
+        },
+        async runner(handlers, more = {}) {
+          const runner = new TimerRunner({ ...shared, handlers, logger: quiet, ...more });
+          closers.push(() => runner.close(0));
+          await runner.start();
+          return runner;
+        },
+        reconciler(more = {}) {
+          const reconciler = new Reconciler({ ...shared, logger: quiet, ...more });
+          closers.push(() => reconciler.close());
+          return reconciler;
+        },
+        queueOf(key) {
+          const partition = timers.keys.partitionOf(key);
+          let queue = queues.get(partition);
+          if (!queue) {
+            queue = new Queue<FireJobData>(timers.keys.queueName(partition), {
+              connection: { host: '127.0.0.1', port: server.port },
+              prefix: timers.keys.bullPrefix,
+            });
+            queues.set(partition, queue);
+            const opened = queue;
+            closers.push(() => opened.close());
+          }
+          return queue;
+        },
+        partitionOf: (key) => timers.keys.partitionOf(key),
+        redisNow: () => redisNow(fixture.raw),
+      };
+    },
+  };
+
+  beforeAll(async () => {
+    server = await startRedis();
+    fixture.raw = new Redis(server.url);
+    defineCommands(fixture.raw);
+  });
+  afterEach(async () => {
+    // Last opened, first closed: runners before the client whose rows they complete.
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  afterAll(async () => {
+    await fixture.raw?.quit();
+    await server?.stop();
+  });
+  return fixture;
+}
+
+export async function redisNow(redis: Redis): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/** Waits until `events` holds one matching `expected`, and returns it. */
+export function eventually(
+  events: TimerEvent[],
+  expected: Partial<TimerEvent>,
+  timeoutMs = 5_000,
+): Promise<TimerEvent> {
+  return waitFor(() => events.find((event) => matches(event, expected)), {
+    timeoutMs,
+    what: `event ${JSON.stringify(expected)}`,
+  });
+}
+
+export function matching(events: TimerEvent[], expected: Partial<TimerEvent>): TimerEvent[] {
+  return events.filter((event) => matches(event, expected));
+}
+
+function matches(event: TimerEvent, expected: Partial<TimerEvent>): boolean {
+  return Object.entries(expected).every(([field, value]) => event[field as keyof TimerEvent] === value);
+}
+
+/** A promise that something else opens. */
+export interface Gate {
+  promise: Promise<void>;
+  open(): void;
+}
+
+export function gate(): Gate {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** A handler that records every call; `behaviour` decides what each call does. */
+export function recorder(
+  behaviour: (ctx: TimerContext<JsonValue>, call: number) => unknown = () => undefined,
+) {
+  const calls: TimerContext<JsonValue>[] = [];
+  const handler: TimerHandler = (_payload, ctx) => {
+    calls.push(ctx);
+    return behaviour(ctx, calls.length);
+  };
+  return { calls, handler };
+}
+
+/** A ref as a fire job carries it. */
+export function refOf(timer: { id: string; key: string; version: number; dueAt: number }): TimerRef {
+  return { id: timer.id, key: timer.key, version: timer.version, due: timer.dueAt };
+}
+
+/** A deterministic pseudo-random source (mulberry32), so a failing race iteration can be replayed. */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

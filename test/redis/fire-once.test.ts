@@ -1,0 +1,150 @@
+import { waitFor } from '../support/wait-for';
+import { eventually, matching, recorder, refOf, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+
+describe('fire path: one-shot timers', () => {
+  it('runs a due timer once, with its context, then removes it', async () => {
+    const cluster = await fire.cluster();
+    const remind = recorder();
+    await cluster.dispatcher();
+    await cluster.runner({ remind: remind.handler });
+    const timer = await cluster.timers.schedule({
+      key: 'invoice:1',
+      handler: 'remind',
+      payload: { n: 1 },
+      delay: 50,
+    });
+
+    const completed = await eventually(cluster.events, { type: 'completed', key: 'invoice:1' });
+    expect(completed).toMatchObject({ id: timer.id, version: 1, kind: 'once' });
+    expect(remind.calls).toHaveLength(1);
+    const [ctx] = remind.calls;
+    expect(ctx).toMatchObject({
+      id: timer.id,
+      key: 'invoice:1',
+      version: 1,
+      due: timer.dueAt,
+      runCount: 1,
+      payload: { n: 1 },
+    });
+    expect(ctx.timer).toMatchObject({ status: 'running', runCount: 1, last: { status: 'running' } });
+    expect(ctx.signal.aborted).toBe(false);
+    const running = await eventually(cluster.events, { type: 'running', key: 'invoice:1' });
+    expect(running.at).toBeGreaterThanOrEqual(timer.dueAt);
+    expect(await cluster.timers.get('invoice:1')).toBeNull();
+    expect(await cluster.timers.check(timer.id)).toBe(false);
+  });
+
+  it('keeps a finished timer with removeOnComplete false, with last, runCount and lastCompletedAt', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    await cluster.runner({ remind: () => undefined });
+    const timer = await cluster.timers.schedule({
+      key: 'k',
+      handler: 'remind',
+      delay: 0,
+      removeOnComplete: false,
+    });
+    await eventually(cluster.events, { type: 'completed', key: 'k' });
+    const kept = await cluster.timers.get('k');
+    expect(kept).toMatchObject({ id: timer.id, status: 'completed', runCount: 1, lastErrorAt: null });
+    expect(kept!.last).toEqual({ started: kept!.lastFiredAt, ended: kept!.lastCompletedAt, status: 'ok' });
+    expect(kept!.lastFiredAt).toBeGreaterThanOrEqual(timer.dueAt);
+  });
+
+  it('records a throw as failed with the message and reason', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    await cluster.runner({
+      boom: () => {
+        throw Object.assign(new Error('no rows'), { reason: 'empty' });
+      },
+    });
+    await cluster.timers.schedule({ key: 'k', handler: 'boom', delay: 0, removeOnComplete: false });
+    const failed = await eventually(cluster.events, { type: 'failed', key: 'k' });
+    expect(failed.error).toEqual({ message: 'no rows', reason: 'empty' });
+    const kept = await cluster.timers.get('k');
+    expect(kept).toMatchObject({ status: 'failed', lastCompletedAt: null });
+    expect(kept!.last).toMatchObject({ status: 'failed', error: { message: 'no rows', reason: 'empty' } });
+    expect(kept!.lastErrorAt).toBe(kept!.last!.ended);
+  });
+
+  it('fails a timer whose handler is not registered, and keeps running others', async () => {
+    const cluster = await fire.cluster();
+    const known = recorder();
+    await cluster.dispatcher();
+    await cluster.runner({ known: known.handler });
+    await cluster.timers.schedule({ key: 'a', handler: 'nobody', delay: 0 });
+    await cluster.timers.schedule({ key: 'b', handler: 'known', delay: 0 });
+    const failed = await eventually(cluster.events, { type: 'failed', key: 'a' });
+    expect(failed.error).toMatchObject({ reason: 'unknown-handler' });
+    await eventually(cluster.events, { type: 'completed', key: 'b' });
+    expect(known.calls).toHaveLength(1);
+  });
+
+  it('never runs early: a claim before the due is refused with the time left', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+    const [result] = await cluster.commands.claim(0, 30_000, 'w', [refOf(timer)]);
+    expect(result.kind).toBe('early');
+    expect(result.kind === 'early' && result.waitMs).toBeGreaterThan(3_500_000);
+    expect(await cluster.timers.get('k')).toMatchObject({ status: 'pending', runCount: 0, last: null });
+  });
+
+  it('a job that arrives early waits for the due instead of running', async () => {
+    const cluster = await fire.cluster();
+    const handler = recorder();
+    await cluster.runner({ h: handler.handler });
+    const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: 150 });
+    // No dispatcher: the job is added at once, long before the due.
+    await cluster.queueOf('k').add('fire', { timers: [refOf(timer)] }, { jobId: 'early-job' });
+    await eventually(cluster.events, { type: 'completed', key: 'k' });
+    const running = await eventually(cluster.events, { type: 'running', key: 'k' });
+    expect(running.at).toBeGreaterThanOrEqual(timer.dueAt);
+    expect(handler.calls).toHaveLength(1);
+  });
+
+  it('a job far ahead of its due is dropped and the timer stays pending', async () => {
+    const cluster = await fire.cluster();
+    const handler = recorder();
+    await cluster.runner({ h: handler.handler });
+    const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+    const queue = cluster.queueOf('k');
+    await queue.add('fire', { timers: [refOf(timer)] }, { jobId: 'far' });
+    await waitFor(async () => (await queue.getJobState('far')) === 'completed', { what: 'job done' });
+    expect(handler.calls).toEqual([]);
+    expect(await cluster.timers.get('k')).toMatchObject({ status: 'pending', version: 1, runCount: 0 });
+  });
+
+  it('wakes the dispatcher for an earlier due instead of waiting for its poll', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher({ pollMs: 60_000 });
+    await cluster.runner({ h: () => undefined });
+    await cluster.timers.schedule({ key: 'late', handler: 'h', delay: '1h' });
+    await cluster.timers.schedule({ key: 'soon', handler: 'h', delay: 100 });
+    await eventually(cluster.events, { type: 'completed', key: 'soon' });
+    expect(matching(cluster.events, { key: 'late', type: 'running' })).toHaveLength(0);
+  });
+
+  it('runs every timer exactly once with two dispatchers and two runners over two partitions', async () => {
+    const cluster = await fire.cluster({ partitions: 2 });
+    const runs = new Map<string, number>();
+    const count = (_payload: unknown, ctx: { key: string }) =>
+      void runs.set(ctx.key, (runs.get(ctx.key) ?? 0) + 1);
+    await cluster.dispatcher({ batchSize: 7 });
+    await cluster.dispatcher({ batchSize: 7 });
+    await cluster.runner({ count });
+    await cluster.runner({ count });
+    const keys = Array.from({ length: 120 }, (_, i) => `many:${i}`);
+    await cluster.timers.scheduleMany(
+      keys.map((key, i) => ({ key, handler: 'count', delay: (i * 37) % 200 })),
+    );
+    await waitFor(() => matching(cluster.events, { type: 'completed' }).length === keys.length, {
+      what: 'all runs',
+    });
+    expect(keys.filter((key) => runs.get(key) !== 1)).toEqual([]);
+    expect(matching(cluster.events, { type: 'stale' })).toEqual([]);
+    expect(await cluster.timers.snapshot()).toEqual([]);
+  });
+});

@@ -1,0 +1,90 @@
+import type { Timer, TimerEvent, TimerEventName } from '@sundial/core';
+import { defineCommands, RedisTimers, type RedisTimersOptions } from '@sundial/redis';
+import { FireCommands } from '@sundial/redis/fire-commands';
+import Redis from 'ioredis';
+import { type RedisServer, startRedis } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
+
+export interface LogLine {
+  level: 'warn' | 'error';
+  message: string;
+  fields?: Record<string, unknown>;
+}
+
+/**
+ * One private redis-server per suite; every test gets clients on its own prefix, so tests never see
+ * each other's keys. `raw` is a plain connection for looking at (or setting up) the data directly.
+ */
+export function useStore() {
+  let server: RedisServer;
+  let prefixes = 0;
+  const opened: RedisTimers[] = [];
+  const fixture = {
+    raw: undefined as unknown as Redis,
+    url: () => server.url,
+    logs: [] as LogLine[],
+    /** A client on a fresh prefix (or the given one, to share a prefix between clients). */
+    open(options: Partial<RedisTimersOptions> = {}): RedisTimers {
+      const timers = new RedisTimers({
+        connection: server.url,
+        prefix: `s${++prefixes}`,
+        logger: {
+          warn: (message, fields) => fixture.logs.push({ level: 'warn', message, fields }),
+          error: (message, fields) => fixture.logs.push({ level: 'error', message, fields }),
+        },
+        ...options,
+      });
+      opened.push(timers);
+      return timers;
+    },
+  };
+
+  beforeAll(async () => {
+    server = await startRedis();
+    fixture.raw = new Redis(server.url);
+    defineCommands(fixture.raw);
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((timers) => timers.dispose()));
+    fixture.logs.length = 0;
+  });
+  afterAll(async () => {
+    await fixture.raw?.quit();
+    await server?.stop();
+  });
+  return fixture;
+}
+
+/** Collects the events of the given types that reach `timers` (subscribed before the next call returns). */
+export function record(timers: RedisTimers, ...types: TimerEventName[]): TimerEvent[] {
+  const seen: TimerEvent[] = [];
+  for (const type of types) timers.on(type, (event) => seen.push(event));
+  return seen;
+}
+
+/** Waits until `events` holds one matching `expected`, and returns it. */
+export function eventually(events: TimerEvent[], expected: Partial<TimerEvent>): Promise<TimerEvent> {
+  return waitFor(
+    () =>
+      events.find((event) => Object.entries(expected).every(([k, v]) => event[k as keyof TimerEvent] === v)),
+    {
+      timeoutMs: 5_000,
+      what: `event ${JSON.stringify(expected)}`,
+    },
+  );
+}
+
+/** Every Redis key under a prefix, sorted (tests only: KEYS is fine on a private server). */
+export async function keysUnder(raw: Redis, prefix: string): Promise<string[]> {
+  return (await raw.keys(`${prefix}:*`)).sort();
+}
+
+/** Puts a due timer into `running` through the fire path's real claim script, as a worker would. */
+export async function claim(raw: Redis, timers: RedisTimers, timer: Timer): Promise<void> {
+  const fire = new FireCommands(raw, timers.keys);
+  const { id, key, version, dueAt: due } = timer;
+  const [result] = await fire.claim(timers.keys.partitionOf(key), 30_000, 'test-worker', [
+    { id, key, version, due },
+  ]);
+  expect(result.kind).toBe('claimed');
+}

@@ -1,0 +1,243 @@
+import { nextCronOccurrence, SundialError, type TimerSpec } from '@sundial/core';
+import { waitFor } from '../support/wait-for';
+import { claim, eventually, keysUnder, record, useStore } from './store-fixture';
+
+const store = useStore();
+
+async function refusal(promise: Promise<unknown>): Promise<SundialError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SundialError);
+  return error as SundialError;
+}
+
+/** Where a key sits in the partition indexes. */
+async function indexes(timers: ReturnType<typeof store.open>, key: string) {
+  const n = timers.keys.partitionOf(key);
+  const [due, armed, lease, indexed] = await Promise.all([
+    store.raw.zscore(timers.keys.due(n), key),
+    store.raw.zscore(timers.keys.armed(n), key),
+    store.raw.zscore(timers.keys.leases(n), key),
+    store.raw.zscore(timers.keys.keys(n), key),
+  ]);
+  return {
+    due: due && Number(due),
+    armed: armed && Number(armed),
+    lease: lease !== null,
+    indexed: indexed !== null,
+  };
+}
+
+/** What the dispatcher does when it hands a timer to BullMQ. */
+async function markArmed(timers: ReturnType<typeof store.open>, key: string): Promise<void> {
+  const n = timers.keys.partitionOf(key);
+  const score = await store.raw.zscore(timers.keys.due(n), key);
+  await store.raw.multi().zrem(timers.keys.due(n), key).zadd(timers.keys.armed(n), score!, key).exec();
+}
+
+describe('cancel', () => {
+  it('bumps the version, removes row and index entries, leaves a tombstone with a TTL, emits cancelled', async () => {
+    const timers = store.open();
+    const events = record(timers, 'cancelled');
+    const timer = await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+    expect(await timers.cancel('k')).toBe(true);
+    expect(await timers.get('k')).toBeNull();
+    expect(await timers.check(timer.id)).toBe(false);
+    expect(await indexes(timers, 'k')).toEqual({ due: null, armed: null, lease: false, indexed: false });
+    expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual([
+      timers.keys.seq(0),
+      timers.keys.tombstone('k'),
+    ]);
+    const ttl = await store.raw.pttl(timers.keys.tombstone('k'));
+    expect(ttl).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(await eventually(events, { key: 'k' })).toMatchObject({
+      id: timer.id,
+      version: 2,
+      reason: 'cancelled',
+      kind: 'once',
+    });
+    expect(await timers.cancel('k')).toBe(false);
+    expect(await timers.cancel('never')).toBe(false);
+  });
+
+  it('aborts a running timer cluster-wide', async () => {
+    const timers = store.open();
+    const timer = await timers.schedule({ key: 'k', handler: 'h', delay: 0 });
+    await claim(store.raw, timers, timer);
+    const aborts: string[] = [];
+    const subscriber = store.raw.duplicate();
+    subscriber.on('message', (_channel: string, message: string) => aborts.push(message));
+    await subscriber.subscribe(timers.keys.abortChannel);
+    try {
+      expect(await timers.cancel('k')).toBe(true);
+      expect(await indexes(timers, 'k')).toEqual({ due: null, armed: null, lease: false, indexed: false });
+      await waitFor(() => aborts.length > 0, { what: 'abort message' });
+      expect(aborts.map((a) => JSON.parse(a))).toEqual([{ key: 'k', id: timer.id, version: 1 }]);
+    } finally {
+      await subscriber.quit();
+    }
+  });
+});
+
+describe('cancelAll', () => {
+  it('cancels exactly the scope, across partitions, and returns the count', async () => {
+    const timers = store.open({ partitions: 3, cancelBatch: 7 });
+    const events = record(timers, 'cancelled', 'reset');
+    const specs = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i): TimerSpec => ({ key: `${prefix}${i}`, handler: 'h', delay: '1h' }));
+    await timers.scheduleMany([...specs('invoice:', 30), ...specs('invoices', 4), ...specs('user:', 5)]);
+    await timers.schedule({ key: 'invoice', handler: 'h', delay: '1h' });
+
+    expect(await timers.cancelAll('invoice:')).toBe(30);
+    const left = (await timers.list({ limit: 1000 })).items.map((t) => t.key).sort();
+    expect(left).toEqual(
+      ['invoice', ...specs('invoices', 4).map((s) => s.key), ...specs('user:', 5).map((s) => s.key)].sort(),
+    );
+    expect(await timers.cancelAll('nothing:')).toBe(0);
+    await eventually(events, { key: 'invoice:29' });
+    expect(events.filter((e) => e.type === 'cancelled')).toHaveLength(30);
+    expect(events.some((e) => e.type === 'reset')).toBe(false);
+
+    expect(await timers.cancelAll()).toBe(10);
+    expect(await timers.snapshot()).toEqual([]);
+    expect(await eventually(events, { type: 'reset' })).toMatchObject({ count: 10, kind: null });
+    expect(events.filter((e) => e.type === 'cancelled' && e.reason === 'reset')).toHaveLength(10);
+  });
+
+  it('cancels 10k timers in bounded batches', async () => {
+    const timers = store.open({ partitions: 2, cancelBatch: 1000 });
+    for (let i = 0; i < 10; i++) {
+      await timers.scheduleMany(
+        Array.from({ length: 1000 }, (_, j) => ({ key: `bulk:${i}:${j}`, handler: 'h', delay: '1h' })),
+      );
+    }
+    await timers.schedule({ key: 'other', handler: 'h', delay: '1h' });
+    await store.raw.config('RESETSTAT');
+    expect(await timers.cancelAll('bulk:')).toBe(10_000);
+    // One script call per batch of ≤ 1000 per partition: ~5000 keys each → at least 10 calls in all.
+    const stats = await store.raw.info('commandstats');
+    const calls =
+      Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0) +
+      Number(/cmdstat_eval:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    expect(calls).toBeGreaterThanOrEqual(10);
+    expect(await timers.snapshot()).toHaveLength(1);
+    expect(await store.raw.zcard(timers.keys.keys(timers.keys.partitionOf('other')))).toBe(1);
+  });
+
+  it('refuses a bad scope and changes nothing', async () => {
+    const timers = store.open();
+    await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+    expect(await refusal(timers.cancelAll('bad scope'))).toMatchObject({
+      reason: 'invalid',
+      field: 'prefix',
+    });
+    expect(await timers.snapshot()).toHaveLength(1);
+  });
+});
+
+describe('reschedule', () => {
+  it('keeps the id, bumps the version and moves the arming intent back to due', async () => {
+    const timers = store.open();
+    const events = record(timers, 'scheduled');
+    const timer = await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+    await markArmed(timers, 'k');
+    const moved = await timers.reschedule('k', { delay: '2h' });
+    expect(moved).toMatchObject({ id: timer.id, version: 2, status: 'pending', delayMs: 7_200_000 });
+    expect(moved.dueAt).toBe(moved.scheduledAt + 7_200_000);
+    expect(await indexes(timers, 'k')).toEqual({
+      due: moved.dueAt,
+      armed: null,
+      lease: false,
+      indexed: true,
+    });
+    const at = Date.parse('2030-01-01T00:00:00Z');
+    const absolute = await timers.reschedule('k', { at: '2030-01-01T00:00:00Z' });
+    expect(absolute).toMatchObject({ version: 3, dueAt: at });
+    expect(absolute.delayMs).toBeUndefined();
+    expect(await eventually(events, { version: 3 })).toMatchObject({ reason: 'reschedule', due: at });
+  });
+
+  it('is refused inactive while running, and not-found without a live timer, changing nothing', async () => {
+    const timers = store.open();
+    const timer = await timers.schedule({ key: 'k', handler: 'h', delay: 0 });
+    await claim(store.raw, timers, timer);
+    const running = await timers.get('k');
+    expect(running?.status).toBe('running');
+    expect(await refusal(timers.reschedule('k', { delay: '1m' }))).toMatchObject({
+      reason: 'inactive',
+      field: 'key',
+    });
+    expect(await timers.get('k')).toEqual(running);
+    expect(await refusal(timers.reschedule('nope', { delay: '1m' }))).toMatchObject({ reason: 'not-found' });
+    expect(await refusal(timers.reschedule('k', { delay: -5 } as never))).toMatchObject({
+      reason: 'invalid',
+    });
+    expect(await timers.get('k')).toEqual(running);
+  });
+});
+
+describe('pause, resume, trigger', () => {
+  it('pause takes the timer out of due and armed; resume puts an interval on its next grid slot', async () => {
+    const timers = store.open();
+    const timer = await timers.schedule({ key: 'beat', handler: 'h', every: '100ms' });
+    await markArmed(timers, 'beat');
+    const paused = await timers.pause('beat');
+    expect(paused).toMatchObject({ status: 'paused', version: 2 });
+    expect(await indexes(timers, 'beat')).toEqual({ due: null, armed: null, lease: false, indexed: true });
+    expect(await timers.pause('beat')).toEqual(paused);
+    expect(await timers.check(timer.id)).toBe(true);
+
+    // Move the anchor 1 s back: resume must skip the missed slots and land on the grid after now.
+    await store.raw.hset(timers.keys.row('beat'), 'sa', String(timer.scheduledAt - 1_000));
+    const resumed = await timers.resume('beat');
+    const [seconds, micros] = await store.raw.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    expect(resumed).toMatchObject({ status: 'pending', version: 3 });
+    expect((resumed.dueAt - resumed.scheduledAt) % 100).toBe(0);
+    expect(resumed.dueAt).toBeGreaterThan(timer.scheduledAt);
+    expect(resumed.dueAt - 100).toBeLessThanOrEqual(now);
+    expect(await indexes(timers, 'beat')).toMatchObject({ due: resumed.dueAt, armed: null });
+    expect(await timers.resume('beat')).toEqual(resumed);
+  });
+
+  it('resume finds a cron’s next occurrence from now; a once timer keeps its due', async () => {
+    const timers = store.open();
+    await timers.schedule({ key: 'c', handler: 'h', cron: '0 7 * * MON-FRI', tz: 'America/Toronto' });
+    await timers.pause('c');
+    const resumed = await timers.resume('c');
+    expect(resumed.dueAt).toBe(nextCronOccurrence('0 7 * * MON-FRI', 'America/Toronto', Date.now()));
+    const once = await timers.schedule({ key: 'o', handler: 'h', delay: '1h' });
+    await timers.pause('o');
+    expect((await timers.resume('o')).dueAt).toBe(once.dueAt);
+  });
+
+  it('pause is refused while running; pause/resume/trigger need a live timer', async () => {
+    const timers = store.open();
+    const timer = await timers.schedule({ key: 'k', handler: 'h', delay: 0 });
+    await claim(store.raw, timers, timer);
+    expect(await refusal(timers.pause('k'))).toMatchObject({ reason: 'inactive' });
+    expect(await refusal(timers.trigger('k'))).toMatchObject({ reason: 'inactive' });
+    for (const op of ['pause', 'resume', 'trigger'] as const) {
+      expect(await refusal(timers[op]('missing'))).toMatchObject({ reason: 'not-found' });
+    }
+  });
+
+  it('trigger arms a run now without moving the schedule', async () => {
+    const timers = store.open();
+    const events = record(timers, 'scheduled');
+    const timer = await timers.schedule({ key: 'k', handler: 'h', every: '1h' });
+    await markArmed(timers, 'k');
+    const triggered = await timers.trigger('k');
+    expect(triggered).toMatchObject({ id: timer.id, version: 2, status: 'pending', dueAt: timer.dueAt });
+    const tg = Number(await store.raw.hget(timers.keys.row('k'), 'tg'));
+    expect(tg).toBeGreaterThanOrEqual(timer.scheduledAt);
+    expect(await indexes(timers, 'k')).toEqual({ due: tg, armed: null, lease: false, indexed: true });
+    expect(await eventually(events, { version: 2 })).toMatchObject({ reason: 'trigger', due: tg });
+
+    await timers.pause('k');
+    expect(await store.raw.hexists(timers.keys.row('k'), 'tg')).toBe(0);
+    expect(await refusal(timers.trigger('k'))).toMatchObject({ reason: 'inactive' });
+  });
+});

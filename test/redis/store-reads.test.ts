@@ -1,0 +1,145 @@
+import { SundialError, type TimerSpec } from '@sundial/core';
+import { RedisTimers } from '@sundial/redis';
+import { FireCommands } from '@sundial/redis/fire-commands';
+import { startRedis } from '../support/redis-server';
+import { claim, eventually, record, useStore } from './store-fixture';
+
+const store = useStore();
+
+async function refusal(promise: Promise<unknown>): Promise<SundialError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SundialError);
+  return error as SundialError;
+}
+
+describe('get, list, check, snapshot', () => {
+  it('lists by prefix and status, page by page, across partitions', async () => {
+    const timers = store.open({ partitions: 3 });
+    const specs = Array.from({ length: 25 }, (_, i): TimerSpec => ({
+      key: `job:${String(i).padStart(2, '0')}`,
+      handler: 'h',
+      delay: '1h',
+    }));
+    const created = await timers.scheduleMany([...specs, { key: 'other', handler: 'h', delay: '1h' }]);
+    await timers.pause('job:03');
+    await timers.pause('job:17');
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await timers.list({ prefix: 'job:', limit: 4, cursor });
+      expect(page.items.length).toBeLessThanOrEqual(4);
+      seen.push(...page.items.map((t) => t.key));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(seen.sort()).toEqual(specs.map((s) => s.key));
+    expect(pages).toBeGreaterThanOrEqual(7);
+
+    const paused = await timers.list({ status: 'paused' });
+    expect(paused.nextCursor).toBeNull();
+    expect(paused.items.map((t) => t.key).sort()).toEqual(['job:03', 'job:17']);
+    expect((await timers.list()).items).toHaveLength(26);
+
+    expect(await timers.get('job:05')).toEqual(created[5]);
+    expect(await timers.get('absent')).toBeNull();
+    expect(await timers.check(created[0].id)).toBe(true);
+    expect(await timers.check('999p0')).toBe(false);
+    expect(await timers.check('not-an-id')).toBe(false);
+    expect((await timers.snapshot()).sort()).toEqual(created.map((t) => t.id).sort());
+  });
+
+  it('refuses bad list options', async () => {
+    const timers = store.open();
+    expect(await refusal(timers.list({ limit: 0 }))).toMatchObject({ reason: 'invalid', field: 'limit' });
+    expect(await refusal(timers.list({ cursor: 'garbage' }))).toMatchObject({
+      reason: 'invalid',
+      field: 'cursor',
+    });
+    expect(await refusal(timers.list({ status: 'sleeping' as never }))).toMatchObject({
+      reason: 'invalid',
+      field: 'status',
+    });
+    expect(await refusal(timers.get('bad key'))).toMatchObject({ reason: 'invalid', field: 'key' });
+  });
+
+  it('shows a finished row kept by removeOnComplete: false, which is not live and cancel just drops', async () => {
+    const timers = store.open();
+    const timer = await timers.schedule({ key: 'k', handler: 'h', delay: 0, removeOnComplete: false });
+    await claim(store.raw, timers, timer);
+    const fire = new FireCommands(store.raw, timers.keys);
+    const done = await fire.complete(0, [
+      { id: timer.id, key: 'k', version: 1, runCount: 1, mode: 'held', outcome: 'ok', skipped: 0 },
+    ]);
+    expect(done).toEqual(['done']);
+    expect(await timers.get('k')).toMatchObject({ status: 'completed', runCount: 1 });
+    expect((await timers.list({ status: 'completed' })).items.map((t) => t.key)).toEqual(['k']);
+    expect(await timers.check(timer.id)).toBe(false);
+    // Not live: a new schedule with ifExists error takes the key over.
+    expect(await timers.cancel('k')).toBe(false);
+    expect(await timers.get('k')).toBeNull();
+    expect(await store.raw.exists(timers.keys.tombstone('k'))).toBe(0);
+  });
+});
+
+describe('events', () => {
+  it('reaches every client on the prefix; a throwing listener breaks nothing; unsubscribe stops delivery', async () => {
+    const writer = store.open();
+    const reader = store.open({ prefix: writer.keys.prefix });
+    const seen = record(reader, 'scheduled');
+    const stopped: string[] = [];
+    const off = reader.on('scheduled', (event) => stopped.push(event.key));
+    reader.on('scheduled', () => {
+      throw new Error('listener bug');
+    });
+    await reader.snapshot(); // the subscription is up once a call returns
+
+    await writer.schedule({ key: 'a', handler: 'h', delay: '1h' });
+    await eventually(seen, { key: 'a' });
+    off();
+    await writer.schedule({ key: 'b', handler: 'h', delay: '1h' });
+    await eventually(seen, { key: 'b' });
+    expect(stopped).toEqual(['a']);
+    expect(store.logs.filter((l) => l.level === 'error')).toHaveLength(2);
+  });
+
+  it('dispose emits disposed locally, then every call is refused', async () => {
+    const timers = store.open();
+    const events = record(timers, 'disposed');
+    await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+    await timers.dispose();
+    expect(events).toEqual([expect.objectContaining({ type: 'disposed' })]);
+    expect(await refusal(timers.get('k'))).toMatchObject({ reason: 'disposed' });
+    expect(() => timers.on('scheduled', () => undefined)).toThrow(SundialError);
+    await timers.dispose(); // twice is fine
+    // The timer itself lives on: dispose of a Redis client stops this process, not the cluster.
+    expect(await store.open({ prefix: timers.keys.prefix }).get('k')).toMatchObject({ status: 'pending' });
+  });
+});
+
+describe('Redis health', () => {
+  it('warns when Redis may evict, and maps an unreachable Redis to unavailable', async () => {
+    const server = await startRedis({ args: ['--maxmemory-policy', 'allkeys-lru'] });
+    const timers = new RedisTimers({
+      connection: server.url,
+      logger: { warn: (message) => store.logs.push({ level: 'warn', message }), error: () => undefined },
+    });
+    try {
+      await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+      expect(store.logs).toEqual([
+        expect.objectContaining({ level: 'warn', message: expect.stringMatching(/noeviction/) }),
+      ]);
+      await server.stop();
+      const error = await refusal(timers.get('k'));
+      expect(error).toMatchObject({ reason: 'unavailable' });
+      expect(error.fix).toMatch(/Redis/);
+    } finally {
+      await timers.dispose();
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DIST } from './build';
+import type { HttpClient } from './http-client';
+import { httpClient } from './http-client';
+import { waitFor } from './wait-for';
+
+/** A scheduler or worker running as a real child process from `dist` (see ensureBuilt). */
+export interface AppProcess {
+  name: string;
+  pid: number;
+  url: string;
+  api: HttpClient;
+  /** every line it wrote, stdout and stderr */
+  lines: string[];
+  /** resolves when it exits */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+const START_DEADLINE_MS = 30_000;
+
+/**
+ * Spawns `node dist/apps/<app>/src/main.js` with PORT=0 and resolves once it is ready: it logged the
+ * port it listens on and /health/ready answers 200.
+ */
+export async function spawnApp(
+  app: 'scheduler' | 'worker',
+  name: string,
+  env: Record<string, string>,
+): Promise<AppProcess> {
+  const child = spawn(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let port: number | undefined;
+  const onLine = (line: string): void => {
+    lines.push(line);
+    port ??= listeningPort(line);
+  };
+  createInterface({ input: child.stdout! }).on('line', onLine);
+  createInterface({ input: child.stderr! }).on('line', onLine);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const started = await waitFor(() => port ?? (child.exitCode !== null ? -1 : undefined), {
+    timeoutMs: START_DEADLINE_MS,
+    what: `${name} to listen`,
+  }).catch((error: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${error.message}\n${lines.join('\n')}`);
+  });
+  if (started === -1) throw new Error(`${name} exited at start with ${child.exitCode}:\n${lines.join('\n')}`);
+  const url = `http://127.0.0.1:${started}`;
+  const api = httpClient(url);
+  await waitFor(async () => (await api('GET', '/health/ready')).status === 200, {
+    timeoutMs: START_DEADLINE_MS,
+    what: `${name} to be ready`,
+  });
+  return { name, pid: child.pid!, url, api, lines, exited, kill: (signal) => killChild(child, signal) };
+}
+
+/** The apps log `{ msg: '<app> listening', port }` (level info) once bound. */
+function listeningPort(line: string): number | undefined {
+  try {
+    const record = JSON.parse(line) as { msg?: unknown; port?: unknown };
+    return typeof record.msg === 'string' &&
+      record.msg.endsWith('listening') &&
+      typeof record.port === 'number'
+      ? record.port
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function killChild(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+}
+
+/** Stops every process still running (SIGKILL: the suite is over) and waits for them to exit. */
+export async function killAll(apps: (AppProcess | undefined)[]): Promise<void> {
+  for (const app of apps) app?.kill('SIGKILL');
+  await Promise.all(apps.map((app) => app?.exited));
+}

@@ -1,0 +1,74 @@
+import type { JsonValue, TimerContext, TimerHandler } from '@sundial/core';
+import { Redis } from 'ioredis';
+
+/**
+ * Test handlers loaded into worker processes through SUNDIAL_HANDLERS_MODULE. Each run appends a JSON
+ * record to the list `RUNS_KEY` in the Redis (database) named by SUNDIAL_TEST_RECORD_URL, stamped with
+ * Date.now() — the same machine clock as the private Redis whose TIME sets the due times.
+ */
+export const RUNS_KEY = 'runs';
+
+export interface RunRecord {
+  event: 'started' | 'finished';
+  id: string;
+  key: string;
+  version: number;
+  due: number;
+  runCount: number;
+  at: number;
+  pid: number;
+}
+
+let client: Redis | undefined;
+
+function recorder(): Redis {
+  const url = process.env.SUNDIAL_TEST_RECORD_URL;
+  if (!url) throw new Error('SUNDIAL_TEST_RECORD_URL is not set');
+  client ??= new Redis(url);
+  return client;
+}
+
+async function record(event: RunRecord['event'], ctx: TimerContext): Promise<void> {
+  const entry: RunRecord = {
+    event,
+    id: ctx.id,
+    key: ctx.key,
+    version: ctx.version,
+    due: ctx.due,
+    runCount: ctx.runCount,
+    at: Date.now(),
+    pid: process.pid,
+  };
+  await recorder().rpush(RUNS_KEY, JSON.stringify(entry));
+}
+
+/** Resolves after `ms`, or at once when the run is aborted. */
+function work(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export const handlers: Record<string, TimerHandler> = {
+  /** records its start */
+  record: (_payload: JsonValue, ctx: TimerContext) => record('started', ctx),
+  /**
+   * records its start, works `payload.ms` (`payload.rerunMs` when the run is a re-run after a lost
+   * worker), then records that it finished — or throws if its signal aborted first
+   */
+  slow: async (payload: JsonValue, ctx: TimerContext) => {
+    await record('started', ctx);
+    const { ms = 1000, rerunMs = ms } = (payload ?? {}) as { ms?: number; rerunMs?: number };
+    await work(ctx.runCount > 1 ? rerunMs : ms, ctx.signal);
+    if (ctx.signal.aborted) throw new Error('aborted');
+    await record('finished', ctx);
+  },
+};
+
+export async function readRuns(redis: Redis): Promise<RunRecord[]> {
+  return (await redis.lrange(RUNS_KEY, 0, -1)).map((line) => JSON.parse(line) as RunRecord);
+}

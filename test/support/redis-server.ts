@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A private redis-server for one test suite: never the shared one on 6379. */
+export interface RedisServer {
+  url: string;
+  port: number;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+export interface StartRedisOptions {
+  /** Extra redis-server arguments, e.g. `['--maxmemory-policy', 'allkeys-lru']`; later ones win. */
+  args?: string[];
+}
+
+const STARTUP_DEADLINE_MS = 10_000;
+const STOP_DEADLINE_MS = 5_000;
+
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
+  assertInstalled();
+  const dir = mkdtempSync(join(tmpdir(), 'sundial-redis-'));
+  // The port may be taken between release and bind by someone else; redis then exits and we retry.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--maxmemory-policy',
+        'noeviction',
+        '--hz',
+        '100',
+        '--protected-mode',
+        'no',
+        ...(options.args ?? []),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await waitForPing(port, child);
+    } catch (error) {
+      child.kill('SIGKILL');
+      if (attempt < 3 && /Address already in use/.test(output)) continue;
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`redis-server did not start on port ${port}: ${(error as Error).message}\n${output}`);
+    }
+    return {
+      url: `redis://127.0.0.1:${port}`,
+      port,
+      dir,
+      stop: () => stop(child, port, dir),
+    };
+  }
+}
+
+function assertInstalled(): void {
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    throw new Error(
+      'redis-server is not installed or not on PATH; tests need it (e.g. `apt-get install redis-server`).',
+    );
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Sends a raw inline command and resolves with the first reply line. */
+function rawCommand(port: number, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = new Socket();
+    let reply = '';
+    socket.setTimeout(1_000, () => socket.destroy(new Error('timeout')));
+    socket.once('error', reject);
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) {
+        socket.end();
+        resolve(reply.split('\r\n')[0]);
+      }
+    });
+    socket.on('close', () => resolve(reply.split('\r\n')[0]));
+    socket.connect(port, '127.0.0.1', () => socket.write(`${command}\r\n`));
+  });
+}
+
+async function waitForPing(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + STARTUP_DEADLINE_MS;
+  let lastError = 'no answer';
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`);
+    try {
+      if ((await rawCommand(port, 'PING')) === '+PONG') return;
+    } catch (error) {
+      lastError = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no PONG within ${STARTUP_DEADLINE_MS} ms (${lastError})`);
+}
+
+async function stop(child: ChildProcess, port: number, dir: string): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    // 'close' (not 'exit') also waits for the output pipes, so no handle outlives the suite.
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    await rawCommand(port, 'SHUTDOWN NOSAVE').catch(() => undefined);
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
