@@ -7,7 +7,7 @@ const PANEL_HEIGHT = 220;
 const MARGIN = { top: 40, right: 16, bottom: 44, left: 48 };
 const COLORS: Record<ContenderName, string> = { sundial: '#1f77b4', bullmq: '#ff7f0e' };
 const LABELS: Record<ContenderName, string> = { sundial: 'Sundial', bullmq: 'raw BullMQ' };
-/** Lateness is measured in whole ms; everything at or below this sits on the left edge of the log axis. */
+/** Lateness is measured in whole ms: 0 (and any early run) is drawn at this value, the axis's left edge. */
 const FLOOR_MS = 0.5;
 
 export function latenessChart(series: readonly LatenessSeries[]): string {
@@ -45,12 +45,13 @@ function panel(rate: number, series: readonly LatenessSeries[], decades: number,
       `fire lateness @ ${rate.toLocaleString('en-US')} timers/s</text>`,
     `<rect x="${left}" y="${top}" width="${PANEL_WIDTH}" height="${PANEL_HEIGHT}" fill="none" stroke="#888"/>`,
   ];
-  for (let decade = 0; decade <= decades; decade++) {
-    const ms = FLOOR_MS * 10 ** decade;
+  // Whole-ms lateness 0 sits on the left edge; gridlines at 1, 10, 100, ... ms.
+  parts.push(`<text x="${left}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle">≤0</text>`);
+  for (let ms = 1; ms <= FLOOR_MS * 10 ** decades; ms *= 10) {
     const at = x(ms);
     parts.push(
       `<line x1="${at}" y1="${top}" x2="${at}" y2="${top + PANEL_HEIGHT}" stroke="#eee"/>`,
-      `<text x="${at}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle">${decade === 0 ? '≤0.5' : ms}</text>`,
+      `<text x="${at}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle">${ms.toLocaleString('en-US')}</text>`,
     );
   }
   for (const level of [0, 25, 50, 75, 100]) {

@@ -21,6 +21,8 @@ export const atLeast = (limit: number, unit: string): Target => ({
   met: (sundial) => sundial >= limit,
 });
 
+export const none: Target = { text: '0', met: (sundial) => sundial === 0 };
+
 export const timesBullmq = (factor: number): Target => ({
   text: `≥ ${factor}× BullMQ`,
   met: (sundial, bullmq) => bullmq !== null && sundial >= factor * bullmq,

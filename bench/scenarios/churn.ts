@@ -1,5 +1,5 @@
 import type { Contender, ContenderName } from '../contenders/contender';
-import { atMost, row } from '../report';
+import { atMost, none, row } from '../report';
 import { summarize } from '../stats';
 import { leadTimeMs, oneShots, scheduleInBatches, sleepUntil, withWorkers, type Scenario } from './harness';
 

@@ -1,5 +1,5 @@
 import type { Contender, ContenderName, OneShot } from '../contenders/contender';
-import { QUANTILE_LEVELS, atMost, row, type LatenessSeries, type Target } from '../report';
+import { QUANTILE_LEVELS, atMost, none, row, type LatenessSeries, type Target } from '../report';
 import { percentile, summarize, type Summary } from '../stats';
 import { duplicateRuns, oneShots, sleepUntil, withWorkers, type Scenario } from './harness';
 
@@ -11,7 +11,6 @@ const DRAIN_MS = 10_000;
 const WORKER_PROCESSES = 1;
 
 const P99_TARGETS: Record<number, Target> = { 1_000: atMost(10, 'ms'), 5_000: atMost(50, 'ms') };
-const NONE_EARLY = atMost(0, '');
 
 type LatenessSummary = Summary & { early: number };
 
@@ -70,7 +69,7 @@ export const lateness: Scenario = async (context) => {
       row(scenario, 'p50 (ms)', pick('p50')),
       row(scenario, 'p99 (ms)', pick('p99'), P99_TARGETS[rate]),
       row(scenario, 'max (ms)', pick('max')),
-      row(scenario, 'runs started early', pick('early'), NONE_EARLY),
+      row(scenario, 'runs started early', pick('early'), none),
     ];
   });
   return { rows, lateness: series, details };

@@ -1,6 +1,4 @@
-import { RedisTimers } from '@sundial/redis';
-import { Dispatcher } from '@sundial/redis/dispatcher';
-import { Reconciler } from '@sundial/redis/reconciler';
+import { Dispatcher, Reconciler, RedisTimers } from '@sundial/redis';
 import type { SchedulerBackendFactory } from './scheduler-backend';
 
 /**

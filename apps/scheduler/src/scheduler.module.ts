@@ -1,7 +1,7 @@
 import type { BeforeApplicationShutdown, DynamicModule, OnApplicationBootstrap } from '@nestjs/common';
 import { Inject, Module } from '@nestjs/common';
 import { HealthModule } from '../../shared/src/health.module';
-import { JsonLogger } from '../../shared/src/json-logger';
+import type { JsonLogger } from '../../shared/src/json-logger';
 import { Lifecycle } from '../../shared/src/lifecycle';
 import { API_TOKEN } from './api-token.guard';
 import { RegistryController } from './registry.controller';

@@ -1,4 +1,4 @@
-import { TimerRunner } from '@sundial/redis/timer-runner';
+import { TimerRunner } from '@sundial/redis';
 import type { WorkerBackendFactory } from './worker-backend';
 
 /** Production backend: TimerRunner's BullMQ workers over every partition queue. */

@@ -114,7 +114,7 @@ export class Runner {
 
   private wake(id: string, key: string, version: number): void {
     const entry = this.deps.store.get(key);
-    if (!entry || entry.id !== id) {
+    if (!entry || entry.id !== id || entry.version !== version || !entry.wake) {
       const known = entry?.id === id;
       this.emit(
         'stale',
