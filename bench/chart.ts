@@ -48,7 +48,7 @@ function panel(rate: number, series: readonly LatenessSeries[], decades: number,
   // Whole-ms lateness 0 sits on the left edge; gridlines at 1, 10, 100, ... ms.
   parts.push(`<text x="${left}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle">≤0</text>`);
   for (let ms = 1; ms <= FLOOR_MS * 10 ** decades; ms *= 10) {
-    const at = x(ms);
+    const at = x(ms).toFixed(1);
     parts.push(
       `<line x1="${at}" y1="${top}" x2="${at}" y2="${top + PANEL_HEIGHT}" stroke="#eee"/>`,
       `<text x="${at}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle">${ms.toLocaleString('en-US')}</text>`,

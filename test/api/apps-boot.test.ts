@@ -10,6 +10,7 @@ describe('both apps boot and answer over real HTTP', () => {
   let scheduler: RunningApp;
   let worker: RunningApp;
   let guarded: RunningApp;
+  let running = new Set<RunningApp>();
 
   beforeAll(async () => {
     redis = await startRedis();
@@ -18,10 +19,11 @@ describe('both apps boot and answer over real HTTP', () => {
       startWorker(redis.url),
       startScheduler(redis.url, { apiToken: 's3cret' }),
     ]);
+    running = new Set([scheduler, worker, guarded]);
   });
 
   afterAll(async () => {
-    await Promise.all([scheduler, worker, guarded].map((app) => app?.close()));
+    await Promise.all([...running].map((app) => app.close()));
     await redis?.stop();
   });
 
@@ -82,5 +84,30 @@ describe('both apps boot and answer over real HTTP', () => {
       expect((await authorized('GET', '/v1/registry')).status).toBe(200);
       expect((await guarded.api('GET', '/health/live')).status).toBe(200);
     });
+  });
+  // Last: it stops Redis. (The worker goes first: its runner cannot close cleanly without Redis —
+  // see the 15 s shutdown deadline of serve().)
+  it('without Redis: /v1 answers 503 unavailable, readiness 503, liveness still 200', async () => {
+    await worker.close();
+    running.delete(worker);
+    await redis.stop();
+    const reply = await scheduler.api<ErrorBody>('POST', '/v1/timers', {
+      key: 'down:1',
+      handler: 'log',
+      delay: 10,
+    });
+    expect(reply).toMatchObject({
+      status: 503,
+      body: { error: { reason: 'unavailable', fix: expect.any(String) } },
+    });
+    const ready = await scheduler.api<{ status: string; error: Record<string, unknown> }>(
+      'GET',
+      '/health/ready',
+    );
+    expect(ready).toMatchObject({
+      status: 503,
+      body: { status: 'error', error: { redis: { status: 'down' } } },
+    });
+    expect((await scheduler.api('GET', '/health/live')).status).toBe(200);
   });
 });

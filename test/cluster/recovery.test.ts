@@ -113,7 +113,7 @@ describe('cluster recovery', () => {
     }
     survivor.kill('SIGKILL');
     await survivor.exited;
-  });
+  }, 60_000);
 
   it('fire jobs deleted behind the system’s back are re-armed by the reconciler and run once', async () => {
     const keys = new SundialKeys('sundial', PARTITIONS);
@@ -162,7 +162,7 @@ describe('cluster recovery', () => {
     } finally {
       await Promise.all(queues.map((queue) => queue.close()));
     }
-  });
+  }, 60_000);
 
   it('SIGTERM of a worker lets the running handler finish, then exits 0', async () => {
     const worker = workers[workers.length - 1];
@@ -182,5 +182,5 @@ describe('cluster recovery', () => {
       { event: 'finished', pid: worker.pid },
     ]);
     expect(await client.get('term:1')).toMatchObject({ id: timer.id, status: 'completed', runCount: 1 });
-  });
+  }, 60_000);
 });

@@ -43,24 +43,30 @@ export class HttpErrorFilter implements ExceptionFilter {
   constructor(private readonly logger: LoggerService) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const [status, error] = this.describe(exception);
-    host.switchToHttp().getResponse<JsonResponse>().status(status).json({ error });
+    const [status, body] = this.describe(exception);
+    host.switchToHttp().getResponse<JsonResponse>().status(status).json(body);
   }
 
-  private describe(exception: unknown): [number, ErrorBody] {
-    if (isSundialError(exception)) return [STATUS_BY_REASON[exception.reason] ?? 400, exception.toJSON()];
-    const status = httpStatusOf(exception);
-    const known = status === undefined ? undefined : REASON_BY_STATUS[status];
-    if (status !== undefined && known) {
-      return [status, { reason: known.reason, message: (exception as Error).message, fix: known.fix }];
+  /** The status and the JSON body that answer `exception`. */
+  private describe(exception: unknown): [number, { error: ErrorBody } | object] {
+    if (isSundialError(exception)) {
+      return [STATUS_BY_REASON[exception.reason] ?? 400, { error: exception.toJSON() }];
     }
+    const status = httpStatusOf(exception);
+    const message = (exception as Error).message;
     if (status !== undefined && status < 500) {
-      return [status, { reason: 'invalid', message: (exception as Error).message, fix: 'See GET /docs.' }];
+      const { reason, fix } = REASON_BY_STATUS[status] ?? { reason: 'invalid', fix: 'See GET /docs.' };
+      return [status, { error: { reason, message, fix } }];
+    }
+    // Nest's own 5xx answers keep their body: /health/ready's 503 says what is down.
+    if (exception instanceof HttpException) {
+      const body = exception.getResponse();
+      return [exception.getStatus(), typeof body === 'string' ? { message: body } : body];
     }
     this.logger.error(exception instanceof Error ? exception : { msg: 'unexpected error', error: exception });
     return [
       500,
-      { reason: 'internal', message: 'internal error', fix: 'Retry; the scheduler log has the cause.' },
+      { error: { reason: 'internal', message: 'internal error', fix: 'Retry; the log has the cause.' } },
     ];
   }
 }

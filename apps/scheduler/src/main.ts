@@ -6,5 +6,5 @@ import { schedulerConfigFromEnv } from './scheduler-config';
 
 serve('scheduler', async () => {
   const config = schedulerConfigFromEnv();
-  return { config, app: await createSchedulerApp(config, createRedisBackend) };
+  return { config, app: await createSchedulerApp(config, createRedisBackend), shutdownDeadlineMs: 15_000 };
 });

@@ -2,18 +2,21 @@ import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 
 /**
  * On SIGTERM/SIGINT, closes the app (Nest shutdown hooks: stop taking work, drain, release) and exits
- * 0 — Nest's own enableShutdownHooks re-raises the signal, which would exit 143. A second signal
- * while closing exits at once with 1.
+ * 0 — Nest's own enableShutdownHooks re-raises the signal, which would exit 143. A close that takes
+ * longer than `deadlineMs` (e.g. Redis is gone and connections cannot say goodbye), or a second
+ * signal, exits at once with 1.
  */
-export function exitOnSignal(app: INestApplicationContext, logger: LoggerService): void {
+export function exitOnSignal(app: INestApplicationContext, logger: LoggerService, deadlineMs: number): void {
   let closing = false;
+  const exitNow = (why: string, signal: NodeJS.Signals): never => {
+    logger.error({ msg: `${why}: exiting now`, signal });
+    process.exit(1);
+  };
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (closing) {
-      logger.warn({ msg: 'second signal while shutting down: exiting now', signal });
-      process.exit(1);
-    }
+    if (closing) exitNow('second signal while shutting down', signal);
     closing = true;
     logger.log({ msg: 'shutting down', signal });
+    setTimeout(() => exitNow(`shutdown still running after ${deadlineMs} ms`, signal), deadlineMs).unref();
     app.close().then(
       () => {
         logger.log({ msg: 'shut down cleanly', signal });

@@ -6,6 +6,8 @@ export type LogLevelName = (typeof LOG_LEVELS)[number];
 
 type Fields = Record<string, unknown>;
 
+const BOOT_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
 /**
  * One JSON object per line on stdout: `{ time, level, msg, context?, ...fields }`.
  * Pass an object as the message to add fields, e.g. `logger.log({ msg: 'run ok', key, id, version })`,
@@ -37,13 +39,11 @@ export class JsonLogger implements LoggerService {
   }
 
   private emit(level: LogLevelName, message: unknown, params: unknown[]): void {
+    const fields = nestParams(params);
+    // Nest's start-up chatter (a line per module and route) is debug detail, not news.
+    if (level === 'info' && BOOT_CONTEXTS.has(String(fields.context))) level = 'debug';
     if (LOG_LEVELS.indexOf(level) > LOG_LEVELS.indexOf(this.threshold)) return;
-    const record: Fields = {
-      time: new Date().toISOString(),
-      level,
-      ...toFields(message),
-      ...nestParams(params),
-    };
+    const record: Fields = { time: new Date().toISOString(), level, ...toFields(message), ...fields };
     this.write(`${safeStringify(record)}\n`);
   }
 }

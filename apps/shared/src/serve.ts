@@ -10,12 +10,16 @@ import { JsonLogger } from './json-logger';
  */
 export function serve(
   name: string,
-  build: () => Promise<{ app: INestApplication; config: ClusterConfig & { port: number } }>,
+  build: () => Promise<{
+    app: INestApplication;
+    config: ClusterConfig & { port: number };
+    shutdownDeadlineMs: number;
+  }>,
 ): void {
   build()
-    .then(async ({ app, config }) => {
+    .then(async ({ app, config, shutdownDeadlineMs }) => {
       const logger = new JsonLogger(config.logLevel);
-      exitOnSignal(app, logger);
+      exitOnSignal(app, logger, shutdownDeadlineMs);
       await app.listen(config.port);
       const { port } = app.getHttpServer().address() as AddressInfo;
       logger.log({ msg: `${name} listening`, port, prefix: config.prefix, partitions: config.partitions });

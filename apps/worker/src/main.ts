@@ -6,5 +6,7 @@ import { workerConfigFromEnv } from './worker-config';
 
 serve('worker', async () => {
   const config = workerConfigFromEnv();
-  return { config, app: await createWorkerApp(config, createRedisRunner) };
+  const app = await createWorkerApp(config, createRedisRunner);
+  // Past the grace period the runner aborts and hands back its runs: that takes seconds, not more.
+  return { config, app, shutdownDeadlineMs: config.shutdownGraceMs + 15_000 };
 });

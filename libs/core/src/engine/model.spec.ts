@@ -13,7 +13,14 @@ const KEYS = ['a', 'b', 'g:a', 'g:b'] as const;
 type Key = (typeof KEYS)[number];
 
 type Op =
-  | { op: 'schedule'; key: Key; delay?: number; every?: number; fail: boolean; ifExists: 'error' | 'replace' | 'keep' }
+  | {
+      op: 'schedule';
+      key: Key;
+      delay?: number;
+      every?: number;
+      fail: boolean;
+      ifExists: 'error' | 'replace' | 'keep';
+    }
   | { op: 'reschedule'; key: Key; delay: number }
   | { op: 'cancel' | 'pause' | 'resume'; key: Key }
   | { op: 'cancelAll'; scope?: 'g:' }
@@ -55,7 +62,16 @@ class Model {
     }
     const id = String(++this.lastId);
     const due = this.now + (o.delay ?? o.every!);
-    this.live.set(o.key, { id, every: o.every, fail: o.fail, due, anchor: this.now, paused: false, runCount: 0, lastStarted: null });
+    this.live.set(o.key, {
+      id,
+      every: o.every,
+      fail: o.fail,
+      due,
+      anchor: this.now,
+      paused: false,
+      runCount: 0,
+      lastStarted: null,
+    });
     this.tombstones.delete(o.key);
     return id;
   }
@@ -125,7 +141,12 @@ async function check(ops: Op[]): Promise<void> {
     switch (o.op) {
       case 'schedule': {
         const expected = model.schedule(o);
-        const spec = { key: o.key, handler: 'work', ifExists: o.ifExists, payload: o.fail ? { fail: 'boom' } : {} };
+        const spec = {
+          key: o.key,
+          handler: 'work',
+          ifExists: o.ifExists,
+          payload: o.fail ? { fail: 'boom' } : null,
+        };
         const when = o.every === undefined ? { delay: o.delay } : { every: o.every };
         const got = await engine.schedule({ ...spec, ...when }).then((t) => t.id, reasonOf);
         expect(got).toBe(expected);
@@ -159,7 +180,9 @@ async function check(ops: Op[]): Promise<void> {
         if (entry && o.op === 'resume' && entry.paused) {
           entry.paused = false;
           entry.due =
-            entry.every === undefined ? Math.max(entry.due, model.now) : nextGridSlot(entry.anchor, entry.every, model.now);
+            entry.every === undefined
+              ? Math.max(entry.due, model.now)
+              : nextGridSlot(entry.anchor, entry.every, model.now);
         }
         break;
       }
@@ -174,14 +197,19 @@ async function check(ops: Op[]): Promise<void> {
       }
     }
     expect(clock.now()).toBe(model.now);
-    expect(await engine.snapshot()).toEqual([...model.live.values()].map((e) => e.id).sort((a, b) => +a - +b));
+    expect(await engine.snapshot()).toEqual(
+      [...model.live.values()].map((e) => e.id).sort((a, b) => +a - +b),
+    );
     for (const [k, entry] of model.live) {
       expect(await engine.get(k)).toMatchObject({
         id: entry.id,
         status: entry.paused ? 'paused' : 'pending',
         dueAt: entry.due,
         runCount: entry.runCount,
-        last: entry.lastStarted === null ? null : { started: entry.lastStarted, ended: entry.lastStarted, status: 'ok' },
+        last:
+          entry.lastStarted === null
+            ? null
+            : { started: entry.lastStarted, ended: entry.lastStarted, status: 'ok' },
       });
     }
   }
@@ -194,8 +222,8 @@ async function check(ops: Op[]): Promise<void> {
 describe('the engine against a reference model', () => {
   it('agrees on every step of random operation sequences', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArbitrary, { minLength: 1, maxLength: 40 }), check),
-      { numRuns: 300 },
+      fc.asyncProperty(fc.array(opArbitrary, { minLength: 1, maxLength: 60, size: 'max' }), check),
+      { numRuns: 200 },
     );
   });
 });

@@ -39,7 +39,9 @@ describe('cancel', () => {
     await clock.advance('1h');
     expect(runs).toHaveLength(1);
     expect(eventsOf('completed')).toEqual([]);
-    expect(eventsOf('stale')).toEqual([expect.objectContaining({ key: 'k', version: 1, reason: 'run-superseded' })]);
+    expect(eventsOf('stale')).toEqual([
+      expect.objectContaining({ key: 'k', version: 1, reason: 'run-superseded' }),
+    ]);
   });
 });
 
@@ -70,9 +72,11 @@ describe('cancelAll', () => {
     await clock.advance('1d');
     expect(runs).toEqual([]);
     // a reset leaves tombstones too: a cancelled name stays cancelled
-    expect(await engine.schedule({ key: 'a', handler: 'work', delay: '1h', ifExists: 'keep' })).toMatchObject({
-      status: 'cancelled',
-    });
+    expect(await engine.schedule({ key: 'a', handler: 'work', delay: '1h', ifExists: 'keep' })).toMatchObject(
+      {
+        status: 'cancelled',
+      },
+    );
   });
 
   it('refuses a malformed scope', async () => {
@@ -106,7 +110,10 @@ describe('reschedule', () => {
     const { engine, clock } = harness();
     await engine.schedule({ key: 'k', handler: 'work', delay: 10, payload: { sleepMs: 1_000 } });
     await clock.advance(10);
-    await expect(engine.reschedule('k', { delay: '1h' })).rejects.toMatchObject({ reason: 'inactive', field: 'key' });
+    await expect(engine.reschedule('k', { delay: '1h' })).rejects.toMatchObject({
+      reason: 'inactive',
+      field: 'key',
+    });
     expect(await engine.get('k')).toMatchObject({ version: 1, status: 'running' });
     await expect(engine.reschedule('other', { delay: 1 })).rejects.toMatchObject({ reason: 'not-found' });
     await expect(engine.reschedule('k', { delay: -1 } as never)).rejects.toMatchObject({ reason: 'invalid' });
@@ -129,7 +136,11 @@ describe('pause and resume', () => {
     expect(await engine.pause('i')).toMatchObject({ status: 'paused', version: 2 });
     await clock.advance('150m');
     expect(runs).toEqual([]);
-    expect(await engine.resume('i')).toMatchObject({ status: 'pending', version: 3, dueAt: START + 3 * HOUR });
+    expect(await engine.resume('i')).toMatchObject({
+      status: 'pending',
+      version: 3,
+      dueAt: START + 3 * HOUR,
+    });
     await clock.advance('1h');
     expect(runs.map((run) => run.due)).toEqual([START + 3 * HOUR]);
   });
@@ -197,7 +208,13 @@ describe('pause and resume', () => {
 
   it('a one-shot paused while it runs still finishes', async () => {
     const { engine, clock } = harness();
-    await engine.schedule({ key: 'o', handler: 'work', delay: 10, payload: { sleepMs: 100 }, removeOnComplete: false });
+    await engine.schedule({
+      key: 'o',
+      handler: 'work',
+      delay: 10,
+      payload: { sleepMs: 100 },
+      removeOnComplete: false,
+    });
     await clock.advance(10);
     await engine.pause('o');
     await engine.resume('o');
@@ -265,6 +282,25 @@ describe('trigger', () => {
     expect(await engine.get('i')).toMatchObject({ status: 'pending', runCount: 3, last: { status: 'ok' } });
   });
 
+  it('a slot that comes while a triggered run holds an interval or a cron is skipped (overlap)', async () => {
+    const { engine, clock, runs, eventsOf } = harness();
+    await engine.schedule({ key: 'i', handler: 'work', every: '1m', payload: { sleepMs: 90 * SECOND } });
+    await engine.schedule({ key: 'c', handler: 'work', cron: '* * * * *', tz: 'UTC', payload: { sleepMs: 90 * SECOND } });
+    await engine.trigger('i');
+    await engine.trigger('c');
+    await clock.advance('2m');
+    expect(eventsOf('skipped').map((e) => [e.key, e.reason, (e.due! - START) / MINUTE])).toEqual([
+      ['i', 'overlap', 1],
+      ['c', 'overlap', 1],
+    ]);
+    expect(runs.map((run) => [run.key, (run.due - START) / MINUTE])).toEqual([
+      ['i', 0],
+      ['c', 0],
+      ['i', 2],
+      ['c', 2],
+    ]);
+  });
+
   it('is refused while the timer runs', async () => {
     const { engine, clock } = harness();
     await engine.schedule({ key: 'i', handler: 'work', every: '1m', payload: { sleepMs: 10 * SECOND } });
@@ -293,9 +329,14 @@ describe('handlers at run time', () => {
     delete handlers.gone;
     await clock.advance(10);
     expect(failed).toEqual([
-      expect.objectContaining({ error: { message: expect.stringContaining('"gone"'), reason: 'unknown-handler' } }),
+      expect.objectContaining({
+        error: { message: expect.stringContaining('"gone"'), reason: 'unknown-handler' },
+      }),
     ]);
-    expect(await engine.get('k')).toMatchObject({ status: 'failed', last: { error: { reason: 'unknown-handler' } } });
+    expect(await engine.get('k')).toMatchObject({
+      status: 'failed',
+      last: { error: { reason: 'unknown-handler' } },
+    });
   });
 
   it('a handler added to the handlers object later is found', async () => {
@@ -329,12 +370,16 @@ describe('handlers at run time', () => {
 describe('get, list, check, snapshot', () => {
   it('lists live timers in key order, filtered by prefix and status, a page at a time', async () => {
     const { engine } = harness();
-    for (const key of ['b:2', 'a:1', 'b:1', 'b:3', 'c:1']) await engine.schedule({ key, handler: 'work', delay: '1h' });
+    for (const key of ['b:2', 'a:1', 'b:1', 'b:3', 'c:1'])
+      await engine.schedule({ key, handler: 'work', delay: '1h' });
     await engine.pause('b:3');
     const first = await engine.list({ prefix: 'b:', limit: 2 });
     expect(first.items.map((t) => t.key)).toEqual(['b:1', 'b:2']);
     const second = await engine.list({ prefix: 'b:', limit: 2, cursor: first.nextCursor! });
-    expect(second).toEqual({ items: [expect.objectContaining({ key: 'b:3', status: 'paused' })], nextCursor: null });
+    expect(second).toEqual({
+      items: [expect.objectContaining({ key: 'b:3', status: 'paused' })],
+      nextCursor: null,
+    });
     expect((await engine.list({ status: 'paused' })).items.map((t) => t.key)).toEqual(['b:3']);
     expect((await engine.list()).items).toHaveLength(5);
   });
@@ -356,7 +401,11 @@ describe('get, list, check, snapshot', () => {
     await clock.advance(10);
     await engine.cancel('b');
     expect(await engine.snapshot()).toEqual([c.id]);
-    expect([await engine.check(a.id), await engine.check(b.id), await engine.check(c.id)]).toEqual([false, false, true]);
+    expect([await engine.check(a.id), await engine.check(b.id), await engine.check(c.id)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
     expect(await engine.check('999')).toBe(false);
     await expect(engine.check(3 as never)).rejects.toMatchObject({ field: 'id' });
     await expect(engine.get('bad key')).rejects.toMatchObject({ field: 'key' });
@@ -391,7 +440,9 @@ describe('events', () => {
   it('refuses an unknown event name or a listener that is not a function', () => {
     const { engine } = harness();
     expect(() => engine.on('fired' as never, () => undefined)).toThrow(SundialError);
-    expect(() => engine.on('failed', 'nope' as never)).toThrow(expect.objectContaining({ field: 'listener' }));
+    expect(() => engine.on('failed', 'nope' as never)).toThrow(
+      expect.objectContaining({ field: 'listener' }),
+    );
   });
 
   it('carries type, id, key, version, kind and at on every timer event', async () => {
@@ -447,7 +498,9 @@ describe('dispose', () => {
       () => engine.snapshot(),
     ];
     for (const call of calls) await expect(call()).rejects.toMatchObject({ reason: 'disposed' });
-    expect(() => engine.on('failed', () => undefined)).toThrow(expect.objectContaining({ reason: 'disposed' }));
+    expect(() => engine.on('failed', () => undefined)).toThrow(
+      expect.objectContaining({ reason: 'disposed' }),
+    );
   });
 });
 

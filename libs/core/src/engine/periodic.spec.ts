@@ -44,13 +44,20 @@ describe('intervals', () => {
     });
     await clock.advance('5m');
     expect(runs).toHaveLength(1);
-    expect(eventsOf('failed')).toEqual([expect.objectContaining({ key: 'strict', error: { message: 'down' } })]);
+    expect(eventsOf('failed')).toEqual([
+      expect.objectContaining({ key: 'strict', error: { message: 'down' } }),
+    ]);
     expect(await engine.get('strict')).toMatchObject({ status: 'failed', last: { status: 'failed' } });
   });
 
   it('a failed awaitTask: true interval is removed by default', async () => {
     const { engine, clock } = harness();
-    const { id } = await engine.schedule({ key: 'strict', handler: 'work', every: '1m', payload: { fail: 'down' } });
+    const { id } = await engine.schedule({
+      key: 'strict',
+      handler: 'work',
+      every: '1m',
+      payload: { fail: 'down' },
+    });
     await clock.advance('1m');
     expect(await engine.get('strict')).toBeNull();
     expect(await engine.check(id)).toBe(false);
@@ -78,9 +85,19 @@ describe('intervals', () => {
 
   it('awaitTask: false arms the next tick at claim time, so runs overlap', async () => {
     const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({ key: 'ping', handler: 'work', every: '1s', awaitTask: false, payload: { sleepMs: 2_500 } });
+    await engine.schedule({
+      key: 'ping',
+      handler: 'work',
+      every: '1s',
+      awaitTask: false,
+      payload: { sleepMs: 2_500 },
+    });
     await clock.advance('1s');
-    expect(await engine.get('ping')).toMatchObject({ status: 'running', version: 2, dueAt: START + 2 * SECOND });
+    expect(await engine.get('ping')).toMatchObject({
+      status: 'running',
+      version: 2,
+      dueAt: START + 2 * SECOND,
+    });
     await clock.advance('3s');
     expect(runs.map((run) => run.due - START)).toEqual([1, 2, 3, 4].map((s) => s * SECOND));
     expect(eventsOf('completed').map((event) => event.version)).toEqual([1]);
@@ -92,7 +109,13 @@ describe('intervals', () => {
 
   it('maxRuns completes the timer after that many runs', async () => {
     const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({ key: 'thrice', handler: 'work', every: '1m', maxRuns: 3, removeOnComplete: false });
+    await engine.schedule({
+      key: 'thrice',
+      handler: 'work',
+      every: '1m',
+      maxRuns: 3,
+      removeOnComplete: false,
+    });
     await clock.advance('10m');
     expect(runs).toHaveLength(3);
     expect(await engine.get('thrice')).toMatchObject({ status: 'completed', runCount: 3 });
@@ -118,7 +141,12 @@ describe('intervals', () => {
 
   it('makes nothing up after a long stall: one late run, then back on the grid', async () => {
     const { engine, clock, runs } = harness();
-    await engine.schedule({ key: 'hourly', handler: 'work', every: '1h', payload: { sleepMs: 5 * HOUR + 10 * MINUTE } });
+    await engine.schedule({
+      key: 'hourly',
+      handler: 'work',
+      every: '1h',
+      payload: { sleepMs: 5 * HOUR + 10 * MINUTE },
+    });
     await clock.advance('7h');
     expect(runs.map((run) => (run.due - START) / HOUR)).toEqual([1, 7]);
   });
@@ -127,7 +155,12 @@ describe('intervals', () => {
 describe('cron', () => {
   it('fires on the wall clock of its zone', async () => {
     const { engine, clock, runs } = harness();
-    const timer = await engine.schedule({ key: 'digest', handler: 'work', cron: '0 7 * * *', tz: 'America/Toronto' });
+    const timer = await engine.schedule({
+      key: 'digest',
+      handler: 'work',
+      cron: '0 7 * * *',
+      tz: 'America/Toronto',
+    });
     // 2026-03-01 is EST (UTC-5): 07:00 local is 12:00Z
     expect(timer.dueAt).toBe(Date.parse('2026-03-01T12:00:00Z'));
     await clock.advance('3d');
@@ -136,12 +169,22 @@ describe('cron', () => {
       '2026-03-02T12:00:00.000Z',
       '2026-03-03T12:00:00.000Z',
     ]);
-    expect(await engine.get('digest')).toMatchObject({ status: 'pending', cron: '0 7 * * *', tz: 'America/Toronto' });
+    expect(await engine.get('digest')).toMatchObject({
+      status: 'pending',
+      cron: '0 7 * * *',
+      tz: 'America/Toronto',
+    });
   });
 
   it('skips a slot that comes while the previous run is still running (reason overlap)', async () => {
     const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({ key: 'm', handler: 'work', cron: '* * * * *', tz: 'UTC', payload: { sleepMs: 90 * SECOND } });
+    await engine.schedule({
+      key: 'm',
+      handler: 'work',
+      cron: '* * * * *',
+      tz: 'UTC',
+      payload: { sleepMs: 90 * SECOND },
+    });
     await clock.advance('4m');
     expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([1, 3]);
     expect(eventsOf('skipped')).toEqual([
@@ -152,7 +195,13 @@ describe('cron', () => {
 
   it('a throwing run lands failed on last and keeps the schedule', async () => {
     const { engine, clock, runs } = harness();
-    await engine.schedule({ key: 'c', handler: 'work', cron: '*/10 * * * *', tz: 'UTC', payload: { fail: 'x' } });
+    await engine.schedule({
+      key: 'c',
+      handler: 'work',
+      cron: '*/10 * * * *',
+      tz: 'UTC',
+      payload: { fail: 'x' },
+    });
     await clock.advance('30m');
     expect(runs).toHaveLength(3);
     expect(await engine.get('c')).toMatchObject({

@@ -75,7 +75,9 @@ function expectOldSilent(s: Scenario): void {
   const later = after(s);
   expect(later.runs.filter((run) => run.id === s.old.id)).toEqual([]);
   expect(
-    later.events.filter((e) => e.id === s.old.id && ['running', 'completed', 'failed', 'skipped'].includes(e.type)),
+    later.events.filter(
+      (e) => e.id === s.old.id && ['running', 'completed', 'failed', 'skipped'].includes(e.type),
+    ),
   ).toEqual([]);
 }
 
@@ -86,8 +88,11 @@ function expectInFlightAborted(s: Scenario): void {
     .slice(0, s.at!.events)
     .filter((e) => e.id === s.old.id && (e.type === 'completed' || e.type === 'failed'))
     .map((e) => e.version);
-  const inFlight = runs.slice(0, s.at!.runs).filter((run) => run.id === s.old.id && !settled.includes(run.version));
-  if (s.phase === 'during-run' || s.phase === 'same-tick-wake-first') expect(inFlight.length).toBeGreaterThan(0);
+  const inFlight = runs
+    .slice(0, s.at!.runs)
+    .filter((run) => run.id === s.old.id && !settled.includes(run.version));
+  if (s.phase === 'during-run' || s.phase === 'same-tick-wake-first')
+    expect(inFlight.length).toBeGreaterThan(0);
   for (const run of inFlight) expect(run.signal.aborted).toBe(true);
 }
 
@@ -100,7 +105,9 @@ describe.each(['once', 'interval'] as const)('races of a %s timer', (kind) => {
       expectSoundRuns(s.h.runs);
       expect(await s.h.engine.get('k')).toBeNull();
       expect(await s.h.engine.check(s.old.id)).toBe(false);
-      expect(await s.h.engine.schedule({ key: 'k', handler: 'work', delay: 1, ifExists: 'keep' })).toMatchObject({
+      expect(
+        await s.h.engine.schedule({ key: 'k', handler: 'work', delay: 1, ifExists: 'keep' }),
+      ).toMatchObject({
         id: s.old.id,
         status: 'cancelled',
       });
@@ -131,7 +138,9 @@ describe.each(['once', 'interval'] as const)('races of a %s timer', (kind) => {
         runCount: 1,
         last: { started: fresh!.dueAt, ended: fresh!.dueAt, status: 'ok' },
       });
-      const freshOutcomes = s.h.events.filter((e) => e.id === fresh!.id && ['completed', 'failed'].includes(e.type));
+      const freshOutcomes = s.h.events.filter(
+        (e) => e.id === fresh!.id && ['completed', 'failed'].includes(e.type),
+      );
       expect(freshOutcomes.map((e) => e.type)).toEqual(['completed']);
     });
   });
@@ -153,11 +162,17 @@ describe.each(['once', 'interval'] as const)('races of a %s timer', (kind) => {
         // refused while the run held the timer: it changed nothing and the run closes normally
         expect(outcome).toMatchObject({ reason: 'inactive' });
         expect(before).toMatchObject({ status: 'running' });
-        expect(s.h.events.filter((e) => e.id === s.old.id && e.type === 'completed').length).toBeGreaterThan(0);
+        expect(s.h.events.filter((e) => e.id === s.old.id && e.type === 'completed').length).toBeGreaterThan(
+          0,
+        );
         return;
       }
       const moved = outcome!;
-      expect(moved).toMatchObject({ id: s.old.id, version: before!.version + 1, dueAt: s.at!.time + 3 * s.delay });
+      expect(moved).toMatchObject({
+        id: s.old.id,
+        version: before!.version + 1,
+        dueAt: s.at!.time + 3 * s.delay,
+      });
       // no wake armed before the reschedule runs afterwards, and the new due is kept
       for (const run of later) expect(run.version).toBeGreaterThanOrEqual(moved.version);
       expect(later[0]).toMatchObject({ version: moved.version, due: moved.dueAt, at: moved.dueAt });
@@ -199,6 +214,8 @@ describe('duplicate wakes', () => {
     await h.engine.cancel('k');
     await h.clock.advance(10);
     expect(h.runs).toEqual([]);
-    expect(h.eventsOf('stale')).toEqual([expect.objectContaining({ id: '1', version: 1, kind: null, reason: 'gone' })]);
+    expect(h.eventsOf('stale')).toEqual([
+      expect.objectContaining({ id: '1', version: 1, kind: null, reason: 'gone' }),
+    ]);
   });
 });

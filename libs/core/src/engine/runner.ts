@@ -224,7 +224,7 @@ function unknownHandler(name: string): SundialError {
     reason: 'unknown-handler',
     field: 'handler',
     message: `no handler named "${name}" is registered with this engine`,
-    fix: `Register a handler named "${name}" in createEngine({ handlers }), or reschedule under a registered name.`,
+    fix: `Register a handler named "${name}" in createEngine({ handlers }), or replace the timer with one whose handler is registered.`,
   });
 }
 

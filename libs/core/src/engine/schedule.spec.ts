@@ -7,7 +7,12 @@ const DAY = 24 * HOUR;
 describe('schedule', () => {
   it('creates a pending one-shot at version 1 with a fresh string id, and emits scheduled', async () => {
     const { engine, eventsOf } = harness();
-    const timer = await engine.schedule({ key: 'invoice:42', handler: 'work', delay: '3d', meta: { team: 'b' } });
+    const timer = await engine.schedule({
+      key: 'invoice:42',
+      handler: 'work',
+      delay: '3d',
+      meta: { team: 'b' },
+    });
     expect(timer).toMatchObject({
       id: '1',
       key: 'invoice:42',
@@ -30,7 +35,15 @@ describe('schedule', () => {
       meta: { team: 'b' },
     });
     expect(eventsOf('scheduled')).toEqual([
-      { type: 'scheduled', id: '1', key: 'invoice:42', version: 1, kind: 'once', at: START, due: START + 3 * DAY },
+      {
+        type: 'scheduled',
+        id: '1',
+        key: 'invoice:42',
+        version: 1,
+        kind: 'once',
+        at: START,
+        due: START + 3 * DAY,
+      },
     ]);
     expect(await engine.get('invoice:42')).toEqual(timer);
   });
@@ -41,7 +54,9 @@ describe('schedule', () => {
     await clock.advance('9999ms');
     expect(runs).toHaveLength(0);
     await clock.advance('1ms');
-    expect(runs).toEqual([expect.objectContaining({ key: 'k', id, version: 1, due: START + 10_000, at: START + 10_000 })]);
+    expect(runs).toEqual([
+      expect.objectContaining({ key: 'k', id, version: 1, due: START + 10_000, at: START + 10_000 }),
+    ]);
     expect(eventsOf('running')).toHaveLength(1);
     expect(eventsOf('completed')).toEqual([expect.objectContaining({ id, version: 1, due: START + 10_000 })]);
     expect(await engine.get('k')).toBeNull();
@@ -70,7 +85,16 @@ describe('schedule', () => {
     await clock.advance('1m');
     expect(seen).toEqual([
       { n: 1 },
-      { id: '1', key: 'iso', version: 1, due: START + 60_000, runCount: 1, payload: { n: 1 }, signal: false, timer: 'running' },
+      {
+        id: '1',
+        key: 'iso',
+        version: 1,
+        due: START + 60_000,
+        runCount: 1,
+        payload: { n: 1 },
+        signal: false,
+        timer: 'running',
+      },
     ]);
   });
 
@@ -97,16 +121,30 @@ describe('schedule', () => {
       status: 'failed',
       lastErrorAt: START + 100,
       lastCompletedAt: null,
-      last: { started: START + 100, ended: START + 100, status: 'failed', error: { message: 'boom', reason: 'empty' } },
+      last: {
+        started: START + 100,
+        ended: START + 100,
+        status: 'failed',
+        error: { message: 'boom', reason: 'empty' },
+      },
     });
     expect(await engine.check('1')).toBe(true);
   });
 
   it('records started and ended of an async run apart, and `running` while it runs', async () => {
     const { engine, clock } = harness();
-    await engine.schedule({ key: 'slow', handler: 'work', delay: 100, payload: { sleepMs: 500 }, removeOnComplete: false });
+    await engine.schedule({
+      key: 'slow',
+      handler: 'work',
+      delay: 100,
+      payload: { sleepMs: 500 },
+      removeOnComplete: false,
+    });
     await clock.advance(200);
-    expect(await engine.get('slow')).toMatchObject({ status: 'running', last: { started: START + 100, status: 'running' } });
+    expect(await engine.get('slow')).toMatchObject({
+      status: 'running',
+      last: { started: START + 100, status: 'running' },
+    });
     await clock.advance(400);
     expect(await engine.get('slow')).toMatchObject({
       status: 'completed',
@@ -161,7 +199,9 @@ describe('schedule', () => {
 
     it('honours configured limits', async () => {
       const { engine } = harness({ limits: { maxPayloadBytes: 10, minEveryMs: 5_000 } });
-      await expect(engine.schedule({ key: 'k', handler: 'work', every: '1s' })).rejects.toMatchObject({ field: 'every' });
+      await expect(engine.schedule({ key: 'k', handler: 'work', every: '1s' })).rejects.toMatchObject({
+        field: 'every',
+      });
       await expect(
         engine.schedule({ key: 'k', handler: 'work', delay: 1, payload: 'x'.repeat(20) }),
       ).rejects.toMatchObject({ reason: 'payload-too-large' });
@@ -197,12 +237,24 @@ describe('ifExists', () => {
     const { engine, clock, runs, warnings } = harness();
     const first = await engine.schedule({ key: 'doc-expires', handler: 'work', delay: '14d' });
     await clock.advance('1d');
-    const again = await engine.schedule({ key: 'doc-expires', handler: 'work', delay: '14d', ifExists: 'keep' });
+    const again = await engine.schedule({
+      key: 'doc-expires',
+      handler: 'work',
+      delay: '14d',
+      ifExists: 'keep',
+    });
     expect(again).toEqual(first);
     expect(warnings).toEqual([]);
-    const moved = await engine.schedule({ key: 'doc-expires', handler: 'work', delay: '20d', ifExists: 'keep' });
+    const moved = await engine.schedule({
+      key: 'doc-expires',
+      handler: 'work',
+      delay: '20d',
+      ifExists: 'keep',
+    });
     expect(moved).toEqual(first);
-    expect(warnings).toEqual([expect.stringMatching(/requested time is ignored.*delay 1209600000 ms.*delay 1728000000 ms/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/requested time is ignored.*delay 1209600000 ms.*delay 1728000000 ms/),
+    ]);
     await clock.advance('13d');
     expect(runs).toEqual([expect.objectContaining({ due: START + 14 * DAY })]);
   });
@@ -210,7 +262,12 @@ describe('ifExists', () => {
   it("'keep' compares absolute times as instants", async () => {
     const { engine, warnings } = harness();
     await engine.schedule({ key: 'k', handler: 'work', at: '2026-03-05T00:00:00Z' });
-    await engine.schedule({ key: 'k', handler: 'work', at: Date.parse('2026-03-05T00:00:00Z'), ifExists: 'keep' });
+    await engine.schedule({
+      key: 'k',
+      handler: 'work',
+      at: Date.parse('2026-03-05T00:00:00Z'),
+      ifExists: 'keep',
+    });
     expect(warnings).toEqual([]);
     await engine.schedule({ key: 'k', handler: 'work', every: '1h', ifExists: 'keep' });
     expect(warnings).toHaveLength(1);
