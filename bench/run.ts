@@ -31,9 +31,13 @@ const CLOCK =
   'worker process when the handler starts; due is the time the timer was scheduled for (Sundial: ctx.due; ' +
   'BullMQ: job.timestamp + job.opts.delay). Resolution 1 ms.';
 
-/** `npm run bench [-- --quick]`: every scenario for both sides on a private Redis; prints and saves the table. */
+/**
+ * `npm run bench [-- --quick] [--only <name>]`: every scenario (or those whose name contains `<name>`) for
+ * both sides on a private Redis; prints the table, and saves it when every scenario ran.
+ */
 async function main(): Promise<void> {
   const sizes = process.argv.includes('--quick') ? QUICK : FULL;
+  const scenarios = selectedScenarios(process.argv);
   const startedAt = new Date();
   const redis = await BenchRedis.start();
   try {
@@ -55,7 +59,7 @@ async function main(): Promise<void> {
       lateness: [],
       details: {},
     };
-    for (const [name, scenario] of SCENARIOS) {
+    for (const [name, scenario] of scenarios) {
       const context: BenchContext = {
         redis,
         sizes,
@@ -72,13 +76,26 @@ async function main(): Promise<void> {
     }
     await redis.flush();
     report.durationMs = Date.now() - startedAt.getTime();
+    console.log(`\n${renderMarkdown(report)}`);
+    if (scenarios !== SCENARIOS) return; // a partial run is for looking at, not a report to keep
     const stem = `${startedAt.toISOString().slice(0, 10)}${sizes.mode === 'quick' ? '-quick' : ''}`;
     const files = writeReport(report, latenessChart(report.lateness), resultsDir(), stem);
-    console.log(`\n${renderMarkdown(report)}`);
     console.log(`Wrote ${files.join(', ')}`);
   } finally {
     await redis.stop();
   }
+}
+
+/** `--only <name>` keeps the scenarios whose name contains `name` (e.g. `--only churn`); none given = all. */
+function selectedScenarios(argv: readonly string[]): ReadonlyArray<[string, Scenario]> {
+  const at = argv.indexOf('--only');
+  if (at === -1) return SCENARIOS;
+  const wanted = argv[at + 1];
+  const picked = SCENARIOS.filter(([name]) => wanted !== undefined && name.includes(wanted));
+  if (picked.length === 0) {
+    throw new Error(`--only expects part of a scenario name: ${SCENARIOS.map(([name]) => name).join(', ')}`);
+  }
+  return picked;
 }
 
 /** bench/results in the source tree (this file runs as dist/bench/run.js). */

@@ -174,13 +174,37 @@ describe('cluster recovery', () => {
       delay: 50,
       removeOnComplete: false,
     });
-    await waitFor(async () => (await runsOf('term:')).length === 1, { what: 'the run to start' });
+    await waitFor(async () => (await runsOf('term:1')).length === 1, { what: 'the run to start' });
     worker.kill('SIGTERM');
     expect(await worker.exited).toEqual({ code: 0, signal: null });
-    expect((await runsOf('term:')).map(({ event, pid }) => ({ event, pid }))).toEqual([
+    expect((await runsOf('term:1')).map(({ event, pid }) => ({ event, pid }))).toEqual([
       { event: 'started', pid: worker.pid },
       { event: 'finished', pid: worker.pid },
     ]);
     expect(await client.get('term:1')).toMatchObject({ id: timer.id, status: 'completed', runCount: 1 });
+  }, 60_000);
+
+  it('SIGTERM past the grace period aborts the handler, hands the run back, and still exits 0', async () => {
+    const impatient = await startWorker('impatient', { SUNDIAL_SHUTDOWN_GRACE_MS: '300' });
+    const timer = await client.schedule({
+      key: 'term:2',
+      handler: 'slow',
+      payload: { ms: 120_000, rerunMs: 50 },
+      delay: 50,
+      removeOnComplete: false,
+    });
+    await waitFor(async () => (await runsOf('term:2')).length === 1, { what: 'the run to start' });
+    const successor = await startWorker('successor');
+    impatient.kill('SIGTERM');
+    expect(await impatient.exited).toEqual({ code: 0, signal: null });
+    const [settledTimer] = await settled(['term:2']);
+    expect(settledTimer).toMatchObject({ id: timer.id, status: 'completed', runCount: 2 });
+    expect((await runsOf('term:2')).map(({ event, pid }) => ({ event, pid }))).toEqual([
+      { event: 'started', pid: impatient.pid },
+      { event: 'started', pid: successor.pid },
+      { event: 'finished', pid: successor.pid },
+    ]);
+    successor.kill('SIGKILL');
+    await successor.exited;
   }, 60_000);
 });

@@ -1,5 +1,4 @@
 import type { ListOptions, TimerStatus } from '@sundial/core';
-import { SundialError } from '@sundial/core';
 
 export interface ListQuery {
   prefix?: string;
@@ -17,8 +16,4 @@ export function parseListQuery({ prefix, status, limit, cursor }: ListQuery): Li
     ...(limit === undefined ? {} : { limit: limit === '' ? Number.NaN : Number(limit) }),
     ...(cursor ? { cursor } : {}),
   };
-}
-
-export function invalid(field: string, message: string, fix: string): SundialError {
-  return new SundialError({ reason: 'invalid', field, message, fix });
 }

@@ -16,7 +16,7 @@ import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } 
 import type { ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
 import { isSundialError, SundialError } from '@sundial/core';
 import type { ListQuery } from './list-query';
-import { invalid, parseListQuery } from './list-query';
+import { parseListQuery } from './list-query';
 import { RESCHEDULE_SCHEMA, TIMER_SCHEMA, TIMER_SPEC_SCHEMA } from './openapi-schemas';
 import { ApiTokenGuard } from './api-token.guard';
 import { TIMERS_API } from './timers-api.token';
@@ -161,4 +161,8 @@ function notFound(key: string): SundialError {
     message: `no live timer under key "${key}"`,
     fix: 'Check the key (URL-encoded in the path); GET /v1/timers?prefix= lists live timers.',
   });
+}
+
+function invalid(field: string, message: string, fix: string): SundialError {
+  return new SundialError({ reason: 'invalid', field, message, fix });
 }

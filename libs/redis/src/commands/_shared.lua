@@ -81,12 +81,33 @@ local function arm_due(base, key, score)
   end
 end
 
+-- Whether anyone listens on `P:events`, asked once per script call (PUBSUB NUMSUB is O(1)): with no
+-- subscriber there is no one to encode an event for. Subscribers of a replica or of another Redis
+-- Cluster node are not counted (Sundial subscribes on the primary it writes to).
+local event_listeners = nil
+
 local function publish_event(prefix, row, event_type, now, extra)
+  local channel = prefix .. ':events'
+  if event_listeners == nil then
+    event_listeners = redis.call('PUBSUB', 'NUMSUB', channel)[2]
+  end
+  if event_listeners == 0 then
+    return
+  end
   local event = { type = event_type, id = row.id, key = row.key, version = tonumber(row.v), kind = row.k, at = now }
   for field, value in pairs(extra or {}) do
     event[field] = value
   end
-  redis.call('PUBLISH', prefix .. ':events', cjson.encode(event))
+  redis.call('PUBLISH', channel, cjson.encode(event))
+end
+
+-- Runs `command target ...items` in slices: one call per slice instead of one per item, and never more
+-- arguments than Lua's unpack takes (about 8000).
+local function call_in_slices(command, target, items)
+  local slice = 2000
+  for first = 1, #items, slice do
+    redis.call(command, target, unpack(items, first, math.min(first + slice - 1, #items)))
+  end
 end
 
 -- A finished row kept by removeOnComplete=false: cancel/cancelAll just drop it (not counted, no event).
@@ -103,23 +124,41 @@ local function abort_runs(prefix, row)
   end
 end
 
--- Cancels a live row: bump version, remove row and index entries, leave a tombstone (unless
--- tombstone_ms is 0, as on replace), abort a run in progress, emit `cancelled` with `reason`.
-local function cancel_row(base, prefix, row, reason, now, tombstone_ms)
-  local key = row.key
+-- The row of a cancelled timer becomes its tombstone (docs/design.md): the hash is renamed (O(1), nothing
+-- encoded) and stamped with the bumped version and `s = cancelled`. With tombstone_ms 0 it just goes.
+local function bury_row(base, row, tombstone_ms)
+  local hash = row_key(base, row.key)
+  if tombstone_ms > 0 then
+    local tombstone = tombstone_key(base, row.key)
+    redis.call('RENAME', hash, tombstone)
+    redis.call('HSET', tombstone, 'v', row.v, 's', row.s)
+    redis.call('PEXPIRE', tombstone, tombstone_ms)
+  else
+    redis.call('DEL', hash)
+  end
+end
+
+-- The live row's part of a cancel, without its index entries (cancel-all removes those per batch):
+-- abort a run in progress, bump version, `s = cancelled`, bury the row, emit `cancelled` with `reason`.
+-- `row` needs id, key, v, s, k, aw, rv.
+local function retire_row(base, prefix, row, reason, now, tombstone_ms)
   abort_runs(prefix, row)
   bump_version(row)
   row.s = 'cancelled'
-  redis.call('DEL', row_key(base, key))
+  bury_row(base, row, tombstone_ms)
+  publish_event(prefix, row, 'cancelled', now, { reason = reason })
+end
+
+-- Cancels a live row: retire it (above) and remove its index entries; leaves a tombstone unless
+-- tombstone_ms is 0, as on replace, where the new row follows at once.
+local function cancel_row(base, prefix, row, reason, now, tombstone_ms)
+  local key = row.key
   redis.call('ZREM', base .. 'due', key)
   redis.call('ZREM', base .. 'armed', key)
   redis.call('ZREM', base .. 'keys', key)
   redis.call('ZREM', base .. 'leases', key)
   redis.call('HDEL', base .. 'ids', row.id)
-  if tombstone_ms > 0 then
-    redis.call('SET', tombstone_key(base, key), cjson.encode(row), 'PX', tombstone_ms)
-  end
-  publish_event(prefix, row, 'cancelled', now, { reason = reason })
+  retire_row(base, prefix, row, reason, now, tombstone_ms)
 end
 
 -- An interval's next due: the first grid slot anchor + k·every strictly after now, k ≥ 1 (the same
