@@ -5,8 +5,8 @@ module.exports = {
   roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test', '<rootDir>/bench'],
   testMatch: ['**/*.spec.ts', '**/*.test.ts'],
   transform: {
-    // Type-checking is `npm run typecheck`'s job; jest only transpiles, which keeps suites fast.
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }],
+    // Type-checking is `npm run typecheck`'s job; tsconfig.jest.json sets isolatedModules so ts-jest only transpiles.
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {

@@ -1,0 +1,10 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { SundialModuleOptions } from './sundial-module-options';
+
+export const {
+  ConfigurableModuleClass: ConfigurableSundialModule,
+  MODULE_OPTIONS_TOKEN: SUNDIAL_MODULE_OPTIONS,
+} = new ConfigurableModuleBuilder<SundialModuleOptions>()
+  .setClassMethodName('forRoot')
+  .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .build();
