@@ -97,6 +97,26 @@ describe('VirtualClock', () => {
     expect(clock.now()).toBe(200);
   });
 
+  it('rejects the advance with a callback’s error, and keeps working afterwards', async () => {
+    const clock = new VirtualClock(0);
+    const seen: number[] = [];
+    clock.setTimeout(() => {
+      throw new Error('callback bug');
+    }, 10);
+    clock.setTimeout(() => seen.push(clock.now()), 20);
+    await expect(clock.advance(100)).rejects.toThrow('callback bug');
+    expect(clock.now()).toBe(10);
+    await clock.advance(100);
+    expect(seen).toEqual([20]);
+  });
+
+  it('fails loudly instead of hanging when timers re-arm each other at zero delay forever', async () => {
+    const clock = new VirtualClock(0);
+    const loop = () => void clock.setTimeout(loop, 0);
+    loop();
+    await expect(clock.advance(1)).rejects.toThrow(/re-arming at 0/);
+  });
+
   it('refuses a negative or malformed advance and does not move', async () => {
     const clock = new VirtualClock(0);
     await expect(clock.advance(-1)).rejects.toMatchObject({ reason: 'invalid', field: 'advance' });

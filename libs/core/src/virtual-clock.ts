@@ -7,6 +7,9 @@ interface VirtualTimer {
   readonly fn: () => void;
 }
 
+/** More ticks than this at one instant means timers re-arm each other at zero delay forever. */
+const MAX_TICKS_AT_ONE_INSTANT = 10_000;
+
 /** Lets every queued microtask run: one macrotask turn drains the whole microtask queue. */
 const drainMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -50,7 +53,8 @@ export class VirtualClock implements Clock {
    * during the tick first runs in a later one, and a timer cleared by an earlier callback of the tick
    * does not run. Between ticks, and at the end, the microtask queue is drained, so async work that
    * only waits on promises (handlers, the engine's own chains) settles before time moves on; work
-   * that waits on real I/O or on a later virtual timer stays pending.
+   * that waits on real I/O or on a later virtual timer stays pending. A callback that throws rejects
+   * the advance where it stands. Do not await `advance` from inside a callback: advances queue up.
    */
   async advance(by: number | Duration): Promise<void> {
     const ms = toMs(by, 'advance');
@@ -69,7 +73,14 @@ export class VirtualClock implements Clock {
 
   private async runUntil(target: number): Promise<void> {
     await drainMicrotasks();
+    let ticksAtThisInstant = 0;
     for (let tick = this.nextTick(target); tick.length > 0; tick = this.nextTick(target)) {
+      ticksAtThisInstant = tick[0].due === this.current ? ticksAtThisInstant + 1 : 0;
+      if (ticksAtThisInstant > MAX_TICKS_AT_ONE_INSTANT) {
+        throw new Error(
+          `VirtualClock: timers keep re-arming at ${this.current} with no delay; time cannot advance`,
+        );
+      }
       this.current = tick[0].due;
       for (const timer of tick) {
         if (this.armed.delete(timer)) timer.fn();

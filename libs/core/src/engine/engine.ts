@@ -22,7 +22,7 @@ import {
   validateScope,
   type ValidationLimits,
 } from '../validation';
-import { createEntry, toTimer, type Entry } from './entry';
+import { createEntry, heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
 import { toListQuery } from './list-query';
@@ -110,7 +110,8 @@ class MemoryEngine implements Engine {
     });
     const placed = new Set<string>();
     normalized.forEach((spec, index) => {
-      if (spec.ifExists === 'error' && (this.store.get(spec.key) || placed.has(spec.key))) {
+      const live = this.store.get(spec.key)?.outcome === null;
+      if (spec.ifExists === 'error' && (live || placed.has(spec.key))) {
         throw atIndex(duplicateKey(spec.key), index);
       }
       placed.add(spec.key);
@@ -118,10 +119,15 @@ class MemoryEngine implements Engine {
     return normalized.map((spec) => this.place(spec));
   }
 
+  /** A finished row kept by `removeOnComplete: false` is dropped silently: there was nothing to cancel. */
   async cancel(key: string): Promise<boolean> {
     this.assertOpen();
     const entry = this.store.get(validateKey(key));
     if (!entry) return false;
+    if (entry.outcome) {
+      this.store.remove(entry);
+      return false;
+    }
     this.runner.cancel(entry, 'cancelled');
     return true;
   }
@@ -130,62 +136,72 @@ class MemoryEngine implements Engine {
     this.assertOpen();
     const prefix = validateScope(scope);
     const global = prefix === '';
-    const matched = this.store.entries().filter((entry) => entry.key.startsWith(prefix));
-    for (const entry of matched) this.runner.cancel(entry, global ? 'reset' : 'cancelled');
-    if (global) this.runner.emit('reset', anonymous, { count: matched.length });
-    return matched.length;
+    let count = 0;
+    for (const entry of this.store.entries()) {
+      if (!entry.key.startsWith(prefix)) continue;
+      if (entry.outcome) {
+        this.store.remove(entry);
+      } else {
+        this.runner.cancel(entry, global ? 'reset' : 'cancelled');
+        count += 1;
+      }
+    }
+    if (global) this.runner.emit('reset', anonymous, { count });
+    return count;
   }
 
   async reschedule(key: string, when: RescheduleWhen): Promise<Timer> {
     this.assertOpen();
-    const entry = this.find(key);
+    const entry = this.findLive(key);
     const target = normalizeWhen(when);
-    if (entry.runs.size > 0) throw inactive(entry, 'rescheduled while it is running', 'replace');
+    if (heldRun(entry)) throw inactive(entry, 'rescheduled while it is running', 'replace');
     const now = this.clock.now();
     const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
+    this.runner.abortFreeRuns(entry);
+    // An interval's grid is anchored at scheduledAt: from now on, `now + k·every` after the new due.
     entry.scheduledAt = now;
     if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
-    // An interval keeps its cadence from the new time on.
-    entry.anchor = dueAt;
     entry.paused = false;
-    entry.outcome = null;
-    entry.deferred = false;
     this.runner.arm(entry, dueAt);
-    this.runner.emit('scheduled', entry, { due: dueAt });
+    this.runner.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
     return toTimer(entry);
   }
 
   async pause(key: string): Promise<Timer> {
     this.assertOpen();
-    const entry = this.find(key);
-    if (entry.outcome) throw inactive(entry, 'paused after it finished', 'reschedule');
+    const entry = this.findLive(key);
+    if (heldRun(entry)) throw inactive(entry, 'paused while it is running', 'wait');
     if (!entry.paused) {
+      this.runner.abortFreeRuns(entry);
       this.runner.withdraw(entry);
       entry.version += 1;
       entry.paused = true;
-      entry.deferred = false;
     }
     return toTimer(entry);
   }
 
   async resume(key: string): Promise<Timer> {
     this.assertOpen();
-    const entry = this.find(key);
-    if (entry.outcome) throw inactive(entry, 'resumed after it finished', 'reschedule');
+    const entry = this.findLive(key);
     if (entry.paused) {
       entry.paused = false;
-      if (this.runner.runOwnsNext(entry)) entry.version += 1;
-      else this.runner.arm(entry, this.runner.nextDue(entry, this.clock.now()));
+      this.runner.arm(entry, this.runner.nextDue(entry, this.clock.now()));
+      this.runner.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
     }
     return toTimer(entry);
   }
 
+  /** Runs it now, out of band; the scheduled due is armed again when that run ends. */
   async trigger(key: string): Promise<Timer> {
     this.assertOpen();
-    const entry = this.find(key);
-    if (entry.runs.size > 0) throw inactive(entry, 'triggered while it is running', 'wait');
-    if (entry.outcome) throw inactive(entry, 'triggered after it finished', 'reschedule');
-    this.runner.start(entry, this.clock.now(), true);
+    const entry = this.findLive(key);
+    if (heldRun(entry)) throw inactive(entry, 'triggered while it is running', 'wait');
+    if (entry.paused) throw inactive(entry, 'triggered while it is paused', 'resume');
+    const now = this.clock.now();
+    this.runner.withdraw(entry);
+    entry.version += 1;
+    this.runner.emit('scheduled', entry, { due: now, reason: 'trigger' });
+    this.runner.start(entry, now, true);
     return toTimer(entry);
   }
 
@@ -221,9 +237,9 @@ class MemoryEngine implements Engine {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    const entries = this.store.entries();
-    for (const entry of entries) this.runner.cancel(entry, 'disposed');
-    this.runner.emit('disposed', anonymous, { count: entries.length });
+    const live = this.store.entries().filter((entry) => !entry.outcome);
+    for (const entry of live) this.runner.cancel(entry, 'disposed');
+    this.runner.emit('disposed', anonymous, { count: live.length });
     this.events.clear();
   }
 
@@ -235,13 +251,16 @@ class MemoryEngine implements Engine {
 
   /** SPEC §3.1 step 3 on: what a valid spec does to its key. */
   private place(spec: NormalizedSpec): Timer {
-    const live = this.store.get(spec.key);
+    const existing = this.store.get(spec.key);
+    const live = existing && !existing.outcome ? existing : undefined;
     if (live && spec.ifExists === 'error') throw duplicateKey(spec.key);
     if (spec.ifExists === 'keep') {
       const recorded = live ? toTimer(live) : this.store.tombstone(spec.key, this.clock.now());
       if (recorded) return this.keep(recorded, spec);
     }
+    // A finished row kept by removeOnComplete: false does not hold its key: the new timer takes it.
     if (live) this.runner.cancel(live, 'replaced');
+    else if (existing) this.store.remove(existing);
     const now = this.clock.now();
     const entry = createEntry(String(++this.lastId), spec, now);
     this.store.add(entry);
@@ -267,9 +286,10 @@ class MemoryEngine implements Engine {
     return recorded;
   }
 
-  private find(key: string): Entry {
+  /** The live (not finished) entry under `key`, or `not-found`. */
+  private findLive(key: string): Entry {
     const entry = this.store.get(validateKey(key));
-    if (!entry) {
+    if (!entry || entry.outcome) {
       throw new SundialError({
         reason: 'not-found',
         field: 'key',
@@ -319,10 +339,10 @@ function duplicateKey(key: string): SundialError {
   });
 }
 
-function inactive(entry: Entry, what: string, instead: 'replace' | 'reschedule' | 'wait'): SundialError {
+function inactive(entry: Entry, what: string, instead: 'replace' | 'resume' | 'wait'): SundialError {
   const fixes = {
     replace: "Wait for the run to end, or schedule the key again with ifExists: 'replace' to supersede it.",
-    reschedule: 'Reschedule it to run it again.',
+    resume: 'Resume it first.',
     wait: 'Wait for the run to end; listen for its completed or failed event.',
   };
   return new SundialError({

@@ -14,12 +14,13 @@ export interface ListQuery {
 }
 
 /**
- * The live entries by key and by id, and the tombstones of cancelled keys (SPEC §3.1) that let
+ * The entries by key (live ones, and finished ones kept by `removeOnComplete: false`), the live ids,
+ * and the tombstones of cancelled keys (SPEC §3.1) that let
  * `ifExists: 'keep'` return a cancelled timer until the tombstone expires.
  */
 export class EntryStore {
   private readonly byKey = new Map<string, Entry>();
-  /** id → key, in creation order */
+  /** id → key of every live entry, in creation order */
   private readonly keyById = new Map<string, string>();
   /** in burial order, which is expiry order since every tombstone lives the same time */
   private readonly tombstones = new Map<string, Tombstone>();
@@ -47,6 +48,11 @@ export class EntryStore {
     this.byKey.set(entry.key, entry);
     this.keyById.set(entry.id, entry.key);
     this.tombstones.delete(entry.key);
+  }
+
+  /** The entry is no longer live: `check` and `snapshot` forget its id, `get` and `list` still show it. */
+  retire(entry: Entry): void {
+    this.keyById.delete(entry.id);
   }
 
   remove(entry: Entry): void {

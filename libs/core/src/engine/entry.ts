@@ -12,24 +12,25 @@ export interface Run {
   readonly started: number;
   /** started by `trigger`: it never moves the schedule */
   readonly triggered: boolean;
+  /**
+   * a tick of an `awaitTask: false` interval: the next tick was armed at claim, the run holds nothing
+   * (the timer stays `pending`) and its completion records the outcome without touching the schedule
+   */
+  readonly free: boolean;
   readonly controller: AbortController;
 }
 
 /** A live timer: the stored fields plus the engine's bookkeeping. `status` is derived, see `statusOf`. */
 export interface Entry extends Omit<Timer, 'status'> {
-  /** an interval's grid: it fires at `anchor + k·everyMs` */
-  anchor: number;
   paused: boolean;
   /** set when the timer has finished (kept only with removeOnComplete: false) */
   outcome: 'completed' | 'failed' | null;
   /** the armed wake for `version`, or null once it was consumed or withdrawn */
   wake: ClockHandle | null;
-  /** runs in flight: at most one, except for an interval with awaitTask: false */
+  /** runs in flight: at most one that holds the timer, and any number of free ones */
   readonly runs: Set<Run>;
   /** the most recently started run, the one `last` describes */
   latestRun: Run | null;
-  /** a one-shot came due while a triggered run held it: it runs as soon as that run settles */
-  deferred: boolean;
 }
 
 /** A fresh entry at version 0; arming it makes it version 1. */
@@ -57,20 +58,23 @@ export function createEntry(id: string, spec: NormalizedSpec, now: number): Entr
     lastErrorAt: null,
     last: null,
     meta: spec.meta === undefined ? undefined : structuredClone(spec.meta),
-    anchor: now,
     paused: false,
     outcome: null,
     wake: null,
     runs: new Set(),
     latestRun: null,
-    deferred: false,
   };
+}
+
+/** The run that holds the timer (status `running`), if any. */
+export function heldRun(entry: Entry): Run | undefined {
+  return [...entry.runs].find((run) => !run.free);
 }
 
 export function statusOf(entry: Entry): TimerStatus {
   if (entry.outcome) return entry.outcome;
   if (entry.paused) return 'paused';
-  return entry.runs.size > 0 ? 'running' : 'pending';
+  return heldRun(entry) ? 'running' : 'pending';
 }
 
 /** A copy the caller may keep or change without touching the engine's entry. */

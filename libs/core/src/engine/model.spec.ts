@@ -157,7 +157,8 @@ async function check(ops: Op[]): Promise<void> {
         const got = await engine.reschedule(o.key, { delay: o.delay }).then((t) => t.id, reasonOf);
         expect(got).toBe(entry?.id ?? 'not-found');
         if (entry) {
-          entry.due = entry.anchor = model.now + o.delay;
+          entry.due = model.now + o.delay;
+          entry.anchor = model.now;
           entry.paused = false;
         }
         break;

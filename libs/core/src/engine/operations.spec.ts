@@ -39,9 +39,7 @@ describe('cancel', () => {
     await clock.advance('1h');
     expect(runs).toHaveLength(1);
     expect(eventsOf('completed')).toEqual([]);
-    expect(eventsOf('stale')).toEqual([
-      expect.objectContaining({ key: 'k', version: 1, reason: 'run-superseded' }),
-    ]);
+    expect(eventsOf('stale')).toEqual([expect.objectContaining({ key: 'k', version: 1, reason: 'gone' })]);
   });
 });
 
@@ -98,12 +96,13 @@ describe('reschedule', () => {
     expect(runs.map((run) => [run.id, run.version, run.due])).toEqual([[id, 2, START + 130 * MINUTE]]);
   });
 
-  it('accepts an absolute time, and moves an interval’s grid to it', async () => {
+  it('accepts an absolute time; an interval then goes on on its grid from the reschedule', async () => {
     const { engine, clock, runs } = harness();
     await engine.schedule({ key: 'i', handler: 'work', every: '1h' });
+    await clock.advance('10m');
     await engine.reschedule('i', { at: START + 90 * MINUTE });
     await clock.advance('4h');
-    expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([90, 150, 210]);
+    expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([90, 130, 190, 250]);
   });
 
   it('is refused with inactive while the timer runs, and with not-found for no timer', async () => {
@@ -119,13 +118,22 @@ describe('reschedule', () => {
     await expect(engine.reschedule('k', { delay: -1 } as never)).rejects.toMatchObject({ reason: 'invalid' });
   });
 
-  it('brings a finished row kept by removeOnComplete: false back to pending', async () => {
-    const { engine, clock, runs } = harness();
-    await engine.schedule({ key: 'k', handler: 'work', delay: 10, removeOnComplete: false });
-    await clock.advance(10);
-    expect(await engine.reschedule('k', { delay: 10 })).toMatchObject({ status: 'pending', version: 2 });
-    await clock.advance(10);
-    expect(runs.map((run) => run.version)).toEqual([1, 2]);
+  it('aborts the runs of an awaitTask: false interval, which still record their outcome', async () => {
+    const { engine, clock, runs, eventsOf } = harness();
+    await engine.schedule({
+      key: 'f',
+      handler: 'work',
+      every: '1m',
+      awaitTask: false,
+      payload: { sleepMs: 90 * SECOND },
+    });
+    await clock.advance('1m');
+    const moved = await engine.reschedule('f', { delay: '10m' });
+    expect(runs[0].signal.aborted).toBe(true);
+    await clock.advance('2m');
+    expect(eventsOf('completed')).toEqual([expect.objectContaining({ version: 1 })]);
+    expect(await engine.get('f')).toMatchObject({ version: moved.version, dueAt: START + 11 * MINUTE });
+    expect(eventsOf('scheduled').at(-1)).toMatchObject({ reason: 'reschedule', due: START + 11 * MINUTE });
   });
 });
 
@@ -182,67 +190,84 @@ describe('pause and resume', () => {
     expect(await engine.resume('i')).toMatchObject({ status: 'pending', version: 3 });
   });
 
-  it('pausing an interval while it runs lets the run finish without arming another', async () => {
-    const { engine, clock, runs } = harness();
+  it('is refused with inactive while a run holds the timer', async () => {
+    const { engine, clock } = harness();
     await engine.schedule({ key: 'i', handler: 'work', every: '1m', payload: { sleepMs: 30 * SECOND } });
     await clock.advance('1m');
-    expect(await engine.pause('i')).toMatchObject({ status: 'paused' });
+    await expect(engine.pause('i')).rejects.toMatchObject({ reason: 'inactive' });
+    expect(await engine.get('i')).toMatchObject({ status: 'running', version: 1 });
+  });
+
+  it('pausing an awaitTask: false interval aborts its runs in flight; they still record their outcome', async () => {
+    const { engine, clock, runs, eventsOf } = harness();
+    await engine.schedule({
+      key: 'f',
+      handler: 'work',
+      every: '1m',
+      awaitTask: false,
+      payload: { sleepMs: 30 * SECOND },
+    });
+    await clock.advance('1m');
+    expect(await engine.pause('f')).toMatchObject({ status: 'paused', version: 3 });
+    expect(runs[0].signal.aborted).toBe(true);
     await clock.advance('10m');
     expect(runs).toHaveLength(1);
-    expect(await engine.get('i')).toMatchObject({ status: 'paused', last: { status: 'ok' } });
-    await engine.resume('i');
-    await clock.advance('1m');
-    expect(runs).toHaveLength(2);
+    expect(eventsOf('completed')).toHaveLength(1);
+    expect(await engine.get('f')).toMatchObject({ status: 'paused', last: { status: 'ok' } });
   });
 
-  it('resuming while the paused run is still running lets that run arm the next tick, once', async () => {
-    const { engine, clock, runs } = harness();
-    await engine.schedule({ key: 'i', handler: 'work', every: '1m', payload: { sleepMs: 30 * SECOND } });
-    await clock.advance('1m');
+  it('resume emits scheduled with reason resume', async () => {
+    const { engine, eventsOf } = harness();
+    await engine.schedule({ key: 'i', handler: 'work', every: '1h' });
     await engine.pause('i');
     await engine.resume('i');
-    expect(clock.pendingCount()).toBe(1); // only the handler's own sleep
-    await clock.advance('5m');
-    expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(eventsOf('scheduled').map((e) => [e.reason, e.version, e.due])).toEqual([
+      [undefined, 1, START + HOUR],
+      ['resume', 3, START + HOUR],
+    ]);
   });
 
-  it('a one-shot paused while it runs still finishes', async () => {
-    const { engine, clock } = harness();
-    await engine.schedule({
-      key: 'o',
-      handler: 'work',
-      delay: 10,
-      payload: { sleepMs: 100 },
-      removeOnComplete: false,
-    });
-    await clock.advance(10);
-    await engine.pause('o');
-    await engine.resume('o');
-    await clock.advance('1h');
-    expect(await engine.get('o')).toMatchObject({ status: 'completed', runCount: 1 });
-  });
-
-  it('refuses a finished timer with inactive and an unknown key with not-found', async () => {
+  it('a finished row is not live: pause, resume, trigger and reschedule answer not-found', async () => {
     const { engine, clock } = harness();
     await engine.schedule({ key: 'done', handler: 'work', delay: 1, removeOnComplete: false });
     await clock.advance(1);
-    await expect(engine.pause('done')).rejects.toMatchObject({ reason: 'inactive' });
-    await expect(engine.resume('done')).rejects.toMatchObject({ reason: 'inactive' });
+    await expect(engine.pause('done')).rejects.toMatchObject({ reason: 'not-found' });
+    await expect(engine.resume('done')).rejects.toMatchObject({ reason: 'not-found' });
+    await expect(engine.trigger('done')).rejects.toMatchObject({ reason: 'not-found' });
+    await expect(engine.reschedule('done', { delay: 1 })).rejects.toMatchObject({ reason: 'not-found' });
     await expect(engine.pause('nope')).rejects.toMatchObject({ reason: 'not-found' });
+  });
+
+  it('cancel and cancelAll drop a finished row silently, without counting it', async () => {
+    const { engine, clock, eventsOf } = harness();
+    await engine.schedule({ key: 'a', handler: 'work', delay: 1, removeOnComplete: false });
+    await engine.schedule({ key: 'b', handler: 'work', delay: 1, removeOnComplete: false });
+    await engine.schedule({ key: 'c', handler: 'work', delay: '1h' });
+    await clock.advance(1);
+    expect(await engine.cancel('a')).toBe(false);
+    expect(await engine.get('a')).toBeNull();
+    expect(await engine.cancelAll()).toBe(1);
+    expect(await engine.get('b')).toBeNull();
+    expect(eventsOf('cancelled').map((e) => e.key)).toEqual(['c']);
   });
 });
 
 describe('trigger', () => {
   it('runs a timer now, out of band, without moving its schedule', async () => {
-    const { engine, clock, runs } = harness();
+    const { engine, clock, runs, eventsOf } = harness();
     await engine.schedule({ key: 'i', handler: 'work', every: '1h' });
     await clock.advance('10m');
     const running = await engine.trigger('i');
     expect(running).toMatchObject({ status: 'running', runCount: 1, dueAt: START + HOUR, version: 2 });
+    expect(eventsOf('scheduled').at(-1)).toMatchObject({
+      reason: 'trigger',
+      version: 2,
+      due: START + 10 * MINUTE,
+    });
     await clock.advance('55m');
     expect(runs.map((run) => [run.version, run.due - START])).toEqual([
-      [1, 10 * MINUTE],
-      [2, HOUR],
+      [2, 10 * MINUTE],
+      [3, HOUR],
     ]);
   });
 
@@ -282,23 +307,33 @@ describe('trigger', () => {
     expect(await engine.get('i')).toMatchObject({ status: 'pending', runCount: 3, last: { status: 'ok' } });
   });
 
-  it('a slot that comes while a triggered run holds an interval or a cron is skipped (overlap)', async () => {
+  it('a due time that passes during a triggered run is run right after it, late, for every kind', async () => {
     const { engine, clock, runs, eventsOf } = harness();
     await engine.schedule({ key: 'i', handler: 'work', every: '1m', payload: { sleepMs: 90 * SECOND } });
-    await engine.schedule({ key: 'c', handler: 'work', cron: '* * * * *', tz: 'UTC', payload: { sleepMs: 90 * SECOND } });
+    await engine.schedule({
+      key: 'c',
+      handler: 'work',
+      cron: '* * * * *',
+      tz: 'UTC',
+      payload: { sleepMs: 90 * SECOND },
+    });
     await engine.trigger('i');
     await engine.trigger('c');
     await clock.advance('2m');
-    expect(eventsOf('skipped').map((e) => [e.key, e.reason, (e.due! - START) / MINUTE])).toEqual([
-      ['i', 'overlap', 1],
-      ['c', 'overlap', 1],
+    expect(runs.map((run) => [run.key, (run.due - START) / SECOND, (run.at - START) / SECOND])).toEqual([
+      ['i', 0, 0],
+      ['c', 0, 0],
+      ['i', 60, 90],
+      ['c', 60, 90],
     ]);
-    expect(runs.map((run) => [run.key, (run.due - START) / MINUTE])).toEqual([
-      ['i', 0],
-      ['c', 0],
-      ['i', 2],
-      ['c', 2],
-    ]);
+    expect(eventsOf('skipped')).toEqual([]);
+  });
+
+  it('is refused while paused', async () => {
+    const { engine } = harness();
+    await engine.schedule({ key: 'i', handler: 'work', every: '1h' });
+    await engine.pause('i');
+    await expect(engine.trigger('i')).rejects.toMatchObject({ reason: 'inactive' });
   });
 
   it('is refused while the timer runs', async () => {
@@ -425,6 +460,16 @@ describe('events', () => {
     await clock.advance('3m');
     expect(runs).toHaveLength(3);
     expect(errors.filter((line) => line.includes('listener bug'))).toHaveLength(6);
+  });
+
+  it('a running listener that cancels the timer stops its handler from starting', async () => {
+    const { engine, clock, runs, eventsOf } = harness();
+    engine.on('running', (event) => void engine.cancel(event.key));
+    await engine.schedule({ key: 'k', handler: 'work', delay: 10 });
+    await clock.advance(10);
+    expect(runs).toEqual([]);
+    expect(eventsOf('completed')).toEqual([]);
+    expect(eventsOf('stale')).toEqual([expect.objectContaining({ key: 'k', reason: 'gone' })]);
   });
 
   it('on() returns an unsubscribe function', async () => {

@@ -83,7 +83,7 @@ describe('intervals', () => {
     });
   });
 
-  it('awaitTask: false arms the next tick at claim time, so runs overlap', async () => {
+  it('awaitTask: false arms the next tick at claim time, so runs overlap and the timer stays pending', async () => {
     const { engine, clock, runs, eventsOf } = harness();
     await engine.schedule({
       key: 'ping',
@@ -94,7 +94,8 @@ describe('intervals', () => {
     });
     await clock.advance('1s');
     expect(await engine.get('ping')).toMatchObject({
-      status: 'running',
+      status: 'pending',
+      last: { started: START + SECOND, status: 'running' },
       version: 2,
       dueAt: START + 2 * SECOND,
     });
@@ -187,10 +188,33 @@ describe('cron', () => {
     });
     await clock.advance('4m');
     expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([1, 3]);
+    // reported when the run ends: one event per run, counting the slots it covered
     expect(eventsOf('skipped')).toEqual([
-      expect.objectContaining({ key: 'm', reason: 'overlap', due: START + 2 * MINUTE }),
-      expect.objectContaining({ key: 'm', reason: 'overlap', due: START + 4 * MINUTE }),
+      expect.objectContaining({ key: 'm', reason: 'overlap', due: START + 2 * MINUTE, count: 1 }),
     ]);
+    await clock.advance('1m');
+    expect(eventsOf('skipped')).toHaveLength(2);
+  });
+
+  it('counts every slot a long run covered, and picks up at the next one', async () => {
+    const { engine, clock, runs, eventsOf } = harness();
+    await engine.schedule({
+      key: 'm',
+      handler: 'work',
+      cron: '*/5 * * * *',
+      tz: 'UTC',
+      payload: { sleepMs: 21 * MINUTE },
+    });
+    await clock.advance('30m');
+    expect(eventsOf('skipped')).toEqual([
+      expect.objectContaining({
+        reason: 'overlap',
+        due: START + 10 * MINUTE,
+        count: 4,
+        at: START + 26 * MINUTE,
+      }),
+    ]);
+    expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([5, 30]);
   });
 
   it('a throwing run lands failed on last and keeps the schedule', async () => {

@@ -200,11 +200,11 @@ describe('duplicate wakes', () => {
     await h.clock.advance('5s');
     expect(h.runs.map((run) => run.version)).toEqual([1, 2, 3, 4, 5]);
     expect(h.eventsOf('stale').map((e) => [e.version, e.reason])).toEqual([
-      [1, 'superseded'],
-      [2, 'superseded'],
-      [3, 'superseded'],
-      [4, 'superseded'],
-      [5, 'superseded'],
+      [1, 'status'],
+      [2, 'status'],
+      [3, 'status'],
+      [4, 'status'],
+      [5, 'status'],
     ]);
   });
 

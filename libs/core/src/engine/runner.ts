@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import { nextCronOccurrence } from '../cron';
 import { SundialError } from '../errors';
 import { nextGridSlot } from '../schedule';
-import type { TimerContext, TimerEvent, TimerHandler } from '../types';
+import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
 import type { EventHub } from './events';
@@ -46,20 +46,25 @@ export class Runner {
       case 'once':
         return Math.max(entry.dueAt, now);
       case 'interval':
-        return nextGridSlot(entry.anchor, entry.everyMs!, now);
+        return nextGridSlot(entry.scheduledAt, entry.everyMs!, now);
       case 'cron':
         return nextCronOccurrence(entry.cron!, entry.tz!, now);
     }
   }
 
-  /** Whether a run in flight arms what comes next when it settles (so nothing else may arm it now). */
-  runOwnsNext(entry: Entry): boolean {
-    return [...entry.runs].some((run) => !run.triggered) && !armsAtClaim(entry);
+  /** Free runs go on but are told to stop, as when their timer is rescheduled or paused. */
+  abortFreeRuns(entry: Entry): void {
+    for (const run of entry.runs) if (run.free) run.controller.abort();
   }
 
-  /** Claims the entry and runs its handler; `triggered` runs out of band and leaves the schedule be. */
+  /**
+   * Claims the entry and runs its handler. A free run (an `awaitTask: false` tick, unless it is the
+   * last one `maxRuns` allows) arms the next tick now; every other run holds the timer until it settles.
+   */
   start(entry: Entry, due: number, triggered: boolean): void {
     const now = this.deps.clock.now();
+    entry.runCount += 1;
+    const free = !triggered && entry.kind === 'interval' && !entry.awaitTask && !exhausted(entry);
     const run: Run = {
       id: entry.id,
       key: entry.key,
@@ -68,16 +73,14 @@ export class Runner {
       due,
       started: now,
       triggered,
+      free,
       controller: new AbortController(),
     };
     entry.runs.add(run);
     entry.latestRun = run;
-    entry.runCount += 1;
     entry.lastFiredAt = now;
     entry.last = { started: now, status: 'running' };
-    if (exhausted(entry)) this.withdraw(entry);
-    else if (triggered && entry.wake) this.arm(entry, entry.dueAt);
-    else if (!triggered && armsAtClaim(entry)) this.arm(entry, this.nextDue(entry, now));
+    if (free) this.arm(entry, this.nextDue(entry, now));
     this.emit('running', run, { due });
     void this.execute(entry, run);
   }
@@ -86,7 +89,6 @@ export class Runner {
   cancel(entry: Entry, reason: CancelReason): void {
     this.withdraw(entry);
     entry.version += 1;
-    entry.deferred = false;
     this.deps.store.remove(entry);
     const timer = toTimer(entry, 'cancelled');
     // A cancelled name stays cancelled for `ifExists: 'keep'`; a replaced or disposed one needs no tombstone.
@@ -100,7 +102,7 @@ export class Runner {
   emit(
     type: TimerEvent['type'],
     subject: Pick<TimerEvent, 'id' | 'key' | 'version' | 'kind'>,
-    extra = {},
+    extra: Partial<TimerEvent> = {},
   ): void {
     const { id, key, version, kind } = subject;
     this.deps.events.emit({ type, id, key, version, kind, at: this.deps.clock.now(), ...extra });
@@ -112,36 +114,22 @@ export class Runner {
     entry.wake = this.deps.clock.setTimeout(() => this.wake(id, key, version), delay);
   }
 
+  /**
+   * The clock says `(id, key, version)` is due. Only the armed wake of the live version claims; a
+   * wake for an entry that is gone, for an older version, or a second wake of one already consumed
+   * is stale. No held run is ever in flight here: nothing is armed while one holds the timer.
+   */
   private wake(id: string, key: string, version: number): void {
     const entry = this.deps.store.get(key);
-    if (!entry || entry.id !== id || entry.version !== version || !entry.wake) {
-      const known = entry?.id === id;
-      this.emit(
-        'stale',
-        { id, key, version, kind: known ? entry.kind : null },
-        { reason: known ? 'superseded' : 'gone' },
-      );
-      return;
-    }
+    const stale = (reason: string, kind: TimerKind | null) =>
+      this.emit('stale', { id, key, version, kind }, { reason });
+    if (!entry || entry.id !== id) return stale('gone', null);
+    if (entry.version !== version) return stale('version', entry.kind);
+    if (!entry.wake) return stale('status', entry.kind);
     // A source may wake early (Node's timers can, by a millisecond): never run early, wait again.
     if (this.deps.clock.now() < entry.dueAt) return this.setWake(entry, version);
     entry.wake = null;
-    if (entry.runs.size === 0 || (entry.kind === 'interval' && !entry.awaitTask)) {
-      this.start(entry, entry.dueAt, false);
-    } else {
-      this.overlap(entry);
-    }
-  }
-
-  /** The timer came due while a run still holds it. */
-  private overlap(entry: Entry): void {
-    // Only a triggered run can hold a one-shot: its own run follows as soon as that one settles.
-    if (entry.kind === 'once') {
-      entry.deferred = true;
-      return;
-    }
-    this.emit('skipped', entry, { reason: 'overlap', due: entry.dueAt });
-    this.arm(entry, this.nextDue(entry, this.deps.clock.now()));
+    this.start(entry, entry.dueAt, false);
   }
 
   /** Runs the handler; never rejects, whatever the handler does. */
@@ -159,6 +147,8 @@ export class Runner {
       signal: run.controller.signal,
       timer: toTimer(entry),
     };
+    // A `running` listener may already have cancelled it: then the run is stale before it starts.
+    if (!entry.runs.has(run)) return this.settle(run, undefined);
     let error: RunError | undefined;
     try {
       if (!handler) throw unknownHandler(entry.handler);
@@ -172,7 +162,7 @@ export class Runner {
   private settle(run: Run, error: RunError | undefined): void {
     const entry = this.deps.store.get(run.key);
     if (!entry || entry.id !== run.id || !entry.runs.delete(run)) {
-      this.emit('stale', run, { reason: 'run-superseded', due: run.due });
+      this.emit('stale', run, { reason: 'gone', due: run.due });
       return;
     }
     const now = this.deps.clock.now();
@@ -182,41 +172,46 @@ export class Runner {
     }
     if (error) entry.lastErrorAt = now;
     else entry.lastCompletedAt = now;
-    this.afterRun(entry, run, error !== undefined, now);
+    if (!run.free) this.release(entry, run, error !== undefined, now);
     this.emit(error ? 'failed' : 'completed', run, error ? { due: run.due, error } : { due: run.due });
   }
 
-  /** What a settled run leaves behind: the timer finishes, waits (paused), or arms its next wake. */
-  private afterRun(entry: Entry, run: Run, failed: boolean, now: number): void {
-    if (entry.runs.size > 0) return;
+  /** A held run ended: the timer finishes, or arms what comes next. */
+  private release(entry: Entry, run: Run, failed: boolean, now: number): void {
     const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
     if (exhausted(entry) || (!run.triggered && endsHere)) {
-      return this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
-    }
-    if (entry.paused) return;
-    if (entry.deferred) {
-      entry.deferred = false;
+      this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+    } else if (run.triggered) {
+      // The schedule did not move: a due time that passed meanwhile runs at once, late.
       this.arm(entry, entry.dueAt);
-    } else if (!run.triggered && entry.kind === 'interval' && entry.awaitTask) {
+    } else if (entry.kind === 'cron') {
+      this.armAfterCronRun(entry, run, now);
+    } else {
       this.arm(entry, this.nextDue(entry, now));
     }
+  }
+
+  /** The slots that passed while the run held the timer are skipped (one event, counted). */
+  private armAfterCronRun(entry: Entry, run: Run, now: number): void {
+    const next = (after: number) => nextCronOccurrence(entry.cron!, entry.tz!, after);
+    const firstMissed = next(run.due);
+    let count = 0;
+    let due = firstMissed;
+    for (; due <= now; due = next(due)) count += 1;
+    if (count > 0) this.emit('skipped', entry, { reason: 'overlap', due: firstMissed, count });
+    this.arm(entry, due);
   }
 
   private finish(entry: Entry, outcome: 'completed' | 'failed'): void {
     this.withdraw(entry);
     entry.outcome = outcome;
-    entry.deferred = false;
+    this.deps.store.retire(entry);
     if (entry.removeOnComplete) this.deps.store.remove(entry);
   }
 }
 
 function exhausted(entry: Entry): boolean {
   return entry.maxRuns !== undefined && entry.runCount >= entry.maxRuns;
-}
-
-/** Crons and fire-and-forget intervals arm their next wake when a run starts, not when it ends. */
-function armsAtClaim(entry: Entry): boolean {
-  return entry.kind === 'cron' || (entry.kind === 'interval' && !entry.awaitTask);
 }
 
 function unknownHandler(name: string): SundialError {

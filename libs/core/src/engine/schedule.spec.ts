@@ -128,7 +128,10 @@ describe('schedule', () => {
         error: { message: 'boom', reason: 'empty' },
       },
     });
-    expect(await engine.check('1')).toBe(true);
+    // finished: no longer live, though get and list still show it
+    expect(await engine.check('1')).toBe(false);
+    expect(await engine.snapshot()).toEqual([]);
+    expect((await engine.list()).items.map((t) => t.key)).toEqual(['bad', 'ok']);
   });
 
   it('records started and ended of an async run apart, and `running` while it runs', async () => {
@@ -297,12 +300,21 @@ describe('ifExists', () => {
     expect(fresh).toMatchObject({ id: '3', status: 'pending' });
   });
 
-  it("'keep' on a finished row kept by removeOnComplete: false returns it as it ended", async () => {
-    const { engine, clock } = harness();
+  it('a finished row kept by removeOnComplete: false does not hold its key', async () => {
+    const { engine, clock, eventsOf } = harness();
     await engine.schedule({ key: 'k', handler: 'work', delay: 10, removeOnComplete: false });
     await clock.advance(10);
-    const kept = await engine.schedule({ key: 'k', handler: 'work', delay: 10, ifExists: 'keep' });
-    expect(kept).toMatchObject({ id: '1', status: 'completed', runCount: 1 });
+    expect(await engine.schedule({ key: 'k', handler: 'work', delay: 10 })).toMatchObject({
+      id: '2',
+      status: 'pending',
+    });
+    await engine.schedule({ key: 'j', handler: 'work', delay: 10, removeOnComplete: false });
+    await clock.advance(10);
+    expect(await engine.schedule({ key: 'j', handler: 'work', delay: 10, ifExists: 'keep' })).toMatchObject({
+      id: '4',
+      status: 'pending',
+    });
+    expect(eventsOf('cancelled')).toEqual([]);
   });
 });
 
