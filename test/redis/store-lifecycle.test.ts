@@ -126,6 +126,20 @@ describe('cancelAll', () => {
     expect(await store.raw.zcard(timers.keys.keys(timers.keys.partitionOf('other')))).toBe(1);
   });
 
+  it('leaves a tombstone per cancelled key that ifExists keep honours', async () => {
+    const timers = store.open({ cancelBatch: 2 });
+    const created = await timers.scheduleMany(
+      ['t:1', 't:2', 't:3'].map((key): TimerSpec => ({ key, handler: 'h', payload: { key }, delay: '1h' })),
+    );
+    expect(await timers.cancelAll('t:')).toBe(3);
+    const kept = await timers.scheduleMany(
+      created.map(({ key }) => ({ key, handler: 'other', delay: 5, ifExists: 'keep' })),
+    );
+    expect(kept).toEqual(created.map((timer) => ({ ...timer, status: 'cancelled', version: 2 })));
+    expect(await timers.snapshot()).toEqual([]);
+    expect(await store.raw.pttl(timers.keys.tombstone('t:2'))).toBeGreaterThan(7 * 86_400_000 - 60_000);
+  });
+
   it('refuses a bad scope and changes nothing', async () => {
     const timers = store.open();
     await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });

@@ -2,6 +2,7 @@ import { SundialError, type TimerSpec } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
 import { FireCommands } from '@sundial/redis/fire-commands';
 import { startRedis } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
 import { claim, eventually, record, useStore } from './store-fixture';
 
 const store = useStore();
@@ -105,6 +106,33 @@ describe('events', () => {
     await eventually(seen, { key: 'b' });
     expect(stopped).toEqual(['a']);
     expect(store.logs.filter((l) => l.level === 'error')).toHaveLength(2);
+  });
+
+  it('encodes no event while nobody listens; a channel or pattern subscriber gets every one', async () => {
+    const timers = store.open();
+    const publishes = async () =>
+      Number(/cmdstat_publish:calls=(\d+)/.exec(await store.raw.info('commandstats'))?.[1] ?? 0);
+    await timers.schedule({ key: 'first', handler: 'h', delay: '1h' }); // wakes the dispatchers once
+    await store.raw.config('RESETSTAT');
+    await timers.schedule({ key: 'later', handler: 'h', delay: '2h' });
+    await timers.cancel('later');
+    expect(await publishes()).toBe(0);
+
+    const pattern = store.raw.duplicate();
+    try {
+      const heard: string[] = [];
+      pattern.on('pmessage', (_pattern: string, _channel: string, message: string) => heard.push(message));
+      await pattern.psubscribe(`${timers.keys.prefix}:ev*`);
+      await timers.schedule({ key: 'heard', handler: 'h', delay: '3h' });
+      await waitFor(() => heard.length === 1, { what: 'the pattern subscriber' });
+      expect(JSON.parse(heard[0])).toMatchObject({ type: 'scheduled', key: 'heard' });
+    } finally {
+      await pattern.quit();
+    }
+    const events = record(timers, 'cancelled');
+    await timers.snapshot(); // the subscription is up once a call returns
+    await timers.cancel('heard');
+    expect(await eventually(events, { key: 'heard' })).toMatchObject({ reason: 'cancelled' });
   });
 
   it('dispose emits disposed locally, then every call is refused', async () => {

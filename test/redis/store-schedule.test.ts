@@ -90,19 +90,29 @@ describe('RedisTimers.schedule', () => {
 
   it('refuses a cron occurrence that is not after Redis now with retry, unchanged (the client recomputes)', async () => {
     const timers = store.open();
-    const spec = {
-      key: 'c',
-      ie: 'error',
-      at: (await redisNow()) - 1,
-      f: { k: 'cron', h: 'h', cr: '* * * * *', tz: 'UTC' },
-    };
+    // No guard keys, then one spec: key, ifExists, at, 4 row fields as name/value pairs.
+    const spec = [
+      'c',
+      'error',
+      (await redisNow()) - 1,
+      4,
+      'k',
+      'cron',
+      'h',
+      'h',
+      'cr',
+      '* * * * *',
+      'tz',
+      'UTC',
+    ];
     const reply = (await runScript(
       store.raw,
       'schedule',
       timers.keys.base(0),
       timers.keys.prefix,
       1000,
-      JSON.stringify(spec),
+      0,
+      ...spec,
     )) as string[][];
     expect(reply).toEqual([['retry', expect.stringMatching(/^\d+$/)]]);
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual([]);
@@ -268,6 +278,25 @@ describe('RedisTimers.scheduleMany', () => {
     const created = await timers.scheduleMany(specs);
     expect(created.map((t) => t.key)).toEqual(specs.map((s) => s.key));
     expect(await store.raw.zcard(timers.keys.keys(0))).toBe(2500);
+  });
+
+  it('indexes only the last of a key written several times in one batch', async () => {
+    const timers = store.open();
+    const [first, second, kept] = await timers.scheduleMany([
+      { key: 'a', handler: 'h', delay: '1h' },
+      { key: 'a', handler: 'h2', delay: '2h', ifExists: 'replace' },
+      { key: 'a', handler: 'h3', delay: '3h', ifExists: 'keep' },
+    ]);
+    expect(second).toMatchObject({ handler: 'h2', version: 1 });
+    expect(second.id).not.toBe(first.id);
+    expect(kept).toEqual(second);
+    expect(await timers.get('a')).toEqual(second);
+    expect(await timers.snapshot()).toEqual([second.id]);
+    expect(await store.raw.zrange(timers.keys.due(0), 0, -1, 'WITHSCORES')).toEqual([
+      'a',
+      String(second.dueAt),
+    ]);
+    expect(await store.raw.zcard(timers.keys.keys(0))).toBe(1);
   });
 
   it('applies keep and replace within one batch in order', async () => {

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ClusterClock } from './cluster-clock';
-import { FireCommands, type FireJobData } from './fire-commands';
+import { type DueJob, FireCommands, type FireJobData } from './fire-commands';
 import { SundialKeys } from './keys';
 import { closeRedis, openRedis, type RedisConnection } from './redis-connection';
 import { defineCommands } from './scripts';
@@ -18,11 +18,23 @@ export interface DispatcherOptions {
   batchSize?: number;
   /** the safety-net pass, in case a wake was lost (default 1000 ms) */
   pollMs?: number;
+  /**
+   * how long before their due timers are handed to BullMQ (default 100 ms): the hand-off's round trips
+   * and any stall of this process happen before the due, and the worker claims each timer at its due
+   */
+  leadMs?: number;
   logger?: DispatcherLogger;
 }
 
 const DEFAULT_BATCH_SIZE = 100;
 const DEFAULT_POLL_MS = 1000;
+const DEFAULT_LEAD_MS = 100;
+/**
+ * Jobs one take-due call fills at most: a backlog is handed over in few round trips (a dispatcher that
+ * waits on one round trip per job starves the workers on a busy host), while one call still holds Redis
+ * for only a few milliseconds.
+ */
+const JOBS_PER_CALL = 10;
 
 interface PartitionState {
   queue: Queue<FireJobData>;
@@ -33,15 +45,17 @@ interface PartitionState {
 }
 
 /**
- * Turns arming intents into BullMQ jobs at their due time (docs/design.md "The fire path"). Runs in
- * every scheduler replica with no leader: take-due.lua hands each due timer to exactly one replica.
- * Timers wait as compact rows, not as delayed jobs (late by 50–200 ms and ~770 bytes each); a local
- * timer set to the earliest due (on Redis's clock) and a wake channel make them jobs when due.
+ * Turns arming intents into BullMQ jobs shortly before their due time (docs/design.md "The fire path").
+ * Runs in every scheduler replica with no leader: take-due.lua hands each due timer to exactly one
+ * replica. Timers wait as compact rows, not as delayed jobs (late by 50–200 ms and ~770 bytes each); a
+ * local timer set to the earliest due (on Redis's clock) less the lead, and a wake channel, make them
+ * jobs a lead ahead, and the runner claims each at its due.
  */
 export class Dispatcher {
   private readonly keys: SundialKeys;
   private readonly batchSize: number;
   private readonly pollMs: number;
+  private readonly leadMs: number;
   private readonly logger: DispatcherLogger;
   private readonly redis: Redis;
   private readonly subscriber: Redis;
@@ -56,6 +70,7 @@ export class Dispatcher {
     this.keys = new SundialKeys(options.prefix, options.partitions);
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.leadMs = options.leadMs ?? DEFAULT_LEAD_MS;
     this.logger = options.logger ?? console;
     this.redis = openRedis(options.connection);
     this.subscriber = openRedis(options.connection);
@@ -118,27 +133,48 @@ export class Dispatcher {
 
   private async dispatch(partition: number, state: PartitionState): Promise<void> {
     let nextDue: number | null = null;
+    // The jobs of one take are added while the next take runs (another connection): in a backlog each
+    // take costs one round trip, not two — on a busy Redis every round trip waits behind the workers'.
+    let adding: Promise<void> = Promise.resolve();
     try {
       do {
         state.again = false;
-        const batch = await this.commands.takeDue(partition, this.batchSize);
-        nextDue = batch.nextDue;
-        if (batch.jobId === null) continue;
-        // A full batch may have left more due entries behind.
-        if (batch.timers.length === this.batchSize) state.again = true;
-        // Should this fail, the batch stays `armed` without a job and the reconciler re-arms it.
-        await state.queue.add(
-          'fire',
-          { timers: batch.timers },
-          { jobId: batch.jobId, removeOnComplete: true, removeOnFail: true },
-        );
+        const taken = await this.commands.takeDue(partition, this.batchSize, this.leadMs, JOBS_PER_CALL);
+        nextDue = taken.nextDue;
+        // More is due within the lead than one call takes: go on at once.
+        state.again ||= nextDue !== null && nextDue <= taken.now + this.leadMs;
+        await adding;
+        adding = this.addJobs(partition, state.queue, taken.jobs);
       } while (state.again && !this.closed);
     } catch (error) {
       this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
     }
+    await adding;
     if (this.closed) return;
-    const waitMs = nextDue === null ? this.pollMs : Math.min(this.pollMs, this.clock.msUntil(nextDue));
+    // Wake when the next due is half the lead away: each timer is handed over between half the lead and
+    // the whole lead before its due, and one pass takes up to half a lead's worth of timers.
+    const waitMs =
+      nextDue === null ? this.pollMs : Math.min(this.pollMs, this.clock.msUntil(nextDue) - this.leadMs / 2);
     // At least 1 ms: should our clock estimate run ahead of Redis, the pass repeats instead of spinning.
     state.sleep = setTimeout(() => this.pass(partition), Math.max(1, waitMs));
+  }
+
+  /**
+   * One round trip for all the jobs of a take. Should it fail, their timers stay `armed` without a job
+   * and the reconciler re-arms them.
+   */
+  private async addJobs(partition: number, queue: Queue<FireJobData>, jobs: DueJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      await queue.addBulk(
+        jobs.map(({ jobId, timers }) => ({
+          name: 'fire',
+          data: { timers },
+          opts: { jobId, removeOnComplete: true, removeOnFail: true },
+        })),
+      );
+    } catch (error) {
+      this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
+    }
   }
 }

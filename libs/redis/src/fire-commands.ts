@@ -16,13 +16,17 @@ export interface FireJobData {
   timers: TimerRef[];
 }
 
-export interface DueBatch {
-  /** the jobId for this batch, null when nothing was due */
-  jobId: string | null;
+/** One fire job's worth of due timers, and the jobId take-due named on their rows. */
+export interface DueJob {
+  jobId: string;
   timers: TimerRef[];
+}
+
+export interface DueTimers {
+  jobs: DueJob[];
   /** the earliest due still waiting in `due`, null when none */
   nextDue: number | null;
-  /** Redis now when the batch was taken */
+  /** Redis now when they were taken */
   now: number;
 }
 
@@ -70,22 +74,28 @@ export class FireCommands {
     private readonly keys: SundialKeys,
   ) {}
 
-  async takeDue(partition: number, limit: number): Promise<DueBatch> {
-    const reply = (await this.run('take-due', partition, limit)) as string[];
-    const timers: TimerRef[] = [];
-    for (let i = 3; i < reply.length; i += 4) {
-      timers.push({
-        id: reply[i],
-        key: reply[i + 1],
-        version: Number(reply[i + 2]),
-        due: Number(reply[i + 3]),
-      });
-    }
+  /** Takes the timers due within `leadMs` from Redis now, in at most `maxJobs` jobs of `perJob` timers. */
+  async takeDue(partition: number, perJob: number, leadMs: number, maxJobs: number): Promise<DueTimers> {
+    const [nextDue, now, jobs] = (await this.run('take-due', partition, perJob, leadMs, maxJobs)) as [
+      string,
+      string,
+      string[][],
+    ];
     return {
-      jobId: reply[0] === '' ? null : reply[0],
-      timers,
-      nextDue: reply[1] === '' ? null : Number(reply[1]),
-      now: Number(reply[2]),
+      jobs: jobs.map(([jobId, ...flat]) => {
+        const timers: TimerRef[] = [];
+        for (let i = 0; i < flat.length; i += 4) {
+          timers.push({
+            id: flat[i],
+            key: flat[i + 1],
+            version: Number(flat[i + 2]),
+            due: Number(flat[i + 3]),
+          });
+        }
+        return { jobId, timers };
+      }),
+      nextDue: nextDue === '' ? null : Number(nextDue),
+      now: Number(now),
     };
   }
 
@@ -101,11 +111,16 @@ export class FireCommands {
       switch (code) {
         case 'held':
         case 'free':
-          return { kind: 'claimed', mode: code, due: Number(rest[0]), fields: fieldsFromFlat(rest.slice(1)) };
+          return {
+            kind: 'claimed',
+            mode: code,
+            due: Number(rest[0]),
+            fields: JSON.parse(rest[1]) as RowFields,
+          };
         case 'early':
           return { kind: 'early', waitMs: Number(rest[0]) };
         case 'lost':
-          return { kind: 'lost', fields: fieldsFromFlat(rest) };
+          return { kind: 'lost', fields: JSON.parse(rest[0]) as RowFields };
         default:
           return { kind: 'stale', reason: rest[0] };
       }
@@ -113,19 +128,19 @@ export class FireCommands {
   }
 
   async complete(partition: number, completions: Completion[]): Promise<('done' | 'stale')[]> {
-    const args = completions.flatMap((c) => [
+    const runs = completions.map((c) => [
       c.id,
       c.key,
-      c.version,
-      c.runCount,
+      String(c.version),
+      String(c.runCount),
       c.mode,
       c.outcome,
-      c.error?.message ?? '',
-      c.error?.reason ?? '',
-      c.cronNext ?? '',
+      wellFormed(c.error?.message ?? ''),
+      wellFormed(c.error?.reason ?? ''),
+      c.cronNext === undefined ? '' : String(c.cronNext),
       c.skipped,
     ]);
-    return (await this.run('complete', partition, ...args)) as ('done' | 'stale')[];
+    return (await this.run('complete', partition, JSON.stringify(runs))) as ('done' | 'stale')[];
   }
 
   /** Extends the leases still held; replies per run whether it still is. */
@@ -161,4 +176,12 @@ export class FireCommands {
   private run(script: string, partition: number, ...args: (string | number)[]): Promise<unknown> {
     return runScript(this.redis, script, this.keys.base(partition), this.keys.prefix, ...args);
   }
+}
+
+/**
+ * A string as UTF-8 can carry it: a lone surrogate becomes U+FFFD, as it would sent as a plain argument
+ * (cjson would refuse its JSON escape and fail the whole batch).
+ */
+function wellFormed(text: string): string {
+  return text === '' ? text : Buffer.from(text, 'utf8').toString('utf8');
 }

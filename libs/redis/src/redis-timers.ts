@@ -23,7 +23,7 @@ import { isConnectionFailure } from './connection-failure';
 import { EventSubscriber } from './event-subscriber';
 import { SundialKeys } from './keys';
 import { refusals } from './refusals';
-import { decodeRow, encodeSpecFields, fieldsFromFlat } from './row';
+import { createdTimer, decodeRow, encodeSpecFields, fieldsFromFlat, type RowFields } from './row';
 import { closeRedis, openRedis, type RedisConnection } from './redis-connection';
 import { defineCommands, runScript } from './scripts';
 
@@ -35,14 +35,17 @@ export interface RedisTimersOptions {
   limits?: Partial<ValidationLimits>;
   /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days). */
   tombstoneMs?: number;
-  /** Keys cancelled per Lua call by `cancelAll` (default 1000): bounds how long one script holds Redis. */
+  /** Keys cancelled per Lua call by `cancelAll` (default 100): bounds how long one script holds Redis. */
   cancelBatch?: number;
   logger?: EngineLogger;
 }
 
 export const DEFAULT_TOMBSTONE_MS = 7 * 24 * 3600_000;
-const DEFAULT_CANCEL_BATCH = 1000;
-const SCHEDULE_BATCH = 1000;
+const DEFAULT_CANCEL_BATCH = 100;
+/** cancel-all calls in flight per partition: Redis never waits for the client between batches. */
+const CANCEL_ALL_IN_FLIGHT = 4;
+/** Specs per schedule call (~1 ms of Redis each); a batch's calls are all sent at once. */
+const SCHEDULE_BATCH = 100;
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
 /** A cron script refuses an occurrence that is not after Redis now; this many fresh tries always suffice. */
@@ -110,31 +113,53 @@ export class RedisTimers implements TimersApi {
     return this.call(async () => {
       const prefix = validateScope(scope);
       const reason = prefix ? 'cancelled' : 'reset';
-      let count = 0;
-      let now = 0;
-      for (const partition of this.keys.all()) {
-        for (let more = true; more;) {
-          const [cancelled, moreFlag, at] = (await runScript(
-            this.redis,
-            'cancel-all',
-            this.keys.base(partition),
-            this.keys.prefix,
-            this.tombstoneMs,
-            prefix,
-            this.cancelBatch,
-            reason,
-          )) as [number, number, string];
-          count += cancelled;
-          more = moreFlag === 1;
-          now = Number(at);
-        }
-      }
+      const done = await Promise.all(this.keys.all().map((n) => this.cancelAllIn(n, prefix, reason)));
+      const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
       if (!prefix) {
+        const now = Math.max(...done.map(({ at }) => at));
         const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: now, count };
         await this.redis.publish(this.keys.eventsChannel, JSON.stringify(reset));
       }
       return count;
     });
+  }
+
+  /**
+   * Cancels a scope in one partition, CANCEL_ALL_IN_FLIGHT batches sent at a time (each call takes the
+   * first keys still indexed, so they never overlap) until a round's last call says nothing is left.
+   */
+  private async cancelAllIn(
+    partition: number,
+    scope: string,
+    reason: string,
+  ): Promise<{ cancelled: number; at: number }> {
+    const base = this.keys.base(partition);
+    let cancelled = 0;
+    let at = 0;
+    for (let more = true; more;) {
+      const round = await Promise.all(
+        Array.from(
+          { length: CANCEL_ALL_IN_FLIGHT },
+          async () =>
+            (await runScript(
+              this.redis,
+              'cancel-all',
+              base,
+              this.keys.prefix,
+              this.tombstoneMs,
+              scope,
+              this.cancelBatch,
+              reason,
+            )) as [number, number, string],
+        ),
+      );
+      for (const [count, , now] of round) {
+        cancelled += count;
+        at = Math.max(at, Number(now));
+      }
+      more = round[round.length - 1][1] === 1;
+    }
+    return { cancelled, at };
   }
 
   reschedule(key: string, when: RescheduleWhen): Promise<Timer> {
@@ -302,6 +327,7 @@ export class RedisTimers implements TimersApi {
     const calls = this.scheduleCalls(specs);
     if (calls.length > 1) await this.refuseDuplicates(specs);
     const timers: Timer[] = new Array<Timer>(specs.length);
+    // Every call is sent at once: Redis runs one while the next is being encoded.
     await Promise.all(
       calls.map(async ({ partition, indexes }) => {
         const created = await this.schedulePartition(
@@ -316,14 +342,7 @@ export class RedisTimers implements TimersApi {
 
   /** One script call per partition and per SCHEDULE_BATCH specs, so no single call holds Redis for long. */
   private scheduleCalls(specs: NormalizedSpec[]): { partition: number; indexes: number[] }[] {
-    const byPartition = new Map<number, number[]>();
-    specs.forEach((spec, index) => {
-      const partition = this.keys.partitionOf(spec.key);
-      const indexes = byPartition.get(partition) ?? [];
-      indexes.push(index);
-      byPartition.set(partition, indexes);
-    });
-    return [...byPartition].flatMap(([partition, indexes]) =>
+    return [...this.byPartition(specs)].flatMap(([partition, indexes]) =>
       Array.from({ length: Math.ceil(indexes.length / SCHEDULE_BATCH) }, (_, n) => ({
         partition,
         indexes: indexes.slice(n * SCHEDULE_BATCH, (n + 1) * SCHEDULE_BATCH),
@@ -331,10 +350,23 @@ export class RedisTimers implements TimersApi {
     );
   }
 
+  /** partition → indexes of its specs, in order. */
+  private byPartition(specs: NormalizedSpec[]): Map<number, number[]> {
+    const byPartition = new Map<number, number[]>();
+    specs.forEach((spec, index) => {
+      const partition = this.keys.partitionOf(spec.key);
+      const indexes = byPartition.get(partition);
+      if (indexes) indexes.push(index);
+      else byPartition.set(partition, [index]);
+    });
+    return byPartition;
+  }
+
   /**
    * Each script refuses duplicates atomically, but only within its call: before a batch that needs
    * several calls, look for a duplicate anywhere (live in Redis, or repeated in the batch) so a refused
-   * batch changes nothing. (A concurrent writer can still win the race between check and write.)
+   * batch changes nothing — schedule calls with the keys as guards and no spec, as bounded as the writes.
+   * (A concurrent writer can still win the race between check and write.)
    */
   private async refuseDuplicates(specs: NormalizedSpec[]): Promise<void> {
     const seen = new Set<string>();
@@ -343,35 +375,48 @@ export class RedisTimers implements TimersApi {
       seen.add(spec.key);
     }
     const strict = specs.filter((spec) => spec.ifExists === 'error');
-    const statuses = await Promise.all(strict.map((spec) => this.redis.hget(this.keys.row(spec.key), 's')));
-    const live = strict.find(
-      (_, i) => statuses[i] === 'pending' || statuses[i] === 'running' || statuses[i] === 'paused',
+    const replies = await Promise.all(
+      this.scheduleCalls(strict).map(async ({ partition, indexes }) => {
+        const guards = indexes.map((i) => strict[i].key);
+        const raw = await runScript(
+          this.redis,
+          'schedule',
+          this.keys.base(partition),
+          this.keys.prefix,
+          this.tombstoneMs,
+          guards.length,
+          ...guards,
+        );
+        return (raw as string[][]).map(parseReply);
+      }),
     );
-    if (live) throw refusals.duplicateKey(live.key);
+    const duplicate = replies.flat().find((reply) => reply.code === 'duplicate');
+    if (duplicate) throw refusals.duplicateKey(duplicate.fields.key);
   }
 
   private async schedulePartition(partition: number, specs: NormalizedSpec[]): Promise<Timer[]> {
     const base = this.keys.base(partition);
+    const fields = specs.map(encodeSpecFields);
     const replies = await this.withRedisNow(async (now) => {
-      const args = specs.map((spec) => JSON.stringify(this.scriptSpec(spec, now)));
-      const raw = await runScript(this.redis, 'schedule', base, this.keys.prefix, this.tombstoneMs, ...args);
+      const args = scheduleArgs(specs, fields, now);
+      const raw = await runScript(
+        this.redis,
+        'schedule',
+        base,
+        this.keys.prefix,
+        this.tombstoneMs,
+        0,
+        ...args,
+      );
       return (raw as string[][]).map(parseReply);
     });
     if (replies[0].code === 'duplicate') throw refusals.duplicateKey(replies[0].fields.key);
     return replies.map((reply, i) => {
+      if (reply.code === 'ok') return createdTimer(specs[i], fields[i], reply.fields);
       const timer = decodeRow(reply.fields);
-      if (reply.code === 'kept') this.warnIfMoved(specs[i], timer);
+      this.warnIfMoved(specs[i], timer);
       return timer;
     });
-  }
-
-  /** What schedule.lua takes for one spec (docs/design.md, "Store scripts and arguments"). */
-  private scriptSpec(spec: NormalizedSpec, redisNow: number): object {
-    const at =
-      spec.kind === 'cron' && spec.cron && spec.tz
-        ? nextCronOccurrence(spec.cron, spec.tz, redisNow)
-        : spec.atMs;
-    return { key: spec.key, ie: spec.ifExists, at, f: encodeSpecFields(spec) };
   }
 
   /** ifExists 'keep': the first call names the time; a later call asking for another one is only logged. */
@@ -450,6 +495,24 @@ export class RedisTimers implements TimersApi {
       'Pass the nextCursor of the previous page, or omit it to start over.',
     );
   }
+}
+
+/**
+ * What schedule.lua takes per spec after its guards (docs/design.md, "Store scripts and arguments"): key,
+ * ifExists, at ('' for none), the number of row fields, then the fields as name/value pairs.
+ */
+function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: number): (string | number)[] {
+  const args: (string | number)[] = [];
+  specs.forEach((spec, i) => {
+    const at =
+      spec.kind === 'cron' && spec.cron && spec.tz
+        ? nextCronOccurrence(spec.cron, spec.tz, redisNow)
+        : spec.atMs;
+    const names = Object.keys(fields[i]);
+    args.push(spec.key, spec.ifExists, at ?? '', names.length);
+    for (const name of names) args.push(name, fields[i][name]);
+  });
+  return args;
 }
 
 /** `[code, field, value, ...]` → code + fields; 'retry' carries Redis now as `now`. */

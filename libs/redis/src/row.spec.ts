@@ -1,5 +1,5 @@
 import type { NormalizedSpec } from '@sundial/core';
-import { decodeRow, encodeSpecFields, fieldsFromFlat } from './row';
+import { createdTimer, decodeRow, encodeSpecFields, fieldsFromFlat } from './row';
 
 const once: NormalizedSpec = {
   key: 'invoice:42',
@@ -108,6 +108,29 @@ describe('row codec', () => {
       lastErrorAt: 30050,
       last: { started: 30001, ended: 30050, status: 'failed', error: { message: 'boom' } },
     });
+  });
+
+  it('builds the Timer of a created row exactly as decoding the stored row would', () => {
+    const specs: NormalizedSpec[] = [
+      once,
+      { ...once, delayMs: undefined, atMs: 9000, payload: { n: [1, 'a'] }, meta: { team: 'billing' } },
+      { ...once, kind: 'interval', delayMs: undefined, everyMs: 30000, maxRuns: 2, awaitTask: false },
+      {
+        ...once,
+        kind: 'cron',
+        delayMs: undefined,
+        cron: '0 7 * * *',
+        tz: 'UTC',
+        removeOnComplete: false,
+        delivery: 'at-most-once',
+      },
+    ];
+    const created = { id: '7p0', sa: '1000', d: '6000' };
+    for (const spec of specs) {
+      const fields = encodeSpecFields(spec);
+      const stored = { ...fields, ...created, key: spec.key, v: '1', s: 'pending' };
+      expect(createdTimer(spec, fields, created)).toStrictEqual(decodeRow(stored));
+    }
   });
 
   it('reads HGETALL-style flat replies', () => {

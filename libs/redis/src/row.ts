@@ -71,6 +71,40 @@ export function decodeRow(fields: RowFields): Timer {
   return timer;
 }
 
+/**
+ * The Timer of a row schedule.lua has just created: the spec and its `encodeSpecFields` give every field
+ * but the three Redis chose (`id`, `sa`, `d`), which are all the script replies. Equal to `decodeRow` of
+ * the stored row, without building and decoding that row.
+ */
+export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: RowFields): Timer {
+  const timer: Timer = {
+    id: created.id,
+    key: spec.key,
+    version: 1,
+    kind: spec.kind,
+    status: 'pending',
+    handler: spec.handler,
+    payload: fields.p === undefined ? null : (JSON.parse(fields.p) as JsonValue),
+    scheduledAt: Number(created.sa),
+    dueAt: Number(created.d),
+    runCount: 0,
+    awaitTask: spec.awaitTask,
+    removeOnComplete: spec.removeOnComplete,
+    delivery: spec.delivery,
+    lastFiredAt: null,
+    lastCompletedAt: null,
+    lastErrorAt: null,
+    last: null,
+  };
+  if (spec.delayMs !== undefined) timer.delayMs = spec.delayMs;
+  if (spec.everyMs !== undefined) timer.everyMs = spec.everyMs;
+  if (spec.cron !== undefined) timer.cron = spec.cron;
+  if (spec.tz !== undefined) timer.tz = spec.tz;
+  if (spec.maxRuns !== undefined) timer.maxRuns = spec.maxRuns;
+  if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
+  return timer;
+}
+
 function optionalNumber(value: string | undefined): number | null {
   return value === undefined ? null : Number(value);
 }

@@ -43,7 +43,7 @@ export interface TimerRunnerOptions {
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_CLOSE_GRACE_MS = 10_000;
 const DEFAULT_CONCURRENCY = 10;
-/** The longest a job that arrived before its due is held to claim again (it also bounds a close). */
+/** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
 const MAX_EARLY_WAIT_MS = 1000;
 /** What the runner's own reconcile pass at shutdown uses (it only needs the lease part to be prompt). */
 const SHUTDOWN_RECONCILE = { graceMs: 2000, batchLimit: 1000 };
@@ -53,7 +53,8 @@ interface ActiveRun extends LeaseRef {
   id: string;
   version: number;
   mode: RunMode;
-  controller: AbortController;
+  /** made when the handler first reads `ctx.signal` or the run is aborted: most runs need none */
+  controller?: AbortController;
   /** handed back at shutdown: its outcome is no longer this runner's to record */
   released: boolean;
   /** lets the job finish without waiting for a handler that ignores its signal */
@@ -169,27 +170,46 @@ export class TimerRunner {
     return job.finally(() => this.jobs.delete(job));
   }
 
-  /** One fire job: claim its timers in one call, run what was claimed, settle what was lost. */
+  /**
+   * One fire job. The dispatcher hands jobs over a little before their timers are due, so each timer
+   * is claimed when our estimate of Redis's clock reaches its due — everything due by then in one call
+   * — and what was claimed runs at once. Never early: the claim checks Redis's own clock, and a timer
+   * it still finds early waits the remainder it reports. A timer due more than MAX_EARLY_WAIT_MS ahead
+   * (a clock jump, a job added by hand) is dropped: it stays armed without a job, and the reconciler
+   * arms it again. Closing: timers falling due during the grace are still claimed and run (they are
+   * this job's); once the grace is over the unclaimed rest stays armed the same way.
+   */
   private async fire(partition: number, refs: TimerRef[]): Promise<void> {
-    // Closing: the refs stay armed without a job and the reconciler arms them again.
-    if (this.closing) return;
-    const results = await this.commands.claim(partition, this.leaseMs, this.workerId, refs);
-    const work: Promise<void>[] = [];
-    const early: TimerRef[] = [];
-    let earlyWaitMs = 0;
-    results.forEach((result, i) => {
-      if (result.kind === 'claimed') work.push(this.run(partition, result));
-      if (result.kind === 'lost') work.push(this.settleLost(partition, result.fields));
-      // Never early: a job that beat its due (by Redis's clock) waits out the remainder and claims
-      // again. One far ahead (a clock jump, a job added by hand) is dropped instead: its timers stay
-      // armed without a job, and the reconciler arms them again.
-      if (result.kind === 'early' && result.waitMs <= MAX_EARLY_WAIT_MS) {
-        early.push(refs[i]);
-        earlyWaitMs = Math.max(earlyWaitMs, result.waitMs);
+    const runs: Promise<void>[] = [];
+    try {
+      // Each timer with the Redis time to claim it at: its due, or what an early claim reported.
+      let waiting = refs.map((ref) => ({ ref, at: ref.due }));
+      while (waiting.length > 0 && !this.graceOver) {
+        const now = this.clock.now();
+        waiting = waiting.filter((entry) => entry.at - now <= MAX_EARLY_WAIT_MS);
+        const ready = waiting.filter((entry) => entry.at <= now);
+        if (ready.length === 0) {
+          if (waiting.length > 0) await delay(earliest(waiting) - now);
+          continue;
+        }
+        waiting = waiting.filter((entry) => entry.at > now);
+        const results = await this.commands.claim(
+          partition,
+          this.leaseMs,
+          this.workerId,
+          ready.map((entry) => entry.ref),
+        );
+        const answeredAt = this.clock.now();
+        results.forEach((result, i) => {
+          if (result.kind === 'claimed') runs.push(this.run(partition, result));
+          if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
+          if (result.kind === 'early') waiting.push({ ref: ready[i].ref, at: answeredAt + result.waitMs });
+        });
       }
-    });
-    if (early.length > 0) work.push(delay(earlyWaitMs).then(() => this.fire(partition, early)));
-    await Promise.all(work);
+    } finally {
+      // Even when a later claim fails, the runs already started belong to this job.
+      await Promise.all(runs);
+    }
   }
 
   private async run(partition: number, claimed: Claimed): Promise<void> {
@@ -203,7 +223,6 @@ export class TimerRunner {
       version: Number(claimed.fields.rv),
       runCount: timer.runCount,
       mode: claimed.mode,
-      controller: new AbortController(),
       released: false,
       letGo,
     };
@@ -235,7 +254,9 @@ export class TimerRunner {
         due,
         runCount,
         payload,
-        signal: run.controller.signal,
+        get signal() {
+          return controllerOf(run).signal;
+        },
         timer,
       });
       return { outcome: 'ok' };
@@ -310,11 +331,24 @@ function byPartition(runs: ActiveRun[]): Map<number, ActiveRun[]> {
   return groups;
 }
 
+/** A run's AbortController, made on first need (making one costs more than a short run itself). */
+function controllerOf(run: ActiveRun): AbortController {
+  run.controller ??= new AbortController();
+  return run.controller;
+}
+
 function abort(run: ActiveRun, why: string): void {
-  if (run.controller.signal.aborted) return;
+  const controller = controllerOf(run);
+  if (controller.signal.aborted) return;
   const reason = new Error(why);
   reason.name = 'AbortError';
-  run.controller.abort(reason);
+  controller.abort(reason);
+}
+
+function earliest(entries: { at: number }[]): number {
+  let first = Infinity;
+  for (const entry of entries) first = Math.min(first, entry.at);
+  return first;
 }
 
 function delay(ms: number): Promise<void> {

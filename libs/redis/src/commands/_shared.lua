@@ -23,10 +23,10 @@ local function is_live(status)
   return status == 'pending' or status == 'running' or status == 'paused'
 end
 
--- The row as a field → value table, or nil when there is none. The hash does not store its key (the
--- hash's name holds it: 25 bytes less per timer); the table gets it as `key`.
-local function read_row(base, key)
-  local pairs_ = redis.call('HGETALL', row_key(base, key))
+-- A row hash (`name`) as a field → value table, or nil when there is none. The hash does not store its
+-- key (the hash's name holds it: 25 bytes less per timer); the table gets it as `key`.
+local function read_hash(name, key)
+  local pairs_ = redis.call('HGETALL', name)
   if #pairs_ == 0 then
     return nil
   end
@@ -35,6 +35,10 @@ local function read_row(base, key)
     row[pairs_[i]] = pairs_[i + 1]
   end
   return row
+end
+
+local function read_row(base, key)
+  return read_hash(row_key(base, key), key)
 end
 
 -- A row table as an HGETALL-style array (what replies carry and HSET takes).
@@ -81,15 +85,16 @@ local function arm_due(base, key, score)
   end
 end
 
--- Whether anyone listens on `P:events`, asked once per script call (PUBSUB NUMSUB is O(1)): with no
--- subscriber there is no one to encode an event for. Subscribers of a replica or of another Redis
--- Cluster node are not counted (Sundial subscribes on the primary it writes to).
+-- Whether anyone may listen on `P:events`, asked once per script call (both O(1)): with no subscriber
+-- of the channel and no pattern subscription at all there is no one to encode an event for.
+-- Subscribers of a replica or of another Redis Cluster node are not counted (Sundial subscribes on the
+-- primary it writes to).
 local event_listeners = nil
 
 local function publish_event(prefix, row, event_type, now, extra)
   local channel = prefix .. ':events'
   if event_listeners == nil then
-    event_listeners = redis.call('PUBSUB', 'NUMSUB', channel)[2]
+    event_listeners = redis.call('PUBSUB', 'NUMSUB', channel)[2] + redis.call('PUBSUB', 'NUMPAT')
   end
   if event_listeners == 0 then
     return
@@ -101,12 +106,18 @@ local function publish_event(prefix, row, event_type, now, extra)
   redis.call('PUBLISH', channel, cjson.encode(event))
 end
 
--- Runs `command target ...items` in slices: one call per slice instead of one per item, and never more
--- arguments than Lua's unpack takes (about 8000).
+-- Runs `command [target] ...items` in slices: one call per slice instead of one per item, and never
+-- more arguments than Lua's unpack takes (about 8000). The slice is even, so score/member pairs stay
+-- together. `target` nil: the items are the command's only arguments (DEL of many keys).
 local function call_in_slices(command, target, items)
   local slice = 2000
   for first = 1, #items, slice do
-    redis.call(command, target, unpack(items, first, math.min(first + slice - 1, #items)))
+    local last = math.min(first + slice - 1, #items)
+    if target then
+      redis.call(command, target, unpack(items, first, last))
+    else
+      redis.call(command, unpack(items, first, last))
+    end
   end
 end
 
@@ -124,18 +135,28 @@ local function abort_runs(prefix, row)
   end
 end
 
--- The row of a cancelled timer becomes its tombstone (docs/design.md): the hash is renamed (O(1), nothing
--- encoded) and stamped with the bumped version and `s = cancelled`. With tombstone_ms 0 it just goes.
+-- The row of a cancelled timer becomes its tombstone (docs/design.md): the hash is renamed as it was
+-- (O(1): nothing encoded, nothing rewritten; `read_tombstone` applies the cancel). With tombstone_ms 0
+-- it just goes.
 local function bury_row(base, row, tombstone_ms)
   local hash = row_key(base, row.key)
   if tombstone_ms > 0 then
     local tombstone = tombstone_key(base, row.key)
     redis.call('RENAME', hash, tombstone)
-    redis.call('HSET', tombstone, 'v', row.v, 's', row.s)
     redis.call('PEXPIRE', tombstone, tombstone_ms)
   else
     redis.call('DEL', hash)
   end
+end
+
+-- The cancelled row a tombstone stands for (its hash holds the row from before the cancel), or nil.
+local function read_tombstone(base, key)
+  local row = read_hash(tombstone_key(base, key), key)
+  if row then
+    bump_version(row)
+    row.s = 'cancelled'
+  end
+  return row
 end
 
 -- The live row's part of a cancel, without its index entries (cancel-all removes those per batch):

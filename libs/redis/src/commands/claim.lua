@@ -1,12 +1,18 @@
 -- Claims the timers of one fire job (docs/design.md "Fire path contract", SPEC §3.2, §3.8).
 -- ARGV[2] leaseMs, ARGV[3] worker id, then (id, key, version) per timer. One reply per timer:
---   { 'held' | 'free', due, row... }  claimed (row after the claim, HGETALL-style)
---   { 'early', waitMs }               not due yet by Redis's clock: claim again later, never run early
---   { 'stale', reason }               gone | version | status: acknowledged, never run
---   { 'lost', row... }                at-most-once and its worker's lease expired: settle as lost
+--   { 'held' | 'free', due, row }  claimed (the row after the claim)
+--   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
+--   { 'stale', reason }            gone | version | status: acknowledged, never run
+--   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
+-- A row is replied as one JSON object of its fields (with `key`): one string per timer costs Redis and
+-- the runner far less to reply and parse than an HGETALL-style array.
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
 local now = now_ms()
+local now_text, lease_until = int(now), int(now + lease_ms)
+-- Index moves, made once for the whole batch at the end: held runs leave `due`/`armed` for `leases`;
+-- free runs arm their next tick (after the held moves, so its wake sees `due` as it will be).
+local held, leases, next_ticks = {}, {}, {}
 
 local function stale(row, id, key, version, reason)
   local subject = row or { id = id, key = key, v = version }
@@ -35,7 +41,7 @@ local function claim(id, key, version)
       return stale(row, id, key, version, 'status')
     end
     if row.dl == 'm' then
-      return { 'lost', unpack(flat(row)) }
+      return { 'lost', cjson.encode(row) }
     end
   elseif row.s ~= 'pending' then
     return stale(row, id, key, version, 'status')
@@ -47,36 +53,37 @@ local function claim(id, key, version)
 
   local run_count = tonumber(row.rc or '0') + 1
   local free = is_free(row, run_count)
-  local fields = {
-    rv = version,
-    rc = int(run_count),
-    lf = int(now),
-    l = cjson.encode({ started = now, status = 'running' }),
-  }
+  local fields = { rv = version, rc = int(run_count), lf = now_text, l = '{"started":' .. now_text .. ',"status":"running"}' }
   publish_event(prefix, row, 'running', now, { due = due })
   if free then
     local next_due = next_grid_slot(row, now)
     fields.v = int(tonumber(version) + 1)
     fields.d = int(next_due)
-    arm_due(base, key, next_due)
+    next_ticks[#next_ticks + 1] = { key, next_due }
   else
-    local lease_until = now + lease_ms
     fields.s = 'running'
     fields.lw = worker
-    fields.lu = int(lease_until)
-    redis.call('ZREM', base .. 'due', key)
-    redis.call('ZREM', base .. 'armed', key)
-    redis.call('ZADD', base .. 'leases', lease_until, key)
+    fields.lu = lease_until
+    held[#held + 1] = key
+    leases[#leases + 1] = lease_until
+    leases[#leases + 1] = key
   end
   redis.call('HSET', row_key(base, key), unpack(flat(fields)))
   for field, value in pairs(fields) do
     row[field] = value
   end
-  return { free and 'free' or 'held', int(due), unpack(flat(row)) }
+  return { free and 'free' or 'held', int(due), cjson.encode(row) }
 end
 
 local replies = {}
 for i = 4, #ARGV, 3 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
+end
+-- A held run is in neither `due` nor `armed` (it may be in `due` again after a reconciler re-arm).
+call_in_slices('ZREM', base .. 'due', held)
+call_in_slices('ZREM', base .. 'armed', held)
+call_in_slices('ZADD', base .. 'leases', leases)
+for _, tick in ipairs(next_ticks) do
+  arm_due(base, tick[1], tick[2])
 end
 return replies

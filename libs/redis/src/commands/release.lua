@@ -5,14 +5,17 @@ local base = KEYS[1]
 local worker = ARGV[2]
 local now = now_ms()
 
-local expired = 0
+local now_text = int(now)
+local leases = {}
 for i = 3, #ARGV, 2 do
   local key, run_count = ARGV[i], ARGV[i + 1]
   local row = redis.call('HMGET', row_key(base, key), 's', 'lw', 'rc')
   if row[1] == 'running' and row[2] == worker and row[3] == run_count then
-    redis.call('HSET', row_key(base, key), 'lu', int(now))
-    redis.call('ZADD', base .. 'leases', now, key)
-    expired = expired + 1
+    redis.call('HSET', row_key(base, key), 'lu', now_text)
+    leases[#leases + 1] = now_text
+    leases[#leases + 1] = key
   end
 end
-return expired
+-- One ZADD for every expired lease.
+call_in_slices('ZADD', base .. 'leases', leases)
+return #leases / 2

@@ -1,0 +1,87 @@
+import { waitFor } from '../support/wait-for';
+import { eventually, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+
+describe('fire path: hand-off to BullMQ and batched completion', () => {
+  it('take-due fills up to maxJobs jobs of perJob timers and names each row its job', async () => {
+    const cluster = await fire.cluster();
+    const past = (await cluster.redisNow()) - 1_000;
+    const keys = Array.from({ length: 7 }, (_, i) => `k${i}`);
+    await cluster.timers.scheduleMany(keys.map((key, i) => ({ key, handler: 'h', at: past + i })));
+
+    const taken = await cluster.commands.takeDue(0, 2, 0, 3);
+
+    expect(taken.jobs.map((job) => job.timers.map((ref) => ref.key))).toEqual([
+      ['k0', 'k1'],
+      ['k2', 'k3'],
+      ['k4', 'k5'],
+    ]);
+    for (const job of taken.jobs) {
+      const [first] = job.timers;
+      expect(job.jobId).toBe(`t-${first.id}-v1-r0`);
+      for (const ref of job.timers) {
+        expect(await fire.raw.hget(cluster.timers.keys.row(ref.key), 'j')).toBe(job.jobId);
+      }
+    }
+    expect(taken.nextDue).toBe(past + 6);
+    expect(await fire.raw.zrange(cluster.timers.keys.due(0), 0, -1)).toEqual(['k6']);
+    expect(await fire.raw.zcard(cluster.timers.keys.armed(0))).toBe(6);
+  });
+
+  it('take-due takes a timer within the lead before its due, and none beyond it', async () => {
+    const cluster = await fire.cluster();
+    const soon = await cluster.timers.schedule({ key: 'soon', handler: 'h', delay: 500 });
+    const later = await cluster.timers.schedule({ key: 'later', handler: 'h', delay: '1h' });
+
+    expect((await cluster.commands.takeDue(0, 100, 0, 1)).jobs).toEqual([]);
+    const taken = await cluster.commands.takeDue(0, 100, 2_000, 1);
+
+    expect(taken.jobs).toHaveLength(1);
+    expect(taken.jobs[0].timers).toEqual([{ id: soon.id, key: 'soon', version: 1, due: soon.dueAt }]);
+    expect(taken.now).toBeLessThan(soon.dueAt);
+    expect(taken.nextDue).toBe(later.dueAt);
+  });
+
+  it('a dispatcher with a lead hands a timer over before its due, and the run still never starts early', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher({ leadMs: 900 });
+    const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: 800 });
+
+    // The `armed` score is the hand-off time (Redis now at take-due).
+    const handedOverAt = await waitFor(
+      async () => (await fire.raw.zscore(cluster.timers.keys.armed(0), 'k')) ?? undefined,
+      { what: 'hand-off' },
+    );
+    expect(Number(handedOverAt)).toBeLessThan(timer.dueAt);
+    expect(await fire.raw.hget(cluster.timers.keys.row('k'), 'j')).toBe(`t-${timer.id}-v1-r0`);
+
+    const starts: number[] = [];
+    await cluster.runner({ h: () => void starts.push(Date.now()) });
+    const running = await eventually(cluster.events, { type: 'running', key: 'k' });
+    expect(running.at).toBeGreaterThanOrEqual(timer.dueAt);
+    await eventually(cluster.events, { type: 'completed', key: 'k' });
+    expect(starts).toHaveLength(1);
+  });
+
+  it('records any error text a handler throws, quotes, non-ASCII and a lone surrogate included', async () => {
+    const cluster = await fire.cluster();
+    const message = 'bad "row" \\ in ünïcødé 🎉 \ud800 end';
+    await cluster.dispatcher();
+    await cluster.runner({
+      boom: () => {
+        throw Object.assign(new Error(message), { reason: 'odd' });
+      },
+    });
+    await cluster.timers.schedule({ key: 'k', handler: 'boom', delay: 0, removeOnComplete: false });
+
+    const failed = await eventually(cluster.events, { type: 'failed', key: 'k' });
+
+    // A lone surrogate cannot travel as UTF-8: it arrives as U+FFFD, as any string argument would.
+    const recorded = message.replace('\ud800', '\ufffd');
+    expect(failed.error).toEqual({ message: recorded, reason: 'odd' });
+    expect((await cluster.timers.get('k'))!.last).toMatchObject({
+      error: { message: recorded, reason: 'odd' },
+    });
+  });
+});
