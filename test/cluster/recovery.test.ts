@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import type { AppProcess } from '../support/app-process';
 import { killAll, spawnApp } from '../support/app-process';
 import { ensureBuilt } from '../support/build';
-import { clusterEnv } from '../support/process-cluster';
+import { clusterEnv, SHORT_LEASE } from '../support/process-cluster';
 import type { RunRecord } from '../support/recording-handlers';
 import { readRuns } from '../support/recording-handlers';
 import type { RedisServer } from '../support/redis-server';
@@ -64,7 +64,8 @@ describe('cluster recovery', () => {
     );
 
   it('SIGKILL of a worker mid-run: at-least-once runs again and is counted; at-most-once is recorded lost', async () => {
-    const doomed = await startWorker('doomed');
+    // Only the worker that dies has a short lease: the others must not look dead when they stall.
+    const doomed = await startWorker('doomed', SHORT_LEASE);
     const specs: TimerSpec[] = [];
     for (const delivery of ['at-least-once', 'at-most-once'] as const) {
       for (let n = 0; n < 10; n++) {

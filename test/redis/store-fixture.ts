@@ -1,9 +1,10 @@
-import type { Timer, TimerEvent, TimerEventName } from '@sundial/core';
+import { SundialError, type Timer, type TimerEvent, type TimerEventName } from '@sundial/core';
 import { defineCommands, RedisTimers, type RedisTimersOptions } from '@sundial/redis';
 import { FireCommands } from '@sundial/redis/fire-commands';
 import Redis from 'ioredis';
 import { type RedisServer, startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+
+export { eventually, redisNow } from './fire-fixture';
 
 export interface LogLine {
   level: 'warn' | 'error';
@@ -62,16 +63,14 @@ export function record(timers: RedisTimers, ...types: TimerEventName[]): TimerEv
   return seen;
 }
 
-/** Waits until `events` holds one matching `expected`, and returns it. */
-export function eventually(events: TimerEvent[], expected: Partial<TimerEvent>): Promise<TimerEvent> {
-  return waitFor(
-    () =>
-      events.find((event) => Object.entries(expected).every(([k, v]) => event[k as keyof TimerEvent] === v)),
-    {
-      timeoutMs: 5_000,
-      what: `event ${JSON.stringify(expected)}`,
-    },
+/** What a refused call threw: a SundialError (the test then checks its reason and field). */
+export async function refusal(promise: Promise<unknown>): Promise<SundialError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
   );
+  expect(error).toBeInstanceOf(SundialError);
+  return error as SundialError;
 }
 
 /** Every Redis key under a prefix, sorted (tests only: KEYS is fine on a private server). */

@@ -1,17 +1,8 @@
-import { nextCronOccurrence, SundialError, type TimerSpec } from '@sundial/core';
+import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
 import { waitFor } from '../support/wait-for';
-import { claim, eventually, keysUnder, record, useStore } from './store-fixture';
+import { claim, eventually, keysUnder, record, refusal, useStore } from './store-fixture';
 
 const store = useStore();
-
-async function refusal(promise: Promise<unknown>): Promise<SundialError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SundialError);
-  return error as SundialError;
-}
 
 /** Where a key sits in the partition indexes. */
 async function indexes(timers: ReturnType<typeof store.open>, key: string) {

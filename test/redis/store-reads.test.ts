@@ -3,18 +3,9 @@ import { RedisTimers } from '@sundial/redis';
 import { FireCommands } from '@sundial/redis/fire-commands';
 import { startRedis } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
-import { claim, eventually, record, useStore } from './store-fixture';
+import { claim, eventually, record, refusal, useStore } from './store-fixture';
 
 const store = useStore();
-
-async function refusal(promise: Promise<unknown>): Promise<SundialError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SundialError);
-  return error as SundialError;
-}
 
 describe('get, list, check, snapshot', () => {
   it('lists by prefix and status, page by page, across partitions', async () => {

@@ -1,36 +1,22 @@
-import { nextCronOccurrence, SundialError, type TimerSpec } from '@sundial/core';
+import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
 import { runScript } from '@sundial/redis';
 import { waitFor } from '../support/wait-for';
-import { eventually, keysUnder, record, useStore } from './store-fixture';
+import { eventually, keysUnder, record, redisNow, refusal, useStore } from './store-fixture';
 
 const store = useStore();
-
-async function redisNow(): Promise<number> {
-  const [seconds, micros] = await store.raw.time();
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-}
-
-async function refusal(promise: Promise<unknown>): Promise<SundialError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SundialError);
-  return error as SundialError;
-}
 
 describe('RedisTimers.schedule', () => {
   it('writes the row, its arming intent and both indexes, and emits scheduled', async () => {
     const timers = store.open();
     const events = record(timers, 'scheduled');
-    const before = await redisNow();
+    const before = await redisNow(store.raw);
     const timer = await timers.schedule({
       key: 'invoice:42',
       handler: 'invoice.remind',
       delay: '3d',
       payload: { n: 42 },
     });
-    const after = await redisNow();
+    const after = await redisNow(store.raw);
 
     expect(timer).toMatchObject({
       id: '1p0',
@@ -94,7 +80,7 @@ describe('RedisTimers.schedule', () => {
     const spec = [
       'c',
       'error',
-      (await redisNow()) - 1,
+      (await redisNow(store.raw)) - 1,
       4,
       'k',
       'cron',

@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DIST } from './build';
 import type { HttpClient } from './http-client';
 import { httpClient } from './http-client';
+import { spawnOwned } from './owned-child';
 import { waitFor } from './wait-for';
 
 /** A scheduler or worker running as a real child process from `dist` (see ensureBuilt). */
@@ -31,7 +31,8 @@ export async function spawnApp(
   name: string,
   env: Record<string, string>,
 ): Promise<AppProcess> {
-  const child = spawn(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
+  // Owned: killed if this process ends first, so no app outlives its suite.
+  const child = spawnOwned(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

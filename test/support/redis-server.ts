@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnOwned } from './owned-child';
 
 /** A private redis-server for one test suite: never the shared one on 6379. */
 export interface RedisServer {
@@ -26,7 +27,8 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   // The port may be taken between release and bind by someone else; redis then exits and we retry.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const child = spawn(
+    // Owned: killed (and its dir removed) if this process ends without stopping it.
+    const child = spawnOwned(
       'redis-server',
       [
         '--port',
@@ -48,6 +50,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
         ...(options.args ?? []),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
+      () => rmSync(dir, { recursive: true, force: true }),
     );
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_TOMBSTONE_MS,
   type ListOptions,
   type ListResult,
   type NormalizedSpec,
@@ -40,7 +41,6 @@ export interface RedisTimersOptions {
   logger?: EngineLogger;
 }
 
-export const DEFAULT_TOMBSTONE_MS = 7 * 24 * 3600_000;
 const DEFAULT_CANCEL_BATCH = 100;
 /** cancel-all calls in flight per partition: Redis never waits for the client between batches. */
 const CANCEL_ALL_IN_FLIGHT = 4;

@@ -30,6 +30,7 @@ import { jsonConsoleLogger, type EngineLogger } from './logger';
 import { Runner } from './runner';
 import { describeWhen, whenOfSpec, whenOfTimer } from './when';
 
+/** How long a cancelled key stays cancelled for `ifExists: 'keep'` (SPEC §3.1), here and in Redis. */
 export const DEFAULT_TOMBSTONE_MS = 7 * 86_400_000;
 
 export interface EngineOptions {

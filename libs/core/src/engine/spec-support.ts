@@ -3,6 +3,7 @@ import type { Clock, ClockHandle } from '../clock';
 import type { JsonValue, TimerContext, TimerEvent, TimerEventName } from '../types';
 import { VirtualClock } from '../virtual-clock';
 import { createEngine, type Engine, type EngineOptions } from './engine';
+import { EVENT_NAMES } from './events';
 import type { EngineLogger } from './logger';
 
 export const START = Date.parse('2026-03-01T00:00:00Z');
@@ -67,19 +68,7 @@ export function harness(
     clock: source ? source(clock) : clock,
     handlers: { work, ...handlers },
   });
-  for (const type of [
-    'scheduled',
-    'running',
-    'completed',
-    'failed',
-    'cancelled',
-    'stale',
-    'skipped',
-    'reset',
-    'disposed',
-  ] as const) {
-    engine.on(type, (event) => events.push(event));
-  }
+  for (const type of EVENT_NAMES) engine.on(type, (event) => events.push(event));
   const eventsOf = (type: TimerEventName) => events.filter((event) => event.type === type);
   return { clock, engine, runs, events, warnings, errors, eventsOf };
 }

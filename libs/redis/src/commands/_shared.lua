@@ -73,6 +73,20 @@ local function reply(code, row)
   return { code, unpack(flat(row)) }
 end
 
+-- The row an operation on `key` works on (pause, resume, trigger, reschedule), or nil and the reply that
+-- refuses it: 'not-found' when no live row holds the key, 'inactive' (with the row) when its status is
+-- one of `inactive_when` (a set: { running = true }).
+local function live_row_for(base, key, inactive_when)
+  local row = read_row(base, key)
+  if not row or not is_live(row.s) then
+    return nil, { 'not-found' }
+  end
+  if inactive_when[row.s] then
+    return nil, reply('inactive', row)
+  end
+  return row
+end
+
 -- Arming intent: the key waits in `due` (never in `armed` at the same time) until the dispatcher takes
 -- it; a score below everything `due` held wakes the dispatchers on `P:{pN}:wake` (docs/design.md).
 local function arm_due(base, key, score)

@@ -53,24 +53,22 @@ local function claim(id, key, version)
 
   local run_count = tonumber(row.rc or '0') + 1
   local free = is_free(row, run_count)
-  local fields = { rv = version, rc = int(run_count), lf = now_text, l = '{"started":' .. now_text .. ',"status":"running"}' }
   publish_event(prefix, row, 'running', now, { due = due })
+  -- The row table becomes the row after the claim (it is the reply); HSET writes just what changed.
+  row.rv, row.rc, row.lf = version, int(run_count), now_text
+  row.l = '{"started":' .. now_text .. ',"status":"running"}'
+  local hash = row_key(base, key)
   if free then
     local next_due = next_grid_slot(row, now)
-    fields.v = int(tonumber(version) + 1)
-    fields.d = int(next_due)
+    row.v, row.d = int(tonumber(version) + 1), int(next_due)
     next_ticks[#next_ticks + 1] = { key, next_due }
+    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 'v', row.v, 'd', row.d)
   else
-    fields.s = 'running'
-    fields.lw = worker
-    fields.lu = lease_until
+    row.s, row.lw, row.lu = 'running', worker, lease_until
     held[#held + 1] = key
     leases[#leases + 1] = lease_until
     leases[#leases + 1] = key
-  end
-  redis.call('HSET', row_key(base, key), unpack(flat(fields)))
-  for field, value in pairs(fields) do
-    row[field] = value
+    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until)
   end
   return { free and 'free' or 'held', int(due), cjson.encode(row) }
 end

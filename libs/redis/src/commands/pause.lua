@@ -2,12 +2,9 @@
 -- Pausing a paused timer changes nothing; a running one is refused 'inactive' (its run owns the row).
 local base, prefix = KEYS[1], ARGV[1]
 local key = ARGV[2]
-local row = read_row(base, key)
-if not row or not is_live(row.s) then
-  return { 'not-found' }
-end
-if row.s == 'running' then
-  return reply('inactive', row)
+local row, refusal = live_row_for(base, key, { running = true })
+if not row then
+  return refusal
 end
 if row.s == 'pending' then
   abort_runs(prefix, row)

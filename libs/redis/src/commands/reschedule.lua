@@ -2,12 +2,9 @@
 -- scheduledAt/dueAt, status pending. Refused 'inactive' while running (replace supersedes running work).
 local base, prefix = KEYS[1], ARGV[1]
 local key, mode, value = ARGV[2], ARGV[3], tonumber(ARGV[4])
-local row = read_row(base, key)
-if not row or not is_live(row.s) then
-  return { 'not-found' }
-end
-if row.s == 'running' then
-  return reply('inactive', row)
+local row, refusal = live_row_for(base, key, { running = true })
+if not row then
+  return refusal
 end
 
 local now = now_ms()

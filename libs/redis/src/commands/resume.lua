@@ -5,9 +5,9 @@
 -- not paused changes nothing.
 local base, prefix = KEYS[1], ARGV[1]
 local key = ARGV[2]
-local row = read_row(base, key)
-if not row or not is_live(row.s) then
-  return { 'not-found' }
+local row, refusal = live_row_for(base, key, {})
+if not row then
+  return refusal
 end
 if row.s ~= 'paused' then
   return reply('ok', row)

@@ -4,12 +4,9 @@
 -- unless pending.
 local base, prefix = KEYS[1], ARGV[1]
 local key = ARGV[2]
-local row = read_row(base, key)
-if not row or not is_live(row.s) then
-  return { 'not-found' }
-end
-if row.s ~= 'pending' then
-  return reply('inactive', row)
+local row, refusal = live_row_for(base, key, { running = true, paused = true })
+if not row then
+  return refusal
 end
 local now = now_ms()
 bump_version(row)
