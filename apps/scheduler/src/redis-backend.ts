@@ -21,6 +21,7 @@ export const createRedisBackend: SchedulerBackendFactory = (config, logger) => {
   return {
     timers,
     start: async () => {
+      await timers.connect(); // warns at start when Redis may evict timers (SPEC §4.1)
       await dispatcher.start();
       reconciler.start();
     },

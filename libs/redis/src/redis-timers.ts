@@ -274,7 +274,7 @@ export class RedisTimers implements TimersApi {
   private async call<T>(operation: () => Promise<T>): Promise<T> {
     if (this.disposed) throw refusals.disposed();
     try {
-      await this.start();
+      await this.connect();
       await this.events.ready();
       return await operation();
     } catch (error) {
@@ -282,8 +282,11 @@ export class RedisTimers implements TimersApi {
     }
   }
 
-  /** Once per client: warn about an evicting Redis and learn its clock. A failed start is retried. */
-  private start(): Promise<void> {
+  /**
+   * Once per client, before its first call (a service calls it at start): warns when Redis may evict
+   * timers (`maxmemory-policy` other than `noeviction`) and learns the Redis clock. A failure is retried.
+   */
+  connect(): Promise<void> {
     this.started ??= (async () => {
       await this.warnUnlessNoEviction();
       await this.clock.sync();
