@@ -78,10 +78,10 @@ describe('VirtualClock', () => {
 
   it('lets a callback wait on a later virtual timer without blocking the advance', async () => {
     const clock = new VirtualClock(0);
-    const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
+    const virtualPause = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
     const seen: number[] = [];
     clock.setTimeout(async () => {
-      await sleep(1_000);
+      await virtualPause(1_000);
       seen.push(clock.now());
     }, 500);
     await clock.advance(2_000);
