@@ -1,4 +1,4 @@
-import { Dispatcher, Reconciler, RedisTimers } from '@sundial/redis';
+import { Backlog, Dispatcher, Reconciler, RedisTimers, SundialMetrics } from '@sundial/redis';
 import type { SchedulerBackendFactory } from './scheduler-backend';
 
 /**
@@ -12,20 +12,31 @@ export const createRedisBackend: SchedulerBackendFactory = (config, logger) => {
     partitions: config.partitions,
     logger,
   };
+  const metrics = new SundialMetrics();
   const timers = new RedisTimers({
     ...shared,
+    observer: metrics,
     limits: { maxPayloadBytes: config.maxPayloadBytes, minEveryMs: config.minEveryMs },
   });
   const dispatcher = new Dispatcher(shared);
-  const reconciler = new Reconciler({ ...shared, intervalMs: config.reconcileMs });
+  const reconciler = new Reconciler({
+    ...shared,
+    intervalMs: config.reconcileMs,
+    onPass: metrics.reconciled,
+  });
+  const backlog = new Backlog(shared);
+  let untrackBacklog = (): void => undefined;
   return {
     timers,
     start: async () => {
       await timers.connect(); // warns at start when Redis may evict timers (SPEC §4.1)
       await dispatcher.start();
       reconciler.start();
+      untrackBacklog = metrics.trackBacklog(backlog);
     },
     stop: async () => {
+      untrackBacklog();
+      await backlog.close();
       await reconciler.close();
       await dispatcher.close();
       await timers.dispose();

@@ -1,4 +1,4 @@
-import { TimerRunner } from '@sundial/redis';
+import { SundialMetrics, TimerRunner } from '@sundial/redis';
 import type { WorkerBackendFactory } from './worker-backend';
 
 /** Production backend: TimerRunner's BullMQ workers over every partition queue. */
@@ -11,6 +11,7 @@ export const createRedisRunner: WorkerBackendFactory = (config, handlers, logger
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     logger,
+    observer: new SundialMetrics(),
   });
   return { start: () => runner.start(), stop: (graceMs) => runner.close(graceMs) };
 };

@@ -13,3 +13,5 @@ export * from './completion-batcher';
 export * from './dispatcher';
 export * from './reconciler';
 export * from './timer-runner';
+export * from './metrics';
+export * from './backlog';

@@ -6,6 +6,7 @@ import {
   type RescheduleWhen,
   type Timer,
   type TimerEventName,
+  type TimerKind,
   type TimerListener,
   type TimersApi,
   type TimerSpec,
@@ -28,6 +29,14 @@ import { createdTimer, decodeRow, encodeSpecFields, fieldsFromFlat, type RowFiel
 import { closeRedis, openRedis, type RedisConnection } from './redis-connection';
 import { defineCommands, runScript } from './scripts';
 
+/** Told what the client changed, e.g. to feed metrics (SPEC §6). */
+export interface RedisTimersObserver {
+  /** a timer created or replaced (not one kept by ifExists 'keep') */
+  scheduled(kind: TimerKind): void;
+  /** timers cancelled by cancel or cancelAll */
+  cancelled(count: number): void;
+}
+
 export interface RedisTimersOptions {
   /** A redis:// or rediss:// URL, or ioredis options. */
   connection: RedisConnection;
@@ -39,6 +48,7 @@ export interface RedisTimersOptions {
   /** Keys cancelled per Lua call by `cancelAll` (default 100): bounds how long one script holds Redis. */
   cancelBatch?: number;
   logger?: EngineLogger;
+  observer?: RedisTimersObserver;
 }
 
 const DEFAULT_CANCEL_BATCH = 100;
@@ -105,7 +115,10 @@ export class RedisTimers implements TimersApi {
     return this.call(async () => {
       validateKey(key);
       const base = this.keys.base(this.keys.partitionOf(key));
-      return (await runScript(this.redis, 'cancel', base, this.keys.prefix, this.tombstoneMs, key)) === 1;
+      const cancelled =
+        (await runScript(this.redis, 'cancel', base, this.keys.prefix, this.tombstoneMs, key)) === 1;
+      if (cancelled) this.options.observer?.cancelled(1);
+      return cancelled;
     });
   }
 
@@ -115,6 +128,7 @@ export class RedisTimers implements TimersApi {
       const reason = prefix ? 'cancelled' : 'reset';
       const done = await Promise.all(this.keys.all().map((n) => this.cancelAllIn(n, prefix, reason)));
       const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
+      this.options.observer?.cancelled(count);
       if (!prefix) {
         const now = Math.max(...done.map(({ at }) => at));
         const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: now, count };
@@ -415,7 +429,10 @@ export class RedisTimers implements TimersApi {
     });
     if (replies[0].code === 'duplicate') throw refusals.duplicateKey(replies[0].fields.key);
     return replies.map((reply, i) => {
-      if (reply.code === 'ok') return createdTimer(specs[i], fields[i], reply.fields);
+      if (reply.code === 'ok') {
+        this.options.observer?.scheduled(specs[i].kind);
+        return createdTimer(specs[i], fields[i], reply.fields);
+      }
       const timer = decodeRow(reply.fields);
       this.warnIfMoved(specs[i], timer);
       return timer;

@@ -25,6 +25,24 @@ export interface TimerRunnerLogger {
   error(message: string): void;
 }
 
+/** A finished handler run, as the metrics see it. */
+export interface FinishedRun {
+  handler: string;
+  status: 'ok' | 'failed';
+  /** run start − due, by the Redis clock */
+  latenessMs: number;
+  durationMs: number;
+}
+
+/** Told what the runner does, e.g. to feed metrics (SPEC §6). */
+export interface TimerRunnerObserver {
+  runFinished(run: FinishedRun): void;
+  /** a timer of a fire job found stale at claim: gone, changed (version) or not pending (status) */
+  stale(reason: string): void;
+  /** cron occurrences that came while a run went on */
+  skipped(reason: string, count: number): void;
+}
+
 export interface TimerRunnerOptions {
   connection: RedisConnection;
   prefix?: string;
@@ -38,6 +56,7 @@ export interface TimerRunnerOptions {
   /** names this process on the leases it holds (default host-pid-random) */
   workerId?: string;
   logger?: TimerRunnerLogger;
+  observer?: TimerRunnerObserver;
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -76,6 +95,7 @@ export class TimerRunner {
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly logger: TimerRunnerLogger;
+  private readonly observer: TimerRunnerObserver | undefined;
   private readonly redis: Redis;
   private readonly subscriber: Redis;
   private readonly bullRedis: Redis;
@@ -96,6 +116,7 @@ export class TimerRunner {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.logger = options.logger ?? console;
+    this.observer = options.observer;
     this.redis = openRedis(options.connection);
     this.subscriber = openRedis(options.connection);
     this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
@@ -203,6 +224,7 @@ export class TimerRunner {
         results.forEach((result, i) => {
           if (result.kind === 'claimed') runs.push(this.run(partition, result));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
+          if (result.kind === 'stale') this.observer?.stale(result.reason);
           if (result.kind === 'early') waiting.push({ ref: ready[i].ref, at: answeredAt + result.waitMs });
         });
       }
@@ -228,13 +250,33 @@ export class TimerRunner {
     };
     if (this.graceOver) return this.handBack([run]);
     this.active.add(run);
+    const startedAt = this.clock.now();
     const outcome = await Promise.race([this.invoke(run, claimed.due, timer), handedBack]);
     this.active.delete(run);
     if (outcome === null || run.released) return;
     const { id, key, version, runCount, mode } = run;
-    const followUp = cronFollowUp(claimed.fields, Number(claimed.fields.lf), this.clock.now());
+    const endedAt = this.clock.now();
+    this.observer?.runFinished({
+      handler: timer.handler,
+      status: outcome.outcome === 'ok' ? 'ok' : 'failed',
+      latenessMs: Math.max(0, startedAt - claimed.due),
+      durationMs: endedAt - startedAt,
+    });
+    const followUp = cronFollowUp(claimed.fields, Number(claimed.fields.lf), endedAt);
     try {
-      await this.batcher.complete(partition, { id, key, version, runCount, mode, ...outcome, ...followUp });
+      const completed = await this.batcher.complete(partition, {
+        id,
+        key,
+        version,
+        runCount,
+        mode,
+        ...outcome,
+        ...followUp,
+      });
+      // complete.lua records the skipped slots of a held cron run it settles (its 'skipped' event).
+      if (completed === 'done' && mode === 'held' && followUp.skipped > 0) {
+        this.observer?.skipped('overlap', followUp.skipped);
+      }
     } catch (error) {
       // The lease then expires and the reconciler settles the run (SPEC §3.8).
       this.logger.error(`Sundial could not complete ${key} v${version}: ${(error as Error).message}`);
