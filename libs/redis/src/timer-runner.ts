@@ -21,8 +21,9 @@ import { closeRedis, openRedis, type RedisConnection } from './redis-connection'
 import { decodeRow, type RowFields } from './row';
 import { defineCommands } from './scripts';
 
+/** Where the runner reports what it could not do; timer lines carry `key`, `id`, `version` as fields. */
 export interface TimerRunnerLogger {
-  error(message: string): void;
+  error(message: string, fields?: Record<string, unknown>): void;
 }
 
 /** A finished handler run, as the metrics see it. */
@@ -279,7 +280,11 @@ export class TimerRunner {
       }
     } catch (error) {
       // The lease then expires and the reconciler settles the run (SPEC §3.8).
-      this.logger.error(`Sundial could not complete ${key} v${version}: ${(error as Error).message}`);
+      this.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, {
+        key,
+        id,
+        version,
+      });
     }
   }
 
