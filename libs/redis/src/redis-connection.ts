@@ -14,11 +14,7 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
     : new Redis(url, { ...options, ...overrides });
 }
 
-/**
- * Closes politely, or drops the socket when Redis cannot be reached to say goodbye: on a connection that
- * is not ready, QUIT would queue behind the commands waiting to be retried, for as long as they retry.
- */
+/** Closes politely, or drops the socket when Redis cannot be reached to say goodbye. */
 export async function closeRedis(redis: Redis): Promise<void> {
-  if (redis.status !== 'ready') return redis.disconnect();
   await redis.quit().catch(() => redis.disconnect());
 }

@@ -67,8 +67,6 @@ const DEFAULT_CONCURRENCY = 10;
 const MAX_EARLY_WAIT_MS = 1000;
 /** What the runner's own reconcile pass at shutdown uses (it only needs the lease part to be prompt). */
 const SHUTDOWN_RECONCILE = { graceMs: 2000, batchLimit: 1000 };
-/** How long a close waits, after the grace, for Redis to take the hand-back and BullMQ's last writes. */
-const CLOSE_REDIS_WAIT_MS = 3000;
 
 interface ActiveRun extends LeaseRef {
   partition: number;
@@ -169,21 +167,24 @@ export class TimerRunner {
 
   private async shutdown(graceMs: number): Promise<void> {
     const workersClosed = Promise.all(this.workers.map((worker) => worker.close()));
-    await settledWithin(Promise.allSettled([...this.jobs]), graceMs);
+    await this.jobsSettled(graceMs);
     this.graceOver = true;
-    // With Redis down, the release and BullMQ's job bookkeeping would retry for as long as their
-    // connections live: wait a bounded time, then drop the connections and abandon what is still pending.
-    const handedBack = this.handBack([...this.active]);
-    if (!(await settledWithin(Promise.all([handedBack, workersClosed]), CLOSE_REDIS_WAIT_MS))) {
-      this.logger.error(
-        `Sundial runner: Redis did not answer within ${CLOSE_REDIS_WAIT_MS} ms at close; claims not completed or released expire with their leases and the reconciler settles them`,
-      );
-    }
+    await this.handBack([...this.active]);
+    await workersClosed;
     clearInterval(this.renewal);
     this.clock.stop();
-    await Promise.all([closeRedis(this.subscriber), closeRedis(this.bullRedis), closeRedis(this.redis)]);
-    // Also drop BullMQ's own blocking connections, or they keep reconnecting after we return.
-    for (const worker of this.workers) void worker.disconnect().catch(() => undefined);
+    await Promise.all([closeRedis(this.subscriber), closeRedis(this.bullRedis)]);
+    await closeRedis(this.redis);
+  }
+
+  private jobsSettled(graceMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, graceMs);
+      void Promise.allSettled([...this.jobs]).then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private track(job: Promise<void>): Promise<void> {
@@ -395,21 +396,6 @@ function earliest(entries: { at: number }[]): number {
   let first = Infinity;
   for (const entry of entries) first = Math.min(first, entry.at);
   return first;
-}
-
-/** Whether `work` settled within `ms` (it goes on either way). */
-async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  const settled = work.then(
-    () => true,
-    () => true,
-  );
-  try {
-    return await Promise.race([settled, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function delay(ms: number): Promise<void> {
