@@ -10,7 +10,8 @@ export function repoFile(path: string): string {
 }
 
 export function readYaml<T>(path: string): T {
-  return parseYaml(repoFile(path)) as T;
+  // `<<` merge keys, as docker compose reads them
+  return parseYaml(repoFile(path), { merge: true }) as T;
 }
 
 /**
