@@ -38,6 +38,16 @@ interface Deployment extends K8sObject {
 
 /** What the worker allows itself after the grace to abort and hand back its runs (apps/worker/src/main.ts). */
 const WORKER_CLOSE_BOUND_MS = 15_000;
+/** What the base renders; production adds the namespace and the operator and KEDA resources. */
+const BASE_KINDS = [
+  'ConfigMap',
+  'Deployment',
+  'Deployment',
+  'PodDisruptionBudget',
+  'PodDisruptionBudget',
+  'Service',
+  'Service',
+];
 /** The scheduler's whole close bound (apps/scheduler/src/main.ts). */
 const SCHEDULER_CLOSE_BOUND_MS = 15_000;
 
@@ -91,19 +101,7 @@ describe('Kubernetes manifests', () => {
 
   it('production has every part, in namespace sundial: 2 schedulers, 3 workers', () => {
     expect(production.map((o) => o.kind).sort()).toEqual(
-      [
-        'ConfigMap',
-        'Deployment',
-        'Deployment',
-        'Namespace',
-        'PodDisruptionBudget',
-        'PodDisruptionBudget',
-        'PrometheusRule',
-        'ScaledObject',
-        'Service',
-        'Service',
-        'ServiceMonitor',
-      ].sort(),
+      [...BASE_KINDS, 'Namespace', 'PrometheusRule', 'ScaledObject', 'ServiceMonitor'].sort(),
     );
     for (const object of production.filter((o) => o.kind !== 'Namespace'))
       expect(object.metadata.namespace).toBe('sundial');
@@ -249,16 +247,6 @@ describe('Kubernetes manifests', () => {
   });
 
   it('base renders the same apps without the cluster add-ons', () => {
-    expect(base.map((o) => o.kind).sort()).toEqual(
-      [
-        'ConfigMap',
-        'Deployment',
-        'Deployment',
-        'PodDisruptionBudget',
-        'PodDisruptionBudget',
-        'Service',
-        'Service',
-      ].sort(),
-    );
+    expect(base.map((o) => o.kind).sort()).toEqual([...BASE_KINDS].sort());
   });
 });
