@@ -1,3 +1,5 @@
+import { SundialKeys } from '@sundial/redis';
+import { Redis } from 'ioredis';
 import { keyPath } from '../support/http-client';
 import type { RunningApp } from '../support/local-cluster';
 import { startScheduler, startWorker } from '../support/local-cluster';
@@ -84,5 +86,27 @@ describe('Prometheus metrics of a running cluster', () => {
       expect(sample(fromScheduler, `sundial_queue_jobs{state="${state}"}`)).toEqual(expect.any(Number));
     }
     expect(fromScheduler).toContain('process_cpu_user_seconds_total');
+    expect(sample(fromScheduler, 'sundial_redis_up')).toBe(1);
+    expect(sample(fromScheduler, 'sundial_runs_lost_total')).toBe(0);
+    expect(sample(fromScheduler, 'sundial_runs_requeued_total')).toBe(0);
+  });
+
+  it('counts as overdue only timers more than a second past their due or hand-off', async () => {
+    const keys = new SundialKeys();
+    const direct = new Redis(redis.url);
+    try {
+      const [seconds, micros] = await direct.time();
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      // Index entries written by hand (no rows), out of the dispatcher's reach (due in a minute) and
+      // inside the reconciler's 2 s grace for an armed entry whose job is missing.
+      await direct.zadd(keys.due(0), now + 60_000, 'overdue:later');
+      await direct.zadd(keys.armed(0), now - 1_500, 'overdue:armed', now, 'overdue:just-armed');
+      const exposition = await scrape(scheduler);
+      expect(sample(exposition, 'sundial_timers_overdue{partition="0"}')).toBe(1);
+    } finally {
+      await direct.zrem(keys.due(0), 'overdue:later');
+      await direct.zrem(keys.armed(0), 'overdue:armed', 'overdue:just-armed');
+      direct.disconnect();
+    }
   });
 });

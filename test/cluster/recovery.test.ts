@@ -165,24 +165,72 @@ describe('cluster recovery', () => {
     }
   }, 60_000);
 
-  it('SIGTERM of a worker lets the running handler finish, then exits 0', async () => {
+  it('SIGTERM under load: readiness goes false at once, running handlers finish, exit 0, no run lost', async () => {
     const worker = workers[workers.length - 1];
     expect(worker.name).toBe('after-deletion');
-    const timer = await client.schedule({
-      key: 'term:1',
-      handler: 'slow',
-      payload: { ms: 1_500 },
-      delay: 50,
-      removeOnComplete: false,
+    // Handlers running on this worker when it gets SIGTERM, each well inside the grace (25 s).
+    const slow = await client.scheduleMany(
+      Array.from({ length: 8 }, (_, n) => ({
+        key: `term:slow:${n}`,
+        handler: 'slow',
+        payload: { ms: 8_000 }, // long enough to outlast the peer's start on a loaded machine
+        delay: 50,
+        removeOnComplete: false,
+      })),
+    );
+    await waitFor(async () => (await runsOf('term:slow:')).length === slow.length, {
+      what: 'the slow runs to start',
     });
-    await waitFor(async () => (await runsOf('term:1')).length === 1, { what: 'the run to start' });
+    const peer = await startWorker('peer');
+    // Load that goes on falling due while the worker drains: the peer must run every one of them.
+    const stream = await client.scheduleMany(
+      Array.from({ length: 40 }, (_, n) => ({
+        key: `term:stream:${n}`,
+        handler: 'record',
+        delay: 100 + n * 75,
+        removeOnComplete: false,
+      })),
+    );
+
     worker.kill('SIGTERM');
+    const readiness = await waitFor(
+      async () => {
+        const status = (await worker.api('GET', '/health/ready')).status;
+        return (
+          status !== 200 && {
+            status,
+            finished: (await runsOf('term:slow:')).filter((r) => r.event === 'finished').length,
+          }
+        );
+      },
+      { timeoutMs: 2_000, intervalMs: 10, what: 'readiness to go false' },
+    );
+    // not ready while every handler is still running
+    expect(readiness).toEqual({ status: 503, finished: 0 });
     expect(await worker.exited).toEqual({ code: 0, signal: null });
-    expect((await runsOf('term:1')).map(({ event, pid }) => ({ event, pid }))).toEqual([
-      { event: 'started', pid: worker.pid },
-      { event: 'finished', pid: worker.pid },
-    ]);
-    expect(await client.get('term:1')).toMatchObject({ id: timer.id, status: 'completed', runCount: 1 });
+
+    // each running handler finished on the stopping worker, once
+    const slowRuns = await runsOf('term:slow:');
+    for (const timer of slow) {
+      expect(slowRuns.filter((run) => run.id === timer.id).map(({ event, pid }) => ({ event, pid }))).toEqual(
+        [
+          { event: 'started', pid: worker.pid },
+          { event: 'finished', pid: worker.pid },
+        ],
+      );
+    }
+    expect((await settled(slow.map((t) => t.key))).map((t) => [t.status, t.runCount])).toEqual(
+      slow.map(() => ['completed', 1]),
+    );
+    // no run of the stream lost or doubled across the shutdown
+    const streamTimers = await settled(stream.map((t) => t.key));
+    expect(streamTimers.map((t) => [t.status, t.runCount])).toEqual(stream.map(() => ['completed', 1]));
+    const streamRuns = await runsOf('term:stream:');
+    expect(streamRuns.map((run) => run.id).sort()).toEqual(stream.map((t) => t.id).sort());
+    expect(streamRuns.some((run) => run.pid === peer.pid)).toBe(true);
+
+    peer.kill('SIGTERM');
+    expect(await peer.exited).toEqual({ code: 0, signal: null });
   }, 60_000);
 
   it('SIGTERM past the grace period aborts the handler, hands the run back, and still exits 0', async () => {

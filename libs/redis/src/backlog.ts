@@ -13,6 +13,13 @@ export interface BacklogOptions {
 /** The BullMQ job states counted by `sundial_queue_jobs`. */
 const JOB_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
 
+/**
+ * How far past its due (a `due` entry) or its hand-off (an `armed` entry) a timer must be to count as
+ * overdue: a healthy cluster claims within milliseconds, so a second means a dispatcher or the
+ * workers are behind (or a fire job is lost and waits for the reconciler).
+ */
+export const OVERDUE_AFTER_MS = 1000;
+
 /** Reads, for the metrics gauges, how many timers wait to fire and how many fire jobs are queued. */
 export class Backlog implements BacklogSource {
   private readonly keys: SundialKeys;
@@ -45,6 +52,25 @@ export class Backlog implements BacklogSource {
       }),
     );
     return Object.fromEntries(counts);
+  }
+
+  async overdue(): Promise<Record<string, number>> {
+    const [seconds, micros] = await this.redis.time();
+    const before = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - OVERDUE_AFTER_MS;
+    const counts = await Promise.all(
+      this.keys.all().map(async (n) => {
+        const [due, armed] = await Promise.all([
+          this.redis.zcount(this.keys.due(n), '-inf', before),
+          this.redis.zcount(this.keys.armed(n), '-inf', before),
+        ]);
+        return [String(n), due + armed] as const;
+      }),
+    );
+    return Object.fromEntries(counts);
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
   }
 
   async queueJobs(): Promise<Record<string, number>> {

@@ -10,6 +10,10 @@ export interface BacklogSource {
   pending(): Promise<Record<string, number>>;
   /** BullMQ state → fire jobs, over every partition queue */
   queueJobs(): Promise<Record<string, number>>;
+  /** partition → timers past their due (or hand-off) by more than a second and not yet claimed */
+  overdue(): Promise<Record<string, number>>;
+  /** resolves when Redis answers */
+  ping(): Promise<void>;
 }
 
 /** Lateness is ms when healthy and seconds when a backlog builds up (SPEC §6). */
@@ -33,6 +37,8 @@ export class SundialMetrics implements RedisTimersObserver, TimerRunnerObserver 
   private readonly lateness: Histogram;
   private readonly runDuration: Histogram<'handler'>;
   private readonly rearmed: Counter;
+  private readonly requeued: Counter;
+  private readonly lost: Counter;
   private readonly sources: Set<BacklogSource>;
 
   constructor(private readonly registry: Registry = register) {
@@ -100,6 +106,24 @@ export class SundialMetrics implements RedisTimersObserver, TimerRunnerObserver 
           registers,
         }),
     );
+    this.requeued = this.metric(
+      'sundial_runs_requeued_total',
+      (name) =>
+        new Counter({
+          name,
+          help: 'At-least-once runs whose worker was lost (lease expired), queued to run again',
+          registers,
+        }),
+    );
+    this.lost = this.metric(
+      'sundial_runs_lost_total',
+      (name) =>
+        new Counter({
+          name,
+          help: "At-most-once runs whose worker was lost (lease expired), recorded failed with reason 'lost'",
+          registers,
+        }),
+    );
     this.sources = backlogSources.get(registry) ?? new Set();
     backlogSources.set(registry, this.sources);
     this.backlogGauge(
@@ -110,6 +134,12 @@ export class SundialMetrics implements RedisTimersObserver, TimerRunnerObserver 
     );
     this.backlogGauge('sundial_queue_jobs', 'Fire jobs in the BullMQ queues, by state', 'state', (source) =>
       source.queueJobs(),
+    );
+    this.backlogGauge(
+      'sundial_timers_overdue',
+      'Timers more than 1 s past their due (or their hand-off) and not yet claimed, by partition',
+      'partition',
+      (source) => source.overdue(),
     );
   }
 
@@ -136,17 +166,50 @@ export class SundialMetrics implements RedisTimersObserver, TimerRunnerObserver 
   }
 
   /** Reconciler's `onPass`. */
-  readonly reconciled = (counts: ReconcileCounts): void => this.rearmed.inc(counts.rearmed);
+  readonly reconciled = (counts: ReconcileCounts): void => {
+    this.rearmed.inc(counts.rearmed);
+    this.requeued.inc(counts.requeued);
+    this.lost.inc(counts.lost);
+  };
 
   /** Reads `source` on every scrape until the returned function is called (a scheduler's lifetime). */
   trackBacklog(source: BacklogSource): () => void {
     this.sources.add(source);
+    this.redisUpGauge();
     return () => this.sources.delete(source);
   }
 
   /** The metric registered under `name`, made by `make` unless the registry holds one already. */
   private metric<T extends Metric>(name: string, make: (name: string) => T): T {
     return (this.registry.getSingleMetric(name) as T | undefined) ?? make(name);
+  }
+
+  /**
+   * `sundial_redis_up`: 1 when every backlog source's Redis answers at scrape time. Registered by the
+   * first tracked source, so only schedulers export it (a worker's 0 would read as Redis down).
+   */
+  private redisUpGauge(): void {
+    const sources = this.sources;
+    this.metric(
+      'sundial_redis_up',
+      (name) =>
+        new Gauge({
+          name,
+          help: 'Whether Redis answered PING at scrape time (1) or not (0), as the scheduler sees it',
+          registers: [this.registry],
+          async collect() {
+            const answers = await Promise.all(
+              [...sources].map((source) =>
+                source.ping().then(
+                  () => true,
+                  () => false,
+                ),
+              ),
+            );
+            this.set(answers.length > 0 && answers.every(Boolean) ? 1 : 0);
+          },
+        }),
+    );
   }
 
   /** A gauge set on every scrape from what `read` takes from each backlog source. */

@@ -1,0 +1,181 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureBuilt, ROOT } from '../support/build';
+import { envVarsReadByApps, readYaml, repoFile } from './tools';
+
+interface Service {
+  image?: string;
+  build?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  deploy?: { replicas?: number };
+  stop_grace_period?: string;
+}
+interface Compose {
+  services: Record<string, Service>;
+}
+interface ScrapeConfig {
+  job_name: string;
+  static_configs?: { targets: string[] }[];
+  dns_sd_configs?: { names: string[]; port: number }[];
+}
+
+/** The worker's hand-back bound after its grace (apps/worker/src/main.ts). */
+const WORKER_CLOSE_BOUND_MS = 15_000;
+
+const seconds = (text: string): number => {
+  const match = /^(\d+)s$/.exec(text);
+  if (!match) throw new Error(`not a duration in seconds: ${text}`);
+  return Number(match[1]);
+};
+
+/** Dockerfile instructions, continuation lines joined, comments dropped. */
+function dockerfile(): { instruction: string; args: string }[] {
+  return repoFile('Dockerfile')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.trim().startsWith('#'))
+    .map((line) => {
+      const [instruction, ...rest] = line.trim().split(/\s+/);
+      return { instruction: instruction.toUpperCase(), args: rest.join(' ') };
+    });
+}
+
+/** docker-compose.yml and the Dockerfile, checked without a Docker engine (none runs here). */
+describe('docker-compose.yml and the Dockerfile', () => {
+  const compose = readYaml<Compose>('docker-compose.yml');
+  const { services } = compose;
+
+  beforeAll(() => ensureBuilt(), 180_000);
+
+  it('runs Redis with AOF and noeviction, a scheduler, two workers, Prometheus and Grafana', () => {
+    expect(Object.keys(services).sort()).toEqual(['grafana', 'prometheus', 'redis', 'scheduler', 'worker']);
+    const redis = services.redis.command!.join(' ');
+    expect(redis).toMatch(/--appendonly yes/);
+    expect(redis).toMatch(/--maxmemory-policy noeviction/);
+    expect(services.worker.deploy?.replicas).toBe(2);
+  });
+
+  it('mounts and builds only files that exist', () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (service.build)
+        expect({ name, dockerfile: existsSync(join(ROOT, service.build, 'Dockerfile')) }).toEqual({
+          name,
+          dockerfile: true,
+        });
+      for (const volume of service.volumes ?? []) {
+        const [source] = volume.split(':');
+        if (!source.startsWith('.')) continue; // a named volume
+        expect({ name, source, exists: existsSync(join(ROOT, source)) }).toEqual({
+          name,
+          source,
+          exists: true,
+        });
+      }
+    }
+  });
+
+  it('starts the image’s entry points, which the build produces, with settings the apps read', () => {
+    const read = envVarsReadByApps();
+    for (const app of ['scheduler', 'worker']) {
+      const service = services[app];
+      expect(service.command).toEqual([`dist/apps/${app}/src/main.js`]);
+      expect(statSync(join(ROOT, service.command![0])).isFile()).toBe(true);
+      expect(Object.keys(service.environment!).filter((name) => !read.has(name))).toEqual([]);
+      expect(service.environment!.REDIS_URL).toBe('redis://redis:6379');
+    }
+    // a worker is stopped only after its grace and hand-back are over
+    const worker = services.worker;
+    const graceMs = Number(worker.environment!.SUNDIAL_SHUTDOWN_GRACE_MS);
+    expect(seconds(worker.stop_grace_period!) * 1000).toBeGreaterThan(graceMs + WORKER_CLOSE_BOUND_MS);
+  });
+
+  it('the Dockerfile: Node 24, multi-stage, npm ci + build + prune, non-root, no HEALTHCHECK, node as entry point', () => {
+    const lines = dockerfile();
+    const from = lines.filter((line) => line.instruction === 'FROM');
+    expect(from).toHaveLength(2);
+    expect(lines.find((line) => line.instruction === 'ARG')?.args).toBe('NODE_IMAGE=node:24-bookworm-slim');
+    const runs = lines.filter((line) => line.instruction === 'RUN').map((line) => line.args);
+    expect(runs).toEqual([
+      expect.stringContaining('npm ci'),
+      expect.stringMatching(/npm run build && npm prune --omit=dev/),
+    ]);
+    expect(lines.some((line) => line.instruction === 'HEALTHCHECK')).toBe(false);
+    const user = lines.filter((line) => line.instruction === 'USER').map((line) => line.args);
+    expect(user).toEqual(['1000:1000']);
+    expect(lines.find((line) => line.instruction === 'ENTRYPOINT')?.args).toBe('["node"]');
+    const cmd = JSON.parse(lines.find((line) => line.instruction === 'CMD')!.args) as string[];
+    expect(cmd).toEqual(['dist/apps/scheduler/src/main.js']);
+    // what the build stage copies exists and is not excluded by .dockerignore
+    const ignored = repoFile('.dockerignore')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'));
+    const copied = lines
+      .filter((line) => line.instruction === 'COPY' && !line.args.startsWith('--from'))
+      .flatMap((line) => line.args.split(/\s+/).slice(0, -1));
+    expect(copied.sort()).toEqual([
+      'apps',
+      'libs',
+      'package-lock.json',
+      'package.json',
+      'scripts',
+      'tsconfig.build.json',
+      'tsconfig.json',
+    ]);
+    for (const source of copied) {
+      expect({ source, exists: existsSync(join(ROOT, source)), ignored: ignored.includes(source) }).toEqual({
+        source,
+        exists: true,
+        ignored: false,
+      });
+    }
+  });
+
+  it('Prometheus scrapes the scheduler and every worker on the ports they listen on', () => {
+    const config = readYaml<{ scrape_configs: ScrapeConfig[]; rule_files: string[] }>(
+      'deploy/prometheus/prometheus.yml',
+    );
+    const jobs = Object.fromEntries(config.scrape_configs.map((job) => [job.job_name, job]));
+    expect(Object.keys(jobs).sort()).toEqual(['sundial-scheduler', 'sundial-worker']);
+    expect(jobs['sundial-scheduler'].static_configs).toEqual([
+      { targets: [`scheduler:${services.scheduler.environment!.PORT}`] },
+    ]);
+    expect(jobs['sundial-worker'].dns_sd_configs).toEqual([
+      expect.objectContaining({ names: ['worker'], port: Number(services.worker.environment!.PORT) }),
+    ]);
+    // the rule file sits beside the config, where compose mounts both
+    expect(config.rule_files).toEqual(['alerts.yml']);
+    expect(services.prometheus.volumes).toEqual(
+      expect.arrayContaining([
+        './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+        './deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro',
+      ]),
+    );
+  });
+
+  it('Grafana is provisioned with the Prometheus datasource and the dashboard, as mounted', () => {
+    const datasources = readYaml<{ datasources: { uid: string; url: string }[] }>(
+      'deploy/grafana/provisioning/datasources/prometheus.yml',
+    ).datasources;
+    expect(datasources).toEqual([
+      expect.objectContaining({ uid: 'prometheus', url: 'http://prometheus:9090' }),
+    ]);
+    const providers = readYaml<{ providers: { options: { path: string } }[] }>(
+      'deploy/grafana/provisioning/dashboards/sundial.yml',
+    ).providers;
+    const mounts = services.grafana.volumes!.map((volume) => volume.split(':'));
+    expect(mounts).toEqual(
+      expect.arrayContaining([
+        ['./deploy/grafana/provisioning', '/etc/grafana/provisioning', 'ro'],
+        ['./deploy/grafana/dashboards', providers[0].options.path, 'ro'],
+      ]),
+    );
+    const dashboard = JSON.parse(repoFile('deploy/grafana/dashboards/sundial.json')) as {
+      templating: { list: { name: string; current?: { value: unknown } }[] };
+    };
+    expect(dashboard.templating.list.find((v) => v.name === 'datasource')?.current?.value).toBe(
+      datasources[0].uid,
+    );
+  });
+});

