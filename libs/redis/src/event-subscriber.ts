@@ -1,5 +1,5 @@
 import type { TimerEvent, TimerEventName, TimerListener } from '@sundial/core';
-import type { EngineLogger } from '@sundial/core/engine/logger';
+import type { EngineLogger } from '@sundial/core';
 import type { Redis } from 'ioredis';
 import { closeRedis } from './redis-connection';
 

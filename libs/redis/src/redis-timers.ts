@@ -18,7 +18,7 @@ import {
   validateKey,
   validateScope,
 } from '@sundial/core';
-import { type EngineLogger, jsonConsoleLogger } from '@sundial/core/engine/logger';
+import { type EngineLogger, jsonConsoleLogger } from '@sundial/core';
 import { type Redis, ReplyError } from 'ioredis';
 import { ClusterClock } from './cluster-clock';
 import { isConnectionFailure } from './connection-failure';

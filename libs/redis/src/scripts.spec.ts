@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { type RedisServer, startRedis } from '../../../test/support/redis-server';
+import { type RedisServer, startRedis } from '@sundial/testing';
 import { defineCommands, loadCommands, runScript } from './scripts';
 
 describe('Lua commands', () => {

@@ -50,7 +50,7 @@ export interface TimerRunnerOptions {
   partitions?: number;
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
   handlers: Record<string, TimerHandler>;
-  /** fire jobs in flight per partition queue (default 10); a job runs its batch's handlers together */
+  /** fire jobs in flight per partition queue (default 16); a job runs its batch's handlers together */
   concurrency?: number;
   /** how long a claim outlives a silent worker (default 30 s); renewed every leaseMs / 3 */
   leaseMs?: number;
@@ -60,9 +60,15 @@ export interface TimerRunnerOptions {
   observer?: TimerRunnerObserver;
 }
 
+/** How long a claim outlives a silent worker (SUNDIAL_LEASE_MS). */
 export const DEFAULT_LEASE_MS = 30_000;
-export const DEFAULT_CLOSE_GRACE_MS = 10_000;
-const DEFAULT_CONCURRENCY = 10;
+/**
+ * How long `close()` lets running handlers go on before their signals abort (SUNDIAL_SHUTDOWN_GRACE_MS):
+ * under Kubernetes' default 30 s termination grace, with room for the hand-back and the exit.
+ */
+export const DEFAULT_CLOSE_GRACE_MS = 25_000;
+/** Fire jobs in flight per partition queue (WORKER_CONCURRENCY). */
+export const DEFAULT_CONCURRENCY = 16;
 /** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
 const MAX_EARLY_WAIT_MS = 1000;
 /** What the runner's own reconcile pass at shutdown uses (it only needs the lease part to be prompt). */

@@ -15,7 +15,7 @@ export function clusterEnv(redisUrl: string, extra: Record<string, string> = {})
     SUNDIAL_PARTITIONS: '2',
     SUNDIAL_RECONCILE_MS: '300',
     WORKER_CONCURRENCY: '20',
-    SUNDIAL_HANDLERS_MODULE: join(DIST, 'test', 'support', 'recording-handlers.js'),
+    SUNDIAL_HANDLERS_MODULE: join(DIST, 'libs', 'testing', 'src', 'recording-handlers.js'),
     // Runs are recorded in database 1 of the same private Redis (the cluster uses database 0).
     SUNDIAL_TEST_RECORD_URL: `${redisUrl}/1`,
     ...extra,

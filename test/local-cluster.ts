@@ -1,16 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
-import { createRedisBackend } from '../../apps/scheduler/src/redis-backend';
-import { createSchedulerApp } from '../../apps/scheduler/src/scheduler-app';
-import type { SchedulerConfig } from '../../apps/scheduler/src/scheduler-config';
-import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
-import { createRedisRunner } from '../../apps/worker/src/redis-runner';
-import type { HandlerMap } from '../../apps/worker/src/worker-backend';
-import { createWorkerApp } from '../../apps/worker/src/worker-app';
-import type { WorkerConfig } from '../../apps/worker/src/worker-config';
-import { workerConfigFromEnv } from '../../apps/worker/src/worker-config';
-import type { HttpClient } from './http-client';
-import { httpClient } from './http-client';
+import { createRedisSchedulerService } from '../apps/scheduler/src/redis-scheduler-service';
+import { createSchedulerApp } from '../apps/scheduler/src/scheduler-app';
+import type { SchedulerConfig } from '../apps/scheduler/src/scheduler-config';
+import { schedulerConfigFromEnv } from '../apps/scheduler/src/scheduler-config';
+import { createRedisWorkerService } from '../apps/worker/src/redis-worker-service';
+import type { HandlerMap } from '../apps/worker/src/worker-service';
+import { createWorkerApp } from '../apps/worker/src/worker-app';
+import type { WorkerConfig } from '../apps/worker/src/worker-config';
+import { workerConfigFromEnv } from '../apps/worker/src/worker-config';
+import { type HttpClient, httpClient } from '@sundial/testing';
 
 /** Settings that keep a test cluster quick: errors-only logs, fast reconcile. */
 export const TEST_ENV = { LOG_LEVEL: 'error', SUNDIAL_RECONCILE_MS: '200' };
@@ -27,7 +26,7 @@ export async function startScheduler(
   overrides: Partial<SchedulerConfig> = {},
 ): Promise<RunningApp> {
   const config = { ...schedulerConfigFromEnv({ ...TEST_ENV, REDIS_URL: redisUrl }), ...overrides };
-  return listen(await createSchedulerApp(config, createRedisBackend));
+  return listen(await createSchedulerApp(config, createRedisSchedulerService));
 }
 
 /** The worker app in this process with `handlers` added to the built-ins. */
@@ -37,7 +36,7 @@ export async function startWorker(
   overrides: Partial<WorkerConfig> = {},
 ): Promise<RunningApp> {
   const config = { ...workerConfigFromEnv({ ...TEST_ENV, REDIS_URL: redisUrl }), ...overrides };
-  return listen(await createWorkerApp(config, createRedisRunner, handlers));
+  return listen(await createWorkerApp(config, createRedisWorkerService, handlers));
 }
 
 async function listen(app: INestApplication): Promise<RunningApp> {

@@ -1,8 +1,8 @@
 import { SundialMetrics, TimerRunner } from '@sundial/redis';
-import type { WorkerBackendFactory } from './worker-backend';
+import type { WorkerServiceFactory } from './worker-service';
 
-/** Production backend: TimerRunner's BullMQ workers over every partition queue. */
-export const createRedisRunner: WorkerBackendFactory = (config, handlers, logger) => {
+/** The worker's app service: TimerRunner's BullMQ workers over every partition queue. */
+export const createRedisWorkerService: WorkerServiceFactory = (config, handlers, logger) => {
   const runner = new TimerRunner({
     connection: config.redisUrl,
     prefix: config.prefix,

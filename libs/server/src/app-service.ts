@@ -2,34 +2,34 @@ import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/
 import { Inject, Injectable } from '@nestjs/common';
 import { Lifecycle } from './lifecycle';
 
-/** An app's background part (the scheduler's loops, the worker's job consumers), run with Nest. */
-export interface AppBackend {
+/** An app service: an app's background part (the scheduler's loops, the worker's job consumers), run with Nest. */
+export interface AppService {
   start(): Promise<void>;
   /** stops it and releases its connections; the worker drains its runs first */
   stop(): Promise<void>;
 }
 
-/** The token an app module provides its `AppBackend` under. */
-export const APP_BACKEND = Symbol('AppBackend');
+/** The token an app module provides its `AppService` under. */
+export const APP_SERVICE = Symbol('AppService');
 
 /**
- * Starts and stops the app's backend with Nest, in the order readiness needs: started before the app
+ * Starts and stops the app service with Nest, in the order readiness needs: started before the app
  * reports running, and reported stopping (readiness 503) before it drains.
  */
 @Injectable()
-export class BackendHooks implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class AppServiceHooks implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
-    @Inject(APP_BACKEND) private readonly backend: AppBackend,
+    @Inject(APP_SERVICE) private readonly service: AppService,
     @Inject(Lifecycle) private readonly lifecycle: Lifecycle,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.backend.start();
+    await this.service.start();
     this.lifecycle.markRunning();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.lifecycle.markStopping();
-    await this.backend.stop();
+    await this.service.stop();
   }
 }

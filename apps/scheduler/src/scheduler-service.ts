@@ -3,7 +3,7 @@ import type { TimersApi } from '@sundial/core';
 import type { SchedulerConfig } from './scheduler-config';
 
 /** What the scheduler process serves and runs: the API it exposes and its background loops. */
-export interface SchedulerBackend {
+export interface SchedulerService {
   timers: TimersApi;
   /** starts the background loops (dispatcher, reconciler) */
   start(): Promise<void>;
@@ -11,4 +11,4 @@ export interface SchedulerBackend {
   stop(): Promise<void>;
 }
 
-export type SchedulerBackendFactory = (config: SchedulerConfig, logger: LoggerService) => SchedulerBackend;
+export type SchedulerServiceFactory = (config: SchedulerConfig, logger: LoggerService) => SchedulerService;

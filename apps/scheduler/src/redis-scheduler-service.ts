@@ -1,11 +1,11 @@
 import { Backlog, Dispatcher, Reconciler, RedisTimers, SundialMetrics } from '@sundial/redis';
-import type { SchedulerBackendFactory } from './scheduler-backend';
+import type { SchedulerServiceFactory } from './scheduler-service';
 
 /**
- * Production backend: the Timers API over Redis, plus the dispatcher and reconciler of every
+ * The scheduler's app service: the Timers API over Redis, plus the dispatcher and reconciler of every
  * partition — each replica runs both, with no leader (docs/design.md "The fire path").
  */
-export const createRedisBackend: SchedulerBackendFactory = (config, logger) => {
+export const createRedisSchedulerService: SchedulerServiceFactory = (config, logger) => {
   const shared = {
     connection: config.redisUrl,
     prefix: config.prefix,

@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const ROOT = join(__dirname, '..', '..');
+export const ROOT = join(__dirname, '..', '..', '..');
 export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp');
 const LOCK = join(DIST, '.build-lock');
-const SOURCES = ['apps', 'libs', 'scripts', 'test/support'];
+const SOURCES = ['apps', 'libs', 'scripts'];
 const LOCK_STALE_MS = 5 * 60_000;
 
 /**
