@@ -1,6 +1,7 @@
 import type { Clock } from '../clock';
 import { nextCronOccurrence } from '../cron';
-import { SundialError } from '../errors';
+import { runErrorOf } from '../errors';
+import { refusals } from '../refusals';
 import { nextGridSlot } from '../schedule';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
@@ -151,10 +152,10 @@ export class Runner {
     if (!entry.runs.has(run)) return this.settle(run, undefined);
     let error: RunError | undefined;
     try {
-      if (!handler) throw unknownHandler(entry.handler);
+      if (!handler) throw refusals.unknownHandler(entry.handler, 'engine');
       await handler(payload, ctx);
     } catch (thrown) {
-      error = toRunError(thrown);
+      error = runErrorOf(thrown);
     }
     this.settle(run, error);
   }
@@ -212,20 +213,4 @@ export class Runner {
 
 function exhausted(entry: Entry): boolean {
   return entry.maxRuns !== undefined && entry.runCount >= entry.maxRuns;
-}
-
-function unknownHandler(name: string): SundialError {
-  return new SundialError({
-    reason: 'unknown-handler',
-    field: 'handler',
-    message: `no handler named "${name}" is registered with this engine`,
-    fix: `Register a handler named "${name}" in createEngine({ handlers }), or replace the timer with one whose handler is registered.`,
-  });
-}
-
-/** What a thrown value leaves on `last.error`: its message and, when it carries one, its reason. */
-function toRunError(thrown: unknown): RunError {
-  const message = thrown instanceof Error ? thrown.message : String(thrown);
-  const reason = (thrown as { reason?: unknown } | null)?.reason;
-  return typeof reason === 'string' ? { message, reason } : { message };
 }
