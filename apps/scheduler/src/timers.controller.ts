@@ -15,8 +15,8 @@ import {
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
 import { isSundialError, SundialError } from '@sundial/core';
-import type { ListQuery } from './list-query';
-import { parseListQuery } from './list-query';
+import type { ListQuery } from './list-query-params';
+import { parseListQuery } from './list-query-params';
 import { RESCHEDULE_SCHEMA, TIMER_SCHEMA, TIMER_SPEC_SCHEMA } from './openapi-schemas';
 import { ApiTokenGuard } from './api-token.guard';
 import { TIMERS_API } from './timers-api.token';

@@ -25,9 +25,9 @@ import {
 import { createEntry, heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
-import { toListQuery } from './list-query';
+import { toListQuery } from './list-options';
 import { jsonConsoleLogger, type EngineLogger } from './logger';
-import { Runner } from './runner';
+import { FirePath } from './fire-path';
 import { describeWhen, whenOfSpec, whenOfTimer } from './when';
 
 /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (SPEC §3.1), here and in Redis. */
@@ -58,7 +58,7 @@ class MemoryEngine implements Engine {
   private readonly logger: EngineLogger;
   private readonly store: EntryStore;
   private readonly events: EventHub;
-  private readonly runner: Runner;
+  private readonly firePath: FirePath;
   private lastId = 0;
   private disposed = false;
 
@@ -84,7 +84,7 @@ class MemoryEngine implements Engine {
     this.limits = limits;
     this.store = new EntryStore(tombstoneMs);
     this.events = new EventHub(this.logger);
-    this.runner = new Runner({ clock, store: this.store, events: this.events, handlers });
+    this.firePath = new FirePath({ clock, store: this.store, events: this.events, handlers });
   }
 
   async schedule(spec: TimerSpec): Promise<Timer> {
@@ -129,7 +129,7 @@ class MemoryEngine implements Engine {
       this.store.remove(entry);
       return false;
     }
-    this.runner.cancel(entry, 'cancelled');
+    this.firePath.cancel(entry, 'cancelled');
     return true;
   }
 
@@ -143,11 +143,11 @@ class MemoryEngine implements Engine {
       if (entry.outcome) {
         this.store.remove(entry);
       } else {
-        this.runner.cancel(entry, global ? 'reset' : 'cancelled');
+        this.firePath.cancel(entry, global ? 'reset' : 'cancelled');
         count += 1;
       }
     }
-    if (global) this.runner.emit('reset', anonymous, { count });
+    if (global) this.firePath.emit('reset', anonymous, { count });
     return count;
   }
 
@@ -158,13 +158,13 @@ class MemoryEngine implements Engine {
     if (heldRun(entry)) throw inactive(entry, 'rescheduled while it is running', 'replace');
     const now = this.clock.now();
     const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
-    this.runner.abortFreeRuns(entry);
+    this.firePath.abortFreeRuns(entry);
     // An interval's grid is anchored at scheduledAt: from now on, `now + k·every` after the new due.
     entry.scheduledAt = now;
     if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
     entry.paused = false;
-    this.runner.arm(entry, dueAt);
-    this.runner.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
+    this.firePath.arm(entry, dueAt);
+    this.firePath.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
     return toTimer(entry);
   }
 
@@ -173,8 +173,8 @@ class MemoryEngine implements Engine {
     const entry = this.findLive(key);
     if (heldRun(entry)) throw inactive(entry, 'paused while it is running', 'wait');
     if (!entry.paused) {
-      this.runner.abortFreeRuns(entry);
-      this.runner.withdraw(entry);
+      this.firePath.abortFreeRuns(entry);
+      this.firePath.withdraw(entry);
       entry.version += 1;
       entry.paused = true;
     }
@@ -186,8 +186,8 @@ class MemoryEngine implements Engine {
     const entry = this.findLive(key);
     if (entry.paused) {
       entry.paused = false;
-      this.runner.arm(entry, this.runner.nextDue(entry, this.clock.now()));
-      this.runner.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
+      this.firePath.arm(entry, this.firePath.nextDue(entry, this.clock.now()));
+      this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
     }
     return toTimer(entry);
   }
@@ -199,10 +199,10 @@ class MemoryEngine implements Engine {
     if (heldRun(entry)) throw inactive(entry, 'triggered while it is running', 'wait');
     if (entry.paused) throw inactive(entry, 'triggered while it is paused', 'resume');
     const now = this.clock.now();
-    this.runner.withdraw(entry);
+    this.firePath.withdraw(entry);
     entry.version += 1;
-    this.runner.emit('scheduled', entry, { due: now, reason: 'trigger' });
-    this.runner.start(entry, now, true);
+    this.firePath.emit('scheduled', entry, { due: now, reason: 'trigger' });
+    this.firePath.start(entry, now, true);
     return toTimer(entry);
   }
 
@@ -239,8 +239,8 @@ class MemoryEngine implements Engine {
     if (this.disposed) return;
     this.disposed = true;
     const live = this.store.entries().filter((entry) => !entry.outcome);
-    for (const entry of live) this.runner.cancel(entry, 'disposed');
-    this.runner.emit('disposed', anonymous, { count: live.length });
+    for (const entry of live) this.firePath.cancel(entry, 'disposed');
+    this.firePath.emit('disposed', anonymous, { count: live.length });
     this.events.clear();
   }
 
@@ -260,13 +260,13 @@ class MemoryEngine implements Engine {
       if (recorded) return this.keep(recorded, spec);
     }
     // A finished row kept by removeOnComplete: false does not hold its key: the new timer takes it.
-    if (live) this.runner.cancel(live, 'replaced');
+    if (live) this.firePath.cancel(live, 'replaced');
     else if (existing) this.store.remove(existing);
     const now = this.clock.now();
     const entry = createEntry(String(++this.lastId), spec, now);
     this.store.add(entry);
-    this.runner.arm(entry, firstDue(spec, now));
-    this.runner.emit('scheduled', entry, { due: entry.dueAt });
+    this.firePath.arm(entry, firstDue(spec, now));
+    this.firePath.emit('scheduled', entry, { due: entry.dueAt });
     return toTimer(entry);
   }
 

@@ -3,9 +3,9 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 
--- Sets the lease expiry `lu` of the runs a runner still holds: (key, runCount) pairs from ARGV[first]
+-- Sets the lease expiry `lu` of the runs a worker still holds: (key, runCount) pairs from ARGV[first]
 -- on, held when the row is running under `worker` with that runCount. One ZADD into `leases` for all.
--- Returns one flag per run (1 held and set, 0 no longer this runner's) and how many were set.
+-- Returns one flag per run (1 held and set, 0 no longer this worker's) and how many were set.
 local function set_held_leases(base, worker, first, lease_until)
   local lease_text = int(lease_until)
   local flags, leases = {}, {}

@@ -12,7 +12,7 @@ export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
 
 type RunError = NonNullable<TimerEvent['error']>;
 
-export interface RunnerDeps {
+export interface FirePathDeps {
   clock: Clock;
   store: EntryStore;
   events: EventHub;
@@ -25,8 +25,8 @@ export interface RunnerDeps {
  * and every run its own identity: a wake or a completion that no longer matches the live entry is
  * stale and changes nothing (SPEC §3.2, §3.5).
  */
-export class Runner {
-  constructor(private readonly deps: RunnerDeps) {}
+export class FirePath {
+  constructor(private readonly deps: FirePathDeps) {}
 
   /** Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. */
   arm(entry: Entry, dueAt: number): void {
