@@ -1,6 +1,7 @@
 import { realClock, type Clock } from '../clock';
 import { closestName } from '../closest-name';
 import { SundialError } from '../errors';
+import { refusals } from '../refusals';
 import { firstDue } from '../schedule';
 import { showValue } from '../show-value';
 import type {
@@ -66,14 +67,14 @@ class MemoryEngine implements Engine {
     const { clock = realClock, handlers, limits = {}, tombstoneMs = DEFAULT_TOMBSTONE_MS } = options;
     this.logger = options.logger ?? jsonConsoleLogger;
     if (typeof handlers !== 'object' || handlers === null) {
-      throw invalid(
+      throw refusals.invalid(
         'handlers',
         `handlers must be an object of functions, got ${showValue(handlers)}`,
         "Pass createEngine({ handlers: { 'invoice.remind': async (payload, ctx) => {} } }).",
       );
     }
     if (!Number.isFinite(tombstoneMs) || tombstoneMs < 0) {
-      throw invalid(
+      throw refusals.invalid(
         'tombstoneMs',
         `tombstoneMs ${showValue(tombstoneMs)} is not a duration`,
         'Write tombstoneMs as a number of milliseconds of 0 or more, e.g. 604800000 (7 days).',
@@ -96,7 +97,7 @@ class MemoryEngine implements Engine {
   async scheduleMany(specs: TimerSpec[]): Promise<Timer[]> {
     this.assertOpen();
     if (!Array.isArray(specs)) {
-      throw invalid(
+      throw refusals.invalid(
         'specs',
         `specs must be an array of timer specs, got ${showValue(specs)}`,
         "Pass an array, e.g. [{ key: 'a', handler: 'h', delay: '1m' }].",
@@ -220,7 +221,11 @@ class MemoryEngine implements Engine {
   async check(id: string): Promise<boolean> {
     this.assertOpen();
     if (typeof id !== 'string') {
-      throw invalid('id', `id ${showValue(id)} is not a timer id`, 'Pass the id of a Timer, e.g. "42".');
+      throw refusals.invalid(
+        'id',
+        `id ${showValue(id)} is not a timer id`,
+        'Pass the id of a Timer, e.g. "42".',
+      );
     }
     return this.store.hasId(id);
   }
@@ -304,7 +309,7 @@ class MemoryEngine implements Engine {
   private unknownHandler(name: string): SundialError {
     const known = Object.keys(this.handlers);
     const guess = closestName(name, known);
-    return invalid(
+    return refusals.invalid(
       'handler',
       `no handler named "${name}" is registered with this engine`,
       guess
@@ -326,10 +331,6 @@ class MemoryEngine implements Engine {
 
 /** The subject of an engine-wide event (reset, disposed): no single timer. */
 const anonymous = { id: '', key: '', version: 0, kind: null };
-
-function invalid(field: string, message: string, fix: string): SundialError {
-  return new SundialError({ reason: 'invalid', field, message, fix });
-}
 
 function duplicateKey(key: string): SundialError {
   return new SundialError({

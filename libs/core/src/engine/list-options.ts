@@ -1,4 +1,4 @@
-import { SundialError } from '../errors';
+import { refusals } from '../refusals';
 import { showValue } from '../show-value';
 import type { ListOptions, TimerStatus } from '../types';
 import { validateScope } from '../validation';
@@ -12,29 +12,25 @@ export const MAX_LIST_LIMIT = 1000;
 export function toListQuery(options: ListOptions = {}): ListQuery {
   const { prefix, status, limit = DEFAULT_LIST_LIMIT, cursor } = options;
   if (status !== undefined && !STATUSES.includes(status)) {
-    throw invalid(
+    throw refusals.invalid(
       'status',
       `status ${showValue(status)} is not a timer status`,
       `Write one of ${STATUSES.join(', ')}.`,
     );
   }
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw invalid(
+    throw refusals.invalid(
       'limit',
       `limit ${showValue(limit)} is not a whole number from 1 to ${MAX_LIST_LIMIT}`,
       `Write limit as a whole number from 1 to ${MAX_LIST_LIMIT}, e.g. ${DEFAULT_LIST_LIMIT}.`,
     );
   }
   if (cursor !== undefined && typeof cursor !== 'string') {
-    throw invalid(
+    throw refusals.invalid(
       'cursor',
       `cursor ${showValue(cursor)} is not a string`,
       'Pass the nextCursor of the previous page.',
     );
   }
   return { prefix: validateScope(prefix), status, limit, cursor };
-}
-
-function invalid(field: string, message: string, fix: string): SundialError {
-  return new SundialError({ reason: 'invalid', field, message, fix });
 }
