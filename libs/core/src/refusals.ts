@@ -33,11 +33,14 @@ export const refusals = {
   /** `field` undefined: the value as a whole (e.g. a spec that is not an object) */
   invalid: (field: string | undefined, message: string, fix: string) =>
     new SundialError({ reason: 'invalid', ...(field !== undefined && { field }), message, fix }),
-  disposed: () =>
+  disposed: (what: 'engine' | 'client') =>
     new SundialError({
       reason: 'disposed',
-      message: 'This Sundial client was disposed.',
-      fix: 'Create a new client; a disposed one takes no more calls.',
+      message: `This Sundial ${what} was disposed.`,
+      fix:
+        what === 'engine'
+          ? 'Create a new engine with createEngine(); a disposed one takes no more calls.'
+          : 'Create a new client; a disposed one takes no more calls.',
     }),
   unavailable: (cause: unknown) =>
     new SundialError({

@@ -1,6 +1,13 @@
-import { closestName } from './closest-name';
 import { validateCron } from './cron';
 import { toMs } from './duration';
+import {
+  type Input,
+  isGiven,
+  oneOf,
+  optionalBoolean,
+  plainObject,
+  rejectUnknownFields,
+} from './input-checks';
 import { refusals } from './refusals';
 import { parseIsoInstant } from './iso-instant';
 import { toJsonValue } from './json-value';
@@ -55,7 +62,6 @@ const DELIVERIES: readonly Delivery[] = ['at-least-once', 'at-most-once'];
 /** The last instant a Date can hold. */
 const MAX_EPOCH_MS = 8.64e15;
 
-type Input = Record<string, unknown>;
 type Schedule = Pick<NormalizedSpec, 'kind' | 'delayMs' | 'atMs' | 'everyMs' | 'cron' | 'tz'>;
 
 /**
@@ -295,68 +301,9 @@ function checkName(value: unknown, field: string, rule: NameRule): string {
   return value;
 }
 
-function optionalBoolean(value: unknown, field: string, fallback: boolean): boolean {
-  if (!isGiven(value)) return fallback;
-  if (typeof value !== 'boolean') {
-    throw refusals.invalid(
-      field,
-      `${field} ${showValue(value)} is not a boolean`,
-      `Write ${field} as true or false.`,
-    );
-  }
-  return value;
-}
-
-function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
-  if (!isGiven(value)) return allowed[0];
-  if (!allowed.includes(value as T)) {
-    const guess = typeof value === 'string' ? closestName(value, allowed) : null;
-    const choices = allowed.map((choice) => `"${choice}"`).join(', ');
-    throw refusals.invalid(
-      field,
-      `${field} ${showValue(value)} is not one of ${choices}`,
-      guess ? `Write "${guess}" (one of ${choices}).` : `Write one of ${choices}.`,
-    );
-  }
-  return value as T;
-}
-
-/** `field` is undefined for the spec itself, which is not a field of anything. */
-function plainObject(value: unknown, field: string | undefined, example: string): Input {
-  const prototype: unknown =
-    typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
-  if (Array.isArray(value) || (prototype !== Object.prototype && prototype !== null)) {
-    const name = field ?? 'the timer spec';
-    throw refusals.invalid(
-      field,
-      `${name} must be a JSON object, got ${showValue(value)}`,
-      `Write ${name} as ${example}.`,
-    );
-  }
-  return value as Input;
-}
-
-/** A typo such as `dealy` must not pass silently as an ignored field. */
-function rejectUnknownFields(input: Input, known: readonly string[], what: string): void {
-  const unknown = Object.keys(input).find((name) => !known.includes(name));
-  if (unknown === undefined) return;
-  const guess = closestName(unknown, known);
-  throw refusals.invalid(
-    unknown,
-    `${what} has an unknown field ${showValue(unknown)} (set to ${showValue(input[unknown])})`,
-    guess
-      ? `Did you mean "${guess}"? Rename the field ${showValue(unknown)} to "${guess}".`
-      : `Remove ${showValue(unknown)}; the known fields are ${known.join(', ')}.`,
-  );
-}
-
 /** "a and b", "a, b and c" */
 function listed(names: readonly string[]): string {
   return names.length > 1
     ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`
     : names.join('');
-}
-
-function isGiven(value: unknown): boolean {
-  return value !== undefined && value !== null;
 }

@@ -114,7 +114,7 @@ class MemoryEngine implements Engine {
     normalized.forEach((spec, index) => {
       const live = this.store.get(spec.key)?.outcome === null;
       if (spec.ifExists === 'error' && (live || placed.has(spec.key))) {
-        throw atIndex(duplicateKey(spec.key), index);
+        throw atIndex(refusals.duplicateKey(spec.key), index);
       }
       placed.add(spec.key);
     });
@@ -259,7 +259,7 @@ class MemoryEngine implements Engine {
   private place(spec: NormalizedSpec): Timer {
     const existing = this.store.get(spec.key);
     const live = existing && !existing.outcome ? existing : undefined;
-    if (live && spec.ifExists === 'error') throw duplicateKey(spec.key);
+    if (live && spec.ifExists === 'error') throw refusals.duplicateKey(spec.key);
     if (spec.ifExists === 'keep') {
       const recorded = live ? toTimer(live) : this.store.tombstone(spec.key, this.clock.now());
       if (recorded) return this.keep(recorded, spec);
@@ -296,12 +296,7 @@ class MemoryEngine implements Engine {
   private findLive(key: string): Entry {
     const entry = this.store.get(validateKey(key));
     if (!entry || entry.outcome) {
-      throw new SundialError({
-        reason: 'not-found',
-        field: 'key',
-        message: `no live timer has the key "${key}"`,
-        fix: 'Check the key, or schedule the timer first; a cancelled or finished timer is no longer live.',
-      });
+      throw refusals.notFound(key);
     }
     return entry;
   }
@@ -320,26 +315,13 @@ class MemoryEngine implements Engine {
 
   private assertOpen(): void {
     if (this.disposed) {
-      throw new SundialError({
-        reason: 'disposed',
-        message: 'the timer engine was disposed',
-        fix: 'Create a new engine with createEngine(); a disposed engine takes no more calls.',
-      });
+      throw refusals.disposed('engine');
     }
   }
 }
 
 /** The subject of an engine-wide event (reset, disposed): no single timer. */
 const anonymous = { id: '', key: '', version: 0, kind: null };
-
-function duplicateKey(key: string): SundialError {
-  return new SundialError({
-    reason: 'duplicate-key',
-    field: 'key',
-    message: `a timer with the key "${key}" already exists`,
-    fix: "Use another key, or pass ifExists: 'replace' to supersede it or ifExists: 'keep' to keep it.",
-  });
-}
 
 function inactive(entry: Entry, what: string, instead: 'replace' | 'resume' | 'wait'): SundialError {
   const fixes = {

@@ -166,7 +166,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   }
 
   on(event: TimerEventName, listener: TimerListener): () => void {
-    if (this.disposed) throw refusals.disposed();
+    if (this.disposed) throw refusals.disposed('client');
     return this.events.on(event, listener);
   }
 
@@ -199,7 +199,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   /** Every public call: refused after dispose, started once, Redis connection failures → 'unavailable'. */
   private async call<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.disposed) throw refusals.disposed();
+    if (this.disposed) throw refusals.disposed('client');
     try {
       await this.connect();
       await this.events.ready();
