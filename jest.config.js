@@ -1,3 +1,7 @@
+const { pathsToModuleNameMapper } = require('ts-jest');
+// The `@sundial/*` aliases are written once, in tsconfig.json; jest, tsc and register-paths read them there.
+const { compilerOptions } = require('./tsconfig.json');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -9,9 +13,6 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  moduleNameMapper: {
-    '^@sundial/(core|redis|client)$': '<rootDir>/libs/$1/src',
-    '^@sundial/(core|redis|client)/(.*)$': '<rootDir>/libs/$1/src/$2',
-  },
+  moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
   testTimeout: 30000,
 };

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { startRedis, type RedisServer } from '../test/support/redis-server';
+import { type RedisServer, startRedis } from '@sundial/testing';
 
 /** The configuration every bench run states: no persistence, no eviction, a 100 Hz server cron. */
 const BENCH_REDIS_ARGS = [

@@ -1,5 +1,5 @@
 // Resolves @sundial/* in the compiled tree (the apps' entry points do the same).
-import '../apps/shared/src/register-paths';
+import '../libs/server/src/register-paths';
 import type { ChildConfig, ChildMessage, ParentMessage, RunRecord } from './processes/protocol';
 import { ROLES } from './processes/roles';
 

@@ -1,15 +1,18 @@
-// Copies the files tsc does not emit (the Lua scripts) next to the compiled code: `npm run build` step 2.
-const { cpSync, mkdirSync, readdirSync, rmSync } = require('node:fs');
+// Copies the files tsc does not emit (the Lua scripts and their includes) next to the compiled code:
+// `npm run build` step 2. (`nest build` copies the same files through nest-cli.json's `assets`.)
+const { cpSync, readdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-const assets = [{ from: 'libs/redis/src/commands', to: 'dist/libs/redis/src/commands', ext: '.lua' }];
+const assets = [
+  { from: 'libs/redis/src/store/commands', to: 'dist/libs/redis/src/store/commands', ext: '.lua' },
+];
 
 for (const { from, to, ext } of assets) {
   // Start from an empty folder so a script removed from the source does not linger in dist.
   rmSync(join(root, to), { recursive: true, force: true });
-  mkdirSync(join(root, to), { recursive: true });
-  const files = readdirSync(join(root, from)).filter((file) => file.endsWith(ext));
-  for (const file of files) cpSync(join(root, from, file), join(root, to, file));
-  console.log(`copy-assets: ${files.length} ${ext} file(s) → ${to}`);
+  const keep = (path) => !path.includes('.') || path.endsWith(ext);
+  cpSync(join(root, from), join(root, to), { recursive: true, filter: keep });
+  const count = readdirSync(join(root, to), { recursive: true }).filter((file) => file.endsWith(ext)).length;
+  console.log(`copy-assets: ${count} ${ext} file(s) → ${to}`);
 }

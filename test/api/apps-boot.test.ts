@@ -1,9 +1,5 @@
-import type { RedisServer } from '../support/redis-server';
-import { startRedis } from '../support/redis-server';
-import type { ErrorBody } from '../support/http-client';
-import { httpClient } from '../support/http-client';
-import type { RunningApp } from '../support/local-cluster';
-import { startScheduler, startWorker } from '../support/local-cluster';
+import { type ErrorBody, httpClient, type RedisServer, startRedis } from '@sundial/testing';
+import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 describe('both apps boot and answer over real HTTP', () => {
   let redis: RedisServer;

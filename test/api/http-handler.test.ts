@@ -2,12 +2,8 @@ import type { Timer } from '@sundial/core';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keyPath } from '../support/http-client';
-import type { RunningApp } from '../support/local-cluster';
-import { startScheduler, startWorker } from '../support/local-cluster';
-import type { RedisServer } from '../support/redis-server';
-import { startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { keyPath, type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 interface Received {
   method: string;

@@ -1,11 +1,7 @@
 import { SundialKeys } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import { keyPath } from '../support/http-client';
-import type { RunningApp } from '../support/local-cluster';
-import { startScheduler, startWorker } from '../support/local-cluster';
-import type { RedisServer } from '../support/redis-server';
-import { startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { keyPath, type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 /** The value of one series in a Prometheus exposition, e.g. `sundial_runs_total{handler="a",status="ok"}`. */
 function sample(exposition: string, series: string): number | undefined {

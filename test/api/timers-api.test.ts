@@ -1,11 +1,13 @@
 import type { JsonValue, ListResult, Timer, TimerContext } from '@sundial/core';
-import type { ErrorBody, HttpClient } from '../support/http-client';
-import { keyPath } from '../support/http-client';
-import type { RunningApp } from '../support/local-cluster';
-import { startScheduler, startWorker } from '../support/local-cluster';
-import type { RedisServer } from '../support/redis-server';
-import { startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import {
+  type ErrorBody,
+  type HttpClient,
+  keyPath,
+  type RedisServer,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
+import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 /** SPEC §3 over the HTTP API of §5.2: a real scheduler and worker (in this process) on a private Redis. */
 describe('HTTP API', () => {

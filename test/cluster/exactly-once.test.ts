@@ -1,17 +1,20 @@
 import type { Timer, TimerSpec, TimersApi } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import type { AppProcess } from '../support/app-process';
-import { killAll } from '../support/app-process';
-import { ensureBuilt } from '../support/build';
-import type { HttpClient } from '../support/http-client';
-import { keyPath } from '../support/http-client';
-import { clusterEnv, spawnCluster } from '../support/process-cluster';
-import type { RunRecord } from '../support/recording-handlers';
-import { readRuns } from '../support/recording-handlers';
-import type { RedisServer } from '../support/redis-server';
-import { startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import {
+  type AppProcess,
+  clusterEnv,
+  ensureBuilt,
+  type HttpClient,
+  keyPath,
+  killAll,
+  readRuns,
+  type RedisServer,
+  type RunRecord,
+  spawnCluster,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
 
 /** What a mutation did, and whether it provably landed while its timer was still pending. */
 interface Mutation {

@@ -2,15 +2,19 @@ import type { Timer, TimerSpec } from '@sundial/core';
 import { RedisTimers, SundialKeys } from '@sundial/redis';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AppProcess } from '../support/app-process';
-import { killAll, spawnApp } from '../support/app-process';
-import { ensureBuilt } from '../support/build';
-import { clusterEnv, SHORT_LEASE } from '../support/process-cluster';
-import type { RunRecord } from '../support/recording-handlers';
-import { readRuns } from '../support/recording-handlers';
-import type { RedisServer } from '../support/redis-server';
-import { startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import {
+  type AppProcess,
+  clusterEnv,
+  ensureBuilt,
+  killAll,
+  readRuns,
+  type RedisServer,
+  type RunRecord,
+  SHORT_LEASE,
+  spawnApp,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
 
 /**
  * Failures of real processes: a worker SIGKILLed mid-run, fire jobs deleted behind the system's back,

@@ -1,13 +1,17 @@
 import { SundialKeys } from '@sundial/redis';
 import { Redis } from 'ioredis';
 import { join } from 'node:path';
-import type { AppProcess } from '../support/app-process';
-import { killAll } from '../support/app-process';
-import { ensureBuilt, ROOT } from '../support/build';
-import { clusterEnv, spawnCluster } from '../support/process-cluster';
-import type { RedisServer } from '../support/redis-server';
-import { startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import {
+  type AppProcess,
+  killAll,
+  ensureBuilt,
+  ROOT,
+  clusterEnv,
+  spawnCluster,
+  type RedisServer,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
 import type { PrometheusServer, Sample } from './prometheus-server';
 import { startPrometheus } from './prometheus-server';
 import { readYaml, repoFile } from './tools';

@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
 import { workerConfigFromEnv } from '../../apps/worker/src/worker-config';
-import type { RunningApp } from '../support/local-cluster';
-import { startScheduler, startWorker } from '../support/local-cluster';
-import type { RedisServer } from '../support/redis-server';
-import { startRedis } from '../support/redis-server';
+import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 import { envVarsReadByApps, type K8sObject, kustomize, run } from './tools';
 
 interface Probe {

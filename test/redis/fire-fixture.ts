@@ -14,8 +14,7 @@ import {
 } from '@sundial/redis';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
-import { type RedisServer, startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
 
 const quiet = { warn: () => undefined, error: () => undefined };
 

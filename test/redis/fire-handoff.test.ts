@@ -1,4 +1,4 @@
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@sundial/testing';
 import { eventually, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

@@ -1,5 +1,5 @@
 import { cronFollowUp } from '@sundial/redis';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@sundial/testing';
 import { eventually, gate, matching, recorder, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

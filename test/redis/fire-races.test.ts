@@ -1,5 +1,5 @@
 import type { TimerEvent } from '@sundial/core';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@sundial/testing';
 import { delay, eventually, gate, matching, recorder, refOf, seeded, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

@@ -1,8 +1,7 @@
 import { SundialError, type Timer, type TimerEvent, type TimerEventName } from '@sundial/core';
-import { defineCommands, RedisTimers, type RedisTimersOptions } from '@sundial/redis';
-import { FireCommands } from '@sundial/redis/fire-commands';
+import { defineCommands, FireCommands, RedisTimers, type RedisTimersOptions } from '@sundial/redis';
 import Redis from 'ioredis';
-import { type RedisServer, startRedis } from '../support/redis-server';
+import { type RedisServer, startRedis } from '@sundial/testing';
 
 export { eventually, redisNow } from './fire-fixture';
 

@@ -1,5 +1,5 @@
 import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@sundial/testing';
 import { claim, eventually, keysUnder, record, refusal, useStore } from './store-fixture';
 
 const store = useStore();

@@ -1,8 +1,6 @@
 import { SundialError, type TimerSpec } from '@sundial/core';
-import { RedisTimers } from '@sundial/redis';
-import { FireCommands } from '@sundial/redis/fire-commands';
-import { startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { FireCommands, RedisTimers } from '@sundial/redis';
+import { startRedis, waitFor } from '@sundial/testing';
 import { claim, eventually, record, refusal, useStore } from './store-fixture';
 
 const store = useStore();

@@ -1,6 +1,6 @@
 import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
 import { runScript } from '@sundial/redis';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@sundial/testing';
 import { eventually, keysUnder, record, redisNow, refusal, useStore } from './store-fixture';
 
 const store = useStore();

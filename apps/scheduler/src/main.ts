@@ -1,10 +1,14 @@
-import '../../shared/src/register-paths';
-import { serve } from '../../shared/src/serve';
-import { createRedisBackend } from './redis-backend';
+import '../../../libs/server/src/register-paths';
+import { serve } from '@sundial/server';
+import { createRedisSchedulerService } from './redis-scheduler-service';
 import { createSchedulerApp } from './scheduler-app';
 import { schedulerConfigFromEnv } from './scheduler-config';
 
 serve('scheduler', async () => {
   const config = schedulerConfigFromEnv();
-  return { config, app: await createSchedulerApp(config, createRedisBackend), shutdownDeadlineMs: 15_000 };
+  return {
+    config,
+    app: await createSchedulerApp(config, createRedisSchedulerService),
+    shutdownDeadlineMs: 15_000,
+  };
 });

@@ -1,9 +1,9 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { JsonLogger } from '../../shared/src/json-logger';
+import { JsonLogger } from '@sundial/server';
 import { HttpErrorFilter } from './http-error.filter';
-import type { SchedulerBackendFactory } from './scheduler-backend';
+import type { SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
 import { SchedulerModule } from './scheduler.module';
 
@@ -13,11 +13,11 @@ const ENVELOPE_BYTES = 16 * 1024;
 /** Builds the scheduler application, configured but not listening (main.ts and tests call listen). */
 export async function createSchedulerApp(
   config: SchedulerConfig,
-  backend: SchedulerBackendFactory,
+  service: SchedulerServiceFactory,
 ): Promise<NestExpressApplication> {
   const logger = new JsonLogger(config.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(
-    SchedulerModule.forRoot(config, logger, backend),
+    SchedulerModule.forRoot(config, logger, service),
     {
       logger,
       bodyParser: false,

@@ -1,7 +1,6 @@
-import type { ClusterConfig } from '../../shared/src/cluster-config';
-import { clusterConfigFromEnv } from '../../shared/src/cluster-config';
-import type { Env } from '../../shared/src/env';
-import { envInt, envOptional } from '../../shared/src/env';
+import { DEFAULT_LIMITS } from '@sundial/core';
+import { DEFAULT_RECONCILE_MS } from '@sundial/redis';
+import { type ClusterConfig, clusterConfigFromEnv, type Env, envInt, envOptional } from '@sundial/server';
 
 export interface SchedulerConfig extends ClusterConfig {
   port: number;
@@ -17,8 +16,8 @@ export function schedulerConfigFromEnv(env: Env = process.env): SchedulerConfig 
     ...clusterConfigFromEnv(env),
     port: envInt(env, 'PORT', 3000),
     apiToken: envOptional(env, 'SUNDIAL_API_TOKEN'),
-    maxPayloadBytes: envInt(env, 'SUNDIAL_MAX_PAYLOAD_BYTES', 65_536, 1),
-    minEveryMs: envInt(env, 'SUNDIAL_MIN_EVERY_MS', 100, 1),
-    reconcileMs: envInt(env, 'SUNDIAL_RECONCILE_MS', 5_000, 10),
+    maxPayloadBytes: envInt(env, 'SUNDIAL_MAX_PAYLOAD_BYTES', DEFAULT_LIMITS.maxPayloadBytes, 1),
+    minEveryMs: envInt(env, 'SUNDIAL_MIN_EVERY_MS', DEFAULT_LIMITS.minEveryMs, 1),
+    reconcileMs: envInt(env, 'SUNDIAL_RECONCILE_MS', DEFAULT_RECONCILE_MS, 10),
   };
 }

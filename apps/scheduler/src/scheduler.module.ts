@@ -1,32 +1,30 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { APP_BACKEND, BackendHooks } from '../../shared/src/backend-hooks';
-import { HealthModule } from '../../shared/src/health.module';
-import type { JsonLogger } from '../../shared/src/json-logger';
+import { APP_SERVICE, AppServiceHooks, HealthModule, type JsonLogger } from '@sundial/server';
 import { API_TOKEN } from './api-token.guard';
 import { RegistryController } from './registry.controller';
-import type { SchedulerBackend, SchedulerBackendFactory } from './scheduler-backend';
+import type { SchedulerService, SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
 import { TimersController } from './timers.controller';
 import { TIMERS_API } from './timers-api.token';
 
-/** The scheduler: the HTTP API over the backend's TimersApi, plus its loops, started and stopped with Nest. */
+/** The scheduler: the HTTP API over the app service's TimersApi, plus its loops, started and stopped with Nest. */
 @Module({})
 export class SchedulerModule {
   static forRoot(
     config: SchedulerConfig,
     logger: JsonLogger,
-    backend: SchedulerBackendFactory,
+    service: SchedulerServiceFactory,
   ): DynamicModule {
     return {
       module: SchedulerModule,
       imports: [HealthModule.forRoot(config.redisUrl)],
       controllers: [TimersController, RegistryController],
       providers: [
-        { provide: APP_BACKEND, useFactory: () => backend(config, logger) },
-        { provide: TIMERS_API, useFactory: (b: SchedulerBackend) => b.timers, inject: [APP_BACKEND] },
+        { provide: APP_SERVICE, useFactory: () => service(config, logger) },
+        { provide: TIMERS_API, useFactory: (b: SchedulerService) => b.timers, inject: [APP_SERVICE] },
         { provide: API_TOKEN, useValue: config.apiToken ?? null },
-        BackendHooks,
+        AppServiceHooks,
       ],
     };
   }

@@ -14,9 +14,9 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
-import { isSundialError, SundialError } from '@sundial/core';
-import type { ListQuery } from './list-query';
-import { parseListQuery } from './list-query';
+import { isSundialError, refusals, SundialError } from '@sundial/core';
+import type { ListQuery } from './list-query-params';
+import { parseListQuery } from './list-query-params';
 import { RESCHEDULE_SCHEMA, TIMER_SCHEMA, TIMER_SPEC_SCHEMA } from './openapi-schemas';
 import { ApiTokenGuard } from './api-token.guard';
 import { TIMERS_API } from './timers-api.token';
@@ -85,7 +85,7 @@ export class TimersController {
   @ApiQuery({ name: 'prefix', required: true })
   async cancelAll(@Query('prefix') prefix: unknown): Promise<{ cancelled: number }> {
     if (typeof prefix !== 'string') {
-      throw invalid(
+      throw refusals.invalid(
         'prefix',
         'DELETE /v1/timers needs a prefix',
         'Add ?prefix=<scope>, or ?prefix= to cancel all.',
@@ -130,7 +130,7 @@ export class TimersController {
 /** PUT names the key in the path and always replaces; a body that says otherwise is refused. */
 function putSpec(key: string, body: unknown): TimerSpec {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw invalid(
+    throw refusals.invalid(
       'body',
       'the body must be a JSON object (a TimerSpec)',
       'Send e.g. {"handler":"log","delay":"5s"}.',
@@ -138,14 +138,14 @@ function putSpec(key: string, body: unknown): TimerSpec {
   }
   const spec = body as Partial<TimerSpec>;
   if (spec.key !== undefined && spec.key !== key) {
-    throw invalid(
+    throw refusals.invalid(
       'key',
       `body key "${spec.key}" differs from the path key "${key}"`,
       'Omit key from the body.',
     );
   }
   if (spec.ifExists !== undefined && spec.ifExists !== 'replace') {
-    throw invalid(
+    throw refusals.invalid(
       'ifExists',
       `PUT always replaces; got ifExists "${spec.ifExists}"`,
       'Use POST /v1/timers for ifExists error or keep.',
@@ -161,8 +161,4 @@ function notFound(key: string): SundialError {
     message: `no live timer under key "${key}"`,
     fix: 'Check the key (URL-encoded in the path); GET /v1/timers?prefix= lists live timers.',
   });
-}
-
-function invalid(field: string, message: string, fix: string): SundialError {
-  return new SundialError({ reason: 'invalid', field, message, fix });
 }

@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { JsonLogger } from '../../shared/src/json-logger';
+import { JsonLogger } from '@sundial/server';
 import { loadHandlersModule } from './handlers-module';
 import { createHttpHandler } from './handlers/http.handler';
 import { createLogHandler } from './handlers/log.handler';
-import type { HandlerMap, WorkerBackendFactory } from './worker-backend';
+import type { HandlerMap, WorkerServiceFactory } from './worker-service';
 import type { WorkerConfig } from './worker-config';
 import { WorkerModule } from './worker.module';
 
@@ -14,7 +14,7 @@ import { WorkerModule } from './worker.module';
  */
 export async function createWorkerApp(
   config: WorkerConfig,
-  backend: WorkerBackendFactory,
+  service: WorkerServiceFactory,
   extra: HandlerMap = {},
 ): Promise<INestApplication> {
   const logger = new JsonLogger(config.logLevel);
@@ -24,5 +24,5 @@ export async function createWorkerApp(
     ...(config.handlersModule ? await loadHandlersModule(config.handlersModule) : {}),
     ...extra,
   };
-  return NestFactory.create(WorkerModule.forRoot(config, logger, handlers, backend), { logger });
+  return NestFactory.create(WorkerModule.forRoot(config, logger, handlers, service), { logger });
 }

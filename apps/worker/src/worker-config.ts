@@ -1,7 +1,12 @@
-import type { ClusterConfig } from '../../shared/src/cluster-config';
-import { clusterConfigFromEnv } from '../../shared/src/cluster-config';
-import type { Env } from '../../shared/src/env';
-import { envInt, envList, envOptional } from '../../shared/src/env';
+import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS } from '@sundial/redis';
+import {
+  type ClusterConfig,
+  clusterConfigFromEnv,
+  type Env,
+  envInt,
+  envList,
+  envOptional,
+} from '@sundial/server';
 
 export interface WorkerConfig extends ClusterConfig {
   /** HTTP port of /health and /metrics (default 3001, beside the scheduler's 3000) */
@@ -22,10 +27,10 @@ export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
   return {
     ...clusterConfigFromEnv(env),
     port: envInt(env, 'PORT', 3001),
-    concurrency: envInt(env, 'WORKER_CONCURRENCY', 16, 1),
+    concurrency: envInt(env, 'WORKER_CONCURRENCY', DEFAULT_CONCURRENCY, 1),
     httpAllow: envList(env, 'SUNDIAL_HTTP_ALLOW'),
-    shutdownGraceMs: envInt(env, 'SUNDIAL_SHUTDOWN_GRACE_MS', 25_000),
-    leaseMs: envInt(env, 'SUNDIAL_LEASE_MS', 30_000, 100),
+    shutdownGraceMs: envInt(env, 'SUNDIAL_SHUTDOWN_GRACE_MS', DEFAULT_CLOSE_GRACE_MS),
+    leaseMs: envInt(env, 'SUNDIAL_LEASE_MS', DEFAULT_LEASE_MS, 100),
     handlersModule: envOptional(env, 'SUNDIAL_HANDLERS_MODULE'),
   };
 }

@@ -1,10 +1,13 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import type { AppBackend } from '../../shared/src/backend-hooks';
-import { APP_BACKEND, BackendHooks } from '../../shared/src/backend-hooks';
-import { HealthModule } from '../../shared/src/health.module';
-import type { JsonLogger } from '../../shared/src/json-logger';
-import type { HandlerMap, WorkerBackendFactory } from './worker-backend';
+import {
+  APP_SERVICE,
+  type AppService,
+  AppServiceHooks,
+  HealthModule,
+  type JsonLogger,
+} from '@sundial/server';
+import type { HandlerMap, WorkerServiceFactory } from './worker-service';
 import type { WorkerConfig } from './worker-config';
 
 /** The worker: job consumers started and drained with Nest, plus /health and /metrics. */
@@ -14,21 +17,21 @@ export class WorkerModule {
     config: WorkerConfig,
     logger: JsonLogger,
     handlers: HandlerMap,
-    backend: WorkerBackendFactory,
+    service: WorkerServiceFactory,
   ): DynamicModule {
     return {
       module: WorkerModule,
       imports: [HealthModule.forRoot(config.redisUrl)],
       providers: [
         {
-          provide: APP_BACKEND,
-          useFactory: (): AppBackend => {
-            const consumers = backend(config, handlers, logger);
+          provide: APP_SERVICE,
+          useFactory: (): AppService => {
+            const consumers = service(config, handlers, logger);
             // A stop drains: running handlers get the shutdown grace before their signals abort.
             return { start: () => consumers.start(), stop: () => consumers.stop(config.shutdownGraceMs) };
           },
         },
-        BackendHooks,
+        AppServiceHooks,
       ],
     };
   }

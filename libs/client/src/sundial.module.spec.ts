@@ -1,7 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VirtualClock, type TimerContext } from '@sundial/core';
-import { startRedis, type RedisServer } from '../../../test/support/redis-server';
+import { type RedisServer, startRedis } from '@sundial/testing';
 import { SundialModule, Timers } from './index';
 
 @Injectable()

@@ -1,5 +1,6 @@
 export * from './types';
 export * from './errors';
+export { refusals } from './refusals';
 export * from './duration';
 export * from './validation';
 export * from './cron';

@@ -102,7 +102,7 @@ export interface TimerContext<P = JsonValue> {
   due: number;
   runCount: number;
   payload: P;
-  /** aborted when the timer is cancelled, replaced, rescheduled or its runner disposed */
+  /** aborted when the timer is cancelled, replaced, rescheduled or its engine or client disposed */
   signal: AbortSignal;
   timer: Timer;
 }

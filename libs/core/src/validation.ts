@@ -1,7 +1,14 @@
-import { closestName } from './closest-name';
 import { validateCron } from './cron';
 import { toMs } from './duration';
-import { SundialError } from './errors';
+import {
+  type Input,
+  isGiven,
+  oneOf,
+  optionalBoolean,
+  plainObject,
+  rejectUnknownFields,
+} from './input-checks';
+import { refusals } from './refusals';
 import { parseIsoInstant } from './iso-instant';
 import { toJsonValue } from './json-value';
 import { showValue } from './show-value';
@@ -55,7 +62,6 @@ const DELIVERIES: readonly Delivery[] = ['at-least-once', 'at-most-once'];
 /** The last instant a Date can hold. */
 const MAX_EPOCH_MS = 8.64e15;
 
-type Input = Record<string, unknown>;
 type Schedule = Pick<NormalizedSpec, 'kind' | 'delayMs' | 'atMs' | 'everyMs' | 'cron' | 'tz'>;
 
 /**
@@ -108,7 +114,7 @@ export function normalizeWhen(when: unknown, field = 'when'): { delayMs: number 
   rejectUnknownFields(input, WHEN_FIELDS, field);
   const given = WHEN_FIELDS.filter((name) => isGiven(input[name]));
   if (given.length !== 1) {
-    throw invalid(
+    throw refusals.invalid(
       given.length === 0 ? field : 'at',
       given.length === 0 ? `${field} has neither delay nor at` : `${field} has both delay and at`,
       'Give exactly one of delay (e.g. "10m") or at (e.g. "2026-03-01T09:00:00Z").',
@@ -120,7 +126,7 @@ export function normalizeWhen(when: unknown, field = 'when'): { delayMs: number 
 function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
   const given = SCHEDULE_FIELDS.filter((name) => isGiven(input[name]));
   if (given.length === 0) {
-    throw invalid(
+    throw refusals.invalid(
       undefined,
       'the timer has no schedule: none of delay, at, every, cron was given',
       'Give exactly one of delay (e.g. "10m"), at (e.g. "2026-03-01T09:00:00Z"), every (e.g. "30s") ' +
@@ -128,14 +134,14 @@ function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
     );
   }
   if (given.length > 1) {
-    throw invalid(
+    throw refusals.invalid(
       given[1],
       `the timer has ${listed(given)}, but a timer has exactly one schedule`,
       `Keep only one of ${listed(given)}: delay or at runs once, every repeats on an interval, cron follows a calendar.`,
     );
   }
   if (given[0] !== 'cron' && isGiven(input.tz)) {
-    throw invalid(
+    throw refusals.invalid(
       'tz',
       `tz ${showValue(input.tz)} was given without cron`,
       'Remove tz: it only applies to cron.',
@@ -156,7 +162,7 @@ function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
 function normalizeDelay(delay: unknown): number {
   const ms = toMs(delay as number | string, 'delay');
   if (ms < 0) {
-    throw invalid(
+    throw refusals.invalid(
       'delay',
       `delay ${showValue(delay)} is negative`,
       'Write a delay of 0 or more, e.g. 5000 or "5s".',
@@ -168,14 +174,14 @@ function normalizeDelay(delay: unknown): number {
 function normalizeEvery(every: unknown, minEveryMs: number): number {
   const ms = toMs(every as number | string, 'every');
   if (ms <= 0) {
-    throw invalid(
+    throw refusals.invalid(
       'every',
       `every ${showValue(every)} is not positive`,
       'Write a positive interval, e.g. 30000 or "30s".',
     );
   }
   if (ms < minEveryMs) {
-    throw invalid(
+    throw refusals.invalid(
       'every',
       `every ${showValue(every)} is below this cluster's minimum interval of ${minEveryMs} ms`,
       `Write every as at least ${minEveryMs} (ms), e.g. "${minEveryMs}ms"; the minimum is SUNDIAL_MIN_EVERY_MS.`,
@@ -187,14 +193,14 @@ function normalizeEvery(every: unknown, minEveryMs: number): number {
 function normalizeAt(at: unknown): number {
   const ms = typeof at === 'string' ? parseIsoInstant(at) : at;
   if (ms === 'missing-zone') {
-    throw invalid(
+    throw refusals.invalid(
       'at',
       `at ${showValue(at)} has no zone offset, so it names a wall time rather than an instant`,
       `Append "Z" for UTC or an offset such as "-05:00", e.g. "${/T/i.test(String(at)) ? at : `${at}T00:00:00`}Z".`,
     );
   }
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_EPOCH_MS) {
-    throw invalid(
+    throw refusals.invalid(
       'at',
       `at ${showValue(at)} is not a point in time`,
       'Write at as epoch milliseconds (e.g. 1772355600000) or an ISO-8601 date-time with offset (e.g. "2026-03-01T09:00:00Z").',
@@ -205,14 +211,14 @@ function normalizeAt(at: unknown): number {
 
 function normalizeCron(cron: unknown, tz: unknown): { cron: string; tz: string } {
   if (typeof cron !== 'string') {
-    throw invalid(
+    throw refusals.invalid(
       'cron',
       `cron ${showValue(cron)} is not a string`,
       'Write cron as a string, e.g. "0 7 * * MON-FRI".',
     );
   }
   if (!isGiven(tz)) {
-    throw invalid(
+    throw refusals.invalid(
       'tz',
       `cron ${showValue(cron)} has no tz: a cron is read on the wall clock of a named zone`,
       'Add tz with an IANA zone name, e.g. "America/Toronto", or "UTC".',
@@ -225,14 +231,14 @@ function normalizeCron(cron: unknown, tz: unknown): { cron: string; tz: string }
 function normalizeMaxRuns(maxRuns: unknown, kind: NormalizedSpec['kind']): number | undefined {
   if (!isGiven(maxRuns)) return undefined;
   if (!Number.isSafeInteger(maxRuns) || (maxRuns as number) < 1) {
-    throw invalid(
+    throw refusals.invalid(
       'maxRuns',
       `maxRuns ${showValue(maxRuns)} is not a positive integer`,
       'Write maxRuns as a whole number of runs, 1 or more, e.g. 10.',
     );
   }
   if (kind === 'once') {
-    throw invalid(
+    throw refusals.invalid(
       'maxRuns',
       `maxRuns ${showValue(maxRuns)} was given for a one-shot timer (delay/at), which runs once anyway`,
       'Remove maxRuns, or use every or cron for a timer that repeats.',
@@ -245,7 +251,7 @@ function normalizeMaxRuns(maxRuns: unknown, kind: NormalizedSpec['kind']): numbe
 function normalizeAwaitTask(awaitTask: unknown, kind: NormalizedSpec['kind']): boolean {
   const value = optionalBoolean(awaitTask, 'awaitTask', true);
   if (!value && kind !== 'interval') {
-    throw invalid(
+    throw refusals.invalid(
       'awaitTask',
       `awaitTask false was given for a ${kind} timer; it only applies to every (interval) timers`,
       kind === 'cron'
@@ -278,14 +284,15 @@ interface NameRule {
 /** Keys, scopes and handler names: a bounded string over a small alphabet. */
 function checkName(value: unknown, field: string, rule: NameRule): string {
   const fix = `Write ${field} as ${rule.min}–${rule.max} characters of ${rule.alphabet}, e.g. "${rule.example}".`;
-  if (typeof value !== 'string') throw invalid(field, `${field} ${showValue(value)} is not a string`, fix);
-  if (value.length < rule.min) throw invalid(field, `${field} is empty`, fix);
+  if (typeof value !== 'string')
+    throw refusals.invalid(field, `${field} ${showValue(value)} is not a string`, fix);
+  if (value.length < rule.min) throw refusals.invalid(field, `${field} is empty`, fix);
   if (value.length > rule.max) {
-    throw invalid(field, `${field} ${showValue(value)} is ${value.length} characters long`, fix);
+    throw refusals.invalid(field, `${field} ${showValue(value)} is ${value.length} characters long`, fix);
   }
   const bad = rule.disallowed.exec(value);
   if (bad) {
-    throw invalid(
+    throw refusals.invalid(
       field,
       `${field} ${showValue(value)} contains ${JSON.stringify(bad[0])} at position ${bad.index + 1}`,
       fix,
@@ -294,68 +301,9 @@ function checkName(value: unknown, field: string, rule: NameRule): string {
   return value;
 }
 
-function optionalBoolean(value: unknown, field: string, fallback: boolean): boolean {
-  if (!isGiven(value)) return fallback;
-  if (typeof value !== 'boolean') {
-    throw invalid(field, `${field} ${showValue(value)} is not a boolean`, `Write ${field} as true or false.`);
-  }
-  return value;
-}
-
-function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
-  if (!isGiven(value)) return allowed[0];
-  if (!allowed.includes(value as T)) {
-    const guess = typeof value === 'string' ? closestName(value, allowed) : null;
-    const choices = allowed.map((choice) => `"${choice}"`).join(', ');
-    throw invalid(
-      field,
-      `${field} ${showValue(value)} is not one of ${choices}`,
-      guess ? `Write "${guess}" (one of ${choices}).` : `Write one of ${choices}.`,
-    );
-  }
-  return value as T;
-}
-
-/** `field` is undefined for the spec itself, which is not a field of anything. */
-function plainObject(value: unknown, field: string | undefined, example: string): Input {
-  const prototype: unknown =
-    typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
-  if (Array.isArray(value) || (prototype !== Object.prototype && prototype !== null)) {
-    const name = field ?? 'the timer spec';
-    throw invalid(
-      field,
-      `${name} must be a JSON object, got ${showValue(value)}`,
-      `Write ${name} as ${example}.`,
-    );
-  }
-  return value as Input;
-}
-
-/** A typo such as `dealy` must not pass silently as an ignored field. */
-function rejectUnknownFields(input: Input, known: readonly string[], what: string): void {
-  const unknown = Object.keys(input).find((name) => !known.includes(name));
-  if (unknown === undefined) return;
-  const guess = closestName(unknown, known);
-  throw invalid(
-    unknown,
-    `${what} has an unknown field ${showValue(unknown)} (set to ${showValue(input[unknown])})`,
-    guess
-      ? `Did you mean "${guess}"? Rename the field ${showValue(unknown)} to "${guess}".`
-      : `Remove ${showValue(unknown)}; the known fields are ${known.join(', ')}.`,
-  );
-}
-
 /** "a and b", "a, b and c" */
 function listed(names: readonly string[]): string {
   return names.length > 1
     ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`
     : names.join('');
-}
-
-function isGiven(value: unknown): boolean {
-  return value !== undefined && value !== null;
-}
-
-function invalid(field: string | undefined, message: string, fix: string): SundialError {
-  return new SundialError({ reason: 'invalid', ...(field !== undefined && { field }), message, fix });
 }

@@ -1,5 +1,5 @@
 import type { JsonValue, TimerContext, TimerHandler } from '@sundial/core';
-import { SundialError } from '@sundial/core';
+import { refusals, SundialError } from '@sundial/core';
 import { AllowList } from './allow-list';
 
 /** The `http` handler's payload (SPEC §5.3). */
@@ -12,6 +12,8 @@ interface HttpRequestPayload {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const PAYLOAD_FIX =
+  'Give the http handler a payload { url, method?, headers?, body?, timeoutMs? } with an absolute http(s) URL.';
 const MAX_REDIRECTS = 5;
 
 /**
@@ -68,10 +70,10 @@ function targetUrl(text: string, allowList: AllowList): URL {
   try {
     url = new URL(text);
   } catch {
-    throw invalid('payload.url', `"${text}" is not an absolute URL`);
+    throw refusals.invalid('payload.url', `"${text}" is not an absolute URL`, PAYLOAD_FIX);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalid('payload.url', `"${url.protocol}" is not http: or https:`);
+    throw refusals.invalid('payload.url', `"${url.protocol}" is not http: or https:`, PAYLOAD_FIX);
   }
   if (!allowList.allows(url)) {
     throw new SundialError({
@@ -86,15 +88,16 @@ function targetUrl(text: string, allowList: AllowList): URL {
 
 function parsePayload(payload: JsonValue): HttpRequestPayload {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
-    throw invalid(
+    throw refusals.invalid(
       'payload',
       'the http handler needs an object payload { url, method?, headers?, body?, timeoutMs? }',
+      PAYLOAD_FIX,
     );
   }
   const { url, method, headers, timeoutMs } = payload;
-  if (typeof url !== 'string') throw invalid('payload.url', 'url must be a string');
+  if (typeof url !== 'string') throw refusals.invalid('payload.url', 'url must be a string', PAYLOAD_FIX);
   if (method !== undefined && typeof method !== 'string')
-    throw invalid('payload.method', 'method must be a string');
+    throw refusals.invalid('payload.method', 'method must be a string', PAYLOAD_FIX);
   if (
     headers !== undefined &&
     (headers === null ||
@@ -102,23 +105,18 @@ function parsePayload(payload: JsonValue): HttpRequestPayload {
       Array.isArray(headers) ||
       Object.values(headers).some((value) => typeof value !== 'string'))
   ) {
-    throw invalid('payload.headers', 'headers must be an object of strings');
+    throw refusals.invalid('payload.headers', 'headers must be an object of strings', PAYLOAD_FIX);
   }
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0))) {
-    throw invalid('payload.timeoutMs', 'timeoutMs must be a positive number of milliseconds');
+    throw refusals.invalid(
+      'payload.timeoutMs',
+      'timeoutMs must be a positive number of milliseconds',
+      PAYLOAD_FIX,
+    );
   }
   return payload as unknown as HttpRequestPayload;
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((header) => header.toLowerCase() === name);
-}
-
-function invalid(field: string, message: string): SundialError {
-  return new SundialError({
-    reason: 'invalid',
-    field,
-    message,
-    fix: 'Give the http handler a payload { url, method?, headers?, body?, timeoutMs? } with an absolute http(s) URL.',
-  });
 }

@@ -1,6 +1,7 @@
 import { realClock, type Clock } from '../clock';
 import { closestName } from '../closest-name';
 import { SundialError } from '../errors';
+import { refusals } from '../refusals';
 import { firstDue } from '../schedule';
 import { showValue } from '../show-value';
 import type {
@@ -25,9 +26,9 @@ import {
 import { createEntry, heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
-import { toListQuery } from './list-query';
+import { toListQuery } from './list-options';
 import { jsonConsoleLogger, type EngineLogger } from './logger';
-import { Runner } from './runner';
+import { FirePath } from './fire-path';
 import { describeWhen, whenOfSpec, whenOfTimer } from './when';
 
 /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (SPEC §3.1), here and in Redis. */
@@ -58,7 +59,7 @@ class MemoryEngine implements Engine {
   private readonly logger: EngineLogger;
   private readonly store: EntryStore;
   private readonly events: EventHub;
-  private readonly runner: Runner;
+  private readonly firePath: FirePath;
   private lastId = 0;
   private disposed = false;
 
@@ -66,14 +67,14 @@ class MemoryEngine implements Engine {
     const { clock = realClock, handlers, limits = {}, tombstoneMs = DEFAULT_TOMBSTONE_MS } = options;
     this.logger = options.logger ?? jsonConsoleLogger;
     if (typeof handlers !== 'object' || handlers === null) {
-      throw invalid(
+      throw refusals.invalid(
         'handlers',
         `handlers must be an object of functions, got ${showValue(handlers)}`,
         "Pass createEngine({ handlers: { 'invoice.remind': async (payload, ctx) => {} } }).",
       );
     }
     if (!Number.isFinite(tombstoneMs) || tombstoneMs < 0) {
-      throw invalid(
+      throw refusals.invalid(
         'tombstoneMs',
         `tombstoneMs ${showValue(tombstoneMs)} is not a duration`,
         'Write tombstoneMs as a number of milliseconds of 0 or more, e.g. 604800000 (7 days).',
@@ -84,7 +85,7 @@ class MemoryEngine implements Engine {
     this.limits = limits;
     this.store = new EntryStore(tombstoneMs);
     this.events = new EventHub(this.logger);
-    this.runner = new Runner({ clock, store: this.store, events: this.events, handlers });
+    this.firePath = new FirePath({ clock, store: this.store, events: this.events, handlers });
   }
 
   async schedule(spec: TimerSpec): Promise<Timer> {
@@ -96,7 +97,7 @@ class MemoryEngine implements Engine {
   async scheduleMany(specs: TimerSpec[]): Promise<Timer[]> {
     this.assertOpen();
     if (!Array.isArray(specs)) {
-      throw invalid(
+      throw refusals.invalid(
         'specs',
         `specs must be an array of timer specs, got ${showValue(specs)}`,
         "Pass an array, e.g. [{ key: 'a', handler: 'h', delay: '1m' }].",
@@ -113,7 +114,7 @@ class MemoryEngine implements Engine {
     normalized.forEach((spec, index) => {
       const live = this.store.get(spec.key)?.outcome === null;
       if (spec.ifExists === 'error' && (live || placed.has(spec.key))) {
-        throw atIndex(duplicateKey(spec.key), index);
+        throw atIndex(refusals.duplicateKey(spec.key), index);
       }
       placed.add(spec.key);
     });
@@ -129,7 +130,7 @@ class MemoryEngine implements Engine {
       this.store.remove(entry);
       return false;
     }
-    this.runner.cancel(entry, 'cancelled');
+    this.firePath.cancel(entry, 'cancelled');
     return true;
   }
 
@@ -143,11 +144,11 @@ class MemoryEngine implements Engine {
       if (entry.outcome) {
         this.store.remove(entry);
       } else {
-        this.runner.cancel(entry, global ? 'reset' : 'cancelled');
+        this.firePath.cancel(entry, global ? 'reset' : 'cancelled');
         count += 1;
       }
     }
-    if (global) this.runner.emit('reset', anonymous, { count });
+    if (global) this.firePath.emit('reset', anonymous, { count });
     return count;
   }
 
@@ -158,13 +159,13 @@ class MemoryEngine implements Engine {
     if (heldRun(entry)) throw inactive(entry, 'rescheduled while it is running', 'replace');
     const now = this.clock.now();
     const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
-    this.runner.abortFreeRuns(entry);
+    this.firePath.abortFreeRuns(entry);
     // An interval's grid is anchored at scheduledAt: from now on, `now + k·every` after the new due.
     entry.scheduledAt = now;
     if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
     entry.paused = false;
-    this.runner.arm(entry, dueAt);
-    this.runner.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
+    this.firePath.arm(entry, dueAt);
+    this.firePath.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
     return toTimer(entry);
   }
 
@@ -173,8 +174,8 @@ class MemoryEngine implements Engine {
     const entry = this.findLive(key);
     if (heldRun(entry)) throw inactive(entry, 'paused while it is running', 'wait');
     if (!entry.paused) {
-      this.runner.abortFreeRuns(entry);
-      this.runner.withdraw(entry);
+      this.firePath.abortFreeRuns(entry);
+      this.firePath.withdraw(entry);
       entry.version += 1;
       entry.paused = true;
     }
@@ -186,8 +187,8 @@ class MemoryEngine implements Engine {
     const entry = this.findLive(key);
     if (entry.paused) {
       entry.paused = false;
-      this.runner.arm(entry, this.runner.nextDue(entry, this.clock.now()));
-      this.runner.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
+      this.firePath.arm(entry, this.firePath.nextDue(entry, this.clock.now()));
+      this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
     }
     return toTimer(entry);
   }
@@ -199,10 +200,10 @@ class MemoryEngine implements Engine {
     if (heldRun(entry)) throw inactive(entry, 'triggered while it is running', 'wait');
     if (entry.paused) throw inactive(entry, 'triggered while it is paused', 'resume');
     const now = this.clock.now();
-    this.runner.withdraw(entry);
+    this.firePath.withdraw(entry);
     entry.version += 1;
-    this.runner.emit('scheduled', entry, { due: now, reason: 'trigger' });
-    this.runner.start(entry, now, true);
+    this.firePath.emit('scheduled', entry, { due: now, reason: 'trigger' });
+    this.firePath.start(entry, now, true);
     return toTimer(entry);
   }
 
@@ -220,7 +221,11 @@ class MemoryEngine implements Engine {
   async check(id: string): Promise<boolean> {
     this.assertOpen();
     if (typeof id !== 'string') {
-      throw invalid('id', `id ${showValue(id)} is not a timer id`, 'Pass the id of a Timer, e.g. "42".');
+      throw refusals.invalid(
+        'id',
+        `id ${showValue(id)} is not a timer id`,
+        'Pass the id of a Timer, e.g. "42".',
+      );
     }
     return this.store.hasId(id);
   }
@@ -239,8 +244,8 @@ class MemoryEngine implements Engine {
     if (this.disposed) return;
     this.disposed = true;
     const live = this.store.entries().filter((entry) => !entry.outcome);
-    for (const entry of live) this.runner.cancel(entry, 'disposed');
-    this.runner.emit('disposed', anonymous, { count: live.length });
+    for (const entry of live) this.firePath.cancel(entry, 'disposed');
+    this.firePath.emit('disposed', anonymous, { count: live.length });
     this.events.clear();
   }
 
@@ -254,19 +259,19 @@ class MemoryEngine implements Engine {
   private place(spec: NormalizedSpec): Timer {
     const existing = this.store.get(spec.key);
     const live = existing && !existing.outcome ? existing : undefined;
-    if (live && spec.ifExists === 'error') throw duplicateKey(spec.key);
+    if (live && spec.ifExists === 'error') throw refusals.duplicateKey(spec.key);
     if (spec.ifExists === 'keep') {
       const recorded = live ? toTimer(live) : this.store.tombstone(spec.key, this.clock.now());
       if (recorded) return this.keep(recorded, spec);
     }
     // A finished row kept by removeOnComplete: false does not hold its key: the new timer takes it.
-    if (live) this.runner.cancel(live, 'replaced');
+    if (live) this.firePath.cancel(live, 'replaced');
     else if (existing) this.store.remove(existing);
     const now = this.clock.now();
     const entry = createEntry(String(++this.lastId), spec, now);
     this.store.add(entry);
-    this.runner.arm(entry, firstDue(spec, now));
-    this.runner.emit('scheduled', entry, { due: entry.dueAt });
+    this.firePath.arm(entry, firstDue(spec, now));
+    this.firePath.emit('scheduled', entry, { due: entry.dueAt });
     return toTimer(entry);
   }
 
@@ -291,12 +296,7 @@ class MemoryEngine implements Engine {
   private findLive(key: string): Entry {
     const entry = this.store.get(validateKey(key));
     if (!entry || entry.outcome) {
-      throw new SundialError({
-        reason: 'not-found',
-        field: 'key',
-        message: `no live timer has the key "${key}"`,
-        fix: 'Check the key, or schedule the timer first; a cancelled or finished timer is no longer live.',
-      });
+      throw refusals.notFound(key);
     }
     return entry;
   }
@@ -304,7 +304,7 @@ class MemoryEngine implements Engine {
   private unknownHandler(name: string): SundialError {
     const known = Object.keys(this.handlers);
     const guess = closestName(name, known);
-    return invalid(
+    return refusals.invalid(
       'handler',
       `no handler named "${name}" is registered with this engine`,
       guess
@@ -315,30 +315,13 @@ class MemoryEngine implements Engine {
 
   private assertOpen(): void {
     if (this.disposed) {
-      throw new SundialError({
-        reason: 'disposed',
-        message: 'the timer engine was disposed',
-        fix: 'Create a new engine with createEngine(); a disposed engine takes no more calls.',
-      });
+      throw refusals.disposed('engine');
     }
   }
 }
 
 /** The subject of an engine-wide event (reset, disposed): no single timer. */
 const anonymous = { id: '', key: '', version: 0, kind: null };
-
-function invalid(field: string, message: string, fix: string): SundialError {
-  return new SundialError({ reason: 'invalid', field, message, fix });
-}
-
-function duplicateKey(key: string): SundialError {
-  return new SundialError({
-    reason: 'duplicate-key',
-    field: 'key',
-    message: `a timer with the key "${key}" already exists`,
-    fix: "Use another key, or pass ifExists: 'replace' to supersede it or ifExists: 'keep' to keep it.",
-  });
-}
 
 function inactive(entry: Entry, what: string, instead: 'replace' | 'resume' | 'wait'): SundialError {
   const fixes = {

@@ -1,0 +1,14 @@
+import type { LoggerService } from '@nestjs/common';
+import type { TimersApi } from '@sundial/core';
+import type { SchedulerConfig } from './scheduler-config';
+
+/** What the scheduler process serves and runs: the API it exposes and its background loops. */
+export interface SchedulerService {
+  timers: TimersApi;
+  /** starts the background loops (dispatcher, reconciler) */
+  start(): Promise<void>;
+  /** stops the loops and releases connections */
+  stop(): Promise<void>;
+}
+
+export type SchedulerServiceFactory = (config: SchedulerConfig, logger: LoggerService) => SchedulerService;

@@ -1,0 +1,216 @@
+import type { Clock } from '../clock';
+import { nextCronOccurrence } from '../cron';
+import { runErrorOf } from '../errors';
+import { refusals } from '../refusals';
+import { nextGridSlot } from '../schedule';
+import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
+import { toTimer, type Entry, type Run } from './entry';
+import type { EntryStore } from './entry-store';
+import type { EventHub } from './events';
+
+export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
+
+type RunError = NonNullable<TimerEvent['error']>;
+
+export interface FirePathDeps {
+  clock: Clock;
+  store: EntryStore;
+  events: EventHub;
+  /** looked up at each run, so a handler added to the object later is found */
+  handlers: Readonly<Record<string, TimerHandler>>;
+}
+
+/**
+ * Arms, fires, runs and settles timers. Every wake carries the `(id, key, version)` it was armed for
+ * and every run its own identity: a wake or a completion that no longer matches the live entry is
+ * stale and changes nothing (SPEC §3.2, §3.5).
+ */
+export class FirePath {
+  constructor(private readonly deps: FirePathDeps) {}
+
+  /** Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. */
+  arm(entry: Entry, dueAt: number): void {
+    this.withdraw(entry);
+    entry.version += 1;
+    entry.dueAt = dueAt;
+    this.setWake(entry, entry.version);
+  }
+
+  withdraw(entry: Entry): void {
+    if (entry.wake) this.deps.clock.clearTimeout(entry.wake);
+    entry.wake = null;
+  }
+
+  /** When the timer is next due, counted from `now`: nothing missed is made up (SPEC §3.3). */
+  nextDue(entry: Entry, now: number): number {
+    switch (entry.kind) {
+      case 'once':
+        return Math.max(entry.dueAt, now);
+      case 'interval':
+        return nextGridSlot(entry.scheduledAt, entry.everyMs!, now);
+      case 'cron':
+        return nextCronOccurrence(entry.cron!, entry.tz!, now);
+    }
+  }
+
+  /** Free runs go on but are told to stop, as when their timer is rescheduled or paused. */
+  abortFreeRuns(entry: Entry): void {
+    for (const run of entry.runs) if (run.free) run.controller.abort();
+  }
+
+  /**
+   * Claims the entry and runs its handler. A free run (an `awaitTask: false` tick, unless it is the
+   * last one `maxRuns` allows) arms the next tick now; every other run holds the timer until it settles.
+   */
+  start(entry: Entry, due: number, triggered: boolean): void {
+    const now = this.deps.clock.now();
+    entry.runCount += 1;
+    const free = !triggered && entry.kind === 'interval' && !entry.awaitTask && !exhausted(entry);
+    const run: Run = {
+      id: entry.id,
+      key: entry.key,
+      kind: entry.kind,
+      version: entry.version,
+      due,
+      started: now,
+      triggered,
+      free,
+      controller: new AbortController(),
+    };
+    entry.runs.add(run);
+    entry.latestRun = run;
+    entry.lastFiredAt = now;
+    entry.last = { started: now, status: 'running' };
+    if (free) this.arm(entry, this.nextDue(entry, now));
+    this.emit('running', run, { due });
+    void this.execute(entry, run);
+  }
+
+  /** Cancels the entry: its wake and every run in flight become stale, their signals abort. */
+  cancel(entry: Entry, reason: CancelReason): void {
+    this.withdraw(entry);
+    entry.version += 1;
+    this.deps.store.remove(entry);
+    const timer = toTimer(entry, 'cancelled');
+    // A cancelled name stays cancelled for `ifExists: 'keep'`; a replaced or disposed one needs no tombstone.
+    if (reason === 'cancelled' || reason === 'reset') this.deps.store.bury(timer, this.deps.clock.now());
+    const runs = [...entry.runs];
+    entry.runs.clear();
+    for (const run of runs) run.controller.abort();
+    this.emit('cancelled', entry, { reason });
+  }
+
+  emit(
+    type: TimerEvent['type'],
+    subject: Pick<TimerEvent, 'id' | 'key' | 'version' | 'kind'>,
+    extra: Partial<TimerEvent> = {},
+  ): void {
+    const { id, key, version, kind } = subject;
+    this.deps.events.emit({ type, id, key, version, kind, at: this.deps.clock.now(), ...extra });
+  }
+
+  private setWake(entry: Entry, version: number): void {
+    const { id, key } = entry;
+    const delay = entry.dueAt - this.deps.clock.now();
+    entry.wake = this.deps.clock.setTimeout(() => this.wake(id, key, version), delay);
+  }
+
+  /**
+   * The clock says `(id, key, version)` is due. Only the armed wake of the live version claims; a
+   * wake for an entry that is gone, for an older version, or a second wake of one already consumed
+   * is stale. No held run is ever in flight here: nothing is armed while one holds the timer.
+   */
+  private wake(id: string, key: string, version: number): void {
+    const entry = this.deps.store.get(key);
+    const stale = (reason: string, kind: TimerKind | null) =>
+      this.emit('stale', { id, key, version, kind }, { reason });
+    if (!entry || entry.id !== id) return stale('gone', null);
+    if (entry.version !== version) return stale('version', entry.kind);
+    if (!entry.wake) return stale('status', entry.kind);
+    // A source may wake early (Node's timers can, by a millisecond): never run early, wait again.
+    if (this.deps.clock.now() < entry.dueAt) return this.setWake(entry, version);
+    entry.wake = null;
+    this.start(entry, entry.dueAt, false);
+  }
+
+  /** Runs the handler; never rejects, whatever the handler does. */
+  private async execute(entry: Entry, run: Run): Promise<void> {
+    const { handlers } = this.deps;
+    const handler = Object.hasOwn(handlers, entry.handler) ? handlers[entry.handler] : undefined;
+    const payload = structuredClone(entry.payload);
+    const ctx: TimerContext = {
+      id: run.id,
+      key: run.key,
+      version: run.version,
+      due: run.due,
+      runCount: entry.runCount,
+      payload,
+      signal: run.controller.signal,
+      timer: toTimer(entry),
+    };
+    // A `running` listener may already have cancelled it: then the run is stale before it starts.
+    if (!entry.runs.has(run)) return this.settle(run, undefined);
+    let error: RunError | undefined;
+    try {
+      if (!handler) throw refusals.unknownHandler(entry.handler, 'engine');
+      await handler(payload, ctx);
+    } catch (thrown) {
+      error = runErrorOf(thrown);
+    }
+    this.settle(run, error);
+  }
+
+  private settle(run: Run, error: RunError | undefined): void {
+    const entry = this.deps.store.get(run.key);
+    if (!entry || entry.id !== run.id || !entry.runs.delete(run)) {
+      this.emit('stale', run, { reason: 'gone', due: run.due });
+      return;
+    }
+    const now = this.deps.clock.now();
+    if (entry.latestRun === run) {
+      entry.last = { started: run.started, ended: now, status: error ? 'failed' : 'ok' };
+      if (error) entry.last.error = error;
+    }
+    if (error) entry.lastErrorAt = now;
+    else entry.lastCompletedAt = now;
+    if (!run.free) this.release(entry, run, error !== undefined, now);
+    this.emit(error ? 'failed' : 'completed', run, error ? { due: run.due, error } : { due: run.due });
+  }
+
+  /** A held run ended: the timer finishes, or arms what comes next. */
+  private release(entry: Entry, run: Run, failed: boolean, now: number): void {
+    const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
+    if (exhausted(entry) || (!run.triggered && endsHere)) {
+      this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+    } else if (run.triggered) {
+      // The schedule did not move: a due time that passed meanwhile runs at once, late.
+      this.arm(entry, entry.dueAt);
+    } else if (entry.kind === 'cron') {
+      this.armAfterCronRun(entry, run, now);
+    } else {
+      this.arm(entry, this.nextDue(entry, now));
+    }
+  }
+
+  /** The slots that passed while the run held the timer are skipped (one event, counted). */
+  private armAfterCronRun(entry: Entry, run: Run, now: number): void {
+    const next = (after: number) => nextCronOccurrence(entry.cron!, entry.tz!, after);
+    const firstMissed = next(run.due);
+    let count = 0;
+    let due = firstMissed;
+    for (; due <= now; due = next(due)) count += 1;
+    if (count > 0) this.emit('skipped', entry, { reason: 'overlap', due: firstMissed, count });
+    this.arm(entry, due);
+  }
+
+  private finish(entry: Entry, outcome: 'completed' | 'failed'): void {
+    this.withdraw(entry);
+    entry.outcome = outcome;
+    this.deps.store.retire(entry);
+    if (entry.removeOnComplete) this.deps.store.remove(entry);
+  }
+}
+
+function exhausted(entry: Entry): boolean {
+  return entry.maxRuns !== undefined && entry.runCount >= entry.maxRuns;
+}

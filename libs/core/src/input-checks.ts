@@ -1,0 +1,68 @@
+import { closestName } from './closest-name';
+import { refusals } from './refusals';
+import { showValue } from './show-value';
+
+/** A JSON object read from outside, before it is checked. */
+export type Input = Record<string, unknown>;
+
+// Checks of untyped input (spec fields, `when` objects) shared by validation.ts; each refuses with
+// reason 'invalid', the field, and what to write instead.
+
+export function optionalBoolean(value: unknown, field: string, fallback: boolean): boolean {
+  if (!isGiven(value)) return fallback;
+  if (typeof value !== 'boolean') {
+    throw refusals.invalid(
+      field,
+      `${field} ${showValue(value)} is not a boolean`,
+      `Write ${field} as true or false.`,
+    );
+  }
+  return value;
+}
+
+export function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
+  if (!isGiven(value)) return allowed[0];
+  if (!allowed.includes(value as T)) {
+    const guess = typeof value === 'string' ? closestName(value, allowed) : null;
+    const choices = allowed.map((choice) => `"${choice}"`).join(', ');
+    throw refusals.invalid(
+      field,
+      `${field} ${showValue(value)} is not one of ${choices}`,
+      guess ? `Write "${guess}" (one of ${choices}).` : `Write one of ${choices}.`,
+    );
+  }
+  return value as T;
+}
+
+/** `field` is undefined for the spec itself, which is not a field of anything. */
+export function plainObject(value: unknown, field: string | undefined, example: string): Input {
+  const prototype: unknown =
+    typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
+  if (Array.isArray(value) || (prototype !== Object.prototype && prototype !== null)) {
+    const name = field ?? 'the timer spec';
+    throw refusals.invalid(
+      field,
+      `${name} must be a JSON object, got ${showValue(value)}`,
+      `Write ${name} as ${example}.`,
+    );
+  }
+  return value as Input;
+}
+
+/** A typo such as `dealy` must not pass silently as an ignored field. */
+export function rejectUnknownFields(input: Input, known: readonly string[], what: string): void {
+  const unknown = Object.keys(input).find((name) => !known.includes(name));
+  if (unknown === undefined) return;
+  const guess = closestName(unknown, known);
+  throw refusals.invalid(
+    unknown,
+    `${what} has an unknown field ${showValue(unknown)} (set to ${showValue(input[unknown])})`,
+    guess
+      ? `Did you mean "${guess}"? Rename the field ${showValue(unknown)} to "${guess}".`
+      : `Remove ${showValue(unknown)}; the known fields are ${known.join(', ')}.`,
+  );
+}
+
+export function isGiven(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}

@@ -1,0 +1,62 @@
+import { SundialError } from './errors';
+
+/**
+ * The wording of Sundial's refusals (SPEC §2), in one place: each says what went wrong (`reason`,
+ * `field`, `message`) and what to write instead (`fix`). Used by the engine, the Redis store, the
+ * worker and the HTTP API.
+ */
+export const refusals = {
+  duplicateKey: (key: string) =>
+    new SundialError({
+      reason: 'duplicate-key',
+      field: 'key',
+      message: `A live timer already exists under key ${JSON.stringify(key)}.`,
+      fix: "Pass ifExists: 'replace' to supersede it, ifExists: 'keep' to get it back, or cancel it first.",
+    }),
+  notFound: (key: string) =>
+    new SundialError({
+      reason: 'not-found',
+      field: 'key',
+      message: `No live timer under key ${JSON.stringify(key)}.`,
+      fix: 'Schedule it first, or check the key (list() shows the live ones).',
+    }),
+  inactive: (key: string, status: string, operation: string) =>
+    new SundialError({
+      reason: 'inactive',
+      field: 'key',
+      message: `Cannot ${operation} timer ${JSON.stringify(key)} while it is ${status}.`,
+      fix:
+        status === 'running'
+          ? "Wait for the run to settle, or schedule with ifExists: 'replace' to supersede the running work."
+          : 'Resume it first.',
+    }),
+  /** `field` undefined: the value as a whole (e.g. a spec that is not an object) */
+  invalid: (field: string | undefined, message: string, fix: string) =>
+    new SundialError({ reason: 'invalid', ...(field !== undefined && { field }), message, fix }),
+  disposed: (what: 'engine' | 'client') =>
+    new SundialError({
+      reason: 'disposed',
+      message: `This Sundial ${what} was disposed.`,
+      fix:
+        what === 'engine'
+          ? 'Create a new engine with createEngine(); a disposed one takes no more calls.'
+          : 'Create a new client; a disposed one takes no more calls.',
+    }),
+  unavailable: (cause: unknown) =>
+    new SundialError({
+      reason: 'unavailable',
+      message: `Redis is unreachable (${cause instanceof Error ? cause.message : String(cause)}); the call changed nothing.`,
+      fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
+    }),
+  /** A run whose timer names a handler this engine or worker does not have. */
+  unknownHandler: (name: string, where: 'engine' | 'worker') =>
+    new SundialError({
+      reason: 'unknown-handler',
+      field: 'handler',
+      message: `no handler named "${name}" is registered with this ${where}`,
+      fix:
+        where === 'engine'
+          ? `Register a handler named "${name}" in createEngine({ handlers }), or replace the timer with one whose handler is registered.`
+          : `Register "${name}" on the worker — the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option — or replace the timer with one whose handler is registered.`,
+    }),
+};

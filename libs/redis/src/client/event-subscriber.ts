@@ -1,0 +1,71 @@
+import type { TimerEvent, TimerEventName, TimerListener } from '@sundial/core';
+import type { EngineLogger } from '@sundial/core';
+import type { Redis } from 'ioredis';
+import { closeRedis } from '../infra/connection';
+
+/**
+ * Cluster-wide events: one subscriber connection on `P:events`, opened at the first listener.
+ * A listener that throws is logged and never stops the others.
+ */
+export class EventSubscriber {
+  private readonly listeners = new Map<TimerEventName, Set<TimerListener>>();
+  private connection: Redis | undefined;
+  /** Settles once SUBSCRIBE is acknowledged; callers await it so their own events are not missed. */
+  private subscribed: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly openConnection: () => Redis,
+    private readonly channel: string,
+    private readonly logger: Pick<EngineLogger, 'error'>,
+  ) {}
+
+  on(type: TimerEventName, listener: TimerListener): () => void {
+    if (!this.connection) this.subscribe();
+    const set = this.listeners.get(type) ?? new Set<TimerListener>();
+    this.listeners.set(type, set);
+    // A wrapper gives every on() its own identity, so unsubscribing twice or a duplicate listener is safe.
+    const entry: TimerListener = (event) => listener(event);
+    set.add(entry);
+    return () => set.delete(entry);
+  }
+
+  ready(): Promise<void> {
+    return this.subscribed;
+  }
+
+  /** Delivers an event to this process's listeners only (e.g. `disposed`). */
+  emitLocal(event: TimerEvent): void {
+    for (const listener of this.listeners.get(event.type) ?? []) {
+      try {
+        listener(event);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.logger.error(`a ${event.type} listener threw: ${message}`, {
+          key: event.key,
+          id: event.id,
+          version: event.version,
+        });
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    const connection = this.connection;
+    this.connection = undefined;
+    if (connection) await closeRedis(connection);
+  }
+
+  private subscribe(): void {
+    const connection = this.openConnection();
+    this.connection = connection;
+    connection.on('message', (_channel: string, message: string) =>
+      this.emitLocal(JSON.parse(message) as TimerEvent),
+    );
+    // A failed subscription must not fail every later call: events are best effort, calls are not.
+    this.subscribed = connection.subscribe(this.channel).then(
+      () => undefined,
+      (error: Error) => this.logger.error(`could not subscribe to ${this.channel}: ${error.message}`),
+    );
+  }
+}

@@ -1,0 +1,255 @@
+import {
+  DEFAULT_TOMBSTONE_MS,
+  type EngineLogger,
+  jsonConsoleLogger,
+  type ListOptions,
+  type ListResult,
+  type NormalizedSpec,
+  normalizeSpec,
+  normalizeWhen,
+  type RescheduleWhen,
+  type Timer,
+  type TimerEventName,
+  type TimerKind,
+  type TimerListener,
+  type TimersApi,
+  type TimerSpec,
+  validateKey,
+  validateScope,
+  type ValidationLimits,
+  refusals,
+} from '@sundial/core';
+import { isConnectionFailure } from '../infra/connection-failure';
+import { warnUnlessNoEviction } from '../infra/eviction-check';
+import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import type { RowReply } from '../store/replies';
+import { createdTimer, decodeRow, encodeSpecFields } from '../store/row';
+import { StoreCommands } from '../store/store-commands';
+import { EventSubscriber } from './event-subscriber';
+
+import { TimerReads } from './timer-reads';
+
+/** Told what the client changed, e.g. to feed metrics (SPEC §6). */
+export interface RedisTimersObserver {
+  /** a timer created or replaced (not one kept by ifExists 'keep') */
+  scheduled(kind: TimerKind): void;
+  /** timers cancelled by cancel or cancelAll */
+  cancelled(count: number): void;
+}
+
+export interface RedisTimersOptions extends PartitionedOptions {
+  limits?: Partial<ValidationLimits>;
+  /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days). */
+  tombstoneMs?: number;
+  /** Keys cancelled per Lua call by `cancelAll` (default 100): bounds how long one script holds Redis. */
+  cancelBatch?: number;
+  logger?: EngineLogger;
+  observer?: RedisTimersObserver;
+}
+
+const DEFAULT_CANCEL_BATCH = 100;
+
+/**
+ * The Timers API over Redis (SPEC §5.1): every state change is one Lua script (StoreCommands); reads go
+ * straight to the row hashes and indexes (TimerReads). Runs happen elsewhere (the fire path).
+ */
+export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi {
+  private readonly events: EventSubscriber;
+  private readonly reads: TimerReads;
+  private readonly logger: EngineLogger;
+  private started: Promise<void> | undefined;
+  private disposed = false;
+
+  constructor(private readonly options: RedisTimersOptions) {
+    // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging.
+    // ioredis waits disconnectTimeout for a socket that already closed: keep that wait short.
+    super(
+      options,
+      (redis, keys, clock) =>
+        new StoreCommands(redis, keys, clock, {
+          tombstoneMs: options.tombstoneMs ?? DEFAULT_TOMBSTONE_MS,
+          cancelBatch: options.cancelBatch ?? DEFAULT_CANCEL_BATCH,
+        }),
+      { maxRetriesPerRequest: 1, disconnectTimeout: 100 },
+    );
+    this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
+    this.logger = options.logger ?? jsonConsoleLogger;
+    this.reads = new TimerReads(this.redis, this.keys);
+    this.events = new EventSubscriber(() => this.redis.duplicate(), this.keys.eventsChannel, this.logger);
+  }
+
+  schedule(spec: TimerSpec): Promise<Timer> {
+    return this.call(async () => (await this.scheduleNormalized([this.normalize(spec)]))[0]);
+  }
+
+  scheduleMany(specs: TimerSpec[]): Promise<Timer[]> {
+    return this.call(async () => {
+      if (!Array.isArray(specs)) {
+        throw refusals.invalid(
+          'specs',
+          'scheduleMany expects an array of timer specs.',
+          'Pass an array, e.g. [spec1, spec2].',
+        );
+      }
+      return this.scheduleNormalized(specs.map((spec) => this.normalize(spec)));
+    });
+  }
+
+  cancel(key: string): Promise<boolean> {
+    return this.call(async () => {
+      validateKey(key);
+      const cancelled = await this.commands.cancel(key);
+      if (cancelled) this.options.observer?.cancelled(1);
+      return cancelled;
+    });
+  }
+
+  cancelAll(scope?: string): Promise<number> {
+    return this.call(async () => {
+      const prefix = validateScope(scope);
+      const reason = prefix ? 'cancelled' : 'reset';
+      const done = await Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason)));
+      const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
+      this.options.observer?.cancelled(count);
+      if (!prefix) {
+        const now = Math.max(...done.map(({ at }) => at));
+        const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: now, count };
+        await this.redis.publish(this.keys.eventsChannel, JSON.stringify(reset));
+      }
+      return count;
+    });
+  }
+
+  reschedule(key: string, when: RescheduleWhen): Promise<Timer> {
+    return this.call(async () => {
+      validateKey(key);
+      const target = normalizeWhen(when);
+      return this.expectTimer(key, 'reschedule', await this.commands.reschedule(key, target));
+    });
+  }
+
+  pause(key: string): Promise<Timer> {
+    return this.call(async () => {
+      validateKey(key);
+      return this.expectTimer(key, 'pause', await this.commands.pause(key));
+    });
+  }
+
+  resume(key: string): Promise<Timer> {
+    return this.call(async () => {
+      validateKey(key);
+      return this.expectTimer(key, 'resume', await this.commands.resume(key));
+    });
+  }
+
+  trigger(key: string): Promise<Timer> {
+    return this.call(async () => {
+      validateKey(key);
+      return this.expectTimer(key, 'trigger', await this.commands.trigger(key));
+    });
+  }
+
+  get(key: string): Promise<Timer | null> {
+    return this.call(() => this.reads.get(key));
+  }
+
+  list(options: ListOptions = {}): Promise<ListResult> {
+    return this.call(() => this.reads.list(options));
+  }
+
+  check(id: string): Promise<boolean> {
+    return this.call(() => this.reads.check(id));
+  }
+
+  snapshot(): Promise<string[]> {
+    return this.call(() => this.reads.snapshot());
+  }
+
+  on(event: TimerEventName, listener: TimerListener): () => void {
+    if (this.disposed) throw refusals.disposed('client');
+    return this.events.on(event, listener);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.events.emitLocal({ type: 'disposed', id: '', key: '', version: 0, kind: null, at: Date.now() });
+    await this.events.close();
+    await this.closeConnection();
+  }
+
+  /**
+   * Once per client, before its first call (a service calls it at start): warns when Redis may evict
+   * timers and learns the Redis clock. A failure is retried.
+   */
+  connect(): Promise<void> {
+    this.started ??= (async () => {
+      await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
+      await this.clock.sync();
+    })().catch((error: unknown) => {
+      this.started = undefined;
+      throw error;
+    });
+    return this.started;
+  }
+
+  private normalize(spec: TimerSpec): NormalizedSpec {
+    return normalizeSpec(spec, this.options.limits);
+  }
+
+  /** Every public call: refused after dispose, started once, Redis connection failures → 'unavailable'. */
+  private async call<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.disposed) throw refusals.disposed('client');
+    try {
+      await this.connect();
+      await this.events.ready();
+      return await operation();
+    } catch (error) {
+      throw isConnectionFailure(error) ? refusals.unavailable(error) : error;
+    }
+  }
+
+  private async scheduleNormalized(specs: NormalizedSpec[]): Promise<Timer[]> {
+    const fields = specs.map(encodeSpecFields);
+    const replies = await this.commands.scheduleAll(specs, fields);
+    return replies.map((reply, i) => {
+      if (reply.code === 'ok') {
+        this.options.observer?.scheduled(specs[i].kind);
+        return createdTimer(specs[i], fields[i], reply.fields);
+      }
+      const timer = decodeRow(reply.fields);
+      this.warnIfMoved(specs[i], timer);
+      return timer;
+    });
+  }
+
+  /** ifExists 'keep': the first call names the time; a later call asking for another one is only logged. */
+  private warnIfMoved(spec: NormalizedSpec, kept: Timer): void {
+    const sameSchedule =
+      spec.kind === kept.kind &&
+      spec.delayMs === kept.delayMs &&
+      spec.everyMs === kept.everyMs &&
+      spec.cron === kept.cron &&
+      spec.tz === kept.tz &&
+      (spec.atMs === undefined || kept.delayMs !== undefined || spec.atMs === kept.dueAt);
+    if (!sameSchedule) {
+      const { key, id, version, status } = kept;
+      this.logger.warn(
+        `ifExists 'keep' returned the existing timer unchanged; the requested time is ignored`,
+        {
+          key,
+          id,
+          version,
+          status,
+        },
+      );
+    }
+  }
+
+  private expectTimer(key: string, operation: string, reply: RowReply): Timer {
+    if (reply.code === 'not-found') throw refusals.notFound(key);
+    if (reply.code === 'inactive') throw refusals.inactive(key, reply.fields.s, operation);
+    if (reply.code !== 'ok') throw new Error(`Unexpected reply '${reply.code}' from ${operation}`);
+    return decodeRow(reply.fields);
+  }
+}

@@ -1,0 +1,116 @@
+import {
+  type ListOptions,
+  refusals,
+  type ListResult,
+  type Timer,
+  type TimerStatus,
+  validateKey,
+  validateScope,
+} from '@sundial/core';
+import type { Redis } from 'ioredis';
+import type { SundialKeys } from '../store/keys';
+import { decodeRow } from '../store/row';
+
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 1000;
+const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
+
+/** The reads of the Timers API: straight from the row hashes and indexes, no script. */
+export class TimerReads {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: SundialKeys,
+  ) {}
+
+  async get(key: string): Promise<Timer | null> {
+    validateKey(key);
+    const fields = await this.redis.hgetall(this.keys.row(key));
+    return fields.id === undefined ? null : decodeRow({ ...fields, key });
+  }
+
+  /**
+   * Walks the lex index partition by partition (keys sorted within a partition). The cursor is opaque:
+   * base64url of `[partition, last key returned]`.
+   */
+  async list(options: ListOptions = {}): Promise<ListResult> {
+    const { status } = options;
+    const prefix = validateScope(options.prefix);
+    if (status !== undefined && !STATUSES.includes(status)) {
+      throw refusals.invalid(
+        'status',
+        `Unknown status ${JSON.stringify(status)}.`,
+        `Use one of ${STATUSES.join(', ')}.`,
+      );
+    }
+    const limit = listLimit(options.limit);
+    let [partition, after] = decodeCursor(options.cursor);
+    const items: Timer[] = [];
+    const max = prefix ? `(${prefix}\xff` : '+';
+    while (partition < this.keys.partitions) {
+      const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
+      const keys = await this.redis.zrangebylex(this.keys.keys(partition), min, max, 'LIMIT', 0, limit);
+      const rows = await this.readRows(keys);
+      for (let i = 0; i < keys.length; i++) {
+        after = keys[i];
+        const timer = rows[i];
+        if (timer && (status === undefined || timer.status === status)) items.push(timer);
+        if (items.length === limit) return { items, nextCursor: encodeCursor(partition, after) };
+      }
+      if (keys.length < limit) [partition, after] = [partition + 1, null];
+    }
+    return { items, nextCursor: null };
+  }
+
+  async check(id: string): Promise<boolean> {
+    const partition = typeof id === 'string' ? this.keys.partitionOfId(id) : null;
+    return partition !== null && (await this.redis.hexists(this.keys.ids(partition), id)) === 1;
+  }
+
+  async snapshot(): Promise<string[]> {
+    const perPartition = await Promise.all(this.keys.all().map((n) => this.redis.hkeys(this.keys.ids(n))));
+    return perPartition.flat();
+  }
+
+  private async readRows(keys: string[]): Promise<(Timer | null)[]> {
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.hgetall(this.keys.row(key));
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([error, fields], i) => {
+      if (error) throw error;
+      const row = fields as Record<string, string>;
+      return row.id === undefined ? null : decodeRow({ ...row, key: keys[i] });
+    });
+  }
+}
+
+function listLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIST_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+    throw refusals.invalid(
+      'limit',
+      `limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${limit}.`,
+      `Pass e.g. limit: ${DEFAULT_LIST_LIMIT}.`,
+    );
+  }
+  return limit;
+}
+
+function encodeCursor(partition: number, after: string): string {
+  return Buffer.from(JSON.stringify([partition, after])).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): [number, string | null] {
+  if (cursor === undefined || cursor === '') return [0, null];
+  try {
+    const [partition, after] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
+    if (Number.isInteger(partition) && typeof after === 'string') return [partition as number, after];
+  } catch {
+    // fall through to the refusal
+  }
+  throw refusals.invalid(
+    'cursor',
+    'The cursor is not one list() returned.',
+    'Pass the nextCursor of the previous page, or omit it to start over.',
+  );
+}

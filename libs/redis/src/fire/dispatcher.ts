@@ -1,0 +1,166 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { closeRedis, openRedis } from '../infra/connection';
+import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
+
+export interface DispatcherLogger {
+  error(message: string): void;
+}
+
+export interface DispatcherOptions extends PartitionedOptions {
+  /** timers per fire job (default 100) */
+  batchSize?: number;
+  /** the safety-net pass, in case a wake was lost (default 1000 ms) */
+  pollMs?: number;
+  /**
+   * how long before their due timers are handed to BullMQ (default 100 ms): the hand-off's round trips
+   * and any stall of this process happen before the due, and the worker claims each timer at its due
+   */
+  leadMs?: number;
+  logger?: DispatcherLogger;
+}
+
+const DEFAULT_BATCH_SIZE = 100;
+const DEFAULT_POLL_MS = 1000;
+const DEFAULT_LEAD_MS = 100;
+/**
+ * Jobs one take-due call fills at most: a backlog is handed over in few round trips (a dispatcher that
+ * waits on one round trip per job starves the workers on a busy host), while one call still holds Redis
+ * for only a few milliseconds.
+ */
+const JOBS_PER_CALL = 10;
+
+interface PartitionState {
+  queue: Queue<FireJobData>;
+  /** a pass is running; wakes meanwhile ask for another */
+  busy: boolean;
+  again: boolean;
+  sleep: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Turns arming intents into BullMQ jobs shortly before their due time (docs/design.md "The fire path").
+ * Runs in every scheduler replica with no leader: take-due.lua hands each due timer to exactly one
+ * replica. Timers wait as compact rows, not as delayed jobs (late by 50–200 ms and ~770 bytes each); a
+ * local timer set to the earliest due (on Redis's clock) less the lead, and a wake channel, make them
+ * jobs a lead ahead, and the runner claims each at its due.
+ */
+export class Dispatcher extends Partitioned<FireCommands> {
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private readonly leadMs: number;
+  private readonly logger: DispatcherLogger;
+  private readonly subscriber: Redis;
+  private readonly bullRedis: Redis;
+  private readonly states: PartitionState[];
+  private readonly passes = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(options: DispatcherOptions) {
+    super(options, (redis, keys) => new FireCommands(redis, keys));
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.leadMs = options.leadMs ?? DEFAULT_LEAD_MS;
+    this.logger = options.logger ?? console;
+    this.subscriber = openRedis(options.connection);
+    this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
+    this.states = this.keys.all().map((partition) => {
+      const queue = new Queue<FireJobData>(this.keys.queueName(partition), {
+        connection: this.bullRedis,
+        prefix: this.keys.bullPrefix,
+      });
+      queue.on('error', (error) => this.logger.error(`Sundial dispatcher queue: ${error.message}`));
+      return { queue, busy: false, again: false, sleep: undefined };
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.clock.start();
+    const channels = this.keys.all().map((partition) => this.wakeChannel(partition));
+    this.subscriber.on('message', (channel: string) => {
+      const partition = channels.indexOf(channel);
+      if (partition >= 0) this.pass(partition);
+    });
+    await this.subscriber.subscribe(...channels);
+    for (const partition of this.keys.all()) this.pass(partition);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const state of this.states) clearTimeout(state.sleep);
+    await closeRedis(this.subscriber);
+    await Promise.all(this.passes);
+    await Promise.all(this.states.map((state) => state.queue.close()));
+    await Promise.all([this.closeConnection(), closeRedis(this.bullRedis)]);
+  }
+
+  private wakeChannel(partition: number): string {
+    return `${this.keys.base(partition)}wake`;
+  }
+
+  /** One pass at a time per partition; a wake during a pass runs another right after it. */
+  private pass(partition: number): void {
+    const state = this.states[partition];
+    if (this.closed) return;
+    if (state.busy) {
+      state.again = true;
+      return;
+    }
+    state.busy = true;
+    clearTimeout(state.sleep);
+    const pass = this.dispatch(partition, state).finally(() => {
+      state.busy = false;
+      this.passes.delete(pass);
+      if (state.again) this.pass(partition);
+    });
+    this.passes.add(pass);
+  }
+
+  private async dispatch(partition: number, state: PartitionState): Promise<void> {
+    let nextDue: number | null = null;
+    // The jobs of one take are added while the next take runs (another connection): in a backlog each
+    // take costs one round trip, not two — on a busy Redis every round trip waits behind the workers'.
+    let adding: Promise<void> = Promise.resolve();
+    try {
+      do {
+        state.again = false;
+        const taken = await this.commands.takeDue(partition, this.batchSize, this.leadMs, JOBS_PER_CALL);
+        nextDue = taken.nextDue;
+        // More is due within the lead than one call takes: go on at once.
+        state.again ||= nextDue !== null && nextDue <= taken.now + this.leadMs;
+        await adding;
+        adding = this.addJobs(partition, state.queue, taken.jobs);
+      } while (state.again && !this.closed);
+    } catch (error) {
+      this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
+    }
+    await adding;
+    if (this.closed) return;
+    // Wake when the next due is half the lead away: each timer is handed over between half the lead and
+    // the whole lead before its due, and one pass takes up to half a lead's worth of timers.
+    const waitMs =
+      nextDue === null ? this.pollMs : Math.min(this.pollMs, this.clock.msUntil(nextDue) - this.leadMs / 2);
+    // At least 1 ms: should our clock estimate run ahead of Redis, the pass repeats instead of spinning.
+    state.sleep = setTimeout(() => this.pass(partition), Math.max(1, waitMs));
+  }
+
+  /**
+   * One round trip for all the jobs of a take. Should it fail, their timers stay `armed` without a job
+   * and the reconciler re-arms them.
+   */
+  private async addJobs(partition: number, queue: Queue<FireJobData>, jobs: DueJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      await queue.addBulk(
+        jobs.map(({ jobId, timers }) => ({
+          name: 'fire',
+          data: { timers },
+          opts: { jobId, removeOnComplete: true, removeOnFail: true },
+        })),
+      );
+    } catch (error) {
+      this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import type { Redis } from 'ioredis';
+import type { ClusterClock } from '../infra/cluster-clock';
+import { closeRedis, openRedis, type RedisConnection } from '../infra/connection';
+import type { FireCommands, LeaseRef, RunMode } from '../store/fire-commands';
+import type { SundialKeys } from '../store/keys';
+import { reconcilePartition } from './reconciler';
+
+/** A run in progress on this worker. */
+export interface ActiveRun extends LeaseRef {
+  partition: number;
+  id: string;
+  version: number;
+  mode: RunMode;
+  /** made when the handler first reads `ctx.signal` or the run is aborted: most runs need none */
+  controller?: AbortController;
+  /** handed back at shutdown: its outcome is no longer this worker's to record */
+  released: boolean;
+  /** lets the job finish without waiting for a handler that ignores its signal */
+  letGo(): void;
+}
+
+export interface LeaseKeeperOptions {
+  connection: RedisConnection;
+  keys: SundialKeys;
+  commands: FireCommands;
+  clock: ClusterClock;
+  workerId: string;
+  leaseMs: number;
+  logError(message: string): void;
+}
+
+/** What the worker's own reconcile pass at shutdown uses (it only needs the lease part to be prompt). */
+const SHUTDOWN_RECONCILE = { graceMs: 2000, batchLimit: 1000 };
+
+/**
+ * The leases and abort signals of a worker's runs (SPEC §3.8, §4.5, §4.6), beside TimerRunner as BullMQ
+ * keeps lock-manager.ts beside worker.ts: renews every held lease each leaseMs / 3, aborts a run whose
+ * lease is gone or whose entry changed (`P:abort`), and hands runs back at shutdown.
+ */
+export class LeaseKeeper {
+  private readonly active = new Set<ActiveRun>();
+  private readonly subscriber: Redis;
+  private renewal: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: LeaseKeeperOptions) {
+    this.subscriber = openRedis(options.connection);
+  }
+
+  /** Listens for aborts (before any run starts, so a cancel reaches every run) and starts renewing. */
+  async start(): Promise<void> {
+    this.subscriber.on('message', (_channel: string, message: string) => this.onAbort(message));
+    await this.subscriber.subscribe(this.options.keys.abortChannel);
+    const everyMs = Math.max(1, Math.floor(this.options.leaseMs / 3));
+    this.renewal = setInterval(() => void this.renewLeases(), everyMs);
+  }
+
+  add(run: ActiveRun): void {
+    this.active.add(run);
+  }
+
+  delete(run: ActiveRun): void {
+    this.active.delete(run);
+  }
+
+  /** The runs in progress now. */
+  runs(): ActiveRun[] {
+    return [...this.active];
+  }
+
+  /** Shutdown: abort, stop waiting for, and release the claims of runs that did not finish in time. */
+  async handBack(runs: ActiveRun[]): Promise<void> {
+    const { commands, clock, workerId } = this.options;
+    for (const run of runs) {
+      run.released = true;
+      abort(run, 'the worker is shutting down');
+      run.letGo();
+    }
+    // A free run holds no lease: its next tick is armed already, nothing to hand back.
+    for (const [partition, held] of byPartition(runs.filter((run) => run.mode === 'held'))) {
+      try {
+        await commands.release(partition, workerId, held.map(leaseRef));
+        const { graceMs, batchLimit } = SHUTDOWN_RECONCILE;
+        await reconcilePartition(commands, clock, partition, graceMs, batchLimit);
+      } catch (error) {
+        this.options.logError(`Sundial could not release claims: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.renewal);
+    await closeRedis(this.subscriber);
+  }
+
+  /** Extends every held lease; a run whose lease is gone (reclaimed, settled lost) is aborted. */
+  private async renewLeases(): Promise<void> {
+    const { commands, leaseMs, workerId } = this.options;
+    for (const [partition, runs] of byPartition(this.runs().filter((run) => run.mode === 'held'))) {
+      try {
+        const held = await commands.renewLeases(partition, leaseMs, workerId, runs.map(leaseRef));
+        runs.forEach((run, i) => held[i] || abort(run, `the lease on ${run.key} v${run.version} was lost`));
+      } catch (error) {
+        this.options.logError(`Sundial could not renew leases: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** Stops the local runs of an entry that was cancelled, replaced, rescheduled or paused (SPEC §4.5). */
+  private onAbort(message: string): void {
+    const target = JSON.parse(message) as { key: string; id: string; version: number };
+    for (const run of this.active) {
+      if (run.key === target.key && run.id === target.id && run.version <= target.version) {
+        abort(run, `${run.key} v${run.version} was cancelled, replaced or rescheduled`);
+      }
+    }
+  }
+}
+
+/** A run's AbortController, made on first need (making one costs more than a short run itself). */
+export function controllerOf(run: ActiveRun): AbortController {
+  run.controller ??= new AbortController();
+  return run.controller;
+}
+
+function abort(run: ActiveRun, why: string): void {
+  const controller = controllerOf(run);
+  if (controller.signal.aborted) return;
+  const reason = new Error(why);
+  reason.name = 'AbortError';
+  controller.abort(reason);
+}
+
+function leaseRef(run: ActiveRun): LeaseRef {
+  return { key: run.key, runCount: run.runCount };
+}
+
+function byPartition(runs: ActiveRun[]): Map<number, ActiveRun[]> {
+  const groups = new Map<number, ActiveRun[]>();
+  for (const run of runs) groups.set(run.partition, [...(groups.get(run.partition) ?? []), run]);
+  return groups;
+}

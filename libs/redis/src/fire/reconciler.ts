@@ -1,0 +1,123 @@
+import type { ClusterClock } from '../infra/cluster-clock';
+import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { FireCommands } from '../store/fire-commands';
+import { lostCompletion } from './completion';
+
+export interface ReconcileCounts {
+  /** armed timers whose BullMQ job had vanished, armed again */
+  rearmed: number;
+  /** at-least-once runs whose worker was lost, queued to run again */
+  requeued: number;
+  /** at-most-once runs whose worker was lost, recorded failed with reason 'lost' */
+  lost: number;
+}
+
+export interface ReconcilerLogger {
+  error(message: string): void;
+}
+
+export interface ReconcilerOptions extends PartitionedOptions {
+  /** pause between passes (SUNDIAL_RECONCILE_MS, default 5000 ms): bounds how late a lost timer can be */
+  intervalMs?: number;
+  /** how long an armed timer may be overdue before its missing job counts as lost (default 2000 ms) */
+  graceMs?: number;
+  /** entries examined per partition per pass (default 1000) */
+  batchLimit?: number;
+  /** called after every pass, e.g. to feed metrics */
+  onPass?: (counts: ReconcileCounts) => void;
+  logger?: ReconcilerLogger;
+}
+
+export const DEFAULT_RECONCILE_MS = 5000;
+const DEFAULT_GRACE_MS = 2000;
+const DEFAULT_BATCH_LIMIT = 1000;
+
+/**
+ * One reconcile pass over a partition: reconcile.lua re-arms and requeues, then the lost at-most-once
+ * runs it reports are settled through complete.lua (a cron's next occurrence is computed here, in JS).
+ * Idempotent: replicas racing on the same partition settle each run once.
+ */
+export async function reconcilePartition(
+  commands: FireCommands,
+  clock: ClusterClock,
+  partition: number,
+  graceMs: number,
+  batchLimit: number,
+): Promise<ReconcileCounts> {
+  const result = await commands.reconcile(partition, graceMs, batchLimit);
+  let lost = 0;
+  if (result.lost.length > 0) {
+    const now = clock.now();
+    const settled = await commands.complete(
+      partition,
+      result.lost.map((fields) => lostCompletion(fields, now)),
+    );
+    lost = settled.filter((outcome) => outcome === 'done').length;
+  }
+  return { rearmed: result.rearmed, requeued: result.requeued, lost };
+}
+
+/**
+ * The periodic safety net of the fire path (SPEC §3.8, §4.3), in every scheduler replica, no leader:
+ * armed timers whose job vanished go back to `due`, and expired leases are settled.
+ */
+export class Reconciler extends Partitioned<FireCommands> {
+  private readonly intervalMs: number;
+  private readonly graceMs: number;
+  private readonly batchLimit: number;
+  private readonly logger: ReconcilerLogger;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ReconcilerOptions) {
+    super(options, (redis, keys) => new FireCommands(redis, keys));
+    this.intervalMs = options.intervalMs ?? DEFAULT_RECONCILE_MS;
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT;
+    this.logger = options.logger ?? console;
+  }
+
+  start(): void {
+    this.schedulePass();
+  }
+
+  /** One pass over every partition; what `start` repeats. */
+  async reconcileOnce(): Promise<ReconcileCounts> {
+    const totals: ReconcileCounts = { rearmed: 0, requeued: 0, lost: 0 };
+    await this.clock.sync(1);
+    for (const partition of this.keys.all()) {
+      const counts = await reconcilePartition(
+        this.commands,
+        this.clock,
+        partition,
+        this.graceMs,
+        this.batchLimit,
+      );
+      totals.rearmed += counts.rearmed;
+      totals.requeued += counts.requeued;
+      totals.lost += counts.lost;
+    }
+    this.options.onPass?.(totals);
+    return totals;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.closeConnection();
+  }
+
+  private schedulePass(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.running = this.reconcileOnce()
+        .then(
+          () => undefined,
+          (error: Error) => this.logger.error(`Sundial reconciler: ${error.message}`),
+        )
+        .finally(() => this.schedulePass());
+    }, this.intervalMs);
+  }
+}

@@ -1,0 +1,48 @@
+import type { Redis, RedisOptions } from 'ioredis';
+import { SundialKeys } from '../store/keys';
+import { defineCommands } from '../store/script-loader';
+import { ClusterClock } from './cluster-clock';
+import { closeRedis, openRedis, type RedisConnection } from './connection';
+
+/** Where the partitions are: what every Redis-backed class of this lib is given. */
+export interface PartitionedOptions {
+  /** A redis:// or rediss:// URL, or ioredis options. */
+  connection: RedisConnection;
+  /** key prefix `P` of `P:{pN}:...` (default 'sundial') */
+  prefix?: string;
+  /** partitions, each one hash slot (default 1) */
+  partitions?: number;
+}
+
+/**
+ * What every class working on the partitions owns: the key layout, one command connection with the Lua
+ * commands defined on it, its typed command wrappers, Redis's clock as seen from here, and closing them.
+ * Subclasses open their other connections (subscriber, BullMQ) themselves and close those first.
+ */
+export abstract class Partitioned<Commands = undefined> {
+  readonly keys: SundialKeys;
+  protected readonly redis: Redis;
+  protected readonly clock: ClusterClock;
+  protected readonly commands: Commands;
+
+  protected constructor(
+    options: PartitionedOptions,
+    commands: (redis: Redis, keys: SundialKeys, clock: ClusterClock) => Commands,
+    redisOptions: RedisOptions = {},
+  ) {
+    this.keys = new SundialKeys(options.prefix, options.partitions);
+    this.redis = openRedis(options.connection, redisOptions);
+    defineCommands(this.redis);
+    this.clock = new ClusterClock(this.redis);
+    this.commands = commands(this.redis, this.keys, this.clock);
+  }
+
+  /** Stops the clock's resync and closes the command connection. */
+  protected async closeConnection(): Promise<void> {
+    this.clock.stop();
+    await closeRedis(this.redis);
+  }
+}
+
+/** For classes that use no command wrappers. */
+export const noCommands = (): undefined => undefined;

@@ -1,0 +1,92 @@
+import { Registry } from 'prom-client';
+import { type BacklogSource, SundialMetrics } from './sundial-metrics';
+
+async function series(registry: Registry): Promise<string[]> {
+  return (await registry.metrics()).split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+describe('SundialMetrics', () => {
+  it('records what its observers are told, on the registry it is given', async () => {
+    const registry = new Registry();
+    const metrics = new SundialMetrics(registry);
+    metrics.scheduled('cron');
+    metrics.cancelled(3);
+    metrics.runFinished({ handler: 'mail', status: 'failed', latenessMs: 20, durationMs: 1500 });
+    metrics.stale('version');
+    metrics.skipped('overlap', 4);
+    metrics.reconciled({ rearmed: 2, requeued: 1, lost: 5 });
+
+    expect(await series(registry)).toEqual(
+      expect.arrayContaining([
+        'sundial_timers_scheduled_total{kind="cron"} 1',
+        'sundial_timers_cancelled_total 3',
+        'sundial_runs_total{handler="mail",status="failed"} 1',
+        'sundial_runs_stale_total{reason="version"} 1',
+        'sundial_runs_skipped_total{reason="overlap"} 4',
+        'sundial_reconciler_rearmed_total 2',
+        'sundial_runs_requeued_total 1',
+        'sundial_runs_lost_total 5',
+        'sundial_fire_lateness_seconds_bucket{le="0.01"} 0',
+        'sundial_fire_lateness_seconds_bucket{le="0.025"} 1',
+        'sundial_run_duration_seconds_sum{handler="mail"} 1.5',
+      ]),
+    );
+  });
+
+  it('reuses the metrics already registered: a second instance adds to the same series', async () => {
+    const registry = new Registry();
+    new SundialMetrics(registry).cancelled(1);
+    new SundialMetrics(registry).cancelled(1);
+    expect(await series(registry)).toContain('sundial_timers_cancelled_total 2');
+  });
+
+  it('reads the backlog gauges on scrape, from tracked sources only, and skips a failing one', async () => {
+    const registry = new Registry();
+    const metrics = new SundialMetrics(registry);
+    const source: BacklogSource = {
+      pending: () => Promise.resolve({ 0: 5, 1: 0 }),
+      queueJobs: () => Promise.resolve({ waiting: 2, active: 1 }),
+      overdue: () => Promise.resolve({ 0: 3, 1: 0 }),
+      ping: () => Promise.resolve(),
+    };
+    const down: BacklogSource = {
+      pending: () => Promise.reject(new Error('Redis down')),
+      queueJobs: () => Promise.reject(new Error('Redis down')),
+      overdue: () => Promise.reject(new Error('Redis down')),
+      ping: () => Promise.reject(new Error('Redis down')),
+    };
+    const untrack = metrics.trackBacklog(source);
+    new SundialMetrics(registry).trackBacklog(down);
+
+    expect(await series(registry)).toEqual(
+      expect.arrayContaining([
+        'sundial_timers_pending{partition="0"} 5',
+        'sundial_timers_pending{partition="1"} 0',
+        'sundial_queue_jobs{state="waiting"} 2',
+        'sundial_queue_jobs{state="active"} 1',
+        'sundial_timers_overdue{partition="0"} 3',
+        'sundial_timers_overdue{partition="1"} 0',
+        // one of the two sources cannot reach its Redis
+        'sundial_redis_up 0',
+      ]),
+    );
+    untrack();
+    const after = await series(registry);
+    expect(
+      after.filter((line) => /^sundial_(timers_pending|queue_jobs|timers_overdue)\{/.test(line)),
+    ).toEqual([]);
+  });
+
+  it('exports sundial_redis_up only once a backlog source is tracked, 1 while its Redis answers', async () => {
+    const registry = new Registry();
+    const metrics = new SundialMetrics(registry);
+    expect((await series(registry)).some((line) => line.startsWith('sundial_redis_up'))).toBe(false);
+    metrics.trackBacklog({
+      pending: () => Promise.resolve({}),
+      queueJobs: () => Promise.resolve({}),
+      overdue: () => Promise.resolve({}),
+      ping: () => Promise.resolve(),
+    });
+    expect(await series(registry)).toContain('sundial_redis_up 1');
+  });
+});

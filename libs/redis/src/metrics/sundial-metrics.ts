@@ -1,0 +1,244 @@
+import type { TimerKind } from '@sundial/core';
+import { Counter, Gauge, Histogram, type Metric, register, type Registry } from 'prom-client';
+import type { ReconcileCounts } from '../fire/reconciler';
+import type { RedisTimersObserver } from '../client/redis-timers';
+import type { FinishedRun, TimerRunnerObserver } from '../fire/timer-runner';
+
+/** What a scheduler reads on each scrape; each answers label value → count. */
+export interface BacklogSource {
+  /** partition → timers waiting to fire (due + armed) */
+  pending(): Promise<Record<string, number>>;
+  /** BullMQ state → fire jobs, over every partition queue */
+  queueJobs(): Promise<Record<string, number>>;
+  /** partition → timers past their due (or hand-off) by more than a second and not yet claimed */
+  overdue(): Promise<Record<string, number>>;
+  /** resolves when Redis answers */
+  ping(): Promise<void>;
+}
+
+/** Lateness is ms when healthy and seconds when a backlog builds up (SPEC §6). */
+const LATENESS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
+
+/** The backlog sources of each registry, so that one gauge serves every app sharing the process. */
+const backlogSources = new WeakMap<Registry, Set<BacklogSource>>();
+
+/**
+ * The Prometheus metrics of SPEC §6 on one registry (prom-client's global one by default). Several
+ * apps may share a process (tests): a metric already registered under the same name is reused.
+ * Its methods are the observers RedisTimers, TimerRunner and Reconciler accept.
+ */
+export class SundialMetrics implements RedisTimersObserver, TimerRunnerObserver {
+  private readonly timersScheduled: Counter<'kind'>;
+  private readonly timersCancelled: Counter;
+  private readonly runs: Counter<'handler' | 'status'>;
+  private readonly runsStale: Counter<'reason'>;
+  private readonly runsSkipped: Counter<'reason'>;
+  private readonly lateness: Histogram;
+  private readonly runDuration: Histogram<'handler'>;
+  private readonly rearmed: Counter;
+  private readonly requeued: Counter;
+  private readonly lost: Counter;
+  private readonly sources: Set<BacklogSource>;
+
+  constructor(private readonly registry: Registry = register) {
+    const registers = [registry];
+    this.timersScheduled = this.metric(
+      'sundial_timers_scheduled_total',
+      (name) => new Counter({ name, help: 'Timers scheduled, by kind', labelNames: ['kind'], registers }),
+    );
+    this.timersCancelled = this.metric(
+      'sundial_timers_cancelled_total',
+      (name) => new Counter({ name, help: 'Timers cancelled', registers }),
+    );
+    this.runs = this.metric(
+      'sundial_runs_total',
+      (name) =>
+        new Counter({
+          name,
+          help: 'Handler runs finished, by handler and status (ok, failed)',
+          labelNames: ['handler', 'status'],
+          registers,
+        }),
+    );
+    this.runsStale = this.metric(
+      'sundial_runs_stale_total',
+      (name) =>
+        new Counter({
+          name,
+          help: 'Fire jobs found stale at claim (timer gone, changed, or not pending), by reason',
+          labelNames: ['reason'],
+          registers,
+        }),
+    );
+    this.runsSkipped = this.metric(
+      'sundial_runs_skipped_total',
+      (name) =>
+        new Counter({ name, help: 'Cron occurrences skipped, by reason', labelNames: ['reason'], registers }),
+    );
+    this.lateness = this.metric(
+      'sundial_fire_lateness_seconds',
+      (name) =>
+        new Histogram({
+          name,
+          help: 'Run start minus due, by the Redis clock',
+          buckets: LATENESS_BUCKETS,
+          registers,
+        }),
+    );
+    this.runDuration = this.metric(
+      'sundial_run_duration_seconds',
+      (name) =>
+        new Histogram({
+          name,
+          help: 'Handler run time, by handler',
+          labelNames: ['handler'],
+          buckets: DURATION_BUCKETS,
+          registers,
+        }),
+    );
+    this.rearmed = this.metric(
+      'sundial_reconciler_rearmed_total',
+      (name) =>
+        new Counter({
+          name,
+          help: 'Armed timers whose fire job had vanished, armed again by the reconciler',
+          registers,
+        }),
+    );
+    this.requeued = this.metric(
+      'sundial_runs_requeued_total',
+      (name) =>
+        new Counter({
+          name,
+          help: 'At-least-once runs whose worker was lost (lease expired), queued to run again',
+          registers,
+        }),
+    );
+    this.lost = this.metric(
+      'sundial_runs_lost_total',
+      (name) =>
+        new Counter({
+          name,
+          help: "At-most-once runs whose worker was lost (lease expired), recorded failed with reason 'lost'",
+          registers,
+        }),
+    );
+    this.sources = backlogSources.get(registry) ?? new Set();
+    backlogSources.set(registry, this.sources);
+    this.backlogGauge(
+      'sundial_timers_pending',
+      'Timers waiting to fire (due + armed), by partition',
+      'partition',
+      (source) => source.pending(),
+    );
+    this.backlogGauge('sundial_queue_jobs', 'Fire jobs in the BullMQ queues, by state', 'state', (source) =>
+      source.queueJobs(),
+    );
+    this.backlogGauge(
+      'sundial_timers_overdue',
+      'Timers more than 1 s past their due (or their hand-off) and not yet claimed, by partition',
+      'partition',
+      (source) => source.overdue(),
+    );
+  }
+
+  scheduled(kind: TimerKind): void {
+    this.timersScheduled.inc({ kind });
+  }
+
+  cancelled(count: number): void {
+    this.timersCancelled.inc(count);
+  }
+
+  runFinished(run: FinishedRun): void {
+    this.runs.inc({ handler: run.handler, status: run.status });
+    this.lateness.observe(run.latenessMs / 1000);
+    this.runDuration.observe({ handler: run.handler }, run.durationMs / 1000);
+  }
+
+  stale(reason: string): void {
+    this.runsStale.inc({ reason });
+  }
+
+  skipped(reason: string, count: number): void {
+    this.runsSkipped.inc({ reason }, count);
+  }
+
+  /** Reconciler's `onPass`. */
+  readonly reconciled = (counts: ReconcileCounts): void => {
+    this.rearmed.inc(counts.rearmed);
+    this.requeued.inc(counts.requeued);
+    this.lost.inc(counts.lost);
+  };
+
+  /** Reads `source` on every scrape until the returned function is called (a scheduler's lifetime). */
+  trackBacklog(source: BacklogSource): () => void {
+    this.sources.add(source);
+    this.redisUpGauge();
+    return () => this.sources.delete(source);
+  }
+
+  /** The metric registered under `name`, made by `make` unless the registry holds one already. */
+  private metric<T extends Metric>(name: string, make: (name: string) => T): T {
+    return (this.registry.getSingleMetric(name) as T | undefined) ?? make(name);
+  }
+
+  /**
+   * `sundial_redis_up`: 1 when every backlog source's Redis answers at scrape time. Registered by the
+   * first tracked source, so only schedulers export it (a worker's 0 would read as Redis down).
+   */
+  private redisUpGauge(): void {
+    const sources = this.sources;
+    this.metric(
+      'sundial_redis_up',
+      (name) =>
+        new Gauge({
+          name,
+          help: 'Whether Redis answered PING at scrape time (1) or not (0), as the scheduler sees it',
+          registers: [this.registry],
+          async collect() {
+            const answers = await Promise.all(
+              [...sources].map((source) =>
+                source.ping().then(
+                  () => true,
+                  () => false,
+                ),
+              ),
+            );
+            this.set(answers.length > 0 && answers.every(Boolean) ? 1 : 0);
+          },
+        }),
+    );
+  }
+
+  /** A gauge set on every scrape from what `read` takes from each backlog source. */
+  private backlogGauge<L extends string>(
+    name: string,
+    help: string,
+    label: L,
+    read: (source: BacklogSource) => Promise<Record<string, number>>,
+  ): void {
+    const sources = this.sources;
+    this.metric(
+      name,
+      () =>
+        new Gauge({
+          name,
+          help,
+          labelNames: [label],
+          registers: [this.registry],
+          async collect() {
+            this.reset();
+            for (const source of sources) {
+              // Redis down: the scrape still answers, without this reading.
+              const reading = await read(source).catch(() => ({}));
+              for (const [value, count] of Object.entries(reading)) {
+                this.set({ [label]: value } as Partial<Record<L, string>>, count);
+              }
+            }
+          },
+        }),
+    );
+  }
+}

@@ -1,0 +1,46 @@
+-- Cancels one bounded batch of a scope through the lex index (O(batch), never a keyspace scan). Calls
+-- may overlap (pipelined): each takes the first keys still in the index.
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] scope ('' = every key), ARGV[4] batch size,
+--   ARGV[5] event reason
+-- Output: { cancelled, more (0/1), now }; the client loops while `more`.
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/retire"
+
+local base, prefix = KEYS[1], ARGV[1]
+local tombstone_ms, scope, batch, reason = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
+local index = base .. 'keys'
+local min, max = '-', '+'
+if scope ~= '' then
+  -- Keys only use [A-Za-z0-9:_\-./@], so byte 255 sorts after every key that starts with the scope.
+  min, max = '[' .. scope, '(' .. scope .. '\255'
+end
+
+local now = now_ms()
+local cancelled_ids = {}
+local keys = redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, batch)
+for _, key in ipairs(keys) do
+  local f = redis.call('HMGET', row_key(base, key), 'id', 'v', 's', 'k', 'aw', 'rv')
+  if f[3] and is_live(f[3]) then
+    local row = { key = key, id = f[1], v = f[2], s = f[3], k = f[4], aw = f[5], rv = f[6] }
+    retire_row(base, prefix, row, reason, now, tombstone_ms)
+    cancelled_ids[#cancelled_ids + 1] = row.id
+  else
+    redis.call('DEL', row_key(base, key)) -- a finished row kept by removeOnComplete=false: not counted
+  end
+end
+-- Every key of the batch leaves every index at once (one command per index, not per key).
+for _, name in ipairs({ 'due', 'armed', 'leases', 'keys' }) do
+  call_in_slices('ZREM', base .. name, keys)
+end
+call_in_slices('HDEL', base .. 'ids', cancelled_ids)
+
+local more = 0
+if #keys == batch and #redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, 1) > 0 then
+  more = 1
+end
+return { #cancelled_ids, more, int(now) }

@@ -1,0 +1,24 @@
+-- Cancels one timer.
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] key
+-- Output: 1 when a live timer was cancelled, else 0 (a finished row kept by removeOnComplete=false is
+--   dropped, not counted).
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/retire"
+
+local base, prefix = KEYS[1], ARGV[1]
+local tombstone_ms, key = tonumber(ARGV[2]), ARGV[3]
+local row = read_row(base, key)
+if not row then
+  return 0
+end
+if not is_live(row.s) then
+  drop_finished(base, key)
+  return 0
+end
+cancel_row(base, prefix, row, 'cancelled', now_ms(), tombstone_ms)
+return 1

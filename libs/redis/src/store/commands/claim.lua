@@ -1,0 +1,96 @@
+-- Claims the timers of one fire job (docs/design.md "Fire path contract", SPEC §3.2, §3.8).
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] leaseMs, ARGV[3] worker id, then (id, key, version) per timer
+-- Output: one reply per timer:
+--   { 'held' | 'free', due, row }  claimed (the row after the claim)
+--   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
+--   { 'stale', reason }            gone | version | status: acknowledged, never run
+--   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
+-- A row is replied as one JSON object of its fields (with `key`): one string per timer costs Redis and
+-- the worker far less to reply and parse than an HGETALL-style array.
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/events"
+
+local base, prefix = KEYS[1], ARGV[1]
+local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
+local now = now_ms()
+local now_text, lease_until = int(now), int(now + lease_ms)
+-- Index moves, made once for the whole batch at the end: held runs leave `due`/`armed` for `leases`;
+-- free runs arm their next tick (after the held moves, so its wake sees `due` as it will be).
+local held, leases, next_ticks = {}, {}, {}
+
+local function stale(row, id, key, version, reason)
+  local subject = row or { id = id, key = key, v = version }
+  publish_event(prefix, subject, 'stale', now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
+  return { 'stale', reason }
+end
+
+-- A free run: an awaitTask=false interval arms its next tick at claim and keeps ticking while this run
+-- goes on; a trigger run and the run that reaches maxRuns are held like any other.
+local function is_free(row, run_count)
+  return row.s == 'pending' and row.k == 'interval' and row.aw == '0' and not row.tg
+    and (not row.mr or run_count < tonumber(row.mr))
+end
+
+local function claim(id, key, version)
+  local row = read_row(base, key)
+  if not row or row.id ~= id then
+    return stale(nil, id, key, version, 'gone')
+  end
+  if row.v ~= version then
+    return stale(row, id, key, version, 'version')
+  end
+  if row.s == 'running' then
+    -- Same version still running: a duplicate delivery while its worker lives, or a dead worker's run.
+    if tonumber(row.lu or '0') > now then
+      return stale(row, id, key, version, 'status')
+    end
+    if row.dl == 'm' then
+      return { 'lost', cjson.encode(row) }
+    end
+  elseif row.s ~= 'pending' then
+    return stale(row, id, key, version, 'status')
+  end
+  local due = tonumber(row.tg or row.d)
+  if row.s == 'pending' and now < due then
+    return { 'early', int(due - now) }
+  end
+
+  local run_count = tonumber(row.rc or '0') + 1
+  local free = is_free(row, run_count)
+  publish_event(prefix, row, 'running', now, { due = due })
+  -- The row table becomes the row after the claim (it is the reply); HSET writes just what changed.
+  row.rv, row.rc, row.lf = version, int(run_count), now_text
+  row.l = '{"started":' .. now_text .. ',"status":"running"}'
+  local hash = row_key(base, key)
+  if free then
+    local next_due = next_grid_slot(row, now)
+    row.v, row.d = int(tonumber(version) + 1), int(next_due)
+    next_ticks[#next_ticks + 1] = { key, next_due }
+    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 'v', row.v, 'd', row.d)
+  else
+    row.s, row.lw, row.lu = 'running', worker, lease_until
+    held[#held + 1] = key
+    leases[#leases + 1] = lease_until
+    leases[#leases + 1] = key
+    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until)
+  end
+  return { free and 'free' or 'held', int(due), cjson.encode(row) }
+end
+
+local replies = {}
+for i = 4, #ARGV, 3 do
+  replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
+end
+-- A held run is in neither `due` nor `armed` (it may be in `due` again after a reconciler re-arm).
+call_in_slices('ZREM', base .. 'due', held)
+call_in_slices('ZREM', base .. 'armed', held)
+call_in_slices('ZADD', base .. 'leases', leases)
+for _, tick in ipairs(next_ticks) do
+  arm_due(base, tick[1], tick[2])
+end
+return replies

@@ -1,0 +1,131 @@
+-- Records the outcome of runs and moves their timers on (docs/design.md "Complete", SPEC §3.2, §3.3).
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P'
+--   ARGV[2] the runs as one JSON array (one argument, not ten per run: far cheaper to send), each
+--     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
+--     reason, the next cron occurrence ('' unless cron), cron slots skipped meanwhile] — strings but the last
+-- Output: one reply per run: 'done', or 'stale' when the entry changed under the run (then nothing is
+--   written).
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/events"
+
+local base, prefix = KEYS[1], ARGV[1]
+local now = now_ms()
+-- Index entries of the settled runs, removed once for the whole batch at the end (nothing here reads
+-- them back): every held run leaves `leases`; a removed timer leaves `ids` and `keys`.
+local unleased, removed_ids, removed_keys = {}, {}, {}
+
+-- A lost settlement that finds nothing to settle (another reconciler was first) is not an event.
+local function stale(row, id, key, version, reason, outcome)
+  if outcome == 'lost' then
+    return 'stale'
+  end
+  local subject = row or { id = id, key = key }
+  publish_event(prefix, subject, 'stale', now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
+  return 'stale'
+end
+
+-- What `last` records (SPEC §3.2): the run's start and end, and the error of a failed or lost run.
+local function last_run(row, outcome, message, reason)
+  local last = { started = tonumber(row.lf), ended = now, status = outcome == 'ok' and 'ok' or 'failed' }
+  if outcome ~= 'ok' then
+    last.error = { message = message, reason = reason ~= '' and reason or nil }
+  end
+  return last
+end
+
+-- The outcome's event, and the fields it writes when the row stays (`l` and `lc` or `le`).
+local function outcome_of(row, version, outcome, message, reason)
+  local last = last_run(row, outcome, message, reason)
+  publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last.error })
+  local fields = { l = cjson.encode(last) }
+  fields[outcome == 'ok' and 'lc' or 'le'] = int(now)
+  return fields
+end
+
+-- A free run (awaitTask=false tick) only records its outcome: `last` while no newer run began.
+local function complete_free(row, version, run_count, outcome, message, reason)
+  local fields = outcome_of(row, version, outcome, message, reason)
+  if row.rc ~= run_count then
+    fields.l = nil
+  end
+  redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
+end
+
+-- The run is over for good: the timer ends with `status`, kept by removeOnComplete=false, else removed
+-- (then nothing it would have recorded is encoded: only the event carries the outcome).
+local function finish(row, version, outcome, message, reason)
+  removed_ids[#removed_ids + 1] = row.id
+  if row.rm == '0' then
+    local fields = outcome_of(row, version, outcome, message, reason)
+    fields.s = outcome == 'ok' and 'completed' or 'failed'
+    redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
+    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu')
+  else
+    local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
+    publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error })
+    redis.call('DEL', row_key(base, row.key))
+    removed_keys[#removed_keys + 1] = row.key
+  end
+end
+
+-- The timer goes on: next version, pending again, its next due armed; the run's lease fields go.
+local function rearm(row, fields, due, gone)
+  fields.v = int(tonumber(row.v) + 1)
+  fields.s = 'pending'
+  fields.d = int(due)
+  redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
+  redis.call('HDEL', row_key(base, row.key), unpack(gone))
+  arm_due(base, row.key, due)
+end
+
+local function complete_held(row, version, outcome, message, reason, cron_next, skipped)
+  unleased[#unleased + 1] = row.key
+  local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
+  if row.tg and not final then
+    -- A trigger run does not move the schedule: back to the unchanged `d`.
+    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(row.d), { 'lw', 'lu', 'tg' })
+  elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
+    finish(row, version, outcome, message, reason)
+  elseif row.k == 'interval' then
+    rearm(row, outcome_of(row, version, outcome, message, reason), next_grid_slot(row, now), { 'lw', 'lu' })
+  else
+    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu' })
+    if skipped > 0 then
+      publish_event(prefix, row, 'skipped', now, { version = tonumber(version), reason = 'overlap', count = skipped })
+    end
+  end
+end
+
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, skipped)
+  local row = read_row(base, key)
+  if not row or row.id ~= id then
+    return stale(nil, id, key, version, 'gone', outcome)
+  end
+  if mode == 'free' then
+    complete_free(row, version, run_count, outcome, message, reason)
+    return 'done'
+  end
+  if row.v ~= version then
+    return stale(row, id, key, version, 'version', outcome)
+  end
+  -- Held: still this very run (a reclaimed run's first worker is stale), and a lost one really expired.
+  if row.s ~= 'running' or row.rc ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
+    return stale(row, id, key, version, 'status', outcome)
+  end
+  complete_held(row, version, outcome, message, reason, cron_next, skipped)
+  return 'done'
+end
+
+local replies = {}
+for _, run in ipairs(cjson.decode(ARGV[2])) do
+  replies[#replies + 1] = complete(unpack(run))
+end
+call_in_slices('ZREM', base .. 'leases', unleased)
+call_in_slices('HDEL', base .. 'ids', removed_ids)
+call_in_slices('ZREM', base .. 'keys', removed_keys)
+return replies

@@ -1,0 +1,30 @@
+-- Include: What a script tells the world: `P:events` (SPEC §5.1 on()) and `P:abort` (runs to stop).
+
+-- Whether anyone may listen on `P:events`, asked once per script call (both O(1)): with no subscriber
+-- of the channel and no pattern subscription at all there is no one to encode an event for.
+-- Subscribers of a replica or of another Redis Cluster node are not counted (Sundial subscribes on the
+-- primary it writes to).
+local event_listeners = nil
+
+local function publish_event(prefix, row, event_type, now, extra)
+  local channel = prefix .. ':events'
+  if event_listeners == nil then
+    event_listeners = redis.call('PUBSUB', 'NUMSUB', channel)[2] + redis.call('PUBSUB', 'NUMPAT')
+  end
+  if event_listeners == 0 then
+    return
+  end
+  local event = { type = event_type, id = row.id, key = row.key, version = tonumber(row.v), kind = row.k, at = now }
+  for field, value in pairs(extra or {}) do
+    event[field] = value
+  end
+  redis.call('PUBLISH', channel, cjson.encode(event))
+end
+
+-- A run in progress must abort when its entry changes under it: a held run (`running`) or a free run
+-- of an awaitTask=false interval (row stays pending, `rv` set). Call before the version bump.
+local function abort_runs(prefix, row)
+  if row.s == 'running' or (row.aw == '0' and row.rv) then
+    redis.call('PUBLISH', prefix .. ':abort', cjson.encode({ key = row.key, id = row.id, version = tonumber(row.v) }))
+  end
+end

@@ -1,0 +1,36 @@
+-- Include: The partition indexes `due`, `armed`, `keys`, `ids`, `leases`, and the wake channel.
+--- @include "includes/time"
+--- @include "includes/row"
+
+-- Runs `command [target] ...items` in slices: one call per slice instead of one per item, and never
+-- more arguments than Lua's unpack takes (about 8000). The slice is even, so score/member pairs stay
+-- together. `target` nil: the items are the command's only arguments (DEL of many keys).
+local function call_in_slices(command, target, items)
+  local slice = 2000
+  for first = 1, #items, slice do
+    local last = math.min(first + slice - 1, #items)
+    if target then
+      redis.call(command, target, unpack(items, first, last))
+    else
+      redis.call(command, unpack(items, first, last))
+    end
+  end
+end
+
+-- Arming intent: the key waits in `due` (never in `armed` at the same time) until the dispatcher takes
+-- it; a score below everything `due` held wakes the dispatchers on `P:{pN}:wake` (docs/design.md).
+local function arm_due(base, key, score)
+  local due_key = base .. 'due'
+  local first = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')
+  redis.call('ZREM', base .. 'armed', key)
+  redis.call('ZADD', due_key, score, key)
+  if #first == 0 or score < tonumber(first[2]) then
+    redis.call('PUBLISH', base .. 'wake', int(score))
+  end
+end
+
+-- A finished row kept by removeOnComplete=false: cancel/cancelAll just drop it (not counted, no event).
+local function drop_finished(base, key)
+  redis.call('DEL', row_key(base, key))
+  redis.call('ZREM', base .. 'keys', key)
+end

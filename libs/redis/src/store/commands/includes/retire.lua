@@ -1,0 +1,27 @@
+-- Include: Cancelling a live row: abort, bump, bury, index removal, `cancelled` event.
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/events"
+
+-- The live row's part of a cancel, without its index entries (cancel-all removes those per batch):
+-- abort a run in progress, bump version, `s = cancelled`, bury the row, emit `cancelled` with `reason`.
+-- `row` needs id, key, v, s, k, aw, rv.
+local function retire_row(base, prefix, row, reason, now, tombstone_ms)
+  abort_runs(prefix, row)
+  bump_version(row)
+  row.s = 'cancelled'
+  bury_row(base, row, tombstone_ms)
+  publish_event(prefix, row, 'cancelled', now, { reason = reason })
+end
+
+-- Cancels a live row: retire it (above) and remove its index entries; leaves a tombstone unless
+-- tombstone_ms is 0, as on replace, where the new row follows at once.
+local function cancel_row(base, prefix, row, reason, now, tombstone_ms)
+  local key = row.key
+  redis.call('ZREM', base .. 'due', key)
+  redis.call('ZREM', base .. 'armed', key)
+  redis.call('ZREM', base .. 'keys', key)
+  redis.call('ZREM', base .. 'leases', key)
+  redis.call('HDEL', base .. 'ids', row.id)
+  retire_row(base, prefix, row, reason, now, tombstone_ms)
+end

@@ -1,0 +1,102 @@
+-- Include: Row hashes and tombstones: read, write, reply (docs/design.md "Row hash fields").
+--- @include "includes/time"
+
+local function row_key(base, key)
+  return base .. 't:' .. key
+end
+
+local function tombstone_key(base, key)
+  return base .. 'x:' .. key
+end
+
+local function is_live(status)
+  return status == 'pending' or status == 'running' or status == 'paused'
+end
+
+-- A row hash (`name`) as a field → value table, or nil when there is none. The hash does not store its
+-- key (the hash's name holds it: 25 bytes less per timer); the table gets it as `key`.
+local function read_hash(name, key)
+  local pairs_ = redis.call('HGETALL', name)
+  if #pairs_ == 0 then
+    return nil
+  end
+  local row = { key = key }
+  for i = 1, #pairs_, 2 do
+    row[pairs_[i]] = pairs_[i + 1]
+  end
+  return row
+end
+
+local function read_row(base, key)
+  return read_hash(row_key(base, key), key)
+end
+
+-- A row table as an HGETALL-style array (what replies carry and HSET takes).
+local function flat(row)
+  local out = {}
+  for field, value in pairs(row) do
+    out[#out + 1] = field
+    out[#out + 1] = value
+  end
+  return out
+end
+
+-- Replaces the whole hash (all fields but `key`), so fields set to nil in the table disappear.
+local function save_row(base, row)
+  local hash = row_key(base, row.key)
+  local fields = {}
+  for field, value in pairs(row) do
+    if field ~= 'key' then
+      fields[#fields + 1] = field
+      fields[#fields + 1] = value
+    end
+  end
+  redis.call('DEL', hash)
+  redis.call('HSET', hash, unpack(fields))
+end
+
+local function bump_version(row)
+  row.v = int(tonumber(row.v) + 1)
+end
+
+local function reply(code, row)
+  return { code, unpack(flat(row)) }
+end
+
+-- The row an operation on `key` works on (pause, resume, trigger, reschedule), or nil and the reply that
+-- refuses it: 'not-found' when no live row holds the key, 'inactive' (with the row) when its status is
+-- one of `inactive_when` (a set: { running = true }).
+local function live_row_for(base, key, inactive_when)
+  local row = read_row(base, key)
+  if not row or not is_live(row.s) then
+    return nil, { 'not-found' }
+  end
+  if inactive_when[row.s] then
+    return nil, reply('inactive', row)
+  end
+  return row
+end
+
+-- The cancelled row a tombstone stands for (its hash holds the row from before the cancel), or nil.
+local function read_tombstone(base, key)
+  local row = read_hash(tombstone_key(base, key), key)
+  if row then
+    bump_version(row)
+    row.s = 'cancelled'
+  end
+  return row
+end
+
+-- The row of a cancelled timer becomes its tombstone (docs/design.md): the hash is renamed as it was
+-- (O(1): nothing encoded, nothing rewritten; `read_tombstone` applies the cancel). With tombstone_ms 0
+-- it just goes.
+local function bury_row(base, row, tombstone_ms)
+  local hash = row_key(base, row.key)
+  if tombstone_ms > 0 then
+    local tombstone = tombstone_key(base, row.key)
+    redis.call('RENAME', hash, tombstone)
+    redis.call('PEXPIRE', tombstone, tombstone_ms)
+  else
+    redis.call('DEL', hash)
+  end
+end

@@ -1,0 +1,27 @@
+-- Pauses a pending timer: version + 1 (any job in flight turns stale), out of due/armed. Pausing a
+-- paused timer changes nothing; a running one is refused 'inactive' (its run owns the row).
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] key
+-- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs }
+
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/events"
+
+local base, prefix = KEYS[1], ARGV[1]
+local key = ARGV[2]
+local row, refusal = live_row_for(base, key, { running = true })
+if not row then
+  return refusal
+end
+if row.s == 'pending' then
+  abort_runs(prefix, row)
+  bump_version(row)
+  row.s = 'paused'
+  row.tg = nil
+  save_row(base, row)
+  redis.call('ZREM', base .. 'due', key)
+  redis.call('ZREM', base .. 'armed', key)
+end
+return reply('ok', row)

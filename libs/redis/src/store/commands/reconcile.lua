@@ -1,0 +1,50 @@
+-- One reconciler pass over a partition (docs/design.md "The fire path", SPEC §3.8, §4.3). Idempotent,
+-- so every scheduler replica may run it.
+-- 1. An `armed` entry handed off more than the grace ago whose job no longer exists goes back to `due`.
+-- 2. A lease expired by Redis now: at-least-once → pending again at the same version, back to `due`
+--    (it runs again); at-most-once → replied for the caller to settle as lost (complete.lua).
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] graceMs, ARGV[3] batch limit, ARGV[4] the partition's BullMQ job key
+--   prefix 'P:sundial-fire-{pN}:'
+-- Output: { rearmed, requeued, { row as pairs } per lost run }
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+
+local base = KEYS[1]
+local grace_ms, limit, job_prefix = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local now = now_ms()
+local armed_key, leases_key = base .. 'armed', base .. 'leases'
+
+local rearmed = 0
+local handed_off = redis.call('ZRANGEBYSCORE', armed_key, '-inf', int(now - grace_ms), 'LIMIT', 0, limit)
+for _, key in ipairs(handed_off) do
+  local row = redis.call('HMGET', row_key(base, key), 's', 'j', 'tg', 'd')
+  if row[1] ~= 'pending' then
+    redis.call('ZREM', armed_key, key)
+  elseif not row[2] or redis.call('EXISTS', job_prefix .. row[2]) == 0 then
+    arm_due(base, key, tonumber(row[3] or row[4]))
+    rearmed = rearmed + 1
+  end
+end
+
+local requeued = 0
+local lost = {}
+local expired = redis.call('ZRANGEBYSCORE', leases_key, '-inf', int(now), 'LIMIT', 0, limit)
+for _, key in ipairs(expired) do
+  local row = read_row(base, key)
+  if not row or row.s ~= 'running' then
+    redis.call('ZREM', leases_key, key)
+  elseif row.dl == 'm' then
+    lost[#lost + 1] = flat(row)
+  else
+    redis.call('HSET', row_key(base, key), 's', 'pending')
+    redis.call('HDEL', row_key(base, key), 'lw', 'lu')
+    redis.call('ZREM', leases_key, key)
+    arm_due(base, key, tonumber(row.tg or row.d))
+    requeued = requeued + 1
+  end
+end
+return { rearmed, requeued, lost }

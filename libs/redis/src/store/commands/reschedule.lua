@@ -1,0 +1,38 @@
+-- Moves a live timer: same id, version + 1, new scheduledAt/dueAt, status pending. Refused 'inactive'
+-- while running (replace supersedes running work).
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] 'delay' | 'at', ARGV[4] ms
+-- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs }
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/events"
+
+local base, prefix = KEYS[1], ARGV[1]
+local key, mode, value = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local row, refusal = live_row_for(base, key, { running = true })
+if not row then
+  return refusal
+end
+
+local now = now_ms()
+local due = value -- an `at` already past is due at once
+if mode == 'delay' then
+  due = now + value
+end
+if row.k == 'once' then
+  -- delayMs describes a once timer's schedule: keep it true to the new one.
+  row.dm = mode == 'delay' and int(value) or nil
+end
+abort_runs(prefix, row)
+bump_version(row)
+row.s = 'pending'
+row.sa = int(now)
+row.d = int(due)
+row.tg = nil
+save_row(base, row)
+arm_due(base, key, due)
+publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'reschedule' })
+return reply('ok', row)

@@ -1,0 +1,44 @@
+-- Resumes a paused timer. The next due is computed from now: an interval's next grid slot (same math as
+-- core nextGridSlot), a once timer's own due (or now when it passed), the given cron occurrence.
+-- Resuming a timer that is not paused changes nothing.
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] a cron's next occurrence after the caller's estimate of
+--   Redis now ('' for other kinds)
+-- Output: { 'ok', row as pairs } | { 'not-found' } | { 'retry', now } unchanged when the cron
+--   occurrence is not after now
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/events"
+
+local base, prefix = KEYS[1], ARGV[1]
+local key = ARGV[2]
+local row, refusal = live_row_for(base, key, {})
+if not row then
+  return refusal
+end
+if row.s ~= 'paused' then
+  return reply('ok', row)
+end
+
+local now = now_ms()
+local due
+if row.k == 'interval' then
+  due = next_grid_slot(row, now)
+elseif row.k == 'cron' then
+  due = tonumber(ARGV[3])
+  if due <= now then
+    return { 'retry', int(now) }
+  end
+else
+  due = math.max(tonumber(row.d), now)
+end
+bump_version(row)
+row.s = 'pending'
+row.d = int(due)
+save_row(base, row)
+arm_due(base, key, due)
+publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'resume' })
+return reply('ok', row)

@@ -1,0 +1,49 @@
+-- Hands due timers to BullMQ: moves the `due` entries with score <= Redis now + lead to `armed`
+-- (score = now, the hand-off time the reconciler's grace counts from), naming on each row (`j`) the job
+-- the dispatcher will add for it: `t-<id>-v<version>-r<runCount>` of the job's first timer. With a lead
+-- a job reaches a worker before its timers are due; the claim still refuses them until they are.
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] jobs per call at most
+-- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } per job }
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+
+local base = KEYS[1]
+local per_job, lead_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local now = now_ms()
+local now_text = int(now)
+local due_key, armed_key = base .. 'due', base .. 'armed'
+
+local jobs, armed = {}, {}
+local job
+local entries = redis.call('ZRANGEBYSCORE', due_key, '-inf', int(now + lead_ms), 'WITHSCORES', 'LIMIT', 0, per_job * max_jobs)
+if #entries > 0 then
+  -- They are the lowest scores of `due`, so ranks 0..n-1: one call removes them all.
+  redis.call('ZREMRANGEBYRANK', due_key, 0, int(#entries / 2 - 1))
+end
+for i = 1, #entries, 2 do
+  local key, score = entries[i], entries[i + 1]
+  local hash = row_key(base, key)
+  local row = redis.call('HMGET', hash, 'id', 'v', 's', 'rc')
+  -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
+  if row[1] and row[3] == 'pending' then
+    if not job or #job == 1 + 4 * per_job then
+      job = { 't-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0') }
+      jobs[#jobs + 1] = job
+    end
+    redis.call('HSET', hash, 'j', job[1])
+    armed[#armed + 1] = now_text
+    armed[#armed + 1] = key
+    job[#job + 1] = row[1]
+    job[#job + 1] = key
+    job[#job + 1] = row[2]
+    job[#job + 1] = score
+  end
+end
+call_in_slices('ZADD', armed_key, armed)
+
+local first = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')
+return { first[2] or '', now_text, jobs }

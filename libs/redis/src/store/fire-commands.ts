@@ -1,0 +1,191 @@
+import type { Redis } from 'ioredis';
+import type { SundialKeys } from './keys';
+import { fieldsFromFlat, type RowFields } from './row';
+import type { ClaimCode, CompleteReply } from './replies';
+import { runScript, type ScriptName } from './script-loader';
+
+/** What a fire job carries per timer: enough to claim exactly that version. */
+export interface TimerRef {
+  id: string;
+  key: string;
+  version: number;
+  due: number;
+}
+
+/** The data of a BullMQ fire job: one batch of due timers of one partition. */
+export interface FireJobData {
+  timers: TimerRef[];
+}
+
+/** One fire job's worth of due timers, and the jobId take-due named on their rows. */
+export interface DueJob {
+  jobId: string;
+  timers: TimerRef[];
+}
+
+export interface DueTimers {
+  jobs: DueJob[];
+  /** the earliest due still waiting in `due`, null when none */
+  nextDue: number | null;
+  /** Redis now when they were taken */
+  now: number;
+}
+
+/** held: the row is `running` under a lease; free: an awaitTask=false tick, the next one already armed. */
+export type RunMode = 'held' | 'free';
+
+export type ClaimResult =
+  | { kind: 'claimed'; mode: RunMode; due: number; fields: RowFields }
+  | { kind: 'early'; waitMs: number }
+  | { kind: 'stale'; reason: string }
+  | { kind: 'lost'; fields: RowFields };
+
+export type Outcome = 'ok' | 'failed' | 'lost';
+
+export interface Completion {
+  id: string;
+  key: string;
+  version: number;
+  runCount: number;
+  mode: RunMode;
+  outcome: Outcome;
+  error?: { message: string; reason?: string };
+  /** cron: the next occurrence after now */
+  cronNext?: number;
+  /** cron: slots that came while the run went on */
+  skipped: number;
+}
+
+export interface LeaseRef {
+  key: string;
+  runCount: number;
+}
+
+export interface ReconcileResult {
+  rearmed: number;
+  requeued: number;
+  /** at-most-once runs whose lease expired: the caller settles them as lost */
+  lost: RowFields[];
+}
+
+/** Typed calls to the fire-path Lua commands (docs/design.md "Fire path contract"), one partition each. */
+export class FireCommands {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: SundialKeys,
+  ) {}
+
+  /** Takes the timers due within `leadMs` from Redis now, in at most `maxJobs` jobs of `perJob` timers. */
+  async takeDue(partition: number, perJob: number, leadMs: number, maxJobs: number): Promise<DueTimers> {
+    const [nextDue, now, jobs] = (await this.run('take-due', partition, perJob, leadMs, maxJobs)) as [
+      string,
+      string,
+      string[][],
+    ];
+    return {
+      jobs: jobs.map(([jobId, ...flat]) => {
+        const timers: TimerRef[] = [];
+        for (let i = 0; i < flat.length; i += 4) {
+          timers.push({
+            id: flat[i],
+            key: flat[i + 1],
+            version: Number(flat[i + 2]),
+            due: Number(flat[i + 3]),
+          });
+        }
+        return { jobId, timers };
+      }),
+      nextDue: nextDue === '' ? null : Number(nextDue),
+      now: Number(now),
+    };
+  }
+
+  async claim(
+    partition: number,
+    leaseMs: number,
+    workerId: string,
+    refs: TimerRef[],
+  ): Promise<ClaimResult[]> {
+    const args = refs.flatMap((ref) => [ref.id, ref.key, ref.version]);
+    const replies = (await this.run('claim', partition, leaseMs, workerId, ...args)) as [
+      ClaimCode,
+      ...string[],
+    ][];
+    return replies.map(([code, ...rest]): ClaimResult => {
+      switch (code) {
+        case 'held':
+        case 'free':
+          return {
+            kind: 'claimed',
+            mode: code,
+            due: Number(rest[0]),
+            fields: JSON.parse(rest[1]) as RowFields,
+          };
+        case 'early':
+          return { kind: 'early', waitMs: Number(rest[0]) };
+        case 'lost':
+          return { kind: 'lost', fields: JSON.parse(rest[0]) as RowFields };
+        default:
+          return { kind: 'stale', reason: rest[0] };
+      }
+    });
+  }
+
+  async complete(partition: number, completions: Completion[]): Promise<CompleteReply[]> {
+    const runs = completions.map((c) => [
+      c.id,
+      c.key,
+      String(c.version),
+      String(c.runCount),
+      c.mode,
+      c.outcome,
+      wellFormed(c.error?.message ?? ''),
+      wellFormed(c.error?.reason ?? ''),
+      c.cronNext === undefined ? '' : String(c.cronNext),
+      c.skipped,
+    ]);
+    return (await this.run('complete', partition, JSON.stringify(runs))) as CompleteReply[];
+  }
+
+  /** Extends the leases still held; replies per run whether it still is. */
+  async renewLeases(
+    partition: number,
+    leaseMs: number,
+    workerId: string,
+    runs: LeaseRef[],
+  ): Promise<boolean[]> {
+    const args = runs.flatMap((run) => [run.key, run.runCount]);
+    const replies = (await this.run('renew-leases', partition, leaseMs, workerId, ...args)) as number[];
+    return replies.map((held) => held === 1);
+  }
+
+  /** Expires this worker's leases at once (graceful stop); the next reconcile settles them. */
+  async release(partition: number, workerId: string, runs: LeaseRef[]): Promise<number> {
+    const args = runs.flatMap((run) => [run.key, run.runCount]);
+    return (await this.run('release', partition, workerId, ...args)) as number;
+  }
+
+  async reconcile(partition: number, graceMs: number, limit: number): Promise<ReconcileResult> {
+    const jobKeyPrefix = `${this.keys.bullPrefix}:${this.keys.queueName(partition)}:`;
+    const [rearmed, requeued, lost] = (await this.run(
+      'reconcile',
+      partition,
+      graceMs,
+      limit,
+      jobKeyPrefix,
+    )) as [number, number, string[][]];
+    return { rearmed, requeued, lost: lost.map(fieldsFromFlat) };
+  }
+
+  private run(script: ScriptName, partition: number, ...args: (string | number)[]): Promise<unknown> {
+    return runScript(this.redis, script, this.keys.base(partition), this.keys.prefix, ...args);
+  }
+}
+
+/**
+ * A string as UTF-8 can carry it: a lone surrogate becomes U+FFFD, as it would sent as a plain argument
+ * (cjson would refuse its JSON escape and fail the whole batch).
+ */
+function wellFormed(text: string): string {
+  return text === '' ? text : Buffer.from(text, 'utf8').toString('utf8');
+}

@@ -1,0 +1,42 @@
+import Redis from 'ioredis';
+import { type RedisServer, startRedis } from '@sundial/testing';
+import { defineCommands, loadCommands, runScript, SCRIPT_NAMES, type ScriptName } from './script-loader';
+
+describe('Lua commands', () => {
+  let server: RedisServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url);
+  });
+
+  afterAll(async () => {
+    await redis?.quit();
+    await server?.stop();
+  });
+
+  it('loads every command with its includes inlined once, and each compiles in Redis', async () => {
+    const commands = loadCommands();
+    expect([...commands.keys()]).toEqual([...SCRIPT_NAMES]);
+    for (const command of commands.values()) {
+      expect(command.lua).not.toContain('@include');
+      // Included once even when several includes include it (a second `local function` would shadow it).
+      expect(command.lua.match(/local function row_key\(/g)?.length ?? 0).toBeLessThanOrEqual(1);
+      await expect(redis.script('LOAD', command.lua)).resolves.toMatch(/^[0-9a-f]{40}$/);
+    }
+  });
+
+  it('runs a command on a connection and in a pipeline', async () => {
+    defineCommands(redis);
+    defineCommands(redis); // a second registration is harmless
+    expect(await runScript(redis, 'cancel', 'sundial:{p0}:', 'sundial', 1000, 'absent')).toBe(0);
+    const pipeline = redis.pipeline();
+    void runScript(pipeline, 'cancel', 'sundial:{p0}:', 'sundial', 1000, 'absent');
+    expect(await pipeline.exec()).toEqual([[null, 0]]);
+  });
+
+  it('names the missing command instead of failing obscurely', () => {
+    expect(() => runScript(redis, 'no-such-script' as ScriptName, 'sundial:{p0}:')).toThrow(/no-such-script/);
+  });
+});

@@ -1,0 +1,93 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChainableCommander, Redis } from 'ioredis';
+
+/**
+ * The Lua commands live next to this file (`commands/*.lua`, their includes in `commands/includes/`);
+ * the build copies them into dist, so resolving from __dirname works under ts-jest (source) and from the
+ * compiled output alike.
+ */
+export const COMMANDS_DIR = join(__dirname, 'commands');
+
+/** Every Lua command, by file name without `.lua`. */
+export const SCRIPT_NAMES = [
+  'cancel',
+  'cancel-all',
+  'claim',
+  'complete',
+  'pause',
+  'reconcile',
+  'release',
+  'renew-leases',
+  'reschedule',
+  'resume',
+  'schedule',
+  'take-due',
+  'trigger',
+] as const;
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+/** `--- @include "includes/<name>"` (BullMQ's convention): the include's text goes there, once per script. */
+const INCLUDE = /^--- @include "([^"]+)"\s*$/gm;
+
+export interface LuaCommand {
+  /** ioredis command name: `sundial_<file name with - replaced by _>` */
+  name: string;
+  lua: string;
+}
+
+let cached: Map<ScriptName, LuaCommand> | undefined;
+
+/** Reads every command once per process, its includes inlined. */
+export function loadCommands(): Map<ScriptName, LuaCommand> {
+  if (cached) return cached;
+  const files = readdirSync(COMMANDS_DIR).filter((file) => file.endsWith('.lua'));
+  const unknown = files.filter((file) => !(SCRIPT_NAMES as readonly string[]).includes(file.slice(0, -4)));
+  if (unknown.length > 0) throw new Error(`Lua files without a ScriptName: ${unknown.join(', ')}`);
+  cached = new Map();
+  for (const script of SCRIPT_NAMES) {
+    const lua = withIncludes(readFileSync(join(COMMANDS_DIR, `${script}.lua`), 'utf8'), new Set());
+    cached.set(script, { name: commandName(script), lua });
+  }
+  return cached;
+}
+
+/** Inlines each include at its first mention (an include's own includes first); later mentions go. */
+function withIncludes(lua: string, seen: Set<string>): string {
+  return lua.replace(INCLUDE, (_line, include: string) => {
+    if (seen.has(include)) return '';
+    seen.add(include);
+    return withIncludes(readFileSync(join(COMMANDS_DIR, `${include}.lua`), 'utf8'), seen);
+  });
+}
+
+function commandName(script: ScriptName): string {
+  return `sundial_${script.replace(/-/g, '_')}`;
+}
+
+/** Registers every command on a connection; commands it already has are left as they are. */
+export function defineCommands(redis: Redis): void {
+  for (const command of loadCommands().values()) {
+    if (typeof (redis as unknown as Record<string, unknown>)[command.name] === 'function') continue;
+    // Every command takes exactly one key, the partition base `P:{pN}:` (docs/design.md).
+    redis.defineCommand(command.name, { numberOfKeys: 1, lua: command.lua });
+  }
+}
+
+type CommandTarget = Redis | ChainableCommander;
+type ScriptFn = (base: string, ...args: (string | number)[]) => Promise<unknown>;
+
+/**
+ * Runs a command on a connection (resolves with the reply) or queues it on a pipeline/multi
+ * (the reply arrives with `exec()`). The connection must have gone through `defineCommands`.
+ */
+export function runScript(
+  target: CommandTarget,
+  script: ScriptName,
+  base: string,
+  ...args: (string | number)[]
+): Promise<unknown> {
+  const fn = (target as unknown as Record<string, ScriptFn | undefined>)[commandName(script)];
+  if (typeof fn !== 'function') throw new Error(`Lua command '${script}' is not defined on this connection`);
+  return fn.call(target, base, ...args);
+}

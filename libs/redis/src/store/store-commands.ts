@@ -1,0 +1,239 @@
+import { nextCronOccurrence, type NormalizedSpec, refusals } from '@sundial/core';
+import type { Redis } from 'ioredis';
+import type { ClusterClock } from '../infra/cluster-clock';
+import type { SundialKeys } from './keys';
+import { parseRowReply, type RowReply } from './replies';
+import type { RowFields } from './row';
+import { runScript, type ScriptName } from './script-loader';
+
+/** Specs per schedule call (~1 ms of Redis each); a batch's calls are all sent at once. */
+const SCHEDULE_BATCH = 100;
+/** cancel-all calls in flight per partition: Redis never waits for the client between batches. */
+const CANCEL_ALL_IN_FLIGHT = 4;
+/** A cron script refuses an occurrence that is not after Redis now; this many fresh tries always suffice. */
+const MAX_CLOCK_RETRIES = 5;
+
+export interface StoreSettings {
+  /** how long a cancelled key stays cancelled for `ifExists: 'keep'` */
+  tombstoneMs: number;
+  /** keys cancelled per cancel-all call */
+  cancelBatch: number;
+}
+
+/** One schedule.lua call: a partition and the indexes (into the caller's array) of its specs. */
+export interface ScheduleCall {
+  partition: number;
+  indexes: number[];
+}
+
+/**
+ * Typed calls to the store's Lua commands (docs/design.md "Store scripts and arguments"): argument
+ * packing, batching and reply parsing, beside `FireCommands` for the fire path.
+ */
+export class StoreCommands {
+  private readonly tombstoneMs: number;
+  private readonly cancelBatch: number;
+
+  /** `clock`: crons are computed in JS from (an estimate of) Redis now. */
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: SundialKeys,
+    private readonly clock: ClusterClock,
+    settings: StoreSettings,
+  ) {
+    ({ tombstoneMs: this.tombstoneMs, cancelBatch: this.cancelBatch } = settings);
+  }
+
+  /**
+   * Schedules `specs` (their row `fields` encoded), one call per partition and SCHEDULE_BATCH specs, all
+   * sent at once: Redis runs one while the next is being encoded. Replies in the order of `specs`;
+   * refuses a duplicate key (the whole batch unchanged, see `refuseDuplicates`).
+   */
+  async scheduleAll(specs: NormalizedSpec[], fields: RowFields[]): Promise<RowReply[]> {
+    const calls = this.scheduleCalls(specs.map((spec) => spec.key));
+    if (calls.length > 1) await this.refuseDuplicates(specs);
+    const replies: RowReply[] = new Array<RowReply>(specs.length);
+    await Promise.all(
+      calls.map(async ({ partition, indexes }) => {
+        const batch = await this.withRedisNow((now) =>
+          this.schedule(
+            partition,
+            indexes.map((i) => specs[i]),
+            indexes.map((i) => fields[i]),
+            now,
+          ),
+        );
+        if (batch[0].code === 'duplicate') throw refusals.duplicateKey(batch[0].fields.key);
+        batch.forEach((reply, j) => (replies[indexes[j]] = reply));
+      }),
+    );
+    return replies;
+  }
+
+  /**
+   * Each script refuses duplicates atomically, but only within its call: before a batch that needs
+   * several calls, look for a duplicate anywhere (live in Redis, or repeated in the batch) so a refused
+   * batch changes nothing — schedule calls with the keys as guards and no spec, as bounded as the writes.
+   * (A concurrent writer can still win the race between check and write.)
+   */
+  private async refuseDuplicates(specs: NormalizedSpec[]): Promise<void> {
+    const seen = new Set<string>();
+    for (const spec of specs) {
+      if (spec.ifExists === 'error' && seen.has(spec.key)) throw refusals.duplicateKey(spec.key);
+      seen.add(spec.key);
+    }
+    const strict = specs.filter((spec) => spec.ifExists === 'error').map((spec) => spec.key);
+    const replies = await Promise.all(
+      this.scheduleCalls(strict).map(({ partition, indexes }) =>
+        this.guard(
+          partition,
+          indexes.map((i) => strict[i]),
+        ),
+      ),
+    );
+    const duplicate = replies.flat().find((reply) => reply.code === 'duplicate');
+    if (duplicate) throw refusals.duplicateKey(duplicate.fields.key);
+  }
+
+  /**
+   * Runs `attempt` with the best estimate of Redis now; when the script answers 'retry' (the estimate was
+   * behind, so a cron occurrence was not in the future; the call changed nothing) it tries again from
+   * the Redis now it reported.
+   */
+  private async withRedisNow(attempt: (now: number) => Promise<RowReply[]>): Promise<RowReply[]> {
+    let now = this.clock.now();
+    for (let tries = 1; tries <= MAX_CLOCK_RETRIES; tries++) {
+      const replies = await attempt(now);
+      if (replies[0]?.code !== 'retry') return replies;
+      now = Math.max(Number(replies[0].fields.now), now + 1);
+      await this.clock.sync(1); // the offset drifted: measure it again for the next calls
+    }
+    throw new Error(`Redis kept answering 'retry' to cron occurrences computed from its own clock`);
+  }
+
+  /** One call per partition and per SCHEDULE_BATCH specs, so no single call holds Redis for long. */
+  private scheduleCalls(keys: string[]): ScheduleCall[] {
+    const byPartition = new Map<number, number[]>();
+    keys.forEach((key, index) => {
+      const partition = this.keys.partitionOf(key);
+      const indexes = byPartition.get(partition);
+      if (indexes) indexes.push(index);
+      else byPartition.set(partition, [index]);
+    });
+    return [...byPartition].flatMap(([partition, indexes]) =>
+      Array.from({ length: Math.ceil(indexes.length / SCHEDULE_BATCH) }, (_, n) => ({
+        partition,
+        indexes: indexes.slice(n * SCHEDULE_BATCH, (n + 1) * SCHEDULE_BATCH),
+      })),
+    );
+  }
+
+  /** schedule.lua over one partition's specs, a cron's first occurrence computed from `redisNow`. */
+  private async schedule(
+    partition: number,
+    specs: NormalizedSpec[],
+    fields: RowFields[],
+    redisNow: number,
+  ): Promise<RowReply[]> {
+    return this.scheduleScript(partition, 0, ...scheduleArgs(specs, fields, redisNow));
+  }
+
+  /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live. */
+  private guard(partition: number, keys: string[]): Promise<RowReply[]> {
+    return this.scheduleScript(partition, keys.length, ...keys);
+  }
+
+  async cancel(key: string): Promise<boolean> {
+    return (await this.run('cancel', this.partitionBase(key), this.tombstoneMs, key)) === 1;
+  }
+
+  /**
+   * Cancels a scope in one partition, CANCEL_ALL_IN_FLIGHT batches sent at a time (each call takes the
+   * first keys still indexed, so they never overlap) until a round's last call says nothing is left.
+   */
+  async cancelAll(
+    partition: number,
+    scope: string,
+    reason: string,
+  ): Promise<{ cancelled: number; at: number }> {
+    const base = this.keys.base(partition);
+    let cancelled = 0;
+    let at = 0;
+    for (let more = true; more;) {
+      const round = await Promise.all(
+        Array.from(
+          { length: CANCEL_ALL_IN_FLIGHT },
+          async () =>
+            (await this.run('cancel-all', base, this.tombstoneMs, scope, this.cancelBatch, reason)) as [
+              number,
+              number,
+              string,
+            ],
+        ),
+      );
+      for (const [count, , now] of round) {
+        cancelled += count;
+        at = Math.max(at, Number(now));
+      }
+      more = round[round.length - 1][1] === 1;
+    }
+    return { cancelled, at };
+  }
+
+  reschedule(key: string, target: { delayMs: number } | { atMs: number }): Promise<RowReply> {
+    const [mode, ms] = 'delayMs' in target ? ['delay', target.delayMs] : ['at', target.atMs];
+    return this.onKey('reschedule', key, mode, ms);
+  }
+
+  pause(key: string): Promise<RowReply> {
+    return this.onKey('pause', key);
+  }
+
+  /** A cron resumes at its next occurrence after Redis now, computed here (resume.lua asks again if late). */
+  async resume(key: string): Promise<RowReply> {
+    const [cron, tz] = await this.redis.hmget(this.keys.row(key), 'cr', 'tz');
+    const [reply] = await this.withRedisNow(async (now) => [
+      await this.onKey('resume', key, cron && tz ? nextCronOccurrence(cron, tz, now) : ''),
+    ]);
+    return reply;
+  }
+
+  trigger(key: string): Promise<RowReply> {
+    return this.onKey('trigger', key);
+  }
+
+  private async scheduleScript(partition: number, ...args: (string | number)[]): Promise<RowReply[]> {
+    const raw = await this.run('schedule', this.keys.base(partition), this.tombstoneMs, ...args);
+    return (raw as string[][]).map(parseRowReply);
+  }
+
+  private async onKey(script: ScriptName, key: string, ...args: (string | number)[]): Promise<RowReply> {
+    return parseRowReply((await this.run(script, this.partitionBase(key), key, ...args)) as string[]);
+  }
+
+  private partitionBase(key: string): string {
+    return this.keys.base(this.keys.partitionOf(key));
+  }
+
+  private run(script: ScriptName, base: string, ...args: (string | number)[]): Promise<unknown> {
+    return runScript(this.redis, script, base, this.keys.prefix, ...args);
+  }
+}
+
+/**
+ * What schedule.lua takes per spec after its guards: key, ifExists, at ('' for none), the number of row
+ * fields, then the fields as name/value pairs.
+ */
+function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: number): (string | number)[] {
+  const args: (string | number)[] = [];
+  specs.forEach((spec, i) => {
+    const at =
+      spec.kind === 'cron' && spec.cron && spec.tz
+        ? nextCronOccurrence(spec.cron, spec.tz, redisNow)
+        : spec.atMs;
+    const names = Object.keys(fields[i]);
+    args.push(spec.key, spec.ifExists, at ?? '', names.length);
+    for (const name of names) args.push(name, fields[i][name]);
+  });
+  return args;
+}

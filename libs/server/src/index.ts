@@ -1,0 +1,9 @@
+// @sundial/server: what both apps share. `register-paths` is not here: an entry point imports it first,
+// by relative path, before any `@sundial/*` import can resolve.
+export { APP_SERVICE, type AppService, AppServiceHooks } from './app-service';
+export { type ClusterConfig, clusterConfigFromEnv, DEFAULT_REDIS_URL } from './cluster-config';
+export { type Env, envInt, envList, envOptional, envString } from './env';
+export { HealthModule } from './health.module';
+export { JsonLogger, LOG_LEVELS, type LogLevelName, parseLogLevel } from './json-logger';
+export { Lifecycle, type Phase } from './lifecycle';
+export { serve } from './serve';

@@ -1,0 +1,17 @@
+// @sundial/testing: the harness of the Redis, HTTP and cluster suites — private redis-servers, app
+// processes from `dist`, an HTTP client, deadlines instead of sleeps.
+export { type AppProcess, killAll, spawnApp } from './app-process';
+export { DIST, ensureBuilt, ROOT } from './build';
+export {
+  type ErrorBody,
+  type HttpClient,
+  httpClient,
+  type HttpReply,
+  keyPath,
+  type RequestOptions,
+} from './http-client';
+export { spawnOwned } from './owned-child';
+export { clusterEnv, SHORT_LEASE, spawnCluster } from './process-cluster';
+export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } from './recording-handlers';
+export { type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
+export { waitFor } from './wait-for';
