@@ -90,7 +90,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
   async function makeStaleRuns(): Promise<void> {
     const keys = new SundialKeys('sundial', PARTITIONS);
     const armed = async (prefix: string): Promise<number> =>
-      (await Promise.all(keys.all().map((p) => direct.zrange(keys.armed(p), 0, -1))))
+      (await Promise.all(keys.all().map((p) => direct.zrange(keys.armed(p), 0, '-1'))))
         .flat()
         .filter((key) => key.startsWith(prefix)).length;
     for (let round = 0; (await workerCount('sundial_runs_stale_total')) === 0; round++) {

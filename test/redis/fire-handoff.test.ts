@@ -25,7 +25,7 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
       }
     }
     expect(taken.nextDue).toBe(past + 6);
-    expect(await fire.raw.zrange(cluster.timers.keys.due(0), 0, -1)).toEqual(['k6']);
+    expect(await fire.raw.zrange(cluster.timers.keys.due(0), 0, '-1')).toEqual(['k6']);
     expect(await fire.raw.zcard(cluster.timers.keys.armed(0))).toBe(6);
   });
 

@@ -278,7 +278,7 @@ describe('RedisTimers.scheduleMany', () => {
     expect(kept).toEqual(second);
     expect(await timers.get('a')).toEqual(second);
     expect(await timers.snapshot()).toEqual([second.id]);
-    expect(await store.raw.zrange(timers.keys.due(0), 0, -1, 'WITHSCORES')).toEqual([
+    expect(await store.raw.zrange(timers.keys.due(0), 0, '-1', 'WITHSCORES')).toEqual([
       'a',
       String(second.dueAt),
     ]);

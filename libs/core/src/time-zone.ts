@@ -27,11 +27,14 @@ function formatter(tz: string): Intl.DateTimeFormat {
   return format;
 }
 
-/** Whether Intl knows the zone (IANA names and their aliases, case-insensitive). */
+/**
+ * Whether Intl knows the zone (IANA names and their aliases, case-insensitive). Intl on Node ≥ 24
+ * also takes a bare UTC offset (`+05:00`, `−0500`), which it resolves to `±HH:MM`: refused, as
+ * tz is an IANA name on every Node (SPEC §2).
+ */
 export function isTimeZone(tz: string): boolean {
   try {
-    formatter(tz);
-    return true;
+    return !/^[+-]/.test(formatter(tz).resolvedOptions().timeZone);
   } catch {
     return false;
   }

@@ -61,7 +61,9 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       child.kill('SIGKILL');
       if (attempt < 3 && /Address already in use/.test(output)) continue;
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`redis-server did not start on port ${port}: ${(error as Error).message}\n${output}`);
+      throw new Error(`redis-server did not start on port ${port}: ${(error as Error).message}\n${output}`, {
+        cause: error,
+      });
     }
     return {
       url: `redis://127.0.0.1:${port}`,

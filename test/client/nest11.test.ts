@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { DIST, ensureBuilt, ROOT } from '@sundial/testing';
+
+/**
+ * The apps run on Nest 12, but `@sundial/client` promises Nest 11 as well (its peerDependencies in
+ * libs/client/package.json). test/fixtures/nest11 is a Nest 11 app with its own node_modules, into
+ * which the compiled libs are copied as `@sundial/<lib>`: `@nestjs/*` resolves there, as in a user's
+ * Nest 11 project.
+ */
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'nest11');
+const SETUP_DEADLINE_MS = 180_000;
+
+interface Resolved {
+  path: string;
+  version: string;
+}
+interface FixtureReport {
+  app: Resolved;
+  client: Resolved;
+  runsAfter2d: number;
+  runs: { key: string; due: number; payload: unknown }[];
+  disposed: string;
+}
+
+/** `npm ci` in the fixture when its node_modules is missing or older than its lockfile. */
+function installFixture(): void {
+  const installed = join(FIXTURE, 'node_modules', '.package-lock.json');
+  const lock = join(FIXTURE, 'package-lock.json');
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return;
+  const npm = spawnSync('npm', ['ci', '--prefix', FIXTURE, '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: FIXTURE,
+    encoding: 'utf8',
+  });
+  if (npm.status !== 0) throw new Error(`npm ci in ${FIXTURE} failed:\n${npm.stdout}\n${npm.stderr}`);
+}
+
+/** The Nest majors a peer range accepts, e.g. `^11.0.0 || ^12.0.0` → [11, 12]. */
+function acceptedMajors(range: string): number[] {
+  return [...range.matchAll(/\^(\d+)\./g)].map((match) => Number(match[1]));
+}
+
+describe('@sundial/client in a Nest 11 application', () => {
+  let report: FixtureReport;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    installFixture();
+    const installed = join(FIXTURE, 'node_modules', '@sundial');
+    rmSync(installed, { recursive: true, force: true });
+    for (const lib of readdirSync(join(DIST, 'libs'))) {
+      cpSync(join(DIST, 'libs', lib, 'src'), join(installed, lib), { recursive: true });
+    }
+    const run = spawnSync(process.execPath, [join(FIXTURE, 'app.js')], { encoding: 'utf8', timeout: 30_000 });
+    if (run.status !== 0) throw new Error(`the Nest 11 fixture failed (${run.status}):\n${run.stderr}`);
+    report = JSON.parse(run.stdout.trim().split('\n').pop()!) as FixtureReport;
+  }, SETUP_DEADLINE_MS);
+
+  it('runs on Nest 11, and the client module loads that same Nest 11', () => {
+    const ownModules = join(FIXTURE, 'node_modules') + sep;
+    expect(report.app.version).toMatch(/^11\./);
+    expect(report.app.path.startsWith(ownModules)).toBe(true);
+    expect(report.client.version).toBe(
+      JSON.parse(readFileSync(join(ownModules, '@nestjs', 'common', 'package.json'), 'utf8')).version,
+    );
+    expect(report.client.path.startsWith(ownModules)).toBe(true);
+  });
+
+  it('forRoot with the memory backend injects Timers that schedule and run a timer', () => {
+    expect(report.runsAfter2d).toBe(0);
+    expect(report.runs).toEqual([
+      { key: 'invoice:42', due: Date.parse('2026-03-04T00:00:00Z'), payload: { n: 42 } },
+    ]);
+  });
+
+  it('closing the application disposes the timers', () => {
+    expect(report.disposed).toBe('disposed');
+  });
+
+  it("libs/client's peerDependencies accept Nest 11 (this fixture) and Nest 12 (the apps)", () => {
+    const client = JSON.parse(readFileSync(join(ROOT, 'libs', 'client', 'package.json'), 'utf8'));
+    const apps = JSON.parse(
+      readFileSync(join(ROOT, 'node_modules', '@nestjs', 'core', 'package.json'), 'utf8'),
+    );
+    for (const name of ['@nestjs/common', '@nestjs/core']) {
+      const majors = acceptedMajors(client.peerDependencies[name]);
+      expect(majors).toContain(Number(report.app.version.split('.')[0]));
+      expect(majors).toContain(Number(apps.version.split('.')[0]));
+    }
+  });
+});
