@@ -44,6 +44,18 @@ export function nextCronSlot(expr: string, tz: string, afterMs: number): number 
   return search(compile(expr, tz), tz, afterMs, Math.min(afterMs + CYCLE_MS, MAX_INSTANT));
 }
 
+/** nextCronSlot for a timer that must have one to go on (resume): throws `invalid` when there is none. */
+export function liveCronSlot(expr: string, tz: string, afterMs: number): number {
+  const next = nextCronSlot(expr, tz, afterMs);
+  if (next !== null) return next;
+  throw new SundialError({
+    reason: 'invalid',
+    field: 'cron',
+    message: `cron ${showValue(expr)} has no slot after ${new Date(afterMs).toISOString()}, so the timer cannot go on`,
+    fix: 'Cancel the timer, or replace it with a cron expression that occurs.',
+  });
+}
+
 /**
  * The zone's timeline is walked one constant-offset segment at a time. Inside a segment wall time
  * and instant move together, so the first matching wall time is the answer unless the offset changes

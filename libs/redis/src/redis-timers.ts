@@ -12,6 +12,7 @@ import {
   type TimerSpec,
   type TimerStatus,
   type ValidationLimits,
+  liveCronSlot,
   nextCronOccurrence,
   normalizeSpec,
   normalizeWhen,
@@ -197,7 +198,7 @@ export class RedisTimers implements TimersApi {
       validateKey(key);
       const [cron, tz] = await this.redis.hmget(this.keys.row(key), 'cr', 'tz');
       const [reply] = await this.withRedisNow(async (now) => [
-        await this.run(key, 'resume', key, cron && tz ? nextCronOccurrence(cron, tz, now) : ''),
+        await this.run(key, 'resume', key, cron && tz ? liveCronSlot(cron, tz, now) : ''),
       ]);
       return this.expectTimer(key, 'resume', reply);
     });

@@ -185,8 +185,10 @@ class MemoryEngine implements Engine {
     this.assertOpen();
     const entry = this.findLive(key);
     if (entry.paused) {
+      // Found first: a cron with no slot left refuses to resume and stays paused.
+      const due = this.runner.nextDue(entry, this.clock.now());
       entry.paused = false;
-      this.runner.arm(entry, this.runner.nextDue(entry, this.clock.now()));
+      this.runner.arm(entry, due);
       this.runner.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
     }
     return toTimer(entry);
