@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { nextCronOccurrence, validateCron } from './cron';
+import { nextCronOccurrence, nextCronSlot, validateCron } from './cron';
 
 /** The next `count` occurrences after `from`, as UTC ISO strings. */
 function occurrences(expr: string, tz: string, from: string, count: number): string[] {
@@ -177,9 +177,129 @@ describe('nextCronOccurrence: daylight saving time', () => {
       instants('2026-04-05T01:45:00+11:00', '2026-04-05T01:45:00+10:30', '2026-04-06T01:45:00+10:30'),
     );
   });
+});
 
-  it('agrees with a minute-by-minute scan of the zone clock around transitions', () => {
-    const zones = ['America/Toronto', 'Europe/Berlin', 'Australia/Lord_Howe', 'America/Sao_Paulo', 'UTC'];
+const ZONES = ['America/Toronto', 'Europe/Berlin', 'Asia/Kolkata', 'Australia/Lord_Howe'];
+
+describe('nextCronOccurrence: expressions users write', () => {
+  // Each expression runs exactly when its plain spelling does, in every zone, from both DST seasons.
+  it.each([
+    ['0 9 * * 0,7', '0 9 * * 0'],
+    ['0,*/15 * * * *', '*/15 * * * *'],
+    ['0 9 * * MON-FRI,WED', '0 9 * * 1-5'],
+    ['0 9 1,1,15 * *', '0 9 1,15 * *'],
+    ['0 9 * * 1,1-3,MON,tue', '0 9 * * 1-3'],
+    ['0 10 * * SAT-SUN', '0 10 * * 0,6'],
+    ['0 10 * * sat-sun', '0 10 * * 0,6'],
+    ['0 10 * * FRI-SUN', '0 10 * * 0,5,6'],
+    ['0 10 * * FRI-MON', '0 10 * * 0,1,5,6'],
+    ['0 10 * * 6-0', '0 10 * * 0,6'],
+    ['0 10 * * 6-7', '0 10 * * 0,6'],
+    ['0 10 * * 5-1', '0 10 * * 0,1,5,6'],
+    ['0 10 * * FRI-MON/2', '0 10 * * 0,5'],
+    ['0 10 * * 7-2', '0 10 * * 0-2'],
+    ['0 8 1 NOV-FEB *', '0 8 1 1,2,11,12 *'],
+    ['0 8 1 11-2/3 *', '0 8 1 2,11 *'],
+    ['@DAILY', '0 0 * * *'],
+    [' @daily ', '0 0 * * *'],
+    ['@Weekly', '0 0 * * 0'],
+    ['@midnight', '0 0 * * *'],
+    ['@weekdays', '0 0 * * MON-FRI'],
+    ['  0  9 * *   MON  ', '0 9 * * 1'],
+    ['0 9 ? * MON', '0 9 * * 1'],
+  ])('reads %j as %j', (expr, plain) => {
+    for (const tz of ZONES) {
+      for (const from of ['2026-02-20T00:00:00Z', '2026-09-25T00:00:00Z']) {
+        expect(occurrences(expr, tz, from, 12)).toEqual(occurrences(plain, tz, from, 12));
+      }
+    }
+  });
+
+  it.each(ZONES)('pins the first slots of the wrap-around and repeated forms in %s', (tz) => {
+    // 2026-03-06 is a Friday.
+    const from = Date.parse('2026-03-05T12:00:00Z');
+    const weekendDays = occurrences('0 0 * * SAT-SUN', tz, new Date(from).toISOString(), 3);
+    expect(weekendDays.map((iso) => new Date(iso).getTime())).toEqual([
+      nextCronOccurrence('0 0 7 3 *', tz, from),
+      nextCronOccurrence('0 0 8 3 *', tz, from),
+      nextCronOccurrence('0 0 14 3 *', tz, from),
+    ]);
+  });
+
+  it('runs the k-th and the last such weekday of the month, listed together', () => {
+    expect(occurrences('0 12 * * FRI#2,FRI#4,MONL', 'Europe/Berlin', '2026-03-01T00:00:00+01:00', 4)).toEqual(
+      instants(
+        '2026-03-13T12:00:00+01:00',
+        '2026-03-27T12:00:00+01:00',
+        '2026-03-30T12:00:00+02:00',
+        '2026-04-10T12:00:00+02:00',
+      ),
+    );
+  });
+
+  it('takes a day field as restricted unless it is * (or ?): */2 and 1-31 are restricted', () => {
+    // Odd days and Mondays: Monday 2026-06-08 runs although the 8th is even.
+    const mondaysAndOddDays = instants(
+      '2026-06-05T09:00:00+02:00',
+      '2026-06-07T09:00:00+02:00',
+      '2026-06-08T09:00:00+02:00',
+      '2026-06-09T09:00:00+02:00',
+      '2026-06-11T09:00:00+02:00',
+    );
+    expect(occurrences('0 9 */2 * MON', 'Europe/Berlin', '2026-06-04T12:00:00+02:00', 5)).toEqual(
+      mondaysAndOddDays,
+    );
+    // Every day of the month restricted, so any day runs, Mondays or not.
+    expect(occurrences('0 9 1-31 * MON', 'Europe/Berlin', '2026-06-04T12:00:00+02:00', 2)).toEqual(
+      instants('2026-06-05T09:00:00+02:00', '2026-06-06T09:00:00+02:00'),
+    );
+    // `*` leaves the weekday to decide alone; so does `?`.
+    for (const day of ['*', '?']) {
+      expect(occurrences(`0 9 ${day} * MON`, 'Europe/Berlin', '2026-06-04T12:00:00+02:00', 2)).toEqual(
+        instants('2026-06-08T09:00:00+02:00', '2026-06-15T09:00:00+02:00'),
+      );
+    }
+    expect(occurrences('0 9 */2 * *', 'Europe/Berlin', '2026-06-04T12:00:00+02:00', 2)).toEqual(
+      instants('2026-06-05T09:00:00+02:00', '2026-06-07T09:00:00+02:00'),
+    );
+  });
+});
+
+describe('nextCronSlot: the next slot of a live cron', () => {
+  it('searches as far as the next slot is, where new specs stop at 4 years', () => {
+    const leapDay2096 = Date.parse('2096-02-29T00:00:00-05:00');
+    expect(() => nextCronOccurrence('0 0 29 2 *', 'America/Toronto', leapDay2096)).toThrow(
+      refusal({ field: 'cron', message: expect.stringMatching(/does not occur in the 4 years/) }),
+    );
+    expect(nextCronSlot('0 0 29 2 *', 'America/Toronto', leapDay2096)).toBe(
+      Date.parse('2104-02-29T00:00:00-05:00'),
+    );
+    // A fifth Monday in February next comes in 2044.
+    expect(nextCronSlot('0 0 * 2 MON#5', 'Europe/Berlin', Date.parse('2026-01-01T00:00:00Z'))).toBe(
+      Date.parse('2044-02-29T00:00:00+01:00'),
+    );
+    expect(nextCronSlot('0 9 * * *', 'UTC', Date.parse('2026-06-01T10:00:00Z'))).toBe(
+      Date.parse('2026-06-02T09:00:00Z'),
+    );
+  });
+
+  it('answers null when no slot comes before the last instant a Date holds', () => {
+    const lastLeapDay = Date.UTC(275760, 1, 29);
+    expect(nextCronSlot('0 0 29 2 *', 'UTC', lastLeapDay - 1)).toBe(lastLeapDay);
+    expect(nextCronSlot('0 0 29 2 *', 'UTC', lastLeapDay)).toBeNull();
+    const torontoLastLeapDay = Date.parse('+275760-02-29T00:00:00-05:00');
+    expect(nextCronSlot('0 0 29 2 *', 'America/Toronto', lastLeapDay)).toBe(torontoLastLeapDay);
+    expect(nextCronSlot('0 0 29 2 *', 'America/Toronto', torontoLastLeapDay)).toBeNull();
+  });
+
+  it('refuses what validateCron refuses', () => {
+    expect(() => nextCronSlot('0 0 30 2 *', 'UTC', Date.now())).toThrow(refusal({ field: 'cron' }));
+    expect(() => nextCronSlot('0 0 * * *', 'Nowhere/Land', Date.now())).toThrow(refusal({ field: 'tz' }));
+  });
+});
+
+describe('nextCronOccurrence: against a brute-force scan', () => {
+  it('agrees with a minute-by-minute read of the zone clock on random expressions, DST days included', () => {
     const transitions = [
       '2026-03-08T07:00:00Z',
       '2026-11-01T06:00:00Z',
@@ -187,46 +307,115 @@ describe('nextCronOccurrence: daylight saving time', () => {
       '2026-10-25T01:00:00Z',
       '2026-04-04T15:00:00Z',
       '2026-10-03T15:30:00Z',
+      '2027-02-20T03:00:00Z',
     ].map(Date.parse);
-    const minuteField = fc.constantFrom('*', '0', '30', '*/15', '5,45', '59');
-    const hourField = fc.constantFrom('*', '0-3', '1', '2', '3', '*/2', '1,2,3');
+    const expression = fc.tuple(
+      fc.constantFrom('0', '30', '*/15', '0,*/15', '5,45,5', '0-10/5,50-59/5', '59', '*'),
+      fc.constantFrom('*', '0-3', '1,2,3,2', '*/2', '9', '22-23,0-1', '2', '1'),
+      fc.constantFrom('*', '*', '*/2', '1-15', '1,15,15', '28-31', '2-31/3'),
+      fc.constantFrom('*', '*', 'NOV-FEB', '3,10,3,11', 'MAR-MAY', 'OCT-APR/2', '2-10'),
+      fc.constantFrom(
+        '*',
+        '*',
+        'SAT-SUN',
+        'FRI-MON',
+        '0,7',
+        'MON-FRI,WED',
+        '6-0',
+        '5-1',
+        '1-5/2',
+        'sun',
+        'FRI-MON/2',
+      ),
+    );
     fc.assert(
       fc.property(
-        minuteField,
-        hourField,
-        fc.constantFrom(...zones),
+        expression,
+        fc.constantFrom(...ZONES, 'America/Sao_Paulo', 'America/Santiago', 'UTC'),
         fc.constantFrom(...transitions),
-        fc.integer({ min: -36 * 60, max: 36 * 60 }),
-        (minute, hour, tz, transition, shiftMinutes) => {
+        fc.integer({ min: -4 * 24 * 60, max: 36 * 60 }),
+        (fields, tz, transition, shiftMinutes) => {
           const after = transition + shiftMinutes * 60_000 + 17_000;
-          const expr = `${minute} ${hour} * * *`;
-          expect(nextCronOccurrence(expr, tz, after)).toBe(scanForMatch(minute, hour, tz, after));
+          const expr = fields.join(' ');
+          const window = 5 * 86_400_000;
+          const expected = scanExpression(fields, tz, after, after + window);
+          const found = nextCronOccurrence(expr, tz, after);
+          if (expected === null) expect(found).toBeGreaterThan(after + window);
+          else expect(found).toBe(expected);
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 120 },
     );
   });
 });
 
-/** Oracle: walks instants minute by minute and reads each one's wall clock, no segments involved. */
-function scanForMatch(minute: string, hour: string, tz: string, after: number): number {
-  const format = new Intl.DateTimeFormat('en-GB', {
+/**
+ * Oracle for five-field expressions: reads each minute's wall clock through Intl and matches it with
+ * a reading of the fields written for this test (wrap-around in month and weekday, 7 = Sunday).
+ */
+function scanExpression(fields: string[], tz: string, after: number, until: number): number | null {
+  const format = new Intl.DateTimeFormat('en-US', {
     timeZone: tz,
     hourCycle: 'h23',
+    month: 'numeric',
+    day: 'numeric',
+    weekday: 'short',
     hour: 'numeric',
     minute: 'numeric',
   });
-  const matches = (field: string, value: number): boolean =>
-    field.split(',').some((part) => {
-      const [range, step = '1'] = part.split('/');
-      const [low, high] =
-        range === '*' ? [0, 59] : range.includes('-') ? range.split('-').map(Number) : [+range, +range];
-      return value >= low && value <= high && (value - low) % Number(step) === 0;
+  const [minute, hour, day, month, weekday] = fields;
+  const names = {
+    SUN: 0,
+    MON: 1,
+    TUE: 2,
+    WED: 3,
+    THU: 4,
+    FRI: 5,
+    SAT: 6,
+    JAN: 1,
+    FEB: 2,
+    MAR: 3,
+    APR: 4,
+    MAY: 5,
+    JUN: 6,
+    JUL: 7,
+    AUG: 8,
+    SEP: 9,
+    OCT: 10,
+    NOV: 11,
+    DEC: 12,
+  };
+  const number = (text: string) => names[text.toUpperCase() as keyof typeof names] ?? Number(text);
+  const allows = (field: string, value: number, low: number, high: number): boolean =>
+    field.split(',').some((item) => {
+      const [range, stepText = '1'] = item.split('/');
+      const [from, to] =
+        range === '*'
+          ? [low, high]
+          : range.includes('-')
+            ? range.split('-').map(number)
+            : [number(range), number(range)];
+      const cycle = high - low + 1;
+      const span = (((to - from) % cycle) + cycle) % cycle;
+      const offset = (((value - from) % cycle) + cycle) % cycle;
+      return offset <= span && offset % Number(stepText) === 0;
     });
-  for (let t = Math.floor(after / 60_000) * 60_000 + 60_000; ; t += 60_000) {
-    const parts = Object.fromEntries(format.formatToParts(t).map(({ type, value }) => [type, Number(value)]));
-    if (matches(minute, parts.minute) && matches(hour, parts.hour)) return t;
+  for (let t = Math.floor(after / 60_000) * 60_000 + 60_000; t <= until; t += 60_000) {
+    const parts = Object.fromEntries(format.formatToParts(t).map(({ type, value }) => [type, value]));
+    const dayOfWeek = number(parts.weekday);
+    const byDay = allows(day, +parts.day, 1, 31);
+    const byWeekday = allows(weekday.replace(/7/g, '0'), dayOfWeek, 0, 6);
+    const dayOk = day !== '*' && weekday !== '*' ? byDay || byWeekday : byDay && byWeekday;
+    if (
+      allows(minute, +parts.minute, 0, 59) &&
+      allows(hour, +parts.hour, 0, 23) &&
+      allows(month, +parts.month, 1, 12) &&
+      dayOk
+    ) {
+      return t;
+    }
   }
+  return null;
 }
 
 describe('validateCron and refusals', () => {
@@ -261,9 +450,15 @@ describe('validateCron and refusals', () => {
     ['0 24 * * *', '24'],
     ['0 0 * * FOO', 'FOO'],
     ['0 0 * * 8', '8'],
-    ['*/0 * * * *', 'repeat'],
-    ['5-1 * * * *', '5-1'],
-    ['@fortnightly', 'fortnightly'],
+    ['*/0 * * * *', 'step'],
+    ['*/x * * * *', 'step'],
+    ['1-2-3 * * * *', '1-2-3'],
+    ['0 0 * * MON-FRI#2', 'MON-FRI'],
+    ['0 0 * JUN-FOO *', 'FOO'],
+    ['0 0 32 * *', '32'],
+    ['0 0 0 * *', '0'],
+    ['0 0 * 13 *', '13'],
+    ['0 0 1, * *', '""'],
   ])('refuses %j, which does not parse', (expr, detail) => {
     expect(() => validateCron(expr, 'UTC')).toThrow(
       refusal({
@@ -274,6 +469,31 @@ describe('validateCron and refusals', () => {
     );
     expect(() => validateCron(expr, 'UTC')).toThrow(
       expect.objectContaining({ message: expect.stringContaining(detail) }),
+    );
+  });
+
+  it.each([
+    ['5-1 * * * *', 'minute', '"5-59,0-1"'],
+    ['0 22-2 * * FRI', 'hour', '"22-23,0-2"'],
+    ['0 0 25-5 * *', 'day-of-month', '"25-31,1-5"'],
+    ['50-10 * * * * *', 'second', '"50-59,0-10"'],
+  ])('refuses the backwards range in %j, which would not wrap into the next unit', (expr, field, ranges) => {
+    expect(() => validateCron(expr, 'UTC')).toThrow(
+      refusal({
+        field: 'cron',
+        message: expect.stringMatching(new RegExp(`runs backwards: a ${field} range does not wrap`)),
+        fix: `Write it as two ranges, ${ranges}.`,
+      }),
+    );
+  });
+
+  it.each([
+    ['@fortnightly', /"@fortnightly" is not a known macro/, /@yearly, @annually, @monthly/],
+    ['0 0 * * L', /"L" needs a weekday before it/, /FRIL/],
+    ['0 0 * * MON#6', /"#6" must be #1 to #5/, /MON#2/],
+  ])('refuses %j with its own fix', (expr, message, fix) => {
+    expect(() => validateCron(expr, 'UTC')).toThrow(
+      refusal({ field: 'cron', message: expect.stringMatching(message), fix: expect.stringMatching(fix) }),
     );
   });
 

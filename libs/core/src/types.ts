@@ -120,7 +120,10 @@ export interface TimerEvent {
   version: number;
   kind: TimerKind | null;
   at: number;
-  /** cancelled: 'cancelled' | 'replaced' | 'reset' | 'disposed'; stale / skipped: why */
+  /**
+   * cancelled: 'cancelled' | 'replaced' | 'reset' | 'disposed'; stale / skipped: why; completed /
+   * failed: 'no-next-slot' when a cron's run ended its timer because no slot comes after it
+   */
   reason?: string;
   error?: { message: string; reason?: string };
   due?: number;

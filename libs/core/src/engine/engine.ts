@@ -186,8 +186,10 @@ class MemoryEngine implements Engine {
     this.assertOpen();
     const entry = this.findLive(key);
     if (entry.paused) {
+      // Found first: a cron with no slot left refuses to resume and stays paused.
+      const due = this.firePath.nextDue(entry, this.clock.now());
       entry.paused = false;
-      this.firePath.arm(entry, this.firePath.nextDue(entry, this.clock.now()));
+      this.firePath.arm(entry, due);
       this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
     }
     return toTimer(entry);

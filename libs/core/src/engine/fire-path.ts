@@ -1,14 +1,16 @@
 import type { Clock } from '../clock';
-import { nextCronOccurrence } from '../cron';
+import { liveCronSlot } from '../cron';
 import { runErrorOf } from '../errors';
 import { refusals } from '../refusals';
-import { nextGridSlot } from '../schedule';
+import { afterCronRun, nextGridSlot } from '../schedule';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
 import type { EventHub } from './events';
 
 export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
+/** Why a cron's run ended the timer: no slot comes after it (docs/spec.md §3.3). */
+type CronEnd = 'no-next-slot';
 
 type RunError = NonNullable<TimerEvent['error']>;
 
@@ -49,7 +51,7 @@ export class FirePath {
       case 'interval':
         return nextGridSlot(entry.scheduledAt, entry.everyMs!, now);
       case 'cron':
-        return nextCronOccurrence(entry.cron!, entry.tz!, now);
+        return liveCronSlot(entry.cron!, entry.tz!, now);
     }
   }
 
@@ -173,12 +175,13 @@ export class FirePath {
     }
     if (error) entry.lastErrorAt = now;
     else entry.lastCompletedAt = now;
-    if (!run.free) this.release(entry, run, error !== undefined, now);
-    this.emit(error ? 'failed' : 'completed', run, error ? { due: run.due, error } : { due: run.due });
+    const ended = run.free ? undefined : this.release(entry, run, error !== undefined, now);
+    const extra: Partial<TimerEvent> = error ? { due: run.due, error } : { due: run.due };
+    this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra);
   }
 
-  /** A held run ended: the timer finishes, or arms what comes next. */
-  private release(entry: Entry, run: Run, failed: boolean, now: number): void {
+  /** A held run ended: the timer finishes, or arms what comes next. Returns why it ended, if it did so unasked. */
+  private release(entry: Entry, run: Run, failed: boolean, now: number): CronEnd | undefined {
     const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
     if (exhausted(entry) || (!run.triggered && endsHere)) {
       this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
@@ -186,21 +189,23 @@ export class FirePath {
       // The schedule did not move: a due time that passed meanwhile runs at once, late.
       this.arm(entry, entry.dueAt);
     } else if (entry.kind === 'cron') {
-      this.armAfterCronRun(entry, run, now);
+      return this.armAfterCronRun(entry, run, now);
     } else {
       this.arm(entry, this.nextDue(entry, now));
     }
+    return undefined;
   }
 
-  /** The slots that passed while the run held the timer are skipped (one event, counted). */
-  private armAfterCronRun(entry: Entry, run: Run, now: number): void {
-    const next = (after: number) => nextCronOccurrence(entry.cron!, entry.tz!, after);
-    const firstMissed = next(run.due);
-    let count = 0;
-    let due = firstMissed;
-    for (; due <= now; due = next(due)) count += 1;
-    if (count > 0) this.emit('skipped', entry, { reason: 'overlap', due: firstMissed, count });
-    this.arm(entry, due);
+  /** The slots after the run's due up to now are skipped (one event, counted); none left ends the timer. */
+  private armAfterCronRun(entry: Entry, run: Run, now: number): CronEnd | undefined {
+    const { next, skipped, firstSkipped } = afterCronRun(entry.cron!, entry.tz!, run.due, now);
+    if (skipped > 0) this.emit('skipped', entry, { reason: 'overlap', due: firstSkipped, count: skipped });
+    if (next !== null) {
+      this.arm(entry, next);
+      return undefined;
+    }
+    this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+    return 'no-next-slot';
   }
 
   private finish(entry: Entry, outcome: 'completed' | 'failed'): void {

@@ -235,6 +235,68 @@ describe('cron', () => {
     });
   });
 
+  it('a trigger run leaves the schedule as it was and skips nothing', async () => {
+    const { engine, clock, runs, eventsOf } = harness();
+    const timer = await engine.schedule({
+      key: 'c',
+      handler: 'work',
+      cron: '*/5 * * * *',
+      tz: 'UTC',
+      payload: { sleepMs: 2 * MINUTE },
+    });
+    await clock.advance('1m');
+    await engine.trigger('c');
+    await clock.advance('6m');
+    expect(eventsOf('skipped')).toEqual([]);
+    expect(runs.map((run) => run.due - START)).toEqual([MINUTE, 5 * MINUTE]);
+    expect(timer.dueAt).toBe(START + 5 * MINUTE);
+  });
+
+  it('a live cron goes on past a gap of more than 4 years (2096-02-29, then 2104-02-29)', async () => {
+    const { engine, clock, runs, eventsOf } = harness({ start: Date.parse('2096-01-01T00:00:00Z') });
+    await engine.schedule({ key: 'leap', handler: 'work', cron: '0 0 29 2 *', tz: 'America/Toronto' });
+    await clock.advance(Date.parse('2105-01-01T00:00:00Z') - clock.now());
+    expect(runs.map((run) => new Date(run.due).toISOString())).toEqual([
+      '2096-02-29T05:00:00.000Z',
+      '2104-02-29T05:00:00.000Z',
+    ]);
+    expect(eventsOf('completed')).toHaveLength(2);
+    expect(await engine.get('leap')).toMatchObject({
+      status: 'pending',
+      dueAt: Date.parse('2108-02-29T05:00:00Z'),
+    });
+  });
+
+  it('a live cron with no slot left ends visibly: its event says no-next-slot', async () => {
+    const lastLeapDay = Date.UTC(275760, 1, 29);
+    const { engine, clock, runs, eventsOf } = harness({ start: lastLeapDay - HOUR });
+    await engine.schedule({
+      key: 'leap',
+      handler: 'work',
+      cron: '0 0 29 2 *',
+      tz: 'UTC',
+      removeOnComplete: false,
+    });
+    await clock.advance('2h');
+    expect(runs.map((run) => run.due)).toEqual([lastLeapDay]);
+    expect(eventsOf('completed')).toEqual([expect.objectContaining({ key: 'leap', reason: 'no-next-slot' })]);
+    expect(await engine.get('leap')).toMatchObject({ status: 'completed', last: { status: 'ok' } });
+  });
+
+  it('a paused cron with no slot left refuses to resume and stays paused', async () => {
+    const lastLeapDay = Date.UTC(275760, 1, 29);
+    const { engine, clock } = harness({ start: lastLeapDay - HOUR });
+    await engine.schedule({ key: 'leap', handler: 'work', cron: '0 0 29 2 *', tz: 'UTC' });
+    await engine.pause('leap');
+    await clock.advance('2h');
+    await expect(engine.resume('leap')).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'cron',
+      message: expect.stringMatching(/has no slot after/),
+    });
+    expect(await engine.get('leap')).toMatchObject({ status: 'paused' });
+  });
+
   it('completes after maxRuns', async () => {
     const { engine, clock, runs } = harness();
     await engine.schedule({ key: 'c', handler: 'work', cron: '0 * * * *', tz: 'UTC', maxRuns: 2 });

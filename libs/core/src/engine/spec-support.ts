@@ -38,14 +38,15 @@ export interface Harness {
 }
 
 /**
- * An engine on a virtual clock with a `work` handler that records every run. `source` lets a test
- * put another time source in front of the virtual clock (e.g. one that cannot cancel).
+ * An engine on a virtual clock (at START unless `start` says otherwise) with a `work` handler that
+ * records every run. `source` lets a test put another time source in front of the virtual clock (e.g.
+ * one that cannot cancel).
  */
 export function harness(
-  options: { source?: (clock: VirtualClock) => Clock } & Partial<EngineOptions> = {},
+  options: { source?: (clock: VirtualClock) => Clock; start?: number } & Partial<EngineOptions> = {},
 ): Harness {
-  const { source, handlers, ...rest } = options;
-  const clock = new VirtualClock(START);
+  const { source, handlers, start = START, ...rest } = options;
+  const clock = new VirtualClock(start);
   const runs: RunRecord[] = [];
   const events: TimerEvent[] = [];
   const warnings: string[] = [];

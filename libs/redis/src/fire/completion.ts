@@ -1,26 +1,25 @@
-import { nextCronOccurrence } from '@sundial/core';
+import { afterCronRun } from '@sundial/core';
 import type { Completion } from '../store/fire-commands';
 import type { RowFields } from '../store/row';
 
-/** Counting overlapped slots stops here: a run that lasted longer than this many slots is reported at it. */
-const MAX_SKIPPED = 1000;
-
 /**
- * What complete.lua needs for a cron beyond the outcome (cron math lives in JS): the next occurrence
- * after now, and how many slots came while the run that started at `startedAt` went on.
+ * What complete.lua needs for a cron beyond the outcome (cron math lives in JS), by the rule both
+ * backends share (afterCronRun): the next slot after now (none: the timer ends), and how many slots
+ * came after the run's `due` before it ended. A trigger run leaves the schedule as it was and a final
+ * run (maxRuns) ends it: neither skips anything, so no skip is counted that no event shows.
  */
 export function cronFollowUp(
   fields: RowFields,
-  startedAt: number,
+  due: number,
   now: number,
 ): Pick<Completion, 'cronNext' | 'skipped'> {
   const { cr: cron, tz } = fields;
-  if (fields.k !== 'cron' || cron === undefined || tz === undefined) return { skipped: 0 };
-  let skipped = 0;
-  for (let slot = nextCronOccurrence(cron, tz, startedAt); slot <= now && skipped < MAX_SKIPPED; skipped++) {
-    slot = nextCronOccurrence(cron, tz, slot);
+  const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
+  if (fields.k !== 'cron' || cron === undefined || tz === undefined || fields.tg !== undefined || final) {
+    return { skipped: 0 };
   }
-  return { cronNext: nextCronOccurrence(cron, tz, now), skipped };
+  const { next, skipped } = afterCronRun(cron, tz, due, now);
+  return next === null ? { skipped } : { cronNext: next, skipped };
 }
 
 /** The completion that settles an at-most-once run whose worker was lost (SPEC §3.8). */
@@ -33,6 +32,6 @@ export function lostCompletion(fields: RowFields, now: number): Completion {
     mode: 'held',
     outcome: 'lost',
     error: { message: `the worker running '${fields.key}' was lost before the run finished`, reason: 'lost' },
-    ...cronFollowUp(fields, Number(fields.lf), now),
+    ...cronFollowUp(fields, Number(fields.d), now),
   };
 }

@@ -241,7 +241,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       latenessMs: Math.max(0, startedAt - claimed.due),
       durationMs: endedAt - startedAt,
     });
-    const followUp = cronFollowUp(claimed.fields, Number(claimed.fields.lf), endedAt);
+    const followUp = cronFollowUp(claimed.fields, claimed.due, endedAt);
     try {
       const completed = await this.batcher.complete(partition, {
         id,

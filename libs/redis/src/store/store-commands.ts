@@ -1,4 +1,4 @@
-import { nextCronOccurrence, type NormalizedSpec, refusals } from '@sundial/core';
+import { liveCronSlot, nextCronOccurrence, type NormalizedSpec, refusals } from '@sundial/core';
 import type { Redis } from 'ioredis';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { SundialKeys } from './keys';
@@ -193,7 +193,7 @@ export class StoreCommands {
   async resume(key: string): Promise<RowReply> {
     const [cron, tz] = await this.redis.hmget(this.keys.row(key), 'cr', 'tz');
     const [reply] = await this.withRedisNow(async (now) => [
-      await this.onKey('resume', key, cron && tz ? nextCronOccurrence(cron, tz, now) : ''),
+      await this.onKey('resume', key, cron && tz ? liveCronSlot(cron, tz, now) : ''),
     ]);
     return reply;
   }

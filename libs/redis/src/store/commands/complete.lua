@@ -38,10 +38,11 @@ local function last_run(row, outcome, message, reason)
   return last
 end
 
--- The outcome's event, and the fields it writes when the row stays (`l` and `lc` or `le`).
-local function outcome_of(row, version, outcome, message, reason)
+-- The outcome's event, and the fields it writes when the row stays (`l` and `lc` or `le`). `ended`: why
+-- the run ended its timer unasked ('no-next-slot'), carried by the event as its reason.
+local function outcome_of(row, version, outcome, message, reason, ended)
   local last = last_run(row, outcome, message, reason)
-  publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last.error })
+  publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last.error, reason = ended })
   local fields = { l = cjson.encode(last) }
   fields[outcome == 'ok' and 'lc' or 'le'] = int(now)
   return fields
@@ -58,16 +59,16 @@ end
 
 -- The run is over for good: the timer ends with `status`, kept by removeOnComplete=false, else removed
 -- (then nothing it would have recorded is encoded: only the event carries the outcome).
-local function finish(row, version, outcome, message, reason)
+local function finish(row, version, outcome, message, reason, ended)
   removed_ids[#removed_ids + 1] = row.id
   if row.rm == '0' then
-    local fields = outcome_of(row, version, outcome, message, reason)
+    local fields = outcome_of(row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
     redis.call('HDEL', row_key(base, row.key), 'lw', 'lu')
   else
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
-    publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error })
+    publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended })
     redis.call('DEL', row_key(base, row.key))
     removed_keys[#removed_keys + 1] = row.key
   end
@@ -94,7 +95,12 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   elseif row.k == 'interval' then
     rearm(row, outcome_of(row, version, outcome, message, reason), next_grid_slot(row, now), { 'lw', 'lu' })
   else
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu' })
+    if cron_next == '' then
+      -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
+      finish(row, version, outcome, message, reason, 'no-next-slot')
+    else
+      rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu' })
+    end
     if skipped > 0 then
       publish_event(prefix, row, 'skipped', now, { version = tonumber(version), reason = 'overlap', count = skipped })
     end

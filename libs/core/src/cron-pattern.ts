@@ -1,0 +1,72 @@
+import { LAST, parseCron, type CronFields } from './cron-syntax';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A parsed expression matched against wall-clock times: epoch ms read as if the zone were UTC, so
+ * the calendar arithmetic here knows nothing of zones.
+ */
+export class WallPattern {
+  private readonly fields: CronFields;
+
+  constructor(expr: string) {
+    this.fields = parseCron(expr);
+  }
+
+  /** The first matching wall time (a whole second) at or after `wall`, or null past `limit`. */
+  firstAtOrAfter(wall: number, limit: number): number | null {
+    let start = Math.ceil(wall / 1000) * 1000;
+    while (start <= limit) {
+      const date = new Date(start);
+      const [year, month, day] = [date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()];
+      if (!this.fields.months[month + 1]) {
+        start = Date.UTC(year, month + 1, 1);
+        continue;
+      }
+      const dayStart = Date.UTC(year, month, day);
+      if (this.dayMatches(year, month, day, date.getUTCDay())) {
+        const second = this.firstSecondOfDay((start - dayStart) / 1000);
+        if (second !== null) return dayStart + second * 1000;
+      }
+      start = dayStart + DAY_MS;
+    }
+    return null;
+  }
+
+  /** Both day fields restricted: a day matching either runs; one restricted: that one decides. */
+  private dayMatches(year: number, month: number, day: number, weekday: number): boolean {
+    const { days, lastDay, weekdays, dayRestricted, weekdayRestricted } = this.fields;
+    const length = monthLength(year, month);
+    const byDay = days[day] || (lastDay && day === length);
+    // The day is the n-th such weekday of the month (bit n-1), and perhaps the last one (LAST).
+    const occurrence = (1 << Math.floor((day - 1) / 7)) | (day + 7 > length ? LAST : 0);
+    const byWeekday = (weekdays[weekday] & occurrence) !== 0;
+    if (dayRestricted && weekdayRestricted) return byDay || byWeekday;
+    if (dayRestricted) return byDay;
+    return !weekdayRestricted || byWeekday;
+  }
+
+  /** The first allowed second of the day at or after `from` (seconds since midnight), or null. */
+  private firstSecondOfDay(from: number): number | null {
+    const { hours, minutes, seconds } = this.fields;
+    const [h0, m0, s0] = [Math.floor(from / 3600), Math.floor(from / 60) % 60, from % 60];
+    for (const h of hours) {
+      if (h < h0) continue;
+      for (const m of minutes) {
+        if (h === h0 && m < m0) continue;
+        for (const s of seconds) {
+          if (h === h0 && m === m0 && s < s0) continue;
+          return (h * 60 + m) * 60 + s;
+        }
+      }
+    }
+    return null;
+  }
+}
+
+const MONTH_LENGTHS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function monthLength(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 1 && leap ? 29 : MONTH_LENGTHS[month];
+}
