@@ -1,5 +1,6 @@
 export * from './types';
 export * from './errors';
+export * from './failure';
 export * from './duration';
 export * from './validation';
 export * from './cron';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type JsonValue, SundialError, type Timer, type TimerHandler } from '@sundial/core';
+import { describeFailure, type JsonValue, SundialError, type Timer, type TimerHandler } from '@sundial/core';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ClusterClock } from './cluster-clock';
@@ -308,7 +308,7 @@ export class TimerRunner {
       });
       return { outcome: 'ok' };
     } catch (error) {
-      return { outcome: 'failed', error: describeError(error) };
+      return { outcome: 'failed', error: describeFailure(error) };
     }
   }
 
@@ -409,11 +409,4 @@ function unknownHandler(name: string): SundialError {
     message: `No handler named '${name}' is registered on this worker.`,
     fix: `Register '${name}' on the worker (an @OnTimer('${name}') method or the runner's handlers), or schedule the timer with a registered handler name.`,
   });
-}
-
-/** What a failed run records: the message, and the `reason` the thrown value carried, if any. */
-function describeError(error: unknown): { message: string; reason?: string } {
-  const message = error instanceof Error ? error.message : String(error);
-  const reason = (error as { reason?: unknown } | null)?.reason;
-  return typeof reason === 'string' ? { message, reason } : { message };
 }

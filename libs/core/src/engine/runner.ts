@@ -1,6 +1,7 @@
 import type { Clock } from '../clock';
 import { nextCronOccurrence } from '../cron';
 import { SundialError } from '../errors';
+import { describeFailure } from '../failure';
 import { nextGridSlot } from '../schedule';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
@@ -154,7 +155,7 @@ export class Runner {
       if (!handler) throw unknownHandler(entry.handler);
       await handler(payload, ctx);
     } catch (thrown) {
-      error = toRunError(thrown);
+      error = describeFailure(thrown);
     }
     this.settle(run, error);
   }
@@ -221,11 +222,4 @@ function unknownHandler(name: string): SundialError {
     message: `no handler named "${name}" is registered with this engine`,
     fix: `Register a handler named "${name}" in createEngine({ handlers }), or replace the timer with one whose handler is registered.`,
   });
-}
-
-/** What a thrown value leaves on `last.error`: its message and, when it carries one, its reason. */
-function toRunError(thrown: unknown): RunError {
-  const message = thrown instanceof Error ? thrown.message : String(thrown);
-  const reason = (thrown as { reason?: unknown } | null)?.reason;
-  return typeof reason === 'string' ? { message, reason } : { message };
 }
