@@ -7,6 +7,7 @@ import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types
 import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
 import type { EventHub } from './events';
+import type { Outbox } from './outbox';
 
 export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
 
@@ -16,6 +17,8 @@ export interface RunnerDeps {
   clock: Clock;
   store: EntryStore;
   events: EventHub;
+  /** listener calls and aborts wait here until the engine operation that set them off is done */
+  outbox: Outbox;
   /** looked up at each run, so a handler added to the object later is found */
   handlers: Readonly<Record<string, TimerHandler>>;
 }
@@ -55,7 +58,7 @@ export class Runner {
 
   /** Free runs go on but are told to stop, as when their timer is rescheduled or paused. */
   abortFreeRuns(entry: Entry): void {
-    for (const run of entry.runs) if (run.free) run.controller.abort();
+    for (const run of entry.runs) if (run.free) this.abortLater(run);
   }
 
   /**
@@ -96,7 +99,7 @@ export class Runner {
     if (reason === 'cancelled' || reason === 'reset') this.deps.store.bury(timer, this.deps.clock.now());
     const runs = [...entry.runs];
     entry.runs.clear();
-    for (const run of runs) run.controller.abort();
+    for (const run of runs) this.abortLater(run);
     this.emit('cancelled', entry, { reason });
   }
 
@@ -106,7 +109,12 @@ export class Runner {
     extra: Partial<TimerEvent> = {},
   ): void {
     const { id, key, version, kind } = subject;
-    this.deps.events.emit({ type, id, key, version, kind, at: this.deps.clock.now(), ...extra });
+    const event = { type, id, key, version, kind, at: this.deps.clock.now(), ...extra };
+    this.deps.outbox.later(() => this.deps.events.emit(event));
+  }
+
+  private abortLater(run: Run): void {
+    this.deps.outbox.later(() => run.controller.abort());
   }
 
   private setWake(entry: Entry, version: number): void {
