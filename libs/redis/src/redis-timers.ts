@@ -26,7 +26,7 @@ import { EventSubscriber } from './event-subscriber';
 import { SundialKeys } from './keys';
 import { refusals } from './refusals';
 import { createdTimer, decodeRow, encodeSpecFields, fieldsFromFlat, type RowFields } from './row';
-import { closeRedis, openRedis, type RedisConnection } from './redis-connection';
+import { closeRedis, openRedis, type RedisConnection, withErrorListener } from './redis-connection';
 import { defineCommands, runScript } from './scripts';
 
 /** Told what the client changed, e.g. to feed metrics (SPEC §6). */
@@ -91,7 +91,11 @@ export class RedisTimers implements TimersApi {
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     defineCommands(this.redis);
     this.clock = new ClusterClock(this.redis);
-    this.events = new EventSubscriber(() => this.redis.duplicate(), this.keys.eventsChannel, this.logger);
+    this.events = new EventSubscriber(
+      () => withErrorListener(this.redis.duplicate()),
+      this.keys.eventsChannel,
+      this.logger,
+    );
   }
 
   schedule(spec: TimerSpec): Promise<Timer> {
