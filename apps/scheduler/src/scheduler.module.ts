@@ -3,7 +3,6 @@ import { Module } from '@nestjs/common';
 import { APP_BACKEND, BackendHooks } from '../../shared/src/backend-hooks';
 import { HealthModule } from '../../shared/src/health.module';
 import type { JsonLogger } from '../../shared/src/json-logger';
-import { API_TOKEN } from './api-token.guard';
 import { RegistryController } from './registry.controller';
 import type { SchedulerBackend, SchedulerBackendFactory } from './scheduler-backend';
 import type { SchedulerConfig } from './scheduler-config';
@@ -25,7 +24,6 @@ export class SchedulerModule {
       providers: [
         { provide: APP_BACKEND, useFactory: () => backend(config, logger) },
         { provide: TIMERS_API, useFactory: (b: SchedulerBackend) => b.timers, inject: [APP_BACKEND] },
-        { provide: API_TOKEN, useValue: config.apiToken ?? null },
         BackendHooks,
       ],
     };

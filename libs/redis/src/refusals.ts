@@ -34,10 +34,20 @@ export const refusals = {
       message: 'This Sundial client was disposed.',
       fix: 'Create a new client; a disposed one takes no more calls.',
     }),
-  unavailable: (cause: unknown) =>
-    new SundialError({
-      reason: 'unavailable',
-      message: `Redis is unreachable (${cause instanceof Error ? cause.message : String(cause)}); the call changed nothing.`,
-      fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
-    }),
+  unavailable: (cause: unknown) => {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    // Redis answered, and refused the write: it is full, not away. A script refused with OOM has
+    // written nothing (Redis checks memory before a script's first write).
+    return /^OOM\b/.test(detail)
+      ? new SundialError({
+          reason: 'unavailable',
+          message: `Redis is out of memory (${detail}); the call changed nothing.`,
+          fix: 'Free memory in Redis or raise its maxmemory (keep maxmemory-policy noeviction), then retry.',
+        })
+      : new SundialError({
+          reason: 'unavailable',
+          message: `Redis is unreachable (${detail}); the call changed nothing.`,
+          fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
+        });
+  },
 };
