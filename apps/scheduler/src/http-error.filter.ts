@@ -15,14 +15,14 @@ const STATUS_BY_REASON: Partial<Record<SundialErrorReason, number>> = {
   unavailable: 503,
 };
 
+export const BODY_TOO_LARGE_FIX =
+  'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.';
+
 /** Refusals raised by the HTTP stack itself (body parser, router), in the same vocabulary. */
 const REASON_BY_STATUS: Record<number, { reason: SundialErrorReason; fix: string }> = {
   400: { reason: 'invalid', fix: 'Send a JSON body (Content-Type: application/json) and URL-encoded keys.' },
   404: { reason: 'not-found', fix: 'See GET /docs for the routes this API offers.' },
-  413: {
-    reason: 'payload-too-large',
-    fix: 'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.',
-  },
+  413: { reason: 'payload-too-large', fix: BODY_TOO_LARGE_FIX },
 };
 
 /** The part of Express's response this filter uses. */

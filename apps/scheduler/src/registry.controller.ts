@@ -1,13 +1,11 @@
-import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TimersApi } from '@sundial/core';
-import { ApiTokenGuard } from './api-token.guard';
 import { TIMERS_API } from './timers-api.token';
 
 /** `check(id)` and `snapshot()`: which entry ids are live right now (point-in-time). */
 @ApiTags('registry')
 @ApiBearerAuth()
-@UseGuards(ApiTokenGuard)
 @Controller('v1/registry')
 export class RegistryController {
   constructor(@Inject(TIMERS_API) private readonly timers: TimersApi) {}

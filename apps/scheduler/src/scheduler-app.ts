@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { JsonLogger } from '@sundial/server';
+import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
 import type { SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
@@ -23,9 +24,11 @@ export async function createSchedulerApp(
       bodyParser: false,
     },
   );
-  // Every body is read as JSON, whatever its Content-Type, and refused (413) from Content-Length
-  // alone when it exceeds the limit, before anything is parsed.
-  app.useBodyParser('json', { limit: config.maxPayloadBytes + ENVELOPE_BYTES, type: () => true });
+  const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
+  // The token and a declared Content-Length over the limit are refused before any body is read.
+  refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
+  // Every body is read as JSON, whatever its Content-Type.
+  app.useBodyParser('json', { limit: bodyLimit, type: () => true });
   app.useGlobalFilters(new HttpErrorFilter(logger));
   const document = SwaggerModule.createDocument(
     app,

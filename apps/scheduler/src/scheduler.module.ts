@@ -1,7 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { APP_SERVICE, AppServiceHooks, HealthModule, type JsonLogger } from '@sundial/server';
-import { API_TOKEN } from './api-token.guard';
 import { RegistryController } from './registry.controller';
 import type { SchedulerService, SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
@@ -23,7 +22,6 @@ export class SchedulerModule {
       providers: [
         { provide: APP_SERVICE, useFactory: () => service(config, logger) },
         { provide: TIMERS_API, useFactory: (b: SchedulerService) => b.timers, inject: [APP_SERVICE] },
-        { provide: API_TOKEN, useValue: config.apiToken ?? null },
         AppServiceHooks,
       ],
     };

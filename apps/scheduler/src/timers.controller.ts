@@ -10,7 +10,6 @@ import {
   Put,
   Query,
   Res,
-  UseGuards,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
@@ -18,7 +17,6 @@ import { isSundialError, refusals, SundialError } from '@sundial/core';
 import type { ListQuery } from './list-query-params';
 import { parseListQuery } from './list-query-params';
 import { RESCHEDULE_SCHEMA, TIMER_SCHEMA, TIMER_SPEC_SCHEMA } from './openapi-schemas';
-import { ApiTokenGuard } from './api-token.guard';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -27,7 +25,6 @@ import { TIMERS_API } from './timers-api.token';
  */
 @ApiTags('timers')
 @ApiBearerAuth()
-@UseGuards(ApiTokenGuard)
 @Controller('v1/timers')
 export class TimersController {
   constructor(@Inject(TIMERS_API) private readonly timers: TimersApi) {}

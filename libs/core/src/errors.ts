@@ -42,10 +42,3 @@ export class SundialError extends Error implements SundialErrorShape {
 export function isSundialError(error: unknown): error is SundialError {
   return error instanceof SundialError;
 }
-
-/** What a thrown value leaves on a run's `last.error`: its message and, when it carries one, its reason. */
-export function runErrorOf(thrown: unknown): { message: string; reason?: string } {
-  const message = thrown instanceof Error ? thrown.message : String(thrown);
-  const reason = (thrown as { reason?: unknown } | null)?.reason;
-  return typeof reason === 'string' ? { message, reason } : { message };
-}

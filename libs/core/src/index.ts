@@ -1,6 +1,7 @@
 export * from './types';
 export * from './errors';
 export { refusals } from './refusals';
+export * from './failure';
 export * from './duration';
 export * from './validation';
 export * from './cron';

@@ -42,12 +42,22 @@ export const refusals = {
           ? 'Create a new engine with createEngine(); a disposed one takes no more calls.'
           : 'Create a new client; a disposed one takes no more calls.',
     }),
-  unavailable: (cause: unknown) =>
-    new SundialError({
-      reason: 'unavailable',
-      message: `Redis is unreachable (${cause instanceof Error ? cause.message : String(cause)}); the call changed nothing.`,
-      fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
-    }),
+  unavailable: (cause: unknown) => {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    // Redis answered, and refused the write: it is full, not away. A script refused with OOM has
+    // written nothing (Redis checks memory before a script's first write).
+    return /^OOM\b/.test(detail)
+      ? new SundialError({
+          reason: 'unavailable',
+          message: `Redis is out of memory (${detail}); the call changed nothing.`,
+          fix: 'Free memory in Redis or raise its maxmemory (keep maxmemory-policy noeviction), then retry.',
+        })
+      : new SundialError({
+          reason: 'unavailable',
+          message: `Redis is unreachable (${detail}); the call changed nothing.`,
+          fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
+        });
+  },
   /** A run whose timer names a handler this engine or worker does not have. */
   unknownHandler: (name: string, where: 'engine' | 'worker') =>
     new SundialError({

@@ -540,3 +540,33 @@ describe('normalizeWhen', () => {
     expect(refusalOf(() => normalizeWhen(null, 'body'))).toMatchObject({ field: 'body' });
   });
 });
+
+/** Defect 9 of issue 8: a delay or interval has an upper bound, so every due time is a real date. */
+describe('delay and every have an upper bound', () => {
+  const CENTURY_MS = 100 * 365.25 * 86_400_000;
+
+  it.each([
+    ['delay', 1e20],
+    ['delay', Number.MAX_SAFE_INTEGER],
+    ['delay', CENTURY_MS + 1],
+    ['delay', '36525.5d'],
+    ['every', 1e20],
+    ['every', '40000d'],
+  ])('refuses %s %p as invalid, naming the bound', (field, value) => {
+    const refusal = refusalOf(() => normalizeSpec({ ...base, [field]: value }));
+    expect(refusal).toMatchObject({ reason: 'invalid', field, fix: expect.stringContaining('100 years') });
+  });
+
+  it('refuses a reschedule delay beyond the bound too', () => {
+    expect(refusalOf(() => normalizeWhen({ delay: 1e20 }))).toMatchObject({
+      reason: 'invalid',
+      field: 'delay',
+    });
+  });
+
+  it('accepts exactly the bound, which keeps the due a valid date', () => {
+    expect(normalizeSpec({ ...base, delay: CENTURY_MS }).delayMs).toBe(CENTURY_MS);
+    expect(normalizeSpec({ ...base, every: '36525d' }).everyMs).toBe(CENTURY_MS);
+    expect(new Date(Date.now() + CENTURY_MS).toISOString()).toMatch(/^21\d\d-/);
+  });
+});

@@ -1,5 +1,4 @@
 import { validateCron } from './cron';
-import { toMs } from './duration';
 import {
   type Input,
   isGiven,
@@ -9,8 +8,8 @@ import {
   rejectUnknownFields,
 } from './input-checks';
 import { refusals } from './refusals';
-import { parseIsoInstant } from './iso-instant';
 import { toJsonValue } from './json-value';
+import { normalizeAt, normalizeDelay, normalizeEvery } from './time-fields';
 import { showValue } from './show-value';
 import type { Delivery, IfExists, JsonObject, NormalizedSpec } from './types';
 
@@ -59,9 +58,6 @@ const HANDLER_RULE: NameRule = {
 };
 const IF_EXISTS: readonly IfExists[] = ['error', 'replace', 'keep'];
 const DELIVERIES: readonly Delivery[] = ['at-least-once', 'at-most-once'];
-/** The last instant a Date can hold. */
-const MAX_EPOCH_MS = 8.64e15;
-
 type Schedule = Pick<NormalizedSpec, 'kind' | 'delayMs' | 'atMs' | 'everyMs' | 'cron' | 'tz'>;
 
 /**
@@ -157,56 +153,6 @@ function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
     case 'cron':
       return { kind: 'cron', ...normalizeCron(input.cron, input.tz) };
   }
-}
-
-function normalizeDelay(delay: unknown): number {
-  const ms = toMs(delay as number | string, 'delay');
-  if (ms < 0) {
-    throw refusals.invalid(
-      'delay',
-      `delay ${showValue(delay)} is negative`,
-      'Write a delay of 0 or more, e.g. 5000 or "5s".',
-    );
-  }
-  return ms;
-}
-
-function normalizeEvery(every: unknown, minEveryMs: number): number {
-  const ms = toMs(every as number | string, 'every');
-  if (ms <= 0) {
-    throw refusals.invalid(
-      'every',
-      `every ${showValue(every)} is not positive`,
-      'Write a positive interval, e.g. 30000 or "30s".',
-    );
-  }
-  if (ms < minEveryMs) {
-    throw refusals.invalid(
-      'every',
-      `every ${showValue(every)} is below this cluster's minimum interval of ${minEveryMs} ms`,
-      `Write every as at least ${minEveryMs} (ms), e.g. "${minEveryMs}ms"; the minimum is SUNDIAL_MIN_EVERY_MS.`,
-    );
-  }
-  return ms;
-}
-
-function normalizeAt(at: unknown): number {
-  const ms = typeof at === 'string' ? parseIsoInstant(at) : at;
-  if (ms === 'missing-zone') {
-    throw refusals.invalid(
-      'at',
-      `at ${showValue(at)} has no zone offset, so it names a wall time rather than an instant`,
-      `Append "Z" for UTC or an offset such as "-05:00", e.g. "${/T/i.test(String(at)) ? at : `${at}T00:00:00`}Z".`,
-    );
-  }
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_EPOCH_MS) {
-    throw refusals.invalid(
-      'at',
-      `at ${showValue(at)} is not a point in time`,
-      'Write at as epoch milliseconds (e.g. 1772355600000) or an ISO-8601 date-time with offset (e.g. "2026-03-01T09:00:00Z").',
-    );
-  }
-  return Math.round(ms);
 }
 
 function normalizeCron(cron: unknown, tz: unknown): { cron: string; tz: string } {

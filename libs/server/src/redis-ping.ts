@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 const PING_TIMEOUT_MS = 1_000;
 
 /**
- * A connection used only to answer readiness: it fails fast instead of queueing commands while
+ * A connection used only to answer readiness (is Redis reachable, and not full): it fails fast instead of queueing commands while
  * Redis is away, so a probe never hangs.
  */
 export class RedisPing {
@@ -21,13 +21,14 @@ export class RedisPing {
     this.client.connect().catch(() => undefined);
   }
 
+  /** Resolves when Redis answers and can take writes; rejects saying why not. */
   async ping(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no PONG within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+      timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
     try {
-      await Promise.race([this.client.ping(), timeout]);
+      await Promise.race([this.client.info('memory').then(assertNotFull), timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -35,5 +36,21 @@ export class RedisPing {
 
   async close(): Promise<void> {
     this.client.disconnect();
+  }
+}
+
+/**
+ * A reachable Redis over its maxmemory refuses every write with OOM: not ready, and the probe says
+ * why. Memory Redis does not count toward the limit (replication and AOF buffers) is left out, as
+ * Redis itself does.
+ */
+function assertNotFull(info: string): void {
+  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+  const maxmemory = field('maxmemory');
+  const counted = field('used_memory') - field('mem_not_counted_for_evict');
+  if (maxmemory > 0 && counted > maxmemory) {
+    throw new Error(
+      `Redis is out of memory: ${counted} bytes used of maxmemory ${maxmemory}, so every write is refused (OOM). Free memory or raise maxmemory.`,
+    );
   }
 }

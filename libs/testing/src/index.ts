@@ -15,3 +15,5 @@ export { clusterEnv, SHORT_LEASE, spawnCluster } from './process-cluster';
 export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } from './recording-handlers';
 export { type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
 export { waitFor } from './wait-for';
+export { oddThrownValues } from './odd-thrown-values';
+export { rawHttp } from './raw-http';

@@ -30,3 +30,19 @@ describe('AllowList (SUNDIAL_HTTP_ALLOW)', () => {
     expect(() => new AllowList(['example.com/path'])).toThrow(/SUNDIAL_HTTP_ALLOW/);
   });
 });
+
+describe('AllowList.allowsAddress (internal addresses are allowed by address entries only)', () => {
+  const allow = new AllowList(['localhost', '127.0.0.1:8080', '[::1]']);
+  const url = (text: string) => new URL(text);
+
+  it('an IP entry allows that address, in any spelling, on its port', () => {
+    expect(allow.allowsAddress('127.0.0.1', url('http://localhost:8080/'))).toBe(true);
+    expect(allow.allowsAddress('::ffff:127.0.0.1', url('http://localhost:8080/'))).toBe(true);
+    expect(allow.allowsAddress('127.0.0.1', url('http://localhost:9090/'))).toBe(false);
+    expect(allow.allowsAddress('0:0::1', url('http://localhost:9090/'))).toBe(true);
+  });
+
+  it('a name entry allows no address', () => {
+    expect(new AllowList(['localhost']).allowsAddress('127.0.0.1', url('http://localhost/'))).toBe(false);
+  });
+});

@@ -1,4 +1,6 @@
-/** One SUNDIAL_HTTP_ALLOW entry: a hostname, and a port when the entry names one. */
+import { ipLiteral, sameAddress } from './internal-address';
+
+/** One SUNDIAL_HTTP_ALLOW entry: a hostname or IP literal, and a port when the entry names one. */
 interface AllowedTarget {
   hostname: string;
   port?: string;
@@ -7,6 +9,8 @@ interface AllowedTarget {
 /**
  * The hosts the `http` handler may call. `host` allows every port of that host, `host:port` only
  * that port. Hostnames are compared as the URL parser normalizes them (case, IPv6 brackets).
+ * An entry that is an IP literal (`127.0.0.1:8080`, `[::1]`) also allows that ADDRESS: only such an
+ * entry lets a call reach an internal address (see `allowsAddress`).
  */
 export class AllowList {
   private readonly targets: AllowedTarget[];
@@ -20,6 +24,15 @@ export class AllowList {
     return this.targets.some(
       (target) => target.hostname === url.hostname && (!target.port || target.port === port),
     );
+  }
+
+  /** Whether an entry names `address` itself (an IP literal, any spelling) for `url`'s port. */
+  allowsAddress(address: string, url: URL): boolean {
+    const port = effectivePort(url);
+    return this.targets.some((target) => {
+      const literal = ipLiteral(target.hostname);
+      return literal !== undefined && sameAddress(literal, address) && (!target.port || target.port === port);
+    });
   }
 }
 

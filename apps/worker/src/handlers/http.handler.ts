@@ -1,6 +1,12 @@
 import type { JsonValue, TimerContext, TimerHandler } from '@sundial/core';
 import { refusals, SundialError } from '@sundial/core';
+import { lookup } from 'node:dns/promises';
 import { AllowList } from './allow-list';
+import { ipLiteral, isInternalAddress } from './internal-address';
+import { hasHeader, pinnedRequest, type PinnedTarget } from './pinned-request';
+
+/** Resolves a hostname to the one address a call will connect to (tests inject one). */
+export type Resolver = (hostname: string) => Promise<{ address: string; family: number }>;
 
 /** The `http` handler's payload (SPEC §5.3). */
 interface HttpRequestPayload {
@@ -19,9 +25,13 @@ const MAX_REDIRECTS = 5;
 /**
  * Calls `payload.url`: a 2xx answer is ok, anything else fails with the status in the message.
  * Only SUNDIAL_HTTP_ALLOW hosts are called — including every redirect hop, which is followed by
- * hand so a redirect cannot lead elsewhere (no SSRF). Aborts on `ctx.signal` or after `timeoutMs`.
+ * hand so a redirect cannot lead elsewhere (no SSRF). Each hop's name is resolved once, its address
+ * checked (see `pin`), and the request sent to that address. Aborts on `ctx.signal` or after `timeoutMs`.
  */
-export function createHttpHandler(allow: readonly string[]): TimerHandler {
+export function createHttpHandler(
+  allow: readonly string[],
+  { resolve = (hostname) => lookup(hostname) }: { resolve?: Resolver } = {},
+): TimerHandler {
   const allowList = new AllowList(allow);
   return async (payload: JsonValue, ctx: TimerContext) => {
     const request = parsePayload(payload);
@@ -38,13 +48,12 @@ export function createHttpHandler(allow: readonly string[]): TimerHandler {
       }
     }
     let method = (request.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase();
-    let url = targetUrl(request.url, allowList);
+    let target = await pin(targetUrl(request.url, allowList), allowList, resolve);
     for (let hop = 0; ; hop++) {
-      const response = await fetch(url, { method, headers, body, signal, redirect: 'manual' });
-      await response.body?.cancel();
-      const location = response.headers.get('location');
+      const response = await pinnedRequest(target, { method, headers, body, signal });
+      const { location } = response;
       if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
-        url = targetUrl(new URL(location, url).href, allowList);
+        target = await pin(targetUrl(new URL(location, target.url).href, allowList), allowList, resolve);
         // As browsers do: 303 (and 301/302 after a POST) continue as a GET without body.
         if (
           response.status === 303 ||
@@ -56,9 +65,8 @@ export function createHttpHandler(allow: readonly string[]): TimerHandler {
         continue;
       }
       if (response.status < 200 || response.status >= 300) {
-        throw new Error(
-          `HTTP ${response.status} ${response.statusText} from ${method} ${url.origin}${url.pathname}`,
-        );
+        const { origin, pathname } = target.url;
+        throw new Error(`HTTP ${response.status} ${response.statusText} from ${method} ${origin}${pathname}`);
       }
       return;
     }
@@ -84,6 +92,29 @@ function targetUrl(text: string, allowList: AllowList): URL {
     });
   }
   return url;
+}
+
+/**
+ * Resolves the URL's host once and checks the ADDRESS. The rule: a name in SUNDIAL_HTTP_ALLOW may
+ * lead to any public address, but an internal one (loopback, private, link-local, unique-local v6,
+ * v4-mapped forms of those...: `isInternalAddress`) only when that address is itself an entry for
+ * this port. So `localhost:8080` alone does not reach 127.0.0.1: add `127.0.0.1:8080` too. Why: a
+ * name's answer is the name owner's to change (DNS rebinding), an address entry is the operator's.
+ */
+async function pin(url: URL, allowList: AllowList, resolve: Resolver): Promise<PinnedTarget> {
+  const literal = ipLiteral(url.hostname);
+  const { address, family } = literal
+    ? { address: literal, family: literal.includes(':') ? 6 : 4 }
+    : await resolve(url.hostname);
+  if (isInternalAddress(address) && !allowList.allowsAddress(address, url)) {
+    throw new SundialError({
+      reason: 'forbidden-target',
+      field: 'payload.url',
+      message: `${url.host} resolves to ${address}, an internal address not allowed by address in SUNDIAL_HTTP_ALLOW`,
+      fix: 'Call a public host, or list the address itself in SUNDIAL_HTTP_ALLOW on the workers (an IP entry such as "127.0.0.1:8080" or "[::1]:8080").',
+    });
+  }
+  return { url, address, family };
 }
 
 function parsePayload(payload: JsonValue): HttpRequestPayload {
@@ -115,8 +146,4 @@ function parsePayload(payload: JsonValue): HttpRequestPayload {
     );
   }
   return payload as unknown as HttpRequestPayload;
-}
-
-function hasHeader(headers: Record<string, string>, name: string): boolean {
-  return Object.keys(headers).some((header) => header.toLowerCase() === name);
 }

@@ -1,6 +1,6 @@
 import { realClock, type Clock } from '../clock';
+import type { SundialError } from '../errors';
 import { closestName } from '../closest-name';
-import { SundialError } from '../errors';
 import { refusals } from '../refusals';
 import { firstDue } from '../schedule';
 import { showValue } from '../show-value';
@@ -28,7 +28,9 @@ import { EntryStore } from './entry-store';
 import { EventHub } from './events';
 import { toListQuery } from './list-options';
 import { jsonConsoleLogger, type EngineLogger } from './logger';
+import { Outbox } from './outbox';
 import { FirePath } from './fire-path';
+import { atIndex, inactive } from './refusals';
 import { describeWhen, whenOfSpec, whenOfTimer } from './when';
 
 /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (SPEC §3.1), here and in Redis. */
@@ -60,6 +62,7 @@ class MemoryEngine implements Engine {
   private readonly store: EntryStore;
   private readonly events: EventHub;
   private readonly firePath: FirePath;
+  private readonly outbox = new Outbox();
   private lastId = 0;
   private disposed = false;
 
@@ -85,126 +88,141 @@ class MemoryEngine implements Engine {
     this.limits = limits;
     this.store = new EntryStore(tombstoneMs);
     this.events = new EventHub(this.logger);
-    this.firePath = new FirePath({ clock, store: this.store, events: this.events, handlers });
+    this.firePath = new FirePath({
+      clock,
+      store: this.store,
+      events: this.events,
+      outbox: this.outbox,
+      handlers,
+    });
   }
 
   async schedule(spec: TimerSpec): Promise<Timer> {
-    this.assertOpen();
-    return this.place(this.normalize(spec));
+    return this.operation(() => this.place(this.normalize(spec)));
   }
 
   /** All or nothing: every spec is checked before the first one is placed. */
   async scheduleMany(specs: TimerSpec[]): Promise<Timer[]> {
-    this.assertOpen();
-    if (!Array.isArray(specs)) {
-      throw refusals.invalid(
-        'specs',
-        `specs must be an array of timer specs, got ${showValue(specs)}`,
-        "Pass an array, e.g. [{ key: 'a', handler: 'h', delay: '1m' }].",
-      );
-    }
-    const normalized = specs.map((spec, index) => {
-      try {
-        return this.normalize(spec);
-      } catch (error) {
-        throw atIndex(error, index);
+    return this.operation(() => {
+      if (!Array.isArray(specs)) {
+        throw refusals.invalid(
+          'specs',
+          `specs must be an array of timer specs, got ${showValue(specs)}`,
+          "Pass an array, e.g. [{ key: 'a', handler: 'h', delay: '1m' }].",
+        );
       }
+      const normalized = specs.map((spec, index) => {
+        try {
+          return this.normalize(spec);
+        } catch (error) {
+          throw atIndex(error, index);
+        }
+      });
+      const placed = new Set<string>();
+      normalized.forEach((spec, index) => {
+        const live = this.store.get(spec.key)?.outcome === null;
+        if (spec.ifExists === 'error' && (live || placed.has(spec.key))) {
+          throw atIndex(refusals.duplicateKey(spec.key), index);
+        }
+        placed.add(spec.key);
+      });
+      return normalized.map((spec) => this.place(spec));
     });
-    const placed = new Set<string>();
-    normalized.forEach((spec, index) => {
-      const live = this.store.get(spec.key)?.outcome === null;
-      if (spec.ifExists === 'error' && (live || placed.has(spec.key))) {
-        throw atIndex(refusals.duplicateKey(spec.key), index);
-      }
-      placed.add(spec.key);
-    });
-    return normalized.map((spec) => this.place(spec));
   }
 
   /** A finished row kept by `removeOnComplete: false` is dropped silently: there was nothing to cancel. */
   async cancel(key: string): Promise<boolean> {
-    this.assertOpen();
-    const entry = this.store.get(validateKey(key));
-    if (!entry) return false;
-    if (entry.outcome) {
-      this.store.remove(entry);
-      return false;
-    }
-    this.firePath.cancel(entry, 'cancelled');
-    return true;
+    return this.operation(() => {
+      const entry = this.store.get(validateKey(key));
+      if (!entry) return false;
+      if (entry.outcome) {
+        this.store.remove(entry);
+        return false;
+      }
+      this.firePath.cancel(entry, 'cancelled');
+      return true;
+    });
   }
 
   async cancelAll(scope?: string): Promise<number> {
-    this.assertOpen();
-    const prefix = validateScope(scope);
-    const global = prefix === '';
-    let count = 0;
-    for (const entry of this.store.entries()) {
-      if (!entry.key.startsWith(prefix)) continue;
-      if (entry.outcome) {
-        this.store.remove(entry);
-      } else {
-        this.firePath.cancel(entry, global ? 'reset' : 'cancelled');
-        count += 1;
+    return this.operation(() => {
+      const prefix = validateScope(scope);
+      const global = prefix === '';
+      let count = 0;
+      for (const entry of this.store.entries()) {
+        if (!entry.key.startsWith(prefix)) continue;
+        if (entry.outcome) {
+          this.store.remove(entry);
+        } else {
+          this.firePath.cancel(entry, global ? 'reset' : 'cancelled');
+          count += 1;
+        }
       }
-    }
-    if (global) this.firePath.emit('reset', anonymous, { count });
-    return count;
+      if (global) this.firePath.emit('reset', anonymous, { count });
+      return count;
+    });
   }
 
   async reschedule(key: string, when: RescheduleWhen): Promise<Timer> {
-    this.assertOpen();
-    const entry = this.findLive(key);
-    const target = normalizeWhen(when);
-    if (heldRun(entry)) throw inactive(entry, 'rescheduled while it is running', 'replace');
-    const now = this.clock.now();
-    const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
-    this.firePath.abortFreeRuns(entry);
-    // An interval's grid is anchored at scheduledAt: from now on, `now + k·every` after the new due.
-    entry.scheduledAt = now;
-    if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
-    entry.paused = false;
-    this.firePath.arm(entry, dueAt);
-    this.firePath.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
-    return toTimer(entry);
+    return this.operation(() => {
+      const entry = this.findLive(key);
+      const target = normalizeWhen(when);
+      if (heldRun(entry)) throw inactive(entry, 'rescheduled while it is running', 'replace');
+      const now = this.clock.now();
+      const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
+      this.firePath.abortFreeRuns(entry);
+      // An interval's grid is anchored at scheduledAt: from now on, `now + k·every` after the new due.
+      entry.scheduledAt = now;
+      if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
+      entry.paused = false;
+      this.firePath.arm(entry, dueAt);
+      this.firePath.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
+      return toTimer(entry);
+    });
   }
 
   async pause(key: string): Promise<Timer> {
-    this.assertOpen();
-    const entry = this.findLive(key);
-    if (heldRun(entry)) throw inactive(entry, 'paused while it is running', 'wait');
-    if (!entry.paused) {
-      this.firePath.abortFreeRuns(entry);
-      this.firePath.withdraw(entry);
-      entry.version += 1;
-      entry.paused = true;
-    }
-    return toTimer(entry);
+    return this.operation(() => {
+      const entry = this.findLive(key);
+      if (heldRun(entry)) throw inactive(entry, 'paused while it is running', 'wait');
+      if (!entry.paused) {
+        this.firePath.abortFreeRuns(entry);
+        this.firePath.withdraw(entry);
+        entry.version += 1;
+        entry.paused = true;
+      }
+      return toTimer(entry);
+    });
   }
 
   async resume(key: string): Promise<Timer> {
-    this.assertOpen();
-    const entry = this.findLive(key);
-    if (entry.paused) {
-      // Found first: a cron with no slot left refuses to resume and stays paused.
-      const due = this.firePath.nextDue(entry, this.clock.now());
-      entry.paused = false;
-      this.firePath.arm(entry, due);
-      this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
-    }
-    return toTimer(entry);
+    return this.operation(() => {
+      const entry = this.findLive(key);
+      if (entry.paused) {
+        // Found first: a cron with no slot left refuses to resume and stays paused.
+        const due = this.firePath.nextDue(entry, this.clock.now());
+        entry.paused = false;
+        this.firePath.arm(entry, due);
+        this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
+      }
+      return toTimer(entry);
+    });
   }
 
   /** Runs it now, out of band; the scheduled due is armed again when that run ends. */
   async trigger(key: string): Promise<Timer> {
-    this.assertOpen();
-    const entry = this.findLive(key);
-    if (heldRun(entry)) throw inactive(entry, 'triggered while it is running', 'wait');
-    if (entry.paused) throw inactive(entry, 'triggered while it is paused', 'resume');
     const now = this.clock.now();
-    this.firePath.withdraw(entry);
-    entry.version += 1;
-    this.firePath.emit('scheduled', entry, { due: now, reason: 'trigger' });
+    const [entry, triggered] = this.operation(() => {
+      const entry = this.findLive(key);
+      if (heldRun(entry)) throw inactive(entry, 'triggered while it is running', 'wait');
+      if (entry.paused) throw inactive(entry, 'triggered while it is paused', 'resume');
+      this.firePath.withdraw(entry);
+      entry.version += 1;
+      this.firePath.emit('scheduled', entry, { due: now, reason: 'trigger' });
+      return [entry, toTimer(entry)] as const;
+    });
+    // A scheduled listener may have cancelled, paused or moved it: then that version is not to run.
+    if (this.store.get(key) !== entry || entry.version !== triggered.version) return triggered;
     this.firePath.start(entry, now, true);
     return toTimer(entry);
   }
@@ -245,10 +263,18 @@ class MemoryEngine implements Engine {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    const live = this.store.entries().filter((entry) => !entry.outcome);
-    for (const entry of live) this.firePath.cancel(entry, 'disposed');
-    this.firePath.emit('disposed', anonymous, { count: live.length });
+    this.outbox.hold(() => {
+      const live = this.store.entries().filter((entry) => !entry.outcome);
+      for (const entry of live) this.firePath.cancel(entry, 'disposed');
+      this.firePath.emit('disposed', anonymous, { count: live.length });
+    });
     this.events.clear();
+  }
+
+  /** A public call: refused once disposed; what it sets off in user code runs once it is done. */
+  private operation<T>(body: () => T): T {
+    this.assertOpen();
+    return this.outbox.hold(body);
   }
 
   private normalize(spec: TimerSpec): NormalizedSpec {
@@ -324,29 +350,3 @@ class MemoryEngine implements Engine {
 
 /** The subject of an engine-wide event (reset, disposed): no single timer. */
 const anonymous = { id: '', key: '', version: 0, kind: null };
-
-function inactive(entry: Entry, what: string, instead: 'replace' | 'resume' | 'wait'): SundialError {
-  const fixes = {
-    replace: "Wait for the run to end, or schedule the key again with ifExists: 'replace' to supersede it.",
-    resume: 'Resume it first.',
-    wait: 'Wait for the run to end; listen for its completed or failed event.',
-  };
-  return new SundialError({
-    reason: 'inactive',
-    field: 'key',
-    message: `the timer "${entry.key}" cannot be ${what}`,
-    fix: fixes[instead],
-  });
-}
-
-/** Names the spec an error in a batch came from: `specs[3].delay`. */
-function atIndex(error: unknown, index: number): unknown {
-  if (!(error instanceof SundialError)) return error;
-  const field = error.field === undefined ? `specs[${index}]` : `specs[${index}].${error.field}`;
-  return new SundialError({
-    reason: error.reason,
-    field,
-    message: `specs[${index}]: ${error.message}`,
-    fix: error.fix,
-  });
-}

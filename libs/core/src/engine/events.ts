@@ -1,4 +1,5 @@
 import { SundialError } from '../errors';
+import { describeFailure } from '../failure';
 import { showValue } from '../show-value';
 import type { TimerEvent, TimerEventName, TimerListener } from '../types';
 import type { EngineLogger } from './logger';
@@ -66,7 +67,7 @@ export class EventHub {
       key: event.key,
       id: event.id,
       version: event.version,
-      error: error instanceof Error ? error.message : String(error),
+      error: describeFailure(error).message,
     });
   }
 }

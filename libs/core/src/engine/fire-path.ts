@@ -1,12 +1,13 @@
 import type { Clock } from '../clock';
 import { liveCronSlot } from '../cron';
-import { runErrorOf } from '../errors';
+import { describeFailure } from '../failure';
 import { refusals } from '../refusals';
 import { afterCronRun, nextGridSlot } from '../schedule';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
 import type { EventHub } from './events';
+import type { Outbox } from './outbox';
 
 export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
 /** Why a cron's run ended the timer: no slot comes after it (docs/spec.md §3.3). */
@@ -18,6 +19,8 @@ export interface FirePathDeps {
   clock: Clock;
   store: EntryStore;
   events: EventHub;
+  /** listener calls and aborts wait here until the engine operation that set them off is done */
+  outbox: Outbox;
   /** looked up at each run, so a handler added to the object later is found */
   handlers: Readonly<Record<string, TimerHandler>>;
 }
@@ -57,7 +60,7 @@ export class FirePath {
 
   /** Free runs go on but are told to stop, as when their timer is rescheduled or paused. */
   abortFreeRuns(entry: Entry): void {
-    for (const run of entry.runs) if (run.free) run.controller.abort();
+    for (const run of entry.runs) if (run.free) this.abortLater(run);
   }
 
   /**
@@ -98,7 +101,7 @@ export class FirePath {
     if (reason === 'cancelled' || reason === 'reset') this.deps.store.bury(timer, this.deps.clock.now());
     const runs = [...entry.runs];
     entry.runs.clear();
-    for (const run of runs) run.controller.abort();
+    for (const run of runs) this.abortLater(run);
     this.emit('cancelled', entry, { reason });
   }
 
@@ -108,7 +111,12 @@ export class FirePath {
     extra: Partial<TimerEvent> = {},
   ): void {
     const { id, key, version, kind } = subject;
-    this.deps.events.emit({ type, id, key, version, kind, at: this.deps.clock.now(), ...extra });
+    const event = { type, id, key, version, kind, at: this.deps.clock.now(), ...extra };
+    this.deps.outbox.later(() => this.deps.events.emit(event));
+  }
+
+  private abortLater(run: Run): void {
+    this.deps.outbox.later(() => run.controller.abort());
   }
 
   private setWake(entry: Entry, version: number): void {
@@ -157,7 +165,7 @@ export class FirePath {
       if (!handler) throw refusals.unknownHandler(entry.handler, 'engine');
       await handler(payload, ctx);
     } catch (thrown) {
-      error = runErrorOf(thrown);
+      error = describeFailure(thrown);
     }
     this.settle(run, error);
   }

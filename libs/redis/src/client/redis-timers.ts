@@ -20,6 +20,7 @@ import {
   refusals,
 } from '@sundial/core';
 import { isConnectionFailure } from '../infra/connection-failure';
+import { withErrorListener } from '../infra/connection';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
@@ -75,7 +76,11 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     this.logger = options.logger ?? jsonConsoleLogger;
     this.reads = new TimerReads(this.redis, this.keys);
-    this.events = new EventSubscriber(() => this.redis.duplicate(), this.keys.eventsChannel, this.logger);
+    this.events = new EventSubscriber(
+      () => withErrorListener(this.redis.duplicate()),
+      this.keys.eventsChannel,
+      this.logger,
+    );
   }
 
   schedule(spec: TimerSpec): Promise<Timer> {

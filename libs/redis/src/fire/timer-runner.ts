@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type JsonValue, refusals, runErrorOf, type Timer, type TimerHandler } from '@sundial/core';
+import { describeFailure, type JsonValue, refusals, type Timer, type TimerHandler } from '@sundial/core';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, openRedis } from '../infra/connection';
@@ -286,7 +286,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       });
       return { outcome: 'ok' };
     } catch (error) {
-      return { outcome: 'failed', error: runErrorOf(error) };
+      return { outcome: 'failed', error: describeFailure(error) };
     }
   }
 

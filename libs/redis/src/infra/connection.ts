@@ -16,11 +16,23 @@ const reconnectDelayMs = (attempt: number): number => Math.min(attempt * 50, 2_0
 
 export function openRedis(connection: RedisConnection, overrides: RedisOptions = {}): Redis {
   if (typeof connection === 'string') {
-    return new Redis(connection, { retryStrategy: reconnectDelayMs, ...overrides });
+    return withErrorListener(new Redis(connection, { retryStrategy: reconnectDelayMs, ...overrides }));
   }
   const { url, ...options } = connection;
   const merged = { retryStrategy: reconnectDelayMs, ...options, ...overrides };
-  return url === undefined ? new Redis(merged) : new Redis(url, merged);
+  return withErrorListener(url === undefined ? new Redis(merged) : new Redis(url, merged));
+}
+
+/**
+ * Every connection needs an `error` listener: without one ioredis prints a non-JSON
+ * `[ioredis] Unhandled error event` stack trace on each reconnect attempt during an outage. The
+ * errors themselves are not lost: every command that fails meanwhile rejects, and its caller
+ * answers `unavailable` or logs it with its context. `duplicate()` copies no listeners: call this on
+ * a duplicate too.
+ */
+export function withErrorListener(redis: Redis): Redis {
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Closes politely, or drops the socket when Redis cannot be reached to say goodbye. */

@@ -1,0 +1,31 @@
+import { SundialError } from '../errors';
+import type { Entry } from './entry';
+
+/* The engine's own refusal wording (the rest is core's `refusals`): which operation a running or paused
+ * timer refuses and what to do instead, and the batch index of a refused spec. */
+
+export function inactive(entry: Entry, what: string, instead: 'replace' | 'resume' | 'wait'): SundialError {
+  const fixes = {
+    replace: "Wait for the run to end, or schedule the key again with ifExists: 'replace' to supersede it.",
+    resume: 'Resume it first.',
+    wait: 'Wait for the run to end; listen for its completed or failed event.',
+  };
+  return new SundialError({
+    reason: 'inactive',
+    field: 'key',
+    message: `the timer "${entry.key}" cannot be ${what}`,
+    fix: fixes[instead],
+  });
+}
+
+/** Names the spec an error in a batch came from: `specs[3].delay`. */
+export function atIndex(error: unknown, index: number): unknown {
+  if (!(error instanceof SundialError)) return error;
+  const field = error.field === undefined ? `specs[${index}]` : `specs[${index}].${error.field}`;
+  return new SundialError({
+    reason: error.reason,
+    field,
+    message: `specs[${index}]: ${error.message}`,
+    fix: error.fix,
+  });
+}

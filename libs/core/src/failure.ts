@@ -1,0 +1,37 @@
+/** What a failed run records as its error (SPEC §2 `last.error`) and its `failed` event carries. */
+export interface FailureDescription {
+  message: string;
+  reason?: string;
+}
+
+/**
+ * Describes whatever a handler threw or rejected with, and never throws itself: a thrown value is
+ * user code, and its getters, `toString` or Proxy traps may throw. Were this to throw, the run would
+ * never settle (it would stay `running`, its lease renewed for ever), so each read is guarded.
+ */
+export function describeFailure(thrown: unknown): FailureDescription {
+  const message = guarded(() => messageOf(thrown)) ?? `a thrown ${typeof thrown} that could not be described`;
+  const reason = guarded(() => (isObject(thrown) ? (thrown as { reason?: unknown }).reason : undefined));
+  return typeof reason === 'string' ? { message, reason } : { message };
+}
+
+function messageOf(thrown: unknown): string | undefined {
+  if (isObject(thrown)) {
+    const message = (thrown as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+  }
+  const text = String(thrown);
+  return typeof text === 'string' ? text : undefined;
+}
+
+function isObject(value: unknown): value is object {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function';
+}
+
+function guarded<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}

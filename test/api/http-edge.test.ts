@@ -1,0 +1,143 @@
+import { Redis } from 'ioredis';
+import {
+  type ErrorBody,
+  type HttpClient,
+  httpClient,
+  rawHttp,
+  type RedisServer,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
+import { type RunningApp, startScheduler } from '../local-cluster';
+
+/**
+ * Defect 9 of issue 8, the scheduler's HTTP edge: the token is checked before the body is read,
+ * Node's own parser errors and unknown methods answer in the JSON error shape, a declared body over
+ * the limit is refused from its Content-Length at once, and a full Redis says so.
+ */
+describe('HTTP edge of the scheduler', () => {
+  const TOKEN = 's3cret';
+  const MAX_PAYLOAD = 1024;
+  let redis: RedisServer;
+  let raw: Redis;
+  let scheduler: RunningApp;
+  let port: number;
+  let authorized: HttpClient;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    raw = new Redis(redis.url);
+    scheduler = await startScheduler(redis.url, { apiToken: TOKEN, maxPayloadBytes: MAX_PAYLOAD });
+    port = Number(new URL(scheduler.url).port);
+    authorized = httpClient(scheduler.url, { authorization: `Bearer ${TOKEN}` });
+  });
+
+  afterAll(async () => {
+    await scheduler?.close();
+    raw?.disconnect();
+    await redis?.stop();
+  });
+
+  const expectErrorShape = (body: unknown, reason: string) =>
+    expect(body).toEqual({
+      error: { reason, message: expect.any(String), fix: expect.any(String), ...fieldOf(body) },
+    });
+
+  describe('the API token comes before the body', () => {
+    it('no token + malformed JSON → 401, not 400', async () => {
+      const reply = await scheduler.api<ErrorBody>('POST', '/v1/timers', undefined, {
+        raw: '{"key": ',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(reply.status).toBe(401);
+      expectErrorShape(reply.body, 'unauthorized');
+    });
+
+    it('no token + a body over the limit → 401, not 413', async () => {
+      const reply = await scheduler.api<ErrorBody>('POST', '/v1/timers', {
+        key: 'k',
+        pad: 'x'.repeat(100_000),
+      });
+      expect(reply.status).toBe(401);
+      expectErrorShape(reply.body, 'unauthorized');
+    });
+
+    it('with the token, malformed JSON is still a 400 invalid', async () => {
+      const reply = await authorized<ErrorBody>('POST', '/v1/timers', undefined, {
+        raw: '{"key": ',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(reply.status).toBe(400);
+      expectErrorShape(reply.body, 'invalid');
+    });
+  });
+
+  it('a declared 10 MB body is refused with 413 from Content-Length at once, without waiting for it', async () => {
+    const reply = await rawHttp(
+      port,
+      'POST /v1/timers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${TOKEN}\r\nContent-Length: 10485760\r\n\r\n{"key": 1}`,
+    );
+    expect(reply.status).toBe(413);
+    expectErrorShape(JSON.parse(reply.body), 'payload-too-large');
+  });
+
+  it.each([
+    ['a malformed request line', 'GARBAGE\r\n\r\n', 400],
+    ['an unknown method', 'BREW /v1/timers HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+    ['a bad header', 'GET /health/live HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400],
+    ['a bad Content-Length', 'POST /v1/timers HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400],
+  ])('Node’s own parser refusal of %s answers in the JSON error shape', async (_what, request, status) => {
+    const reply = await rawHttp(port, request);
+    expect(reply.status).toBe(status);
+    expect(reply.headers['content-type']).toMatch(/application\/json/);
+    expectErrorShape(JSON.parse(reply.body), 'invalid');
+  });
+
+  it.each([
+    ['GET', '/nope'],
+    ['PATCH', '/v1/timers/k'],
+    ['DELETE', '/health/live'],
+  ])('%s %s (no such route) answers 404 in the JSON error shape', async (method, path) => {
+    const reply = await authorized<ErrorBody>(method, path);
+    expect(reply.status).toBe(404);
+    expectErrorShape(reply.body, 'not-found');
+  });
+
+  it('a full Redis (OOM): writes answer 503 saying so, and readiness is down with the reason', async () => {
+    const spec = { key: 'oom:1', handler: 'log', delay: '1h' };
+    const keysBefore = await raw.dbsize();
+    await raw.config('SET', 'maxmemory', '1');
+    try {
+      const refused = await authorized<ErrorBody>('POST', '/v1/timers', spec);
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toMatchObject({
+        reason: 'unavailable',
+        message: expect.stringMatching(/out of memory/i),
+        fix: expect.stringMatching(/maxmemory/),
+      });
+      const ready = await scheduler.api<{ error: { redis: { status: string; message: string } } }>(
+        'GET',
+        '/health/ready',
+      );
+      expect(ready.status).toBe(503);
+      expect(ready.body.error.redis).toMatchObject({
+        status: 'down',
+        message: expect.stringMatching(/out of memory/i),
+      });
+      expect(await raw.dbsize()).toBe(keysBefore);
+    } finally {
+      await raw.config('SET', 'maxmemory', '0');
+    }
+    await waitFor(async () => (await scheduler.api('GET', '/health/ready')).status === 200, {
+      what: 'ready again',
+    });
+    expect((await authorized('POST', '/v1/timers', spec)).status).toBe(201);
+  });
+});
+
+/** The `field` of an error body, when it has one (the shape allows it). */
+function fieldOf(body: unknown): { field?: unknown } {
+  const field = (body as ErrorBody | undefined)?.error?.field;
+  return field === undefined ? {} : { field };
+}

@@ -1,0 +1,62 @@
+import {
+  type AppProcess,
+  killAll,
+  spawnApp,
+  ensureBuilt,
+  type RedisServer,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
+
+/**
+ * Defect 9 of issue 8: while Redis is down, every line the apps print is a JSON log record — no
+ * `[ioredis] Unhandled error event` stack traces from a connection without an `error` listener.
+ */
+describe('logs during a Redis outage', () => {
+  let redis: RedisServer;
+  let apps: AppProcess[] = [];
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    const env = { REDIS_URL: redis.url, SUNDIAL_PARTITIONS: '2', SUNDIAL_RECONCILE_MS: '300' };
+    apps = await Promise.all([
+      spawnApp('scheduler', 'scheduler', env),
+      spawnApp('worker', 'worker-0', env),
+      spawnApp('worker', 'worker-1', env),
+    ]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await killAll(apps);
+    await redis?.stop();
+  });
+
+  it('every line on stdout and stderr parses as JSON while Redis is gone', async () => {
+    const [scheduler] = apps;
+    const created = await scheduler.api('POST', '/v1/timers', { key: 'k', handler: 'log', every: '1s' });
+    expect(created.status).toBe(201);
+    const before = apps.map((app) => app.lines.length);
+    await redis.stop();
+    await waitFor(async () => (await scheduler.api('GET', '/health/ready')).status === 503, {
+      what: 'readiness to see the outage',
+    });
+    const refused = await scheduler.api('POST', '/v1/timers', { key: 'k2', handler: 'log', delay: '1m' });
+    expect(refused.status).toBe(503);
+    // An observation window, not a wait for a result: reconnect attempts and the loops' retries
+    // happen meanwhile, and each would print a non-JSON trace if a connection had no error listener.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const printed = apps.flatMap((app, i) =>
+      app.lines.slice(before[i]).map((line) => `${app.name}: ${line}`),
+    );
+    const notJson = printed.filter((line) => !isJson(line.slice(line.indexOf(': ') + 2)));
+    expect(notJson).toEqual([]);
+  });
+});
+
+function isJson(line: string): boolean {
+  try {
+    return typeof JSON.parse(line) === 'object';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,38 @@
+import { oddThrownValues } from '@sundial/testing';
+import { eventually, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+
+/** Defect 5 of issue 8: whatever a handler throws or rejects with lands `failed`; the runner goes on. */
+describe('fire path: a handler that throws an odd value', () => {
+  it('records every odd thrown or rejected value as failed, and keeps running later timers', async () => {
+    const cluster = await fire.cluster();
+    const handlers: Record<string, () => unknown> = { fine: () => undefined };
+    const cases = oddThrownValues().flatMap(([name, make], i) => [
+      {
+        name: `throws ${name}`,
+        key: `throw:${i}`,
+        handler: () => {
+          throw make();
+        },
+      },
+      { name: `rejects with ${name}`, key: `reject:${i}`, handler: () => Promise.reject(make()) },
+    ]);
+    for (const { key, handler } of cases) handlers[key] = handler;
+    await cluster.dispatcher();
+    await cluster.runner(handlers);
+    for (const { key } of cases) {
+      await cluster.timers.schedule({ key, handler: key, delay: 0, removeOnComplete: false });
+    }
+    for (const { name, key } of cases) {
+      const failed = await eventually(cluster.events, { type: 'failed', key }).catch(() => {
+        throw new Error(`no failed event for a handler that ${name}`);
+      });
+      expect(failed.error).toEqual({ message: expect.any(String) });
+      const timer = await cluster.timers.get(key);
+      expect(timer).toMatchObject({ status: 'failed', last: { status: 'failed', error: failed.error } });
+    }
+    await cluster.timers.schedule({ key: 'after', handler: 'fine', delay: 0 });
+    await eventually(cluster.events, { type: 'completed', key: 'after' });
+  });
+});
