@@ -1,10 +1,21 @@
-/* Shared by the engine's specs (not exported from the package). */
-import type { Clock, ClockHandle } from '../clock';
-import type { JsonValue, TimerContext, TimerEvent, TimerEventName } from '../types';
-import { VirtualClock } from '../virtual-clock';
-import { createEngine, type Engine, type EngineOptions } from './engine';
-import { EVENT_NAMES } from './events';
-import type { EngineLogger } from './logger';
+/*
+ * The in-memory engine on a virtual clock, for tests only (kept out of src so it never ships in dist/):
+ * the engine's own specs and the memory backend of the conformance suite use it.
+ */
+import {
+  type Clock,
+  type ClockHandle,
+  createEngine,
+  type Engine,
+  type EngineLogger,
+  type EngineOptions,
+  type JsonValue,
+  type TimerContext,
+  type TimerEvent,
+  type TimerEventName,
+  VirtualClock,
+} from '@sundial/core';
+import { EVENT_NAMES } from '@sundial/core/engine/events';
 
 export const START = Date.parse('2026-03-01T00:00:00Z');
 
