@@ -18,7 +18,7 @@ import type {
 import { EVENT_NAMES } from '@sundial/core/engine/events';
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import Redis from 'ioredis';
-import { harness as engineHarness, START } from '../engine/harness';
+import { harness as engineHarness, type RunRecord, START, type WorkPayload } from '../engine/harness';
 import { type RedisServer, startRedis } from '../support/redis-server';
 
 export type BackendName = 'memory' | 'redis';
@@ -32,25 +32,6 @@ export const BACKENDS: BackendName[] = (
     ',',
   ) as BackendName[]
 ).filter((name) => name === 'memory' || name === 'redis');
-
-/** What a handler saw when it ran. */
-export interface RunRecord {
-  key: string;
-  id: string;
-  version: number;
-  due: number;
-  /** when the run was claimed, by the backend's clock */
-  at: number;
-  runCount: number;
-  signal: AbortSignal;
-}
-
-/** Payload knobs of the `work` handler: take `sleepMs` (until aborted), then throw if asked to. */
-export interface WorkPayload {
-  sleepMs?: number;
-  fail?: string;
-  reason?: string;
-}
 
 export interface Harness {
   backend: BackendName;
@@ -258,4 +239,4 @@ function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export { START };
+export { type RunRecord, START };

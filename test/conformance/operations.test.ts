@@ -1,5 +1,19 @@
 /** SPEC §3.4 and §3.6 on every backend: cancel, cancelAll, reschedule, pause/resume, trigger, reads, events. */
-import { BACKENDS, useBackend } from './backends';
+import { type Backend, BACKENDS, type Harness, useBackend } from './backends';
+
+/** An awaitTask: false interval `f` whose first (2 s) run has started. */
+async function startFireAndForget(backend: Backend): Promise<Harness> {
+  const h = await backend.open();
+  await h.timers.schedule({
+    key: 'f',
+    handler: 'work',
+    every: 100,
+    awaitTask: false,
+    payload: { sleepMs: 2_000 },
+  });
+  await h.event({ type: 'running', key: 'f' });
+  return h;
+}
 
 describe.each(BACKENDS)('%s backend: cancel and cancelAll', (name) => {
   const backend = useBackend(name);
@@ -110,6 +124,7 @@ describe.each(BACKENDS)('%s backend: cancel and cancelAll', (name) => {
 
 describe.each(BACKENDS)('%s backend: reschedule', (name) => {
   const backend = useBackend(name);
+  const runningFireAndForget = () => startFireAndForget(backend);
 
   it('keeps the id, bumps the version, moves the due time, emits scheduled and runs only the new version', async () => {
     const h = await backend.open();
@@ -150,15 +165,7 @@ describe.each(BACKENDS)('%s backend: reschedule', (name) => {
   });
 
   it('aborts the runs of an awaitTask: false interval, which still record their outcome', async () => {
-    const h = await backend.open();
-    await h.timers.schedule({
-      key: 'f',
-      handler: 'work',
-      every: 100,
-      awaitTask: false,
-      payload: { sleepMs: 2_000 },
-    });
-    await h.event({ type: 'running', key: 'f' });
+    const h = await runningFireAndForget();
     const moved = await h.timers.reschedule('f', { delay: '1h' });
     await h.until(() => h.runs[0].signal.aborted, { what: 'the abort' });
     await h.event({ type: 'completed', key: 'f', version: 1 });
@@ -176,6 +183,7 @@ describe.each(BACKENDS)('%s backend: reschedule', (name) => {
 
 describe.each(BACKENDS)('%s backend: pause and resume', (name) => {
   const backend = useBackend(name);
+  const runningFireAndForget = () => startFireAndForget(backend);
 
   it('a paused interval does not fire; resume takes it to the next grid slot after now', async () => {
     const h = await backend.open();
@@ -246,15 +254,7 @@ describe.each(BACKENDS)('%s backend: pause and resume', (name) => {
   });
 
   it('pausing an awaitTask: false interval aborts its runs in flight; they still record their outcome', async () => {
-    const h = await backend.open();
-    await h.timers.schedule({
-      key: 'f',
-      handler: 'work',
-      every: 100,
-      awaitTask: false,
-      payload: { sleepMs: 2_000 },
-    });
-    await h.event({ type: 'running', key: 'f' });
+    const h = await runningFireAndForget();
     expect(await h.timers.pause('f')).toMatchObject({ status: 'paused' });
     await h.until(() => h.runs.every((run) => run.signal.aborted), { what: 'the aborts' });
     await h.until(() => h.eventsOf('completed').length === h.runs.length, { what: 'the outcomes' });

@@ -25,13 +25,13 @@ export interface RunRecord {
   id: string;
   version: number;
   due: number;
-  /** the clock when the handler started */
+  /** when the run started (claimed), by the backend's clock */
   at: number;
   runCount: number;
   signal: AbortSignal;
 }
 
-/** Payload knobs of the `work` handler: sleep on the engine's clock, then throw if asked to. */
+/** Payload knobs of the `work` handler: sleep `sleepMs` on the backend's clock, then throw if asked to. */
 export interface WorkPayload {
   sleepMs?: number;
   fail?: string;
