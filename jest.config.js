@@ -2,17 +2,59 @@ const { pathsToModuleNameMapper } = require('ts-jest');
 // The `@sundial/*` aliases are written once, in tsconfig.json; jest, tsc and register-paths read them there.
 const { compilerOptions } = require('./tsconfig.json');
 
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Jest projects: `unit` needs no Redis and runs in seconds (`npm run test:unit`); the others start a
+ * private redis-server (or whole app processes, or Prometheus) each. `npm test` runs every project.
+ * The conformance suite (test/conformance) is one file set run on both backends: the unit project
+ * runs it on the in-memory engine, the conformance project on Redis.
+ */
+const base = {
   testEnvironment: 'node',
-  rootDir: '.',
-  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test', '<rootDir>/bench'],
-  testMatch: ['**/*.spec.ts', '**/*.test.ts'],
+  rootDir: __dirname,
   transform: {
     // Type-checking is `npm run typecheck`'s job; tsconfig.jest.json sets isolatedModules so ts-jest only transpiles.
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
+
+/** Specs under libs/ that start a redis-server: they run with the Redis suites, not as unit tests. */
+const LIB_SPECS_ON_REDIS = [
+  '<rootDir>/libs/redis/src/store/script-loader.spec.ts',
+  '<rootDir>/libs/client/src/sundial.module.spec.ts',
+  '<rootDir>/libs/testing/src/redis-server.test.ts',
+];
+
+/** @type {import('jest').Config} */
+module.exports = {
   testTimeout: 30000,
+  projects: [
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: [
+        '<rootDir>/{libs,apps,bench}/**/*.spec.ts',
+        '<rootDir>/test/engine/**/*.test.ts',
+        '<rootDir>/test/conformance/**/*.test.ts',
+      ],
+      testPathIgnorePatterns: [...base.testPathIgnorePatterns, ...LIB_SPECS_ON_REDIS],
+      globals: { SUNDIAL_BACKENDS: 'memory' },
+    },
+    {
+      ...base,
+      displayName: 'conformance',
+      testMatch: ['<rootDir>/test/conformance/**/*.test.ts'],
+      globals: { SUNDIAL_BACKENDS: 'redis' },
+    },
+    {
+      ...base,
+      displayName: 'redis',
+      testMatch: ['<rootDir>/test/redis/**/*.test.ts', ...LIB_SPECS_ON_REDIS],
+    },
+    { ...base, displayName: 'api', testMatch: ['<rootDir>/test/{api,client}/**/*.test.ts'] },
+    { ...base, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.test.ts'] },
+    { ...base, displayName: 'deploy', testMatch: ['<rootDir>/test/deploy/**/*.test.ts'] },
+  ],
 };

@@ -1,6 +1,5 @@
 import { Queue, Worker, type Job } from 'bullmq';
-import type { ChildConfig, RunRecord } from '../processes/protocol';
-import type { RunningRole } from '../processes/roles';
+import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
 import { BENCH_PAYLOAD, type Contender, type OneShot } from './contender';
 
 /** Raw BullMQ doing Sundial's job the way a user would by hand: one delayed job per timer, jobId = key. */

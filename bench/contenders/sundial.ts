@@ -1,6 +1,5 @@
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
-import type { ChildConfig, RunRecord } from '../processes/protocol';
-import type { RunningRole } from '../processes/roles';
+import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
 import { BENCH_PAYLOAD, type Contender, type OneShot } from './contender';
 
 /** Sundial as an application uses it: RedisTimers in the caller, a Dispatcher and TimerRunners elsewhere. */

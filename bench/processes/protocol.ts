@@ -14,5 +14,12 @@ export interface ChildConfig {
  */
 export type RunRecord = [key: string, due: number, start: number];
 
+/** A role started in a child process; the contenders implement these, `roles.ts` names them. */
+export interface RunningRole {
+  close(): Promise<void>;
+}
+
+export type RoleStarter = (config: ChildConfig, record: (run: RunRecord) => void) => Promise<RunningRole>;
+
 export type ChildMessage = { type: 'ready' } | { type: 'runs'; runs: RunRecord[] } | { type: 'stopped' };
 export type ParentMessage = { type: 'stop' };

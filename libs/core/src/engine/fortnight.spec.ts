@@ -1,4 +1,4 @@
-import { harness, START } from './spec-support';
+import { harness, START } from '../../../../test/engine/harness';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

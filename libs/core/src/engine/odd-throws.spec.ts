@@ -1,5 +1,5 @@
 import { oddThrownValues } from '@sundial/testing';
-import { harness } from './spec-support';
+import { harness } from '../../../../test/engine/harness';
 
 /** Defect 5 of issue 8: whatever a handler throws or rejects with lands the run `failed`, and the engine goes on. */
 describe.each(oddThrownValues())('a handler that throws %s', (_name, make) => {

@@ -1,145 +1,11 @@
-import { harness, START } from './spec-support';
+/* Engine-only cases (virtual-clock precision, in-process handlers, dispose); the SPEC §3 semantics shared with Redis are in test/conformance. */
+import { harness, START } from '../../../../test/engine/harness';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 describe('intervals', () => {
-  it('fire on their grid, first one interval after creation, pending between runs with a new version', async () => {
-    const { engine, clock, runs } = harness();
-    await engine.schedule({ key: 'beat', handler: 'work', every: '30s' });
-    await clock.advance('95s');
-    expect(runs.map((run) => [run.due, run.at, run.version, run.runCount])).toEqual([
-      [START + 30 * SECOND, START + 30 * SECOND, 1, 1],
-      [START + 60 * SECOND, START + 60 * SECOND, 2, 2],
-      [START + 90 * SECOND, START + 90 * SECOND, 3, 3],
-    ]);
-    expect(await engine.get('beat')).toMatchObject({
-      status: 'pending',
-      version: 4,
-      dueAt: START + 120 * SECOND,
-      runCount: 3,
-      last: { started: START + 90 * SECOND, ended: START + 90 * SECOND, status: 'ok' },
-    });
-  });
-
-  it('awaitTask: true arms the next tick after the run settles, on the grid, so a slow run never overlaps', async () => {
-    const { engine, clock, runs } = harness();
-    await engine.schedule({ key: 'slow', handler: 'work', every: '10s', payload: { sleepMs: 25 * SECOND } });
-    await clock.advance('10s');
-    expect(await engine.get('slow')).toMatchObject({ status: 'running' });
-    await clock.advance('60s');
-    // ran at 10s (ends 35s) → next slot after 35s is 40s (ends 65s) → next is 70s
-    expect(runs.map((run) => run.due - START)).toEqual([10, 40, 70].map((s) => s * SECOND));
-  });
-
-  it('awaitTask: true ends the interval as failed when a run throws', async () => {
-    const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({
-      key: 'strict',
-      handler: 'work',
-      every: '1m',
-      payload: { fail: 'down' },
-      removeOnComplete: false,
-    });
-    await clock.advance('5m');
-    expect(runs).toHaveLength(1);
-    expect(eventsOf('failed')).toEqual([
-      expect.objectContaining({ key: 'strict', error: { message: 'down' } }),
-    ]);
-    expect(await engine.get('strict')).toMatchObject({ status: 'failed', last: { status: 'failed' } });
-  });
-
-  it('a failed awaitTask: true interval is removed by default', async () => {
-    const { engine, clock } = harness();
-    const { id } = await engine.schedule({
-      key: 'strict',
-      handler: 'work',
-      every: '1m',
-      payload: { fail: 'down' },
-    });
-    await clock.advance('1m');
-    expect(await engine.get('strict')).toBeNull();
-    expect(await engine.check(id)).toBe(false);
-  });
-
-  it('awaitTask:false continues ticking after task failure', async () => {
-    const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({
-      key: 'heartbeat',
-      handler: 'work',
-      every: '1s',
-      awaitTask: false,
-      payload: { fail: 'no reply' },
-    });
-    await clock.advance('5s');
-    expect(runs.map((run) => run.due - START)).toEqual([1, 2, 3, 4, 5].map((s) => s * SECOND));
-    expect(eventsOf('failed')).toHaveLength(5);
-    expect(await engine.get('heartbeat')).toMatchObject({
-      status: 'pending',
-      runCount: 5,
-      lastErrorAt: START + 5 * SECOND,
-      last: { status: 'failed', error: { message: 'no reply' } },
-    });
-  });
-
-  it('awaitTask: false arms the next tick at claim time, so runs overlap and the timer stays pending', async () => {
-    const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({
-      key: 'ping',
-      handler: 'work',
-      every: '1s',
-      awaitTask: false,
-      payload: { sleepMs: 2_500 },
-    });
-    await clock.advance('1s');
-    expect(await engine.get('ping')).toMatchObject({
-      status: 'pending',
-      last: { started: START + SECOND, status: 'running' },
-      version: 2,
-      dueAt: START + 2 * SECOND,
-    });
-    await clock.advance('3s');
-    expect(runs.map((run) => run.due - START)).toEqual([1, 2, 3, 4].map((s) => s * SECOND));
-    expect(eventsOf('completed').map((event) => event.version)).toEqual([1]);
-    await clock.advance('10s');
-    // `last` describes the most recent run even when an older one ends after it started
-    const timer = await engine.get('ping');
-    expect(timer?.last?.started).toBe(START + 14 * SECOND);
-  });
-
-  it('maxRuns completes the timer after that many runs', async () => {
-    const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({
-      key: 'thrice',
-      handler: 'work',
-      every: '1m',
-      maxRuns: 3,
-      removeOnComplete: false,
-    });
-    await clock.advance('10m');
-    expect(runs).toHaveLength(3);
-    expect(await engine.get('thrice')).toMatchObject({ status: 'completed', runCount: 3 });
-    expect(eventsOf('completed')).toHaveLength(3);
-  });
-
-  it('maxRuns with awaitTask: false completes once the last run settles', async () => {
-    const { engine, clock, runs } = harness();
-    await engine.schedule({
-      key: 'twice',
-      handler: 'work',
-      every: '1s',
-      awaitTask: false,
-      maxRuns: 2,
-      payload: { sleepMs: 1_500 },
-    });
-    await clock.advance('2s');
-    expect(await engine.get('twice')).toMatchObject({ status: 'running', runCount: 2 });
-    await clock.advance('2s');
-    expect(runs).toHaveLength(2);
-    expect(await engine.get('twice')).toBeNull();
-  });
-
   it('makes nothing up after a long stall: one late run, then back on the grid', async () => {
     const { engine, clock, runs } = harness();
     await engine.schedule({
@@ -154,48 +20,6 @@ describe('intervals', () => {
 });
 
 describe('cron', () => {
-  it('fires on the wall clock of its zone', async () => {
-    const { engine, clock, runs } = harness();
-    const timer = await engine.schedule({
-      key: 'digest',
-      handler: 'work',
-      cron: '0 7 * * *',
-      tz: 'America/Toronto',
-    });
-    // 2026-03-01 is EST (UTC-5): 07:00 local is 12:00Z
-    expect(timer.dueAt).toBe(Date.parse('2026-03-01T12:00:00Z'));
-    await clock.advance('3d');
-    expect(runs.map((run) => new Date(run.due).toISOString())).toEqual([
-      '2026-03-01T12:00:00.000Z',
-      '2026-03-02T12:00:00.000Z',
-      '2026-03-03T12:00:00.000Z',
-    ]);
-    expect(await engine.get('digest')).toMatchObject({
-      status: 'pending',
-      cron: '0 7 * * *',
-      tz: 'America/Toronto',
-    });
-  });
-
-  it('skips a slot that comes while the previous run is still running (reason overlap)', async () => {
-    const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({
-      key: 'm',
-      handler: 'work',
-      cron: '* * * * *',
-      tz: 'UTC',
-      payload: { sleepMs: 90 * SECOND },
-    });
-    await clock.advance('4m');
-    expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([1, 3]);
-    // reported when the run ends: one event per run, counting the slots it covered
-    expect(eventsOf('skipped')).toEqual([
-      expect.objectContaining({ key: 'm', reason: 'overlap', due: START + 2 * MINUTE, count: 1 }),
-    ]);
-    await clock.advance('1m');
-    expect(eventsOf('skipped')).toHaveLength(2);
-  });
-
   it('counts every slot a long run covered, and picks up at the next one', async () => {
     const { engine, clock, runs, eventsOf } = harness();
     await engine.schedule({
@@ -215,24 +39,6 @@ describe('cron', () => {
       }),
     ]);
     expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([5, 30]);
-  });
-
-  it('a throwing run lands failed on last and keeps the schedule', async () => {
-    const { engine, clock, runs } = harness();
-    await engine.schedule({
-      key: 'c',
-      handler: 'work',
-      cron: '*/10 * * * *',
-      tz: 'UTC',
-      payload: { fail: 'x' },
-    });
-    await clock.advance('30m');
-    expect(runs).toHaveLength(3);
-    expect(await engine.get('c')).toMatchObject({
-      status: 'pending',
-      dueAt: START + 40 * MINUTE,
-      last: { status: 'failed', error: { message: 'x' } },
-    });
   });
 
   it('a trigger run leaves the schedule as it was and skips nothing', async () => {

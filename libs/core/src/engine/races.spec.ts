@@ -6,7 +6,13 @@
  * close, fail, remove or re-arm nothing.
  */
 import type { Timer } from '../types';
-import { harness, seededRandom, uncancellable, type Harness, type RunRecord } from './spec-support';
+import {
+  harness,
+  seededRandom,
+  uncancellable,
+  type Harness,
+  type RunRecord,
+} from '../../../../test/engine/harness';
 
 const SEEDS = Array.from({ length: 24 }, (_, i) => i + 1);
 

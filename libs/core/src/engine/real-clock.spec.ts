@@ -1,7 +1,7 @@
 import type { Clock } from '../clock';
 import type { TimerEvent } from '../types';
 import { createEngine } from './engine';
-import { harness, START } from './spec-support';
+import { harness, START } from '../../../../test/engine/harness';
 
 describe('the engine on the real clock', () => {
   it('is the default, and runs a short timer for real', async () => {

@@ -1,5 +1,5 @@
 import type { TimerContext } from '../types';
-import { harness, START } from './spec-support';
+import { harness, START } from '../../../../test/engine/harness';
 
 const MINUTE = 60_000;
 

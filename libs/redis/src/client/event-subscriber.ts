@@ -35,16 +35,21 @@ export class EventSubscriber {
 
   /** Delivers an event to this process's listeners only (e.g. `disposed`). */
   emitLocal(event: TimerEvent): void {
+    const report = (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.error(`a ${event.type} listener threw: ${message}`, {
+        key: event.key,
+        id: event.id,
+        version: event.version,
+      });
+    };
     for (const listener of this.listeners.get(event.type) ?? []) {
       try {
-        listener(event);
+        const result: unknown = listener(event);
+        // An async listener's rejection is caught too: left unhandled it would end the process.
+        if (result instanceof Promise) result.catch(report);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        this.logger.error(`a ${event.type} listener threw: ${message}`, {
-          key: event.key,
-          id: event.id,
-          version: event.version,
-        });
+        report(error);
       }
     }
   }

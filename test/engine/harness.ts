@@ -1,10 +1,21 @@
-/* Shared by the engine's specs (not exported from the package). */
-import type { Clock, ClockHandle } from '../clock';
-import type { JsonValue, TimerContext, TimerEvent, TimerEventName } from '../types';
-import { VirtualClock } from '../virtual-clock';
-import { createEngine, type Engine, type EngineOptions } from './engine';
-import { EVENT_NAMES } from './events';
-import type { EngineLogger } from './logger';
+/*
+ * The in-memory engine on a virtual clock, for tests only (kept out of src so it never ships in dist/):
+ * the engine's own specs and the memory backend of the conformance suite use it.
+ */
+import {
+  type Clock,
+  type ClockHandle,
+  createEngine,
+  type Engine,
+  type EngineLogger,
+  type EngineOptions,
+  type JsonValue,
+  type TimerContext,
+  type TimerEvent,
+  type TimerEventName,
+  VirtualClock,
+  EVENT_NAMES,
+} from '@sundial/core';
 
 export const START = Date.parse('2026-03-01T00:00:00Z');
 
@@ -14,13 +25,13 @@ export interface RunRecord {
   id: string;
   version: number;
   due: number;
-  /** the clock when the handler started */
+  /** when the run started (claimed), by the backend's clock */
   at: number;
   runCount: number;
   signal: AbortSignal;
 }
 
-/** Payload knobs of the `work` handler: sleep on the engine's clock, then throw if asked to. */
+/** Payload knobs of the `work` handler: sleep `sleepMs` on the backend's clock, then throw if asked to. */
 export interface WorkPayload {
   sleepMs?: number;
   fail?: string;

@@ -1,0 +1,242 @@
+/**
+ * The backends the conformance suite runs on, behind one harness: the in-memory engine on a virtual
+ * clock, and RedisTimers with a real Dispatcher and TimerRunner on a private redis-server. Cases use
+ * only `TimersApi` and this harness, so the same file checks both the same way.
+ *
+ * Time is backend-neutral: `pass(ms)` lets that much time go by (the virtual clock advances; on Redis
+ * real time passes), and `until(probe)` lets time pass until an outcome shows, with a deadline — cases
+ * assert outcomes, never timings, since Redis runs in real time on a loaded machine.
+ */
+import {
+  EVENT_NAMES,
+  type JsonValue,
+  type TimerContext,
+  type TimerEvent,
+  type TimerEventName,
+  type TimerHandler,
+  type TimersApi,
+} from '@sundial/core';
+import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
+import Redis from 'ioredis';
+import { harness as engineHarness, type RunRecord, START, type WorkPayload } from '../engine/harness';
+import { type RedisServer, startRedis } from '@sundial/testing';
+
+export type BackendName = 'memory' | 'redis';
+
+/**
+ * Which backends this jest project runs (see jest.config.js: the unit project runs `memory`, the
+ * conformance project `redis`); both when unset, e.g. under a plain `npx jest test/conformance`.
+ */
+export const BACKENDS: BackendName[] = (
+  ((globalThis as { SUNDIAL_BACKENDS?: string }).SUNDIAL_BACKENDS ?? 'memory,redis').split(
+    ',',
+  ) as BackendName[]
+).filter((name) => name === 'memory' || name === 'redis');
+
+export interface Harness {
+  backend: BackendName;
+  timers: TimersApi;
+  /** every run of the `work` handler, in start order */
+  runs: RunRecord[];
+  /** every event the timers delivered to their listeners, in order */
+  events: TimerEvent[];
+  eventsOf(type: TimerEventName): TimerEvent[];
+  /** the backend's clock (ms) */
+  now(): Promise<number>;
+  /** lets `ms` of time go by */
+  pass(ms: number): Promise<void>;
+  /** lets time go by until `probe` returns something other than undefined/false; fails after `within` ms */
+  until<T>(
+    probe: () => T | undefined | false | Promise<T | undefined | false>,
+    options?: UntilOptions,
+  ): Promise<T>;
+  /** the first event matching `expected`, once it has come */
+  event(expected: Partial<TimerEvent>, options?: UntilOptions): Promise<TimerEvent>;
+}
+
+export interface UntilOptions {
+  /** the deadline, in ms of backend time (virtual on the engine, real on Redis); default 5 s */
+  within?: number;
+  what?: string;
+}
+
+export interface OpenOptions {
+  /** more handlers besides `work` */
+  handlers?: Record<string, TimerHandler>;
+  /** how long a cancelled key answers `ifExists: 'keep'` with its cancelled timer */
+  tombstoneMs?: number;
+}
+
+export interface Backend {
+  name: BackendName;
+  open(options?: OpenOptions): Promise<Harness>;
+}
+
+const DEFAULT_WITHIN_MS = 5_000;
+/** How far the virtual clock moves between two probes of `until`. */
+const VIRTUAL_STEP_MS = 5;
+/** How often `until` probes in real time. */
+const REAL_STEP_MS = 10;
+
+/**
+ * Registers the suite hooks a backend needs (Redis: a private server for the describe block, each
+ * test on a fresh prefix; everything a test opened is closed after it) and returns its factory.
+ */
+export function useBackend(name: BackendName): Backend {
+  return name === 'memory' ? memoryBackend() : redisBackend();
+}
+
+function memoryBackend(): Backend {
+  const opened: TimersApi[] = [];
+  afterEach(async () => {
+    for (const timers of opened.splice(0)) await timers.dispose();
+  });
+  return {
+    name: 'memory',
+    async open(options = {}) {
+      const runs: RunRecord[] = [];
+      const work = workHandler(runs, (ms, signal) => sleepOn(h.clock, ms, signal));
+      const h = engineHarness({ handlers: { work, ...options.handlers }, tombstoneMs: options.tombstoneMs });
+      opened.push(h.engine);
+      const now = async () => h.clock.now();
+      const until: Harness['until'] = async (
+        probe,
+        { within = DEFAULT_WITHIN_MS, what = 'condition' } = {},
+      ) => {
+        const deadline = h.clock.now() + within;
+        for (;;) {
+          const value = await probe();
+          if (value !== undefined && value !== false) return value;
+          if (h.clock.now() >= deadline)
+            throw new Error(`memory: ${what} did not happen within ${within} ms`);
+          await h.clock.advance(Math.min(VIRTUAL_STEP_MS, deadline - h.clock.now()));
+        }
+      };
+      return withEvents({
+        backend: 'memory',
+        timers: h.engine,
+        runs,
+        events: h.events,
+        eventsOf: h.eventsOf,
+        now,
+        pass: (ms) => h.clock.advance(ms),
+        until,
+      });
+    },
+  };
+}
+
+function redisBackend(): Backend {
+  let server: RedisServer;
+  let raw: Redis;
+  let prefixes = 0;
+  const closers: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    server = await startRedis();
+    raw = new Redis(server.url);
+  });
+  afterEach(async () => {
+    // Last opened, first closed: the runner (letting runs in flight end) before the client.
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  afterAll(async () => {
+    await raw?.quit();
+    await server?.stop();
+  });
+  const quiet = { warn: () => undefined, error: () => undefined };
+  return {
+    name: 'redis',
+    async open(options = {}) {
+      const shared = { connection: server.url, prefix: `c${++prefixes}`, partitions: 2 };
+      const timers = new RedisTimers({ ...shared, logger: quiet, tombstoneMs: options.tombstoneMs });
+      closers.push(() => timers.dispose());
+      const events: TimerEvent[] = [];
+      for (const type of EVENT_NAMES) timers.on(type, (event) => events.push(event));
+      const dispatcher = new Dispatcher({ ...shared, logger: quiet });
+      closers.push(() => dispatcher.close());
+      await dispatcher.start();
+      const runs: RunRecord[] = [];
+      const handlers = { work: workHandler(runs, realSleep), ...options.handlers };
+      const runner = new TimerRunner({ ...shared, handlers, logger: quiet });
+      closers.push(() => runner.close(2_000));
+      await runner.start();
+      const until: Harness['until'] = async (
+        probe,
+        { within = DEFAULT_WITHIN_MS, what = 'condition' } = {},
+      ) => {
+        const deadline = Date.now() + within;
+        for (;;) {
+          const value = await probe();
+          if (value !== undefined && value !== false) return value;
+          if (Date.now() >= deadline) throw new Error(`redis: ${what} did not happen within ${within} ms`);
+          await realSleep(REAL_STEP_MS);
+        }
+      };
+      return withEvents({
+        backend: 'redis',
+        timers,
+        runs,
+        events,
+        eventsOf: (type) => events.filter((event) => event.type === type),
+        now: async () => {
+          const [seconds, micros] = await raw.time();
+          return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+        },
+        pass: realSleep,
+        until,
+      });
+    },
+  };
+}
+
+/** The `work` handler: records the run, sleeps `sleepMs` on the backend's time (ended early by an abort), then throws if asked. */
+function workHandler(
+  runs: RunRecord[],
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>,
+): TimerHandler {
+  return async (payload: JsonValue, ctx: TimerContext) => {
+    const { key, id, version, due, runCount, signal } = ctx;
+    runs.push({ key, id, version, due, at: ctx.timer.lastFiredAt ?? due, runCount, signal });
+    const knobs = (payload ?? {}) as WorkPayload;
+    if (knobs.sleepMs) await sleep(knobs.sleepMs, signal);
+    if (knobs.fail) throw Object.assign(new Error(knobs.fail), knobs.reason ? { reason: knobs.reason } : {});
+  };
+}
+
+function withEvents(h: Omit<Harness, 'event'>): Harness {
+  return {
+    ...h,
+    event: (expected, options = {}) =>
+      h.until(() => h.events.find((event) => matches(event, expected)), {
+        what: `event ${JSON.stringify(expected)}`,
+        ...options,
+      }),
+  };
+}
+
+export function matches(event: TimerEvent, expected: Partial<TimerEvent>): boolean {
+  return Object.entries(expected).every(([field, value]) => event[field as keyof TimerEvent] === value);
+}
+
+function sleepOn(
+  clock: { setTimeout(fn: () => void, ms: number): unknown },
+  ms: number,
+  signal: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve) => {
+    clock.setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => resolve());
+  });
+}
+
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export { type RunRecord, START };

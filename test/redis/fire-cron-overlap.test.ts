@@ -1,0 +1,115 @@
+import type { Timer } from '@sundial/core';
+import { cronFollowUp } from '@sundial/redis';
+import { waitFor } from '@sundial/testing';
+import { eventually, type FireCluster, recorder, refOf, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+
+/* Interval and cron semantics run on both backends in test/conformance; this is the Redis-only cron path. */
+describe('fire path: cron', () => {
+  it('reports the slots a run overlapped as skipped', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({ key: 'c', handler: 'h', cron: '* * * * * *', tz: 'UTC' });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5, what: 'due' });
+    const [claim] = await cluster.commands.claim(0, 30_000, 'w', [
+      { id: timer.id, key: 'c', version: 1, due: timer.dueAt },
+    ]);
+    expect(claim.kind).toBe('claimed');
+    const started = timer.dueAt;
+    // As if the run had lasted 3.5 s: the slots at +1 s, +2 s and +3 s passed while it ran.
+    const followUp = cronFollowUp({ k: 'cron', cr: '* * * * * *', tz: 'UTC' }, started, started + 3500);
+    expect(followUp).toEqual({ cronNext: started + 4000, skipped: 3 });
+    const [result] = await cluster.commands.complete(0, [
+      { id: timer.id, key: 'c', version: 1, runCount: 1, mode: 'held', outcome: 'ok', ...followUp },
+    ]);
+    expect(result).toBe('done');
+    expect(await eventually(cluster.events, { type: 'skipped', key: 'c' })).toMatchObject({
+      reason: 'overlap',
+      count: 3,
+    });
+    expect(await cluster.timers.get('c')).toMatchObject({
+      status: 'pending',
+      version: 2,
+      dueAt: started + 4000,
+    });
+  });
+
+  it('counts the slots that passed before a late run from its due, as the engine does', async () => {
+    const cluster = await fire.cluster();
+    const tick = recorder();
+    await cluster.dispatcher();
+    const timer = await cluster.timers.schedule({
+      key: 'c',
+      handler: 'tick',
+      cron: '* * * * * *',
+      tz: 'UTC',
+    });
+    // No worker until two more slots have passed (an outage): the run that comes is for the first.
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + 2_100, {
+      intervalMs: 20,
+      what: 'late',
+    });
+    await cluster.runner({ tick: tick.handler });
+    const skipped = await eventually(cluster.events, { type: 'skipped', key: 'c' });
+    expect(tick.calls[0].due).toBe(timer.dueAt);
+    expect(skipped).toMatchObject({ reason: 'overlap', version: 1 });
+    expect(skipped.count).toBeGreaterThanOrEqual(2);
+  });
+
+  it('counts no skip for a trigger run or a final run, which no skipped event would show', () => {
+    const fields = { k: 'cron', cr: '* * * * * *', tz: 'UTC', rc: '2' };
+    const due = Date.parse('2026-06-01T00:00:00Z');
+    expect(cronFollowUp(fields, due, due + 3500)).toEqual({ cronNext: due + 4000, skipped: 3 });
+    expect(cronFollowUp({ ...fields, tg: String(due) }, due, due + 3500)).toEqual({ skipped: 0 });
+    expect(cronFollowUp({ ...fields, mr: '2' }, due, due + 3500)).toEqual({ skipped: 0 });
+    expect(cronFollowUp({ ...fields, mr: '3' }, due, due + 3500)).toMatchObject({ skipped: 3 });
+  });
+
+  it('a live cron goes on past a gap of more than 4 years (2096-02-29, then 2104-02-29)', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({ key: 'leap', handler: 'h', cron: '0 0 29 2 *', tz: 'UTC' });
+    await claimNow(cluster, timer);
+    const due = Date.parse('2096-02-29T00:00:00Z');
+    // As if this run were the one of 2096, ending a second later.
+    const followUp = cronFollowUp({ k: 'cron', cr: '0 0 29 2 *', tz: 'UTC', rc: '1' }, due, due + 1000);
+    expect(followUp).toEqual({ cronNext: Date.parse('2104-02-29T00:00:00Z'), skipped: 0 });
+    await cluster.commands.complete(0, [
+      { id: timer.id, key: 'leap', version: 1, runCount: 1, mode: 'held', outcome: 'ok', ...followUp },
+    ]);
+    expect(await cluster.timers.get('leap')).toMatchObject({ status: 'pending', dueAt: followUp.cronNext });
+  });
+
+  it('a live cron with no slot left ends visibly: its event says no-next-slot', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({
+      key: 'leap',
+      handler: 'h',
+      cron: '0 0 29 2 *',
+      tz: 'UTC',
+      removeOnComplete: false,
+    });
+    await claimNow(cluster, timer);
+    const lastLeapDay = Date.UTC(275760, 1, 29);
+    const followUp = cronFollowUp(
+      { k: 'cron', cr: '0 0 29 2 *', tz: 'UTC', rc: '1' },
+      lastLeapDay,
+      lastLeapDay + 1000,
+    );
+    expect(followUp).toEqual({ skipped: 0 });
+    const [result] = await cluster.commands.complete(0, [
+      { id: timer.id, key: 'leap', version: 1, runCount: 1, mode: 'held', outcome: 'ok', ...followUp },
+    ]);
+    expect(result).toBe('done');
+    expect(await eventually(cluster.events, { type: 'completed', key: 'leap' })).toMatchObject({
+      reason: 'no-next-slot',
+    });
+    expect(await cluster.timers.get('leap')).toMatchObject({ status: 'completed', last: { status: 'ok' } });
+  });
+});
+
+/** Claims a cron timer's run now: its row made due behind the runtime's back (its slot is years away). */
+async function claimNow(cluster: FireCluster, timer: Timer): Promise<void> {
+  await fire.raw.hset(cluster.timers.keys.row(timer.key), 'd', String(await cluster.redisNow()));
+  const [claim] = await cluster.commands.claim(0, 30_000, 'w', [refOf(timer)]);
+  expect(claim.kind).toBe('claimed');
+}
