@@ -20,7 +20,7 @@ import {
   refusals,
 } from '@sundial/core';
 import { isConnectionFailure } from '../infra/connection-failure';
-import { withErrorListener } from '../infra/connection';
+import { duplicateRedis } from '../infra/connection';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
@@ -77,7 +77,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.logger = options.logger ?? jsonConsoleLogger;
     this.reads = new TimerReads(this.redis, this.keys);
     this.events = new EventSubscriber(
-      () => withErrorListener(this.redis.duplicate()),
+      () => duplicateRedis(this.redis),
       this.keys.eventsChannel,
       this.logger,
     );
