@@ -76,11 +76,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     this.logger = options.logger ?? jsonConsoleLogger;
     this.reads = new TimerReads(this.redis, this.keys);
-    this.events = new EventSubscriber(
-      () => duplicateRedis(this.redis),
-      this.keys.eventsChannel,
-      this.logger,
-    );
+    this.events = new EventSubscriber(() => duplicateRedis(this.redis), this.keys.eventsChannel, this.logger);
   }
 
   schedule(spec: TimerSpec): Promise<Timer> {

@@ -79,7 +79,8 @@ export function parseRedisUrl(url: string): RedisTarget {
   }
   const [, scheme, topology, rest] = match;
   if (topology === undefined) {
-    if (rest.includes(',')) throw invalidUrl(url, 'a redis:// URL names one node, and this one lists several');
+    if (rest.includes(','))
+      throw invalidUrl(url, 'a redis:// URL names one node, and this one lists several');
     return { kind: 'node', url };
   }
   const at = rest.lastIndexOf('@', rest.indexOf('/') < 0 ? undefined : rest.indexOf('/'));

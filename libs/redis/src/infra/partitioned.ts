@@ -31,7 +31,11 @@ export abstract class Partitioned<Commands = undefined> {
     redisOptions: RedisOptions = {},
   ) {
     this.redis = openRedis(options.connection, redisOptions);
-    this.keys = new SundialKeys(options.prefix, options.partitions, isCluster(this.redis) ? 'spread' : 'plain');
+    this.keys = new SundialKeys(
+      options.prefix,
+      options.partitions,
+      isCluster(this.redis) ? 'spread' : 'plain',
+    );
     defineCommands(this.redis);
     this.clock = new ClusterClock(this.redis);
     this.commands = commands(this.redis, this.keys, this.clock);

@@ -15,7 +15,8 @@ export function keySlot(tag: string): number {
   let crc = 0;
   for (const byte of Buffer.from(tag)) {
     crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc % CLUSTER_SLOTS;
 }
