@@ -186,6 +186,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   connect(): Promise<void> {
     this.started ??= (async () => {
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
+      await this.checkPartitionCount();
       await this.clock.sync();
     })().catch((error: unknown) => {
       this.started = undefined;

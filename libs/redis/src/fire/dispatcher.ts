@@ -76,6 +76,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
   }
 
   async start(): Promise<void> {
+    await this.checkPartitionCount();
     await this.clock.start();
     const channels = this.keys.all().map((partition) => this.wakeChannel(partition));
     this.subscriber.on('message', (channel: string) => {

@@ -111,6 +111,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   /** Listens for aborts first, so no run starts that a cancel could not reach; then takes jobs. */
   async start(): Promise<void> {
+    await this.checkPartitionCount();
     await this.clock.start();
     await this.leases.start();
     this.workers = this.keys.all().map((partition) => {

@@ -2,6 +2,7 @@ import type { RedisOptions } from 'ioredis';
 import { SundialKeys } from '../store/keys';
 import { defineCommands } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
+import { checkPartitionCount } from './partition-count';
 import { closeRedis, isCluster, openRedis, type RedisClient, type RedisConnection } from './connection';
 
 /** Where the partitions are: what every Redis-backed class of this lib is given. */
@@ -39,6 +40,11 @@ export abstract class Partitioned<Commands = undefined> {
     defineCommands(this.redis);
     this.clock = new ClusterClock(this.redis);
     this.commands = commands(this.redis, this.keys, this.clock);
+  }
+
+  /** Refuses to go on when the timers under this prefix were written with another partition count. */
+  protected checkPartitionCount(): Promise<void> {
+    return checkPartitionCount(this.redis, this.keys);
   }
 
   /** Stops the clock's resync and closes the command connection. */

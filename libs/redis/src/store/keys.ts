@@ -99,6 +99,11 @@ export class SundialKeys {
     return `${this.base(partition)}seq`;
   }
 
+  /** `P:partitions`: the partition count the timers under this prefix were written with. */
+  get partitionCount(): string {
+    return `${this.prefix}:partitions`;
+  }
+
   get eventsChannel(): string {
     return `${this.prefix}:events`;
   }
