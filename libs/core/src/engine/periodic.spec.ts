@@ -38,24 +38,10 @@ describe('intervals', () => {
   });
 });
 
-describe('cron slots gone past', () => {
-  it('a late start that then overlaps reports both: missed before the start, overlap during the run', async () => {
-    const { engine, clock, eventsOf } = harness({ source: stalled(12 * MINUTE) });
-    await engine.schedule({
-      key: 'c',
-      handler: 'work',
-      cron: '*/5 * * * *',
-      tz: 'UTC',
-      payload: { sleepMs: 11 * MINUTE },
-    });
-    await clock.advance('30m');
-    // due 5m, started 17m (10m, 15m missed), ended 28m (20m, 25m overlapped)
-    expect(eventsOf('skipped')).toEqual([
-      expect.objectContaining({ reason: 'missed', due: START + 10 * MINUTE, count: 2 }),
-      expect.objectContaining({ reason: 'overlap', due: START + 20 * MINUTE, count: 2 }),
-    ]);
-  });
-});
+/** A cron every five minutes whose runs take `sleepMs`. */
+function fiveMinuteCron(sleepMs: number) {
+  return { key: 'c', handler: 'work', cron: '*/5 * * * *', tz: 'UTC', payload: { sleepMs } };
+}
 
 /** A time source whose wakes come `lagMs` late, as in a stalled or suspended process. */
 function stalled(lagMs: number): (clock: Clock) => Clock {
@@ -69,13 +55,7 @@ function stalled(lagMs: number): (clock: Clock) => Clock {
 describe('cron', () => {
   it('counts every slot a long run covered, and picks up at the next one', async () => {
     const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({
-      key: 'm',
-      handler: 'work',
-      cron: '*/5 * * * *',
-      tz: 'UTC',
-      payload: { sleepMs: 21 * MINUTE },
-    });
+    await engine.schedule(fiveMinuteCron(21 * MINUTE));
     await clock.advance('30m');
     expect(eventsOf('skipped')).toEqual([
       expect.objectContaining({
@@ -86,6 +66,17 @@ describe('cron', () => {
       }),
     ]);
     expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([5, 30]);
+  });
+
+  it('a late start that then overlaps reports both: missed before the start, overlap during the run', async () => {
+    const { engine, clock, eventsOf } = harness({ source: stalled(12 * MINUTE) });
+    await engine.schedule(fiveMinuteCron(11 * MINUTE));
+    await clock.advance('30m');
+    // due 5m, started 17m (10m, 15m missed), ended 28m (20m, 25m overlapped)
+    expect(eventsOf('skipped')).toEqual([
+      expect.objectContaining({ reason: 'missed', due: START + 10 * MINUTE, count: 2 }),
+      expect.objectContaining({ reason: 'overlap', due: START + 20 * MINUTE, count: 2 }),
+    ]);
   });
 
   it('a trigger run leaves the schedule as it was and skips nothing', async () => {
