@@ -58,6 +58,14 @@ export const DEFAULT_CONCURRENCY = 16;
 const MAX_EARLY_WAIT_MS = 1000;
 
 type Claimed = Extract<ClaimResult, { kind: 'claimed' }>;
+/** What every log line about a run carries (docs/spec.md §6.3). */
+interface RunFields extends LogFields {
+  key: string;
+  id: string;
+  version: number;
+  partition: number;
+  handler: string;
+}
 type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
 
 /**
@@ -221,7 +229,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       letGo,
     };
     if (this.graceOver) return this.leases.handBack([run]);
-    const fields: LogFields = {
+    const fields: RunFields = {
       key: run.key,
       id: run.id,
       version: run.version,
@@ -257,15 +265,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private finished(outcome: RunOutcome, fields: LogFields, latenessMs: number, durationMs: number): void {
-    const handler = String(fields.handler);
-    if (outcome.outcome === 'ok') {
-      this.observer.runFinished?.({ handler, status: 'ok', latenessMs, durationMs });
-      this.logger.debug('run ok', { ...fields, latenessMs, durationMs });
-    } else {
-      this.observer.runFinished?.({ handler, status: 'failed', latenessMs, durationMs });
-      this.logger.warn('run failed', { ...fields, latenessMs, durationMs, error: outcome.error });
-    }
+  private finished(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
+    const status = outcome.outcome === 'ok' ? 'ok' : 'failed';
+    this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
+    if (status === 'ok') this.logger.debug('run ok', { ...fields, latenessMs, durationMs });
+    else this.logger.warn('run failed', { ...fields, latenessMs, durationMs, error: outcome.error });
   }
 
   private staleAtClaim(partition: number, ref: TimerRef, reason: StaleReason): void {
@@ -274,12 +278,12 @@ export class TimerRunner extends Partitioned<FireCommands> {
   }
 
   /** The run happened, but the timer changed under it: its outcome was dropped (SPEC §3.2 step 4). */
-  private staleAtCompletion(reason: StaleReason, fields: LogFields): void {
+  private staleAtCompletion(reason: StaleReason, fields: RunFields): void {
     this.observer.stale?.({ reason, phase: 'complete' });
     this.logger.info('run outcome not recorded: the timer changed while it ran', { ...fields, reason });
   }
 
-  private reportSkips(skips: Skips, fields: LogFields): void {
+  private reportSkips(skips: Skips, fields: RunFields): void {
     for (const reason of ['missed', 'overlap'] as const) {
       if (skips[reason] === 0) continue;
       this.observer.skipped?.({ reason, count: skips[reason] });
@@ -311,8 +315,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private async settleLost(partition: number, fields: RowFields): Promise<void> {
-    await this.batcher.complete(partition, lostCompletion(fields, this.clock.now()));
+  /** An at-most-once run whose worker was lost, found at claim: settled here as the reconciler would. */
+  private async settleLost(partition: number, row: RowFields): Promise<void> {
+    const completed = await this.batcher.complete(partition, lostCompletion(row, this.clock.now()));
+    const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
+    if (completed.kind === 'done') this.reportSkips(completed, fields);
   }
 }
 
