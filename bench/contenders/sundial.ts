@@ -1,10 +1,10 @@
+import { silentLogger } from '@sundial/core';
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
 import { BENCH_PAYLOAD, type Contender, type OneShot } from './contender';
 
 /** Sundial as an application uses it: RedisTimers in the caller, a Dispatcher and TimerRunners elsewhere. */
 const HANDLER = 'bench.noop';
-const SILENT = { error: () => undefined };
 
 export function createSundialContender(redisUrl: string): Contender {
   const timers = new RedisTimers({ connection: redisUrl });
@@ -40,7 +40,7 @@ export async function startSundialWorker(
         record([ctx.key, ctx.due, Date.now()]);
       },
     },
-    logger: SILENT,
+    logger: silentLogger,
   });
   await runner.start();
   return { close: () => runner.close() };
@@ -48,7 +48,7 @@ export async function startSundialWorker(
 
 /** The scheduler process's part of the fire path: turns due rows into fire jobs. */
 export async function startSundialDispatcher(config: ChildConfig): Promise<RunningRole> {
-  const dispatcher = new Dispatcher({ connection: config.redisUrl, logger: SILENT });
+  const dispatcher = new Dispatcher({ connection: config.redisUrl, logger: silentLogger });
   await dispatcher.start();
   return { close: () => dispatcher.close() };
 }

@@ -9,6 +9,7 @@
  */
 import {
   EVENT_NAMES,
+  silentLogger,
   type JsonValue,
   type TimerContext,
   type TimerEvent,
@@ -143,21 +144,20 @@ function redisBackend(): Backend {
     await raw?.quit();
     await server?.stop();
   });
-  const quiet = { warn: () => undefined, error: () => undefined };
   return {
     name: 'redis',
     async open(options = {}) {
       const shared = { connection: server.url, prefix: `c${++prefixes}`, partitions: 2 };
-      const timers = new RedisTimers({ ...shared, logger: quiet, tombstoneMs: options.tombstoneMs });
+      const timers = new RedisTimers({ ...shared, logger: silentLogger, tombstoneMs: options.tombstoneMs });
       closers.push(() => timers.dispose());
       const events: TimerEvent[] = [];
       for (const type of EVENT_NAMES) timers.on(type, (event) => events.push(event));
-      const dispatcher = new Dispatcher({ ...shared, logger: quiet });
+      const dispatcher = new Dispatcher({ ...shared, logger: silentLogger });
       closers.push(() => dispatcher.close());
       await dispatcher.start();
       const runs: RunRecord[] = [];
       const handlers = { work: workHandler(runs, realSleep), ...options.handlers };
-      const runner = new TimerRunner({ ...shared, handlers, logger: quiet });
+      const runner = new TimerRunner({ ...shared, handlers, logger: silentLogger });
       closers.push(() => runner.close(2_000));
       await runner.start();
       const until: Harness['until'] = async (

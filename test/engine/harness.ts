@@ -7,7 +7,8 @@ import {
   type ClockHandle,
   createEngine,
   type Engine,
-  type EngineLogger,
+  silentLogger,
+  type SundialLogger,
   type EngineOptions,
   type JsonValue,
   type TimerContext,
@@ -62,7 +63,8 @@ export function harness(
   const events: TimerEvent[] = [];
   const warnings: string[] = [];
   const errors: string[] = [];
-  const logger: EngineLogger = {
+  const logger: SundialLogger = {
+    ...silentLogger,
     warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
     error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields)}`),
   };

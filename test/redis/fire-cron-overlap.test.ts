@@ -18,11 +18,11 @@ describe('fire path: cron', () => {
     const started = timer.dueAt;
     // As if the run had lasted 3.5 s: the slots at +1 s, +2 s and +3 s passed while it ran.
     const followUp = cronFollowUp({ k: 'cron', cr: '* * * * * *', tz: 'UTC' }, started, started + 3500);
-    expect(followUp).toEqual({ cronNext: started + 4000, skipped: 3 });
+    expect(followUp).toEqual({ cronNext: started + 4000, missed: 0, overlap: 3 });
     const [result] = await cluster.commands.complete(0, [
       { id: timer.id, key: 'c', version: 1, runCount: 1, mode: 'held', outcome: 'ok', ...followUp },
     ]);
-    expect(result).toBe('done');
+    expect(result).toEqual({ kind: 'done', missed: 0, overlap: 3 });
     expect(await eventually(cluster.events, { type: 'skipped', key: 'c' })).toMatchObject({
       reason: 'overlap',
       count: 3,
@@ -34,7 +34,14 @@ describe('fire path: cron', () => {
     });
   });
 
-  it('counts the slots that passed before a late run from its due, as the engine does', async () => {
+  it('splits the slots a run went past at its start: missed before, overlap during', () => {
+    const due = Date.parse('2026-06-01T00:00:00Z');
+    // Started 2.5 s late (slots +1 s, +2 s missed), ended 2 s later (+3 s, +4 s overlapped).
+    const fields = { k: 'cron', cr: '* * * * * *', tz: 'UTC', lf: String(due + 2500) };
+    expect(cronFollowUp(fields, due, due + 4500)).toEqual({ cronNext: due + 5000, missed: 2, overlap: 2 });
+  });
+
+  it('counts the slots that passed before a late run as missed, from its due, as the engine does', async () => {
     const cluster = await fire.cluster();
     const tick = recorder();
     await cluster.dispatcher();
@@ -52,17 +59,18 @@ describe('fire path: cron', () => {
     await cluster.runner({ tick: tick.handler });
     const skipped = await eventually(cluster.events, { type: 'skipped', key: 'c' });
     expect(tick.calls[0].due).toBe(timer.dueAt);
-    expect(skipped).toMatchObject({ reason: 'overlap', version: 1 });
+    expect(skipped).toMatchObject({ reason: 'missed', version: 1 });
     expect(skipped.count).toBeGreaterThanOrEqual(2);
   });
 
   it('counts no skip for a trigger run or a final run, which no skipped event would show', () => {
     const fields = { k: 'cron', cr: '* * * * * *', tz: 'UTC', rc: '2' };
     const due = Date.parse('2026-06-01T00:00:00Z');
-    expect(cronFollowUp(fields, due, due + 3500)).toEqual({ cronNext: due + 4000, skipped: 3 });
-    expect(cronFollowUp({ ...fields, tg: String(due) }, due, due + 3500)).toEqual({ skipped: 0 });
-    expect(cronFollowUp({ ...fields, mr: '2' }, due, due + 3500)).toEqual({ skipped: 0 });
-    expect(cronFollowUp({ ...fields, mr: '3' }, due, due + 3500)).toMatchObject({ skipped: 3 });
+    const none = { missed: 0, overlap: 0 };
+    expect(cronFollowUp(fields, due, due + 3500)).toEqual({ cronNext: due + 4000, missed: 0, overlap: 3 });
+    expect(cronFollowUp({ ...fields, tg: String(due) }, due, due + 3500)).toEqual(none);
+    expect(cronFollowUp({ ...fields, mr: '2' }, due, due + 3500)).toEqual(none);
+    expect(cronFollowUp({ ...fields, mr: '3' }, due, due + 3500)).toMatchObject({ overlap: 3 });
   });
 
   it('a live cron goes on past a gap of more than 4 years (2096-02-29, then 2104-02-29)', async () => {
@@ -72,7 +80,7 @@ describe('fire path: cron', () => {
     const due = Date.parse('2096-02-29T00:00:00Z');
     // As if this run were the one of 2096, ending a second later.
     const followUp = cronFollowUp({ k: 'cron', cr: '0 0 29 2 *', tz: 'UTC', rc: '1' }, due, due + 1000);
-    expect(followUp).toEqual({ cronNext: Date.parse('2104-02-29T00:00:00Z'), skipped: 0 });
+    expect(followUp).toEqual({ cronNext: Date.parse('2104-02-29T00:00:00Z'), missed: 0, overlap: 0 });
     await cluster.commands.complete(0, [
       { id: timer.id, key: 'leap', version: 1, runCount: 1, mode: 'held', outcome: 'ok', ...followUp },
     ]);
@@ -95,11 +103,11 @@ describe('fire path: cron', () => {
       lastLeapDay,
       lastLeapDay + 1000,
     );
-    expect(followUp).toEqual({ skipped: 0 });
+    expect(followUp).toEqual({ missed: 0, overlap: 0 });
     const [result] = await cluster.commands.complete(0, [
       { id: timer.id, key: 'leap', version: 1, runCount: 1, mode: 'held', outcome: 'ok', ...followUp },
     ]);
-    expect(result).toBe('done');
+    expect(result).toEqual({ kind: 'done', missed: 0, overlap: 0 });
     expect(await eventually(cluster.events, { type: 'completed', key: 'leap' })).toMatchObject({
       reason: 'no-next-slot',
     });

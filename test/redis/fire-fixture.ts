@@ -1,4 +1,10 @@
-import type { JsonValue, TimerContext, TimerEvent, TimerHandler } from '@sundial/core';
+import {
+  type JsonValue,
+  silentLogger,
+  type TimerContext,
+  type TimerEvent,
+  type TimerHandler,
+} from '@sundial/core';
 import {
   Dispatcher,
   type DispatcherOptions,
@@ -16,7 +22,7 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
 
-const quiet = { warn: () => undefined, error: () => undefined };
+const quiet = silentLogger;
 
 /** One prefix's worth of the fire path: a client, and dispatchers / runners / reconcilers on demand. */
 export interface FireCluster {

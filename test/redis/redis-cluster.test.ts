@@ -1,9 +1,9 @@
-import type { TimerContext, TimerEvent } from '@sundial/core';
+import { silentLogger, type TimerContext, type TimerEvent } from '@sundial/core';
 import { Dispatcher, keySlot, RedisTimers, TimerRunner } from '@sundial/redis';
 import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing';
 
 const PARTITIONS = 8;
-const quiet = { warn: () => undefined, error: () => undefined, log: () => undefined };
+const quiet = silentLogger;
 
 /**
  * What spans partitions, on a real 3-primary Redis Cluster: events and aborts published by a script on

@@ -1,4 +1,4 @@
-import { SundialError, type Timer, type TimerEvent, type TimerEventName } from '@sundial/core';
+import { silentLogger, SundialError, type Timer, type TimerEvent, type TimerEventName } from '@sundial/core';
 import { defineCommands, FireCommands, RedisTimers, type RedisTimersOptions } from '@sundial/redis';
 import Redis from 'ioredis';
 import { type RedisServer, startRedis } from '@sundial/testing';
@@ -29,6 +29,7 @@ export function useStore() {
         connection: server.url,
         prefix: `s${++prefixes}`,
         logger: {
+          ...silentLogger,
           warn: (message, fields) => fixture.logs.push({ level: 'warn', message, fields }),
           error: (message, fields) => fixture.logs.push({ level: 'error', message, fields }),
         },

@@ -1,4 +1,4 @@
-import { SundialError, type TimerSpec } from '@sundial/core';
+import { silentLogger, SundialError, type TimerSpec } from '@sundial/core';
 import { FireCommands, RedisTimers } from '@sundial/redis';
 import { startRedis, waitFor } from '@sundial/testing';
 import { claim, eventually, record, refusal, useStore } from './store-fixture';
@@ -63,9 +63,9 @@ describe('get, list, check, snapshot', () => {
     await claim(store.raw, timers, timer);
     const fire = new FireCommands(store.raw, timers.keys);
     const done = await fire.complete(0, [
-      { id: timer.id, key: 'k', version: 1, runCount: 1, mode: 'held', outcome: 'ok', skipped: 0 },
+      { id: timer.id, key: 'k', version: 1, runCount: 1, mode: 'held', outcome: 'ok', missed: 0, overlap: 0 },
     ]);
-    expect(done).toEqual(['done']);
+    expect(done).toEqual([{ kind: 'done', missed: 0, overlap: 0 }]);
     expect(await timers.get('k')).toMatchObject({ status: 'completed', runCount: 1 });
     expect((await timers.list({ status: 'completed' })).items.map((t) => t.key)).toEqual(['k']);
     expect(await timers.check(timer.id)).toBe(false);
@@ -143,7 +143,7 @@ describe('Redis health', () => {
     const server = await startRedis({ args: ['--maxmemory-policy', 'allkeys-lru'] });
     const timers = new RedisTimers({
       connection: server.url,
-      logger: { warn: (message) => store.logs.push({ level: 'warn', message }), error: () => undefined },
+      logger: { ...silentLogger, warn: (message) => store.logs.push({ level: 'warn', message }) },
     });
     try {
       await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });

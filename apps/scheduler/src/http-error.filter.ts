@@ -1,6 +1,6 @@
-import type { ArgumentsHost, ExceptionFilter, LoggerService } from '@nestjs/common';
+import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import { Catch, HttpException } from '@nestjs/common';
-import type { SundialErrorReason } from '@sundial/core';
+import type { SundialErrorReason, SundialLogger } from '@sundial/core';
 import { isSundialError } from '@sundial/core';
 
 /** HTTP status of each refusal (SPEC §2). */
@@ -40,7 +40,7 @@ interface ErrorBody {
 /** Every error answers `{ error: { reason, field?, message, fix } }` with the status SPEC §2 gives it. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: LoggerService) {}
+  constructor(private readonly logger: SundialLogger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const [status, body] = this.describe(exception);
@@ -63,7 +63,10 @@ export class HttpErrorFilter implements ExceptionFilter {
       const body = exception.getResponse();
       return [exception.getStatus(), typeof body === 'string' ? { message: body } : body];
     }
-    this.logger.error(exception instanceof Error ? exception : { msg: 'unexpected error', error: exception });
+    this.logger.error('unexpected error', {
+      error: exception instanceof Error ? exception.message : String(exception),
+      stack: exception instanceof Error ? exception.stack : undefined,
+    });
     return [
       500,
       { error: { reason: 'internal', message: 'internal error', fix: 'Retry; the log has the cause.' } },

@@ -22,7 +22,7 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
   const reconciler = new Reconciler({
     ...shared,
     intervalMs: config.reconcileMs,
-    onPass: metrics.reconciled,
+    observer: metrics,
   });
   const backlog = new Backlog(shared);
   let untrackBacklog = (): void => undefined;

@@ -1,7 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { JsonLogger } from '@sundial/server';
+import type { SundialLogger } from '@sundial/core';
+import { createNestLogger, createPino, SUNDIAL_LOGGER } from '@sundial/server';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
 import type { SchedulerServiceFactory } from './scheduler-service';
@@ -16,11 +17,11 @@ export async function createSchedulerApp(
   config: SchedulerConfig,
   service: SchedulerServiceFactory,
 ): Promise<NestExpressApplication> {
-  const logger = new JsonLogger(config.logLevel);
+  const pino = createPino(config.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(
-    SchedulerModule.forRoot(config, logger, service),
+    SchedulerModule.forRoot(config, pino, service),
     {
-      logger,
+      logger: createNestLogger(pino),
       bodyParser: false,
     },
   );
@@ -29,7 +30,7 @@ export async function createSchedulerApp(
   refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
   // Every body is read as JSON, whatever its Content-Type.
   app.useBodyParser('json', { limit: bodyLimit, type: () => true });
-  app.useGlobalFilters(new HttpErrorFilter(logger));
+  app.useGlobalFilters(new HttpErrorFilter(app.get<SundialLogger>(SUNDIAL_LOGGER)));
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

@@ -1,5 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
-import type { TimersApi } from '@sundial/core';
+import type { SundialLogger, TimersApi } from '@sundial/core';
 import type { SchedulerConfig } from './scheduler-config';
 
 /** What the scheduler process serves and runs: the API it exposes and its background loops. */
@@ -11,4 +10,4 @@ export interface SchedulerService {
   stop(): Promise<void>;
 }
 
-export type SchedulerServiceFactory = (config: SchedulerConfig, logger: LoggerService) => SchedulerService;
+export type SchedulerServiceFactory = (config: SchedulerConfig, logger: SundialLogger) => SchedulerService;

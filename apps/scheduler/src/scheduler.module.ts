@@ -1,6 +1,8 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { APP_SERVICE, AppServiceHooks, HealthModule, type JsonLogger } from '@sundial/server';
+import type { SundialLogger } from '@sundial/core';
+import { APP_SERVICE, AppServiceHooks, HealthModule, LoggingModule, SUNDIAL_LOGGER } from '@sundial/server';
+import type { Logger as Pino } from 'pino';
 import { RegistryController } from './registry.controller';
 import type { SchedulerService, SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
@@ -10,17 +12,17 @@ import { TIMERS_API } from './timers-api.token';
 /** The scheduler: the HTTP API over the app service's TimersApi, plus its loops, started and stopped with Nest. */
 @Module({})
 export class SchedulerModule {
-  static forRoot(
-    config: SchedulerConfig,
-    logger: JsonLogger,
-    service: SchedulerServiceFactory,
-  ): DynamicModule {
+  static forRoot(config: SchedulerConfig, pino: Pino, service: SchedulerServiceFactory): DynamicModule {
     return {
       module: SchedulerModule,
-      imports: [HealthModule.forRoot(config.redisUrl)],
+      imports: [LoggingModule.forRoot(pino), HealthModule.forRoot(config.redisUrl)],
       controllers: [TimersController, RegistryController],
       providers: [
-        { provide: APP_SERVICE, useFactory: () => service(config, logger) },
+        {
+          provide: APP_SERVICE,
+          useFactory: (logger: SundialLogger) => service(config, logger),
+          inject: [SUNDIAL_LOGGER],
+        },
         { provide: TIMERS_API, useFactory: (b: SchedulerService) => b.timers, inject: [APP_SERVICE] },
         AppServiceHooks,
       ],

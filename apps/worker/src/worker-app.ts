@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { JsonLogger } from '@sundial/server';
+import { createNestLogger, createPino, sundialLogger } from '@sundial/server';
 import { loadHandlersModule } from './handlers-module';
 import { createHttpHandler } from './handlers/http.handler';
 import { createLogHandler } from './handlers/log.handler';
@@ -17,12 +17,14 @@ export async function createWorkerApp(
   service: WorkerServiceFactory,
   extra: HandlerMap = {},
 ): Promise<INestApplication> {
-  const logger = new JsonLogger(config.logLevel);
+  const pino = createPino(config.logLevel);
   const handlers: HandlerMap = {
     http: createHttpHandler(config.httpAllow),
-    log: createLogHandler(logger),
+    log: createLogHandler(sundialLogger(pino)),
     ...(config.handlersModule ? await loadHandlersModule(config.handlersModule) : {}),
     ...extra,
   };
-  return NestFactory.create(WorkerModule.forRoot(config, logger, handlers, service), { logger });
+  return NestFactory.create(WorkerModule.forRoot(config, pino, handlers, service), {
+    logger: createNestLogger(pino),
+  });
 }

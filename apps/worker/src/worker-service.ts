@@ -1,5 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
-import type { TimerHandler } from '@sundial/core';
+import type { SundialLogger, TimerHandler } from '@sundial/core';
 import type { WorkerConfig } from './worker-config';
 
 export type HandlerMap = Record<string, TimerHandler>;
@@ -14,5 +13,5 @@ export interface WorkerService {
 export type WorkerServiceFactory = (
   config: WorkerConfig,
   handlers: HandlerMap,
-  logger: LoggerService,
+  logger: SundialLogger,
 ) => WorkerService;

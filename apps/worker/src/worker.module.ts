@@ -1,12 +1,15 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
+import type { SundialLogger } from '@sundial/core';
 import {
   APP_SERVICE,
   type AppService,
   AppServiceHooks,
   HealthModule,
-  type JsonLogger,
+  LoggingModule,
+  SUNDIAL_LOGGER,
 } from '@sundial/server';
+import type { Logger as Pino } from 'pino';
 import type { HandlerMap, WorkerServiceFactory } from './worker-service';
 import type { WorkerConfig } from './worker-config';
 
@@ -15,17 +18,18 @@ import type { WorkerConfig } from './worker-config';
 export class WorkerModule {
   static forRoot(
     config: WorkerConfig,
-    logger: JsonLogger,
+    pino: Pino,
     handlers: HandlerMap,
     service: WorkerServiceFactory,
   ): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [HealthModule.forRoot(config.redisUrl)],
+      imports: [LoggingModule.forRoot(pino), HealthModule.forRoot(config.redisUrl)],
       providers: [
         {
           provide: APP_SERVICE,
-          useFactory: (): AppService => {
+          inject: [SUNDIAL_LOGGER],
+          useFactory: (logger: SundialLogger): AppService => {
             const consumers = service(config, handlers, logger);
             // A stop drains: running handlers get the shutdown grace before their signals abort.
             return { start: () => consumers.start(), stop: () => consumers.stop(config.shutdownGraceMs) };

@@ -1,11 +1,11 @@
-import type { Clock, EngineLogger, TimerHandler, ValidationLimits } from '@sundial/core';
+import type { Clock, SundialLogger, TimerHandler, ValidationLimits } from '@sundial/core';
 import type { RedisConnection } from '@sundial/redis';
 
 interface CommonOptions {
   limits?: Partial<ValidationLimits>;
   /** how long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days) */
   tombstoneMs?: number;
-  logger?: EngineLogger;
+  logger?: SundialLogger;
 }
 
 /** Timers kept in Redis and run by the cluster's workers (SPEC §5.1). */

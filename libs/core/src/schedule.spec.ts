@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { firstDue, nextGridSlot } from './schedule';
+import { afterCronRun, firstDue, gridSkips, MAX_SKIPPED, nextGridSlot } from './schedule';
 import type { NormalizedSpec } from './types';
 
 const now = Date.parse('2026-03-01T12:00:00Z');
@@ -80,5 +80,45 @@ describe('nextGridSlot', () => {
         },
       ),
     );
+  });
+});
+
+describe('slots gone past (docs/spec.md §3.3)', () => {
+  const due = Date.parse('2026-06-01T00:00:00Z');
+
+  it('afterCronRun splits the slots after due at the run start: missed before, overlap after', () => {
+    expect(afterCronRun('* * * * * *', 'UTC', due, due + 2500, due + 4500)).toEqual({
+      next: due + 5000,
+      missed: 2,
+      overlap: 2,
+      firstMissed: due + 1000,
+      firstOverlap: due + 3000,
+    });
+    expect(afterCronRun('* * * * * *', 'UTC', due, due, due + 500)).toEqual({
+      next: due + 1000,
+      missed: 0,
+      overlap: 0,
+    });
+  });
+
+  it('afterCronRun counts at most MAX_SKIPPED slots in all', () => {
+    const end = afterCronRun('* * * * * *', 'UTC', due, due + 600_000, due + 3_600_000);
+    expect(end.missed + end.overlap).toBe(MAX_SKIPPED);
+    expect(end.next).toBe(due + 3_601_000);
+  });
+
+  it('gridSkips counts the grid slots strictly between due and next, split at the start', () => {
+    // anchor 0, every 10: due 10, started 35 (20, 30 missed), next 50 (40 overlapped)
+    expect(gridSkips(0, 10, 10, 35, 50)).toEqual({
+      missed: 2,
+      overlap: 1,
+      firstMissed: 20,
+      firstOverlap: 40,
+    });
+    expect(gridSkips(0, 10, 10, 10, 20)).toEqual({ missed: 0, overlap: 0 });
+    // a slot exactly at the start passed before it: missed
+    expect(gridSkips(0, 10, 10, 40, 50)).toEqual({ missed: 3, overlap: 0, firstMissed: 20 });
+    // an off-grid due (rescheduled): only later grid slots count
+    expect(gridSkips(0, 10, 13, 13, 30)).toEqual({ missed: 0, overlap: 1, firstOverlap: 20 });
   });
 });

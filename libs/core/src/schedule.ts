@@ -26,36 +26,83 @@ export function nextGridSlot(anchor: number, everyMs: number, now: number): numb
   return anchor + slots * everyMs;
 }
 
-/** Skipped slots are counted up to this: a run that covered more is reported at it, and costs no more. */
+/** Skipped cron slots are counted up to this: a run that covered more is reported at it, and costs no more. */
 export const MAX_SKIPPED = 1000;
 
+/**
+ * Why a periodic timer went past slots without running them (docs/spec.md §3.3, the `skipped` event's
+ * `reason` and `sundial_runs_skipped_total{reason}`): `missed` slots passed before the run started (the
+ * cluster was down or behind), `overlap` slots came while the run went on.
+ */
+export type SkipReason = 'missed' | 'overlap';
+
+/** The slots a periodic run went past, by reason, with the first of each when there is one. */
+export interface Skips {
+  missed: number;
+  overlap: number;
+  firstMissed?: number;
+  firstOverlap?: number;
+}
+
 /** What follows a cron run (see afterCronRun). */
-export interface CronRunEnd {
+export interface CronRunEnd extends Skips {
   /** the slot to arm, or null when the cron has none left: the timer ends */
   next: number | null;
-  /** the slots after the run's due up to its end, counted up to MAX_SKIPPED */
-  skipped: number;
-  /** the first of them, when there is one */
-  firstSkipped?: number;
 }
 
 /**
- * The one rule both backends follow when a cron run for slot `due` ends at `now` (docs/spec.md §3.3):
- * every slot after `due` up to `now` is skipped, whether the run was late to start (an outage) or
- * still going; the next slot is the first after `now`, however far (nextCronSlot). Trigger runs do
- * not come here: they leave the schedule as it was.
+ * The one rule both backends follow when a cron run for slot `due`, started at `started`, ends at `now`
+ * (docs/spec.md §3.3): every slot after `due` up to `now` is skipped — `missed` up to `started`, `overlap`
+ * after it — counted together up to MAX_SKIPPED; the next slot is the first after `now`, however far
+ * (nextCronSlot). Trigger runs do not come here: they leave the schedule as it was.
  */
-export function afterCronRun(cron: string, tz: string, due: number, now: number): CronRunEnd {
-  const end: CronRunEnd = { next: nextCronSlot(cron, tz, now), skipped: 0 };
+export function afterCronRun(
+  cron: string,
+  tz: string,
+  due: number,
+  started: number,
+  now: number,
+): CronRunEnd {
+  const end: CronRunEnd = { next: nextCronSlot(cron, tz, now), missed: 0, overlap: 0 };
   for (
-    let slot = nextCronSlot(cron, tz, due);
-    slot !== null && slot <= now;
-    slot = nextCronSlot(cron, tz, slot)
+    let slot = nextCronSlot(cron, tz, due), counted = 0;
+    slot !== null && slot <= now && counted < MAX_SKIPPED;
+    slot = nextCronSlot(cron, tz, slot), counted++
   ) {
-    end.firstSkipped ??= slot;
-    if (++end.skipped >= MAX_SKIPPED) break;
+    if (slot <= started) {
+      end.firstMissed ??= slot;
+      end.missed++;
+    } else {
+      end.firstOverlap ??= slot;
+      end.overlap++;
+    }
   }
   return end;
+}
+
+/**
+ * The grid slots of an interval (`anchor + k·everyMs`) strictly between a run's `due` and the `next` slot
+ * armed after it, split at `started` like afterCronRun: nothing is made up, and what was gone past is
+ * counted. complete.lua and claim.lua count the same way (`grid_skips`).
+ */
+export function gridSkips(
+  anchor: number,
+  everyMs: number,
+  due: number,
+  started: number,
+  next: number,
+): Skips {
+  const index = (time: number): number => Math.floor((time - anchor) / everyMs);
+  const lastBeforeNext = Math.ceil((next - anchor) / everyMs) - 1;
+  const atDue = index(due);
+  const atStart = Math.min(Math.max(index(started), atDue), lastBeforeNext);
+  const skips: Skips = {
+    missed: Math.max(0, atStart - atDue),
+    overlap: Math.max(0, lastBeforeNext - atStart),
+  };
+  if (skips.missed > 0) skips.firstMissed = anchor + (atDue + 1) * everyMs;
+  if (skips.overlap > 0) skips.firstOverlap = anchor + (atStart + 1) * everyMs;
+  return skips;
 }
 
 /** A NormalizedSpec always carries its kind's schedule field; reaching this is a programming error. */

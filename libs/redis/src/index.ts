@@ -1,7 +1,7 @@
 // @sundial/redis — the public API. Named exports only: what is not listed here is internal.
 
 // The Timers API over Redis (SPEC §5.1) and where Redis is.
-export { RedisTimers, type RedisTimersObserver, type RedisTimersOptions } from './client/redis-timers';
+export { RedisTimers, type RedisTimersOptions } from './client/redis-timers';
 export {
   closeRedis,
   openRedis,
@@ -14,26 +14,24 @@ export type { PartitionedOptions } from './infra/partitioned';
 export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.
-export { Dispatcher, type DispatcherLogger, type DispatcherOptions } from './fire/dispatcher';
-export {
-  DEFAULT_RECONCILE_MS,
-  type ReconcileCounts,
-  Reconciler,
-  type ReconcilerLogger,
-  type ReconcilerOptions,
-} from './fire/reconciler';
+export { Dispatcher, type DispatcherOptions } from './fire/dispatcher';
+export { DEFAULT_RECONCILE_MS, Reconciler, type ReconcilerOptions } from './fire/reconciler';
 export {
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_LEASE_MS,
-  type FinishedRun,
   TimerRunner,
-  type TimerRunnerLogger,
-  type TimerRunnerObserver,
   type TimerRunnerOptions,
 } from './fire/timer-runner';
 
-// Metrics (SPEC §6).
+// Metrics (docs/spec.md §6): what the classes report (one typed map), and the Prometheus side of it.
+export {
+  type FinishedRun,
+  type ReconcileCounts,
+  type SundialObserver,
+  type SundialObserverEvents,
+} from './metrics/observer';
+export type { StaleReason } from './store/replies';
 export { Backlog, type BacklogOptions } from './metrics/backlog';
 export { type BacklogSource, SundialMetrics } from './metrics/sundial-metrics';
 

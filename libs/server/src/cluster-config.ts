@@ -1,8 +1,7 @@
 import { parseRedisUrl } from '@sundial/redis';
 import type { Env } from './env';
 import { envInt, envString } from './env';
-import type { LogLevelName } from './json-logger';
-import { parseLogLevel } from './json-logger';
+import { type LogLevelName, parseLogLevel } from './pino-logger';
 
 /** What every Sundial process reads from the environment (SPEC §5.4). */
 export interface ClusterConfig {

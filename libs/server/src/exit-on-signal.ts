@@ -1,4 +1,5 @@
-import type { INestApplicationContext, LoggerService } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { SundialLogger } from '@sundial/core';
 
 /**
  * On SIGTERM/SIGINT, closes the app (Nest shutdown hooks: stop taking work, drain, release) and exits
@@ -6,24 +7,24 @@ import type { INestApplicationContext, LoggerService } from '@nestjs/common';
  * longer than `deadlineMs` (e.g. Redis is gone and connections cannot say goodbye), or a second
  * signal, exits at once with 1.
  */
-export function exitOnSignal(app: INestApplicationContext, logger: LoggerService, deadlineMs: number): void {
+export function exitOnSignal(app: INestApplicationContext, logger: SundialLogger, deadlineMs: number): void {
   let closing = false;
   const exitNow = (why: string, signal: NodeJS.Signals): never => {
-    logger.error({ msg: `${why}: exiting now`, signal });
+    logger.error(`${why}: exiting now`, { signal });
     process.exit(1);
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (closing) exitNow('second signal while shutting down', signal);
     closing = true;
-    logger.log({ msg: 'shutting down', signal });
+    logger.info('shutting down', { signal });
     setTimeout(() => exitNow(`shutdown still running after ${deadlineMs} ms`, signal), deadlineMs).unref();
     app.close().then(
       () => {
-        logger.log({ msg: 'shut down cleanly', signal });
+        logger.info('shut down cleanly', { signal });
         process.exit(0);
       },
       (error: unknown) => {
-        logger.error({ msg: 'shutdown failed', error: String(error) });
+        logger.error('shutdown failed', { error: String(error) });
         process.exit(1);
       },
     );

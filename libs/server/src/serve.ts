@@ -1,8 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
+import type { SundialLogger } from '@sundial/core';
 import type { AddressInfo } from 'node:net';
 import type { ClusterConfig } from './cluster-config';
 import { exitOnSignal } from './exit-on-signal';
-import { JsonLogger } from './json-logger';
+import { SUNDIAL_LOGGER } from './logging.module';
+import { createPino } from './pino-logger';
 
 /**
  * The body of both entry points: build the app, exit 0 on SIGTERM/SIGINT after a clean close, listen,
@@ -18,14 +20,14 @@ export function serve(
 ): void {
   build()
     .then(async ({ app, config, shutdownDeadlineMs }) => {
-      const logger = new JsonLogger(config.logLevel);
+      const logger = app.get<SundialLogger>(SUNDIAL_LOGGER);
       exitOnSignal(app, logger, shutdownDeadlineMs);
       await app.listen(config.port);
       const { port } = app.getHttpServer().address() as AddressInfo;
-      logger.log({ msg: `${name} listening`, port, prefix: config.prefix, partitions: config.partitions });
+      logger.info(`${name} listening`, { port, prefix: config.prefix, partitions: config.partitions });
     })
     .catch((error: unknown) => {
-      new JsonLogger('error').fatal(error instanceof Error ? error : { msg: String(error) });
+      createPino('fatal').fatal({ err: error }, `${name} could not start`);
       process.exit(1);
     });
 }

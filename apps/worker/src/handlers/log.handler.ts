@@ -1,12 +1,9 @@
-import type { LoggerService } from '@nestjs/common';
-import type { JsonValue, TimerContext, TimerHandler } from '@sundial/core';
+import type { JsonValue, SundialLogger, TimerContext, TimerHandler } from '@sundial/core';
 
 /** Writes the payload as one structured log line: a handler to try the cluster with. */
-export function createLogHandler(logger: LoggerService): TimerHandler {
+export function createLogHandler(logger: SundialLogger): TimerHandler {
   return (payload: JsonValue, ctx: TimerContext) => {
-    logger.log(
-      { msg: 'timer fired', key: ctx.key, id: ctx.id, version: ctx.version, due: ctx.due, payload },
-      'log',
-    );
+    const { key, id, version, due } = ctx;
+    logger.info('timer fired', { key, id, version, handler: ctx.timer.handler, due, payload });
   };
 }

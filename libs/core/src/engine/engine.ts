@@ -27,7 +27,7 @@ import { createEntry, heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
 import { toListQuery } from './list-options';
-import { jsonConsoleLogger, type EngineLogger } from './logger';
+import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
 import { FirePath } from './fire-path';
 import { atIndex, inactive } from './refusals';
@@ -44,7 +44,7 @@ export interface EngineOptions {
   limits?: Partial<ValidationLimits>;
   /** how long a cancelled key is remembered for `ifExists: 'keep'` (default 7 days) */
   tombstoneMs?: number;
-  logger?: EngineLogger;
+  logger?: SundialLogger;
 }
 
 /** The in-memory engine: SPEC's `Timers` operations in one process, without Redis or Nest. */
@@ -58,7 +58,7 @@ class MemoryEngine implements Engine {
   private readonly clock: Clock;
   private readonly handlers: Readonly<Record<string, TimerHandler>>;
   private readonly limits: Partial<ValidationLimits>;
-  private readonly logger: EngineLogger;
+  private readonly logger: SundialLogger;
   private readonly store: EntryStore;
   private readonly events: EventHub;
   private readonly firePath: FirePath;
@@ -68,7 +68,7 @@ class MemoryEngine implements Engine {
 
   constructor(options: EngineOptions) {
     const { clock = realClock, handlers, limits = {}, tombstoneMs = DEFAULT_TOMBSTONE_MS } = options;
-    this.logger = options.logger ?? jsonConsoleLogger;
+    this.logger = options.logger ?? consoleLogger;
     if (typeof handlers !== 'object' || handlers === null) {
       throw refusals.invalid(
         'handlers',

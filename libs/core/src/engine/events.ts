@@ -2,7 +2,7 @@ import { SundialError } from '../errors';
 import { describeFailure } from '../failure';
 import { showValue } from '../show-value';
 import type { TimerEvent, TimerEventName, TimerListener } from '../types';
-import type { EngineLogger } from './logger';
+import type { SundialLogger } from '../logger';
 
 export const EVENT_NAMES: readonly TimerEventName[] = [
   'scheduled',
@@ -20,7 +20,7 @@ export const EVENT_NAMES: readonly TimerEventName[] = [
 export class EventHub {
   private readonly listeners = new Map<TimerEventName, Set<TimerListener>>();
 
-  constructor(private readonly logger: EngineLogger) {}
+  constructor(private readonly logger: SundialLogger) {}
 
   on(name: TimerEventName, listener: TimerListener): () => void {
     if (!EVENT_NAMES.includes(name)) {

@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import { liveCronSlot } from '../cron';
 import { describeFailure } from '../failure';
 import { refusals } from '../refusals';
-import { afterCronRun, nextGridSlot } from '../schedule';
+import { afterCronRun, gridSkips, nextGridSlot, type Skips } from '../schedule';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
@@ -86,8 +86,11 @@ export class FirePath {
     entry.latestRun = run;
     entry.lastFiredAt = now;
     entry.last = { started: now, status: 'running' };
-    if (free) this.arm(entry, this.nextDue(entry, now));
+    // A free tick arms the next one now: grid slots that passed since `due` are missed, not made up.
+    const next = free ? this.nextDue(entry, now) : undefined;
+    if (next !== undefined) this.arm(entry, next);
     this.emit('running', run, { due });
+    if (next !== undefined) this.emitSkips(run, gridSkips(entry.scheduledAt, entry.everyMs!, due, now, next));
     void this.execute(entry, run);
   }
 
@@ -199,21 +202,30 @@ export class FirePath {
     } else if (entry.kind === 'cron') {
       return this.armAfterCronRun(entry, run, now);
     } else {
-      this.arm(entry, this.nextDue(entry, now));
+      const next = this.nextDue(entry, now);
+      this.emitSkips(run, gridSkips(entry.scheduledAt, entry.everyMs!, run.due, run.started, next));
+      this.arm(entry, next);
     }
     return undefined;
   }
 
-  /** The slots after the run's due up to now are skipped (one event, counted); none left ends the timer. */
+  /** The slots after the run's due up to now are skipped (counted, by reason); none left ends the timer. */
   private armAfterCronRun(entry: Entry, run: Run, now: number): CronEnd | undefined {
-    const { next, skipped, firstSkipped } = afterCronRun(entry.cron!, entry.tz!, run.due, now);
-    if (skipped > 0) this.emit('skipped', entry, { reason: 'overlap', due: firstSkipped, count: skipped });
+    const { next, ...skips } = afterCronRun(entry.cron!, entry.tz!, run.due, run.started, now);
+    this.emitSkips(run, skips);
     if (next !== null) {
       this.arm(entry, next);
       return undefined;
     }
     this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
     return 'no-next-slot';
+  }
+
+  /** One `skipped` event per reason that has slots; `due` is the first of them (docs/spec.md §3.6). */
+  private emitSkips(run: Run, skips: Skips): void {
+    const { missed, overlap, firstMissed, firstOverlap } = skips;
+    if (missed > 0) this.emit('skipped', run, { reason: 'missed', due: firstMissed, count: missed });
+    if (overlap > 0) this.emit('skipped', run, { reason: 'overlap', due: firstOverlap, count: overlap });
   }
 
   private finish(entry: Entry, outcome: 'completed' | 'failed'): void {

@@ -1,5 +1,6 @@
 /* Engine-only cases (virtual-clock precision, in-process handlers, dispose); the SPEC §3 semantics shared with Redis are in test/conformance. */
 import { harness, START } from '../../../../test/engine/harness';
+import type { Clock } from '../clock';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -7,7 +8,7 @@ const HOUR = 60 * MINUTE;
 
 describe('intervals', () => {
   it('makes nothing up after a long stall: one late run, then back on the grid', async () => {
-    const { engine, clock, runs } = harness();
+    const { engine, clock, runs, eventsOf } = harness();
     await engine.schedule({
       key: 'hourly',
       handler: 'work',
@@ -16,19 +17,45 @@ describe('intervals', () => {
     });
     await clock.advance('7h');
     expect(runs.map((run) => (run.due - START) / HOUR)).toEqual([1, 7]);
+    // The run went on from 1h to 6h10: the slots at 2h … 6h came during it.
+    expect(eventsOf('skipped')).toEqual([
+      expect.objectContaining({ reason: 'overlap', due: START + 2 * HOUR, count: 5, version: 1 }),
+    ]);
+  });
+
+  it('counts the slots that passed before a late start as missed (held and awaitTask: false)', async () => {
+    for (const awaitTask of [true, false]) {
+      const { engine, clock, runs, eventsOf } = harness({ source: stalled(150 * MINUTE) });
+      await engine.schedule({ key: 'hourly', handler: 'work', every: '1h', awaitTask });
+      await clock.advance('4h');
+      // due at 1h, woken at 3h30: the slots at 2h and 3h passed before it started; 4h is the next.
+      expect(runs[0]).toMatchObject({ due: START + HOUR, at: START + 3.5 * HOUR });
+      expect(eventsOf('skipped')).toEqual([
+        expect.objectContaining({ reason: 'missed', due: START + 2 * HOUR, count: 2, version: 1 }),
+      ]);
+      expect((await engine.get('hourly'))?.dueAt).toBe(START + 4 * HOUR);
+    }
   });
 });
+
+/** A cron every five minutes whose runs take `sleepMs`. */
+function fiveMinuteCron(sleepMs: number) {
+  return { key: 'c', handler: 'work', cron: '*/5 * * * *', tz: 'UTC', payload: { sleepMs } };
+}
+
+/** A time source whose wakes come `lagMs` late, as in a stalled or suspended process. */
+function stalled(lagMs: number): (clock: Clock) => Clock {
+  return (clock) => ({
+    now: () => clock.now(),
+    setTimeout: (fn, ms) => clock.setTimeout(fn, ms + lagMs),
+    clearTimeout: (handle) => clock.clearTimeout(handle),
+  });
+}
 
 describe('cron', () => {
   it('counts every slot a long run covered, and picks up at the next one', async () => {
     const { engine, clock, runs, eventsOf } = harness();
-    await engine.schedule({
-      key: 'm',
-      handler: 'work',
-      cron: '*/5 * * * *',
-      tz: 'UTC',
-      payload: { sleepMs: 21 * MINUTE },
-    });
+    await engine.schedule(fiveMinuteCron(21 * MINUTE));
     await clock.advance('30m');
     expect(eventsOf('skipped')).toEqual([
       expect.objectContaining({
@@ -39,6 +66,17 @@ describe('cron', () => {
       }),
     ]);
     expect(runs.map((run) => (run.due - START) / MINUTE)).toEqual([5, 30]);
+  });
+
+  it('a late start that then overlaps reports both: missed before the start, overlap during the run', async () => {
+    const { engine, clock, eventsOf } = harness({ source: stalled(12 * MINUTE) });
+    await engine.schedule(fiveMinuteCron(11 * MINUTE));
+    await clock.advance('30m');
+    // due 5m, started 17m (10m, 15m missed), ended 28m (20m, 25m overlapped)
+    expect(eventsOf('skipped')).toEqual([
+      expect.objectContaining({ reason: 'missed', due: START + 10 * MINUTE, count: 2 }),
+      expect.objectContaining({ reason: 'overlap', due: START + 20 * MINUTE, count: 2 }),
+    ]);
   });
 
   it('a trigger run leaves the schedule as it was and skips nothing', async () => {

@@ -1,5 +1,5 @@
 import type { TimerEvent, TimerEventName, TimerListener } from '@sundial/core';
-import type { EngineLogger } from '@sundial/core';
+import type { SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis } from '../infra/connection';
 
@@ -16,7 +16,7 @@ export class EventSubscriber {
   constructor(
     private readonly openConnection: () => RedisClient,
     private readonly channel: string,
-    private readonly logger: Pick<EngineLogger, 'error'>,
+    private readonly logger: Pick<SundialLogger, 'error'>,
   ) {}
 
   on(type: TimerEventName, listener: TimerListener): () => void {

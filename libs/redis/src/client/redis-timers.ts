@@ -1,7 +1,7 @@
 import {
   DEFAULT_TOMBSTONE_MS,
-  type EngineLogger,
-  jsonConsoleLogger,
+  type SundialLogger,
+  consoleLogger,
   type ListOptions,
   type ListResult,
   type NormalizedSpec,
@@ -10,7 +10,6 @@ import {
   type RescheduleWhen,
   type Timer,
   type TimerEventName,
-  type TimerKind,
   type TimerListener,
   type TimersApi,
   type TimerSpec,
@@ -28,15 +27,8 @@ import { createdTimer, decodeRow, encodeSpecFields } from '../store/row';
 import { StoreCommands } from '../store/store-commands';
 import { EventSubscriber } from './event-subscriber';
 
+import type { SundialObserver } from '../metrics/observer';
 import { TimerReads } from './timer-reads';
-
-/** Told what the client changed, e.g. to feed metrics (SPEC §6). */
-export interface RedisTimersObserver {
-  /** a timer created or replaced (not one kept by ifExists 'keep') */
-  scheduled(kind: TimerKind): void;
-  /** timers cancelled by cancel or cancelAll */
-  cancelled(count: number): void;
-}
 
 export interface RedisTimersOptions extends PartitionedOptions {
   limits?: Partial<ValidationLimits>;
@@ -44,8 +36,9 @@ export interface RedisTimersOptions extends PartitionedOptions {
   tombstoneMs?: number;
   /** Keys cancelled per Lua call by `cancelAll` (default 100): bounds how long one script holds Redis. */
   cancelBatch?: number;
-  logger?: EngineLogger;
-  observer?: RedisTimersObserver;
+  logger?: SundialLogger;
+  /** told what this client scheduled and cancelled (metrics: SundialMetrics) */
+  observer?: SundialObserver;
 }
 
 const DEFAULT_CANCEL_BATCH = 100;
@@ -57,7 +50,7 @@ const DEFAULT_CANCEL_BATCH = 100;
 export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi {
   private readonly events: EventSubscriber;
   private readonly reads: TimerReads;
-  private readonly logger: EngineLogger;
+  private readonly logger: SundialLogger;
   private started: Promise<void> | undefined;
   private disposed = false;
 
@@ -74,7 +67,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       { maxRetriesPerRequest: 1, disconnectTimeout: 100 },
     );
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
-    this.logger = options.logger ?? jsonConsoleLogger;
+    this.logger = options.logger ?? consoleLogger;
     this.reads = new TimerReads(this.redis, this.keys);
     this.events = new EventSubscriber(() => duplicateRedis(this.redis), this.keys.eventsChannel, this.logger);
   }
@@ -100,7 +93,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.call(async () => {
       validateKey(key);
       const cancelled = await this.commands.cancel(key);
-      if (cancelled) this.options.observer?.cancelled(1);
+      if (cancelled) this.options.observer?.cancelled?.({ count: 1 });
       return cancelled;
     });
   }
@@ -111,7 +104,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       const reason = prefix ? 'cancelled' : 'reset';
       const done = await Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason)));
       const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
-      this.options.observer?.cancelled(count);
+      this.options.observer?.cancelled?.({ count });
       if (!prefix) {
         const now = Math.max(...done.map(({ at }) => at));
         const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: now, count };
@@ -216,7 +209,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     const replies = await this.commands.scheduleAll(specs, fields);
     return replies.map((reply, i) => {
       if (reply.code === 'ok') {
-        this.options.observer?.scheduled(specs[i].kind);
+        this.options.observer?.scheduled?.({ kind: specs[i].kind });
         return createdTimer(specs[i], fields[i], reply.fields);
       }
       const timer = decodeRow(reply.fields);
@@ -235,13 +228,15 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       spec.tz === kept.tz &&
       (spec.atMs === undefined || kept.delayMs !== undefined || spec.atMs === kept.dueAt);
     if (!sameSchedule) {
-      const { key, id, version, status } = kept;
+      const { key, id, version, status, handler } = kept;
       this.logger.warn(
         `ifExists 'keep' returned the existing timer unchanged; the requested time is ignored`,
         {
           key,
           id,
           version,
+          partition: this.keys.partitionOf(key),
+          handler,
           status,
         },
       );

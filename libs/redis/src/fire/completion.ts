@@ -4,22 +4,23 @@ import type { RowFields } from '../store/row';
 
 /**
  * What complete.lua needs for a cron beyond the outcome (cron math lives in JS), by the rule both
- * backends share (afterCronRun): the next slot after now (none: the timer ends), and how many slots
- * came after the run's `due` before it ended. A trigger run leaves the schedule as it was and a final
- * run (maxRuns) ends it: neither skips anything, so no skip is counted that no event shows.
+ * backends share (afterCronRun): the next slot after now (none: the timer ends), and the slots after
+ * the run's `due` up to now, missed (before the run started, `lf`) or overlapped. A trigger run leaves
+ * the schedule as it was and a final run (maxRuns) ends it: neither skips anything, so no skip is
+ * counted that no event shows. (An interval's skips are counted by complete.lua, which picks its next.)
  */
 export function cronFollowUp(
   fields: RowFields,
   due: number,
   now: number,
-): Pick<Completion, 'cronNext' | 'skipped'> {
+): Pick<Completion, 'cronNext' | 'missed' | 'overlap'> {
   const { cr: cron, tz } = fields;
   const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
   if (fields.k !== 'cron' || cron === undefined || tz === undefined || fields.tg !== undefined || final) {
-    return { skipped: 0 };
+    return { missed: 0, overlap: 0 };
   }
-  const { next, skipped } = afterCronRun(cron, tz, due, now);
-  return next === null ? { skipped } : { cronNext: next, skipped };
+  const { next, missed, overlap } = afterCronRun(cron, tz, due, Number(fields.lf ?? due), now);
+  return next === null ? { missed, overlap } : { cronNext: next, missed, overlap };
 }
 
 /** The completion that settles an at-most-once run whose worker was lost (SPEC §3.8). */

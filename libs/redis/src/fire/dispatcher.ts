@@ -1,12 +1,9 @@
+import { consoleLogger, type SundialLogger } from '@sundial/core';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
-
-export interface DispatcherLogger {
-  error(message: string): void;
-}
 
 export interface DispatcherOptions extends PartitionedOptions {
   /** timers per fire job (default 100) */
@@ -18,7 +15,7 @@ export interface DispatcherOptions extends PartitionedOptions {
    * and any stall of this process happen before the due, and the worker claims each timer at its due
    */
   leadMs?: number;
-  logger?: DispatcherLogger;
+  logger?: SundialLogger;
 }
 
 const DEFAULT_BATCH_SIZE = 100;
@@ -50,7 +47,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
   private readonly batchSize: number;
   private readonly pollMs: number;
   private readonly leadMs: number;
-  private readonly logger: DispatcherLogger;
+  private readonly logger: SundialLogger;
   private readonly subscriber: RedisClient;
   private readonly bullRedis: RedisClient;
   private readonly states: PartitionState[];
@@ -62,7 +59,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.leadMs = options.leadMs ?? DEFAULT_LEAD_MS;
-    this.logger = options.logger ?? console;
+    this.logger = options.logger ?? consoleLogger;
     this.subscriber = openRedis(options.connection);
     this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
     this.states = this.keys.all().map((partition) => {
@@ -70,7 +67,9 @@ export class Dispatcher extends Partitioned<FireCommands> {
         connection: this.bullRedis,
         prefix: this.keys.bullPrefix,
       });
-      queue.on('error', (error) => this.logger.error(`Sundial dispatcher queue: ${error.message}`));
+      queue.on('error', (error) =>
+        this.logger.error(`Sundial dispatcher queue: ${error.message}`, { partition }),
+      );
       return { queue, busy: false, again: false, sleep: undefined };
     });
   }
@@ -134,7 +133,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
         adding = this.addJobs(partition, state.queue, taken.jobs);
       } while (state.again && !this.closed);
     } catch (error) {
-      this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
+      this.logger.error(`Sundial dispatcher: ${(error as Error).message}`, { partition });
     }
     await adding;
     if (this.closed) return;
@@ -161,7 +160,12 @@ export class Dispatcher extends Partitioned<FireCommands> {
         })),
       );
     } catch (error) {
-      this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
+      // Their timers stay armed without a job until the reconciler re-arms them.
+      const keys = jobs.flatMap((job) => job.timers.map((timer) => timer.key));
+      this.logger.error(`Sundial dispatcher could not add fire jobs: ${(error as Error).message}`, {
+        partition,
+        keys,
+      });
     }
   }
 }

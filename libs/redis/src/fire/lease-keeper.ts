@@ -1,3 +1,4 @@
+import type { SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { closeRedis, openRedis, type RedisConnection } from '../infra/connection';
@@ -26,7 +27,7 @@ export interface LeaseKeeperOptions {
   clock: ClusterClock;
   workerId: string;
   leaseMs: number;
-  logError(message: string): void;
+  logger: SundialLogger;
 }
 
 /** What the worker's own reconcile pass at shutdown uses (it only needs the lease part to be prompt). */
@@ -82,7 +83,10 @@ export class LeaseKeeper {
         const { graceMs, batchLimit } = SHUTDOWN_RECONCILE;
         await reconcilePartition(commands, clock, partition, graceMs, batchLimit);
       } catch (error) {
-        this.options.logError(`Sundial could not release claims: ${(error as Error).message}`);
+        this.options.logger.error(`Sundial could not release claims: ${(error as Error).message}`, {
+          partition,
+          keys: held.map((run) => run.key),
+        });
       }
     }
   }
@@ -98,11 +102,25 @@ export class LeaseKeeper {
     for (const [partition, runs] of byPartition(this.runs().filter((run) => run.mode === 'held'))) {
       try {
         const held = await commands.renewLeases(partition, leaseMs, workerId, runs.map(leaseRef));
-        runs.forEach((run, i) => held[i] || abort(run, `the lease on ${run.key} v${run.version} was lost`));
+        runs.forEach((run, i) => held[i] || this.leaseLost(run));
       } catch (error) {
-        this.options.logError(`Sundial could not renew leases: ${(error as Error).message}`);
+        this.options.logger.error(`Sundial could not renew leases: ${(error as Error).message}`, {
+          partition,
+          keys: runs.map((run) => run.key),
+        });
       }
     }
+  }
+
+  private leaseLost(run: ActiveRun): void {
+    const { key, id, version, partition } = run;
+    this.options.logger.warn('lease lost (reclaimed or settled lost): the run is aborted', {
+      key,
+      id,
+      version,
+      partition,
+    });
+    abort(run, `the lease on ${key} v${version} was lost`);
   }
 
   /** Stops the local runs of an entry that was cancelled, replaced, rescheduled or paused (SPEC §4.5). */

@@ -1,20 +1,9 @@
+import { consoleLogger, type SundialLogger } from '@sundial/core';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import type { ReconcileCounts, SundialObserver } from '../metrics/observer';
 import { FireCommands } from '../store/fire-commands';
 import { lostCompletion } from './completion';
-
-export interface ReconcileCounts {
-  /** armed timers whose BullMQ job had vanished, armed again */
-  rearmed: number;
-  /** at-least-once runs whose worker was lost, queued to run again */
-  requeued: number;
-  /** at-most-once runs whose worker was lost, recorded failed with reason 'lost' */
-  lost: number;
-}
-
-export interface ReconcilerLogger {
-  error(message: string): void;
-}
 
 export interface ReconcilerOptions extends PartitionedOptions {
   /** pause between passes (SUNDIAL_RECONCILE_MS, default 5000 ms): bounds how late a lost timer can be */
@@ -23,9 +12,9 @@ export interface ReconcilerOptions extends PartitionedOptions {
   graceMs?: number;
   /** entries examined per partition per pass (default 1000) */
   batchLimit?: number;
-  /** called after every pass, e.g. to feed metrics */
-  onPass?: (counts: ReconcileCounts) => void;
-  logger?: ReconcilerLogger;
+  /** told each pass's counts and the slots skipped by the lost runs it settles (metrics: SundialMetrics) */
+  observer?: SundialObserver;
+  logger?: SundialLogger;
 }
 
 export const DEFAULT_RECONCILE_MS = 5000;
@@ -43,6 +32,7 @@ export async function reconcilePartition(
   partition: number,
   graceMs: number,
   batchLimit: number,
+  observer: SundialObserver = {},
 ): Promise<ReconcileCounts> {
   const result = await commands.reconcile(partition, graceMs, batchLimit);
   let lost = 0;
@@ -52,7 +42,12 @@ export async function reconcilePartition(
       partition,
       result.lost.map((fields) => lostCompletion(fields, now)),
     );
-    lost = settled.filter((outcome) => outcome === 'done').length;
+    for (const reply of settled) {
+      if (reply.kind !== 'done') continue; // another replica settled it first
+      lost++;
+      if (reply.missed > 0) observer.skipped?.({ reason: 'missed', count: reply.missed });
+      if (reply.overlap > 0) observer.skipped?.({ reason: 'overlap', count: reply.overlap });
+    }
   }
   return { rearmed: result.rearmed, requeued: result.requeued, lost };
 }
@@ -65,17 +60,19 @@ export class Reconciler extends Partitioned<FireCommands> {
   private readonly intervalMs: number;
   private readonly graceMs: number;
   private readonly batchLimit: number;
-  private readonly logger: ReconcilerLogger;
+  private readonly logger: SundialLogger;
+  private readonly observer: SundialObserver;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly options: ReconcilerOptions) {
+  constructor(options: ReconcilerOptions) {
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.intervalMs = options.intervalMs ?? DEFAULT_RECONCILE_MS;
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT;
-    this.logger = options.logger ?? console;
+    this.logger = options.logger ?? consoleLogger;
+    this.observer = options.observer ?? {};
   }
 
   start(): void {
@@ -93,12 +90,14 @@ export class Reconciler extends Partitioned<FireCommands> {
         partition,
         this.graceMs,
         this.batchLimit,
+        this.observer,
       );
       totals.rearmed += counts.rearmed;
       totals.requeued += counts.requeued;
       totals.lost += counts.lost;
     }
-    this.options.onPass?.(totals);
+    this.observer.reconciled?.(totals);
+    if (totals.rearmed + totals.requeued + totals.lost > 0) this.logger.info('reconciled', { ...totals });
     return totals;
   }
 

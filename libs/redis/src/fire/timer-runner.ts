@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { describeFailure, type JsonValue, refusals, type Timer, type TimerHandler } from '@sundial/core';
+import {
+  consoleLogger,
+  describeFailure,
+  gridSkips,
+  type JsonValue,
+  type LogFields,
+  refusals,
+  type Skips,
+  type SundialLogger,
+  type Timer,
+  type TimerHandler,
+} from '@sundial/core';
 import { Worker } from 'bullmq';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
@@ -12,33 +23,12 @@ import {
   type FireJobData,
   type TimerRef,
 } from '../store/fire-commands';
+import type { StaleReason } from '../store/replies';
+import type { SundialObserver } from '../metrics/observer';
 import { decodeRow, type RowFields } from '../store/row';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import { type ActiveRun, controllerOf, LeaseKeeper } from './lease-keeper';
-
-/** Where the runner reports what it could not do; timer lines carry `key`, `id`, `version` as fields. */
-export interface TimerRunnerLogger {
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** A finished handler run, as the metrics see it. */
-export interface FinishedRun {
-  handler: string;
-  status: 'ok' | 'failed';
-  /** run start − due, by the Redis clock */
-  latenessMs: number;
-  durationMs: number;
-}
-
-/** Told what the runner does, e.g. to feed metrics (SPEC §6). */
-export interface TimerRunnerObserver {
-  runFinished(run: FinishedRun): void;
-  /** a timer of a fire job found stale at claim: gone, changed (version) or not pending (status) */
-  stale(reason: string): void;
-  /** cron occurrences that came while a run went on */
-  skipped(reason: string, count: number): void;
-}
 
 export interface TimerRunnerOptions extends PartitionedOptions {
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
@@ -49,8 +39,10 @@ export interface TimerRunnerOptions extends PartitionedOptions {
   leaseMs?: number;
   /** names this process on the leases it holds (default host-pid-random) */
   workerId?: string;
-  logger?: TimerRunnerLogger;
-  observer?: TimerRunnerObserver;
+  /** lines about a timer carry key, id, version, partition, handler (default: JSON on the console) */
+  logger?: SundialLogger;
+  /** told runs, stale claims and completions, and skipped slots (metrics: SundialMetrics) */
+  observer?: SundialObserver;
 }
 
 /** How long a claim outlives a silent worker (SUNDIAL_LEASE_MS). */
@@ -66,6 +58,14 @@ export const DEFAULT_CONCURRENCY = 16;
 const MAX_EARLY_WAIT_MS = 1000;
 
 type Claimed = Extract<ClaimResult, { kind: 'claimed' }>;
+/** What every log line about a run carries (docs/spec.md §6.3). */
+interface RunFields extends LogFields {
+  key: string;
+  id: string;
+  version: number;
+  partition: number;
+  handler: string;
+}
 type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
 
 /**
@@ -78,8 +78,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly handlers: Record<string, TimerHandler>;
   private readonly concurrency: number;
   private readonly leaseMs: number;
-  private readonly logger: TimerRunnerLogger;
-  private readonly observer: TimerRunnerObserver | undefined;
+  private readonly logger: SundialLogger;
+  private readonly observer: SundialObserver;
   private readonly bullRedis: RedisClient;
   private readonly batcher: CompletionBatcher;
   private readonly leases: LeaseKeeper;
@@ -94,8 +94,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.logger = options.logger ?? console;
-    this.observer = options.observer;
+    this.logger = options.logger ?? consoleLogger;
+    this.observer = options.observer ?? {};
     this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
     this.batcher = new CompletionBatcher(this.commands);
     this.leases = new LeaseKeeper({
@@ -105,7 +105,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       clock: this.clock,
       workerId: this.workerId,
       leaseMs: this.leaseMs,
-      logError: (message) => this.logger.error(message),
+      logger: this.logger,
     });
   }
 
@@ -129,7 +129,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         },
       );
       worker.on('error', (error) =>
-        this.logger.error(`Sundial runner, partition ${partition}: ${error.message}`),
+        this.logger.error(`Sundial runner: ${error.message}`, { partition, workerId: this.workerId }),
       );
       return worker;
     });
@@ -202,10 +202,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
         );
         const answeredAt = this.clock.now();
         results.forEach((result, i) => {
+          const { ref } = ready[i];
           if (result.kind === 'claimed') runs.push(this.run(partition, result));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
-          if (result.kind === 'stale') this.observer?.stale(result.reason);
-          if (result.kind === 'early') waiting.push({ ref: ready[i].ref, at: answeredAt + result.waitMs });
+          if (result.kind === 'stale') this.staleAtClaim(partition, ref, result.reason);
+          if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs });
         });
       }
     } finally {
@@ -229,20 +230,23 @@ export class TimerRunner extends Partitioned<FireCommands> {
       letGo,
     };
     if (this.graceOver) return this.leases.handBack([run]);
+    const fields: RunFields = {
+      key: run.key,
+      id: run.id,
+      version: run.version,
+      partition,
+      handler: timer.handler,
+    };
+    // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event).
+    if (claimed.mode === 'free') this.reportSkips(freeRunSkips(claimed), fields);
     this.leases.add(run);
     const startedAt = this.clock.now();
     const outcome = await Promise.race([this.invoke(run, claimed.due, timer), handedBack]);
     this.leases.delete(run);
     if (outcome === null || run.released) return;
-    const { id, key, version, runCount, mode } = run;
     const endedAt = this.clock.now();
-    this.observer?.runFinished({
-      handler: timer.handler,
-      status: outcome.outcome === 'ok' ? 'ok' : 'failed',
-      latenessMs: Math.max(0, startedAt - claimed.due),
-      durationMs: endedAt - startedAt,
-    });
-    const followUp = cronFollowUp(claimed.fields, claimed.due, endedAt);
+    this.finished(outcome, fields, Math.max(0, startedAt - claimed.due), endedAt - startedAt);
+    const { id, key, version, runCount, mode } = run;
     try {
       const completed = await this.batcher.complete(partition, {
         id,
@@ -251,19 +255,40 @@ export class TimerRunner extends Partitioned<FireCommands> {
         runCount,
         mode,
         ...outcome,
-        ...followUp,
+        ...cronFollowUp(claimed.fields, claimed.due, endedAt),
       });
-      // complete.lua records the skipped slots of a held cron run it settles (its 'skipped' event).
-      if (completed === 'done' && mode === 'held' && followUp.skipped > 0) {
-        this.observer?.skipped('overlap', followUp.skipped);
-      }
+      // complete.lua published the matching 'skipped' or 'stale' event.
+      if (completed.kind === 'done') this.reportSkips(completed, fields);
+      else this.staleAtCompletion(completed.reason, fields);
     } catch (error) {
       // The lease then expires and the reconciler settles the run (SPEC §3.8).
-      this.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, {
-        key,
-        id,
-        version,
-      });
+      this.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
+    }
+  }
+
+  private finished(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
+    const status = outcome.outcome === 'ok' ? 'ok' : 'failed';
+    this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
+    if (status === 'ok') this.logger.debug('run ok', { ...fields, latenessMs, durationMs });
+    else this.logger.warn('run failed', { ...fields, latenessMs, durationMs, error: outcome.error });
+  }
+
+  private staleAtClaim(partition: number, ref: TimerRef, reason: StaleReason): void {
+    this.observer.stale?.({ reason, phase: 'claim' });
+    this.logger.debug('fire job stale at claim: not run', { ...ref, partition, reason });
+  }
+
+  /** The run happened, but the timer changed under it: its outcome was dropped (SPEC §3.2 step 4). */
+  private staleAtCompletion(reason: StaleReason, fields: RunFields): void {
+    this.observer.stale?.({ reason, phase: 'complete' });
+    this.logger.info('run outcome not recorded: the timer changed while it ran', { ...fields, reason });
+  }
+
+  private reportSkips(skips: Skips, fields: RunFields): void {
+    for (const reason of ['missed', 'overlap'] as const) {
+      if (skips[reason] === 0) continue;
+      this.observer.skipped?.({ reason, count: skips[reason] });
+      this.logger.debug(`periodic slots skipped (${reason})`, { ...fields, reason, count: skips[reason] });
     }
   }
 
@@ -291,9 +316,18 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private async settleLost(partition: number, fields: RowFields): Promise<void> {
-    await this.batcher.complete(partition, lostCompletion(fields, this.clock.now()));
+  /** An at-most-once run whose worker was lost, found at claim: settled here as the reconciler would. */
+  private async settleLost(partition: number, row: RowFields): Promise<void> {
+    const completed = await this.batcher.complete(partition, lostCompletion(row, this.clock.now()));
+    const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
+    if (completed.kind === 'done') this.reportSkips(completed, fields);
   }
+}
+
+/** The grid slots a free tick went past, from the claimed row (its `d` is the next tick), as claim.lua counted them. */
+function freeRunSkips(claimed: Claimed): Skips {
+  const { sa, em, d, lf } = claimed.fields;
+  return gridSkips(Number(sa), Number(em), claimed.due, Number(lf), Number(d));
 }
 
 function earliest(entries: { at: number }[]): number {

@@ -9,11 +9,13 @@ describe('SundialMetrics', () => {
   it('records what its observers are told, on the registry it is given', async () => {
     const registry = new Registry();
     const metrics = new SundialMetrics(registry);
-    metrics.scheduled('cron');
-    metrics.cancelled(3);
+    metrics.scheduled({ kind: 'cron' });
+    metrics.cancelled({ count: 3 });
     metrics.runFinished({ handler: 'mail', status: 'failed', latenessMs: 20, durationMs: 1500 });
-    metrics.stale('version');
-    metrics.skipped('overlap', 4);
+    metrics.stale({ reason: 'version', phase: 'claim' });
+    metrics.stale({ reason: 'status', phase: 'complete' });
+    metrics.skipped({ reason: 'overlap', count: 4 });
+    metrics.skipped({ reason: 'missed', count: 6 });
     metrics.reconciled({ rearmed: 2, requeued: 1, lost: 5 });
 
     expect(await series(registry)).toEqual(
@@ -21,8 +23,10 @@ describe('SundialMetrics', () => {
         'sundial_timers_scheduled_total{kind="cron"} 1',
         'sundial_timers_cancelled_total 3',
         'sundial_runs_total{handler="mail",status="failed"} 1',
-        'sundial_runs_stale_total{reason="version"} 1',
+        'sundial_runs_stale_total{reason="version",phase="claim"} 1',
+        'sundial_runs_stale_total{reason="status",phase="complete"} 1',
         'sundial_runs_skipped_total{reason="overlap"} 4',
+        'sundial_runs_skipped_total{reason="missed"} 6',
         'sundial_reconciler_rearmed_total 2',
         'sundial_runs_requeued_total 1',
         'sundial_runs_lost_total 5',
@@ -35,8 +39,8 @@ describe('SundialMetrics', () => {
 
   it('reuses the metrics already registered: a second instance adds to the same series', async () => {
     const registry = new Registry();
-    new SundialMetrics(registry).cancelled(1);
-    new SundialMetrics(registry).cancelled(1);
+    new SundialMetrics(registry).cancelled({ count: 1 });
+    new SundialMetrics(registry).cancelled({ count: 1 });
     expect(await series(registry)).toContain('sundial_timers_cancelled_total 2');
   });
 

@@ -1,8 +1,7 @@
-import type { TimerKind } from '@sundial/core';
 import { Counter, Gauge, Histogram, type Metric, register, type Registry } from 'prom-client';
-import type { ReconcileCounts } from '../fire/reconciler';
-import type { RedisTimersObserver } from '../client/redis-timers';
-import type { FinishedRun, TimerRunnerObserver } from '../fire/timer-runner';
+import type { SundialObserver, SundialObserverEvents } from './observer';
+
+type Events = SundialObserverEvents;
 
 /** What a scheduler reads on each scrape; each answers label value → count. */
 export interface BacklogSource {
@@ -26,13 +25,13 @@ const backlogSources = new WeakMap<Registry, Set<BacklogSource>>();
 /**
  * The Prometheus metrics of SPEC §6 on one registry (prom-client's global one by default). Several
  * apps may share a process (tests): a metric already registered under the same name is reused.
- * Its methods are the observers RedisTimers, TimerRunner and Reconciler accept.
+ * It is the observer RedisTimers, TimerRunner and Reconciler accept: every event of SundialObserverEvents.
  */
-export class SundialMetrics implements RedisTimersObserver, TimerRunnerObserver {
+export class SundialMetrics implements Required<SundialObserver> {
   private readonly timersScheduled: Counter<'kind'>;
   private readonly timersCancelled: Counter;
   private readonly runs: Counter<'handler' | 'status'>;
-  private readonly runsStale: Counter<'reason'>;
+  private readonly runsStale: Counter<'reason' | 'phase'>;
   private readonly runsSkipped: Counter<'reason'>;
   private readonly lateness: Histogram;
   private readonly runDuration: Histogram<'handler'>;
@@ -66,15 +65,22 @@ export class SundialMetrics implements RedisTimersObserver, TimerRunnerObserver 
       (name) =>
         new Counter({
           name,
-          help: 'Fire jobs found stale at claim (timer gone, changed, or not pending), by reason',
-          labelNames: ['reason'],
+          help:
+            'Runs found stale (timer gone, changed, or not in the expected state), by reason and phase: ' +
+            'claim (never ran) or complete (ran; its outcome was dropped)',
+          labelNames: ['reason', 'phase'],
           registers,
         }),
     );
     this.runsSkipped = this.metric(
       'sundial_runs_skipped_total',
       (name) =>
-        new Counter({ name, help: 'Cron occurrences skipped, by reason', labelNames: ['reason'], registers }),
+        new Counter({
+          name,
+          help: 'Periodic slots gone past without a run, by reason: missed (before the run started), overlap (during it)',
+          labelNames: ['reason'],
+          registers,
+        }),
     );
     this.lateness = this.metric(
       'sundial_fire_lateness_seconds',
@@ -143,34 +149,33 @@ export class SundialMetrics implements RedisTimersObserver, TimerRunnerObserver 
     );
   }
 
-  scheduled(kind: TimerKind): void {
+  scheduled({ kind }: Events['scheduled']): void {
     this.timersScheduled.inc({ kind });
   }
 
-  cancelled(count: number): void {
+  cancelled({ count }: Events['cancelled']): void {
     this.timersCancelled.inc(count);
   }
 
-  runFinished(run: FinishedRun): void {
+  runFinished(run: Events['runFinished']): void {
     this.runs.inc({ handler: run.handler, status: run.status });
     this.lateness.observe(run.latenessMs / 1000);
     this.runDuration.observe({ handler: run.handler }, run.durationMs / 1000);
   }
 
-  stale(reason: string): void {
-    this.runsStale.inc({ reason });
+  stale({ reason, phase }: Events['stale']): void {
+    this.runsStale.inc({ reason, phase });
   }
 
-  skipped(reason: string, count: number): void {
+  skipped({ reason, count }: Events['skipped']): void {
     this.runsSkipped.inc({ reason }, count);
   }
 
-  /** Reconciler's `onPass`. */
-  readonly reconciled = (counts: ReconcileCounts): void => {
+  reconciled(counts: Events['reconciled']): void {
     this.rearmed.inc(counts.rearmed);
     this.requeued.inc(counts.requeued);
     this.lost.inc(counts.lost);
-  };
+  }
 
   /** Reads `source` on every scrape until the returned function is called (a scheduler's lifetime). */
   trackBacklog(source: BacklogSource): () => void {

@@ -1,7 +1,13 @@
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from './keys';
 import { fieldsFromFlat, type RowFields } from './row';
-import type { ClaimCode, CompleteReply } from './replies';
+import {
+  type ClaimCode,
+  type CompleteReply,
+  parseCompleteReply,
+  type RawCompleteReply,
+  type StaleReason,
+} from './replies';
 import { runScript, type ScriptName } from './script-loader';
 
 /** What a fire job carries per timer: enough to claim exactly that version. */
@@ -37,7 +43,7 @@ export type RunMode = 'held' | 'free';
 export type ClaimResult =
   | { kind: 'claimed'; mode: RunMode; due: number; fields: RowFields }
   | { kind: 'early'; waitMs: number }
-  | { kind: 'stale'; reason: string }
+  | { kind: 'stale'; reason: StaleReason }
   | { kind: 'lost'; fields: RowFields };
 
 export type Outcome = 'ok' | 'failed' | 'lost';
@@ -52,8 +58,10 @@ export interface Completion {
   error?: { message: string; reason?: string };
   /** cron: the next occurrence after now */
   cronNext?: number;
+  /** cron: slots that passed before the run started (intervals: complete.lua counts them) */
+  missed: number;
   /** cron: slots that came while the run went on */
-  skipped: number;
+  overlap: number;
 }
 
 export interface LeaseRef {
@@ -126,7 +134,7 @@ export class FireCommands {
         case 'lost':
           return { kind: 'lost', fields: JSON.parse(rest[0]) as RowFields };
         default:
-          return { kind: 'stale', reason: rest[0] };
+          return { kind: 'stale', reason: rest[0] as StaleReason };
       }
     });
   }
@@ -142,9 +150,11 @@ export class FireCommands {
       wellFormed(c.error?.message ?? ''),
       wellFormed(c.error?.reason ?? ''),
       c.cronNext === undefined ? '' : String(c.cronNext),
-      c.skipped,
+      c.missed,
+      c.overlap,
     ]);
-    return (await this.run('complete', partition, JSON.stringify(runs))) as CompleteReply[];
+    const replies = (await this.run('complete', partition, JSON.stringify(runs))) as RawCompleteReply[];
+    return replies.map(parseCompleteReply);
   }
 
   /** Extends the leases still held; replies per run whether it still is. */

@@ -15,8 +15,27 @@ export function parseRowReply(raw: string[]): RowReply {
   return { code, fields: code === 'retry' ? { now: rest[0] } : fieldsFromFlat(rest) };
 }
 
-/** complete.lua's reply per run. */
-export type CompleteReply = 'done' | 'stale';
+/**
+ * complete.lua's reply per run: done, with the slots the timer went past (by reason, docs/spec.md §3.3);
+ * or stale, and why (then nothing was written).
+ */
+export type CompleteReply =
+  { kind: 'done'; missed: number; overlap: number } | { kind: 'stale'; reason: StaleReason };
+
+/** As complete.lua answers it: `{ 'done', missed, overlap }` or `{ 'stale', reason }`. */
+export type RawCompleteReply = ['done', number, number] | ['stale', StaleReason];
+
+export function parseCompleteReply(raw: RawCompleteReply): CompleteReply {
+  return raw[0] === 'done'
+    ? { kind: 'done', missed: raw[1], overlap: raw[2] }
+    : { kind: 'stale', reason: raw[1] };
+}
+
+/**
+ * Why a claim or completion changed nothing: the timer is gone (or replaced by a new id), changed
+ * (`version`), or not in the state the run expects (`status`: not pending, or a reclaimed run).
+ */
+export type StaleReason = 'gone' | 'version' | 'status';
 
 /** claim.lua's first element per timer: claimed (held or free), or why not. */
 export type ClaimCode = 'held' | 'free' | 'early' | 'stale' | 'lost';

@@ -3,7 +3,8 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] leaseMs, ARGV[3] worker id, then (id, key, version) per timer
 -- Output: one reply per timer:
---   { 'held' | 'free', due, row }  claimed (the row after the claim)
+--   { 'held' | 'free', due, row }  claimed (the row after the claim; a free run's `d` is its next tick,
+--                                  and the grid slots between `due` and it are one 'skipped' event)
 --   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
 --   { 'stale', reason }            gone | version | status: acknowledged, never run
 --   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
@@ -72,6 +73,9 @@ local function claim(id, key, version)
     row.v, row.d = int(tonumber(version) + 1), int(next_due)
     next_ticks[#next_ticks + 1] = { key, next_due }
     redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 'v', row.v, 'd', row.d)
+    -- Grid slots that passed since `due` are not made up: they are missed (the worker counts them from
+    -- the reply's row the same way).
+    publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_due), 0)
   else
     row.s, row.lw, row.lu = 'running', worker, lease_until
     held[#held + 1] = key

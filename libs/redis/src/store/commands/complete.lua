@@ -4,9 +4,11 @@
 --   ARGV[1] prefix 'P'
 --   ARGV[2] the runs as one JSON array (one argument, not ten per run: far cheaper to send), each
 --     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
---     reason, the next cron occurrence ('' unless cron), cron slots skipped meanwhile] — strings but the last
--- Output: one reply per run: 'done', or 'stale' when the entry changed under the run (then nothing is
---   written).
+--     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
+--     slots that came while it went on] — strings but the last two
+-- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
+--   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
+--   the run (then nothing is written).
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -22,11 +24,11 @@ local unleased, removed_ids, removed_keys = {}, {}, {}
 -- A lost settlement that finds nothing to settle (another reconciler was first) is not an event.
 local function stale(row, id, key, version, reason, outcome)
   if outcome == 'lost' then
-    return 'stale'
+    return { 'stale', reason }
   end
   local subject = row or { id = id, key = key }
   publish_event(prefix, subject, 'stale', now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
-  return 'stale'
+  return { 'stale', reason }
 end
 
 -- What `last` records (SPEC §3.2): the run's start and end, and the error of a failed or lost run.
@@ -84,37 +86,39 @@ local function rearm(row, fields, due, gone)
   arm_due(base, row.key, due)
 end
 
-local function complete_held(row, version, outcome, message, reason, cron_next, skipped)
+-- Settles a held run; returns the slots its timer went past: missed, overlap (SPEC §3.3).
+local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap)
   unleased[#unleased + 1] = row.key
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
   if row.tg and not final then
     -- A trigger run does not move the schedule: back to the unchanged `d`.
     rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(row.d), { 'lw', 'lu', 'tg' })
+    return 0, 0
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
     finish(row, version, outcome, message, reason)
+    return 0, 0
   elseif row.k == 'interval' then
-    rearm(row, outcome_of(row, version, outcome, message, reason), next_grid_slot(row, now), { 'lw', 'lu' })
+    local due, next_due = tonumber(row.d), next_grid_slot(row, now)
+    missed, overlap = grid_skips(row, due, tonumber(row.lf), next_due)
+    rearm(row, outcome_of(row, version, outcome, message, reason), next_due, { 'lw', 'lu' })
+  elseif cron_next == '' then
+    -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
+    finish(row, version, outcome, message, reason, 'no-next-slot')
   else
-    if cron_next == '' then
-      -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
-      finish(row, version, outcome, message, reason, 'no-next-slot')
-    else
-      rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu' })
-    end
-    if skipped > 0 then
-      publish_event(prefix, row, 'skipped', now, { version = tonumber(version), reason = 'overlap', count = skipped })
-    end
+    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu' })
   end
+  publish_skips(prefix, row, now, version, missed, overlap)
+  return missed, overlap
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, skipped)
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap)
   local row = read_row(base, key)
   if not row or row.id ~= id then
     return stale(nil, id, key, version, 'gone', outcome)
   end
   if mode == 'free' then
     complete_free(row, version, run_count, outcome, message, reason)
-    return 'done'
+    return { 'done', 0, 0 }
   end
   if row.v ~= version then
     return stale(row, id, key, version, 'version', outcome)
@@ -123,8 +127,7 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
   if row.s ~= 'running' or row.rc ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
     return stale(row, id, key, version, 'status', outcome)
   end
-  complete_held(row, version, outcome, message, reason, cron_next, skipped)
-  return 'done'
+  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap) }
 end
 
 local replies = {}

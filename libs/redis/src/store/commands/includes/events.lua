@@ -32,3 +32,13 @@ local function abort_runs(prefix, row)
     redis.call('PUBLISH', prefix .. ':abort', cjson.encode({ key = row.key, id = row.id, version = tonumber(row.v) }))
   end
 end
+
+-- The `skipped` events of a periodic run (SPEC §3.3): one per reason that has slots, with their count.
+local function publish_skips(prefix, row, now, version, missed, overlap)
+  if missed > 0 then
+    publish_event(prefix, row, 'skipped', now, { version = tonumber(version), reason = 'missed', count = missed })
+  end
+  if overlap > 0 then
+    publish_event(prefix, row, 'skipped', now, { version = tonumber(version), reason = 'overlap', count = overlap })
+  end
+end

@@ -17,3 +17,14 @@ local function next_grid_slot(row, now)
   local k = math.max(1, math.floor((now - anchor) / every) + 1)
   return anchor + k * every
 end
+
+-- The grid slots strictly between a run's `due` and the `next_due` armed after it, split at `started`:
+-- missed (passed before the run started) and overlap (came while it went on). The same math as core
+-- gridSkips. Used by complete (held runs) and claim (free runs, where started is the claim).
+local function grid_skips(row, due, started, next_due)
+  local anchor, every = tonumber(row.sa), tonumber(row.em)
+  local last_before_next = math.ceil((next_due - anchor) / every) - 1
+  local at_due = math.floor((due - anchor) / every)
+  local at_start = math.min(math.max(math.floor((started - anchor) / every), at_due), last_before_next)
+  return math.max(0, at_start - at_due), math.max(0, last_before_next - at_start)
+end

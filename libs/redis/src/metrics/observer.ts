@@ -1,0 +1,50 @@
+import type { SkipReason, TimerKind } from '@sundial/core';
+import type { StaleReason } from '../store/replies';
+
+/** A finished handler run, as the metrics see it. */
+export interface FinishedRun {
+  handler: string;
+  status: 'ok' | 'failed';
+  /** run start − due, by the Redis clock */
+  latenessMs: number;
+  durationMs: number;
+}
+
+/** What one reconcile pass did, over every partition. */
+export interface ReconcileCounts {
+  /** armed timers whose BullMQ job had vanished, armed again */
+  rearmed: number;
+  /** at-least-once runs whose worker was lost, queued to run again */
+  requeued: number;
+  /** at-most-once runs whose worker was lost, recorded failed with reason 'lost' */
+  lost: number;
+}
+
+/**
+ * Everything the Redis classes report for metrics (docs/spec.md §6.1), one typed map: RedisTimers,
+ * TimerRunner and Reconciler each take a `SundialObserver` and tell it the events of their work;
+ * SundialMetrics implements them all. (Users' timer events — docs/spec.md §3.6 — are a separate,
+ * public stream: `on(event, listener)`.)
+ */
+export interface SundialObserverEvents {
+  /** RedisTimers: a timer created or replaced (not one kept by ifExists 'keep') */
+  scheduled: { kind: TimerKind };
+  /** RedisTimers: timers cancelled by cancel or cancelAll */
+  cancelled: { count: number };
+  /** TimerRunner: a handler run ended */
+  runFinished: FinishedRun;
+  /**
+   * TimerRunner: a fire job's timer found stale at claim (it never ran), or a run whose completion the
+   * version check made a no-op (it ran; its outcome was dropped: the timer changed meanwhile)
+   */
+  stale: { reason: StaleReason; phase: 'claim' | 'complete' };
+  /** TimerRunner and Reconciler (lost runs): periodic slots gone past without a run (docs/spec.md §3.3) */
+  skipped: { reason: SkipReason; count: number };
+  /** Reconciler: after every pass */
+  reconciled: ReconcileCounts;
+}
+
+/** Listens to any part of SundialObserverEvents. */
+export type SundialObserver = {
+  [E in keyof SundialObserverEvents]?: (event: SundialObserverEvents[E]) => void;
+};

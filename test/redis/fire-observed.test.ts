@@ -1,0 +1,136 @@
+import type { LogFields, SundialLogger } from '@sundial/core';
+import type { SundialObserver, SundialObserverEvents } from '@sundial/redis';
+import { waitFor } from '@sundial/testing';
+import { eventually, gate, matching, recorder, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+
+type Reported = { [E in keyof SundialObserverEvents]: SundialObserverEvents[E][] };
+
+/** An observer that keeps what it is told, and a logger that keeps its lines. */
+function watchers() {
+  const reported: Reported = {
+    scheduled: [],
+    cancelled: [],
+    runFinished: [],
+    stale: [],
+    skipped: [],
+    reconciled: [],
+  };
+  const observer: SundialObserver = {
+    scheduled: (event) => reported.scheduled.push(event),
+    cancelled: (event) => reported.cancelled.push(event),
+    runFinished: (event) => reported.runFinished.push(event),
+    stale: (event) => reported.stale.push(event),
+    skipped: (event) => reported.skipped.push(event),
+    reconciled: (event) => reported.reconciled.push(event),
+  };
+  const lines: { level: string; message: string; fields: LogFields }[] = [];
+  const at =
+    (level: string) =>
+    (message: string, fields: LogFields = {}) =>
+      void lines.push({ level, message, fields });
+  const logger: SundialLogger = {
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+  };
+  return { reported, observer, lines, logger };
+}
+
+/** What the runner and the scripts report (docs/spec.md §3.3, §3.6, §6): skipped slots, stale completions. */
+describe('fire path: what is reported', () => {
+  it('an interval brought back after downtime runs once, late, and counts the slots it missed', async () => {
+    const cluster = await fire.cluster();
+    const { reported, observer } = watchers();
+    const tick = recorder();
+    await cluster.dispatcher();
+    const timer = await cluster.timers.schedule({ key: 'i', handler: 'tick', every: '300ms' });
+    // No worker until at least two more slots have passed (an outage).
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + 700, {
+      intervalMs: 20,
+      what: 'late',
+    });
+    await cluster.runner({ tick: tick.handler }, { observer });
+    const skipped = await eventually(cluster.events, { type: 'skipped', key: 'i' });
+    expect(tick.calls[0].due).toBe(timer.dueAt);
+    expect(skipped).toMatchObject({ reason: 'missed', version: 1 });
+    expect(skipped.count).toBeGreaterThanOrEqual(2);
+    await waitFor(() => reported.skipped.length > 0, { what: 'the skip reported' });
+    expect(reported.skipped[0]).toEqual({ reason: 'missed', count: skipped.count });
+    // Nothing is made up: the next run is on the grid, after the missed slots.
+    const next = await cluster.timers.get('i');
+    expect((next!.dueAt - timer.dueAt) % 300).toBe(0);
+    expect(next!.dueAt).toBeGreaterThan(timer.dueAt + 300 * skipped.count!);
+  });
+
+  it('an awaitTask: false interval counts, at its late claim, the slots it missed', async () => {
+    const cluster = await fire.cluster();
+    const { reported, observer } = watchers();
+    const tick = recorder();
+    await cluster.dispatcher();
+    const timer = await cluster.timers.schedule({
+      key: 'f',
+      handler: 'tick',
+      every: '300ms',
+      awaitTask: false,
+    });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + 700, {
+      intervalMs: 20,
+      what: 'late',
+    });
+    await cluster.runner({ tick: tick.handler }, { observer });
+    const skipped = await eventually(cluster.events, { type: 'skipped', key: 'f' });
+    expect(skipped).toMatchObject({ reason: 'missed', version: 1 });
+    expect(skipped.count).toBeGreaterThanOrEqual(2);
+    await waitFor(() => reported.skipped.length > 0, { what: 'the skip reported' });
+    expect(reported.skipped[0]).toEqual({ reason: 'missed', count: skipped.count });
+  });
+
+  it('a run whose timer was cancelled meanwhile is a stale completion: counted and logged with its timer', async () => {
+    const cluster = await fire.cluster();
+    const { reported, observer, lines, logger } = watchers();
+    const inRun = gate();
+    const release = gate();
+    await cluster.dispatcher();
+    await cluster.runner(
+      {
+        slow: async () => {
+          inRun.open();
+          await release.promise;
+        },
+      },
+      { observer, logger },
+    );
+    const timer = await cluster.timers.schedule({ key: 's', handler: 'slow', delay: 0 });
+    await inRun.promise;
+    await cluster.timers.cancel('s');
+    release.open();
+    await eventually(cluster.events, { type: 'stale', key: 's' });
+    await waitFor(() => reported.stale.length > 0, { what: 'the stale completion reported' });
+    expect(reported.stale).toEqual([{ reason: 'gone', phase: 'complete' }]);
+    expect(reported.runFinished).toEqual([expect.objectContaining({ handler: 'slow', status: 'ok' })]);
+    expect(lines).toContainEqual({
+      level: 'info',
+      message: expect.stringMatching(/not recorded/),
+      fields: { key: 's', id: timer.id, version: 1, partition: 0, handler: 'slow', reason: 'gone' },
+    });
+  });
+
+  it('a fire job whose timer changed before its claim is a stale claim: counted, never run', async () => {
+    const cluster = await fire.cluster();
+    const { reported, observer } = watchers();
+    const tick = recorder();
+    const timer = await cluster.timers.schedule({ key: 'c', handler: 'tick', delay: 0 });
+    await cluster.timers.cancel('c');
+    await cluster
+      .queueOf('c')
+      .add('fire', { timers: [{ id: timer.id, key: 'c', version: 1, due: timer.dueAt }] });
+    await cluster.runner({ tick: tick.handler }, { observer });
+    await waitFor(() => reported.stale.length > 0, { what: 'the stale claim reported' });
+    expect(reported.stale).toEqual([{ reason: 'gone', phase: 'claim' }]);
+    expect(tick.calls).toEqual([]);
+    expect(matching(cluster.events, { type: 'stale', key: 'c' })).toHaveLength(1);
+  });
+});
