@@ -1,4 +1,5 @@
 import type { INestApplicationContext, LoggerService } from '@nestjs/common';
+import { stopTracing } from './tracing';
 
 /**
  * On SIGTERM/SIGINT, closes the app (Nest shutdown hooks: stop taking work, drain, release) and exits
@@ -17,16 +18,20 @@ export function exitOnSignal(app: INestApplicationContext, logger: LoggerService
     closing = true;
     logger.log({ msg: 'shutting down', signal });
     setTimeout(() => exitNow(`shutdown still running after ${deadlineMs} ms`, signal), deadlineMs).unref();
-    app.close().then(
-      () => {
-        logger.log({ msg: 'shut down cleanly', signal });
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ msg: 'shutdown failed', error: String(error) });
-        process.exit(1);
-      },
-    );
+    // The spans still buffered are sent before the exit (stopTracing is a no-op with tracing off).
+    app
+      .close()
+      .then(stopTracing)
+      .then(
+        () => {
+          logger.log({ msg: 'shut down cleanly', signal });
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ msg: 'shutdown failed', error: String(error) });
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

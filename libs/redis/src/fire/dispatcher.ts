@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
+import { DispatchSpans } from '../tracing/fire-spans';
 
 export interface DispatcherLogger {
   error(message: string): void;
@@ -129,8 +130,9 @@ export class Dispatcher extends Partitioned<FireCommands> {
         nextDue = taken.nextDue;
         // More is due within the lead than one call takes: go on at once.
         state.again ||= nextDue !== null && nextDue <= taken.now + this.leadMs;
+        const spans = DispatchSpans.start(taken, this.keys.queueName(partition));
         await adding;
-        adding = this.addJobs(partition, state.queue, taken.jobs);
+        adding = this.addJobs(partition, state.queue, taken.jobs, spans);
       } while (state.again && !this.closed);
     } catch (error) {
       this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
@@ -149,7 +151,12 @@ export class Dispatcher extends Partitioned<FireCommands> {
    * One round trip for all the jobs of a take. Should it fail, their timers stay `armed` without a job
    * and the reconciler re-arms them.
    */
-  private async addJobs(partition: number, queue: Queue<FireJobData>, jobs: DueJob[]): Promise<void> {
+  private async addJobs(
+    partition: number,
+    queue: Queue<FireJobData>,
+    jobs: DueJob[],
+    spans: DispatchSpans | undefined,
+  ): Promise<void> {
     if (jobs.length === 0) return;
     try {
       await queue.addBulk(
@@ -159,7 +166,9 @@ export class Dispatcher extends Partitioned<FireCommands> {
           opts: { jobId, removeOnComplete: true, removeOnFail: true },
         })),
       );
+      spans?.end();
     } catch (error) {
+      spans?.end(error as Error);
       this.logger.error(`Sundial dispatcher, partition ${partition}: ${(error as Error).message}`);
     }
   }

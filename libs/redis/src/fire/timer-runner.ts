@@ -13,6 +13,7 @@ import {
   type TimerRef,
 } from '../store/fire-commands';
 import { decodeRow, type RowFields } from '../store/row';
+import { RunSpan } from '../tracing/fire-spans';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import { type ActiveRun, controllerOf, LeaseKeeper } from './lease-keeper';
@@ -193,6 +194,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
           continue;
         }
         waiting = waiting.filter((entry) => entry.at > now);
+        const claimStartedAt = Date.now(); // wall clock, for the spans of traced runs
         const results = await this.commands.claim(
           partition,
           this.leaseMs,
@@ -201,7 +203,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         );
         const answeredAt = this.clock.now();
         results.forEach((result, i) => {
-          if (result.kind === 'claimed') runs.push(this.run(partition, result));
+          if (result.kind === 'claimed') runs.push(this.run(partition, result, ready[i].ref, claimStartedAt));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.observer?.stale(result.reason);
           if (result.kind === 'early') waiting.push({ ref: ready[i].ref, at: answeredAt + result.waitMs });
@@ -213,7 +215,12 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private async run(partition: number, claimed: Claimed): Promise<void> {
+  private async run(
+    partition: number,
+    claimed: Claimed,
+    ref: TimerRef,
+    claimStartedAt: number,
+  ): Promise<void> {
     const timer = decodeRow(claimed.fields);
     let letGo!: () => void;
     const handedBack = new Promise<null>((resolve) => (letGo = () => resolve(null)));
@@ -230,7 +237,13 @@ export class TimerRunner extends Partitioned<FireCommands> {
     if (this.graceOver) return this.leases.handBack([run]);
     this.leases.add(run);
     const startedAt = this.clock.now();
-    const outcome = await Promise.race([this.invoke(run, claimed.due, timer), handedBack]);
+    const latenessMs = Math.max(0, startedAt - claimed.due);
+    const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, claimStartedAt, latenessMs);
+    const invoked = span
+      ? span.within(() => this.invoke(run, claimed.due, timer))
+      : this.invoke(run, claimed.due, timer);
+    const outcome = await Promise.race([invoked, handedBack]);
+    span?.end(outcome);
     this.leases.delete(run);
     if (outcome === null || run.released) return;
     const { id, key, version, runCount, mode } = run;
@@ -238,7 +251,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.observer?.runFinished({
       handler: timer.handler,
       status: outcome.outcome === 'ok' ? 'ok' : 'failed',
-      latenessMs: Math.max(0, startedAt - claimed.due),
+      latenessMs,
       durationMs: endedAt - startedAt,
     });
     const followUp = cronFollowUp(claimed.fields, claimed.due, endedAt);
