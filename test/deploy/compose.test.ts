@@ -49,8 +49,15 @@ describe('docker-compose.yml and the Dockerfile', () => {
 
   beforeAll(() => ensureBuilt(), 180_000);
 
-  it('runs Redis with AOF and noeviction, a scheduler, two workers, Prometheus and Grafana', () => {
-    expect(Object.keys(services).sort()).toEqual(['grafana', 'prometheus', 'redis', 'scheduler', 'worker']);
+  it('runs Redis with AOF and noeviction, a scheduler, two workers, Prometheus, Tempo and Grafana', () => {
+    expect(Object.keys(services).sort()).toEqual([
+      'grafana',
+      'prometheus',
+      'redis',
+      'scheduler',
+      'tempo',
+      'worker',
+    ]);
     const redis = services.redis.command!.join(' ');
     expect(redis).toMatch(/--appendonly yes/);
     expect(redis).toMatch(/--maxmemory-policy noeviction/);
@@ -177,5 +184,28 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(dashboard.templating.list.find((v) => v.name === 'datasource')?.current?.value).toBe(
       datasources[0].uid,
     );
+  });
+
+  it('the apps send their traces to Tempo’s OTLP/HTTP receiver, and Grafana reads Tempo', () => {
+    const tempo = readYaml<{
+      server: { http_listen_port: number };
+      distributor: { receivers: { otlp: { protocols: { http: { endpoint: string } } } } };
+    }>('deploy/tempo/tempo.yaml');
+    const otlpPort = tempo.distributor.receivers.otlp.protocols.http.endpoint.split(':')[1];
+    expect(services.tempo.volumes).toContain('./deploy/tempo/tempo.yaml:/etc/tempo.yaml:ro');
+    expect(services.tempo.command).toEqual(['-config.file=/etc/tempo.yaml']);
+    for (const app of ['scheduler', 'worker']) {
+      expect(services[app].environment!.OTEL_EXPORTER_OTLP_ENDPOINT).toBe(`http://tempo:${otlpPort}`);
+    }
+    const datasources = readYaml<{ datasources: { uid: string; type: string; url: string }[] }>(
+      'deploy/grafana/provisioning/datasources/tempo.yml',
+    ).datasources;
+    expect(datasources).toEqual([
+      expect.objectContaining({
+        uid: 'tempo',
+        type: 'tempo',
+        url: `http://tempo:${tempo.server.http_listen_port}`,
+      }),
+    ]);
   });
 });

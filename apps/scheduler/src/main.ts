@@ -1,4 +1,5 @@
 import '../../../libs/server/src/register-paths';
+import './tracing';
 import { serve } from '@sundial/server';
 import { createRedisSchedulerService } from './redis-scheduler-service';
 import { createSchedulerApp } from './scheduler-app';

@@ -1,4 +1,5 @@
 import '../../../libs/server/src/register-paths';
+import './tracing';
 import { serve } from '@sundial/server';
 import { createRedisWorkerService } from './redis-worker-service';
 import { createWorkerApp } from './worker-app';

@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { SundialLogger } from '@sundial/core';
+import { stopTracing } from './tracing';
 
 /**
  * On SIGTERM/SIGINT, closes the app (Nest shutdown hooks: stop taking work, drain, release) and exits
@@ -18,16 +19,20 @@ export function exitOnSignal(app: INestApplicationContext, logger: SundialLogger
     closing = true;
     logger.info('shutting down', { signal });
     setTimeout(() => exitNow(`shutdown still running after ${deadlineMs} ms`, signal), deadlineMs).unref();
-    app.close().then(
-      () => {
-        logger.info('shut down cleanly', { signal });
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error('shutdown failed', { error: String(error) });
-        process.exit(1);
-      },
-    );
+    // The spans still buffered are sent before the exit (stopTracing is a no-op with tracing off).
+    app
+      .close()
+      .then(stopTracing)
+      .then(
+        () => {
+          logger.info('shut down cleanly', { signal });
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error('shutdown failed', { error: String(error) });
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

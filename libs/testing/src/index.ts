@@ -10,6 +10,7 @@ export {
   keyPath,
   type RequestOptions,
 } from './http-client';
+export { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver';
 export { spawnOwned } from './owned-child';
 export { clusterEnv, SHORT_LEASE, spawnCluster } from './process-cluster';
 export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } from './recording-handlers';

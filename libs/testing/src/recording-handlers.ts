@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import type { JsonValue, TimerContext, TimerHandler } from '@sundial/core';
 import { Redis } from 'ioredis';
 
@@ -56,6 +57,13 @@ function work(ms: number, signal: AbortSignal): Promise<void> {
 export const handlers: Record<string, TimerHandler> = {
   /** records its start */
   record: (_payload: JsonValue, ctx: TimerContext) => record('started', ctx),
+  /** records its start inside a span of its own (`test.handler`): a child of the run's span when traced */
+  traced: (_payload: JsonValue, ctx: TimerContext) =>
+    trace.getTracer('sundial-test').startActiveSpan('test.handler', async (span) => {
+      span.setAttribute('sundial.key', ctx.key);
+      await record('started', ctx);
+      span.end();
+    }),
   /**
    * records its start, works `payload.ms` (`payload.rerunMs` when the run is a re-run after a lost
    * worker), then records that it finished — or throws if its signal aborted first

@@ -1,5 +1,6 @@
 import type { JsonValue, TimerContext, TimerHandler } from '@sundial/core';
 import { refusals, SundialError } from '@sundial/core';
+import { context, propagation } from '@opentelemetry/api';
 import { lookup } from 'node:dns/promises';
 import { AllowList } from './allow-list';
 import { ipLiteral, isInternalAddress } from './internal-address';
@@ -39,7 +40,11 @@ export function createHttpHandler(
       ctx.signal,
       AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     ]);
-    const headers = { ...request.headers };
+    const headers: Record<string, string> = {};
+    // The run's trace goes on with the call (W3C `traceparent`; nothing when tracing is off; the http
+    // instrumentation, when loaded, puts its client span's there). The payload's headers come after.
+    propagation.inject(context.active(), headers);
+    Object.assign(headers, request.headers);
     let body: string | undefined;
     if (request.body !== undefined) {
       body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);

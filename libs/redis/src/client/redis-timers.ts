@@ -24,6 +24,7 @@ import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
 import { createdTimer, decodeRow, encodeSpecFields } from '../store/row';
+import { stampTraceParent } from '../tracing/trace-parent';
 import { StoreCommands } from '../store/store-commands';
 import { EventSubscriber } from './event-subscriber';
 
@@ -206,6 +207,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   private async scheduleNormalized(specs: NormalizedSpec[]): Promise<Timer[]> {
     const fields = specs.map(encodeSpecFields);
+    stampTraceParent(fields);
     const replies = await this.commands.scheduleAll(specs, fields);
     return replies.map((reply, i) => {
       if (reply.code === 'ok') {

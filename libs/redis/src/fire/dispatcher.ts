@@ -4,6 +4,7 @@ import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
+import { DispatchSpans } from '../tracing/fire-spans';
 
 export interface DispatcherOptions extends PartitionedOptions {
   /** timers per fire job (default 100) */
@@ -129,8 +130,9 @@ export class Dispatcher extends Partitioned<FireCommands> {
         nextDue = taken.nextDue;
         // More is due within the lead than one call takes: go on at once.
         state.again ||= nextDue !== null && nextDue <= taken.now + this.leadMs;
+        const spans = DispatchSpans.start(taken, this.keys.queueName(partition));
         await adding;
-        adding = this.addJobs(partition, state.queue, taken.jobs);
+        adding = this.addJobs(partition, state.queue, taken.jobs, spans);
       } while (state.again && !this.closed);
     } catch (error) {
       this.logger.error(`Sundial dispatcher: ${(error as Error).message}`, { partition });
@@ -149,7 +151,12 @@ export class Dispatcher extends Partitioned<FireCommands> {
    * One round trip for all the jobs of a take. Should it fail, their timers stay `armed` without a job
    * and the reconciler re-arms them.
    */
-  private async addJobs(partition: number, queue: Queue<FireJobData>, jobs: DueJob[]): Promise<void> {
+  private async addJobs(
+    partition: number,
+    queue: Queue<FireJobData>,
+    jobs: DueJob[],
+    spans: DispatchSpans | undefined,
+  ): Promise<void> {
     if (jobs.length === 0) return;
     try {
       await queue.addBulk(
@@ -159,7 +166,9 @@ export class Dispatcher extends Partitioned<FireCommands> {
           opts: { jobId, removeOnComplete: true, removeOnFail: true },
         })),
       );
+      spans?.end();
     } catch (error) {
+      spans?.end(error as Error);
       // Their timers stay armed without a job until the reconciler re-arms them.
       const keys = jobs.flatMap((job) => job.timers.map((timer) => timer.key));
       this.logger.error(`Sundial dispatcher could not add fire jobs: ${(error as Error).message}`, {

@@ -26,6 +26,7 @@ import {
 import type { StaleReason } from '../store/replies';
 import type { SundialObserver } from '../metrics/observer';
 import { decodeRow, type RowFields } from '../store/row';
+import { RunSpan } from '../tracing/fire-spans';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import { type ActiveRun, controllerOf, LeaseKeeper } from './lease-keeper';
@@ -194,6 +195,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
           continue;
         }
         waiting = waiting.filter((entry) => entry.at > now);
+        const claimStartedAt = Date.now(); // wall clock, for the spans of traced runs
         const results = await this.commands.claim(
           partition,
           this.leaseMs,
@@ -203,7 +205,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         const answeredAt = this.clock.now();
         results.forEach((result, i) => {
           const { ref } = ready[i];
-          if (result.kind === 'claimed') runs.push(this.run(partition, result));
+          if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, claimStartedAt));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.staleAtClaim(partition, ref, result.reason);
           if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs });
@@ -215,7 +217,12 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private async run(partition: number, claimed: Claimed): Promise<void> {
+  private async run(
+    partition: number,
+    claimed: Claimed,
+    ref: TimerRef,
+    claimStartedAt: number,
+  ): Promise<void> {
     const timer = decodeRow(claimed.fields);
     let letGo!: () => void;
     const handedBack = new Promise<null>((resolve) => (letGo = () => resolve(null)));
@@ -241,11 +248,17 @@ export class TimerRunner extends Partitioned<FireCommands> {
     if (claimed.mode === 'free') this.reportSkips(freeRunSkips(claimed), fields);
     this.leases.add(run);
     const startedAt = this.clock.now();
-    const outcome = await Promise.race([this.invoke(run, claimed.due, timer), handedBack]);
+    const latenessMs = Math.max(0, startedAt - claimed.due);
+    const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, claimStartedAt, latenessMs);
+    const invoked = span
+      ? span.within(() => this.invoke(run, claimed.due, timer))
+      : this.invoke(run, claimed.due, timer);
+    const outcome = await Promise.race([invoked, handedBack]);
+    span?.end(outcome);
     this.leases.delete(run);
     if (outcome === null || run.released) return;
     const endedAt = this.clock.now();
-    this.finished(outcome, fields, Math.max(0, startedAt - claimed.due), endedAt - startedAt);
+    this.finished(outcome, fields, latenessMs, endedAt - startedAt);
     const { id, key, version, runCount, mode } = run;
     try {
       const completed = await this.batcher.complete(partition, {

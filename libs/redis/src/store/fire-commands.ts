@@ -16,6 +16,8 @@ export interface TimerRef {
   key: string;
   version: number;
   due: number;
+  /** traced timers only: the `traceparent` of the dispatcher's span for it (docs/design.md "Tracing") */
+  tp?: string;
 }
 
 /** The data of a BullMQ fire job: one batch of due timers of one partition. */
@@ -29,8 +31,17 @@ export interface DueJob {
   timers: TimerRef[];
 }
 
+/** A taken timer whose row records the trace it was scheduled in (row field `tp`). */
+export interface TracedTimer {
+  key: string;
+  traceParent: string;
+  kind: string;
+}
+
 export interface DueTimers {
   jobs: DueJob[];
+  /** the timers of `jobs` scheduled in a trace; empty when tracing is off */
+  traced: TracedTimer[];
   /** the earliest due still waiting in `due`, null when none */
   nextDue: number | null;
   /** Redis now when they were taken */
@@ -85,10 +96,11 @@ export class FireCommands {
 
   /** Takes the timers due within `leadMs` from Redis now, in at most `maxJobs` jobs of `perJob` timers. */
   async takeDue(partition: number, perJob: number, leadMs: number, maxJobs: number): Promise<DueTimers> {
-    const [nextDue, now, jobs] = (await this.run('take-due', partition, perJob, leadMs, maxJobs)) as [
+    const [nextDue, now, jobs, traced] = (await this.run('take-due', partition, perJob, leadMs, maxJobs)) as [
       string,
       string,
       string[][],
+      string[],
     ];
     return {
       jobs: jobs.map(([jobId, ...flat]) => {
@@ -103,6 +115,7 @@ export class FireCommands {
         }
         return { jobId, timers };
       }),
+      traced: tracedTimers(traced),
       nextDue: nextDue === '' ? null : Number(nextDue),
       now: Number(now),
     };
@@ -190,6 +203,14 @@ export class FireCommands {
   private run(script: ScriptName, partition: number, ...args: (string | number)[]): Promise<unknown> {
     return runScript(this.redis, script, this.keys.base(partition), this.keys.prefix, ...args);
   }
+}
+
+function tracedTimers(flat: string[]): TracedTimer[] {
+  const traced: TracedTimer[] = [];
+  for (let i = 0; i < flat.length; i += 3) {
+    traced.push({ key: flat[i], traceParent: flat[i + 1], kind: flat[i + 2] });
+  }
+  return traced;
 }
 
 /**

@@ -5,7 +5,8 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] jobs per call at most
--- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } per job }
+-- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } per job,
+--   { key, traceparent, kind, ... } of the timers whose row records the caller's trace (`tp`) }
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -17,7 +18,7 @@ local now = now_ms()
 local now_text = int(now)
 local due_key, armed_key = base .. 'due', base .. 'armed'
 
-local jobs, armed = {}, {}
+local jobs, armed, traced = {}, {}, {}
 local job
 local entries = redis.call('ZRANGEBYSCORE', due_key, '-inf', int(now + lead_ms), 'WITHSCORES', 'LIMIT', 0, per_job * max_jobs)
 if #entries > 0 then
@@ -27,7 +28,7 @@ end
 for i = 1, #entries, 2 do
   local key, score = entries[i], entries[i + 1]
   local hash = row_key(base, key)
-  local row = redis.call('HMGET', hash, 'id', 'v', 's', 'rc')
+  local row = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp')
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
     if not job or #job == 1 + 4 * per_job then
@@ -41,9 +42,14 @@ for i = 1, #entries, 2 do
     job[#job + 1] = key
     job[#job + 1] = row[2]
     job[#job + 1] = score
+    if row[5] then
+      traced[#traced + 1] = key
+      traced[#traced + 1] = row[5]
+      traced[#traced + 1] = redis.call('HGET', hash, 'k')
+    end
   end
 end
 call_in_slices('ZADD', armed_key, armed)
 
 local first = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')
-return { first[2] or '', now_text, jobs }
+return { first[2] or '', now_text, jobs, traced }

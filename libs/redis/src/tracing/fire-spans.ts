@@ -1,0 +1,157 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Link,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import type { Completion, DueTimers } from '../store/fire-commands';
+import type { RowFields } from '../store/row';
+import { contextOf, traceParentOf } from './trace-parent';
+
+/**
+ * Spans of the fire path (docs/design.md "Tracing"). Only timers whose row records a trace (`tp`) get
+ * any: with tracing off no row has one, so none of this runs per timer.
+ */
+const tracer = trace.getTracer('@sundial/redis');
+
+/** Where a timer's spans hang, from the traceparent its row recorded. */
+interface Placement {
+  parent: Context;
+  links?: Link[];
+}
+
+/**
+ * A one-shot timer's run continues the request that scheduled it: its spans are children of the
+ * scheduling span, one trace from `schedule()` to the handler's own spans (as a BullMQ job's `process`
+ * span is a child of its `add`, and a Temporal workflow run of the call that started it). A periodic
+ * timer runs for months: each run is a trace of its own, linked to the scheduling span, so no trace
+ * grows without end. Undefined when the stored text is not a traceparent.
+ */
+function placement(traceParent: string, kind: string | undefined): Placement | undefined {
+  const scheduled = contextOf(traceParent);
+  if (!scheduled) return undefined;
+  if (kind === 'once') return { parent: scheduled };
+  return { parent: ROOT_CONTEXT, links: [{ context: trace.getSpanContext(scheduled)! }] };
+}
+
+function timerAttributes(key: string, id: string, version: number, due: number): Attributes {
+  return { 'sundial.key': key, 'sundial.id': id, 'sundial.version': version, 'sundial.due': due };
+}
+
+/**
+ * The dispatcher's spans of one take: one `sundial.dispatch` (producer) per traced timer, from the take
+ * to its job's `addBulk`. Each timer's ref in the job carries its span's traceparent (`tp`), so the
+ * worker's run span is its child.
+ */
+export class DispatchSpans {
+  private constructor(private readonly spans: Span[]) {}
+
+  static start(taken: DueTimers, queueName: string): DispatchSpans | undefined {
+    if (taken.traced.length === 0) return undefined;
+    const byKey = new Map(taken.traced.map((timer) => [timer.key, timer]));
+    const spans: Span[] = [];
+    for (const job of taken.jobs) {
+      for (const ref of job.timers) {
+        const traced = byKey.get(ref.key);
+        const where = traced && placement(traced.traceParent, traced.kind);
+        if (!where) continue;
+        const span = tracer.startSpan(
+          'sundial.dispatch',
+          {
+            kind: SpanKind.PRODUCER,
+            links: where.links,
+            attributes: {
+              ...timerAttributes(ref.key, ref.id, ref.version, ref.due),
+              'sundial.job_id': job.jobId,
+              'sundial.lead_ms': ref.due - taken.now,
+              'messaging.system': 'bullmq',
+              'messaging.destination.name': queueName,
+            },
+          },
+          where.parent,
+        );
+        const traceParent = traceParentOf(span.spanContext());
+        if (traceParent) ref.tp = traceParent;
+        spans.push(span);
+      }
+    }
+    return new DispatchSpans(spans);
+  }
+
+  /** After the jobs' `addBulk`: ok, or the error that left the timers armed without a job. */
+  end(error?: Error): void {
+    for (const span of this.spans) {
+      if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+      span.end();
+    }
+  }
+}
+
+/** What a run ended with: its outcome, or null when it was handed back at shutdown. */
+export type RunEnd = Pick<Completion, 'outcome' | 'error'> | null;
+
+/**
+ * A traced run's `sundial.run` span (consumer), from its claim to its handler's end, with a
+ * `sundial.claim` child for the claim's round trip. The handler runs inside it (`within`), so its own
+ * spans and outgoing calls join the trace.
+ */
+export class RunSpan {
+  private constructor(
+    private readonly span: Span,
+    private readonly context: Context,
+  ) {}
+
+  /**
+   * The span of a claimed run, or undefined when untraced: a child of the dispatcher's span (`jobTrace`,
+   * from the fire job), or — a job added by an untraced dispatcher — placed by the row's own `tp`.
+   */
+  static start(
+    fields: RowFields,
+    due: number,
+    jobTrace: string | undefined,
+    claimStartedAt: number,
+    latenessMs: number,
+  ): RunSpan | undefined {
+    const traceParent = jobTrace ?? fields.tp;
+    if (traceParent === undefined) return undefined;
+    const where = jobTrace ? placement(jobTrace, 'once') : placement(traceParent, fields.k);
+    if (!where) return undefined;
+    const span = tracer.startSpan(
+      'sundial.run',
+      {
+        kind: SpanKind.CONSUMER,
+        startTime: claimStartedAt,
+        links: where.links,
+        attributes: {
+          ...timerAttributes(fields.key, fields.id, Number(fields.rv), due),
+          'sundial.handler': fields.h,
+          'sundial.kind': fields.k,
+          'sundial.run_count': Number(fields.rc),
+          'sundial.lateness_ms': latenessMs,
+        },
+      },
+      where.parent,
+    );
+    const runContext = trace.setSpan(where.parent, span);
+    tracer.startSpan('sundial.claim', { startTime: claimStartedAt }, runContext).end();
+    return new RunSpan(span, runContext);
+  }
+
+  within<T>(handler: () => T): T {
+    return context.with(this.context, handler);
+  }
+
+  end(ended: RunEnd): void {
+    this.span.setAttribute('sundial.outcome', ended?.outcome ?? 'handed-back');
+    if (ended?.error) {
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: ended.error.message });
+      if (ended.error.reason) this.span.setAttribute('sundial.error.reason', ended.error.reason);
+    }
+    this.span.end();
+  }
+}

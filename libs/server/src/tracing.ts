@@ -1,0 +1,57 @@
+import type { IncomingMessage } from 'node:http';
+
+/** The SDK while tracing runs; its shutdown flushes the spans still buffered. */
+let sdk: { shutdown(): Promise<void> } | undefined;
+
+/**
+ * Tracing is on when the standard OTEL_* variables ask for it: an OTLP endpoint, or an explicit
+ * OTEL_TRACES_EXPORTER other than `none`, and not OTEL_SDK_DISABLED. Otherwise nothing is loaded and
+ * `@opentelemetry/api` stays the no-op it is by default (no span is ever made).
+ */
+export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim();
+  if (exporter) return exporter !== 'none';
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/**
+ * Starts the OpenTelemetry SDK for traces, configured by the standard OTEL_* variables (exporter,
+ * endpoint, protocol, headers, sampler, propagators, resource: docs/spec.md §5.4). It must run before
+ * Nest and Express load — each app's `tracing.ts`, imported second in its main.ts — because the http
+ * instrumentation patches `http` as it is required: it continues the trace of an incoming
+ * `traceparent` in the scheduler and traces the `http` handler's calls in the worker. Only traces:
+ * metrics stay on /metrics (Prometheus) and logs on stdout, so the SDK's OTLP metrics and logs are off.
+ */
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (sdk || !tracingConfigured(env)) return;
+  // Loaded only when tracing is on: the SDK and its exporters are some 40 modules nobody else needs.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { HttpInstrumentation } =
+    require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const started = new NodeSDK({
+    // The SDK's `serviceName` overrides every detected resource, so OTEL_SERVICE_NAME is read here.
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || serviceName,
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation({
+        // Probes and scrapes every few seconds would bury the traces worth reading.
+        ignoreIncomingRequestHook: (request: IncomingMessage) =>
+          /^\/(health|metrics)\b/.test(request.url ?? ''),
+      }),
+    ],
+  });
+  started.start();
+  sdk = started;
+}
+
+/** Flushes and stops the SDK (after the app closed, before the process exits); a no-op when off. */
+export async function stopTracing(): Promise<void> {
+  const running = sdk;
+  sdk = undefined;
+  // A collector that cannot be reached costs the last spans (the SDK logs it), not a clean exit.
+  await running?.shutdown().catch(() => undefined);
+}

@@ -1,0 +1,215 @@
+import { context, propagation, type Span, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { Timer } from '@sundial/core';
+import { RedisTimers } from '@sundial/redis';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type AppProcess,
+  clusterEnv,
+  ensureBuilt,
+  killAll,
+  type OtlpReceiver,
+  type ReceivedSpan,
+  type RedisServer,
+  spawnCluster,
+  startOtlpReceiver,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
+
+/** OTLP span kinds (the JSON encoding's numbers). */
+const SERVER = 2;
+const CLIENT = 3;
+
+function only(spans: ReceivedSpan[], name: string): ReceivedSpan {
+  const found = spans.filter((span) => span.name === name);
+  if (found.length !== 1) throw new Error(`expected one ${name} span, got ${found.length}`);
+  return found[0];
+}
+
+/**
+ * Tracing across real processes (docs/design.md "Tracing"): this test, a scheduler and a worker, each
+ * exporting OTLP/HTTP JSON to a receiver here. A timer scheduled in a test's span must come back as ONE
+ * trace: the test's span → the scheduler's dispatch → the worker's run (and claim) → the span the
+ * handler made itself, with the timer's attributes.
+ */
+describe('cluster: one trace from schedule() to the handler', () => {
+  let redis: RedisServer;
+  let receiver: OtlpReceiver;
+  let apps: AppProcess[] = [];
+  let scheduler: AppProcess;
+  let client: RedisTimers;
+  let provider: TracerProvider;
+  let target: Server;
+  const targetHeaders: Record<string, string | string[] | undefined>[] = [];
+  const tracer = trace.getTracer('sundial-test');
+
+  /** Runs `work` in a span of this test; resolves its result and the span's trace id. */
+  async function inTestSpan<T>(name: string, work: (span: Span) => Promise<T>): Promise<[T, string, string]> {
+    return tracer.startActiveSpan(name, async (span): Promise<[T, string, string]> => {
+      const result = await work(span);
+      span.end();
+      return [result, span.spanContext().traceId, span.spanContext().spanId];
+    });
+  }
+
+  /** The trace's spans once every named span has been received. */
+  function traceWith(traceId: string, names: string[]): Promise<ReceivedSpan[]> {
+    return waitFor(
+      () => {
+        const spans = receiver.trace(traceId);
+        return names.every((name) => spans.some((span) => span.name === name)) && spans;
+      },
+      { timeoutMs: 20_000, what: `spans ${names.join(', ')} of trace ${traceId}` },
+    );
+  }
+
+  beforeAll(async () => {
+    [redis, receiver] = await Promise.all([startRedis(), startOtlpReceiver(), ensureBuilt()]);
+    target = createServer((request, response) => {
+      targetHeaders.push(request.headers);
+      response.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const targetPort = (target.address() as AddressInfo).port;
+    const env = clusterEnv(redis.url, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      SUNDIAL_HTTP_ALLOW: `127.0.0.1:${targetPort}`,
+    });
+    const cluster = await spawnCluster(env, 1, 1);
+    apps = [...cluster.schedulers, ...cluster.workers];
+    scheduler = cluster.schedulers[0];
+    // This process traces too: its spans are the callers' the timers' traces start from.
+    provider = new TracerProvider({
+      spanProcessors: [
+        new SimpleSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` }) }),
+      ],
+    });
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(provider);
+    client = new RedisTimers({ connection: redis.url, partitions: 2 });
+  }, 180_000);
+
+  afterAll(async () => {
+    await client?.dispose();
+    await provider?.shutdown();
+    trace.disable();
+    propagation.disable();
+    context.disable();
+    await killAll(apps);
+    await new Promise((resolve) => target?.close(resolve));
+    await receiver?.close();
+    await redis?.stop();
+  });
+
+  it('follows a one-shot timer from the client call through the scheduler and the worker to the handler’s span', async () => {
+    const [timer, traceId, testSpanId] = await inTestSpan('test.schedule', () =>
+      client.schedule({ key: 'traced:once', handler: 'traced', delay: '300ms' }),
+    );
+    const spans = await traceWith(traceId, [
+      'test.schedule',
+      'sundial.dispatch',
+      'sundial.run',
+      'test.handler',
+    ]);
+    const dispatch = only(spans, 'sundial.dispatch');
+    const run = only(spans, 'sundial.run');
+    const claim = only(spans, 'sundial.claim');
+    const handler = only(spans, 'test.handler');
+    expect(only(spans, 'test.schedule').spanId).toBe(testSpanId);
+    // one chain across three processes
+    expect([dispatch.service, dispatch.parentSpanId]).toEqual(['sundial-scheduler', testSpanId]);
+    expect([run.service, run.parentSpanId]).toEqual(['sundial-worker', dispatch.spanId]);
+    expect([claim.service, claim.parentSpanId]).toEqual(['sundial-worker', run.spanId]);
+    expect([handler.service, handler.parentSpanId]).toEqual(['sundial-worker', run.spanId]);
+    const identity = {
+      'sundial.key': 'traced:once',
+      'sundial.id': timer.id,
+      'sundial.version': 1,
+      'sundial.due': timer.dueAt,
+    };
+    expect(dispatch.attributes).toMatchObject(identity);
+    expect(run.attributes).toMatchObject({
+      ...identity,
+      'sundial.outcome': 'ok',
+      'sundial.handler': 'traced',
+    });
+    expect(run.attributes['sundial.lateness_ms']).toBeGreaterThanOrEqual(0);
+    expect(handler.attributes['sundial.key']).toBe('traced:once');
+  });
+
+  it('continues the trace of an HTTP call’s traceparent, and the http handler passes it on', async () => {
+    const port = (target.address() as AddressInfo).port;
+    const [reply, traceId, testSpanId] = await inTestSpan('test.request', () => {
+      const headers: Record<string, string> = {};
+      propagation.inject(context.active(), headers);
+      return scheduler.api<Timer>(
+        'POST',
+        '/v1/timers',
+        {
+          key: 'traced:http',
+          handler: 'http',
+          delay: '300ms',
+          payload: { url: `http://127.0.0.1:${port}/hook` },
+        },
+        { headers },
+      );
+    });
+    expect(reply.status).toBe(201);
+    const spans = await traceWith(traceId, ['sundial.dispatch', 'sundial.run']);
+    const request = spans.find((span) => span.kind === SERVER && span.service === 'sundial-scheduler');
+    expect(request?.parentSpanId).toBe(testSpanId);
+    const dispatch = only(spans, 'sundial.dispatch');
+    const run = only(spans, 'sundial.run');
+    expect(dispatch.parentSpanId).toBe(request!.spanId);
+    expect(run.parentSpanId).toBe(dispatch.spanId);
+    expect(run.attributes).toMatchObject({ 'sundial.key': 'traced:http', 'sundial.outcome': 'ok' });
+    // The handler's call went out in the run's trace: its client span is the parent the target saw.
+    const outgoing = await waitFor(
+      () => receiver.trace(traceId).find((span) => span.kind === CLIENT && span.parentSpanId === run.spanId),
+      { what: 'the http handler’s client span' },
+    );
+    expect(targetHeaders.map((headers) => headers.traceparent)).toContain(
+      `00-${traceId}-${outgoing.spanId}-01`,
+    );
+  });
+
+  it('gives each run of a periodic timer a trace of its own, linked to the scheduling span', async () => {
+    const [, traceId, testSpanId] = await inTestSpan('test.schedule', () =>
+      client.schedule({ key: 'traced:every', handler: 'traced', every: '300ms', maxRuns: 2 }),
+    );
+    const dispatches = await waitFor(
+      () => {
+        const linked = receiver.spans.filter(
+          (span) => span.name === 'sundial.dispatch' && span.links.some((link) => link.spanId === testSpanId),
+        );
+        return linked.length === 2 && linked;
+      },
+      { timeoutMs: 20_000, what: 'two linked dispatch spans' },
+    );
+    expect(dispatches.map((span) => span.links)).toEqual([
+      [{ traceId, spanId: testSpanId }],
+      [{ traceId, spanId: testSpanId }],
+    ]);
+    const runTraces = dispatches.map((span) => span.traceId);
+    expect(new Set([traceId, ...runTraces]).size).toBe(3);
+    for (const [n, runTrace] of runTraces.entries()) {
+      const spans = await traceWith(runTrace, ['sundial.dispatch', 'sundial.run', 'test.handler']);
+      expect(only(spans, 'sundial.dispatch').parentSpanId).toBe('');
+      expect(only(spans, 'sundial.run').parentSpanId).toBe(dispatches[n].spanId);
+      expect(only(spans, 'sundial.run').attributes).toMatchObject({
+        'sundial.key': 'traced:every',
+        'sundial.kind': 'interval',
+        'sundial.outcome': 'ok',
+      });
+    }
+    expect(receiver.trace(traceId).map((span) => span.name)).toEqual(['test.schedule']);
+  });
+});
