@@ -17,14 +17,20 @@ export {
 } from './fire/reconciler';
 export {
   DEFAULT_CLOSE_GRACE_MS,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_LEASE_MS,
   type FinishedRun,
   TimerRunner,
   type TimerRunnerLogger,
   type TimerRunnerObserver,
   type TimerRunnerOptions,
 } from './fire/timer-runner';
+export {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_LEASE_MS,
+  type FireConsumerOptions,
+  type FireConsumersMode,
+  type FireJobConsumer,
+  fireConsumerOptions,
+} from './fire/fire-consumer';
 
 // Metrics (SPEC §6).
 export { Backlog, type BacklogOptions } from './metrics/backlog';

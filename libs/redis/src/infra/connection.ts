@@ -2,9 +2,11 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 /**
  * Where Redis is: a redis:// or rediss:// URL (ACL user and password included), ioredis options,
- * or both as `{ url, ...options }` (SPEC §5.1's `connection: { url }`).
+ * both as `{ url, ...options }` (docs/spec.md §5.1's `connection: { url }`), or an existing ioredis
+ * client — Sundial then opens its own connections with `duplicate()` (its options, reconnect strategy
+ * included, are the host's) and never closes the one it was given.
  */
-export type RedisConnection = string | (RedisOptions & { url?: string });
+export type RedisConnection = string | (RedisOptions & { url?: string }) | Redis;
 
 /**
  * ioredis 6 waits up to 5 s (plus jitter) between reconnect attempts; Sundial keeps ioredis 5's
@@ -15,6 +17,7 @@ export type RedisConnection = string | (RedisOptions & { url?: string });
 const reconnectDelayMs = (attempt: number): number => Math.min(attempt * 50, 2_000);
 
 export function openRedis(connection: RedisConnection, overrides: RedisOptions = {}): Redis {
+  if (connection instanceof Redis) return withErrorListener(connection.duplicate(overrides));
   if (typeof connection === 'string') {
     return withErrorListener(new Redis(connection, { retryStrategy: reconnectDelayMs, ...overrides }));
   }
