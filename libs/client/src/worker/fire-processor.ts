@@ -1,7 +1,7 @@
 import { Inject, Logger, type Type } from '@nestjs/common';
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import type { FireJobData, TimerRunner } from '@sundial/redis';
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 
 export const FIRE_RUNNER = Symbol('sundial:fire-runner');
 
@@ -24,8 +24,14 @@ export function fireProcessor(
   class SundialFireProcessor extends WorkerHost {
     private readonly logger = new Logger('Sundial');
 
-    constructor(@Inject(FIRE_RUNNER) private readonly runner: TimerRunner) {
+    constructor(
+      @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
+      @InjectQueue(queueName) queue: Queue,
+    ) {
       super();
+      // The registered queue's connection reports an outage too: without a listener BullMQ prints
+      // it raw to stderr on every reconnect attempt, outside the app's log format.
+      queue.on('error', (error) => this.onError(error));
     }
 
     process(job: Job<FireJobData>): Promise<void> {
