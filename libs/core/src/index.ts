@@ -9,3 +9,4 @@ export * from './schedule';
 export * from './clock';
 export * from './virtual-clock';
 export * from './engine';
+export * from './owned-rows';

@@ -1,12 +1,12 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { SundialError } from '@sundial/core';
+import { ensureOwnedRow, removeOwnedRows, type RowOwner, SundialError } from '@sundial/core';
 import type { CronExpressionSource } from '../decorators/distributed-cron.decorator';
 import { type DiscoveredCron, TimerHandlerRegistry } from '../handler-registry';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { SundialModuleOptions } from '../sundial-module-options';
 import { Timers } from '../timers';
-import { CRON_KEY_PREFIX, cronKey, cronSpec, ownedBy, rowMatches } from './cron-rows';
+import { CRON_KEY_PREFIX, cronKey, cronRowOwner, cronSpec } from './cron-rows';
 
 const DEFAULT_APP = 'app';
 
@@ -21,6 +21,7 @@ const DEFAULT_APP = 'app';
 @Injectable()
 export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly app: string;
+  private readonly owner: RowOwner;
   private stopFollowingReset = (): void => undefined;
 
   constructor(
@@ -30,6 +31,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(SUNDIAL_MODULE_OPTIONS) options: SundialModuleOptions,
   ) {
     this.app = options.appName ?? DEFAULT_APP;
+    this.owner = cronRowOwner(this.app);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -45,7 +47,8 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   async sync(): Promise<void> {
     const declared = this.registry.crons.filter((cron) => !cron.disabled);
     for (const cron of declared) await this.ensure(cron);
-    await this.removeOrphans(new Set(declared.map((cron) => cronKey(cron.name))));
+    const keep = new Set(declared.map((cron) => cronKey(cron.name)));
+    await removeOwnedRows(this.timers, this.owner, keep, CRON_KEY_PREFIX);
   }
 
   private async ensure(cron: DiscoveredCron): Promise<void> {
@@ -58,36 +61,17 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
       );
     }
     const spec = cronSpec(cron, await this.expressionOf(cron), this.app);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const row = await this.timers.get(spec.key);
-      if (row && !ownedBy(row, this.app)) {
-        throw refusal(
-          cron,
-          'key',
-          `the key ${spec.key} holds a timer this app did not create (created through the API or by another app).`,
-          `Rename the @DistributedCron, or cancel ${spec.key} if it is a leftover.`,
-        );
-      }
-      if (row && rowMatches(row, spec)) return;
-      try {
-        await this.timers.schedule({ ...spec, ifExists: row ? 'replace' : 'error' });
-        return;
-      } catch (error) {
-        // Another replica created it between our get and create: look at its row again.
-        if ((error as SundialError).reason !== 'duplicate-key') throw withOwner(cron, error);
-      }
+    const outcome = await ensureOwnedRow(this.timers, spec, this.owner).catch((error: unknown) => {
+      throw withOwner(cron, error);
+    });
+    if (outcome === 'foreign') {
+      throw refusal(
+        cron,
+        'key',
+        `the key ${spec.key} holds a timer this app did not create (created through the API or by another app).`,
+        `Rename the @DistributedCron, or cancel ${spec.key} if it is a leftover.`,
+      );
     }
-  }
-
-  private async removeOrphans(declared: ReadonlySet<string>): Promise<void> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.timers.list({ prefix: CRON_KEY_PREFIX, cursor, limit: 500 });
-      for (const row of page.items) {
-        if (ownedBy(row, this.app) && !declared.has(row.key)) await this.timers.cancel(row.key);
-      }
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor !== undefined);
   }
 
   private async expressionOf(cron: DiscoveredCron): Promise<string> {

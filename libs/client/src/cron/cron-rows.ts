@@ -1,4 +1,4 @@
-import type { JsonObject, Timer, TimerSpec } from '@sundial/core';
+import type { JsonObject, RowOwner, Timer, TimerSpec } from '@sundial/core';
 import type { DiscoveredCron } from '../handler-registry';
 
 /** Every `@DistributedCron` row lives under this key prefix: `cron:<name>`. */
@@ -22,17 +22,22 @@ export function cronSpec(cron: DiscoveredCron, expression: string, app: string):
   };
 }
 
-export function ownerMeta(app: string): JsonObject {
+function ownerMeta(app: string): JsonObject {
   return { sundialOwner: CRON_OWNER_MARKER, sundialApp: app };
 }
 
-/** Created by this app's registrar (not through the API, not by another app on the same prefix). */
-export function ownedBy(timer: Timer, app: string): boolean {
-  return timer.meta?.sundialOwner === CRON_OWNER_MARKER && timer.meta.sundialApp === app;
+/**
+ * The rows of `app`'s registrar (not created through the API, nor by another app on the same prefix);
+ * one matches when it already says what the decorator says.
+ */
+export function cronRowOwner(app: string): RowOwner {
+  return {
+    owns: (timer) => timer.meta?.sundialOwner === CRON_OWNER_MARKER && timer.meta.sundialApp === app,
+    matches: rowMatches,
+  };
 }
 
-/** The row already says what the decorator says: nothing to write. */
-export function rowMatches(timer: Timer, spec: TimerSpec): boolean {
+function rowMatches(timer: Timer, spec: TimerSpec): boolean {
   return (
     timer.kind === 'cron' &&
     timer.handler === spec.handler &&
