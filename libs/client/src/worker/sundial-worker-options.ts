@@ -16,11 +16,11 @@ export interface SundialWorkerModuleOptions {
    * use (`getSharedConfigToken(configKey)`); without it they use `SundialModule`'s connection
    */
   configKey?: string;
-  /** fire jobs in flight per partition queue (default 10) */
+  /** fire jobs in flight per partition queue (default 16, `DEFAULT_CONCURRENCY`) */
   concurrency?: number;
   /** how long a claim outlives a silent worker (default 30 s) */
   leaseMs?: number;
-  /** at shutdown, how long running handlers may go on before their signals abort (default 10 s) */
+  /** at shutdown, how long running handlers may go on before their signals abort (default 25 s, `DEFAULT_CLOSE_GRACE_MS`) */
   shutdownGraceMs?: number;
   /** plain handlers beside the `@OnTimer` methods (the standalone worker's built-ins) */
   handlers?: Readonly<Record<string, TimerHandler>>;

@@ -5,15 +5,13 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { Dispatcher, Reconciler, TimerRunner } from '@sundial/redis';
+import { DEFAULT_CLOSE_GRACE_MS, type Dispatcher, type Reconciler, type TimerRunner } from '@sundial/redis';
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
 
 export const SUNDIAL_WORKER_OPTIONS = Symbol('sundial:worker-options');
 export const FIRE_PROCESSORS = Symbol('sundial:fire-processors');
 export const FIRE_LOOPS = Symbol('sundial:fire-loops');
-
-const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /** The dispatcher and reconciler a worker runs with `dispatch: true`. */
 export interface FireLoops {
@@ -85,6 +83,6 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
       await this.loops.reconciler.close();
       await this.loops.dispatcher.close();
     }
-    await this.runner.close(this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+    await this.runner.close(this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
   }
 }
