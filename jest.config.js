@@ -24,6 +24,9 @@ const base = {
 const LIB_SPECS_ON_REDIS = [
   '<rootDir>/libs/redis/src/store/script-loader.spec.ts',
   '<rootDir>/libs/client/src/sundial.module.spec.ts',
+  '<rootDir>/libs/client/src/cron/cron-registrar.spec.ts',
+  '<rootDir>/libs/client/src/worker/sundial-worker.module.spec.ts',
+  '<rootDir>/libs/client/src/health/sundial-health.indicator.spec.ts',
   '<rootDir>/libs/testing/src/redis-server.test.ts',
 ];
 
@@ -35,7 +38,7 @@ module.exports = {
       ...base,
       displayName: 'unit',
       testMatch: [
-        '<rootDir>/{libs,apps,bench}/**/*.spec.ts',
+        '<rootDir>/{libs,apps,bench,examples}/**/*.spec.ts',
         '<rootDir>/test/engine/**/*.test.ts',
         '<rootDir>/test/conformance/**/*.test.ts',
       ],
@@ -54,7 +57,12 @@ module.exports = {
       testMatch: ['<rootDir>/test/redis/**/*.test.ts', ...LIB_SPECS_ON_REDIS],
     },
     { ...base, displayName: 'api', testMatch: ['<rootDir>/test/{api,client}/**/*.test.ts'] },
-    { ...base, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.test.ts'] },
+    {
+      ...base,
+      displayName: 'cluster',
+      // examples/*/test/*.test.ts run an example app's replicas as child processes
+      testMatch: ['<rootDir>/test/cluster/**/*.test.ts', '<rootDir>/examples/**/*.test.ts'],
+    },
     { ...base, displayName: 'deploy', testMatch: ['<rootDir>/test/deploy/**/*.test.ts'] },
   ],
 };

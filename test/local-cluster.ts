@@ -4,8 +4,7 @@ import { createRedisSchedulerService } from '../apps/scheduler/src/redis-schedul
 import { createSchedulerApp } from '../apps/scheduler/src/scheduler-app';
 import type { SchedulerConfig } from '../apps/scheduler/src/scheduler-config';
 import { schedulerConfigFromEnv } from '../apps/scheduler/src/scheduler-config';
-import { createRedisWorkerService } from '../apps/worker/src/redis-worker-service';
-import type { HandlerMap } from '../apps/worker/src/worker-service';
+import type { HandlerMap } from '../apps/worker/src/handlers-module';
 import { createWorkerApp } from '../apps/worker/src/worker-app';
 import type { WorkerConfig } from '../apps/worker/src/worker-config';
 import { workerConfigFromEnv } from '../apps/worker/src/worker-config';
@@ -36,7 +35,7 @@ export async function startWorker(
   overrides: Partial<WorkerConfig> = {},
 ): Promise<RunningApp> {
   const config = { ...workerConfigFromEnv({ ...TEST_ENV, REDIS_URL: redisUrl }), ...overrides };
-  return listen(await createWorkerApp(config, createRedisWorkerService, handlers));
+  return listen(await createWorkerApp(config, handlers));
 }
 
 async function listen(app: INestApplication): Promise<RunningApp> {

@@ -1,9 +1,15 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { SundialModule, SundialWorkerModule } from '@sundial/client';
 import { silentLogger } from '@sundial/core';
-import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
+import { Dispatcher, RedisTimers } from '@sundial/redis';
 import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
 import { BENCH_PAYLOAD, type Contender, type OneShot } from './contender';
 
-/** Sundial as an application uses it: RedisTimers in the caller, a Dispatcher and TimerRunners elsewhere. */
+/**
+ * Sundial as an application uses it: RedisTimers in the caller, a Dispatcher elsewhere, and the handlers
+ * run by SundialWorkerModule (the @nestjs/bullmq path apps/worker and users' apps take).
+ */
 const HANDLER = 'bench.noop';
 
 export function createSundialContender(redisUrl: string): Contender {
@@ -32,18 +38,19 @@ export async function startSundialWorker(
   config: ChildConfig,
   record: (run: RunRecord) => void,
 ): Promise<RunningRole> {
-  const runner = new TimerRunner({
-    connection: config.redisUrl,
-    concurrency: config.concurrency,
-    handlers: {
-      [HANDLER]: (_payload, ctx) => {
-        record([ctx.key, ctx.due, Date.now()]);
-      },
-    },
-    logger: silentLogger,
-  });
-  await runner.start();
-  return { close: () => runner.close() };
+  @Module({
+    imports: [
+      SundialModule.forRoot({ connection: config.redisUrl, logger: silentLogger }),
+      SundialWorkerModule.forRoot({
+        concurrency: config.concurrency,
+        handlers: { [HANDLER]: (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]) },
+      }),
+    ],
+  })
+  class BenchWorkerModule {}
+  const app = await NestFactory.createApplicationContext(BenchWorkerModule, { logger: false });
+  await app.init();
+  return { close: () => app.close() };
 }
 
 /** The scheduler process's part of the fire path: turns due rows into fire jobs. */

@@ -1,9 +1,11 @@
 import { Backlog, Dispatcher, Reconciler, RedisTimers, SundialMetrics } from '@sundial/redis';
 import type { SchedulerServiceFactory } from './scheduler-service';
+import { SchedulesFollower } from './schedules/schedules-follower';
 
 /**
  * The scheduler's app service: the Timers API over Redis, plus the dispatcher and reconciler of every
- * partition — each replica runs both, with no leader (docs/design.md "The fire path").
+ * partition — each replica runs both, with no leader (docs/design.md "The fire path") — and, with
+ * SUNDIAL_SCHEDULES_FILE, the follower of that file (every replica follows it; their writes converge).
  */
 export const createRedisSchedulerService: SchedulerServiceFactory = (config, logger) => {
   const shared = {
@@ -13,11 +15,12 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
     logger,
   };
   const metrics = new SundialMetrics();
-  const timers = new RedisTimers({
-    ...shared,
-    observer: metrics,
-    limits: { maxPayloadBytes: config.maxPayloadBytes, minEveryMs: config.minEveryMs },
-  });
+  const limits = { maxPayloadBytes: config.maxPayloadBytes, minEveryMs: config.minEveryMs };
+  const timers = new RedisTimers({ ...shared, observer: metrics, limits });
+  const follower =
+    config.schedulesFile === undefined
+      ? undefined
+      : new SchedulesFollower({ path: config.schedulesFile, timers, limits, logger });
   const dispatcher = new Dispatcher(shared);
   const reconciler = new Reconciler({
     ...shared,
@@ -33,8 +36,10 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
       await dispatcher.start();
       reconciler.start();
       untrackBacklog = metrics.trackBacklog(backlog);
+      await follower?.start();
     },
     stop: async () => {
+      await follower?.stop();
       untrackBacklog();
       await backlog.close();
       await reconciler.close();

@@ -9,6 +9,8 @@ export interface SchedulerConfig extends ClusterConfig {
   maxPayloadBytes: number;
   minEveryMs: number;
   reconcileMs: number;
+  /** a schedules.yaml whose rows the scheduler keeps as timers (docs/spec.md §5.4) */
+  schedulesFile?: string;
 }
 
 export function schedulerConfigFromEnv(env: Env = process.env): SchedulerConfig {
@@ -19,5 +21,6 @@ export function schedulerConfigFromEnv(env: Env = process.env): SchedulerConfig 
     maxPayloadBytes: envInt(env, 'SUNDIAL_MAX_PAYLOAD_BYTES', DEFAULT_LIMITS.maxPayloadBytes, 1),
     minEveryMs: envInt(env, 'SUNDIAL_MIN_EVERY_MS', DEFAULT_LIMITS.minEveryMs, 1),
     reconcileMs: envInt(env, 'SUNDIAL_RECONCILE_MS', DEFAULT_RECONCILE_MS, 10),
+    schedulesFile: envOptional(env, 'SUNDIAL_SCHEDULES_FILE'),
   };
 }

@@ -1,10 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createNestLogger, createPino, sundialLogger } from '@sundial/server';
-import { loadHandlersModule } from './handlers-module';
+import { type HandlerMap, loadHandlersModule } from './handlers-module';
 import { createHttpHandler } from './handlers/http.handler';
 import { createLogHandler } from './handlers/log.handler';
-import type { HandlerMap, WorkerServiceFactory } from './worker-service';
 import type { WorkerConfig } from './worker-config';
 import { WorkerModule } from './worker.module';
 
@@ -14,7 +13,6 @@ import { WorkerModule } from './worker.module';
  */
 export async function createWorkerApp(
   config: WorkerConfig,
-  service: WorkerServiceFactory,
   extra: HandlerMap = {},
 ): Promise<INestApplication> {
   const pino = createPino(config.logLevel);
@@ -24,7 +22,7 @@ export async function createWorkerApp(
     ...(config.handlersModule ? await loadHandlersModule(config.handlersModule) : {}),
     ...extra,
   };
-  return NestFactory.create(WorkerModule.forRoot(config, pino, handlers, service), {
+  return NestFactory.create(WorkerModule.forRoot(config, pino, handlers), {
     logger: createNestLogger(pino),
   });
 }

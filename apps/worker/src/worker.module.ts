@@ -1,39 +1,53 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import type { SundialLogger } from '@sundial/core';
+import { SundialModule, SundialWorker, SundialWorkerModule } from '@sundial/client';
 import {
   APP_SERVICE,
   type AppService,
   AppServiceHooks,
   HealthModule,
   LoggingModule,
-  SUNDIAL_LOGGER,
+  sundialLogger,
 } from '@sundial/server';
 import type { Logger as Pino } from 'pino';
-import type { HandlerMap, WorkerServiceFactory } from './worker-service';
+import type { HandlerMap } from './handlers-module';
 import type { WorkerConfig } from './worker-config';
 
-/** The worker: job consumers started and drained with Nest, plus /health and /metrics. */
+/**
+ * The worker: the same `SundialWorkerModule` a user's app imports (one runner code path: @nestjs/bullmq
+ * processors handing fire jobs to a TimerRunner), its consumers started and drained with Nest in the
+ * order readiness needs, plus /health and /metrics.
+ */
 @Module({})
 export class WorkerModule {
-  static forRoot(
-    config: WorkerConfig,
-    pino: Pino,
-    handlers: HandlerMap,
-    service: WorkerServiceFactory,
-  ): DynamicModule {
+  static forRoot(config: WorkerConfig, pino: Pino, handlers: HandlerMap): DynamicModule {
+    const queues = { prefix: config.prefix, partitions: config.partitions };
+    const logger = sundialLogger(pino);
     return {
       module: WorkerModule,
-      imports: [LoggingModule.forRoot(pino), HealthModule.forRoot(config.redisUrl)],
+      imports: [
+        LoggingModule.forRoot(pino),
+        HealthModule.forRoot(config.redisUrl),
+        // Its own app name: it declares no @DistributedCron, so it may own (and remove) no app's rows.
+        SundialModule.forRoot({ connection: config.redisUrl, ...queues, logger, appName: 'sundial-worker' }),
+        SundialWorkerModule.forRoot({
+          ...queues,
+          handlers,
+          concurrency: config.concurrency,
+          leaseMs: config.leaseMs,
+          shutdownGraceMs: config.shutdownGraceMs,
+          autoStart: false,
+        }),
+      ],
       providers: [
         {
           provide: APP_SERVICE,
-          inject: [SUNDIAL_LOGGER],
-          useFactory: (logger: SundialLogger): AppService => {
-            const consumers = service(config, handlers, logger);
-            // A stop drains: running handlers get the shutdown grace before their signals abort.
-            return { start: () => consumers.start(), stop: () => consumers.stop(config.shutdownGraceMs) };
-          },
+          // A stop drains: running handlers get the shutdown grace before their signals abort.
+          useFactory: (worker: SundialWorker): AppService => ({
+            start: () => worker.start(),
+            stop: () => worker.stop(),
+          }),
+          inject: [SundialWorker],
         },
         AppServiceHooks,
       ],

@@ -1,13 +1,15 @@
 import { createEngine, type TimersApi } from '@sundial/core';
-import { RedisTimers } from '@sundial/redis';
+import { RedisTimers, SundialMetrics } from '@sundial/redis';
+import type { TimerHandlerRegistry } from './handler-registry';
 import type { SundialModuleOptions } from './sundial-module-options';
 
-/** The `TimersApi` the options ask for. */
-export function createBackend(options: SundialModuleOptions): TimersApi {
+/** The `TimersApi` the options ask for; the in-memory engine runs the app's registered handlers. */
+export function createBackend(options: SundialModuleOptions, registry: TimerHandlerRegistry): TimersApi {
   if (options.backend === 'memory') {
-    const { clock, handlers = {}, limits, tombstoneMs, logger } = options;
-    return createEngine({ clock, handlers, limits, tombstoneMs, logger });
+    const { clock, limits, tombstoneMs, logger } = options;
+    return createEngine({ clock, handlers: registry.handlers, limits, tombstoneMs, logger });
   }
-  const { connection, prefix, partitions, limits, tombstoneMs, logger } = options;
-  return new RedisTimers({ connection, prefix, partitions, limits, tombstoneMs, logger });
+  const { connection, prefix, partitions, limits, tombstoneMs, logger, metricsRegistry } = options;
+  const observer = new SundialMetrics(metricsRegistry);
+  return new RedisTimers({ connection, prefix, partitions, limits, tombstoneMs, logger, observer });
 }

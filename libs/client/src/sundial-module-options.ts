@@ -1,19 +1,31 @@
 import type { Clock, SundialLogger, TimerHandler, ValidationLimits } from '@sundial/core';
 import type { RedisConnection } from '@sundial/redis';
+import type { Registry } from 'prom-client';
 
 interface CommonOptions {
   limits?: Partial<ValidationLimits>;
   /** how long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days) */
   tombstoneMs?: number;
   logger?: SundialLogger;
+  /**
+   * names this app's `@DistributedCron` rows (default 'app'), so apps sharing a Redis prefix never
+   * remove each other's rows; every replica of one app must use the same name
+   */
+  appName?: string;
 }
 
 /** Timers kept in Redis and run by the cluster's workers (SPEC §5.1). */
 export interface RedisBackendOptions extends CommonOptions {
   backend?: 'redis';
+  /** a URL, ioredis options, or an existing ioredis client (duplicated, never closed by Sundial) */
   connection: RedisConnection;
   prefix?: string;
   partitions?: number;
+  /**
+   * where `sundial_timers_scheduled_total` / `_cancelled_total` of this app's calls are counted (default
+   * prom-client's global registry, the one the host's `/metrics` usually serves)
+   */
+  metricsRegistry?: Registry;
 }
 
 /** Timers kept and run in this process by the in-memory engine (SPEC §5.1a). */

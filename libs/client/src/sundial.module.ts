@@ -1,22 +1,38 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { createBackend } from './create-backend';
+import { CronRegistrar } from './cron/cron-registrar';
+import { TimerHandlerRegistry } from './handler-registry';
 import { ConfigurableSundialModule, SUNDIAL_MODULE_OPTIONS } from './sundial.module-definition';
 import type { SundialModuleOptions } from './sundial-module-options';
+import { TimerExplorer } from './timer-explorer';
 import { Timers } from './timers';
 
 /**
  * `SundialModule.forRoot({ connection: { url } })` or `.forRoot({ backend: 'memory' })`, and
- * `.forRootAsync({ imports, useFactory, inject })`: provides the injectable `Timers`.
+ * `.forRootAsync({ imports, useFactory, inject })`: provides the injectable `Timers`, finds the app's
+ * `@OnTimer` / `@DistributedCron` methods and keeps the `@DistributedCron` rows. With the memory backend
+ * the handlers run in this process; with Redis, `SundialWorkerModule` runs them (or apps/worker).
  */
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     {
-      provide: Timers,
-      useFactory: (options: SundialModuleOptions) => createBackend(options),
+      provide: TimerHandlerRegistry,
+      useFactory: (options: SundialModuleOptions) =>
+        new TimerHandlerRegistry(options.backend === 'memory' ? options.handlers : undefined),
       inject: [SUNDIAL_MODULE_OPTIONS],
     },
+    {
+      provide: Timers,
+      useFactory: (options: SundialModuleOptions, registry: TimerHandlerRegistry) =>
+        createBackend(options, registry),
+      inject: [SUNDIAL_MODULE_OPTIONS, TimerHandlerRegistry],
+    },
+    TimerExplorer,
+    CronRegistrar,
   ],
-  exports: [Timers],
+  exports: [Timers, TimerHandlerRegistry, SUNDIAL_MODULE_OPTIONS],
 })
 export class SundialModule extends ConfigurableSundialModule implements OnApplicationShutdown {
   constructor(@Inject(Timers) private readonly timers: Timers) {

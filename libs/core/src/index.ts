@@ -10,3 +10,4 @@ export * from './clock';
 export * from './virtual-clock';
 export * from './engine';
 export * from './logger';
+export * from './owned-rows';

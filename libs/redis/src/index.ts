@@ -16,13 +16,15 @@ export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.
 export { Dispatcher, type DispatcherOptions } from './fire/dispatcher';
 export { DEFAULT_RECONCILE_MS, Reconciler, type ReconcilerOptions } from './fire/reconciler';
+export { DEFAULT_CLOSE_GRACE_MS, TimerRunner, type TimerRunnerOptions } from './fire/timer-runner';
 export {
-  DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_LEASE_MS,
-  TimerRunner,
-  type TimerRunnerOptions,
-} from './fire/timer-runner';
+  type FireConsumerOptions,
+  type FireConsumersMode,
+  type FireJobConsumer,
+  fireConsumerOptions,
+} from './fire/fire-consumer';
 
 // Metrics (docs/spec.md §6): what the classes report (one typed map), and the Prometheus side of it.
 export {

@@ -23,16 +23,19 @@ export interface AppProcess {
 const START_DEADLINE_MS = 30_000;
 
 /**
- * Spawns `node dist/apps/<app>/src/main.js` with PORT=0 and resolves once it is ready: it logged the
- * port it listens on and /health/ready answers 200.
+ * Spawns `node dist/apps/<app>/src/main.js` (an example: `dist/examples/<name>/src/main.js`) with PORT=0
+ * and resolves once it is ready: it logged the port it listens on and /health/ready answers 200.
  */
 export async function spawnApp(
-  app: 'scheduler' | 'worker',
+  app: 'scheduler' | 'worker' | 'examples/reminders',
   name: string,
   env: Record<string, string>,
 ): Promise<AppProcess> {
+  const entry = app.startsWith('examples/')
+    ? join(DIST, app, 'src', 'main.js')
+    : join(DIST, 'apps', app, 'src', 'main.js');
   // Owned: killed if this process ends first, so no app outlives its suite.
-  const child = spawnOwned(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
+  const child = spawnOwned(process.execPath, [entry], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,7 +6,7 @@ export const ROOT = join(__dirname, '..', '..', '..');
 export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp');
 const LOCK = join(DIST, '.build-lock');
-const SOURCES = ['apps', 'libs', 'scripts'];
+const SOURCES = ['apps', 'libs', 'scripts', 'examples'];
 const LOCK_STALE_MS = 5 * 60_000;
 
 /**

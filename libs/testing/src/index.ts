@@ -20,3 +20,8 @@ export { type RedisServer, startRedis, type StartRedisOptions } from './redis-se
 export { waitFor } from './wait-for';
 export { oddThrownValues } from './odd-thrown-values';
 export { rawHttp } from './raw-http';
+// Sundial in a test of the user's Nest app: the memory backend on a VirtualClock (docs/spec.md §5.1).
+export {
+  SundialTestingModule,
+  type SundialTestingModuleOptions,
+} from './testing-module/sundial-testing.module';

@@ -12,9 +12,6 @@ import {
   type Timer,
   type TimerHandler,
 } from '@sundial/core';
-import { Worker } from 'bullmq';
-import type { RedisClient } from '../infra/connection';
-import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import {
   type ClaimResult,
@@ -29,6 +26,13 @@ import { decodeRow, type RowFields } from '../store/row';
 import { RunSpan } from '../tracing/fire-spans';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
+import {
+  DEFAULT_LEASE_MS,
+  type FireConsumersMode,
+  FireConsumers,
+  fireConsumerOptions,
+  type FireJobConsumer,
+} from './fire-consumer';
 import { type ActiveRun, controllerOf, LeaseKeeper } from './lease-keeper';
 
 export interface TimerRunnerOptions extends PartitionedOptions {
@@ -44,17 +48,15 @@ export interface TimerRunnerOptions extends PartitionedOptions {
   logger?: SundialLogger;
   /** told runs, stale claims and completions, and skipped slots (metrics: SundialMetrics) */
   observer?: SundialObserver;
+  /** who consumes the partition queues (default 'own'; see FireConsumersMode) */
+  consumers?: FireConsumersMode;
 }
 
-/** How long a claim outlives a silent worker (SUNDIAL_LEASE_MS). */
-export const DEFAULT_LEASE_MS = 30_000;
 /**
  * How long `close()` lets running handlers go on before their signals abort (SUNDIAL_SHUTDOWN_GRACE_MS):
  * under Kubernetes' default 30 s termination grace, with room for the hand-back and the exit.
  */
 export const DEFAULT_CLOSE_GRACE_MS = 25_000;
-/** Fire jobs in flight per partition queue (WORKER_CONCURRENCY). */
-export const DEFAULT_CONCURRENCY = 16;
 /** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
 const MAX_EARLY_WAIT_MS = 1000;
 
@@ -77,27 +79,30 @@ type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
 export class TimerRunner extends Partitioned<FireCommands> {
   readonly workerId: string;
   private readonly handlers: Record<string, TimerHandler>;
-  private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly logger: SundialLogger;
   private readonly observer: SundialObserver;
-  private readonly bullRedis: RedisClient;
+  private readonly consumers: FireConsumers;
   private readonly batcher: CompletionBatcher;
   private readonly leases: LeaseKeeper;
   private readonly jobs = new Set<Promise<void>>();
-  private workers: Worker<FireJobData>[] = [];
   private closing: Promise<void> | undefined;
   private graceOver = false;
 
   constructor(options: TimerRunnerOptions) {
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.handlers = options.handlers;
-    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.logger = options.logger ?? consoleLogger;
     this.observer = options.observer ?? {};
-    this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
+    this.consumers = new FireConsumers({
+      mode: options.consumers ?? 'own',
+      connection: options.connection,
+      keys: this.keys,
+      settings: fireConsumerOptions(options),
+      logError: (message) => this.logger.error(message, { workerId: this.workerId }),
+    });
     this.batcher = new CompletionBatcher(this.commands);
     this.leases = new LeaseKeeper({
       connection: options.connection,
@@ -115,26 +120,17 @@ export class TimerRunner extends Partitioned<FireCommands> {
     await this.checkPartitionCount();
     await this.clock.start();
     await this.leases.start();
-    this.workers = this.keys.all().map((partition) => {
-      const worker = new Worker<FireJobData>(
-        this.keys.queueName(partition),
-        (job) => this.track(this.fire(partition, job.data.timers)),
-        {
-          connection: this.bullRedis,
-          prefix: this.keys.bullPrefix,
-          concurrency: this.concurrency,
-          // BullMQ renews its lock every lockDuration / 2, so with twice the lease a dead worker's job
-          // comes back (stalled check) only once its lease has expired too, and the claim takes it over.
-          lockDuration: 2 * this.leaseMs,
-          stalledInterval: this.leaseMs,
-        },
-      );
-      worker.on('error', (error) =>
-        this.logger.error(`Sundial runner: ${error.message}`, { partition, workerId: this.workerId }),
-      );
-      return worker;
-    });
-    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
+    await this.consumers.start((partition, data) => this.processFireJob(partition, data));
+  }
+
+  /** With `consumers: 'external'`: a consumer to start once the runner listens, and to stop at close. */
+  attachConsumer(consumer: FireJobConsumer): void {
+    this.consumers.attach(consumer);
+  }
+
+  /** One fire job of `partition`'s queue, as a consumer hands it over (`job.data`). */
+  processFireJob(partition: number, data: FireJobData): Promise<void> {
+    return this.track(this.fire(partition, data.timers));
   }
 
   /**
@@ -148,12 +144,12 @@ export class TimerRunner extends Partitioned<FireCommands> {
   }
 
   private async shutdown(graceMs: number): Promise<void> {
-    const workersClosed = Promise.all(this.workers.map((worker) => worker.close()));
+    const consumersClosed = this.consumers.close();
     await this.jobsSettled(graceMs);
     this.graceOver = true;
     await this.leases.handBack(this.leases.runs());
-    await workersClosed;
-    await Promise.all([this.leases.close(), closeRedis(this.bullRedis)]);
+    await consumersClosed;
+    await this.leases.close();
     await this.closeConnection();
   }
 

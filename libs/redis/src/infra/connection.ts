@@ -9,8 +9,10 @@ import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
  * - `redis+sentinel://h1:p1,h2:p2/mastername[/db]` (or `rediss+sentinel://`): the primary that these
  *   Sentinels name, followed across failovers.
  * The options apply to every node connection.
+ * Or an existing ioredis client: Sundial then opens its own connections with `duplicate()` (its
+ * options, reconnect strategy included, are the host's) and never closes the one it was given.
  */
-export type RedisConnection = string | (RedisOptions & { url?: string });
+export type RedisConnection = string | (RedisOptions & { url?: string }) | Redis;
 
 /** A connection to Redis as ioredis gives it: one node (possibly through Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -39,6 +41,7 @@ const DEFAULT_PORTS = { node: 6379, sentinel: 26379 } as const;
 
 /** Opens the connection `connection` names, with `overrides` (e.g. BullMQ's `maxRetriesPerRequest: null`). */
 export function openRedis(connection: RedisConnection, overrides: RedisOptions = {}): RedisClient {
+  if (connection instanceof Redis) return withErrorListener(connection.duplicate(overrides));
   const { url, ...options } = typeof connection === 'string' ? { url: connection } : connection;
   const target = url === undefined ? undefined : parseRedisUrl(url);
   const merged: RedisOptions = { retryStrategy: reconnectDelayMs, ...options, ...overrides };

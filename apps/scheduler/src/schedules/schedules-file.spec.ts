@@ -1,0 +1,92 @@
+import { readSchedules, SCHEDULES_OWNER_MARKER } from './schedules-file';
+
+const LIMITS = { minEveryMs: 100 };
+
+describe('readSchedules', () => {
+  it('gives each valid row as a spec kept when finished, marked with the owner and its hash', () => {
+    const read = readSchedules(
+      'timers:\n  - { key: a, handler: h, every: 1m, meta: { team: ops } }\n  - { key: b, handler: h, cron: "0 6 * * *", tz: UTC }\n',
+      LIMITS,
+    );
+    expect(read.problems).toEqual([]);
+    expect(read.rows?.map(({ row, spec }) => [row, spec.key, spec.removeOnComplete])).toEqual([
+      [1, 'a', false],
+      [2, 'b', false],
+    ]);
+    expect(read.rows?.[0].spec.meta).toMatchObject({ team: 'ops', sundialOwner: SCHEDULES_OWNER_MARKER });
+  });
+
+  it('hashes what a row means: the same for reordered fields and equal durations, another when it changes', () => {
+    const hash = (row: string) =>
+      readSchedules(`timers:\n  - ${row}\n`, LIMITS).rows?.[0].spec.meta?.sundialRow;
+    const base = hash('{ key: a, handler: h, every: 60s }');
+    expect(hash('{ every: 1m, handler: h, key: a }')).toBe(base);
+    expect(hash('{ key: a, handler: h, every: 2m }')).not.toBe(base);
+    expect(hash('{ key: a, handler: h, every: 60s, payload: { n: 1 } }')).not.toBe(base);
+  });
+
+  it('refuses a row with reason, field and fix, applies the others, and leaves the refused key untouched', () => {
+    const read = readSchedules(
+      'timers:\n  - { key: ok, handler: h, every: 1m }\n  - { key: bad, handler: h, every: soon }\n  - { key: ok, handler: h, every: 2m }\n  - [not, a, row]\n',
+      LIMITS,
+    );
+    expect(read.rows?.map(({ spec }) => spec.key)).toEqual(['ok']);
+    expect(read.problems).toEqual([
+      expect.objectContaining({
+        row: 2,
+        key: 'bad',
+        reason: 'invalid',
+        field: 'every',
+        fix: expect.any(String),
+      }),
+      expect.objectContaining({
+        row: 3,
+        key: 'ok',
+        reason: 'invalid',
+        field: 'key',
+        fix: 'Give each row its own key.',
+      }),
+      expect.objectContaining({ row: 4, reason: 'invalid' }),
+    ]);
+    expect([...read.untouched]).toEqual(['bad']);
+  });
+
+  it.each([
+    ['ifExists', '{ key: a, handler: h, every: 1m, ifExists: replace }', 'ifExists'],
+    [
+      'removeOnComplete: true',
+      '{ key: a, handler: h, every: 1m, removeOnComplete: true }',
+      'removeOnComplete',
+    ],
+    [
+      'a reserved meta key',
+      '{ key: a, handler: h, every: 1m, meta: { sundialOwner: me } }',
+      'meta.sundialOwner',
+    ],
+  ])('refuses %s, which the follower decides', (_name, row, field) => {
+    const read = readSchedules(`timers:\n  - ${row}\n`, LIMITS);
+    expect(read.rows).toEqual([]);
+    expect(read.problems).toEqual([expect.objectContaining({ row: 1, key: 'a', reason: 'invalid', field })]);
+  });
+
+  it.each([
+    ['not YAML', 'timers: [\n'],
+    ['empty', ''],
+    ['a bare list', '- { key: a, handler: h, every: 1m }\n'],
+    ['another top-level key', 'timers: []\njobs: []\n'],
+    ['timers not a list', 'timers: { key: a }\n'],
+  ])('refuses a file that is %s as a whole: nothing applied, nothing removed', (_name, text) => {
+    const read = readSchedules(text, LIMITS);
+    expect(read.rows).toBeNull();
+    expect(read.problems).toEqual([
+      expect.objectContaining({
+        reason: 'invalid',
+        message: expect.stringMatching(/^The schedules file is not applied/),
+      }),
+    ]);
+  });
+
+  it('reads `timers: []` as no rows: every row of the file removed', () => {
+    expect(readSchedules('timers: []\n', LIMITS)).toEqual({ rows: [], problems: [], untouched: new Set() });
+  });
+});

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import {
+  isSundialError,
+  type JsonObject,
+  normalizeSpec,
+  refusals,
+  type RowOwner,
+  type SundialErrorShape,
+  type TimerSpec,
+  type ValidationLimits,
+} from '@sundial/core';
+import { parse } from 'yaml';
+
+/** The `meta.sundialOwner` of the rows the follower writes; API timers never carry it. */
+export const SCHEDULES_OWNER_MARKER = 'schedules-file';
+/** `meta` keys the follower writes on its rows, so a row of the file may not set them. */
+const RESERVED_META = ['sundialOwner', 'sundialRow'];
+
+/** Rows written from the file; one matches when it was written from the same row (its hash). */
+export const schedulesOwner: RowOwner = {
+  owns: (timer) => timer.meta?.sundialOwner === SCHEDULES_OWNER_MARKER,
+  matches: (timer, spec) => timer.meta?.sundialRow === spec.meta?.sundialRow,
+};
+
+/** Something in the file that is not applied: the whole file (no `row`) or one row. */
+export interface SchedulesProblem extends SundialErrorShape {
+  /** 1-based position of the row in `timers` */
+  row?: number;
+  key?: string;
+}
+
+/** A valid row, ready for `schedule`. */
+export interface FileRow {
+  /** 1-based position in `timers` */
+  row: number;
+  spec: TimerSpec;
+}
+
+export interface SchedulesRead {
+  /** the rows to apply; null when the file as a whole is refused */
+  rows: FileRow[] | null;
+  problems: SchedulesProblem[];
+  /** keys of refused rows: their timers stay as they are, neither applied nor removed */
+  untouched: Set<string>;
+}
+
+const EXAMPLE =
+  'timers:\n  - key: reports:daily\n    handler: report.daily\n    cron: "0 6 * * *"\n    tz: UTC';
+
+/**
+ * Reads a schedules file (docs/spec.md §5.4, `SUNDIAL_SCHEDULES_FILE`): YAML with one top-level `timers`
+ * list of rows in the TimerSpec shape. Each row is validated as `schedule` validates it; a refused row is
+ * reported with its reason, field and fix and left out, the others still apply. What the follower adds:
+ * `removeOnComplete: false` (a finished row stays, so it is not scheduled again until the row changes)
+ * and `meta.sundialOwner` / `meta.sundialRow` (the row's hash, how a changed row is told apart).
+ */
+export function readSchedules(text: string, limits: Partial<ValidationLimits>): SchedulesRead {
+  const list = topLevelRows(text);
+  if (!Array.isArray(list)) return { rows: null, problems: [list], untouched: new Set() };
+  const rows: FileRow[] = [];
+  const problems: SchedulesProblem[] = [];
+  const untouched = new Set<string>();
+  const seen = new Set<string>();
+  list.forEach((row: unknown, index) => {
+    const key = keyOf(row);
+    try {
+      if (key !== undefined && seen.has(key)) {
+        throw refusals.invalid(
+          'key',
+          `the key ${key} is on an earlier row too`,
+          'Give each row its own key.',
+        );
+      }
+      rows.push({ row: index + 1, spec: rowSpec(row, limits) });
+      if (key !== undefined) seen.add(key);
+    } catch (error) {
+      if (!isSundialError(error)) throw error;
+      problems.push({ row: index + 1, ...(key !== undefined && { key }), ...error.toJSON() });
+      if (key !== undefined && !seen.has(key)) untouched.add(key);
+    }
+  });
+  return { rows, problems, untouched };
+}
+
+function topLevelRows(text: string): unknown[] | SchedulesProblem {
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch (error) {
+    return fileProblem(`it is not YAML: ${(error as Error).message}`, 'Fix the YAML syntax.');
+  }
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    return fileProblem('it has no top-level timers list', `Write the rows as:\n${EXAMPLE}`);
+  }
+  const { timers, ...others } = document as Record<string, unknown>;
+  const unknown = Object.keys(others);
+  if (unknown.length > 0) {
+    return fileProblem(`it has ${unknown.join(', ')} beside timers`, 'Keep only the timers list.');
+  }
+  if (!Array.isArray(timers)) {
+    return fileProblem('timers is not a list', `Write the rows as:\n${EXAMPLE}\n(timers: [] for none)`);
+  }
+  return timers;
+}
+
+function fileProblem(message: string, fix: string): SchedulesProblem {
+  return { reason: 'invalid', message: `The schedules file is not applied: ${message}.`, fix };
+}
+
+function keyOf(row: unknown): string | undefined {
+  const key = (row as { key?: unknown } | null)?.key;
+  return typeof key === 'string' ? key : undefined;
+}
+
+/** A valid row as the spec the follower schedules; throws the SundialError that refuses it. */
+function rowSpec(row: unknown, limits: Partial<ValidationLimits>): TimerSpec {
+  const normalized = normalizeSpec(row, limits);
+  const spec = row as TimerSpec;
+  if (spec.ifExists !== undefined) {
+    throw refusals.invalid(
+      'ifExists',
+      'a row of the schedules file has no ifExists: the follower creates, replaces and removes its rows',
+      'Remove ifExists.',
+    );
+  }
+  if (spec.removeOnComplete === true) {
+    throw refusals.invalid(
+      'removeOnComplete',
+      'a row of the schedules file is kept when it finishes, so that it is not scheduled again',
+      'Remove removeOnComplete; delete the row from the file to remove its timer.',
+    );
+  }
+  const reserved = RESERVED_META.find((name) => spec.meta?.[name] !== undefined);
+  if (reserved) {
+    throw refusals.invalid(
+      `meta.${reserved}`,
+      `meta.${reserved} is written by the schedules file follower`,
+      `Rename meta.${reserved}.`,
+    );
+  }
+  const { ifExists: _, ...written } = normalized;
+  const meta: JsonObject = {
+    ...spec.meta,
+    sundialOwner: SCHEDULES_OWNER_MARKER,
+    sundialRow: createHash('sha256').update(stableJson(written)).digest('base64url').slice(0, 22),
+  };
+  return { ...spec, removeOnComplete: false, meta };
+}
+
+/** JSON with object keys sorted, so a row reordered in the file hashes the same. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,70 @@
+import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { TerminusModule } from '@nestjs/terminus';
+import { SundialHealthModule, SundialModule, SundialWorkerModule } from '@sundial/client';
+import { Redis } from 'ioredis';
+import { hostname } from 'node:os';
+import { HealthController } from './health.controller';
+import { Outbox, RedisOutbox } from './outbox';
+import { RemindersModule } from './reminders.module';
+
+/**
+ * Defaults of the settings a deployment may change. @nestjs/config prefers `load`ed values over the
+ * environment, so the environment is merged in here. REDIS_URL has no default: the app refuses to start
+ * without one rather than write to whatever Redis answers on localhost.
+ */
+function settings(env: NodeJS.ProcessEnv): Record<string, string> {
+  return {
+    DIGEST_CRON: env.DIGEST_CRON || '0 8 * * *',
+    HEARTBEAT_EVERY: env.HEARTBEAT_EVERY || '5m',
+  };
+}
+
+class ClosingRedisOutbox extends RedisOutbox implements OnApplicationShutdown {
+  constructor(private readonly client: Redis) {
+    super(client);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.quit();
+  }
+}
+
+/**
+ * The whole app as deployed: every replica serves HTTP, runs the handlers (SundialWorkerModule) and the
+ * dispatcher — no Sundial service beside it. `DIGEST_ENABLED=false` deploys it without the digest.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(env: NodeJS.ProcessEnv = process.env): DynamicModule {
+    const prefix = env.SUNDIAL_PREFIX || 'reminders';
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({ ignoreEnvFile: true, isGlobal: true, load: [() => settings(env)] }),
+        SundialModule.forRootAsync({
+          inject: [ConfigService],
+          useFactory: (config: ConfigService) => ({
+            connection: config.getOrThrow<string>('REDIS_URL'),
+            prefix,
+            appName: 'reminders',
+          }),
+        }),
+        SundialWorkerModule.forRoot({ prefix, dispatch: true, reconcileMs: 500 }),
+        TerminusModule.forRoot({ logger: false }),
+        SundialHealthModule,
+        RemindersModule.register({
+          outbox: {
+            provide: Outbox,
+            inject: [ConfigService],
+            useFactory: (config: ConfigService) =>
+              new ClosingRedisOutbox(new Redis(config.getOrThrow<string>('REDIS_URL'))),
+          },
+          replica: env.REPLICA_NAME || `${hostname()}-${process.pid}`,
+          digest: env.DIGEST_ENABLED !== 'false',
+        }),
+      ],
+      controllers: [HealthController],
+    };
+  }
+}

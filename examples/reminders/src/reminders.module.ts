@@ -1,0 +1,33 @@
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { DigestService } from './digest.service';
+import { HeartbeatService } from './heartbeat.service';
+import { RemindersController } from './reminders.controller';
+import { RemindersService } from './reminders.service';
+import { REPLICA } from './replica';
+
+export interface RemindersModuleOptions {
+  /** the `Outbox` provider: Redis in production, memory in tests */
+  outbox: Provider;
+  replica: string;
+  /** `false` leaves the digest out of the app, as if its @DistributedCron were deleted (default true) */
+  digest?: boolean;
+}
+
+/** The feature: reminders per entity over HTTP, the daily digest and the heartbeat. */
+@Module({})
+export class RemindersModule {
+  static register(options: RemindersModuleOptions): DynamicModule {
+    return {
+      module: RemindersModule,
+      controllers: [RemindersController],
+      providers: [
+        options.outbox,
+        { provide: REPLICA, useValue: options.replica },
+        RemindersService,
+        HeartbeatService,
+        ...(options.digest === false ? [] : [DigestService]),
+      ],
+      exports: [options.outbox, RemindersService],
+    };
+  }
+}

@@ -1,0 +1,129 @@
+import { RedisTimers } from '@sundial/redis';
+import { Redis } from 'ioredis';
+import {
+  type AppProcess,
+  ensureBuilt,
+  killAll,
+  type RedisServer,
+  spawnApp,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
+import type { Notification } from '../src/outbox';
+
+/**
+ * examples/reminders as deployed: 3 replicas (child processes from dist) on one private Redis, each
+ * serving HTTP, running the handlers and dispatching — no Sundial service beside them.
+ */
+describe('examples/reminders: 3 replicas', () => {
+  let redis: RedisServer;
+  let outbox: Redis;
+  let timers: RedisTimers;
+  let replicas: AppProcess[] = [];
+  const env = (extra: Record<string, string> = {}) => ({
+    REDIS_URL: redis.url,
+    DIGEST_CRON: '* * * * * *',
+    HEARTBEAT_EVERY: '1h',
+    ...extra,
+  });
+  const boot = (extra: Record<string, string> = {}) =>
+    Promise.all(
+      [0, 1, 2].map((n) => spawnApp('examples/reminders', `r${n}`, { ...env(extra), REPLICA_NAME: `r${n}` })),
+    );
+  const sent = async (kind: Notification['kind']) =>
+    (await outbox.lrange('reminders:outbox', 0, -1))
+      .map((line) => JSON.parse(line) as Notification)
+      .filter((notification) => notification.kind === kind);
+  const stopAll = async () => {
+    for (const replica of replicas) replica.kill('SIGTERM');
+    await Promise.all(replicas.map((replica) => replica.exited));
+    replicas = [];
+  };
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    outbox = new Redis(redis.url);
+    timers = new RedisTimers({ connection: redis.url, prefix: 'reminders' });
+    replicas = await boot();
+  }, 180_000);
+
+  afterAll(async () => {
+    await killAll(replicas);
+    await timers?.dispose();
+    outbox?.disconnect();
+    await redis?.stop();
+  });
+
+  it('a @DistributedCron every second runs exactly once per slot over 10+ slots, a replica killed meanwhile', async () => {
+    const digests = await waitFor(
+      async () => ((await sent('digest')).length >= 3 ? sent('digest') : undefined),
+      {
+        what: 'three digests',
+      },
+    );
+    // Kill a replica that did not run the last slot, right after it ran: between two slots.
+    const victim = replicas.find((replica) => replica.name !== digests.at(-1)!.replica)!;
+    victim.kill('SIGKILL');
+    await victim.exited;
+    const after = await waitFor(
+      async () => ((await sent('digest')).length >= digests.length + 10 ? sent('digest') : undefined),
+      {
+        what: 'ten more digests',
+        timeoutMs: 20_000,
+      },
+    );
+    const dues = after.map((digest) => digest.due).sort((a, b) => a - b);
+    // One run per slot: no slot twice, none skipped, from the first to the last.
+    expect(new Set(dues).size).toBe(dues.length);
+    expect(dues.at(-1)! - dues[0]).toBe((dues.length - 1) * 1000);
+    expect(new Set(after.slice(digests.length).map((digest) => digest.replica)).has(victim.name)).toBe(false);
+    const rows = await timers.list({ prefix: 'cron:' });
+    expect(rows.items.map((row) => row.key)).toEqual(['cron:reminders.digest']);
+    replicas = replicas.filter((replica) => replica !== victim);
+  }, 60_000);
+
+  it('an @OnTimer handler runs with its payload, ctx.signal and the injected outbox', async () => {
+    const response = await replicas[0].api('POST', '/entities/invoice-42/reminders/r1', {
+      text: 'pay',
+      delay: 300,
+    });
+    expect(response.status).toBe(201);
+    const [reminder] = await waitFor(
+      async () => {
+        const reminders = await sent('reminder');
+        return reminders.length > 0 ? reminders : undefined;
+      },
+      { what: 'the reminder' },
+    );
+    expect(reminder).toMatchObject({
+      entity: 'invoice-42',
+      text: 'pay',
+      due: (response.body as { dueAt: number }).dueAt,
+    });
+    expect(await sent('reminder')).toHaveLength(1);
+  });
+
+  it('redeploys: the row follows the changed cron, then the removed decorator; API timers untouched', async () => {
+    await timers.schedule({
+      key: 'cron:reminders.digest.manual',
+      handler: 'reminders.digest',
+      cron: '0 9 * * *',
+      tz: 'UTC',
+    });
+    const before = await timers.get('cron:reminders.digest');
+    await stopAll();
+
+    replicas = await boot({ DIGEST_CRON: '*/2 * * * * *' });
+    expect(await timers.get('cron:reminders.digest')).toMatchObject({
+      cron: '*/2 * * * * *',
+      handler: 'reminders.digest',
+    });
+    expect((await timers.get('cron:reminders.digest'))?.id).not.toBe(before?.id);
+    await stopAll();
+
+    replicas = await boot({ DIGEST_ENABLED: 'false' });
+    expect(await timers.get('cron:reminders.digest')).toBeNull();
+    expect(await timers.get('cron:reminders.digest.manual')).toMatchObject({ cron: '0 9 * * *' });
+    expect(await timers.get('reminders:heartbeat')).toMatchObject({ kind: 'interval' });
+  }, 120_000);
+});

@@ -1,0 +1,168 @@
+import { Injectable, type Type } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { type TimerContext, VirtualClock } from '@sundial/core';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { DistributedCron, SundialModule, Timers } from '../index';
+
+const runs: number[] = [];
+
+@Injectable()
+class DailyDigest {
+  @DistributedCron('digest', '0 9 * * *', { timeZone: 'Europe/Paris' })
+  send(_payload: unknown, ctx: TimerContext): void {
+    runs.push(ctx.due);
+  }
+}
+
+@Injectable()
+class EveningDigest {
+  @DistributedCron('digest', '0 18 * * *', { timeZone: 'Europe/Paris' })
+  send(): void {}
+}
+
+@Injectable()
+class ConfiguredDigest {
+  @DistributedCron('digest', { config: 'DIGEST_CRON' })
+  send(): void {}
+}
+
+@Injectable()
+class OverlappingDigest {
+  @DistributedCron('digest', '* * * * *', { waitForCompletion: false })
+  send(): void {}
+}
+
+@Injectable()
+class NoCron {}
+
+describe('@DistributedCron', () => {
+  it('memory backend: one row per name, one run per slot on the virtual clock', async () => {
+    runs.length = 0;
+    const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
+    const app = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+      providers: [DailyDigest],
+    }).compile();
+    await app.init();
+    expect(await app.get(Timers).get('cron:digest')).toMatchObject({
+      kind: 'cron',
+      handler: 'digest',
+      cron: '0 9 * * *',
+      tz: 'Europe/Paris',
+      meta: { sundialOwner: 'distributed-cron', sundialApp: 'app' },
+    });
+    await clock.advance('3d');
+    expect(runs.map((due) => new Date(due).toISOString())).toEqual([
+      '2026-03-01T08:00:00.000Z',
+      '2026-03-02T08:00:00.000Z',
+      '2026-03-03T08:00:00.000Z',
+    ]);
+    await app.close();
+  });
+
+  it('refuses waitForCompletion: false at boot, naming the method', async () => {
+    const app = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [OverlappingDigest],
+    }).compile();
+    const refused = await app.init().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ reason: 'invalid', field: 'waitForCompletion' });
+    expect((refused as Error).message).toContain("@DistributedCron('digest') on OverlappingDigest.send");
+    await app.get(Timers).dispose();
+  });
+
+  describe('with Redis: replicas and redeploys', () => {
+    let redis: RedisServer;
+    let n = 0;
+    let prefix: string;
+    beforeAll(async () => {
+      redis = await startRedis();
+    });
+    beforeEach(() => {
+      prefix = `c${n++}`;
+    });
+    afterAll(async () => {
+      await redis.stop();
+    });
+
+    async function boot(provider: Type, extra: TestingModule[] = []): Promise<TestingModule> {
+      const app = await Test.createTestingModule({
+        imports: [
+          ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ DIGEST_CRON: '30 7 * * 1' })] }),
+          SundialModule.forRoot({ connection: redis.url, prefix }),
+        ],
+        providers: [provider],
+      }).compile();
+      extra.push(app);
+      await app.init();
+      return app;
+    }
+
+    it('three replicas booting at once leave exactly one row', async () => {
+      const apps: TestingModule[] = [];
+      await Promise.all([boot(DailyDigest, apps), boot(DailyDigest, apps), boot(DailyDigest, apps)]);
+      const { items } = await apps[0].get(Timers).list({ prefix: 'cron:' });
+      expect(items.map((row) => [row.key, row.version])).toEqual([['cron:digest', 1]]);
+      await Promise.all(apps.map((app) => app.close()));
+    });
+
+    it('a redeploy follows the decorator: changed, from config, removed; API timers untouched', async () => {
+      const first = await boot(DailyDigest);
+      const timers = first.get(Timers);
+      const created = await timers.get('cron:digest');
+      // An API-created timer with a similar key, and one under the cron prefix without the marker.
+      await timers.schedule({ key: 'cron:digest.api', handler: 'digest', cron: '0 9 * * *', tz: 'UTC' });
+      await timers.schedule({ key: 'digest', handler: 'digest', every: '1h' });
+      await first.close();
+
+      const same = await boot(DailyDigest);
+      expect(await same.get(Timers).get('cron:digest')).toMatchObject({ id: created?.id, version: 1 });
+      await same.close();
+
+      const changed = await boot(EveningDigest);
+      expect(await changed.get(Timers).get('cron:digest')).toMatchObject({ cron: '0 18 * * *' });
+      await changed.close();
+
+      const configured = await boot(ConfiguredDigest);
+      expect(await configured.get(Timers).get('cron:digest')).toMatchObject({
+        cron: '30 7 * * 1',
+        tz: 'UTC',
+      });
+      await configured.close();
+
+      const removed = await boot(NoCron);
+      const after = removed.get(Timers);
+      expect(await after.get('cron:digest')).toBeNull();
+      expect(await after.get('cron:digest.api')).toMatchObject({ cron: '0 9 * * *' });
+      expect(await after.get('digest')).toMatchObject({ kind: 'interval' });
+      await removed.close();
+    });
+
+    it('an API timer under the exact key stops the boot instead of being overwritten', async () => {
+      const apps: TestingModule[] = [];
+      const plain = await boot(NoCron, apps);
+      await plain.get(Timers).schedule({ key: 'cron:digest', handler: 'other', every: '1h' });
+      const app = await Test.createTestingModule({
+        imports: [SundialModule.forRoot({ connection: redis.url, prefix })],
+        providers: [DailyDigest],
+      }).compile();
+      const refused = await app.init().catch((error: unknown) => error);
+      expect(refused).toMatchObject({ reason: 'invalid', field: 'key' });
+      expect(await plain.get(Timers).get('cron:digest')).toMatchObject({ handler: 'other' });
+      await app.get(Timers).dispose();
+      await plain.close();
+    });
+
+    it('re-registers its rows after a global cancelAll (reset)', async () => {
+      const app = await boot(DailyDigest);
+      const timers = app.get(Timers);
+      await timers.cancelAll();
+      const row = await waitFor(() => timers.get('cron:digest').then((timer) => timer ?? undefined), {
+        what: 'the row registered again',
+      });
+      expect(row).toMatchObject({ cron: '0 9 * * *', status: 'pending' });
+      await app.close();
+    });
+  });
+});

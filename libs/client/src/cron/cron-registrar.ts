@@ -1,0 +1,127 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ensureOwnedRow, removeOwnedRows, type RowOwner, SundialError } from '@sundial/core';
+import type { CronExpressionSource } from '../decorators/distributed-cron.decorator';
+import { type DiscoveredCron, TimerHandlerRegistry } from '../handler-registry';
+import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
+import type { SundialModuleOptions } from '../sundial-module-options';
+import { Timers } from '../timers';
+import { CRON_KEY_PREFIX, cronKey, cronRowOwner, cronSpec } from './cron-rows';
+
+const DEFAULT_APP = 'app';
+
+/**
+ * Keeps one row per `@DistributedCron` (docs/spec.md §5.1), at every boot of every replica: creates the
+ * missing ones, replaces those whose expression, zone or delivery changed, and removes the rows this app
+ * owns whose decorator is gone or `disabled`. Replicas booting together converge on one row per name: a
+ * create that loses the race finds the winner's row equal to its own. Rows without this app's owner
+ * marker (created through the API) are never touched. After a global `cancelAll()` (`reset`) it
+ * registers its rows again.
+ */
+@Injectable()
+export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly app: string;
+  private readonly owner: RowOwner;
+  private stopFollowingReset = (): void => undefined;
+
+  constructor(
+    @Inject(Timers) private readonly timers: Timers,
+    @Inject(TimerHandlerRegistry) private readonly registry: TimerHandlerRegistry,
+    @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+    @Inject(SUNDIAL_MODULE_OPTIONS) options: SundialModuleOptions,
+  ) {
+    this.app = options.appName ?? DEFAULT_APP;
+    this.owner = cronRowOwner(this.app);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.sync();
+    this.stopFollowingReset = this.timers.on('reset', () => void this.sync().catch(() => undefined));
+  }
+
+  onModuleDestroy(): void {
+    this.stopFollowingReset();
+  }
+
+  /** One pass: every declared row written if it differs, every orphaned owned row removed. */
+  async sync(): Promise<void> {
+    const declared = this.registry.crons.filter((cron) => !cron.disabled);
+    for (const cron of declared) await this.ensure(cron);
+    const keep = new Set(declared.map((cron) => cronKey(cron.name)));
+    await removeOwnedRows(this.timers, this.owner, keep, CRON_KEY_PREFIX);
+  }
+
+  private async ensure(cron: DiscoveredCron): Promise<void> {
+    if (cron.waitForCompletion === false) {
+      throw refusal(
+        cron,
+        'waitForCompletion',
+        'waitForCompletion: false is not supported: a cron row never runs two slots at once.',
+        'Remove waitForCompletion (a slot that comes while a run goes on is skipped and counted).',
+      );
+    }
+    const spec = cronSpec(cron, await this.expressionOf(cron), this.app);
+    const outcome = await ensureOwnedRow(this.timers, spec, this.owner).catch((error: unknown) => {
+      throw withOwner(cron, error);
+    });
+    if (outcome === 'foreign') {
+      throw refusal(
+        cron,
+        'key',
+        `the key ${spec.key} holds a timer this app did not create (created through the API or by another app).`,
+        `Rename the @DistributedCron, or cancel ${spec.key} if it is a leftover.`,
+      );
+    }
+  }
+
+  private async expressionOf(cron: DiscoveredCron): Promise<string> {
+    const source: CronExpressionSource = cron.expression;
+    if (typeof source === 'string') return source;
+    const value: unknown =
+      'config' in source
+        ? (await this.configService(cron)).get<unknown>(source.config)
+        : this.moduleRef.get<unknown>(source.inject, { strict: false });
+    if (typeof value !== 'string' || value.trim() === '') {
+      const from = 'config' in source ? `config key '${source.config}'` : `provider ${String(source.inject)}`;
+      throw refusal(
+        cron,
+        'cron',
+        `the ${from} gives ${JSON.stringify(value)}, not a cron expression.`,
+        `Set ${from} to a cron expression such as "0 9 * * *".`,
+      );
+    }
+    return value;
+  }
+
+  /** @nestjs/config is loaded only by apps whose crons read it: SundialModule works without it. */
+  private async configService(cron: DiscoveredCron): Promise<{ get<T>(key: string): T | undefined }> {
+    const config = await import('@nestjs/config').catch(() => undefined);
+    if (!config) {
+      throw refusal(
+        cron,
+        'cron',
+        'its expression comes from a config key, but @nestjs/config is not installed.',
+        'npm install @nestjs/config and import ConfigModule.forRoot(), or write the expression in code.',
+      );
+    }
+    return this.moduleRef.get(config.ConfigService, { strict: false });
+  }
+}
+
+function refusal(cron: DiscoveredCron, field: string, message: string, fix: string): SundialError {
+  return new SundialError({
+    reason: 'invalid',
+    field,
+    message: `@DistributedCron('${cron.name}') on ${cron.owner}: ${message}`,
+    fix,
+  });
+}
+
+/** A refused row names the decorator it came from. */
+function withOwner(cron: DiscoveredCron, error: unknown): unknown {
+  if (!(error instanceof SundialError)) return error;
+  return new SundialError({
+    ...error.toJSON(),
+    message: `@DistributedCron('${cron.name}') on ${cron.owner}: ${error.message}`,
+  });
+}

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { Test } from '@nestjs/testing';
+import { Registry } from 'prom-client';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import {
+  OnTimer,
+  SundialHealthIndicator,
+  SundialHealthModule,
+  SundialModule,
+  SundialWorkerModule,
+  Timers,
+} from '../index';
+
+@Injectable()
+class Ping {
+  @OnTimer('ping')
+  ping(): void {}
+}
+
+describe('SundialHealthIndicator and metrics in the host app', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it('is up in a terminus check while Redis answers and the worker runs; the runs are in the registry', async () => {
+    const registry = new Registry();
+    const app = await Test.createTestingModule({
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        SundialModule.forRoot({ connection: redis.url, prefix: 'h', metricsRegistry: registry }),
+        SundialWorkerModule.forRoot({ prefix: 'h', dispatch: true, metricsRegistry: registry }),
+        SundialHealthModule,
+      ],
+      providers: [Ping],
+    }).compile();
+    await app.init();
+    const health = app.get(HealthCheckService);
+    const sundial = app.get(SundialHealthIndicator);
+    expect(await health.check([() => sundial.isHealthy()])).toMatchObject({
+      status: 'ok',
+      details: { sundial: { status: 'up', worker: 'running' } },
+    });
+
+    await app.get(Timers).schedule({ key: 'p', handler: 'ping', delay: 20 });
+    await waitFor(
+      async () => (await registry.metrics()).includes('sundial_runs_total{handler="ping",status="ok"} 1'),
+      {
+        what: 'the run counted',
+      },
+    );
+    expect(await registry.metrics()).toContain('sundial_timers_scheduled_total{kind="once"} 1');
+    await app.close();
+  });
+
+  it('is down, with the reason, once the app stops', async () => {
+    const app = await Test.createTestingModule({
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        SundialModule.forRoot({ connection: redis.url, prefix: 'h2' }),
+        SundialWorkerModule.forRoot({ prefix: 'h2' }),
+        SundialHealthModule,
+      ],
+    }).compile();
+    await app.init();
+    const sundial = app.get(SundialHealthIndicator);
+    const health = app.get(HealthCheckService);
+    await app.get(Timers).dispose();
+    const failed = await health
+      .check([() => sundial.isHealthy()])
+      .catch((error: { response: unknown }) => error.response);
+    expect(failed).toMatchObject({
+      status: 'error',
+      error: { sundial: { status: 'down', worker: 'running' } },
+    });
+    await app.close();
+  });
+
+  it('memory backend: up, without a worker', async () => {
+    const app = await Test.createTestingModule({
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        SundialModule.forRoot({ backend: 'memory' }),
+        SundialHealthModule,
+      ],
+    }).compile();
+    await app.init();
+    expect(await app.get(SundialHealthIndicator).isHealthy()).toEqual({ sundial: { status: 'up' } });
+    await app.close();
+  });
+});

@@ -1,0 +1,100 @@
+import { Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { type JsonValue, type TimerContext, VirtualClock } from '@sundial/core';
+import { OnTimer, SundialModule, Timers } from './index';
+
+@Injectable()
+class Mailer {
+  readonly sent: string[] = [];
+  send(to: string): void {
+    this.sent.push(to);
+  }
+}
+
+@Injectable()
+class InvoiceReminders {
+  readonly seen: { payload: JsonValue; ctx: TimerContext; aborted: boolean }[] = [];
+  constructor(private readonly mailer: Mailer) {}
+
+  @OnTimer('invoice.remind')
+  remind(payload: JsonValue, ctx: TimerContext): void {
+    this.mailer.send((payload as { to: string }).to);
+    this.seen.push({ payload, ctx, aborted: ctx.signal.aborted });
+  }
+}
+
+@Injectable()
+class OtherReminders {
+  @OnTimer('invoice.remind')
+  remindAgain(): void {}
+}
+
+describe('@OnTimer on the memory backend', () => {
+  it('runs the decorated method in its provider, with DI, payload and ctx', async () => {
+    const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+      providers: [Mailer, InvoiceReminders],
+    }).compile();
+    await moduleRef.init();
+    const timers = moduleRef.get(Timers);
+    const timer = await timers.schedule({
+      key: 'invoice:42',
+      handler: 'invoice.remind',
+      payload: { to: 'ada@example.com' },
+      delay: '3d',
+    });
+
+    await clock.advance('3d');
+    const { seen } = moduleRef.get(InvoiceReminders);
+    expect(moduleRef.get(Mailer).sent).toEqual(['ada@example.com']);
+    expect(seen).toHaveLength(1);
+    expect(seen[0].payload).toEqual({ to: 'ada@example.com' });
+    expect(seen[0].aborted).toBe(false);
+    expect(seen[0].ctx).toMatchObject({
+      key: 'invoice:42',
+      id: timer.id,
+      version: 1,
+      due: Date.parse('2026-03-04T00:00:00Z'),
+    });
+    await moduleRef.close();
+  });
+
+  it('a handler name declared twice stops the app at boot, naming both methods', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [Mailer, InvoiceReminders, OtherReminders],
+    }).compile();
+    const refused = await moduleRef.init().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ reason: 'invalid', field: 'handler' });
+    expect((refused as Error).message).toBe(
+      "The timer handler 'invoice.remind' is declared twice: by InvoiceReminders.remind and by OtherReminders.remindAgain.",
+    );
+    await moduleRef.get(Timers).dispose();
+  });
+
+  it('finds handlers in providers of imported modules, beside the handlers option', async () => {
+    @Module({ providers: [Mailer, InvoiceReminders] })
+    class RemindersModule {}
+    const clock = new VirtualClock(0);
+    const plain: string[] = [];
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        SundialModule.forRoot({
+          backend: 'memory',
+          clock,
+          handlers: { plain: (_p, ctx) => void plain.push(ctx.key) },
+        }),
+        RemindersModule,
+      ],
+    }).compile();
+    await moduleRef.init();
+    const timers = moduleRef.get(Timers);
+    await timers.schedule({ key: 'a', handler: 'plain', delay: 10 });
+    await timers.schedule({ key: 'b', handler: 'invoice.remind', payload: { to: 'b@x' }, delay: 10 });
+    await clock.advance(10);
+    expect(plain).toEqual(['a']);
+    expect(moduleRef.get(Mailer).sent).toEqual(['b@x']);
+    await moduleRef.close();
+  });
+});

@@ -1,0 +1,54 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import { SundialError, type TimerHandler } from '@sundial/core';
+import { DISTRIBUTED_CRON, type DistributedCronMetadata } from './decorators/distributed-cron.decorator';
+import { ON_TIMER } from './decorators/on-timer.decorator';
+import { TimerHandlerRegistry } from './handler-registry';
+
+/**
+ * Finds the `@OnTimer` and `@DistributedCron` methods of every provider at module init (as
+ * `@nestjs/schedule`'s ScheduleExplorer and `@nestjs/bullmq`'s BullExplorer do) and registers them,
+ * bound to their instance, in the app's TimerHandlerRegistry.
+ */
+@Injectable()
+export class TimerExplorer implements OnModuleInit {
+  constructor(
+    @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
+    @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
+    @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(TimerHandlerRegistry) private readonly registry: TimerHandlerRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance: unknown = wrapper.instance;
+      if (instance === null || typeof instance !== 'object') continue;
+      const prototype = Object.getPrototypeOf(instance) as object | null;
+      if (!prototype) continue;
+      for (const method of this.scanner.getAllMethodNames(prototype)) {
+        this.explore(wrapper, instance as Record<string, unknown>, method);
+      }
+    }
+  }
+
+  private explore(wrapper: InstanceWrapper, instance: Record<string, unknown>, method: string): void {
+    const target = instance[method];
+    if (typeof target !== 'function') return;
+    const name = this.reflector.get<string | undefined>(ON_TIMER, target);
+    const cron = this.reflector.get<DistributedCronMetadata | undefined>(DISTRIBUTED_CRON, target);
+    if (name === undefined && cron === undefined) return;
+    const owner = `${instance.constructor.name}.${method}`;
+    if (!wrapper.isDependencyTreeStatic()) {
+      throw new SundialError({
+        reason: 'invalid',
+        field: 'handler',
+        message: `${owner} handles timers but ${instance.constructor.name} is request-scoped: a timer run has no request.`,
+        fix: `Declare @OnTimer/@DistributedCron methods in a singleton provider (the default scope).`,
+      });
+    }
+    const handler = (target as TimerHandler).bind(instance) as TimerHandler;
+    if (name !== undefined) this.registry.add(name, handler, owner);
+    if (cron !== undefined) this.registry.addCron({ ...cron, owner }, handler);
+  }
+}

@@ -1,0 +1,48 @@
+import { Inject, Logger, type Type } from '@nestjs/common';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import type { FireJobData, TimerRunner } from '@sundial/redis';
+import type { Job, Queue } from 'bullmq';
+
+export const FIRE_RUNNER = Symbol('sundial:fire-runner');
+
+/** What the worker service needs of a partition's processor: its BullMQ Worker, made by @nestjs/bullmq. */
+export type FireProcessor = WorkerHost;
+
+/**
+ * The @nestjs/bullmq processor of one partition queue: BullExplorer makes its BullMQ Worker (connection
+ * and prefix from the registered queue, `workerOptions` here, `autorun: false` so it takes jobs only once
+ * the runner listens for aborts), and every job goes to the TimerRunner. A class per partition because
+ * a processor names its queue in its decorator.
+ */
+export function fireProcessor(
+  partition: number,
+  queueName: string,
+  configKey: string | undefined,
+  workerOptions: object,
+): Type<FireProcessor> {
+  @Processor({ name: queueName, configKey }, { ...workerOptions, autorun: false })
+  class SundialFireProcessor extends WorkerHost {
+    private readonly logger = new Logger('Sundial');
+
+    constructor(
+      @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
+      @InjectQueue(queueName) queue: Queue,
+    ) {
+      super();
+      // The registered queue's connection reports an outage too: without a listener BullMQ prints
+      // it raw to stderr on every reconnect attempt, outside the app's log format.
+      queue.on('error', (error) => this.onError(error));
+    }
+
+    process(job: Job<FireJobData>): Promise<void> {
+      return this.runner.processFireJob(partition, job.data);
+    }
+
+    @OnWorkerEvent('error')
+    onError(error: Error): void {
+      this.logger.error(`fire queue of partition ${partition}: ${error.message}`);
+    }
+  }
+  Object.defineProperty(SundialFireProcessor, 'name', { value: `SundialFireProcessor${partition}` });
+  return SundialFireProcessor;
+}

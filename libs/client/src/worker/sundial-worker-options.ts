@@ -1,0 +1,38 @@
+import type { TimerHandler } from '@sundial/core';
+import type { Registry } from 'prom-client';
+
+/**
+ * `SundialWorkerModule.forRoot(options)`: runs this app's handlers on the Redis backend. The queue
+ * identity (`prefix`, `partitions`) is static because @nestjs/bullmq names processors when the module
+ * is defined; it must equal `SundialModule`'s, which the module checks at boot.
+ */
+export interface SundialWorkerModuleOptions {
+  /** default 'sundial' */
+  prefix?: string;
+  /** default 1 */
+  partitions?: number;
+  /**
+   * a `BullModule.forRoot(configKey, { connection })` whose connection the fire queues' BullMQ workers
+   * use (`getSharedConfigToken(configKey)`); without it they use `SundialModule`'s connection
+   */
+  configKey?: string;
+  /** fire jobs in flight per partition queue (default 16, `DEFAULT_CONCURRENCY`) */
+  concurrency?: number;
+  /** how long a claim outlives a silent worker (default 30 s) */
+  leaseMs?: number;
+  /** at shutdown, how long running handlers may go on before their signals abort (default 25 s, `DEFAULT_CLOSE_GRACE_MS`) */
+  shutdownGraceMs?: number;
+  /** plain handlers beside the `@OnTimer` methods (the standalone worker's built-ins) */
+  handlers?: Readonly<Record<string, TimerHandler>>;
+  /**
+   * also run the dispatcher and reconciler here (default false): for apps deployed without the
+   * scheduler service; safe in every replica, they need no leader
+   */
+  dispatch?: boolean;
+  /** reconciler period when `dispatch` (default 5000 ms) */
+  reconcileMs?: number;
+  /** start with the app (default true); `false`: the host calls `SundialWorker.start()` / `.stop()` */
+  autoStart?: boolean;
+  /** where the run metrics of docs/spec.md §6 go (default prom-client's global registry) */
+  metricsRegistry?: Registry;
+}

@@ -1,0 +1,138 @@
+import { Injectable, type ModuleMetadata } from '@nestjs/common';
+import { BullModule } from '@nestjs/bullmq';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { Test, type TestingModule } from '@nestjs/testing';
+import type { JsonValue, TimerContext } from '@sundial/core';
+import { Redis } from 'ioredis';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { OnTimer, SundialModule, SundialWorkerModule, Timers } from '../index';
+
+@Injectable()
+class Greeter {
+  greet(name: string): string {
+    return `hello ${name}`;
+  }
+}
+
+interface Seen {
+  greeting: string;
+  ctx: Pick<TimerContext, 'key' | 'version' | 'due'>;
+  signal: boolean;
+}
+
+@Injectable()
+class Reminders {
+  readonly seen: Seen[] = [];
+  constructor(private readonly greeter: Greeter) {}
+
+  @OnTimer('greet')
+  greet(payload: JsonValue, ctx: TimerContext): void {
+    const { key, version, due } = ctx;
+    this.seen.push({
+      greeting: this.greeter.greet(payload as string),
+      ctx: { key, version, due },
+      signal: ctx.signal instanceof AbortSignal && !ctx.signal.aborted,
+    });
+  }
+}
+
+describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)', () => {
+  let redis: RedisServer;
+  let prefix = 0;
+  const apps: TestingModule[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  /** Boots an app, schedules a timer for `greet` and waits for the @OnTimer method to run it. */
+  async function firesThrough(imports: ModuleMetadata['imports']): Promise<TestingModule> {
+    const app = await Test.createTestingModule({ imports, providers: [Greeter, Reminders] }).compile();
+    apps.push(app);
+    await app.init();
+    const timer = await app
+      .get(Timers)
+      .schedule({ key: 'greet:1', handler: 'greet', payload: 'ada', delay: 50 });
+    const reminders = app.get(Reminders);
+    await waitFor(() => reminders.seen.length > 0, { what: 'the @OnTimer run' });
+    expect(reminders.seen).toEqual([
+      { greeting: 'hello ada', ctx: { key: 'greet:1', version: 1, due: timer.dueAt }, signal: true },
+    ]);
+    await waitFor(async () => (await app.get(Timers).get('greet:1')) === null, { what: 'the completion' });
+    return app;
+  }
+
+  it('forRoot: a URL connection, the dispatcher in the app', async () => {
+    const p = `w${prefix++}`;
+    const app = await firesThrough([
+      SundialModule.forRoot({ connection: redis.url, prefix: p }),
+      SundialWorkerModule.forRoot({ prefix: p, dispatch: true }),
+    ]);
+    await app.close();
+  });
+
+  it('forRootAsync: the connection from ConfigService', async () => {
+    const p = `w${prefix++}`;
+    const app = await firesThrough([
+      ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ REDIS_URL: redis.url })] }),
+      SundialModule.forRootAsync({
+        imports: [ConfigModule],
+        inject: [ConfigService],
+        useFactory: (config: ConfigService) => ({
+          connection: config.getOrThrow<string>('REDIS_URL'),
+          prefix: p,
+        }),
+      }),
+      SundialWorkerModule.forRoot({ prefix: p, dispatch: true }),
+    ]);
+    await app.close();
+  });
+
+  it("a shared BullModule.forRoot(configKey) connection is the fire queues' connection", async () => {
+    const p = `w${prefix++}`;
+    const app = await firesThrough([
+      BullModule.forRoot('jobs', { connection: { url: redis.url, connectionName: 'users-bull' } }),
+      SundialModule.forRoot({ connection: redis.url, prefix: p }),
+      SundialWorkerModule.forRoot({ prefix: p, configKey: 'jobs', dispatch: true }),
+    ]);
+    // The fire queue and its BullMQ worker, made by @nestjs/bullmq, connect with the user's options.
+    const probe = new Redis(redis.url);
+    expect(String(await probe.client('LIST'))).toContain('name=users-bull ');
+    await probe.quit();
+    await app.close();
+  });
+
+  it('an existing ioredis client: duplicated, never closed by Sundial', async () => {
+    const p = `w${prefix++}`;
+    const client = new Redis(redis.url);
+    const app = await firesThrough([
+      SundialModule.forRoot({ connection: client, prefix: p }),
+      SundialWorkerModule.forRoot({ prefix: p, dispatch: true }),
+    ]);
+    await app.close();
+    expect(await client.ping()).toBe('PONG');
+    await client.quit();
+  });
+
+  it('refuses a worker whose partitions differ from SundialModule’s', async () => {
+    const app = await Test.createTestingModule({
+      imports: [
+        // lazyConnect: the boot fails before anything closes this module's connections
+        SundialModule.forRoot({
+          connection: { url: redis.url, lazyConnect: true },
+          prefix: 'x',
+          partitions: 2,
+        }),
+        SundialWorkerModule.forRoot({ prefix: 'x' }),
+      ],
+    })
+      .compile()
+      .catch((error: unknown) => error);
+    expect(app).toMatchObject({ reason: 'invalid', field: 'partitions' });
+  });
+});

@@ -1,0 +1,141 @@
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { BullModule } from '@nestjs/bullmq';
+import { SundialError } from '@sundial/core';
+import type { ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  Dispatcher,
+  fireConsumerOptions,
+  Reconciler,
+  SundialKeys,
+  SundialMetrics,
+  TimerRunner,
+} from '@sundial/redis';
+import { TimerHandlerRegistry } from '../handler-registry';
+import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
+import type { RedisBackendOptions, SundialModuleOptions } from '../sundial-module-options';
+import { FIRE_RUNNER, fireProcessor } from './fire-processor';
+import {
+  FIRE_LOOPS,
+  FIRE_PROCESSORS,
+  type FireLoops,
+  SUNDIAL_WORKER_OPTIONS,
+  SundialWorker,
+} from './sundial-worker';
+import type { SundialWorkerModuleOptions } from './sundial-worker-options';
+
+/**
+ * Runs this app's `@OnTimer` and `@DistributedCron` methods (and `handlers`) on the Redis backend, inside
+ * the app and its DI (docs/spec.md §5.1): a TimerRunner whose partition queues are consumed by
+ * @nestjs/bullmq processors (`BullModule.registerQueueAsync`, a `WorkerHost` per partition), so a
+ * `BullModule.forRoot(configKey, …)` connection and BullMQ conventions apply. Import it beside
+ * `SundialModule.forRoot` (Redis backend); with the memory backend the engine runs the handlers itself.
+ */
+@Module({})
+export class SundialWorkerModule {
+  static forRoot(options: SundialWorkerModuleOptions = {}): DynamicModule {
+    const keys = new SundialKeys(options.prefix, options.partitions);
+    const workerOptions = fireConsumerOptions(options);
+    const processors = keys
+      .all()
+      .map((partition) =>
+        fireProcessor(partition, keys.queueName(partition), options.configKey, workerOptions),
+      );
+    const providers: Provider[] = [
+      { provide: SUNDIAL_WORKER_OPTIONS, useValue: options },
+      {
+        provide: FIRE_RUNNER,
+        useFactory: (sundial: SundialModuleOptions, registry: TimerHandlerRegistry) => {
+          for (const [name, handler] of Object.entries(options.handlers ?? {})) {
+            registry.add(name, handler, 'SundialWorkerModule handlers');
+          }
+          return new TimerRunner({
+            ...redisOptionsOf(sundial, options),
+            handlers: registry.handlers,
+            concurrency: options.concurrency,
+            leaseMs: options.leaseMs,
+            consumers: 'external',
+            observer: new SundialMetrics(options.metricsRegistry),
+            logger: sundial.logger,
+          });
+        },
+        inject: [SUNDIAL_MODULE_OPTIONS, TimerHandlerRegistry],
+      },
+      {
+        provide: FIRE_LOOPS,
+        useFactory: (sundial: SundialModuleOptions): FireLoops | null => {
+          if (!options.dispatch) return null;
+          const shared = { ...redisOptionsOf(sundial, options), logger: sundial.logger };
+          return {
+            dispatcher: new Dispatcher(shared),
+            reconciler: new Reconciler({ ...shared, intervalMs: options.reconcileMs }),
+          };
+        },
+        inject: [SUNDIAL_MODULE_OPTIONS],
+      },
+      ...processors,
+      { provide: FIRE_PROCESSORS, useFactory: (...all: unknown[]) => all, inject: processors },
+      SundialWorker,
+    ];
+    return {
+      module: SundialWorkerModule,
+      imports: [
+        BullModule.registerQueueAsync(
+          ...keys.all().map((partition) => ({
+            name: keys.queueName(partition),
+            configKey: options.configKey,
+            useFactory: (sundial: SundialModuleOptions) => {
+              const { connection } = redisOptionsOf(sundial, options);
+              // With a shared BullModule config its connection is used; the prefix is always Sundial's.
+              return options.configKey
+                ? { prefix: workerOptions.prefix }
+                : { prefix: workerOptions.prefix, connection: bullConnection(connection) };
+            },
+            inject: [SUNDIAL_MODULE_OPTIONS],
+          })),
+        ),
+      ],
+      providers,
+      exports: [SundialWorker],
+    };
+  }
+}
+
+/** SundialModule's Redis options, checked against the worker's static queue identity. */
+function redisOptionsOf(
+  sundial: SundialModuleOptions,
+  worker: SundialWorkerModuleOptions,
+): RedisBackendOptions {
+  if (sundial.backend === 'memory') {
+    throw new SundialError({
+      reason: 'invalid',
+      field: 'backend',
+      message: "SundialWorkerModule runs handlers from Redis, but SundialModule uses backend 'memory'.",
+      fix: 'Drop SundialWorkerModule with the memory backend: the in-memory engine runs the @OnTimer handlers itself.',
+    });
+  }
+  const theirs = new SundialKeys(sundial.prefix, sundial.partitions);
+  const ours = new SundialKeys(worker.prefix, worker.partitions);
+  const mismatch = (['prefix', 'partitions'] as const).find((field) => theirs[field] !== ours[field]);
+  if (mismatch) {
+    throw new SundialError({
+      reason: 'invalid',
+      field: mismatch,
+      message: `SundialWorkerModule has ${mismatch} ${ours[mismatch]} but SundialModule has ${theirs[mismatch]}.`,
+      fix: `Give both modules the same ${mismatch}: the workers must consume the queues the timers are written to.`,
+    });
+  }
+  return sundial;
+}
+
+/**
+ * BullMQ's connection options: it takes `url`; of a client we give its options, so BullMQ opens (and
+ * closes) connections of its own with the `maxRetriesPerRequest: null` its workers need.
+ */
+function bullConnection(connection: RedisBackendOptions['connection']): ConnectionOptions {
+  if (typeof connection === 'string') return { url: connection };
+  if (connection instanceof Redis) {
+    return { ...connection.options, maxRetriesPerRequest: null } as ConnectionOptions;
+  }
+  return connection as ConnectionOptions;
+}

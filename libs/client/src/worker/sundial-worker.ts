@@ -1,0 +1,88 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { DEFAULT_CLOSE_GRACE_MS, type Dispatcher, type Reconciler, type TimerRunner } from '@sundial/redis';
+import type { SundialWorkerModuleOptions } from './sundial-worker-options';
+import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
+
+export const SUNDIAL_WORKER_OPTIONS = Symbol('sundial:worker-options');
+export const FIRE_PROCESSORS = Symbol('sundial:fire-processors');
+export const FIRE_LOOPS = Symbol('sundial:fire-loops');
+
+/** The dispatcher and reconciler a worker runs with `dispatch: true`. */
+export interface FireLoops {
+  dispatcher: Dispatcher;
+  reconciler: Reconciler;
+}
+
+/**
+ * The app service of `SundialWorkerModule` (docs/spec.md §4.6, §5.1): hands the @nestjs/bullmq workers to
+ * the TimerRunner and starts it with the app; at shutdown takes no more jobs and lets running handlers
+ * finish within the grace before their signals abort. Injectable as `SundialWorker`.
+ */
+@Injectable()
+export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Sundial');
+  private started: Promise<void> | undefined;
+  private stopped: Promise<void> | undefined;
+  private running = false;
+
+  constructor(
+    @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
+    @Inject(FIRE_PROCESSORS) private readonly processors: FireProcessor[],
+    @Inject(FIRE_LOOPS) private readonly loops: FireLoops | null,
+    @Inject(SUNDIAL_WORKER_OPTIONS) private readonly options: SundialWorkerModuleOptions,
+  ) {}
+
+  get workerId(): string {
+    return this.runner.workerId;
+  }
+
+  /** 'running' from the end of start() to the beginning of stop() */
+  get state(): 'idle' | 'running' | 'stopping' {
+    if (this.stopped) return 'stopping';
+    return this.running ? 'running' : 'idle';
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.options.autoStart !== false) await this.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.options.autoStart !== false) await this.stop();
+  }
+
+  start(): Promise<void> {
+    this.started ??= this.startOnce();
+    return this.started;
+  }
+
+  /** Drains: running handlers get the shutdown grace, then their signals abort and claims go back. */
+  stop(): Promise<void> {
+    this.stopped ??= this.stopOnce();
+    return this.stopped;
+  }
+
+  private async startOnce(): Promise<void> {
+    for (const processor of this.processors) this.runner.attachConsumer(processor.worker);
+    await this.runner.start();
+    if (this.loops) {
+      await this.loops.dispatcher.start();
+      this.loops.reconciler.start();
+    }
+    this.running = true;
+    this.logger.log(`worker ${this.runner.workerId} takes fire jobs`);
+  }
+
+  private async stopOnce(): Promise<void> {
+    if (this.loops) {
+      await this.loops.reconciler.close();
+      await this.loops.dispatcher.close();
+    }
+    await this.runner.close(this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
+  }
+}

@@ -1,0 +1,62 @@
+import { Inject, Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { DistributedCron, OnTimer, Timers } from '@sundial/client';
+import { type JsonValue, type TimerContext, VirtualClock } from '@sundial/core';
+import { SundialTestingModule } from './sundial-testing.module';
+
+@Injectable()
+class Audit {
+  readonly lines: string[] = [];
+}
+
+@Injectable()
+class Billing {
+  constructor(
+    @Inject(Timers) private readonly timers: Timers,
+    @Inject(Audit) private readonly audit: Audit,
+  ) {}
+
+  trialStarted(account: string): Promise<unknown> {
+    return this.timers.schedule({
+      key: `trial:${account}`,
+      handler: 'trial.end',
+      payload: account,
+      delay: '14d',
+    });
+  }
+
+  @OnTimer('trial.end')
+  endTrial(payload: JsonValue, ctx: TimerContext): void {
+    this.audit.lines.push(`trial of ${String(payload)} ended at ${new Date(ctx.due).toISOString()}`);
+  }
+
+  @DistributedCron('billing.nightly', '0 2 * * *')
+  nightly(_payload: JsonValue, ctx: TimerContext): void {
+    this.audit.lines.push(`nightly ${new Date(ctx.due).toISOString().slice(0, 10)}`);
+  }
+}
+
+@Module({ providers: [Audit, Billing], exports: [Billing, Audit] })
+class BillingModule {}
+
+describe('SundialTestingModule', () => {
+  it("drives the app's @OnTimer and @DistributedCron methods on a virtual clock", async () => {
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' }), BillingModule],
+    }).compile();
+    await app.init();
+    const clock = app.get(VirtualClock);
+    await app.get(Billing).trialStarted('acme');
+
+    await clock.advance('14d');
+    const { lines } = app.get(Audit);
+    expect(lines.filter((line) => line.startsWith('nightly'))).toHaveLength(14);
+    expect(lines[0]).toBe('nightly 2026-03-02');
+    expect(lines.at(-1)).toBe('trial of acme ended at 2026-03-15T12:00:00.000Z');
+    await app.close();
+  });
+
+  it('refuses a start that is not an instant', () => {
+    expect(() => SundialTestingModule.forRoot({ now: 'tomorrow' })).toThrow(/not an ISO-8601 instant/);
+  });
+});

@@ -1,0 +1,42 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { SundialModule } from '@sundial/client';
+import { type TimerHandler, VirtualClock } from '@sundial/core';
+
+export interface SundialTestingModuleOptions {
+  /** where the virtual clock starts: epoch ms or an ISO-8601 instant (default: now) */
+  now?: number | string;
+  /** plain handlers beside the app's `@OnTimer` / `@DistributedCron` methods */
+  handlers?: Readonly<Record<string, TimerHandler>>;
+  /** as `SundialModule`'s, for apps whose crons are named with it */
+  appName?: string;
+}
+
+/**
+ * Sundial for a test of the user's app (docs/spec.md §5.1): the memory backend on a `VirtualClock`,
+ * running the same `@OnTimer` handlers and `@DistributedCron` rows as production. Import it instead of
+ * `SundialModule` (and without `SundialWorkerModule`), get the clock with `app.get(VirtualClock)`, and
+ * `await clock.advance('14d')` runs two weeks of timers in due order, in milliseconds.
+ */
+@Module({})
+export class SundialTestingModule {
+  static forRoot(options: SundialTestingModuleOptions = {}): DynamicModule {
+    const start = typeof options.now === 'string' ? Date.parse(options.now) : (options.now ?? Date.now());
+    if (Number.isNaN(start))
+      throw new Error(`SundialTestingModule: now "${options.now}" is not an ISO-8601 instant`);
+    const clock = new VirtualClock(start);
+    return {
+      module: SundialTestingModule,
+      global: true,
+      imports: [
+        SundialModule.forRoot({
+          backend: 'memory',
+          clock,
+          handlers: options.handlers,
+          appName: options.appName,
+        }),
+      ],
+      providers: [{ provide: VirtualClock, useValue: clock }],
+      exports: [VirtualClock, SundialModule],
+    };
+  }
+}
