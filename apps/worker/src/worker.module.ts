@@ -9,6 +9,7 @@ import {
   LoggingModule,
   sundialLogger,
 } from '@sundial/server';
+import { parseRedisUrl } from '@sundial/redis';
 import type { Logger as Pino } from 'pino';
 import type { HandlerMap } from './handlers-module';
 import type { WorkerConfig } from './worker-config';
@@ -22,6 +23,7 @@ import type { WorkerConfig } from './worker-config';
 export class WorkerModule {
   static forRoot(config: WorkerConfig, pino: Pino, handlers: HandlerMap): DynamicModule {
     const queues = { prefix: config.prefix, partitions: config.partitions };
+    const tagging = parseRedisUrl(config.redisUrl).kind === 'cluster' ? 'spread' : 'plain';
     const logger = sundialLogger(pino);
     return {
       module: WorkerModule,
@@ -32,6 +34,7 @@ export class WorkerModule {
         SundialModule.forRoot({ connection: config.redisUrl, ...queues, logger, appName: 'sundial-worker' }),
         SundialWorkerModule.forRoot({
           ...queues,
+          tagging,
           handlers,
           concurrency: config.concurrency,
           leaseMs: config.leaseMs,

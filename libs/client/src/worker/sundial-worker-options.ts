@@ -1,4 +1,5 @@
 import type { TimerHandler } from '@sundial/core';
+import type { PartitionTags } from '@sundial/redis';
 import type { Registry } from 'prom-client';
 
 /**
@@ -11,6 +12,11 @@ export interface SundialWorkerModuleOptions {
   prefix?: string;
   /** default 1 */
   partitions?: number;
+  /**
+   * how the partitions' hash tags are chosen, which names the fire queues: `'spread'` when SundialModule's
+   * connection is a Redis Cluster (`redis+cluster://`), else `'plain'` (the default); checked at boot
+   */
+  tagging?: PartitionTags;
   /**
    * a `BullModule.forRoot(configKey, { connection })` whose connection the fire queues' BullMQ workers
    * use (`getSharedConfigToken(configKey)`); without it they use `SundialModule`'s connection

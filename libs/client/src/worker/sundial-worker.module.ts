@@ -6,6 +6,8 @@ import { Redis } from 'ioredis';
 import {
   Dispatcher,
   fireConsumerOptions,
+  openRedis,
+  parseRedisUrl,
   Reconciler,
   SundialKeys,
   SundialMetrics,
@@ -34,7 +36,7 @@ import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 @Module({})
 export class SundialWorkerModule {
   static forRoot(options: SundialWorkerModuleOptions = {}): DynamicModule {
-    const keys = new SundialKeys(options.prefix, options.partitions);
+    const keys = new SundialKeys(options.prefix, options.partitions, options.tagging);
     const workerOptions = fireConsumerOptions(options);
     const processors = keys
       .all()
@@ -49,7 +51,7 @@ export class SundialWorkerModule {
           for (const [name, handler] of Object.entries(options.handlers ?? {})) {
             registry.add(name, handler, 'SundialWorkerModule handlers');
           }
-          return new TimerRunner({
+          const runner = new TimerRunner({
             ...redisOptionsOf(sundial, options),
             handlers: registry.handlers,
             concurrency: options.concurrency,
@@ -58,6 +60,9 @@ export class SundialWorkerModule {
             observer: new SundialMetrics(options.metricsRegistry),
             logger: sundial.logger,
           });
+          // The processors were named when the module was defined; the connection decides the tags.
+          if (runner.keys.tagging !== keys.tagging) throw taggingMismatch(runner.keys.tagging);
+          return runner;
         },
         inject: [SUNDIAL_MODULE_OPTIONS, TimerHandlerRegistry],
       },
@@ -101,6 +106,15 @@ export class SundialWorkerModule {
   }
 }
 
+function taggingMismatch(actual: string): SundialError {
+  return new SundialError({
+    reason: 'invalid',
+    field: 'tagging',
+    message: `SundialModule's connection needs partition tags '${actual}', but SundialWorkerModule named its queues for the other kind.`,
+    fix: `Pass SundialWorkerModule.forRoot({ tagging: '${actual}' }) ('spread' on a Redis Cluster, 'plain' otherwise).`,
+  });
+}
+
 /** SundialModule's Redis options, checked against the worker's static queue identity. */
 function redisOptionsOf(
   sundial: SundialModuleOptions,
@@ -129,13 +143,20 @@ function redisOptionsOf(
 }
 
 /**
- * BullMQ's connection options: it takes `url`; of a client we give its options, so BullMQ opens (and
- * closes) connections of its own with the `maxRetriesPerRequest: null` its workers need.
+ * BullMQ's connection options: it takes `url` for one node; of a client we give its options, so BullMQ
+ * opens (and closes) connections of its own with the `maxRetriesPerRequest: null` its workers need. A
+ * Cluster or Sentinel URL (docs/spec.md §5.4) is one BullMQ cannot read: it gets a client opened by
+ * `openRedis`, shared by the partition queues and their workers (which duplicate it for their blocking
+ * reads) and kept for the life of the process, as BullMQ never closes a connection it was given.
  */
 function bullConnection(connection: RedisBackendOptions['connection']): ConnectionOptions {
-  if (typeof connection === 'string') return { url: connection };
   if (connection instanceof Redis) {
     return { ...connection.options, maxRetriesPerRequest: null } as ConnectionOptions;
   }
+  const url = typeof connection === 'string' ? connection : connection.url;
+  if (url !== undefined && parseRedisUrl(url).kind !== 'node') {
+    return openRedis(connection, { maxRetriesPerRequest: null }) as ConnectionOptions;
+  }
+  if (typeof connection === 'string') return { url: connection };
   return connection as ConnectionOptions;
 }
