@@ -10,6 +10,7 @@ import {
   type EngineLogger,
   type EngineOptions,
   type JsonValue,
+  type Timer,
   type TimerContext,
   type TimerEvent,
   type TimerEventName,
@@ -29,6 +30,8 @@ export interface RunRecord {
   at: number;
   runCount: number;
   signal: AbortSignal;
+  /** the row after the claim (`ctx.timer`) */
+  timer: Timer;
 }
 
 /** Payload knobs of the `work` handler: sleep `sleepMs` on the backend's clock, then throw if asked to. */
@@ -68,8 +71,8 @@ export function harness(
   };
   const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
   const work = async (payload: JsonValue, ctx: TimerContext) => {
-    const { key, id, version, due, runCount, signal } = ctx;
-    runs.push({ key, id, version, due, at: clock.now(), runCount, signal });
+    const { key, id, version, due, runCount, signal, timer } = ctx;
+    runs.push({ key, id, version, due, at: clock.now(), runCount, signal, timer });
     const knobs = (payload ?? {}) as WorkPayload;
     if (knobs.sleepMs) await sleep(knobs.sleepMs);
     if (knobs.fail) throw Object.assign(new Error(knobs.fail), knobs.reason ? { reason: knobs.reason } : {});
