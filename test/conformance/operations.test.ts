@@ -1,4 +1,7 @@
-/** SPEC §3.4 and §3.6 on every backend: cancel, cancelAll, reschedule, pause/resume, trigger, reads, events. */
+/**
+ * docs/spec.md §3.4 and §3.6 on every backend: cancel, cancelAll, reschedule, pause/resume, trigger,
+ * reads, events.
+ */
 import { type Backend, BACKENDS, type Harness, useBackend } from './backends';
 
 /** An awaitTask: false interval `f` whose first (2 s) run has started. */

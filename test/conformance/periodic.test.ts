@@ -1,4 +1,4 @@
-/** SPEC §3.3 on every backend: intervals with awaitTask both ways, maxRuns, cron. */
+/** docs/spec.md §3.3 on every backend: intervals with awaitTask both ways, maxRuns, cron. */
 import type { Timer } from '@sundial/core';
 import { BACKENDS, useBackend } from './backends';
 

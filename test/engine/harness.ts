@@ -90,7 +90,7 @@ export function harness(
 
 /**
  * A time source that cannot cancel: every arming wakes, even after `clearTimeout` — the
- * injected-source contract of SPEC §3.7, and the real clock's own race (a callback already queued
+ * injected-source contract of docs/spec.md §3.7, and the real clock's own race (a callback already queued
  * when `clearTimeout` runs). Optionally every wake comes twice.
  */
 export function uncancellable(clock: VirtualClock, { twice = false } = {}): Clock {

@@ -8,7 +8,7 @@ interface CommonOptions {
   logger?: EngineLogger;
 }
 
-/** Timers kept in Redis and run by the cluster's workers (SPEC §5.1). */
+/** Timers kept in Redis and run by the cluster's workers (docs/spec.md §5.1). */
 export interface RedisBackendOptions extends CommonOptions {
   backend?: 'redis';
   connection: RedisConnection;
@@ -16,7 +16,7 @@ export interface RedisBackendOptions extends CommonOptions {
   partitions?: number;
 }
 
-/** Timers kept and run in this process by the in-memory engine (SPEC §5.1a). */
+/** Timers kept and run in this process by the in-memory engine (docs/spec.md §5.1a). */
 export interface MemoryBackendOptions extends CommonOptions {
   backend: 'memory';
   clock?: Clock;

@@ -1,6 +1,6 @@
 // @sundial/redis — the public API. Named exports only: what is not listed here is internal.
 
-// The Timers API over Redis (SPEC §5.1) and where Redis is.
+// The Timers API over Redis (docs/spec.md §5.5) and where Redis is.
 export { RedisTimers, type RedisTimersObserver, type RedisTimersOptions } from './client/redis-timers';
 export type { RedisConnection } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
@@ -26,7 +26,7 @@ export {
   type TimerRunnerOptions,
 } from './fire/timer-runner';
 
-// Metrics (SPEC §6).
+// Metrics (docs/spec.md §6.1).
 export { Backlog, type BacklogOptions } from './metrics/backlog';
 export { type BacklogSource, SundialMetrics } from './metrics/sundial-metrics';
 

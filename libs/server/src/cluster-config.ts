@@ -3,7 +3,7 @@ import { envInt, envString } from './env';
 import type { LogLevelName } from './json-logger';
 import { parseLogLevel } from './json-logger';
 
-/** What every Sundial process reads from the environment (SPEC §5.4). */
+/** What every Sundial process reads from the environment (docs/spec.md §5.4). */
 export interface ClusterConfig {
   redisUrl: string;
   prefix: string;

@@ -33,7 +33,7 @@ import { FirePath } from './fire-path';
 import { atIndex, inactive } from './refusals';
 import { describeWhen, whenOfSpec, whenOfTimer } from './when';
 
-/** How long a cancelled key stays cancelled for `ifExists: 'keep'` (SPEC §3.1), here and in Redis. */
+/** How long a cancelled key stays cancelled for `ifExists: 'keep'` (docs/spec.md §3.1), here and in Redis. */
 export const DEFAULT_TOMBSTONE_MS = 7 * 86_400_000;
 
 export interface EngineOptions {
@@ -47,7 +47,7 @@ export interface EngineOptions {
   logger?: EngineLogger;
 }
 
-/** The in-memory engine: SPEC's `Timers` operations in one process, without Redis or Nest. */
+/** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
 export type Engine = TimersApi;
 
 export function createEngine(options: EngineOptions): Engine {
@@ -283,7 +283,7 @@ class MemoryEngine implements Engine {
     return normalized;
   }
 
-  /** SPEC §3.1 step 3 on: what a valid spec does to its key. */
+  /** docs/spec.md §3.1 step 3 on: what a valid spec does to its key. */
   private place(spec: NormalizedSpec): Timer {
     const existing = this.store.get(spec.key);
     const live = existing && !existing.outcome ? existing : undefined;

@@ -30,7 +30,7 @@ import { EventSubscriber } from './event-subscriber';
 
 import { TimerReads } from './timer-reads';
 
-/** Told what the client changed, e.g. to feed metrics (SPEC §6). */
+/** Told what the client changed, e.g. to feed metrics (docs/spec.md §6.1). */
 export interface RedisTimersObserver {
   /** a timer created or replaced (not one kept by ifExists 'keep') */
   scheduled(kind: TimerKind): void;
@@ -51,8 +51,8 @@ export interface RedisTimersOptions extends PartitionedOptions {
 const DEFAULT_CANCEL_BATCH = 100;
 
 /**
- * The Timers API over Redis (SPEC §5.1): every state change is one Lua script (StoreCommands); reads go
- * straight to the row hashes and indexes (TimerReads). Runs happen elsewhere (the fire path).
+ * The Timers API over Redis (docs/spec.md §5.5): every state change is one Lua script (StoreCommands);
+ * reads go straight to the row hashes and indexes (TimerReads). Runs happen elsewhere (the fire path).
  */
 export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi {
   private readonly events: EventSubscriber;

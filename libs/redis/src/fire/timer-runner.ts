@@ -31,7 +31,7 @@ export interface FinishedRun {
   durationMs: number;
 }
 
-/** Told what the runner does, e.g. to feed metrics (SPEC §6). */
+/** Told what the runner does, e.g. to feed metrics (docs/spec.md §6.1). */
 export interface TimerRunnerObserver {
   runFinished(run: FinishedRun): void;
   /** a timer of a fire job found stale at claim: gone, changed (version) or not pending (status) */
@@ -69,8 +69,8 @@ type Claimed = Extract<ClaimResult, { kind: 'claimed' }>;
 type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
 
 /**
- * Runs due timers (docs/design.md "The fire path", SPEC §3.2, §3.8, §4.5, §4.6): one BullMQ worker per
- * partition queue; each fire job is claimed in one call, its handlers run with a lease renewed while
+ * Runs due timers (docs/design.md "The fire path", docs/spec.md §3.2, §3.8, §4.5, §4.6): one BullMQ worker
+ * per partition queue; each fire job is claimed in one call, its handlers run with a lease renewed while
  * they go on, and their outcomes are completed in batches. Every process may run one; there is no leader.
  */
 export class TimerRunner extends Partitioned<FireCommands> {
@@ -136,8 +136,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
   }
 
   /**
-   * Graceful stop (SPEC §4.6): take no more jobs, let running handlers finish for up to `graceMs`, then
-   * abort the rest and hand their claims back (at-least-once: they run again elsewhere; at-most-once:
+   * Graceful stop (docs/spec.md §4.6): take no more jobs, let running handlers finish for up to `graceMs`,
+   * then abort the rest and hand their claims back (at-least-once: they run again elsewhere; at-most-once:
    * recorded lost), and close every connection.
    */
   close(graceMs = DEFAULT_CLOSE_GRACE_MS): Promise<void> {
@@ -257,7 +257,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         this.observer?.skipped('overlap', followUp.skipped);
       }
     } catch (error) {
-      // The lease then expires and the reconciler settles the run (SPEC §3.8).
+      // The lease then expires and the reconciler settles the run (docs/spec.md §3.8).
       this.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, {
         key,
         id,

@@ -2,7 +2,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 /**
  * Where Redis is: a redis:// or rediss:// URL (ACL user and password included), ioredis options,
- * or both as `{ url, ...options }` (SPEC §5.1's `connection: { url }`).
+ * or both as `{ url, ...options }` (docs/spec.md §5.1's `connection: { url }`).
  */
 export type RedisConnection = string | (RedisOptions & { url?: string });
 

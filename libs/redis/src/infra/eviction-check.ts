@@ -1,8 +1,8 @@
 import { type Redis, ReplyError } from 'ioredis';
 
 /**
- * Warns when Redis may evict timers (`maxmemory-policy` other than `noeviction`, SPEC §4.1). CONFIG may
- * be disabled on managed Redis: then the check is skipped.
+ * Warns when Redis may evict timers (`maxmemory-policy` other than `noeviction`, docs/spec.md §4.1).
+ * CONFIG may be disabled on managed Redis: then the check is skipped.
  */
 export async function warnUnlessNoEviction(redis: Redis, warn: (message: string) => void): Promise<void> {
   try {

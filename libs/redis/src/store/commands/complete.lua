@@ -1,4 +1,4 @@
--- Records the outcome of runs and moves their timers on (docs/design.md "Complete", SPEC §3.2, §3.3).
+-- Records the outcome of runs and moves their timers on (docs/design.md "Complete", docs/spec.md §3.2, §3.3).
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P'
@@ -29,7 +29,7 @@ local function stale(row, id, key, version, reason, outcome)
   return 'stale'
 end
 
--- What `last` records (SPEC §3.2): the run's start and end, and the error of a failed or lost run.
+-- What `last` records (docs/spec.md §3.2): the run's start and end, and the error of a failed or lost run.
 local function last_run(row, outcome, message, reason)
   local last = { started = tonumber(row.lf), ended = now, status = outcome == 'ok' and 'ok' or 'failed' }
   if outcome ~= 'ok' then

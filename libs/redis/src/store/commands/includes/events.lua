@@ -1,4 +1,4 @@
--- Include: What a script tells the world: `P:events` (SPEC §5.1 on()) and `P:abort` (runs to stop).
+-- Include: What a script tells the world: `P:events` (docs/spec.md §3.6) and `P:abort` (runs to stop).
 
 -- Whether anyone may listen on `P:events`, asked once per script call (both O(1)): with no subscriber
 -- of the channel and no pattern subscription at all there is no one to encode an event for.
