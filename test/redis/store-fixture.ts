@@ -72,9 +72,12 @@ export async function refusal(promise: Promise<unknown>): Promise<SundialError> 
   return error as SundialError;
 }
 
-/** Every Redis key under a prefix, sorted (tests only: KEYS is fine on a private server). */
+/**
+ * Every Redis key under a prefix but `P:partitions` (the layout's record, written at start), sorted
+ * (tests only: KEYS is fine on a private server).
+ */
 export async function keysUnder(raw: Redis, prefix: string): Promise<string[]> {
-  return (await raw.keys(`${prefix}:*`)).sort();
+  return (await raw.keys(`${prefix}:*`)).filter((key) => key !== `${prefix}:partitions`).sort();
 }
 
 /** Puts a due timer into `running` through the fire path's real claim script, as a worker would. */

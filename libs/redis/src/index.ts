@@ -2,9 +2,16 @@
 
 // The Timers API over Redis (docs/spec.md §5.5) and where Redis is.
 export { RedisTimers, type RedisTimersObserver, type RedisTimersOptions } from './client/redis-timers';
-export type { RedisConnection } from './infra/connection';
+export {
+  closeRedis,
+  openRedis,
+  parseRedisUrl,
+  type RedisClient,
+  type RedisConnection,
+  type RedisTarget,
+} from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
-export { SundialKeys } from './store/keys';
+export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.
 export { Dispatcher, type DispatcherLogger, type DispatcherOptions } from './fire/dispatcher';

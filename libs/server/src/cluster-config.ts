@@ -1,3 +1,4 @@
+import { parseRedisUrl } from '@sundial/redis';
 import type { Env } from './env';
 import { envInt, envString } from './env';
 import type { LogLevelName } from './json-logger';
@@ -14,8 +15,15 @@ export interface ClusterConfig {
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 export function clusterConfigFromEnv(env: Env): ClusterConfig {
+  const redisUrl = envString(env, 'REDIS_URL', DEFAULT_REDIS_URL);
+  try {
+    parseRedisUrl(redisUrl); // a malformed URL stops the process at start, saying what to write
+  } catch (error) {
+    const { message, fix } = error as { message: string; fix: string };
+    throw new Error(`REDIS_URL: ${message} ${fix}`, { cause: error });
+  }
   return {
-    redisUrl: envString(env, 'REDIS_URL', DEFAULT_REDIS_URL),
+    redisUrl,
     prefix: envString(env, 'SUNDIAL_PREFIX', 'sundial'),
     partitions: envInt(env, 'SUNDIAL_PARTITIONS', 1, 1),
     logLevel: parseLogLevel(env.LOG_LEVEL),

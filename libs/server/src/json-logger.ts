@@ -1,3 +1,4 @@
+import { isSundialError } from '@sundial/core';
 import type { LoggerService } from '@nestjs/common';
 
 /** LOG_LEVEL values, most severe first; Nest's `log` is written as `info`. */
@@ -56,7 +57,11 @@ export function parseLogLevel(text: string | undefined): LogLevelName {
 }
 
 function toFields(message: unknown): Fields {
-  if (message instanceof Error) return { msg: message.message, stack: message.stack };
+  if (message instanceof Error) {
+    // A refusal (e.g. a start refused for its configuration) logs its reason and fix, not only its message.
+    const { reason, field, fix } = isSundialError(message) ? message : {};
+    return { msg: message.message, ...(reason && { reason, field, fix }), stack: message.stack };
+  }
   if (message !== null && typeof message === 'object' && !Array.isArray(message)) {
     const { msg, message: text, ...rest } = message as Fields;
     return { msg: msg ?? text, ...rest };

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { openRedis, type RedisClient } from '@sundial/redis';
 
 const PING_TIMEOUT_MS = 1_000;
 
@@ -7,17 +7,17 @@ const PING_TIMEOUT_MS = 1_000;
  * Redis is away, so a probe never hangs.
  */
 export class RedisPing {
-  private readonly client: Redis;
+  private readonly client: RedisClient;
 
+  /** `url`: any REDIS_URL shape (one node, redis+cluster://, redis+sentinel://). */
   constructor(url: string) {
-    this.client = new Redis(url, {
+    this.client = openRedis(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       lazyConnect: true,
       connectionName: 'sundial-health',
     });
-    // Errors surface through ping(); without a listener ioredis would log each reconnect attempt.
-    this.client.on('error', () => undefined);
+    // Errors surface through ping(); openRedis adds the listener without which ioredis would log them.
     this.client.connect().catch(() => undefined);
   }
 

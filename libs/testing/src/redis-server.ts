@@ -1,5 +1,5 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +10,16 @@ export interface RedisServer {
   url: string;
   port: number;
   dir: string;
+  /** Ends it at once (SIGKILL), as a crash would; `stop()` then only removes its dir. */
+  kill(): void;
   stop(): Promise<void>;
 }
 
 export interface StartRedisOptions {
   /** Extra redis-server arguments, e.g. `['--maxmemory-policy', 'allkeys-lru']`; later ones win. */
   args?: string[];
+  /** Text of a config file written into its dir and given first (Sentinel keeps its state there). */
+  config?: string;
 }
 
 const STARTUP_DEADLINE_MS = 10_000;
@@ -24,6 +28,8 @@ const STOP_DEADLINE_MS = 5_000;
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   assertInstalled();
   const dir = mkdtempSync(join(tmpdir(), 'sundial-redis-'));
+  const config = options.config === undefined ? [] : [join(dir, 'redis.conf')];
+  if (options.config !== undefined) writeFileSync(config[0], options.config);
   // The port may be taken between release and bind by someone else; redis then exits and we retry.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
@@ -31,6 +37,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     const child = spawnOwned(
       'redis-server',
       [
+        ...config,
         '--port',
         String(port),
         '--bind',
@@ -69,6 +76,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       url: `redis://127.0.0.1:${port}`,
       port,
       dir,
+      kill: () => child.kill('SIGKILL'),
       stop: () => stop(child, port, dir),
     };
   }

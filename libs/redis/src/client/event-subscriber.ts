@@ -1,6 +1,6 @@
 import type { TimerEvent, TimerEventName, TimerListener } from '@sundial/core';
 import type { EngineLogger } from '@sundial/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/connection';
 import { closeRedis } from '../infra/connection';
 
 /**
@@ -9,12 +9,12 @@ import { closeRedis } from '../infra/connection';
  */
 export class EventSubscriber {
   private readonly listeners = new Map<TimerEventName, Set<TimerListener>>();
-  private connection: Redis | undefined;
+  private connection: RedisClient | undefined;
   /** Settles once SUBSCRIBE is acknowledged; callers await it so their own events are not missed. */
   private subscribed: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly openConnection: () => Redis,
+    private readonly openConnection: () => RedisClient,
     private readonly channel: string,
     private readonly logger: Pick<EngineLogger, 'error'>,
   ) {}

@@ -20,7 +20,7 @@ import {
   refusals,
 } from '@sundial/core';
 import { isConnectionFailure } from '../infra/connection-failure';
-import { withErrorListener } from '../infra/connection';
+import { duplicateRedis } from '../infra/connection';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
@@ -76,11 +76,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     this.logger = options.logger ?? jsonConsoleLogger;
     this.reads = new TimerReads(this.redis, this.keys);
-    this.events = new EventSubscriber(
-      () => withErrorListener(this.redis.duplicate()),
-      this.keys.eventsChannel,
-      this.logger,
-    );
+    this.events = new EventSubscriber(() => duplicateRedis(this.redis), this.keys.eventsChannel, this.logger);
   }
 
   schedule(spec: TimerSpec): Promise<Timer> {
@@ -190,6 +186,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   connect(): Promise<void> {
     this.started ??= (async () => {
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
+      await this.checkPartitionCount();
       await this.clock.sync();
     })().catch((error: unknown) => {
       this.started = undefined;

@@ -7,7 +7,7 @@ import {
   validateKey,
   validateScope,
 } from '@sundial/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
 import { decodeRow } from '../store/row';
 
@@ -18,7 +18,7 @@ const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'compl
 /** The reads of the Timers API: straight from the row hashes and indexes, no script. */
 export class TimerReads {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
   ) {}
 

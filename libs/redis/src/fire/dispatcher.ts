@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
@@ -51,8 +51,8 @@ export class Dispatcher extends Partitioned<FireCommands> {
   private readonly pollMs: number;
   private readonly leadMs: number;
   private readonly logger: DispatcherLogger;
-  private readonly subscriber: Redis;
-  private readonly bullRedis: Redis;
+  private readonly subscriber: RedisClient;
+  private readonly bullRedis: RedisClient;
   private readonly states: PartitionState[];
   private readonly passes = new Set<Promise<void>>();
   private closed = false;
@@ -76,6 +76,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
   }
 
   async start(): Promise<void> {
+    await this.checkPartitionCount();
     await this.clock.start();
     const channels = this.keys.all().map((partition) => this.wakeChannel(partition));
     this.subscriber.on('message', (channel: string) => {

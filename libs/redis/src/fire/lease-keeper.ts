@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { closeRedis, openRedis, type RedisConnection } from '../infra/connection';
 import type { FireCommands, LeaseRef, RunMode } from '../store/fire-commands';
@@ -39,7 +39,7 @@ const SHUTDOWN_RECONCILE = { graceMs: 2000, batchLimit: 1000 };
  */
 export class LeaseKeeper {
   private readonly active = new Set<ActiveRun>();
-  private readonly subscriber: Redis;
+  private readonly subscriber: RedisClient;
   private renewal: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {

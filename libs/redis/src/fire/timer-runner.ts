@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describeFailure, type JsonValue, refusals, type Timer, type TimerHandler } from '@sundial/core';
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import {
@@ -80,7 +80,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly leaseMs: number;
   private readonly logger: TimerRunnerLogger;
   private readonly observer: TimerRunnerObserver | undefined;
-  private readonly bullRedis: Redis;
+  private readonly bullRedis: RedisClient;
   private readonly batcher: CompletionBatcher;
   private readonly leases: LeaseKeeper;
   private readonly jobs = new Set<Promise<void>>();
@@ -111,6 +111,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   /** Listens for aborts first, so no run starts that a cancel could not reach; then takes jobs. */
   async start(): Promise<void> {
+    await this.checkPartitionCount();
     await this.clock.start();
     await this.leases.start();
     this.workers = this.keys.all().map((partition) => {

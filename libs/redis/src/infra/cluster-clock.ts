@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 
 /**
  * Redis's clock as seen from this process (docs/spec.md §4.4). Due times are Redis times; local timers are
@@ -8,7 +8,7 @@ export class ClusterClock {
   private offsetMs = 0;
   private resync: NodeJS.Timeout | undefined;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** Measures now, then again every `everyMs`: clocks drift. */
   async start(everyMs = 60_000): Promise<void> {

@@ -1,10 +1,30 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { refusals } from '@sundial/core';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 
 /**
- * Where Redis is: a redis:// or rediss:// URL (ACL user and password included), ioredis options,
- * or both as `{ url, ...options }` (docs/spec.md §5.1's `connection: { url }`).
+ * Where Redis is: a URL (ACL user and password included), ioredis options, or both as
+ * `{ url, ...options }` (docs/spec.md §5.1's `connection: { url }`). The URL names one of three shapes:
+ * - `redis://host:port[/db]` or `rediss://…` (TLS): one node;
+ * - `redis+cluster://h1:p1,h2:p2` (or `rediss+cluster://`): a Redis Cluster, from any of its nodes;
+ * - `redis+sentinel://h1:p1,h2:p2/mastername[/db]` (or `rediss+sentinel://`): the primary that these
+ *   Sentinels name, followed across failovers.
+ * The options apply to every node connection.
  */
 export type RedisConnection = string | (RedisOptions & { url?: string });
+
+/** A connection to Redis as ioredis gives it: one node (possibly through Sentinel) or a Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** What a URL names, parsed once (`parseRedisUrl`), before any socket is opened. */
+export type RedisTarget =
+  | { kind: 'node'; url: string }
+  | { kind: 'cluster'; nodes: HostPort[]; options: RedisOptions }
+  | { kind: 'sentinel'; sentinels: HostPort[]; name: string; options: RedisOptions };
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
 
 /**
  * ioredis 6 waits up to 5 s (plus jitter) between reconnect attempts; Sundial keeps ioredis 5's
@@ -14,13 +34,108 @@ export type RedisConnection = string | (RedisOptions & { url?: string });
  */
 const reconnectDelayMs = (attempt: number): number => Math.min(attempt * 50, 2_000);
 
-export function openRedis(connection: RedisConnection, overrides: RedisOptions = {}): Redis {
-  if (typeof connection === 'string') {
-    return withErrorListener(new Redis(connection, { retryStrategy: reconnectDelayMs, ...overrides }));
+const SCHEMES = /^(rediss?)(?:\+(cluster|sentinel))?:\/\/(.*)$/;
+const DEFAULT_PORTS = { node: 6379, sentinel: 26379 } as const;
+
+/** Opens the connection `connection` names, with `overrides` (e.g. BullMQ's `maxRetriesPerRequest: null`). */
+export function openRedis(connection: RedisConnection, overrides: RedisOptions = {}): RedisClient {
+  const { url, ...options } = typeof connection === 'string' ? { url: connection } : connection;
+  const target = url === undefined ? undefined : parseRedisUrl(url);
+  const merged: RedisOptions = { retryStrategy: reconnectDelayMs, ...options, ...overrides };
+  if (target?.kind === 'cluster') return withErrorListener(openCluster(target, merged));
+  if (target?.kind === 'sentinel') {
+    // The primary is found and re-found through the Sentinels; reconnects to them keep the same cadence.
+    const { sentinels, name, options: fromUrl } = target;
+    return withErrorListener(
+      new Redis({ sentinelRetryStrategy: reconnectDelayMs, ...fromUrl, ...merged, sentinels, name }),
+    );
   }
-  const { url, ...options } = connection;
-  const merged = { retryStrategy: reconnectDelayMs, ...options, ...overrides };
-  return withErrorListener(url === undefined ? new Redis(merged) : new Redis(url, merged));
+  return withErrorListener(target === undefined ? new Redis(merged) : new Redis(target.url, merged));
+}
+
+/**
+ * A Cluster's node connections take the options except the ones ioredis keeps at the top level:
+ * the reconnect cadence applies to the cluster as a whole, and a command waiting for a node after a
+ * failover is retried on the new topology.
+ */
+function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: RedisOptions): Cluster {
+  const { retryStrategy, enableOfflineQueue, readOnly: _readOnly, ...redisOptions } = merged;
+  const options: ClusterOptions = {
+    clusterRetryStrategy: retryStrategy ? (times) => retryStrategy(times) : retryStrategy,
+    redisOptions: { ...target.options, ...redisOptions },
+    ...(enableOfflineQueue !== undefined && { enableOfflineQueue }),
+  };
+  return new Cluster(target.nodes, options);
+}
+
+/** Reads a connection URL; a malformed one is refused saying what to write instead. */
+export function parseRedisUrl(url: string): RedisTarget {
+  const match = SCHEMES.exec(url);
+  if (!match) {
+    throw invalidUrl(
+      url,
+      'it does not start with redis://, rediss://, redis+cluster://, rediss+cluster://, redis+sentinel:// or rediss+sentinel://',
+    );
+  }
+  const [, scheme, topology, rest] = match;
+  if (topology === undefined) {
+    if (rest.includes(','))
+      throw invalidUrl(url, 'a redis:// URL names one node, and this one lists several');
+    return { kind: 'node', url };
+  }
+  const at = rest.lastIndexOf('@', rest.indexOf('/') < 0 ? undefined : rest.indexOf('/'));
+  const credentials = at < 0 ? '' : rest.slice(0, at);
+  const [hostList, ...path] = rest.slice(at + 1).split('/');
+  const defaultPort = topology === 'sentinel' ? DEFAULT_PORTS.sentinel : DEFAULT_PORTS.node;
+  const nodes = hostList.split(',').map((entry) => hostPort(url, entry, defaultPort));
+  const options: RedisOptions = { ...auth(credentials), ...(scheme === 'rediss' && { tls: {} }) };
+  if (topology === 'cluster') {
+    if (path.some((part) => part !== '')) {
+      throw invalidUrl(url, 'a Redis Cluster has only database 0, so a cluster URL takes no path');
+    }
+    return { kind: 'cluster', nodes, options };
+  }
+  const [name = '', db, ...extra] = path;
+  if (name === '' || extra.length > 0 || (db !== undefined && !/^\d+$/.test(db))) {
+    throw invalidUrl(url, 'a Sentinel URL ends with /<master name> and optionally /<database number>');
+  }
+  return {
+    kind: 'sentinel',
+    sentinels: nodes,
+    name: decodeURIComponent(name),
+    options: { ...options, ...(db !== undefined && { db: Number(db) }) },
+  };
+}
+
+function hostPort(url: string, entry: string, defaultPort: number): HostPort {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(entry);
+  const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
+  if (!match || port < 1 || port > 65_535) {
+    throw invalidUrl(url, `${JSON.stringify(entry)} is not host or host:port`);
+  }
+  return { host: match[1].replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/** `user:password@` or `:password@` (the `default` user), URL-encoded as in a redis:// URL. */
+function auth(credentials: string): Pick<RedisOptions, 'username' | 'password'> {
+  if (credentials === '') return {};
+  const colon = credentials.indexOf(':');
+  const [user, password] =
+    colon < 0 ? ['', credentials] : [credentials.slice(0, colon), credentials.slice(colon + 1)];
+  return {
+    ...(user !== '' && { username: decodeURIComponent(user) }),
+    ...(password !== '' && { password: decodeURIComponent(password) }),
+  };
+}
+
+function invalidUrl(url: string, why: string): Error {
+  // The password stays out of logs and replies.
+  const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+  return refusals.invalid(
+    'connection',
+    `The Redis URL ${shown} cannot be used: ${why}.`,
+    'Write redis://host:port for one node, redis+cluster://host1:port1,host2:port2 for a Redis Cluster, or redis+sentinel://host1:port1,host2:port2/mastername for Sentinel (rediss… for TLS).',
+  );
 }
 
 /**
@@ -30,12 +145,22 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
  * answers `unavailable` or logs it with its context. `duplicate()` copies no listeners: call this on
  * a duplicate too.
  */
-export function withErrorListener(redis: Redis): Redis {
+export function withErrorListener<Client extends RedisClient>(redis: Client): Client {
   redis.on('error', () => undefined);
   return redis;
 }
 
+/** Another connection to the same place (e.g. a subscriber), with its own error listener. */
+export function duplicateRedis(redis: RedisClient): RedisClient {
+  return withErrorListener(isCluster(redis) ? redis.duplicate() : redis.duplicate());
+}
+
 /** Closes politely, or drops the socket when Redis cannot be reached to say goodbye. */
-export async function closeRedis(redis: Redis): Promise<void> {
+export async function closeRedis(redis: RedisClient): Promise<void> {
   await redis.quit().catch(() => redis.disconnect());
+}
+
+/** Whether the connection is a Redis Cluster client (its partitions then spread over the slots). */
+export function isCluster(redis: RedisClient): redis is Cluster {
+  return redis instanceof Cluster;
 }

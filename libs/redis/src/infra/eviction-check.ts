@@ -1,10 +1,14 @@
-import { type Redis, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
+import type { RedisClient } from './connection';
 
 /**
  * Warns when Redis may evict timers (`maxmemory-policy` other than `noeviction`, docs/spec.md §4.1).
  * CONFIG may be disabled on managed Redis: then the check is skipped.
  */
-export async function warnUnlessNoEviction(redis: Redis, warn: (message: string) => void): Promise<void> {
+export async function warnUnlessNoEviction(
+  redis: RedisClient,
+  warn: (message: string) => void,
+): Promise<void> {
   try {
     const [, policy] = (await redis.config('GET', 'maxmemory-policy')) as string[];
     if (policy && policy !== 'noeviction') {

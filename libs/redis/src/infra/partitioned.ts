@@ -1,8 +1,9 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { SundialKeys } from '../store/keys';
 import { defineCommands } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
-import { closeRedis, openRedis, type RedisConnection } from './connection';
+import { checkPartitionCount } from './partition-count';
+import { closeRedis, isCluster, openRedis, type RedisClient, type RedisConnection } from './connection';
 
 /** Where the partitions are: what every Redis-backed class of this lib is given. */
 export interface PartitionedOptions {
@@ -21,20 +22,29 @@ export interface PartitionedOptions {
  */
 export abstract class Partitioned<Commands = undefined> {
   readonly keys: SundialKeys;
-  protected readonly redis: Redis;
+  protected readonly redis: RedisClient;
   protected readonly clock: ClusterClock;
   protected readonly commands: Commands;
 
   protected constructor(
     options: PartitionedOptions,
-    commands: (redis: Redis, keys: SundialKeys, clock: ClusterClock) => Commands,
+    commands: (redis: RedisClient, keys: SundialKeys, clock: ClusterClock) => Commands,
     redisOptions: RedisOptions = {},
   ) {
-    this.keys = new SundialKeys(options.prefix, options.partitions);
     this.redis = openRedis(options.connection, redisOptions);
+    this.keys = new SundialKeys(
+      options.prefix,
+      options.partitions,
+      isCluster(this.redis) ? 'spread' : 'plain',
+    );
     defineCommands(this.redis);
     this.clock = new ClusterClock(this.redis);
     this.commands = commands(this.redis, this.keys, this.clock);
+  }
+
+  /** Refuses to go on when the timers under this prefix were written with another partition count. */
+  protected checkPartitionCount(): Promise<void> {
+    return checkPartitionCount(this.redis, this.keys);
   }
 
   /** Stops the clock's resync and closes the command connection. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from './keys';
 import { fieldsFromFlat, type RowFields } from './row';
 import type { ClaimCode, CompleteReply } from './replies';
@@ -71,7 +71,7 @@ export interface ReconcileResult {
 /** Typed calls to the fire-path Lua commands (docs/design.md "Fire path contract"), one partition each. */
 export class FireCommands {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
   ) {}
 

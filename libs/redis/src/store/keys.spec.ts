@@ -1,4 +1,4 @@
-import { fnv1a32, SundialKeys } from './keys';
+import { CLUSTER_SLOTS, fnv1a32, keySlot, SundialKeys } from './keys';
 
 describe('fnv1a32', () => {
   it('matches the published FNV-1a 32-bit test vectors', () => {
@@ -50,6 +50,28 @@ describe('SundialKeys', () => {
     expect(keys.partitionOfId('17p3')).toBeNull();
     expect(keys.partitionOfId('17')).toBeNull();
     expect(keys.partitionOfId('p1')).toBeNull();
+  });
+
+  it('on a Redis Cluster, gives partition N of P a tag in the N-th of P equal slot ranges', () => {
+    for (const partitions of [1, 2, 3, 8, 64]) {
+      const keys = new SundialKeys('sundial', partitions, 'spread');
+      for (const n of keys.all()) {
+        const tag = keys.tag(n);
+        expect(tag).toMatch(new RegExp(`^\\{p${n}\\.\\d+\\}$`));
+        const slot = keySlot(tag.slice(1, -1));
+        expect(Math.floor((slot * partitions) / CLUSTER_SLOTS)).toBe(n);
+        expect(keys.base(n)).toBe(`sundial:${tag}:`);
+        expect(keys.queueName(n)).toBe(`sundial-fire-${tag}`);
+      }
+    }
+  });
+
+  it('computes the slot as Redis CLUSTER KEYSLOT does', () => {
+    // Values from redis-server 7.0 `CLUSTER KEYSLOT {p0}` etc., and the spec's own test vector.
+    expect(keySlot('p0')).toBe(15882);
+    expect(keySlot('p3')).toBe(3689);
+    expect(keySlot('p7')).toBe(3821);
+    expect(keySlot('123456789')).toBe(0x31c3 % CLUSTER_SLOTS);
   });
 
   it('refuses a partition count that is not a positive integer', () => {

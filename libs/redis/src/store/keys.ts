@@ -8,18 +8,45 @@ export function fnv1a32(text: string): number {
   return hash >>> 0;
 }
 
+/** Redis Cluster's hash slots: CRC16 (XMODEM) of the hash tag, mod 16384 (`CLUSTER KEYSLOT`). */
+export const CLUSTER_SLOTS = 16_384;
+
+export function keySlot(tag: string): number {
+  let crc = 0;
+  for (const byte of Buffer.from(tag)) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % CLUSTER_SLOTS;
+}
+
 /**
- * The Redis key layout of docs/design.md. Every key of partition N carries the hash tag `{pN}`, so a
+ * How partitions are tagged: `plain` `{pN}` (one node or Sentinel: the slot does not matter, and the
+ * layout stays what it always was), or `spread` `{pN.s}` (Redis Cluster), with `s` the first number
+ * that puts partition N's slot in the N-th of P equal ranges of the 16384 slots. A Cluster's slots are
+ * split among its primaries in contiguous ranges (evenly by `redis-cli --cluster create`), so the
+ * partitions spread over the primaries as evenly as P allows; with plain tags `{p0}`, `{p1}`, `{p4}`,
+ * `{p5}` all hash to the last third of the slots.
+ */
+export type PartitionTags = 'plain' | 'spread';
+
+/**
+ * The Redis key layout of docs/design.md. Every key of partition N carries its hash tag (`tag(N)`), so a
  * Lua script over one partition touches one slot (Redis Cluster) and BullMQ's queue shares it.
  */
 export class SundialKeys {
+  private readonly tags: string[];
+
   constructor(
     readonly prefix = 'sundial',
     readonly partitions = 1,
+    readonly tagging: PartitionTags = 'plain',
   ) {
     if (!Number.isInteger(partitions) || partitions < 1) {
       throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
     }
+    this.tags = this.all().map((n) => (tagging === 'plain' ? `{p${n}}` : `{${spreadTag(n, partitions)}}`));
   }
 
   partitionOf(key: string): number {
@@ -32,7 +59,7 @@ export class SundialKeys {
   }
 
   tag(partition: number): string {
-    return `{p${partition}}`;
+    return this.tags[partition];
   }
 
   /** `P:{pN}:` — what every script receives as KEYS[1] and appends its key names to. */
@@ -72,6 +99,11 @@ export class SundialKeys {
     return `${this.base(partition)}seq`;
   }
 
+  /** `P:partitions`: the partition count the timers under this prefix were written with. */
+  get partitionCount(): string {
+    return `${this.prefix}:partitions`;
+  }
+
   get eventsChannel(): string {
     return `${this.prefix}:events`;
   }
@@ -95,5 +127,15 @@ export class SundialKeys {
     if (!match) return null;
     const partition = Number(match[1]);
     return partition < this.partitions ? partition : null;
+  }
+}
+
+/** `pN.s` with the first `s` whose slot lies in the N-th of `partitions` equal ranges (expected P tries). */
+function spreadTag(partition: number, partitions: number): string {
+  const low = Math.floor((partition * CLUSTER_SLOTS) / partitions);
+  const high = Math.max(low + 1, Math.floor(((partition + 1) * CLUSTER_SLOTS) / partitions));
+  for (let s = 0; ; s++) {
+    const slot = keySlot(`p${partition}.${s}`);
+    if (slot >= low && slot < high) return `p${partition}.${s}`;
   }
 }

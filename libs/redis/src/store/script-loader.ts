@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '../infra/connection';
 
 /**
  * The Lua commands live next to this file (`commands/*.lua`, their includes in `commands/includes/`);
@@ -66,7 +67,7 @@ function commandName(script: ScriptName): string {
 }
 
 /** Registers every command on a connection; commands it already has are left as they are. */
-export function defineCommands(redis: Redis): void {
+export function defineCommands(redis: RedisClient): void {
   for (const command of loadCommands().values()) {
     if (typeof (redis as unknown as Record<string, unknown>)[command.name] === 'function') continue;
     // Every command takes exactly one key, the partition base `P:{pN}:` (docs/design.md).
@@ -74,7 +75,7 @@ export function defineCommands(redis: Redis): void {
   }
 }
 
-type CommandTarget = Redis | ChainableCommander;
+type CommandTarget = RedisClient | ChainableCommander;
 type ScriptFn = (base: string, ...args: (string | number)[]) => Promise<unknown>;
 
 /**

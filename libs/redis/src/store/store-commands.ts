@@ -1,5 +1,5 @@
 import { liveCronSlot, nextCronOccurrence, type NormalizedSpec, refusals } from '@sundial/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { SundialKeys } from './keys';
 import { parseRowReply, type RowReply } from './replies';
@@ -8,7 +8,7 @@ import { runScript, type ScriptName } from './script-loader';
 
 /** Specs per schedule call (~1 ms of Redis each); a batch's calls are all sent at once. */
 const SCHEDULE_BATCH = 100;
-/** cancel-all calls in flight per partition: Redis never waits for the client between batches. */
+/** cancel-all calls in flight per partition: RedisClient never waits for the client between batches. */
 const CANCEL_ALL_IN_FLIGHT = 4;
 /** A cron script refuses an occurrence that is not after Redis now; this many fresh tries always suffice. */
 const MAX_CLOCK_RETRIES = 5;
@@ -36,7 +36,7 @@ export class StoreCommands {
 
   /** `clock`: crons are computed in JS from (an estimate of) Redis now. */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
     private readonly clock: ClusterClock,
     settings: StoreSettings,
@@ -46,7 +46,7 @@ export class StoreCommands {
 
   /**
    * Schedules `specs` (their row `fields` encoded), one call per partition and SCHEDULE_BATCH specs, all
-   * sent at once: Redis runs one while the next is being encoded. Replies in the order of `specs`;
+   * sent at once: RedisClient runs one while the next is being encoded. Replies in the order of `specs`;
    * refuses a duplicate key (the whole batch unchanged, see `refuseDuplicates`).
    */
   async scheduleAll(specs: NormalizedSpec[], fields: RowFields[]): Promise<RowReply[]> {

@@ -17,7 +17,8 @@
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms = tonumber(ARGV[2])
-local partition = string.match(base, '{p(%d+)}:$')
+-- the partition's number: base ends '{pN}:' (one node) or '{pN.s}:' (Redis Cluster, keys.ts)
+local partition = string.match(base, '{p(%d+)[}.]')
 local now = now_ms()
 local argc = #ARGV
 

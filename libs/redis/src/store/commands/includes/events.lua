@@ -2,14 +2,18 @@
 
 -- Whether anyone may listen on `P:events`, asked once per script call (both O(1)): with no subscriber
 -- of the channel and no pattern subscription at all there is no one to encode an event for.
--- Subscribers of a replica or of another Redis Cluster node are not counted (Sundial subscribes on the
--- primary it writes to).
+-- Subscribers of a replica are not counted (Sundial subscribes on the primary it writes to). On a Redis
+-- Cluster NUMSUB counts this node's subscribers only, while PUBLISH reaches every node's: there the
+-- script always publishes. (`INFO cluster` is asked only when this node has no listener: once per call.)
 local event_listeners = nil
 
 local function publish_event(prefix, row, event_type, now, extra)
   local channel = prefix .. ':events'
   if event_listeners == nil then
     event_listeners = redis.call('PUBSUB', 'NUMSUB', channel)[2] + redis.call('PUBSUB', 'NUMPAT')
+    if event_listeners == 0 and string.find(redis.call('INFO', 'cluster'), 'cluster_enabled:1', 1, true) then
+      event_listeners = 1
+    end
   end
   if event_listeners == 0 then
     return

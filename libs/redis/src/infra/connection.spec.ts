@@ -1,0 +1,73 @@
+import { isSundialError } from '@sundial/core';
+import { parseRedisUrl } from './connection';
+
+describe('parseRedisUrl', () => {
+  it('passes a one-node URL to ioredis as it is', () => {
+    expect(parseRedisUrl('redis://user:pw@127.0.0.1:6380/2')).toEqual({
+      kind: 'node',
+      url: 'redis://user:pw@127.0.0.1:6380/2',
+    });
+    expect(parseRedisUrl('rediss://cache.example')).toEqual({ kind: 'node', url: 'rediss://cache.example' });
+  });
+
+  it('reads a cluster seed list, its credentials and TLS', () => {
+    expect(parseRedisUrl('redis+cluster://127.0.0.1:7000,127.0.0.1:7001,[::1]:7002,node-4')).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: '127.0.0.1', port: 7000 },
+        { host: '127.0.0.1', port: 7001 },
+        { host: '::1', port: 7002 },
+        { host: 'node-4', port: 6379 },
+      ],
+      options: {},
+    });
+    expect(parseRedisUrl('rediss+cluster://app:p%40ss@h1:7000/')).toEqual({
+      kind: 'cluster',
+      nodes: [{ host: 'h1', port: 7000 }],
+      options: { username: 'app', password: 'p@ss', tls: {} },
+    });
+  });
+
+  it('reads Sentinels, the master name and a database', () => {
+    expect(parseRedisUrl('redis+sentinel://:secret@s1:26380,s2/mymaster/3')).toEqual({
+      kind: 'sentinel',
+      sentinels: [
+        { host: 's1', port: 26380 },
+        { host: 's2', port: 26379 },
+      ],
+      name: 'mymaster',
+      options: { password: 'secret', db: 3 },
+    });
+  });
+
+  it.each([
+    ['http://127.0.0.1:6379', 'does not start with redis://'],
+    ['redis://h1:1,h2:2', 'names one node'],
+    ['redis+cluster://h1:7000/1', 'only database 0'],
+    ['redis+cluster://h1:99999', '"h1:99999" is not host or host:port'],
+    ['redis+cluster://h1:7000,,h2:7001', '"" is not host or host:port'],
+    ['redis+sentinel://s1:26379', 'ends with /<master name>'],
+    ['redis+sentinel://s1:26379/m/x', 'ends with /<master name>'],
+  ])('refuses %s, saying why and what to write', (url, why) => {
+    const refusal = catchError(() => parseRedisUrl(url));
+    expect(isSundialError(refusal)).toBe(true);
+    expect(refusal).toMatchObject({ reason: 'invalid', field: 'connection' });
+    expect((refusal as Error).message).toContain(why);
+    expect((refusal as { fix: string }).fix).toContain('redis+cluster://host1:port1,host2:port2');
+  });
+
+  it('keeps the password out of the refusal', () => {
+    const refusal = catchError(() => parseRedisUrl('redis+sentinel://user:hunter2@s1'));
+    expect((refusal as Error).message).not.toContain('hunter2');
+    expect((refusal as Error).message).toContain('redis+sentinel://***@s1');
+  });
+});
+
+function catchError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a refusal');
+}

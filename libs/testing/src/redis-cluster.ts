@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { type RedisServer, startRedis } from './redis-server';
+import { waitFor } from './wait-for';
+
+const run = promisify(execFile);
+
+/** A private Redis Cluster of `primaries` nodes without replicas, each a private redis-server. */
+export interface RedisCluster {
+  /** `redis+cluster://127.0.0.1:p1,127.0.0.1:p2,…`: what REDIS_URL takes */
+  url: string;
+  nodes: RedisServer[];
+  /** Which node serves `slot`. */
+  nodeOfSlot(slot: number): Promise<RedisServer>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `primaries` (default 3) `redis-server --cluster-enabled yes` on free ports with their own temp
+ * dirs, joins them with `redis-cli --cluster create … --cluster-replicas 0` (the 16384 slots split into
+ * equal contiguous ranges, in port order) and resolves once every node reports `cluster_state:ok`.
+ */
+export async function startRedisCluster(primaries = 3): Promise<RedisCluster> {
+  const nodes = await Promise.all(
+    Array.from({ length: primaries }, () =>
+      startRedis({ args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000'] }),
+    ),
+  );
+  const stop = () => Promise.all(nodes.map((node) => node.stop())).then(() => undefined);
+  try {
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...nodes.map((node) => `127.0.0.1:${node.port}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
+    const clients = nodes.map((node) => new Redis(node.url));
+    try {
+      await waitFor(
+        async () => {
+          const states = await Promise.all(clients.map((client) => client.cluster('INFO')));
+          return states.every((info) => info.includes('cluster_state:ok'));
+        },
+        { timeoutMs: 20_000, intervalMs: 100, what: 'every cluster node to report cluster_state:ok' },
+      );
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url: `redis+cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`,
+    nodes,
+    nodeOfSlot: (slot) => nodeOfSlot(nodes, slot),
+    stop,
+  };
+}
+
+async function nodeOfSlot(nodes: RedisServer[], slot: number): Promise<RedisServer> {
+  const client = new Redis(nodes[0].url);
+  try {
+    const ranges = await client.cluster('SLOTS');
+    const [, , primary] = ranges.find(([first, last]) => slot >= first && slot <= last) ?? [];
+    const owner = nodes.find((node) => node.port === primary?.[1]);
+    if (!owner) throw new Error(`no node of this cluster serves slot ${slot}`);
+    return owner;
+  } finally {
+    client.disconnect();
+  }
+}

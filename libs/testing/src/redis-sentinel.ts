@@ -1,0 +1,81 @@
+import { Redis } from 'ioredis';
+import { type RedisServer, startRedis } from './redis-server';
+import { waitFor } from './wait-for';
+
+/** A private primary, its replica and three Sentinels watching them. */
+export interface RedisSentinels {
+  /** `redis+sentinel://127.0.0.1:s1,…/<name>`: what REDIS_URL takes */
+  url: string;
+  name: string;
+  primary: RedisServer;
+  replica: RedisServer;
+  sentinels: RedisServer[];
+  /** The port of the primary the Sentinels name now. */
+  primaryPort(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const NAME = 'sundial';
+
+/**
+ * Starts a primary, one replica of it and three `redis-server --sentinel` (quorum 2, a primary is down
+ * after 1 s of silence), and resolves once the Sentinels know the replica and each other, so a
+ * failover can happen.
+ */
+export async function startRedisSentinels(): Promise<RedisSentinels> {
+  const primary = await startRedis();
+  const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
+  const sentinels = await Promise.all(
+    Array.from({ length: 3 }, () =>
+      startRedis({
+        config: [
+          `sentinel monitor ${NAME} 127.0.0.1 ${primary.port} 2`,
+          `sentinel down-after-milliseconds ${NAME} 1000`,
+          `sentinel failover-timeout ${NAME} 5000`,
+          '',
+        ].join('\n'),
+        args: ['--sentinel'],
+      }),
+    ),
+  );
+  const servers = [primary, replica, ...sentinels];
+  const stop = () => Promise.all(servers.map((server) => server.stop())).then(() => undefined);
+  const asking = sentinels.map((sentinel) => new Redis(sentinel.url));
+  try {
+    await waitFor(
+      async () => {
+        const views = await Promise.all(
+          asking.map(async (sentinel) => {
+            const [master] = (await sentinel.call('SENTINEL', 'MASTERS')) as string[][];
+            const field = (name: string) => Number(master[master.indexOf(name) + 1]);
+            return field('num-slaves') === 1 && field('num-other-sentinels') === 2;
+          }),
+        );
+        return views.every(Boolean);
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the Sentinels to know the replica and each other' },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    for (const sentinel of asking) sentinel.disconnect();
+  }
+  return {
+    url: `redis+sentinel://${sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(',')}/${NAME}`,
+    name: NAME,
+    primary,
+    replica,
+    sentinels,
+    primaryPort: async () => {
+      const sentinel = new Redis(sentinels[0].url);
+      try {
+        const [, port] = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', NAME)) as string[];
+        return Number(port);
+      } finally {
+        sentinel.disconnect();
+      }
+    },
+    stop,
+  };
+}

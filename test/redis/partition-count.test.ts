@@ -1,0 +1,30 @@
+import { isSundialError } from '@sundial/core';
+import { useStore } from './store-fixture';
+
+/** The partition count is part of the data (issue 12): a client with another count refuses to work. */
+describe('partition count', () => {
+  const store = useStore();
+
+  it('is recorded by the first client on a prefix; a client with another count is refused', async () => {
+    const first = store.open({ prefix: 'pc', partitions: 2 });
+    await first.schedule({ key: 'a', handler: 'h', delay: '1h' });
+    expect(await store.raw.get('pc:partitions')).toBe('2');
+
+    const other = store.open({ prefix: 'pc', partitions: 3 });
+    const refusal = await other
+      .schedule({ key: 'b', handler: 'h', delay: '1h' })
+      .catch((error: unknown) => error);
+    expect(isSundialError(refusal)).toBe(true);
+    expect(refusal).toMatchObject({
+      reason: 'invalid',
+      field: 'partitions',
+      message: expect.stringContaining('spread over 2 partitions, and this process was started with 3'),
+      fix: expect.stringContaining('SUNDIAL_PARTITIONS=2'),
+    });
+    expect(await other.get('a').catch((error: { reason: string }) => error.reason)).toBe('invalid');
+    expect(await store.raw.exists('pc:{p0}:t:b', 'pc:{p1}:t:b', 'pc:{p2}:t:b')).toBe(0);
+
+    const same = store.open({ prefix: 'pc', partitions: 2 });
+    expect((await same.get('a'))?.key).toBe('a');
+  });
+});
