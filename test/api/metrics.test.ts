@@ -17,7 +17,7 @@ function total(exposition: string, name: string): number {
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
-/** SPEC §6 metrics, exported by the apps that do the work, over real Redis, BullMQ and HTTP. */
+/** docs/spec.md §6.1 metrics, exported by the apps that do the work, over real Redis, BullMQ and HTTP. */
 describe('Prometheus metrics of a running cluster', () => {
   let redis: RedisServer;
   let scheduler: RunningApp;

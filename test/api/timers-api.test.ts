@@ -9,7 +9,7 @@ import {
 } from '@sundial/testing';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
-/** SPEC §3 over the HTTP API of §5.2: a real scheduler and worker (in this process) on a private Redis. */
+/** docs/spec.md §3 over the HTTP API of §5.2: a real scheduler and worker (in this process), one Redis. */
 describe('HTTP API', () => {
   const MAX_PAYLOAD = 1024;
   let redis: RedisServer;
@@ -55,7 +55,7 @@ describe('HTTP API', () => {
     return reply.status === 404 ? 'gone' : reply.body.status;
   };
 
-  describe('refusals: reason, field, message and fix, with the HTTP code of SPEC §2, changing nothing', () => {
+  describe('refusals: reason, field, message, fix, HTTP code of docs/spec.md §2, nothing changed', () => {
     const base = { key: 'val:1', handler: 'record' };
     // Every row has 5 cells: jest passes `done` to a test function with more parameters than cells.
     const refusals: [string, unknown, number, string, string | undefined][] = [

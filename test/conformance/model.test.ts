@@ -1,5 +1,5 @@
 /**
- * Random sequences of operations against a small reference model of SPEC §3 (one-shots and intervals
+ * Random sequences of operations against a small reference model of docs/spec.md §3 (one-shots and intervals
  * with synchronous handlers), on every backend: after every step the backend's runs, answers and rows
  * must be the model's. That covers: no run before its due time, no run of a stale (id, version), each
  * (id, version) at most once, a cancelled key never runs again, runCount and last as the model says.

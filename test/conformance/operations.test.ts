@@ -1,4 +1,7 @@
-/** SPEC §3.4 and §3.6 on every backend: cancel, cancelAll, reschedule, pause/resume, trigger, reads, events. */
+/**
+ * docs/spec.md §3.4 and §3.6 on every backend: cancel, cancelAll, reschedule, pause/resume, trigger,
+ * reads, events.
+ */
 import { type Backend, BACKENDS, type Harness, useBackend } from './backends';
 
 /** An awaitTask: false interval `f` whose first (2 s) run has started. */
@@ -297,10 +300,11 @@ describe.each(BACKENDS)('%s backend: trigger', (name) => {
     const h = await backend.open();
     const timer = await h.timers.schedule({ key: 'o', handler: 'work', delay: 300 });
     await h.timers.trigger('o');
-    await h.event({ type: 'completed', key: 'o' });
-    expect(await h.timers.get('o')).toMatchObject({ status: 'pending', runCount: 1, dueAt: timer.dueAt });
     await h.until(() => h.eventsOf('completed').length === 2, { what: 'the run at its time' });
     expect(h.runs.map((run) => run.due)[1]).toBe(timer.dueAt);
+    // The run at its time claimed the row the triggered run left: settled, due unmoved.
+    expect(h.runs[1].timer).toMatchObject({ runCount: 2, dueAt: timer.dueAt });
+    expect(h.runs[1].timer.lastCompletedAt).toBeGreaterThanOrEqual(h.runs[0].at);
     expect(await h.timers.get('o')).toBeNull();
   });
 

@@ -1,4 +1,5 @@
-/** SPEC §3.3 on every backend: intervals with awaitTask both ways, maxRuns, cron. */
+/** docs/spec.md §3.3 on every backend: intervals with awaitTask both ways, maxRuns, cron. */
+import type { Timer } from '@sundial/core';
 import { BACKENDS, useBackend } from './backends';
 
 const onGrid = (due: number, anchor: number, every: number) => (due - anchor) % every === 0;
@@ -16,24 +17,45 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
       removeOnComplete: false,
     });
     expect(timer.dueAt).toBe(timer.scheduledAt + 100);
-    await h.event({ type: 'completed', key: 'beat', version: 1 });
-    const between = await h.until(async () => {
-      const row = await h.timers.get('beat');
-      return row?.status === 'pending' && row;
-    });
-    expect(between).toMatchObject({ version: 2, runCount: 1, last: { status: 'ok' } });
-    expect(onGrid(between.dueAt, timer.scheduledAt, 100)).toBe(true);
+    // Every state of the row the probe catches on the way; which ones it catches depends on timing.
+    const seen: Timer[] = [];
+    await h.until(
+      async () => {
+        const row = await h.timers.get('beat');
+        if (row) seen.push(row);
+        return row?.status === 'completed';
+      },
+      { what: 'three runs' },
+    );
     await h.event({ type: 'completed', key: 'beat', version: 3 });
     expect(h.runs.map((run) => [run.version, run.runCount])).toEqual([
       [1, 1],
       [2, 2],
       [3, 3],
     ]);
-    for (const run of h.runs) {
+    // What each run claimed (ctx.timer, the row after the claim) holds whatever the timing: a new
+    // version per run, due on the grid, armed only after the previous run settled.
+    for (const [i, run] of h.runs.entries()) {
       expect(onGrid(run.due, timer.scheduledAt, 100)).toBe(true);
       expect(run.at).toBeGreaterThanOrEqual(run.due);
+      expect(run.timer).toMatchObject({ status: 'running', version: i + 1, runCount: i + 1, dueAt: run.due });
+      if (i > 0) {
+        expect(run.timer.lastCompletedAt).toBeGreaterThanOrEqual(h.runs[i - 1].at);
+        expect(run.due).toBeGreaterThan(run.timer.lastCompletedAt!);
+      }
     }
-    expect(await h.timers.get('beat')).toMatchObject({ status: 'completed', runCount: 3 });
+    expect(h.eventsOf('completed').map((event) => event.version)).toEqual([1, 2, 3]);
+    // Between runs (any the probe caught) the row is pending under the next version, due on the grid
+    // after the run that settled, with that run's outcome as last.
+    for (const row of seen.filter((row) => row.status === 'pending' && row.runCount > 0)) {
+      expect(row).toMatchObject({ version: row.runCount + 1, last: { status: 'ok' } });
+      expect(onGrid(row.dueAt, timer.scheduledAt, 100)).toBe(true);
+      expect(row.dueAt).toBeGreaterThan(row.lastCompletedAt!);
+    }
+    expect(seen.slice(0, -1).filter((row) => row.status !== 'pending' && row.status !== 'running')).toEqual(
+      [],
+    );
+    expect(seen.at(-1)).toMatchObject({ status: 'completed', runCount: 3, last: { status: 'ok' } });
   });
 
   it('awaitTask: true arms the next tick after the run settles, on the grid, so a slow run never overlaps', async () => {
@@ -97,10 +119,14 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
       payload: { fail: 'no reply' },
     });
     await h.until(() => h.eventsOf('failed').length >= 3, { what: 'three failures' });
-    const row = await h.timers.get('heartbeat');
+    // Read between runs: a run in progress shows as last, so wait for a moment with the failure there.
+    const row = await h.until(async () => {
+      const read = await h.timers.get('heartbeat');
+      return read?.last?.status === 'failed' && read;
+    });
     expect(row).toMatchObject({ id: timer.id, status: 'pending', last: { error: { message: 'no reply' } } });
-    expect(row!.runCount).toBeGreaterThanOrEqual(3);
-    expect(row!.lastErrorAt).not.toBeNull();
+    expect(row.runCount).toBeGreaterThanOrEqual(3);
+    expect(row.lastErrorAt).not.toBeNull();
   });
 
   it('awaitTask: false arms the next tick at claim time, so runs overlap and the timer stays pending', async () => {
@@ -112,13 +138,19 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
       awaitTask: false,
       payload: { sleepMs: 450 },
     });
-    await h.event({ type: 'running', key: 'ping' });
-    const row = await h.until(async () => {
-      const timer = await h.timers.get('ping');
-      return timer?.version === 2 && timer;
-    });
-    expect(row).toMatchObject({ status: 'pending', last: { status: 'running' } });
     await h.until(() => h.runs.length >= 3, { what: 'three runs' });
+    // Each claim (ctx.timer is the row after it) left the row pending under the next version, due on
+    // the first grid slot after the claim, while the run went on.
+    for (const run of h.runs.slice(0, 3)) {
+      expect(run.timer).toMatchObject({
+        status: 'pending',
+        version: run.version + 1,
+        last: { status: 'running' },
+      });
+      expect(onGrid(run.timer.dueAt, run.timer.scheduledAt, 100)).toBe(true);
+      expect(run.timer.dueAt).toBeGreaterThan(run.at);
+      expect(run.timer.dueAt - 100).toBeLessThanOrEqual(run.at);
+    }
     // the third run started before the first one completed
     expect(h.eventsOf('completed').filter((e) => e.version === 1)).toEqual([]);
     await h.event({ type: 'completed', key: 'ping', version: 1 });
@@ -135,7 +167,8 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
       payload: { sleepMs: 300 },
     });
     await h.until(() => h.runs.length === 2, { what: 'two runs' });
-    expect(await h.timers.get('twice')).toMatchObject({ status: 'running', runCount: 2 });
+    // The last run is held (ctx.timer is the row after its claim): no tick is armed after it.
+    expect(h.runs[1].timer).toMatchObject({ status: 'running', version: 2, runCount: 2 });
     await h.until(async () => (await h.timers.get('twice')) === null, { what: 'completion' });
     await h.pass(300);
     expect(h.runs).toHaveLength(2);
@@ -197,14 +230,24 @@ describe.each(BACKENDS)('%s backend: cron', (name) => {
       payload: { fail: 'x' },
     });
     const failed = await h.event({ type: 'failed', key: 'c' });
+    expect(failed).toMatchObject({ version: 1, error: { message: 'x' } });
+    // Between runs (whichever gap the probe catches) the row is pending with the failure as last.
     const row = await h.until(async () => {
       const timer = await h.timers.get('c');
-      return timer?.status === 'pending' && timer;
+      return timer?.status === 'pending' && timer.runCount > 0 && timer;
     });
-    expect(row).toMatchObject({ version: 2, last: { status: 'failed', error: { message: 'x' } } });
+    expect(row).toMatchObject({
+      version: row.runCount + 1,
+      last: { status: 'failed', error: { message: 'x' } },
+    });
     expect(row.dueAt % 1_000).toBe(0);
-    expect(row.dueAt).toBeGreaterThan(h.runs[0].due);
-    expect(failed.version).toBe(1);
+    expect(row.dueAt).toBeGreaterThan(row.lastErrorAt!);
+    // The next run claimed the row its failed run left: a new version on a later whole second.
+    await h.until(() => h.runs.length >= 2, { what: 'the second run' });
+    expect(h.runs[1].timer).toMatchObject({ version: 2, runCount: 2 });
+    expect(h.runs[1].due % 1_000).toBe(0);
+    expect(h.runs[1].due).toBeGreaterThan(h.runs[0].due);
+    expect(h.runs[1].timer.lastErrorAt).toBeGreaterThanOrEqual(h.runs[0].at);
   });
 
   it('skips a slot that comes while the previous run is still running (reason overlap)', async () => {

@@ -1,5 +1,5 @@
 /**
- * SPEC §3.5 on every backend, with seeded timing: a due timer (once or interval, its handler taking a
+ * docs/spec.md §3.5 on every backend, with seeded timing: a due timer (once or interval, its handler taking a
  * seeded while) meets cancel / replace / reschedule at a seeded moment — before the due, around the
  * claim, or during the run. Whatever the timing, once the operation has taken effect the old
  * (id, version) starts no run and records no outcome (a late completion is a stale no-op), and nothing

@@ -1,4 +1,7 @@
-/** SPEC §3.1 and §3.2 on every backend: creating timers, ifExists, tombstones, one-shot runs and outcomes. */
+/**
+ * docs/spec.md §3.1 and §3.2 on every backend: creating timers, ifExists, tombstones, one-shot runs and
+ * outcomes.
+ */
 import { SundialError, type JsonValue, type TimerContext, type TimerSpec } from '@sundial/core';
 import { BACKENDS, useBackend } from './backends';
 

@@ -11,6 +11,7 @@ import {
   type SundialLogger,
   type EngineOptions,
   type JsonValue,
+  type Timer,
   type TimerContext,
   type TimerEvent,
   type TimerEventName,
@@ -30,6 +31,8 @@ export interface RunRecord {
   at: number;
   runCount: number;
   signal: AbortSignal;
+  /** the row after the claim (`ctx.timer`) */
+  timer: Timer;
 }
 
 /** Payload knobs of the `work` handler: sleep `sleepMs` on the backend's clock, then throw if asked to. */
@@ -70,8 +73,8 @@ export function harness(
   };
   const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
   const work = async (payload: JsonValue, ctx: TimerContext) => {
-    const { key, id, version, due, runCount, signal } = ctx;
-    runs.push({ key, id, version, due, at: clock.now(), runCount, signal });
+    const { key, id, version, due, runCount, signal, timer } = ctx;
+    runs.push({ key, id, version, due, at: clock.now(), runCount, signal, timer });
     const knobs = (payload ?? {}) as WorkPayload;
     if (knobs.sleepMs) await sleep(knobs.sleepMs);
     if (knobs.fail) throw Object.assign(new Error(knobs.fail), knobs.reason ? { reason: knobs.reason } : {});
@@ -89,7 +92,7 @@ export function harness(
 
 /**
  * A time source that cannot cancel: every arming wakes, even after `clearTimeout` — the
- * injected-source contract of SPEC §3.7, and the real clock's own race (a callback already queued
+ * injected-source contract of docs/spec.md §3.7, and the real clock's own race (a callback already queued
  * when `clearTimeout` runs). Optionally every wake comes twice.
  */
 export function uncancellable(clock: VirtualClock, { twice = false } = {}): Clock {

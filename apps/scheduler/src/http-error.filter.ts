@@ -3,7 +3,7 @@ import { Catch, HttpException } from '@nestjs/common';
 import type { SundialErrorReason, SundialLogger } from '@sundial/core';
 import { isSundialError } from '@sundial/core';
 
-/** HTTP status of each refusal (SPEC §2). */
+/** HTTP status of each refusal (docs/spec.md §2). */
 const STATUS_BY_REASON: Partial<Record<SundialErrorReason, number>> = {
   invalid: 400,
   'payload-too-large': 413,
@@ -37,7 +37,7 @@ interface ErrorBody {
   fix: string;
 }
 
-/** Every error answers `{ error: { reason, field?, message, fix } }` with the status SPEC §2 gives it. */
+/** Every error answers `{ error: { reason, field?, message, fix } }` with its status of docs/spec.md §2. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   constructor(private readonly logger: SundialLogger) {}

@@ -1,6 +1,6 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
-/** OpenAPI shapes of SPEC §2, written once here so /docs matches the contract. */
+/** OpenAPI shapes of docs/spec.md §2, written once here so /docs matches the contract. */
 const DURATION_OR_MS: SchemaObject = {
   oneOf: [
     { type: 'number', description: 'milliseconds' },

@@ -32,7 +32,7 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
   return {
     timers,
     start: async () => {
-      await timers.connect(); // warns at start when Redis may evict timers (SPEC §4.1)
+      await timers.connect(); // warns at start when Redis may evict timers (docs/spec.md §4.1)
       await dispatcher.start();
       reconciler.start();
       untrackBacklog = metrics.trackBacklog(backlog);

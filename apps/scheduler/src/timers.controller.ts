@@ -20,7 +20,7 @@ import { RESCHEDULE_SCHEMA, TIMER_SCHEMA, TIMER_SPEC_SCHEMA } from './openapi-sc
 import { TIMERS_API } from './timers-api.token';
 
 /**
- * SPEC §5.2 over any `TimersApi`. Bodies reach the API as parsed JSON of unknown shape: the API
+ * docs/spec.md §5.2 over any `TimersApi`. Bodies reach the API as parsed JSON of unknown shape: the API
  * validates them (normalizeSpec), so a refusal carries the same reason and fix as in-process.
  */
 @ApiTags('timers')

@@ -14,7 +14,7 @@ interface CommonOptions {
   appName?: string;
 }
 
-/** Timers kept in Redis and run by the cluster's workers (SPEC §5.1). */
+/** Timers kept in Redis and run by the cluster's workers (docs/spec.md §5.1). */
 export interface RedisBackendOptions extends CommonOptions {
   backend?: 'redis';
   /** a URL, ioredis options, or an existing ioredis client (duplicated, never closed by Sundial) */
@@ -28,7 +28,7 @@ export interface RedisBackendOptions extends CommonOptions {
   metricsRegistry?: Registry;
 }
 
-/** Timers kept and run in this process by the in-memory engine (SPEC §5.1a). */
+/** Timers kept and run in this process by the in-memory engine (docs/spec.md §5.1a). */
 export interface MemoryBackendOptions extends CommonOptions {
   backend: 'memory';
   clock?: Clock;

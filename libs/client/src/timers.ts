@@ -10,7 +10,7 @@ import type {
 } from '@sundial/core';
 
 /**
- * The injectable timers API (SPEC §5.1). Nest resolves it to the backend chosen in
+ * The injectable timers API (docs/spec.md §5.1). Nest resolves it to the backend chosen in
  * `SundialModule.forRoot`: `RedisTimers` or the in-memory engine — both implement `TimersApi`.
  */
 export abstract class Timers implements TimersApi {

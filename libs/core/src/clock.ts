@@ -1,7 +1,7 @@
 /** An armed wait, as returned by `Clock.setTimeout`; only the clock that made it can clear it. */
 export type ClockHandle = object;
 
-/** Where time comes from (SPEC §3.7): the real clock in production, a `VirtualClock` in tests. */
+/** Where time comes from (docs/spec.md §3.7): the real clock in production, a `VirtualClock` in tests. */
 export interface Clock {
   now(): number;
   setTimeout(fn: () => void, ms: number): ClockHandle;

@@ -1,4 +1,4 @@
-/** Stable, machine-readable reasons a call is refused or a run fails (SPEC §2, §5.3). */
+/** Stable, machine-readable reasons a call is refused or a run fails (docs/spec.md §2, §5.3). */
 export type SundialErrorReason =
   | 'invalid'
   | 'payload-too-large'

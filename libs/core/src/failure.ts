@@ -1,4 +1,4 @@
-/** What a failed run records as its error (SPEC §2 `last.error`) and its `failed` event carries. */
+/** What a failed run records as its error (docs/spec.md §2 `last.error`) and its `failed` event carries. */
 export interface FailureDescription {
   message: string;
   reason?: string;

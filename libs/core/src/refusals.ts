@@ -1,7 +1,7 @@
 import { SundialError } from './errors';
 
 /**
- * The wording of Sundial's refusals (SPEC §2), in one place: each says what went wrong (`reason`,
+ * The wording of Sundial's refusals (docs/spec.md §2), in one place: each says what went wrong (`reason`,
  * `field`, `message`) and what to write instead (`fix`). Used by the engine, the Redis store, the
  * worker and the HTTP API.
  */

@@ -3,7 +3,7 @@ import { parseIsoInstant } from './iso-instant';
 import { refusals } from './refusals';
 import { showValue } from './show-value';
 
-/* The time fields of a spec or a reschedule (SPEC §2): delay, every and at, in milliseconds. */
+/* The time fields of a spec or a reschedule (docs/spec.md §2): delay, every and at, in milliseconds. */
 
 /** The last instant a Date can hold. */
 const MAX_EPOCH_MS = 8.64e15;

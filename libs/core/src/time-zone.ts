@@ -32,7 +32,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
 /**
  * Whether Intl knows the zone (IANA names and their aliases, case-insensitive). Intl on Node ≥ 24
  * also takes a bare UTC offset (`+05:00`, `−0500`), which it resolves to `±HH:MM`: refused, as
- * tz is an IANA name on every Node (SPEC §2).
+ * tz is an IANA name on every Node (docs/spec.md §2).
  */
 export function isTimeZone(tz: string): boolean {
   try {

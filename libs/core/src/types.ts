@@ -13,7 +13,7 @@ export type IfExists = 'error' | 'replace' | 'keep';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
-/** The record of the most recent run (SPEC §2). */
+/** The record of the most recent run (docs/spec.md §2). */
 export interface LastRun {
   started: number;
   ended?: number;
@@ -21,7 +21,7 @@ export interface LastRun {
   error?: { message: string; reason?: string };
 }
 
-/** A timer as stored and returned (SPEC §2). */
+/** A timer as stored and returned (docs/spec.md §2). */
 export interface Timer {
   id: string;
   key: string;
@@ -48,7 +48,7 @@ export interface Timer {
   meta?: JsonObject;
 }
 
-/** What a caller asks for (SPEC §2, "Input"). Exactly one of delay, at, every, cron. */
+/** What a caller asks for (docs/spec.md §2, "Input"). Exactly one of delay, at, every, cron. */
 export interface TimerSpec {
   key: string;
   handler: string;
@@ -93,7 +93,7 @@ export interface NormalizedSpec {
   delivery: Delivery;
 }
 
-/** What a handler receives besides its payload (SPEC §3.2). */
+/** What a handler receives besides its payload (docs/spec.md §3.2). */
 export interface TimerContext<P = JsonValue> {
   id: string;
   key: string;
@@ -112,7 +112,7 @@ export type TimerHandler<P = JsonValue> = (payload: P, ctx: TimerContext<P>) => 
 export type TimerEventName =
   'scheduled' | 'running' | 'completed' | 'failed' | 'cancelled' | 'stale' | 'skipped' | 'reset' | 'disposed';
 
-/** Every event carries the timer's identity and the time it happened (SPEC §3.6). */
+/** Every event carries the timer's identity and the time it happened (docs/spec.md §3.6). */
 export interface TimerEvent {
   type: TimerEventName;
   id: string;

@@ -28,7 +28,7 @@ class Point {
 const cycle: Record<string, unknown> = { name: 'loop' };
 cycle.self = { back: cycle };
 
-/** One row per case of SPEC §2's validation table that concerns input. */
+/** One row per case of docs/spec.md §2's validation table that concerns input. */
 const refusals: [string, unknown, Expected][] = [
   // the schedule: exactly one of delay, at, every, cron
   [

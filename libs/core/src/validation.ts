@@ -13,7 +13,7 @@ import { normalizeAt, normalizeDelay, normalizeEvery } from './time-fields';
 import { showValue } from './show-value';
 import type { Delivery, IfExists, JsonObject, NormalizedSpec } from './types';
 
-/** Cluster-wide limits on what a spec may ask for (SPEC §5.4). */
+/** Cluster-wide limits on what a spec may ask for (docs/spec.md §5.4). */
 export interface ValidationLimits {
   /** `SUNDIAL_MAX_PAYLOAD_BYTES`: payload (and meta) size as UTF-8 JSON */
   maxPayloadBytes: number;
@@ -62,7 +62,8 @@ type Schedule = Pick<NormalizedSpec, 'kind' | 'delayMs' | 'atMs' | 'everyMs' | '
 
 /**
  * Validates a TimerSpec from code or from an HTTP body and returns it with every default applied
- * (SPEC §2). Throws SundialError: `payload-too-large` for an oversized payload or meta, else `invalid`.
+ * (docs/spec.md §2). Throws SundialError: `payload-too-large` for an oversized payload or meta, else
+ * `invalid`.
  * An optional field that is `undefined` or `null` counts as absent (JSON clients often send null);
  * only `payload: null` is a value, and also its default.
  */

@@ -14,7 +14,7 @@ const MAX_TICKS_AT_ONE_INSTANT = 10_000;
 const drainMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * A clock that moves only when told to (SPEC §3.7), so a fortnight of schedule runs in
+ * A clock that moves only when told to (docs/spec.md §3.7), so a fortnight of schedule runs in
  * milliseconds and every run happens at a time the test chose.
  */
 export class VirtualClock implements Clock {

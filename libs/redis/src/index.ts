@@ -1,6 +1,6 @@
 // @sundial/redis — the public API. Named exports only: what is not listed here is internal.
 
-// The Timers API over Redis (SPEC §5.1) and where Redis is.
+// The Timers API over Redis (docs/spec.md §5.1) and where Redis is.
 export { RedisTimers, type RedisTimersOptions } from './client/redis-timers';
 export {
   closeRedis,

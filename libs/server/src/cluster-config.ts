@@ -3,7 +3,7 @@ import type { Env } from './env';
 import { envInt, envString } from './env';
 import { type LogLevelName, parseLogLevel } from './pino-logger';
 
-/** What every Sundial process reads from the environment (SPEC §5.4). */
+/** What every Sundial process reads from the environment (docs/spec.md §5.4). */
 export interface ClusterConfig {
   redisUrl: string;
   prefix: string;

@@ -39,7 +39,7 @@ export function httpClient(baseUrl: string, defaultHeaders: Record<string, strin
   };
 }
 
-/** Path segment of a key, as SPEC §5.2 asks: URL-encoded. */
+/** Path segment of a key, as docs/spec.md §5.2 asks: URL-encoded. */
 export function keyPath(key: string): string {
   return `/v1/timers/${encodeURIComponent(key)}`;
 }

@@ -9,7 +9,7 @@ import { hasHeader, pinnedRequest, type PinnedTarget } from './pinned-request';
 /** Resolves a hostname to the one address a call will connect to (tests inject one). */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }>;
 
-/** The `http` handler's payload (SPEC §5.3). */
+/** The `http` handler's payload (docs/spec.md §5.3). */
 interface HttpRequestPayload {
   url: string;
   method?: string;

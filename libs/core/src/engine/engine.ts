@@ -1,13 +1,9 @@
 import { realClock, type Clock } from '../clock';
-import type { SundialError } from '../errors';
-import { closestName } from '../closest-name';
 import { refusals } from '../refusals';
-import { firstDue } from '../schedule';
 import { showValue } from '../show-value';
 import type {
   ListOptions,
   ListResult,
-  NormalizedSpec,
   RescheduleWhen,
   Timer,
   TimerEventName,
@@ -16,24 +12,18 @@ import type {
   TimerSpec,
   TimersApi,
 } from '../types';
-import {
-  normalizeSpec,
-  normalizeWhen,
-  validateKey,
-  validateScope,
-  type ValidationLimits,
-} from '../validation';
-import { createEntry, heldRun, toTimer, type Entry } from './entry';
+import { normalizeWhen, validateKey, validateScope, type ValidationLimits } from '../validation';
+import { heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
+import { FirePath } from './fire-path';
 import { toListQuery } from './list-options';
 import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
-import { FirePath } from './fire-path';
-import { atIndex, inactive } from './refusals';
-import { describeWhen, whenOfSpec, whenOfTimer } from './when';
+import { Placement } from './placement';
+import { inactive } from './refusals';
 
-/** How long a cancelled key stays cancelled for `ifExists: 'keep'` (SPEC §3.1), here and in Redis. */
+/** How long a cancelled key stays cancelled for `ifExists: 'keep'` (docs/spec.md §3.1), here and in Redis. */
 export const DEFAULT_TOMBSTONE_MS = 7 * 86_400_000;
 
 export interface EngineOptions {
@@ -47,7 +37,7 @@ export interface EngineOptions {
   logger?: SundialLogger;
 }
 
-/** The in-memory engine: SPEC's `Timers` operations in one process, without Redis or Nest. */
+/** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
 export type Engine = TimersApi;
 
 export function createEngine(options: EngineOptions): Engine {
@@ -56,19 +46,16 @@ export function createEngine(options: EngineOptions): Engine {
 
 class MemoryEngine implements Engine {
   private readonly clock: Clock;
-  private readonly handlers: Readonly<Record<string, TimerHandler>>;
-  private readonly limits: Partial<ValidationLimits>;
-  private readonly logger: SundialLogger;
   private readonly store: EntryStore;
   private readonly events: EventHub;
   private readonly firePath: FirePath;
+  private readonly placement: Placement;
   private readonly outbox = new Outbox();
-  private lastId = 0;
   private disposed = false;
 
   constructor(options: EngineOptions) {
     const { clock = realClock, handlers, limits = {}, tombstoneMs = DEFAULT_TOMBSTONE_MS } = options;
-    this.logger = options.logger ?? consoleLogger;
+    const logger = options.logger ?? consoleLogger;
     if (typeof handlers !== 'object' || handlers === null) {
       throw refusals.invalid(
         'handlers',
@@ -84,10 +71,8 @@ class MemoryEngine implements Engine {
       );
     }
     this.clock = clock;
-    this.handlers = handlers;
-    this.limits = limits;
     this.store = new EntryStore(tombstoneMs);
-    this.events = new EventHub(this.logger);
+    this.events = new EventHub(logger);
     this.firePath = new FirePath({
       clock,
       store: this.store,
@@ -95,39 +80,22 @@ class MemoryEngine implements Engine {
       outbox: this.outbox,
       handlers,
     });
+    this.placement = new Placement({
+      clock,
+      store: this.store,
+      firePath: this.firePath,
+      logger,
+      handlers,
+      limits,
+    });
   }
 
   async schedule(spec: TimerSpec): Promise<Timer> {
-    return this.operation(() => this.place(this.normalize(spec)));
+    return this.operation(() => this.placement.schedule(spec));
   }
 
-  /** All or nothing: every spec is checked before the first one is placed. */
   async scheduleMany(specs: TimerSpec[]): Promise<Timer[]> {
-    return this.operation(() => {
-      if (!Array.isArray(specs)) {
-        throw refusals.invalid(
-          'specs',
-          `specs must be an array of timer specs, got ${showValue(specs)}`,
-          "Pass an array, e.g. [{ key: 'a', handler: 'h', delay: '1m' }].",
-        );
-      }
-      const normalized = specs.map((spec, index) => {
-        try {
-          return this.normalize(spec);
-        } catch (error) {
-          throw atIndex(error, index);
-        }
-      });
-      const placed = new Set<string>();
-      normalized.forEach((spec, index) => {
-        const live = this.store.get(spec.key)?.outcome === null;
-        if (spec.ifExists === 'error' && (live || placed.has(spec.key))) {
-          throw atIndex(refusals.duplicateKey(spec.key), index);
-        }
-        placed.add(spec.key);
-      });
-      return normalized.map((spec) => this.place(spec));
-    });
+    return this.operation(() => this.placement.scheduleMany(specs));
   }
 
   /** A finished row kept by `removeOnComplete: false` is dropped silently: there was nothing to cancel. */
@@ -277,49 +245,6 @@ class MemoryEngine implements Engine {
     return this.outbox.hold(body);
   }
 
-  private normalize(spec: TimerSpec): NormalizedSpec {
-    const normalized = normalizeSpec(spec, this.limits);
-    if (!Object.hasOwn(this.handlers, normalized.handler)) throw this.unknownHandler(normalized.handler);
-    return normalized;
-  }
-
-  /** SPEC §3.1 step 3 on: what a valid spec does to its key. */
-  private place(spec: NormalizedSpec): Timer {
-    const existing = this.store.get(spec.key);
-    const live = existing && !existing.outcome ? existing : undefined;
-    if (live && spec.ifExists === 'error') throw refusals.duplicateKey(spec.key);
-    if (spec.ifExists === 'keep') {
-      const recorded = live ? toTimer(live) : this.store.tombstone(spec.key, this.clock.now());
-      if (recorded) return this.keep(recorded, spec);
-    }
-    // A finished row kept by removeOnComplete: false does not hold its key: the new timer takes it.
-    if (live) this.firePath.cancel(live, 'replaced');
-    else if (existing) this.store.remove(existing);
-    const now = this.clock.now();
-    const entry = createEntry(String(++this.lastId), spec, now);
-    this.store.add(entry);
-    this.firePath.arm(entry, firstDue(spec, now));
-    this.firePath.emit('scheduled', entry, { due: entry.dueAt });
-    return toTimer(entry);
-  }
-
-  /** The first call names the time: a later one gets the recorded timer, and a warning if it asked for another. */
-  private keep(recorded: Timer, spec: NormalizedSpec): Timer {
-    const requested = describeWhen(whenOfSpec(spec));
-    const kept = describeWhen(whenOfTimer(recorded));
-    if (requested !== kept) {
-      this.logger.warn('ifExists keep: the key already exists, so the requested time is ignored', {
-        key: recorded.key,
-        id: recorded.id,
-        version: recorded.version,
-        status: recorded.status,
-        recorded: kept,
-        requested,
-      });
-    }
-    return recorded;
-  }
-
   /** The live (not finished) entry under `key`, or `not-found`. */
   private findLive(key: string): Entry {
     const entry = this.store.get(validateKey(key));
@@ -327,18 +252,6 @@ class MemoryEngine implements Engine {
       throw refusals.notFound(key);
     }
     return entry;
-  }
-
-  private unknownHandler(name: string): SundialError {
-    const known = Object.keys(this.handlers);
-    const guess = closestName(name, known);
-    return refusals.invalid(
-      'handler',
-      `no handler named "${name}" is registered with this engine`,
-      guess
-        ? `Did you mean "${guess}"? Use it, or register "${name}" in createEngine({ handlers }).`
-        : `Register "${name}" in createEngine({ handlers })${known.length ? `, or use one of ${known.join(', ')}` : ''}.`,
-    );
   }
 
   private assertOpen(): void {

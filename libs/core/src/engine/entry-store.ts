@@ -15,7 +15,7 @@ export interface ListQuery {
 
 /**
  * The entries by key (live ones, and finished ones kept by `removeOnComplete: false`), the live ids,
- * and the tombstones of cancelled keys (SPEC §3.1) that let
+ * and the tombstones of cancelled keys (docs/spec.md §3.1) that let
  * `ifExists: 'keep'` return a cancelled timer until the tombstone expires.
  */
 export class EntryStore {

@@ -28,7 +28,7 @@ export interface FirePathDeps {
 /**
  * Arms, fires, runs and settles timers. Every wake carries the `(id, key, version)` it was armed for
  * and every run its own identity: a wake or a completion that no longer matches the live entry is
- * stale and changes nothing (SPEC §3.2, §3.5).
+ * stale and changes nothing (docs/spec.md §3.2, §3.5).
  */
 export class FirePath {
   constructor(private readonly deps: FirePathDeps) {}
@@ -46,7 +46,7 @@ export class FirePath {
     entry.wake = null;
   }
 
-  /** When the timer is next due, counted from `now`: nothing missed is made up (SPEC §3.3). */
+  /** When the timer is next due, counted from `now`: nothing missed is made up (docs/spec.md §3.3). */
   nextDue(entry: Entry, now: number): number {
     switch (entry.kind) {
       case 'once':

@@ -1,4 +1,7 @@
-/* Engine-only cases (virtual-clock precision, in-process handlers, dispose); the SPEC §3 semantics shared with Redis are in test/conformance. */
+/*
+ * Engine-only cases (virtual-clock precision, in-process handlers, dispose); the docs/spec.md §3 semantics
+ * shared with Redis are in test/conformance.
+ */
 import type { TimerEvent } from '../types';
 import { VirtualClock } from '../virtual-clock';
 import { createEngine } from './engine';

@@ -1,5 +1,5 @@
 /**
- * SPEC §3.5, in process: every race where a stale execution could touch a newer entry, each run
+ * docs/spec.md §3.5, in process: every race where a stale execution could touch a newer entry, each run
  * under many seeded timings. The time source cannot cancel (every wake still arrives, sometimes
  * twice), which is both the injected-source contract and the real clock's unclosable window: a
  * callback already queued when clearTimeout runs. Whatever the timing, the stale execution must

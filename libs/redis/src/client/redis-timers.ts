@@ -45,7 +45,7 @@ export interface RedisTimersOptions extends PartitionedOptions {
 const DEFAULT_CANCEL_BATCH = 100;
 
 /**
- * The Timers API over Redis (SPEC §5.1): every state change is one Lua script (StoreCommands); reads go
+ * The Timers API over Redis (docs/spec.md §5.1): every state change is one Lua script (StoreCommands); reads go
  * straight to the row hashes and indexes (TimerReads). Runs happen elsewhere (the fire path).
  */
 export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi {

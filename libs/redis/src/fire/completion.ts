@@ -23,7 +23,7 @@ export function cronFollowUp(
   return next === null ? { missed, overlap } : { cronNext: next, missed, overlap };
 }
 
-/** The completion that settles an at-most-once run whose worker was lost (SPEC §3.8). */
+/** The completion that settles an at-most-once run whose worker was lost (docs/spec.md §3.8). */
 export function lostCompletion(fields: RowFields, now: number): Completion {
   return {
     id: fields.id,

@@ -34,7 +34,7 @@ export interface LeaseKeeperOptions {
 const SHUTDOWN_RECONCILE = { graceMs: 2000, batchLimit: 1000 };
 
 /**
- * The leases and abort signals of a worker's runs (SPEC §3.8, §4.5, §4.6), beside TimerRunner as BullMQ
+ * The leases and abort signals of a worker's runs (docs/spec.md §3.8, §4.5, §4.6), beside TimerRunner as BullMQ
  * keeps lock-manager.ts beside worker.ts: renews every held lease each leaseMs / 3, aborts a run whose
  * lease is gone or whose entry changed (`P:abort`), and hands runs back at shutdown.
  */
@@ -123,7 +123,7 @@ export class LeaseKeeper {
     abort(run, `the lease on ${key} v${version} was lost`);
   }
 
-  /** Stops the local runs of an entry that was cancelled, replaced, rescheduled or paused (SPEC §4.5). */
+  /** Stops the local runs of an entry that was cancelled, replaced, rescheduled or paused (docs/spec.md §4.5). */
   private onAbort(message: string): void {
     const target = JSON.parse(message) as { key: string; id: string; version: number };
     for (const run of this.active) {

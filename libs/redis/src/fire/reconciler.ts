@@ -53,7 +53,7 @@ export async function reconcilePartition(
 }
 
 /**
- * The periodic safety net of the fire path (SPEC §3.8, §4.3), in every scheduler replica, no leader:
+ * The periodic safety net of the fire path (docs/spec.md §3.8, §4.3), in every scheduler replica, no leader:
  * armed timers whose job vanished go back to `due`, and expired leases are settled.
  */
 export class Reconciler extends Partitioned<FireCommands> {

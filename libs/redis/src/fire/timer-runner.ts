@@ -72,7 +72,7 @@ interface RunFields extends LogFields {
 type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
 
 /**
- * Runs due timers (docs/design.md "The fire path", SPEC §3.2, §3.8, §4.5, §4.6): one BullMQ worker per
+ * Runs due timers (docs/design.md "The fire path", docs/spec.md §3.2, §3.8, §4.5, §4.6): one BullMQ worker per
  * partition queue; each fire job is claimed in one call, its handlers run with a lease renewed while
  * they go on, and their outcomes are completed in batches. Every process may run one; there is no leader.
  */
@@ -134,7 +134,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   }
 
   /**
-   * Graceful stop (SPEC §4.6): take no more jobs, let running handlers finish for up to `graceMs`, then
+   * Graceful stop (docs/spec.md §4.6): take no more jobs, let running handlers finish for up to `graceMs`, then
    * abort the rest and hand their claims back (at-least-once: they run again elsewhere; at-most-once:
    * recorded lost), and close every connection.
    */
@@ -270,7 +270,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       if (completed.kind === 'done') this.reportSkips(completed, fields);
       else this.staleAtCompletion(completed.reason, fields);
     } catch (error) {
-      // The lease then expires and the reconciler settles the run (SPEC §3.8).
+      // The lease then expires and the reconciler settles the run (docs/spec.md §3.8).
       this.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
     }
   }
@@ -287,7 +287,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.logger.debug('fire job stale at claim: not run', { ...ref, partition, reason });
   }
 
-  /** The run happened, but the timer changed under it: its outcome was dropped (SPEC §3.2 step 4). */
+  /** The run happened, but the timer changed under it: its outcome was dropped (docs/spec.md §3.2 step 4). */
   private staleAtCompletion(reason: StaleReason, fields: RunFields): void {
     this.observer.stale?.({ reason, phase: 'complete' });
     this.logger.info('run outcome not recorded: the timer changed while it ran', { ...fields, reason });

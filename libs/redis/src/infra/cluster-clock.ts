@@ -1,7 +1,7 @@
 import type { RedisClient } from './connection';
 
 /**
- * Redis's clock as seen from this process (SPEC §4.4). Due times are Redis times; local timers are
+ * Redis's clock as seen from this process (docs/spec.md §4.4). Due times are Redis times; local timers are
  * not, so every wait is converted through the measured offset.
  */
 export class ClusterClock {

@@ -2,8 +2,8 @@ import { ReplyError } from 'ioredis';
 import type { RedisClient } from './connection';
 
 /**
- * Warns when Redis may evict timers (`maxmemory-policy` other than `noeviction`, SPEC §4.1). CONFIG may
- * be disabled on managed Redis: then the check is skipped.
+ * Warns when Redis may evict timers (`maxmemory-policy` other than `noeviction`, docs/spec.md §4.1).
+ * CONFIG may be disabled on managed Redis: then the check is skipped.
  */
 export async function warnUnlessNoEviction(
   redis: RedisClient,

@@ -15,7 +15,7 @@ export interface BacklogSource {
   ping(): Promise<void>;
 }
 
-/** Lateness is ms when healthy and seconds when a backlog builds up (SPEC §6). */
+/** Lateness is ms when healthy and seconds when a backlog builds up (docs/spec.md §6.1). */
 const LATENESS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 
@@ -23,7 +23,7 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 
 const backlogSources = new WeakMap<Registry, Set<BacklogSource>>();
 
 /**
- * The Prometheus metrics of SPEC §6 on one registry (prom-client's global one by default). Several
+ * The Prometheus metrics of docs/spec.md §6.1 on one registry (prom-client's global one by default). Several
  * apps may share a process (tests): a metric already registered under the same name is reused.
  * It is the observer RedisTimers, TimerRunner and Reconciler accept: every event of SundialObserverEvents.
  */

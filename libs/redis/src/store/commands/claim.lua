@@ -1,4 +1,4 @@
--- Claims the timers of one fire job (docs/design.md "Fire path contract", SPEC §3.2, §3.8).
+-- Claims the timers of one fire job (docs/design.md "Fire path contract", docs/spec.md §3.2, §3.8).
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] leaseMs, ARGV[3] worker id, then (id, key, version) per timer

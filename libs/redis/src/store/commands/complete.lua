@@ -1,4 +1,4 @@
--- Records the outcome of runs and moves their timers on (docs/design.md "Complete", SPEC §3.2, §3.3).
+-- Records the outcome of runs and moves their timers on (docs/design.md "Complete", docs/spec.md §3.2, §3.3).
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P'
@@ -31,7 +31,7 @@ local function stale(row, id, key, version, reason, outcome)
   return { 'stale', reason }
 end
 
--- What `last` records (SPEC §3.2): the run's start and end, and the error of a failed or lost run.
+-- What `last` records (docs/spec.md §3.2): the run's start and end, and the error of a failed or lost run.
 local function last_run(row, outcome, message, reason)
   local last = { started = tonumber(row.lf), ended = now, status = outcome == 'ok' and 'ok' or 'failed' }
   if outcome ~= 'ok' then
@@ -86,7 +86,7 @@ local function rearm(row, fields, due, gone)
   arm_due(base, row.key, due)
 end
 
--- Settles a held run; returns the slots its timer went past: missed, overlap (SPEC §3.3).
+-- Settles a held run; returns the slots its timer went past: missed, overlap (docs/spec.md §3.3).
 local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap)
   unleased[#unleased + 1] = row.key
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)

@@ -1,4 +1,4 @@
--- One reconciler pass over a partition (docs/design.md "The fire path", SPEC §3.8, §4.3). Idempotent,
+-- One reconciler pass over a partition (docs/design.md "The fire path", docs/spec.md §3.8, §4.3). Idempotent,
 -- so every scheduler replica may run it.
 -- 1. An `armed` entry handed off more than the grace ago whose job no longer exists goes back to `due`.
 -- 2. A lease expired by Redis now: at-least-once → pending again at the same version, back to `due`

@@ -1,4 +1,4 @@
--- Include: What a script tells the world: `P:events` (SPEC §5.1 on()) and `P:abort` (runs to stop).
+-- Include: What a script tells the world: `P:events` (docs/spec.md §3.6) and `P:abort` (runs to stop).
 
 -- Whether anyone may listen on `P:events`, asked once per script call (both O(1)): with no subscriber
 -- of the channel and no pattern subscription at all there is no one to encode an event for.
@@ -33,7 +33,7 @@ local function abort_runs(prefix, row)
   end
 end
 
--- The `skipped` events of a periodic run (SPEC §3.3): one per reason that has slots, with their count.
+-- The `skipped` events of a periodic run (docs/spec.md §3.3): one per reason that has slots, with their count.
 local function publish_skips(prefix, row, now, version, missed, overlap)
   if missed > 0 then
     publish_event(prefix, row, 'skipped', now, { version = tonumber(version), reason = 'missed', count = missed })

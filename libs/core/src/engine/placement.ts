@@ -1,0 +1,122 @@
+import type { Clock } from '../clock';
+import { closestName } from '../closest-name';
+import type { SundialError } from '../errors';
+import { refusals } from '../refusals';
+import { firstDue } from '../schedule';
+import { showValue } from '../show-value';
+import type { NormalizedSpec, Timer, TimerHandler, TimerSpec } from '../types';
+import { normalizeSpec, type ValidationLimits } from '../validation';
+import { createEntry, toTimer } from './entry';
+import type { EntryStore } from './entry-store';
+import type { FirePath } from './fire-path';
+import type { SundialLogger } from '../logger';
+import { atIndex } from './refusals';
+import { describeWhen, whenOfSpec, whenOfTimer } from './when';
+
+export interface PlacementDeps {
+  clock: Clock;
+  store: EntryStore;
+  firePath: FirePath;
+  logger: SundialLogger;
+  handlers: Readonly<Record<string, TimerHandler>>;
+  limits: Partial<ValidationLimits>;
+}
+
+/**
+ * What a spec does to its key (docs/spec.md §3.1 from step 2): validated against the limits and the
+ * handlers this engine knows, then created, kept or replacing the live timer; ids are issued here.
+ */
+export class Placement {
+  private lastId = 0;
+
+  constructor(private readonly deps: PlacementDeps) {}
+
+  schedule(spec: TimerSpec): Timer {
+    return this.place(this.normalize(spec));
+  }
+
+  /** All or nothing: every spec is checked before the first one is placed. */
+  scheduleMany(specs: TimerSpec[]): Timer[] {
+    if (!Array.isArray(specs)) {
+      throw refusals.invalid(
+        'specs',
+        `specs must be an array of timer specs, got ${showValue(specs)}`,
+        "Pass an array, e.g. [{ key: 'a', handler: 'h', delay: '1m' }].",
+      );
+    }
+    const normalized = specs.map((spec, index) => {
+      try {
+        return this.normalize(spec);
+      } catch (error) {
+        throw atIndex(error, index);
+      }
+    });
+    const placed = new Set<string>();
+    normalized.forEach((spec, index) => {
+      const live = this.deps.store.get(spec.key)?.outcome === null;
+      if (spec.ifExists === 'error' && (live || placed.has(spec.key))) {
+        throw atIndex(refusals.duplicateKey(spec.key), index);
+      }
+      placed.add(spec.key);
+    });
+    return normalized.map((spec) => this.place(spec));
+  }
+
+  private normalize(spec: TimerSpec): NormalizedSpec {
+    const normalized = normalizeSpec(spec, this.deps.limits);
+    if (!Object.hasOwn(this.deps.handlers, normalized.handler)) {
+      throw this.unknownHandler(normalized.handler);
+    }
+    return normalized;
+  }
+
+  /** docs/spec.md §3.1 step 3 on. */
+  private place(spec: NormalizedSpec): Timer {
+    const { store, firePath, clock } = this.deps;
+    const existing = store.get(spec.key);
+    const live = existing && !existing.outcome ? existing : undefined;
+    if (live && spec.ifExists === 'error') throw refusals.duplicateKey(spec.key);
+    if (spec.ifExists === 'keep') {
+      const recorded = live ? toTimer(live) : store.tombstone(spec.key, clock.now());
+      if (recorded) return this.keep(recorded, spec);
+    }
+    // A finished row kept by removeOnComplete: false does not hold its key: the new timer takes it.
+    if (live) firePath.cancel(live, 'replaced');
+    else if (existing) store.remove(existing);
+    const now = clock.now();
+    const entry = createEntry(String(++this.lastId), spec, now);
+    store.add(entry);
+    firePath.arm(entry, firstDue(spec, now));
+    firePath.emit('scheduled', entry, { due: entry.dueAt });
+    return toTimer(entry);
+  }
+
+  /** The first call names the time: a later one gets the recorded timer, and a warning if it asked for another. */
+  private keep(recorded: Timer, spec: NormalizedSpec): Timer {
+    const requested = describeWhen(whenOfSpec(spec));
+    const kept = describeWhen(whenOfTimer(recorded));
+    if (requested !== kept) {
+      this.deps.logger.warn('ifExists keep: the key already exists, so the requested time is ignored', {
+        key: recorded.key,
+        id: recorded.id,
+        version: recorded.version,
+        status: recorded.status,
+        recorded: kept,
+        requested,
+      });
+    }
+    return recorded;
+  }
+
+  private unknownHandler(name: string): SundialError {
+    const known = Object.keys(this.deps.handlers);
+    const guess = closestName(name, known);
+    return refusals.invalid(
+      'handler',
+      `no handler named "${name}" is registered with this engine`,
+      guess
+        ? `Did you mean "${guess}"? Use it, or register "${name}" in createEngine({ handlers }).`
+        : `Register "${name}" in createEngine({ handlers })${known.length ? `, or use one of ${known.join(', ')}` : ''}.`,
+    );
+  }
+}
