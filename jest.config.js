@@ -56,5 +56,7 @@ module.exports = {
     { ...base, displayName: 'api', testMatch: ['<rootDir>/test/{api,client}/**/*.test.ts'] },
     { ...base, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.test.ts'] },
     { ...base, displayName: 'deploy', testMatch: ['<rootDir>/test/deploy/**/*.test.ts'] },
+    // The fast subset of the chaos suite; `npm run chaos` (test/chaos/run.ts) runs every scenario.
+    { ...base, displayName: 'chaos', testMatch: ['<rootDir>/test/chaos/**/*.test.ts'] },
   ],
 };

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const races = option('--races') ?? 'memory=1000,redis=40';
   await ensureBuilt();
   const results: ScenarioResult[] = [];
-  for (const { scenario } of SCENARIOS.filter(({ scenario }) => !only || scenario.name.includes(only))) {
+  for (const scenario of SCENARIOS.filter((scenario) => !only || scenario.name.includes(only))) {
     process.stdout.write(`${scenario.name} … `);
     const result = await runScenario(scenario);
     process.stdout.write(`${result.seconds} s\n`);
