@@ -53,7 +53,10 @@ export class ChaosCluster {
   ) {}
 
   static async start(options: ClusterOptions): Promise<ChaosCluster> {
-    const [node, sink] = await Promise.all([RedisNode.start({ appendfsync: options.appendfsync }), startRedis()]);
+    const [node, sink] = await Promise.all([
+      RedisNode.start({ appendfsync: options.appendfsync }),
+      startRedis(),
+    ]);
     const proxy = options.proxy ? await ReplyProxy.start(node.port) : undefined;
     const clientUrl = options.proxy === 'all' ? proxy!.url : node.url;
     const quiet = { warn: () => undefined, error: () => undefined };
@@ -90,7 +93,8 @@ export class ChaosCluster {
   async kill(app: AppProcess): Promise<void> {
     if (this.workers.includes(app)) this.killedPids.add(app.pid);
     if (this.proxiedScheduler === app) this.proxiedScheduler = undefined;
-    for (const list of [this.schedulers, this.workers]) if (list.includes(app)) list.splice(list.indexOf(app), 1);
+    for (const list of [this.schedulers, this.workers])
+      if (list.includes(app)) list.splice(list.indexOf(app), 1);
     this.retired.push(app);
     app.kill('SIGKILL');
     await app.exited;

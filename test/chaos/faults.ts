@@ -2,12 +2,16 @@ import { createHash } from 'node:crypto';
 import { SundialKeys } from '@sundial/redis';
 import { Queue } from 'bullmq';
 import { loadCommands, type ScriptName } from '../../libs/redis/src/store/script-loader';
-import { LEASE_MS, PARTITIONS, type ChaosCluster } from './cluster';
+import { LEASE_MS, PARTITIONS } from './cluster';
 import type { SentCommand } from './reply-proxy';
 import { type Scenario, sleep } from './scenario';
 
 /** Every fault loop is bounded in count and in time. */
-async function repeat(times: number, everyMs: number, fault: (n: number) => Promise<boolean>): Promise<number> {
+async function repeat(
+  times: number,
+  everyMs: number,
+  fault: (n: number) => Promise<boolean>,
+): Promise<number> {
   let landed = 0;
   for (let n = 0; n < times; n++) {
     const started = Date.now();
@@ -71,7 +75,11 @@ const schedulerKill = (times: number): Scenario => ({
 });
 
 /** Kills Redis with `signal` and starts it again on the same port and AOF, `times` times. */
-function redisRestart(signal: 'SIGKILL' | 'SIGTERM', appendfsync: 'always' | 'everysec', times = 2): Scenario {
+function redisRestart(
+  signal: 'SIGKILL' | 'SIGTERM',
+  appendfsync: 'always' | 'everysec',
+  times = 2,
+): Scenario {
   return {
     name: `Redis ${signal}, appendfsync ${appendfsync} ×${times}`,
     appendfsync,
@@ -112,7 +120,15 @@ const clientKill: Scenario = {
 };
 
 /** The scripts the load makes the cluster run; release runs only when a worker shuts down. */
-const LOADED_SCRIPTS: ScriptName[] = ['schedule', 'cancel', 'take-due', 'claim', 'complete', 'renew-leases', 'reconcile'];
+const LOADED_SCRIPTS: ScriptName[] = [
+  'schedule',
+  'cancel',
+  'take-due',
+  'claim',
+  'complete',
+  'renew-leases',
+  'reconcile',
+];
 
 /** For each script in turn, the proxy drops one reply to it (the apps and the load's client go through it). */
 const droppedReplies: Scenario = {
@@ -154,7 +170,10 @@ const jobsDeleted = (times: number): Scenario => ({
     const keys = new SundialKeys('sundial', PARTITIONS);
     const queues = keys.all().map(
       (partition) =>
-        new Queue(keys.queueName(partition), { connection: { url: cluster.node.url }, prefix: keys.bullPrefix }),
+        new Queue(keys.queueName(partition), {
+          connection: { url: cluster.node.url },
+          prefix: keys.bullPrefix,
+        }),
     );
     let deleted = 0;
     try {
@@ -164,7 +183,13 @@ const jobsDeleted = (times: number): Scenario => ({
         for (const queue of queues) {
           for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized'])) {
             // a job a worker took meanwhile is locked: removing it fails, and it runs
-            if (await job.remove().then(() => true, () => false)) deleted++;
+            if (
+              await job.remove().then(
+                () => true,
+                () => false,
+              )
+            )
+              deleted++;
           }
         }
         await Promise.all(queues.map((queue) => queue.resume()));

@@ -68,10 +68,16 @@ export function checkLedger(input: LedgerInput): Verdict {
     if (id === null) continue; // refused or unknown, and it did not happen: nothing to check
     verdict.timers++;
     if (schedule.answer === 'refused')
-      note('wrong', `${key}: schedule refused (${schedule.reason}: ${schedule.message}) but the timer exists`);
+      note(
+        'wrong',
+        `${key}: schedule refused (${schedule.reason}: ${schedule.message}) but the timer exists`,
+      );
     const cancelled = tombstone === id;
     if (cancel && cancel.answer !== 'ok' && cancel.answer !== 'unknown' && cancelled)
-      note('wrong', `${key}: cancel answered ${cancel.answer} (${cancel.reason ?? ''}) but it cancelled ${id}`);
+      note(
+        'wrong',
+        `${key}: cancel answered ${cancel.answer} (${cancel.reason ?? ''}) but it cancelled ${id}`,
+      );
     const ctx: TimerCheck = { key, id, row, runs, input, note };
     checkRuns(ctx, cancel?.answer === 'ok' ? cancel.answeredAt : undefined, verdict);
     if (!cancelled) checkEnd(ctx);
@@ -89,7 +95,11 @@ interface TimerCheck {
 }
 
 /** Early and stale runs, lateness, and second runs of one (id, version). */
-function checkRuns({ key, id, row, runs, input, note }: TimerCheck, cancelledAt: number | undefined, verdict: Verdict): void {
+function checkRuns(
+  { key, id, row, runs, input, note }: TimerCheck,
+  cancelledAt: number | undefined,
+  verdict: Verdict,
+): void {
   const atLeastOnce = row?.delivery !== 'at-most-once';
   const starts = runs.filter((run) => run.event === 'started' && run.id === id);
   for (const [version, ofVersion] of groupBy(starts, (run) => run.version)) {
@@ -97,9 +107,13 @@ function checkRuns({ key, id, row, runs, input, note }: TimerCheck, cancelledAt:
     const first = ofVersion[0];
     verdict.maxLatenessMs = Math.max(verdict.maxLatenessMs, claimTime(first) - first.due);
     for (const run of ofVersion) {
-      if (claimTime(run) < run.due) note('early', `${key} v${version} claimed at ${claimTime(run)} < due ${run.due}`);
+      if (claimTime(run) < run.due)
+        note('early', `${key} v${version} claimed at ${claimTime(run)} < due ${run.due}`);
       if (cancelledAt !== undefined && claimTime(run) > cancelledAt)
-        note('stale', `${key} v${version} claimed at ${claimTime(run)}, after its cancel answered at ${cancelledAt}`);
+        note(
+          'stale',
+          `${key} v${version} claimed at ${claimTime(run)}, after its cancel answered at ${cancelledAt}`,
+        );
     }
     for (let n = 1; n < ofVersion.length; n++) {
       const [earlier, later] = [ofVersion[n - 1], ofVersion[n]];
@@ -107,8 +121,13 @@ function checkRuns({ key, id, row, runs, input, note }: TimerCheck, cancelledAt:
         note('wrong', `${key} v${version}: one claim (runCount ${later.runCount}) ran twice`);
         continue;
       }
-      note('duplicated', `${key} v${version}: runCount ${earlier.runCount} (pid ${earlier.pid}), then ${later.runCount}`);
-      const finished = runs.some((r) => r.event === 'finished' && r.version === version && r.runCount === earlier.runCount);
+      note(
+        'duplicated',
+        `${key} v${version}: runCount ${earlier.runCount} (pid ${earlier.pid}), then ${later.runCount}`,
+      );
+      const finished = runs.some(
+        (r) => r.event === 'finished' && r.version === version && r.runCount === earlier.runCount,
+      );
       if (atLeastOnce && (input.killedPids.has(earlier.pid) || input.leaseMayExpire)) verdict.allowed++;
       else
         note(
@@ -123,11 +142,13 @@ function checkRuns({ key, id, row, runs, input, note }: TimerCheck, cancelledAt:
 
 /** How a timer ended: it must have ended, its recorded outcome must match its runs, no run may be left behind. */
 function checkEnd({ key, id, row, runs, input, note }: TimerCheck): void {
-  if (row === null || row.id !== id) return note('lost', `${key}: acknowledged ${id}, gone without a recorded end`);
+  if (row === null || row.id !== id)
+    return note('lost', `${key}: acknowledged ${id}, gone without a recorded end`);
   if (row.status !== 'completed' && row.status !== 'failed')
     return note('lost', `${key}: still ${row.status} (runCount ${row.runCount}) after the settle deadline`);
   const own = runs.filter((run) => run.id === id);
-  const started = (runCount: number) => own.some((run) => run.event === 'started' && run.runCount === runCount);
+  const started = (runCount: number) =>
+    own.some((run) => run.event === 'started' && run.runCount === runCount);
   const workerDied = input.killedPids.size > 0;
   for (let runCount = 1; runCount <= row.runCount; runCount++) {
     if (!started(runCount) && !workerDied)
@@ -136,19 +157,31 @@ function checkEnd({ key, id, row, runs, input, note }: TimerCheck): void {
   const last = row.last;
   if (last?.status === 'failed' && last.error?.reason === 'lost') {
     if (row.delivery !== 'at-most-once') note('wrong', `${key}: at-least-once run recorded lost`);
-    else if (!started(row.runCount) && !workerDied) note('wrong', `${key}: recorded lost, but that run never started`);
+    else if (!started(row.runCount) && !workerDied)
+      note('wrong', `${key}: recorded lost, but that run never started`);
   } else if (last?.status === 'failed') {
-    note('wrong', `${key}: ended failed (${last.error?.message}) though its handler never throws unless aborted`);
-  } else if (row.handler === 'slow' && !own.some((run) => run.event === 'finished' && run.runCount === row.runCount)) {
+    note(
+      'wrong',
+      `${key}: ended failed (${last.error?.message}) though its handler never throws unless aborted`,
+    );
+  } else if (
+    row.handler === 'slow' &&
+    !own.some((run) => run.event === 'finished' && run.runCount === row.runCount)
+  ) {
     note('wrong', `${key}: recorded ok, but run ${row.runCount} never finished`);
   }
   if (row.delivery === 'at-most-once') return;
   // An at-least-once run that started and never finished must have run again.
   for (const run of own.filter((r) => r.event === 'started' && r.runCount < row.runCount)) {
     const finished = own.some((r) => r.event === 'finished' && r.runCount === run.runCount);
-    const again = own.some((r) => r.event === 'started' && r.version === run.version && r.runCount > run.runCount);
+    const again = own.some(
+      (r) => r.event === 'started' && r.version === run.version && r.runCount > run.runCount,
+    );
     if (row.handler === 'slow' && !finished && !again)
-      note('lost', `${key} v${run.version}: run ${run.runCount} (pid ${run.pid}) never finished and never ran again`);
+      note(
+        'lost',
+        `${key} v${run.version}: run ${run.runCount} (pid ${run.pid}) never finished and never ran again`,
+      );
   }
 }
 

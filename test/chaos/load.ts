@@ -35,7 +35,14 @@ const MIX: ((key: string, jitter: number) => TimerSpec)[] = [
   (key, j) => ({ key, handler: 'slow', payload: { ms: 2_500 }, delay: 800 + j, delivery: 'at-most-once' }),
   (key) => ({ key, handler: 'slow', payload: { ms: 200 }, every: 1_000, maxRuns: 3 }),
   (key) => ({ key, handler: 'slow', payload: { ms: 900 }, every: 700, maxRuns: 4, awaitTask: false }),
-  (key) => ({ key, handler: 'record', cron: '*/2 * * * * *', tz: 'UTC', maxRuns: 2, delivery: 'at-most-once' }),
+  (key) => ({
+    key,
+    handler: 'record',
+    cron: '*/2 * * * * *',
+    tz: 'UTC',
+    maxRuns: 2,
+    delivery: 'at-most-once',
+  }),
   (key) => ({ key, handler: 'slow', payload: { ms: 300 }, every: 900, maxRuns: 2, delivery: 'at-most-once' }),
 ];
 /** Every CANCEL_EVERY-th quick one-shot is cancelled soon after it was created, well before its due. */

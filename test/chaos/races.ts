@@ -41,7 +41,9 @@ export function runRaces(seeds: { memory: number; redis: number }): ScenarioResu
       numFailedTests: number;
       testResults: { assertionResults: { status: string; fullName: string; failureMessages: string[] }[] }[];
     };
-    const failures = report.testResults.flatMap((file) => file.assertionResults.filter((test) => test.status === 'failed'));
+    const failures = report.testResults.flatMap((file) =>
+      file.assertionResults.filter((test) => test.status === 'failed'),
+    );
     if (report.numTotalTests === 0) throw new Error(`the race suite ran nothing:\n${jest.stderr}`);
     return {
       name: `every race of the spec (§3.5): memory ×${seeds.memory} seeds, Redis ×${seeds.redis} seeds`,
@@ -52,7 +54,9 @@ export function runRaces(seeds: { memory: number; redis: number }): ScenarioResu
       runs: 0,
       ...{ lost: 0, duplicated: 0, allowed: 0, early: 0, stale: 0, maxLatenessMs: 0 },
       wrong: report.numFailedTests,
-      problems: failures.slice(0, 4).map((test) => `wrong: ${test.fullName}: ${test.failureMessages[0]?.slice(0, 300)}`),
+      problems: failures
+        .slice(0, 4)
+        .map((test) => `wrong: ${test.fullName}: ${test.failureMessages[0]?.slice(0, 300)}`),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

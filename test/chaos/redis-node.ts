@@ -1,10 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { spawnOwned, waitFor } from '@sundial/testing';
+import { freePort, spawnOwned, waitFor } from '@sundial/testing';
 
 /**
  * A private redis-server the chaos suite may hurt: SIGKILL or SIGTERM it and start it again on the same
@@ -22,7 +21,9 @@ export class RedisNode {
   ) {}
 
   /** `appendfsync`: with AOF on (`always` or `everysec`); none: no persistence. */
-  static async start(options: { appendfsync?: 'always' | 'everysec'; args?: string[] } = {}): Promise<RedisNode> {
+  static async start(
+    options: { appendfsync?: 'always' | 'everysec'; args?: string[] } = {},
+  ): Promise<RedisNode> {
     const persistence = options.appendfsync
       ? ['--appendonly', 'yes', '--appendfsync', options.appendfsync]
       : ['--appendonly', 'no'];
@@ -98,15 +99,4 @@ async function ping(url: string): Promise<string | undefined> {
   } finally {
     probe.disconnect();
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

@@ -31,14 +31,19 @@ export function chaosTable(results: ScenarioResult[]): string {
 export function problemList(results: ScenarioResult[]): string {
   const lines = results
     .filter((r) => r.problems.length > 0)
-    .flatMap((r) => [`- **${r.name}**`, ...r.problems.map((problem) => `  - ${problem.replace(/\s+/g, ' ')}`)]);
+    .flatMap((r) => [
+      `- **${r.name}**`,
+      ...r.problems.map((problem) => `  - ${problem.replace(/\s+/g, ' ')}`),
+    ]);
   return lines.length > 0 ? lines.join('\n') : 'None.';
 }
 
 /** Replaces the results section of docs/reliability.md (between its markers) with this run's. */
 export function writeReliability(results: ScenarioResult[], document: string): string {
   const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dirty = execSync('git status --porcelain', { cwd: ROOT, encoding: 'utf8' }).trim() ? ' (with uncommitted changes)' : '';
+  const dirty = execSync('git status --porcelain', { cwd: ROOT, encoding: 'utf8' }).trim()
+    ? ' (with uncommitted changes)'
+    : '';
   const section = [
     START,
     `Run of ${new Date().toISOString().slice(0, 10)} on commit \`${commit}\`${dirty}, ${process.platform}, Node ${process.version}:`,

@@ -31,7 +31,12 @@ async function main(): Promise<void> {
     results.push(result);
   }
   if (races !== '0' && !only) {
-    const seeds = Object.fromEntries(races.split(',').map((pair) => pair.split('=')).map(([k, v]) => [k, Number(v)]));
+    const seeds = Object.fromEntries(
+      races
+        .split(',')
+        .map((pair) => pair.split('='))
+        .map(([k, v]) => [k, Number(v)]),
+    );
     process.stdout.write('spec races … ');
     const result = runRaces({ memory: seeds.memory ?? 0, redis: seeds.redis ?? 0 });
     process.stdout.write(`${result.seconds} s\n`);
@@ -40,7 +45,9 @@ async function main(): Promise<void> {
   console.log(`\n${chaosTable(results)}\n\n${problemList(results)}`);
   if (!args.includes('--no-write') && !only) {
     const path = join(ROOT, 'docs', 'reliability.md');
-    console.log(`\nwritten to ${writeReliability(results, existsSync(path) ? readFileSync(path, 'utf8') : '')}`);
+    console.log(
+      `\nwritten to ${writeReliability(results, existsSync(path) ? readFileSync(path, 'utf8') : '')}`,
+    );
   }
   const bad = results.some((r) => r.lost + r.early + r.stale + r.wrong + (r.duplicated - r.allowed) > 0);
   process.exit(bad ? 1 : 0);

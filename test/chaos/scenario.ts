@@ -64,7 +64,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       killedPids: cluster.killedPids,
       leaseMayExpire: scenario.leaseMayExpire ?? false,
     });
-    return { name: scenario.name, faults, seconds: Math.round((Date.now() - began) / 1000), ledger: true, ...verdict };
+    return {
+      name: scenario.name,
+      faults,
+      seconds: Math.round((Date.now() - began) / 1000),
+      ledger: true,
+      ...verdict,
+    };
   } finally {
     await cluster.stop();
   }
@@ -75,7 +81,9 @@ async function settled(cluster: ChaosCluster, keys: string[]): Promise<FinalStat
   return waitFor(
     async () => {
       const state = await cluster.finalState(keys);
-      const open = [...state.rows.values()].some((row) => row?.status === 'pending' || row?.status === 'running');
+      const open = [...state.rows.values()].some(
+        (row) => row?.status === 'pending' || row?.status === 'running',
+      );
       return !open && state;
     },
     { timeoutMs: SETTLE_DEADLINE_MS, intervalMs: 1_000, what: 'every timer to end' },

@@ -53,7 +53,13 @@ describe('cluster under the documented ACL user', () => {
     };
     const timers = [
       await post({ key: 'acl:once', handler: 'record', delay: 200 }),
-      await post({ key: 'acl:once-amo', handler: 'slow', payload: { ms: 100 }, delay: 200, delivery: 'at-most-once' }),
+      await post({
+        key: 'acl:once-amo',
+        handler: 'slow',
+        payload: { ms: 100 },
+        delay: 200,
+        delivery: 'at-most-once',
+      }),
       await post({ key: 'acl:every', handler: 'slow', payload: { ms: 50 }, every: 300, maxRuns: 2 }),
       await post({ key: 'acl:free', handler: 'record', every: 300, maxRuns: 3, awaitTask: false }),
       await post({ key: 'acl:cron', handler: 'record', cron: '* * * * * *', tz: 'UTC', maxRuns: 2 }),
@@ -65,20 +71,25 @@ describe('cluster under the documented ACL user', () => {
     expect((await api('POST', `${keyPath('acl:ops')}/resume`)).status).toBe(200);
     expect((await api('POST', `${keyPath('acl:ops')}/trigger`)).status).toBe(200);
     await post({ key: 'acl:gone', handler: 'record', delay: 60_000 });
-    expect((await api<{ cancelled: boolean }>('DELETE', keyPath('acl:gone'))).body).toEqual({ cancelled: true });
+    expect((await api<{ cancelled: boolean }>('DELETE', keyPath('acl:gone'))).body).toEqual({
+      cancelled: true,
+    });
     expect((await api('GET', '/v1/timers?prefix=acl:')).status).toBe(200);
 
     const records = new Redis(sink.url);
     try {
       await waitFor(
         async () => {
-          const rows = await Promise.all(timers.map(async (t) => (await api<Timer>('GET', keyPath(t.key))).body));
+          const rows = await Promise.all(
+            timers.map(async (t) => (await api<Timer>('GET', keyPath(t.key))).body),
+          );
           return rows.every((row) => row.status === 'completed');
         },
         { timeoutMs: 20_000, intervalMs: 100, what: 'every timer to complete' },
       );
       const runs = await readRuns(records);
-      const started = (key: string) => runs.filter((run) => run.key === key && run.event === 'started').length;
+      const started = (key: string) =>
+        runs.filter((run) => run.key === key && run.event === 'started').length;
       expect(timers.map((t) => [t.key, started(t.key)])).toEqual([
         ['acl:once', 1],
         ['acl:once-amo', 1],
@@ -105,7 +116,9 @@ describe('cluster under the documented ACL user', () => {
   }, 60_000);
 
   it('the user can reach nothing outside its prefix, nor administrative commands', async () => {
-    const user = new Redis(`redis://sundial:${PASSWORD}@127.0.0.1:${redis.port}`, { maxRetriesPerRequest: 0 });
+    const user = new Redis(`redis://sundial:${PASSWORD}@127.0.0.1:${redis.port}`, {
+      maxRetriesPerRequest: 0,
+    });
     try {
       await expect(user.set('other:key', '1')).rejects.toThrow(/NOPERM/);
       await expect(user.call('FLUSHALL')).rejects.toThrow(/NOPERM/);
@@ -125,5 +138,8 @@ function documentedAcl(password: string): string[] {
   if (!block) throw new Error('docs/operations.md has no ACL block after its <!-- acl: --> marker');
   const words = block[1].replace(/\\\n/g, ' ').replace(/\\\|/g, '|').trim().split(/\s+/);
   expect(words.slice(0, 4)).toEqual(['redis-cli', 'ACL', 'SETUSER', 'sundial']);
-  return ['sundial', ...words.slice(4).map((word) => word.replace(/^'|'$/g, '').replace('>CHANGE-ME', `>${password}`))];
+  return [
+    'sundial',
+    ...words.slice(4).map((word) => word.replace(/^'|'$/g, '').replace('>CHANGE-ME', `>${password}`)),
+  ];
 }

@@ -13,7 +13,7 @@ export {
 export { spawnOwned } from './owned-child';
 export { clusterEnv, SHORT_LEASE, spawnCluster } from './process-cluster';
 export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } from './recording-handlers';
-export { type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
+export { freePort, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
 export { waitFor } from './wait-for';
 export { oddThrownValues } from './odd-thrown-values';
 export { rawHttp } from './raw-http';
