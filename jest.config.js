@@ -64,5 +64,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/cluster/**/*.test.ts', '<rootDir>/examples/**/*.test.ts'],
     },
     { ...base, displayName: 'deploy', testMatch: ['<rootDir>/test/deploy/**/*.test.ts'] },
+    // The fast subset of the chaos suite; `npm run chaos` (test/chaos/run.ts) runs every scenario.
+    { ...base, displayName: 'chaos', testMatch: ['<rootDir>/test/chaos/**/*.test.ts'] },
   ],
 };

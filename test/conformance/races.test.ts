@@ -10,7 +10,20 @@ import type { TimerEvent } from '@sundial/core';
 import { seededRandom } from '../engine/harness';
 import { BACKENDS, type Harness, useBackend } from './backends';
 
-const SEEDS = { memory: 24, redis: 6 };
+/**
+ * Seeds per backend; `npm run chaos` runs many more through SUNDIAL_RACE_SEEDS (`memory=1000,redis=40`,
+ * test/chaos/races.ts).
+ */
+const SEEDS: Record<string, number> = {
+  memory: 24,
+  redis: 6,
+  ...Object.fromEntries(
+    (process.env.SUNDIAL_RACE_SEEDS ?? '')
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.split('=')[0].trim(), Number(pair.split('=')[1])]),
+  ),
+};
 const OUTCOMES = ['running', 'completed', 'failed', 'skipped'];
 
 /** The events of `id` after the first one matching `mark` (which must have come). */

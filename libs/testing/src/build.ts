@@ -1,12 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
-export const ROOT = join(__dirname, '..', '..', '..');
+// libs/testing/src, or dist/libs/testing/src when compiled (npm run chaos runs from dist)
+const above = join(__dirname, '..', '..', '..');
+export const ROOT = basename(above) === 'dist' ? dirname(above) : above;
 export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp');
 const LOCK = join(DIST, '.build-lock');
-const SOURCES = ['apps', 'libs', 'scripts', 'examples'];
+const SOURCES = ['apps', 'libs', 'scripts', 'examples', 'test/chaos'];
 const LOCK_STALE_MS = 5 * 60_000;
 
 /**

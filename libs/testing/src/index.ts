@@ -16,7 +16,7 @@ export { clusterEnv, SHORT_LEASE, spawnCluster } from './process-cluster';
 export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } from './recording-handlers';
 export { type RedisCluster, startRedisCluster } from './redis-cluster';
 export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
-export { type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
+export { freePort, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
 export { waitFor } from './wait-for';
 export { oddThrownValues } from './odd-thrown-values';
 export { rawHttp } from './raw-http';

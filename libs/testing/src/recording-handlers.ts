@@ -17,6 +17,8 @@ export interface RunRecord {
   due: number;
   runCount: number;
   at: number;
+  /** when the claim took the run, on the Redis clock (`lastFiredAt` of the claimed row) */
+  claimedAt: number | null;
   pid: number;
 }
 
@@ -38,6 +40,7 @@ async function record(event: RunRecord['event'], ctx: TimerContext): Promise<voi
     due: ctx.due,
     runCount: ctx.runCount,
     at: Date.now(),
+    claimedAt: ctx.timer.lastFiredAt,
     pid: process.pid,
   };
   await recorder().rpush(RUNS_KEY, JSON.stringify(entry));

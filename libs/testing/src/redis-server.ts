@@ -91,7 +91,8 @@ function assertInstalled(): void {
   }
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 right now (someone else may take it before it is bound). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

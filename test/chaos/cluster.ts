@@ -1,0 +1,134 @@
+import { RedisTimers, SundialKeys } from '@sundial/redis';
+import {
+  type AppProcess,
+  clusterEnv,
+  killAll,
+  readRuns,
+  type RedisServer,
+  type RunRecord,
+  spawnApp,
+  startRedis,
+} from '@sundial/testing';
+import { silentLogger, type Timer } from '@sundial/core';
+import { Redis } from 'ioredis';
+import { RedisNode } from './redis-node';
+import { ReplyProxy } from './reply-proxy';
+
+export const PARTITIONS = 2;
+/** Short enough that runs of a killed worker come back within seconds, long enough for a loaded machine. */
+export const LEASE_MS = 4_000;
+
+/** What the Redis under test holds for each written key at the end. */
+export interface FinalState {
+  rows: Map<string, Timer | null>;
+  tombstones: Map<string, string | null>;
+}
+
+export interface ClusterOptions {
+  appendfsync?: 'always' | 'everysec';
+  /** `all`: every app and the load's client reach Redis through the proxy; `scheduler-0`: only that one */
+  proxy?: 'all' | 'scheduler-0';
+}
+
+/**
+ * What a chaos scenario runs on: the Redis under test (maybe behind a reply proxy), a second private
+ * Redis as the run ledger's sink (so the ledger survives faults of the first), 2 schedulers and 2
+ * workers as child processes from dist, and a client for the load.
+ */
+export class ChaosCluster {
+  readonly killedPids = new Set<number>();
+  readonly schedulers: AppProcess[] = [];
+  readonly workers: AppProcess[] = [];
+  /** with `proxy: 'scheduler-0'`, the one scheduler that reaches Redis through the proxy */
+  proxiedScheduler: AppProcess | undefined;
+  private readonly retired: AppProcess[] = [];
+  private spawned = 0;
+
+  private constructor(
+    readonly node: RedisNode,
+    readonly sink: RedisServer,
+    readonly proxy: ReplyProxy | undefined,
+    private readonly options: ClusterOptions,
+    readonly client: RedisTimers,
+  ) {}
+
+  static async start(options: ClusterOptions): Promise<ChaosCluster> {
+    const [node, sink] = await Promise.all([
+      RedisNode.start({ appendfsync: options.appendfsync }),
+      startRedis(),
+    ]);
+    const proxy = options.proxy ? await ReplyProxy.start(node.port) : undefined;
+    const clientUrl = options.proxy === 'all' ? proxy!.url : node.url;
+    const client = new RedisTimers({ connection: clientUrl, partitions: PARTITIONS, logger: silentLogger });
+    const cluster = new ChaosCluster(node, sink, proxy, options, client);
+    await Promise.all([
+      cluster.spawn('scheduler'),
+      cluster.spawn('scheduler'),
+      cluster.spawn('worker'),
+      cluster.spawn('worker'),
+    ]);
+    return cluster;
+  }
+
+  /** Starts one more scheduler or worker and adds it to the cluster. */
+  async spawn(app: 'scheduler' | 'worker'): Promise<AppProcess> {
+    const n = this.spawned++;
+    const list = app === 'scheduler' ? this.schedulers : this.workers;
+    const proxiedScheduler =
+      this.options.proxy === 'scheduler-0' && app === 'scheduler' && this.proxiedScheduler === undefined;
+    const viaProxy = this.options.proxy === 'all' || proxiedScheduler;
+    const env = clusterEnv(viaProxy ? this.proxy!.url : this.node.url, {
+      SUNDIAL_PARTITIONS: String(PARTITIONS),
+      SUNDIAL_LEASE_MS: String(LEASE_MS),
+      SUNDIAL_TEST_RECORD_URL: this.sink.url,
+    });
+    const started = await spawnApp(app, `${app}-${n}`, env);
+    list.push(started);
+    if (proxiedScheduler) this.proxiedScheduler = started;
+    return started;
+  }
+
+  /** SIGKILLs an app and takes it out of the cluster; a worker's pid joins `killedPids`. */
+  async kill(app: AppProcess): Promise<void> {
+    if (this.workers.includes(app)) this.killedPids.add(app.pid);
+    if (this.proxiedScheduler === app) this.proxiedScheduler = undefined;
+    for (const list of [this.schedulers, this.workers])
+      if (list.includes(app)) list.splice(list.indexOf(app), 1);
+    this.retired.push(app);
+    app.kill('SIGKILL');
+    await app.exited;
+  }
+
+  /** The final row of every key and the id in its tombstone, read straight from the Redis under test. */
+  async finalState(keys: string[]): Promise<FinalState> {
+    const reader = new RedisTimers({ connection: this.node.url, partitions: PARTITIONS });
+    const names = new SundialKeys('sundial', PARTITIONS);
+    try {
+      const rows = new Map<string, Timer | null>();
+      const tombstones = new Map<string, string | null>();
+      for (const key of keys) {
+        rows.set(key, await reader.get(key));
+        tombstones.set(key, await this.node.side.hget(names.tombstone(key), 'id'));
+      }
+      return { rows, tombstones };
+    } finally {
+      await reader.dispose();
+    }
+  }
+
+  async runs(): Promise<RunRecord[]> {
+    const sink = new Redis(this.sink.url);
+    try {
+      return await readRuns(sink);
+    } finally {
+      sink.disconnect();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.client.dispose().catch(() => undefined);
+    await killAll([...this.schedulers, ...this.workers, ...this.retired]);
+    await this.proxy?.stop();
+    await Promise.all([this.node.stop(), this.sink.stop()]);
+  }
+}

@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { SundialKeys } from '@sundial/redis';
+import { Queue } from 'bullmq';
+import { loadCommands, type ScriptName } from '../../libs/redis/src/store/script-loader';
+import { LEASE_MS, PARTITIONS } from './cluster';
+import type { SentCommand } from './reply-proxy';
+import { type Scenario, sleep } from './scenario';
+
+/** Every fault loop is bounded in count and in time. */
+async function repeat(
+  times: number,
+  everyMs: number,
+  fault: (n: number) => Promise<boolean>,
+): Promise<number> {
+  let landed = 0;
+  for (let n = 0; n < times; n++) {
+    const started = Date.now();
+    if (await fault(n)) landed++;
+    await sleep(Math.max(0, everyMs - (Date.now() - started)));
+  }
+  return landed;
+}
+
+async function withDeadline<T>(ms: number, probe: () => T | undefined): Promise<T | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined || Date.now() > deadline) return value;
+    await sleep(20);
+  }
+}
+
+/** SIGKILLs a worker while long handlers run on it, then starts a replacement; `times` times. */
+const workerKill = (times: number): Scenario => ({
+  name: `worker SIGKILL mid-run ×${times}`,
+  async inject(cluster) {
+    return repeat(times, 2_500, async (n) => {
+      const victim = cluster.workers[n % cluster.workers.length];
+      await cluster.kill(victim);
+      await cluster.spawn('worker');
+      return true;
+    });
+  },
+});
+
+/**
+ * SIGKILLs a scheduler at the moment Redis answers a take-due that moved timers to `armed`: the
+ * timers are taken and no fire job will ever be added for them (the reconciler must re-arm them).
+ */
+const schedulerKill = (times: number): Scenario => ({
+  name: `scheduler SIGKILL between take-due and queuing ×${times}`,
+  proxy: 'scheduler-0',
+  async inject(cluster) {
+    const takeDue = scriptMatcher('take-due');
+    return repeat(times, 2_000, async () => {
+      const victim = cluster.proxiedScheduler!;
+      let hit = false;
+      cluster.proxy!.dropReplyTo({
+        matches: takeDue,
+        // a reply whose job list is empty took nothing
+        when: (reply) => !reply.toString('latin1').endsWith('*0\r\n'),
+        then: () => {
+          hit = true;
+          victim.kill('SIGKILL');
+        },
+      });
+      await withDeadline(5_000, () => (hit ? true : undefined));
+      cluster.proxy!.dropReplyTo(undefined);
+      if (!hit) return false;
+      await cluster.kill(victim);
+      await cluster.spawn('scheduler'); // through the proxy again
+      return hit;
+    });
+  },
+});
+
+/** Kills Redis with `signal` and starts it again on the same port and AOF, `times` times. */
+function redisRestart(
+  signal: 'SIGKILL' | 'SIGTERM',
+  appendfsync: 'always' | 'everysec',
+  times = 2,
+): Scenario {
+  return {
+    name: `Redis ${signal}, appendfsync ${appendfsync} ×${times}`,
+    appendfsync,
+    async inject(cluster) {
+      return repeat(times, 4_000, async () => {
+        await cluster.node.signal(signal);
+        await sleep(1_000);
+        await cluster.node.restart();
+        return true;
+      });
+    },
+  };
+}
+
+/** Freezes Redis (SIGSTOP) for longer than a lease, then thaws it. */
+const redisFrozen: Scenario = {
+  name: `Redis frozen (SIGSTOP) ${(LEASE_MS + 1_500) / 1000} s, past the ${LEASE_MS / 1000} s lease`,
+  leaseMayExpire: true,
+  async inject(cluster) {
+    await cluster.node.signal('SIGSTOP');
+    await sleep(LEASE_MS + 1_500);
+    await cluster.node.signal('SIGCONT');
+    return 1;
+  },
+};
+
+/** `CLIENT KILL TYPE normal` from a side connection every 100 ms for 4 s. */
+const clientKill: Scenario = {
+  name: 'client connections killed every 100 ms for 4 s',
+  async inject(cluster) {
+    let killed = 0;
+    await repeat(40, 100, async () => {
+      killed += Number(await cluster.node.side.call('CLIENT', 'KILL', 'TYPE', 'normal').catch(() => 0));
+      return true;
+    });
+    return killed;
+  },
+};
+
+/** The scripts the load makes the cluster run; release runs only when a worker shuts down. */
+const LOADED_SCRIPTS: ScriptName[] = [
+  'schedule',
+  'cancel',
+  'take-due',
+  'claim',
+  'complete',
+  'renew-leases',
+  'reconcile',
+];
+
+/** For each script in turn, the proxy drops one reply to it (the apps and the load's client go through it). */
+const droppedReplies: Scenario = {
+  name: `one reply dropped per script (${LOADED_SCRIPTS.join(', ')})`,
+  proxy: 'all',
+  async inject(cluster) {
+    const proxy = cluster.proxy!;
+    for (const script of LOADED_SCRIPTS) {
+      const before = proxy.dropped;
+      proxy.dropReplyTo({ matches: scriptMatcher(script) });
+      await withDeadline(4_000, () => (proxy.dropped > before ? true : undefined));
+      proxy.dropReplyTo(undefined);
+      await sleep(300);
+    }
+    return proxy.dropped;
+  },
+};
+
+/** maxmemory lowered to just above what Redis uses, for 3 s, then lifted. */
+const outOfMemory: Scenario = {
+  name: 'out of memory for 3 s (maxmemory lowered under load, then raised)',
+  async inject(cluster) {
+    const info = await cluster.node.side.info('memory');
+    const used = Number(/used_memory:(\d+)/.exec(info)![1]);
+    await cluster.node.side.config('SET', 'maxmemory', String(used + 32 * 1024));
+    await sleep(3_000);
+    await cluster.node.side.config('SET', 'maxmemory', '0');
+    return 1;
+  },
+};
+
+/**
+ * Fire jobs deleted behind Sundial's back, `times` times: the fire queues are paused for a second (so
+ * jobs wait instead of going straight to a worker), every job still waiting is deleted, the queues resume.
+ */
+const jobsDeleted = (times: number): Scenario => ({
+  name: `fire jobs deleted behind its back ×${times}`,
+  async inject(cluster) {
+    const keys = new SundialKeys('sundial', PARTITIONS);
+    const queues = keys.all().map(
+      (partition) =>
+        new Queue(keys.queueName(partition), {
+          connection: { url: cluster.node.url },
+          prefix: keys.bullPrefix,
+        }),
+    );
+    let deleted = 0;
+    try {
+      await repeat(times, 2_000, async () => {
+        await Promise.all(queues.map((queue) => queue.pause()));
+        await sleep(1_000);
+        for (const queue of queues) {
+          for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized'])) {
+            // a job a worker took meanwhile is locked: removing it fails, and it runs
+            if (
+              await job.remove().then(
+                () => true,
+                () => false,
+              )
+            )
+              deleted++;
+          }
+        }
+        await Promise.all(queues.map((queue) => queue.resume()));
+        return true;
+      });
+    } finally {
+      await Promise.all(queues.map((queue) => queue.close()));
+    }
+    return deleted;
+  },
+});
+
+/** Matches the EVALSHA (or the EVAL ioredis falls back to) of one Sundial script. */
+export function scriptMatcher(script: ScriptName): (command: SentCommand) => boolean {
+  const lua = loadCommands().get(script)!.lua;
+  const sha = createHash('sha1').update(lua).digest('hex');
+  return ([name, body]) => (name === 'EVALSHA' && body === sha) || (name === 'EVAL' && body === lua);
+}
+
+/** Several faults, one after the other, on one cluster (whose options are the union of theirs). */
+function inTurn(scenarios: Scenario[]): Scenario {
+  return {
+    name: scenarios.map((scenario) => scenario.name).join('; '),
+    proxy: scenarios.find((scenario) => scenario.proxy)?.proxy,
+    appendfsync: scenarios.find((scenario) => scenario.appendfsync)?.appendfsync,
+    leaseMayExpire: scenarios.some((scenario) => scenario.leaseMayExpire),
+    async inject(cluster) {
+      let faults = 0;
+      for (const scenario of scenarios) faults += await scenario.inject(cluster);
+      return faults;
+    },
+  };
+}
+
+/** The scenarios of `npm run chaos`, in order. */
+export const SCENARIOS: Scenario[] = [
+  workerKill(3),
+  schedulerKill(3),
+  redisRestart('SIGKILL', 'always'),
+  redisRestart('SIGKILL', 'everysec'),
+  redisRestart('SIGTERM', 'always'),
+  redisRestart('SIGTERM', 'everysec'),
+  redisFrozen,
+  clientKill,
+  droppedReplies,
+  outOfMemory,
+  jobsDeleted(3),
+];
+
+/** The subset inside `npm test`: faults the cluster handles, in turn on one cluster to stay under a minute. */
+export const FAST_SCENARIO: Scenario = inTurn([
+  workerKill(1),
+  schedulerKill(1),
+  redisRestart('SIGKILL', 'always', 1),
+  jobsDeleted(1),
+]);
