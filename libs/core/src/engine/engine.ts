@@ -28,6 +28,7 @@ import { EntryStore } from './entry-store';
 import { EventHub } from './events';
 import { toListQuery } from './list-options';
 import { jsonConsoleLogger, type EngineLogger } from './logger';
+import { rememberRequests } from './request-memory';
 import { Outbox } from './outbox';
 import { FirePath } from './fire-path';
 import { atIndex, inactive } from './refusals';
@@ -45,13 +46,15 @@ export interface EngineOptions {
   /** how long a cancelled key is remembered for `ifExists: 'keep'` (default 7 days) */
   tombstoneMs?: number;
   logger?: EngineLogger;
+  /** how long a call's `requestId` is remembered (default 24 h) */
+  requestWindowMs?: number;
 }
 
 /** The in-memory engine: SPEC's `Timers` operations in one process, without Redis or Nest. */
 export type Engine = TimersApi;
 
 export function createEngine(options: EngineOptions): Engine {
-  return new MemoryEngine(options);
+  return rememberRequests(new MemoryEngine(options), options);
 }
 
 class MemoryEngine implements Engine {
@@ -241,11 +244,7 @@ class MemoryEngine implements Engine {
   async check(id: string): Promise<boolean> {
     this.assertOpen();
     if (typeof id !== 'string') {
-      throw refusals.invalid(
-        'id',
-        `id ${showValue(id)} is not a timer id`,
-        'Pass the id of a Timer, e.g. "42".',
-      );
+      throw refusals.invalid('id', `id ${showValue(id)} is not a timer id`, 'Pass a Timer\'s id, e.g. "42".');
     }
     return this.store.hasId(id);
   }
@@ -323,9 +322,7 @@ class MemoryEngine implements Engine {
   /** The live (not finished) entry under `key`, or `not-found`. */
   private findLive(key: string): Entry {
     const entry = this.store.get(validateKey(key));
-    if (!entry || entry.outcome) {
-      throw refusals.notFound(key);
-    }
+    if (!entry || entry.outcome) throw refusals.notFound(key);
     return entry;
   }
 
@@ -342,9 +339,7 @@ class MemoryEngine implements Engine {
   }
 
   private assertOpen(): void {
-    if (this.disposed) {
-      throw refusals.disposed('engine');
-    }
+    if (this.disposed) throw refusals.disposed('engine');
   }
 }
 
