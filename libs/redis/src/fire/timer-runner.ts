@@ -12,6 +12,7 @@ import {
   type FireJobData,
   type TimerRef,
 } from '../store/fire-commands';
+import { RESEND_MEMORY_MS } from '../store/requests';
 import { decodeRow, type RowFields } from '../store/row';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
@@ -64,6 +65,8 @@ export const DEFAULT_CLOSE_GRACE_MS = 25_000;
 export const DEFAULT_CONCURRENCY = 16;
 /** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
 const MAX_EARLY_WAIT_MS = 1000;
+/** How many leases long Redis remembers a completion's answer (a retried batch answers as its first try). */
+const COMPLETION_MEMORY_LEASES = 4;
 
 type Claimed = Extract<ClaimResult, { kind: 'claimed' }>;
 type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
@@ -97,7 +100,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.logger = options.logger ?? console;
     this.observer = options.observer;
     this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
-    this.batcher = new CompletionBatcher(this.commands);
+    this.batcher = new CompletionBatcher(this.commands, {
+      // A completion is retried while the worker renews its lease: remember its answer for a few leases.
+      memoryMs: Math.max(RESEND_MEMORY_MS, COMPLETION_MEMORY_LEASES * this.leaseMs),
+      keepTrying: () => !this.graceOver,
+    });
     this.leases = new LeaseKeeper({
       connection: options.connection,
       keys: this.keys,
@@ -149,7 +156,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const workersClosed = Promise.all(this.workers.map((worker) => worker.close()));
     await this.jobsSettled(graceMs);
     this.graceOver = true;
-    await this.leases.handBack(this.leases.runs());
+    // A run whose handler finished keeps its claim: its completion is still being sent.
+    await this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
     await workersClosed;
     await Promise.all([this.leases.close(), closeRedis(this.bullRedis)]);
     await this.closeConnection();
@@ -231,8 +239,12 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.leases.add(run);
     const startedAt = this.clock.now();
     const outcome = await Promise.race([this.invoke(run, claimed.due, timer), handedBack]);
-    this.leases.delete(run);
-    if (outcome === null || run.released) return;
+    if (outcome === null || run.released) {
+      this.leases.delete(run);
+      return;
+    }
+    // Still active while its completion is sent (retried through an outage): its lease is renewed.
+    run.completing = true;
     const { id, key, version, runCount, mode } = run;
     const endedAt = this.clock.now();
     this.observer?.runFinished({
@@ -263,6 +275,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
         id,
         version,
       });
+    } finally {
+      this.leases.delete(run);
     }
   }
 

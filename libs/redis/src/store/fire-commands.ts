@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SundialKeys } from './keys';
+import { requestPrefix, resendSafe, type ScriptRequest } from './requests';
 import { fieldsFromFlat, type RowFields } from './row';
 import type { ClaimCode, CompleteReply } from './replies';
 import { runScript, type ScriptName } from './script-loader';
@@ -100,6 +101,7 @@ export class FireCommands {
     };
   }
 
+  /** The request id is the claim token: a call ioredis repeats after a lost reply gets its first answer. */
   async claim(
     partition: number,
     leaseMs: number,
@@ -107,7 +109,8 @@ export class FireCommands {
     refs: TimerRef[],
   ): Promise<ClaimResult[]> {
     const args = refs.flatMap((ref) => [ref.id, ref.key, ref.version]);
-    const replies = (await this.run('claim', partition, leaseMs, workerId, ...args)) as [
+    const argv1 = requestPrefix(this.keys.prefix, resendSafe());
+    const replies = (await this.runWith(argv1, 'claim', partition, leaseMs, workerId, ...args)) as [
       ClaimCode,
       ...string[],
     ][];
@@ -131,7 +134,12 @@ export class FireCommands {
     });
   }
 
-  async complete(partition: number, completions: Completion[]): Promise<CompleteReply[]> {
+  /** `request`: the same for every try of one batch, so a repeated one answers as the first did. */
+  async complete(
+    partition: number,
+    completions: Completion[],
+    request: ScriptRequest = resendSafe(),
+  ): Promise<CompleteReply[]> {
     const runs = completions.map((c) => [
       c.id,
       c.key,
@@ -144,7 +152,8 @@ export class FireCommands {
       c.cronNext === undefined ? '' : String(c.cronNext),
       c.skipped,
     ]);
-    return (await this.run('complete', partition, JSON.stringify(runs))) as CompleteReply[];
+    const argv1 = requestPrefix(this.keys.prefix, request);
+    return (await this.runWith(argv1, 'complete', partition, JSON.stringify(runs))) as CompleteReply[];
   }
 
   /** Extends the leases still held; replies per run whether it still is. */
@@ -178,7 +187,16 @@ export class FireCommands {
   }
 
   private run(script: ScriptName, partition: number, ...args: (string | number)[]): Promise<unknown> {
-    return runScript(this.redis, script, this.keys.base(partition), this.keys.prefix, ...args);
+    return this.runWith(this.keys.prefix, script, partition, ...args);
+  }
+
+  private runWith(
+    argv1: string,
+    script: ScriptName,
+    partition: number,
+    ...args: (string | number)[]
+  ): Promise<unknown> {
+    return runScript(this.redis, script, this.keys.base(partition), argv1, ...args);
   }
 }
 
