@@ -11,7 +11,8 @@ import { TEST_ENV } from '../local-cluster';
 
 /**
  * The HTTP API under fuzzed input (issue 8, "Also"): wrong types, huge and deep JSON, bad keys,
- * unicode, NaN/Infinity/huge numbers, header tricks. A refused call (4xx) changes nothing in Redis
+ * unicode, NaN/Infinity/huge numbers, header tricks, Idempotency-Key reused and malformed. A refused
+ * call (4xx) changes nothing in Redis (no request pin, no remembered answer either)
  * — the whole keyspace, keys and DUMPed values, is compared before and after it — and nothing
  * answers 5xx (Redis is up, so not even the documented 503).
  *
@@ -153,13 +154,28 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
         body: fc.constant(undefined),
       }),
     );
-    return fc.tuple(timersCall, auth, contentType).map(([call, authorization, type]) => ({
-      ...call,
-      headers: {
-        ...(authorization === undefined ? {} : { authorization }),
-        ...(type === undefined || call.body === undefined ? {} : { 'content-type': type }),
-      },
-    }));
+    // A few keys, so that retries (same call) and conflicts (another call) happen, and malformed ones.
+    const idempotencyKey = fc.constantFrom(
+      undefined,
+      undefined,
+      'k1',
+      'k2',
+      'k3',
+      '',
+      'has space',
+      'é',
+      'x'.repeat(256),
+    );
+    return fc
+      .tuple(timersCall, auth, contentType, idempotencyKey)
+      .map(([call, authorization, type, idempotency]) => ({
+        ...call,
+        headers: {
+          ...(authorization === undefined ? {} : { authorization }),
+          ...(type === undefined || call.body === undefined ? {} : { 'content-type': type }),
+          ...(idempotency === undefined ? {} : { 'idempotency-key': idempotency }),
+        },
+      }));
   }
 
   /** A body for POST (with key) or PUT (key in the path): a spec, a broken one, or no JSON at all. */

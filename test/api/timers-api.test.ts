@@ -198,6 +198,71 @@ describe('HTTP API', () => {
     });
   });
 
+  describe('Idempotency-Key', () => {
+    const keyed = (value: string) => ({ headers: { 'Idempotency-Key': value } });
+
+    it('POST retried with the same key and body: the same timer and status, not 409', async () => {
+      const spec = { key: 'idem:post', handler: 'record', delay: '1h' };
+      const first = await api<Timer>('POST', '/v1/timers', spec, keyed('k-post'));
+      expect(first.status).toBe(201);
+      expect(await api<Timer>('POST', '/v1/timers', spec, keyed('k-post'))).toEqual(first);
+      expect((await api<ErrorBody>('POST', '/v1/timers', spec)).status).toBe(409);
+    });
+
+    it('the same key with another body: 422 idempotency-conflict, nothing written', async () => {
+      await api('POST', '/v1/timers', { key: 'idem:a', handler: 'record', delay: '1h' }, keyed('k-conflict'));
+      const other = await api<ErrorBody>(
+        'POST',
+        '/v1/timers',
+        { key: 'idem:b', handler: 'record', delay: '1h' },
+        keyed('k-conflict'),
+      );
+      expect(other).toMatchObject({ status: 422, body: { error: { reason: 'idempotency-conflict' } } });
+      expect((await api('GET', keyPath('idem:b'))).status).toBe(404);
+    });
+
+    it('PUT, DELETE, reschedule, pause, resume and trigger retried: the first answers', async () => {
+      const key = 'idem:put';
+      const created = await api<Timer>('PUT', keyPath(key), { handler: 'record', delay: '1h' }, keyed('p1'));
+      expect(await api<Timer>('PUT', keyPath(key), { handler: 'record', delay: '1h' }, keyed('p1'))).toEqual(
+        created,
+      );
+      const replaced = await api<Timer>('PUT', keyPath(key), { handler: 'record', delay: '2h' }, keyed('p2'));
+      expect(replaced.status).toBe(200);
+      expect(await api<Timer>('PUT', keyPath(key), { handler: 'record', delay: '2h' }, keyed('p2'))).toEqual(
+        replaced,
+      );
+      for (const [path, body, id] of [
+        [`${keyPath(key)}/reschedule`, { delay: '3h' }, 'r'],
+        [`${keyPath(key)}/pause`, undefined, 'pa'],
+        [`${keyPath(key)}/resume`, undefined, 're'],
+        [`${keyPath(key)}/trigger`, undefined, 'tr'],
+      ] as const) {
+        const first = await api<Timer>('POST', path, body, keyed(id));
+        expect(first.status).toBe(200);
+        expect(await api<Timer>('POST', path, body, keyed(id))).toEqual(first);
+      }
+      const cancelled = await api('DELETE', keyPath(key), undefined, keyed('d'));
+      expect(cancelled.status).toBe(200);
+      expect(await api('DELETE', keyPath(key), undefined, keyed('d'))).toEqual(cancelled);
+    });
+
+    it('a malformed key is refused 400 naming the header; the OpenAPI document names the header', async () => {
+      const bad = await api<ErrorBody>('DELETE', keyPath('idem:none'), undefined, keyed('has space'));
+      expect(bad).toMatchObject({
+        status: 400,
+        body: { error: { reason: 'invalid', field: 'Idempotency-Key' } },
+      });
+      const document = await api<{
+        paths: Record<string, Record<string, { parameters?: { name: string }[] }>>;
+      }>('GET', '/docs-json');
+      const headers = (path: string, method: string) =>
+        document.body.paths[path][method].parameters?.map((parameter) => parameter.name);
+      expect(headers('/v1/timers', 'post')).toContain('Idempotency-Key');
+      expect(headers('/v1/timers/{key}/pause', 'post')).toContain('Idempotency-Key');
+    });
+  });
+
   describe('runs', () => {
     it('a one-shot runs once; removeOnComplete: false keeps it with last, runCount, lastCompletedAt', async () => {
       const created = await api<Timer>('POST', '/v1/timers', {

@@ -1,4 +1,4 @@
-import type { Timer, TimerSpec } from '@sundial/core';
+import type { Timer, TimerEvent, TimerSpec } from '@sundial/core';
 import { RedisTimers, SundialKeys } from '@sundial/redis';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -259,5 +259,68 @@ describe('cluster recovery', () => {
     ]);
     successor.kill('SIGKILL');
     await successor.exited;
+  }, 60_000);
+
+  it('SIGKILL of a worker mid awaitTask:false run: at-least-once runs that tick again; at-most-once records it lost', async () => {
+    const events: TimerEvent[] = [];
+    const subscriber = new Redis(redis.url);
+    subscriber.on('message', (_channel: string, message: string) =>
+      events.push(JSON.parse(message) as TimerEvent),
+    );
+    await subscriber.subscribe('sundial:events');
+    try {
+      const doomed = await startWorker('free-doomed', SHORT_LEASE);
+      const created = await client.scheduleMany(
+        (['at-least-once', 'at-most-once'] as const).map((delivery) => ({
+          key: `free:${delivery}`,
+          handler: 'slow',
+          // the doomed worker's runs outlast the test; every later run (a re-run, the next ticks) is quick
+          payload: { ms: 120_000, rerunMs: 50 },
+          every: 3000,
+          awaitTask: false,
+          delivery,
+        })),
+      );
+      await waitFor(async () => (await runsOf('free:')).length === 2, { what: 'both first ticks to start' });
+      const survivor = await startWorker('free-survivor');
+      doomed.kill('SIGKILL');
+      await doomed.exited;
+      const onDoomed = (await runsOf('free:')).filter((run) => run.pid === doomed.pid);
+      expect(onDoomed.every((run) => run.event === 'started')).toBe(true);
+
+      const [atLeastOnce, atMostOnce] = created;
+      const rerunOf = (run: RunRecord) => async () =>
+        (await runsOf('free:')).some(
+          (other) =>
+            other.pid === survivor.pid &&
+            other.id === run.id &&
+            other.version === run.version &&
+            other.event === 'finished',
+        );
+      for (const run of onDoomed.filter((run) => run.id === atLeastOnce.id)) {
+        await waitFor(rerunOf(run), { timeoutMs: 15_000, what: `a re-run of v${run.version}` });
+      }
+      for (const run of onDoomed.filter((run) => run.id === atMostOnce.id)) {
+        const lost = await waitFor(
+          () =>
+            events.find(
+              (event) => event.type === 'failed' && event.id === run.id && event.version === run.version,
+            ),
+          { timeoutMs: 15_000, what: `v${run.version} to be recorded lost` },
+        );
+        expect(lost.error).toMatchObject({ reason: 'lost' });
+        expect(await rerunOf(run)()).toBe(false);
+      }
+      // the cadence went on meanwhile: the survivor ran later ticks of both
+      await waitFor(async () => {
+        const later = (await runsOf('free:')).filter((run) => run.pid === survivor.pid);
+        return created.every((timer) => later.some((run) => run.id === timer.id));
+      });
+      expect(await client.cancelAll('free:')).toBe(2);
+      survivor.kill('SIGKILL');
+      await survivor.exited;
+    } finally {
+      await subscriber.quit();
+    }
   }, 60_000);
 });

@@ -37,10 +37,15 @@ describe('cancel', () => {
     expect(await timers.get('k')).toBeNull();
     expect(await timers.check(timer.id)).toBe(false);
     expect(await indexes(timers, 'k')).toEqual({ due: null, armed: null, lease: false, indexed: false });
-    expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual([
+    // besides the first answers of the two calls, remembered for a minute (docs/design.md "Repeated calls")
+    const keys = await keysUnder(store.raw, timers.keys.prefix);
+    const memos = keys.filter((name) => name.includes(':q:'));
+    expect(keys.filter((name) => !memos.includes(name))).toEqual([
       timers.keys.seq(0),
       timers.keys.tombstone('k'),
     ]);
+    expect(memos).toHaveLength(2);
+    for (const memo of memos) expect(await store.raw.pttl(memo)).toBeLessThanOrEqual(60_000);
     const ttl = await store.raw.pttl(timers.keys.tombstone('k'));
     expect(ttl).toBeGreaterThan(7 * 86_400_000 - 60_000);
     expect(await eventually(events, { key: 'k' })).toMatchObject({

@@ -13,6 +13,7 @@ const STATUS_BY_REASON: Partial<Record<SundialErrorReason, number>> = {
   unauthorized: 401,
   disposed: 503,
   unavailable: 503,
+  'idempotency-conflict': 422,
 };
 
 export const BODY_TOO_LARGE_FIX =

@@ -16,12 +16,14 @@ import type { ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@s
 import { isSundialError, refusals, SundialError } from '@sundial/core';
 import type { ListQuery } from './list-query-params';
 import { parseListQuery } from './list-query-params';
+import { Idempotent, IdempotencyKey, writeOptions } from './idempotency-key';
 import { RESCHEDULE_SCHEMA, TIMER_SCHEMA, TIMER_SPEC_SCHEMA } from './openapi-schemas';
 import { TIMERS_API } from './timers-api.token';
 
 /**
  * docs/spec.md §5.2 over any `TimersApi`. Bodies reach the API as parsed JSON of unknown shape: the API
- * validates them (normalizeSpec), so a refusal carries the same reason and fix as in-process.
+ * validates them (normalizeSpec), so a refusal carries the same reason and fix as in-process. Every
+ * state-changing route takes an `Idempotency-Key` header, passed on as the call's `requestId`.
  */
 @ApiTags('timers')
 @ApiBearerAuth()
@@ -33,8 +35,9 @@ export class TimersController {
   @ApiOperation({ summary: 'Schedule a timer (ifExists: error | replace | keep)' })
   @ApiBody({ schema: TIMER_SPEC_SCHEMA })
   @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
-  schedule(@Body() body: unknown): Promise<Timer> {
-    return this.timers.schedule(body as TimerSpec);
+  @Idempotent()
+  schedule(@Body() body: unknown, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
+    return this.timers.schedule(body as TimerSpec, writeOptions(idempotencyKey));
   }
 
   @Put(':key')
@@ -42,21 +45,27 @@ export class TimersController {
   @ApiBody({ schema: TIMER_SPEC_SCHEMA })
   @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
   @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
+  @Idempotent()
   async put(
     @Param('key') key: string,
     @Body() body: unknown,
     @Res({ passthrough: true }) response: { status(code: number): unknown },
+    @IdempotencyKey() idempotencyKey?: string,
   ): Promise<Timer> {
     const spec = putSpec(key, body);
+    // Two calls, each with its own request id: a retry answers 201 or 200 as the first try did.
     try {
-      const created = await this.timers.schedule({ ...spec, ifExists: 'error' });
+      const created = await this.timers.schedule(
+        { ...spec, ifExists: 'error' },
+        writeOptions(idempotencyKey, 'create'),
+      );
       response.status(201);
       return created;
     } catch (error) {
       if (!isSundialError(error) || error.reason !== 'duplicate-key') throw error;
     }
     response.status(200);
-    return this.timers.schedule({ ...spec, ifExists: 'replace' });
+    return this.timers.schedule({ ...spec, ifExists: 'replace' }, writeOptions(idempotencyKey, 'replace'));
   }
 
   @Get()
@@ -80,7 +89,11 @@ export class TimersController {
   @Delete()
   @ApiOperation({ summary: 'Cancel every timer whose key starts with prefix (`prefix=` alone: all)' })
   @ApiQuery({ name: 'prefix', required: true })
-  async cancelAll(@Query('prefix') prefix: unknown): Promise<{ cancelled: number }> {
+  @Idempotent()
+  async cancelAll(
+    @Query('prefix') prefix: unknown,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<{ cancelled: number }> {
     if (typeof prefix !== 'string') {
       throw refusals.invalid(
         'prefix',
@@ -88,12 +101,17 @@ export class TimersController {
         'Add ?prefix=<scope>, or ?prefix= to cancel all.',
       );
     }
-    return { cancelled: await this.timers.cancelAll(prefix === '' ? undefined : prefix) };
+    const scope = prefix === '' ? undefined : prefix;
+    return { cancelled: await this.timers.cancelAll(scope, writeOptions(idempotencyKey)) };
   }
 
   @Delete(':key')
-  async cancel(@Param('key') key: string): Promise<{ cancelled: true }> {
-    if (!(await this.timers.cancel(key))) throw notFound(key);
+  @Idempotent()
+  async cancel(
+    @Param('key') key: string,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<{ cancelled: true }> {
+    if (!(await this.timers.cancel(key, writeOptions(idempotencyKey)))) throw notFound(key);
     return { cancelled: true };
   }
 
@@ -101,26 +119,34 @@ export class TimersController {
   @HttpCode(200)
   @ApiBody({ schema: RESCHEDULE_SCHEMA })
   @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
-  reschedule(@Param('key') key: string, @Body() body: unknown): Promise<Timer> {
-    return this.timers.reschedule(key, body as RescheduleWhen);
+  @Idempotent()
+  reschedule(
+    @Param('key') key: string,
+    @Body() body: unknown,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<Timer> {
+    return this.timers.reschedule(key, body as RescheduleWhen, writeOptions(idempotencyKey));
   }
 
   @Post(':key/pause')
   @HttpCode(200)
-  pause(@Param('key') key: string): Promise<Timer> {
-    return this.timers.pause(key);
+  @Idempotent()
+  pause(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
+    return this.timers.pause(key, writeOptions(idempotencyKey));
   }
 
   @Post(':key/resume')
   @HttpCode(200)
-  resume(@Param('key') key: string): Promise<Timer> {
-    return this.timers.resume(key);
+  @Idempotent()
+  resume(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
+    return this.timers.resume(key, writeOptions(idempotencyKey));
   }
 
   @Post(':key/trigger')
   @HttpCode(200)
-  trigger(@Param('key') key: string): Promise<Timer> {
-    return this.timers.trigger(key);
+  @Idempotent()
+  trigger(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
+    return this.timers.trigger(key, writeOptions(idempotencyKey));
   }
 }
 

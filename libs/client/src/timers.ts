@@ -7,6 +7,7 @@ import type {
   TimerListener,
   TimerSpec,
   TimersApi,
+  WriteOptions,
 } from '@sundial/core';
 
 /**
@@ -14,14 +15,14 @@ import type {
  * `SundialModule.forRoot`: `RedisTimers` or the in-memory engine — both implement `TimersApi`.
  */
 export abstract class Timers implements TimersApi {
-  abstract schedule(spec: TimerSpec): Promise<Timer>;
-  abstract scheduleMany(specs: TimerSpec[]): Promise<Timer[]>;
-  abstract cancel(key: string): Promise<boolean>;
-  abstract cancelAll(scope?: string): Promise<number>;
-  abstract reschedule(key: string, when: RescheduleWhen): Promise<Timer>;
-  abstract pause(key: string): Promise<Timer>;
-  abstract resume(key: string): Promise<Timer>;
-  abstract trigger(key: string): Promise<Timer>;
+  abstract schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer>;
+  abstract scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]>;
+  abstract cancel(key: string, options?: WriteOptions): Promise<boolean>;
+  abstract cancelAll(scope?: string, options?: WriteOptions): Promise<number>;
+  abstract reschedule(key: string, when: RescheduleWhen, options?: WriteOptions): Promise<Timer>;
+  abstract pause(key: string, options?: WriteOptions): Promise<Timer>;
+  abstract resume(key: string, options?: WriteOptions): Promise<Timer>;
+  abstract trigger(key: string, options?: WriteOptions): Promise<Timer>;
   abstract get(key: string): Promise<Timer | null>;
   abstract list(options?: ListOptions): Promise<ListResult>;
   abstract check(id: string): Promise<boolean>;

@@ -8,6 +8,7 @@ export type SundialErrorReason =
   | 'disposed'
   | 'unauthorized'
   | 'unavailable'
+  | 'idempotency-conflict'
   | 'unknown-handler'
   | 'forbidden-target'
   | 'lost';

@@ -2,6 +2,7 @@ export * from './types';
 export * from './errors';
 export { refusals } from './refusals';
 export * from './failure';
+export * from './request-id';
 export * from './duration';
 export * from './validation';
 export * from './cron';

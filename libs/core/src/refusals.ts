@@ -58,6 +58,26 @@ export const refusals = {
           fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
         });
   },
+  /**
+   * A write cut off from Redis after it was sent (issue 8): it may have been applied before the
+   * connection failed, so the answer says so, and that a retry with the same requestId is safe.
+   */
+  outcomeUnknown: (cause: unknown) =>
+    new SundialError({
+      reason: 'unavailable',
+      message: `Redis became unreachable (${cause instanceof Error ? cause.message : String(cause)}) while this write was in flight: it may or may not have been applied.`,
+      fix:
+        'Retry with the same requestId (over HTTP, the same Idempotency-Key header): a repeated request returns ' +
+        'the first result and changes nothing more. Without one, check the timer with get(key) before retrying.',
+    }),
+  /** The same requestId with another operation or other arguments (docs/spec.md §2). */
+  idempotencyConflict: (requestId: string) =>
+    new SundialError({
+      reason: 'idempotency-conflict',
+      field: 'requestId',
+      message: `Request id ${JSON.stringify(requestId)} was already used for another operation or other arguments.`,
+      fix: 'Send a retry with exactly the same arguments, or use a new request id for a new request.',
+    }),
   /** A run whose timer names a handler this engine or worker does not have. */
   unknownHandler: (name: string, where: 'engine' | 'worker') =>
     new SundialError({

@@ -144,16 +144,27 @@ export interface ListResult {
   nextCursor: string | null;
 }
 
+/** Options of every state-changing call (docs/spec.md §5.1). */
+export interface WriteOptions {
+  /**
+   * Makes a retry safe (HTTP: the `Idempotency-Key` header): a call repeated with the same id and the
+   * same arguments within the window (24 h by default) returns the first call's result and changes
+   * nothing more; with other arguments it is refused `idempotency-conflict`. A refused call is not
+   * remembered: its retry runs again.
+   */
+  requestId?: string;
+}
+
 /** The operations every backend offers: the in-memory engine, the Redis client, the HTTP API. */
 export interface TimersApi {
-  schedule(spec: TimerSpec): Promise<Timer>;
-  scheduleMany(specs: TimerSpec[]): Promise<Timer[]>;
-  cancel(key: string): Promise<boolean>;
-  cancelAll(scope?: string): Promise<number>;
-  reschedule(key: string, when: RescheduleWhen): Promise<Timer>;
-  pause(key: string): Promise<Timer>;
-  resume(key: string): Promise<Timer>;
-  trigger(key: string): Promise<Timer>;
+  schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer>;
+  scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]>;
+  cancel(key: string, options?: WriteOptions): Promise<boolean>;
+  cancelAll(scope?: string, options?: WriteOptions): Promise<number>;
+  reschedule(key: string, when: RescheduleWhen, options?: WriteOptions): Promise<Timer>;
+  pause(key: string, options?: WriteOptions): Promise<Timer>;
+  resume(key: string, options?: WriteOptions): Promise<Timer>;
+  trigger(key: string, options?: WriteOptions): Promise<Timer>;
   get(key: string): Promise<Timer | null>;
   list(options?: ListOptions): Promise<ListResult>;
   check(id: string): Promise<boolean>;

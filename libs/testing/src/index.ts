@@ -17,6 +17,7 @@ export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } fro
 export { type RedisCluster, startRedisCluster } from './redis-cluster';
 export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
 export { freePort, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
+export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
 export { waitFor } from './wait-for';
 export { oddThrownValues } from './odd-thrown-values';
 export { rawHttp } from './raw-http';

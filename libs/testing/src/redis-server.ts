@@ -13,6 +13,11 @@ export interface RedisServer {
   /** Ends it at once (SIGKILL), as a crash would; `stop()` then only removes its dir. */
   kill(): void;
   stop(): Promise<void>;
+  /**
+   * An outage: shuts the server down, waits `downMs`, starts it again on the same port and dir (its data
+   * survives only with persistence on, e.g. args `--appendonly yes --appendfsync always`).
+   */
+  restart(downMs: number): Promise<void>;
 }
 
 export interface StartRedisOptions {
@@ -33,44 +38,13 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   // The port may be taken between release and bind by someone else; redis then exits and we retry.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    // Owned: killed (and its dir removed) if this process ends without stopping it.
-    const child = spawnOwned(
-      'redis-server',
-      [
-        ...config,
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--maxmemory-policy',
-        'noeviction',
-        '--hz',
-        '100',
-        '--protected-mode',
-        'no',
-        ...(options.args ?? []),
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-      () => rmSync(dir, { recursive: true, force: true }),
-    );
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let child: ChildProcess;
     try {
-      await waitForPing(port, child);
+      child = await launch(port, dir, config, options);
     } catch (error) {
-      child.kill('SIGKILL');
-      if (attempt < 3 && /Address already in use/.test(output)) continue;
+      if (attempt < 3 && /Address already in use/.test((error as Error).message)) continue;
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`redis-server did not start on port ${port}: ${(error as Error).message}\n${output}`, {
-        cause: error,
-      });
+      throw error;
     }
     return {
       url: `redis://127.0.0.1:${port}`,
@@ -78,8 +52,60 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       dir,
       kill: () => child.kill('SIGKILL'),
       stop: () => stop(child, port, dir),
+      async restart(downMs: number) {
+        await stop(child, port, null);
+        await new Promise((resolve) => setTimeout(resolve, downMs)); // the outage itself
+        child = await launch(port, dir, config, options);
+      },
     };
   }
+}
+
+/** Starts redis-server on `port` with its data in `dir` and waits for its PONG. */
+async function launch(
+  port: number,
+  dir: string,
+  config: string[],
+  options: StartRedisOptions,
+): Promise<ChildProcess> {
+  // Owned: killed (and its dir removed) if this process ends without stopping it.
+  const child = spawnOwned(
+    'redis-server',
+    [
+      ...config,
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+      '--hz',
+      '100',
+      '--protected-mode',
+      'no',
+      ...(options.args ?? []),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    await waitForPing(port, child);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`redis-server did not start on port ${port}: ${(error as Error).message}\n${output}`, {
+      cause: error,
+    });
+  }
+  return child;
 }
 
 function assertInstalled(): void {
@@ -139,7 +165,8 @@ async function waitForPing(port: number, child: ChildProcess): Promise<void> {
   throw new Error(`no PONG within ${STARTUP_DEADLINE_MS} ms (${lastError})`);
 }
 
-async function stop(child: ChildProcess, port: number, dir: string): Promise<void> {
+/** Shuts the server down; removes its data dir unless `dir` is null (a restart follows). */
+async function stop(child: ChildProcess, port: number, dir: string | null): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {
     // 'close' (not 'exit') also waits for the output pipes, so no handle outlives the suite.
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -148,5 +175,5 @@ async function stop(child: ChildProcess, port: number, dir: string): Promise<voi
     await exited;
     clearTimeout(timer);
   }
-  rmSync(dir, { recursive: true, force: true });
+  if (dir !== null) rmSync(dir, { recursive: true, force: true });
 }

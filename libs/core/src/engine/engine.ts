@@ -21,6 +21,7 @@ import { toListQuery } from './list-options';
 import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
 import { Placement } from './placement';
+import { rememberRequests } from './request-memory';
 import { inactive } from './refusals';
 
 /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (docs/spec.md §3.1), here and in Redis. */
@@ -35,13 +36,15 @@ export interface EngineOptions {
   /** how long a cancelled key is remembered for `ifExists: 'keep'` (default 7 days) */
   tombstoneMs?: number;
   logger?: SundialLogger;
+  /** how long a call's `requestId` is remembered (default 24 h) */
+  requestWindowMs?: number;
 }
 
 /** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
 export type Engine = TimersApi;
 
 export function createEngine(options: EngineOptions): Engine {
-  return new MemoryEngine(options);
+  return rememberRequests(new MemoryEngine(options), options);
 }
 
 class MemoryEngine implements Engine {
@@ -209,11 +212,7 @@ class MemoryEngine implements Engine {
   async check(id: string): Promise<boolean> {
     this.assertOpen();
     if (typeof id !== 'string') {
-      throw refusals.invalid(
-        'id',
-        `id ${showValue(id)} is not a timer id`,
-        'Pass the id of a Timer, e.g. "42".',
-      );
+      throw refusals.invalid('id', `id ${showValue(id)} is not a timer id`, 'Pass a Timer\'s id, e.g. "42".');
     }
     return this.store.hasId(id);
   }
@@ -248,16 +247,12 @@ class MemoryEngine implements Engine {
   /** The live (not finished) entry under `key`, or `not-found`. */
   private findLive(key: string): Entry {
     const entry = this.store.get(validateKey(key));
-    if (!entry || entry.outcome) {
-      throw refusals.notFound(key);
-    }
+    if (!entry || entry.outcome) throw refusals.notFound(key);
     return entry;
   }
 
   private assertOpen(): void {
-    if (this.disposed) {
-      throw refusals.disposed('engine');
-    }
+    if (this.disposed) throw refusals.disposed('engine');
   }
 }
 

@@ -16,20 +16,23 @@ import {
   validateKey,
   validateScope,
   type ValidationLimits,
+  type WriteOptions,
   refusals,
 } from '@sundial/core';
+import { ReplyError } from 'ioredis';
 import { isConnectionFailure } from '../infra/connection-failure';
 import { duplicateRedis } from '../infra/connection';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
+import type { CallRequests } from '../store/requests';
 import { createdTimer, decodeRow, encodeSpecFields } from '../store/row';
 import { stampTraceParent } from '../tracing/trace-parent';
 import { StoreCommands } from '../store/store-commands';
 import { EventSubscriber } from './event-subscriber';
-
 import type { SundialObserver } from '../metrics/observer';
 import { TimerReads } from './timer-reads';
+import { WriteRequests } from './write-requests';
 
 export interface RedisTimersOptions extends PartitionedOptions {
   limits?: Partial<ValidationLimits>;
@@ -40,6 +43,8 @@ export interface RedisTimersOptions extends PartitionedOptions {
   logger?: SundialLogger;
   /** told what this client scheduled and cancelled (metrics: SundialMetrics) */
   observer?: SundialObserver;
+  /** How long a call's `requestId` is remembered (default 24 h): a retry within it answers as the first. */
+  requestWindowMs?: number;
 }
 
 const DEFAULT_CANCEL_BATCH = 100;
@@ -51,6 +56,7 @@ const DEFAULT_CANCEL_BATCH = 100;
 export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi {
   private readonly events: EventSubscriber;
   private readonly reads: TimerReads;
+  private readonly requests: WriteRequests;
   private readonly logger: SundialLogger;
   private started: Promise<void> | undefined;
   private disposed = false;
@@ -70,15 +76,19 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     this.logger = options.logger ?? consoleLogger;
     this.reads = new TimerReads(this.redis, this.keys);
+    this.requests = new WriteRequests(this.redis, this.keys.prefix, options.requestWindowMs);
     this.events = new EventSubscriber(() => duplicateRedis(this.redis), this.keys.eventsChannel, this.logger);
   }
 
-  schedule(spec: TimerSpec): Promise<Timer> {
-    return this.call(async () => (await this.scheduleNormalized([this.normalize(spec)]))[0]);
+  schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer> {
+    return this.write(async () => {
+      const normalized = [this.normalize(spec)];
+      return (await this.scheduleNormalized(normalized, 'schedule', [spec], options))[0];
+    });
   }
 
-  scheduleMany(specs: TimerSpec[]): Promise<Timer[]> {
-    return this.call(async () => {
+  scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]> {
+    return this.write(async () => {
       if (!Array.isArray(specs)) {
         throw refusals.invalid(
           'specs',
@@ -86,24 +96,29 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
           'Pass an array, e.g. [spec1, spec2].',
         );
       }
-      return this.scheduleNormalized(specs.map((spec) => this.normalize(spec)));
+      const normalized = specs.map((spec) => this.normalize(spec));
+      return this.scheduleNormalized(normalized, 'scheduleMany', [specs], options);
     });
   }
 
-  cancel(key: string): Promise<boolean> {
-    return this.call(async () => {
+  cancel(key: string, options?: WriteOptions): Promise<boolean> {
+    return this.write(async () => {
       validateKey(key);
-      const cancelled = await this.commands.cancel(key);
+      const cancel = (requests: CallRequests) => this.commands.cancel(key, requests);
+      // A cancel of nothing changed nothing: like a refusal, it is not remembered.
+      const cancelled = await this.requests.run('cancel', [key], options, cancel, (done) => done);
       if (cancelled) this.options.observer?.cancelled?.({ count: 1 });
       return cancelled;
     });
   }
 
-  cancelAll(scope?: string): Promise<number> {
-    return this.call(async () => {
+  cancelAll(scope?: string, options?: WriteOptions): Promise<number> {
+    return this.write(async () => {
       const prefix = validateScope(scope);
       const reason = prefix ? 'cancelled' : 'reset';
-      const done = await Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason)));
+      const done = await this.requests.run('cancelAll', [prefix], options, (requests) =>
+        Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason, requests))),
+      );
       const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
       this.options.observer?.cancelled?.({ count });
       if (!prefix) {
@@ -115,33 +130,23 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     });
   }
 
-  reschedule(key: string, when: RescheduleWhen): Promise<Timer> {
-    return this.call(async () => {
-      validateKey(key);
+  reschedule(key: string, when: RescheduleWhen, options?: WriteOptions): Promise<Timer> {
+    return this.onKey('reschedule', key, [when], options, () => {
       const target = normalizeWhen(when);
-      return this.expectTimer(key, 'reschedule', await this.commands.reschedule(key, target));
+      return (requests) => this.commands.reschedule(key, target, requests);
     });
   }
 
-  pause(key: string): Promise<Timer> {
-    return this.call(async () => {
-      validateKey(key);
-      return this.expectTimer(key, 'pause', await this.commands.pause(key));
-    });
+  pause(key: string, options?: WriteOptions): Promise<Timer> {
+    return this.onKey('pause', key, [], options, () => (requests) => this.commands.pause(key, requests));
   }
 
-  resume(key: string): Promise<Timer> {
-    return this.call(async () => {
-      validateKey(key);
-      return this.expectTimer(key, 'resume', await this.commands.resume(key));
-    });
+  resume(key: string, options?: WriteOptions): Promise<Timer> {
+    return this.onKey('resume', key, [], options, () => (requests) => this.commands.resume(key, requests));
   }
 
-  trigger(key: string): Promise<Timer> {
-    return this.call(async () => {
-      validateKey(key);
-      return this.expectTimer(key, 'trigger', await this.commands.trigger(key));
-    });
+  trigger(key: string, options?: WriteOptions): Promise<Timer> {
+    return this.onKey('trigger', key, [], options, () => (requests) => this.commands.trigger(key, requests));
   }
 
   get(key: string): Promise<Timer | null> {
@@ -193,22 +198,64 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return normalizeSpec(spec, this.options.limits);
   }
 
-  /** Every public call: refused after dispose, started once, Redis connection failures → 'unavailable'. */
-  private async call<T>(operation: () => Promise<T>): Promise<T> {
+  /**
+   * Every public call: refused after dispose, started once, Redis connection failures → 'unavailable'.
+   * A write cut off from Redis after it was sent may have been applied: it says its outcome is unknown
+   * (a Redis refusal, e.g. OOM, ran nothing of the command: that one changed nothing).
+   */
+  private async call<T>(operation: () => Promise<T>, write = false): Promise<T> {
     if (this.disposed) throw refusals.disposed('client');
     try {
       await this.connect();
       await this.events.ready();
-      return await operation();
     } catch (error) {
       throw isConnectionFailure(error) ? refusals.unavailable(error) : error;
     }
+    try {
+      return await operation();
+    } catch (error) {
+      if (!isConnectionFailure(error)) throw error;
+      throw write && !(error instanceof ReplyError)
+        ? refusals.outcomeUnknown(error)
+        : refusals.unavailable(error);
+    }
   }
 
-  private async scheduleNormalized(specs: NormalizedSpec[]): Promise<Timer[]> {
+  private write<T>(operation: () => Promise<T>): Promise<T> {
+    return this.call(operation, true);
+  }
+
+  /**
+   * reschedule, pause, resume, trigger: one script on the key's row. `prepare` checks the other
+   * arguments (before anything is written) and returns the script call.
+   */
+  private onKey(
+    operation: 'reschedule' | 'pause' | 'resume' | 'trigger',
+    key: string,
+    args: unknown[],
+    options: WriteOptions | undefined,
+    prepare: () => (requests: CallRequests) => Promise<RowReply>,
+  ): Promise<Timer> {
+    return this.write(async () => {
+      validateKey(key);
+      const script = prepare();
+      return this.requests.run(operation, [key, ...args], options, async (requests) =>
+        this.expectTimer(key, operation, await script(requests)),
+      );
+    });
+  }
+
+  private async scheduleNormalized(
+    specs: NormalizedSpec[],
+    operation: 'schedule' | 'scheduleMany',
+    args: unknown[],
+    options: WriteOptions | undefined,
+  ): Promise<Timer[]> {
     const fields = specs.map(encodeSpecFields);
     stampTraceParent(fields);
-    const replies = await this.commands.scheduleAll(specs, fields);
+    const replies = await this.requests.run(operation, args, options, (requests) =>
+      this.commands.scheduleAll(specs, fields, requests),
+    );
     return replies.map((reply, i) => {
       if (reply.code === 'ok') {
         this.options.observer?.scheduled?.({ kind: specs[i].kind });

@@ -1,5 +1,7 @@
+import { isConnectionFailure } from '../infra/connection-failure';
 import type { Completion, FireCommands } from '../store/fire-commands';
 import type { CompleteReply } from '../store/replies';
+import { resendSafe, type ScriptRequest } from '../store/requests';
 
 interface Waiting {
   completion: Completion;
@@ -7,15 +9,35 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
+export interface CompletionBatcherOptions {
+  /**
+   * How long Redis remembers a batch's answer: a retry of the same batch (same request id) within it
+   * answers as the first try did, so a completion that went through before its reply was lost is not
+   * reported stale.
+   */
+  memoryMs: number;
+  /** Whether a batch that failed for want of Redis is tried again (the runner: until its grace is over). */
+  keepTrying(): boolean;
+  /** pause between tries while Redis is unreachable */
+  retryMs?: number;
+}
+
+const DEFAULT_RETRY_MS = 200;
+
 /**
  * Sends the completions settled in the same event-loop turn as one complete.lua call per partition:
- * a burst of short runs costs a few round trips, not one each.
+ * a burst of short runs costs a few round trips, not one each. A batch that fails because Redis is
+ * unreachable is kept and sent again, under the same request id, until Redis answers (issue 8: a
+ * finished run is not run again because an outage outlasted ioredis's retries).
  */
 export class CompletionBatcher {
   private waiting = new Map<number, Waiting[]>();
   private flushScheduled = false;
 
-  constructor(private readonly commands: FireCommands) {}
+  constructor(
+    private readonly commands: FireCommands,
+    private readonly options: CompletionBatcherOptions,
+  ) {}
 
   complete(partition: number, completion: Completion): Promise<CompleteReply> {
     return new Promise((resolve, reject) => {
@@ -33,16 +55,25 @@ export class CompletionBatcher {
     const batches = this.waiting;
     this.waiting = new Map();
     this.flushScheduled = false;
-    for (const [partition, list] of batches) {
-      this.commands
-        .complete(
-          partition,
-          list.map((entry) => entry.completion),
-        )
-        .then(
-          (results) => list.forEach((entry, i) => entry.resolve(results[i])),
-          (error: unknown) => list.forEach((entry) => entry.reject(error)),
-        );
-    }
+    for (const [partition, list] of batches) this.send(partition, list, resendSafe(this.options.memoryMs));
+  }
+
+  private send(partition: number, list: Waiting[], request: ScriptRequest): void {
+    this.commands
+      .complete(
+        partition,
+        list.map((entry) => entry.completion),
+        request,
+      )
+      .then(
+        (results) => list.forEach((entry, i) => entry.resolve(results[i])),
+        (error: unknown) => {
+          if (isConnectionFailure(error) && this.options.keepTrying()) {
+            setTimeout(() => this.send(partition, list, request), this.options.retryMs ?? DEFAULT_RETRY_MS);
+          } else {
+            list.forEach((entry) => entry.reject(error));
+          }
+        },
+      );
   }
 }

@@ -30,7 +30,8 @@ export function lostCompletion(fields: RowFields, now: number): Completion {
     key: fields.key,
     version: Number(fields.v),
     runCount: Number(fields.rc ?? 0),
-    mode: 'held',
+    // reconcile.lua marks a free run's lost lease `fr` (its fields are the row's as of that run)
+    mode: fields.fr === '1' ? 'free' : 'held',
     outcome: 'lost',
     error: { message: `the worker running '${fields.key}' was lost before the run finished`, reason: 'lost' },
     ...cronFollowUp(fields, Number(fields.d), now),

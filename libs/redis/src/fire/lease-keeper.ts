@@ -16,6 +16,8 @@ export interface ActiveRun extends LeaseRef {
   controller?: AbortController;
   /** handed back at shutdown: its outcome is no longer this worker's to record */
   released: boolean;
+  /** its handler finished; its completion is being sent (through an outage too): its lease is kept */
+  completing?: boolean;
   /** lets the job finish without waiting for a handler that ignores its signal */
   letGo(): void;
 }
@@ -35,7 +37,7 @@ const SHUTDOWN_RECONCILE = { graceMs: 2000, batchLimit: 1000 };
 
 /**
  * The leases and abort signals of a worker's runs (docs/spec.md §3.8, §4.5, §4.6), beside TimerRunner as BullMQ
- * keeps lock-manager.ts beside worker.ts: renews every held lease each leaseMs / 3, aborts a run whose
+ * keeps lock-manager.ts beside worker.ts: renews every lease (held and free runs) each leaseMs / 3, aborts a run whose
  * lease is gone or whose entry changed (`P:abort`), and hands runs back at shutdown.
  */
 export class LeaseKeeper {
@@ -76,8 +78,7 @@ export class LeaseKeeper {
       abort(run, 'the worker is shutting down');
       run.letGo();
     }
-    // A free run holds no lease: its next tick is armed already, nothing to hand back.
-    for (const [partition, held] of byPartition(runs.filter((run) => run.mode === 'held'))) {
+    for (const [partition, held] of byPartition(runs)) {
       try {
         await commands.release(partition, workerId, held.map(leaseRef));
         const { graceMs, batchLimit } = SHUTDOWN_RECONCILE;
@@ -96,10 +97,10 @@ export class LeaseKeeper {
     await closeRedis(this.subscriber);
   }
 
-  /** Extends every held lease; a run whose lease is gone (reclaimed, settled lost) is aborted. */
+  /** Extends every lease (held and free runs); a run whose lease is gone (reclaimed, settled lost) is aborted. */
   private async renewLeases(): Promise<void> {
     const { commands, leaseMs, workerId } = this.options;
-    for (const [partition, runs] of byPartition(this.runs().filter((run) => run.mode === 'held'))) {
+    for (const [partition, runs] of byPartition(this.runs())) {
       try {
         const held = await commands.renewLeases(partition, leaseMs, workerId, runs.map(leaseRef));
         runs.forEach((run, i) => held[i] || this.leaseLost(run));
@@ -148,8 +149,9 @@ function abort(run: ActiveRun, why: string): void {
   controller.abort(reason);
 }
 
+/** A free run's lease is named `<key>|<version>` (docs/design.md "Free runs"), a held run's by its key. */
 function leaseRef(run: ActiveRun): LeaseRef {
-  return { key: run.key, runCount: run.runCount };
+  return { key: run.mode === 'free' ? `${run.key}|${run.version}` : run.key, runCount: run.runCount };
 }
 
 function byPartition(runs: ActiveRun[]): Map<number, ActiveRun[]> {

@@ -5,7 +5,6 @@ import {
   describeFailure,
   gridSkips,
   type JsonValue,
-  type LogFields,
   refusals,
   type Skips,
   type SundialLogger,
@@ -13,15 +12,9 @@ import {
   type TimerHandler,
 } from '@sundial/core';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
-import {
-  type ClaimResult,
-  type Completion,
-  FireCommands,
-  type FireJobData,
-  type TimerRef,
-} from '../store/fire-commands';
-import type { StaleReason } from '../store/replies';
+import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
+import { RESEND_MEMORY_MS } from '../store/requests';
 import { decodeRow, type RowFields } from '../store/row';
 import { RunSpan } from '../tracing/fire-spans';
 import { cronFollowUp, lostCompletion } from './completion';
@@ -34,6 +27,7 @@ import {
   type FireJobConsumer,
 } from './fire-consumer';
 import { type ActiveRun, controllerOf, LeaseKeeper } from './lease-keeper';
+import { RunReports, type RunFields, type RunOutcome } from './run-reports';
 
 export interface TimerRunnerOptions extends PartitionedOptions {
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
@@ -59,17 +53,10 @@ export interface TimerRunnerOptions extends PartitionedOptions {
 export const DEFAULT_CLOSE_GRACE_MS = 25_000;
 /** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
 const MAX_EARLY_WAIT_MS = 1000;
+/** How many leases long Redis remembers a completion's answer (a retried batch answers as its first try). */
+const COMPLETION_MEMORY_LEASES = 4;
 
 type Claimed = Extract<ClaimResult, { kind: 'claimed' }>;
-/** What every log line about a run carries (docs/spec.md §6.3). */
-interface RunFields extends LogFields {
-  key: string;
-  id: string;
-  version: number;
-  partition: number;
-  handler: string;
-}
-type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
 
 /**
  * Runs due timers (docs/design.md "The fire path", docs/spec.md §3.2, §3.8, §4.5, §4.6): one BullMQ worker per
@@ -81,7 +68,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly handlers: Record<string, TimerHandler>;
   private readonly leaseMs: number;
   private readonly logger: SundialLogger;
-  private readonly observer: SundialObserver;
+  private readonly reports: RunReports;
   private readonly consumers: FireConsumers;
   private readonly batcher: CompletionBatcher;
   private readonly leases: LeaseKeeper;
@@ -95,7 +82,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.logger = options.logger ?? consoleLogger;
-    this.observer = options.observer ?? {};
+    this.reports = new RunReports(this.logger, options.observer ?? {});
     this.consumers = new FireConsumers({
       mode: options.consumers ?? 'own',
       connection: options.connection,
@@ -103,7 +90,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
       settings: fireConsumerOptions(options),
       logError: (message) => this.logger.error(message, { workerId: this.workerId }),
     });
-    this.batcher = new CompletionBatcher(this.commands);
+    this.batcher = new CompletionBatcher(this.commands, {
+      // A completion is retried while the worker renews its lease: remember its answer for a few leases.
+      memoryMs: Math.max(RESEND_MEMORY_MS, COMPLETION_MEMORY_LEASES * this.leaseMs),
+      keepTrying: () => !this.graceOver,
+    });
     this.leases = new LeaseKeeper({
       connection: options.connection,
       keys: this.keys,
@@ -147,7 +138,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const consumersClosed = this.consumers.close();
     await this.jobsSettled(graceMs);
     this.graceOver = true;
-    await this.leases.handBack(this.leases.runs());
+    // A run whose handler finished keeps its claim: its completion is still being sent.
+    await this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
     await consumersClosed;
     await this.leases.close();
     await this.closeConnection();
@@ -203,7 +195,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
           const { ref } = ready[i];
           if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, claimStartedAt));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
-          if (result.kind === 'stale') this.staleAtClaim(partition, ref, result.reason);
+          if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
           if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs });
         });
       }
@@ -240,8 +232,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
       partition,
       handler: timer.handler,
     };
-    // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event).
-    if (claimed.mode === 'free') this.reportSkips(freeRunSkips(claimed), fields);
+    // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event;
+    // a re-run's were counted at its first claim).
+    if (claimed.mode === 'free' && !claimed.rerun) this.reports.skips(freeRunSkips(claimed), fields);
     this.leases.add(run);
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
@@ -251,10 +244,14 @@ export class TimerRunner extends Partitioned<FireCommands> {
       : this.invoke(run, claimed.due, timer);
     const outcome = await Promise.race([invoked, handedBack]);
     span?.end(outcome);
-    this.leases.delete(run);
-    if (outcome === null || run.released) return;
+    if (outcome === null || run.released) {
+      this.leases.delete(run);
+      return;
+    }
+    // Still active while its completion is sent (retried through an outage): its lease is renewed.
+    run.completing = true;
     const endedAt = this.clock.now();
-    this.finished(outcome, fields, latenessMs, endedAt - startedAt);
+    this.reports.finished(outcome, fields, latenessMs, endedAt - startedAt);
     const { id, key, version, runCount, mode } = run;
     try {
       const completed = await this.batcher.complete(partition, {
@@ -267,37 +264,13 @@ export class TimerRunner extends Partitioned<FireCommands> {
         ...cronFollowUp(claimed.fields, claimed.due, endedAt),
       });
       // complete.lua published the matching 'skipped' or 'stale' event.
-      if (completed.kind === 'done') this.reportSkips(completed, fields);
-      else this.staleAtCompletion(completed.reason, fields);
+      if (completed.kind === 'done') this.reports.skips(completed, fields);
+      else this.reports.staleAtCompletion(completed.reason, fields);
     } catch (error) {
       // The lease then expires and the reconciler settles the run (docs/spec.md §3.8).
       this.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
-    }
-  }
-
-  private finished(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
-    const status = outcome.outcome === 'ok' ? 'ok' : 'failed';
-    this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
-    if (status === 'ok') this.logger.debug('run ok', { ...fields, latenessMs, durationMs });
-    else this.logger.warn('run failed', { ...fields, latenessMs, durationMs, error: outcome.error });
-  }
-
-  private staleAtClaim(partition: number, ref: TimerRef, reason: StaleReason): void {
-    this.observer.stale?.({ reason, phase: 'claim' });
-    this.logger.debug('fire job stale at claim: not run', { ...ref, partition, reason });
-  }
-
-  /** The run happened, but the timer changed under it: its outcome was dropped (docs/spec.md §3.2 step 4). */
-  private staleAtCompletion(reason: StaleReason, fields: RunFields): void {
-    this.observer.stale?.({ reason, phase: 'complete' });
-    this.logger.info('run outcome not recorded: the timer changed while it ran', { ...fields, reason });
-  }
-
-  private reportSkips(skips: Skips, fields: RunFields): void {
-    for (const reason of ['missed', 'overlap'] as const) {
-      if (skips[reason] === 0) continue;
-      this.observer.skipped?.({ reason, count: skips[reason] });
-      this.logger.debug(`periodic slots skipped (${reason})`, { ...fields, reason, count: skips[reason] });
+    } finally {
+      this.leases.delete(run);
     }
   }
 
@@ -329,7 +302,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private async settleLost(partition: number, row: RowFields): Promise<void> {
     const completed = await this.batcher.complete(partition, lostCompletion(row, this.clock.now()));
     const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
-    if (completed.kind === 'done') this.reportSkips(completed, fields);
+    if (completed.kind === 'done') this.reports.skips(completed, fields);
   }
 }
 

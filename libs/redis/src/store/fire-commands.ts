@@ -1,5 +1,6 @@
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from './keys';
+import { requestPrefix, resendSafe, type ScriptRequest } from './requests';
 import { fieldsFromFlat, type RowFields } from './row';
 import {
   type ClaimCode,
@@ -52,7 +53,7 @@ export interface DueTimers {
 export type RunMode = 'held' | 'free';
 
 export type ClaimResult =
-  | { kind: 'claimed'; mode: RunMode; due: number; fields: RowFields }
+  | { kind: 'claimed'; mode: RunMode; due: number; fields: RowFields; rerun: boolean }
   | { kind: 'early'; waitMs: number }
   | { kind: 'stale'; reason: StaleReason }
   | { kind: 'lost'; fields: RowFields };
@@ -121,6 +122,7 @@ export class FireCommands {
     };
   }
 
+  /** The request id is the claim token: a call ioredis repeats after a lost reply gets its first answer. */
   async claim(
     partition: number,
     leaseMs: number,
@@ -128,7 +130,8 @@ export class FireCommands {
     refs: TimerRef[],
   ): Promise<ClaimResult[]> {
     const args = refs.flatMap((ref) => [ref.id, ref.key, ref.version]);
-    const replies = (await this.run('claim', partition, leaseMs, workerId, ...args)) as [
+    const argv1 = requestPrefix(this.keys.prefix, resendSafe());
+    const replies = (await this.runWith(argv1, 'claim', partition, leaseMs, workerId, ...args)) as [
       ClaimCode,
       ...string[],
     ][];
@@ -141,6 +144,7 @@ export class FireCommands {
             mode: code,
             due: Number(rest[0]),
             fields: JSON.parse(rest[1]) as RowFields,
+            rerun: rest[2] === 'rerun',
           };
         case 'early':
           return { kind: 'early', waitMs: Number(rest[0]) };
@@ -152,7 +156,12 @@ export class FireCommands {
     });
   }
 
-  async complete(partition: number, completions: Completion[]): Promise<CompleteReply[]> {
+  /** `request`: the same for every try of one batch, so a repeated one answers as the first did. */
+  async complete(
+    partition: number,
+    completions: Completion[],
+    request: ScriptRequest = resendSafe(),
+  ): Promise<CompleteReply[]> {
     const runs = completions.map((c) => [
       c.id,
       c.key,
@@ -166,7 +175,13 @@ export class FireCommands {
       c.missed,
       c.overlap,
     ]);
-    const replies = (await this.run('complete', partition, JSON.stringify(runs))) as RawCompleteReply[];
+    const argv1 = requestPrefix(this.keys.prefix, request);
+    const replies = (await this.runWith(
+      argv1,
+      'complete',
+      partition,
+      JSON.stringify(runs),
+    )) as RawCompleteReply[];
     return replies.map(parseCompleteReply);
   }
 
@@ -201,7 +216,16 @@ export class FireCommands {
   }
 
   private run(script: ScriptName, partition: number, ...args: (string | number)[]): Promise<unknown> {
-    return runScript(this.redis, script, this.keys.base(partition), this.keys.prefix, ...args);
+    return this.runWith(this.keys.prefix, script, partition, ...args);
+  }
+
+  private runWith(
+    argv1: string,
+    script: ScriptName,
+    partition: number,
+    ...args: (string | number)[]
+  ): Promise<unknown> {
+    return runScript(this.redis, script, this.keys.base(partition), argv1, ...args);
   }
 }
 

@@ -30,6 +30,11 @@ export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /** `--- @include "includes/<name>"` (BullMQ's convention): the include's text goes there, once per script. */
 const INCLUDE = /^--- @include "([^"]+)"\s*$/gm;
+/**
+ * The include of repeated calls (docs/design.md "Repeated calls"): a script that includes it runs its
+ * body inside `with_request`, which may answer a repeated request with its first reply instead.
+ */
+const REQUESTS = 'includes/requests';
 
 export interface LuaCommand {
   /** ioredis command name: `sundial_<file name with - replaced by _>` */
@@ -47,10 +52,19 @@ export function loadCommands(): Map<ScriptName, LuaCommand> {
   if (unknown.length > 0) throw new Error(`Lua files without a ScriptName: ${unknown.join(', ')}`);
   cached = new Map();
   for (const script of SCRIPT_NAMES) {
-    const lua = withIncludes(readFileSync(join(COMMANDS_DIR, `${script}.lua`), 'utf8'), new Set());
-    cached.set(script, { name: commandName(script), lua });
+    cached.set(script, { name: commandName(script), lua: assemble(script) });
   }
   return cached;
+}
+
+/** A script with its includes inlined; with the requests include, its body wrapped in `with_request`. */
+function assemble(script: ScriptName): string {
+  const source = readFileSync(join(COMMANDS_DIR, `${script}.lua`), 'utf8');
+  if (!source.includes(`--- @include "${REQUESTS}"`)) return withIncludes(source, new Set());
+  // with_request (and the request it leaves) stay outside the body; the body becomes a function.
+  const requests = withIncludes(readFileSync(join(COMMANDS_DIR, `${REQUESTS}.lua`), 'utf8'), new Set());
+  const body = withIncludes(source, new Set([REQUESTS]));
+  return `${requests}\nlocal function command_body()\n${body}\nend\nreturn with_request('${script}', command_body)\n`;
 }
 
 /** Inlines each include at its first mention (an include's own includes first); later mentions go. */

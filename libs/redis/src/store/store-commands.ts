@@ -3,6 +3,7 @@ import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { SundialKeys } from './keys';
 import { parseRowReply, type RowReply } from './replies';
+import { type CallRequests, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
 import { runScript, type ScriptName } from './script-loader';
 
@@ -28,7 +29,9 @@ export interface ScheduleCall {
 
 /**
  * Typed calls to the store's Lua commands (docs/design.md "Store scripts and arguments"): argument
- * packing, batching and reply parsing, beside `FireCommands` for the fire path.
+ * packing, batching and reply parsing, beside `FireCommands` for the fire path. Each write names its
+ * calls' requests (`requests(part)`), so a call repeated after a lost reply answers as the first did
+ * (docs/design.md "Repeated calls").
  */
 export class StoreCommands {
   private readonly tombstoneMs: number;
@@ -49,19 +52,25 @@ export class StoreCommands {
    * sent at once: RedisClient runs one while the next is being encoded. Replies in the order of `specs`;
    * refuses a duplicate key (the whole batch unchanged, see `refuseDuplicates`).
    */
-  async scheduleAll(specs: NormalizedSpec[], fields: RowFields[]): Promise<RowReply[]> {
+  async scheduleAll(
+    specs: NormalizedSpec[],
+    fields: RowFields[],
+    requests: CallRequests,
+  ): Promise<RowReply[]> {
     const calls = this.scheduleCalls(specs.map((spec) => spec.key));
-    if (calls.length > 1) await this.refuseDuplicates(specs);
+    // A retry's calls answer as they did the first time: its own keys are no duplicates.
+    if (calls.length > 1 && !requests.repeated) await this.refuseDuplicates(specs);
     const replies: RowReply[] = new Array<RowReply>(specs.length);
     await Promise.all(
-      calls.map(async ({ partition, indexes }) => {
-        const batch = await this.withRedisNow((now) =>
-          this.schedule(
-            partition,
+      calls.map(async ({ partition, indexes }, n) => {
+        const args = (now: number) =>
+          scheduleArgs(
             indexes.map((i) => specs[i]),
             indexes.map((i) => fields[i]),
             now,
-          ),
+          );
+        const batch = await this.withRedisNow((now) =>
+          this.scheduleScript(partition, this.argv1(requests(`s${n}`)), 0, ...args(now)),
         );
         if (batch[0].code === 'duplicate') throw refusals.duplicateKey(batch[0].fields.key);
         batch.forEach((reply, j) => (replies[indexes[j]] = reply));
@@ -128,23 +137,14 @@ export class StoreCommands {
     );
   }
 
-  /** schedule.lua over one partition's specs, a cron's first occurrence computed from `redisNow`. */
-  private async schedule(
-    partition: number,
-    specs: NormalizedSpec[],
-    fields: RowFields[],
-    redisNow: number,
-  ): Promise<RowReply[]> {
-    return this.scheduleScript(partition, 0, ...scheduleArgs(specs, fields, redisNow));
-  }
-
-  /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live. */
+  /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read). */
   private guard(partition: number, keys: string[]): Promise<RowReply[]> {
-    return this.scheduleScript(partition, keys.length, ...keys);
+    return this.scheduleScript(partition, this.keys.prefix, keys.length, ...keys);
   }
 
-  async cancel(key: string): Promise<boolean> {
-    return (await this.run('cancel', this.partitionBase(key), this.tombstoneMs, key)) === 1;
+  async cancel(key: string, requests: CallRequests): Promise<boolean> {
+    const argv1 = this.argv1(requests('c'));
+    return (await this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key)) === 1;
   }
 
   /**
@@ -155,21 +155,18 @@ export class StoreCommands {
     partition: number,
     scope: string,
     reason: string,
+    requests: CallRequests,
   ): Promise<{ cancelled: number; at: number }> {
     const base = this.keys.base(partition);
     let cancelled = 0;
     let at = 0;
-    for (let more = true; more;) {
+    for (let more = true, rounds = 0; more; rounds++) {
       const round = await Promise.all(
-        Array.from(
-          { length: CANCEL_ALL_IN_FLIGHT },
-          async () =>
-            (await this.run('cancel-all', base, this.tombstoneMs, scope, this.cancelBatch, reason)) as [
-              number,
-              number,
-              string,
-            ],
-        ),
+        Array.from({ length: CANCEL_ALL_IN_FLIGHT }, async (_, slot) => {
+          const argv1 = this.argv1(requests(`${partition}.${rounds}.${slot}`));
+          const args = [this.tombstoneMs, scope, this.cancelBatch, reason];
+          return (await this.run('cancel-all', base, argv1, ...args)) as [number, number, string];
+        }),
       );
       for (const [count, , now] of round) {
         cancelled += count;
@@ -180,43 +177,67 @@ export class StoreCommands {
     return { cancelled, at };
   }
 
-  reschedule(key: string, target: { delayMs: number } | { atMs: number }): Promise<RowReply> {
+  reschedule(
+    key: string,
+    target: { delayMs: number } | { atMs: number },
+    requests: CallRequests,
+  ): Promise<RowReply> {
     const [mode, ms] = 'delayMs' in target ? ['delay', target.delayMs] : ['at', target.atMs];
-    return this.onKey('reschedule', key, mode, ms);
+    return this.onKey('reschedule', requests, key, mode, ms);
   }
 
-  pause(key: string): Promise<RowReply> {
-    return this.onKey('pause', key);
+  pause(key: string, requests: CallRequests): Promise<RowReply> {
+    return this.onKey('pause', requests, key);
   }
 
   /** A cron resumes at its next occurrence after Redis now, computed here (resume.lua asks again if late). */
-  async resume(key: string): Promise<RowReply> {
+  async resume(key: string, requests: CallRequests): Promise<RowReply> {
     const [cron, tz] = await this.redis.hmget(this.keys.row(key), 'cr', 'tz');
     const [reply] = await this.withRedisNow(async (now) => [
-      await this.onKey('resume', key, cron && tz ? liveCronSlot(cron, tz, now) : ''),
+      await this.onKey('resume', requests, key, cron && tz ? liveCronSlot(cron, tz, now) : ''),
     ]);
     return reply;
   }
 
-  trigger(key: string): Promise<RowReply> {
-    return this.onKey('trigger', key);
+  trigger(key: string, requests: CallRequests): Promise<RowReply> {
+    return this.onKey('trigger', requests, key);
   }
 
-  private async scheduleScript(partition: number, ...args: (string | number)[]): Promise<RowReply[]> {
-    const raw = await this.run('schedule', this.keys.base(partition), this.tombstoneMs, ...args);
+  private async scheduleScript(
+    partition: number,
+    argv1: string,
+    ...args: (string | number)[]
+  ): Promise<RowReply[]> {
+    const raw = await this.run('schedule', this.keys.base(partition), argv1, this.tombstoneMs, ...args);
     return (raw as string[][]).map(parseRowReply);
   }
 
-  private async onKey(script: ScriptName, key: string, ...args: (string | number)[]): Promise<RowReply> {
-    return parseRowReply((await this.run(script, this.partitionBase(key), key, ...args)) as string[]);
+  private async onKey(
+    script: ScriptName,
+    requests: CallRequests,
+    key: string,
+    ...args: (string | number)[]
+  ): Promise<RowReply> {
+    const argv1 = this.argv1(requests('w'));
+    return parseRowReply((await this.run(script, this.partitionBase(key), argv1, key, ...args)) as string[]);
   }
 
   private partitionBase(key: string): string {
     return this.keys.base(this.keys.partitionOf(key));
   }
 
-  private run(script: ScriptName, base: string, ...args: (string | number)[]): Promise<unknown> {
-    return runScript(this.redis, script, base, this.keys.prefix, ...args);
+  /** ARGV[1] of a write: the prefix, with the call's request. */
+  private argv1(request: ScriptRequest): string {
+    return requestPrefix(this.keys.prefix, request);
+  }
+
+  private run(
+    script: ScriptName,
+    base: string,
+    argv1: string,
+    ...args: (string | number)[]
+  ): Promise<unknown> {
+    return runScript(this.redis, script, base, argv1, ...args);
   }
 }
 

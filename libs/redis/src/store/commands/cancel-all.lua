@@ -4,12 +4,15 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] scope ('' = every key), ARGV[4] batch size,
 --   ARGV[5] event reason
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
+--   first did
 -- Output: { cancelled, more (0/1), now }; the client loops while `more`.
 
 --- @include "includes/time"
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/retire"
+--- @include "includes/requests"
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms, scope, batch, reason = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]

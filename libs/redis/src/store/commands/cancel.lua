@@ -2,6 +2,8 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] key
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
+--   first did
 -- Output: 1 when a live timer was cancelled, else 0 (a finished row kept by removeOnComplete=false is
 --   dropped, not counted).
 
@@ -9,6 +11,7 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/retire"
+--- @include "includes/requests"
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms, key = tonumber(ARGV[2]), ARGV[3]

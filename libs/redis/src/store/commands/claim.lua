@@ -1,10 +1,12 @@
 -- Claims the timers of one fire job (docs/design.md "Fire path contract", docs/spec.md §3.2, §3.8).
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
---   ARGV[1] prefix 'P', ARGV[2] leaseMs, ARGV[3] worker id, then (id, key, version) per timer
--- Output: one reply per timer:
+--   ARGV[1] prefix 'P' (with a request: includes/requests; its id is the claim token), ARGV[2] leaseMs,
+--   ARGV[3] worker id, then (id, key, version) per timer
+-- Output: one reply per timer (a repeated call with the same token answers its first reply):
 --   { 'held' | 'free', due, row }  claimed (the row after the claim; a free run's `d` is its next tick,
---                                  and the grid slots between `due` and it are one 'skipped' event)
+--                                  and the grid slots between `due` and it are one 'skipped' event;
+--                                  a free run's re-run adds 'rerun', its slots already counted)
 --   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
 --   { 'stale', reason }            gone | version | status: acknowledged, never run
 --   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
@@ -15,9 +17,14 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/events"
+--- @include "includes/free-runs"
+--- @include "includes/requests"
 
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
+-- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
+-- repeated call knows its own claim.
+local token = request.id
 local now = now_ms()
 local now_text, lease_until = int(now), int(now + lease_ms)
 -- Index moves, made once for the whole batch at the end: held runs leave `due`/`armed` for `leases`;
@@ -37,13 +44,46 @@ local function is_free(row, run_count)
     and (not row.mr or run_count < tonumber(row.mr))
 end
 
+-- A ref whose version the row has passed may name a free run (includes/free-runs): this very claim again
+-- (first answer), or one handed back for a re-run (claimed now, runCount + 1). Nil when it names none.
+local function claim_free_run(row, key, version)
+  local member = free_member(key, version)
+  local run = read_free_run(base, member)
+  if not run or run.id ~= row.id then
+    return nil
+  end
+  if run.w == '' then
+    run.rc = int(tonumber(row.rc or '0') + 1)
+    run.lf, run.w, run.t, run.j, run.r = now_text, worker, token or '', nil, '1'
+    save_free_run(base, member, run)
+    held[#held + 1] = member -- out of `armed`, where its re-run's job took it
+    leases[#leases + 1] = lease_until
+    leases[#leases + 1] = member
+    row.rc, row.lf = run.rc, now_text
+    row.l = '{"started":' .. now_text .. ',"status":"running"}'
+    redis.call('HSET', row_key(base, key), 'rc', row.rc, 'lf', row.lf, 'l', row.l)
+    publish_event(prefix, { id = row.id, key = key, v = version, k = row.k }, 'running', now, { due = tonumber(run.due) })
+  elseif run.w ~= worker or not token or run.t ~= token then
+    return nil
+  end
+  row.rv, row.rc, row.lf = version, run.rc, run.lf
+  -- A re-run's missed slots were counted at its first claim: 'rerun' says so.
+  return { 'free', run.due, cjson.encode(row), run.r and 'rerun' or nil }
+end
+
 local function claim(id, key, version)
   local row = read_row(base, key)
   if not row or row.id ~= id then
+    -- A free run handed back for a re-run whose timer went meanwhile: nothing to run, nothing to keep.
+    redis.call('HDEL', base .. 'free', free_member(key, version))
     return stale(nil, id, key, version, 'gone')
   end
   if row.v ~= version then
-    return stale(row, id, key, version, 'version')
+    return claim_free_run(row, key, version) or stale(row, id, key, version, 'version')
+  end
+  if row.s == 'running' and row.lw == worker and token and row.ct == token then
+    -- This very claim again (its reply was lost and the call repeated): its first answer.
+    return { 'held', row.tg or row.d, cjson.encode(row) }
   end
   if row.s == 'running' then
     -- Same version still running: a duplicate delivery while its worker lives, or a dead worker's run.
@@ -73,15 +113,20 @@ local function claim(id, key, version)
     row.v, row.d = int(tonumber(version) + 1), int(next_due)
     next_ticks[#next_ticks + 1] = { key, next_due }
     redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 'v', row.v, 'd', row.d)
+    -- Its own lease, beside the row (includes/free-runs): the next tick is not held up by it.
+    local member = free_member(key, version)
+    save_free_run(base, member, { id = id, w = worker, t = token or '', rc = row.rc, due = int(due), lf = now_text })
+    leases[#leases + 1] = lease_until
+    leases[#leases + 1] = member
     -- Grid slots that passed since `due` are not made up: they are missed (the worker counts them from
     -- the reply's row the same way).
     publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_due), 0)
   else
-    row.s, row.lw, row.lu = 'running', worker, lease_until
+    row.s, row.lw, row.lu, row.ct = 'running', worker, lease_until, token
     held[#held + 1] = key
     leases[#leases + 1] = lease_until
     leases[#leases + 1] = key
-    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until)
+    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '')
   end
   return { free and 'free' or 'held', int(due), cjson.encode(row) }
 end

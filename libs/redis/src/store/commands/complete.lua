@@ -1,11 +1,12 @@
 -- Records the outcome of runs and moves their timers on (docs/design.md "Complete", docs/spec.md §3.2, §3.3).
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
---   ARGV[1] prefix 'P'
+--   ARGV[1] prefix 'P' (with a request: includes/requests; a repeated batch answers as the first)
 --   ARGV[2] the runs as one JSON array (one argument, not ten per run: far cheaper to send), each
 --     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
---     slots that came while it went on] — strings but the last two
+--     slots that came while it went on] — strings but the last two; a free run's key names its lease
+--     record (includes/free-runs) with its version
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -14,6 +15,8 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/events"
+--- @include "includes/free-runs"
+--- @include "includes/requests"
 
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
@@ -67,7 +70,7 @@ local function finish(row, version, outcome, message, reason, ended)
     local fields = outcome_of(row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
-    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu')
+    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct')
   else
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
     publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended })
@@ -92,7 +95,7 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
   if row.tg and not final then
     -- A trigger run does not move the schedule: back to the unchanged `d`.
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(row.d), { 'lw', 'lu', 'tg' })
+    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(row.d), { 'lw', 'lu', 'ct', 'tg' })
     return 0, 0
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
     finish(row, version, outcome, message, reason)
@@ -100,25 +103,41 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   elseif row.k == 'interval' then
     local due, next_due = tonumber(row.d), next_grid_slot(row, now)
     missed, overlap = grid_skips(row, due, tonumber(row.lf), next_due)
-    rearm(row, outcome_of(row, version, outcome, message, reason), next_due, { 'lw', 'lu' })
+    rearm(row, outcome_of(row, version, outcome, message, reason), next_due, { 'lw', 'lu', 'ct' })
   elseif cron_next == '' then
     -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
     finish(row, version, outcome, message, reason, 'no-next-slot')
   else
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu' })
+    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu', 'ct' })
   end
   publish_skips(prefix, row, now, version, missed, overlap)
   return missed, overlap
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap)
-  local row = read_row(base, key)
+-- A free run settles against its own lease record (includes/free-runs): still this run's (not claimed
+-- again elsewhere after its lease expired), and a lost one really expired. Record and lease go either way.
+local function settle_free(row, id, key, version, run_count, outcome, message, reason)
+  local member = free_member(key, version)
+  local run = read_free_run(base, member)
+  local lease = tonumber(redis.call('ZSCORE', base .. 'leases', member) or '0')
+  if not run or run.rc ~= run_count or (outcome == 'lost' and lease > now) then
+    return stale(row, id, key, version, 'status', outcome)
+  end
+  drop_free_run(base, member)
   if not row or row.id ~= id then
     return stale(nil, id, key, version, 'gone', outcome)
   end
+  complete_free(row, version, run_count, outcome, message, reason)
+  return { 'done', 0, 0 }
+end
+
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap)
+  local row = read_row(base, key)
   if mode == 'free' then
-    complete_free(row, version, run_count, outcome, message, reason)
-    return { 'done', 0, 0 }
+    return settle_free(row, id, key, version, run_count, outcome, message, reason)
+  end
+  if not row or row.id ~= id then
+    return stale(nil, id, key, version, 'gone', outcome)
   end
   if row.v ~= version then
     return stale(row, id, key, version, 'version', outcome)

@@ -2,16 +2,19 @@
 -- so every scheduler replica may run it.
 -- 1. An `armed` entry handed off more than the grace ago whose job no longer exists goes back to `due`.
 -- 2. A lease expired by Redis now: at-least-once → pending again at the same version, back to `due`
---    (it runs again); at-most-once → replied for the caller to settle as lost (complete.lua).
+--    (it runs again); at-most-once → replied for the caller to settle as lost (complete.lua). A free
+--    run's lease (includes/free-runs) likewise: re-armed under its member, or replied lost with `fr`.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] graceMs, ARGV[3] batch limit, ARGV[4] the partition's BullMQ job key
 --   prefix 'P:sundial-fire-{pN}:'
--- Output: { rearmed, requeued, { row as pairs } per lost run }
+-- Output: { rearmed, requeued, { row as pairs } per lost run (a free run's: `fr` = '1', and `v`, `rc`,
+--   `lf` of that run) }
 
 --- @include "includes/time"
 --- @include "includes/row"
 --- @include "includes/indexes"
+--- @include "includes/free-runs"
 
 local base = KEYS[1]
 local grace_ms, limit, job_prefix = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
@@ -20,28 +23,66 @@ local armed_key, leases_key = base .. 'armed', base .. 'leases'
 
 local rearmed = 0
 local handed_off = redis.call('ZRANGEBYSCORE', armed_key, '-inf', int(now - grace_ms), 'LIMIT', 0, limit)
-for _, key in ipairs(handed_off) do
-  local row = redis.call('HMGET', row_key(base, key), 's', 'j', 'tg', 'd')
-  if row[1] ~= 'pending' then
-    redis.call('ZREM', armed_key, key)
-  elseif not row[2] or redis.call('EXISTS', job_prefix .. row[2]) == 0 then
-    arm_due(base, key, tonumber(row[3] or row[4]))
+-- A free run's re-run (includes/free-runs): armed under its member while handed back and not yet claimed.
+local function rearm_free_run(member)
+  local run = read_free_run(base, member)
+  if not run or run.w ~= '' then
+    redis.call('ZREM', armed_key, member)
+  elseif not run.j or redis.call('EXISTS', job_prefix .. run.j) == 0 then
+    arm_due(base, member, tonumber(run.due))
     rearmed = rearmed + 1
+  end
+end
+
+for _, key in ipairs(handed_off) do
+  if split_free_member(key) then
+    rearm_free_run(key)
+  else
+    local row = redis.call('HMGET', row_key(base, key), 's', 'j', 'tg', 'd')
+    if row[1] ~= 'pending' then
+      redis.call('ZREM', armed_key, key)
+    elseif not row[2] or redis.call('EXISTS', job_prefix .. row[2]) == 0 then
+      arm_due(base, key, tonumber(row[3] or row[4]))
+      rearmed = rearmed + 1
+    end
   end
 end
 
 local requeued = 0
 local lost = {}
 local expired = redis.call('ZRANGEBYSCORE', leases_key, '-inf', int(now), 'LIMIT', 0, limit)
-for _, key in ipairs(expired) do
+-- An expired free run's lease: its timer gone → dropped; at-most-once, or its timer over meanwhile →
+-- replied as lost (the row's fields as of that run, `fr` = '1' so it is settled as a free run);
+-- at-least-once → handed back (no worker) and armed under its member, to run again.
+local function settle_free_run(member)
+  local key, version = split_free_member(member)
+  local run = read_free_run(base, member)
   local row = read_row(base, key)
-  if not row or row.s ~= 'running' then
+  if not run or not row or row.id ~= run.id then
+    drop_free_run(base, member)
+  elseif row.dl == 'm' or not is_live(row.s) then
+    row.v, row.rc, row.lf, row.fr = version, run.rc, run.lf, '1'
+    lost[#lost + 1] = flat(row)
+  else
+    run.w = ''
+    save_free_run(base, member, run)
+    redis.call('ZREM', leases_key, member)
+    arm_due(base, member, tonumber(run.due))
+    requeued = requeued + 1
+  end
+end
+
+for _, key in ipairs(expired) do
+  local row = not split_free_member(key) and read_row(base, key)
+  if row == false then
+    settle_free_run(key)
+  elseif not row or row.s ~= 'running' then
     redis.call('ZREM', leases_key, key)
   elseif row.dl == 'm' then
     lost[#lost + 1] = flat(row)
   else
     redis.call('HSET', row_key(base, key), 's', 'pending')
-    redis.call('HDEL', row_key(base, key), 'lw', 'lu')
+    redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct')
     redis.call('ZREM', leases_key, key)
     arm_due(base, key, tonumber(row.tg or row.d))
     requeued = requeued + 1

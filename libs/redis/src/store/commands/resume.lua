@@ -5,6 +5,8 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] a cron's next occurrence after the caller's estimate of
 --   Redis now ('' for other kinds)
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
+--   first did
 -- Output: { 'ok', row as pairs } | { 'not-found' } | { 'retry', now } unchanged when the cron
 --   occurrence is not after now
 
@@ -12,6 +14,7 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/events"
+--- @include "includes/requests"
 
 local base, prefix = KEYS[1], ARGV[1]
 local key = ARGV[2]

@@ -5,6 +5,8 @@
 --   keys (ifExists 'error' keys of the same batch sent in other calls: one of them live refuses this call
 --   too), then per spec: key, ifExists (error|replace|keep), at (ms, or '' for none), n, then n row-field
 --   name/value pairs (encodeSpecFields)
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
+--   first did
 -- Output: one array per spec — { 'ok', 'id', id, 'sa', sa, 'd', d } for a created row (the caller knows
 --   the rest: v 1, pending, its own fields) or { 'kept', row as pairs } — or a single
 --   { 'duplicate', 'key', key } / { 'retry', now } when the whole call was refused unchanged.
@@ -14,6 +16,7 @@
 --- @include "includes/indexes"
 --- @include "includes/events"
 --- @include "includes/retire"
+--- @include "includes/requests"
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms = tonumber(ARGV[2])

@@ -6,11 +6,13 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] jobs per call at most
 -- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } per job,
---   { key, traceparent, kind, ... } of the timers whose row records the caller's trace (`tp`) }
+--   { key, traceparent, kind, ... } of the timers whose row records the caller's trace (`tp`) } (a free
+--   run handed back for a re-run waits in `due` as `<key>|<version>`: its ref names the key)
 
 --- @include "includes/time"
 --- @include "includes/row"
 --- @include "includes/indexes"
+--- @include "includes/free-runs"
 
 local base = KEYS[1]
 local per_job, lead_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -28,24 +30,41 @@ end
 for i = 1, #entries, 2 do
   local key, score = entries[i], entries[i + 1]
   local hash = row_key(base, key)
-  local row = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp')
+  -- A free run handed back for a re-run (includes/free-runs) waits under `<key>|<version>`: its ref names
+  -- that version, its job is `t-<id>-v<version>-r<runCount>f`, and its record, not the row, keeps the jobId.
+  -- Its trace is its row's.
+  local ref_key, version = split_free_member(key)
+  local run = ref_key and read_free_run(base, key)
+  local row
+  if run and run.w == '' then
+    row = { run.id, version, 'pending', run.rc .. 'f', redis.call('HGET', row_key(base, ref_key), 'tp') }
+  elseif ref_key then
+    row = {}
+  else
+    row, ref_key = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp'), key
+  end
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
     if not job or #job == 1 + 4 * per_job then
       job = { 't-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0') }
       jobs[#jobs + 1] = job
     end
-    redis.call('HSET', hash, 'j', job[1])
+    if run then
+      run.j = job[1]
+      save_free_run(base, key, run)
+    else
+      redis.call('HSET', hash, 'j', job[1])
+    end
     armed[#armed + 1] = now_text
     armed[#armed + 1] = key
     job[#job + 1] = row[1]
-    job[#job + 1] = key
+    job[#job + 1] = ref_key
     job[#job + 1] = row[2]
     job[#job + 1] = score
     if row[5] then
-      traced[#traced + 1] = key
+      traced[#traced + 1] = ref_key
       traced[#traced + 1] = row[5]
-      traced[#traced + 1] = redis.call('HGET', hash, 'k')
+      traced[#traced + 1] = redis.call('HGET', row_key(base, ref_key), 'k')
     end
   end
 end

@@ -4,12 +4,15 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] key
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
+--   first did
 -- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs }
 
 --- @include "includes/time"
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/events"
+--- @include "includes/requests"
 
 local base, prefix = KEYS[1], ARGV[1]
 local key = ARGV[2]

@@ -1,20 +1,30 @@
--- Include: Lease expiries of held runs (docs/design.md "Leases").
+-- Include: Lease expiries of held and free runs (docs/design.md "Leases", "Free runs").
 --- @include "includes/time"
 --- @include "includes/row"
 --- @include "includes/indexes"
+--- @include "includes/free-runs"
 
 -- Sets the lease expiry `lu` of the runs a worker still holds: (key, runCount) pairs from ARGV[first]
--- on, held when the row is running under `worker` with that runCount. One ZADD into `leases` for all.
+-- on, held when the row is running under `worker` with that runCount (a free run: `<key>|<version>`,
+-- held when its record names `worker` and that runCount). One ZADD into `leases` for all.
 -- Returns one flag per run (1 held and set, 0 no longer this worker's) and how many were set.
 local function set_held_leases(base, worker, first, lease_until)
   local lease_text = int(lease_until)
   local flags, leases = {}, {}
   for i = first, #ARGV, 2 do
     local key, run_count = ARGV[i], ARGV[i + 1]
-    local row = redis.call('HMGET', row_key(base, key), 's', 'lw', 'rc')
-    local held = row[1] == 'running' and row[2] == worker and row[3] == run_count
+    local held
+    if split_free_member(key) then
+      local run = read_free_run(base, key)
+      held = run ~= nil and run.w == worker and run.rc == run_count
+    else
+      local row = redis.call('HMGET', row_key(base, key), 's', 'lw', 'rc')
+      held = row[1] == 'running' and row[2] == worker and row[3] == run_count
+      if held then
+        redis.call('HSET', row_key(base, key), 'lu', lease_text)
+      end
+    end
     if held then
-      redis.call('HSET', row_key(base, key), 'lu', lease_text)
       leases[#leases + 1] = lease_text
       leases[#leases + 1] = key
     end

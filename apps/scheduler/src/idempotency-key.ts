@@ -1,0 +1,32 @@
+import { Headers } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { requestFingerprint, validateRequestId, type WriteOptions } from '@sundial/core';
+
+const HEADER = 'Idempotency-Key';
+
+/**
+ * Documents the `Idempotency-Key` header on a state-changing route (docs/spec.md §5.2, docs/design.md
+ * "Repeated calls"): a retry with the same key and body within 24 h answers as the first request did.
+ */
+export const Idempotent = (): MethodDecorator =>
+  ApiHeader({
+    name: HEADER,
+    required: false,
+    description:
+      'Makes a retry safe: the same key with the same request within 24 h returns the first answer and ' +
+      'changes nothing more; with another request it is refused 422 idempotency-conflict. 1 to 255 ' +
+      'printable ASCII characters, e.g. a UUID.',
+  });
+
+/** The route's `Idempotency-Key` header, as it came (undefined when absent). */
+export const IdempotencyKey = (): ParameterDecorator => Headers(HEADER.toLowerCase());
+
+/**
+ * The WriteOptions of a call from the route's `Idempotency-Key`. `step` names one of several calls a
+ * route makes (PUT: create, then replace), each under its own request id derived from the key.
+ */
+export function writeOptions(idempotencyKey: string | undefined, step?: string): WriteOptions | undefined {
+  if (idempotencyKey === undefined) return undefined;
+  const requestId = validateRequestId(idempotencyKey, HEADER);
+  return { requestId: step === undefined ? requestId : `${step}:${requestFingerprint(HEADER, [requestId])}` };
+}

@@ -1,0 +1,70 @@
+import { realClock, type Clock } from '../clock';
+import { refusals } from '../refusals';
+import { DEFAULT_REQUEST_WINDOW_MS, requestFingerprint, validateRequestId } from '../request-id';
+import type { TimersApi, WriteOptions } from '../types';
+
+interface Remembered {
+  fingerprint: string;
+  /** the first call's result (a refused call is forgotten: it changed nothing, so it is asked again) */
+  result: Promise<unknown>;
+  until: number;
+}
+
+/**
+ * The in-memory engine's `requestId` (docs/design.md "Repeated calls"), around any TimersApi: a write
+ * repeated with the same id and arguments within the window returns the first result and does nothing
+ * more; with other arguments it is refused `idempotency-conflict`.
+ */
+export function rememberRequests(
+  api: TimersApi,
+  {
+    clock = realClock,
+    requestWindowMs = DEFAULT_REQUEST_WINDOW_MS,
+  }: { clock?: Clock; requestWindowMs?: number },
+): TimersApi {
+  const memory = new Map<string, Remembered>();
+
+  const remembered = async <T>(
+    operation: string,
+    args: unknown[],
+    options: WriteOptions | undefined,
+    run: () => Promise<T>,
+  ): Promise<T> => {
+    if (options?.requestId === undefined) return run();
+    const id = validateRequestId(options.requestId);
+    const now = clock.now();
+    // Entries are kept in the order they expire (one window each): drop the expired ones in front.
+    for (const [key, entry] of memory) {
+      if (entry.until > now) break;
+      memory.delete(key);
+    }
+    const fingerprint = requestFingerprint(operation, args);
+    const seen = memory.get(id);
+    if (seen && seen.fingerprint !== fingerprint) throw refusals.idempotencyConflict(id);
+    if (seen) return seen.result as Promise<T>;
+    const entry: Remembered = { fingerprint, result: run(), until: now + requestWindowMs };
+    memory.set(id, entry);
+    entry.result.catch(() => memory.get(id) === entry && memory.delete(id));
+    return entry.result as Promise<T>;
+  };
+
+  return {
+    schedule: (spec, options) => remembered('schedule', [spec], options, () => api.schedule(spec)),
+    scheduleMany: (specs, options) =>
+      remembered('scheduleMany', [specs], options, () => api.scheduleMany(specs)),
+    cancel: (key, options) => remembered('cancel', [key], options, () => api.cancel(key)),
+    cancelAll: (scope, options) =>
+      remembered('cancelAll', [scope ?? ''], options, () => api.cancelAll(scope)),
+    reschedule: (key, when, options) =>
+      remembered('reschedule', [key, when], options, () => api.reschedule(key, when)),
+    pause: (key, options) => remembered('pause', [key], options, () => api.pause(key)),
+    resume: (key, options) => remembered('resume', [key], options, () => api.resume(key)),
+    trigger: (key, options) => remembered('trigger', [key], options, () => api.trigger(key)),
+    get: (key) => api.get(key),
+    list: (options) => api.list(options),
+    check: (id) => api.check(id),
+    snapshot: () => api.snapshot(),
+    on: (event, listener) => api.on(event, listener),
+    dispose: () => api.dispose(),
+  };
+}

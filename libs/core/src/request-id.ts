@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+import { refusals } from './refusals';
+
+/** How long a `requestId` is remembered by default (docs/spec.md §5.1, docs/design.md "Repeated calls"). */
+export const DEFAULT_REQUEST_WINDOW_MS = 24 * 3_600_000;
+
+const REQUEST_ID = /^[\x21-\x7e]{1,255}$/;
+
+/** A caller's request id: 1 to 255 printable ASCII characters, no spaces (like an Idempotency-Key). */
+export function validateRequestId(requestId: unknown, field = 'requestId'): string {
+  if (typeof requestId !== 'string' || !REQUEST_ID.test(requestId)) {
+    throw refusals.invalid(
+      field,
+      `${field} must be 1 to 255 printable ASCII characters without spaces.`,
+      `Pass e.g. a UUID: ${field}: crypto.randomUUID().`,
+    );
+  }
+  return requestId;
+}
+
+/** What a request asked for, to tell a true retry from another request under the same id. */
+export function requestFingerprint(operation: string, args: unknown[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([operation, ...args]))
+    .digest('base64url')
+    .slice(0, 22);
+}

@@ -1,0 +1,49 @@
+import { type LogFields, type Skips, type SundialLogger } from '@sundial/core';
+import type { SundialObserver } from '../metrics/observer';
+import type { Completion, TimerRef } from '../store/fire-commands';
+import type { StaleReason } from '../store/replies';
+
+/** What every log line about a run carries (docs/spec.md §6.3). */
+export interface RunFields extends LogFields {
+  key: string;
+  id: string;
+  version: number;
+  partition: number;
+  handler: string;
+}
+
+export type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
+
+/** What TimerRunner tells its observer and logger about runs, stale claims and completions, and skips. */
+export class RunReports {
+  constructor(
+    private readonly logger: SundialLogger,
+    private readonly observer: SundialObserver,
+  ) {}
+
+  finished(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
+    const status = outcome.outcome === 'ok' ? 'ok' : 'failed';
+    this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
+    if (status === 'ok') this.logger.debug('run ok', { ...fields, latenessMs, durationMs });
+    else this.logger.warn('run failed', { ...fields, latenessMs, durationMs, error: outcome.error });
+  }
+
+  staleAtClaim(partition: number, ref: TimerRef, reason: StaleReason): void {
+    this.observer.stale?.({ reason, phase: 'claim' });
+    this.logger.debug('fire job stale at claim: not run', { ...ref, partition, reason });
+  }
+
+  /** The run happened, but the timer changed under it: its outcome was dropped (docs/spec.md §3.2 step 4). */
+  staleAtCompletion(reason: StaleReason, fields: RunFields): void {
+    this.observer.stale?.({ reason, phase: 'complete' });
+    this.logger.info('run outcome not recorded: the timer changed while it ran', { ...fields, reason });
+  }
+
+  skips(skips: Skips, fields: RunFields): void {
+    for (const reason of ['missed', 'overlap'] as const) {
+      if (skips[reason] === 0) continue;
+      this.observer.skipped?.({ reason, count: skips[reason] });
+      this.logger.debug(`periodic slots skipped (${reason})`, { ...fields, reason, count: skips[reason] });
+    }
+  }
+}

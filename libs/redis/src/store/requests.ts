@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * What makes a script call safe to repeat (docs/design.md "Repeated calls"): its request id, and how long
+ * Redis remembers the first answer under it.
+ */
+export interface ScriptRequest {
+  id: string;
+  memoryMs: number;
+}
+
+/** The request of each script call one operation makes; `part` names the call within the operation. */
+export interface CallRequests {
+  (part: string): ScriptRequest;
+  /** a caller's retry: its request id was seen before with the same arguments */
+  repeated: boolean;
+}
+
+/** How long a first answer is remembered when only a lost reply can repeat the call (ioredis resends it). */
+export const RESEND_MEMORY_MS = 60_000;
+
+/** A request with a fresh id (72 random bits), remembered long enough for ioredis's resend after a reconnect. */
+export function resendSafe(memoryMs = RESEND_MEMORY_MS): ScriptRequest {
+  return { id: randomBytes(9).toString('base64url'), memoryMs };
+}
+
+/** An operation without a caller's request id: each of its calls gets a fresh one. */
+export const freshRequests: CallRequests = Object.assign(() => resendSafe(), { repeated: false });
+
+/**
+ * The ARGV[1] of a script call that carries a request: the prefix, then '\n' id '\n' memory ms
+ * (includes/requests.lua `with_request` takes it apart; scripts see the plain prefix).
+ */
+export function requestPrefix(prefix: string, request: ScriptRequest): string {
+  return `${prefix}\n${request.id}\n${Math.max(1, Math.round(request.memoryMs))}`;
+}

@@ -1,0 +1,76 @@
+/**
+ * docs/spec.md §5.1 `requestId` on every backend (issue 8 defect 2, docs/design.md "Repeated calls"): a
+ * write retried with the same id and arguments returns the first result and changes nothing more; the
+ * same id with other arguments is refused `idempotency-conflict`; a refused call is not remembered.
+ */
+import { BACKENDS, useBackend } from './backends';
+
+describe.each(BACKENDS)('%s backend: requestId', (name) => {
+  const backend = useBackend(name);
+  const spec = { key: 'k', handler: 'work', delay: '1h' } as const;
+
+  it('schedule retried: the same timer, one scheduled event, no duplicate-key', async () => {
+    const h = await backend.open();
+    const first = await h.timers.schedule(spec, { requestId: 'r1' });
+    expect(await h.timers.schedule(spec, { requestId: 'r1' })).toEqual(first);
+    await h.event({ type: 'scheduled', key: 'k' });
+    await expect(h.timers.schedule(spec)).rejects.toMatchObject({ reason: 'duplicate-key' });
+    await h.pass(50);
+    expect(h.eventsOf('scheduled')).toHaveLength(1);
+  });
+
+  it('cancel, cancelAll, reschedule, pause, resume and trigger retried: the first answers, applied once', async () => {
+    const h = await backend.open();
+    await h.timers.scheduleMany(
+      ['a', 'b', 'c:1', 'c:2'].map((key) => ({ key, handler: 'work', delay: '1h' as const })),
+    );
+    expect(await h.timers.cancel('a', { requestId: 'c' })).toBe(true);
+    expect(await h.timers.cancel('a', { requestId: 'c' })).toBe(true);
+    expect(await h.timers.cancel('a')).toBe(false);
+    expect(await h.timers.cancelAll('c:', { requestId: 'all' })).toBe(2);
+    expect(await h.timers.cancelAll('c:', { requestId: 'all' })).toBe(2);
+    const moved = await h.timers.reschedule('b', { delay: '2h' }, { requestId: 'm' });
+    expect(await h.timers.reschedule('b', { delay: '2h' }, { requestId: 'm' })).toEqual(moved);
+    const paused = await h.timers.pause('b', { requestId: 'p' });
+    expect(await h.timers.pause('b', { requestId: 'p' })).toEqual(paused);
+    const resumed = await h.timers.resume('b', { requestId: 'u' });
+    expect(await h.timers.resume('b', { requestId: 'u' })).toEqual(resumed);
+    const triggered = await h.timers.trigger('b', { requestId: 't' });
+    expect(await h.timers.trigger('b', { requestId: 't' })).toEqual(triggered);
+    expect(triggered.version).toBe(moved.version + 3);
+    await h.until(() => h.runs.length > 0, { what: 'the trigger run' });
+    await h.pass(200);
+    expect(h.runs.map((run) => run.key)).toEqual(['b']);
+  });
+
+  it('the same id with other arguments: idempotency-conflict, nothing written; a malformed id: invalid', async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'a', handler: 'work', delay: '1h' }, { requestId: 'x' });
+    await expect(
+      h.timers.schedule({ key: 'b', handler: 'work', delay: '1h' }, { requestId: 'x' }),
+    ).rejects.toMatchObject({ reason: 'idempotency-conflict', field: 'requestId' });
+    await expect(h.timers.cancel('a', { requestId: 'x' })).rejects.toMatchObject({
+      reason: 'idempotency-conflict',
+    });
+    expect(await h.timers.get('b')).toBeNull();
+    expect(await h.timers.get('a')).not.toBeNull();
+    for (const requestId of ['has space', '', 'x'.repeat(256), 'é']) {
+      await expect(h.timers.cancel('a', { requestId })).rejects.toMatchObject({
+        reason: 'invalid',
+        field: 'requestId',
+      });
+    }
+    expect(await h.timers.get('a')).not.toBeNull();
+  });
+
+  it('a refused call is not remembered: its retry runs again, and its id is free for another call', async () => {
+    const h = await backend.open();
+    await expect(h.timers.pause('k', { requestId: 'p' })).rejects.toMatchObject({ reason: 'not-found' });
+    await h.timers.schedule(spec);
+    expect(await h.timers.pause('k', { requestId: 'p' })).toMatchObject({ status: 'paused' });
+    await expect(h.timers.schedule(spec, { requestId: 'd' })).rejects.toMatchObject({
+      reason: 'duplicate-key',
+    });
+    expect(await h.timers.cancel('k', { requestId: 'd' })).toBe(true);
+  });
+});

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { loadCommands } from '@sundial/redis';
+import { ReplyDropper } from '@sundial/testing';
+import { keysUnder, useStore } from './store-fixture';
+
+const store = useStore();
+
+/**
+ * requestId on Redis (issue 8 defect 2, docs/design.md "Repeated calls"), beyond what the conformance
+ * suite checks on both backends (test/conformance/request-ids.test.ts): batches over several calls,
+ * refusals that store nothing, and a write whose reply was lost.
+ */
+describe('requestId on RedisTimers', () => {
+  it('scheduleMany over several partitions and calls, retried: the same timers', async () => {
+    const timers = store.open({ partitions: 4 });
+    const specs = Array.from({ length: 250 }, (_, n) => ({
+      key: `m:${n}`,
+      handler: 'h',
+      delay: '1h' as const,
+    }));
+    const first = await timers.scheduleMany(specs, { requestId: 'batch' });
+    expect(await timers.scheduleMany(specs, { requestId: 'batch' })).toEqual(first);
+    expect(await timers.snapshot()).toHaveLength(250);
+  });
+
+  it('a refused call with an id stores nothing: no pin, no first answer', async () => {
+    const timers = store.open();
+    await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });
+    await timers.schedule({ key: 'b', handler: 'h', delay: '1h' }, { requestId: 'taken' });
+    const before = await keysUnder(store.raw, timers.keys.prefix);
+    const refused = [
+      timers.schedule({ key: 'a', handler: 'h', delay: '1h' }, { requestId: 'dup' }),
+      timers.pause('none', { requestId: 'absent' }),
+      timers.cancel('none', { requestId: 'nothing' }),
+      timers.cancel('a', { requestId: 'taken' }),
+      timers.reschedule('a', { delay: -1 }, { requestId: 'bad' }),
+    ];
+    const outcomes = await Promise.all(
+      refused.map((call) => call.catch((error: { reason: string }) => error.reason)),
+    );
+    expect(outcomes).toEqual(['duplicate-key', 'not-found', false, 'idempotency-conflict', 'invalid']);
+    expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
+  });
+
+  it('a write cut off from Redis says its outcome is unknown; the retry with its id returns what happened', async () => {
+    const proxy = await ReplyDropper.start({ port: Number(new URL(store.url()).port) });
+    const timers = store.open({ connection: proxy.url });
+    try {
+      await timers.connect();
+      const schedule = loadCommands().get('schedule')!;
+      const sha = createHash('sha1').update(schedule.lua).digest('hex');
+      // the reply is lost and the client's one reconnect is refused: the call fails after Redis ran it
+      proxy.dropReplyTo({
+        matches: (sent) =>
+          (sent[0] === 'EVALSHA' && sent[1] === sha) || (sent[0] === 'EVAL' && sent[1] === schedule.lua),
+        refuseMs: 1500,
+      });
+      const spec = { key: 'k', handler: 'h', delay: '1h' } as const;
+      const refusal = await timers.schedule(spec, { requestId: 'once' }).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ reason: 'unavailable' });
+      expect((refusal as Error).message).toMatch(/may or may not have been applied/);
+      expect((refusal as { fix: string }).fix).toMatch(/same requestId/);
+      await proxy.listening();
+      const stored = await store.open({ prefix: timers.keys.prefix }).get('k');
+      expect(stored).not.toBeNull(); // it was applied
+      const retried = await timers.schedule(spec, { requestId: 'once' });
+      expect(retried).toMatchObject({ id: stored!.id, version: 1 });
+    } finally {
+      await timers.dispose();
+      await proxy.stop();
+    }
+  });
+});
