@@ -42,9 +42,14 @@ describe('logs during a Redis outage', () => {
     });
     const refused = await scheduler.api('POST', '/v1/timers', { key: 'k2', handler: 'log', delay: '1m' });
     expect(refused.status).toBe(503);
-    // An observation window, not a wait for a result: reconnect attempts and the loops' retries
-    // happen meanwhile, and each would print a non-JSON trace if a connection had no error listener.
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    // Wait until every app has been through several failed reconnects (each logs the refused
+    // connection): a connection without an error listener would print a non-JSON trace on each.
+    const refusals = (i: number): number =>
+      apps[i].lines.slice(before[i]).filter((line) => line.includes('ECONNREFUSED')).length;
+    await waitFor(() => apps.every((_, i) => refusals(i) >= 3), {
+      timeoutMs: 20_000,
+      what: 'three refused reconnects logged by every app',
+    });
     const printed = apps.flatMap((app, i) =>
       app.lines.slice(before[i]).map((line) => `${app.name}: ${line}`),
     );
