@@ -48,6 +48,16 @@ describe('Redis Cluster: operations across partitions and primaries', () => {
     expect(seen.map((event) => event.key).sort()).toEqual([...keys].sort());
   });
 
+  it('answers a repeated scheduleMany with its first answer, on every primary (request ids on Cluster tags)', async () => {
+    const keys = keysInEveryPartition();
+    const specs = keys.map((key) => ({ key, handler: 'h', delay: '1h' as const }));
+    const first = await timers.scheduleMany(specs, { requestId: 'many-1' });
+    const again = await timers.scheduleMany(specs, { requestId: 'many-1' });
+    expect(again.map((timer) => [timer.key, timer.id, timer.version])).toEqual(
+      first.map((timer) => [timer.key, timer.id, timer.version]),
+    );
+  });
+
   it('lists page by page, snapshots and cancels all over every partition', async () => {
     const keys = keysInEveryPartition();
     const created = await timers.scheduleMany(keys.map((key) => ({ key, handler: 'h', delay: '1h' })));

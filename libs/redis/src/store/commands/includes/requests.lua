@@ -51,7 +51,7 @@ local remembered_schedule = {
     return table.concat(lines, '\n')
   end,
   unpack = function(text)
-    local partition = string.match(KEYS[1], '{p(%d+)}:$')
+    local partition = string.match(KEYS[1], '{p(%d+)[}.]')
     local replies, seq, sa, offset = {}, nil, nil, nil
     for line in string.gmatch(text, '[^\n]+') do
       if not sa then
