@@ -13,6 +13,8 @@ export interface FireJobConsumer {
   run(): Promise<unknown>;
   waitUntilReady(): Promise<unknown>;
   close(): Promise<void>;
+  /** drops its connections at once (a close that Redis did not let finish) */
+  disconnect(): Promise<void>;
 }
 
 /**
@@ -87,6 +89,17 @@ export class FireConsumers {
   async close(): Promise<void> {
     await Promise.all(this.consumers.map((consumer) => consumer.close()));
     if (this.bullRedis) await closeRedis(this.bullRedis);
+  }
+
+  /**
+   * Drops every consumer connection, for a close that Redis did not answer: BullMQ's last writes (the
+   * job's completion, its lock) would otherwise be retried for as long as Redis stays away, and its
+   * blocking connection would go on reconnecting. The jobs' locks then expire and the stalled check
+   * hands them to another worker; the claims expire with their leases.
+   */
+  async disconnect(): Promise<void> {
+    if (this.bullRedis) this.bullRedis.disconnect();
+    await Promise.all(this.consumers.map((consumer) => consumer.disconnect().catch(() => undefined)));
   }
 
   private own(partition: number, connection: RedisClient, process: FireJobProcessor): FireJobConsumer {

@@ -12,6 +12,7 @@ import {
   type TimerHandler,
 } from '@sundial/core';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { settledWithin } from '../infra/settled-within';
 import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
@@ -53,6 +54,17 @@ export interface TimerRunnerOptions extends PartitionedOptions {
 export const DEFAULT_CLOSE_GRACE_MS = 25_000;
 /** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
 const MAX_EARLY_WAIT_MS = 1000;
+/**
+ * How long a close waits, after the grace, for Redis to take the hand-back and BullMQ's last writes
+ * before it drops the connections: a SIGTERM must not hang while Redis is unreachable.
+ */
+const CLOSE_REDIS_WAIT_MS = 3_000;
+/**
+ * How long dropping BullMQ's connections may take: ioredis's disconnectTimeout (2 s) on a socket whose
+ * peer never answers. A client that was waiting to reconnect never says it ended (BullMQ waits for its
+ * 'end'), yet holds no socket and no timer once dropped: it is not waited for.
+ */
+const DROP_WAIT_MS = 2_500;
 /** How many leases long Redis remembers a completion's answer (a retried batch answers as its first try). */
 const COMPLETION_MEMORY_LEASES = 4;
 
@@ -136,23 +148,25 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   private async shutdown(graceMs: number): Promise<void> {
     const consumersClosed = this.consumers.close();
-    await this.jobsSettled(graceMs);
+    await settledWithin(Promise.allSettled([...this.jobs]), graceMs);
     this.graceOver = true;
     // A run whose handler finished keeps its claim: its completion is still being sent.
-    await this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
-    await consumersClosed;
-    await this.leases.close();
-    await this.closeConnection();
-  }
-
-  private jobsSettled(graceMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, graceMs);
-      void Promise.allSettled([...this.jobs]).then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    const handedBack = this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
+    // With Redis unreachable the hand-back and BullMQ's last writes would wait for as long as it stays
+    // away: wait a bounded time, then drop the connections (which rejects what is still queued).
+    let consumersDropped: Promise<void> | undefined;
+    if (!(await settledWithin(Promise.all([handedBack, consumersClosed]), CLOSE_REDIS_WAIT_MS))) {
+      this.logger.error(
+        `Sundial runner: Redis did not answer within ${CLOSE_REDIS_WAIT_MS} ms at close; claims not completed or released expire with their leases and the reconciler settles them`,
+        { workerId: this.workerId },
+      );
+      consumersDropped = this.consumers.disconnect();
+    }
+    await Promise.all([
+      consumersDropped && settledWithin(consumersDropped, DROP_WAIT_MS),
+      this.leases.close(),
+      this.closeConnection(),
+    ]);
   }
 
   private track(job: Promise<void>): Promise<void> {

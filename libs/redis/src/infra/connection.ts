@@ -1,5 +1,6 @@
 import { refusals } from '@sundial/core';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { settledWithin } from './settled-within';
 
 /**
  * Where Redis is: a URL (ACL user and password included), ioredis options, or both as
@@ -158,9 +159,18 @@ export function duplicateRedis(redis: RedisClient): RedisClient {
   return withErrorListener(isCluster(redis) ? redis.duplicate() : redis.duplicate());
 }
 
-/** Closes politely, or drops the socket when Redis cannot be reached to say goodbye. */
+/** How long a polite QUIT may wait for its reply before the socket is dropped instead. */
+const QUIT_WAIT_MS = 1_000;
+
+/**
+ * Closes politely, or drops the socket when Redis cannot be reached to say goodbye: on a connection
+ * that is not ready QUIT would wait behind the commands queued for a reconnect (as long as they are
+ * retried), and on a frozen Redis (socket open, no answer) it would wait for ever. Dropping the socket
+ * also rejects whatever is still queued, and stops the reconnecting: no handle outlives the close.
+ */
 export async function closeRedis(redis: RedisClient): Promise<void> {
-  await redis.quit().catch(() => redis.disconnect());
+  if (redis.status === 'ready') await settledWithin(redis.quit(), QUIT_WAIT_MS);
+  if (redis.status !== 'end') redis.disconnect();
 }
 
 /** Whether the connection is a Redis Cluster client (its partitions then spread over the slots). */
