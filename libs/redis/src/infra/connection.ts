@@ -1,5 +1,6 @@
 import { refusals } from '@sundial/core';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { failFastWhenDown, paceSubscriber } from './cluster-outage';
 import { settledWithin } from './settled-within';
 
 /**
@@ -37,6 +38,9 @@ export interface HostPort {
  */
 const reconnectDelayMs = (attempt: number): number => Math.min(attempt * 50, 2_000);
 
+/** ioredis's maxRetriesPerRequest when the options name none. */
+const DEFAULT_MAX_RETRIES = 20;
+
 const SCHEMES = /^(rediss?)(?:\+(cluster|sentinel))?:\/\/(.*)$/;
 const DEFAULT_PORTS = { node: 6379, sentinel: 26379 } as const;
 
@@ -60,7 +64,8 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
 /**
  * A Cluster's node connections take the options except the ones ioredis keeps at the top level:
  * the reconnect cadence applies to the cluster as a whole, and a command waiting for a node after a
- * failover is retried on the new topology.
+ * failover is retried on the new topology. While no node answers, the pub/sub connection is re-made
+ * at that cadence and commands fail as on one node (cluster-outage.ts).
  */
 function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: RedisOptions): Cluster {
   const { retryStrategy, enableOfflineQueue, readOnly: _readOnly, ...redisOptions } = merged;
@@ -69,7 +74,12 @@ function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: 
     redisOptions: { ...target.options, ...redisOptions },
     ...(enableOfflineQueue !== undefined && { enableOfflineQueue }),
   };
-  return new Cluster(target.nodes, options);
+  const cluster = new Cluster(target.nodes, options);
+  paceSubscriber(cluster, reconnectDelayMs);
+  // BullMQ's connections (maxRetriesPerRequest: null) wait for Redis however long it takes, as on one node.
+  const { maxRetriesPerRequest = DEFAULT_MAX_RETRIES } = redisOptions;
+  if (maxRetriesPerRequest !== null) failFastWhenDown(cluster, maxRetriesPerRequest);
+  return cluster;
 }
 
 /** Reads a connection URL; a malformed one is refused saying what to write instead. */
