@@ -20,6 +20,7 @@ import { decodeRow, type RowFields } from '../store/row';
 import { RunSpan } from '../tracing/fire-spans';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
+import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
 import {
   DEFAULT_LEASE_MS,
   type FireConsumersMode,
@@ -45,6 +46,8 @@ export interface TimerRunnerOptions extends PartitionedOptions {
   observer?: SundialObserver;
   /** who consumes the partition queues (default 'own'; see FireConsumersMode) */
   consumers?: FireConsumersMode;
+  /** a consumer that took no job this long while jobs waited longer is made anew (default 30 s) */
+  consumerStallMs?: number;
 }
 
 /**
@@ -95,11 +98,15 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.logger = options.logger ?? consoleLogger;
     this.reports = new RunReports(this.logger, options.observer ?? {});
+    const observer = options.observer ?? {};
     this.consumers = new FireConsumers({
       mode: options.consumers ?? 'own',
       connection: options.connection,
       keys: this.keys,
       settings: fireConsumerOptions(options),
+      redis: this.redis,
+      stallMs: options.consumerStallMs ?? DEFAULT_CONSUMER_STALL_MS,
+      onRecreated: (partition) => observer.consumerRecreated?.({ partition }),
       logError: (message) => this.logger.error(message, { workerId: this.workerId }),
     });
     this.batcher = new CompletionBatcher(this.commands, {
@@ -133,7 +140,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   /** One fire job of `partition`'s queue, as a consumer hands it over (`job.data`). */
   processFireJob(partition: number, data: FireJobData): Promise<void> {
-    return this.track(this.fire(partition, data.timers));
+    const job = this.track(this.fire(partition, data.timers));
+    this.consumers.taken(partition, job);
+    return job;
   }
 
   /**
