@@ -74,10 +74,16 @@ function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: 
     redisOptions: { ...target.options, ...redisOptions },
     ...(enableOfflineQueue !== undefined && { enableOfflineQueue }),
   };
-  const cluster = new Cluster(target.nodes, options);
+  return withOutageLimits(new Cluster(target.nodes, options), redisOptions.maxRetriesPerRequest);
+}
+
+/** A cluster client's behaviour while no node answers (cluster-outage.ts), on every one Sundial makes. */
+function withOutageLimits(
+  cluster: Cluster,
+  maxRetriesPerRequest: number | null = DEFAULT_MAX_RETRIES,
+): Cluster {
   paceSubscriber(cluster, reconnectDelayMs);
   // BullMQ's connections (maxRetriesPerRequest: null) wait for Redis however long it takes, as on one node.
-  const { maxRetriesPerRequest = DEFAULT_MAX_RETRIES } = redisOptions;
   if (maxRetriesPerRequest !== null) failFastWhenDown(cluster, maxRetriesPerRequest);
   return cluster;
 }
@@ -166,7 +172,9 @@ export function withErrorListener<Client extends RedisClient>(redis: Client): Cl
 
 /** Another connection to the same place (e.g. a subscriber), with its own error listener. */
 export function duplicateRedis(redis: RedisClient): RedisClient {
-  return withErrorListener(isCluster(redis) ? redis.duplicate() : redis.duplicate());
+  if (!isCluster(redis)) return withErrorListener(redis.duplicate());
+  const { maxRetriesPerRequest } = redis.options.redisOptions ?? {};
+  return withErrorListener(withOutageLimits(redis.duplicate(), maxRetriesPerRequest));
 }
 
 /** How long a polite QUIT may wait for its reply before the socket is dropped instead. */
