@@ -8,7 +8,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Redis } from 'ioredis';
+import '../libs/server/src/register-paths';
+import { openRedis, parseRedisUrl } from '@sundial/redis';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -52,16 +53,18 @@ async function main(): Promise<void> {
   process.exit(Math.max(...codes));
 }
 
+/** Whether Redis answers at `url`: one node, a Cluster (any of its nodes) or Sentinel's primary. */
 async function answersPing(url: string): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
+  // One try, no reconnects: a first command fails at once when nothing answers.
+  const once = () => null;
+  const client = openRedis({
+    url,
     maxRetriesPerRequest: 0,
     connectTimeout: 1_000,
-    retryStrategy: () => null,
+    retryStrategy: once,
+    sentinelRetryStrategy: once,
   });
-  client.on('error', () => undefined);
   try {
-    await client.connect();
     return (await client.ping()) === 'PONG';
   } catch {
     return false;
@@ -71,6 +74,9 @@ async function answersPing(url: string): Promise<boolean> {
 }
 
 async function startPrivateRedis(url: string): Promise<ChildProcess> {
+  // A Cluster or Sentinel deployment is the user's to start: only a single local node is started here.
+  if (parseRedisUrl(url).kind !== 'node')
+    fail(`Nothing answers at REDIS_URL=${url}: start that Redis Cluster or Sentinel deployment first.`);
   const { hostname, port } = new URL(url);
   if (!LOCAL_HOSTS.has(hostname))
     fail(`Nothing answers at REDIS_URL=${url}, and it is not a local address to start Redis on.`);

@@ -16,6 +16,7 @@ function watchers() {
     stale: [],
     skipped: [],
     reconciled: [],
+    consumerRecreated: [],
   };
   const observer: SundialObserver = {
     scheduled: (event) => reported.scheduled.push(event),
@@ -24,6 +25,7 @@ function watchers() {
     stale: (event) => reported.stale.push(event),
     skipped: (event) => reported.skipped.push(event),
     reconciled: (event) => reported.reconciled.push(event),
+    consumerRecreated: (event) => reported.consumerRecreated.push(event),
   };
   const lines: { level: string; message: string; fields: LogFields }[] = [];
   const at =

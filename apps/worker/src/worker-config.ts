@@ -1,4 +1,9 @@
-import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS } from '@sundial/redis';
+import {
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_CONSUMER_STALL_MS,
+  DEFAULT_LEASE_MS,
+} from '@sundial/redis';
 import {
   type ClusterConfig,
   clusterConfigFromEnv,
@@ -21,6 +26,8 @@ export interface WorkerConfig extends ClusterConfig {
   handlersModule?: string;
   /** how long a claim outlives a silent (dead) worker before its run is retried or recorded lost */
   leaseMs: number;
+  /** a partition's fire-job consumer that took no job this long while jobs waited longer is made anew */
+  consumerStallMs: number;
 }
 
 export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
@@ -31,6 +38,7 @@ export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
     httpAllow: envList(env, 'SUNDIAL_HTTP_ALLOW'),
     shutdownGraceMs: envInt(env, 'SUNDIAL_SHUTDOWN_GRACE_MS', DEFAULT_CLOSE_GRACE_MS),
     leaseMs: envInt(env, 'SUNDIAL_LEASE_MS', DEFAULT_LEASE_MS, 100),
+    consumerStallMs: envInt(env, 'SUNDIAL_CONSUMER_STALL_MS', DEFAULT_CONSUMER_STALL_MS, 100),
     handlersModule: envOptional(env, 'SUNDIAL_HANDLERS_MODULE'),
   };
 }

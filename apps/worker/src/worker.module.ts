@@ -38,6 +38,7 @@ export class WorkerModule {
           handlers,
           concurrency: config.concurrency,
           leaseMs: config.leaseMs,
+          consumerStallMs: config.consumerStallMs,
           shutdownGraceMs: config.shutdownGraceMs,
           autoStart: false,
         }),

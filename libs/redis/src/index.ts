@@ -17,6 +17,7 @@ export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 export { Dispatcher, type DispatcherOptions } from './fire/dispatcher';
 export { DEFAULT_RECONCILE_MS, Reconciler, type ReconcilerOptions } from './fire/reconciler';
 export { DEFAULT_CLOSE_GRACE_MS, TimerRunner, type TimerRunnerOptions } from './fire/timer-runner';
+export { DEFAULT_CONSUMER_STALL_MS } from './fire/consumer-watchdog';
 export {
   DEFAULT_CONCURRENCY,
   DEFAULT_LEASE_MS,

@@ -12,6 +12,8 @@ export interface RedisServer {
   dir: string;
   /** Ends it at once (SIGKILL), as a crash would; `stop()` then only removes its dir. */
   kill(): void;
+  /** Freezes it (SIGSTOP: connections stay open, nothing answers) or thaws it (SIGCONT). */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
   stop(): Promise<void>;
   /**
    * An outage: shuts the server down, waits `downMs`, starts it again on the same port and dir (its data
@@ -51,6 +53,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       port,
       dir,
       kill: () => child.kill('SIGKILL'),
+      signal: (signal) => child.kill(signal),
       stop: () => stop(child, port, dir),
       async restart(downMs: number) {
         await stop(child, port, null);

@@ -26,6 +26,11 @@ export interface SundialWorkerModuleOptions {
   concurrency?: number;
   /** how long a claim outlives a silent worker (default 30 s) */
   leaseMs?: number;
+  /**
+   * a partition's fire-job consumer that took no job this long while a job waited longer is closed and
+   * replaced by a BullMQ Worker the runner makes on SundialModule's connection (default 30 s, `DEFAULT_CONSUMER_STALL_MS`)
+   */
+  consumerStallMs?: number;
   /** at shutdown, how long running handlers may go on before their signals abort (default 25 s, `DEFAULT_CLOSE_GRACE_MS`) */
   shutdownGraceMs?: number;
   /** plain handlers beside the `@OnTimer` methods (the standalone worker's built-ins) */

@@ -56,6 +56,7 @@ export class SundialWorkerModule {
             handlers: registry.handlers,
             concurrency: options.concurrency,
             leaseMs: options.leaseMs,
+            consumerStallMs: options.consumerStallMs,
             consumers: 'external',
             observer: new SundialMetrics(options.metricsRegistry),
             logger: sundial.logger,

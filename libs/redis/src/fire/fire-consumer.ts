@@ -1,6 +1,7 @@
 import { Worker } from 'bullmq';
 import { closeRedis, openRedis, type RedisClient, type RedisConnection } from '../infra/connection';
 import type { FireJobData } from '../store/fire-commands';
+import { ConsumerWatchdog } from './consumer-watchdog';
 import { SundialKeys } from '../store/keys';
 
 /** How long a claim outlives a silent worker (SUNDIAL_LEASE_MS). */
@@ -10,9 +11,13 @@ export const DEFAULT_CONCURRENCY = 16;
 
 /** A partition queue's job consumer (a BullMQ Worker), started once the runner listens for aborts. */
 export interface FireJobConsumer {
+  /** its queue's name (a BullMQ Worker's `name`): which partition it consumes */
+  readonly name: string;
   run(): Promise<unknown>;
   waitUntilReady(): Promise<unknown>;
   close(): Promise<void>;
+  /** drops its connections at once (a close that Redis did not let finish) */
+  disconnect(): Promise<void>;
 }
 
 /**
@@ -54,43 +59,116 @@ export interface FireConsumersOptions {
   connection: RedisConnection;
   keys: SundialKeys;
   settings: FireConsumerOptions;
+  /** the runner's command connection, for the watchdog's reads */
+  redis: RedisClient;
+  /** see DEFAULT_CONSUMER_STALL_MS */
+  stallMs: number;
+  /** a stuck consumer was closed and made anew (counted in sundial_fire_consumers_recreated_total) */
+  onRecreated(partition: number): void;
   logError(message: string): void;
 }
 
-/** The TimerRunner's partition queue consumers: its own BullMQ Workers, or those a host attached. */
+/**
+ * The TimerRunner's partition queue consumers: its own BullMQ Workers, or those a host attached; a
+ * ConsumerWatchdog replaces one that stopped taking jobs with a Worker of the runner's own, on a
+ * connection of its own (the stuck one's may be what is broken).
+ */
 export class FireConsumers {
-  private readonly bullRedis: RedisClient | undefined;
-  private consumers: FireJobConsumer[] = [];
+  private readonly consumers = new Map<number, FireJobConsumer>();
+  /** replaced consumers, closed with the rest */
+  private readonly retired: FireJobConsumer[] = [];
+  /** the BullMQ connections the runner opened (BullMQ never closes a connection it was given) */
+  private readonly connections: RedisClient[] = [];
+  private readonly watchdog: ConsumerWatchdog;
+  private process: FireJobProcessor | undefined;
 
   constructor(private readonly options: FireConsumersOptions) {
-    this.bullRedis =
-      options.mode === 'own' ? openRedis(options.connection, { maxRetriesPerRequest: null }) : undefined;
+    this.watchdog = new ConsumerWatchdog({
+      redis: options.redis,
+      keys: options.keys,
+      stallMs: options.stallMs,
+      concurrency: options.settings.concurrency,
+      recreate: (partition) => this.recreate(partition),
+      logError: options.logError,
+    });
   }
 
   attach(consumer: FireJobConsumer): void {
     if (this.options.mode !== 'external') {
       throw new Error("attachConsumer needs a TimerRunner made with consumers: 'external'");
     }
-    this.consumers.push(consumer);
+    const { keys } = this.options;
+    const partition = keys.all().find((p) => keys.queueName(p) === consumer.name);
+    if (partition === undefined)
+      throw new Error(`no partition of this runner has the queue ${consumer.name}`);
+    this.consumers.set(partition, consumer);
   }
 
   /** Starts taking jobs; resolves once every consumer is connected (readiness waits for it). */
   async start(process: FireJobProcessor): Promise<void> {
-    const connection = this.bullRedis;
-    if (connection) this.consumers = this.options.keys.all().map((p) => this.own(p, connection, process));
+    this.process = process;
+    if (this.options.mode === 'own') {
+      const connection = this.openConnection();
+      for (const partition of this.options.keys.all())
+        this.consumers.set(partition, this.own(partition, connection));
+    }
     // An external consumer's run() resolves only when it closes: only its start is ours to wait for.
-    else for (const consumer of this.consumers) void consumer.run();
-    await Promise.all(this.consumers.map((consumer) => consumer.waitUntilReady()));
+    else for (const consumer of this.consumers.values()) void consumer.run();
+    await Promise.all([...this.consumers.values()].map((consumer) => consumer.waitUntilReady()));
+    this.watchdog.start();
+  }
+
+  /** The runner took a job of `partition` (whoever's consumer handed it over); `done` settles with it. */
+  taken(partition: number, done: Promise<unknown>): void {
+    this.watchdog.taken(partition, done);
   }
 
   /** Takes no more jobs; resolves once the consumers are closed (their running jobs settled). */
   async close(): Promise<void> {
-    await Promise.all(this.consumers.map((consumer) => consumer.close()));
-    if (this.bullRedis) await closeRedis(this.bullRedis);
+    this.watchdog.stop();
+    await Promise.all(this.all().map((consumer) => consumer.close()));
+    await Promise.all(this.connections.map((connection) => closeRedis(connection)));
   }
 
-  private own(partition: number, connection: RedisClient, process: FireJobProcessor): FireJobConsumer {
+  /**
+   * Drops every consumer connection, for a close that Redis did not answer: BullMQ's last writes (the
+   * job's completion, its lock) would otherwise be retried for as long as Redis stays away, and its
+   * blocking connection would go on reconnecting. The jobs' locks then expire and the stalled check
+   * hands them to another worker; the claims expire with their leases.
+   */
+  async disconnect(): Promise<void> {
+    for (const connection of this.connections) connection.disconnect();
+    await Promise.all(this.all().map((consumer) => consumer.disconnect().catch(() => undefined)));
+  }
+
+  private all(): FireJobConsumer[] {
+    return [...this.consumers.values(), ...this.retired];
+  }
+
+  private async recreate(partition: number): Promise<void> {
+    const stuck = this.consumers.get(partition);
+    if (!stuck || !this.process) return;
+    const fresh = this.own(partition, this.openConnection());
+    this.consumers.set(partition, fresh);
+    this.retired.push(stuck);
+    // Its jobs in flight may still finish; a stuck close is bounded by the runner's close.
+    void stuck.close().catch(() => undefined);
+    this.options.logError(
+      `Sundial runner, partition ${partition}: its fire-job consumer took no job for ${this.options.stallMs} ms while jobs waited longer; closed and made anew`,
+    );
+    this.options.onRecreated(partition);
+    await fresh.waitUntilReady();
+  }
+
+  private openConnection(): RedisClient {
+    const connection = openRedis(this.options.connection, { maxRetriesPerRequest: null });
+    this.connections.push(connection);
+    return connection;
+  }
+
+  private own(partition: number, connection: RedisClient): FireJobConsumer {
     const { keys, settings, logError } = this.options;
+    const process = this.process!;
     const worker = new Worker<FireJobData>(keys.queueName(partition), (job) => process(partition, job.data), {
       connection,
       ...settings,

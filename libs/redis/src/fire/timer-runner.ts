@@ -12,6 +12,7 @@ import {
   type TimerHandler,
 } from '@sundial/core';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { settledWithin } from '../infra/settled-within';
 import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
@@ -19,6 +20,7 @@ import { decodeRow, type RowFields } from '../store/row';
 import { RunSpan } from '../tracing/fire-spans';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
+import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
 import {
   DEFAULT_LEASE_MS,
   type FireConsumersMode,
@@ -44,6 +46,8 @@ export interface TimerRunnerOptions extends PartitionedOptions {
   observer?: SundialObserver;
   /** who consumes the partition queues (default 'own'; see FireConsumersMode) */
   consumers?: FireConsumersMode;
+  /** a consumer that took no job this long while jobs waited longer is made anew (default 30 s) */
+  consumerStallMs?: number;
 }
 
 /**
@@ -53,6 +57,17 @@ export interface TimerRunnerOptions extends PartitionedOptions {
 export const DEFAULT_CLOSE_GRACE_MS = 25_000;
 /** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
 const MAX_EARLY_WAIT_MS = 1000;
+/**
+ * How long a close waits, after the grace, for Redis to take the hand-back and BullMQ's last writes
+ * before it drops the connections: a SIGTERM must not hang while Redis is unreachable.
+ */
+const CLOSE_REDIS_WAIT_MS = 3_000;
+/**
+ * How long dropping BullMQ's connections may take: ioredis's disconnectTimeout (2 s) on a socket whose
+ * peer never answers. A client that was waiting to reconnect never says it ended (BullMQ waits for its
+ * 'end'), yet holds no socket and no timer once dropped: it is not waited for.
+ */
+const DROP_WAIT_MS = 2_500;
 /** How many leases long Redis remembers a completion's answer (a retried batch answers as its first try). */
 const COMPLETION_MEMORY_LEASES = 4;
 
@@ -83,11 +98,15 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.logger = options.logger ?? consoleLogger;
     this.reports = new RunReports(this.logger, options.observer ?? {});
+    const observer = options.observer ?? {};
     this.consumers = new FireConsumers({
       mode: options.consumers ?? 'own',
       connection: options.connection,
       keys: this.keys,
       settings: fireConsumerOptions(options),
+      redis: this.redis,
+      stallMs: options.consumerStallMs ?? DEFAULT_CONSUMER_STALL_MS,
+      onRecreated: (partition) => observer.consumerRecreated?.({ partition }),
       logError: (message) => this.logger.error(message, { workerId: this.workerId }),
     });
     this.batcher = new CompletionBatcher(this.commands, {
@@ -121,7 +140,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   /** One fire job of `partition`'s queue, as a consumer hands it over (`job.data`). */
   processFireJob(partition: number, data: FireJobData): Promise<void> {
-    return this.track(this.fire(partition, data.timers));
+    const job = this.track(this.fire(partition, data.timers));
+    this.consumers.taken(partition, job);
+    return job;
   }
 
   /**
@@ -136,23 +157,25 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   private async shutdown(graceMs: number): Promise<void> {
     const consumersClosed = this.consumers.close();
-    await this.jobsSettled(graceMs);
+    await settledWithin(Promise.allSettled([...this.jobs]), graceMs);
     this.graceOver = true;
     // A run whose handler finished keeps its claim: its completion is still being sent.
-    await this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
-    await consumersClosed;
-    await this.leases.close();
-    await this.closeConnection();
-  }
-
-  private jobsSettled(graceMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, graceMs);
-      void Promise.allSettled([...this.jobs]).then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    const handedBack = this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
+    // With Redis unreachable the hand-back and BullMQ's last writes would wait for as long as it stays
+    // away: wait a bounded time, then drop the connections (which rejects what is still queued).
+    let consumersDropped: Promise<void> | undefined;
+    if (!(await settledWithin(Promise.all([handedBack, consumersClosed]), CLOSE_REDIS_WAIT_MS))) {
+      this.logger.error(
+        `Sundial runner: Redis did not answer within ${CLOSE_REDIS_WAIT_MS} ms at close; claims not completed or released expire with their leases and the reconciler settles them`,
+        { workerId: this.workerId },
+      );
+      consumersDropped = this.consumers.disconnect();
+    }
+    await Promise.all([
+      consumersDropped && settledWithin(consumersDropped, DROP_WAIT_MS),
+      this.leases.close(),
+      this.closeConnection(),
+    ]);
   }
 
   private track(job: Promise<void>): Promise<void> {

@@ -6,6 +6,9 @@ const CONNECTION_MESSAGES = [
   "Stream isn't writeable",
   'Socket timeout',
   'Command timed out',
+  // A Redis Cluster none of whose nodes answers (infra/cluster-outage.ts; ioredis's own wording).
+  "Cluster isn't ready",
+  'None of startup nodes is available',
 ];
 /** Redis refusals that mean "not now" rather than "wrong call". */
 const TRANSIENT_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;

@@ -1,5 +1,7 @@
 import { refusals } from '@sundial/core';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { failFastWhenDown, paceSubscriber } from './cluster-outage';
+import { settledWithin } from './settled-within';
 
 /**
  * Where Redis is: a URL (ACL user and password included), ioredis options, or both as
@@ -36,6 +38,9 @@ export interface HostPort {
  */
 const reconnectDelayMs = (attempt: number): number => Math.min(attempt * 50, 2_000);
 
+/** ioredis's maxRetriesPerRequest when the options name none. */
+const DEFAULT_MAX_RETRIES = 20;
+
 const SCHEMES = /^(rediss?)(?:\+(cluster|sentinel))?:\/\/(.*)$/;
 const DEFAULT_PORTS = { node: 6379, sentinel: 26379 } as const;
 
@@ -59,7 +64,8 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
 /**
  * A Cluster's node connections take the options except the ones ioredis keeps at the top level:
  * the reconnect cadence applies to the cluster as a whole, and a command waiting for a node after a
- * failover is retried on the new topology.
+ * failover is retried on the new topology. While no node answers, the pub/sub connection is re-made
+ * at that cadence and commands fail as on one node (cluster-outage.ts).
  */
 function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: RedisOptions): Cluster {
   const { retryStrategy, enableOfflineQueue, readOnly: _readOnly, ...redisOptions } = merged;
@@ -68,7 +74,18 @@ function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: 
     redisOptions: { ...target.options, ...redisOptions },
     ...(enableOfflineQueue !== undefined && { enableOfflineQueue }),
   };
-  return new Cluster(target.nodes, options);
+  return withOutageLimits(new Cluster(target.nodes, options), redisOptions.maxRetriesPerRequest);
+}
+
+/** A cluster client's behaviour while no node answers (cluster-outage.ts), on every one Sundial makes. */
+function withOutageLimits(
+  cluster: Cluster,
+  maxRetriesPerRequest: number | null = DEFAULT_MAX_RETRIES,
+): Cluster {
+  paceSubscriber(cluster, reconnectDelayMs);
+  // BullMQ's connections (maxRetriesPerRequest: null) wait for Redis however long it takes, as on one node.
+  if (maxRetriesPerRequest !== null) failFastWhenDown(cluster, maxRetriesPerRequest);
+  return cluster;
 }
 
 /** Reads a connection URL; a malformed one is refused saying what to write instead. */
@@ -155,12 +172,23 @@ export function withErrorListener<Client extends RedisClient>(redis: Client): Cl
 
 /** Another connection to the same place (e.g. a subscriber), with its own error listener. */
 export function duplicateRedis(redis: RedisClient): RedisClient {
-  return withErrorListener(isCluster(redis) ? redis.duplicate() : redis.duplicate());
+  if (!isCluster(redis)) return withErrorListener(redis.duplicate());
+  const { maxRetriesPerRequest } = redis.options.redisOptions ?? {};
+  return withErrorListener(withOutageLimits(redis.duplicate(), maxRetriesPerRequest));
 }
 
-/** Closes politely, or drops the socket when Redis cannot be reached to say goodbye. */
+/** How long a polite QUIT may wait for its reply before the socket is dropped instead. */
+const QUIT_WAIT_MS = 1_000;
+
+/**
+ * Closes politely, or drops the socket when Redis cannot be reached to say goodbye: on a connection
+ * that is not ready QUIT would wait behind the commands queued for a reconnect (as long as they are
+ * retried), and on a frozen Redis (socket open, no answer) it would wait for ever. Dropping the socket
+ * also rejects whatever is still queued, and stops the reconnecting: no handle outlives the close.
+ */
 export async function closeRedis(redis: RedisClient): Promise<void> {
-  await redis.quit().catch(() => redis.disconnect());
+  if (redis.status === 'ready') await settledWithin(redis.quit(), QUIT_WAIT_MS);
+  if (redis.status !== 'end') redis.disconnect();
 }
 
 /** Whether the connection is a Redis Cluster client (its partitions then spread over the slots). */

@@ -42,6 +42,8 @@ export interface SundialObserverEvents {
   skipped: { reason: SkipReason; count: number };
   /** Reconciler: after every pass */
   reconciled: ReconcileCounts;
+  /** TimerRunner: a partition's fire-job consumer had stopped taking jobs; it was closed and made anew */
+  consumerRecreated: { partition: number };
 }
 
 /** Listens to any part of SundialObserverEvents. */

@@ -38,6 +38,7 @@ export class SundialMetrics implements Required<SundialObserver> {
   private readonly rearmed: Counter;
   private readonly requeued: Counter;
   private readonly lost: Counter;
+  private readonly consumersRecreated: Counter<'partition'>;
   private readonly sources: Set<BacklogSource>;
 
   constructor(private readonly registry: Registry = register) {
@@ -130,6 +131,16 @@ export class SundialMetrics implements Required<SundialObserver> {
           registers,
         }),
     );
+    this.consumersRecreated = this.metric(
+      'sundial_fire_consumers_recreated_total',
+      (name) =>
+        new Counter({
+          name,
+          help: 'Fire-job consumers that had stopped taking jobs, closed and made anew, by partition',
+          labelNames: ['partition'],
+          registers,
+        }),
+    );
     this.sources = backlogSources.get(registry) ?? new Set();
     backlogSources.set(registry, this.sources);
     this.backlogGauge(
@@ -175,6 +186,10 @@ export class SundialMetrics implements Required<SundialObserver> {
     this.rearmed.inc(counts.rearmed);
     this.requeued.inc(counts.requeued);
     this.lost.inc(counts.lost);
+  }
+
+  consumerRecreated({ partition }: Events['consumerRecreated']): void {
+    this.consumersRecreated.inc({ partition: String(partition) });
   }
 
   /** Reads `source` on every scrape until the returned function is called (a scheduler's lifetime). */

@@ -1,0 +1,75 @@
+import { silentLogger } from '@sundial/core';
+import { fireConsumerOptions, type FireJobData, TimerRunner } from '@sundial/redis';
+import { waitFor } from '@sundial/testing';
+import { Worker } from 'bullmq';
+import { recorder, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+/** Short, so the tests need not wait the default 30 s. */
+const STALL_MS = 1_500;
+
+/**
+ * Issue 12 §3: BullMQ workers are known to stop consuming after some failovers. The runner's watchdog
+ * closes a partition's consumer that took no job while a job waited longer than `consumerStallMs`,
+ * makes a Worker of its own in its place, counts it and logs it.
+ */
+describe('fire-job consumer watchdog', () => {
+  it('replaces a consumer that stopped taking jobs, and the waiting job runs', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    const job = recorder();
+    const recreated: number[] = [];
+    const errors: string[] = [];
+    const shared = { connection: fire.url(), prefix: cluster.prefix };
+    const runner = new TimerRunner({
+      ...shared,
+      handlers: { job: job.handler },
+      consumers: 'external',
+      consumerStallMs: STALL_MS,
+      observer: { consumerRecreated: ({ partition }) => recreated.push(partition) },
+      logger: { ...silentLogger, error: (message) => errors.push(message) },
+    });
+    // The host's consumer, as @nestjs/bullmq makes it; it stops taking jobs (paused behind the runner's
+    // back: a real BullMQ state in which a Worker takes nothing, as a stuck one does).
+    const hosts = new Worker<FireJobData>(
+      cluster.timers.keys.queueName(0),
+      (bullJob) => runner.processFireJob(0, bullJob.data),
+      {
+        connection: { host: '127.0.0.1', port: Number(new URL(fire.url()).port) },
+        ...fireConsumerOptions(shared),
+        autorun: false,
+      },
+    );
+    runner.attachConsumer(hosts);
+    try {
+      await runner.start();
+      await hosts.pause(true);
+
+      await cluster.timers.schedule({ key: 'k', handler: 'job', delay: 0 });
+      await waitFor(() => job.calls.length === 1, { timeoutMs: 4 * STALL_MS + 5_000, what: 'the run' });
+      expect(recreated).toEqual([0]);
+      expect(errors).toContainEqual(expect.stringMatching(/took no job .* closed and made anew/));
+      expect(hosts.closing).toBeTruthy(); // the stuck consumer was closed
+    } finally {
+      await runner.close(0);
+    }
+  }, 30_000);
+
+  it('a worker whose connections were killed (CLIENT KILL) takes jobs again', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    const job = recorder();
+    await cluster.runner({ job: job.handler }, { consumerStallMs: STALL_MS });
+    await cluster.timers.schedule({ key: 'before', handler: 'job', delay: 0 });
+    await waitFor(() => job.calls.length === 1, { what: 'the first run' });
+
+    // Every connection but the fixture's own: the runner's blocking and main BullMQ connections among them.
+    await fire.raw.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await cluster.timers.schedule({ key: 'after', handler: 'job', delay: 0 });
+    await waitFor(() => job.calls.length === 2, {
+      timeoutMs: 4 * STALL_MS + 10_000,
+      what: 'the run after the kill',
+    });
+    expect(job.calls.map((ctx) => ctx.key)).toEqual(['before', 'after']);
+  }, 40_000);
+});
