@@ -5,6 +5,7 @@ export * from './failure';
 export * from './request-id';
 export * from './duration';
 export * from './validation';
+export { checkDueBefore, compareDue, decodeDueCursor, type DuePosition, encodeDueCursor } from './due-order';
 export * from './cron';
 export * from './schedule';
 export * from './clock';

@@ -137,6 +137,11 @@ export interface ListOptions {
   status?: TimerStatus;
   limit?: number;
   cursor?: string;
+  /**
+   * Epoch ms: list only the pending timers due at or before it, in due order (then key order) — what
+   * fires next, e.g. the operator UI's timeline. `status` may then only be `pending`.
+   */
+  dueBefore?: number;
 }
 
 export interface ListResult {

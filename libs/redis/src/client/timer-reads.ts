@@ -1,4 +1,9 @@
 import {
+  checkDueBefore,
+  compareDue,
+  decodeDueCursor,
+  type DuePosition,
+  encodeDueCursor,
   type ListOptions,
   refusals,
   type ListResult,
@@ -43,6 +48,8 @@ export class TimerReads {
       );
     }
     const limit = listLimit(options.limit);
+    const dueBefore = checkDueBefore(options);
+    if (dueBefore !== undefined) return this.listByDue(prefix, dueBefore, limit, options.cursor);
     let [partition, after] = decodeCursor(options.cursor);
     const items: Timer[] = [];
     const max = prefix ? `(${prefix}\xff` : '+';
@@ -59,6 +66,61 @@ export class TimerReads {
       if (keys.length < limit) [partition, after] = [partition + 1, null];
     }
     return { items, nextCursor: null };
+  }
+
+  /**
+   * Pending timers due by `dueBefore`, in due order: each partition's `due` zset (score = effective due)
+   * read from the cursor on, the partitions' first `limit` merged. A timer already handed to BullMQ
+   * (`armed`, within the dispatcher's lead of its due) is firing, no longer upcoming.
+   */
+  private async listByDue(
+    prefix: string,
+    dueBefore: number,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<ListResult> {
+    const after = decodeDueCursor(cursor);
+    const perPartition = await Promise.all(
+      this.keys.all().map((partition) => this.dueAfter(partition, prefix, dueBefore, limit, after)),
+    );
+    const merged = perPartition.flat().sort(compareDue);
+    const page = merged.slice(0, limit);
+    const rows = await this.readRows(page.map(({ key }) => key));
+    return {
+      items: rows.filter((timer): timer is Timer => timer?.status === 'pending'),
+      nextCursor: merged.length > limit ? encodeDueCursor(page[page.length - 1]) : null,
+    };
+  }
+
+  /** Up to `limit + 1` positions of one partition's `due` zset after `after`, due by `dueBefore`. */
+  private async dueAfter(
+    partition: number,
+    prefix: string,
+    dueBefore: number,
+    limit: number,
+    after: DuePosition | null,
+  ): Promise<DuePosition[]> {
+    const found: DuePosition[] = [];
+    // Ties on the cursor's due and keys outside the prefix are skipped a page at a time.
+    for (let offset = 0; found.length <= limit; offset += limit + 1) {
+      const flat = await this.redis.zrangebyscore(
+        this.keys.due(partition),
+        after ? after.due : '-inf',
+        dueBefore,
+        'WITHSCORES',
+        'LIMIT',
+        offset,
+        limit + 1,
+      );
+      for (let i = 0; i < flat.length; i += 2) {
+        const position = { key: flat[i], due: Number(flat[i + 1]) };
+        if (position.key.startsWith(prefix) && (!after || compareDue(position, after) > 0)) {
+          found.push(position);
+        }
+      }
+      if (flat.length < 2 * (limit + 1)) break;
+    }
+    return found.slice(0, limit + 1);
   }
 
   async check(id: string): Promise<boolean> {
