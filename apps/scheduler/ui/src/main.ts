@@ -1,0 +1,47 @@
+/**
+ * The operator UI (served by the scheduler at /ui): a hash router over three views, and the API
+ * token form. Routes: `#/?prefix=&status=` timers, `#/timeline?window=1h|1d`, `#/timer/<key>`.
+ */
+import { apiToken, setApiToken } from './api';
+import { notify } from './notice';
+import { timerView } from './views/timer';
+import { timelineView } from './views/timeline';
+import { timersView } from './views/timers';
+
+function route(): void {
+  const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(query);
+  const main = document.getElementById('main')!;
+  let view: HTMLElement;
+  if (path.startsWith('/timer/')) view = timerView(decodeURIComponent(path.slice('/timer/'.length)), route);
+  else if (path === '/timeline') view = timelineView(params);
+  else view = timersView(params);
+  main.replaceChildren(view);
+  document.title = `${view.querySelector('h1')?.textContent ?? 'Timers'} · Sundial`;
+}
+
+function tokenForm(): void {
+  const form = document.getElementById('token-form') as HTMLFormElement;
+  const input = document.getElementById('token') as HTMLInputElement;
+  input.value = apiToken() ?? '';
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    setApiToken(input.value.trim() || null);
+    notify(input.value.trim() ? 'API token set for this tab.' : 'No API token.');
+    route();
+  });
+  document.getElementById('token-clear')!.addEventListener('click', () => {
+    input.value = '';
+    setApiToken(null);
+    notify('API token forgotten.');
+    route();
+  });
+}
+
+window.addEventListener('hashchange', () => {
+  route();
+  // Move focus to the new page for keyboard and screen-reader users.
+  document.getElementById('main')!.focus();
+});
+tokenForm();
+route();
