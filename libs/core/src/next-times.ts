@@ -29,7 +29,9 @@ export function nextTimesOf(timer: Timer, count: number): NextTime[] {
 
 /** The due times a new timer of `spec` created at `now` would have (`preview`). */
 export function previewTimes(spec: NormalizedSpec, now: number, count: number): NextTime[] {
-  return dueTimes(firstDue(spec, now), slotsOf(spec, spec.maxRuns), count).map((at) => withOffset(at, spec.tz));
+  return dueTimes(firstDue(spec, now), slotsOf(spec, spec.maxRuns), count).map((at) =>
+    withOffset(at, spec.tz),
+  );
 }
 
 /** `at` as ISO 8601 (UTC) with the zone's offset there: `+00:00` for a timer without a zone. */
@@ -41,7 +43,10 @@ export function withOffset(at: number, tz: string | undefined): NextTime {
   return { at: new Date(at).toISOString(), offset: `${sign}${hours}:${minutes}` };
 }
 
-function slotsOf(source: Pick<Timer, 'kind' | 'everyMs' | 'cron' | 'tz'>, remaining: number | undefined): Slots {
+function slotsOf(
+  source: Pick<Timer, 'kind' | 'everyMs' | 'cron' | 'tz'>,
+  remaining: number | undefined,
+): Slots {
   return { kind: source.kind, everyMs: source.everyMs, cron: source.cron, tz: source.tz, remaining };
 }
 

@@ -67,7 +67,9 @@ export class Ledger {
 
   /** Newest first, at most `limit`; undefined when the key has no book. */
   entries(key: string, limit: number): LedgerEntry[] | undefined {
-    return this.book(key)?.entries.slice(0, limit).map((entry) => ({ ...entry }));
+    return this.book(key)
+      ?.entries.slice(0, limit)
+      .map((entry) => ({ ...entry }));
   }
 
   private book(key: string): Book | undefined {

@@ -37,6 +37,8 @@ describe('Lua commands', () => {
   });
 
   it('names the missing command instead of failing obscurely', () => {
-    expect(() => runScript(redis, 'no-such-script' as ScriptName, 'sundial:{p0}:', 50, 'sundial')).toThrow(/no-such-script/);
+    expect(() => runScript(redis, 'no-such-script' as ScriptName, 'sundial:{p0}:', 50, 'sundial')).toThrow(
+      /no-such-script/,
+    );
   });
 });

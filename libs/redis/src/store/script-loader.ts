@@ -67,7 +67,8 @@ const LEDGER_PREAMBLE = 'local LEDGER_SIZE = tonumber(table.remove(ARGV, 2))\n';
 /** A script with its includes inlined; with the requests include, its body wrapped in `with_request`. */
 function assemble(script: ScriptName): string {
   const source = readFileSync(join(COMMANDS_DIR, `${script}.lua`), 'utf8');
-  if (!source.includes(`--- @include "${REQUESTS}"`)) return LEDGER_PREAMBLE + withIncludes(source, new Set());
+  if (!source.includes(`--- @include "${REQUESTS}"`))
+    return LEDGER_PREAMBLE + withIncludes(source, new Set());
   // with_request (and the request it leaves) stay outside the body; the body becomes a function.
   const requests = withIncludes(readFileSync(join(COMMANDS_DIR, `${REQUESTS}.lua`), 'utf8'), new Set());
   const body = withIncludes(source, new Set([REQUESTS]));
