@@ -1,12 +1,7 @@
+import type { NextTime } from '@sundial/core';
 import { table } from './output';
 
-/** One due time of `next` and `preview`: the instant, and the zone's offset at it. */
-export interface DueTime {
-  at: string;
-  offset: string;
-}
-
-export function timesTable(times: DueTime[], none: string): string {
+export function timesTable(times: NextTime[], none: string): string {
   return times.length
     ? table(
         ['#', 'AT', 'OFFSET'],

@@ -1,21 +1,10 @@
+import type { LedgerEntry } from '@sundial/core';
 import { onlyOptions, option, requireKey } from '../args';
 import type { Command } from '../command';
 import { timerPath } from '../http';
 import { table, time } from '../output';
 
 const usage = 'sundial history <key> [--limit <n>] [--json]';
-
-interface LedgerEntry {
-  at: string;
-  event: string;
-  version: number;
-  workerId?: string;
-  reason?: string;
-  message?: string;
-  count?: number;
-  attempt?: number;
-  due?: string;
-}
 
 export const history: Command = {
   name: 'history',

@@ -1,7 +1,8 @@
+import type { NextTime } from '@sundial/core';
 import { onlyOptions, option, requireKey } from '../args';
 import type { Command } from '../command';
 import { timerPath } from '../http';
-import { timesTable, type DueTime } from '../times';
+import { timesTable } from '../times';
 
 const usage = 'sundial next <key> [--count <n>] [--json]';
 
@@ -12,7 +13,7 @@ export const next: Command = {
   async run({ args, api, out }) {
     onlyOptions(args, ['count'], usage);
     const key = requireKey(args, usage);
-    const answer = await api.request<{ key: string; times: DueTime[] }>('GET', timerPath(key, 'next'), {
+    const answer = await api.request<{ key: string; times: NextTime[] }>('GET', timerPath(key, 'next'), {
       query: { count: option(args, 'count') },
     });
     out.result(answer, () => timesTable(answer.times, `${key} will not run again on its schedule`));

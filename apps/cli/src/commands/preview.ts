@@ -1,7 +1,8 @@
+import type { Preview } from '@sundial/core';
 import { option } from '../args';
 import type { Command } from '../command';
 import { specFromArgs } from '../spec-from-args';
-import { type DueTime, timesTable } from '../times';
+import { timesTable } from '../times';
 
 const usage = 'sundial preview [--file spec.json] [--<TimerSpec field> <value> ...] [--count <n>] [--json]';
 
@@ -11,7 +12,7 @@ export const preview: Command = {
   usage,
   async run({ args, api, out }) {
     const spec = specFromArgs(args, usage);
-    const answer = await api.request<{ spec: Record<string, unknown>; next: DueTime[] }>('POST', 'preview', {
+    const answer = await api.request<Preview>('POST', 'preview', {
       body: spec,
       query: { count: option(args, 'count') },
     });
