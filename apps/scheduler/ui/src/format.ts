@@ -1,5 +1,5 @@
 /** How times, durations and schedules read in the UI: local time with the offset, and "in 5 min". */
-import type { Timer } from './types';
+import type { Timer } from './types.js';
 
 export function formatTime(at: number | string | null | undefined): string {
   if (at === null || at === undefined) return '—';

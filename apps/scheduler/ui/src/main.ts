@@ -2,11 +2,11 @@
  * The operator UI (served by the scheduler at /ui): a hash router over three views, and the API
  * token form. Routes: `#/?prefix=&status=` timers, `#/timeline?window=1h|1d`, `#/timer/<key>`.
  */
-import { apiToken, setApiToken } from './api';
-import { notify } from './notice';
-import { timerView } from './views/timer';
-import { timelineView } from './views/timeline';
-import { timersView } from './views/timers';
+import { apiToken, setApiToken } from './api.js';
+import { notify } from './notice.js';
+import { timerView } from './views/timer.js';
+import { timelineView } from './views/timeline.js';
+import { timersView } from './views/timers.js';
 
 function route(): void {
   const [path, query = ''] = location.hash.replace(/^#/, '').split('?');

@@ -1,5 +1,5 @@
 /** The one status line under the header (an aria-live region): what an action did, or why it was refused. */
-import { ApiError } from './api';
+import { ApiError } from './api.js';
 
 export function notify(text: string, kind: 'info' | 'error' = 'info'): void {
   const notice = document.getElementById('notice')!;

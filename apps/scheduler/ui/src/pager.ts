@@ -2,10 +2,10 @@
  * A list the server pages through its cursor: the cursors of the pages seen are kept, so "previous"
  * costs one request like "next", and nothing but the page on screen is held.
  */
-import { api } from './api';
-import { h } from './dom';
-import { notifyError } from './notice';
-import type { ListResult } from './types';
+import { api } from './api.js';
+import { h } from './dom.js';
+import { notifyError } from './notice.js';
+import type { ListResult } from './types.js';
 
 export const PAGE_SIZE = 100;
 

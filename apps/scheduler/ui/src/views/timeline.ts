@@ -3,11 +3,11 @@
  * in due order, a page at a time (the server merges each partition's due index; docs/spec.md §3.6).
  * A periodic timer shows its next run; its later times are on its own page.
  */
-import { h, table } from '../dom';
-import { formatTime, relative, schedule } from '../format';
-import { pagedList } from '../pager';
-import type { Timer } from '../types';
-import { timerLink } from './timers';
+import { h, table } from '../dom.js';
+import { formatTime, relative, schedule } from '../format.js';
+import { pagedList } from '../pager.js';
+import type { Timer } from '../types.js';
+import { timerLink } from './timers.js';
 
 const WINDOWS: Record<string, [number, string]> = {
   '1h': [3_600_000, 'next hour'],

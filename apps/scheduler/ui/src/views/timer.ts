@@ -2,11 +2,11 @@
  * One timer: its fields (the payload and meta only when asked), the actions an operator takes
  * (pause, resume, trigger, cancel), its next times and its ledger (what happened to it, newest first).
  */
-import { api, timerPath } from '../api';
-import { h, statusBadge, table } from '../dom';
-import { duration, formatTime, lastRun, relative, schedule } from '../format';
-import { describeError, notify, notifyError } from '../notice';
-import type { LedgerEntry, NextTimes, Timer } from '../types';
+import { api, timerPath } from '../api.js';
+import { h, statusBadge, table } from '../dom.js';
+import { duration, formatTime, lastRun, relative, schedule } from '../format.js';
+import { describeError, notify, notifyError } from '../notice.js';
+import type { LedgerEntry, NextTimes, Timer } from '../types.js';
 
 const NEXT_COUNT = 10;
 const LEDGER_LIMIT = 50;

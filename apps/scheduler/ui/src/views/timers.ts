@@ -2,10 +2,10 @@
  * Timers by prefix and status, a page at a time: the server pages (`GET /v1/timers` with its cursor),
  * so a page costs the same with 100 timers or 100k.
  */
-import { h, statusBadge, table } from '../dom';
-import { formatTime, lastRun, relative, schedule } from '../format';
-import { PAGE_SIZE, pagedList } from '../pager';
-import type { Timer } from '../types';
+import { h, statusBadge, table } from '../dom.js';
+import { formatTime, lastRun, relative, schedule } from '../format.js';
+import { PAGE_SIZE, pagedList } from '../pager.js';
+import type { Timer } from '../types.js';
 
 const STATUSES = ['', 'pending', 'running', 'paused', 'completed', 'failed'];
 
