@@ -1,10 +1,23 @@
 /** How times, durations and schedules read in the UI: local time with the offset, and "in 5 min". */
 import type { Timer } from './types.js';
 
+/** `2026-12-03 09:38:30` in the browser's zone (the header names it): unambiguous, sortable. */
 export function formatTime(at: number | string | null | undefined): string {
   if (at === null || at === undefined) return '—';
   const date = new Date(at);
-  return Number.isNaN(date.getTime()) ? String(at) : date.toLocaleString(undefined, { hour12: false });
+  if (Number.isNaN(date.getTime())) return String(at);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** The browser's zone and its offset now, e.g. `Europe/Paris (UTC+01:00)`: what formatTime shows. */
+export function browserZone(now = new Date()): string {
+  const minutes = -now.getTimezoneOffset();
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${Intl.DateTimeFormat().resolvedOptions().timeZone} (UTC${offset})`;
 }
 
 /** "in 4 min", "12 s ago": relative to now, for the list and the timeline. */

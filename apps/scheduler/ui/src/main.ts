@@ -3,6 +3,7 @@
  * token form. Routes: `#/?prefix=&status=` timers, `#/timeline?window=1h|1d`, `#/timer/<key>`.
  */
 import { apiToken, setApiToken } from './api.js';
+import { browserZone } from './format.js';
 import { notify } from './notice.js';
 import { timerView } from './views/timer.js';
 import { timelineView } from './views/timeline.js';
@@ -17,6 +18,11 @@ function route(): void {
   else if (path === '/timeline') view = timelineView(params);
   else view = timersView(params);
   main.replaceChildren(view);
+  const section = path === '/timeline' ? '#/timeline' : path.startsWith('/timer/') ? null : '#/';
+  for (const link of document.querySelectorAll('nav[aria-label="Pages"] a')) {
+    if (link.getAttribute('href') === section) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
   document.title = `${view.querySelector('h1')?.textContent ?? 'Timers'} · Sundial`;
 }
 
@@ -43,5 +49,6 @@ window.addEventListener('hashchange', () => {
   // Move focus to the new page for keyboard and screen-reader users.
   document.getElementById('main')!.focus();
 });
+document.getElementById('zone')!.textContent = `Times in ${browserZone()}`;
 tokenForm();
 route();
