@@ -89,6 +89,10 @@ local function ledger_record(row, event_type, now, extra)
     event = 'lost'
   end
   local fields = { r = reason, c = extra.count, d = extra.due }
+  if (event_type == 'completed' or event_type == 'failed') and row.v == tostring(extra.version) then
+    -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
+    fields.d = tonumber(row.tg or row.d)
+  end
   if extra.error then
     fields.m, fields.r = extra.error.message, extra.error.reason or reason
   end
