@@ -22,7 +22,7 @@ const story = (entries: LedgerEntry[]) =>
     .reverse()
     .map(({ event, version, reason }) => (reason ? [event, version, reason] : [event, version]));
 
-describe('ledger (docs/spec.md §3.7) on Redis with a real TimerRunner', () => {
+describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
   it('a replace while a run is in flight: the run’s completion is recorded stale, with its version and reason, in order', async () => {
     const cluster = await fire.cluster();
     const handler = recorder((ctx) => work(ctx.signal, 10_000));
@@ -143,6 +143,30 @@ describe('ledger (docs/spec.md §3.7) on Redis with a real TimerRunner', () => {
       await expect(timers.history('never')).rejects.toMatchObject({ reason: 'not-found' });
     } finally {
       await timers.dispose();
+    }
+  });
+
+  it('costs a pending timer nothing: its first entry is implied by the row (MEMORY USAGE with and without)', async () => {
+    const cluster = await fire.cluster();
+    const off = new RedisTimers({ connection: fire.url(), prefix: `${cluster.prefix}off`, ledger: 0 });
+    try {
+      const spec = { handler: 'h', delay: '30d' as const, payload: { invoice: 42 } };
+      await cluster.timers.schedule({ ...spec, key: 'mem:1' });
+      await off.schedule({ ...spec, key: 'mem:1' });
+      const usage = (name: string) =>
+        fire.raw.call('MEMORY', 'USAGE', name, 'SAMPLES', '0') as Promise<number | null>;
+      const withLedger = await usage(cluster.timers.keys.row('mem:1'));
+      expect(await usage(cluster.timers.keys.ledger('mem:1'))).toBeNull();
+      expect(await usage(off.keys.row('mem:1'))).toBe(withLedger);
+      expect(await cluster.timers.history('mem:1')).toEqual([
+        expect.objectContaining({ event: 'scheduled', version: 1 }),
+      ]);
+      // The first change writes the implied entry under its own: two small entries.
+      await cluster.timers.pause('mem:1');
+      expect(await fire.raw.llen(cluster.timers.keys.ledger('mem:1'))).toBe(2);
+      expect(await usage(cluster.timers.keys.ledger('mem:1'))).toBeLessThan(250);
+    } finally {
+      await off.dispose();
     }
   });
 });

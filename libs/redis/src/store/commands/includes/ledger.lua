@@ -102,8 +102,12 @@ local function ledger_record(row, event_type, now, extra)
   if extra.version then
     subject = { key = row.key, v = extra.version, sa = row.sa }
   end
+  if event == 'scheduled' then
+    -- A creation: its entry is the one a row implies (no due); the key's ledger lives with it again.
+    fields.d = nil
+  end
   ledger_append(subject, event, now, fields)
-  if event == 'scheduled' and not reason then
+  if event == 'scheduled' then
     ledger_expire(row.key, nil)
   end
 end
