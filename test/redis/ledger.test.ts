@@ -1,20 +1,9 @@
 import type { LedgerEntry } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
-import { recorder, useFirePath } from './fire-fixture';
+import { recorder, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();
-
-/** Abort-aware work: resolves after `ms`, or rejects with the signal's reason once it aborts. */
-function work(signal: AbortSignal, ms: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    });
-  });
-}
 
 /** Oldest first, as `[event, version, reason?]`: the order things happened in. */
 const story = (entries: LedgerEntry[]) =>
