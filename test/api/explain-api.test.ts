@@ -10,7 +10,7 @@ import {
 import Redis from 'ioredis';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
-/** docs/spec.md §3.7 over HTTP: history, next, preview, describe (a real scheduler and worker, one Redis). */
+/** docs/spec.md §3.9 over HTTP: history, next, preview, describe (a real scheduler and worker, one Redis). */
 describe('HTTP API: history, next, preview, describe', () => {
   let redis: RedisServer;
   let raw: Redis;

@@ -11,7 +11,7 @@ import {
 import { TIMERS_API } from './timers-api.token';
 
 /**
- * docs/spec.md §3.7 over HTTP: a timer's ledger, its coming due times, a spec's preview (nothing
+ * docs/spec.md §3.9 over HTTP: a timer's ledger, its coming due times, a spec's preview (nothing
  * written) and all of it at once. The TimersApi checks `count` and `limit` (1..100, 1..200) and the spec.
  */
 @ApiTags('timers')

@@ -2,7 +2,7 @@ import { refusals } from './refusals';
 import { showValue } from './show-value';
 import type { NormalizedSpec, Timer, TimerEvent } from './types';
 
-/** What a ledger entry records (docs/spec.md §3.7): one entry per state change of a timer. */
+/** What a ledger entry records (docs/spec.md §3.9): one entry per state change of a timer. */
 export type LedgerEventName =
   | 'scheduled'
   | 'replaced'
@@ -41,7 +41,7 @@ export interface NextTime {
   offset: string;
 }
 
-/** Per timer, from its row and ledger (docs/spec.md §3.7). */
+/** Per timer, from its row and ledger (docs/spec.md §3.9). */
 export interface TimerCounters {
   runs: number;
   failures: number;
@@ -151,7 +151,8 @@ export function ledgerEntryOf(event: TimerEvent): LedgerEntry | null {
     if (event.error.reason !== undefined) entry.reason = event.error.reason;
   }
   if (event.count !== undefined) entry.count = event.count;
-  if (event.due !== undefined) entry.due = iso(event.due);
+  // A creation's due is in the row; its entry is the one Redis implies from the row, which has none.
+  if (event.due !== undefined && name !== 'scheduled') entry.due = iso(event.due);
   return entry;
 }
 

@@ -15,7 +15,7 @@ interface Slots {
 }
 
 /**
- * The next `count` due times of a live timer as its schedule will produce them (docs/spec.md §3.7):
+ * The next `count` due times of a live timer as its schedule will produce them (docs/spec.md §3.9):
  * its armed `dueAt` first (unless that run is going on now), then each following slot — an
  * interval's grid, a cron's occurrences in its zone (DST rules of §3.3) — up to `maxRuns`. A paused or
  * finished timer has none.

@@ -183,7 +183,7 @@ export interface TimersApi {
   list(options?: ListOptions): Promise<ListResult>;
   check(id: string): Promise<boolean>;
   snapshot(): Promise<string[]>;
-  /** The timer's ledger, newest first (docs/spec.md §3.7); `not-found` when the key has none and no row. */
+  /** The timer's ledger, newest first (docs/spec.md §3.9); `not-found` when the key has none and no row. */
   history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]>;
   /** The live timer's next due times with its zone's offset at each; `not-found` without a live row. */
   next(key: string, options?: NextOptions): Promise<NextTime[]>;

@@ -60,7 +60,7 @@ export interface EngineOptions {
   logger?: SundialLogger;
   /** how long a call's `requestId` is remembered (default 24 h) */
   requestWindowMs?: number;
-  /** entries each timer's ledger keeps (default 50; 0: none), docs/spec.md §3.7 */
+  /** entries each timer's ledger keeps (default 50; 0: none), docs/spec.md §3.9 */
   ledger?: number;
 }
 

@@ -13,7 +13,7 @@ interface Book {
 }
 
 /**
- * The engine's ledger (docs/spec.md §3.7): per key, the last `size` entries, newest first, the same
+ * The engine's ledger (docs/spec.md §3.9): per key, the last `size` entries, newest first, the same
  * entries the Redis scripts write (core ledger.ts `ledgerEntryOf`). A cancelled key's book lasts as
  * long as its tombstone; a removed one's `keepMs`; a key scheduled again goes on in the same book.
  */

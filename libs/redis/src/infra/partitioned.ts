@@ -15,7 +15,7 @@ export interface PartitionedOptions {
   /** partitions, each one hash slot (default 1) */
   partitions?: number;
   /**
-   * Entries each timer's ledger keeps (docs/spec.md §3.7): default SUNDIAL_LEDGER (`off` or a number),
+   * Entries each timer's ledger keeps (docs/spec.md §3.9): default SUNDIAL_LEDGER (`off` or a number),
    * else 50; 0 writes no ledger. Give every process of a deployment the same.
    */
   ledger?: number;

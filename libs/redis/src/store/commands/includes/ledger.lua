@@ -89,6 +89,10 @@ local function ledger_record(row, event_type, now, extra)
     event = 'lost'
   end
   local fields = { r = reason, c = extra.count, d = extra.due }
+  if (event_type == 'completed' or event_type == 'failed') and row.v == tostring(extra.version) then
+    -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
+    fields.d = tonumber(row.tg or row.d)
+  end
   if extra.error then
     fields.m, fields.r = extra.error.message, extra.error.reason or reason
   end
@@ -98,8 +102,12 @@ local function ledger_record(row, event_type, now, extra)
   if extra.version then
     subject = { key = row.key, v = extra.version, sa = row.sa }
   end
+  if event == 'scheduled' then
+    -- A creation: its entry is the one a row implies (no due); the key's ledger lives with it again.
+    fields.d = nil
+  end
   ledger_append(subject, event, now, fields)
-  if event == 'scheduled' and not reason then
+  if event == 'scheduled' then
     ledger_expire(row.key, nil)
   end
 end
