@@ -1,4 +1,8 @@
-/** The JSON shapes the UI reads (docs/spec.md §2, §5.2; the ledger of issue 11). */
+/**
+ * The JSON shapes the UI reads (docs/spec.md §2, §5.2, §3.9): the wire format of libs/core's Timer,
+ * LedgerEntry and NextTime, written again on purpose. The browser build is its own program (DOM types,
+ * ES modules, rootDir src): a type import from libs/ would pull core's sources into it and emit them.
+ */
 
 export type TimerStatus = 'pending' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
 
