@@ -18,6 +18,9 @@ import { decodeRow } from '../store/row';
 
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
+/** How many `due` entries one partition reads per `dueBefore` page with a prefix, and per command. */
+const DUE_SCAN_BUDGET = 10_000;
+const DUE_SCAN_CHUNK = 1000;
 const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
 /** The reads of the Timers API: straight from the row hashes and indexes, no script. */
@@ -71,7 +74,10 @@ export class TimerReads {
   /**
    * Pending timers due by `dueBefore`, in due order: each partition's `due` zset (score = effective due)
    * read from the cursor on, the partitions' first `limit` merged. A timer already handed to BullMQ
-   * (`armed`, within the dispatcher's lead of its due) is firing, no longer upcoming.
+   * (`armed`, within the dispatcher's lead of its due) is firing, no longer upcoming. A prefix is
+   * filtered while reading, so each partition reads at most DUE_SCAN_BUDGET entries per call: when one
+   * stops there, the page ends where it stopped (possibly short, even empty) and the cursor goes on
+   * from there — every page costs the same whatever the prefix matches.
    */
   private async listByDue(
     prefix: string,
@@ -80,29 +86,42 @@ export class TimerReads {
     cursor: string | undefined,
   ): Promise<ListResult> {
     const after = decodeDueCursor(cursor);
-    const perPartition = await Promise.all(
+    const scans = await Promise.all(
       this.keys.all().map((partition) => this.dueAfter(partition, prefix, dueBefore, limit, after)),
     );
-    const merged = perPartition.flat().sort(compareDue);
+    // No page may go past a partition's stopping point: that partition may hold earlier entries beyond it.
+    const stops = scans.flatMap(({ stoppedAt }) => (stoppedAt ? [stoppedAt] : []));
+    const horizon = stops.length ? stops.sort(compareDue)[0] : null;
+    const merged = scans
+      .flatMap(({ found }) => found)
+      .filter((position) => !horizon || compareDue(position, horizon) <= 0)
+      .sort(compareDue);
     const page = merged.slice(0, limit);
     const rows = await this.readRows(page.map(({ key }) => key));
+    const last = merged.length > limit ? page[page.length - 1] : horizon;
     return {
       items: rows.filter((timer): timer is Timer => timer?.status === 'pending'),
-      nextCursor: merged.length > limit ? encodeDueCursor(page[page.length - 1]) : null,
+      nextCursor: last ? encodeDueCursor(last) : null,
     };
   }
 
-  /** Up to `limit + 1` positions of one partition's `due` zset after `after`, due by `dueBefore`. */
+  /**
+   * Up to `limit + 1` positions of one partition's `due` zset after `after`, due by `dueBefore`, with
+   * the prefix; `stoppedAt` is the last position read when the budget ran out before that was found.
+   */
   private async dueAfter(
     partition: number,
     prefix: string,
     dueBefore: number,
     limit: number,
     after: DuePosition | null,
-  ): Promise<DuePosition[]> {
+  ): Promise<{ found: DuePosition[]; stoppedAt: DuePosition | null }> {
     const found: DuePosition[] = [];
-    // Ties on the cursor's due and keys outside the prefix are skipped a page at a time.
-    for (let offset = 0; found.length <= limit; offset += limit + 1) {
+    const chunk = prefix ? DUE_SCAN_CHUNK : limit + 1;
+    // Entries read past the cursor; ties on the cursor's due are read again and skipped, uncounted, so
+    // a page always moves on.
+    let read = 0;
+    for (let offset = 0; ; offset += chunk) {
       const flat = await this.redis.zrangebyscore(
         this.keys.due(partition),
         after ? after.due : '-inf',
@@ -110,17 +129,18 @@ export class TimerReads {
         'WITHSCORES',
         'LIMIT',
         offset,
-        limit + 1,
+        chunk,
       );
-      for (let i = 0; i < flat.length; i += 2) {
-        const position = { key: flat[i], due: Number(flat[i + 1]) };
-        if (position.key.startsWith(prefix) && (!after || compareDue(position, after) > 0)) {
-          found.push(position);
-        }
+      let position: DuePosition | null = null;
+      for (let i = 0; i < flat.length && found.length <= limit; i += 2) {
+        position = { key: flat[i], due: Number(flat[i + 1]) };
+        if (after && compareDue(position, after) <= 0) continue;
+        read++;
+        if (position.key.startsWith(prefix)) found.push(position);
       }
-      if (flat.length < 2 * (limit + 1)) break;
+      if (found.length > limit || flat.length < 2 * chunk) return { found, stoppedAt: null };
+      if (read >= DUE_SCAN_BUDGET) return { found, stoppedAt: position };
     }
-    return found.slice(0, limit + 1);
   }
 
   async check(id: string): Promise<boolean> {
