@@ -81,6 +81,32 @@ describe('get, list, check, snapshot', () => {
     expect(pages).toBeGreaterThan(1);
   }, 60_000);
 
+  it('a status matching few of many timers pages on by a bounded scan: short pages, every match once', async () => {
+    const timers = store.open({ partitions: 1 });
+    for (let n = 0; n < 25_000; n += 2500) {
+      await timers.scheduleMany(
+        Array.from({ length: 2500 }, (_, i) => ({
+          key: `many:${String(n + i).padStart(5, '0')}`,
+          handler: 'h',
+          delay: '1h',
+        })),
+      );
+    }
+    for (const key of ['many:00007', 'many:15000', 'many:24999']) await timers.pause(key);
+    const paused: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await timers.list({ status: 'paused', limit: 2, cursor });
+      paused.push(...page.items.map((t) => t.key));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(paused).toEqual(['many:00007', 'many:15000', 'many:24999']);
+    // 25,000 keys at 10,000 a call: at least three calls, some of them short.
+    expect(pages).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
   it('refuses bad list options', async () => {
     const timers = store.open();
     expect(await refusal(timers.list({ limit: 0 }))).toMatchObject({ reason: 'invalid', field: 'limit' });

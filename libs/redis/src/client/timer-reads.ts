@@ -21,6 +21,9 @@ const MAX_LIST_LIMIT = 1000;
 /** How many `due` entries one partition reads per `dueBefore` page with a prefix, and per command. */
 const DUE_SCAN_BUDGET = 10_000;
 const DUE_SCAN_CHUNK = 1000;
+/** How many keys a `list` with a status reads per call, and per command. */
+const STATUS_SCAN_BUDGET = 10_000;
+const STATUS_SCAN_CHUNK = 1000;
 const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
 /** The reads of the Timers API: straight from the row hashes and indexes, no script. */
@@ -38,7 +41,7 @@ export class TimerReads {
 
   /**
    * Walks the lex index partition by partition (keys sorted within a partition). The cursor is opaque:
-   * base64url of `[partition, last key returned]`.
+   * base64url of `[partition, last key read]` (null: the partition's start).
    */
   async list(options: ListOptions = {}): Promise<ListResult> {
     const { status } = options;
@@ -56,19 +59,38 @@ export class TimerReads {
     let [partition, after] = decodeCursor(options.cursor);
     const items: Timer[] = [];
     const max = prefix ? `(${prefix}\xff` : '+';
+    // With a status, keys are read a chunk at a time and only their status field first; at most
+    // STATUS_SCAN_BUDGET keys a call, then the page ends (short, even empty) with a cursor to go on.
+    const chunk = status === undefined ? limit : STATUS_SCAN_CHUNK;
+    let scanned = 0;
     while (partition < this.keys.partitions) {
+      if (scanned >= STATUS_SCAN_BUDGET) return { items, nextCursor: encodeCursor(partition, after) };
       const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
-      const keys = await this.redis.zrangebylex(this.keys.keys(partition), min, max, 'LIMIT', 0, limit);
-      const rows = await this.readRows(keys);
-      for (let i = 0; i < keys.length; i++) {
-        after = keys[i];
-        const timer = rows[i];
+      const keys = await this.redis.zrangebylex(this.keys.keys(partition), min, max, 'LIMIT', 0, chunk);
+      scanned += keys.length;
+      const matching = status === undefined ? keys : await this.keysWithStatus(keys, status);
+      const taken = matching.slice(0, limit - items.length);
+      for (const timer of await this.readRows(taken)) {
         if (timer && (status === undefined || timer.status === status)) items.push(timer);
-        if (items.length === limit) return { items, nextCursor: encodeCursor(partition, after) };
       }
-      if (keys.length < limit) [partition, after] = [partition + 1, null];
+      if (items.length === limit)
+        return { items, nextCursor: encodeCursor(partition, taken[taken.length - 1]) };
+      [partition, after] = keys.length < chunk ? [partition + 1, null] : [partition, keys[keys.length - 1]];
     }
     return { items, nextCursor: null };
+  }
+
+  /** The keys whose row has `status` (field `s`), read with one pipelined HGET each. */
+  private async keysWithStatus(keys: string[], status: TimerStatus): Promise<string[]> {
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.hget(this.keys.row(key), 's');
+    const results = (await pipeline.exec()) ?? [];
+    return keys.filter((_, i) => {
+      const [error, value] = results[i];
+      if (error) throw error;
+      return value === status;
+    });
   }
 
   /**
@@ -178,7 +200,8 @@ function listLimit(limit: number | undefined): number {
   return limit;
 }
 
-function encodeCursor(partition: number, after: string): string {
+/** `after` null: from the start of `partition`. */
+function encodeCursor(partition: number, after: string | null): string {
   return Buffer.from(JSON.stringify([partition, after])).toString('base64url');
 }
 
@@ -186,7 +209,9 @@ function decodeCursor(cursor: string | undefined): [number, string | null] {
   if (cursor === undefined || cursor === '') return [0, null];
   try {
     const [partition, after] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (Number.isInteger(partition) && typeof after === 'string') return [partition as number, after];
+    if (Number.isInteger(partition) && (typeof after === 'string' || after === null)) {
+      return [partition as number, after as string | null];
+    }
   } catch {
     // fall through to the refusal
   }

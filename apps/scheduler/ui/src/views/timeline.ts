@@ -22,10 +22,9 @@ export function timelineView(params: URLSearchParams): HTMLElement {
   const list = pagedList({
     query: { dueBefore: String(dueBefore), prefix: params.get('prefix') ?? '' },
     labels: ['← Earlier', 'Later →'],
-    render: ({ items }, page) =>
-      items.length
-        ? dueTable(`Due in the ${label}, soonest first (page ${page + 1})`, items)
-        : h('p', {}, `Nothing is due in the ${label}${page ? ' after the previous page' : ''}.`),
+    empty: `Nothing is due in the ${label}.`,
+    render: (items, { first }) =>
+      dueTable(`Due in the ${label}, soonest first: ${first}–${first + items.length - 1}`, items),
   });
   return h(
     'section',

@@ -4,7 +4,7 @@
  */
 import { h, statusBadge, table } from '../dom.js';
 import { formatTime, lastRun, relative, schedule } from '../format.js';
-import { PAGE_SIZE, pagedList } from '../pager.js';
+import { pagedList } from '../pager.js';
 import type { Timer } from '../types.js';
 
 const STATUSES = ['', 'pending', 'running', 'paused', 'completed', 'failed'];
@@ -15,9 +15,8 @@ export function timersView(params: URLSearchParams): HTMLElement {
   const list = pagedList({
     query: { prefix, status },
     labels: ['← Previous page', 'Next page →'],
-    render: ({ items }, page) => {
-      if (!items.length) return h('p', {}, `No timers match${page ? ' after the previous page' : ''}.`);
-      const first = page * PAGE_SIZE + 1;
+    empty: 'No timers match.',
+    render: (items, { first }) => {
       const filter = `${prefix ? ` with prefix “${prefix}”` : ''}${status ? `, ${status}` : ''}`;
       return timerTable(`Timers ${first}–${first + items.length - 1}${filter}, by key`, items);
     },
