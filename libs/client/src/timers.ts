@@ -1,11 +1,4 @@
 import type {
-  DescribeOptions,
-  HistoryOptions,
-  LedgerEntry,
-  NextOptions,
-  NextTime,
-  Preview,
-  TimerDescription,
   ListOptions,
   ListResult,
   RescheduleWhen,
@@ -15,6 +8,13 @@ import type {
   TimerSpec,
   TimersApi,
   WriteOptions,
+  DescribeOptions,
+  HistoryOptions,
+  LedgerEntry,
+  NextOptions,
+  NextTime,
+  Preview,
+  TimerDescription,
 } from '@sundial/core';
 
 /**

@@ -1,8 +1,9 @@
 import { nextCronSlot } from './cron';
-import type { NextTime } from './ledger';
+import type { NextTime, Preview } from './ledger';
 import { firstDue } from './schedule';
 import { zoneOffset } from './time-zone';
-import type { NormalizedSpec, Timer, TimerKind } from './types';
+import type { Timer, TimerKind } from './types';
+import { normalizeSpec, type ValidationLimits } from './validation';
 
 /** What decides a timer's coming due times. */
 interface Slots {
@@ -27,11 +28,16 @@ export function nextTimesOf(timer: Timer, count: number): NextTime[] {
   return (timer.status === 'running' ? times.slice(1) : times).map((at) => withOffset(at, timer.tz));
 }
 
-/** The due times a new timer of `spec` created at `now` would have (`preview`). */
-export function previewTimes(spec: NormalizedSpec, now: number, count: number): NextTime[] {
-  return dueTimes(firstDue(spec, now), slotsOf(spec, spec.maxRuns), count).map((at) =>
-    withOffset(at, spec.tz),
-  );
+/** `preview`: the spec validated as `schedule` does it, and the due times it would have if created at `now`. */
+export function previewSpec(
+  spec: unknown,
+  limits: Partial<ValidationLimits> | undefined,
+  now: number,
+  count: number,
+): Preview {
+  const normalized = normalizeSpec(spec, limits);
+  const times = dueTimes(firstDue(normalized, now), slotsOf(normalized, normalized.maxRuns), count);
+  return { spec: normalized, next: times.map((at) => withOffset(at, normalized.tz)) };
 }
 
 /** `at` as ISO 8601 (UTC) with the zone's offset there: `+00:00` for a timer without a zone. */
