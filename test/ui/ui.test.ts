@@ -168,6 +168,7 @@ describe('operator UI in chromium against a running cluster', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Cancel timer' }).click();
     await page.locator('#notice', { hasText: `${key}: cancelled.` }).waitFor();
+    await page.waitForURL(/\/ui\/#\/$/);
     expect((await api('GET', keyPath(key))).status).toBe(404);
   });
 });
