@@ -64,6 +64,9 @@ module.exports = {
       testMatch: ['<rootDir>/test/cluster/**/*.test.ts', '<rootDir>/examples/**/*.test.ts'],
     },
     { ...base, displayName: 'deploy', testMatch: ['<rootDir>/test/deploy/**/*.test.ts'] },
+    // The operator tools against a running cluster: the `sundial` CLI (the built binary) and the UI in
+    // Debian's chromium, driven by playwright-core.
+    { ...base, displayName: 'operator', testMatch: ['<rootDir>/test/{cli,ui}/**/*.test.ts'] },
     // The fast subset of the chaos suite (`npm run test:chaos`); `npm run chaos` (test/chaos/run.ts) runs every
     // scenario. Out of `npm test` for now: on the final main of 2026-12-03 it lost an at-least-once run after a
     // worker SIGKILL in one CI run of two (see docs/reliability.md) — a bug to find, not a flake to hide.

@@ -428,6 +428,25 @@ describe('HTTP API', () => {
       });
     });
 
+    it('lists by due with dueBefore as an ISO instant or epoch ms; a bad one is refused', async () => {
+      const now = Date.now();
+      for (const [key, minutes] of [
+        ['due:b', 20],
+        ['due:a', 40],
+        ['due:c', 90],
+      ] as const)
+        await api('POST', '/v1/timers', { key, handler: 'record', at: now + minutes * 60_000 });
+      const hour = new Date(now + 3_600_000).toISOString();
+      for (const dueBefore of [hour, String(now + 3_600_000)]) {
+        const reply = await api<ListResult>('GET', `/v1/timers?prefix=due:&dueBefore=${dueBefore}`);
+        expect(reply.body.items.map((timer) => timer.key)).toEqual(['due:b', 'due:a']);
+      }
+      expect((await api<ErrorBody>('GET', '/v1/timers?dueBefore=tomorrow')).body.error).toMatchObject({
+        reason: 'invalid',
+        field: 'dueBefore',
+      });
+    });
+
     it('cancelAll by scope returns the count and touches nothing outside the scope', async () => {
       for (const key of ['scope:a:1', 'scope:a:2', 'scope:a:3', 'scope:ab:1', 'scope:b:1']) {
         await api('POST', '/v1/timers', { key, handler: 'record', delay: '1h' });

@@ -384,6 +384,27 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
     expect((await h.timers.list()).items).toHaveLength(5);
   });
 
+  it('lists pending timers due by dueBefore in due order, a page at a time (the UI timeline)', async () => {
+    const h = await backend.open();
+    const now = await h.now();
+    // b and c share a due (then key order decides); p is paused; z is due after the horizon.
+    const minutes = { d: 30, a: 40, c: 10, b: 10, p: 5, z: 120 };
+    for (const [key, m] of Object.entries(minutes))
+      await h.timers.schedule({ key, handler: 'work', at: now + m * 60_000 });
+    await h.timers.pause('p');
+    const dueBefore = now + 3_600_000;
+    const first = await h.timers.list({ dueBefore, limit: 3 });
+    const second = await h.timers.list({ dueBefore, limit: 3, cursor: first.nextCursor! });
+    expect(first.items.map((t) => t.key)).toEqual(['b', 'c', 'd']);
+    expect(second).toEqual({
+      items: [expect.objectContaining({ key: 'a', status: 'pending' })],
+      nextCursor: null,
+    });
+    expect((await h.timers.list({ dueBefore, prefix: 'c' })).items.map((t) => t.key)).toEqual(['c']);
+    await expect(h.timers.list({ dueBefore, status: 'paused' })).rejects.toMatchObject({ field: 'status' });
+    await expect(h.timers.list({ dueBefore: Number.NaN })).rejects.toMatchObject({ field: 'dueBefore' });
+  });
+
   it('refuses bad list options', async () => {
     const h = await backend.open();
     await expect(h.timers.list({ limit: 0 })).rejects.toMatchObject({ field: 'limit' });

@@ -43,6 +43,70 @@ describe('get, list, check, snapshot', () => {
     expect((await timers.snapshot()).sort()).toEqual(created.map((t) => t.id).sort());
   });
 
+  it('dueBefore: ties on one due page in key order; a prefix matching little pages on by a bounded scan', async () => {
+    const timers = store.open({ partitions: 2 });
+    const at = Date.now() + 600_000;
+    // 40 timers share one due: pages of 7 cut through the tie and still return each once, in key order.
+    const tied = Array.from({ length: 40 }, (_, i) => `tie:${String(i).padStart(2, '0')}`);
+    await timers.scheduleMany(tied.map((key) => ({ key, handler: 'h', at })));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await timers.list({ dueBefore: at, limit: 7, cursor });
+      seen.push(...page.items.map((t) => t.key));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(tied);
+
+    // 25,000 timers due before the three with prefix `rare:`: a partition reads at most 10,000 entries a
+    // page, so the first pages come back empty with a cursor, and the walk still ends with the three.
+    for (let n = 0; n < 25_000; n += 2500) {
+      await timers.scheduleMany(
+        Array.from({ length: 2500 }, (_, i) => ({ key: `bulk:${n + i}`, handler: 'h', at: at + 1 + n + i })),
+      );
+    }
+    await timers.scheduleMany(
+      ['rare:c', 'rare:a', 'rare:b'].map((key, i) => ({ key, handler: 'h', at: at + 30_000 + i })),
+    );
+    const rare: string[] = [];
+    let pages = 0;
+    cursor = undefined;
+    do {
+      const page = await timers.list({ dueBefore: at + 60_000, prefix: 'rare:', cursor });
+      rare.push(...page.items.map((t) => t.key));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(rare).toEqual(['rare:c', 'rare:a', 'rare:b']);
+    expect(pages).toBeGreaterThan(1);
+  }, 60_000);
+
+  it('a status matching few of many timers pages on by a bounded scan: short pages, every match once', async () => {
+    const timers = store.open({ partitions: 1 });
+    for (let n = 0; n < 25_000; n += 2500) {
+      await timers.scheduleMany(
+        Array.from({ length: 2500 }, (_, i) => ({
+          key: `many:${String(n + i).padStart(5, '0')}`,
+          handler: 'h',
+          delay: '1h',
+        })),
+      );
+    }
+    for (const key of ['many:00007', 'many:15000', 'many:24999']) await timers.pause(key);
+    const paused: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await timers.list({ status: 'paused', limit: 2, cursor });
+      paused.push(...page.items.map((t) => t.key));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(paused).toEqual(['many:00007', 'many:15000', 'many:24999']);
+    // 25,000 keys at 10,000 a call: at least three calls, some of them short.
+    expect(pages).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
   it('refuses bad list options', async () => {
     const timers = store.open();
     expect(await refusal(timers.list({ limit: 0 }))).toMatchObject({ reason: 'invalid', field: 'limit' });

@@ -5,6 +5,7 @@ import type { SundialLogger } from '@sundial/core';
 import { createNestLogger, createPino, SUNDIAL_LOGGER } from '@sundial/server';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
+import { serveOperatorUi } from './operator-ui';
 import type { SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
 import { SchedulerModule } from './scheduler.module';
@@ -40,5 +41,6 @@ export async function createSchedulerApp(
       .build(),
   );
   SwaggerModule.setup('docs', app, document);
+  serveOperatorUi(app);
   return app;
 }

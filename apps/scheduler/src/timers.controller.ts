@@ -69,11 +69,16 @@ export class TimersController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List live timers, by key order' })
+  @ApiOperation({ summary: 'List live timers, by key order (by due order with dueBefore)' })
   @ApiQuery({ name: 'prefix', required: false })
   @ApiQuery({ name: 'status', required: false })
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({
+    name: 'dueBefore',
+    required: false,
+    description: 'epoch ms or ISO instant: pending timers due by then, in due order',
+  })
   list(@Query() query: ListQuery): Promise<ListResult> {
     return this.timers.list(parseListQuery(query));
   }

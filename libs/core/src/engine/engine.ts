@@ -23,6 +23,22 @@ import { Outbox } from './outbox';
 import { Placement } from './placement';
 import { rememberRequests } from './request-memory';
 import { inactive } from './refusals';
+import {
+  countersOf,
+  DEFAULT_LEDGER_SIZE,
+  historyLimit,
+  nextCount,
+  validateLedgerSize,
+  type DescribeOptions,
+  type HistoryOptions,
+  type LedgerEntry,
+  type NextOptions,
+  type NextTime,
+  type Preview,
+  type TimerDescription,
+} from '../ledger';
+import { nextTimesOf, previewSpec } from '../next-times';
+import { Ledger } from './ledger';
 
 /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (docs/spec.md §3.1), here and in Redis. */
 export const DEFAULT_TOMBSTONE_MS = 7 * 86_400_000;
@@ -38,6 +54,8 @@ export interface EngineOptions {
   logger?: SundialLogger;
   /** how long a call's `requestId` is remembered (default 24 h) */
   requestWindowMs?: number;
+  /** entries each timer's ledger keeps (default 50; 0: none), docs/spec.md §3.9 */
+  ledger?: number;
 }
 
 /** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
@@ -54,6 +72,8 @@ class MemoryEngine implements Engine {
   private readonly firePath: FirePath;
   private readonly placement: Placement;
   private readonly outbox = new Outbox();
+  private readonly ledger: Ledger;
+  private readonly limits: Partial<ValidationLimits>;
   private disposed = false;
 
   constructor(options: EngineOptions) {
@@ -74,7 +94,11 @@ class MemoryEngine implements Engine {
       );
     }
     this.clock = clock;
+    this.limits = limits;
     this.store = new EntryStore(tombstoneMs);
+    this.ledger = new Ledger(validateLedgerSize(options.ledger ?? DEFAULT_LEDGER_SIZE), tombstoneMs, () =>
+      clock.now(),
+    );
     this.events = new EventHub(logger);
     this.firePath = new FirePath({
       clock,
@@ -82,6 +106,7 @@ class MemoryEngine implements Engine {
       events: this.events,
       outbox: this.outbox,
       handlers,
+      ledger: this.ledger,
     });
     this.placement = new Placement({
       clock,
@@ -108,6 +133,7 @@ class MemoryEngine implements Engine {
       if (!entry) return false;
       if (entry.outcome) {
         this.store.remove(entry);
+        this.ledger.drop(entry.key);
         return false;
       }
       this.firePath.cancel(entry, 'cancelled');
@@ -160,6 +186,7 @@ class MemoryEngine implements Engine {
         this.firePath.abortFreeRuns(entry);
         this.firePath.withdraw(entry);
         entry.version += 1;
+        this.ledger.append(entry.key, { at: isoNow(this.clock), event: 'paused', version: entry.version });
         entry.paused = true;
       }
       return toTimer(entry);
@@ -222,6 +249,33 @@ class MemoryEngine implements Engine {
     return this.store.ids();
   }
 
+  async history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {
+    this.assertOpen();
+    validateKey(key);
+    const limit = historyLimit(options);
+    const entries = this.ledger.entries(key, limit);
+    if (entries) return entries;
+    if (this.store.get(key) || this.store.tombstone(key, this.clock.now())) return [];
+    throw refusals.notFound(key);
+  }
+
+  async next(key: string, options?: NextOptions): Promise<NextTime[]> {
+    const count = nextCount(options);
+    return nextTimesOf(await this.row(key), count);
+  }
+
+  async preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
+    this.assertOpen();
+    return previewSpec(spec, this.limits, this.clock.now(), nextCount(options));
+  }
+
+  async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
+    const count = nextCount(options);
+    const timer = await this.row(key);
+    const history = await this.history(key, options);
+    return { timer, next: nextTimesOf(timer, count), history, counters: countersOf(timer, history) };
+  }
+
   on(event: TimerEventName, listener: TimerListener): () => void {
     this.assertOpen();
     return this.events.on(event, listener);
@@ -244,6 +298,13 @@ class MemoryEngine implements Engine {
     return this.outbox.hold(body);
   }
 
+  /** The row under `key` (live, or finished and kept), or `not-found`. */
+  private async row(key: string): Promise<Timer> {
+    const timer = await this.get(key);
+    if (!timer) throw refusals.notFound(key);
+    return timer;
+  }
+
   /** The live (not finished) entry under `key`, or `not-found`. */
   private findLive(key: string): Entry {
     const entry = this.store.get(validateKey(key));
@@ -255,6 +316,8 @@ class MemoryEngine implements Engine {
     if (this.disposed) throw refusals.disposed('engine');
   }
 }
+
+const isoNow = (clock: Clock): string => new Date(clock.now()).toISOString();
 
 /** The subject of an engine-wide event (reset, disposed): no single timer. */
 const anonymous = { id: '', key: '', version: 0, kind: null };

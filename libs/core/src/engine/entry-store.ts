@@ -1,3 +1,4 @@
+import { compareDue, decodeDueCursor, encodeDueCursor } from '../due-order';
 import type { ListResult, Timer, TimerStatus } from '../types';
 import { statusOf, toTimer, type Entry } from './entry';
 
@@ -11,6 +12,7 @@ export interface ListQuery {
   status?: TimerStatus;
   limit: number;
   cursor?: string;
+  dueBefore?: number;
 }
 
 /**
@@ -75,7 +77,9 @@ export class EntryStore {
   }
 
   /** Live timers in key order, a page at a time; the cursor is the last key of the previous page. */
-  list({ prefix, status, limit, cursor }: ListQuery): ListResult {
+  list(query: ListQuery): ListResult {
+    if (query.dueBefore !== undefined) return this.listByDue(query, query.dueBefore);
+    const { prefix, status, limit, cursor } = query;
     const matching = [...this.byKey.values()]
       .filter((entry) => entry.key.startsWith(prefix) && (cursor === undefined || entry.key > cursor))
       .filter((entry) => status === undefined || statusOf(entry) === status)
@@ -84,6 +88,21 @@ export class EntryStore {
     return {
       items: page.map((entry) => toTimer(entry)),
       nextCursor: matching.length > limit ? page[page.length - 1].key : null,
+    };
+  }
+
+  /** Pending timers due by `dueBefore`, in due order; the cursor is the due and key of the last one. */
+  private listByDue({ prefix, limit, cursor }: ListQuery, dueBefore: number): ListResult {
+    const after = decodeDueCursor(cursor);
+    const position = (entry: Entry) => ({ due: entry.dueAt, key: entry.key });
+    const matching = [...this.byKey.values()]
+      .filter((entry) => entry.key.startsWith(prefix) && statusOf(entry) === 'pending')
+      .filter((entry) => entry.dueAt <= dueBefore && (!after || compareDue(position(entry), after) > 0))
+      .sort((a, b) => compareDue(position(a), position(b)));
+    const page = matching.slice(0, limit);
+    return {
+      items: page.map((entry) => toTimer(entry)),
+      nextCursor: matching.length > limit ? encodeDueCursor(position(page[page.length - 1])) : null,
     };
   }
 

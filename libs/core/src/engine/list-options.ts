@@ -1,3 +1,4 @@
+import { checkDueBefore } from '../due-order';
 import { refusals } from '../refusals';
 import { showValue } from '../show-value';
 import type { ListOptions, TimerStatus } from '../types';
@@ -32,5 +33,6 @@ export function toListQuery(options: ListOptions = {}): ListQuery {
       'Pass the nextCursor of the previous page.',
     );
   }
-  return { prefix: validateScope(prefix), status, limit, cursor };
+  const dueBefore = checkDueBefore(options);
+  return { prefix: validateScope(prefix), status, limit, cursor, dueBefore };
 }

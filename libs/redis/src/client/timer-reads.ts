@@ -1,4 +1,9 @@
 import {
+  checkDueBefore,
+  compareDue,
+  decodeDueCursor,
+  type DuePosition,
+  encodeDueCursor,
   type ListOptions,
   refusals,
   type ListResult,
@@ -13,6 +18,12 @@ import { decodeRow } from '../store/row';
 
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
+/** How many `due` entries one partition reads per `dueBefore` page with a prefix, and per command. */
+const DUE_SCAN_BUDGET = 10_000;
+const DUE_SCAN_CHUNK = 1000;
+/** How many keys a `list` with a status reads per call, and per command. */
+const STATUS_SCAN_BUDGET = 10_000;
+const STATUS_SCAN_CHUNK = 1000;
 const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
 /** The reads of the Timers API: straight from the row hashes and indexes, no script. */
@@ -30,7 +41,7 @@ export class TimerReads {
 
   /**
    * Walks the lex index partition by partition (keys sorted within a partition). The cursor is opaque:
-   * base64url of `[partition, last key returned]`.
+   * base64url of `[partition, last key read]` (null: the partition's start).
    */
   async list(options: ListOptions = {}): Promise<ListResult> {
     const { status } = options;
@@ -43,22 +54,115 @@ export class TimerReads {
       );
     }
     const limit = listLimit(options.limit);
+    const dueBefore = checkDueBefore(options);
+    if (dueBefore !== undefined) return this.listByDue(prefix, dueBefore, limit, options.cursor);
     let [partition, after] = decodeCursor(options.cursor);
     const items: Timer[] = [];
     const max = prefix ? `(${prefix}\xff` : '+';
+    // With a status, keys are read a chunk at a time and only their status field first; at most
+    // STATUS_SCAN_BUDGET keys a call, then the page ends (short, even empty) with a cursor to go on.
+    const chunk = status === undefined ? limit : STATUS_SCAN_CHUNK;
+    let scanned = 0;
     while (partition < this.keys.partitions) {
+      if (scanned >= STATUS_SCAN_BUDGET) return { items, nextCursor: encodeCursor(partition, after) };
       const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
-      const keys = await this.redis.zrangebylex(this.keys.keys(partition), min, max, 'LIMIT', 0, limit);
-      const rows = await this.readRows(keys);
-      for (let i = 0; i < keys.length; i++) {
-        after = keys[i];
-        const timer = rows[i];
+      const keys = await this.redis.zrangebylex(this.keys.keys(partition), min, max, 'LIMIT', 0, chunk);
+      scanned += keys.length;
+      const matching = status === undefined ? keys : await this.keysWithStatus(keys, status);
+      const taken = matching.slice(0, limit - items.length);
+      for (const timer of await this.readRows(taken)) {
         if (timer && (status === undefined || timer.status === status)) items.push(timer);
-        if (items.length === limit) return { items, nextCursor: encodeCursor(partition, after) };
       }
-      if (keys.length < limit) [partition, after] = [partition + 1, null];
+      if (items.length === limit)
+        return { items, nextCursor: encodeCursor(partition, taken[taken.length - 1]) };
+      [partition, after] = keys.length < chunk ? [partition + 1, null] : [partition, keys[keys.length - 1]];
     }
     return { items, nextCursor: null };
+  }
+
+  /** The keys whose row has `status` (field `s`), read with one pipelined HGET each. */
+  private async keysWithStatus(keys: string[], status: TimerStatus): Promise<string[]> {
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.hget(this.keys.row(key), 's');
+    const results = (await pipeline.exec()) ?? [];
+    return keys.filter((_, i) => {
+      const [error, value] = results[i];
+      if (error) throw error;
+      return value === status;
+    });
+  }
+
+  /**
+   * Pending timers due by `dueBefore`, in due order: each partition's `due` zset (score = effective due)
+   * read from the cursor on, the partitions' first `limit` merged. A timer already handed to BullMQ
+   * (`armed`, within the dispatcher's lead of its due) is firing, no longer upcoming. A prefix is
+   * filtered while reading, so each partition reads at most DUE_SCAN_BUDGET entries per call: when one
+   * stops there, the page ends where it stopped (possibly short, even empty) and the cursor goes on
+   * from there — every page costs the same whatever the prefix matches.
+   */
+  private async listByDue(
+    prefix: string,
+    dueBefore: number,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<ListResult> {
+    const after = decodeDueCursor(cursor);
+    const scans = await Promise.all(
+      this.keys.all().map((partition) => this.dueAfter(partition, prefix, dueBefore, limit, after)),
+    );
+    // No page may go past a partition's stopping point: that partition may hold earlier entries beyond it.
+    const stops = scans.flatMap(({ stoppedAt }) => (stoppedAt ? [stoppedAt] : []));
+    const horizon = stops.length ? stops.sort(compareDue)[0] : null;
+    const merged = scans
+      .flatMap(({ found }) => found)
+      .filter((position) => !horizon || compareDue(position, horizon) <= 0)
+      .sort(compareDue);
+    const page = merged.slice(0, limit);
+    const rows = await this.readRows(page.map(({ key }) => key));
+    const last = merged.length > limit ? page[page.length - 1] : horizon;
+    return {
+      items: rows.filter((timer): timer is Timer => timer?.status === 'pending'),
+      nextCursor: last ? encodeDueCursor(last) : null,
+    };
+  }
+
+  /**
+   * Up to `limit + 1` positions of one partition's `due` zset after `after`, due by `dueBefore`, with
+   * the prefix; `stoppedAt` is the last position read when the budget ran out before that was found.
+   */
+  private async dueAfter(
+    partition: number,
+    prefix: string,
+    dueBefore: number,
+    limit: number,
+    after: DuePosition | null,
+  ): Promise<{ found: DuePosition[]; stoppedAt: DuePosition | null }> {
+    const found: DuePosition[] = [];
+    const chunk = prefix ? DUE_SCAN_CHUNK : limit + 1;
+    // Entries read past the cursor; ties on the cursor's due are read again and skipped, uncounted, so
+    // a page always moves on.
+    let read = 0;
+    for (let offset = 0; ; offset += chunk) {
+      const flat = await this.redis.zrangebyscore(
+        this.keys.due(partition),
+        after ? after.due : '-inf',
+        dueBefore,
+        'WITHSCORES',
+        'LIMIT',
+        offset,
+        chunk,
+      );
+      let position: DuePosition | null = null;
+      for (let i = 0; i < flat.length && found.length <= limit; i += 2) {
+        position = { key: flat[i], due: Number(flat[i + 1]) };
+        if (after && compareDue(position, after) <= 0) continue;
+        read++;
+        if (position.key.startsWith(prefix)) found.push(position);
+      }
+      if (found.length > limit || flat.length < 2 * chunk) return { found, stoppedAt: null };
+      if (read >= DUE_SCAN_BUDGET) return { found, stoppedAt: position };
+    }
   }
 
   async check(id: string): Promise<boolean> {
@@ -96,7 +200,8 @@ function listLimit(limit: number | undefined): number {
   return limit;
 }
 
-function encodeCursor(partition: number, after: string): string {
+/** `after` null: from the start of `partition`. */
+function encodeCursor(partition: number, after: string | null): string {
   return Buffer.from(JSON.stringify([partition, after])).toString('base64url');
 }
 
@@ -104,7 +209,9 @@ function decodeCursor(cursor: string | undefined): [number, string | null] {
   if (cursor === undefined || cursor === '') return [0, null];
   try {
     const [partition, after] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (Number.isInteger(partition) && typeof after === 'string') return [partition as number, after];
+    if (Number.isInteger(partition) && (typeof after === 'string' || after === null)) {
+      return [partition as number, after as string | null];
+    }
   } catch {
     // fall through to the refusal
   }

@@ -30,6 +30,8 @@ local now_text, lease_until = int(now), int(now + lease_ms)
 -- Index moves, made once for the whole batch at the end: held runs leave `due`/`armed` for `leases`;
 -- free runs arm their next tick (after the held moves, so its wake sees `due` as it will be).
 local held, leases, next_ticks = {}, {}, {}
+-- Its entries (claimed, stale) name the claiming worker (includes/ledger).
+ledger.worker = worker
 
 local function stale(row, id, key, version, reason)
   local subject = row or { id = id, key = key, v = version }

@@ -1,0 +1,18 @@
+import type { Timer } from '@sundial/core';
+import { flag, onlyOptions, requireKey } from '../args';
+import type { Command } from '../command';
+import { timerPath } from '../http';
+import { timerText } from '../timer-text';
+
+const usage = 'sundial get <key> [--show-payload] [--json]';
+
+export const get: Command = {
+  name: 'get',
+  summary: 'show one timer (the payload only with --show-payload)',
+  usage,
+  async run({ args, api, out }) {
+    onlyOptions(args, ['show-payload'], usage);
+    const timer = await api.request<Timer>('GET', timerPath(requireKey(args, usage)));
+    out.result(timer, () => timerText(timer, flag(args, 'show-payload')));
+  },
+};

@@ -1,0 +1,23 @@
+import type { Preview } from '@sundial/core';
+import { option } from '../args';
+import type { Command } from '../command';
+import { specFromArgs } from '../spec-from-args';
+import { timesTable } from '../times';
+
+const usage = 'sundial preview [--file spec.json] [--<TimerSpec field> <value> ...] [--count <n>] [--json]';
+
+export const preview: Command = {
+  name: 'preview',
+  summary: 'validate a timer spec and show its next due times; writes nothing',
+  usage,
+  async run({ args, api, out }) {
+    const spec = specFromArgs(args, usage);
+    const answer = await api.request<Preview>('POST', 'preview', {
+      body: spec,
+      query: { count: option(args, 'count') },
+    });
+    out.result(answer, () =>
+      [`valid: ${JSON.stringify(answer.spec)}`, timesTable(answer.next, 'no due times')].join('\n'),
+    );
+  },
+};

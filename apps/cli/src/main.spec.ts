@@ -1,0 +1,126 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from './args';
+import { main } from './main';
+import { specFromArgs } from './spec-from-args';
+
+describe('sundial CLI: command line to TimerSpec', () => {
+  const usage = 'sundial schedule ...';
+
+  it('maps --kebab-case options to spec fields; JSON-looking values are JSON, the rest text', () => {
+    const args = parseArgs([
+      '--key',
+      '42',
+      '--handler=log',
+      '--delay',
+      '5s',
+      '--max-runs',
+      '3',
+      '--remove-on-complete',
+      'false',
+      '--payload',
+      '{"a":[1,2]}',
+      '--cron',
+      '0 7 * * 1-5',
+      '--json',
+    ]);
+    expect(specFromArgs(args, usage)).toEqual({
+      key: '42',
+      handler: 'log',
+      delay: '5s',
+      maxRuns: 3,
+      removeOnComplete: false,
+      payload: { a: [1, 2] },
+      cron: '0 7 * * 1-5',
+    });
+  });
+
+  it('refuses a spec with nothing in it, or a stray positional, as usage errors', () => {
+    expect(() => specFromArgs(parseArgs([]), usage)).toThrow(expect.objectContaining({ reason: 'usage' }));
+    expect(() => specFromArgs(parseArgs(['oops', '--key', 'a']), usage)).toThrow(
+      /unexpected argument "oops"/,
+    );
+    expect(() => parseArgs(['--key'])).toThrow(/--key needs a value/);
+  });
+});
+
+/** The requests each command sends, seen by a local HTTP server standing in for the scheduler. */
+describe('sundial CLI: the request each command sends', () => {
+  let server: Server;
+  let url: string;
+  const seen: { method: string; url: string; body: string; headers: IncomingMessage['headers'] }[] = [];
+  let reply: { status: number; body: unknown } = { status: 200, body: {} };
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        seen.push({ method: request.method!, url: request.url!, body, headers: request.headers });
+        response.writeHead(reply.status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(reply.body));
+      });
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise<void>((closed) => server.close(() => closed())));
+
+  beforeEach(() => {
+    seen.length = 0;
+    jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const env = () => ({ SUNDIAL_URL: url, SUNDIAL_TOKEN: 't0k' });
+
+  it('backfill posts { from, to } to the timer path, with the token and an Idempotency-Key', async () => {
+    reply = { status: 200, body: { key: 'a/b', slots: 3 } };
+    const code = await main(
+      [
+        'backfill',
+        'a/b',
+        '--from',
+        '2026-11-01T00:00:00Z',
+        '--to',
+        '2026-11-02T00:00:00Z',
+        '--idempotency-key',
+        'r1',
+      ],
+      env(),
+    );
+    expect(code).toBe(0);
+    expect(seen).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        url: '/v1/timers/a%2Fb/backfill',
+        body: JSON.stringify({ from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }),
+        headers: expect.objectContaining({ authorization: 'Bearer t0k', 'idempotency-key': 'r1' }),
+      }),
+    ]);
+    expect(process.stdout.write).toHaveBeenCalledWith('backfill of a/b: 3 slot(s) to run\n');
+  });
+
+  it('backfill without --to is a usage error (exit 2) and sends nothing', async () => {
+    expect(await main(['backfill', 'k', '--from', '2026-11-01T00:00:00Z'], env())).toBe(2);
+    expect(seen).toEqual([]);
+    expect(process.stderr.write).toHaveBeenCalledWith(
+      expect.stringMatching(/--from and --to are required\nfix: Usage/),
+    );
+  });
+
+  it('a 5xx answer exits 3 (retrying may help), a 4xx exits 1, each with the reason and fix', async () => {
+    reply = {
+      status: 503,
+      body: { error: { reason: 'unavailable', message: 'Redis is away', fix: 'Retry.' } },
+    };
+    expect(await main(['get', 'k'], env())).toBe(3);
+    reply = { status: 409, body: { error: { reason: 'inactive', message: 'k is running', fix: 'Wait.' } } };
+    expect(await main(['pause', 'k'], env())).toBe(1);
+    expect(process.stderr.write).toHaveBeenLastCalledWith(
+      'sundial: inactive: k is running [HTTP 409]\nfix: Wait.\n',
+    );
+  });
+});

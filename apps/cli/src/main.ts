@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+/**
+ * `sundial` — the command line over a Sundial scheduler's HTTP API (SUNDIAL_URL, SUNDIAL_TOKEN).
+ * Exit codes: 0 done, 1 refused by the scheduler (reason and fix printed), 2 bad command line,
+ * 3 scheduler unreachable or failing (retrying may help).
+ */
+import { parseArgs } from './args';
+import { CliError, EXIT, usageError } from './cli-error';
+import type { Command } from './command';
+import { DEFAULT_URL, sundialHttp } from './http';
+import { createOutput } from './output';
+import { COMMANDS } from './registry';
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [name, ...rest] = argv;
+  const json = rest.includes('--json');
+  try {
+    if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+      process.stdout.write(help(rest[0]));
+      return EXIT.ok;
+    }
+    const command = COMMANDS.find((c) => c.name === name);
+    if (!command)
+      throw usageError(
+        `unknown command "${name}"`,
+        `Run sundial help; commands: ${COMMANDS.map((c) => c.name).join(', ')}.`,
+      );
+    const args = parseArgs(rest);
+    if (args.options.get('help') === true) {
+      process.stdout.write(help(name));
+      return EXIT.ok;
+    }
+    const out = createOutput(json, (text) => process.stdout.write(text));
+    await command.run({ args, api: sundialHttp(env), out });
+    return EXIT.ok;
+  } catch (error) {
+    const failure = error instanceof CliError ? error : internal(error);
+    process.stderr.write(json ? `${JSON.stringify({ error: failure.toJSON() })}\n` : describe(failure));
+    return failure.exitCode;
+  }
+}
+
+function describe(error: CliError): string {
+  const where = error.field ? ` (field ${error.field})` : '';
+  const status = error.status ? ` [HTTP ${error.status}]` : '';
+  return `sundial: ${error.reason}${where}: ${error.message}${status}\nfix: ${error.fix}\n`;
+}
+
+function internal(error: unknown): CliError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError(
+    {
+      reason: 'internal',
+      message,
+      fix: 'This is a bug in the sundial CLI: please report it with the command line.',
+    },
+    EXIT.unavailable,
+  );
+}
+
+function help(name?: string): string {
+  const command: Command | undefined = COMMANDS.find((c) => c.name === name);
+  if (command) return `${command.summary}\n\nusage: ${command.usage}\n`;
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'usage: sundial <command> [arguments] [--json]',
+    '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    `Talks to the scheduler at SUNDIAL_URL (default ${DEFAULT_URL}), with SUNDIAL_TOKEN as its API token.`,
+    '--json prints the API answer as JSON (errors as {"error": {...}} on stderr).',
+    'Exit codes: 0 done, 1 refused by the scheduler, 2 bad command line, 3 scheduler unreachable or failing.',
+    "sundial help <command> shows a command's usage.",
+    '',
+  ].join('\n');
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

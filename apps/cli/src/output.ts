@@ -1,0 +1,56 @@
+import type { Timer } from '@sundial/core';
+
+/** Where a command's answer goes: JSON for scripts (`--json`), text for people. */
+export interface Output {
+  readonly json: boolean;
+  /** prints `value` as JSON with --json, else the text `readable` builds */
+  result(value: unknown, readable: () => string): void;
+}
+
+export function createOutput(json: boolean, write: (text: string) => void): Output {
+  return {
+    json,
+    result(value, readable) {
+      write(json ? `${JSON.stringify(value, null, 2)}\n` : `${readable()}\n`);
+    },
+  };
+}
+
+/** A plain-text table: a header row and columns padded to their widest cell. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+/** `key: value` lines, names aligned. */
+export function fields(rows: [string, string][]): string {
+  const width = Math.max(...rows.map(([name]) => name.length)) + 1;
+  return rows.map(([name, value]) => `${`${name}:`.padEnd(width)} ${value}`).join('\n');
+}
+
+/** An instant as ISO 8601 (UTC), or — when there is none. */
+export function time(at: number | string | null | undefined): string {
+  if (at === null || at === undefined) return '—';
+  const date = new Date(at);
+  return Number.isNaN(date.getTime()) ? String(at) : date.toISOString();
+}
+
+/** The schedule in words: "cron 0 7 * * 1-5 (America/Toronto)", "every 30000 ms", "once". */
+export function schedule(timer: Timer): string {
+  if (timer.cron) return `cron ${timer.cron}${timer.tz ? ` (${timer.tz})` : ''}`;
+  if (timer.everyMs !== undefined) return `every ${timer.everyMs} ms`;
+  return 'once';
+}
+
+export function lastRun(timer: Timer): string {
+  const last = timer.last;
+  if (!last) return '—';
+  return last.status === 'failed'
+    ? `failed (${last.error?.reason ?? last.error?.message ?? '?'})`
+    : last.status;
+}

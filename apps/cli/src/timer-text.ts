@@ -1,0 +1,22 @@
+import type { Timer } from '@sundial/core';
+import { fields, lastRun, schedule, time } from './output';
+
+/** A timer as `name: value` lines. The payload and meta are printed only when asked (`--show-payload`). */
+export function timerText(timer: Timer, showPayload = false): string {
+  const bytes = Buffer.byteLength(JSON.stringify(timer.payload ?? null));
+  const rows: [string, string][] = [
+    ['key', timer.key],
+    ['status', timer.status],
+    ['schedule', schedule(timer)],
+    ['handler', timer.handler],
+    ['due', time(timer.dueAt)],
+    ['runs', timer.maxRuns === undefined ? String(timer.runCount) : `${timer.runCount} of ${timer.maxRuns}`],
+    ['last run', lastRun(timer)],
+    ['last fired', time(timer.lastFiredAt)],
+    ['last error', timer.last?.error ? `${time(timer.lastErrorAt)} ${timer.last.error.message}` : '—'],
+    ['id', `${timer.id} (version ${timer.version})`],
+    ['payload', showPayload ? JSON.stringify(timer.payload) : `${bytes} bytes (--show-payload prints it)`],
+  ];
+  if (showPayload && timer.meta !== undefined) rows.push(['meta', JSON.stringify(timer.meta)]);
+  return fields(rows);
+}

@@ -1,0 +1,59 @@
+/**
+ * The scheduler's HTTP API (docs/spec.md §5.2) from the browser: same origin, JSON, and the API token
+ * (kept in sessionStorage: gone when the tab closes) as `Authorization: Bearer` when one is set.
+ */
+
+const TOKEN_KEY = 'sundial.apiToken';
+
+/** A refusal as the API sends it: `{ error: { reason, field?, message, fix } }`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    readonly fix: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function apiToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function setApiToken(token: string | null): void {
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** `/ui/…` is served by the scheduler; the API is at `/v1` of the same origin. */
+const API_ROOT = new URL('../v1/', document.baseURI);
+
+export async function api<T>(method: string, path: string, query: Record<string, string> = {}): Promise<T> {
+  const url = new URL(path, API_ROOT);
+  for (const [name, value] of Object.entries(query)) if (value !== '') url.searchParams.set(name, value);
+  const token = apiToken();
+  const response = await fetch(url, {
+    method,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  const text = await response.text();
+  const body: unknown = text ? JSON.parse(text) : null;
+  if (!response.ok) throw toApiError(response.status, body);
+  return body as T;
+}
+
+function toApiError(status: number, body: unknown): ApiError {
+  const error = (body as { error?: { reason?: string; message?: string; fix?: string } } | null)?.error;
+  return new ApiError(
+    status,
+    error?.reason ?? `http-${status}`,
+    error?.fix ?? '',
+    error?.message ?? `the scheduler answered ${status}`,
+  );
+}
+
+/** Path of a timer's route: keys are URL-encoded in paths. */
+export function timerPath(key: string, action = ''): string {
+  return `timers/${encodeURIComponent(key)}${action ? `/${action}` : ''}`;
+}

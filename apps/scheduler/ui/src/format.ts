@@ -1,0 +1,56 @@
+/** How times, durations and schedules read in the UI: local time with the offset, and "in 5 min". */
+import type { Timer } from './types.js';
+
+/** `2026-12-03 09:38:30` in the browser's zone (the header names it): unambiguous, sortable. */
+export function formatTime(at: number | string | null | undefined): string {
+  if (at === null || at === undefined) return '—';
+  const date = new Date(at);
+  if (Number.isNaN(date.getTime())) return String(at);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** The browser's zone and its offset now, e.g. `Europe/Paris (UTC+01:00)`: what formatTime shows. */
+export function browserZone(now = new Date()): string {
+  const minutes = -now.getTimezoneOffset();
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${Intl.DateTimeFormat().resolvedOptions().timeZone} (UTC${offset})`;
+}
+
+/** "in 4 min", "12 s ago": relative to now, for the list and the timeline. */
+export function relative(at: number, now = Date.now()): string {
+  const ms = at - now;
+  const text = duration(Math.abs(ms));
+  return ms >= 0 ? `in ${text}` : `${text} ago`;
+}
+
+export function duration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const units: [number, string][] = [
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+    [1000, 's'],
+  ];
+  const [size, unit] = units.find(([size]) => ms >= size)!;
+  const value = ms / size;
+  return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10} ${unit}`;
+}
+
+/** The schedule in words: "cron 0 7 * * 1-5 (America/Toronto)", "every 30 s", "once". */
+export function schedule(timer: Timer): string {
+  if (timer.cron) return `cron ${timer.cron}${timer.tz ? ` (${timer.tz})` : ''}`;
+  if (timer.everyMs !== undefined) return `every ${duration(timer.everyMs)}`;
+  return 'once';
+}
+
+/** The last run's outcome in a few words. */
+export function lastRun(timer: Timer): string {
+  const last = timer.last;
+  if (!last) return '—';
+  if (last.status !== 'failed') return last.status;
+  return `failed: ${last.error?.reason ?? last.error?.message ?? 'unknown'}`;
+}

@@ -1,0 +1,54 @@
+/**
+ * The operator UI (served by the scheduler at /ui): a hash router over three views, and the API
+ * token form. Routes: `#/?prefix=&status=` timers, `#/timeline?window=1h|1d`, `#/timer/<key>`.
+ */
+import { apiToken, setApiToken } from './api.js';
+import { browserZone } from './format.js';
+import { notify } from './notice.js';
+import { timerView } from './views/timer.js';
+import { timelineView } from './views/timeline.js';
+import { timersView } from './views/timers.js';
+
+function route(): void {
+  const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(query);
+  const main = document.getElementById('main')!;
+  let view: HTMLElement;
+  if (path.startsWith('/timer/')) view = timerView(decodeURIComponent(path.slice('/timer/'.length)), route);
+  else if (path === '/timeline') view = timelineView(params);
+  else view = timersView(params);
+  main.replaceChildren(view);
+  const section = path === '/timeline' ? '#/timeline' : path.startsWith('/timer/') ? null : '#/';
+  for (const link of document.querySelectorAll('nav[aria-label="Pages"] a')) {
+    if (link.getAttribute('href') === section) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  document.title = `${view.querySelector('h1')?.textContent ?? 'Timers'} · Sundial`;
+}
+
+function tokenForm(): void {
+  const form = document.getElementById('token-form') as HTMLFormElement;
+  const input = document.getElementById('token') as HTMLInputElement;
+  input.value = apiToken() ?? '';
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    setApiToken(input.value.trim() || null);
+    notify(input.value.trim() ? 'API token set for this tab.' : 'No API token.');
+    route();
+  });
+  document.getElementById('token-clear')!.addEventListener('click', () => {
+    input.value = '';
+    setApiToken(null);
+    notify('API token forgotten.');
+    route();
+  });
+}
+
+window.addEventListener('hashchange', () => {
+  route();
+  // Move focus to the new page for keyboard and screen-reader users.
+  document.getElementById('main')!.focus();
+});
+document.getElementById('zone')!.textContent = `Times in ${browserZone()}`;
+tokenForm();
+route();

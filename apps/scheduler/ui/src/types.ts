@@ -1,0 +1,58 @@
+/**
+ * The JSON shapes the UI reads (docs/spec.md §2, §5.2, §3.9): the wire format of libs/core's Timer,
+ * LedgerEntry and NextTime, written again on purpose. The browser build is its own program (DOM types,
+ * ES modules, rootDir src): a type import from libs/ would pull core's sources into it and emit them.
+ */
+
+export type TimerStatus = 'pending' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+export interface Timer {
+  id: string;
+  key: string;
+  version: number;
+  kind: 'once' | 'interval' | 'cron';
+  status: TimerStatus;
+  handler: string;
+  payload: unknown;
+  scheduledAt: number;
+  dueAt: number;
+  delayMs?: number;
+  everyMs?: number;
+  cron?: string;
+  tz?: string;
+  maxRuns?: number;
+  runCount: number;
+  delivery: string;
+  lastFiredAt: number | null;
+  lastCompletedAt: number | null;
+  lastErrorAt: number | null;
+  last: {
+    started: number;
+    ended?: number;
+    status: string;
+    error?: { message: string; reason?: string };
+  } | null;
+  meta?: unknown;
+}
+
+export interface ListResult {
+  items: Timer[];
+  nextCursor: string | null;
+}
+
+export interface LedgerEntry {
+  at: string;
+  event: string;
+  version: number;
+  workerId?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  attempt?: number;
+  due?: string;
+}
+
+export interface NextTimes {
+  key: string;
+  times: { at: string; offset: string }[];
+}

@@ -1,0 +1,58 @@
+import { refusals } from './refusals';
+import { showValue } from './show-value';
+import type { ListOptions } from './types';
+
+/** A page position in due order: the due and key of the last timer returned. */
+export interface DuePosition {
+  due: number;
+  key: string;
+}
+
+/**
+ * Checks the `dueBefore` of `list()` options (docs/spec.md §3.6), shared by both backends: a finite
+ * epoch-ms number, and no `status` other than `pending` (only pending timers have a due to wait for).
+ */
+export function checkDueBefore(options: ListOptions): number | undefined {
+  const { dueBefore, status } = options;
+  if (dueBefore === undefined) return undefined;
+  if (typeof dueBefore !== 'number' || !Number.isFinite(dueBefore)) {
+    throw refusals.invalid(
+      'dueBefore',
+      `dueBefore ${showValue(dueBefore)} is not an instant`,
+      'Pass dueBefore as epoch milliseconds (over HTTP: epoch ms or an ISO 8601 instant).',
+    );
+  }
+  if (status !== undefined && status !== 'pending') {
+    throw refusals.invalid(
+      'status',
+      `dueBefore lists pending timers only, but status is ${showValue(status)}`,
+      'Omit status (or pass status=pending) with dueBefore.',
+    );
+  }
+  return dueBefore;
+}
+
+/** Orders positions by due, then key: the order of a `dueBefore` listing. */
+export function compareDue(a: DuePosition, b: DuePosition): number {
+  return a.due - b.due || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/** The opaque cursor of a `dueBefore` listing: base64url of `[due, key]`. */
+export function encodeDueCursor(position: DuePosition): string {
+  return Buffer.from(JSON.stringify([position.due, position.key])).toString('base64url');
+}
+
+export function decodeDueCursor(cursor: string | undefined): DuePosition | null {
+  if (cursor === undefined || cursor === '') return null;
+  try {
+    const [due, key] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
+    if (typeof due === 'number' && typeof key === 'string') return { due, key };
+  } catch {
+    // fall through to the refusal
+  }
+  throw refusals.invalid(
+    'cursor',
+    'The cursor is not one list() returned.',
+    'Pass the nextCursor of the previous page, or omit it to start over.',
+  );
+}

@@ -1,0 +1,236 @@
+import type { ListResult, Preview, Timer } from '@sundial/core';
+import {
+  type AppProcess,
+  clusterEnv,
+  DIST,
+  ensureBuilt,
+  freePort,
+  killAll,
+  type RedisServer,
+  spawnCluster,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** What `npx sundial` runs: package.json's bin, the built file, spawned with node as a user would. */
+const BIN = join(DIST, 'apps', 'cli', 'src', 'main.js');
+const TOKEN = 'cli-test-token';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The `sundial` CLI against a running cluster (private Redis, one scheduler with an API token, one
+ * worker, as child processes): its answers, its refusals (reason, fix, exit code) and its --json.
+ */
+describe('sundial CLI against a running cluster', () => {
+  let redis: RedisServer;
+  let apps: { schedulers: AppProcess[]; workers: AppProcess[] };
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    apps = await spawnCluster(clusterEnv(redis.url, { SUNDIAL_API_TOKEN: TOKEN }), 1, 1);
+    env = { SUNDIAL_URL: apps.schedulers[0].url, SUNDIAL_TOKEN: TOKEN };
+  }, 180_000);
+
+  afterAll(async () => {
+    await killAll([...(apps?.schedulers ?? []), ...(apps?.workers ?? [])]);
+    await redis?.stop();
+  });
+
+  const sundial = (args: string[], extraEnv: Record<string, string> = env): Promise<Run> =>
+    new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [BIN, ...args],
+        { env: { ...process.env, ...extraEnv } },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      );
+    });
+
+  const json = async <T>(args: string[]): Promise<T> => {
+    const run = await sundial([...args, '--json']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    return JSON.parse(run.stdout) as T;
+  };
+
+  it('schedules from flags, runs it, and shows it: get, list table, history', async () => {
+    const scheduled = await sundial([
+      'schedule',
+      '--key',
+      'cli:every',
+      '--handler',
+      'record',
+      '--every',
+      '300ms',
+      '--max-runs',
+      '2',
+      '--remove-on-complete',
+      'false',
+      '--payload',
+      '{"secret":"s3cr3t"}',
+    ]);
+    expect(scheduled.code).toBe(0);
+    expect(scheduled.stdout).toMatch(
+      /^scheduled\nkey: +cli:every\nstatus: +pending\nschedule: +every 300 ms/,
+    );
+    // The payload is not printed unless asked.
+    expect(scheduled.stdout).not.toContain('s3cr3t');
+
+    const done = await waitFor(
+      async () => {
+        const timer = await json<Timer>(['get', 'cli:every']).catch(() => null);
+        return timer?.status === 'completed' ? timer : undefined;
+      },
+      { timeoutMs: 20_000, what: 'cli:every to run twice' },
+    );
+    expect(done.runCount).toBe(2);
+    expect((await sundial(['get', 'cli:every', '--show-payload'])).stdout).toContain('{"secret":"s3cr3t"}');
+
+    const history = await sundial(['history', 'cli:every']);
+    expect(history.code).toBe(0);
+    expect(history.stdout.split('\n')[0]).toMatch(/^AT +EVENT +VERSION +WORKER +DETAIL$/);
+    expect(history.stdout).toMatch(/completed/);
+    expect(history.stdout).toMatch(/scheduled/);
+
+    const list = await sundial(['list', '--prefix', 'cli:']);
+    expect(list.stdout).toMatch(
+      /^KEY +STATUS +SCHEDULE +HANDLER +DUE +RUNS +LAST\ncli:every +\S+ +every 300 ms +record /,
+    );
+  });
+
+  it('pauses, resumes, shows next times, triggers and cancels, each answered with the new state', async () => {
+    expect(
+      (await sundial(['schedule', '--key', 'cli:once', '--handler', 'record', '--delay', '1h'])).code,
+    ).toBe(0);
+    expect(await sundial(['pause', 'cli:once'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^paused cli:once: status paused/),
+    });
+    expect((await json<Timer>(['get', 'cli:once'])).status).toBe('paused');
+    expect((await sundial(['resume', 'cli:once'])).stdout).toMatch(/^resumed cli:once: status pending/);
+    const next = await sundial(['next', 'cli:once']);
+    expect(next.stdout).toMatch(/^# +AT +OFFSET\n1 +\d{4}-\d\d-\d\dT/);
+    expect((await sundial(['trigger', 'cli:once'])).stdout).toMatch(/^triggered cli:once/);
+    expect(await sundial(['cancel', 'cli:once'])).toMatchObject({ code: 0, stdout: 'cancelled cli:once\n' });
+  });
+
+  it('schedules from --file, flags overriding the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sundial-cli-'));
+    const file = join(dir, 'spec.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ key: 'cli:file', handler: 'record', cron: '0 7 * * 1-5', tz: 'America/Toronto' }),
+    );
+    const timer = await json<Timer>(['schedule', '--file', file, '--handler', 'log']);
+    expect(timer).toMatchObject({
+      key: 'cli:file',
+      handler: 'log',
+      kind: 'cron',
+      cron: '0 7 * * 1-5',
+      tz: 'America/Toronto',
+    });
+  });
+
+  it('prints the refusal with its reason, field and fix, and exits 1; nothing is written', async () => {
+    const refused = await sundial(['schedule', '--key', 'cli:bad', '--handler', 'record', '--every', '10ms']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(
+      /^sundial: invalid \(field every\): .*minimum interval.* \[HTTP 400\]\nfix: .+/,
+    );
+    expect((await sundial(['get', 'cli:bad'])).stderr).toMatch(
+      /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: /,
+    );
+
+    const jsonRefusal = await sundial(['pause', 'cli:missing', '--json']);
+    expect(jsonRefusal.code).toBe(1);
+    expect(JSON.parse(jsonRefusal.stderr)).toEqual({
+      error: {
+        reason: 'not-found',
+        field: 'key',
+        message: expect.any(String),
+        fix: expect.any(String),
+        status: 404,
+      },
+    });
+  });
+
+  it('without the API token: unauthorized, with the fix, exit 1', async () => {
+    const run = await sundial(['list'], { SUNDIAL_URL: env.SUNDIAL_URL, SUNDIAL_TOKEN: '' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^sundial: unauthorized \(field authorization\): missing Authorization header \[HTTP 401\]\nfix: Send the header/,
+    );
+  });
+
+  it('a bad command line exits 2 with the usage; an unreachable scheduler exits 3 with what to do', async () => {
+    const unknown = await sundial(['frobnicate']);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toMatch(
+      /^sundial: usage: unknown command "frobnicate"\nfix: Run sundial help; commands: list, get/,
+    );
+    expect((await sundial(['pause'])).stderr).toMatch(
+      /a timer key is required\nfix: Usage: sundial pause <key>/,
+    );
+    expect((await sundial(['list', '--prefx', 'a'])).code).toBe(2);
+
+    const port = await freePort();
+    const away = await sundial(['list'], { SUNDIAL_URL: `http://127.0.0.1:${port}` });
+    expect(away.code).toBe(3);
+    expect(away.stderr).toMatch(
+      /^sundial: unavailable: cannot reach the scheduler at http:\/\/127\.0\.0\.1:\d+ .*\nfix: Start the scheduler/,
+    );
+  });
+
+  it('--json answers parse as the API shapes: list (every page with --all, by due with --due-before), preview', async () => {
+    for (let n = 0; n < 5; n++) {
+      await json<Timer>([
+        'schedule',
+        '--key',
+        `cli:page:${n}`,
+        '--handler',
+        'record',
+        '--delay',
+        `${50 - n}m`,
+      ]);
+    }
+    const page = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2']);
+    expect(page.items).toHaveLength(2);
+    expect(page.nextCursor).toEqual(expect.any(String));
+    const all = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2', '--all']);
+    expect(all.items.map((t) => t.key).sort()).toEqual([0, 1, 2, 3, 4].map((n) => `cli:page:${n}`));
+    const due = await json<ListResult>(['list', '--prefix', 'cli:page:', '--due-before', '+1h']);
+    expect(due.items.map((t) => t.key)).toEqual([4, 3, 2, 1, 0].map((n) => `cli:page:${n}`));
+
+    const preview = await json<Preview>([
+      'preview',
+      '--key',
+      'p',
+      '--handler',
+      'log',
+      '--cron',
+      '0 9 * * *',
+      '--tz',
+      'Europe/Paris',
+      '--count',
+      '3',
+    ]);
+    expect(preview.spec).toMatchObject({ key: 'p', kind: 'cron', cron: '0 9 * * *' });
+    expect(preview.next).toHaveLength(3);
+    expect(preview.next[0]).toEqual({
+      at: expect.stringMatching(/T\d\d:00:00/),
+      offset: expect.stringMatching(/^\+0[12]:00$/),
+    });
+    expect((await json<ListResult>(['list', '--prefix', 'p'])).items).toEqual([]);
+  });
+});

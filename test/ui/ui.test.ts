@@ -1,0 +1,174 @@
+import type { Timer, TimerSpec } from '@sundial/core';
+import { RedisTimers } from '@sundial/redis';
+import {
+  type AppProcess,
+  clusterEnv,
+  ensureBuilt,
+  type HttpClient,
+  httpClient,
+  keyPath,
+  killAll,
+  type RedisServer,
+  ROOT,
+  spawnCluster,
+  startRedis,
+  waitFor,
+} from '@sundial/testing';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Debian's `chromium` package (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = join(ROOT, 'test', 'ui', 'screenshots');
+const TOKEN = 'ui-test-token';
+const PARTITIONS = 2;
+const TIMERS = 1000;
+
+/**
+ * The operator UI at /ui in a real browser (Debian's chromium driven by playwright-core) against a
+ * running cluster: private Redis, one scheduler with an API token and one worker, as child processes.
+ * The tests run in order on one page; screenshots go to test/ui/screenshots (linked from the README).
+ */
+describe('operator UI in chromium against a running cluster', () => {
+  let redis: RedisServer;
+  let apps: { schedulers: AppProcess[]; workers: AppProcess[] };
+  let api: HttpClient;
+  let client: RedisTimers;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    const env = clusterEnv(redis.url, { SUNDIAL_API_TOKEN: TOKEN, SUNDIAL_PARTITIONS: String(PARTITIONS) });
+    apps = await spawnCluster(env, 1, 1);
+    api = httpClient(apps.schedulers[0].url, { authorization: `Bearer ${TOKEN}` });
+    client = new RedisTimers({ connection: redis.url, partitions: PARTITIONS });
+    // 1,000 timers due over the next 1,000 minutes: load:0000 first.
+    const specs: TimerSpec[] = Array.from({ length: TIMERS }, (_, n) => ({
+      key: `load:${String(n).padStart(4, '0')}`,
+      handler: 'record',
+      delay: (n + 1) * 60_000,
+      payload: { customer: `customer-${n}` },
+    }));
+    for (let n = 0; n < TIMERS; n += 250) await client.scheduleMany(specs.slice(n, n + 250));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // Well inside jest's 30 s per test, so a missing element fails with its own message.
+    page.setDefaultTimeout(10_000);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await client?.dispose();
+    await killAll([...(apps?.schedulers ?? []), ...(apps?.workers ?? [])]);
+    await redis?.stop();
+  });
+
+  const screenshot = (name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const notice = () => page.locator('#notice');
+
+  it('without the token the list is refused with the reason and fix; with it, the timers show', async () => {
+    await page.goto(`${apps.schedulers[0].url}/ui/`);
+    await page.locator('#notice.error').waitFor();
+    expect(await notice().textContent()).toMatch(
+      /^unauthorized: missing Authorization header\. Fix: .*Enter the API token above\.$/,
+    );
+    await page.getByLabel('API token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Use' }).click();
+    await page.locator('caption', { hasText: 'Timers 1–100' }).waitFor();
+  });
+
+  it('pages through 1,000 timers by prefix, 100 a page, each key exactly once', async () => {
+    await page.getByRole('searchbox', { name: 'Key prefix' }).fill('load:');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('caption', { hasText: 'Timers 1–100 with prefix “load:”' }).waitFor();
+    await screenshot('timers');
+    const seen: string[] = [];
+    let pages = 0;
+    for (;;) {
+      pages++;
+      await page.locator('.pager .muted', { hasText: new RegExp(`^Page ${pages}$`) }).waitFor();
+      seen.push(...(await page.locator('td.key').allTextContents()));
+      const next = page.getByRole('button', { name: 'Next page →' });
+      if (await next.isDisabled()) break;
+      await next.click();
+    }
+    // The cursor of a full page may lead to an empty last one (Redis pages partition by partition).
+    expect(pages).toBeGreaterThanOrEqual(TIMERS / 100);
+    expect(seen).toHaveLength(TIMERS);
+    // Redis lists partition by partition, each in key order: together, every key exactly once.
+    expect(new Set(seen).size).toBe(TIMERS);
+    expect(seen.every((key) => key.startsWith('load:'))).toBe(true);
+    // And back: Previous returns to the page before.
+    await page.getByRole('button', { name: '← Previous page' }).click();
+    await page.locator('.pager .muted', { hasText: new RegExp(`^Page ${pages - 1}$`) }).waitFor();
+    expect(await page.locator('td.key').count()).toBe(100);
+  });
+
+  it('the timeline lists what is due in the next hour, soonest first', async () => {
+    await page.goto(`${apps.schedulers[0].url}/ui/#/timeline?window=1h`);
+    await page.locator('caption', { hasText: 'Due in the next hour' }).waitFor();
+    const keys = await page.locator('td.key').allTextContents();
+    // Due every minute from now + 1 min: the first 59 fall inside the hour (the 60th at its edge).
+    expect(keys.slice(0, 59)).toEqual(
+      Array.from({ length: 59 }, (_, n) => `load:${String(n).padStart(4, '0')}`),
+    );
+    expect(keys.length).toBeLessThanOrEqual(60);
+    await screenshot('timeline');
+  });
+
+  it("a timer's page: the payload only on request, its ledger after a run, and Pause pauses it", async () => {
+    const key = 'ui:hourly';
+    await api('POST', '/v1/timers', {
+      key,
+      handler: 'record',
+      every: '1h',
+      payload: { secret: 'top-s3cret' },
+    });
+    await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent(key)}`);
+    await page.getByRole('heading', { level: 1, name: `${key} pending` }).waitFor();
+    expect(await page.content()).not.toContain('top-s3cret');
+    await page.getByRole('button', { name: 'Show payload' }).click();
+    await page.locator('#payload pre', { hasText: 'top-s3cret' }).waitFor();
+    await page.getByRole('button', { name: 'Hide payload' }).click();
+    expect(await page.content()).not.toContain('top-s3cret');
+
+    // Trigger runs it now; once the run is over the ledger shows it.
+    await page.getByRole('button', { name: 'Trigger now' }).click();
+    await waitFor(
+      async () => {
+        const timer = (await api<Timer>('GET', keyPath(key))).body;
+        return timer.runCount === 1 && timer.status === 'pending';
+      },
+      { timeoutMs: 20_000, what: `${key} to run once` },
+    );
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const ledger = page.locator('table', { has: page.locator('caption', { hasText: 'newest first' }) });
+    await ledger.locator('td', { hasText: /^completed$/ }).waitFor();
+    const events = await ledger.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(events).toEqual(expect.arrayContaining(['scheduled', 'triggered', 'claimed', 'completed']));
+    expect(events[events.length - 1]).toBe('scheduled');
+    await page.locator('caption', { hasText: 'The next 10 due times' }).waitFor();
+    await screenshot('timer');
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('#notice', { hasText: `${key}: paused.` }).waitFor();
+    expect((await api<Timer>('GET', keyPath(key))).body.status).toBe('paused');
+    await page.getByRole('heading', { level: 1, name: `${key} paused` }).waitFor();
+    expect(await page.getByRole('button', { name: 'Resume' }).isEnabled()).toBe(true);
+  });
+
+  it('Cancel asks first, then cancels and returns to the list', async () => {
+    const key = 'ui:cancel-me';
+    await api('POST', '/v1/timers', { key, handler: 'record', delay: '1h' });
+    await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent(key)}`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Cancel timer' }).click();
+    await page.locator('#notice', { hasText: `${key}: cancelled.` }).waitFor();
+    await page.waitForURL(/\/ui\/#\/$/);
+    expect((await api('GET', keyPath(key))).status).toBe(404);
+  });
+});
