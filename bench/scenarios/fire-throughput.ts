@@ -46,7 +46,7 @@ export const fireThroughput: Scenario = async (context) => {
       });
     }
     const scenario = `3. fire throughput, ${processes} worker process${processes === 1 ? '' : 'es'}`;
-    rows.push(row(scenario, 'runs/s', rates, timesBullmq(1.5)));
+    rows.push(row(scenario, 'runs/s', rates, timesBullmq(2.5)));
   }
   return { rows, details };
 };

@@ -103,7 +103,11 @@ describe('events', () => {
       Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
     await timers.schedule({ key: 'first', handler: 'h', delay: '1h' }); // wakes the dispatchers once
     await store.raw.config('RESETSTAT');
-    const later = Array.from({ length: 20 }, (_, i) => ({ key: `later.${i}`, handler: 'h', delay: '2h' }));
+    const later = Array.from({ length: 20 }, (_, i) => ({
+      key: `later.${i}`,
+      handler: 'h',
+      delay: '2h' as const,
+    }));
     await timers.scheduleMany(later); // one call: its first event finds no receiver, the other 19 are not built
     await timers.cancel('later.0');
     const stats = await store.raw.info('commandstats');
