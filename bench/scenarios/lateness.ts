@@ -34,7 +34,7 @@ export const lateness: Scenario = async (context) => {
   const series: LatenessSeries[] = [];
   const details: Record<string, unknown> = {};
   const measured = new Map<number, Partial<Record<ContenderName, LatenessSummary>>>();
-  for (const factory of context.contenders) {
+  for (const factory of [...context.contenders, ...context.variants]) {
     // One set of processes per contender serves every rate: each rate has its own keys, so none needs a flush.
     await withWorkers(context, factory, WORKER_PROCESSES, async (contender, fleet) => {
       for (const rate of latenessRates) {
@@ -72,15 +72,23 @@ export const lateness: Scenario = async (context) => {
   }
   const rows = latenessRates.flatMap((rate) => {
     const scenario = `2. fire lateness @ ${rate.toLocaleString('en-US')}/s`;
-    const pick = (field: keyof LatenessSummary) => ({
-      sundial: measured.get(rate)?.sundial?.[field],
+    const pick = (field: keyof LatenessSummary, sundial: ContenderName = 'sundial') => ({
+      sundial: measured.get(rate)?.[sundial]?.[field],
       bullmq: measured.get(rate)?.bullmq?.[field],
     });
+    const bare =
+      measured.get(rate)?.['sundial-runner'] === undefined
+        ? []
+        : [
+            row(`${scenario}, bare TimerRunner (no Nest)`, 'p50 (ms)', pick('p50', 'sundial-runner')),
+            row(`${scenario}, bare TimerRunner (no Nest)`, 'p99 (ms)', pick('p99', 'sundial-runner')),
+          ];
     return [
       row(scenario, 'p50 (ms)', pick('p50')),
       row(scenario, 'p99 (ms)', pick('p99'), P99_TARGETS[rate]),
       row(scenario, 'max (ms)', pick('max')),
       row(scenario, 'runs started early', pick('early'), none),
+      ...bare,
     ];
   });
   return { rows, lateness: series, details };
