@@ -5,8 +5,16 @@ import { QUANTILE_LEVELS, type LatenessSeries } from './report';
 const PANEL_WIDTH = 320;
 const PANEL_HEIGHT = 220;
 const MARGIN = { top: 40, right: 16, bottom: 44, left: 48 };
-const COLORS: Record<ContenderName, string> = { sundial: '#1f77b4', bullmq: '#ff7f0e' };
-const LABELS: Record<ContenderName, string> = { sundial: 'Sundial', bullmq: 'raw BullMQ' };
+const COLORS: Record<ContenderName, string> = {
+  sundial: '#1f77b4',
+  'sundial-runner': '#2ca02c',
+  bullmq: '#ff7f0e',
+};
+const LABELS: Record<ContenderName, string> = {
+  sundial: 'Sundial',
+  'sundial-runner': 'Sundial, bare TimerRunner',
+  bullmq: 'raw BullMQ',
+};
 /** Lateness is measured in whole ms: 0 (and any early run) is drawn at this value, the axis's left edge. */
 const FLOOR_MS = 0.5;
 
@@ -80,8 +88,8 @@ function legend(baseline: number): string {
   return (Object.keys(LABELS) as ContenderName[])
     .map(
       (name, i) =>
-        `<rect x="${MARGIN.left + i * 120}" y="${baseline - 9}" width="14" height="4" fill="${COLORS[name]}"/>` +
-        `<text x="${MARGIN.left + i * 120 + 20}" y="${baseline}">${LABELS[name]}</text>`,
+        `<rect x="${MARGIN.left + i * 200}" y="${baseline - 9}" width="14" height="4" fill="${COLORS[name]}"/>` +
+        `<text x="${MARGIN.left + i * 200 + 20}" y="${baseline}">${LABELS[name]}</text>`,
     )
     .join('\n');
 }

@@ -19,6 +19,9 @@ export interface BenchSizes {
   cancelAllCount: number;
   /** 7. timers fired between RESETSTAT and INFO commandstats */
   commandsCount: number;
+  /** 8. Redis Cluster sizes (primaries) measured, none in a quick run; timers scheduled and fired on each */
+  clusterPrimaries: number[];
+  clusterCount: number;
   /** jobs each worker process runs at once, the same on both sides */
   concurrency: number;
 }
@@ -36,6 +39,8 @@ export const FULL: BenchSizes = {
   memoryCount: 1_000_000,
   cancelAllCount: 100_000,
   commandsCount: 10_000,
+  clusterPrimaries: [1, 2, 3],
+  clusterCount: 20_000,
   concurrency: 100,
 };
 
@@ -50,4 +55,5 @@ export const QUICK: BenchSizes = {
   memoryCount: 30_000,
   cancelAllCount: 10_000,
   commandsCount: 1_000,
+  clusterPrimaries: [],
 };

@@ -16,16 +16,17 @@ export const atMost = (limit: number, unit: string): Target => ({
   met: (sundial) => sundial <= limit,
 });
 
-export const atLeast = (limit: number, unit: string): Target => ({
-  text: `≥ ${formatNumber(limit)} ${unit}`.trim(),
-  met: (sundial) => sundial >= limit,
-});
-
 export const none: Target = { text: '0', met: (sundial) => sundial === 0 };
 
 export const timesBullmq = (factor: number): Target => ({
   text: `≥ ${factor}× BullMQ`,
   met: (sundial, bullmq) => bullmq !== null && sundial >= factor * bullmq,
+});
+
+/** For costs (latency, time, bytes): Sundial at most `factor` times what raw BullMQ measured in the same run. */
+export const atMostTimesBullmq = (factor: number, aside = ''): Target => ({
+  text: `≤ ${factor}× BullMQ${aside === '' ? '' : ` (${aside})`}`,
+  met: (sundial, bullmq) => bullmq !== null && sundial <= factor * bullmq,
 });
 
 /** One line of the table. A null value was not measured (no raw-BullMQ equivalent, or that side failed). */

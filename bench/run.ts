@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { BenchRedis } from './bench-redis';
 import { latenessChart } from './chart';
 import { FULL, QUICK } from './config';
-import { CONTENDERS } from './contenders';
+import { CONTENDERS, FIRE_PATH_VARIANTS } from './contenders';
 import { renderMarkdown, writeReport, type BenchReport } from './report';
 import { cancelAll } from './scenarios/cancel-all';
 import { churn } from './scenarios/churn';
+import { clusterScaling } from './scenarios/cluster-scaling';
 import { commandsPerFire } from './scenarios/commands';
 import { fireThroughput } from './scenarios/fire-throughput';
 import type { BenchContext, Scenario } from './scenarios/harness';
@@ -24,6 +25,7 @@ const SCENARIOS: ReadonlyArray<[string, Scenario]> = [
   ['memory per pending timer', memoryPerTimer],
   ['cancelAll', cancelAll],
   ['commands per fired timer', commandsPerFire],
+  ['Redis Cluster scaling', clusterScaling],
 ];
 
 const CLOCK =
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
         redis,
         sizes,
         contenders: CONTENDERS,
+        variants: FIRE_PATH_VARIANTS,
         log: (line) => console.log(`  [${name}] ${line}`),
       };
       const scenarioStart = Date.now();

@@ -1,6 +1,7 @@
 import type { RoleName } from '../processes/protocol';
 
-export type ContenderName = 'sundial' | 'bullmq';
+/** `sundial-runner`: Sundial with its handlers run by a bare TimerRunner instead of SundialWorkerModule. */
+export type ContenderName = 'sundial' | 'sundial-runner' | 'bullmq';
 
 /** A one-shot timer as the scenarios ask for it: a key and an absolute due time (epoch ms). */
 export interface OneShot {
@@ -21,6 +22,8 @@ export interface Contender {
   readonly workerRole: RoleName;
   /** child processes the contender needs besides workers to fire anything (one of each) */
   readonly serviceRoles: readonly RoleName[];
+  /** Sundial's partition count, which its child processes must share (default 1) */
+  readonly partitions?: number;
   scheduleMany(timers: readonly OneShot[]): Promise<void>;
   reschedule(key: string, dueAt: number): Promise<void>;
   cancel(key: string): Promise<void>;

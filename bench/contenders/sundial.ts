@@ -2,9 +2,9 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SundialModule, SundialWorkerModule } from '@sundial/client';
 import { silentLogger } from '@sundial/core';
-import { Dispatcher, RedisTimers } from '@sundial/redis';
+import { Dispatcher, parseRedisUrl, RedisTimers, TimerRunner } from '@sundial/redis';
 import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
-import { BENCH_PAYLOAD, type Contender, type OneShot } from './contender';
+import { BENCH_PAYLOAD, type Contender, type ContenderFactory, type OneShot } from './contender';
 
 /**
  * Sundial as an application uses it: RedisTimers in the caller, a Dispatcher elsewhere, and the handlers
@@ -12,12 +12,31 @@ import { BENCH_PAYLOAD, type Contender, type OneShot } from './contender';
  */
 const HANDLER = 'bench.noop';
 
-export function createSundialContender(redisUrl: string): Contender {
-  const timers = new RedisTimers({ connection: redisUrl });
+export const createSundialContender: ContenderFactory = (redisUrl) => sundialContender(redisUrl);
+
+/**
+ * The same, with the handlers run by a bare TimerRunner (its own BullMQ Workers, no Nest): what the
+ * @nestjs/bullmq path costs is the difference (issue 9).
+ */
+export const createSundialRunnerContender: ContenderFactory = (redisUrl) =>
+  sundialContender(redisUrl, { name: 'sundial-runner', workerRole: 'sundial-runner' });
+
+/** On `partitions` partitions (a Redis Cluster spreads them over its primaries). */
+export function sundialOnPartitions(partitions: number): ContenderFactory {
+  return (redisUrl) => sundialContender(redisUrl, { partitions });
+}
+
+function sundialContender(
+  redisUrl: string,
+  variant: Partial<Pick<Contender, 'name' | 'workerRole' | 'partitions'>> = {},
+): Contender {
+  const partitions = variant.partitions ?? 1;
+  const timers = new RedisTimers({ connection: redisUrl, partitions });
   return {
-    name: 'sundial',
-    workerRole: 'sundial-worker',
+    name: variant.name ?? 'sundial',
+    workerRole: variant.workerRole ?? 'sundial-worker',
     serviceRoles: ['sundial-dispatcher'],
+    partitions,
     async scheduleMany(batch: readonly OneShot[]) {
       await timers.scheduleMany(
         batch.map(({ key, dueAt }) => ({ key, handler: HANDLER, payload: BENCH_PAYLOAD, at: dueAt })),
@@ -38,11 +57,15 @@ export async function startSundialWorker(
   config: ChildConfig,
   record: (run: RunRecord) => void,
 ): Promise<RunningRole> {
+  const partitions = config.partitions ?? 1;
+  const tagging = parseRedisUrl(config.redisUrl).kind === 'cluster' ? 'spread' : 'plain';
   @Module({
     imports: [
-      SundialModule.forRoot({ connection: config.redisUrl, logger: silentLogger }),
+      SundialModule.forRoot({ connection: config.redisUrl, partitions, logger: silentLogger }),
       SundialWorkerModule.forRoot({
         concurrency: config.concurrency,
+        partitions,
+        tagging,
         handlers: { [HANDLER]: (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]) },
       }),
     ],
@@ -53,9 +76,29 @@ export async function startSundialWorker(
   return { close: () => app.close() };
 }
 
+/** The same handler on a TimerRunner of its own: no Nest, no @nestjs/bullmq processors. */
+export async function startSundialRunner(
+  config: ChildConfig,
+  record: (run: RunRecord) => void,
+): Promise<RunningRole> {
+  const runner = new TimerRunner({
+    connection: config.redisUrl,
+    partitions: config.partitions,
+    concurrency: config.concurrency,
+    logger: silentLogger,
+    handlers: { [HANDLER]: (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]) },
+  });
+  await runner.start();
+  return { close: () => runner.close() };
+}
+
 /** The scheduler process's part of the fire path: turns due rows into fire jobs. */
 export async function startSundialDispatcher(config: ChildConfig): Promise<RunningRole> {
-  const dispatcher = new Dispatcher({ connection: config.redisUrl, logger: silentLogger });
+  const dispatcher = new Dispatcher({
+    connection: config.redisUrl,
+    partitions: config.partitions,
+    logger: silentLogger,
+  });
   await dispatcher.start();
   return { close: () => dispatcher.close() };
 }

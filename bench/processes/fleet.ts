@@ -19,9 +19,13 @@ export class Fleet {
 
   private constructor(private readonly children: ChildProcess[]) {}
 
-  static async start(redisUrl: string, members: FleetMember[], concurrency: number): Promise<Fleet> {
+  static async start(
+    redisUrl: string,
+    members: FleetMember[],
+    settings: Pick<ChildConfig, 'concurrency' | 'partitions'>,
+  ): Promise<Fleet> {
     const configs: ChildConfig[] = members.flatMap(({ role, count }) =>
-      Array.from({ length: count }, () => ({ role, redisUrl, concurrency })),
+      Array.from({ length: count }, () => ({ role, redisUrl, ...settings })),
     );
     const entry = join(__dirname, '..', 'worker-process.js');
     const children = configs.map((config) => fork(entry, [JSON.stringify(config)], { stdio: 'inherit' }));

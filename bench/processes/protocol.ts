@@ -1,11 +1,13 @@
 /** What a bench child process runs: a contender's workers, or a service a contender needs besides them. */
-export type RoleName = 'bullmq-worker' | 'sundial-worker' | 'sundial-dispatcher';
+export type RoleName = 'bullmq-worker' | 'sundial-worker' | 'sundial-runner' | 'sundial-dispatcher';
 
 export interface ChildConfig {
   role: RoleName;
   redisUrl: string;
   /** jobs a worker runs at once */
   concurrency: number;
+  /** Sundial's partitions (default 1) */
+  partitions?: number;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Contender, ContenderName } from '../contenders/contender';
-import { atMost, none, row } from '../report';
+import { atMostTimesBullmq, none, row } from '../report';
 import { summarize } from '../stats';
 import { leadTimeMs, oneShots, scheduleInBatches, sleepUntil, withWorkers, type Scenario } from './harness';
 
@@ -73,7 +73,7 @@ export const churn: Scenario = async (context) => {
         scenario,
         'op latency p99 (ms)',
         field((o) => summarize(o.latencies).p99),
-        atMost(2, 'ms'),
+        atMostTimesBullmq(0.2),
       ),
       row(
         scenario,

@@ -4,11 +4,14 @@ import type { Contender, ContenderFactory, OneShot } from '../contenders/contend
 import { Fleet } from '../processes/fleet';
 import type { RunRecord } from '../processes/protocol';
 import type { LatenessSeries, Row } from '../report';
+import { percentile, ratePerSecond } from '../stats';
 
 export interface BenchContext {
   redis: BenchRedis;
   sizes: BenchSizes;
   contenders: readonly ContenderFactory[];
+  /** Sundial variants the fire-path scenarios measure too (FIRE_PATH_VARIANTS) */
+  variants: readonly ContenderFactory[];
   log(line: string): void;
 }
 
@@ -49,7 +52,7 @@ export function withWorkers<T>(
         ...contender.serviceRoles.map((role) => ({ role, count: 1 })),
         { role: contender.workerRole, count: workerProcesses },
       ],
-      context.sizes.concurrency,
+      { concurrency: context.sizes.concurrency, partitions: contender.partitions },
     );
     try {
       return await body(contender, fleet);
@@ -94,4 +97,13 @@ export function duplicateRuns(runs: readonly RunRecord[]): number {
     else seen.add(id);
   }
   return duplicates;
+}
+
+/**
+ * Runs per second a backlog was drained at: the middle 80 % of runs over the time between the 10th and
+ * 90th percentile start, which leaves out the ramp-up and the tail.
+ */
+export function sustainedRate(runs: readonly RunRecord[]): number {
+  const starts = Array.from(Float64Array.from(runs.map(([, , start]) => start)).sort());
+  return ratePerSecond(Math.round(starts.length * 0.8), percentile(starts, 90) - percentile(starts, 10));
 }

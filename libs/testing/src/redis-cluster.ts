@@ -19,26 +19,41 @@ export interface RedisCluster {
 /**
  * Starts `primaries` (default 3) `redis-server --cluster-enabled yes` on free ports with their own temp
  * dirs, joins them with `redis-cli --cluster create … --cluster-replicas 0` (the 16384 slots split into
- * equal contiguous ranges, in port order) and resolves once every node reports `cluster_state:ok`.
+ * equal contiguous ranges, in port order; redis-cli refuses fewer than 3 primaries, so 1 or 2 are joined
+ * by hand the same way) and resolves once every node reports `cluster_state:ok`.
  */
 export async function startRedisCluster(primaries = 3): Promise<RedisCluster> {
   const nodes = await Promise.all(
     Array.from({ length: primaries }, () =>
-      startRedis({ args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000'] }),
+      // A node learns its own address from its peers; a lone primary has none, so it is told.
+      startRedis({
+        args: [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-node-timeout',
+          '2000',
+          '--cluster-announce-ip',
+          '127.0.0.1',
+        ],
+      }),
     ),
   );
   const stop = () => Promise.all(nodes.map((node) => node.stop())).then(() => undefined);
   try {
-    await run('redis-cli', [
-      '--cluster',
-      'create',
-      ...nodes.map((node) => `127.0.0.1:${node.port}`),
-      '--cluster-replicas',
-      '0',
-      '--cluster-yes',
-    ]);
     const clients = nodes.map((node) => new Redis(node.url));
     try {
+      if (primaries >= 3) {
+        await run('redis-cli', [
+          '--cluster',
+          'create',
+          ...nodes.map((node) => `127.0.0.1:${node.port}`),
+          '--cluster-replicas',
+          '0',
+          '--cluster-yes',
+        ]);
+      } else {
+        await joinByHand(clients, nodes);
+      }
       await waitFor(
         async () => {
           const states = await Promise.all(clients.map((client) => client.cluster('INFO')));
@@ -59,6 +74,22 @@ export async function startRedisCluster(primaries = 3): Promise<RedisCluster> {
     nodeOfSlot: (slot) => nodeOfSlot(nodes, slot),
     stop,
   };
+}
+
+/** What `redis-cli --cluster create` does for 3 or more: equal contiguous slot ranges, then MEET. */
+async function joinByHand(clients: Redis[], nodes: RedisServer[]): Promise<void> {
+  const slots = 16_384;
+  await Promise.all(
+    clients.map((client, i) =>
+      client.call(
+        'CLUSTER',
+        'ADDSLOTSRANGE',
+        Math.floor((i * slots) / clients.length),
+        Math.floor(((i + 1) * slots) / clients.length) - 1,
+      ),
+    ),
+  );
+  for (const node of nodes.slice(1)) await clients[0].cluster('MEET', '127.0.0.1', node.port);
 }
 
 async function nodeOfSlot(nodes: RedisServer[], slot: number): Promise<RedisServer> {

@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type TimerContext, VirtualClock } from '@sundial/core';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { Redis } from 'ioredis';
 import { DistributedCron, SundialModule, Timers } from '../index';
 
 const runs: number[] = [];
@@ -163,6 +164,22 @@ describe('@DistributedCron', () => {
       });
       expect(row).toMatchObject({ cron: '0 9 * * *', status: 'pending' });
       await app.close();
+    });
+
+    it('an app without crons does not listen on the events channel (every script would publish to it)', async () => {
+      const subscribers = async () => {
+        const client = new Redis(redis.url);
+        const [, count] = (await client.pubsub('NUMSUB', `${prefix}:events`)) as [string, number];
+        client.disconnect();
+        return count;
+      };
+      const withCron = await boot(DailyDigest);
+      expect(await subscribers()).toBe(1);
+      await withCron.close();
+      const without = await boot(NoCron);
+      await without.get(Timers).schedule({ key: 'k', handler: 'h', delay: '1h' });
+      expect(await subscribers()).toBe(0);
+      await without.close();
     });
   });
 });

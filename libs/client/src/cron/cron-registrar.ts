@@ -16,7 +16,7 @@ const DEFAULT_APP = 'app';
  * owns whose decorator is gone or `disabled`. Replicas booting together converge on one row per name: a
  * create that loses the race finds the winner's row equal to its own. Rows without this app's owner
  * marker (created through the API) are never touched. After a global `cancelAll()` (`reset`) it
- * registers its rows again.
+ * registers its rows again (an app that declares none does not listen for it).
  */
 @Injectable()
 export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
@@ -36,7 +36,11 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.sync();
-    this.stopFollowingReset = this.timers.on('reset', () => void this.sync().catch(() => undefined));
+    // Only an app with crons to register again listens: a listener on `P:events` makes every script
+    // build and publish its events (docs/design.md "Events"), a cost on every timer of every app.
+    if (this.registry.crons.some((cron) => !cron.disabled)) {
+      this.stopFollowingReset = this.timers.on('reset', () => void this.sync().catch(() => undefined));
+    }
   }
 
   onModuleDestroy(): void {

@@ -23,15 +23,20 @@ export interface CompletionBatcherOptions {
 }
 
 const DEFAULT_RETRY_MS = 200;
+/** Completions per call at most: a backlog's batch still holds Redis for only a few milliseconds. */
+const MAX_BATCH = 500;
 
 /**
- * Sends the completions settled in the same event-loop turn as one complete.lua call per partition:
- * a burst of short runs costs a few round trips, not one each. A batch that fails because Redis is
- * unreachable is kept and sent again, under the same request id, until Redis answers (issue 8: a
- * finished run is not run again because an outage outlasted ioredis's retries).
+ * Sends completions as one complete.lua call per partition, and at most one call in flight per partition:
+ * those settled while a call is on its way (or in the same event-loop turn) go together in the next one,
+ * so a burst of short runs costs a few round trips, not one each, and the busier Redis is the fuller the
+ * batches get. A batch that fails because Redis is unreachable is kept and sent again, under the same
+ * request id, until Redis answers (issue 8: a finished run is not run again because an outage outlasted
+ * ioredis's retries); completions settled meanwhile wait for it.
  */
 export class CompletionBatcher {
   private waiting = new Map<number, Waiting[]>();
+  private readonly sending = new Set<number>();
   private flushScheduled = false;
 
   constructor(
@@ -52,13 +57,25 @@ export class CompletionBatcher {
   }
 
   private flush(): void {
-    const batches = this.waiting;
-    this.waiting = new Map();
     this.flushScheduled = false;
-    for (const [partition, list] of batches) this.send(partition, list, resendSafe(this.options.memoryMs));
+    for (const partition of [...this.waiting.keys()]) this.sendNext(partition);
+  }
+
+  /** Sends what waits for `partition` unless a call of it is in flight (its end sends the rest). */
+  private sendNext(partition: number): void {
+    const list = this.waiting.get(partition);
+    if (!list || this.sending.has(partition)) return;
+    const batch = list.splice(0, MAX_BATCH);
+    if (list.length === 0) this.waiting.delete(partition);
+    this.sending.add(partition);
+    this.send(partition, batch, resendSafe(this.options.memoryMs));
   }
 
   private send(partition: number, list: Waiting[], request: ScriptRequest): void {
+    const done = (): void => {
+      this.sending.delete(partition);
+      this.sendNext(partition);
+    };
     this.commands
       .complete(
         partition,
@@ -66,12 +83,16 @@ export class CompletionBatcher {
         request,
       )
       .then(
-        (results) => list.forEach((entry, i) => entry.resolve(results[i])),
+        (results) => {
+          list.forEach((entry, i) => entry.resolve(results[i]));
+          done();
+        },
         (error: unknown) => {
           if (isConnectionFailure(error) && this.options.keepTrying()) {
             setTimeout(() => this.send(partition, list, request), this.options.retryMs ?? DEFAULT_RETRY_MS);
           } else {
             list.forEach((entry) => entry.reject(error));
+            done();
           }
         },
       );

@@ -137,9 +137,11 @@ local replies = {}
 for i = 4, #ARGV, 3 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
 end
--- A held run is in neither `due` nor `armed` (it may be in `due` again after a reconciler re-arm).
-call_in_slices('ZREM', base .. 'due', held)
-call_in_slices('ZREM', base .. 'armed', held)
+-- A held run is in neither `due` nor `armed` (it may be in `due` again after a reconciler re-arm). A key
+-- is never in both (includes/indexes): when `armed` had every one, `due` has none and is left alone.
+if call_in_slices('ZREM', base .. 'armed', held) < #held then
+  call_in_slices('ZREM', base .. 'due', held)
+end
 call_in_slices('ZADD', base .. 'leases', leases)
 for _, tick in ipairs(next_ticks) do
   arm_due(base, tick[1], tick[2])

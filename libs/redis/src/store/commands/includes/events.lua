@@ -2,22 +2,19 @@
 -- Every event is also the timer's ledger entry (includes/ledger).
 --- @include "includes/ledger"
 
--- Whether anyone may listen on `P:events`, asked once per script call (both O(1)): with no subscriber
--- of the channel and no pattern subscription at all there is no one to encode an event for.
+-- Whether anyone listens on `P:events`, learnt from the call's first event at no extra command: PUBLISH
+-- answers how many clients received it (channel and pattern subscribers alike), and while a script runs
+-- no one can subscribe. When the first reached no one, the call's later events are not even encoded.
 -- Subscribers of a replica are not counted (Sundial subscribes on the primary it writes to). On a Redis
--- Cluster NUMSUB counts this node's subscribers only, while PUBLISH reaches every node's: there the
--- script always publishes. (`INFO cluster` is asked only when this node has no listener: once per call.)
+-- Cluster PUBLISH counts this node's receivers only while it reaches every node's: there every event is
+-- published. Whether this is a Cluster is read from the call's own key, never asked of the server (an
+-- `INFO` per call was the cost of every hot path): the partition's hash tag is `{pN.s}` on a Cluster
+-- and `{pN}` on one node (store/keys.ts, chosen by the connection kind).
 local event_listeners = nil
+local on_cluster = string.find(KEYS[1], '{p%d+%.%d+}:$') ~= nil
 
 local function publish_event(prefix, row, event_type, now, extra)
   ledger_record(row, event_type, now, extra)
-  local channel = prefix .. ':events'
-  if event_listeners == nil then
-    event_listeners = redis.call('PUBSUB', 'NUMSUB', channel)[2] + redis.call('PUBSUB', 'NUMPAT')
-    if event_listeners == 0 and string.find(redis.call('INFO', 'cluster'), 'cluster_enabled:1', 1, true) then
-      event_listeners = 1
-    end
-  end
   if event_listeners == 0 then
     return
   end
@@ -25,7 +22,10 @@ local function publish_event(prefix, row, event_type, now, extra)
   for field, value in pairs(extra or {}) do
     event[field] = value
   end
-  redis.call('PUBLISH', channel, cjson.encode(event))
+  local received = redis.call('PUBLISH', prefix .. ':events', cjson.encode(event))
+  if event_listeners == nil then
+    event_listeners = on_cluster and 1 or received
+  end
 end
 
 -- A run in progress must abort when its entry changes under it: a held run (`running`) or a free run

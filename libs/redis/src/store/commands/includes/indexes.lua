@@ -5,17 +5,19 @@
 
 -- Runs `command [target] ...items` in slices: one call per slice instead of one per item, and never
 -- more arguments than Lua's unpack takes (about 8000). The slice is even, so score/member pairs stay
--- together. `target` nil: the items are the command's only arguments (DEL of many keys).
+-- together. `target` nil: the items are the command's only arguments (DEL of many keys). Returns the
+-- sum of the replies (what ZREM, ZADD, HDEL, DEL count).
 local function call_in_slices(command, target, items)
-  local slice = 2000
+  local slice, total = 2000, 0
   for first = 1, #items, slice do
     local last = math.min(first + slice - 1, #items)
     if target then
-      redis.call(command, target, unpack(items, first, last))
+      total = total + redis.call(command, target, unpack(items, first, last))
     else
-      redis.call(command, unpack(items, first, last))
+      total = total + redis.call(command, unpack(items, first, last))
     end
   end
+  return total
 end
 
 -- Arming intent: the key waits in `due` (never in `armed` at the same time) until the dispatcher takes
