@@ -8,6 +8,7 @@ import {
   readRuns,
   type RedisServer,
   spawnApp,
+  spawnRefused,
   startRedis,
   waitFor,
 } from '@sundial/testing';
@@ -36,16 +37,10 @@ describe('cluster: processes serving a subset of the partitions', () => {
   });
 
   it('refuses to start a worker serving a partition that does not exist', async () => {
-    const refused = await spawnApp(
+    const refused = await spawnRefused(
       'worker',
       'worker-bad',
       clusterEnv(redis.url, { SUNDIAL_SERVE_PARTITIONS: '0,2' }),
-    ).then(
-      (worker) => {
-        apps.push(worker);
-        return 'started';
-      },
-      (error: Error) => error.message,
     );
     expect(refused).toContain('exited at start');
     expect(refused).toContain('SUNDIAL_SERVE_PARTITIONS names 2, which is not a partition');
