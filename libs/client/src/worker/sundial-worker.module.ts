@@ -32,8 +32,9 @@ import type { SundialWorkerModuleOptions } from './sundial-worker-options';
  * the app and its DI (docs/spec.md §5.1): a TimerRunner whose partition queues are consumed by
  * @nestjs/bullmq processors (`BullModule.registerQueueAsync`, a `WorkerHost` per partition), so a
  * `BullModule.forRoot(configKey, …)` connection and BullMQ conventions apply; only the partitions of
- * `serve` (default all) get a processor, and the dispatcher and reconciler (`dispatch`) serve those. Import it beside
- * `SundialModule.forRoot` (Redis backend); with the memory backend the engine runs the handlers itself.
+ * `serve` (default all) get a processor, and the dispatcher and reconciler (`dispatch`) serve those.
+ * Import it beside `SundialModule.forRoot` (Redis backend); with the memory backend the engine runs the
+ * handlers itself.
  */
 @Module({})
 export class SundialWorkerModule {
