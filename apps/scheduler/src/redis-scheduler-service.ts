@@ -3,8 +3,9 @@ import type { SchedulerServiceFactory } from './scheduler-service';
 import { SchedulesFollower } from './schedules/schedules-follower';
 
 /**
- * The scheduler's app service: the Timers API over Redis, plus the dispatcher and reconciler of every
- * partition — each replica runs both, with no leader (docs/design.md "The fire path") — and, with
+ * The scheduler's app service: the Timers API over Redis (every partition), plus the dispatcher and
+ * reconciler of the partitions it serves (SUNDIAL_SERVE_PARTITIONS, default all) — each replica runs
+ * both, with no leader (docs/design.md "The fire path") — and, with
  * SUNDIAL_SCHEDULES_FILE, the follower of that file (every replica follows it; their writes converge).
  */
 export const createRedisSchedulerService: SchedulerServiceFactory = (config, logger) => {
@@ -21,9 +22,10 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
     config.schedulesFile === undefined
       ? undefined
       : new SchedulesFollower({ path: config.schedulesFile, timers, limits, logger });
-  const dispatcher = new Dispatcher(shared);
+  const dispatcher = new Dispatcher({ ...shared, serve: config.serve });
   const reconciler = new Reconciler({
     ...shared,
+    serve: config.serve,
     intervalMs: config.reconcileMs,
     observer: metrics,
   });

@@ -35,6 +35,7 @@ export class WorkerModule {
         SundialWorkerModule.forRoot({
           ...queues,
           tagging,
+          serve: config.serve,
           handlers,
           concurrency: config.concurrency,
           leaseMs: config.leaseMs,

@@ -33,6 +33,17 @@ export const refusals = {
   /** `field` undefined: the value as a whole (e.g. a spec that is not an object) */
   invalid: (field: string | undefined, message: string, fix: string) =>
     new SundialError({ reason: 'invalid', ...(field !== undefined && { field }), message, fix }),
+  /**
+   * A process's `serve` list (SUNDIAL_SERVE_PARTITIONS) that is empty, names a partition twice, names
+   * one that does not exist, or cannot be read; `field` names where it came from.
+   */
+  invalidServe: (field: string, partitions: number, problem: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field,
+      message: `${field} ${problem}; the partitions are 0 to ${partitions - 1}.`,
+      fix: `List partitions from 0 to ${partitions - 1}, each once, as numbers and ranges (e.g. "0,2,5-7"), or leave ${field} unset to serve them all.`,
+    }),
   disposed: (what: 'engine' | 'client') =>
     new SundialError({
       reason: 'disposed',

@@ -1,4 +1,5 @@
-import { parseRedisUrl } from '@sundial/redis';
+import { refusals } from '@sundial/core';
+import { parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { Env } from './env';
 import { envInt, envString } from './env';
 import { type LogLevelName, parseLogLevel } from './pino-logger';
@@ -8,6 +9,8 @@ export interface ClusterConfig {
   redisUrl: string;
   prefix: string;
   partitions: number;
+  /** SUNDIAL_SERVE_PARTITIONS: the partitions this process hands off, reconciles, consumes (undefined: all) */
+  serve?: number[];
   logLevel: LogLevelName;
 }
 
@@ -21,10 +24,32 @@ export function clusterConfigFromEnv(env: Env): ClusterConfig {
     const { message, fix } = error as { message: string; fix: string };
     throw new Error(`REDIS_URL: ${message} ${fix}`, { cause: error });
   }
+  const partitions = envInt(env, 'SUNDIAL_PARTITIONS', 1, 1);
   return {
     redisUrl,
     prefix: envString(env, 'SUNDIAL_PREFIX', 'sundial'),
-    partitions: envInt(env, 'SUNDIAL_PARTITIONS', 1, 1),
+    partitions,
+    serve: parseServePartitions(env.SUNDIAL_SERVE_PARTITIONS, partitions),
     logLevel: parseLogLevel(env.LOG_LEVEL),
   };
+}
+
+const SERVE_ENV = 'SUNDIAL_SERVE_PARTITIONS';
+
+/**
+ * SUNDIAL_SERVE_PARTITIONS: numbers and inclusive ranges, comma-separated (`0,2,5-7`); unset or blank:
+ * undefined (all). Checked against `partitions` at start, so a bad list stops the process.
+ */
+export function parseServePartitions(text: string | undefined, partitions: number): number[] | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const serve = text.split(',').flatMap((item) => {
+    const range = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(item);
+    const [first, last] = [Number(range?.[1]), Number(range?.[2] ?? range?.[1])];
+    if (!range || last < first)
+      throw refusals.invalidServe(SERVE_ENV, partitions, `cannot read ${JSON.stringify(item.trim())}`);
+    // A range past the last partition is refused below by its end, without being spelled out.
+    if (last >= partitions) return [last];
+    return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  });
+  return servedPartitions({ partitions, serve }, SERVE_ENV);
 }

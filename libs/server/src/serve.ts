@@ -24,7 +24,13 @@ export function serve(
       exitOnSignal(app, logger, shutdownDeadlineMs);
       await app.listen(config.port);
       const { port } = app.getHttpServer().address() as AddressInfo;
-      logger.info(`${name} listening`, { port, prefix: config.prefix, partitions: config.partitions });
+      const { prefix, partitions, serve } = config;
+      logger.info(`${name} listening`, {
+        port,
+        prefix,
+        partitions,
+        ...(serve && { serve: serve.join(',') }),
+      });
     })
     .catch((error: unknown) => {
       createPino('fatal').fatal({ err: error }, `${name} could not start`);

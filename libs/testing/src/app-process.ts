@@ -90,3 +90,18 @@ export async function killAll(apps: (AppProcess | undefined)[]): Promise<void> {
   for (const app of apps) app?.kill('SIGKILL');
   await Promise.all(apps.map((app) => app?.exited));
 }
+
+/**
+ * Spawns an app that should refuse to start: resolves with why it exited (spawnApp's message, with its
+ * output), or 'started' — then it is stopped at once — when it did start.
+ */
+export async function spawnRefused(
+  app: Parameters<typeof spawnApp>[0],
+  name: string,
+  env: Record<string, string>,
+): Promise<string> {
+  const started = await spawnApp(app, name, env).catch((error: Error) => error);
+  if (started instanceof Error) return started.message;
+  await killAll([started]);
+  return 'started';
+}

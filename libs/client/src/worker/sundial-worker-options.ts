@@ -13,6 +13,12 @@ export interface SundialWorkerModuleOptions {
   /** default 1 */
   partitions?: number;
   /**
+   * the partitions whose fire queues this app consumes (and, with `dispatch`, hands off and reconciles);
+   * default all. Each an integer in [0, partitions), named once; the deployment's processes together
+   * must serve every partition
+   */
+  serve?: readonly number[];
+  /**
    * how the partitions' hash tags are chosen, which names the fire queues: `'spread'` when SundialModule's
    * connection is a Redis Cluster (`redis+cluster://`), else `'plain'` (the default); checked at boot
    */

@@ -4,6 +4,7 @@ import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { JsonValue, TimerContext } from '@sundial/core';
 import { Redis } from 'ioredis';
+import { SundialKeys } from '@sundial/redis';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
 import { OnTimer, SundialModule, SundialWorkerModule, Timers } from '../index';
 
@@ -117,6 +118,36 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
     await app.close();
     expect(await client.ping()).toBe('PONG');
     await client.quit();
+  });
+
+  it('serve: runs only the timers of the partitions it serves', async () => {
+    const p = `w${prefix++}`;
+    const keys = new SundialKeys(p, 2);
+    const [mine, theirs] = [0, 1].map((n) =>
+      ['a', 'b', 'c', 'd'].find((key) => keys.partitionOf(key) === n)!,
+    );
+    const app = await Test.createTestingModule({
+      imports: [
+        SundialModule.forRoot({ connection: redis.url, prefix: p, partitions: 2 }),
+        SundialWorkerModule.forRoot({ prefix: p, partitions: 2, serve: [0], dispatch: true }),
+      ],
+      providers: [Greeter, Reminders],
+    }).compile();
+    apps.push(app);
+    await app.init();
+    const timers = app.get(Timers);
+    for (const key of [theirs, mine])
+      await timers.schedule({ key, handler: 'greet', payload: key, delay: 0 });
+    await waitFor(async () => (await timers.get(mine)) === null, { what: 'the run of partition 0' });
+    // Both were due at once: partition 1's is left to a process that serves it.
+    expect(app.get(Reminders).seen.map((seen) => seen.ctx.key)).toEqual([mine]);
+    expect(await timers.get(theirs)).toMatchObject({ status: 'pending', runCount: 0 });
+  });
+
+  it('refuses a serve list naming a partition that does not exist, when the module is defined', () => {
+    expect(() => SundialWorkerModule.forRoot({ partitions: 2, serve: [0, 2] })).toThrow(
+      expect.objectContaining({ reason: 'invalid', field: 'serve' }) as Error,
+    );
   });
 
   it('refuses a worker whose partitions differ from SundialModule’s', async () => {

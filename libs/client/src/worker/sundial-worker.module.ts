@@ -9,6 +9,7 @@ import {
   openRedis,
   parseRedisUrl,
   Reconciler,
+  servedPartitions,
   SundialKeys,
   SundialMetrics,
   TimerRunner,
@@ -30,19 +31,20 @@ import type { SundialWorkerModuleOptions } from './sundial-worker-options';
  * Runs this app's `@OnTimer` and `@DistributedCron` methods (and `handlers`) on the Redis backend, inside
  * the app and its DI (docs/spec.md §5.1): a TimerRunner whose partition queues are consumed by
  * @nestjs/bullmq processors (`BullModule.registerQueueAsync`, a `WorkerHost` per partition), so a
- * `BullModule.forRoot(configKey, …)` connection and BullMQ conventions apply. Import it beside
- * `SundialModule.forRoot` (Redis backend); with the memory backend the engine runs the handlers itself.
+ * `BullModule.forRoot(configKey, …)` connection and BullMQ conventions apply; only the partitions of
+ * `serve` (default all) get a processor, and the dispatcher and reconciler (`dispatch`) serve those.
+ * Import it beside `SundialModule.forRoot` (Redis backend); with the memory backend the engine runs the
+ * handlers itself.
  */
 @Module({})
 export class SundialWorkerModule {
   static forRoot(options: SundialWorkerModuleOptions = {}): DynamicModule {
     const keys = new SundialKeys(options.prefix, options.partitions, options.tagging);
+    const served = servedPartitions(options);
     const workerOptions = fireConsumerOptions(options);
-    const processors = keys
-      .all()
-      .map((partition) =>
-        fireProcessor(partition, keys.queueName(partition), options.configKey, workerOptions),
-      );
+    const processors = served.map((partition) =>
+      fireProcessor(partition, keys.queueName(partition), options.configKey, workerOptions),
+    );
     const providers: Provider[] = [
       { provide: SUNDIAL_WORKER_OPTIONS, useValue: options },
       {
@@ -57,6 +59,7 @@ export class SundialWorkerModule {
             concurrency: options.concurrency,
             leaseMs: options.leaseMs,
             consumerStallMs: options.consumerStallMs,
+            serve: served,
             consumers: 'external',
             observer: new SundialMetrics(options.metricsRegistry),
             logger: sundial.logger,
@@ -71,7 +74,7 @@ export class SundialWorkerModule {
         provide: FIRE_LOOPS,
         useFactory: (sundial: SundialModuleOptions): FireLoops | null => {
           if (!options.dispatch) return null;
-          const shared = { ...redisOptionsOf(sundial, options), logger: sundial.logger };
+          const shared = { ...redisOptionsOf(sundial, options), serve: served, logger: sundial.logger };
           return {
             dispatcher: new Dispatcher(shared),
             reconciler: new Reconciler({ ...shared, intervalMs: options.reconcileMs }),
@@ -87,7 +90,7 @@ export class SundialWorkerModule {
       module: SundialWorkerModule,
       imports: [
         BullModule.registerQueueAsync(
-          ...keys.all().map((partition) => ({
+          ...served.map((partition) => ({
             name: keys.queueName(partition),
             configKey: options.configKey,
             useFactory: (sundial: SundialModuleOptions) => {

@@ -12,6 +12,8 @@ export interface ConsumerWatchdogOptions {
   /** a command connection: the watchdog reads the queues' oldest waiting job with it */
   redis: RedisClient;
   keys: SundialKeys;
+  /** the partitions whose consumers are watched */
+  partitions: readonly number[];
   stallMs: number;
   /** jobs in flight per partition at which taking no more is expected */
   concurrency: number;
@@ -41,7 +43,7 @@ export class ConsumerWatchdog {
 
   start(): void {
     const now = Date.now();
-    for (const partition of this.options.keys.all())
+    for (const partition of this.options.partitions)
       this.partitions.set(partition, { lastTakenAt: now, inFlight: 0 });
     const everyMs = Math.max(100, Math.floor(this.options.stallMs / 3));
     this.timer = setInterval(() => void this.check(), everyMs);

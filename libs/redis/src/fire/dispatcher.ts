@@ -3,10 +3,11 @@ import { Queue } from 'bullmq';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
 import { DispatchSpans } from '../tracing/fire-spans';
 
-export interface DispatcherOptions extends PartitionedOptions {
+export interface DispatcherOptions extends PartitionedOptions, ServeOptions {
   /** timers per fire job (default 100) */
   batchSize?: number;
   /** the safety-net pass, in case a wake was lost (default 1000 ms) */
@@ -42,7 +43,8 @@ interface PartitionState {
  * Runs in every scheduler replica with no leader: take-due.lua hands each due timer to exactly one
  * replica. Timers wait as compact rows, not as delayed jobs (late by 50–200 ms and ~770 bytes each); a
  * local timer set to the earliest due (on Redis's clock) less the lead, and a wake channel, make them
- * jobs a lead ahead, and the runner claims each at its due.
+ * jobs a lead ahead, and the runner claims each at its due. It hands off the partitions it serves
+ * (`serve`, default all).
  */
 export class Dispatcher extends Partitioned<FireCommands> {
   private readonly batchSize: number;
@@ -51,11 +53,13 @@ export class Dispatcher extends Partitioned<FireCommands> {
   private readonly logger: SundialLogger;
   private readonly subscriber: RedisClient;
   private readonly bullRedis: RedisClient;
-  private readonly states: PartitionState[];
+  /** the served partitions' states, by partition */
+  private readonly states = new Map<number, PartitionState>();
   private readonly passes = new Set<Promise<void>>();
   private closed = false;
 
   constructor(options: DispatcherOptions) {
+    const served = servedPartitions(options); // before any connection opens: a bad list changes nothing
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
@@ -63,7 +67,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
     this.logger = options.logger ?? consoleLogger;
     this.subscriber = openRedis(options.connection);
     this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
-    this.states = this.keys.all().map((partition) => {
+    for (const partition of served) {
       const queue = new Queue<FireJobData>(this.keys.queueName(partition), {
         connection: this.bullRedis,
         prefix: this.keys.bullPrefix,
@@ -71,28 +75,30 @@ export class Dispatcher extends Partitioned<FireCommands> {
       queue.on('error', (error) =>
         this.logger.error(`Sundial dispatcher queue: ${error.message}`, { partition }),
       );
-      return { queue, busy: false, again: false, sleep: undefined };
-    });
+      this.states.set(partition, { queue, busy: false, again: false, sleep: undefined });
+    }
   }
 
   async start(): Promise<void> {
     await this.checkPartitionCount();
     await this.clock.start();
-    const channels = this.keys.all().map((partition) => this.wakeChannel(partition));
+    const channels = new Map(
+      [...this.states.keys()].map((partition) => [this.wakeChannel(partition), partition]),
+    );
     this.subscriber.on('message', (channel: string) => {
-      const partition = channels.indexOf(channel);
-      if (partition >= 0) this.pass(partition);
+      const partition = channels.get(channel);
+      if (partition !== undefined) this.pass(partition);
     });
-    await this.subscriber.subscribe(...channels);
-    for (const partition of this.keys.all()) this.pass(partition);
+    await this.subscriber.subscribe(...channels.keys());
+    for (const partition of this.states.keys()) this.pass(partition);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const state of this.states) clearTimeout(state.sleep);
+    for (const state of this.states.values()) clearTimeout(state.sleep);
     await closeRedis(this.subscriber);
     await Promise.all(this.passes);
-    await Promise.all(this.states.map((state) => state.queue.close()));
+    await Promise.all([...this.states.values()].map((state) => state.queue.close()));
     await Promise.all([this.closeConnection(), closeRedis(this.bullRedis)]);
   }
 
@@ -102,7 +108,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
 
   /** One pass at a time per partition; a wake during a pass runs another right after it. */
   private pass(partition: number): void {
-    const state = this.states[partition];
+    const state = this.states.get(partition)!;
     if (this.closed) return;
     if (state.busy) {
       state.again = true;

@@ -58,6 +58,8 @@ export interface FireConsumersOptions {
   mode: FireConsumersMode;
   connection: RedisConnection;
   keys: SundialKeys;
+  /** the partitions whose queues are consumed (the runner's `serve`) */
+  partitions: readonly number[];
   settings: FireConsumerOptions;
   /** the runner's command connection, for the watchdog's reads */
   redis: RedisClient;
@@ -86,6 +88,7 @@ export class FireConsumers {
     this.watchdog = new ConsumerWatchdog({
       redis: options.redis,
       keys: options.keys,
+      partitions: options.partitions,
       stallMs: options.stallMs,
       concurrency: options.settings.concurrency,
       recreate: (partition) => this.recreate(partition),
@@ -97,8 +100,8 @@ export class FireConsumers {
     if (this.options.mode !== 'external') {
       throw new Error("attachConsumer needs a TimerRunner made with consumers: 'external'");
     }
-    const { keys } = this.options;
-    const partition = keys.all().find((p) => keys.queueName(p) === consumer.name);
+    const { keys, partitions } = this.options;
+    const partition = partitions.find((p) => keys.queueName(p) === consumer.name);
     if (partition === undefined)
       throw new Error(`no partition of this runner has the queue ${consumer.name}`);
     this.consumers.set(partition, consumer);
@@ -109,7 +112,7 @@ export class FireConsumers {
     this.process = process;
     if (this.options.mode === 'own') {
       const connection = this.openConnection();
-      for (const partition of this.options.keys.all())
+      for (const partition of this.options.partitions)
         this.consumers.set(partition, this.own(partition, connection));
     }
     // An external consumer's run() resolves only when it closes: only its start is ours to wait for.

@@ -1,11 +1,12 @@
 import { consoleLogger, type SundialLogger } from '@sundial/core';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import type { ReconcileCounts, SundialObserver } from '../metrics/observer';
 import { FireCommands } from '../store/fire-commands';
 import { lostCompletion } from './completion';
 
-export interface ReconcilerOptions extends PartitionedOptions {
+export interface ReconcilerOptions extends PartitionedOptions, ServeOptions {
   /** pause between passes (SUNDIAL_RECONCILE_MS, default 5000 ms): bounds how late a lost timer can be */
   intervalMs?: number;
   /** how long an armed timer may be overdue before its missing job counts as lost (default 2000 ms) */
@@ -54,7 +55,8 @@ export async function reconcilePartition(
 
 /**
  * The periodic safety net of the fire path (docs/spec.md §3.8, §4.3), in every scheduler replica, no leader:
- * armed timers whose job vanished go back to `due`, and expired leases are settled.
+ * armed timers whose job vanished go back to `due`, and expired leases are settled, in the partitions it
+ * serves (`serve`, default all).
  */
 export class Reconciler extends Partitioned<FireCommands> {
   private readonly intervalMs: number;
@@ -62,12 +64,15 @@ export class Reconciler extends Partitioned<FireCommands> {
   private readonly batchLimit: number;
   private readonly logger: SundialLogger;
   private readonly observer: SundialObserver;
+  private readonly served: number[];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
 
   constructor(options: ReconcilerOptions) {
+    const served = servedPartitions(options); // before any connection opens: a bad list changes nothing
     super(options, (redis, keys) => new FireCommands(redis, keys));
+    this.served = served;
     this.intervalMs = options.intervalMs ?? DEFAULT_RECONCILE_MS;
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT;
@@ -79,11 +84,11 @@ export class Reconciler extends Partitioned<FireCommands> {
     this.schedulePass();
   }
 
-  /** One pass over every partition; what `start` repeats. */
+  /** One pass over every served partition; what `start` repeats. */
   async reconcileOnce(): Promise<ReconcileCounts> {
     const totals: ReconcileCounts = { rearmed: 0, requeued: 0, lost: 0 };
     await this.clock.sync(1);
-    for (const partition of this.keys.all()) {
+    for (const partition of this.served) {
       const counts = await reconcilePartition(
         this.commands,
         this.clock,

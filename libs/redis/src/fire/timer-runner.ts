@@ -12,6 +12,7 @@ import {
   type TimerHandler,
 } from '@sundial/core';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { settledWithin } from '../infra/settled-within';
 import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
@@ -31,7 +32,7 @@ import {
 import { type ActiveRun, controllerOf, LeaseKeeper } from './lease-keeper';
 import { RunReports, type RunFields, type RunOutcome } from './run-reports';
 
-export interface TimerRunnerOptions extends PartitionedOptions {
+export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
   handlers: Record<string, TimerHandler>;
   /** fire jobs in flight per partition queue (default 16); a job runs its batch's handlers together */
@@ -75,7 +76,7 @@ type Claimed = Extract<ClaimResult, { kind: 'claimed' }>;
 
 /**
  * Runs due timers (docs/design.md "The fire path", docs/spec.md §3.2, §3.8, §4.5, §4.6): one BullMQ worker per
- * partition queue; each fire job is claimed in one call, its handlers run with a lease renewed while
+ * partition queue it serves (`serve`, default all); each fire job is claimed in one call, its handlers run with a lease renewed while
  * they go on, and their outcomes are completed in batches. Every process may run one; there is no leader.
  */
 export class TimerRunner extends Partitioned<FireCommands> {
@@ -92,6 +93,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private graceOver = false;
 
   constructor(options: TimerRunnerOptions) {
+    const served = servedPartitions(options); // before any connection opens: a bad list changes nothing
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.handlers = options.handlers;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -103,6 +105,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       mode: options.consumers ?? 'own',
       connection: options.connection,
       keys: this.keys,
+      partitions: served,
       settings: fireConsumerOptions(options),
       redis: this.redis,
       stallMs: options.consumerStallMs ?? DEFAULT_CONSUMER_STALL_MS,

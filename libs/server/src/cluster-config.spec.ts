@@ -1,0 +1,51 @@
+import { SundialError } from '@sundial/core';
+import { clusterConfigFromEnv, parseServePartitions } from './cluster-config';
+
+describe('SUNDIAL_SERVE_PARTITIONS', () => {
+  it('reads numbers and inclusive ranges, ascending', () => {
+    expect(parseServePartitions('5-7, 0,2', 8)).toEqual([0, 2, 5, 6, 7]);
+    expect(parseServePartitions('3', 4)).toEqual([3]);
+    expect(parseServePartitions('0-3', 4)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('unset or blank serves every partition', () => {
+    expect(parseServePartitions(undefined, 4)).toBeUndefined();
+    expect(parseServePartitions('  ', 4)).toBeUndefined();
+    expect(clusterConfigFromEnv({ SUNDIAL_PARTITIONS: '4' }).serve).toBeUndefined();
+    expect(clusterConfigFromEnv({ SUNDIAL_PARTITIONS: '4', SUNDIAL_SERVE_PARTITIONS: '1-2' }).serve).toEqual([
+      1, 2,
+    ]);
+  });
+
+  it.each([
+    ['0,x', 'cannot read "x"'],
+    ['0,,1', 'cannot read ""'],
+    ['3-1', 'cannot read "3-1"'],
+    ['-1', 'cannot read "-1"'],
+    ['1.5', 'cannot read "1.5"'],
+    ['2-9', 'names 9, which is not a partition'],
+    ['0-999999999999', 'names 999999999999, which is not a partition'],
+    ['1,0-2', 'names partition 1 twice'],
+  ])('refuses %j naming the variable', (text, problem) => {
+    const refusal = catching(() => parseServePartitions(text, 4));
+    expect(refusal).toBeInstanceOf(SundialError);
+    expect(refusal).toMatchObject({ reason: 'invalid', field: 'SUNDIAL_SERVE_PARTITIONS' });
+    expect(refusal.message).toContain(problem);
+    expect(refusal.fix).toContain('0,2,5-7');
+  });
+
+  it('stops the config read at start', () => {
+    expect(() => clusterConfigFromEnv({ SUNDIAL_PARTITIONS: '2', SUNDIAL_SERVE_PARTITIONS: '2' })).toThrow(
+      'SUNDIAL_SERVE_PARTITIONS names 2, which is not a partition; the partitions are 0 to 1.',
+    );
+  });
+});
+
+function catching(call: () => unknown): SundialError {
+  try {
+    call();
+  } catch (error) {
+    return error as SundialError;
+  }
+  throw new Error('expected a refusal');
+}
