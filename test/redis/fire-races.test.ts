@@ -1,19 +1,18 @@
 import type { TimerEvent } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
-import { delay, eventually, gate, matching, recorder, refOf, seeded, useFirePath } from './fire-fixture';
+import {
+  delay,
+  eventually,
+  gate,
+  matching,
+  recorder,
+  refOf,
+  seeded,
+  useFirePath,
+  work,
+} from './fire-fixture';
 
 const fire = useFirePath();
-
-/** Abort-aware work: resolves after `ms`, or rejects with the signal's reason once it aborts. */
-function work(signal: AbortSignal, ms: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    });
-  });
-}
 
 /** The run outcomes recorded for one entry (by id): a cancelled entry must have none. */
 function outcomesOf(events: TimerEvent[], id: string): TimerEvent[] {

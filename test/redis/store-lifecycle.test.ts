@@ -41,6 +41,7 @@ describe('cancel', () => {
     const keys = await keysUnder(store.raw, timers.keys.prefix);
     const memos = keys.filter((name) => name.includes(':q:'));
     expect(keys.filter((name) => !memos.includes(name))).toEqual([
+      timers.keys.ledger('k'),
       timers.keys.seq(0),
       timers.keys.tombstone('k'),
     ]);
@@ -48,6 +49,12 @@ describe('cancel', () => {
     for (const memo of memos) expect(await store.raw.pttl(memo)).toBeLessThanOrEqual(60_000);
     const ttl = await store.raw.pttl(timers.keys.tombstone('k'));
     expect(ttl).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    // the ledger goes with the tombstone
+    expect(await store.raw.pttl(timers.keys.ledger('k'))).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect((await timers.history('k')).map(({ event, version }) => [event, version])).toEqual([
+      ['cancelled', 2],
+      ['scheduled', 1],
+    ]);
     expect(await eventually(events, { key: 'k' })).toMatchObject({
       id: timer.id,
       version: 2,

@@ -95,6 +95,7 @@ describe('RedisTimers.schedule', () => {
       store.raw,
       'schedule',
       timers.keys.base(0),
+      timers.keys.ledgerSize,
       timers.keys.prefix,
       1000,
       0,

@@ -80,3 +80,82 @@ export const TIMER_SCHEMA: SchemaObject = {
     meta: { type: 'object' },
   },
 };
+
+const ISO: SchemaObject = { type: 'string', format: 'date-time' };
+
+export const LEDGER_ENTRY_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['at', 'event', 'version'],
+  properties: {
+    at: ISO,
+    event: {
+      type: 'string',
+      enum: [
+        'scheduled',
+        'replaced',
+        'rescheduled',
+        'armed',
+        'claimed',
+        'completed',
+        'failed',
+        'stale',
+        'skipped',
+        'lost',
+        'cancelled',
+        'paused',
+        'resumed',
+        'triggered',
+        'retried',
+      ],
+    },
+    version: { type: 'integer' },
+    workerId: { type: 'string' },
+    reason: { type: 'string' },
+    message: { type: 'string' },
+    count: { type: 'integer' },
+    attempt: { type: 'integer' },
+    due: ISO,
+  },
+};
+
+export const HISTORY_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: { key: { type: 'string' }, entries: { type: 'array', items: LEDGER_ENTRY_SCHEMA } },
+};
+
+const NEXT_TIME_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: { at: ISO, offset: { type: 'string', example: '-05:00' } },
+};
+
+export const NEXT_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: { key: { type: 'string' }, times: { type: 'array', items: NEXT_TIME_SCHEMA } },
+};
+
+export const PREVIEW_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: {
+    spec: { type: 'object', description: 'the normalized spec: every default applied' },
+    next: { type: 'array', items: NEXT_TIME_SCHEMA },
+  },
+};
+
+export const DESCRIPTION_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: {
+    timer: TIMER_SCHEMA,
+    next: { type: 'array', items: NEXT_TIME_SCHEMA },
+    history: { type: 'array', items: LEDGER_ENTRY_SCHEMA },
+    counters: {
+      type: 'object',
+      properties: {
+        runs: { type: 'integer' },
+        failures: { type: 'integer' },
+        stale: { type: 'integer' },
+        skipped: { type: 'integer' },
+        lost: { type: 'integer' },
+      },
+    },
+  },
+};

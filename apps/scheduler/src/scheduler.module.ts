@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import type { SundialLogger } from '@sundial/core';
 import { APP_SERVICE, AppServiceHooks, HealthModule, LoggingModule, SUNDIAL_LOGGER } from '@sundial/server';
 import type { Logger as Pino } from 'pino';
+import { ExplainController } from './explain.controller';
 import { RegistryController } from './registry.controller';
 import type { SchedulerService, SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
@@ -16,7 +17,7 @@ export class SchedulerModule {
     return {
       module: SchedulerModule,
       imports: [LoggingModule.forRoot(pino), HealthModule.forRoot(config.redisUrl)],
-      controllers: [TimersController, RegistryController],
+      controllers: [TimersController, ExplainController, RegistryController],
       providers: [
         {
           provide: APP_SERVICE,

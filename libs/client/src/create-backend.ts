@@ -6,10 +6,10 @@ import type { SundialModuleOptions } from './sundial-module-options';
 /** The `TimersApi` the options ask for; the in-memory engine runs the app's registered handlers. */
 export function createBackend(options: SundialModuleOptions, registry: TimerHandlerRegistry): TimersApi {
   if (options.backend === 'memory') {
-    const { clock, limits, tombstoneMs, logger } = options;
-    return createEngine({ clock, handlers: registry.handlers, limits, tombstoneMs, logger });
+    const { clock, limits, tombstoneMs, logger, ledger } = options;
+    return createEngine({ clock, handlers: registry.handlers, limits, tombstoneMs, logger, ledger });
   }
-  const { connection, prefix, partitions, limits, tombstoneMs, logger, metricsRegistry } = options;
+  const { connection, prefix, partitions, limits, tombstoneMs, logger, metricsRegistry, ledger } = options;
   const observer = new SundialMetrics(metricsRegistry);
-  return new RedisTimers({ connection, prefix, partitions, limits, tombstoneMs, logger, observer });
+  return new RedisTimers({ connection, prefix, partitions, limits, tombstoneMs, logger, observer, ledger });
 }

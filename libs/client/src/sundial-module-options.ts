@@ -7,6 +7,8 @@ interface CommonOptions {
   /** how long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days) */
   tombstoneMs?: number;
   logger?: SundialLogger;
+  /** ledger entries kept per timer (docs/spec.md §3.9; default SUNDIAL_LEDGER, else 50; 0: none) */
+  ledger?: number;
   /**
    * names this app's `@DistributedCron` rows (default 'app'), so apps sharing a Redis prefix never
    * remove each other's rows; every replica of one app must use the same name

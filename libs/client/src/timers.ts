@@ -1,4 +1,11 @@
 import type {
+  DescribeOptions,
+  HistoryOptions,
+  LedgerEntry,
+  NextOptions,
+  NextTime,
+  Preview,
+  TimerDescription,
   ListOptions,
   ListResult,
   RescheduleWhen,
@@ -27,6 +34,10 @@ export abstract class Timers implements TimersApi {
   abstract list(options?: ListOptions): Promise<ListResult>;
   abstract check(id: string): Promise<boolean>;
   abstract snapshot(): Promise<string[]>;
+  abstract history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]>;
+  abstract next(key: string, options?: NextOptions): Promise<NextTime[]>;
+  abstract preview(spec: TimerSpec, options?: NextOptions): Promise<Preview>;
+  abstract describe(key: string, options?: DescribeOptions): Promise<TimerDescription>;
   abstract on(event: TimerEventName, listener: TimerListener): () => void;
   abstract dispose(): Promise<void>;
 }

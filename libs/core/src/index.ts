@@ -12,3 +12,5 @@ export * from './virtual-clock';
 export * from './engine';
 export * from './logger';
 export * from './owned-rows';
+export * from './ledger';
+export * from './next-times';

@@ -1,4 +1,13 @@
 import type { Duration } from './duration';
+import type {
+  DescribeOptions,
+  HistoryOptions,
+  LedgerEntry,
+  NextOptions,
+  NextTime,
+  Preview,
+  TimerDescription,
+} from './ledger';
 
 /** How a timer recurs. */
 export type TimerKind = 'once' | 'interval' | 'cron';
@@ -169,6 +178,14 @@ export interface TimersApi {
   list(options?: ListOptions): Promise<ListResult>;
   check(id: string): Promise<boolean>;
   snapshot(): Promise<string[]>;
+  /** The timer's ledger, newest first (docs/spec.md §3.9); `not-found` when the key has none and no row. */
+  history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]>;
+  /** The live timer's next due times with its zone's offset at each; `not-found` without a live row. */
+  next(key: string, options?: NextOptions): Promise<NextTime[]>;
+  /** Validates a spec and shows its first due times; writes nothing (refused like `schedule`). */
+  preview(spec: TimerSpec, options?: NextOptions): Promise<Preview>;
+  /** The row, its next times, its ledger and its counters; `not-found` without a row. */
+  describe(key: string, options?: DescribeOptions): Promise<TimerDescription>;
   on(event: TimerEventName, listener: TimerListener): () => void;
   dispose(): Promise<void>;
 }

@@ -12,7 +12,29 @@ import type {
   TimerSpec,
   TimersApi,
 } from '../types';
-import { normalizeWhen, validateKey, validateScope, type ValidationLimits } from '../validation';
+import {
+  countersOf,
+  DEFAULT_LEDGER_SIZE,
+  historyLimit,
+  nextCount,
+  validateLedgerSize,
+  type DescribeOptions,
+  type HistoryOptions,
+  type LedgerEntry,
+  type NextOptions,
+  type NextTime,
+  type Preview,
+  type TimerDescription,
+} from '../ledger';
+import { nextTimesOf, previewTimes } from '../next-times';
+import {
+  normalizeSpec,
+  normalizeWhen,
+  validateKey,
+  validateScope,
+  type ValidationLimits,
+} from '../validation';
+import { Ledger } from './ledger';
 import { heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
@@ -38,6 +60,8 @@ export interface EngineOptions {
   logger?: SundialLogger;
   /** how long a call's `requestId` is remembered (default 24 h) */
   requestWindowMs?: number;
+  /** entries each timer's ledger keeps (default 50; 0: none), docs/spec.md §3.9 */
+  ledger?: number;
 }
 
 /** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
@@ -54,6 +78,8 @@ class MemoryEngine implements Engine {
   private readonly firePath: FirePath;
   private readonly placement: Placement;
   private readonly outbox = new Outbox();
+  private readonly ledger: Ledger;
+  private readonly limits: Partial<ValidationLimits>;
   private disposed = false;
 
   constructor(options: EngineOptions) {
@@ -74,7 +100,11 @@ class MemoryEngine implements Engine {
       );
     }
     this.clock = clock;
+    this.limits = limits;
     this.store = new EntryStore(tombstoneMs);
+    this.ledger = new Ledger(validateLedgerSize(options.ledger ?? DEFAULT_LEDGER_SIZE), tombstoneMs, () =>
+      clock.now(),
+    );
     this.events = new EventHub(logger);
     this.firePath = new FirePath({
       clock,
@@ -82,6 +112,7 @@ class MemoryEngine implements Engine {
       events: this.events,
       outbox: this.outbox,
       handlers,
+      ledger: this.ledger,
     });
     this.placement = new Placement({
       clock,
@@ -108,6 +139,7 @@ class MemoryEngine implements Engine {
       if (!entry) return false;
       if (entry.outcome) {
         this.store.remove(entry);
+        this.ledger.drop(entry.key);
         return false;
       }
       this.firePath.cancel(entry, 'cancelled');
@@ -161,6 +193,8 @@ class MemoryEngine implements Engine {
         this.firePath.withdraw(entry);
         entry.version += 1;
         entry.paused = true;
+        const at = new Date(this.clock.now()).toISOString();
+        this.ledger.append(entry.key, { at, event: 'paused', version: entry.version });
       }
       return toTimer(entry);
     });
@@ -222,6 +256,35 @@ class MemoryEngine implements Engine {
     return this.store.ids();
   }
 
+  async history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {
+    this.assertOpen();
+    validateKey(key);
+    const limit = historyLimit(options);
+    const entries = this.ledger.entries(key, limit);
+    if (entries) return entries;
+    if (this.store.get(key) || this.store.tombstone(key, this.clock.now())) return [];
+    throw refusals.notFound(key);
+  }
+
+  async next(key: string, options?: NextOptions): Promise<NextTime[]> {
+    const count = nextCount(options);
+    return nextTimesOf(await this.row(key), count);
+  }
+
+  async preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
+    this.assertOpen();
+    const count = nextCount(options);
+    const normalized = normalizeSpec(spec, this.limits);
+    return { spec: normalized, next: previewTimes(normalized, this.clock.now(), count) };
+  }
+
+  async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
+    const count = nextCount(options);
+    const timer = await this.row(key);
+    const history = await this.history(key, options);
+    return { timer, next: nextTimesOf(timer, count), history, counters: countersOf(timer, history) };
+  }
+
   on(event: TimerEventName, listener: TimerListener): () => void {
     this.assertOpen();
     return this.events.on(event, listener);
@@ -242,6 +305,13 @@ class MemoryEngine implements Engine {
   private operation<T>(body: () => T): T {
     this.assertOpen();
     return this.outbox.hold(body);
+  }
+
+  /** The row under `key` (live, or finished and kept), or `not-found`. */
+  private async row(key: string): Promise<Timer> {
+    const timer = await this.get(key);
+    if (!timer) throw refusals.notFound(key);
+    return timer;
   }
 
   /** The live (not finished) entry under `key`, or `not-found`. */

@@ -1,3 +1,4 @@
+import type { Ledger } from './ledger';
 import type { Clock } from '../clock';
 import { liveCronSlot } from '../cron';
 import { describeFailure } from '../failure';
@@ -23,6 +24,8 @@ export interface FirePathDeps {
   outbox: Outbox;
   /** looked up at each run, so a handler added to the object later is found */
   handlers: Readonly<Record<string, TimerHandler>>;
+  /** every event is also its timer's ledger entry */
+  ledger: Ledger;
 }
 
 /**
@@ -106,6 +109,7 @@ export class FirePath {
     entry.runs.clear();
     for (const run of runs) this.abortLater(run);
     this.emit('cancelled', entry, { reason });
+    if (reason === 'cancelled' || reason === 'reset') this.deps.ledger.bury(entry.key);
   }
 
   emit(
@@ -115,6 +119,7 @@ export class FirePath {
   ): void {
     const { id, key, version, kind } = subject;
     const event = { type, id, key, version, kind, at: this.deps.clock.now(), ...extra };
+    this.deps.ledger.record(event);
     this.deps.outbox.later(() => this.deps.events.emit(event));
   }
 
@@ -232,7 +237,9 @@ export class FirePath {
     this.withdraw(entry);
     entry.outcome = outcome;
     this.deps.store.retire(entry);
-    if (entry.removeOnComplete) this.deps.store.remove(entry);
+    if (!entry.removeOnComplete) return;
+    this.deps.store.remove(entry);
+    this.deps.ledger.drop(entry.key);
   }
 }
 

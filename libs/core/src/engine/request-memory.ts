@@ -64,6 +64,10 @@ export function rememberRequests(
     list: (options) => api.list(options),
     check: (id) => api.check(id),
     snapshot: () => api.snapshot(),
+    history: (key, options) => api.history(key, options),
+    next: (key, options) => api.next(key, options),
+    preview: (spec, options) => api.preview(spec, options),
+    describe: (key, options) => api.describe(key, options),
     on: (event, listener) => api.on(event, listener),
     dispose: () => api.dispose(),
   };

@@ -18,6 +18,18 @@ import {
   type ValidationLimits,
   type WriteOptions,
   refusals,
+  countersOf,
+  type DescribeOptions,
+  historyLimit,
+  type HistoryOptions,
+  type LedgerEntry,
+  nextCount,
+  type NextOptions,
+  type NextTime,
+  nextTimesOf,
+  type Preview,
+  previewTimes,
+  type TimerDescription,
 } from '@sundial/core';
 import { ReplyError } from 'ioredis';
 import { isConnectionFailure } from '../infra/connection-failure';
@@ -31,6 +43,7 @@ import { stampTraceParent } from '../tracing/trace-parent';
 import { StoreCommands } from '../store/store-commands';
 import { EventSubscriber } from './event-subscriber';
 import type { SundialObserver } from '../metrics/observer';
+import { LedgerReads } from './ledger-reads';
 import { TimerReads } from './timer-reads';
 import { WriteRequests } from './write-requests';
 
@@ -56,6 +69,7 @@ const DEFAULT_CANCEL_BATCH = 100;
 export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi {
   private readonly events: EventSubscriber;
   private readonly reads: TimerReads;
+  private readonly ledger: LedgerReads;
   private readonly requests: WriteRequests;
   private readonly logger: SundialLogger;
   private started: Promise<void> | undefined;
@@ -76,6 +90,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     this.logger = options.logger ?? consoleLogger;
     this.reads = new TimerReads(this.redis, this.keys);
+    this.ledger = new LedgerReads(this.redis, this.keys);
     this.requests = new WriteRequests(this.redis, this.keys.prefix, options.requestWindowMs);
     this.events = new EventSubscriber(() => duplicateRedis(this.redis), this.keys.eventsChannel, this.logger);
   }
@@ -165,6 +180,32 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.call(() => this.reads.snapshot());
   }
 
+  history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {
+    return this.call(() => this.ledger.history(key, historyLimit(options)));
+  }
+
+  async next(key: string, options?: NextOptions): Promise<NextTime[]> {
+    const count = nextCount(options);
+    return nextTimesOf(await this.row(key), count);
+  }
+
+  /** Validates like `schedule` and writes nothing; the first due is counted from Redis now (estimated). */
+  preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
+    return this.call(async () => {
+      const count = nextCount(options);
+      const normalized = this.normalize(spec);
+      return { spec: normalized, next: previewTimes(normalized, this.clock.now(), count) };
+    });
+  }
+
+  async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
+    const count = nextCount(options);
+    const limit = historyLimit(options);
+    const timer = await this.row(key);
+    const history = await this.call(() => this.ledger.history(key, limit));
+    return { timer, next: nextTimesOf(timer, count), history, counters: countersOf(timer, history) };
+  }
+
   on(event: TimerEventName, listener: TimerListener): () => void {
     if (this.disposed) throw refusals.disposed('client');
     return this.events.on(event, listener);
@@ -192,6 +233,13 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       throw error;
     });
     return this.started;
+  }
+
+  /** The row under `key` (live, or finished and kept), or `not-found`. */
+  private async row(key: string): Promise<Timer> {
+    const timer = await this.get(key);
+    if (!timer) throw refusals.notFound(key);
+    return timer;
   }
 
   private normalize(spec: TimerSpec): NormalizedSpec {

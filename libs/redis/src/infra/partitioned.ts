@@ -1,3 +1,4 @@
+import { ledgerSizeFromEnv, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
 import { SundialKeys } from '../store/keys';
 import { defineCommands } from '../store/script-loader';
@@ -13,6 +14,11 @@ export interface PartitionedOptions {
   prefix?: string;
   /** partitions, each one hash slot (default 1) */
   partitions?: number;
+  /**
+   * Entries each timer's ledger keeps (docs/spec.md §3.9): default SUNDIAL_LEDGER (`off` or a number),
+   * else 50; 0 writes no ledger. Give every process of a deployment the same.
+   */
+  ledger?: number;
 }
 
 /**
@@ -36,6 +42,9 @@ export abstract class Partitioned<Commands = undefined> {
       options.prefix,
       options.partitions,
       isCluster(this.redis) ? 'spread' : 'plain',
+      options.ledger === undefined
+        ? ledgerSizeFromEnv(process.env.SUNDIAL_LEDGER)
+        : validateLedgerSize(options.ledger),
     );
     defineCommands(this.redis);
     this.clock = new ClusterClock(this.redis);

@@ -225,7 +225,7 @@ export class FireCommands {
     partition: number,
     ...args: (string | number)[]
   ): Promise<unknown> {
-    return runScript(this.redis, script, this.keys.base(partition), argv1, ...args);
+    return runScript(this.redis, script, this.keys.base(partition), this.keys.ledgerSize, argv1, ...args);
   }
 }
 

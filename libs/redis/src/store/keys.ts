@@ -1,3 +1,4 @@
+import { DEFAULT_LEDGER_SIZE } from '@sundial/core';
 /** 32-bit FNV-1a over the UTF-16 code units of `text` (keys are ASCII, so this is FNV-1a over bytes). */
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
@@ -38,10 +39,15 @@ export type PartitionTags = 'plain' | 'spread';
 export class SundialKeys {
   private readonly tags: string[];
 
+  /**
+   * `ledgerSize`: entries each key's ledger `P:{pN}:h:<key>` keeps (0: no ledger is written); every script
+   * call carries it (runScript).
+   */
   constructor(
     readonly prefix = 'sundial',
     readonly partitions = 1,
     readonly tagging: PartitionTags = 'plain',
+    readonly ledgerSize = DEFAULT_LEDGER_SIZE,
   ) {
     if (!Number.isInteger(partitions) || partitions < 1) {
       throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
@@ -69,6 +75,11 @@ export class SundialKeys {
 
   row(key: string): string {
     return `${this.base(this.partitionOf(key))}t:${key}`;
+  }
+
+  /** The key's ledger (docs/design.md "Ledger"): a list, newest entry first. */
+  ledger(key: string): string {
+    return `${this.base(this.partitionOf(key))}h:${key}`;
   }
 
   tombstone(key: string): string {

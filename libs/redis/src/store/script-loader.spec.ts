@@ -30,13 +30,15 @@ describe('Lua commands', () => {
   it('runs a command on a connection and in a pipeline', async () => {
     defineCommands(redis);
     defineCommands(redis); // a second registration is harmless
-    expect(await runScript(redis, 'cancel', 'sundial:{p0}:', 'sundial', 1000, 'absent')).toBe(0);
+    expect(await runScript(redis, 'cancel', 'sundial:{p0}:', 50, 'sundial', 1000, 'absent')).toBe(0);
     const pipeline = redis.pipeline();
-    void runScript(pipeline, 'cancel', 'sundial:{p0}:', 'sundial', 1000, 'absent');
+    void runScript(pipeline, 'cancel', 'sundial:{p0}:', 50, 'sundial', 1000, 'absent');
     expect(await pipeline.exec()).toEqual([[null, 0]]);
   });
 
   it('names the missing command instead of failing obscurely', () => {
-    expect(() => runScript(redis, 'no-such-script' as ScriptName, 'sundial:{p0}:')).toThrow(/no-such-script/);
+    expect(() => runScript(redis, 'no-such-script' as ScriptName, 'sundial:{p0}:', 50, 'sundial')).toThrow(
+      /no-such-script/,
+    );
   });
 });

@@ -57,14 +57,22 @@ export function loadCommands(): Map<ScriptName, LuaCommand> {
   return cached;
 }
 
+/**
+ * Every script's first line: ARGV[2] is the ledger's size (entries kept per key, 0 = none), put there by
+ * `runScript` and taken off before the script reads its arguments, so each script's ARGV stays as its
+ * header says (includes/ledger.lua reads LEDGER_SIZE).
+ */
+const LEDGER_PREAMBLE = 'local LEDGER_SIZE = tonumber(table.remove(ARGV, 2))\n';
+
 /** A script with its includes inlined; with the requests include, its body wrapped in `with_request`. */
 function assemble(script: ScriptName): string {
   const source = readFileSync(join(COMMANDS_DIR, `${script}.lua`), 'utf8');
-  if (!source.includes(`--- @include "${REQUESTS}"`)) return withIncludes(source, new Set());
+  if (!source.includes(`--- @include "${REQUESTS}"`))
+    return LEDGER_PREAMBLE + withIncludes(source, new Set());
   // with_request (and the request it leaves) stay outside the body; the body becomes a function.
   const requests = withIncludes(readFileSync(join(COMMANDS_DIR, `${REQUESTS}.lua`), 'utf8'), new Set());
   const body = withIncludes(source, new Set([REQUESTS]));
-  return `${requests}\nlocal function command_body()\n${body}\nend\nreturn with_request('${script}', command_body)\n`;
+  return `${LEDGER_PREAMBLE}${requests}\nlocal function command_body()\n${body}\nend\nreturn with_request('${script}', command_body)\n`;
 }
 
 /** Inlines each include at its first mention (an include's own includes first); later mentions go. */
@@ -94,15 +102,19 @@ type ScriptFn = (base: string, ...args: (string | number)[]) => Promise<unknown>
 
 /**
  * Runs a command on a connection (resolves with the reply) or queues it on a pipeline/multi
- * (the reply arrives with `exec()`). The connection must have gone through `defineCommands`.
+ * (the reply arrives with `exec()`). The connection must have gone through `defineCommands`. `argv1` is
+ * the script's ARGV[1] (the prefix, maybe with a request); `ledgerSize` travels as ARGV[2] and the
+ * script's preamble takes it off (LEDGER_PREAMBLE).
  */
 export function runScript(
   target: CommandTarget,
   script: ScriptName,
   base: string,
+  ledgerSize: number,
+  argv1: string,
   ...args: (string | number)[]
 ): Promise<unknown> {
   const fn = (target as unknown as Record<string, ScriptFn | undefined>)[commandName(script)];
   if (typeof fn !== 'function') throw new Error(`Lua command '${script}' is not defined on this connection`);
-  return fn.call(target, base, ...args);
+  return fn.call(target, base, argv1, ledgerSize, ...args);
 }

@@ -237,7 +237,7 @@ export class StoreCommands {
     argv1: string,
     ...args: (string | number)[]
   ): Promise<unknown> {
-    return runScript(this.redis, script, base, argv1, ...args);
+    return runScript(this.redis, script, base, this.keys.ledgerSize, argv1, ...args);
   }
 }
 

@@ -22,6 +22,7 @@
 
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
+ledger.worker = worker
 -- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
 -- repeated call knows its own claim.
 local token = request.id

@@ -75,6 +75,7 @@ local function finish(row, version, outcome, message, reason, ended)
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
     publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended })
     redis.call('DEL', row_key(base, row.key))
+    ledger_expire(row.key, LEDGER_KEEP_MS)
     removed_keys[#removed_keys + 1] = row.key
   end
 end

@@ -7,6 +7,7 @@
 --   first did
 -- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs }
 
+--- @include "includes/time"
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/events"
@@ -24,6 +25,7 @@ if row.s == 'pending' then
   row.s = 'paused'
   row.tg = nil
   save_row(base, row)
+  ledger_append(row, 'paused', now_ms())
   redis.call('ZREM', base .. 'due', key)
   redis.call('ZREM', base .. 'armed', key)
 end

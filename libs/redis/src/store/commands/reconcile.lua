@@ -15,6 +15,7 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/free-runs"
+--- @include "includes/ledger"
 
 local base = KEYS[1]
 local grace_ms, limit, job_prefix = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
@@ -81,6 +82,7 @@ for _, key in ipairs(expired) do
   elseif row.dl == 'm' then
     lost[#lost + 1] = flat(row)
   else
+    ledger_append(row, 'lost', now, { r = 'requeued', w = row.lw })
     redis.call('HSET', row_key(base, key), 's', 'pending')
     redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct')
     redis.call('ZREM', leases_key, key)

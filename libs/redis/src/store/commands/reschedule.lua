@@ -30,6 +30,7 @@ if row.k == 'once' then
   row.dm = mode == 'delay' and int(value) or nil
 end
 abort_runs(prefix, row)
+ledger_open(row)
 bump_version(row)
 row.s = 'pending'
 row.sa = int(now)

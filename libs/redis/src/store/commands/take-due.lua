@@ -13,6 +13,7 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/free-runs"
+--- @include "includes/ledger"
 
 local base = KEYS[1]
 local per_job, lead_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -41,7 +42,7 @@ for i = 1, #entries, 2 do
   elseif ref_key then
     row = {}
   else
-    row, ref_key = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp'), key
+    row, ref_key = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp', 'sa'), key
   end
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
@@ -55,6 +56,7 @@ for i = 1, #entries, 2 do
     else
       redis.call('HSET', hash, 'j', job[1])
     end
+    ledger_append({ key = ref_key, v = row[2], sa = row[6] or nil }, 'armed', now, { d = tonumber(score) })
     armed[#armed + 1] = now_text
     armed[#armed + 1] = key
     job[#job + 1] = row[1]

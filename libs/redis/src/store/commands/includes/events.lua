@@ -1,4 +1,6 @@
 -- Include: What a script tells the world: `P:events` (docs/spec.md §3.6) and `P:abort` (runs to stop).
+-- Every event is also the timer's ledger entry (includes/ledger).
+--- @include "includes/ledger"
 
 -- Whether anyone may listen on `P:events`, asked once per script call (both O(1)): with no subscriber
 -- of the channel and no pattern subscription at all there is no one to encode an event for.
@@ -8,6 +10,7 @@
 local event_listeners = nil
 
 local function publish_event(prefix, row, event_type, now, extra)
+  ledger_record(row, event_type, now, extra)
   local channel = prefix .. ':events'
   if event_listeners == nil then
     event_listeners = redis.call('PUBSUB', 'NUMSUB', channel)[2] + redis.call('PUBSUB', 'NUMPAT')

@@ -1,6 +1,7 @@
 -- Include: The partition indexes `due`, `armed`, `keys`, `ids`, `leases`, and the wake channel.
 --- @include "includes/time"
 --- @include "includes/row"
+--- @include "includes/ledger"
 
 -- Runs `command [target] ...items` in slices: one call per slice instead of one per item, and never
 -- more arguments than Lua's unpack takes (about 8000). The slice is even, so score/member pairs stay
@@ -33,4 +34,5 @@ end
 local function drop_finished(base, key)
   redis.call('DEL', row_key(base, key))
   redis.call('ZREM', base .. 'keys', key)
+  ledger_expire(key, LEDGER_KEEP_MS)
 end

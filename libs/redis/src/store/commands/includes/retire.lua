@@ -12,6 +12,8 @@ local function retire_row(base, prefix, row, reason, now, tombstone_ms)
   row.s = 'cancelled'
   bury_row(base, row, tombstone_ms)
   publish_event(prefix, row, 'cancelled', now, { reason = reason })
+  -- The ledger lives as long as the tombstone (none: it goes too); a replaced key's goes on with the new row.
+  ledger_expire(row.key, reason ~= 'replaced' and tombstone_ms or nil)
 end
 
 -- Cancels a live row: retire it (above) and remove its index entries; leaves a tombstone unless

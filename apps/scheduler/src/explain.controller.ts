@@ -1,0 +1,75 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { LedgerEntry, NextTime, Preview, TimerDescription, TimersApi, TimerSpec } from '@sundial/core';
+import {
+  DESCRIPTION_SCHEMA,
+  HISTORY_SCHEMA,
+  NEXT_SCHEMA,
+  PREVIEW_SCHEMA,
+  TIMER_SPEC_SCHEMA,
+} from './openapi-schemas';
+import { TIMERS_API } from './timers-api.token';
+
+/**
+ * docs/spec.md §3.9 over HTTP: a timer's ledger, its coming due times, a spec's preview (nothing
+ * written) and all of it at once. The TimersApi checks `count` and `limit` (1..100, 1..200) and the spec.
+ */
+@ApiTags('timers')
+@ApiBearerAuth()
+@Controller('v1')
+export class ExplainController {
+  constructor(@Inject(TIMERS_API) private readonly timers: TimersApi) {}
+
+  @Get('timers/:key/history')
+  @ApiOperation({
+    summary: "The timer's ledger, newest first (404 when the key has no row, tombstone or ledger)",
+  })
+  @ApiQuery({ name: 'limit', required: false, description: 'entries (default 50, at most 200)' })
+  @ApiResponse({ status: 200, schema: HISTORY_SCHEMA })
+  async history(
+    @Param('key') key: string,
+    @Query('limit') limit?: string,
+  ): Promise<{ key: string; entries: LedgerEntry[] }> {
+    return { key, entries: await this.timers.history(key, { limit: queryNumber(limit) }) };
+  }
+
+  @Get('timers/:key/next')
+  @ApiOperation({ summary: "The timer's next due times, with its zone's UTC offset at each" })
+  @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
+  @ApiResponse({ status: 200, schema: NEXT_SCHEMA })
+  async next(
+    @Param('key') key: string,
+    @Query('count') count?: string,
+  ): Promise<{ key: string; times: NextTime[] }> {
+    return { key, times: await this.timers.next(key, { count: queryNumber(count) }) };
+  }
+
+  @Get('timers/:key/describe')
+  @ApiOperation({ summary: 'The timer, its next due times, its ledger and its counters' })
+  @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
+  @ApiQuery({ name: 'limit', required: false, description: 'ledger entries (default 50, at most 200)' })
+  @ApiResponse({ status: 200, schema: DESCRIPTION_SCHEMA })
+  describe(
+    @Param('key') key: string,
+    @Query('count') count?: string,
+    @Query('limit') limit?: string,
+  ): Promise<TimerDescription> {
+    return this.timers.describe(key, { count: queryNumber(count), limit: queryNumber(limit) });
+  }
+
+  @Post('preview')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Validate a TimerSpec and show its first due times; writes nothing' })
+  @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
+  @ApiBody({ schema: TIMER_SPEC_SCHEMA })
+  @ApiResponse({ status: 200, schema: PREVIEW_SCHEMA })
+  preview(@Body() body: unknown, @Query('count') count?: string): Promise<Preview> {
+    return this.timers.preview(body as TimerSpec, { count: queryNumber(count) });
+  }
+}
+
+/** A query value as a number for the TimersApi to check; text that is not one stays text, and is refused. */
+function queryNumber(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return /^-?\d+$/.test(value) ? Number(value) : (value as unknown as number);
+}

@@ -1,0 +1,34 @@
+import type { LedgerEntry, LedgerEventName } from '@sundial/core';
+
+/** A ledger entry as includes/ledger.lua stores it: short names keep the list small. */
+interface StoredEntry {
+  a: number;
+  e: LedgerEventName;
+  v: number;
+  w?: string;
+  r?: string;
+  m?: string;
+  c?: number;
+  n?: number;
+  d?: number;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The one TS reader of a stored entry (docs/design.md "Ledger"). */
+export function decodeLedgerEntry(text: string): LedgerEntry {
+  const stored = JSON.parse(text) as StoredEntry;
+  const entry: LedgerEntry = { at: iso(stored.a), event: stored.e, version: stored.v };
+  if (stored.w) entry.workerId = stored.w;
+  if (stored.r) entry.reason = stored.r;
+  if (stored.m !== undefined) entry.message = stored.m;
+  if (stored.c !== undefined) entry.count = stored.c;
+  if (stored.n !== undefined) entry.attempt = stored.n;
+  if (stored.d !== undefined) entry.due = iso(stored.d);
+  return entry;
+}
+
+/** A timer's first entry while nothing else happened to it: implied by its row (`sa`), never stored. */
+export function impliedFirstEntry(scheduledAt: number): LedgerEntry {
+  return { at: iso(scheduledAt), event: 'scheduled', version: 1 };
+}

@@ -1,0 +1,125 @@
+/**
+ * docs/spec.md §3.9 on every backend: the same ledger entries, in the same order, for the same story.
+ * `armed` (the dispatcher's hand-off) exists only on Redis and `workerId` only where workers claim: the
+ * stories below leave them out.
+ */
+import type { LedgerEntry } from '@sundial/core';
+import { BACKENDS, type Harness, useBackend } from './backends';
+
+/** Oldest first, `[event, version, reason?]`, without `armed`. */
+const story = (entries: LedgerEntry[]) =>
+  [...entries]
+    .reverse()
+    .filter((entry) => entry.event !== 'armed')
+    .map(({ event, version, reason }) => (reason ? [event, version, reason] : [event, version]));
+
+async function historyWhen(h: Harness, key: string, last: LedgerEntry['event']): Promise<LedgerEntry[]> {
+  return h.until(
+    async () => {
+      const entries = await h.timers.history(key);
+      return entries[0]?.event === last && entries;
+    },
+    { what: `a ${last} entry for ${key}` },
+  );
+}
+
+describe.each(BACKENDS)('%s backend: the ledger', (name) => {
+  const backend = useBackend(name);
+
+  it('a one-shot run: scheduled, claimed, completed — each with its version and due', async () => {
+    const h = await backend.open();
+    const timer = await h.timers.schedule({ key: 'l:once', handler: 'work', delay: 50 });
+    const entries = await historyWhen(h, 'l:once', 'completed');
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['claimed', 1],
+      ['completed', 1],
+    ]);
+    const due = new Date(timer.dueAt).toISOString();
+    expect(entries[0]).toMatchObject({ event: 'completed', version: 1, due });
+    expect(entries.at(-1)).toEqual({
+      at: new Date(timer.scheduledAt).toISOString(),
+      event: 'scheduled',
+      version: 1,
+    });
+    // Removed on completion, its ledger is still there to read.
+    expect(await h.timers.get('l:once')).toBeNull();
+  });
+
+  it('operations: paused, resumed, triggered, rescheduled, cancelled, each with the version it made', async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'l:ops', handler: 'work', delay: '1h' });
+    await h.timers.pause('l:ops');
+    await h.timers.resume('l:ops');
+    await h.timers.reschedule('l:ops', { delay: '2h' });
+    await h.timers.cancel('l:ops');
+    const entries = await h.timers.history('l:ops');
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['paused', 2],
+      ['resumed', 3],
+      ['rescheduled', 4],
+      ['cancelled', 5, 'cancelled'],
+    ]);
+    expect(entries[1].due).toBe(new Date(Date.parse(entries[1].at) + 2 * 3_600_000).toISOString());
+  });
+
+  it('a failed run: its message and reason; a trigger run; counters from the row and the ledger', async () => {
+    const h = await backend.open();
+    await h.timers.schedule({
+      key: 'l:fail',
+      handler: 'work',
+      every: '1h',
+      payload: { fail: 'boom', reason: 'upstream' },
+    });
+    await h.timers.trigger('l:fail');
+    const entries = await historyWhen(h, 'l:fail', 'failed');
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['triggered', 2],
+      ['claimed', 2],
+      ['failed', 2, 'upstream'],
+    ]);
+    expect(entries[0].message).toBe('boom');
+    const description = await h.timers.describe('l:fail', { count: 2 });
+    expect(description.counters).toEqual({ runs: 1, failures: 1, stale: 0, skipped: 0, lost: 0 });
+    expect(description.next).toHaveLength(2);
+    expect(description.history).toEqual(entries);
+  });
+
+  it('a replace while a run is in flight: its completion is stale (gone), after the replace, in order', async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'l:race', handler: 'work', delay: 20, payload: { sleepMs: 300 } });
+    await h.event({ type: 'running', key: 'l:race' });
+    await h.timers.schedule({ key: 'l:race', handler: 'work', delay: '1h', ifExists: 'replace' });
+    const entries = await historyWhen(h, 'l:race', 'stale');
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['claimed', 1],
+      ['replaced', 2],
+      ['scheduled', 1],
+      ['stale', 1, 'gone'],
+    ]);
+  });
+
+  it('history: limit is checked, an unknown key is not-found; preview writes nothing', async () => {
+    const h = await backend.open();
+    await expect(h.timers.history('l:never')).rejects.toMatchObject({ reason: 'not-found', field: 'key' });
+    await h.timers.schedule({ key: 'l:lim', handler: 'work', delay: '1h' });
+    await expect(h.timers.history('l:lim', { limit: 0 })).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'limit',
+    });
+    const preview = await h.timers.preview(
+      { key: 'l:pv', handler: 'work', every: '1m', maxRuns: 2 },
+      { count: 5 },
+    );
+    expect(preview.spec).toMatchObject({ kind: 'interval', everyMs: 60_000, maxRuns: 2 });
+    expect(preview.next).toHaveLength(2);
+    await expect(h.timers.preview({ key: 'l:pv', handler: 'work' })).rejects.toMatchObject({
+      reason: 'invalid',
+    });
+    expect(await h.timers.get('l:pv')).toBeNull();
+    await expect(h.timers.history('l:pv')).rejects.toMatchObject({ reason: 'not-found' });
+  });
+});

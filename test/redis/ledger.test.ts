@@ -1,0 +1,161 @@
+import type { LedgerEntry } from '@sundial/core';
+import { RedisTimers } from '@sundial/redis';
+import { waitFor } from '@sundial/testing';
+import { recorder, useFirePath, work } from './fire-fixture';
+
+const fire = useFirePath();
+
+/** Oldest first, as `[event, version, reason?]`: the order things happened in. */
+const story = (entries: LedgerEntry[]) =>
+  [...entries]
+    .reverse()
+    .map(({ event, version, reason }) => (reason ? [event, version, reason] : [event, version]));
+
+describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
+  it('a replace while a run is in flight: the run’s completion is recorded stale, with its version and reason, in order', async () => {
+    const cluster = await fire.cluster();
+    const handler = recorder((ctx) => work(ctx.signal, 10_000));
+    await cluster.dispatcher();
+    const runner = await cluster.runner({ h: handler.handler }, { workerId: 'w-1' });
+    await cluster.timers.schedule({ key: 'race', handler: 'h', delay: 0 });
+    await waitFor(async () => (await cluster.timers.get('race'))?.status === 'running');
+    await cluster.timers.schedule({ key: 'race', handler: 'h', delay: '1h', ifExists: 'replace' });
+    const entries = await waitFor(async () => {
+      const history = await cluster.timers.history('race');
+      return history.some((entry) => entry.event === 'stale') && history;
+    });
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['armed', 1],
+      ['claimed', 1],
+      ['replaced', 2],
+      ['scheduled', 1],
+      ['stale', 1, 'gone'],
+    ]);
+    const [stale, , , claimed] = entries;
+    expect(claimed.workerId).toBe(runner.workerId);
+    expect(stale).toEqual({ at: expect.any(String), event: 'stale', version: 1, reason: 'gone' });
+    expect(Date.parse(stale.at)).toBeGreaterThanOrEqual(Date.parse(claimed.at));
+    expect(handler.calls[0].signal.aborted).toBe(true);
+  });
+
+  it('a reschedule while the fire job is in flight: its claim is recorded stale (version), then nothing runs', async () => {
+    const cluster = await fire.cluster();
+    const handler = recorder(() => undefined);
+    // Handed over 900 ms before the due: the job waits in the runner while the timer is rescheduled.
+    await cluster.dispatcher({ leadMs: 900 });
+    await cluster.runner({ h: handler.handler }, { workerId: 'w-2' });
+    await cluster.timers.schedule({ key: 'moved', handler: 'h', delay: 1_500 });
+    await waitFor(async () => (await cluster.timers.history('moved'))[0].event === 'armed', {
+      timeoutMs: 5_000,
+    });
+    await cluster.timers.reschedule('moved', { delay: '1h' });
+    const entries = await waitFor(async () => {
+      const history = await cluster.timers.history('moved');
+      return history[0].event === 'stale' && history;
+    });
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['armed', 1],
+      ['rescheduled', 2],
+      ['stale', 1, 'version'],
+    ]);
+    expect(entries[0].workerId).toBe('w-2');
+    expect(handler.calls).toHaveLength(0);
+  });
+
+  it('a failed interval run: claimed and failed carry the worker, the message and the version', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    await cluster.runner(
+      {
+        h: () => {
+          throw new Error('boom');
+        },
+      },
+      { workerId: 'w-3' },
+    );
+    await cluster.timers.schedule({ key: 'fails', handler: 'h', every: 200, removeOnComplete: false });
+    const entries = await waitFor(async () => {
+      const history = await cluster.timers.history('fails');
+      return history[0].event === 'failed' && history;
+    });
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['armed', 1],
+      ['claimed', 1],
+      ['failed', 1],
+    ]);
+    expect(entries[0]).toMatchObject({ workerId: 'w-3', message: 'boom', due: expect.any(String) });
+    expect((await cluster.timers.describe('fails')).counters).toEqual({
+      runs: 1,
+      failures: 1,
+      stale: 0,
+      skipped: 0,
+      lost: 0,
+    });
+  });
+
+  it('keeps the last `ledger` entries only', async () => {
+    const cluster = await fire.cluster();
+    const timers = new RedisTimers({ connection: fire.url(), prefix: cluster.prefix, ledger: 5 });
+    try {
+      await timers.schedule({ key: 'capped', handler: 'h', delay: '1h' });
+      for (let i = 0; i < 4; i++) {
+        await timers.pause('capped');
+        await timers.resume('capped');
+      }
+      const entries = await timers.history('capped', { limit: 200 });
+      expect(entries.map((entry) => [entry.event, entry.version])).toEqual([
+        ['resumed', 9],
+        ['paused', 8],
+        ['resumed', 7],
+        ['paused', 6],
+        ['resumed', 5],
+      ]);
+      expect(await fire.raw.llen(timers.keys.ledger('capped'))).toBe(5);
+      expect(await timers.history('capped', { limit: 2 })).toEqual(entries.slice(0, 2));
+    } finally {
+      await timers.dispose();
+    }
+  });
+
+  it('ledger: 0 (SUNDIAL_LEDGER=off) writes no ledger; history of a live timer is empty', async () => {
+    const cluster = await fire.cluster();
+    const timers = new RedisTimers({ connection: fire.url(), prefix: cluster.prefix, ledger: 0 });
+    try {
+      await timers.schedule({ key: 'quiet', handler: 'h', delay: '1h' });
+      await timers.pause('quiet');
+      await timers.cancel('quiet');
+      expect(await fire.raw.exists(timers.keys.ledger('quiet'))).toBe(0);
+      expect(await timers.history('quiet')).toEqual([]);
+      await expect(timers.history('never')).rejects.toMatchObject({ reason: 'not-found' });
+    } finally {
+      await timers.dispose();
+    }
+  });
+
+  it('costs a pending timer nothing: its first entry is implied by the row (MEMORY USAGE with and without)', async () => {
+    const cluster = await fire.cluster();
+    const off = new RedisTimers({ connection: fire.url(), prefix: `${cluster.prefix}off`, ledger: 0 });
+    try {
+      const spec = { handler: 'h', delay: '30d' as const, payload: { invoice: 42 } };
+      await cluster.timers.schedule({ ...spec, key: 'mem:1' });
+      await off.schedule({ ...spec, key: 'mem:1' });
+      const usage = (name: string) =>
+        fire.raw.call('MEMORY', 'USAGE', name, 'SAMPLES', '0') as Promise<number | null>;
+      const withLedger = await usage(cluster.timers.keys.row('mem:1'));
+      expect(await usage(cluster.timers.keys.ledger('mem:1'))).toBeNull();
+      expect(await usage(off.keys.row('mem:1'))).toBe(withLedger);
+      expect(await cluster.timers.history('mem:1')).toEqual([
+        expect.objectContaining({ event: 'scheduled', version: 1 }),
+      ]);
+      // The first change writes the implied entry under its own: two small entries.
+      await cluster.timers.pause('mem:1');
+      expect(await fire.raw.llen(cluster.timers.keys.ledger('mem:1'))).toBe(2);
+      expect(await usage(cluster.timers.keys.ledger('mem:1'))).toBeLessThan(250);
+    } finally {
+      await off.dispose();
+    }
+  });
+});
