@@ -58,7 +58,12 @@ describe.each(BACKENDS)('%s backend: overlap', (name) => {
     ]);
     // each run started while the one before it still ran
     expect(h.runs[2].at).toBeLessThan(h.runs[0].at + 2_500);
-    expect(h.eventsOf('completed').map((event) => event.version).sort()).toEqual([1, 2, 3]);
+    expect(
+      h
+        .eventsOf('completed')
+        .map((event) => event.version)
+        .sort(),
+    ).toEqual([1, 2, 3]);
     expect(h.eventsOf('skipped')).toEqual([]);
     expect(h.runs.some((run) => run.signal.aborted)).toBe(false);
   });
@@ -96,10 +101,13 @@ describe.each(BACKENDS)('%s backend: retry', (name) => {
       removeOnComplete: false,
       retry: { attempts: 4, backoff: { type: 'exponential', delay: 200, maxDelay: 300 } },
     });
-    const row = await h.until(async () => {
-      const timer = await h.timers.get('r');
-      return timer?.status === 'failed' && timer;
-    }, { what: 'the last attempt' });
+    const row = await h.until(
+      async () => {
+        const timer = await h.timers.get('r');
+        return timer?.status === 'failed' && timer;
+      },
+      { what: 'the last attempt' },
+    );
     expect(row).toMatchObject({
       runCount: 1,
       retry: { attempts: 4, backoff: { type: 'exponential', delay: 200, maxDelay: 300 } },
@@ -201,7 +209,10 @@ describe.each(BACKENDS)('%s backend: pauseAfterFailures', (name) => {
       payload: { fail: 'nope' },
       pauseAfterFailures: 3,
     });
-    expect(await h.event({ type: 'paused', key: 'i' }, WITHIN)).toMatchObject({ reason: 'failures', count: 3 });
+    expect(await h.event({ type: 'paused', key: 'i' }, WITHIN)).toMatchObject({
+      reason: 'failures',
+      count: 3,
+    });
     expect((await h.timers.get('i'))?.status).toBe('paused');
   });
 });

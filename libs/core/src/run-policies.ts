@@ -76,7 +76,11 @@ function normalizeOverlap(
 
 function normalizeRetry(value: unknown, detached: boolean): RetryPolicy | undefined {
   if (!isGiven(value)) return undefined;
-  const input = plainObject(value, 'retry', '{ "attempts": 3, "backoff": { "type": "exponential", "delay": "1s" } }');
+  const input = plainObject(
+    value,
+    'retry',
+    '{ "attempts": 3, "backoff": { "type": "exponential", "delay": "1s" } }',
+  );
   rejectUnknownFields(input, RETRY_FIELDS, 'retry');
   const { attempts } = input;
   if (!Number.isSafeInteger(attempts) || (attempts as number) < 1 || (attempts as number) > MAX_ATTEMPTS) {
@@ -98,7 +102,11 @@ function normalizeRetry(value: unknown, detached: boolean): RetryPolicy | undefi
 
 function normalizeBackoff(value: unknown): RetryPolicy['backoff'] {
   if (!isGiven(value)) return { type: 'fixed', delay: DEFAULT_RETRY_DELAY_MS };
-  const input = plainObject(value, 'retry.backoff', '{ "type": "exponential", "delay": "1s", "maxDelay": "1m" }');
+  const input = plainObject(
+    value,
+    'retry.backoff',
+    '{ "type": "exponential", "delay": "1s", "maxDelay": "1m" }',
+  );
   rejectUnknownFields(input, BACKOFF_FIELDS, 'retry.backoff');
   const type = oneOf(input.type, 'retry.backoff.type', BACKOFF_TYPES);
   const delay = isGiven(input.delay)

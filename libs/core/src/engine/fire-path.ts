@@ -226,7 +226,9 @@ export class FirePath {
     if (!retried && entry.pauseAfterFailures !== undefined) entry.failures = error ? entry.failures + 1 : 0;
     const pause = !retried && error !== undefined && entry.failures >= (entry.pauseAfterFailures ?? Infinity);
     const ended = run.free || retried ? undefined : this.release(entry, run, error !== undefined, now, pause);
-    const extra: Partial<TimerEvent> = error ? { due: run.due, error, attempt: run.attempt } : { due: run.due };
+    const extra: Partial<TimerEvent> = error
+      ? { due: run.due, error, attempt: run.attempt }
+      : { due: run.due };
     this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra);
     if (pause && !entry.outcome && !entry.paused) this.pauseForFailures(entry);
   }
@@ -238,7 +240,8 @@ export class FirePath {
   private retry(entry: Entry, run: Run, now: number): boolean {
     const { retry } = entry;
     if (!retry || run.triggered || run.attempt >= retry.attempts) return false;
-    if (entry.kind !== 'once') this.emitSkips(run, this.skipsOf(entry, run.countFrom, run.started, now, null));
+    if (entry.kind !== 'once')
+      this.emitSkips(run, this.skipsOf(entry, run.countFrom, run.started, now, null));
     this.arm(entry, now + retryDelay(retry, run.attempt));
     [entry.attempt, entry.countFrom] = [run.attempt + 1, now];
     return true;
