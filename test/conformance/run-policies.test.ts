@@ -22,7 +22,7 @@ describe.each(BACKENDS)('%s backend: overlap', (name) => {
     expect(gone).toBeGreaterThanOrEqual(2);
     expect(second.at).toBeGreaterThanOrEqual(first.at + 2_500);
     expect(h.eventsOf('skipped')).toEqual([
-      expect.objectContaining({ version: 1, reason: 'overlap', count: gone, due: first.due + 1_000 }),
+      expect.objectContaining({ version: 1, reason: 'overlap', count: gone }),
     ]);
   });
 
@@ -38,7 +38,7 @@ describe.each(BACKENDS)('%s backend: overlap', (name) => {
     expect(second).toMatchObject({ runCount: 2, version: 2 });
     // The slot after the buffered one came during the run too: it is skipped.
     const [skipped] = h.eventsOf('skipped');
-    expect(skipped).toMatchObject({ version: 1, reason: 'overlap', due: first.due + 2_000 });
+    expect(skipped).toMatchObject({ version: 1, reason: 'overlap' });
     expect(skipped.count).toBeGreaterThanOrEqual(1);
     expect(h.eventsOf('completed').map((event) => event.version)).toEqual([1, 2]);
   });

@@ -71,6 +71,19 @@ local function claim_free_run(row, key, version)
   return { 'free', run.due, cjson.encode(row), run.r and 'rerun' or nil }
 end
 
+-- overlap 'cancel-other': the run of the slot before (`rv`, a free run) is stopped cluster-wide and its record
+-- goes, so its completion is stale (complete.lua answers reason 'overlap').
+local function cancel_other(row, key)
+  if row.ov ~= 'c' or not row.rv then
+    return
+  end
+  local member = free_member(key, row.rv)
+  if redis.call('HEXISTS', base .. 'free', member) == 1 then
+    drop_free_run(base, member)
+    redis.call('PUBLISH', prefix .. ':abort', cjson.encode({ key = key, id = row.id, version = tonumber(row.rv) }))
+  end
+end
+
 local function claim(id, key, version)
   local row = read_row(base, key)
   if not row or row.id ~= id then
@@ -101,8 +114,10 @@ local function claim(id, key, version)
     return { 'early', int(due - now) }
   end
 
-  local run_count = tonumber(row.rc or '0') + 1
+  -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
+  local run_count = tonumber(row.rc or '0') + ((row.at and not row.tg) and 0 or 1)
   local free = is_free(row, run_count)
+  cancel_other(row, key)
   publish_event(prefix, row, 'running', now, { due = due })
   -- The row table becomes the row after the claim (it is the reply); HSET writes just what changed.
   row.rv, row.rc, row.lf = version, int(run_count), now_text
