@@ -37,7 +37,8 @@ export function cronFollowUp(
 export function cronDetach(fields: RowFields, due: number): { next: number; missed: number } | null {
   const { cr: cron, tz } = fields;
   const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
-  if (fields.k !== 'cron' || fields.aw !== '0' || !cron || !tz || fields.tg !== undefined || final) return null;
+  if (fields.k !== 'cron' || fields.aw !== '0' || !cron || !tz || fields.tg !== undefined || final)
+    return null;
   const started = Number(fields.lf ?? due);
   const next = nextCronSlot(cron, tz, started);
   return next === null ? null : { next, missed: afterCronRun(cron, tz, due, started, started).missed };

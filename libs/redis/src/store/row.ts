@@ -53,7 +53,12 @@ function encodeRunPolicies(spec: NormalizedSpec): RowFields {
   if (spec.overlap === 'buffer-one' || spec.overlap === 'cancel-other') fields.ov = spec.overlap[0];
   if (spec.retry) {
     const { attempts, backoff } = spec.retry;
-    const parts = [attempts, backoff.type[0], backoff.delay, ...(backoff.maxDelay === undefined ? [] : [backoff.maxDelay])];
+    const parts = [
+      attempts,
+      backoff.type[0],
+      backoff.delay,
+      ...(backoff.maxDelay === undefined ? [] : [backoff.maxDelay]),
+    ];
     fields.ry = parts.join(',');
   }
   if (spec.pauseAfterFailures !== undefined) fields.pf = String(spec.pauseAfterFailures);
@@ -67,7 +72,10 @@ function decodeRunPolicies(fields: RowFields): Pick<Timer, 'overlap' | 'retry' |
   if (overlap && fields.k !== 'once') policies.overlap = overlap;
   if (fields.ry !== undefined) {
     const [attempts, type, delay, maxDelay] = fields.ry.split(',');
-    const backoff: RetryPolicy['backoff'] = { type: type === 'e' ? 'exponential' : 'fixed', delay: Number(delay) };
+    const backoff: RetryPolicy['backoff'] = {
+      type: type === 'e' ? 'exponential' : 'fixed',
+      delay: Number(delay),
+    };
     if (maxDelay !== undefined) backoff.maxDelay = Number(maxDelay);
     policies.retry = { attempts: Number(attempts), backoff };
   }
