@@ -88,6 +88,42 @@ describe.each(BACKENDS)('%s backend: overlap', (name) => {
   });
 });
 
+describe.each(BACKENDS)('%s backend: overlap on intervals', (name) => {
+  const backend = useBackend(name);
+  const SLOW_INTERVAL = { handler: 'work', every: 300, payload: { sleepMs: 700 } } as const;
+
+  it("'buffer-one' runs the first grid slot that came during the run right after it", async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'i', ...SLOW_INTERVAL, maxRuns: 2, overlap: 'buffer-one' });
+    await h.until(async () => (await h.timers.get('i')) === null, { what: 'two runs' });
+    const [first, second] = h.runs;
+    expect(second.due).toBe(first.due + 300);
+    expect(second.at).toBeGreaterThanOrEqual(first.at + 700);
+    const [skipped] = h.eventsOf('skipped');
+    expect(skipped).toMatchObject({ version: 1, reason: 'overlap' });
+    expect(skipped.count).toBeGreaterThanOrEqual(1);
+  });
+
+  it("'cancel-other' aborts the tick still going when the next one starts", async () => {
+    const h = await backend.open();
+    const timer = await h.timers.schedule({
+      key: 'i',
+      ...SLOW_INTERVAL,
+      maxRuns: 3,
+      overlap: 'cancel-other',
+    });
+    expect(timer).toMatchObject({ overlap: 'cancel-other', awaitTask: false });
+    await h.until(async () => (await h.timers.get('i')) === null, { what: 'three runs' });
+    await h.until(() => h.eventsOf('stale').length === 2, { what: 'two stale completions' });
+    expect(h.runs.map((run) => run.due - h.runs[0].due)).toEqual([0, 300, 600]);
+    expect(h.runs.map((run) => run.signal.aborted)).toEqual([true, true, false]);
+    expect(h.eventsOf('stale').map((event) => [event.version, event.reason])).toEqual([
+      [1, 'overlap'],
+      [2, 'overlap'],
+    ]);
+  });
+});
+
 describe.each(BACKENDS)('%s backend: retry', (name) => {
   const backend = useBackend(name);
 
