@@ -7,6 +7,8 @@ import { BACKENDS, useBackend } from './backends';
 /** A cron on every whole second whose run takes 2.5 s: two slots come while it goes on. */
 const SLOW_CRON = { handler: 'work', cron: '* * * * * *', tz: 'UTC', payload: { sleepMs: 2_500 } } as const;
 const WITHIN = { within: 12_000 };
+/** A cron on every whole second whose runs all throw. */
+const FAILING_CRON = { handler: 'work', cron: '* * * * * *', tz: 'UTC', payload: { fail: 'nope' } } as const;
 
 describe.each(BACKENDS)('%s backend: overlap', (name) => {
   const backend = useBackend(name);
@@ -198,10 +200,7 @@ describe.each(BACKENDS)('%s backend: pauseAfterFailures', (name) => {
     const h = await backend.open();
     await h.timers.schedule({
       key: 'p',
-      handler: 'work',
-      cron: '* * * * * *',
-      tz: 'UTC',
-      payload: { fail: 'nope' },
+      ...FAILING_CRON,
       pauseAfterFailures: 2,
     });
     const paused = await h.event({ type: 'paused', key: 'p' }, WITHIN);
@@ -223,10 +222,7 @@ describe.each(BACKENDS)('%s backend: pauseAfterFailures', (name) => {
     const h = await backend.open();
     await h.timers.schedule({
       key: 'p',
-      handler: 'work',
-      cron: '* * * * * *',
-      tz: 'UTC',
-      payload: { fail: 'nope' },
+      ...FAILING_CRON,
       retry: { attempts: 2, backoff: { type: 'fixed', delay: 100 } },
       pauseAfterFailures: 2,
     });
