@@ -191,6 +191,30 @@ describe.each(BACKENDS)('%s backend: retry', (name) => {
     expect(calls).toBe(3);
     expect(await h.timers.get('f')).toBeNull();
   });
+
+  it('a cron retries its slot, runCount unchanged, maxRuns not in the way; then moves on to its next slot', async () => {
+    const h = await backend.open();
+    await h.timers.schedule({
+      key: 'c',
+      ...FAILING_CRON,
+      maxRuns: 2,
+      retry: { attempts: 2, backoff: { type: 'fixed', delay: 100 } },
+    });
+    await h.until(async () => h.runs.length === 4 && (await h.timers.get('c')) === null, {
+      ...WITHIN,
+      what: 'two slots of two tries',
+    });
+    expect(h.runs.map((run) => [run.runCount, run.attempt])).toEqual([
+      [1, 1],
+      [1, 2],
+      [2, 1],
+      [2, 2],
+    ]);
+    // the slot after the retried one is a later whole second
+    expect(h.runs[2].due % 1_000).toBe(0);
+    expect(h.runs[2].due).toBeGreaterThan(h.runs[1].at);
+    expect(h.eventsOf('failed').map((event) => event.attempt)).toEqual([1, 2, 1, 2]);
+  });
 });
 
 describe.each(BACKENDS)('%s backend: pauseAfterFailures', (name) => {
