@@ -10,6 +10,9 @@
 --   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
 --   { 'stale', reason }            gone | version | status: acknowledged, never run
 --   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
+-- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; with overlap
+-- 'cancel-other' a claim aborts the run of the slot before it; a cron that does not await its runs is held
+-- here and turned free by detach.lua.
 -- A row is replied as one JSON object of its fields (with `key`): one string per timer costs Redis and
 -- the worker far less to reply and parse than an HGETALL-style array.
 
@@ -80,6 +83,9 @@ local function cancel_other(row, key)
   local member = free_member(key, row.rv)
   if redis.call('HEXISTS', base .. 'free', member) == 1 then
     drop_free_run(base, member)
+    -- a run handed back for a re-run waits in due/armed under its member: it is not to run either
+    redis.call('ZREM', base .. 'due', member)
+    redis.call('ZREM', base .. 'armed', member)
     redis.call('PUBLISH', prefix .. ':abort', cjson.encode({ key = key, id = row.id, version = tonumber(row.rv) }))
   end
 end
