@@ -287,7 +287,7 @@ export class FirePath {
   /**
    * Counts the slots the run went past and arms `next`. With overlap 'buffer-one' the first slot that came
    * while it ran is armed instead (due at once, with its own due) and the others are skipped; its run counts
-   * from now on. With `pause` nothing is armed (the caller pauses the timer). False: nothing to arm.
+   * from now on. With `pause` nothing is armed (the caller pauses the timer). False: no slot is left.
    */
   private armOrBuffer(entry: Entry, run: Run, next: number | null, now: number, pause: boolean): boolean {
     const skips = this.skipsOf(entry, run.countFrom, run.started, now, next);
@@ -298,7 +298,8 @@ export class FirePath {
     }
     this.emitSkips(run, skips);
     const due = buffered ?? next;
-    if (pause || due === null) return pause;
+    if (due === null) return false;
+    if (pause) return true;
     this.arm(entry, due);
     if (buffered !== undefined) entry.countFrom = now;
     return true;
