@@ -195,8 +195,8 @@ function workHandler(
   sleep: (ms: number, signal: AbortSignal) => Promise<void>,
 ): TimerHandler {
   return async (payload: JsonValue, ctx: TimerContext) => {
-    const { key, id, version, due, runCount, signal, timer } = ctx;
-    runs.push({ key, id, version, due, at: timer.lastFiredAt ?? due, runCount, signal, timer });
+    const { key, id, version, due, runCount, attempt, signal, timer } = ctx;
+    runs.push({ key, id, version, due, at: timer.lastFiredAt ?? due, runCount, attempt, signal, timer });
     const knobs = (payload ?? {}) as WorkPayload;
     if (knobs.sleepMs) await sleep(knobs.sleepMs, signal);
     if (knobs.fail) throw Object.assign(new Error(knobs.fail), knobs.reason ? { reason: knobs.reason } : {});

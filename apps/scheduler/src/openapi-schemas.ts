@@ -8,6 +8,32 @@ const DURATION_OR_MS: SchemaObject = {
   ],
 };
 
+/** docs/spec.md §3.3a–b: the same shape in a spec and in a Timer (whose delays are ms). */
+const RUN_POLICY_SCHEMAS: Record<string, SchemaObject> = {
+  overlap: { type: 'string', enum: ['skip', 'buffer-one', 'allow', 'cancel-other'], default: 'skip' },
+  retry: {
+    type: 'object',
+    required: ['attempts'],
+    properties: {
+      attempts: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        description: 'tries in all, the first one included',
+      },
+      backoff: {
+        type: 'object',
+        properties: {
+          type: { type: 'string', enum: ['fixed', 'exponential'], default: 'fixed' },
+          delay: DURATION_OR_MS,
+          maxDelay: DURATION_OR_MS,
+        },
+      },
+    },
+  },
+  pauseAfterFailures: { type: 'integer', minimum: 1 },
+};
+
 export const TIMER_SPEC_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['handler'],
@@ -32,6 +58,7 @@ export const TIMER_SPEC_SCHEMA: SchemaObject = {
     meta: { type: 'object' },
     ifExists: { type: 'string', enum: ['error', 'replace', 'keep'], default: 'error' },
     delivery: { type: 'string', enum: ['at-least-once', 'at-most-once'], default: 'at-least-once' },
+    ...RUN_POLICY_SCHEMAS,
   },
 };
 
@@ -78,6 +105,7 @@ export const TIMER_SCHEMA: SchemaObject = {
       },
     },
     meta: { type: 'object' },
+    ...RUN_POLICY_SCHEMAS,
   },
 };
 

@@ -5,6 +5,7 @@ export * from './failure';
 export * from './request-id';
 export * from './duration';
 export * from './validation';
+export { DEFAULT_RETRY_DELAY_MS, retryDelay } from './run-policies';
 export * from './cron';
 export * from './schedule';
 export * from './clock';

@@ -8,6 +8,7 @@ import {
   rejectUnknownFields,
 } from './input-checks';
 import { refusals } from './refusals';
+import { normalizeRunPolicies } from './run-policies';
 import { toJsonValue } from './json-value';
 import { normalizeAt, normalizeDelay, normalizeEvery } from './time-fields';
 import { showValue } from './show-value';
@@ -38,6 +39,9 @@ const SPEC_FIELDS = [
   'meta',
   'ifExists',
   'delivery',
+  'overlap',
+  'retry',
+  'pauseAfterFailures',
 ];
 const SCHEDULE_FIELDS = ['delay', 'at', 'every', 'cron'] as const;
 const WHEN_FIELDS = ['delay', 'at'] as const;
@@ -86,7 +90,12 @@ export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> =
     payload: toJsonValue(input.payload === undefined ? null : input.payload, 'payload', maxPayloadBytes),
     ...schedule,
     ...(maxRuns !== undefined && { maxRuns }),
-    awaitTask: normalizeAwaitTask(input.awaitTask, schedule.kind),
+    ...normalizeRunPolicies(
+      input,
+      schedule.kind,
+      normalizeAwaitTask(input.awaitTask, schedule.kind),
+      isGiven(input.awaitTask),
+    ),
     removeOnComplete: optionalBoolean(input.removeOnComplete, 'removeOnComplete', true),
     ...(meta !== undefined && { meta }),
     ifExists: oneOf(input.ifExists, 'ifExists', IF_EXISTS),
@@ -202,7 +211,7 @@ function normalizeAwaitTask(awaitTask: unknown, kind: NormalizedSpec['kind']): b
       'awaitTask',
       `awaitTask false was given for a ${kind} timer; it only applies to every (interval) timers`,
       kind === 'cron'
-        ? 'Remove awaitTask: a cron slot that comes while the last run is still running is skipped.'
+        ? 'Remove awaitTask: a cron slot that comes while the last run is still running is skipped; overlap "allow" runs it beside.'
         : 'Remove awaitTask: a one-shot timer runs once.',
     );
   }

@@ -38,6 +38,6 @@ export { Backlog, type BacklogOptions } from './metrics/backlog';
 export { type BacklogSource, SundialMetrics } from './metrics/sundial-metrics';
 
 // Internals the Redis test suites drive directly (scripts, fire commands, cron follow-ups); not for apps.
-export { cronFollowUp } from './fire/completion';
+export { cronDetach, cronFollowUp } from './fire/completion';
 export { FireCommands, type FireJobData, type TimerRef } from './store/fire-commands';
 export { defineCommands, loadCommands, runScript, type ScriptName } from './store/script-loader';

@@ -178,6 +178,7 @@ class MemoryEngine implements Engine {
       entry.scheduledAt = now;
       if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
       entry.paused = false;
+      [entry.attempt, entry.countFrom] = [1, null];
       this.firePath.arm(entry, dueAt);
       this.firePath.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
       return toTimer(entry);
@@ -207,6 +208,8 @@ class MemoryEngine implements Engine {
         // Found first: a cron with no slot left refuses to resume and stays paused.
         const due = this.firePath.nextDue(entry, this.clock.now());
         entry.paused = false;
+        // A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
+        [entry.attempt, entry.countFrom, entry.failures] = [1, null, 0];
         this.firePath.arm(entry, due);
         this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
       }

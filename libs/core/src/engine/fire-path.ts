@@ -1,8 +1,9 @@
 import type { Ledger } from './ledger';
 import type { Clock } from '../clock';
-import { liveCronSlot } from '../cron';
+import { liveCronSlot, nextCronSlot } from '../cron';
 import { describeFailure } from '../failure';
 import { refusals } from '../refusals';
+import { retryDelay } from '../run-policies';
 import { afterCronRun, gridSkips, nextGridSlot, type Skips } from '../schedule';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
@@ -67,13 +68,24 @@ export class FirePath {
   }
 
   /**
-   * Claims the entry and runs its handler. A free run (an `awaitTask: false` tick, unless it is the
-   * last one `maxRuns` allows) arms the next tick now; every other run holds the timer until it settles.
+   * Claims the entry and runs its handler. A free run (a tick of a periodic timer that does not await its
+   * task — overlap 'allow' or 'cancel-other' — unless it is the last one `maxRuns` allows) arms the next
+   * slot now; every other run holds the timer until it settles. A retry is its slot's run again: it does
+   * not count in runCount.
    */
   start(entry: Entry, due: number, triggered: boolean): void {
     const now = this.deps.clock.now();
-    entry.runCount += 1;
-    const free = !triggered && entry.kind === 'interval' && !entry.awaitTask && !exhausted(entry);
+    const attempt = triggered ? 1 : entry.attempt;
+    const countFrom = triggered ? due : (entry.countFrom ?? due);
+    if (!triggered) [entry.attempt, entry.countFrom] = [1, null];
+    if (attempt === 1) entry.runCount += 1;
+    // A free tick arms the next slot now: slots that passed since `due` are missed, not made up.
+    const next =
+      !triggered && entry.kind !== 'once' && !entry.awaitTask && !exhausted(entry)
+        ? this.slotAfter(entry, now)
+        : null;
+    const free = next !== null;
+    if (entry.overlap === 'cancel-other') this.cancelOthers(entry);
     const run: Run = {
       id: entry.id,
       key: entry.key,
@@ -82,6 +94,8 @@ export class FirePath {
       due,
       started: now,
       triggered,
+      attempt,
+      countFrom,
       free,
       controller: new AbortController(),
     };
@@ -89,12 +103,33 @@ export class FirePath {
     entry.latestRun = run;
     entry.lastFiredAt = now;
     entry.last = { started: now, status: 'running' };
-    // A free tick arms the next one now: grid slots that passed since `due` are missed, not made up.
-    const next = free ? this.nextDue(entry, now) : undefined;
-    if (next !== undefined) this.arm(entry, next);
+    if (next !== null) this.arm(entry, next);
     this.emit('running', run, { due });
-    if (next !== undefined) this.emitSkips(run, gridSkips(entry.scheduledAt, entry.everyMs!, due, now, next));
+    if (next !== null) this.emitSkips(run, this.skipsOf(entry, due, now, now, next));
     void this.execute(entry, run);
+  }
+
+  /** A free tick's next slot after `now`; null when a cron has none left (then its run holds the timer). */
+  private slotAfter(entry: Entry, now: number): number | null {
+    return entry.kind === 'cron' ? nextCronSlot(entry.cron!, entry.tz!, now) : this.nextDue(entry, now);
+  }
+
+  /** overlap 'cancel-other': the runs still going are aborted, and their completions will be stale. */
+  private cancelOthers(entry: Entry): void {
+    for (const run of entry.runs) {
+      run.overlapped = true;
+      entry.runs.delete(run);
+      this.abortLater(run);
+    }
+  }
+
+  /** The slots strictly after `from` and before `next`, split at `started` (the rule of afterCronRun and gridSkips). */
+  private skipsOf(entry: Entry, from: number, started: number, now: number, next: number | null): Skips {
+    if (entry.kind === 'cron') {
+      const { next: _next, ...skips } = afterCronRun(entry.cron!, entry.tz!, from, started, now);
+      return skips;
+    }
+    return gridSkips(entry.scheduledAt, entry.everyMs!, from, started, next ?? this.nextDue(entry, now));
   }
 
   /** Cancels the entry: its wake and every run in flight become stale, their signals abort. */
@@ -162,6 +197,7 @@ export class FirePath {
       version: run.version,
       due: run.due,
       runCount: entry.runCount,
+      attempt: run.attempt,
       payload,
       signal: run.controller.signal,
       timer: toTimer(entry),
@@ -181,7 +217,7 @@ export class FirePath {
   private settle(run: Run, error: RunError | undefined): void {
     const entry = this.deps.store.get(run.key);
     if (!entry || entry.id !== run.id || !entry.runs.delete(run)) {
-      this.emit('stale', run, { reason: 'gone', due: run.due });
+      this.emit('stale', run, { reason: run.overlapped ? 'overlap' : 'gone', due: run.due });
       return;
     }
     const now = this.deps.clock.now();
@@ -191,13 +227,45 @@ export class FirePath {
     }
     if (error) entry.lastErrorAt = now;
     else entry.lastCompletedAt = now;
-    const ended = run.free ? undefined : this.release(entry, run, error !== undefined, now);
-    const extra: Partial<TimerEvent> = error ? { due: run.due, error } : { due: run.due };
+    const retried = error !== undefined && !run.free && this.retry(entry, run, now);
+    if (!retried && entry.pauseAfterFailures !== undefined) entry.failures = error ? entry.failures + 1 : 0;
+    const pause = !retried && error !== undefined && entry.failures >= (entry.pauseAfterFailures ?? Infinity);
+    const ended = run.free || retried ? undefined : this.release(entry, run, error !== undefined, now, pause);
+    const extra: Partial<TimerEvent> = error
+      ? { due: run.due, error, attempt: run.attempt }
+      : { due: run.due };
     this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra);
+    if (pause && !entry.outcome && !entry.paused) this.pauseForFailures(entry);
   }
 
-  /** A held run ended: the timer finishes, or arms what comes next. Returns why it ended, if it did so unasked. */
-  private release(entry: Entry, run: Run, failed: boolean, now: number): CronEnd | undefined {
+  /**
+   * A failed held run with tries left (`retry`, docs/spec.md §3.3b): its slot runs again after the backoff,
+   * under a new version. The slots it went past are counted now; the retry counts from here on.
+   */
+  private retry(entry: Entry, run: Run, now: number): boolean {
+    const { retry } = entry;
+    if (!retry || run.triggered || run.attempt >= retry.attempts) return false;
+    if (entry.kind !== 'once')
+      this.emitSkips(run, this.skipsOf(entry, run.countFrom, run.started, now, null));
+    this.arm(entry, now + retryDelay(retry, run.attempt));
+    [entry.attempt, entry.countFrom] = [run.attempt + 1, now];
+    return true;
+  }
+
+  /** pauseAfterFailures reached: paused as `pause(key)` would, and says why (docs/spec.md §3.3b). */
+  private pauseForFailures(entry: Entry): void {
+    this.abortFreeRuns(entry);
+    this.withdraw(entry);
+    entry.version += 1;
+    entry.paused = true;
+    this.emit('paused', entry, { reason: 'failures', count: entry.failures });
+  }
+
+  /**
+   * A held run ended: the timer finishes, or arms what comes next (unless `pause`: pauseAfterFailures then
+   * pauses it). Returns why it ended, if it did so unasked.
+   */
+  private release(entry: Entry, run: Run, failed: boolean, now: number, pause: boolean): CronEnd | undefined {
     const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
     if (exhausted(entry) || (!run.triggered && endsHere)) {
       this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
@@ -205,25 +273,41 @@ export class FirePath {
       // The schedule did not move: a due time that passed meanwhile runs at once, late.
       this.arm(entry, entry.dueAt);
     } else if (entry.kind === 'cron') {
-      return this.armAfterCronRun(entry, run, now);
+      return this.armAfterCronRun(entry, run, now, pause);
     } else {
       const next = this.nextDue(entry, now);
-      this.emitSkips(run, gridSkips(entry.scheduledAt, entry.everyMs!, run.due, run.started, next));
-      this.arm(entry, next);
+      this.armOrBuffer(entry, run, next, now, pause);
     }
     return undefined;
   }
 
   /** The slots after the run's due up to now are skipped (counted, by reason); none left ends the timer. */
-  private armAfterCronRun(entry: Entry, run: Run, now: number): CronEnd | undefined {
-    const { next, ...skips } = afterCronRun(entry.cron!, entry.tz!, run.due, run.started, now);
-    this.emitSkips(run, skips);
-    if (next !== null) {
-      this.arm(entry, next);
-      return undefined;
-    }
+  private armAfterCronRun(entry: Entry, run: Run, now: number, pause: boolean): CronEnd | undefined {
+    const next = nextCronSlot(entry.cron!, entry.tz!, now);
+    if (this.armOrBuffer(entry, run, next, now, pause)) return undefined;
     this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
     return 'no-next-slot';
+  }
+
+  /**
+   * Counts the slots the run went past and arms `next`. With overlap 'buffer-one' the first slot that came
+   * while it ran is armed instead (due at once, with its own due) and the others are skipped; its run counts
+   * from now on. With `pause` nothing is armed (the caller pauses the timer). False: no slot is left.
+   */
+  private armOrBuffer(entry: Entry, run: Run, next: number | null, now: number, pause: boolean): boolean {
+    const skips = this.skipsOf(entry, run.countFrom, run.started, now, next);
+    const buffered = entry.overlap === 'buffer-one' && !pause ? skips.firstOverlap : undefined;
+    if (buffered !== undefined) {
+      skips.overlap -= 1;
+      skips.firstOverlap = this.slotAfter(entry, buffered) ?? undefined;
+    }
+    this.emitSkips(run, skips);
+    const due = buffered ?? next;
+    if (due === null) return false;
+    if (pause) return true;
+    this.arm(entry, due);
+    if (buffered !== undefined) entry.countFrom = now;
+    return true;
   }
 
   /** One `skipped` event per reason that has slots; `due` is the first of them (docs/spec.md §3.6). */

@@ -1,4 +1,4 @@
-import { afterCronRun } from '@sundial/core';
+import { afterCronRun, nextCronSlot } from '@sundial/core';
 import type { Completion } from '../store/fire-commands';
 import type { RowFields } from '../store/row';
 
@@ -13,14 +13,35 @@ export function cronFollowUp(
   fields: RowFields,
   due: number,
   now: number,
-): Pick<Completion, 'cronNext' | 'missed' | 'overlap'> {
+): Pick<Completion, 'cronNext' | 'missed' | 'overlap' | 'buffered'> {
   const { cr: cron, tz } = fields;
   const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
   if (fields.k !== 'cron' || cron === undefined || tz === undefined || fields.tg !== undefined || final) {
     return { missed: 0, overlap: 0 };
   }
-  const { next, missed, overlap } = afterCronRun(cron, tz, due, Number(fields.lf ?? due), now);
+  // A retry's or a buffered slot's run counts after the run before it (`cf`), whose skips were counted.
+  const from = fields.cf === undefined ? due : Number(fields.cf);
+  const { next, missed, overlap, firstOverlap } = afterCronRun(cron, tz, from, Number(fields.lf ?? due), now);
+  // overlap 'buffer-one': the first slot that came during the run is kept, due at once with its own due.
+  if (fields.ov === 'b' && firstOverlap !== undefined) {
+    return { cronNext: firstOverlap, missed, overlap: overlap - 1, buffered: true };
+  }
   return next === null ? { missed, overlap } : { cronNext: next, missed, overlap };
+}
+
+/**
+ * A claimed cron run that goes on free (overlap 'allow' / 'cancel-other', detach.lua): the slot to arm now and
+ * the slots missed since its due; null when it stays held (a trigger run, the last run maxRuns allows, or a
+ * cron with no slot left).
+ */
+export function cronDetach(fields: RowFields, due: number): { next: number; missed: number } | null {
+  const { cr: cron, tz } = fields;
+  const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
+  if (fields.k !== 'cron' || fields.aw !== '0' || !cron || !tz || fields.tg !== undefined || final)
+    return null;
+  const started = Number(fields.lf ?? due);
+  const next = nextCronSlot(cron, tz, started);
+  return next === null ? null : { next, missed: afterCronRun(cron, tz, due, started, started).missed };
 }
 
 /** The completion that settles an at-most-once run whose worker was lost (docs/spec.md §3.8). */

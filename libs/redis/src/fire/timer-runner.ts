@@ -17,7 +17,7 @@ import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
 import { decodeRow, type RowFields } from '../store/row';
 import { RunSpan } from '../tracing/fire-spans';
-import { cronFollowUp, lostCompletion } from './completion';
+import { cronDetach, cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import {
   DEFAULT_LEASE_MS,
@@ -235,13 +235,16 @@ export class TimerRunner extends Partitioned<FireCommands> {
     // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event;
     // a re-run's were counted at its first claim).
     if (claimed.mode === 'free' && !claimed.rerun) this.reports.skips(freeRunSkips(claimed), fields);
+    await this.detach(run, claimed, fields);
     this.leases.add(run);
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, claimStartedAt, latenessMs);
+    // A retry's try (`at`); a trigger run is always a first.
+    const attempt = claimed.fields.tg === undefined ? Number(claimed.fields.at ?? 1) : 1;
     const invoked = span
-      ? span.within(() => this.invoke(run, claimed.due, timer))
-      : this.invoke(run, claimed.due, timer);
+      ? span.within(() => this.invoke(run, claimed.due, timer, attempt))
+      : this.invoke(run, claimed.due, timer, attempt);
     const outcome = await Promise.race([invoked, handedBack]);
     span?.end(outcome);
     if (outcome === null || run.released) {
@@ -274,7 +277,26 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private async invoke(run: ActiveRun, due: number, timer: Timer): Promise<RunOutcome> {
+  /**
+   * A cron whose slots do not wait for its runs (overlap 'allow' / 'cancel-other'): claim.lua held the run, as
+   * its next slot is cron math; detach.lua arms that slot and lets the run go on free. Done before the run is
+   * leased, so its lease is renewed under the name it ends with. Not detached: it stays held.
+   */
+  private async detach(run: ActiveRun, claimed: Claimed, fields: RunFields): Promise<void> {
+    const follow = claimed.mode === 'held' ? cronDetach(claimed.fields, claimed.due) : null;
+    if (!follow) return;
+    try {
+      if (await this.commands.detach(run.partition, this.workerId, run, follow.next, follow.missed)) {
+        run.mode = 'free';
+        this.reports.skips({ missed: follow.missed, overlap: 0 }, fields);
+      }
+    } catch (error) {
+      // It runs held; its completion arms the next slot, as overlap 'skip' would.
+      this.logger.error(`Sundial could not arm the next slot at claim: ${(error as Error).message}`, fields);
+    }
+  }
+
+  private async invoke(run: ActiveRun, due: number, timer: Timer, attempt: number): Promise<RunOutcome> {
     const handler = this.handlers[timer.handler];
     try {
       if (!handler) throw refusals.unknownHandler(timer.handler, 'worker');
@@ -286,6 +308,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         version,
         due,
         runCount,
+        attempt,
         payload,
         get signal() {
           return controllerOf(run).signal;

@@ -74,6 +74,8 @@ export interface Completion {
   missed: number;
   /** cron: slots that came while the run went on */
   overlap: number;
+  /** cron: `cronNext` is a slot that came during the run, kept by overlap 'buffer-one' */
+  buffered?: boolean;
 }
 
 export interface LeaseRef {
@@ -174,6 +176,7 @@ export class FireCommands {
       c.cronNext === undefined ? '' : String(c.cronNext),
       c.missed,
       c.overlap,
+      c.buffered ? '1' : '',
     ]);
     const argv1 = requestPrefix(this.keys.prefix, request);
     const replies = (await this.runWith(
@@ -183,6 +186,21 @@ export class FireCommands {
       JSON.stringify(runs),
     )) as RawCompleteReply[];
     return replies.map(parseCompleteReply);
+  }
+
+  /**
+   * Turns a claimed cron run into a free run and arms `next` (overlap 'allow' / 'cancel-other'); false when
+   * the row is no longer this run's. Safe to repeat: a repeated call finds the free run it made.
+   */
+  async detach(
+    partition: number,
+    workerId: string,
+    run: LeaseRef & { version: number },
+    next: number,
+    missed: number,
+  ): Promise<boolean> {
+    const { key, version, runCount } = run;
+    return (await this.run('detach', partition, workerId, key, version, runCount, next, missed)) === 1;
   }
 
   /** Extends the leases still held; replies per run whether it still is. */

@@ -1,5 +1,7 @@
 import type {
   Delivery,
+  OverlapPolicy,
+  RetryPolicy,
   JsonObject,
   JsonValue,
   LastRun,
@@ -38,8 +40,50 @@ export function encodeSpecFields(spec: NormalizedSpec): RowFields {
   if (!spec.removeOnComplete) fields.rm = '0';
   if (spec.delivery === 'at-most-once') fields.dl = 'm';
   if (spec.meta !== undefined) fields.m = JSON.stringify(spec.meta);
+  Object.assign(fields, encodeRunPolicies(spec));
   return fields;
 }
+
+/**
+ * The run policies (docs/design.md "Row hash fields"): `ov` b | c for overlap 'buffer-one' | 'cancel-other'
+ * ('allow' is `aw` 0, 'skip' nothing), `ry` "attempts,f|e,delayMs[,maxDelayMs]", `pf` pauseAfterFailures.
+ */
+function encodeRunPolicies(spec: NormalizedSpec): RowFields {
+  const fields: RowFields = {};
+  if (spec.overlap === 'buffer-one' || spec.overlap === 'cancel-other') fields.ov = spec.overlap[0];
+  if (spec.retry) {
+    const { attempts, backoff } = spec.retry;
+    const parts = [
+      attempts,
+      backoff.type[0],
+      backoff.delay,
+      ...(backoff.maxDelay === undefined ? [] : [backoff.maxDelay]),
+    ];
+    fields.ry = parts.join(',');
+  }
+  if (spec.pauseAfterFailures !== undefined) fields.pf = String(spec.pauseAfterFailures);
+  return fields;
+}
+
+/** The run policies of a row, as `Timer` returns them (absent: the defaults). */
+function decodeRunPolicies(fields: RowFields): Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> {
+  const policies: Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> = {};
+  const overlap = OVERLAP_CODES[fields.ov ?? ''] ?? (fields.aw === '0' ? 'allow' : undefined);
+  if (overlap && fields.k !== 'once') policies.overlap = overlap;
+  if (fields.ry !== undefined) {
+    const [attempts, type, delay, maxDelay] = fields.ry.split(',');
+    const backoff: RetryPolicy['backoff'] = {
+      type: type === 'e' ? 'exponential' : 'fixed',
+      delay: Number(delay),
+    };
+    if (maxDelay !== undefined) backoff.maxDelay = Number(maxDelay);
+    policies.retry = { attempts: Number(attempts), backoff };
+  }
+  if (fields.pf !== undefined) policies.pauseAfterFailures = Number(fields.pf);
+  return policies;
+}
+
+const OVERLAP_CODES: Record<string, OverlapPolicy> = { b: 'buffer-one', c: 'cancel-other' };
 
 /** The one decoder from a row (or a tombstone's fields) to the public `Timer`. */
 export function decodeRow(fields: RowFields): Timer {
@@ -68,7 +112,7 @@ export function decodeRow(fields: RowFields): Timer {
   if (fields.tz !== undefined) timer.tz = fields.tz;
   if (fields.mr !== undefined) timer.maxRuns = Number(fields.mr);
   if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
-  return timer;
+  return Object.assign(timer, decodeRunPolicies(fields));
 }
 
 /**
@@ -102,7 +146,7 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
   if (spec.tz !== undefined) timer.tz = spec.tz;
   if (spec.maxRuns !== undefined) timer.maxRuns = spec.maxRuns;
   if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
-  return timer;
+  return Object.assign(timer, decodeRunPolicies({ ...fields, k: spec.kind }));
 }
 
 function optionalNumber(value: string | undefined): number | null {

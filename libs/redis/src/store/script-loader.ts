@@ -16,6 +16,7 @@ export const SCRIPT_NAMES = [
   'cancel-all',
   'claim',
   'complete',
+  'detach',
   'pause',
   'reconcile',
   'release',

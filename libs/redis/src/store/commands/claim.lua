@@ -10,6 +10,9 @@
 --   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
 --   { 'stale', reason }            gone | version | status: acknowledged, never run
 --   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
+-- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; with overlap
+-- 'cancel-other' a claim aborts the run of the slot before it; a cron that does not await its runs is held
+-- here and turned free by detach.lua.
 -- A row is replied as one JSON object of its fields (with `key`): one string per timer costs Redis and
 -- the worker far less to reply and parse than an HGETALL-style array.
 
@@ -72,6 +75,22 @@ local function claim_free_run(row, key, version)
   return { 'free', run.due, cjson.encode(row), run.r and 'rerun' or nil }
 end
 
+-- overlap 'cancel-other': the run of the slot before (`rv`, a free run) is stopped cluster-wide and its record
+-- goes, so its completion is stale (complete.lua answers reason 'overlap').
+local function cancel_other(row, key)
+  if row.ov ~= 'c' or not row.rv then
+    return
+  end
+  local member = free_member(key, row.rv)
+  if redis.call('HEXISTS', base .. 'free', member) == 1 then
+    drop_free_run(base, member)
+    -- a run handed back for a re-run waits in due/armed under its member: it is not to run either
+    redis.call('ZREM', base .. 'due', member)
+    redis.call('ZREM', base .. 'armed', member)
+    redis.call('PUBLISH', prefix .. ':abort', cjson.encode({ key = key, id = row.id, version = tonumber(row.rv) }))
+  end
+end
+
 local function claim(id, key, version)
   local row = read_row(base, key)
   if not row or row.id ~= id then
@@ -102,8 +121,10 @@ local function claim(id, key, version)
     return { 'early', int(due - now) }
   end
 
-  local run_count = tonumber(row.rc or '0') + 1
+  -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
+  local run_count = tonumber(row.rc or '0') + ((row.at and not row.tg) and 0 or 1)
   local free = is_free(row, run_count)
+  cancel_other(row, key)
   publish_event(prefix, row, 'running', now, { due = due })
   -- The row table becomes the row after the claim (it is the reply); HSET writes just what changed.
   row.rv, row.rc, row.lf = version, int(run_count), now_text

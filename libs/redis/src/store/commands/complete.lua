@@ -5,8 +5,9 @@
 --   ARGV[2] the runs as one JSON array (one argument, not ten per run: far cheaper to send), each
 --     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
---     slots that came while it went on] — strings but the last two; a free run's key names its lease
---     record (includes/free-runs) with its version
+--     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
+--     (else '')] — strings but missed and overlap; a free run's key names its lease record
+--     (includes/free-runs) with its version
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -34,6 +35,63 @@ local function stale(row, id, key, version, reason, outcome)
   return { 'stale', reason }
 end
 
+-- Which try of its slot the row's run is (`at`, retry): a trigger run is always a first.
+local function attempt_of(row)
+  return row.tg and 1 or tonumber(row.at or '1')
+end
+
+-- Where a held run's skips count from (`cf`: a retry's or a buffered slot's run counts after the run before
+-- it, whose skips were counted), else its due.
+local function count_from(row)
+  return tonumber(row.cf or row.d)
+end
+
+-- How long a run that failed on try `attempt` waits for its retry (`ry` "attempts,f|e,delay[,maxDelay]",
+-- the math of core retryDelay), or nil when it has no try left.
+local function retry_wait(row, attempt)
+  local attempts, kind, delay, max_delay = string.match(row.ry or '', '^(%d+),(%a),(%d+),?(%d*)$')
+  if not attempts or attempt >= tonumber(attempts) then
+    return nil
+  end
+  local wait = tonumber(delay)
+  if kind == 'e' then
+    wait = wait * 2 ^ (attempt - 1)
+  end
+  if max_delay ~= '' then
+    wait = math.min(wait, tonumber(max_delay))
+  end
+  return wait
+end
+
+-- pauseAfterFailures: the run's outcome extends (`fs` in `fields`) or ends (`fs` in `gone`) the streak of
+-- failed slots. Returns the streak when it reaches `pf` and the timer is to pause.
+local function count_failure(row, outcome, fields, gone)
+  if not row.pf then
+    return nil
+  end
+  if outcome == 'ok' then
+    gone[#gone + 1] = 'fs'
+    return nil
+  end
+  local streak = tonumber(row.fs or '0') + 1
+  fields.fs = int(streak)
+  return (streak >= tonumber(row.pf) and row.s ~= 'paused') and streak or nil
+end
+
+-- pauseAfterFailures reached: the row is paused as pause.lua does (its runs abort, out of due/armed).
+local function pause_row(row, fields, gone, streak)
+  abort_runs(prefix, row)
+  fields.v = int(tonumber(row.v) + 1)
+  fields.s = 'paused'
+  row.v = fields.v
+  redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
+  gone[#gone + 1] = 'tg'
+  redis.call('HDEL', row_key(base, row.key), unpack(gone))
+  redis.call('ZREM', base .. 'due', row.key)
+  redis.call('ZREM', base .. 'armed', row.key)
+  publish_event(prefix, row, 'paused', now, { reason = 'failures', count = streak })
+end
+
 -- What `last` records (docs/spec.md §3.2): the run's start and end, and the error of a failed or lost run.
 local function last_run(row, outcome, message, reason)
   local last = { started = tonumber(row.lf), ended = now, status = outcome == 'ok' and 'ok' or 'failed' }
@@ -47,7 +105,8 @@ end
 -- the run ended its timer unasked ('no-next-slot'), carried by the event as its reason.
 local function outcome_of(row, version, outcome, message, reason, ended)
   local last = last_run(row, outcome, message, reason)
-  publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last.error, reason = ended })
+  local attempt = outcome ~= 'ok' and attempt_of(row) or nil
+  publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last.error, reason = ended, attempt = attempt })
   local fields = { l = cjson.encode(last) }
   fields[outcome == 'ok' and 'lc' or 'le'] = int(now)
   return fields
@@ -59,7 +118,15 @@ local function complete_free(row, version, run_count, outcome, message, reason)
   if row.rc ~= run_count then
     fields.l = nil
   end
+  local gone = {}
+  local streak = count_failure(row, outcome, fields, gone)
+  if streak then
+    return pause_row(row, fields, gone, streak)
+  end
   redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
+  if #gone > 0 then
+    redis.call('HDEL', row_key(base, row.key), unpack(gone))
+  end
 end
 
 -- The run is over for good: the timer ends with `status`, kept by removeOnComplete=false, else removed
@@ -73,15 +140,20 @@ local function finish(row, version, outcome, message, reason, ended)
     redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct')
   else
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
-    publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended })
+    local attempt = outcome ~= 'ok' and attempt_of(row) or nil
+    publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended, attempt = attempt })
     redis.call('DEL', row_key(base, row.key))
     ledger_expire(row.key, LEDGER_KEEP_MS)
     removed_keys[#removed_keys + 1] = row.key
   end
 end
 
--- The timer goes on: next version, pending again, its next due armed; the run's lease fields go.
-local function rearm(row, fields, due, gone)
+-- The timer goes on: next version, pending again, its next due armed; the run's lease fields go. With
+-- `streak` (pauseAfterFailures reached) it is paused instead.
+local function rearm(row, fields, due, gone, streak)
+  if streak then
+    return pause_row(row, fields, gone, streak)
+  end
   fields.v = int(tonumber(row.v) + 1)
   fields.s = 'pending'
   fields.d = int(due)
@@ -90,27 +162,76 @@ local function rearm(row, fields, due, gone)
   arm_due(base, row.key, due)
 end
 
--- Settles a held run; returns the slots its timer went past: missed, overlap (docs/spec.md §3.3).
-local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap)
+-- A failed held run with tries left (retry, docs/spec.md §3.3b): its slot runs again after the backoff under
+-- a new version (`at` its try); the slots it went past are counted now, its retry counts after now (`cf`).
+local function retry_held(row, version, outcome, message, reason, missed, overlap)
+  local wait = outcome == 'failed' and not row.tg and retry_wait(row, attempt_of(row))
+  if not wait then
+    return nil
+  end
+  local fields = outcome_of(row, version, outcome, message, reason)
+  fields.at = int(attempt_of(row) + 1)
+  if row.k == 'interval' then
+    missed, overlap = grid_skips(row, count_from(row), tonumber(row.lf), next_grid_slot(row, now))
+  end
+  if row.k == 'once' then
+    missed, overlap = 0, 0
+  else
+    fields.cf = int(now)
+  end
+  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct' })
+  publish_skips(prefix, row, now, version, missed, overlap)
+  return missed, overlap
+end
+
+-- Settles a held run; returns the slots its timer went past: missed, overlap (docs/spec.md §3.3). `buffered`:
+-- cron_next is a slot kept by overlap 'buffer-one', due at once (an interval's is picked here).
+local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered)
   unleased[#unleased + 1] = row.key
+  local retried_missed, retried_overlap = retry_held(row, version, outcome, message, reason, missed, overlap)
+  if retried_missed then
+    return retried_missed, retried_overlap
+  end
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
+  local gone = { 'lw', 'lu', 'ct', 'at' }
   if row.tg and not final then
-    -- A trigger run does not move the schedule: back to the unchanged `d`.
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(row.d), { 'lw', 'lu', 'ct', 'tg' })
+    -- A trigger run does not move the schedule: back to the unchanged `d` (and its pending retry, if any).
+    local fields = outcome_of(row, version, outcome, message, reason)
+    local trigger_gone = { 'lw', 'lu', 'ct', 'tg' }
+    rearm(row, fields, tonumber(row.d), trigger_gone, count_failure(row, outcome, fields, trigger_gone))
     return 0, 0
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
     finish(row, version, outcome, message, reason)
     return 0, 0
-  elseif row.k == 'interval' then
-    local due, next_due = tonumber(row.d), next_grid_slot(row, now)
-    missed, overlap = grid_skips(row, due, tonumber(row.lf), next_due)
-    rearm(row, outcome_of(row, version, outcome, message, reason), next_due, { 'lw', 'lu', 'ct' })
-  elseif cron_next == '' then
+  elseif row.k == 'cron' and cron_next == '' then
     -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
     finish(row, version, outcome, message, reason, 'no-next-slot')
-  else
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu', 'ct' })
+    publish_skips(prefix, row, now, version, missed, overlap)
+    return missed, overlap
   end
+  local fields = outcome_of(row, version, outcome, message, reason)
+  local streak = count_failure(row, outcome, fields, gone)
+  local next_due = tonumber(cron_next)
+  if row.k == 'interval' then
+    local every = tonumber(row.em)
+    next_due = next_grid_slot(row, now)
+    missed, overlap = grid_skips(row, count_from(row), tonumber(row.lf), next_due)
+    -- overlap 'buffer-one': the first slot that came during the run runs at once, with its own due.
+    buffered = row.ov == 'b' and overlap > 0
+    if buffered then
+      next_due, overlap = next_due - overlap * every, overlap - 1
+    end
+  end
+  if buffered and not streak then
+    fields.cf = int(now)
+  else
+    gone[#gone + 1] = 'cf'
+    if buffered then
+      -- Paused instead: the kept slot is skipped like the others.
+      overlap = overlap + 1
+    end
+  end
+  rearm(row, fields, next_due, gone, streak)
   publish_skips(prefix, row, now, version, missed, overlap)
   return missed, overlap
 end
@@ -122,7 +243,9 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   local run = read_free_run(base, member)
   local lease = tonumber(redis.call('ZSCORE', base .. 'leases', member) or '0')
   if not run or run.rc ~= run_count or (outcome == 'lost' and lease > now) then
-    return stale(row, id, key, version, 'status', outcome)
+    -- overlap 'cancel-other': the next slot's claim took its record (claim.lua).
+    local why = (not run and row and row.id == id and row.ov == 'c') and 'overlap' or 'status'
+    return stale(row, id, key, version, why, outcome)
   end
   drop_free_run(base, member)
   if not row or row.id ~= id then
@@ -132,7 +255,7 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   return { 'done', 0, 0 }
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap)
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered)
   local row = read_row(base, key)
   if mode == 'free' then
     return settle_free(row, id, key, version, run_count, outcome, message, reason)
@@ -147,7 +270,7 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
   if row.s ~= 'running' or row.rc ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
     return stale(row, id, key, version, 'status', outcome)
   end
-  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap) }
+  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered == '1') }
 end
 
 local replies = {}

@@ -41,6 +41,8 @@ end
 bump_version(row)
 row.s = 'pending'
 row.d = int(due)
+-- A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
+row.fs, row.at, row.cf = nil, nil, nil
 save_row(base, row)
 arm_due(base, key, due)
 publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'resume' })
