@@ -7,6 +7,8 @@ export * from './duration';
 export * from './validation';
 export * from './cron';
 export * from './schedule';
+export * from './slot-policy';
+export { fnv1a32 } from './fnv1a32';
 export * from './clock';
 export * from './virtual-clock';
 export * from './engine';

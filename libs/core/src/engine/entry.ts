@@ -1,5 +1,5 @@
 import type { ClockHandle } from '../clock';
-import type { NormalizedSpec, Timer, TimerKind, TimerStatus } from '../types';
+import type { NormalizedSpec, SlotPolicy, Timer, TimerKind, TimerStatus } from '../types';
 
 /** One execution of a timer's handler, and the identity its completion is checked against. */
 export interface Run {
@@ -9,6 +9,8 @@ export interface Run {
   /** the version this run claimed */
   readonly version: number;
   readonly due: number;
+  /** the slot the run is for (its due without jitter; `due` for one-shot, trigger and backfill runs) */
+  readonly slot: number;
   readonly started: number;
   /** started by `trigger`: it never moves the schedule */
   readonly triggered: boolean;
@@ -31,6 +33,10 @@ export interface Entry extends Omit<Timer, 'status'> {
   readonly runs: Set<Run>;
   /** the most recently started run, the one `last` describes */
   latestRun: Run | null;
+  /** the slot `dueAt` stands for: `dueAt` without its jitter (docs/spec.md §3.3a) */
+  slot: number;
+  /** a backfill in progress: the slots still to run after the armed one, and the slot to go back to */
+  backfill: { rest: number[]; resume: number } | null;
 }
 
 /** A fresh entry at version 0; arming it makes it version 1. */
@@ -58,6 +64,13 @@ export function createEntry(id: string, spec: NormalizedSpec, now: number): Entr
     lastErrorAt: null,
     last: null,
     meta: spec.meta === undefined ? undefined : structuredClone(spec.meta),
+    catchup: spec.catchup,
+    catchupWindow: spec.catchupWindow,
+    jitter: spec.jitter,
+    startAt: spec.startAt,
+    endAt: spec.endAt,
+    slot: now,
+    backfill: null,
     paused: false,
     outcome: null,
     wake: null,
@@ -103,5 +116,17 @@ export function toTimer(entry: Entry, status: TimerStatus = statusOf(entry)): Ti
     lastErrorAt: entry.lastErrorAt,
     last: entry.last && structuredClone(entry.last),
     meta: entry.meta && structuredClone(entry.meta),
+    ...slotPolicyOf(entry),
+  };
+}
+
+/** The slot policies the timer has, each only when given (a Timer lists no absent policy). */
+function slotPolicyOf({ catchup, catchupWindow, jitter, startAt, endAt }: SlotPolicy): SlotPolicy {
+  return {
+    ...(catchup !== undefined && { catchup }),
+    ...(catchupWindow !== undefined && { catchupWindow }),
+    ...(jitter !== undefined && { jitter }),
+    ...(startAt !== undefined && { startAt }),
+    ...(endAt !== undefined && { endAt }),
   };
 }

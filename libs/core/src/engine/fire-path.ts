@@ -3,6 +3,7 @@ import { liveCronSlot } from '../cron';
 import { describeFailure } from '../failure';
 import { refusals } from '../refusals';
 import { afterCronRun, gridSkips, nextGridSlot, type Skips } from '../schedule';
+import { dueOfSlot, hasSlotPolicy, lateSlot, slotAfter, slotAfterRun, type SlotStep } from '../slot-policy';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
@@ -10,8 +11,8 @@ import type { EventHub } from './events';
 import type { Outbox } from './outbox';
 
 export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
-/** Why a cron's run ended the timer: no slot comes after it (docs/spec.md §3.3). */
-type CronEnd = 'no-next-slot';
+/** Why a run ended the timer unasked: no slot comes after it (§3.3), or its next is after endAt (§3.3a). */
+type CronEnd = 'no-next-slot' | 'ended';
 
 type RunError = NonNullable<TimerEvent['error']>;
 
@@ -33,12 +34,26 @@ export interface FirePathDeps {
 export class FirePath {
   constructor(private readonly deps: FirePathDeps) {}
 
-  /** Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. */
-  arm(entry: Entry, dueAt: number): void {
+  /**
+   * Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. `slot` is
+   * the slot that due stands for (jitter moves a due past its slot: armSlot).
+   */
+  arm(entry: Entry, dueAt: number, slot = dueAt): void {
     this.withdraw(entry);
     entry.version += 1;
     entry.dueAt = dueAt;
+    entry.slot = slot;
     this.setWake(entry, entry.version);
+  }
+
+  /** Arms a periodic timer's slot at its jittered due (docs/spec.md §3.3a). */
+  armSlot(entry: Entry, slot: number): void {
+    this.arm(entry, dueOfSlot(entry, slot), slot);
+  }
+
+  /** A periodic timer's next slot after `now` (resume), or `invalid` for a cron with none left. */
+  nextSlot(entry: Entry, now: number): number {
+    return entry.kind === 'cron' ? liveCronSlot(entry.cron!, entry.tz!, now) : slotAfter(entry, now)!;
   }
 
   withdraw(entry: Entry): void {
@@ -70,13 +85,22 @@ export class FirePath {
   start(entry: Entry, due: number, triggered: boolean): void {
     const now = this.deps.clock.now();
     entry.runCount += 1;
-    const free = !triggered && entry.kind === 'interval' && !entry.awaitTask && !exhausted(entry);
+    // A policy timer's free tick steps by the slot rule; one whose next slot is past endAt is its last, held.
+    const step = hasSlotPolicy(entry) ? slotAfterRun(entry, entry.slot, now, now) : undefined;
+    const free =
+      !triggered &&
+      entry.kind === 'interval' &&
+      !entry.awaitTask &&
+      !exhausted(entry) &&
+      entry.backfill === null &&
+      step?.next !== null;
     const run: Run = {
       id: entry.id,
       key: entry.key,
       kind: entry.kind,
       version: entry.version,
       due,
+      slot: triggered ? due : entry.slot,
       started: now,
       triggered,
       free,
@@ -87,10 +111,12 @@ export class FirePath {
     entry.lastFiredAt = now;
     entry.last = { started: now, status: 'running' };
     // A free tick arms the next one now: grid slots that passed since `due` are missed, not made up.
-    const next = free ? this.nextDue(entry, now) : undefined;
+    const next = free && !step ? this.nextDue(entry, now) : undefined;
     if (next !== undefined) this.arm(entry, next);
+    if (free && step) this.armSlot(entry, step.next!);
     this.emit('running', run, { due });
     if (next !== undefined) this.emitSkips(run, gridSkips(entry.scheduledAt, entry.everyMs!, due, now, next));
+    if (free && step) this.emitSkips(run, step);
     void this.execute(entry, run);
   }
 
@@ -143,7 +169,19 @@ export class FirePath {
     // A source may wake early (Node's timers can, by a millisecond): never run early, wait again.
     if (this.deps.clock.now() < entry.dueAt) return this.setWake(entry, version);
     entry.wake = null;
+    if (entry.backfill === null && hasSlotPolicy(entry) && entry.kind !== 'once') {
+      const late = lateSlot(entry, entry.slot, this.deps.clock.now());
+      if (late) return this.passLate(entry, late);
+    }
     this.start(entry, entry.dueAt, false);
+  }
+
+  /** A slot found late runs not (docs/spec.md §3.3a): counted as missed, and the slot the policy picks armed. */
+  private passLate(entry: Entry, late: SlotStep): void {
+    this.emitSkips(entry, late);
+    if (late.next !== null) return this.armSlot(entry, late.next);
+    this.finish(entry, entry.last?.status === 'failed' ? 'failed' : 'completed');
+    this.emit(entry.outcome!, entry, { reason: late.ended });
   }
 
   /** Runs the handler; never rejects, whatever the handler does. */
@@ -198,7 +236,11 @@ export class FirePath {
       this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
     } else if (run.triggered) {
       // The schedule did not move: a due time that passed meanwhile runs at once, late.
-      this.arm(entry, entry.dueAt);
+      this.arm(entry, entry.dueAt, entry.slot);
+    } else if (entry.backfill) {
+      this.nextBackfill(entry, entry.backfill);
+    } else if (hasSlotPolicy(entry)) {
+      return this.armAfterSlot(entry, run, now);
     } else if (entry.kind === 'cron') {
       return this.armAfterCronRun(entry, run, now);
     } else {
@@ -207,6 +249,26 @@ export class FirePath {
       this.arm(entry, next);
     }
     return undefined;
+  }
+
+  /** A backfill runs its slots one after another, each due at its slot; then the schedule goes on. */
+  private nextBackfill(entry: Entry, backfill: NonNullable<Entry['backfill']>): void {
+    const next = backfill.rest.shift();
+    if (next !== undefined) return this.arm(entry, next);
+    entry.backfill = null;
+    this.armSlot(entry, backfill.resume);
+  }
+
+  /** A policy timer's run ended: the slot rule picks what comes next, or ends the timer (docs/spec.md §3.3a). */
+  private armAfterSlot(entry: Entry, run: Run, now: number): CronEnd | undefined {
+    const step = slotAfterRun(entry, run.slot, run.started, now);
+    this.emitSkips(run, step);
+    if (step.next !== null) {
+      this.armSlot(entry, step.next);
+      return undefined;
+    }
+    this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+    return step.ended;
   }
 
   /** The slots after the run's due up to now are skipped (counted, by reason); none left ends the timer. */
@@ -222,7 +284,7 @@ export class FirePath {
   }
 
   /** One `skipped` event per reason that has slots; `due` is the first of them (docs/spec.md §3.6). */
-  private emitSkips(run: Run, skips: Skips): void {
+  private emitSkips(run: Pick<Run, 'id' | 'key' | 'version' | 'kind'>, skips: Skips): void {
     const { missed, overlap, firstMissed, firstOverlap } = skips;
     if (missed > 0) this.emit('skipped', run, { reason: 'missed', due: firstMissed, count: missed });
     if (overlap > 0) this.emit('skipped', run, { reason: 'overlap', due: firstOverlap, count: overlap });
