@@ -35,7 +35,7 @@ describe.each(BACKENDS)('%s backend: catch-up after downtime', (name) => {
     expect(skipped.count).toBe(10);
     const row = await h.until(async () => {
       const read = await h.timers.get('hourly');
-      return read && read.version > 1 && read;
+      return read !== null && read.version > 1 && read;
     });
     expect(h.runs).toHaveLength(0);
     expect(row).toMatchObject({ status: 'pending', runCount: 0, catchup: 'skip' });
@@ -107,8 +107,7 @@ describe.each(BACKENDS)('%s backend: jitter, startAt, endAt', (name) => {
     expect(timer).toMatchObject({ startAt, endAt });
     expect(timer.dueAt).toBeGreaterThanOrEqual(startAt);
     expect(timer.dueAt - startAt).toBeLessThan(100);
-    const completed = await h.event({ type: 'completed', key: 'window', reason: 'ended' }, { within: 8_000 });
-    expect(completed.due).toBeLessThanOrEqual(endAt);
+    await h.event({ type: 'completed', key: 'window', reason: 'ended' }, { within: 8_000 });
     expect(h.runs.length).toBeGreaterThanOrEqual(4);
     for (const run of h.runs) {
       expect(run.due).toBeGreaterThanOrEqual(startAt);

@@ -1,6 +1,6 @@
-import { afterCronRun } from '@sundial/core';
+import { afterCronRun, hasSlotPolicy, slotAfterRun } from '@sundial/core';
 import type { Completion } from '../store/fire-commands';
-import type { RowFields } from '../store/row';
+import { type RowFields, slotTimerOf } from '../store/row';
 
 /**
  * What complete.lua needs for a cron beyond the outcome (cron math lives in JS), by the rule both
@@ -13,12 +13,18 @@ export function cronFollowUp(
   fields: RowFields,
   due: number,
   now: number,
-): Pick<Completion, 'cronNext' | 'missed' | 'overlap'> {
+): Pick<Completion, 'cronNext' | 'missed' | 'overlap' | 'ended'> {
   const { cr: cron, tz } = fields;
   const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
-  if (fields.k !== 'cron' || cron === undefined || tz === undefined || fields.tg !== undefined || final) {
-    return { missed: 0, overlap: 0 };
+  const timer = slotTimerOf(fields);
+  if (fields.bf !== undefined || fields.tg !== undefined || final) return { missed: 0, overlap: 0 };
+  if (fields.k !== 'once' && hasSlotPolicy(timer)) {
+    // core's slot rule steps a policy timer, interval or cron; complete.lua arms its answer (docs/spec.md §3.3a)
+    const step = slotAfterRun(timer, Number(fields.ds ?? due), Number(fields.lf ?? due), now);
+    const { missed, overlap, ended } = step;
+    return step.next === null ? { missed, overlap, ended } : { cronNext: step.next, missed, overlap };
   }
+  if (fields.k !== 'cron' || cron === undefined || tz === undefined) return { missed: 0, overlap: 0 };
   const { next, missed, overlap } = afterCronRun(cron, tz, due, Number(fields.lf ?? due), now);
   return next === null ? { missed, overlap } : { cronNext: next, missed, overlap };
 }

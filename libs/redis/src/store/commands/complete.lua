@@ -5,8 +5,10 @@
 --   ARGV[2] the runs as one JSON array (one argument, not ten per run: far cheaper to send), each
 --     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
---     slots that came while it went on] — strings but the last two; a free run's key names its lease
---     record (includes/free-runs) with its version
+--     slots that came while it went on, why no slot follows ('' or 'ended': endAt)] — strings but the
+--     missed and overlap counts; a free run's key names its lease record (includes/free-runs) with its
+--     version. A row with a slot policy (includes/slots has_slot_policy) is stepped by the worker like a
+--     cron (core slotAfterRun): its next slot comes here, interval or cron, and is moved by its jitter.
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -17,6 +19,7 @@
 --- @include "includes/events"
 --- @include "includes/free-runs"
 --- @include "includes/requests"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
@@ -90,7 +93,20 @@ local function rearm(row, fields, due, gone)
 end
 
 -- Settles a held run; returns the slots its timer went past: missed, overlap (docs/spec.md §3.3).
-local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap)
+-- A backfill in progress (`bf`: the slots after the armed one, `bs`: the slot to go back to): the next
+-- backfill slot runs at once, due at itself; after the last, the schedule goes on at `bs`.
+local function next_backfill(row, fields)
+  local rest = cjson.decode(row.bf)
+  if #rest > 0 then
+    fields.d = int(table.remove(rest, 1))
+    fields.bf = #rest > 0 and cjson.encode(rest) or '[]'
+    return tonumber(fields.d), { 'lw', 'lu', 'ct', 'ds' }
+  end
+  local due = arm_slot_fields(row, fields, tonumber(row.bs))
+  return due, { 'lw', 'lu', 'ct', 'bf', 'bs' }
+end
+
+local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, ended)
   unleased[#unleased + 1] = row.key
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
   if row.tg and not final then
@@ -100,15 +116,21 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
     finish(row, version, outcome, message, reason)
     return 0, 0
-  elseif row.k == 'interval' then
+  elseif row.bf then
+    local fields = outcome_of(row, version, outcome, message, reason)
+    local due, gone = next_backfill(row, fields)
+    rearm(row, fields, due, gone)
+    return 0, 0
+  elseif row.k == 'interval' and not has_slot_policy(row) then
     local due, next_due = tonumber(row.d), next_grid_slot(row, now)
     missed, overlap = grid_skips(row, due, tonumber(row.lf), next_due)
     rearm(row, outcome_of(row, version, outcome, message, reason), next_due, { 'lw', 'lu', 'ct' })
   elseif cron_next == '' then
-    -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
-    finish(row, version, outcome, message, reason, 'no-next-slot')
+    -- No slot comes after this run (none left, or endAt passed): the timer ends, and says why.
+    finish(row, version, outcome, message, reason, ended ~= '' and ended or 'no-next-slot')
   else
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu', 'ct' })
+    local fields = outcome_of(row, version, outcome, message, reason)
+    rearm(row, fields, arm_slot_fields(row, fields, tonumber(cron_next)), { 'lw', 'lu', 'ct' })
   end
   publish_skips(prefix, row, now, version, missed, overlap)
   return missed, overlap
@@ -131,7 +153,7 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   return { 'done', 0, 0 }
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap)
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, ended)
   local row = read_row(base, key)
   if mode == 'free' then
     return settle_free(row, id, key, version, run_count, outcome, message, reason)
@@ -146,7 +168,7 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
   if row.s ~= 'running' or row.rc ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
     return stale(row, id, key, version, 'status', outcome)
   end
-  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap) }
+  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, ended or '') }
 end
 
 local replies = {}

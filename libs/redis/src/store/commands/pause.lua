@@ -23,6 +23,7 @@ if row.s == 'pending' then
   bump_version(row)
   row.s = 'paused'
   row.tg = nil
+  row.bf, row.bs = nil, nil -- a backfill in progress ends here (docs/spec.md §3.3a)
   save_row(base, row)
   redis.call('ZREM', base .. 'due', key)
   redis.call('ZREM', base .. 'armed', key)
