@@ -392,13 +392,19 @@ describe('HTTP API', () => {
       });
       expect(created.body).toMatchObject({ catchup: 'all', jitter: 60_000 });
       const anchor = created.body.scheduledAt;
-      const range = { from: new Date(anchor - 2 * 3_600_000).toISOString(), to: new Date(anchor - 1).toISOString() };
+      const range = {
+        from: new Date(anchor - 2 * 3_600_000).toISOString(),
+        to: new Date(anchor - 1).toISOString(),
+      };
       const done = await api('POST', `${keyPath('bf:1')}/backfill`, range);
       expect(done).toMatchObject({ status: 200, body: { key: 'bf:1', slots: 2 } });
       await waitFor(() => runs.filter((run) => run.key === 'bf:1').length === 2);
       const dues = runs.filter((run) => run.key === 'bf:1').map((run) => anchor - run.due);
       expect(dues).toEqual([2 * 3_600_000, 3_600_000]);
-      const bad = await api<ErrorBody>('POST', `${keyPath('bf:1')}/backfill`, { from: range.to, to: range.from });
+      const bad = await api<ErrorBody>('POST', `${keyPath('bf:1')}/backfill`, {
+        from: range.to,
+        to: range.from,
+      });
       expect(bad).toMatchObject({ status: 400, body: { error: { reason: 'invalid', field: 'to' } } });
       expect(bad.body.error.fix).toMatch(/from before to/);
       const missing = await api<ErrorBody>('POST', `${keyPath('bf:none')}/backfill`, range);

@@ -267,11 +267,17 @@ async function backdateRows(raw: Redis, prefix: string, ms: number): Promise<voi
     const key = hash.slice(hash.indexOf('}:t:') + 4);
     const scheduledAt = Number(row.sa) - ms;
     const slot =
-      row.k === 'cron'
-        ? nextCronOccurrence(row.cr, row.tz, scheduledAt)
-        : Number(row.ds ?? row.d) - ms;
-    const due = row.k === 'once' ? slot : dueOfSlot({ key, jitter: row.jt ? Number(row.jt) : undefined }, slot);
-    await raw.hset(hash, 'sa', String(scheduledAt), 'd', String(due), ...(row.ds ? ['ds', String(slot)] : []));
+      row.k === 'cron' ? nextCronOccurrence(row.cr, row.tz, scheduledAt) : Number(row.ds ?? row.d) - ms;
+    const due =
+      row.k === 'once' ? slot : dueOfSlot({ key, jitter: row.jt ? Number(row.jt) : undefined }, slot);
+    await raw.hset(
+      hash,
+      'sa',
+      String(scheduledAt),
+      'd',
+      String(due),
+      ...(row.ds ? ['ds', String(slot)] : []),
+    );
     const base = hash.slice(0, hash.indexOf('}:t:') + 2);
     await raw.zadd(`${base}due`, due, key);
     await raw.publish(`${base}wake`, String(due));

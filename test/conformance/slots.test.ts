@@ -121,7 +121,11 @@ describe.each(BACKENDS)('%s backend: jitter, startAt, endAt', (name) => {
     const h = await backend.open();
     await expect(
       h.timers.schedule({ key: 'k', handler: 'work', delay: '1m', catchup: 'all' }),
-    ).rejects.toMatchObject({ reason: 'invalid', field: 'catchup', fix: expect.stringMatching(/every or cron/) });
+    ).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'catchup',
+      fix: expect.stringMatching(/every or cron/),
+    });
     await expect(
       h.timers.schedule({ key: 'k', handler: 'work', every: '1m', jitter: '1m' }),
     ).rejects.toMatchObject({ reason: 'invalid', field: 'jitter' });

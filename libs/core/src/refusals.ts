@@ -97,6 +97,15 @@ export const refusals = {
       message: `${field} ${value} was given for a one-shot timer (delay/at); it only applies to every and cron`,
       fix: `Remove ${field}, or use every or cron for a timer that repeats.`,
     }),
+  /** catchup 'all' on an awaitTask: false interval, whose ticks never wait for a run to end. */
+  catchupAllFree: () =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'catchup',
+      message:
+        "catchup 'all' was given with awaitTask false: its ticks are armed at claim, so missed slots cannot run one after another",
+      fix: "Use catchup 'skip' or 'once' with awaitTask false, or remove awaitTask: false to catch up with 'all'.",
+    }),
   /** A slot policy duration that is not positive, too long, or (jitter) not shorter than the interval. */
   badPolicyDuration: (field: string, value: string, bound: string) =>
     new SundialError({

@@ -29,13 +29,21 @@ export function normalizeSlotPolicy(
   if (kind === 'once') throw refusals.periodicOnly(given[0], showValue(input[given[0]]));
   const policy: SlotPolicy = {};
   const catchup = oneOf(input.catchup, 'catchup', CATCHUPS);
+  // An awaitTask: false tick arms the next one at its claim: it has no run end to catch up from.
+  if (catchup === 'all' && input.awaitTask === false) throw refusals.catchupAllFree();
   if (catchup !== 'once') policy.catchup = catchup;
   if (isGiven(input.catchupWindow)) {
-    policy.catchupWindow = positiveDuration(input.catchupWindow, 'catchupWindow', MAX_WINDOW_MS, 'of at most 366 days');
+    policy.catchupWindow = positiveDuration(
+      input.catchupWindow,
+      'catchupWindow',
+      MAX_WINDOW_MS,
+      'of at most 366 days',
+    );
   }
   if (isGiven(input.jitter)) {
     const bound = everyMs === undefined ? MAX_JITTER_MS : Math.min(MAX_JITTER_MS, everyMs - 1);
-    const words = everyMs === undefined ? 'of at most 1 day' : `shorter than every (${everyMs} ms) and at most 1 day`;
+    const words =
+      everyMs === undefined ? 'of at most 1 day' : `shorter than every (${everyMs} ms) and at most 1 day`;
     policy.jitter = positiveDuration(input.jitter, 'jitter', bound, words);
   }
   if (isGiven(input.startAt)) policy.startAt = normalizeAt(input.startAt, 'startAt');

@@ -15,7 +15,13 @@ import type {
   TimerSpec,
   TimersApi,
 } from '../types';
-import { normalizeBackfillRange, normalizeWhen, validateKey, validateScope, type ValidationLimits } from '../validation';
+import {
+  normalizeBackfillRange,
+  normalizeWhen,
+  validateKey,
+  validateScope,
+  type ValidationLimits,
+} from '../validation';
 import { heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';

@@ -164,13 +164,15 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       return this.requests.run('backfill', [key, range], options, async (requests) => {
         for (;;) {
           const timer = await this.reads.get(key);
-          if (!timer || !['pending', 'running', 'paused'].includes(timer.status)) throw refusals.notFound(key);
+          if (!timer || !['pending', 'running', 'paused'].includes(timer.status))
+            throw refusals.notFound(key);
           if (timer.kind === 'once') throw refusals.backfillNotPeriodic(key);
           const slots = backfillSlots(timer, from, to, this.clock.now());
           if (slots.length === 0) return { slots: 0 };
           const reply = await this.commands.backfill(key, timer, slots, requests);
           // The row moved on between the read and the script: read it again.
-          if (reply.code !== 'retry') return this.expectTimer(key, 'backfill', reply) && { slots: slots.length };
+          if (reply.code !== 'retry')
+            return this.expectTimer(key, 'backfill', reply) && { slots: slots.length };
         }
       });
     });

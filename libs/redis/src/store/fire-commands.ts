@@ -138,7 +138,9 @@ export class FireCommands {
     const { id, key, version } = ref;
     const next = step.next === null ? '' : step.next;
     const ended = step.ended ?? '';
-    const reply = (await this.run('pass-late', partition, id, key, version, next, ended, step.missed)) as [string];
+    const reply = (await this.run('pass-late', partition, id, key, version, next, ended, step.missed)) as [
+      string,
+    ];
     return reply[0] === 'done';
   }
 
