@@ -117,6 +117,23 @@ describe.each(BACKENDS)('%s backend: jitter, startAt, endAt', (name) => {
     await h.until(async () => (await h.timers.get('window')) === null, { what: 'removal' });
   });
 
+  it("a cron's first slot is its first occurrence not before startAt", async () => {
+    const h = await backend.open();
+    const startAt = (await h.now()) + 2_500;
+    const timer = await h.timers.schedule({
+      key: 'later',
+      handler: 'work',
+      cron: '* * * * * *',
+      tz: 'UTC',
+      startAt: new Date(startAt).toISOString(),
+      maxRuns: 1,
+    });
+    expect(timer.startAt).toBe(startAt);
+    expect(timer.dueAt).toBe(Math.ceil(startAt / 1000) * 1000);
+    await h.until(() => h.runs.length === 1, { what: 'the first run' });
+    expect(h.runs[0].due).toBe(timer.dueAt);
+  });
+
   it('refuses policies on a one-shot timer and an endAt before the first slot, with field and fix', async () => {
     const h = await backend.open();
     await expect(
