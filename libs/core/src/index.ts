@@ -8,6 +8,8 @@ export * from './validation';
 export { DEFAULT_RETRY_DELAY_MS, retryDelay } from './run-policies';
 export * from './cron';
 export * from './schedule';
+export * from './slot-policy';
+export { fnv1a32 } from './fnv1a32';
 export * from './clock';
 export * from './virtual-clock';
 export * from './engine';

@@ -89,4 +89,48 @@ export const refusals = {
           ? `Register a handler named "${name}" in createEngine({ handlers }), or replace the timer with one whose handler is registered.`
           : `Register "${name}" on the worker — the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option — or replace the timer with one whose handler is registered.`,
     }),
+  /** A slot policy (catchup, catchupWindow, jitter, startAt, endAt: docs/spec.md §3.3c) on a one-shot timer. */
+  periodicOnly: (field: string, value: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field,
+      message: `${field} ${value} was given for a one-shot timer (delay/at); it only applies to every and cron`,
+      fix: `Remove ${field}, or use every or cron for a timer that repeats.`,
+    }),
+  /** catchup 'all' on an awaitTask: false interval, whose ticks never wait for a run to end. */
+  catchupAllFree: () =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'catchup',
+      message:
+        "catchup 'all' was given with awaitTask false (or overlap 'allow' or 'cancel-other'): its slots are armed at claim, so missed slots cannot run one after another",
+      fix: "Use catchup 'skip' or 'once' with it, or remove awaitTask: false (and overlap 'allow' / 'cancel-other') to catch up with 'all'.",
+    }),
+  /** A slot policy duration that is not positive, too long, or (jitter) not shorter than the interval. */
+  badPolicyDuration: (field: string, value: string, bound: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field,
+      message: `${field} ${value} is not a positive duration ${bound}`,
+      fix: `Write ${field} as a positive duration ${bound}, e.g. ${field === 'jitter' ? '"30s"' : '"6h"'}.`,
+    }),
+  /** endAt not after startAt, or no slot of the schedule falls before endAt. */
+  endsBeforeStart: (detail: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'endAt',
+      message: `endAt ${detail}, so the timer would never run`,
+      fix: 'Write an endAt after startAt and after the first slot of the schedule, or remove endAt.',
+    }),
+  /** backfill(key, { from, to }) on a range it cannot run. */
+  badBackfillRange: (field: 'from' | 'to' | 'range', message: string, fix: string) =>
+    new SundialError({ reason: 'invalid', field, message, fix }),
+  /** backfill on a one-shot timer: it has no slots. */
+  backfillNotPeriodic: (key: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'key',
+      message: `Timer ${JSON.stringify(key)} runs once (delay/at): it has no slots to backfill.`,
+      fix: 'Backfill an every or cron timer, or use trigger(key) to run a one-shot timer now.',
+    }),
 };

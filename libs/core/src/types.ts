@@ -41,6 +41,21 @@ export interface RetryPolicy {
   backoff: { type: 'fixed' | 'exponential'; delay: number; maxDelay?: number };
 }
 
+/** What a periodic timer does about slots that passed while it could not run (docs/spec.md §3.3c). */
+export type Catchup = 'skip' | 'once' | 'all';
+
+/**
+ * The slot policies of a periodic timer (docs/spec.md §3.3c), as stored and returned: durations and
+ * instants in ms; each absent when not given (`catchup` absent = 'once').
+ */
+export interface SlotPolicy {
+  catchup?: Catchup;
+  catchupWindow?: number;
+  jitter?: number;
+  startAt?: number;
+  endAt?: number;
+}
+
 /** Any JSON value: what payloads and `meta` may hold. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -54,7 +69,7 @@ export interface LastRun {
 }
 
 /** A timer as stored and returned (docs/spec.md §2). */
-export interface Timer {
+export interface Timer extends SlotPolicy {
   id: string;
   key: string;
   version: number;
@@ -106,6 +121,12 @@ export interface TimerSpec {
   retry?: RetrySpec;
   /** pause a periodic timer after this many failed slots in a row (default: never) */
   pauseAfterFailures?: number;
+  /** periodic only (docs/spec.md §3.3c) */
+  catchup?: Catchup;
+  catchupWindow?: number | Duration;
+  jitter?: number | Duration;
+  startAt?: number | string;
+  endAt?: number | string;
 }
 
 /** `reschedule(key, when)`: a new relative or absolute due time. */
@@ -115,7 +136,7 @@ export type RescheduleWhen = { delay: number | Duration } | { at: number | strin
  * A validated spec with every default applied and the schedule reduced to one form.
  * `dueAt` is not here: it depends on "now", see `firstDue` in ./schedule.
  */
-export interface NormalizedSpec {
+export interface NormalizedSpec extends SlotPolicy {
   key: string;
   handler: string;
   payload: JsonValue;
@@ -203,6 +224,17 @@ export interface ListResult {
   nextCursor: string | null;
 }
 
+/** `backfill(key, range)`: past instants (epoch ms or ISO-8601 with offset), `from` ≤ `to` ≤ now. */
+export interface BackfillRange {
+  from: number | string;
+  to: number | string;
+}
+
+export interface BackfillResult {
+  /** how many slots will run */
+  slots: number;
+}
+
 /** Options of every state-changing call (docs/spec.md §5.1). */
 export interface WriteOptions {
   /**
@@ -224,6 +256,8 @@ export interface TimersApi {
   pause(key: string, options?: WriteOptions): Promise<Timer>;
   resume(key: string, options?: WriteOptions): Promise<Timer>;
   trigger(key: string, options?: WriteOptions): Promise<Timer>;
+  /** Runs the periodic timer's slots in [from, to] now, in order, each with its own due (docs/spec.md §3.3c). */
+  backfill(key: string, range: BackfillRange, options?: WriteOptions): Promise<BackfillResult>;
   get(key: string): Promise<Timer | null>;
   list(options?: ListOptions): Promise<ListResult>;
   check(id: string): Promise<boolean>;

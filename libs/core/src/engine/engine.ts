@@ -1,7 +1,10 @@
 import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
 import { showValue } from '../show-value';
+import { backfillSlots } from '../slot-policy';
 import type {
+  BackfillRange,
+  BackfillResult,
   ListOptions,
   ListResult,
   RescheduleWhen,
@@ -28,6 +31,7 @@ import {
 } from '../ledger';
 import { nextTimesOf, previewTimes } from '../next-times';
 import {
+  normalizeBackfillRange,
   normalizeSpec,
   normalizeWhen,
   validateKey,
@@ -174,6 +178,7 @@ class MemoryEngine implements Engine {
       const now = this.clock.now();
       const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
       this.firePath.abortFreeRuns(entry);
+      entry.backfill = null;
       // An interval's grid is anchored at scheduledAt: from now on, `now + k·every` after the new due.
       entry.scheduledAt = now;
       if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
@@ -194,6 +199,8 @@ class MemoryEngine implements Engine {
         this.firePath.withdraw(entry);
         entry.version += 1;
         entry.paused = true;
+        // A backfill in progress ends here: resume goes on with the schedule.
+        entry.backfill = null;
         const at = new Date(this.clock.now()).toISOString();
         this.ledger.append(entry.key, { at, event: 'paused', version: entry.version });
       }
@@ -206,11 +213,13 @@ class MemoryEngine implements Engine {
       const entry = this.findLive(key);
       if (entry.paused) {
         // Found first: a cron with no slot left refuses to resume and stays paused.
-        const due = this.firePath.nextDue(entry, this.clock.now());
+        const now = this.clock.now();
+        const slot = entry.kind === 'once' ? undefined : this.firePath.nextSlot(entry, now);
         entry.paused = false;
         // A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
         [entry.attempt, entry.countFrom, entry.failures] = [1, null, 0];
-        this.firePath.arm(entry, due);
+        if (slot === undefined) this.firePath.arm(entry, this.firePath.nextDue(entry, now));
+        else this.firePath.armSlot(entry, slot);
         this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
       }
       return toTimer(entry);
@@ -233,6 +242,23 @@ class MemoryEngine implements Engine {
     if (this.store.get(key) !== entry || entry.version !== triggered.version) return triggered;
     this.firePath.start(entry, now, true);
     return toTimer(entry);
+  }
+
+  /** Runs the slots of [from, to] now, one after another, each due at its slot; then the schedule goes on. */
+  async backfill(key: string, range: BackfillRange): Promise<BackfillResult> {
+    return this.operation(() => {
+      const entry = this.findLive(key);
+      const { from, to } = normalizeBackfillRange(range);
+      if (entry.kind === 'once') throw refusals.backfillNotPeriodic(key);
+      if (heldRun(entry) || entry.backfill) throw inactive(entry, 'backfilled while it is running', 'wait');
+      if (entry.paused) throw inactive(entry, 'backfilled while it is paused', 'resume');
+      const [first, ...rest] = backfillSlots(entry, from, to, this.clock.now());
+      if (first === undefined) return { slots: 0 };
+      entry.backfill = { rest, resume: entry.slot };
+      this.firePath.arm(entry, first);
+      this.firePath.emit('scheduled', entry, { due: first, reason: 'backfill', count: rest.length + 1 });
+      return { slots: rest.length + 1 };
+    });
   }
 
   async get(key: string): Promise<Timer | null> {

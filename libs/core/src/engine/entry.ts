@@ -1,5 +1,5 @@
 import type { ClockHandle } from '../clock';
-import type { NormalizedSpec, Timer, TimerKind, TimerStatus } from '../types';
+import type { NormalizedSpec, SlotPolicy, Timer, TimerKind, TimerStatus } from '../types';
 
 /** One execution of a timer's handler, and the identity its completion is checked against. */
 export interface Run {
@@ -14,7 +14,10 @@ export interface Run {
   readonly triggered: boolean;
   /** which try of its slot this run is (`retry`): 1 for the first */
   readonly attempt: number;
-  /** slots up to here were already counted (a retry's or a buffered slot's run): skips count after it */
+  /**
+   * slots up to here were already counted: skips count after it. The run's slot (its due without jitter),
+   * or after the run before it for a retry's or a buffered slot's run
+   */
   readonly countFrom: number;
   /**
    * a tick of an `awaitTask: false` interval: the next tick was armed at claim, the run holds nothing
@@ -43,6 +46,10 @@ export interface Entry extends Omit<Timer, 'status'> {
   countFrom: number | null;
   /** failed slots in a row (pauseAfterFailures) */
   failures: number;
+  /** the slot `dueAt` stands for: `dueAt` without its jitter (docs/spec.md §3.3c) */
+  slot: number;
+  /** a backfill in progress: the slots still to run after the armed one, and the slot to go back to */
+  backfill: { rest: number[]; resume: number } | null;
 }
 
 /** A fresh entry at version 0; arming it makes it version 1. */
@@ -73,6 +80,13 @@ export function createEntry(id: string, spec: NormalizedSpec, now: number): Entr
     overlap: spec.overlap,
     retry: spec.retry && structuredClone(spec.retry),
     pauseAfterFailures: spec.pauseAfterFailures,
+    catchup: spec.catchup,
+    catchupWindow: spec.catchupWindow,
+    jitter: spec.jitter,
+    startAt: spec.startAt,
+    endAt: spec.endAt,
+    slot: now,
+    backfill: null,
     paused: false,
     outcome: null,
     wake: null,
@@ -124,6 +138,18 @@ export function toTimer(entry: Entry, status: TimerStatus = statusOf(entry)): Ti
     ...overlapOf(entry),
     ...(entry.retry && { retry: structuredClone(entry.retry) }),
     ...(entry.pauseAfterFailures !== undefined && { pauseAfterFailures: entry.pauseAfterFailures }),
+    ...slotPolicyOf(entry),
+  };
+}
+
+/** The slot policies the timer has, each only when given (a Timer lists no absent policy). */
+function slotPolicyOf({ catchup, catchupWindow, jitter, startAt, endAt }: SlotPolicy): SlotPolicy {
+  return {
+    ...(catchup !== undefined && { catchup }),
+    ...(catchupWindow !== undefined && { catchupWindow }),
+    ...(jitter !== undefined && { jitter }),
+    ...(startAt !== undefined && { startAt }),
+    ...(endAt !== undefined && { endAt }),
   };
 }
 

@@ -5,6 +5,7 @@ import { describeFailure } from '../failure';
 import { refusals } from '../refusals';
 import { retryDelay } from '../run-policies';
 import { afterCronRun, gridSkips, nextGridSlot, type Skips } from '../schedule';
+import { dueOfSlot, hasSlotPolicy, lateSlot, slotAfter, slotAfterRun, type SlotStep } from '../slot-policy';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
@@ -12,8 +13,8 @@ import type { EventHub } from './events';
 import type { Outbox } from './outbox';
 
 export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
-/** Why a cron's run ended the timer: no slot comes after it (docs/spec.md §3.3). */
-type CronEnd = 'no-next-slot';
+/** Why a run ended the timer unasked: no slot comes after it (§3.3), or its next is after endAt (§3.3c). */
+type CronEnd = 'no-next-slot' | 'ended';
 
 type RunError = NonNullable<TimerEvent['error']>;
 
@@ -37,12 +38,26 @@ export interface FirePathDeps {
 export class FirePath {
   constructor(private readonly deps: FirePathDeps) {}
 
-  /** Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. */
-  arm(entry: Entry, dueAt: number): void {
+  /**
+   * Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. `slot` is
+   * the slot that due stands for (jitter moves a due past its slot: armSlot).
+   */
+  arm(entry: Entry, dueAt: number, slot = dueAt): void {
     this.withdraw(entry);
     entry.version += 1;
     entry.dueAt = dueAt;
+    entry.slot = slot;
     this.setWake(entry, entry.version);
+  }
+
+  /** Arms a periodic timer's slot at its jittered due (docs/spec.md §3.3c). */
+  armSlot(entry: Entry, slot: number): void {
+    this.arm(entry, dueOfSlot(entry, slot), slot);
+  }
+
+  /** A periodic timer's next slot after `now` (resume), or `invalid` for a cron with none left. */
+  nextSlot(entry: Entry, now: number): number {
+    return entry.kind === 'cron' ? liveCronSlot(entry.cron!, entry.tz!, now) : slotAfter(entry, now)!;
   }
 
   withdraw(entry: Entry): void {
@@ -76,14 +91,18 @@ export class FirePath {
   start(entry: Entry, due: number, triggered: boolean): void {
     const now = this.deps.clock.now();
     const attempt = triggered ? 1 : entry.attempt;
-    const countFrom = triggered ? due : (entry.countFrom ?? due);
+    // Slots up to here were counted: a retry's or a buffered slot's run counts after the run before it,
+    // any other from its slot (its due without jitter).
+    const countFrom = triggered ? due : (entry.countFrom ?? entry.slot);
     if (!triggered) [entry.attempt, entry.countFrom] = [1, null];
     if (attempt === 1) entry.runCount += 1;
-    // A free tick arms the next slot now: slots that passed since `due` are missed, not made up.
-    const next =
-      !triggered && entry.kind !== 'once' && !entry.awaitTask && !exhausted(entry)
-        ? this.slotAfter(entry, now)
-        : null;
+    // A free tick arms the next slot now: slots that passed since `due` are missed, not made up. A policy
+    // timer steps by the slot rule (docs/spec.md §3.3c); a tick with no next slot (none left, or past
+    // endAt) is its last and holds the timer.
+    const ticks =
+      !triggered && entry.kind !== 'once' && !entry.awaitTask && !exhausted(entry) && entry.backfill === null;
+    const step = ticks && hasSlotPolicy(entry) ? slotAfterRun(entry, entry.slot, now, now) : undefined;
+    const next = !ticks ? null : step ? step.next : this.slotAfter(entry, now);
     const free = next !== null;
     if (entry.overlap === 'cancel-other') this.cancelOthers(entry);
     const run: Run = {
@@ -103,9 +122,9 @@ export class FirePath {
     entry.latestRun = run;
     entry.lastFiredAt = now;
     entry.last = { started: now, status: 'running' };
-    if (next !== null) this.arm(entry, next);
+    if (next !== null) this.armSlot(entry, next);
     this.emit('running', run, { due });
-    if (next !== null) this.emitSkips(run, this.skipsOf(entry, due, now, now, next));
+    if (next !== null) this.emitSkips(run, step ?? this.skipsOf(entry, due, now, now, next));
     void this.execute(entry, run);
   }
 
@@ -183,7 +202,20 @@ export class FirePath {
     // A source may wake early (Node's timers can, by a millisecond): never run early, wait again.
     if (this.deps.clock.now() < entry.dueAt) return this.setWake(entry, version);
     entry.wake = null;
+    // A retry runs its slot again (the slot was let through already); a backfill slot is asked for.
+    if (entry.backfill === null && entry.attempt === 1 && hasSlotPolicy(entry) && entry.kind !== 'once') {
+      const late = lateSlot(entry, entry.slot, this.deps.clock.now());
+      if (late) return this.passLate(entry, late);
+    }
     this.start(entry, entry.dueAt, false);
+  }
+
+  /** A slot found late runs not (docs/spec.md §3.3c): counted as missed, and the slot the policy picks armed. */
+  private passLate(entry: Entry, late: SlotStep): void {
+    this.emitSkips(entry, late);
+    if (late.next !== null) return this.armSlot(entry, late.next);
+    this.finish(entry, entry.last?.status === 'failed' ? 'failed' : 'completed');
+    this.emit(entry.outcome!, entry, { reason: late.ended });
   }
 
   /** Runs the handler; never rejects, whatever the handler does. */
@@ -235,6 +267,7 @@ export class FirePath {
       ? { due: run.due, error, attempt: run.attempt }
       : { due: run.due };
     this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra);
+    if (retried) this.recordRetry(entry);
     if (pause && !entry.outcome && !entry.paused) this.pauseForFailures(entry);
   }
 
@@ -245,11 +278,25 @@ export class FirePath {
   private retry(entry: Entry, run: Run, now: number): boolean {
     const { retry } = entry;
     if (!retry || run.triggered || run.attempt >= retry.attempts) return false;
-    if (entry.kind !== 'once')
+    if (hasSlotPolicy(entry)) this.emitSkips(run, slotAfterRun(entry, run.countFrom, run.started, now));
+    else if (entry.kind !== 'once')
       this.emitSkips(run, this.skipsOf(entry, run.countFrom, run.started, now, null));
     this.arm(entry, now + retryDelay(retry, run.attempt));
     [entry.attempt, entry.countFrom] = [run.attempt + 1, now];
     return true;
+  }
+
+  /** The retry just armed, in the ledger: its try and when it is due (no event says it). */
+  private recordRetry(entry: Entry): void {
+    const at = new Date(this.deps.clock.now()).toISOString();
+    const due = new Date(entry.dueAt).toISOString();
+    this.deps.ledger.append(entry.key, {
+      at,
+      event: 'retried',
+      version: entry.version,
+      attempt: entry.attempt,
+      due,
+    });
   }
 
   /** pauseAfterFailures reached: paused as `pause(key)` would, and says why (docs/spec.md §3.3b). */
@@ -258,6 +305,8 @@ export class FirePath {
     this.withdraw(entry);
     entry.version += 1;
     entry.paused = true;
+    // as pause(key): a backfill in progress ends here
+    entry.backfill = null;
     this.emit('paused', entry, { reason: 'failures', count: entry.failures });
   }
 
@@ -271,13 +320,49 @@ export class FirePath {
       this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
     } else if (run.triggered) {
       // The schedule did not move: a due time that passed meanwhile runs at once, late.
-      this.arm(entry, entry.dueAt);
+      this.arm(entry, entry.dueAt, entry.slot);
+    } else if (entry.backfill) {
+      this.nextBackfill(entry, entry.backfill);
+    } else if (hasSlotPolicy(entry)) {
+      return this.armAfterSlot(entry, run, now, pause);
     } else if (entry.kind === 'cron') {
       return this.armAfterCronRun(entry, run, now, pause);
     } else {
       const next = this.nextDue(entry, now);
       this.armOrBuffer(entry, run, next, now, pause);
     }
+    return undefined;
+  }
+
+  /** A backfill runs its slots one after another, each due at its slot; then the schedule goes on. */
+  private nextBackfill(entry: Entry, backfill: NonNullable<Entry['backfill']>): void {
+    const next = backfill.rest.shift();
+    if (next !== undefined) return this.arm(entry, next);
+    entry.backfill = null;
+    this.armSlot(entry, backfill.resume);
+  }
+
+  /**
+   * A policy timer's run ended: the slot rule picks what comes next, or ends the timer (docs/spec.md
+   * §3.3c); overlap 'buffer-one' and `pause` as in armOrBuffer.
+   */
+  private armAfterSlot(entry: Entry, run: Run, now: number, pause: boolean): CronEnd | undefined {
+    const step = slotAfterRun(entry, run.countFrom, run.started, now);
+    const kept = entry.overlap === 'buffer-one' && !pause ? step.firstOverlap : undefined;
+    const buffered = kept !== undefined && kept <= (entry.endAt ?? Infinity) ? kept : undefined;
+    if (buffered !== undefined) {
+      step.overlap -= 1;
+      step.firstOverlap = slotAfter(entry, buffered) ?? undefined;
+    }
+    this.emitSkips(run, step);
+    const slot = buffered ?? step.next;
+    if (slot === null) {
+      this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+      return step.ended;
+    }
+    if (pause) return undefined;
+    this.armSlot(entry, slot);
+    if (buffered !== undefined) entry.countFrom = now;
     return undefined;
   }
 
@@ -311,7 +396,7 @@ export class FirePath {
   }
 
   /** One `skipped` event per reason that has slots; `due` is the first of them (docs/spec.md §3.6). */
-  private emitSkips(run: Run, skips: Skips): void {
+  private emitSkips(run: Pick<Run, 'id' | 'key' | 'version' | 'kind'>, skips: Skips): void {
     const { missed, overlap, firstMissed, firstOverlap } = skips;
     if (missed > 0) this.emit('skipped', run, { reason: 'missed', due: firstMissed, count: missed });
     if (overlap > 0) this.emit('skipped', run, { reason: 'overlap', due: firstOverlap, count: overlap });

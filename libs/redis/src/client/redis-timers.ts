@@ -2,7 +2,11 @@ import {
   DEFAULT_TOMBSTONE_MS,
   type SundialLogger,
   consoleLogger,
+  type BackfillRange,
+  type BackfillResult,
+  backfillSlots,
   type ListOptions,
+  normalizeBackfillRange,
   type ListResult,
   type NormalizedSpec,
   normalizeSpec,
@@ -162,6 +166,31 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   trigger(key: string, options?: WriteOptions): Promise<Timer> {
     return this.onKey('trigger', key, [], options, () => (requests) => this.commands.trigger(key, requests));
+  }
+
+  /**
+   * Runs the slots of [from, to] now, in order, each due at its slot (docs/spec.md §3.3c). The slots are
+   * found here, by core's rule, for the row as read; backfill.lua takes them only for that version.
+   */
+  backfill(key: string, range: BackfillRange, options?: WriteOptions): Promise<BackfillResult> {
+    return this.write(async () => {
+      validateKey(key);
+      const { from, to } = normalizeBackfillRange(range);
+      return this.requests.run('backfill', [key, range], options, async (requests) => {
+        for (;;) {
+          const timer = await this.reads.get(key);
+          if (!timer || !['pending', 'running', 'paused'].includes(timer.status))
+            throw refusals.notFound(key);
+          if (timer.kind === 'once') throw refusals.backfillNotPeriodic(key);
+          const slots = backfillSlots(timer, from, to, this.clock.now());
+          if (slots.length === 0) return { slots: 0 };
+          const reply = await this.commands.backfill(key, timer, slots, requests);
+          // The row moved on between the read and the script: read it again.
+          if (reply.code !== 'retry')
+            return this.expectTimer(key, 'backfill', reply) && { slots: slots.length };
+        }
+      });
+    });
   }
 
   get(key: string): Promise<Timer | null> {

@@ -12,11 +12,13 @@ export const COMMANDS_DIR = join(__dirname, 'commands');
 
 /** Every Lua command, by file name without `.lua`. */
 export const SCRIPT_NAMES = [
+  'backfill',
   'cancel',
   'cancel-all',
   'claim',
   'complete',
   'detach',
+  'pass-late',
   'pause',
   'reconcile',
   'release',

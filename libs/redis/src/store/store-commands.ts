@@ -1,4 +1,4 @@
-import { liveCronSlot, nextCronOccurrence, type NormalizedSpec, refusals } from '@sundial/core';
+import { firstSlot, liveCronSlot, type NormalizedSpec, refusals } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { SundialKeys } from './keys';
@@ -203,6 +203,16 @@ export class StoreCommands {
     return this.onKey('trigger', requests, key);
   }
 
+  /** Runs `slots` (computed for the row's `id` and `version`) now, in order (backfill.lua). */
+  backfill(
+    key: string,
+    row: { id: string; version: number },
+    slots: number[],
+    requests: CallRequests,
+  ): Promise<RowReply> {
+    return this.onKey('backfill', requests, key, row.id, row.version, JSON.stringify(slots));
+  }
+
   private async scheduleScript(
     partition: number,
     argv1: string,
@@ -248,10 +258,10 @@ export class StoreCommands {
 function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: number): (string | number)[] {
   const args: (string | number)[] = [];
   specs.forEach((spec, i) => {
-    const at =
-      spec.kind === 'cron' && spec.cron && spec.tz
-        ? nextCronOccurrence(spec.cron, spec.tz, redisNow)
-        : spec.atMs;
+    // A periodic timer's first slot (startAt; an endAt before it is refused here): a cron's is sent, an
+    // interval's schedule.lua finds on the grid anchored at Redis now.
+    const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
+    const at = spec.kind === 'cron' ? slot : spec.atMs;
     const names = Object.keys(fields[i]);
     args.push(spec.key, spec.ifExists, at ?? '', names.length);
     for (const name of names) args.push(name, fields[i][name]);

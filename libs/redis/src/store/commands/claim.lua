@@ -2,12 +2,16 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P' (with a request: includes/requests; its id is the claim token), ARGV[2] leaseMs,
---   ARGV[3] worker id, then (id, key, version) per timer
+--   ARGV[3] worker id, ARGV[4] '1' when the worker already found these slots not late by core's slot
+--   rule (a claim again after 'check'), else '0', then (id, key, version) per timer
 -- Output: one reply per timer (a repeated call with the same token answers its first reply):
 --   { 'held' | 'free', due, row }  claimed (the row after the claim; a free run's `d` is its next tick,
 --                                  and the grid slots between `due` and it are one 'skipped' event;
 --                                  a free run's re-run adds 'rerun', its slots already counted)
 --   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
+--   { 'check', due, row }          unchanged: a slot policy may skip this late slot (catchup 'skip',
+--                                  catchupWindow); the worker asks core lateSlot, then passes it
+--                                  (pass-late.lua) or claims again with ARGV[4] '1'
 --   { 'stale', reason }            gone | version | status: acknowledged, never run
 --   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
 -- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; with overlap
@@ -22,10 +26,12 @@
 --- @include "includes/events"
 --- @include "includes/free-runs"
 --- @include "includes/requests"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
 ledger.worker = worker
+local checked = ARGV[4] == '1'
 -- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
 -- repeated call knows its own claim.
 local token = request.id
@@ -46,6 +52,7 @@ end
 local function is_free(row, run_count)
   return row.s == 'pending' and row.k == 'interval' and row.aw == '0' and not row.tg
     and (not row.mr or run_count < tonumber(row.mr))
+    and not row.bf and not (row.ea and next_grid_slot(row, now) > tonumber(row.ea))
 end
 
 -- A ref whose version the row has passed may name a free run (includes/free-runs): this very claim again
@@ -120,6 +127,10 @@ local function claim(id, key, version)
   if row.s == 'pending' and now < due then
     return { 'early', int(due - now) }
   end
+  -- A retry (`at`) runs its slot again, a trigger or backfill run was asked for: none is late.
+  if row.s == 'pending' and not checked and not row.tg and not row.bf and not row.at and (row.cu == 's' or row.cw) then
+    return { 'check', int(due), cjson.encode(row) }
+  end
 
   -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
   local run_count = tonumber(row.rc or '0') + ((row.at and not row.tg) and 0 or 1)
@@ -131,10 +142,14 @@ local function claim(id, key, version)
   row.l = '{"started":' .. now_text .. ',"status":"running"}'
   local hash = row_key(base, key)
   if free then
-    local next_due = next_grid_slot(row, now)
-    row.v, row.d = int(tonumber(version) + 1), int(next_due)
+    local next_slot = next_grid_slot(row, now)
+    local next_due = arm_slot_fields(row, row, next_slot)
+    row.v = int(tonumber(version) + 1)
     next_ticks[#next_ticks + 1] = { key, next_due }
     redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 'v', row.v, 'd', row.d)
+    if row.ds then
+      redis.call('HSET', hash, 'ds', row.ds)
+    end
     -- Its own lease, beside the row (includes/free-runs): the next tick is not held up by it.
     local member = free_member(key, version)
     save_free_run(base, member, { id = id, w = worker, t = token or '', rc = row.rc, due = int(due), lf = now_text })
@@ -142,7 +157,7 @@ local function claim(id, key, version)
     leases[#leases + 1] = member
     -- Grid slots that passed since `due` are not made up: they are missed (the worker counts them from
     -- the reply's row the same way).
-    publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_due), 0)
+    publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_slot), 0)
   else
     row.s, row.lw, row.lu, row.ct = 'running', worker, lease_until, token
     held[#held + 1] = key
@@ -154,7 +169,7 @@ local function claim(id, key, version)
 end
 
 local replies = {}
-for i = 4, #ARGV, 3 do
+for i = 5, #ARGV, 3 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
 end
 -- A held run is in neither `due` nor `armed` (it may be in `due` again after a reconciler re-arm).

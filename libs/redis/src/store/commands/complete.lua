@@ -6,8 +6,10 @@
 --     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
 --     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
---     (else '')] — strings but missed and overlap; a free run's key names its lease record
---     (includes/free-runs) with its version
+--     (else ''), why no slot follows ('' or 'ended': endAt)] — strings but missed and overlap; a free
+--     run's key names its lease record (includes/free-runs) with its version. A row with a slot policy
+--     (includes/slots has_slot_policy) is stepped by the worker like a cron (core slotAfterRun): its next
+--     slot (and its skips) come here, interval or cron, and the slot is armed moved by its jitter.
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -18,6 +20,7 @@
 --- @include "includes/events"
 --- @include "includes/free-runs"
 --- @include "includes/requests"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
@@ -164,6 +167,7 @@ end
 
 -- A failed held run with tries left (retry, docs/spec.md §3.3b): its slot runs again after the backoff under
 -- a new version (`at` its try); the slots it went past are counted now, its retry counts after now (`cf`).
+-- The retry's due is its own slot (`ds` goes).
 local function retry_held(row, version, outcome, message, reason, missed, overlap)
   local wait = outcome == 'failed' and not row.tg and retry_wait(row, attempt_of(row))
   if not wait then
@@ -171,7 +175,7 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   end
   local fields = outcome_of(row, version, outcome, message, reason)
   fields.at = int(attempt_of(row) + 1)
-  if row.k == 'interval' then
+  if row.k == 'interval' and not has_slot_policy(row) then
     missed, overlap = grid_skips(row, count_from(row), tonumber(row.lf), next_grid_slot(row, now))
   end
   if row.k == 'once' then
@@ -179,14 +183,33 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   else
     fields.cf = int(now)
   end
-  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct' })
+  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'ds' })
+  -- no event says it: the ledger records the retry armed, its try and its due (as FirePath.recordRetry)
+  ledger_append({ key = row.key, v = fields.v, sa = row.sa }, 'retried', now, { n = tonumber(fields.at), d = tonumber(fields.d) })
   publish_skips(prefix, row, now, version, missed, overlap)
   return missed, overlap
 end
 
+-- A backfill in progress (`bf`: the slots after the armed one, `bs`: the slot to go back to): the next
+-- backfill slot runs at once, due at itself; after the last, the schedule goes on at `bs`. Returns its
+-- due, and adds the fields it drops to `gone`.
+local function next_backfill(row, fields, gone)
+  local rest = cjson.decode(row.bf)
+  if #rest > 0 then
+    fields.d = int(table.remove(rest, 1))
+    fields.bf = #rest > 0 and cjson.encode(rest) or '[]'
+    gone[#gone + 1] = 'ds'
+    return tonumber(fields.d)
+  end
+  gone[#gone + 1] = 'bf'
+  gone[#gone + 1] = 'bs'
+  return arm_slot_fields(row, fields, tonumber(row.bs))
+end
+
 -- Settles a held run; returns the slots its timer went past: missed, overlap (docs/spec.md §3.3). `buffered`:
--- cron_next is a slot kept by overlap 'buffer-one', due at once (an interval's is picked here).
-local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered)
+-- cron_next is a slot kept by overlap 'buffer-one', due at once (a plain interval's is picked here); `ended`:
+-- why a slot policy left no next slot.
+local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered, ended)
   unleased[#unleased + 1] = row.key
   local retried_missed, retried_overlap = retry_held(row, version, outcome, message, reason, missed, overlap)
   if retried_missed then
@@ -203,16 +226,28 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
     finish(row, version, outcome, message, reason)
     return 0, 0
-  elseif row.k == 'cron' and cron_next == '' then
-    -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
-    finish(row, version, outcome, message, reason, 'no-next-slot')
+  elseif row.bf then
+    -- A backfill slot's run: the next backfill slot, or back to the schedule (paused instead: the backfill ends).
+    local fields = outcome_of(row, version, outcome, message, reason)
+    local streak = count_failure(row, outcome, fields, gone)
+    if streak then
+      gone[#gone + 1] = 'bf'
+      gone[#gone + 1] = 'bs'
+      rearm(row, fields, 0, gone, streak)
+    else
+      rearm(row, fields, next_backfill(row, fields, gone), gone)
+    end
+    return 0, 0
+  elseif (row.k == 'cron' or has_slot_policy(row)) and cron_next == '' then
+    -- No slot comes after this run (none left, or endAt passed): the timer ends, and says why.
+    finish(row, version, outcome, message, reason, ended ~= '' and ended or 'no-next-slot')
     publish_skips(prefix, row, now, version, missed, overlap)
     return missed, overlap
   end
   local fields = outcome_of(row, version, outcome, message, reason)
   local streak = count_failure(row, outcome, fields, gone)
   local next_due = tonumber(cron_next)
-  if row.k == 'interval' then
+  if row.k == 'interval' and not has_slot_policy(row) then
     local every = tonumber(row.em)
     next_due = next_grid_slot(row, now)
     missed, overlap = grid_skips(row, count_from(row), tonumber(row.lf), next_due)
@@ -230,6 +265,9 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
       -- Paused instead: the kept slot is skipped like the others.
       overlap = overlap + 1
     end
+  end
+  if not streak then
+    next_due = arm_slot_fields(row, fields, next_due)
   end
   rearm(row, fields, next_due, gone, streak)
   publish_skips(prefix, row, now, version, missed, overlap)
@@ -255,7 +293,7 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   return { 'done', 0, 0 }
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered)
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended)
   local row = read_row(base, key)
   if mode == 'free' then
     return settle_free(row, id, key, version, run_count, outcome, message, reason)
@@ -270,7 +308,7 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
   if row.s ~= 'running' or row.rc ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
     return stale(row, id, key, version, 'status', outcome)
   end
-  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered == '1') }
+  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered == '1', ended or '') }
 end
 
 local replies = {}

@@ -5,7 +5,8 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] worker id, ARGV[3] key, ARGV[4] version, ARGV[5] runCount, ARGV[6] the next
---   slot, ARGV[7] the slots missed before the run started (one 'skipped' event)
+--   slot (armed moved by its jitter, includes/slots), ARGV[7] the slots missed before the run started (one
+--   'skipped' event)
 -- Output: 1 the run is free (`<key>|<version>`; also for a repeated call), 0 the row is no longer this run's
 --   (it was cancelled, replaced, or its lease expired): the run is stale and stays held.
 
@@ -14,10 +15,11 @@
 --- @include "includes/indexes"
 --- @include "includes/events"
 --- @include "includes/free-runs"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local worker, key, version, run_count = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local next_due, missed = tonumber(ARGV[6]), tonumber(ARGV[7])
+local next_slot, missed = tonumber(ARGV[6]), tonumber(ARGV[7])
 local member = free_member(key, version)
 local row = read_row(base, key)
 if not row or row.v ~= version or row.s ~= 'running' or row.lw ~= worker or row.rc ~= run_count then
@@ -28,8 +30,12 @@ save_free_run(base, member, { id = row.id, w = worker, t = row.ct or '', rc = ro
 local lease = redis.call('ZSCORE', base .. 'leases', key)
 redis.call('ZREM', base .. 'leases', key)
 redis.call('ZADD', base .. 'leases', lease, member)
-row.v, row.s, row.d = int(tonumber(version) + 1), 'pending', int(next_due)
+row.v, row.s = int(tonumber(version) + 1), 'pending'
+local next_due = arm_slot_fields(row, row, next_slot)
 redis.call('HSET', row_key(base, key), 'v', row.v, 's', row.s, 'd', row.d)
+if row.ds then
+  redis.call('HSET', row_key(base, key), 'ds', row.ds)
+end
 redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct')
 arm_due(base, key, next_due)
 publish_skips(prefix, row, now_ms(), version, missed, 0)
