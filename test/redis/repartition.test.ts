@@ -1,0 +1,82 @@
+import { SundialKeys, repartition } from '@sundial/redis';
+import { refusal, useStore } from './store-fixture';
+
+/** Repartition on one Redis (issue 12 §4): rows, indexes and tombstones move; the old count is fenced off. */
+describe('repartition', () => {
+  const store = useStore();
+
+  it('moves every row, index entry and tombstone to its partition under the new count', async () => {
+    const old = store.open({ prefix: 'rp', partitions: 1 });
+    const keys = Array.from({ length: 300 }, (_, n) => `k:${n}`);
+    await old.scheduleMany(keys.map((key) => ({ key, handler: 'h', delay: '1h' })));
+    await old.schedule({ key: 'paused', handler: 'h', every: '1m' });
+    await old.pause('paused');
+    await old.schedule({ key: 'gone', handler: 'h', delay: '1h' });
+    await old.cancel('gone');
+    const before = await old.get('k:7');
+
+    const progress: string[] = [];
+    const result = await repartition({
+      connection: store.url(),
+      prefix: 'rp',
+      to: 4,
+      onProgress: ({ phase }) => progress.push(phase),
+    });
+    expect(result).toMatchObject({ from: 1, to: 4 });
+    expect(progress).toEqual(expect.arrayContaining(['fenced', 'done']));
+    expect(await store.raw.get('rp:partitions')).toBe('4');
+    expect(await store.raw.exists('rp:repartition')).toBe(0);
+
+    const layout = new SundialKeys('rp', 4);
+    for (const key of [...keys, 'paused']) {
+      const n = layout.partitionOf(key);
+      expect({ key, in: await store.raw.exists(layout.row(key)) }).toEqual({ key, in: 1 });
+      expect(await store.raw.zscore(layout.keys(n), key)).toBe('0');
+    }
+    const moved = keys.filter((key) => layout.partitionOf(key) !== 0);
+    expect(moved.length).toBeGreaterThan(100);
+    expect(await store.raw.zcard('rp:{p0}:due')).toBe(keys.length - moved.length);
+    expect(await store.raw.exists(layout.tombstone('gone'))).toBe(1);
+
+    const client = store.open({ prefix: 'rp', partitions: 4 });
+    const after = await client.get('k:7');
+    expect(after).toEqual(before);
+    expect(await client.check(before!.id)).toBe(true);
+    expect((await client.snapshot()).length).toBe(keys.length + 1);
+    const listed = await client.list({ limit: 1000 });
+    expect(listed.items.length).toBe(keys.length + 1);
+    expect((await client.schedule({ key: 'gone', handler: 'h', delay: '1h', ifExists: 'keep' })).status).toBe(
+      'cancelled',
+    );
+    expect(await client.cancel('k:7')).toBe(true);
+
+    // The client with the old count: its writes are refused by the fence, its misses say why.
+    const write = await refusal(old.schedule({ key: 'new', handler: 'h', delay: '1h' }));
+    expect(write).toMatchObject({ reason: 'unavailable', field: 'partitions' });
+    expect(write.fix).toContain('SUNDIAL_PARTITIONS=4');
+    expect(await refusal(old.get('k:9'))).toMatchObject({ field: 'partitions' });
+    expect(await refusal(store.open({ prefix: 'rp', partitions: 1 }).get('k:1'))).toMatchObject({
+      reason: 'invalid',
+      field: 'partitions',
+    });
+  });
+
+  it('refuses a bad count, the same count, and another repartition under way', async () => {
+    const client = store.open({ prefix: 'rq', partitions: 2 });
+    await client.schedule({ key: 'a', handler: 'h', delay: '1h' });
+    const connection = store.url();
+    for (const to of [0, 1.5, Number.NaN, 5000]) {
+      expect(await refusal(repartition({ connection, prefix: 'rq', to }))).toMatchObject({
+        reason: 'invalid',
+        field: 'to',
+      });
+    }
+    expect(await refusal(repartition({ connection, prefix: 'rq', to: 2 }))).toMatchObject({ field: 'to' });
+    await store.raw.set('rq:repartition', JSON.stringify({ from: 2, to: 3, state: 'moving', startedAt: 1 }));
+    const busy = await refusal(repartition({ connection, prefix: 'rq', to: 5 }));
+    expect(busy.message).toContain('from 2 to 3');
+    // the same target resumes it
+    expect(await repartition({ connection, prefix: 'rq', to: 3 })).toMatchObject({ from: 2, to: 3 });
+    expect((await store.open({ prefix: 'rq', partitions: 3 }).get('a'))?.key).toBe('a');
+  });
+});
