@@ -31,8 +31,13 @@ export class RepartitionWindow {
   async beforeWrite(keys: string[]): Promise<void> {
     if (await this.finished()) return;
     const deadline = Date.now() + WAIT_MS;
-    for (let { busy } = await this.mover.move(keys); busy.length > 0; { busy } = await this.mover.move(busy)) {
-      if (Date.now() > deadline) throw refusals.repartitionWait(`the run in progress of key ${JSON.stringify(busy[0])}`, WAIT_MS);
+    for (
+      let { busy } = await this.mover.move(keys);
+      busy.length > 0;
+      { busy } = await this.mover.move(busy)
+    ) {
+      if (Date.now() > deadline)
+        throw refusals.repartitionWait(`the run in progress of key ${JSON.stringify(busy[0])}`, WAIT_MS);
       await delay(RETRY_MS);
     }
   }

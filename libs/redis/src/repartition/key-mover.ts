@@ -53,7 +53,13 @@ export class KeyMover {
 
   /** Keys of one old partition: take, put (per new partition), drop. */
   private async moveSlice(base: string, keys: string[]): Promise<{ moved: number; busy: string[] }> {
-    const replies = (await runScript(this.redis, 'repartition-take', base, this.from.prefix, ...keys)) as TakeReply[];
+    const replies = (await runScript(
+      this.redis,
+      'repartition-take',
+      base,
+      this.from.prefix,
+      ...keys,
+    )) as TakeReply[];
     const busy: string[] = [];
     const taken: PutItem[] = [];
     replies.forEach((reply, i) => {

@@ -1,11 +1,16 @@
 import { refusals } from '@sundial/core';
 import { ClusterClock } from '../infra/cluster-clock';
-import { closeRedis, isCluster, openRedis, type RedisClient, type RedisConnection } from '../infra/connection';
+import {
+  closeRedis,
+  isCluster,
+  openRedis,
+  type RedisClient,
+  type RedisConnection,
+} from '../infra/connection';
 import { readLayout, type RepartitionRecord } from '../infra/partition-count';
 import { reconcilePartition } from '../fire/reconciler';
 import { FireCommands } from '../store/fire-commands';
 import { SundialKeys } from '../store/keys';
-import { RESEND_MEMORY_MS } from '../store/requests';
 import { defineCommands } from '../store/script-loader';
 import { KeyMover } from './key-mover';
 import { scanPartition } from './scan-partition';
@@ -61,7 +66,8 @@ const RECONCILE_GRACE_MS = 2000;
  */
 export async function repartition(options: RepartitionOptions): Promise<RepartitionResult> {
   const { to } = options;
-  if (!Number.isInteger(to) || to < 1 || to > MAX_PARTITIONS) throw refusals.repartitionTarget(to, MAX_PARTITIONS);
+  if (!Number.isInteger(to) || to < 1 || to > MAX_PARTITIONS)
+    throw refusals.repartitionTarget(to, MAX_PARTITIONS);
   const redis = openRedis(options.connection);
   try {
     defineCommands(redis);
@@ -122,7 +128,12 @@ class Repartition {
         if ((await this.redis.set(keys.partitionCount, String(this.to), 'NX')) === 'OK') return null;
         continue;
       }
-      const record: RepartitionRecord = { from: count, to: this.to, state: 'preparing', startedAt: this.startedAt };
+      const record: RepartitionRecord = {
+        from: count,
+        to: this.to,
+        state: 'preparing',
+        startedAt: this.startedAt,
+      };
       if ((await this.redis.set(keys.repartition, JSON.stringify(record), 'NX')) === 'OK') return record;
     }
   }
@@ -133,33 +144,43 @@ class Repartition {
    * (`<seq>p<N>`: old and new partition N may be different bases).
    */
   private async fence(from: SundialKeys, to: SundialKeys): Promise<void> {
-    const fences = new Set([...from.all().map((n) => from.layoutFence(n)), ...to.all().map((n) => to.layoutFence(n))]);
+    const fences = new Set([
+      ...from.all().map((n) => from.layoutFence(n)),
+      ...to.all().map((n) => to.layoutFence(n)),
+    ]);
     await Promise.all([...fences].map((fence) => this.redis.set(fence, String(this.to))));
     const seqs = await Promise.all(from.all().map((n) => this.redis.get(from.seq(n))));
     const highest = Math.max(0, ...seqs.map(Number));
     await Promise.all(
       to.all().map(async (n) => {
-        if (Number(await this.redis.get(to.seq(n))) < highest) await this.redis.set(to.seq(n), String(highest));
+        if (Number(await this.redis.get(to.seq(n))) < highest)
+          await this.redis.set(to.seq(n), String(highest));
       }),
     );
   }
 
   /**
-   * A caller's request ids (remembered 24 h, docs/design.md "Repeated calls") answered in an old
-   * partition are answered the same in the new ones its keys went to. The short ones (a minute, for a
-   * resend after a lost reply) are left: a resend from the old count is refused by the fence anyway.
+   * The answers remembered under a caller's request id (`<requestId>:<call>`, a day, docs/design.md
+   * "Repeated calls") in an old partition are remembered in every new one its keys may have gone to.
+   * The others (a fresh random id per call, for ioredis's resend after a lost reply) are left: a resend
+   * from the old count is refused by the fence anyway.
    */
   private async copyRequests(from: SundialKeys, to: SundialKeys): Promise<void> {
     for (const n of from.all()) {
       const base = from.base(n);
-      const targets = to.all().map((m) => to.base(m)).filter((target) => target !== base);
-      for await (const names of scanPartition(this.redis, `${base}q:*`)) {
-        for (const name of names) {
-          const [value, ttl] = await Promise.all([this.redis.getBuffer(name), this.redis.pttl(name)]);
-          if (!value || ttl <= RESEND_MEMORY_MS) continue;
-          const id = name.slice(base.length);
-          await Promise.all(targets.map((target) => this.redis.set(`${target}${id}`, value, 'PX', ttl, 'NX')));
-        }
+      const targets = to
+        .all()
+        .map((m) => to.base(m))
+        .filter((target) => target !== base);
+      for await (const names of scanPartition(this.redis, `${base}q:*:*`)) {
+        await Promise.all(
+          names.map(async (name) => {
+            const [value, ttl] = await Promise.all([this.redis.getBuffer(name), this.redis.pttl(name)]);
+            if (!value || ttl <= 0) return;
+            const id = name.slice(base.length);
+            await Promise.all(targets.map((target) => this.redis.set(`${target}${id}`, value, 'PX', ttl, 'NX')));
+          }),
+        );
       }
     }
   }
@@ -175,7 +196,7 @@ class Repartition {
     };
     for (const n of from.all()) {
       const index = from.keys(n);
-      for (let after = '-'; ; ) {
+      for (let after = '-'; ;) {
         const keys = await this.redis.zrangebylex(index, after, '+', 'LIMIT', 0, PAGE);
         // keys that stay are passed over: the next page starts after the last key read
         await move(keys);

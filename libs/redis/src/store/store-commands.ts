@@ -140,7 +140,12 @@ export class StoreCommands {
 
   /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read). */
   private guard(partition: number, keys: string[]): Promise<RowReply[]> {
-    return this.scheduleScript(partition, fencedArgv1(this.keys.partitions, this.keys.prefix), keys.length, ...keys);
+    return this.scheduleScript(
+      partition,
+      fencedArgv1(this.keys.partitions, this.keys.prefix),
+      keys.length,
+      ...keys,
+    );
   }
 
   async cancel(key: string, requests: CallRequests): Promise<boolean> {

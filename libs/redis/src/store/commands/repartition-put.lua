@@ -17,26 +17,39 @@
 
 local base = KEYS[1]
 local written = 0
+-- index entries of the rows written, added at once (one command per index, not per row)
+local keys, ids, due = {}, {}, {}
+local earliest
 
 local function first_time(marker)
   return redis.call('HSETNX', base .. 'moved', marker, '1') == 1
 end
 
+local function hset(name, fields)
+  local pairs_ = {}
+  for field, value in pairs(fields) do
+    pairs_[#pairs_ + 1] = field
+    pairs_[#pairs_ + 1] = value
+  end
+  redis.call('HSET', name, unpack(pairs_))
+end
+
 for _, item in ipairs(cjson.decode(ARGV[2])) do
-  local key, fields, tombstone, tombstone_ms = item[1], item[2], item[3], tonumber(item[4])
+  local key, row, tombstone, tombstone_ms = item[1], item[2], item[3], tonumber(item[4])
   local here = redis.call('EXISTS', row_key(base, key)) == 1
-  if fields.id and not here and first_time(fields.id) then
-    local row = { key = key }
-    for field, value in pairs(fields) do
-      row[field] = value
-    end
-    save_row(base, row)
-    redis.call('ZADD', base .. 'keys', 0, key)
+  if row.id and not here and first_time(row.id) then
+    hset(row_key(base, key), row)
+    keys[#keys + 1] = 0
+    keys[#keys + 1] = key
     if is_live(row.s) then
-      redis.call('HSET', base .. 'ids', row.id, key)
+      ids[#ids + 1] = row.id
+      ids[#ids + 1] = key
     end
     if row.s == 'pending' then
-      arm_due(base, key, tonumber(row.tg or row.d))
+      local score = tonumber(row.tg or row.d)
+      due[#due + 1] = score
+      due[#due + 1] = key
+      earliest = math.min(earliest or score, score)
     end
     here = true
     written = written + 1
@@ -44,15 +57,20 @@ for _, item in ipairs(cjson.decode(ARGV[2])) do
   if tombstone.id and not here and tombstone_ms > 0 and first_time('x' .. tombstone.id) then
     local name = tombstone_key(base, key)
     if redis.call('EXISTS', name) == 0 then
-      local pairs_ = {}
-      for field, value in pairs(tombstone) do
-        pairs_[#pairs_ + 1] = field
-        pairs_[#pairs_ + 1] = value
-      end
-      redis.call('HSET', name, unpack(pairs_))
+      hset(name, tombstone)
       redis.call('PEXPIRE', name, tombstone_ms)
       written = written + 1
     end
   end
 end
+if earliest then
+  -- as arm_due: wake the dispatchers when this comes before everything `due` held
+  local first = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')
+  if #first == 0 or earliest < tonumber(first[2]) then
+    redis.call('PUBLISH', base .. 'wake', int(earliest))
+  end
+end
+call_in_slices('ZADD', base .. 'keys', keys)
+call_in_slices('HSET', base .. 'ids', ids)
+call_in_slices('ZADD', base .. 'due', due)
 return written

@@ -11,9 +11,11 @@
 --   (array or {}), tombstone ms left (-1 none) }
 
 --- @include "includes/row"
+--- @include "includes/indexes"
 
 local base = KEYS[1]
 local replies = {}
+local leaving, leaving_ids = {}, {}
 
 local function busy(key, row)
   if row.s == 'running' then
@@ -30,25 +32,34 @@ for i = 2, #ARGV do
   if row and busy(key, row) then
     replies[#replies + 1] = { 'busy' }
   else
+    local fields
     if row then
-      redis.call('ZREM', base .. 'due', key)
-      redis.call('ZREM', base .. 'armed', key)
-      redis.call('ZREM', base .. 'keys', key)
-      if row.id then
-        redis.call('HDEL', base .. 'ids', row.id)
-      end
+      leaving[#leaving + 1] = key
+      leaving_ids[#leaving_ids + 1] = row.id
       redis.call('RENAME', row_key(base, key), moving)
+      row.key = nil
+      fields = flat(row)
+    else
+      fields = redis.call('HGETALL', moving)
     end
+    local tombstone, tombstone_ms = {}, -1
     if redis.call('EXISTS', tombstone_key(base, key)) == 1 then
       redis.call('RENAME', tombstone_key(base, key), moving_x)
     end
-    local fields = redis.call('HGETALL', moving)
-    local tombstone = redis.call('HGETALL', moving_x)
+    if row == nil or redis.call('EXISTS', moving_x) == 1 then
+      tombstone = redis.call('HGETALL', moving_x)
+      tombstone_ms = redis.call('PTTL', moving_x)
+    end
     if #fields == 0 and #tombstone == 0 then
       replies[#replies + 1] = { 'none' }
     else
-      replies[#replies + 1] = { 'move', fields, tombstone, redis.call('PTTL', moving_x) }
+      replies[#replies + 1] = { 'move', fields, tombstone, tombstone_ms }
     end
   end
 end
+-- out of every index at once (one command per index, not per key)
+call_in_slices('ZREM', base .. 'due', leaving)
+call_in_slices('ZREM', base .. 'armed', leaving)
+call_in_slices('ZREM', base .. 'keys', leaving)
+call_in_slices('HDEL', base .. 'ids', leaving_ids)
 return replies
