@@ -178,7 +178,9 @@ class Repartition {
             const [value, ttl] = await Promise.all([this.redis.getBuffer(name), this.redis.pttl(name)]);
             if (!value || ttl <= 0) return;
             const id = name.slice(base.length);
-            await Promise.all(targets.map((target) => this.redis.set(`${target}${id}`, value, 'PX', ttl, 'NX')));
+            await Promise.all(
+              targets.map((target) => this.redis.set(`${target}${id}`, value, 'PX', ttl, 'NX')),
+            );
           }),
         );
       }
