@@ -11,6 +11,7 @@ export {
   type RedisTarget,
 } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
+export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
 export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.

@@ -1,6 +1,12 @@
-import { refusals } from '@sundial/core';
-import type { SundialKeys } from '../store/keys';
-import type { RedisClient } from './connection';
+import { refusals, type SundialError } from '@sundial/core';
+import { SundialKeys } from '../store/keys';
+import {
+  closeRedis,
+  openRedis,
+  type RedisClient,
+  type RedisConnection,
+  withErrorListener,
+} from './connection';
 
 /**
  * A repartition under way (`P:repartition`, docs/design.md "Repartition"): `preparing` while the old
@@ -51,4 +57,47 @@ export async function checkPartitionCount(
   }
   if (count !== mine) throw refusals.partitionCount(keys.prefix, count, mine);
   return null;
+}
+
+export interface PartitionCountWatch {
+  /** where the timers are, and the count this process runs with */
+  connection: RedisConnection;
+  prefix?: string;
+  partitions?: number;
+  /** how often to look (default 5 s) */
+  intervalMs?: number;
+  /** called once when a finished repartition replaced our count: the refusal a restart would meet */
+  onReplaced: (refusal: SundialError) => void;
+}
+
+const DEFAULT_WATCH_MS = 5000;
+
+/**
+ * For a long-running process (the apps' `serve`): a repartition leaves the processes of the old count
+ * safe — their writes are fenced off, their fire path acts on rows where they are — but they no longer
+ * serve every partition. Once `P:partitions` holds another count (and no repartition is under way),
+ * `onReplaced` is told, once; the apps then shut down and are started again with the new count.
+ * Resolves a stop function. A failed look (Redis away) is tried again at the next interval.
+ */
+export function watchPartitionCount(options: PartitionCountWatch): () => Promise<void> {
+  const keys = new SundialKeys(options.prefix, options.partitions);
+  const redis = withErrorListener(openRedis(options.connection));
+  let stopped = false;
+  const look = async (): Promise<void> => {
+    const { count, repartition } = await readLayout(redis, keys).catch(() => ({
+      count: 0,
+      repartition: null,
+    }));
+    if (stopped || repartition || !count || count === keys.partitions) return;
+    stopped = true;
+    clearInterval(timer);
+    options.onReplaced(refusals.partitionCount(keys.prefix, count, keys.partitions));
+  };
+  const timer = setInterval(() => void look(), options.intervalMs ?? DEFAULT_WATCH_MS);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await closeRedis(redis);
+  };
 }
