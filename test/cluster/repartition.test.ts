@@ -8,8 +8,8 @@ import {
   readRuns,
   type RedisServer,
   type RunRecord,
-  spawnApp,
   spawnCluster,
+  startOrRefusal,
   startRedis,
   waitFor,
 } from '@sundial/testing';
@@ -114,17 +114,8 @@ describe('cluster: repartition 1 → 4 while timers fire', () => {
     );
 
     // After: a process started with the old count refuses to start; reads and writes find every key.
-    const refused = await spawnApp(
-      'worker',
-      'old-worker',
-      clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '1' }),
-    ).then(
-      (worker) => {
-        apps.push(worker);
-        return 'started';
-      },
-      (error: Error) => error.message,
-    );
+    const oldEnv = clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '1' });
+    const refused = await startOrRefusal('worker', 'old-worker', oldEnv, apps);
     expect(refused).toContain('spread over 4 partitions, and this process was started with 1');
     expect(refused).toContain('repartition');
     // The processes of the old count see their count replaced and shut down (Kubernetes would restart them).

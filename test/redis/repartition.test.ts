@@ -14,6 +14,7 @@ describe('repartition', () => {
     await old.schedule({ key: 'gone', handler: 'h', delay: '1h' });
     await old.cancel('gone');
     const before = await old.get('k:7');
+    const moved = await old.reschedule('k:8', { delay: 7_200_000 }, { requestId: 'move-k8' });
 
     const progress: string[] = [];
     const result = await repartition({
@@ -33,9 +34,9 @@ describe('repartition', () => {
       expect({ key, in: await store.raw.exists(layout.row(key)) }).toEqual({ key, in: 1 });
       expect(await store.raw.zscore(layout.keys(n), key)).toBe('0');
     }
-    const moved = keys.filter((key) => layout.partitionOf(key) !== 0);
-    expect(moved.length).toBeGreaterThan(100);
-    expect(await store.raw.zcard('rp:{p0}:due')).toBe(keys.length - moved.length);
+    const leaving = keys.filter((key) => layout.partitionOf(key) !== 0);
+    expect(leaving.length).toBeGreaterThan(100);
+    expect(await store.raw.zcard('rp:{p0}:due')).toBe(keys.length - leaving.length);
     expect(await store.raw.exists(layout.tombstone('gone'))).toBe(1);
 
     const client = store.open({ prefix: 'rp', partitions: 4 });
@@ -49,6 +50,9 @@ describe('repartition', () => {
       'cancelled',
     );
     expect(await client.cancel('k:7')).toBe(true);
+    // A caller's retry after the repartition answers as its first try did (not a second reschedule).
+    const retried = await client.reschedule('k:8', { delay: 7_200_000 }, { requestId: 'move-k8' });
+    expect(retried).toEqual(moved);
 
     // The client with the old count: its writes are refused by the fence, its misses say why.
     const write = await refusal(old.schedule({ key: 'new', handler: 'h', delay: '1h' }));

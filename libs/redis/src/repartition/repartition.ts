@@ -160,10 +160,12 @@ class Repartition {
   }
 
   /**
-   * The answers remembered under a caller's request id (`<requestId>:<call>`, a day, docs/design.md
-   * "Repeated calls") in an old partition are remembered in every new one its keys may have gone to.
-   * The others (a fresh random id per call, for ioredis's resend after a lost reply) are left: a resend
-   * from the old count is refused by the fence anyway.
+   * The answers remembered under a caller's request id (docs/design.md "Repeated calls") for a call on
+   * one key — `q:<requestId>:c` (cancel) and `:w` (reschedule, pause, resume, trigger) — are remembered
+   * in every new partition, so a retry after the repartition answers as the first try. Those of
+   * `scheduleMany` and `cancelAll` name calls by partition, which the new count splits otherwise: a
+   * retry of one runs again (schedule then finds its keys live). The one-minute ones of calls without a
+   * request id (ioredis resends) are left: a resend from the old count is refused by the fence anyway.
    */
   private async copyRequests(from: SundialKeys, to: SundialKeys): Promise<void> {
     for (const n of from.all()) {
@@ -172,7 +174,7 @@ class Repartition {
         .all()
         .map((m) => to.base(m))
         .filter((target) => target !== base);
-      for await (const names of scanPartition(this.redis, `${base}q:*:*`)) {
+      for await (const names of scanPartition(this.redis, `${base}q:*:[cw]`)) {
         await Promise.all(
           names.map(async (name) => {
             const [value, ttl] = await Promise.all([this.redis.getBuffer(name), this.redis.pttl(name)]);

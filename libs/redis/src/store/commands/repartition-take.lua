@@ -21,8 +21,15 @@ local function busy(key, row)
   if row.s == 'running' then
     return true
   end
-  local free = redis.call('HSCAN', base .. 'free', 0, 'MATCH', key .. '|*', 'COUNT', 1000)
-  return #free[2] > 0
+  local cursor = '0'
+  repeat
+    local page = redis.call('HSCAN', base .. 'free', cursor, 'MATCH', key .. '|*', 'COUNT', 1000)
+    if #page[2] > 0 then
+      return true
+    end
+    cursor = page[1]
+  until cursor == '0'
+  return false
 end
 
 for i = 2, #ARGV do
