@@ -14,7 +14,7 @@ describe('repartition', () => {
     await old.schedule({ key: 'gone', handler: 'h', delay: '1h' });
     await old.cancel('gone');
     const before = await old.get('k:7');
-    const moved = await old.reschedule('k:8', { delay: 7_200_000 }, { requestId: 'move-k8' });
+    const moved = await old.reschedule('k:9', { delay: 7_200_000 }, { requestId: 'move-k9' });
 
     const progress: string[] = [];
     const result = await repartition({
@@ -51,7 +51,7 @@ describe('repartition', () => {
     );
     expect(await client.cancel('k:7')).toBe(true);
     // A caller's retry after the repartition answers as its first try did (not a second reschedule).
-    const retried = await client.reschedule('k:8', { delay: 7_200_000 }, { requestId: 'move-k8' });
+    const retried = await client.reschedule('k:9', { delay: 7_200_000 }, { requestId: 'move-k9' });
     expect(retried).toEqual(moved);
 
     // The client with the old count: its writes are refused by the fence, its misses say why.
