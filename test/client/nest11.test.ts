@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { DIST, ensureBuilt, ROOT } from '@sundial/testing';
+import { DIST, ensureBuilt, type RedisServer, ROOT, startRedis } from '@sundial/testing';
 
 /**
  * The apps run on Nest 12, but `@sundial/client` promises Nest 11 as well (its peerDependencies in
@@ -22,6 +22,12 @@ interface FixtureReport {
   runsAfter2d: number;
   runs: { key: string; due: number; payload: unknown }[];
   disposed: string;
+  bullmq: Resolved;
+  redis: {
+    run: { key: string; version: number; payload: unknown; signal: boolean };
+    status: string;
+    last: string;
+  };
 }
 
 /** `npm ci` in the fixture when its node_modules is missing or older than its lockfile. */
@@ -43,19 +49,28 @@ function acceptedMajors(range: string): number[] {
 
 describe('@sundial/client in a Nest 11 application', () => {
   let report: FixtureReport;
+  let redis: RedisServer;
 
   beforeAll(async () => {
-    await ensureBuilt();
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     installFixture();
     const installed = join(FIXTURE, 'node_modules', '@sundial');
     rmSync(installed, { recursive: true, force: true });
     for (const lib of readdirSync(join(DIST, 'libs'))) {
       cpSync(join(DIST, 'libs', lib, 'src'), join(installed, lib), { recursive: true });
     }
-    const run = spawnSync(process.execPath, [join(FIXTURE, 'app.js')], { encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(process.execPath, [join(FIXTURE, 'app.js')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, REDIS_URL: redis.url },
+    });
     if (run.status !== 0) throw new Error(`the Nest 11 fixture failed (${run.status}):\n${run.stderr}`);
     report = JSON.parse(run.stdout.trim().split('\n').pop()!) as FixtureReport;
   }, SETUP_DEADLINE_MS);
+
+  afterAll(async () => {
+    await redis?.stop();
+  });
 
   it('runs on Nest 11, and the client module loads that same Nest 11', () => {
     const ownModules = join(FIXTURE, 'node_modules') + sep;
@@ -72,6 +87,14 @@ describe('@sundial/client in a Nest 11 application', () => {
     expect(report.runs).toEqual([
       { key: 'invoice:42', due: Date.parse('2026-03-04T00:00:00Z'), payload: { n: 42 } },
     ]);
+  });
+
+  it('SundialWorkerModule runs an @OnTimer method of the app over @nestjs/bullmq 11 on Redis', () => {
+    const ownModules = join(FIXTURE, 'node_modules') + sep;
+    expect(report.bullmq.version).toMatch(/^11\./);
+    expect(report.bullmq.path.startsWith(ownModules)).toBe(true);
+    expect(report.redis.run).toEqual({ key: 'invoice:7', version: 1, payload: { n: 7 }, signal: true });
+    expect(report.redis).toMatchObject({ status: 'completed', last: 'ok' });
   });
 
   it('closing the application disposes the timers', () => {

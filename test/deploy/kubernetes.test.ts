@@ -124,13 +124,18 @@ describe('Kubernetes manifests', () => {
           name: 'sundial',
           key: 'redis-url',
         });
-        // every setting it is given is one the apps read
+        // every setting it is given is one the apps read, or a standard OTEL_* one the OpenTelemetry SDK reads
         const read = envVarsReadByApps();
         const given = [
           ...Object.keys(containerEnv(production, container)),
           ...container.env.map((v) => v.name),
         ];
-        expect(given.filter((name) => !read.has(name))).toEqual([]);
+        expect(given.filter((name) => !read.has(name) && !name.startsWith('OTEL_'))).toEqual([]);
+        // production traces to its collector, a tenth of the traces kept; the base leaves tracing off
+        expect(containerEnv(production, container)).toMatchObject({
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://tempo.monitoring.svc:4318',
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        });
       }
     }
   });
@@ -246,5 +251,12 @@ describe('Kubernetes manifests', () => {
 
   it('base renders the same apps without the cluster add-ons', () => {
     expect(base.map((o) => o.kind).sort()).toEqual([...BASE_KINDS].sort());
+    for (const deployment of deployments(base)) {
+      for (const container of deployment.spec.template.spec.containers) {
+        expect(Object.keys(containerEnv(base, container)).filter((name) => name.startsWith('OTEL_'))).toEqual(
+          [],
+        );
+      }
+    }
   });
 });
