@@ -189,7 +189,11 @@ class Repartition {
     }
   }
 
-  /** Every key of every old partition that moves: its index of keys, then tombstones and moving records left. */
+  /**
+   * Every key of every old partition that moves (partitions side by side): its index of keys, a page
+   * read while the previous one moves; then, in one SCAN, the tombstones and the moving records a
+   * mover that died left (`x:`, `m:`, `mx:`).
+   */
   private async moveAll(from: SundialKeys, mover: KeyMover): Promise<string[]> {
     const busy: string[] = [];
     const move = async (keys: string[]) => {
@@ -198,22 +202,25 @@ class Repartition {
       busy.push(...result.busy);
       this.report(from.partitions, 'moving', busy.length);
     };
-    for (const n of from.all()) {
-      const index = from.keys(n);
-      for (let after = '-'; ;) {
-        const keys = await this.redis.zrangebylex(index, after, '+', 'LIMIT', 0, PAGE);
-        // keys that stay are passed over: the next page starts after the last key read
-        await move(keys);
-        if (keys.length < PAGE) break;
-        after = `(${keys[keys.length - 1]}`;
-      }
-      const base = from.base(n);
-      for (const kind of ['x:', 'm:', 'mx:']) {
-        for await (const names of scanPartition(this.redis, `${base}${kind}*`)) {
-          await move(names.map((name) => name.slice(base.length + kind.length)));
+    await Promise.all(
+      from.all().map(async (n) => {
+        let moving = Promise.resolve();
+        for (let after = '-'; ;) {
+          // keys that stay are passed over: the next page starts after the last key read
+          const keys = await this.redis.zrangebylex(from.keys(n), after, '+', 'LIMIT', 0, PAGE);
+          await moving;
+          moving = move(keys);
+          if (keys.length < PAGE) break;
+          after = `(${keys[keys.length - 1]}`;
         }
-      }
-    }
+        await moving;
+        const base = from.base(n);
+        for await (const names of scanPartition(this.redis, `${base}[xm]*`)) {
+          const keys = names.map((name) => /^(?:x|m|mx):(.*)$/s.exec(name.slice(base.length))?.[1]);
+          await move(keys.filter((key): key is string => key !== undefined));
+        }
+      }),
+    );
     return busy;
   }
 
