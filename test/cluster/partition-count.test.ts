@@ -5,6 +5,7 @@ import {
   killAll,
   type RedisServer,
   spawnApp,
+  startOrRefusal,
   startRedis,
 } from '@sundial/testing';
 
@@ -23,16 +24,11 @@ describe('cluster: the partition count is part of the data', () => {
 
   it('starts the first process, and refuses a worker with another SUNDIAL_PARTITIONS', async () => {
     apps.push(await spawnApp('scheduler', 'scheduler', clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '2' })));
-    const refused = await spawnApp(
+    const refused = await startOrRefusal(
       'worker',
       'worker',
       clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '4' }),
-    ).then(
-      (worker) => {
-        apps.push(worker);
-        return 'started';
-      },
-      (error: Error) => error.message,
+      apps,
     );
     expect(refused).toContain('exited at start');
     expect(refused).toContain('spread over 2 partitions, and this process was started with 4');

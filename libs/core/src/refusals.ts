@@ -133,4 +133,56 @@ export const refusals = {
       message: `Timer ${JSON.stringify(key)} runs once (delay/at): it has no slots to backfill.`,
       fix: 'Backfill an every or cron timer, or use trigger(key) to run a one-shot timer now.',
     }),
+  /** A process (or client) whose partition count is not the one the timers under `prefix` have. */
+  partitionCount: (prefix: string, stored: number, mine: number) =>
+    refusals.invalid(
+      'partitions',
+      `The timers under prefix '${prefix}' are spread over ${stored} partitions, and this process was started with ${mine}: it would not find their rows.`,
+      `Start every process with SUNDIAL_PARTITIONS=${stored} (option partitions: ${stored}). To change the count, repartition: \`npx sundial repartition --to <count>\` (or \`node dist/scripts/repartition.js --to <count>\`) while the processes run, then restart them with the new count (docs/operations.md "Changing the partition count").`,
+    ),
+  /** A process started with another count than the target of the repartition under way. */
+  repartitionUnderway: (prefix: string, from: number, to: number, mine: number, preparing: boolean) =>
+    refusals.invalid(
+      'partitions',
+      `The timers under prefix '${prefix}' are being repartitioned from ${from} to ${to} partitions${preparing ? ' (preparing)' : ''}, and this process was started with ${mine}.`,
+      preparing && mine === to
+        ? 'Start it again in a moment: the repartition is about to let processes with the new count in.'
+        : `Start it with SUNDIAL_PARTITIONS=${to} (option partitions: ${to}): processes with the new count work during the repartition.`,
+    ),
+  /** A store write from a process whose count a repartition has replaced (the layout fence refused it). */
+  partitionsMoved: (prefix: string, allowed: number, mine: number) =>
+    new SundialError({
+      reason: 'unavailable',
+      field: 'partitions',
+      message: `The timers under prefix '${prefix}' were repartitioned to ${allowed} partitions; this process still spreads keys over ${mine}, so the write was refused and changed nothing.`,
+      fix: `Restart this process with SUNDIAL_PARTITIONS=${allowed} (option partitions: ${allowed}); meanwhile retry the call on a process that has it.`,
+    }),
+  /** A write that waited too long for a repartition: its key's run went on, or (cancelAll) the repartition did. */
+  repartitionWait: (what: string, waitedMs: number) =>
+    new SundialError({
+      reason: 'unavailable',
+      message: `A repartition is moving the timers: ${what} did not settle within ${waitedMs} ms; the call changed nothing.`,
+      fix: 'Retry in a moment (a key moves as soon as its run in progress ends; cancelAll waits for the whole repartition).',
+    }),
+  /** `repartition({ to })` with a count that is not a positive integer (at most `max`). */
+  repartitionTarget: (to: unknown, max: number) =>
+    refusals.invalid(
+      'to',
+      `The partition count to repartition to must be an integer from 1 to ${max}, got ${JSON.stringify(to)}.`,
+      'Pass e.g. --to 4 (option to: 4).',
+    ),
+  /** `repartition({ to })` with the count the timers already have. */
+  repartitionSame: (prefix: string, count: number) =>
+    refusals.invalid(
+      'to',
+      `The timers under prefix '${prefix}' are already spread over ${count} partitions.`,
+      'Pass another count, or leave them as they are.',
+    ),
+  /** A second repartition while one to another count is under way. */
+  repartitionBusy: (prefix: string, from: number, to: number) =>
+    refusals.invalid(
+      'to',
+      `A repartition of prefix '${prefix}' from ${from} to ${to} partitions is under way.`,
+      `Let it finish, or run it again with --to ${to} to resume it (after its process died).`,
+    ),
 };

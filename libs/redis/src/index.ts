@@ -11,10 +11,18 @@ export {
   type RedisTarget,
 } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
+export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
 export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.
 export { Dispatcher, type DispatcherOptions } from './fire/dispatcher';
+export {
+  MAX_PARTITIONS,
+  repartition,
+  type RepartitionOptions,
+  type RepartitionProgress,
+  type RepartitionResult,
+} from './repartition/repartition';
 export { DEFAULT_RECONCILE_MS, Reconciler, type ReconcilerOptions } from './fire/reconciler';
 export { DEFAULT_CLOSE_GRACE_MS, TimerRunner, type TimerRunnerOptions } from './fire/timer-runner';
 export {

@@ -85,6 +85,25 @@ function killChild(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.exitCode === null && child.signalCode === null) child.kill(signal);
 }
 
+/**
+ * For a process expected to refuse to start: resolves what it said when it exited at start, or
+ * 'started' (then it is added to `started`, to be killed with the others).
+ */
+export function startOrRefusal(
+  app: 'scheduler' | 'worker',
+  name: string,
+  env: Record<string, string>,
+  started: AppProcess[],
+): Promise<string> {
+  return spawnApp(app, name, env).then(
+    (process) => {
+      started.push(process);
+      return 'started';
+    },
+    (error: Error) => error.message,
+  );
+}
+
 /** Stops every process still running (SIGKILL: the suite is over) and waits for them to exit. */
 export async function killAll(apps: (AppProcess | undefined)[]): Promise<void> {
   for (const app of apps) app?.kill('SIGKILL');

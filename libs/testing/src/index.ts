@@ -1,6 +1,6 @@
 // @sundial/testing: the harness of the Redis, HTTP and cluster suites — private redis-servers, app
 // processes from `dist`, an HTTP client, deadlines instead of sleeps.
-export { type AppProcess, killAll, spawnApp } from './app-process';
+export { type AppProcess, killAll, spawnApp, startOrRefusal } from './app-process';
 export { DIST, ensureBuilt, ROOT } from './build';
 export {
   type ErrorBody,

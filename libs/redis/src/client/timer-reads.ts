@@ -15,8 +15,14 @@ const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
 const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
-/** The reads of the Timers API: straight from the row hashes and indexes, no script. */
+/**
+ * The reads of the Timers API: straight from the row hashes and indexes, no script. During a
+ * repartition this client joined (docs/design.md "Repartition"), `previous` is the layout the timers are
+ * leaving: a read looks in the new partition first, then in the old one.
+ */
 export class TimerReads {
+  previous: SundialKeys | null = null;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
@@ -24,8 +30,15 @@ export class TimerReads {
 
   async get(key: string): Promise<Timer | null> {
     validateKey(key);
-    const fields = await this.redis.hgetall(this.keys.row(key));
-    return fields.id === undefined ? null : decodeRow({ ...fields, key });
+    const { previous } = this;
+    const names = [this.keys.row(key)];
+    // Not moved yet, or being moved: its row, or the moving record repartition-take made of it.
+    if (previous) names.push(previous.row(key), `${previous.base(previous.partitionOf(key))}m:${key}`);
+    for (const name of names) {
+      const fields = await this.redis.hgetall(name);
+      if (fields.id !== undefined) return decodeRow({ ...fields, key });
+    }
+    return null;
   }
 
   /**
@@ -46,10 +59,12 @@ export class TimerReads {
     let [partition, after] = decodeCursor(options.cursor);
     const items: Timer[] = [];
     const max = prefix ? `(${prefix}\xff` : '+';
-    while (partition < this.keys.partitions) {
+    const walk = this.walk();
+    while (partition < walk.length) {
+      const [layout, n] = walk[partition];
       const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
-      const keys = await this.redis.zrangebylex(this.keys.keys(partition), min, max, 'LIMIT', 0, limit);
-      const rows = await this.readRows(keys);
+      const keys = await this.redis.zrangebylex(layout.keys(n), min, max, 'LIMIT', 0, limit);
+      const rows = await this.readRows(layout, n, keys);
       for (let i = 0; i < keys.length; i++) {
         after = keys[i];
         const timer = rows[i];
@@ -61,20 +76,38 @@ export class TimerReads {
     return { items, nextCursor: null };
   }
 
+  /**
+   * An id names the partition it was created in (`<seq>p<N>`), looked in first; a repartition may have
+   * moved its timer since, so a miss looks in every other partition.
+   */
   async check(id: string): Promise<boolean> {
-    const partition = typeof id === 'string' ? this.keys.partitionOfId(id) : null;
-    return partition !== null && (await this.redis.hexists(this.keys.ids(partition), id)) === 1;
+    if (typeof id !== 'string' || !/^\d+p\d+$/.test(id)) return false;
+    const named = this.keys.partitionOfId(id);
+    if (named !== null && (await this.redis.hexists(this.keys.ids(named), id)) === 1) return true;
+    const others = this.walk().filter(([layout, n]) => layout !== this.keys || n !== named);
+    const found = await Promise.all(others.map(([layout, n]) => this.redis.hexists(layout.ids(n), id)));
+    return found.includes(1);
   }
 
   async snapshot(): Promise<string[]> {
-    const perPartition = await Promise.all(this.keys.all().map((n) => this.redis.hkeys(this.keys.ids(n))));
-    return perPartition.flat();
+    const perPartition = await Promise.all(this.walk().map(([layout, n]) => this.redis.hkeys(layout.ids(n))));
+    return [...new Set(perPartition.flat())];
   }
 
-  private async readRows(keys: string[]): Promise<(Timer | null)[]> {
+  /** The partitions reads walk: ours, then (during a repartition) the old ones that are not also ours. */
+  private walk(): [SundialKeys, number][] {
+    const ours = this.keys.all().map((n): [SundialKeys, number] => [this.keys, n]);
+    const { previous } = this;
+    if (!previous) return ours;
+    const bases = new Set(this.keys.all().map((n) => this.keys.base(n)));
+    const old = previous.all().filter((n) => !bases.has(previous.base(n)));
+    return [...ours, ...old.map((n): [SundialKeys, number] => [previous, n])];
+  }
+
+  private async readRows(layout: SundialKeys, partition: number, keys: string[]): Promise<(Timer | null)[]> {
     if (keys.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.hgetall(this.keys.row(key));
+    for (const key of keys) pipeline.hgetall(`${layout.base(partition)}t:${key}`);
     const results = (await pipeline.exec()) ?? [];
     return results.map(([error, fields], i) => {
       if (error) throw error;

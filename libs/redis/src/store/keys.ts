@@ -108,6 +108,21 @@ export class SundialKeys {
     return `${this.prefix}:partitions`;
   }
 
+  /** `P:repartition`: a repartition in progress (docs/design.md "Repartition"), JSON `RepartitionRecord`. */
+  get repartition(): string {
+    return `${this.prefix}:repartition`;
+  }
+
+  /** `P:{pN}:layout`: the partition count whose store writes this partition takes (the layout fence). */
+  layoutFence(partition: number): string {
+    return `${this.base(partition)}layout`;
+  }
+
+  /** `P:{pN}:moved`: ids a repartition moved into the partition (each arrives once). */
+  moved(partition: number): string {
+    return `${this.base(partition)}moved`;
+  }
+
   get eventsChannel(): string {
     return `${this.prefix}:events`;
   }
