@@ -22,6 +22,8 @@ export const LEASE_MS = 4_000;
 export interface FinalState {
   rows: Map<string, Timer | null>;
   tombstones: Map<string, string | null>;
+  /** free runs (awaitTask=false ticks) still in flight or waiting to run again, whatever their row says */
+  freeRuns: number;
 }
 
 export interface ClusterOptions {
@@ -110,7 +112,9 @@ export class ChaosCluster {
         rows.set(key, await reader.get(key));
         tombstones.set(key, await this.node.side.hget(names.tombstone(key), 'id'));
       }
-      return { rows, tombstones };
+      let freeRuns = 0;
+      for (const partition of names.all()) freeRuns += await this.node.side.hlen(names.free(partition));
+      return { rows, tombstones, freeRuns };
     } finally {
       await reader.dispose();
     }

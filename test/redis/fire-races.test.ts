@@ -299,6 +299,63 @@ describe('fire path: reconciler', () => {
     expect(handler.calls.map((ctx) => ctx.runCount)).toEqual([2]);
   });
 
+  /**
+   * An awaitTask:false interval whose first tick (a free run) a worker claims and dies with; its second
+   * tick, the final one (maxRuns 2), runs on a live runner and ends the timer before that lease expires.
+   */
+  async function freeRunOfEndedTimer(delivery: 'at-least-once' | 'at-most-once') {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({
+      key: 'k',
+      handler: 'h',
+      every: 200,
+      maxRuns: 2,
+      awaitTask: false,
+      delivery,
+      removeOnComplete: false,
+    });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 10, what: 'due' });
+    await claimAndDie(cluster, timer, 300);
+    const handler = recorder();
+    await cluster.dispatcher();
+    await cluster.runner({ h: handler.handler });
+    await eventually(cluster.events, { type: 'completed', key: 'k', version: 2 });
+    expect(await cluster.timers.get('k')).toMatchObject({ status: 'completed', runCount: 2 });
+    await leaseExpired(cluster, 'k|1');
+    return { cluster, handler };
+  }
+
+  it("a dead worker's at-least-once awaitTask:false run runs again though its timer ended meanwhile", async () => {
+    const { cluster, handler } = await freeRunOfEndedTimer('at-least-once');
+    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
+    await eventually(cluster.events, { type: 'completed', key: 'k', version: 1 });
+    expect(handler.calls.map(({ version, runCount }) => ({ version, runCount }))).toEqual([
+      { version: 2, runCount: 2 },
+      { version: 1, runCount: 3 },
+    ]);
+    expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
+    expect(await cluster.timers.get('k')).toMatchObject({
+      status: 'completed',
+      runCount: 3,
+      last: { status: 'ok' },
+    });
+  });
+
+  it("a dead worker's at-most-once awaitTask:false run is recorded lost after its timer ended", async () => {
+    const { cluster, handler } = await freeRunOfEndedTimer('at-most-once');
+    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 0, lost: 1 });
+    expect(await eventually(cluster.events, { type: 'failed', key: 'k', version: 1 })).toMatchObject({
+      error: { reason: 'lost' },
+    });
+    expect(handler.calls.map((ctx) => ctx.version)).toEqual([2]);
+    // The final run's outcome stays the timer's `last`: the lost run began before it.
+    expect(await cluster.timers.get('k')).toMatchObject({
+      status: 'completed',
+      runCount: 2,
+      last: { status: 'ok' },
+    });
+  });
+
   async function claimAndDie(
     cluster: Awaited<ReturnType<typeof fire.cluster>>,
     timer: Parameters<typeof refOf>[0],
