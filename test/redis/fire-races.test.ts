@@ -302,8 +302,9 @@ describe('fire path: reconciler', () => {
   /**
    * An awaitTask:false interval whose first tick (a free run) a worker claims and dies with; its second
    * tick, the final one (maxRuns 2), runs on a live runner and ends the timer before that lease expires.
+   * The ended row stays while the dead worker's run is in flight, even with removeOnComplete.
    */
-  async function freeRunOfEndedTimer(delivery: 'at-least-once' | 'at-most-once') {
+  async function freeRunOfEndedTimer(delivery: 'at-least-once' | 'at-most-once', removeOnComplete: boolean) {
     const cluster = await fire.cluster();
     const timer = await cluster.timers.schedule({
       key: 'k',
@@ -312,7 +313,7 @@ describe('fire path: reconciler', () => {
       maxRuns: 2,
       awaitTask: false,
       delivery,
-      removeOnComplete: false,
+      removeOnComplete,
     });
     await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 10, what: 'due' });
     await claimAndDie(cluster, timer, 300);
@@ -325,36 +326,53 @@ describe('fire path: reconciler', () => {
     return { cluster, handler };
   }
 
-  it("a dead worker's at-least-once awaitTask:false run runs again though its timer ended meanwhile", async () => {
-    const { cluster, handler } = await freeRunOfEndedTimer('at-least-once');
-    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
-    await eventually(cluster.events, { type: 'completed', key: 'k', version: 1 });
-    expect(handler.calls.map(({ version, runCount }) => ({ version, runCount }))).toEqual([
-      { version: 2, runCount: 2 },
-      { version: 1, runCount: 3 },
-    ]);
-    expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
-    expect(await cluster.timers.get('k')).toMatchObject({
-      status: 'completed',
-      runCount: 3,
-      last: { status: 'ok' },
-    });
-  });
+  it.each([false, true])(
+    "a dead worker's at-least-once awaitTask:false run runs again though its timer ended meanwhile (removeOnComplete %s)",
+    async (removeOnComplete) => {
+      const { cluster, handler } = await freeRunOfEndedTimer('at-least-once', removeOnComplete);
+      expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
+      await eventually(cluster.events, { type: 'completed', key: 'k', version: 1 });
+      expect(handler.calls.map(({ version, runCount }) => ({ version, runCount }))).toEqual([
+        { version: 2, runCount: 2 },
+        { version: 1, runCount: 3 },
+      ]);
+      expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
+      expect(await cluster.timers.get('k')).toEqual(
+        removeOnComplete
+          ? null
+          : expect.objectContaining({
+              status: 'completed',
+              runCount: 3,
+              last: expect.objectContaining({ status: 'ok' }),
+            }),
+      );
+      expect((await cluster.timers.list()).items.map((row) => row.key)).toEqual(
+        removeOnComplete ? [] : ['k'],
+      );
+    },
+  );
 
-  it("a dead worker's at-most-once awaitTask:false run is recorded lost after its timer ended", async () => {
-    const { cluster, handler } = await freeRunOfEndedTimer('at-most-once');
-    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 0, lost: 1 });
-    expect(await eventually(cluster.events, { type: 'failed', key: 'k', version: 1 })).toMatchObject({
-      error: { reason: 'lost' },
-    });
-    expect(handler.calls.map((ctx) => ctx.version)).toEqual([2]);
-    // The final run's outcome stays the timer's `last`: the lost run began before it.
-    expect(await cluster.timers.get('k')).toMatchObject({
-      status: 'completed',
-      runCount: 2,
-      last: { status: 'ok' },
-    });
-  });
+  it.each([false, true])(
+    "a dead worker's at-most-once awaitTask:false run is recorded lost after its timer ended (removeOnComplete %s)",
+    async (removeOnComplete) => {
+      const { cluster, handler } = await freeRunOfEndedTimer('at-most-once', removeOnComplete);
+      expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 0, lost: 1 });
+      expect(await eventually(cluster.events, { type: 'failed', key: 'k', version: 1 })).toMatchObject({
+        error: { reason: 'lost' },
+      });
+      expect(handler.calls.map((ctx) => ctx.version)).toEqual([2]);
+      // The final run's outcome stays the timer's `last`: the lost run began before it.
+      expect(await cluster.timers.get('k')).toEqual(
+        removeOnComplete
+          ? null
+          : expect.objectContaining({
+              status: 'completed',
+              runCount: 2,
+              last: expect.objectContaining({ status: 'ok' }),
+            }),
+      );
+    },
+  );
 
   async function claimAndDie(
     cluster: Awaited<ReturnType<typeof fire.cluster>>,

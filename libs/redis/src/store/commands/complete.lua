@@ -63,12 +63,15 @@ local function complete_free(row, version, run_count, outcome, message, reason)
 end
 
 -- The run is over for good: the timer ends with `status`, kept by removeOnComplete=false, else removed
--- (then nothing it would have recorded is encoded: only the event carries the outcome).
+-- (then nothing it would have recorded is encoded: only the event carries the outcome). An awaitTask=false
+-- timer with free runs in flight is kept until the last ends (`rp`, includes/free-runs).
 local function finish(row, version, outcome, message, reason, ended)
   removed_ids[#removed_ids + 1] = row.id
-  if row.rm == '0' then
+  local kept_for_free_runs = row.rm ~= '0' and row.aw == '0' and has_free_runs(base, row.key, row.id)
+  if row.rm == '0' or kept_for_free_runs then
     local fields = outcome_of(row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
+    fields.rp = kept_for_free_runs and '1' or nil
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
     redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct')
   else
@@ -128,6 +131,11 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
     return stale(nil, id, key, version, 'gone', outcome)
   end
   complete_free(row, version, run_count, outcome, message, reason)
+  -- A row kept only for its free runs in flight (removeOnComplete) goes with the last of them.
+  if row.rp == '1' and not has_free_runs(base, key, id) then
+    redis.call('DEL', row_key(base, key))
+    removed_keys[#removed_keys + 1] = key
+  end
   return { 'done', 0, 0 }
 end
 
