@@ -70,6 +70,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       seconds: Math.round((Date.now() - began) / 1000),
       ledger: true,
       ...verdict,
+      wrong: verdict.wrong + cluster.wrongAnswers.length,
+      problems: [...verdict.problems, ...cluster.wrongAnswers.map((text) => `wrong: ${text}`)],
     };
   } finally {
     await cluster.stop();

@@ -352,6 +352,38 @@ describe('fire path: reconciler', () => {
     },
   );
 
+  it("a dead worker's awaitTask:false run running again while the final, held run goes on: both complete once", async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({
+      key: 'k',
+      handler: 'h',
+      every: 200,
+      maxRuns: 3,
+      awaitTask: false,
+      removeOnComplete: false,
+    });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 10, what: 'due' });
+    await claimAndDie(cluster, timer, 300);
+    // v2 runs free; v3, the final run, is held and goes on until the re-run of v1 has been claimed
+    const hold = gate();
+    const handler = recorder((ctx) => (ctx.version === 3 ? hold.promise : undefined));
+    await cluster.dispatcher();
+    await cluster.runner({ h: handler.handler });
+    await waitFor(() => handler.calls.some((ctx) => ctx.version === 3), { what: 'the final run' });
+    await leaseExpired(cluster, 'k|1');
+    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
+    await eventually(cluster.events, { type: 'completed', key: 'k', version: 1 });
+    hold.open();
+    await eventually(cluster.events, { type: 'completed', key: 'k', version: 3 });
+    expect(handler.calls.map(({ version, runCount }) => ({ version, runCount }))).toEqual([
+      { version: 2, runCount: 2 },
+      { version: 3, runCount: 3 },
+      { version: 1, runCount: 4 },
+    ]);
+    expect(matching(cluster.events, { type: 'stale', key: 'k' })).toEqual([]);
+    expect(await cluster.timers.get('k')).toMatchObject({ status: 'completed', runCount: 4 });
+  });
+
   it.each([false, true])(
     "a dead worker's at-most-once awaitTask:false run is recorded lost after its timer ended (removeOnComplete %s)",
     async (removeOnComplete) => {

@@ -73,7 +73,7 @@ local function finish(row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
     fields.rp = kept_for_free_runs and '1' or nil
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
-    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct')
+    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct', 'hc')
   else
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
     publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended })
@@ -98,7 +98,7 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
   if row.tg and not final then
     -- A trigger run does not move the schedule: back to the unchanged `d`.
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(row.d), { 'lw', 'lu', 'ct', 'tg' })
+    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(row.d), { 'lw', 'lu', 'ct', 'hc', 'tg' })
     return 0, 0
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
     finish(row, version, outcome, message, reason)
@@ -106,12 +106,12 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   elseif row.k == 'interval' then
     local due, next_due = tonumber(row.d), next_grid_slot(row, now)
     missed, overlap = grid_skips(row, due, tonumber(row.lf), next_due)
-    rearm(row, outcome_of(row, version, outcome, message, reason), next_due, { 'lw', 'lu', 'ct' })
+    rearm(row, outcome_of(row, version, outcome, message, reason), next_due, { 'lw', 'lu', 'ct', 'hc' })
   elseif cron_next == '' then
     -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
     finish(row, version, outcome, message, reason, 'no-next-slot')
   else
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu', 'ct' })
+    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu', 'ct', 'hc' })
   end
   publish_skips(prefix, row, now, version, missed, overlap)
   return missed, overlap
@@ -151,7 +151,9 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
     return stale(row, id, key, version, 'version', outcome)
   end
   -- Held: still this very run (a reclaimed run's first worker is stale), and a lost one really expired.
-  if row.s ~= 'running' or row.rc ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
+  -- (`hc`, not `rc`: a free run's re-run may have been claimed meanwhile; `rc` for a row claimed before
+  -- `hc` existed.)
+  if row.s ~= 'running' or (row.hc or row.rc) ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
     return stale(row, id, key, version, 'status', outcome)
   end
   return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap) }

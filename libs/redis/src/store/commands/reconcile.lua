@@ -85,7 +85,7 @@ for _, key in ipairs(expired) do
     lost[#lost + 1] = flat(row)
   else
     redis.call('HSET', row_key(base, key), 's', 'pending')
-    redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct')
+    redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct', 'hc')
     redis.call('ZREM', leases_key, key)
     arm_due(base, key, tonumber(row.tg or row.d))
     requeued = requeued + 1
