@@ -5,7 +5,7 @@ import { waitFor } from '@sundial/testing';
 import { Queue } from 'bullmq';
 import { loadCommands, type ScriptName } from '../../libs/redis/src/store/script-loader';
 import { LEASE_MS, PARTITIONS } from './cluster';
-import type { SentCommand } from './reply-proxy';
+import { readValue, type SentCommand } from './reply-proxy';
 import { type Scenario, sleep } from './scenario';
 
 /** Every fault loop is bounded in count and in time. */
@@ -59,8 +59,7 @@ const schedulerKill = (times: number): Scenario => ({
       let hit = false;
       cluster.proxy!.dropReplyTo({
         matches: takeDue,
-        // a reply whose job list is empty took nothing
-        when: (reply) => !reply.toString('latin1').endsWith('*0\r\n'),
+        when: tookTimers,
         then: () => {
           hit = true;
           victim.kill('SIGKILL');
@@ -316,6 +315,16 @@ const jobsDeleted = (times: number): Scenario => ({
     return deleted;
   },
 });
+
+/**
+ * Whether a take-due reply `{ next, now, jobs, traced }` moved timers to `armed`: its job list (the third
+ * item) is not empty. (Not "the reply does not end in an empty list": the traced list comes last.)
+ */
+function tookTimers(reply: Buffer): boolean {
+  let at = reply.indexOf('\r\n') + 2; // past the reply's own array header
+  for (let item = 0; item < 2; item++) at = readValue(reply, at)?.end ?? reply.length;
+  return reply.toString('latin1', at, reply.indexOf('\r\n', at)) !== '*0';
+}
 
 /** Matches the EVALSHA (or the EVAL ioredis falls back to) of one Sundial script. */
 export function scriptMatcher(script: ScriptName): (command: SentCommand) => boolean {
