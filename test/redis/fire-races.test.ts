@@ -1,4 +1,4 @@
-import type { TimerEvent } from '@sundial/core';
+import type { TimerEvent, TimerSpec } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
 import { delay, eventually, gate, matching, recorder, refOf, seeded, useFirePath } from './fire-fixture';
 
@@ -299,24 +299,28 @@ describe('fire path: reconciler', () => {
     expect(handler.calls.map((ctx) => ctx.runCount)).toEqual([2]);
   });
 
-  /**
-   * An awaitTask:false interval whose first tick (a free run) a worker claims and dies with; its second
-   * tick, the final one (maxRuns 2), runs on a live runner and ends the timer before that lease expires.
-   * The ended row stays while the dead worker's run is in flight, even with removeOnComplete.
-   */
-  async function freeRunOfEndedTimer(delivery: 'at-least-once' | 'at-most-once', removeOnComplete: boolean) {
+  /** An awaitTask:false interval (every 200 ms) whose first tick, a free run, a worker claims and dies with. */
+  async function deadFreeRun(spec: Partial<TimerSpec>) {
     const cluster = await fire.cluster();
     const timer = await cluster.timers.schedule({
       key: 'k',
       handler: 'h',
       every: 200,
-      maxRuns: 2,
       awaitTask: false,
-      delivery,
-      removeOnComplete,
+      ...spec,
     });
     await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 10, what: 'due' });
     await claimAndDie(cluster, timer, 300);
+    return cluster;
+  }
+
+  /**
+   * The dead worker's free run (v1); the second tick, the final one (maxRuns 2), runs on a live runner
+   * and ends the timer before that lease expires. The ended row stays while the dead worker's run is in
+   * flight, even with removeOnComplete.
+   */
+  async function freeRunOfEndedTimer(delivery: 'at-least-once' | 'at-most-once', removeOnComplete: boolean) {
+    const cluster = await deadFreeRun({ maxRuns: 2, delivery, removeOnComplete });
     const handler = recorder();
     await cluster.dispatcher();
     await cluster.runner({ h: handler.handler });
@@ -353,17 +357,7 @@ describe('fire path: reconciler', () => {
   );
 
   it("a dead worker's awaitTask:false run running again while the final, held run goes on: both complete once", async () => {
-    const cluster = await fire.cluster();
-    const timer = await cluster.timers.schedule({
-      key: 'k',
-      handler: 'h',
-      every: 200,
-      maxRuns: 3,
-      awaitTask: false,
-      removeOnComplete: false,
-    });
-    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 10, what: 'due' });
-    await claimAndDie(cluster, timer, 300);
+    const cluster = await deadFreeRun({ maxRuns: 3, removeOnComplete: false });
     // v2 runs free; v3, the final run, is held and goes on until the re-run of v1 has been claimed
     const hold = gate();
     const handler = recorder((ctx) => (ctx.version === 3 ? hold.promise : undefined));
