@@ -76,7 +76,8 @@ export function lostCompletion(fields: RowFields, now: number): Completion {
     id: fields.id,
     key: fields.key,
     version: Number(fields.v),
-    runCount: Number(fields.rc ?? 0),
+    // a held run is known by its own runCount (`hc`, claim.lua); a free run's fields carry that run's `rc`
+    runCount: Number((fields.fr === '1' ? undefined : fields.hc) ?? fields.rc ?? 0),
     // reconcile.lua marks a free run's lost lease `fr` (its fields are the row's as of that run)
     mode: fields.fr === '1' ? 'free' : 'held',
     outcome: 'lost',

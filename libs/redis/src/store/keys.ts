@@ -95,6 +95,11 @@ export class SundialKeys {
     return `${this.base(partition)}leases`;
   }
 
+  /** `P:{pN}:free`: the lease records of free runs (awaitTask=false ticks) in flight, by `<key>|<version>`. */
+  free(partition: number): string {
+    return `${this.base(partition)}free`;
+  }
+
   ids(partition: number): string {
     return `${this.base(partition)}ids`;
   }

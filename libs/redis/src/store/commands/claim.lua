@@ -109,7 +109,9 @@ local function claim(id, key, version)
     return claim_free_run(row, key, version) or stale(row, id, key, version, 'version')
   end
   if row.s == 'running' and row.lw == worker and token and row.ct == token then
-    -- This very claim again (its reply was lost and the call repeated): its first answer.
+    -- This very claim again (its reply was lost and the call repeated): its first answer (its runCount
+    -- is `hc`, whatever a free run's re-run did to `rc` meanwhile).
+    row.rc = row.hc or row.rc
     return { 'held', row.tg or row.d, cjson.encode(row) }
   end
   if row.s == 'running' then
@@ -159,11 +161,13 @@ local function claim(id, key, version)
     -- the reply's row the same way).
     publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_slot), 0)
   else
-    row.s, row.lw, row.lu, row.ct = 'running', worker, lease_until, token
+    -- `hc`: this held run's runCount. `rc` counts every claim, and a free run's re-run claimed while this
+    -- run goes on moves it; completion and renewal know the held run by `hc`.
+    row.s, row.lw, row.lu, row.ct, row.hc = 'running', worker, lease_until, token, row.rc
     held[#held + 1] = key
     leases[#leases + 1] = lease_until
     leases[#leases + 1] = key
-    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '')
+    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '', 'hc', row.hc)
   end
   return { free and 'free' or 'held', int(due), cjson.encode(row) }
 end

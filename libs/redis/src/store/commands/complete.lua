@@ -123,7 +123,8 @@ local function complete_free(row, version, run_count, outcome, message, reason)
   end
   local gone = {}
   local streak = count_failure(row, outcome, fields, gone)
-  if streak then
+  -- a row kept only for its free runs (`rp`) has ended: nothing to pause
+  if streak and is_live(row.s) then
     return pause_row(row, fields, gone, streak)
   end
   redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
@@ -133,14 +134,17 @@ local function complete_free(row, version, run_count, outcome, message, reason)
 end
 
 -- The run is over for good: the timer ends with `status`, kept by removeOnComplete=false, else removed
--- (then nothing it would have recorded is encoded: only the event carries the outcome).
+-- (then nothing it would have recorded is encoded: only the event carries the outcome). An awaitTask=false
+-- timer with free runs in flight is kept until the last ends (`rp`, includes/free-runs).
 local function finish(row, version, outcome, message, reason, ended)
   removed_ids[#removed_ids + 1] = row.id
-  if row.rm == '0' then
+  local kept_for_free_runs = row.rm ~= '0' and row.aw == '0' and has_free_runs(base, row.key, row.id)
+  if row.rm == '0' or kept_for_free_runs then
     local fields = outcome_of(row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
+    fields.rp = kept_for_free_runs and '1' or nil
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
-    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct')
+    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct', 'hc')
   else
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
     local attempt = outcome ~= 'ok' and attempt_of(row) or nil
@@ -183,7 +187,7 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   else
     fields.cf = int(now)
   end
-  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'ds' })
+  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'hc', 'ds' })
   -- no event says it: the ledger records the retry armed, its try and its due (as FirePath.recordRetry)
   ledger_append({ key = row.key, v = fields.v, sa = row.sa }, 'retried', now, { n = tonumber(fields.at), d = tonumber(fields.d) })
   publish_skips(prefix, row, now, version, missed, overlap)
@@ -216,11 +220,11 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
     return retried_missed, retried_overlap
   end
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
-  local gone = { 'lw', 'lu', 'ct', 'at' }
+  local gone = { 'lw', 'lu', 'ct', 'hc', 'at' }
   if row.tg and not final then
     -- A trigger run does not move the schedule: back to the unchanged `d` (and its pending retry, if any).
     local fields = outcome_of(row, version, outcome, message, reason)
-    local trigger_gone = { 'lw', 'lu', 'ct', 'tg' }
+    local trigger_gone = { 'lw', 'lu', 'ct', 'hc', 'tg' }
     rearm(row, fields, tonumber(row.d), trigger_gone, count_failure(row, outcome, fields, trigger_gone))
     return 0, 0
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
@@ -290,6 +294,12 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
     return stale(nil, id, key, version, 'gone', outcome)
   end
   complete_free(row, version, run_count, outcome, message, reason)
+  -- A row kept only for its free runs in flight (removeOnComplete) goes with the last of them.
+  if row.rp == '1' and not has_free_runs(base, key, id) then
+    redis.call('DEL', row_key(base, key))
+    ledger_expire(key, LEDGER_KEEP_MS)
+    removed_keys[#removed_keys + 1] = key
+  end
   return { 'done', 0, 0 }
 end
 
@@ -305,7 +315,9 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
     return stale(row, id, key, version, 'version', outcome)
   end
   -- Held: still this very run (a reclaimed run's first worker is stale), and a lost one really expired.
-  if row.s ~= 'running' or row.rc ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
+  -- (`hc`, not `rc`: a free run's re-run may have been claimed meanwhile; `rc` for a row claimed before
+  -- `hc` existed.)
+  if row.s ~= 'running' or (row.hc or row.rc) ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
     return stale(row, id, key, version, 'status', outcome)
   end
   return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered == '1', ended or '') }

@@ -36,7 +36,7 @@ redis.call('HSET', row_key(base, key), 'v', row.v, 's', row.s, 'd', row.d)
 if row.ds then
   redis.call('HSET', row_key(base, key), 'ds', row.ds)
 end
-redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct')
+redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct', 'hc')
 arm_due(base, key, next_due)
 publish_skips(prefix, row, now_ms(), version, missed, 0)
 return 1

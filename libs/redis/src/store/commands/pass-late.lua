@@ -14,6 +14,7 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/events"
+--- @include "includes/free-runs"
 --- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
@@ -39,8 +40,13 @@ publish_event(prefix, row, status, now, { reason = ended })
 redis.call('ZREM', base .. 'due', key)
 redis.call('ZREM', base .. 'armed', key)
 redis.call('HDEL', base .. 'ids', row.id)
-if row.rm == '0' then
+-- an awaitTask=false timer with free runs in flight keeps its row until the last ends (`rp`, complete.lua)
+local kept_for_free_runs = row.rm ~= '0' and row.aw == '0' and has_free_runs(base, key, row.id)
+if row.rm == '0' or kept_for_free_runs then
   redis.call('HSET', hash, 's', status)
+  if kept_for_free_runs then
+    redis.call('HSET', hash, 'rp', '1')
+  end
 else
   redis.call('DEL', hash)
   redis.call('ZREM', base .. 'keys', key)
