@@ -1,7 +1,7 @@
 import type { LedgerEntry } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
-import { recorder, useFirePath, work } from './fire-fixture';
+import { recorder, refOf, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();
 
@@ -158,4 +158,33 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
       await off.dispose();
     }
   });
+
+  it.each([
+    ['at-least-once', ['lost', 1, 'requeued'], 'dead-worker'],
+    ['at-most-once', ['lost', 1, 'lost'], 'dead-worker'],
+  ] as const)(
+    '%s: a dead worker’s expired lease is recorded lost by the reconciler',
+    async (delivery, lost, worker) => {
+      const cluster = await fire.cluster();
+      const timer = await cluster.timers.schedule({
+        key: 'k',
+        handler: 'h',
+        delay: 0,
+        delivery,
+        removeOnComplete: false,
+      });
+      await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5 });
+      const [claim] = await cluster.commands.claim(0, 50, worker, [refOf(timer)]);
+      expect(claim.kind).toBe('claimed');
+      const leases = cluster.timers.keys.leases(0);
+      await waitFor(async () => Number(await fire.raw.zscore(leases, 'k')) < (await cluster.redisNow()), {
+        intervalMs: 10,
+      });
+      await cluster.reconciler().reconcileOnce();
+      const entries = await cluster.timers.history('k');
+      expect(story(entries)).toEqual([['scheduled', 1], ['claimed', 1], lost]);
+      expect(entries[0].workerId).toBe(worker);
+      expect((await cluster.timers.describe('k')).counters).toMatchObject({ runs: 1, lost: 1 });
+    },
+  );
 });

@@ -68,8 +68,8 @@ export class ExplainController {
   }
 }
 
-/** A query value as a number for the TimersApi to check; text that is not one stays text, and is refused. */
+/** A query value as a number for the TimersApi to check (as list's `limit`): text that is not one is NaN, refused. */
 function queryNumber(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  return /^-?\d+$/.test(value) ? Number(value) : (value as unknown as number);
+  return value === '' ? Number.NaN : Number(value);
 }

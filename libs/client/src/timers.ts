@@ -1,13 +1,6 @@
 import type {
   BackfillRange,
   BackfillResult,
-  DescribeOptions,
-  HistoryOptions,
-  LedgerEntry,
-  NextOptions,
-  NextTime,
-  Preview,
-  TimerDescription,
   ListOptions,
   ListResult,
   RescheduleWhen,
@@ -17,6 +10,13 @@ import type {
   TimerSpec,
   TimersApi,
   WriteOptions,
+  DescribeOptions,
+  HistoryOptions,
+  LedgerEntry,
+  NextOptions,
+  NextTime,
+  Preview,
+  TimerDescription,
 } from '@sundial/core';
 
 /**

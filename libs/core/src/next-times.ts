@@ -1,8 +1,9 @@
-import type { NextTime } from './ledger';
+import type { NextTime, Preview } from './ledger';
 import { firstDue } from './schedule';
 import { dueOfSlot, firstSlot, slotAfter, type SlotTimer } from './slot-policy';
 import { zoneOffset } from './time-zone';
-import type { NormalizedSpec, Timer } from './types';
+import type { Timer } from './types';
+import { normalizeSpec, type ValidationLimits } from './validation';
 
 /**
  * The next `count` due times of a live timer as its schedule and slot policies will produce them
@@ -18,13 +19,21 @@ export function nextTimesOf(timer: Timer, count: number): NextTime[] {
   return (timer.status === 'running' ? times.slice(1) : times).map((at) => withOffset(at, timer.tz));
 }
 
-/** The due times a new timer of `spec` created at `now` would have (`preview`); refused as `schedule` refuses. */
-export function previewTimes(spec: NormalizedSpec, now: number, count: number): NextTime[] {
-  const timer: SlotTimer = { ...spec, scheduledAt: now };
-  const slot = spec.kind === 'once' ? firstDue(spec, now) : firstSlot(spec, now);
-  return dueTimes(timer, dueOfSlot(timer, slot), slot, spec.maxRuns, count).map((at) =>
-    withOffset(at, spec.tz),
-  );
+/**
+ * `preview`: the spec validated as `schedule` does it (an endAt before the first slot refused too), and
+ * the due times it would have if created at `now`, by its slot policies.
+ */
+export function previewSpec(
+  spec: unknown,
+  limits: Partial<ValidationLimits> | undefined,
+  now: number,
+  count: number,
+): Preview {
+  const normalized = normalizeSpec(spec, limits);
+  const timer: SlotTimer = { ...normalized, scheduledAt: now };
+  const slot = normalized.kind === 'once' ? firstDue(normalized, now) : firstSlot(normalized, now);
+  const times = dueTimes(timer, dueOfSlot(timer, slot), slot, normalized.maxRuns, count);
+  return { spec: normalized, next: times.map((at) => withOffset(at, normalized.tz)) };
 }
 
 /** `at` as ISO 8601 (UTC) with the zone's offset there: `+00:00` for a timer without a zone. */

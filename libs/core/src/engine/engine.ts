@@ -16,6 +16,23 @@ import type {
   TimersApi,
 } from '../types';
 import {
+  normalizeBackfillRange,
+  normalizeWhen,
+  validateKey,
+  validateScope,
+  type ValidationLimits,
+} from '../validation';
+import { heldRun, toTimer, type Entry } from './entry';
+import { EntryStore } from './entry-store';
+import { EventHub } from './events';
+import { FirePath } from './fire-path';
+import { toListQuery } from './list-options';
+import { consoleLogger, type SundialLogger } from '../logger';
+import { Outbox } from './outbox';
+import { Placement } from './placement';
+import { rememberRequests } from './request-memory';
+import { inactive } from './refusals';
+import {
   countersOf,
   DEFAULT_LEDGER_SIZE,
   historyLimit,
@@ -29,26 +46,8 @@ import {
   type Preview,
   type TimerDescription,
 } from '../ledger';
-import { nextTimesOf, previewTimes } from '../next-times';
-import {
-  normalizeBackfillRange,
-  normalizeSpec,
-  normalizeWhen,
-  validateKey,
-  validateScope,
-  type ValidationLimits,
-} from '../validation';
+import { nextTimesOf, previewSpec } from '../next-times';
 import { Ledger } from './ledger';
-import { heldRun, toTimer, type Entry } from './entry';
-import { EntryStore } from './entry-store';
-import { EventHub } from './events';
-import { FirePath } from './fire-path';
-import { toListQuery } from './list-options';
-import { consoleLogger, type SundialLogger } from '../logger';
-import { Outbox } from './outbox';
-import { Placement } from './placement';
-import { rememberRequests } from './request-memory';
-import { inactive } from './refusals';
 
 /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (docs/spec.md §3.1), here and in Redis. */
 export const DEFAULT_TOMBSTONE_MS = 7 * 86_400_000;
@@ -198,11 +197,10 @@ class MemoryEngine implements Engine {
         this.firePath.abortFreeRuns(entry);
         this.firePath.withdraw(entry);
         entry.version += 1;
+        this.ledger.append(entry.key, { at: isoNow(this.clock), event: 'paused', version: entry.version });
         entry.paused = true;
         // A backfill in progress ends here: resume goes on with the schedule.
         entry.backfill = null;
-        const at = new Date(this.clock.now()).toISOString();
-        this.ledger.append(entry.key, { at, event: 'paused', version: entry.version });
       }
       return toTimer(entry);
     });
@@ -302,9 +300,7 @@ class MemoryEngine implements Engine {
 
   async preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
     this.assertOpen();
-    const count = nextCount(options);
-    const normalized = normalizeSpec(spec, this.limits);
-    return { spec: normalized, next: previewTimes(normalized, this.clock.now(), count) };
+    return previewSpec(spec, this.limits, this.clock.now(), nextCount(options));
   }
 
   async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
@@ -354,6 +350,8 @@ class MemoryEngine implements Engine {
     if (this.disposed) throw refusals.disposed('engine');
   }
 }
+
+const isoNow = (clock: Clock): string => new Date(clock.now()).toISOString();
 
 /** The subject of an engine-wide event (reset, disposed): no single timer. */
 const anonymous = { id: '', key: '', version: 0, kind: null };

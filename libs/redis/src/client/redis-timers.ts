@@ -33,7 +33,7 @@ import {
   type NextTime,
   nextTimesOf,
   type Preview,
-  previewTimes,
+  previewSpec,
   type TimerDescription,
 } from '@sundial/core';
 import { ReplyError } from 'ioredis';
@@ -244,11 +244,9 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   /** Validates like `schedule` and writes nothing; the first due is counted from Redis now (estimated). */
   preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
-    return this.call(async () => {
-      const count = nextCount(options);
-      const normalized = this.normalize(spec);
-      return { spec: normalized, next: previewTimes(normalized, this.clock.now(), count) };
-    });
+    return this.call(async () =>
+      previewSpec(spec, this.options.limits, this.clock.now(), nextCount(options)),
+    );
   }
 
   async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {

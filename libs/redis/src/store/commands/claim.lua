@@ -30,7 +30,6 @@
 
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
-ledger.worker = worker
 local checked = ARGV[4] == '1'
 -- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
 -- repeated call knows its own claim.
@@ -40,6 +39,8 @@ local now_text, lease_until = int(now), int(now + lease_ms)
 -- Index moves, made once for the whole batch at the end: held runs leave `due`/`armed` for `leases`;
 -- free runs arm their next tick (after the held moves, so its wake sees `due` as it will be).
 local held, leases, next_ticks = {}, {}, {}
+-- Its entries (claimed, stale) name the claiming worker (includes/ledger).
+ledger.worker = worker
 
 local function stale(row, id, key, version, reason)
   local subject = row or { id = id, key = key, v = version }

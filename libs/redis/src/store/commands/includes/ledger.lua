@@ -38,7 +38,7 @@ local function ledger_append(row, event, now, fields)
   if row.sa then
     length = redis.call('LPUSH', name, entry)
     if length == 1 then
-      redis.call('RPUSH', name, ledger_entry(tonumber(row.sa), 'scheduled', 1))
+      length = redis.call('RPUSH', name, ledger_entry(tonumber(row.sa), 'scheduled', 1))
     end
   else
     length = redis.call('LPUSHX', name, entry)
