@@ -381,6 +381,35 @@ describe('HTTP API', () => {
       // out of band: the hourly schedule did not move
       expect(after.dueAt).toBe(resumed.body.dueAt);
     });
+
+    it('backfill runs the slots of a past range, in order, and refuses a bad range with reason and fix', async () => {
+      const created = await api<Timer>('POST', '/v1/timers', {
+        key: 'bf:1',
+        handler: 'record',
+        every: '1h',
+        catchup: 'all',
+        jitter: '1m',
+      });
+      expect(created.body).toMatchObject({ catchup: 'all', jitter: 60_000 });
+      const anchor = created.body.scheduledAt;
+      const range = {
+        from: new Date(anchor - 2 * 3_600_000).toISOString(),
+        to: new Date(anchor - 1).toISOString(),
+      };
+      const done = await api('POST', `${keyPath('bf:1')}/backfill`, range);
+      expect(done).toMatchObject({ status: 200, body: { key: 'bf:1', slots: 2 } });
+      await waitFor(() => runs.filter((run) => run.key === 'bf:1').length === 2);
+      const dues = runs.filter((run) => run.key === 'bf:1').map((run) => anchor - run.due);
+      expect(dues).toEqual([2 * 3_600_000, 3_600_000]);
+      const bad = await api<ErrorBody>('POST', `${keyPath('bf:1')}/backfill`, {
+        from: range.to,
+        to: range.from,
+      });
+      expect(bad).toMatchObject({ status: 400, body: { error: { reason: 'invalid', field: 'to' } } });
+      expect(bad.body.error.fix).toMatch(/from before to/);
+      const missing = await api<ErrorBody>('POST', `${keyPath('bf:none')}/backfill`, range);
+      expect(missing).toMatchObject({ status: 404, body: { error: { reason: 'not-found' } } });
+    });
   });
 
   describe('registry, list, cancelAll', () => {

@@ -22,12 +22,16 @@ export const LEASE_MS = 4_000;
 export interface FinalState {
   rows: Map<string, Timer | null>;
   tombstones: Map<string, string | null>;
+  /** free runs (awaitTask=false ticks) still in flight or waiting to run again, whatever their row says */
+  freeRuns: number;
 }
 
 export interface ClusterOptions {
   appendfsync?: 'always' | 'everysec';
   /** `all`: every app and the load's client reach Redis through the proxy; `scheduler-0`: only that one */
   proxy?: 'all' | 'scheduler-0';
+  /** the workers' SUNDIAL_SHUTDOWN_GRACE_MS (default 25 s): shorter, a stopped worker hands runs back */
+  shutdownGraceMs?: number;
 }
 
 /**
@@ -37,6 +41,8 @@ export interface ClusterOptions {
  */
 export class ChaosCluster {
   readonly killedPids = new Set<number>();
+  /** wrong answers the scenario itself found (to calls it made outside the load) */
+  readonly wrongAnswers: string[] = [];
   readonly schedulers: AppProcess[] = [];
   readonly workers: AppProcess[] = [];
   /** with `proxy: 'scheduler-0'`, the one scheduler that reaches Redis through the proxy */
@@ -81,6 +87,9 @@ export class ChaosCluster {
       SUNDIAL_PARTITIONS: String(PARTITIONS),
       SUNDIAL_LEASE_MS: String(LEASE_MS),
       SUNDIAL_TEST_RECORD_URL: this.sink.url,
+      ...(this.options.shutdownGraceMs === undefined
+        ? {}
+        : { SUNDIAL_SHUTDOWN_GRACE_MS: String(this.options.shutdownGraceMs) }),
     });
     const started = await spawnApp(app, `${app}-${n}`, env);
     list.push(started);
@@ -88,14 +97,17 @@ export class ChaosCluster {
     return started;
   }
 
-  /** SIGKILLs an app and takes it out of the cluster; a worker's pid joins `killedPids`. */
-  async kill(app: AppProcess): Promise<void> {
+  /**
+   * SIGKILLs (or stops with SIGTERM) an app and takes it out of the cluster; a worker's pid joins
+   * `killedPids` (a run it held may run again: it died, or it handed the run back at its shutdown).
+   */
+  async kill(app: AppProcess, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
     if (this.workers.includes(app)) this.killedPids.add(app.pid);
     if (this.proxiedScheduler === app) this.proxiedScheduler = undefined;
     for (const list of [this.schedulers, this.workers])
       if (list.includes(app)) list.splice(list.indexOf(app), 1);
     this.retired.push(app);
-    app.kill('SIGKILL');
+    app.kill(signal);
     await app.exited;
   }
 
@@ -110,10 +122,16 @@ export class ChaosCluster {
         rows.set(key, await reader.get(key));
         tombstones.set(key, await this.node.side.hget(names.tombstone(key), 'id'));
       }
-      return { rows, tombstones };
+      let freeRuns = 0;
+      for (const partition of names.all()) freeRuns += await this.node.side.hlen(names.free(partition));
+      return { rows, tombstones, freeRuns };
     } finally {
       await reader.dispose();
     }
+  }
+
+  noteWrong(text: string): void {
+    this.wrongAnswers.push(text);
   }
 
   async runs(): Promise<RunRecord[]> {

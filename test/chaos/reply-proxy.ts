@@ -128,7 +128,7 @@ export class ReplyProxy {
 }
 
 /** One RESP2 value at `offset`: where it ends and, for an array, its items as text; undefined while incomplete. */
-function readValue(buffer: Buffer, offset: number): { end: number; items?: string[] } | undefined {
+export function readValue(buffer: Buffer, offset: number): { end: number; items?: string[] } | undefined {
   const lineEnd = buffer.indexOf('\r\n', offset);
   if (lineEnd < 0) return undefined;
   const head = buffer.toString('latin1', offset + 1, lineEnd);

@@ -70,13 +70,18 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       seconds: Math.round((Date.now() - began) / 1000),
       ledger: true,
       ...verdict,
+      wrong: verdict.wrong + cluster.wrongAnswers.length,
+      problems: [...verdict.problems, ...cluster.wrongAnswers.map((text) => `wrong: ${text}`)],
     };
   } finally {
     await cluster.stop();
   }
 }
 
-/** The final state once no key holds a pending or running timer; undefined when the deadline passed first. */
+/**
+ * The final state once no key holds a pending or running timer and no free run is in flight (a dead
+ * worker's run of an ended timer still runs again); undefined when the deadline passed first.
+ */
 async function settled(cluster: ChaosCluster, keys: string[]): Promise<FinalState | undefined> {
   return waitFor(
     async () => {
@@ -84,7 +89,7 @@ async function settled(cluster: ChaosCluster, keys: string[]): Promise<FinalStat
       const open = [...state.rows.values()].some(
         (row) => row?.status === 'pending' || row?.status === 'running',
       );
-      return !open && state;
+      return !open && state.freeRuns === 0 && state;
     },
     { timeoutMs: SETTLE_DEADLINE_MS, intervalMs: 1_000, what: 'every timer to end' },
   ).catch(() => undefined);

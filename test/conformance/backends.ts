@@ -8,7 +8,10 @@
  * assert outcomes, never timings, since Redis runs in real time on a loaded machine.
  */
 import {
+  type Clock,
+  dueOfSlot,
   EVENT_NAMES,
+  nextCronOccurrence,
   silentLogger,
   type JsonValue,
   type TimerContext,
@@ -16,6 +19,7 @@ import {
   type TimerEventName,
   type TimerHandler,
   type TimersApi,
+  type VirtualClock,
 } from '@sundial/core';
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import Redis from 'ioredis';
@@ -53,6 +57,13 @@ export interface Harness {
   ): Promise<T>;
   /** the first event matching `expected`, once it has come */
   event(expected: Partial<TimerEvent>, options?: UntilOptions): Promise<TimerEvent>;
+  /**
+   * The backend is down for `ms` right after timers were scheduled, then comes back: nothing runs while
+   * it is down. Memory: the virtual clock moves `ms` with every wake held, then they come. Redis (real
+   * time cannot jump): every row of this harness is put back as if scheduled `ms` earlier (its grid, its
+   * first slot and jitter recomputed) with nothing run since, which is what Redis holds after a real outage.
+   */
+  downFor(ms: number): Promise<void>;
 }
 
 export interface UntilOptions {
@@ -97,7 +108,25 @@ function memoryBackend(): Backend {
     async open(options = {}) {
       const runs: RunRecord[] = [];
       const work = workHandler(runs, (ms, signal) => sleepOn(h.clock, ms, signal));
-      const h = engineHarness({ handlers: { work, ...options.handlers }, tombstoneMs: options.tombstoneMs });
+      let held: (() => void)[] | null = null;
+      const source = (clock: VirtualClock): Clock => ({
+        now: () => clock.now(),
+        setTimeout: (fn, ms) => clock.setTimeout(() => (held ? held.push(fn) : fn()), ms),
+        clearTimeout: (handle) => clock.clearTimeout(handle),
+      });
+      const h = engineHarness({
+        handlers: { work, ...options.handlers },
+        tombstoneMs: options.tombstoneMs,
+        source,
+      });
+      const downFor = async (ms: number) => {
+        const wakes: (() => void)[] = [];
+        held = wakes;
+        await h.clock.advance(ms);
+        held = null;
+        for (const wake of wakes) wake();
+        await h.clock.advance(0);
+      };
       opened.push(h.engine);
       const now = async () => h.clock.now();
       const until: Harness['until'] = async (
@@ -122,6 +151,7 @@ function memoryBackend(): Backend {
         now,
         pass: (ms) => h.clock.advance(ms),
         until,
+        downFor,
       });
     },
   };
@@ -184,6 +214,7 @@ function redisBackend(): Backend {
         },
         pass: realSleep,
         until,
+        downFor: (ms) => backdateRows(raw, `${shared.prefix}:`, ms),
       });
     },
   };
@@ -195,8 +226,8 @@ function workHandler(
   sleep: (ms: number, signal: AbortSignal) => Promise<void>,
 ): TimerHandler {
   return async (payload: JsonValue, ctx: TimerContext) => {
-    const { key, id, version, due, runCount, signal, timer } = ctx;
-    runs.push({ key, id, version, due, at: timer.lastFiredAt ?? due, runCount, signal, timer });
+    const { key, id, version, due, runCount, attempt, signal, timer } = ctx;
+    runs.push({ key, id, version, due, at: timer.lastFiredAt ?? due, runCount, attempt, signal, timer });
     const knobs = (payload ?? {}) as WorkPayload;
     if (knobs.sleepMs) await sleep(knobs.sleepMs, signal);
     if (knobs.fail) throw Object.assign(new Error(knobs.fail), knobs.reason ? { reason: knobs.reason } : {});
@@ -227,6 +258,30 @@ function sleepOn(
     clock.setTimeout(resolve, ms);
     signal.addEventListener('abort', () => resolve());
   });
+}
+
+/** The Redis side of `downFor`: each row as if scheduled `ms` earlier, its first slot not run yet. */
+async function backdateRows(raw: Redis, prefix: string, ms: number): Promise<void> {
+  for (const hash of await raw.keys(`${prefix}*t:*`)) {
+    const row = await raw.hgetall(hash);
+    const key = hash.slice(hash.indexOf('}:t:') + 4);
+    const scheduledAt = Number(row.sa) - ms;
+    const slot =
+      row.k === 'cron' ? nextCronOccurrence(row.cr, row.tz, scheduledAt) : Number(row.ds ?? row.d) - ms;
+    const due =
+      row.k === 'once' ? slot : dueOfSlot({ key, jitter: row.jt ? Number(row.jt) : undefined }, slot);
+    await raw.hset(
+      hash,
+      'sa',
+      String(scheduledAt),
+      'd',
+      String(due),
+      ...(row.ds ? ['ds', String(slot)] : []),
+    );
+    const base = hash.slice(0, hash.indexOf('}:t:') + 2);
+    await raw.zadd(`${base}due`, due, key);
+    await raw.publish(`${base}wake`, String(due));
+  }
 }
 
 function realSleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -11,19 +11,26 @@ import { seededRandom } from '../engine/harness';
 import { BACKENDS, type Harness, useBackend } from './backends';
 
 /**
- * Seeds per backend; `npm run chaos` runs many more through SUNDIAL_RACE_SEEDS (`memory=1000,redis=40`,
- * test/chaos/races.ts).
+ * Seeds per backend; `npm run chaos` runs many more through SUNDIAL_RACE_SEEDS (`memory=1000,redis=1-100`:
+ * a count runs seeds 1..n, a range `a-b` those seeds, so test/chaos/races.ts can split the Redis seeds
+ * over processes running side by side).
  */
-const SEEDS: Record<string, number> = {
-  memory: 24,
-  redis: 6,
+const SEEDS: Record<string, number[]> = {
+  memory: seedRange('24'),
+  redis: seedRange('6'),
   ...Object.fromEntries(
     (process.env.SUNDIAL_RACE_SEEDS ?? '')
       .split(',')
       .filter((pair) => pair.includes('='))
-      .map((pair) => [pair.split('=')[0].trim(), Number(pair.split('=')[1])]),
+      .map((pair) => [pair.split('=')[0].trim(), seedRange(pair.split('=')[1])]),
   ),
 };
+
+/** `n` → 1..n; `a-b` → a..b. */
+function seedRange(text: string): number[] {
+  const [from, to] = text.includes('-') ? text.split('-').map(Number) : [1, Number(text)];
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+}
 const OUTCOMES = ['running', 'completed', 'failed', 'skipped'];
 
 /** The events of `id` after the first one matching `mark` (which must have come). */
@@ -40,7 +47,7 @@ function expectSoundRuns(h: Harness): void {
 
 describe.each(BACKENDS)('%s backend: races with seeded timing', (name) => {
   const backend = useBackend(name);
-  const seeds = Array.from({ length: SEEDS[name] }, (_, i) => i + 1);
+  const seeds = SEEDS[name];
 
   describe.each(['once', 'interval'] as const)('a %s timer', (kind) => {
     async function start(seed: number) {

@@ -30,6 +30,8 @@ export interface RunRecord {
   /** when the run started (claimed), by the backend's clock */
   at: number;
   runCount: number;
+  /** ctx.attempt: 1, or the retry's try */
+  attempt: number;
   signal: AbortSignal;
   /** the row after the claim (`ctx.timer`) */
   timer: Timer;
@@ -73,8 +75,8 @@ export function harness(
   };
   const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
   const work = async (payload: JsonValue, ctx: TimerContext) => {
-    const { key, id, version, due, runCount, signal, timer } = ctx;
-    runs.push({ key, id, version, due, at: clock.now(), runCount, signal, timer });
+    const { key, id, version, due, runCount, attempt, signal, timer } = ctx;
+    runs.push({ key, id, version, due, at: clock.now(), runCount, attempt, signal, timer });
     const knobs = (payload ?? {}) as WorkPayload;
     if (knobs.sleepMs) await sleep(knobs.sleepMs);
     if (knobs.fail) throw Object.assign(new Error(knobs.fail), knobs.reason ? { reason: knobs.reason } : {});

@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { cronFollowUp } from '@sundial/redis';
+import { cronDetach, cronFollowUp } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
 import { eventually, type FireCluster, recorder, refOf, useFirePath } from './fire-fixture';
 
@@ -116,6 +116,69 @@ describe('fire path: cron', () => {
 });
 
 /** Claims a cron timer's run now: its row made due behind the runtime's back (its slot is years away). */
+/* The run policies' Redis-only parts (docs/design.md "Run policies"); their behaviour runs on both backends in
+ * test/conformance/run-policies.test.ts. */
+describe('fire path: cron run policies', () => {
+  const due = Date.parse('2026-06-01T00:00:00Z');
+  const cron = { k: 'cron', cr: '* * * * * *', tz: 'UTC', rc: '1', lf: String(due) };
+
+  it("buffer-one keeps the first slot the run overlapped and counts a buffered run's skips after `cf`", () => {
+    expect(cronFollowUp({ ...cron, ov: 'b' }, due, due + 3500)).toEqual({
+      cronNext: due + 1000,
+      missed: 0,
+      overlap: 2,
+      buffered: true,
+    });
+    // The buffered slot's run (due +1 s) started at +3.5 s, when the run before it ended: from there on.
+    const buffered = { ...cron, ov: 'b', cf: String(due + 3500), lf: String(due + 3500) };
+    expect(cronFollowUp(buffered, due + 1000, due + 3600)).toEqual({
+      cronNext: due + 4000,
+      missed: 0,
+      overlap: 0,
+    });
+  });
+
+  it('cronDetach: the next slot and the missed ones for allow/cancel-other, nothing for held runs', () => {
+    const allow = { ...cron, aw: '0', lf: String(due + 2500) };
+    expect(cronDetach(allow, due)).toEqual({ next: due + 3000, missed: 2 });
+    expect(cronDetach({ ...cron, lf: allow.lf }, due)).toBeNull();
+    expect(cronDetach({ ...allow, tg: String(due) }, due)).toBeNull();
+    expect(cronDetach({ ...allow, mr: '1' }, due)).toBeNull();
+  });
+
+  it('detach turns a held cron run free and arms the next slot; a repeated detach answers the same', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({
+      key: 'c',
+      handler: 'h',
+      cron: '* * * * * *',
+      tz: 'UTC',
+      overlap: 'allow',
+    });
+    await claimNow(cluster, timer);
+    const run = { key: 'c', version: 1, runCount: 1 };
+    const next = timer.dueAt + 60_000;
+    expect(await cluster.commands.detach(0, 'w', run, next, 0)).toBe(true);
+    expect(await cluster.commands.detach(0, 'w', run, next, 0)).toBe(true);
+    expect(await cluster.commands.detach(0, 'other', run, next, 0)).toBe(false);
+    expect(await cluster.timers.get('c')).toMatchObject({
+      status: 'pending',
+      version: 2,
+      dueAt: next,
+      overlap: 'allow',
+    });
+    const [done] = await cluster.commands.complete(0, [
+      { id: timer.id, key: 'c', version: 1, runCount: 1, mode: 'free', outcome: 'ok', missed: 0, overlap: 0 },
+    ]);
+    expect(done).toEqual({ kind: 'done', missed: 0, overlap: 0 });
+    expect(await cluster.timers.get('c')).toMatchObject({
+      status: 'pending',
+      version: 2,
+      last: { status: 'ok' },
+    });
+  });
+});
+
 async function claimNow(cluster: FireCluster, timer: Timer): Promise<void> {
   await fire.raw.hset(cluster.timers.keys.row(timer.key), 'd', String(await cluster.redisNow()));
   const [claim] = await cluster.commands.claim(0, 30_000, 'w', [refOf(timer)]);

@@ -67,6 +67,32 @@ describe('fire path: what is reported', () => {
     expect(next!.dueAt).toBeGreaterThan(timer.dueAt + 300 * skipped.count!);
   });
 
+  it("catchup 'skip' brought back after downtime runs none of the late slots and reports them missed", async () => {
+    const cluster = await fire.cluster();
+    const { reported, observer } = watchers();
+    const tick = recorder();
+    await cluster.dispatcher();
+    const timer = await cluster.timers.schedule({
+      key: 's',
+      handler: 'tick',
+      every: '300ms',
+      catchup: 'skip',
+    });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + 700, {
+      intervalMs: 20,
+      what: 'late',
+    });
+    await cluster.runner({ tick: tick.handler }, { observer });
+    const skipped = await eventually(cluster.events, { type: 'skipped', key: 's' });
+    expect(skipped).toMatchObject({ reason: 'missed', version: 1 });
+    expect(skipped.count).toBeGreaterThanOrEqual(3);
+    await waitFor(() => reported.skipped.length > 0, { what: 'the skip reported' });
+    expect(reported.skipped[0]).toEqual({ reason: 'missed', count: skipped.count });
+    // none of the late slots ran: the first run is on the first slot after them
+    await waitFor(() => tick.calls.length > 0, { what: 'the first run' });
+    expect(tick.calls[0].due).toBe(timer.dueAt + 300 * skipped.count!);
+  });
+
   it('an awaitTask: false interval counts, at its late claim, the slots it missed', async () => {
     const cluster = await fire.cluster();
     const { reported, observer } = watchers();

@@ -8,6 +8,49 @@ const DURATION_OR_MS: SchemaObject = {
   ],
 };
 
+/** docs/spec.md §3.3a–b: the same shape in a spec and in a Timer (whose delays are ms). */
+const RUN_POLICY_SCHEMAS: Record<string, SchemaObject> = {
+  overlap: { type: 'string', enum: ['skip', 'buffer-one', 'allow', 'cancel-other'], default: 'skip' },
+  retry: {
+    type: 'object',
+    required: ['attempts'],
+    properties: {
+      attempts: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        description: 'tries in all, the first one included',
+      },
+      backoff: {
+        type: 'object',
+        properties: {
+          type: { type: 'string', enum: ['fixed', 'exponential'], default: 'fixed' },
+          delay: DURATION_OR_MS,
+          maxDelay: DURATION_OR_MS,
+        },
+      },
+    },
+  },
+  pauseAfterFailures: { type: 'integer', minimum: 1 },
+};
+
+/** An instant: epoch ms or ISO-8601 with offset (at, startAt, endAt, a backfill's from and to). */
+const INSTANT: SchemaObject = {
+  oneOf: [
+    { type: 'number', description: 'epoch ms' },
+    { type: 'string', format: 'date-time' },
+  ],
+};
+
+/** docs/spec.md §3.3c, periodic timers only; a Timer returns the durations and instants in ms. */
+const SLOT_POLICY_PROPERTIES: Record<string, SchemaObject> = {
+  catchup: { type: 'string', enum: ['skip', 'once', 'all'], default: 'once' },
+  catchupWindow: DURATION_OR_MS,
+  jitter: DURATION_OR_MS,
+  startAt: INSTANT,
+  endAt: INSTANT,
+};
+
 export const TIMER_SPEC_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['handler'],
@@ -32,7 +75,21 @@ export const TIMER_SPEC_SCHEMA: SchemaObject = {
     meta: { type: 'object' },
     ifExists: { type: 'string', enum: ['error', 'replace', 'keep'], default: 'error' },
     delivery: { type: 'string', enum: ['at-least-once', 'at-most-once'], default: 'at-least-once' },
+    ...RUN_POLICY_SCHEMAS,
+    ...SLOT_POLICY_PROPERTIES,
   },
+};
+
+export const BACKFILL_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['from', 'to'],
+  description: 'a past range: the slots in [from, to] run now, in order (at most 1000)',
+  properties: { from: INSTANT, to: INSTANT },
+};
+
+export const BACKFILL_RESULT_SCHEMA: SchemaObject = {
+  type: 'object',
+  properties: { key: { type: 'string' }, slots: { type: 'integer' } },
 };
 
 export const RESCHEDULE_SCHEMA: SchemaObject = {
@@ -78,6 +135,12 @@ export const TIMER_SCHEMA: SchemaObject = {
       },
     },
     meta: { type: 'object' },
+    ...RUN_POLICY_SCHEMAS,
+    catchup: { type: 'string', enum: ['skip', 'all'] },
+    catchupWindow: { type: 'number' },
+    jitter: { type: 'number' },
+    startAt: { type: 'number' },
+    endAt: { type: 'number' },
   },
 };
 
@@ -106,6 +169,7 @@ export const LEDGER_ENTRY_SCHEMA: SchemaObject = {
         'resumed',
         'triggered',
         'retried',
+        'backfilled',
       ],
     },
     version: { type: 'integer' },

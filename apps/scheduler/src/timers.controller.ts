@@ -12,12 +12,18 @@ import {
   Res,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
+import type { BackfillRange, ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
 import { isSundialError, refusals, SundialError } from '@sundial/core';
 import type { ListQuery } from './list-query-params';
 import { parseListQuery } from './list-query-params';
 import { Idempotent, IdempotencyKey, writeOptions } from './idempotency-key';
-import { RESCHEDULE_SCHEMA, TIMER_SCHEMA, TIMER_SPEC_SCHEMA } from './openapi-schemas';
+import {
+  BACKFILL_RESULT_SCHEMA,
+  BACKFILL_SCHEMA,
+  RESCHEDULE_SCHEMA,
+  TIMER_SCHEMA,
+  TIMER_SPEC_SCHEMA,
+} from './openapi-schemas';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -152,6 +158,21 @@ export class TimersController {
   @Idempotent()
   trigger(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
     return this.timers.trigger(key, writeOptions(idempotencyKey));
+  }
+
+  @Post(':key/backfill')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Run the slots of a past range now, in order, each with its own due' })
+  @ApiBody({ schema: BACKFILL_SCHEMA })
+  @ApiResponse({ status: 200, schema: BACKFILL_RESULT_SCHEMA })
+  @Idempotent()
+  async backfill(
+    @Param('key') key: string,
+    @Body() body: unknown,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<{ key: string; slots: number }> {
+    const { slots } = await this.timers.backfill(key, body as BackfillRange, writeOptions(idempotencyKey));
+    return { key, slots };
   }
 }
 

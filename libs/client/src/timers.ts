@@ -1,4 +1,6 @@
 import type {
+  BackfillRange,
+  BackfillResult,
   ListOptions,
   ListResult,
   RescheduleWhen,
@@ -30,6 +32,7 @@ export abstract class Timers implements TimersApi {
   abstract pause(key: string, options?: WriteOptions): Promise<Timer>;
   abstract resume(key: string, options?: WriteOptions): Promise<Timer>;
   abstract trigger(key: string, options?: WriteOptions): Promise<Timer>;
+  abstract backfill(key: string, range: BackfillRange, options?: WriteOptions): Promise<BackfillResult>;
   abstract get(key: string): Promise<Timer | null>;
   abstract list(options?: ListOptions): Promise<ListResult>;
   abstract check(id: string): Promise<boolean>;

@@ -18,7 +18,8 @@ export type LedgerEventName =
   | 'paused'
   | 'resumed'
   | 'triggered'
-  | 'retried';
+  | 'retried'
+  | 'backfilled';
 
 /** One entry of a timer's ledger, as `history` returns it (newest first). */
 export interface LedgerEntry {
@@ -151,12 +152,13 @@ export function ledgerEntryOf(event: TimerEvent): LedgerEntry | null {
     if (event.error.reason !== undefined) entry.reason = event.error.reason;
   }
   if (event.count !== undefined) entry.count = event.count;
+  if (event.attempt !== undefined) entry.attempt = event.attempt;
   // A creation's due is in the row; its entry is the one Redis implies from the row, which has none.
   if (event.due !== undefined && name !== 'scheduled') entry.due = iso(event.due);
   return entry;
 }
 
-const SCHEDULE_REASONS = new Set(['reschedule', 'resume', 'trigger']);
+const SCHEDULE_REASONS = new Set(['reschedule', 'resume', 'trigger', 'backfill']);
 
 function ledgerEventName(event: TimerEvent): LedgerEventName | null {
   switch (event.type) {
@@ -164,6 +166,7 @@ function ledgerEventName(event: TimerEvent): LedgerEventName | null {
       if (event.reason === 'reschedule') return 'rescheduled';
       if (event.reason === 'resume') return 'resumed';
       if (event.reason === 'trigger') return 'triggered';
+      if (event.reason === 'backfill') return 'backfilled';
       return 'scheduled';
     case 'running':
       return 'claimed';
@@ -174,6 +177,7 @@ function ledgerEventName(event: TimerEvent): LedgerEventName | null {
     case 'completed':
     case 'stale':
     case 'skipped':
+    case 'paused':
       return event.type;
     default:
       return null;

@@ -1,34 +1,28 @@
-import { nextCronSlot } from './cron';
 import type { NextTime, Preview } from './ledger';
 import { firstDue } from './schedule';
+import { dueOfSlot, firstSlot, slotAfter, type SlotTimer } from './slot-policy';
 import { zoneOffset } from './time-zone';
-import type { Timer, TimerKind } from './types';
+import type { Timer } from './types';
 import { normalizeSpec, type ValidationLimits } from './validation';
 
-/** What decides a timer's coming due times. */
-interface Slots {
-  kind: TimerKind;
-  everyMs?: number;
-  cron?: string;
-  tz?: string;
-  /** runs still allowed (maxRuns − runs so far); undefined: no limit */
-  remaining?: number;
-}
-
 /**
- * The next `count` due times of a live timer as its schedule will produce them (docs/spec.md §3.9):
- * its armed `dueAt` first (unless that run is going on now), then each following slot — an
- * interval's grid, a cron's occurrences in its zone (DST rules of §3.3) — up to `maxRuns`. A paused or
- * finished timer has none.
+ * The next `count` due times of a live timer as its schedule and slot policies will produce them
+ * (docs/spec.md §3.9, §3.3c): its armed `dueAt` first (unless that run is going on now), then each
+ * following slot — an interval's grid, a cron's occurrences in its zone (DST rules of §3.3) — moved by
+ * its jitter, none after `endAt`, up to `maxRuns`. A paused or finished timer has none.
  */
 export function nextTimesOf(timer: Timer, count: number): NextTime[] {
   if (timer.status !== 'pending' && timer.status !== 'running') return [];
-  const slots = slotsOf(timer, timer.maxRuns === undefined ? undefined : timer.maxRuns - timer.runCount);
-  const times = dueTimes(timer.dueAt, slots, count + (timer.status === 'running' ? 1 : 0));
+  const remaining = timer.maxRuns === undefined ? undefined : timer.maxRuns - timer.runCount;
+  const wanted = count + (timer.status === 'running' ? 1 : 0);
+  const times = dueTimes(timer, timer.dueAt, slotOfDue(timer, timer.dueAt), remaining, wanted);
   return (timer.status === 'running' ? times.slice(1) : times).map((at) => withOffset(at, timer.tz));
 }
 
-/** `preview`: the spec validated as `schedule` does it, and the due times it would have if created at `now`. */
+/**
+ * `preview`: the spec validated as `schedule` does it (an endAt before the first slot refused too), and
+ * the due times it would have if created at `now`, by its slot policies.
+ */
 export function previewSpec(
   spec: unknown,
   limits: Partial<ValidationLimits> | undefined,
@@ -36,7 +30,9 @@ export function previewSpec(
   count: number,
 ): Preview {
   const normalized = normalizeSpec(spec, limits);
-  const times = dueTimes(firstDue(normalized, now), slotsOf(normalized, normalized.maxRuns), count);
+  const timer: SlotTimer = { ...normalized, scheduledAt: now };
+  const slot = normalized.kind === 'once' ? firstDue(normalized, now) : firstSlot(normalized, now);
+  const times = dueTimes(timer, dueOfSlot(timer, slot), slot, normalized.maxRuns, count);
   return { spec: normalized, next: times.map((at) => withOffset(at, normalized.tz)) };
 }
 
@@ -49,26 +45,38 @@ export function withOffset(at: number, tz: string | undefined): NextTime {
   return { at: new Date(at).toISOString(), offset: `${sign}${hours}:${minutes}` };
 }
 
-function slotsOf(
-  source: Pick<Timer, 'kind' | 'everyMs' | 'cron' | 'tz'>,
+/** The armed due, then the due of each following slot: none after endAt, at most `remaining`. */
+function dueTimes(
+  timer: SlotTimer,
+  first: number,
+  firstSlotOf: number,
   remaining: number | undefined,
-): Slots {
-  return { kind: source.kind, everyMs: source.everyMs, cron: source.cron, tz: source.tz, remaining };
-}
-
-function dueTimes(first: number, slots: Slots, count: number): number[] {
-  const limit = Math.min(count, Math.max(0, slots.remaining ?? count), slots.kind === 'once' ? 1 : count);
+  count: number,
+): number[] {
+  const limit = Math.min(count, Math.max(0, remaining ?? count), timer.kind === 'once' ? 1 : count);
   const times: number[] = [];
-  let due: number | null = first;
-  while (due !== null && times.length < limit) {
+  let due = first;
+  let slot: number | null = firstSlotOf;
+  while (times.length < limit) {
     times.push(due);
-    due = following(due, slots);
+    slot = slotAfter(timer, slot);
+    if (slot === null || slot > (timer.endAt ?? Infinity)) break;
+    due = dueOfSlot(timer, slot);
   }
   return times;
 }
 
-function following(due: number, slots: Slots): number | null {
-  if (slots.kind === 'interval') return due + slots.everyMs!;
-  if (slots.kind === 'cron') return nextCronSlot(slots.cron!, slots.tz!, due);
-  return null;
+/**
+ * The slot an armed due stands for: the slot whose jitter moved it there, or the due itself (no jitter,
+ * or a due that is no slot's: a trigger, reschedule, retry or backfill due).
+ */
+function slotOfDue(timer: Timer, due: number): number {
+  if (!timer.jitter || timer.kind === 'once') return due;
+  // The slots in (due − jitter, due]: the one moved to `due` (jitter < every: an interval has one).
+  let slot = slotAfter(timer, due - timer.jitter);
+  for (let tries = 0; slot !== null && slot <= due && tries < 1000; tries++) {
+    if (dueOfSlot(timer, slot) === due) return slot;
+    slot = slotAfter(timer, slot);
+  }
+  return due;
 }

@@ -100,4 +100,100 @@ export const refusals = {
           ? `Register a handler named "${name}" in createEngine({ handlers }), or replace the timer with one whose handler is registered.`
           : `Register "${name}" on the worker — the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option — or replace the timer with one whose handler is registered.`,
     }),
+  /** A slot policy (catchup, catchupWindow, jitter, startAt, endAt: docs/spec.md §3.3c) on a one-shot timer. */
+  periodicOnly: (field: string, value: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field,
+      message: `${field} ${value} was given for a one-shot timer (delay/at); it only applies to every and cron`,
+      fix: `Remove ${field}, or use every or cron for a timer that repeats.`,
+    }),
+  /** catchup 'all' on an awaitTask: false interval, whose ticks never wait for a run to end. */
+  catchupAllFree: () =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'catchup',
+      message:
+        "catchup 'all' was given with awaitTask false (or overlap 'allow' or 'cancel-other'): its slots are armed at claim, so missed slots cannot run one after another",
+      fix: "Use catchup 'skip' or 'once' with it, or remove awaitTask: false (and overlap 'allow' / 'cancel-other') to catch up with 'all'.",
+    }),
+  /** A slot policy duration that is not positive, too long, or (jitter) not shorter than the interval. */
+  badPolicyDuration: (field: string, value: string, bound: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field,
+      message: `${field} ${value} is not a positive duration ${bound}`,
+      fix: `Write ${field} as a positive duration ${bound}, e.g. ${field === 'jitter' ? '"30s"' : '"6h"'}.`,
+    }),
+  /** endAt not after startAt, or no slot of the schedule falls before endAt. */
+  endsBeforeStart: (detail: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'endAt',
+      message: `endAt ${detail}, so the timer would never run`,
+      fix: 'Write an endAt after startAt and after the first slot of the schedule, or remove endAt.',
+    }),
+  /** backfill(key, { from, to }) on a range it cannot run. */
+  badBackfillRange: (field: 'from' | 'to' | 'range', message: string, fix: string) =>
+    new SundialError({ reason: 'invalid', field, message, fix }),
+  /** backfill on a one-shot timer: it has no slots. */
+  backfillNotPeriodic: (key: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'key',
+      message: `Timer ${JSON.stringify(key)} runs once (delay/at): it has no slots to backfill.`,
+      fix: 'Backfill an every or cron timer, or use trigger(key) to run a one-shot timer now.',
+    }),
+  /** A process (or client) whose partition count is not the one the timers under `prefix` have. */
+  partitionCount: (prefix: string, stored: number, mine: number) =>
+    refusals.invalid(
+      'partitions',
+      `The timers under prefix '${prefix}' are spread over ${stored} partitions, and this process was started with ${mine}: it would not find their rows.`,
+      `Start every process with SUNDIAL_PARTITIONS=${stored} (option partitions: ${stored}). To change the count, repartition: \`npx sundial repartition --to <count>\` (or \`node dist/scripts/repartition.js --to <count>\`) while the processes run, then restart them with the new count (docs/operations.md "Changing the partition count").`,
+    ),
+  /** A process started with another count than the target of the repartition under way. */
+  repartitionUnderway: (prefix: string, from: number, to: number, mine: number, preparing: boolean) =>
+    refusals.invalid(
+      'partitions',
+      `The timers under prefix '${prefix}' are being repartitioned from ${from} to ${to} partitions${preparing ? ' (preparing)' : ''}, and this process was started with ${mine}.`,
+      preparing && mine === to
+        ? 'Start it again in a moment: the repartition is about to let processes with the new count in.'
+        : `Start it with SUNDIAL_PARTITIONS=${to} (option partitions: ${to}): processes with the new count work during the repartition.`,
+    ),
+  /** A store write from a process whose count a repartition has replaced (the layout fence refused it). */
+  partitionsMoved: (prefix: string, allowed: number, mine: number) =>
+    new SundialError({
+      reason: 'unavailable',
+      field: 'partitions',
+      message: `The timers under prefix '${prefix}' were repartitioned to ${allowed} partitions; this process still spreads keys over ${mine}, so the write was refused and changed nothing.`,
+      fix: `Restart this process with SUNDIAL_PARTITIONS=${allowed} (option partitions: ${allowed}); meanwhile retry the call on a process that has it.`,
+    }),
+  /** A write that waited too long for a repartition: its key's run went on, or (cancelAll) the repartition did. */
+  repartitionWait: (what: string, waitedMs: number) =>
+    new SundialError({
+      reason: 'unavailable',
+      message: `A repartition is moving the timers: ${what} did not settle within ${waitedMs} ms; the call changed nothing.`,
+      fix: 'Retry in a moment (a key moves as soon as its run in progress ends; cancelAll waits for the whole repartition).',
+    }),
+  /** `repartition({ to })` with a count that is not a positive integer (at most `max`). */
+  repartitionTarget: (to: unknown, max: number) =>
+    refusals.invalid(
+      'to',
+      `The partition count to repartition to must be an integer from 1 to ${max}, got ${JSON.stringify(to)}.`,
+      'Pass e.g. --to 4 (option to: 4).',
+    ),
+  /** `repartition({ to })` with the count the timers already have. */
+  repartitionSame: (prefix: string, count: number) =>
+    refusals.invalid(
+      'to',
+      `The timers under prefix '${prefix}' are already spread over ${count} partitions.`,
+      'Pass another count, or leave them as they are.',
+    ),
+  /** A second repartition while one to another count is under way. */
+  repartitionBusy: (prefix: string, from: number, to: number) =>
+    refusals.invalid(
+      'to',
+      `A repartition of prefix '${prefix}' from ${from} to ${to} partitions is under way.`,
+      `Let it finish, or run it again with --to ${to} to resume it (after its process died).`,
+    ),
 };

@@ -55,20 +55,21 @@ function withinBound(ms: number, given: unknown, field: 'delay' | 'every'): numb
   return ms;
 }
 
-export function normalizeAt(at: unknown): number {
+/** An instant: `at`, or another field that takes one (startAt, endAt, a backfill range). */
+export function normalizeAt(at: unknown, field = 'at'): number {
   const ms = typeof at === 'string' ? parseIsoInstant(at) : at;
   if (ms === 'missing-zone') {
     throw refusals.invalid(
-      'at',
-      `at ${showValue(at)} has no zone offset, so it names a wall time rather than an instant`,
+      field,
+      `${field} ${showValue(at)} has no zone offset, so it names a wall time rather than an instant`,
       `Append "Z" for UTC or an offset such as "-05:00", e.g. "${/T/i.test(String(at)) ? at : `${at}T00:00:00`}Z".`,
     );
   }
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_EPOCH_MS) {
     throw refusals.invalid(
-      'at',
-      `at ${showValue(at)} is not a point in time`,
-      'Write at as epoch milliseconds (e.g. 1772355600000) or an ISO-8601 date-time with offset (e.g. "2026-03-01T09:00:00Z").',
+      field,
+      `${field} ${showValue(at)} is not a point in time`,
+      `Write ${field} as epoch milliseconds (e.g. 1772355600000) or an ISO-8601 date-time with offset (e.g. "2026-03-01T09:00:00Z").`,
     );
   }
   return Math.round(ms);

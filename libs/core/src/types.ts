@@ -18,6 +18,44 @@ export type Delivery = 'at-least-once' | 'at-most-once';
 
 export type IfExists = 'error' | 'replace' | 'keep';
 
+/**
+ * What a periodic timer does with a slot that comes while a run of it is still going (docs/spec.md §3.3a):
+ * skip it (counted), keep one to run right after, run it beside (`allow`), or abort the running one.
+ */
+export type OverlapPolicy = 'skip' | 'buffer-one' | 'allow' | 'cancel-other';
+
+/** How a failed run is tried again (docs/spec.md §3.3b), as given: delays in ms or as durations. */
+export interface RetrySpec {
+  /** tries in all, the first one included: 3 = the run and up to 2 retries */
+  attempts: number;
+  backoff?: {
+    type: 'fixed' | 'exponential';
+    delay: number | Duration;
+    maxDelay?: number | Duration;
+  };
+}
+
+/** A RetrySpec with its defaults applied and its delays in ms (what `Timer.retry` returns). */
+export interface RetryPolicy {
+  attempts: number;
+  backoff: { type: 'fixed' | 'exponential'; delay: number; maxDelay?: number };
+}
+
+/** What a periodic timer does about slots that passed while it could not run (docs/spec.md §3.3c). */
+export type Catchup = 'skip' | 'once' | 'all';
+
+/**
+ * The slot policies of a periodic timer (docs/spec.md §3.3c), as stored and returned: durations and
+ * instants in ms; each absent when not given (`catchup` absent = 'once').
+ */
+export interface SlotPolicy {
+  catchup?: Catchup;
+  catchupWindow?: number;
+  jitter?: number;
+  startAt?: number;
+  endAt?: number;
+}
+
 /** Any JSON value: what payloads and `meta` may hold. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -31,7 +69,7 @@ export interface LastRun {
 }
 
 /** A timer as stored and returned (docs/spec.md §2). */
-export interface Timer {
+export interface Timer extends SlotPolicy {
   id: string;
   key: string;
   version: number;
@@ -55,6 +93,10 @@ export interface Timer {
   lastErrorAt: number | null;
   last: LastRun | null;
   meta?: JsonObject;
+  /** periodic timers whose policy is not the default 'skip' */
+  overlap?: OverlapPolicy;
+  retry?: RetryPolicy;
+  pauseAfterFailures?: number;
 }
 
 /** What a caller asks for (docs/spec.md §2, "Input"). Exactly one of delay, at, every, cron. */
@@ -73,6 +115,18 @@ export interface TimerSpec {
   meta?: JsonObject;
   ifExists?: IfExists;
   delivery?: Delivery;
+  /** cron and interval (default 'skip'; an interval with awaitTask false is 'allow') */
+  overlap?: OverlapPolicy;
+  /** default: a failed run is not tried again */
+  retry?: RetrySpec;
+  /** pause a periodic timer after this many failed slots in a row (default: never) */
+  pauseAfterFailures?: number;
+  /** periodic only (docs/spec.md §3.3c) */
+  catchup?: Catchup;
+  catchupWindow?: number | Duration;
+  jitter?: number | Duration;
+  startAt?: number | string;
+  endAt?: number | string;
 }
 
 /** `reschedule(key, when)`: a new relative or absolute due time. */
@@ -82,7 +136,7 @@ export type RescheduleWhen = { delay: number | Duration } | { at: number | strin
  * A validated spec with every default applied and the schedule reduced to one form.
  * `dueAt` is not here: it depends on "now", see `firstDue` in ./schedule.
  */
-export interface NormalizedSpec {
+export interface NormalizedSpec extends SlotPolicy {
   key: string;
   handler: string;
   payload: JsonValue;
@@ -100,6 +154,10 @@ export interface NormalizedSpec {
   meta?: JsonObject;
   ifExists: IfExists;
   delivery: Delivery;
+  /** periodic timers only */
+  overlap?: OverlapPolicy;
+  retry?: RetryPolicy;
+  pauseAfterFailures?: number;
 }
 
 /** What a handler receives besides its payload (docs/spec.md §3.2). */
@@ -110,6 +168,8 @@ export interface TimerContext<P = JsonValue> {
   /** the time this run was due (epoch ms); compare with Date.now() to see how late it is */
   due: number;
   runCount: number;
+  /** 1 for a slot's first run, 2 for its first retry, ... (`retry`, docs/spec.md §3.3b) */
+  attempt: number;
   payload: P;
   /** aborted when the timer is cancelled, replaced, rescheduled or its engine or client disposed */
   signal: AbortSignal;
@@ -119,7 +179,16 @@ export interface TimerContext<P = JsonValue> {
 export type TimerHandler<P = JsonValue> = (payload: P, ctx: TimerContext<P>) => unknown;
 
 export type TimerEventName =
-  'scheduled' | 'running' | 'completed' | 'failed' | 'cancelled' | 'stale' | 'skipped' | 'reset' | 'disposed';
+  | 'scheduled'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'stale'
+  | 'skipped'
+  | 'paused'
+  | 'reset'
+  | 'disposed';
 
 /** Every event carries the timer's identity and the time it happened (docs/spec.md §3.6). */
 export interface TimerEvent {
@@ -137,6 +206,8 @@ export interface TimerEvent {
   error?: { message: string; reason?: string };
   due?: number;
   count?: number;
+  /** failed: which try of its slot the run was (1 = the first) */
+  attempt?: number;
 }
 
 export type TimerListener = (event: TimerEvent) => void;
@@ -156,6 +227,17 @@ export interface ListOptions {
 export interface ListResult {
   items: Timer[];
   nextCursor: string | null;
+}
+
+/** `backfill(key, range)`: past instants (epoch ms or ISO-8601 with offset), `from` ≤ `to` ≤ now. */
+export interface BackfillRange {
+  from: number | string;
+  to: number | string;
+}
+
+export interface BackfillResult {
+  /** how many slots will run */
+  slots: number;
 }
 
 /** Options of every state-changing call (docs/spec.md §5.1). */
@@ -179,6 +261,8 @@ export interface TimersApi {
   pause(key: string, options?: WriteOptions): Promise<Timer>;
   resume(key: string, options?: WriteOptions): Promise<Timer>;
   trigger(key: string, options?: WriteOptions): Promise<Timer>;
+  /** Runs the periodic timer's slots in [from, to] now, in order, each with its own due (docs/spec.md §3.3c). */
+  backfill(key: string, range: BackfillRange, options?: WriteOptions): Promise<BackfillResult>;
   get(key: string): Promise<Timer | null>;
   list(options?: ListOptions): Promise<ListResult>;
   check(id: string): Promise<boolean>;

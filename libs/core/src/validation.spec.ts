@@ -305,8 +305,8 @@ const refusals: [string, unknown, Expected][] = [
   ['the typo handlr', { ...once, handlr: 'x' }, { field: 'handlr', fix: /"handler"/ }],
   [
     'an unknown field like nothing known',
-    { ...once, retry: { attempts: 3 } },
-    { field: 'retry', fix: /^Remove "retry"; the known fields are key, handler,/ },
+    { ...once, frobnicate: { attempts: 3 } },
+    { field: 'frobnicate', fix: /^Remove "frobnicate"; the known fields are key, handler,/ },
   ],
   [
     'a spec that is null',

@@ -8,9 +8,11 @@ import {
   rejectUnknownFields,
 } from './input-checks';
 import { refusals } from './refusals';
+import { normalizeRunPolicies } from './run-policies';
 import { toJsonValue } from './json-value';
 import { normalizeAt, normalizeDelay, normalizeEvery } from './time-fields';
 import { showValue } from './show-value';
+import { normalizeSlotPolicy, SLOT_POLICY_FIELDS } from './slot-fields';
 import type { Delivery, IfExists, JsonObject, NormalizedSpec } from './types';
 
 /** Cluster-wide limits on what a spec may ask for (docs/spec.md §5.4). */
@@ -38,6 +40,10 @@ const SPEC_FIELDS = [
   'meta',
   'ifExists',
   'delivery',
+  'overlap',
+  'retry',
+  'pauseAfterFailures',
+  ...SLOT_POLICY_FIELDS,
 ];
 const SCHEDULE_FIELDS = ['delay', 'at', 'every', 'cron'] as const;
 const WHEN_FIELDS = ['delay', 'at'] as const;
@@ -80,17 +86,24 @@ export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> =
   const schedule = normalizeSchedule(input, limits.minEveryMs ?? DEFAULT_LIMITS.minEveryMs);
   const maxRuns = normalizeMaxRuns(input.maxRuns, schedule.kind);
   const meta = normalizeMeta(input.meta, maxPayloadBytes);
+  const runPolicies = normalizeRunPolicies(
+    input,
+    schedule.kind,
+    normalizeAwaitTask(input.awaitTask, schedule.kind),
+    isGiven(input.awaitTask),
+  );
   return {
     key,
     handler,
     payload: toJsonValue(input.payload === undefined ? null : input.payload, 'payload', maxPayloadBytes),
     ...schedule,
     ...(maxRuns !== undefined && { maxRuns }),
-    awaitTask: normalizeAwaitTask(input.awaitTask, schedule.kind),
+    ...runPolicies,
     removeOnComplete: optionalBoolean(input.removeOnComplete, 'removeOnComplete', true),
     ...(meta !== undefined && { meta }),
     ifExists: oneOf(input.ifExists, 'ifExists', IF_EXISTS),
     delivery: oneOf(input.delivery, 'delivery', DELIVERIES),
+    ...normalizeSlotPolicy(input, schedule.kind, schedule.everyMs, runPolicies.awaitTask),
   };
 }
 
@@ -118,6 +131,13 @@ export function normalizeWhen(when: unknown, field = 'when'): { delayMs: number 
     );
   }
   return given[0] === 'delay' ? { delayMs: normalizeDelay(input.delay) } : { atMs: normalizeAt(input.at) };
+}
+
+/** `backfill(key, { from, to })`: two instants, epoch ms or ISO-8601 with offset. */
+export function normalizeBackfillRange(range: unknown): { from: number; to: number } {
+  const input = plainObject(range, 'range', '{ from: "2026-03-01T00:00:00Z", to: "2026-03-02T00:00:00Z" }');
+  rejectUnknownFields(input, ['from', 'to'], 'the backfill range');
+  return { from: normalizeAt(input.from, 'from'), to: normalizeAt(input.to, 'to') };
 }
 
 function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
@@ -202,7 +222,7 @@ function normalizeAwaitTask(awaitTask: unknown, kind: NormalizedSpec['kind']): b
       'awaitTask',
       `awaitTask false was given for a ${kind} timer; it only applies to every (interval) timers`,
       kind === 'cron'
-        ? 'Remove awaitTask: a cron slot that comes while the last run is still running is skipped.'
+        ? 'Remove awaitTask: a cron slot that comes while the last run is still running is skipped; overlap "allow" runs it beside.'
         : 'Remove awaitTask: a one-shot timer runs once.',
     );
   }

@@ -12,10 +12,18 @@ export {
 } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
+export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
 export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.
 export { Dispatcher, type DispatcherOptions } from './fire/dispatcher';
+export {
+  MAX_PARTITIONS,
+  repartition,
+  type RepartitionOptions,
+  type RepartitionProgress,
+  type RepartitionResult,
+} from './repartition/repartition';
 export { DEFAULT_RECONCILE_MS, Reconciler, type ReconcilerOptions } from './fire/reconciler';
 export { DEFAULT_CLOSE_GRACE_MS, TimerRunner, type TimerRunnerOptions } from './fire/timer-runner';
 export { DEFAULT_CONSUMER_STALL_MS } from './fire/consumer-watchdog';
@@ -40,6 +48,6 @@ export { Backlog, type BacklogOptions } from './metrics/backlog';
 export { type BacklogSource, SundialMetrics } from './metrics/sundial-metrics';
 
 // Internals the Redis test suites drive directly (scripts, fire commands, cron follow-ups); not for apps.
-export { cronFollowUp } from './fire/completion';
+export { cronDetach, cronFollowUp } from './fire/completion';
 export { FireCommands, type FireJobData, type TimerRef } from './store/fire-commands';
 export { defineCommands, loadCommands, runScript, type ScriptName } from './store/script-loader';

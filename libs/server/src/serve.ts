@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { SundialLogger } from '@sundial/core';
+import { watchPartitionCount } from '@sundial/redis';
 import type { AddressInfo } from 'node:net';
 import type { ClusterConfig } from './cluster-config';
 import { exitOnSignal } from './exit-on-signal';
@@ -8,7 +9,9 @@ import { createPino } from './pino-logger';
 
 /**
  * The body of both entry points: build the app, exit 0 on SIGTERM/SIGINT after a clean close, listen,
- * and log the bound port (PORT=0 picks a free one, as tests do). A failed start exits 1.
+ * and log the bound port (PORT=0 picks a free one, as tests do). A failed start exits 1. A process whose
+ * partition count a repartition replaced shuts down the same way (docs/operations.md "Changing the
+ * partition count").
  */
 export function serve(
   name: string,
@@ -30,6 +33,16 @@ export function serve(
         prefix,
         partitions,
         ...(serve && { serve: serve.join(',') }),
+      });
+      // A repartition replaced our count: shut down as on SIGTERM, to be started again with the new one.
+      watchPartitionCount({
+        connection: config.redisUrl,
+        prefix,
+        partitions,
+        onReplaced: ({ message, fix }) => {
+          logger.error(`${name} stops: ${message}`, { fix });
+          process.kill(process.pid, 'SIGTERM');
+        },
       });
     })
     .catch((error: unknown) => {

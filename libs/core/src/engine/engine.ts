@@ -1,7 +1,10 @@
 import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
 import { showValue } from '../show-value';
+import { backfillSlots } from '../slot-policy';
 import type {
+  BackfillRange,
+  BackfillResult,
   ListOptions,
   ListResult,
   RescheduleWhen,
@@ -12,7 +15,13 @@ import type {
   TimerSpec,
   TimersApi,
 } from '../types';
-import { normalizeWhen, validateKey, validateScope, type ValidationLimits } from '../validation';
+import {
+  normalizeBackfillRange,
+  normalizeWhen,
+  validateKey,
+  validateScope,
+  type ValidationLimits,
+} from '../validation';
 import { heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
@@ -168,10 +177,12 @@ class MemoryEngine implements Engine {
       const now = this.clock.now();
       const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
       this.firePath.abortFreeRuns(entry);
+      entry.backfill = null;
       // An interval's grid is anchored at scheduledAt: from now on, `now + k·every` after the new due.
       entry.scheduledAt = now;
       if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
       entry.paused = false;
+      [entry.attempt, entry.countFrom] = [1, null];
       this.firePath.arm(entry, dueAt);
       this.firePath.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
       return toTimer(entry);
@@ -188,6 +199,8 @@ class MemoryEngine implements Engine {
         entry.version += 1;
         this.ledger.append(entry.key, { at: isoNow(this.clock), event: 'paused', version: entry.version });
         entry.paused = true;
+        // A backfill in progress ends here: resume goes on with the schedule.
+        entry.backfill = null;
       }
       return toTimer(entry);
     });
@@ -198,9 +211,13 @@ class MemoryEngine implements Engine {
       const entry = this.findLive(key);
       if (entry.paused) {
         // Found first: a cron with no slot left refuses to resume and stays paused.
-        const due = this.firePath.nextDue(entry, this.clock.now());
+        const now = this.clock.now();
+        const slot = entry.kind === 'once' ? undefined : this.firePath.nextSlot(entry, now);
         entry.paused = false;
-        this.firePath.arm(entry, due);
+        // A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
+        [entry.attempt, entry.countFrom, entry.failures] = [1, null, 0];
+        if (slot === undefined) this.firePath.arm(entry, this.firePath.nextDue(entry, now));
+        else this.firePath.armSlot(entry, slot);
         this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
       }
       return toTimer(entry);
@@ -223,6 +240,23 @@ class MemoryEngine implements Engine {
     if (this.store.get(key) !== entry || entry.version !== triggered.version) return triggered;
     this.firePath.start(entry, now, true);
     return toTimer(entry);
+  }
+
+  /** Runs the slots of [from, to] now, one after another, each due at its slot; then the schedule goes on. */
+  async backfill(key: string, range: BackfillRange): Promise<BackfillResult> {
+    return this.operation(() => {
+      const entry = this.findLive(key);
+      const { from, to } = normalizeBackfillRange(range);
+      if (entry.kind === 'once') throw refusals.backfillNotPeriodic(key);
+      if (heldRun(entry) || entry.backfill) throw inactive(entry, 'backfilled while it is running', 'wait');
+      if (entry.paused) throw inactive(entry, 'backfilled while it is paused', 'resume');
+      const [first, ...rest] = backfillSlots(entry, from, to, this.clock.now());
+      if (first === undefined) return { slots: 0 };
+      entry.backfill = { rest, resume: entry.slot };
+      this.firePath.arm(entry, first);
+      this.firePath.emit('scheduled', entry, { due: first, reason: 'backfill', count: rest.length + 1 });
+      return { slots: rest.length + 1 };
+    });
   }
 
   async get(key: string): Promise<Timer | null> {

@@ -1,5 +1,5 @@
 import type { ClockHandle } from '../clock';
-import type { NormalizedSpec, Timer, TimerKind, TimerStatus } from '../types';
+import type { NormalizedSpec, SlotPolicy, Timer, TimerKind, TimerStatus } from '../types';
 
 /** One execution of a timer's handler, and the identity its completion is checked against. */
 export interface Run {
@@ -12,12 +12,21 @@ export interface Run {
   readonly started: number;
   /** started by `trigger`: it never moves the schedule */
   readonly triggered: boolean;
+  /** which try of its slot this run is (`retry`): 1 for the first */
+  readonly attempt: number;
+  /**
+   * slots up to here were already counted: skips count after it. The run's slot (its due without jitter),
+   * or after the run before it for a retry's or a buffered slot's run
+   */
+  readonly countFrom: number;
   /**
    * a tick of an `awaitTask: false` interval: the next tick was armed at claim, the run holds nothing
    * (the timer stays `pending`) and its completion records the outcome without touching the schedule
    */
   readonly free: boolean;
   readonly controller: AbortController;
+  /** aborted by the next slot's run (overlap 'cancel-other'): its completion is stale, reason 'overlap' */
+  overlapped?: boolean;
 }
 
 /** A live timer: the stored fields plus the engine's bookkeeping. `status` is derived, see `statusOf`. */
@@ -31,6 +40,16 @@ export interface Entry extends Omit<Timer, 'status'> {
   readonly runs: Set<Run>;
   /** the most recently started run, the one `last` describes */
   latestRun: Run | null;
+  /** the try the armed wake makes of its slot (1, or more when it is a retry) */
+  attempt: number;
+  /** the armed wake's skips count after this (see Run.countFrom); null: after its due */
+  countFrom: number | null;
+  /** failed slots in a row (pauseAfterFailures) */
+  failures: number;
+  /** the slot `dueAt` stands for: `dueAt` without its jitter (docs/spec.md §3.3c) */
+  slot: number;
+  /** a backfill in progress: the slots still to run after the armed one, and the slot to go back to */
+  backfill: { rest: number[]; resume: number } | null;
 }
 
 /** A fresh entry at version 0; arming it makes it version 1. */
@@ -58,11 +77,24 @@ export function createEntry(id: string, spec: NormalizedSpec, now: number): Entr
     lastErrorAt: null,
     last: null,
     meta: spec.meta === undefined ? undefined : structuredClone(spec.meta),
+    overlap: spec.overlap,
+    retry: spec.retry && structuredClone(spec.retry),
+    pauseAfterFailures: spec.pauseAfterFailures,
+    catchup: spec.catchup,
+    catchupWindow: spec.catchupWindow,
+    jitter: spec.jitter,
+    startAt: spec.startAt,
+    endAt: spec.endAt,
+    slot: now,
+    backfill: null,
     paused: false,
     outcome: null,
     wake: null,
     runs: new Set(),
     latestRun: null,
+    attempt: 1,
+    countFrom: null,
+    failures: 0,
   };
 }
 
@@ -103,5 +135,27 @@ export function toTimer(entry: Entry, status: TimerStatus = statusOf(entry)): Ti
     lastErrorAt: entry.lastErrorAt,
     last: entry.last && structuredClone(entry.last),
     meta: entry.meta && structuredClone(entry.meta),
+    ...overlapOf(entry),
+    ...(entry.retry && { retry: structuredClone(entry.retry) }),
+    ...(entry.pauseAfterFailures !== undefined && { pauseAfterFailures: entry.pauseAfterFailures }),
+    ...slotPolicyOf(entry),
   };
+}
+
+/** The slot policies the timer has, each only when given (a Timer lists no absent policy). */
+function slotPolicyOf({ catchup, catchupWindow, jitter, startAt, endAt }: SlotPolicy): SlotPolicy {
+  return {
+    ...(catchup !== undefined && { catchup }),
+    ...(catchupWindow !== undefined && { catchupWindow }),
+    ...(jitter !== undefined && { jitter }),
+    ...(startAt !== undefined && { startAt }),
+    ...(endAt !== undefined && { endAt }),
+  };
+}
+
+/** `Timer.overlap`: a periodic timer's policy when it is not the default 'skip' (awaitTask false is 'allow'). */
+function overlapOf(entry: Entry): Pick<Timer, 'overlap'> {
+  if (entry.kind === 'once') return {};
+  const overlap = entry.overlap ?? (entry.awaitTask ? 'skip' : 'allow');
+  return overlap === 'skip' ? {} : { overlap };
 }

@@ -12,6 +12,7 @@ export const EVENT_NAMES: readonly TimerEventName[] = [
   'cancelled',
   'stale',
   'skipped',
+  'paused',
   'reset',
   'disposed',
 ];

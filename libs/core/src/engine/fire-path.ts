@@ -1,9 +1,11 @@
 import type { Ledger } from './ledger';
 import type { Clock } from '../clock';
-import { liveCronSlot } from '../cron';
+import { liveCronSlot, nextCronSlot } from '../cron';
 import { describeFailure } from '../failure';
 import { refusals } from '../refusals';
+import { retryDelay } from '../run-policies';
 import { afterCronRun, gridSkips, nextGridSlot, type Skips } from '../schedule';
+import { dueOfSlot, hasSlotPolicy, lateSlot, slotAfter, slotAfterRun, type SlotStep } from '../slot-policy';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
 import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
@@ -11,8 +13,8 @@ import type { EventHub } from './events';
 import type { Outbox } from './outbox';
 
 export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
-/** Why a cron's run ended the timer: no slot comes after it (docs/spec.md §3.3). */
-type CronEnd = 'no-next-slot';
+/** Why a run ended the timer unasked: no slot comes after it (§3.3), or its next is after endAt (§3.3c). */
+type CronEnd = 'no-next-slot' | 'ended';
 
 type RunError = NonNullable<TimerEvent['error']>;
 
@@ -36,12 +38,26 @@ export interface FirePathDeps {
 export class FirePath {
   constructor(private readonly deps: FirePathDeps) {}
 
-  /** Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. */
-  arm(entry: Entry, dueAt: number): void {
+  /**
+   * Arms the entry's next wake at `dueAt` under a fresh version, withdrawing any earlier wake. `slot` is
+   * the slot that due stands for (jitter moves a due past its slot: armSlot).
+   */
+  arm(entry: Entry, dueAt: number, slot = dueAt): void {
     this.withdraw(entry);
     entry.version += 1;
     entry.dueAt = dueAt;
+    entry.slot = slot;
     this.setWake(entry, entry.version);
+  }
+
+  /** Arms a periodic timer's slot at its jittered due (docs/spec.md §3.3c). */
+  armSlot(entry: Entry, slot: number): void {
+    this.arm(entry, dueOfSlot(entry, slot), slot);
+  }
+
+  /** A periodic timer's next slot after `now` (resume), or `invalid` for a cron with none left. */
+  nextSlot(entry: Entry, now: number): number {
+    return entry.kind === 'cron' ? liveCronSlot(entry.cron!, entry.tz!, now) : slotAfter(entry, now)!;
   }
 
   withdraw(entry: Entry): void {
@@ -67,13 +83,28 @@ export class FirePath {
   }
 
   /**
-   * Claims the entry and runs its handler. A free run (an `awaitTask: false` tick, unless it is the
-   * last one `maxRuns` allows) arms the next tick now; every other run holds the timer until it settles.
+   * Claims the entry and runs its handler. A free run (a tick of a periodic timer that does not await its
+   * task — overlap 'allow' or 'cancel-other' — unless it is the last one `maxRuns` allows) arms the next
+   * slot now; every other run holds the timer until it settles. A retry is its slot's run again: it does
+   * not count in runCount.
    */
   start(entry: Entry, due: number, triggered: boolean): void {
     const now = this.deps.clock.now();
-    entry.runCount += 1;
-    const free = !triggered && entry.kind === 'interval' && !entry.awaitTask && !exhausted(entry);
+    const attempt = triggered ? 1 : entry.attempt;
+    // Slots up to here were counted: a retry's or a buffered slot's run counts after the run before it,
+    // any other from its slot (its due without jitter).
+    const countFrom = triggered ? due : (entry.countFrom ?? entry.slot);
+    if (!triggered) [entry.attempt, entry.countFrom] = [1, null];
+    if (attempt === 1) entry.runCount += 1;
+    // A free tick arms the next slot now: slots that passed since `due` are missed, not made up. A policy
+    // timer steps by the slot rule (docs/spec.md §3.3c); a tick with no next slot (none left, or past
+    // endAt) is its last and holds the timer.
+    const ticks =
+      !triggered && entry.kind !== 'once' && !entry.awaitTask && !exhausted(entry) && entry.backfill === null;
+    const step = ticks && hasSlotPolicy(entry) ? slotAfterRun(entry, entry.slot, now, now) : undefined;
+    const next = !ticks ? null : step ? step.next : this.slotAfter(entry, now);
+    const free = next !== null;
+    if (entry.overlap === 'cancel-other') this.cancelOthers(entry);
     const run: Run = {
       id: entry.id,
       key: entry.key,
@@ -82,6 +113,8 @@ export class FirePath {
       due,
       started: now,
       triggered,
+      attempt,
+      countFrom,
       free,
       controller: new AbortController(),
     };
@@ -89,12 +122,33 @@ export class FirePath {
     entry.latestRun = run;
     entry.lastFiredAt = now;
     entry.last = { started: now, status: 'running' };
-    // A free tick arms the next one now: grid slots that passed since `due` are missed, not made up.
-    const next = free ? this.nextDue(entry, now) : undefined;
-    if (next !== undefined) this.arm(entry, next);
+    if (next !== null) this.armSlot(entry, next);
     this.emit('running', run, { due });
-    if (next !== undefined) this.emitSkips(run, gridSkips(entry.scheduledAt, entry.everyMs!, due, now, next));
+    if (next !== null) this.emitSkips(run, step ?? this.skipsOf(entry, due, now, now, next));
     void this.execute(entry, run);
+  }
+
+  /** A free tick's next slot after `now`; null when a cron has none left (then its run holds the timer). */
+  private slotAfter(entry: Entry, now: number): number | null {
+    return entry.kind === 'cron' ? nextCronSlot(entry.cron!, entry.tz!, now) : this.nextDue(entry, now);
+  }
+
+  /** overlap 'cancel-other': the runs still going are aborted, and their completions will be stale. */
+  private cancelOthers(entry: Entry): void {
+    for (const run of entry.runs) {
+      run.overlapped = true;
+      entry.runs.delete(run);
+      this.abortLater(run);
+    }
+  }
+
+  /** The slots strictly after `from` and before `next`, split at `started` (the rule of afterCronRun and gridSkips). */
+  private skipsOf(entry: Entry, from: number, started: number, now: number, next: number | null): Skips {
+    if (entry.kind === 'cron') {
+      const { next: _next, ...skips } = afterCronRun(entry.cron!, entry.tz!, from, started, now);
+      return skips;
+    }
+    return gridSkips(entry.scheduledAt, entry.everyMs!, from, started, next ?? this.nextDue(entry, now));
   }
 
   /** Cancels the entry: its wake and every run in flight become stale, their signals abort. */
@@ -148,7 +202,20 @@ export class FirePath {
     // A source may wake early (Node's timers can, by a millisecond): never run early, wait again.
     if (this.deps.clock.now() < entry.dueAt) return this.setWake(entry, version);
     entry.wake = null;
+    // A retry runs its slot again (the slot was let through already); a backfill slot is asked for.
+    if (entry.backfill === null && entry.attempt === 1 && hasSlotPolicy(entry) && entry.kind !== 'once') {
+      const late = lateSlot(entry, entry.slot, this.deps.clock.now());
+      if (late) return this.passLate(entry, late);
+    }
     this.start(entry, entry.dueAt, false);
+  }
+
+  /** A slot found late runs not (docs/spec.md §3.3c): counted as missed, and the slot the policy picks armed. */
+  private passLate(entry: Entry, late: SlotStep): void {
+    this.emitSkips(entry, late);
+    if (late.next !== null) return this.armSlot(entry, late.next);
+    this.finish(entry, entry.last?.status === 'failed' ? 'failed' : 'completed');
+    this.emit(entry.outcome!, entry, { reason: late.ended });
   }
 
   /** Runs the handler; never rejects, whatever the handler does. */
@@ -162,6 +229,7 @@ export class FirePath {
       version: run.version,
       due: run.due,
       runCount: entry.runCount,
+      attempt: run.attempt,
       payload,
       signal: run.controller.signal,
       timer: toTimer(entry),
@@ -181,7 +249,7 @@ export class FirePath {
   private settle(run: Run, error: RunError | undefined): void {
     const entry = this.deps.store.get(run.key);
     if (!entry || entry.id !== run.id || !entry.runs.delete(run)) {
-      this.emit('stale', run, { reason: 'gone', due: run.due });
+      this.emit('stale', run, { reason: run.overlapped ? 'overlap' : 'gone', due: run.due });
       return;
     }
     const now = this.deps.clock.now();
@@ -191,43 +259,144 @@ export class FirePath {
     }
     if (error) entry.lastErrorAt = now;
     else entry.lastCompletedAt = now;
-    const ended = run.free ? undefined : this.release(entry, run, error !== undefined, now);
-    const extra: Partial<TimerEvent> = error ? { due: run.due, error } : { due: run.due };
+    const retried = error !== undefined && !run.free && this.retry(entry, run, now);
+    if (!retried && entry.pauseAfterFailures !== undefined) entry.failures = error ? entry.failures + 1 : 0;
+    const pause = !retried && error !== undefined && entry.failures >= (entry.pauseAfterFailures ?? Infinity);
+    const ended = run.free || retried ? undefined : this.release(entry, run, error !== undefined, now, pause);
+    const extra: Partial<TimerEvent> = error
+      ? { due: run.due, error, attempt: run.attempt }
+      : { due: run.due };
     this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra);
+    if (retried) this.recordRetry(entry);
+    if (pause && !entry.outcome && !entry.paused) this.pauseForFailures(entry);
   }
 
-  /** A held run ended: the timer finishes, or arms what comes next. Returns why it ended, if it did so unasked. */
-  private release(entry: Entry, run: Run, failed: boolean, now: number): CronEnd | undefined {
+  /**
+   * A failed held run with tries left (`retry`, docs/spec.md §3.3b): its slot runs again after the backoff,
+   * under a new version. The slots it went past are counted now; the retry counts from here on.
+   */
+  private retry(entry: Entry, run: Run, now: number): boolean {
+    const { retry } = entry;
+    if (!retry || run.triggered || run.attempt >= retry.attempts) return false;
+    if (hasSlotPolicy(entry)) this.emitSkips(run, slotAfterRun(entry, run.countFrom, run.started, now));
+    else if (entry.kind !== 'once')
+      this.emitSkips(run, this.skipsOf(entry, run.countFrom, run.started, now, null));
+    this.arm(entry, now + retryDelay(retry, run.attempt));
+    [entry.attempt, entry.countFrom] = [run.attempt + 1, now];
+    return true;
+  }
+
+  /** The retry just armed, in the ledger: its try and when it is due (no event says it). */
+  private recordRetry(entry: Entry): void {
+    const at = new Date(this.deps.clock.now()).toISOString();
+    const due = new Date(entry.dueAt).toISOString();
+    this.deps.ledger.append(entry.key, {
+      at,
+      event: 'retried',
+      version: entry.version,
+      attempt: entry.attempt,
+      due,
+    });
+  }
+
+  /** pauseAfterFailures reached: paused as `pause(key)` would, and says why (docs/spec.md §3.3b). */
+  private pauseForFailures(entry: Entry): void {
+    this.abortFreeRuns(entry);
+    this.withdraw(entry);
+    entry.version += 1;
+    entry.paused = true;
+    // as pause(key): a backfill in progress ends here
+    entry.backfill = null;
+    this.emit('paused', entry, { reason: 'failures', count: entry.failures });
+  }
+
+  /**
+   * A held run ended: the timer finishes, or arms what comes next (unless `pause`: pauseAfterFailures then
+   * pauses it). Returns why it ended, if it did so unasked.
+   */
+  private release(entry: Entry, run: Run, failed: boolean, now: number, pause: boolean): CronEnd | undefined {
     const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
     if (exhausted(entry) || (!run.triggered && endsHere)) {
       this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
     } else if (run.triggered) {
       // The schedule did not move: a due time that passed meanwhile runs at once, late.
-      this.arm(entry, entry.dueAt);
+      this.arm(entry, entry.dueAt, entry.slot);
+    } else if (entry.backfill) {
+      this.nextBackfill(entry, entry.backfill);
+    } else if (hasSlotPolicy(entry)) {
+      return this.armAfterSlot(entry, run, now, pause);
     } else if (entry.kind === 'cron') {
-      return this.armAfterCronRun(entry, run, now);
+      return this.armAfterCronRun(entry, run, now, pause);
     } else {
       const next = this.nextDue(entry, now);
-      this.emitSkips(run, gridSkips(entry.scheduledAt, entry.everyMs!, run.due, run.started, next));
-      this.arm(entry, next);
+      this.armOrBuffer(entry, run, next, now, pause);
     }
     return undefined;
   }
 
-  /** The slots after the run's due up to now are skipped (counted, by reason); none left ends the timer. */
-  private armAfterCronRun(entry: Entry, run: Run, now: number): CronEnd | undefined {
-    const { next, ...skips } = afterCronRun(entry.cron!, entry.tz!, run.due, run.started, now);
-    this.emitSkips(run, skips);
-    if (next !== null) {
-      this.arm(entry, next);
-      return undefined;
+  /** A backfill runs its slots one after another, each due at its slot; then the schedule goes on. */
+  private nextBackfill(entry: Entry, backfill: NonNullable<Entry['backfill']>): void {
+    const next = backfill.rest.shift();
+    if (next !== undefined) return this.arm(entry, next);
+    entry.backfill = null;
+    this.armSlot(entry, backfill.resume);
+  }
+
+  /**
+   * A policy timer's run ended: the slot rule picks what comes next, or ends the timer (docs/spec.md
+   * §3.3c); overlap 'buffer-one' and `pause` as in armOrBuffer.
+   */
+  private armAfterSlot(entry: Entry, run: Run, now: number, pause: boolean): CronEnd | undefined {
+    const step = slotAfterRun(entry, run.countFrom, run.started, now);
+    const kept = entry.overlap === 'buffer-one' && !pause ? step.firstOverlap : undefined;
+    const buffered = kept !== undefined && kept <= (entry.endAt ?? Infinity) ? kept : undefined;
+    if (buffered !== undefined) {
+      step.overlap -= 1;
+      step.firstOverlap = slotAfter(entry, buffered) ?? undefined;
     }
+    this.emitSkips(run, step);
+    const slot = buffered ?? step.next;
+    if (slot === null) {
+      this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+      return step.ended;
+    }
+    if (pause) return undefined;
+    this.armSlot(entry, slot);
+    if (buffered !== undefined) entry.countFrom = now;
+    return undefined;
+  }
+
+  /** The slots after the run's due up to now are skipped (counted, by reason); none left ends the timer. */
+  private armAfterCronRun(entry: Entry, run: Run, now: number, pause: boolean): CronEnd | undefined {
+    const next = nextCronSlot(entry.cron!, entry.tz!, now);
+    if (this.armOrBuffer(entry, run, next, now, pause)) return undefined;
     this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
     return 'no-next-slot';
   }
 
+  /**
+   * Counts the slots the run went past and arms `next`. With overlap 'buffer-one' the first slot that came
+   * while it ran is armed instead (due at once, with its own due) and the others are skipped; its run counts
+   * from now on. With `pause` nothing is armed (the caller pauses the timer). False: no slot is left.
+   */
+  private armOrBuffer(entry: Entry, run: Run, next: number | null, now: number, pause: boolean): boolean {
+    const skips = this.skipsOf(entry, run.countFrom, run.started, now, next);
+    const buffered = entry.overlap === 'buffer-one' && !pause ? skips.firstOverlap : undefined;
+    if (buffered !== undefined) {
+      skips.overlap -= 1;
+      skips.firstOverlap = this.slotAfter(entry, buffered) ?? undefined;
+    }
+    this.emitSkips(run, skips);
+    const due = buffered ?? next;
+    if (due === null) return false;
+    if (pause) return true;
+    this.arm(entry, due);
+    if (buffered !== undefined) entry.countFrom = now;
+    return true;
+  }
+
   /** One `skipped` event per reason that has slots; `due` is the first of them (docs/spec.md §3.6). */
-  private emitSkips(run: Run, skips: Skips): void {
+  private emitSkips(run: Pick<Run, 'id' | 'key' | 'version' | 'kind'>, skips: Skips): void {
     const { missed, overlap, firstMissed, firstOverlap } = skips;
     if (missed > 0) this.emit('skipped', run, { reason: 'missed', due: firstMissed, count: missed });
     if (overlap > 0) this.emit('skipped', run, { reason: 'overlap', due: firstOverlap, count: overlap });

@@ -3,6 +3,7 @@ import { closestName } from '../closest-name';
 import type { SundialError } from '../errors';
 import { refusals } from '../refusals';
 import { firstDue } from '../schedule';
+import { firstSlot } from '../slot-policy';
 import { showValue } from '../show-value';
 import type { NormalizedSpec, Timer, TimerHandler, TimerSpec } from '../types';
 import { normalizeSpec, type ValidationLimits } from '../validation';
@@ -81,12 +82,15 @@ export class Placement {
       if (recorded) return this.keep(recorded, spec);
     }
     // A finished row kept by removeOnComplete: false does not hold its key: the new timer takes it.
+    const now = clock.now();
+    // Found before anything changes: an endAt before the first slot refuses the spec.
+    const slot = spec.kind === 'once' ? undefined : firstSlot(spec, now);
     if (live) firePath.cancel(live, 'replaced');
     else if (existing) store.remove(existing);
-    const now = clock.now();
     const entry = createEntry(String(++this.lastId), spec, now);
     store.add(entry);
-    firePath.arm(entry, firstDue(spec, now));
+    if (slot === undefined) firePath.arm(entry, firstDue(spec, now));
+    else firePath.armSlot(entry, slot);
     firePath.emit('scheduled', entry, { due: entry.dueAt });
     return toTimer(entry);
   }

@@ -60,6 +60,8 @@ export function rememberRequests(
     pause: (key, options) => remembered('pause', [key], options, () => api.pause(key)),
     resume: (key, options) => remembered('resume', [key], options, () => api.resume(key)),
     trigger: (key, options) => remembered('trigger', [key], options, () => api.trigger(key)),
+    backfill: (key, range, options) =>
+      remembered('backfill', [key, range], options, () => api.backfill(key, range)),
     get: (key) => api.get(key),
     list: (options) => api.list(options),
     check: (id) => api.check(id),

@@ -5,6 +5,12 @@ import { decodeLedgerEntry, impliedFirstEntry } from '../store/ledger';
 
 /** `history`: one pipelined read of the key's ledger, row and tombstone (same slot, one round trip). */
 export class LedgerReads {
+  /**
+   * While a repartition this client joined runs (docs/design.md "Repartition"): the layout the timers
+   * are moving from, where a key not moved yet keeps its ledger (`h:`, or `mh:` while it moves).
+   */
+  previous: SundialKeys | null = null;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
@@ -29,7 +35,21 @@ export class LedgerReads {
     }) as [string[], string | null, number];
     if (stored.length > 0) return stored.map(decodeLedgerEntry);
     if (scheduledAt !== null) return this.keys.ledgerSize > 0 ? [impliedFirstEntry(Number(scheduledAt))] : [];
+    const moving = await this.previousLedger(key, limit);
+    if (moving.length > 0) return moving.map(decodeLedgerEntry);
     if (tombstones > 0) return [];
     throw refusals.notFound(key);
+  }
+
+  /** The key's ledger in the layout a repartition moves from, where it may still be (or moving). */
+  private async previousLedger(key: string, limit: number): Promise<string[]> {
+    const { previous } = this;
+    if (!previous) return [];
+    const base = previous.base(previous.partitionOf(key));
+    for (const name of [previous.ledger(key), `${base}mh:${key}`]) {
+      const stored = await this.redis.lrange(name, 0, limit - 1);
+      if (stored.length > 0) return stored;
+    }
+    return [];
   }
 }

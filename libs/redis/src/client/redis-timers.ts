@@ -2,7 +2,11 @@ import {
   DEFAULT_TOMBSTONE_MS,
   type SundialLogger,
   consoleLogger,
+  type BackfillRange,
+  type BackfillResult,
+  backfillSlots,
   type ListOptions,
+  normalizeBackfillRange,
   type ListResult,
   type NormalizedSpec,
   normalizeSpec,
@@ -21,6 +25,7 @@ import {
   countersOf,
   type DescribeOptions,
   historyLimit,
+  isSundialError,
   type HistoryOptions,
   type LedgerEntry,
   nextCount,
@@ -36,12 +41,16 @@ import { isConnectionFailure } from '../infra/connection-failure';
 import { duplicateRedis } from '../infra/connection';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { readLayout } from '../infra/partition-count';
+import { KeyMover } from '../repartition/key-mover';
+import { SundialKeys } from '../store/keys';
 import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import { createdTimer, decodeRow, encodeSpecFields } from '../store/row';
 import { stampTraceParent } from '../tracing/trace-parent';
 import { StoreCommands } from '../store/store-commands';
 import { EventSubscriber } from './event-subscriber';
+import { RepartitionWindow } from './repartition-window';
 import type { SundialObserver } from '../metrics/observer';
 import { LedgerReads } from './ledger-reads';
 import { TimerReads } from './timer-reads';
@@ -74,6 +83,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   private readonly logger: SundialLogger;
   private started: Promise<void> | undefined;
   private disposed = false;
+  /** set while a repartition this client joined (it has the new count) is under way */
+  private window: RepartitionWindow | null = null;
 
   constructor(private readonly options: RedisTimersOptions) {
     // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging.
@@ -119,6 +130,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   cancel(key: string, options?: WriteOptions): Promise<boolean> {
     return this.write(async () => {
       validateKey(key);
+      await this.beforeWrite([key]);
       const cancel = (requests: CallRequests) => this.commands.cancel(key, requests);
       // A cancel of nothing changed nothing: like a refusal, it is not remembered.
       const cancelled = await this.requests.run('cancel', [key], options, cancel, (done) => done);
@@ -131,6 +143,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.write(async () => {
       const prefix = validateScope(scope);
       const reason = prefix ? 'cancelled' : 'reset';
+      await this.window?.untilFinished();
       const done = await this.requests.run('cancelAll', [prefix], options, (requests) =>
         Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason, requests))),
       );
@@ -164,24 +177,64 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.onKey('trigger', key, [], options, () => (requests) => this.commands.trigger(key, requests));
   }
 
+  /**
+   * Runs the slots of [from, to] now, in order, each due at its slot (docs/spec.md §3.3c). The slots are
+   * found here, by core's rule, for the row as read; backfill.lua takes them only for that version.
+   */
+  backfill(key: string, range: BackfillRange, options?: WriteOptions): Promise<BackfillResult> {
+    return this.write(async () => {
+      validateKey(key);
+      const { from, to } = normalizeBackfillRange(range);
+      await this.beforeWrite([key]);
+      return this.requests.run('backfill', [key, range], options, async (requests) => {
+        for (;;) {
+          const timer = await this.reads.get(key);
+          if (!timer || !['pending', 'running', 'paused'].includes(timer.status))
+            throw refusals.notFound(key);
+          if (timer.kind === 'once') throw refusals.backfillNotPeriodic(key);
+          const slots = backfillSlots(timer, from, to, this.clock.now());
+          if (slots.length === 0) return { slots: 0 };
+          const reply = await this.commands.backfill(key, timer, slots, requests);
+          // The row moved on between the read and the script: read it again.
+          if (reply.code !== 'retry')
+            return this.expectTimer(key, 'backfill', reply) && { slots: slots.length };
+        }
+      });
+    });
+  }
+
   get(key: string): Promise<Timer | null> {
-    return this.call(() => this.reads.get(key));
+    return this.call(async () => (await this.reads.get(key)) ?? this.afterMiss(null));
   }
 
   list(options: ListOptions = {}): Promise<ListResult> {
-    return this.call(() => this.reads.list(options));
+    return this.call(async () => {
+      await this.checkLayout();
+      return this.reads.list(options);
+    });
   }
 
   check(id: string): Promise<boolean> {
-    return this.call(() => this.reads.check(id));
+    return this.call(async () => (await this.reads.check(id)) || this.afterMiss(false));
   }
 
   snapshot(): Promise<string[]> {
-    return this.call(() => this.reads.snapshot());
+    return this.call(async () => {
+      await this.checkLayout();
+      return this.reads.snapshot();
+    });
   }
 
   history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {
-    return this.call(() => this.ledger.history(key, historyLimit(options)));
+    return this.call(async () => {
+      try {
+        return await this.ledger.history(key, historyLimit(options));
+      } catch (error) {
+        // not-found may be a client whose count a repartition replaced: that refusal, then
+        if (isSundialError(error) && error.reason === 'not-found') await this.checkLayout();
+        throw error;
+      }
+    });
   }
 
   async next(key: string, options?: NextOptions): Promise<NextTime[]> {
@@ -224,7 +277,13 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   connect(): Promise<void> {
     this.started ??= (async () => {
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
-      await this.checkPartitionCount();
+      const joining = await this.checkPartitionCount();
+      if (joining) {
+        const from = new SundialKeys(this.keys.prefix, joining.from, this.keys.tagging);
+        this.window = new RepartitionWindow(this.redis, this.keys, new KeyMover(this.redis, from, this.keys));
+        this.reads.previous = from;
+        this.ledger.previous = from;
+      }
       await this.clock.sync();
     })().catch((error: unknown) => {
       this.started = undefined;
@@ -238,6 +297,44 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     const timer = await this.get(key);
     if (!timer) throw refusals.notFound(key);
     return timer;
+  }
+
+  /**
+   * A read that found nothing must not be a wrong answer: a client whose count a repartition replaced
+   * would look where the timers no longer are (docs/design.md "Repartition").
+   */
+  private async afterMiss<T>(answer: T): Promise<T> {
+    await this.checkLayout();
+    return answer;
+  }
+
+  /**
+   * Refuses when the timers under our prefix are (being) moved to another count; a client that joined
+   * a repartition stops looking in the old layout once it ended.
+   */
+  private async checkLayout(): Promise<void> {
+    if (this.window) {
+      if (await this.window.finished()) this.endWindow();
+      return;
+    }
+    const { count, repartition } = await readLayout(this.redis, this.keys);
+    const current = repartition ? repartition.to : count;
+    if (current !== this.keys.partitions) {
+      throw refusals.partitionsMoved(this.keys.prefix, current, this.keys.partitions);
+    }
+  }
+
+  /** During a repartition this client joined, a write moves its keys first (RepartitionWindow). */
+  private async beforeWrite(keys: string[]): Promise<void> {
+    if (!this.window) return;
+    await this.window.beforeWrite(keys);
+    if (await this.window.finished()) this.endWindow();
+  }
+
+  private endWindow(): void {
+    this.window = null;
+    this.reads.previous = null;
+    this.ledger.previous = null;
   }
 
   private normalize(spec: TimerSpec): NormalizedSpec {
@@ -285,6 +382,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.write(async () => {
       validateKey(key);
       const script = prepare();
+      await this.beforeWrite([key]);
       return this.requests.run(operation, [key, ...args], options, async (requests) =>
         this.expectTimer(key, operation, await script(requests)),
       );
@@ -299,6 +397,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   ): Promise<Timer[]> {
     const fields = specs.map(encodeSpecFields);
     stampTraceParent(fields);
+    await this.beforeWrite(specs.map((spec) => spec.key));
     const replies = await this.requests.run(operation, args, options, (requests) =>
       this.commands.scheduleAll(specs, fields, requests),
     );

@@ -26,8 +26,14 @@ const STATUS_SCAN_BUDGET = 10_000;
 const STATUS_SCAN_CHUNK = 1000;
 const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
-/** The reads of the Timers API: straight from the row hashes and indexes, no script. */
+/**
+ * The reads of the Timers API: straight from the row hashes and indexes, no script. During a
+ * repartition this client joined (docs/design.md "Repartition"), `previous` is the layout the timers are
+ * leaving: a read looks in the new partition first, then in the old one.
+ */
 export class TimerReads {
+  previous: SundialKeys | null = null;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
@@ -35,8 +41,15 @@ export class TimerReads {
 
   async get(key: string): Promise<Timer | null> {
     validateKey(key);
-    const fields = await this.redis.hgetall(this.keys.row(key));
-    return fields.id === undefined ? null : decodeRow({ ...fields, key });
+    const { previous } = this;
+    const names = [this.keys.row(key)];
+    // Not moved yet, or being moved: its row, or the moving record repartition-take made of it.
+    if (previous) names.push(previous.row(key), `${previous.base(previous.partitionOf(key))}m:${key}`);
+    for (const name of names) {
+      const fields = await this.redis.hgetall(name);
+      if (fields.id !== undefined) return decodeRow({ ...fields, key });
+    }
+    return null;
   }
 
   /**
@@ -63,14 +76,17 @@ export class TimerReads {
     // STATUS_SCAN_BUDGET keys a call, then the page ends (short, even empty) with a cursor to go on.
     const chunk = status === undefined ? limit : STATUS_SCAN_CHUNK;
     let scanned = 0;
-    while (partition < this.keys.partitions) {
+    const walk = this.walk();
+    while (partition < walk.length) {
       if (scanned >= STATUS_SCAN_BUDGET) return { items, nextCursor: encodeCursor(partition, after) };
+      const [layout, n] = walk[partition];
+      const rowOf = (key: string) => `${layout.base(n)}t:${key}`;
       const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
-      const keys = await this.redis.zrangebylex(this.keys.keys(partition), min, max, 'LIMIT', 0, chunk);
+      const keys = await this.redis.zrangebylex(layout.keys(n), min, max, 'LIMIT', 0, chunk);
       scanned += keys.length;
-      const matching = status === undefined ? keys : await this.keysWithStatus(keys, status);
+      const matching = status === undefined ? keys : await this.keysWithStatus(keys, rowOf, status);
       const taken = matching.slice(0, limit - items.length);
-      for (const timer of await this.readRows(taken)) {
+      for (const timer of await this.readRows(taken, rowOf)) {
         if (timer && (status === undefined || timer.status === status)) items.push(timer);
       }
       if (items.length === limit)
@@ -81,10 +97,14 @@ export class TimerReads {
   }
 
   /** The keys whose row has `status` (field `s`), read with one pipelined HGET each. */
-  private async keysWithStatus(keys: string[], status: TimerStatus): Promise<string[]> {
+  private async keysWithStatus(
+    keys: string[],
+    rowOf: (key: string) => string,
+    status: TimerStatus,
+  ): Promise<string[]> {
     if (keys.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.hget(this.keys.row(key), 's');
+    for (const key of keys) pipeline.hget(rowOf(key), 's');
     const results = (await pipeline.exec()) ?? [];
     return keys.filter((_, i) => {
       const [error, value] = results[i];
@@ -99,7 +119,8 @@ export class TimerReads {
    * (`armed`, within the dispatcher's lead of its due) is firing, no longer upcoming. A prefix is
    * filtered while reading, so each partition reads at most DUE_SCAN_BUDGET entries per call: when one
    * stops there, the page ends where it stopped (possibly short, even empty) and the cursor goes on
-   * from there — every page costs the same whatever the prefix matches.
+   * from there — every page costs the same whatever the prefix matches. During a repartition it reads
+   * this client's layout only: timers not moved yet show once they are.
    */
   private async listByDue(
     prefix: string,
@@ -119,7 +140,10 @@ export class TimerReads {
       .filter((position) => !horizon || compareDue(position, horizon) <= 0)
       .sort(compareDue);
     const page = merged.slice(0, limit);
-    const rows = await this.readRows(page.map(({ key }) => key));
+    const rows = await this.readRows(
+      page.map(({ key }) => key),
+      (key) => this.keys.row(key),
+    );
     const last = merged.length > limit ? page[page.length - 1] : horizon;
     return {
       items: rows.filter((timer): timer is Timer => timer?.status === 'pending'),
@@ -165,20 +189,38 @@ export class TimerReads {
     }
   }
 
+  /**
+   * An id names the partition it was created in (`<seq>p<N>`), looked in first; a repartition may have
+   * moved its timer since, so a miss looks in every other partition.
+   */
   async check(id: string): Promise<boolean> {
-    const partition = typeof id === 'string' ? this.keys.partitionOfId(id) : null;
-    return partition !== null && (await this.redis.hexists(this.keys.ids(partition), id)) === 1;
+    if (typeof id !== 'string' || !/^\d+p\d+$/.test(id)) return false;
+    const named = this.keys.partitionOfId(id);
+    if (named !== null && (await this.redis.hexists(this.keys.ids(named), id)) === 1) return true;
+    const others = this.walk().filter(([layout, n]) => layout !== this.keys || n !== named);
+    const found = await Promise.all(others.map(([layout, n]) => this.redis.hexists(layout.ids(n), id)));
+    return found.includes(1);
   }
 
   async snapshot(): Promise<string[]> {
-    const perPartition = await Promise.all(this.keys.all().map((n) => this.redis.hkeys(this.keys.ids(n))));
-    return perPartition.flat();
+    const perPartition = await Promise.all(this.walk().map(([layout, n]) => this.redis.hkeys(layout.ids(n))));
+    return [...new Set(perPartition.flat())];
   }
 
-  private async readRows(keys: string[]): Promise<(Timer | null)[]> {
+  /** The partitions reads walk: ours, then (during a repartition) the old ones that are not also ours. */
+  private walk(): [SundialKeys, number][] {
+    const ours = this.keys.all().map((n): [SundialKeys, number] => [this.keys, n]);
+    const { previous } = this;
+    if (!previous) return ours;
+    const bases = new Set(this.keys.all().map((n) => this.keys.base(n)));
+    const old = previous.all().filter((n) => !bases.has(previous.base(n)));
+    return [...ours, ...old.map((n): [SundialKeys, number] => [previous, n])];
+  }
+
+  private async readRows(keys: string[], rowOf: (key: string) => string): Promise<(Timer | null)[]> {
     if (keys.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.hgetall(this.keys.row(key));
+    for (const key of keys) pipeline.hgetall(rowOf(key));
     const results = (await pipeline.exec()) ?? [];
     return results.map(([error, fields], i) => {
       if (error) throw error;

@@ -1,26 +1,73 @@
-import { afterCronRun } from '@sundial/core';
+import { afterCronRun, hasSlotPolicy, nextCronSlot, slotAfterRun, type SlotStep } from '@sundial/core';
 import type { Completion } from '../store/fire-commands';
-import type { RowFields } from '../store/row';
+import { type RowFields, slotTimerOf } from '../store/row';
 
 /**
  * What complete.lua needs for a cron beyond the outcome (cron math lives in JS), by the rule both
  * backends share (afterCronRun): the next slot after now (none: the timer ends), and the slots after
- * the run's `due` up to now, missed (before the run started, `lf`) or overlapped. A trigger run leaves
- * the schedule as it was and a final run (maxRuns) ends it: neither skips anything, so no skip is
- * counted that no event shows. (An interval's skips are counted by complete.lua, which picks its next.)
+ * the run's `due` up to now, missed (before the run started, `lf`) or overlapped. A timer with a slot
+ * policy, interval or cron, is stepped the same way by core's slot rule (slotAfterRun). A trigger run
+ * leaves the schedule as it was and a final run (maxRuns) ends it: neither skips anything, so no skip is
+ * counted that no event shows. (A plain interval's skips are counted by complete.lua, which picks its next.)
  */
 export function cronFollowUp(
   fields: RowFields,
   due: number,
   now: number,
-): Pick<Completion, 'cronNext' | 'missed' | 'overlap'> {
+): Pick<Completion, 'cronNext' | 'missed' | 'overlap' | 'buffered' | 'ended'> {
   const { cr: cron, tz } = fields;
   const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
-  if (fields.k !== 'cron' || cron === undefined || tz === undefined || fields.tg !== undefined || final) {
-    return { missed: 0, overlap: 0 };
+  const timer = slotTimerOf(fields);
+  if (fields.bf !== undefined || fields.tg !== undefined || final) return { missed: 0, overlap: 0 };
+  // A retry's or a buffered slot's run counts after the run before it (`cf`), whose skips were counted;
+  // any other from its slot (`ds`: its due without jitter).
+  const from = Number(fields.cf ?? fields.ds ?? due);
+  const started = Number(fields.lf ?? due);
+  if (fields.k !== 'once' && hasSlotPolicy(timer)) {
+    // core's slot rule steps a policy timer, interval or cron; complete.lua arms its answer (docs/spec.md §3.3c)
+    return policyFollowUp(fields, slotAfterRun(timer, from, started, now));
   }
-  const { next, missed, overlap } = afterCronRun(cron, tz, due, Number(fields.lf ?? due), now);
+  if (fields.k !== 'cron' || cron === undefined || tz === undefined) return { missed: 0, overlap: 0 };
+  const { next, missed, overlap, firstOverlap } = afterCronRun(cron, tz, from, started, now);
+  // overlap 'buffer-one': the first slot that came during the run is kept, due at once with its own due.
+  if (fields.ov === 'b' && firstOverlap !== undefined) {
+    return { cronNext: firstOverlap, missed, overlap: overlap - 1, buffered: true };
+  }
   return next === null ? { missed, overlap } : { cronNext: next, missed, overlap };
+}
+
+/** A policy timer's follow-up (FirePath.armAfterSlot does the same): buffer-one keeps a slot not after endAt. */
+function policyFollowUp(
+  fields: RowFields,
+  step: SlotStep,
+): Pick<Completion, 'cronNext' | 'missed' | 'overlap' | 'buffered' | 'ended'> {
+  const { missed, overlap, firstOverlap, ended } = step;
+  const endAt = fields.ea === undefined ? Infinity : Number(fields.ea);
+  if (fields.ov === 'b' && firstOverlap !== undefined && firstOverlap <= endAt) {
+    return { cronNext: firstOverlap, missed, overlap: overlap - 1, buffered: true };
+  }
+  return step.next === null ? { missed, overlap, ended } : { cronNext: step.next, missed, overlap };
+}
+
+/**
+ * A claimed cron run that goes on free (overlap 'allow' / 'cancel-other', detach.lua): the slot to arm now and
+ * the slots missed since its due; null when it stays held (a trigger run, the last run maxRuns allows, or a
+ * cron with no slot left).
+ */
+export function cronDetach(fields: RowFields, due: number): { next: number; missed: number } | null {
+  const { cr: cron, tz } = fields;
+  const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
+  if (fields.k !== 'cron' || fields.aw !== '0' || !cron || !tz || fields.tg !== undefined || final)
+    return null;
+  const started = Number(fields.lf ?? due);
+  const timer = slotTimerOf(fields);
+  if (hasSlotPolicy(timer)) {
+    // by the slot rule, as FirePath.start: no next slot (none left, or past endAt) keeps the run held
+    const step = slotAfterRun(timer, Number(fields.ds ?? due), started, started);
+    return step.next === null ? null : { next: step.next, missed: step.missed };
+  }
+  const next = nextCronSlot(cron, tz, started);
+  return next === null ? null : { next, missed: afterCronRun(cron, tz, due, started, started).missed };
 }
 
 /** The completion that settles an at-most-once run whose worker was lost (docs/spec.md §3.8). */
@@ -29,7 +76,8 @@ export function lostCompletion(fields: RowFields, now: number): Completion {
     id: fields.id,
     key: fields.key,
     version: Number(fields.v),
-    runCount: Number(fields.rc ?? 0),
+    // a held run is known by its own runCount (`hc`, claim.lua); a free run's fields carry that run's `rc`
+    runCount: Number((fields.fr === '1' ? undefined : fields.hc) ?? fields.rc ?? 0),
     // reconcile.lua marks a free run's lost lease `fr` (its fields are the row's as of that run)
     mode: fields.fr === '1' ? 'free' : 'held',
     outcome: 'lost',

@@ -5,6 +5,7 @@ import {
   describeFailure,
   gridSkips,
   type JsonValue,
+  lateSlot,
   refusals,
   type Skips,
   type SundialLogger,
@@ -17,9 +18,9 @@ import { settledWithin } from '../infra/settled-within';
 import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
-import { decodeRow, type RowFields } from '../store/row';
+import { decodeRow, type RowFields, slotTimerOf } from '../store/row';
 import { RunSpan } from '../tracing/fire-spans';
-import { cronFollowUp, lostCompletion } from './completion';
+import { cronDetach, cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
 import {
@@ -216,14 +217,23 @@ export class TimerRunner extends Partitioned<FireCommands> {
           this.workerId,
           ready.map((entry) => entry.ref),
         );
-        const answeredAt = this.clock.now();
-        results.forEach((result, i) => {
-          const { ref } = ready[i];
+        let answeredAt = this.clock.now();
+        const checks: Promise<TimerRef | null>[] = [];
+        const take = (result: ClaimResult, ref: TimerRef) => {
           if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, claimStartedAt));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
           if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs });
-        });
+          if (result.kind === 'check') checks.push(this.passIfLate(partition, result, ref, answeredAt));
+        };
+        results.forEach((result, i) => take(result, ready[i].ref));
+        // Slots a policy may skip (claim.lua 'check'): the late ones are passed, the rest claimed now.
+        const onTime = (await Promise.all(checks)).filter((ref) => ref !== null);
+        if (onTime.length > 0) {
+          const again = await this.commands.claim(partition, this.leaseMs, this.workerId, onTime, true);
+          answeredAt = this.clock.now();
+          again.forEach((result, i) => take(result, onTime[i]));
+        }
       }
     } finally {
       // Even when a later claim fails, the runs already started belong to this job.
@@ -261,13 +271,16 @@ export class TimerRunner extends Partitioned<FireCommands> {
     // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event;
     // a re-run's were counted at its first claim).
     if (claimed.mode === 'free' && !claimed.rerun) this.reports.skips(freeRunSkips(claimed), fields);
+    await this.detach(run, claimed, fields);
     this.leases.add(run);
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, claimStartedAt, latenessMs);
+    // A retry's try (`at`); a trigger run is always a first.
+    const attempt = claimed.fields.tg === undefined ? Number(claimed.fields.at ?? 1) : 1;
     const invoked = span
-      ? span.within(() => this.invoke(run, claimed.due, timer))
-      : this.invoke(run, claimed.due, timer);
+      ? span.within(() => this.invoke(run, claimed.due, timer, attempt))
+      : this.invoke(run, claimed.due, timer, attempt);
     const outcome = await Promise.race([invoked, handedBack]);
     span?.end(outcome);
     if (outcome === null || run.released) {
@@ -300,7 +313,26 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private async invoke(run: ActiveRun, due: number, timer: Timer): Promise<RunOutcome> {
+  /**
+   * A cron whose slots do not wait for its runs (overlap 'allow' / 'cancel-other'): claim.lua held the run, as
+   * its next slot is cron math; detach.lua arms that slot and lets the run go on free. Done before the run is
+   * leased, so its lease is renewed under the name it ends with. Not detached: it stays held.
+   */
+  private async detach(run: ActiveRun, claimed: Claimed, fields: RunFields): Promise<void> {
+    const follow = claimed.mode === 'held' ? cronDetach(claimed.fields, claimed.due) : null;
+    if (!follow) return;
+    try {
+      if (await this.commands.detach(run.partition, this.workerId, run, follow.next, follow.missed)) {
+        run.mode = 'free';
+        this.reports.skips({ missed: follow.missed, overlap: 0 }, fields);
+      }
+    } catch (error) {
+      // It runs held; its completion arms the next slot, as overlap 'skip' would.
+      this.logger.error(`Sundial could not arm the next slot at claim: ${(error as Error).message}`, fields);
+    }
+  }
+
+  private async invoke(run: ActiveRun, due: number, timer: Timer, attempt: number): Promise<RunOutcome> {
     const handler = this.handlers[timer.handler];
     try {
       if (!handler) throw refusals.unknownHandler(timer.handler, 'worker');
@@ -312,6 +344,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         version,
         due,
         runCount,
+        attempt,
         payload,
         get signal() {
           return controllerOf(run).signal;
@@ -324,6 +357,25 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
+  /**
+   * A slot claim.lua found late under a slot policy (docs/spec.md §3.3c): core's lateSlot says whether it
+   * runs. Returns the ref to claim again when it does; otherwise passes it (pass-late.lua) and returns null.
+   */
+  private async passIfLate(
+    partition: number,
+    check: Extract<ClaimResult, { kind: 'check' }>,
+    ref: TimerRef,
+    now: number,
+  ): Promise<TimerRef | null> {
+    const { fields } = check;
+    const step = lateSlot(slotTimerOf(fields), Number(fields.ds ?? check.due), now);
+    if (!step) return ref;
+    const passed = await this.commands.passLate(partition, ref, step);
+    const subject = { key: ref.key, id: ref.id, version: Number(ref.version), partition, handler: fields.h };
+    if (passed) this.reports.skips(step, subject);
+    return null;
+  }
+
   /** An at-most-once run whose worker was lost, found at claim: settled here as the reconciler would. */
   private async settleLost(partition: number, row: RowFields): Promise<void> {
     const completed = await this.batcher.complete(partition, lostCompletion(row, this.clock.now()));
@@ -334,8 +386,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
 /** The grid slots a free tick went past, from the claimed row (its `d` is the next tick), as claim.lua counted them. */
 function freeRunSkips(claimed: Claimed): Skips {
-  const { sa, em, d, lf } = claimed.fields;
-  return gridSkips(Number(sa), Number(em), claimed.due, Number(lf), Number(d));
+  const { sa, em, d, ds, lf } = claimed.fields;
+  // `ds`: the next tick's slot when jitter moved its due (claim.lua counts up to the slot)
+  return gridSkips(Number(sa), Number(em), claimed.due, Number(lf), Number(ds ?? d));
 }
 
 function earliest(entries: { at: number }[]): number {

@@ -3,7 +3,7 @@ import type { RedisOptions } from 'ioredis';
 import { SundialKeys } from '../store/keys';
 import { defineCommands } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
-import { checkPartitionCount } from './partition-count';
+import { checkPartitionCount, type RepartitionRecord } from './partition-count';
 import { closeRedis, isCluster, openRedis, type RedisClient, type RedisConnection } from './connection';
 
 /** Where the partitions are: what every Redis-backed class of this lib is given. */
@@ -51,8 +51,11 @@ export abstract class Partitioned<Commands = undefined> {
     this.commands = commands(this.redis, this.keys, this.clock);
   }
 
-  /** Refuses to go on when the timers under this prefix were written with another partition count. */
-  protected checkPartitionCount(): Promise<void> {
+  /**
+   * Refuses to go on when the timers under this prefix were written with another partition count;
+   * resolves the repartition this process joins (it has the new count), else null.
+   */
+  protected checkPartitionCount(): Promise<RepartitionRecord | null> {
     return checkPartitionCount(this.redis, this.keys);
   }
 

@@ -1,3 +1,4 @@
+import type { SlotEnd } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from './keys';
 import { requestPrefix, resendSafe, type ScriptRequest } from './requests';
@@ -55,6 +56,7 @@ export type RunMode = 'held' | 'free';
 export type ClaimResult =
   | { kind: 'claimed'; mode: RunMode; due: number; fields: RowFields; rerun: boolean }
   | { kind: 'early'; waitMs: number }
+  | { kind: 'check'; due: number; fields: RowFields }
   | { kind: 'stale'; reason: StaleReason }
   | { kind: 'lost'; fields: RowFields };
 
@@ -74,6 +76,10 @@ export interface Completion {
   missed: number;
   /** cron: slots that came while the run went on */
   overlap: number;
+  /** cron: `cronNext` is a slot that came during the run, kept by overlap 'buffer-one' */
+  buffered?: boolean;
+  /** a slot policy's end: no next slot because it is after endAt (docs/spec.md §3.3c) */
+  ended?: SlotEnd;
 }
 
 export interface LeaseRef {
@@ -122,14 +128,33 @@ export class FireCommands {
     };
   }
 
+  /**
+   * A late slot a slot policy does not run (pass-late.lua): `next` armed, or the timer ends with `ended`.
+   * Returns false when the row moved on since the claim answered 'check' (nothing written).
+   */
+  async passLate(
+    partition: number,
+    ref: Pick<TimerRef, 'id' | 'key' | 'version'>,
+    step: { next: number | null; ended?: string; missed: number },
+  ): Promise<boolean> {
+    const { id, key, version } = ref;
+    const next = step.next === null ? '' : step.next;
+    const ended = step.ended ?? '';
+    const reply = (await this.run('pass-late', partition, id, key, version, next, ended, step.missed)) as [
+      string,
+    ];
+    return reply[0] === 'done';
+  }
+
   /** The request id is the claim token: a call ioredis repeats after a lost reply gets its first answer. */
   async claim(
     partition: number,
     leaseMs: number,
     workerId: string,
     refs: TimerRef[],
+    slotsChecked = false,
   ): Promise<ClaimResult[]> {
-    const args = refs.flatMap((ref) => [ref.id, ref.key, ref.version]);
+    const args = [slotsChecked ? '1' : '0', ...refs.flatMap((ref) => [ref.id, ref.key, ref.version])];
     const argv1 = requestPrefix(this.keys.prefix, resendSafe());
     const replies = (await this.runWith(argv1, 'claim', partition, leaseMs, workerId, ...args)) as [
       ClaimCode,
@@ -148,6 +173,8 @@ export class FireCommands {
           };
         case 'early':
           return { kind: 'early', waitMs: Number(rest[0]) };
+        case 'check':
+          return { kind: 'check', due: Number(rest[0]), fields: JSON.parse(rest[1]) as RowFields };
         case 'lost':
           return { kind: 'lost', fields: JSON.parse(rest[0]) as RowFields };
         default:
@@ -174,6 +201,8 @@ export class FireCommands {
       c.cronNext === undefined ? '' : String(c.cronNext),
       c.missed,
       c.overlap,
+      c.buffered ? '1' : '',
+      c.ended ?? '',
     ]);
     const argv1 = requestPrefix(this.keys.prefix, request);
     const replies = (await this.runWith(
@@ -183,6 +212,21 @@ export class FireCommands {
       JSON.stringify(runs),
     )) as RawCompleteReply[];
     return replies.map(parseCompleteReply);
+  }
+
+  /**
+   * Turns a claimed cron run into a free run and arms `next` (overlap 'allow' / 'cancel-other'); false when
+   * the row is no longer this run's. Safe to repeat: a repeated call finds the free run it made.
+   */
+  async detach(
+    partition: number,
+    workerId: string,
+    run: LeaseRef & { version: number },
+    next: number,
+    missed: number,
+  ): Promise<boolean> {
+    const { key, version, runCount } = run;
+    return (await this.run('detach', partition, workerId, key, version, runCount, next, missed)) === 1;
   }
 
   /** Extends the leases still held; replies per run whether it still is. */

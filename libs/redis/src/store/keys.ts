@@ -1,13 +1,6 @@
-import { DEFAULT_LEDGER_SIZE } from '@sundial/core';
-/** 32-bit FNV-1a over the UTF-16 code units of `text` (keys are ASCII, so this is FNV-1a over bytes). */
-export function fnv1a32(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
+import { DEFAULT_LEDGER_SIZE, fnv1a32 } from '@sundial/core';
+
+export { fnv1a32 };
 
 /** Redis Cluster's hash slots: CRC16 (XMODEM) of the hash tag, mod 16384 (`CLUSTER KEYSLOT`). */
 export const CLUSTER_SLOTS = 16_384;
@@ -102,6 +95,11 @@ export class SundialKeys {
     return `${this.base(partition)}leases`;
   }
 
+  /** `P:{pN}:free`: the lease records of free runs (awaitTask=false ticks) in flight, by `<key>|<version>`. */
+  free(partition: number): string {
+    return `${this.base(partition)}free`;
+  }
+
   ids(partition: number): string {
     return `${this.base(partition)}ids`;
   }
@@ -113,6 +111,21 @@ export class SundialKeys {
   /** `P:partitions`: the partition count the timers under this prefix were written with. */
   get partitionCount(): string {
     return `${this.prefix}:partitions`;
+  }
+
+  /** `P:repartition`: a repartition in progress (docs/design.md "Repartition"), JSON `RepartitionRecord`. */
+  get repartition(): string {
+    return `${this.prefix}:repartition`;
+  }
+
+  /** `P:{pN}:layout`: the partition count whose store writes this partition takes (the layout fence). */
+  layoutFence(partition: number): string {
+    return `${this.base(partition)}layout`;
+  }
+
+  /** `P:{pN}:moved`: ids a repartition moved into the partition (each arrives once). */
+  moved(partition: number): string {
+    return `${this.base(partition)}moved`;
   }
 
   get eventsChannel(): string {

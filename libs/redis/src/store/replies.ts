@@ -38,4 +38,4 @@ export function parseCompleteReply(raw: RawCompleteReply): CompleteReply {
 export type StaleReason = 'gone' | 'version' | 'status';
 
 /** claim.lua's first element per timer: claimed (held or free), or why not. */
-export type ClaimCode = 'held' | 'free' | 'early' | 'stale' | 'lost';
+export type ClaimCode = 'held' | 'free' | 'early' | 'check' | 'stale' | 'lost';

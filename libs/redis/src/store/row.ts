@@ -1,9 +1,13 @@
 import type {
   Delivery,
+  OverlapPolicy,
+  RetryPolicy,
   JsonObject,
   JsonValue,
   LastRun,
   NormalizedSpec,
+  SlotPolicy,
+  SlotTimer,
   Timer,
   TimerKind,
   TimerStatus,
@@ -38,7 +42,71 @@ export function encodeSpecFields(spec: NormalizedSpec): RowFields {
   if (!spec.removeOnComplete) fields.rm = '0';
   if (spec.delivery === 'at-most-once') fields.dl = 'm';
   if (spec.meta !== undefined) fields.m = JSON.stringify(spec.meta);
+  Object.assign(fields, encodeRunPolicies(spec), encodeSlotPolicy(spec));
   return fields;
+}
+
+/**
+ * The run policies (docs/design.md "Row hash fields"): `ov` b | c for overlap 'buffer-one' | 'cancel-other'
+ * ('allow' is `aw` 0, 'skip' nothing), `ry` "attempts,f|e,delayMs[,maxDelayMs]", `pf` pauseAfterFailures.
+ */
+function encodeRunPolicies(spec: NormalizedSpec): RowFields {
+  const fields: RowFields = {};
+  if (spec.overlap === 'buffer-one' || spec.overlap === 'cancel-other') fields.ov = spec.overlap[0];
+  if (spec.retry) {
+    const { attempts, backoff } = spec.retry;
+    const parts = [
+      attempts,
+      backoff.type[0],
+      backoff.delay,
+      ...(backoff.maxDelay === undefined ? [] : [backoff.maxDelay]),
+    ];
+    fields.ry = parts.join(',');
+  }
+  if (spec.pauseAfterFailures !== undefined) fields.pf = String(spec.pauseAfterFailures);
+  return fields;
+}
+
+/** The run policies of a row, as `Timer` returns them (absent: the defaults). */
+function decodeRunPolicies(fields: RowFields): Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> {
+  const policies: Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> = {};
+  const overlap = OVERLAP_CODES[fields.ov ?? ''] ?? (fields.aw === '0' ? 'allow' : undefined);
+  if (overlap && fields.k !== 'once') policies.overlap = overlap;
+  if (fields.ry !== undefined) {
+    const [attempts, type, delay, maxDelay] = fields.ry.split(',');
+    const backoff: RetryPolicy['backoff'] = {
+      type: type === 'e' ? 'exponential' : 'fixed',
+      delay: Number(delay),
+    };
+    if (maxDelay !== undefined) backoff.maxDelay = Number(maxDelay);
+    policies.retry = { attempts: Number(attempts), backoff };
+  }
+  if (fields.pf !== undefined) policies.pauseAfterFailures = Number(fields.pf);
+  return policies;
+}
+
+const OVERLAP_CODES: Record<string, OverlapPolicy> = { b: 'buffer-one', c: 'cancel-other' };
+
+/** Slot policy fields (docs/design.md): `cu` s|a (absent: once), `cw`, `jt` (ms), `st`, `ea` (epoch ms). */
+function encodeSlotPolicy(policy: SlotPolicy): RowFields {
+  const fields: RowFields = {};
+  if (policy.catchup !== undefined) fields.cu = policy.catchup === 'skip' ? 's' : 'a';
+  if (policy.catchupWindow !== undefined) fields.cw = String(policy.catchupWindow);
+  if (policy.jitter !== undefined) fields.jt = String(policy.jitter);
+  if (policy.startAt !== undefined) fields.st = String(policy.startAt);
+  if (policy.endAt !== undefined) fields.ea = String(policy.endAt);
+  return fields;
+}
+
+/** The slot policies a row stores, as a Timer shows them. */
+export function decodeSlotPolicy(fields: RowFields): SlotPolicy {
+  const policy: SlotPolicy = {};
+  if (fields.cu !== undefined) policy.catchup = fields.cu === 's' ? 'skip' : 'all';
+  if (fields.cw !== undefined) policy.catchupWindow = Number(fields.cw);
+  if (fields.jt !== undefined) policy.jitter = Number(fields.jt);
+  if (fields.st !== undefined) policy.startAt = Number(fields.st);
+  if (fields.ea !== undefined) policy.endAt = Number(fields.ea);
+  return policy;
 }
 
 /** The one decoder from a row (or a tombstone's fields) to the public `Timer`. */
@@ -68,7 +136,7 @@ export function decodeRow(fields: RowFields): Timer {
   if (fields.tz !== undefined) timer.tz = fields.tz;
   if (fields.mr !== undefined) timer.maxRuns = Number(fields.mr);
   if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
-  return timer;
+  return Object.assign(timer, decodeRunPolicies(fields), decodeSlotPolicy(fields));
 }
 
 /**
@@ -102,6 +170,20 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
   if (spec.tz !== undefined) timer.tz = spec.tz;
   if (spec.maxRuns !== undefined) timer.maxRuns = spec.maxRuns;
   if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
+  return Object.assign(timer, decodeRunPolicies({ ...fields, k: spec.kind }), decodeSlotPolicy(fields));
+}
+
+/** What core's slot rules (slot-policy.ts) read of a row. */
+export function slotTimerOf(fields: RowFields): SlotTimer {
+  const timer: SlotTimer = {
+    ...decodeSlotPolicy(fields),
+    key: fields.key,
+    kind: fields.k as TimerKind,
+    scheduledAt: Number(fields.sa),
+  };
+  if (fields.em !== undefined) timer.everyMs = Number(fields.em);
+  if (fields.cr !== undefined) timer.cron = fields.cr;
+  if (fields.tz !== undefined) timer.tz = fields.tz;
   return timer;
 }
 

@@ -12,14 +12,20 @@ export const COMMANDS_DIR = join(__dirname, 'commands');
 
 /** Every Lua command, by file name without `.lua`. */
 export const SCRIPT_NAMES = [
+  'backfill',
   'cancel',
   'cancel-all',
   'claim',
   'complete',
+  'detach',
+  'pass-late',
   'pause',
   'reconcile',
   'release',
   'renew-leases',
+  'repartition-drop',
+  'repartition-put',
+  'repartition-take',
   'reschedule',
   'resume',
   'schedule',
@@ -35,6 +41,8 @@ const INCLUDE = /^--- @include "([^"]+)"\s*$/gm;
  * body inside `with_request`, which may answer a repeated request with its first reply instead.
  */
 const REQUESTS = 'includes/requests';
+/** The layout fence (docs/design.md "Repartition"): first in every script, it may refuse a store write. */
+const LAYOUT_FENCE = 'includes/layout-fence';
 
 export interface LuaCommand {
   /** ioredis command name: `sundial_<file name with - replaced by _>` */
@@ -58,21 +66,25 @@ export function loadCommands(): Map<ScriptName, LuaCommand> {
 }
 
 /**
- * Every script's first line: ARGV[2] is the ledger's size (entries kept per key, 0 = none), put there by
- * `runScript` and taken off before the script reads its arguments, so each script's ARGV stays as its
- * header says (includes/ledger.lua reads LEDGER_SIZE).
+ * Every script's line after the layout fence: ARGV[2] is the ledger's size (entries kept per key, 0 =
+ * none), put there by `runScript` and taken off before the script reads its arguments, so each script's
+ * ARGV stays as its header says (includes/ledger.lua reads LEDGER_SIZE).
  */
 const LEDGER_PREAMBLE = 'local LEDGER_SIZE = tonumber(table.remove(ARGV, 2))\n';
 
-/** A script with its includes inlined; with the requests include, its body wrapped in `with_request`. */
+/**
+ * A script with its includes inlined, after the layout fence and the ledger preamble; with the requests
+ * include, its body wrapped in `with_request`.
+ */
 function assemble(script: ScriptName): string {
   const source = readFileSync(join(COMMANDS_DIR, `${script}.lua`), 'utf8');
-  if (!source.includes(`--- @include "${REQUESTS}"`))
-    return LEDGER_PREAMBLE + withIncludes(source, new Set());
+  const fence = readFileSync(join(COMMANDS_DIR, `${LAYOUT_FENCE}.lua`), 'utf8');
+  const head = `${fence}\n${LEDGER_PREAMBLE}`;
+  if (!source.includes(`--- @include "${REQUESTS}"`)) return `${head}${withIncludes(source, new Set())}`;
   // with_request (and the request it leaves) stay outside the body; the body becomes a function.
   const requests = withIncludes(readFileSync(join(COMMANDS_DIR, `${REQUESTS}.lua`), 'utf8'), new Set());
   const body = withIncludes(source, new Set([REQUESTS]));
-  return `${LEDGER_PREAMBLE}${requests}\nlocal function command_body()\n${body}\nend\nreturn with_request('${script}', command_body)\n`;
+  return `${head}${requests}\nlocal function command_body()\n${body}\nend\nreturn with_request('${script}', command_body)\n`;
 }
 
 /** Inlines each include at its first mention (an include's own includes first); later mentions go. */

@@ -1,7 +1,8 @@
-import { liveCronSlot, nextCronOccurrence, type NormalizedSpec, refusals } from '@sundial/core';
+import { firstSlot, liveCronSlot, type NormalizedSpec, refusals } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { SundialKeys } from './keys';
+import { fencedArgv1, fenceRefusal } from './layout-fence';
 import { parseRowReply, type RowReply } from './replies';
 import { type CallRequests, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
@@ -139,7 +140,12 @@ export class StoreCommands {
 
   /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read). */
   private guard(partition: number, keys: string[]): Promise<RowReply[]> {
-    return this.scheduleScript(partition, this.keys.prefix, keys.length, ...keys);
+    return this.scheduleScript(
+      partition,
+      fencedArgv1(this.keys.partitions, this.keys.prefix),
+      keys.length,
+      ...keys,
+    );
   }
 
   async cancel(key: string, requests: CallRequests): Promise<boolean> {
@@ -203,6 +209,16 @@ export class StoreCommands {
     return this.onKey('trigger', requests, key);
   }
 
+  /** Runs `slots` (computed for the row's `id` and `version`) now, in order (backfill.lua). */
+  backfill(
+    key: string,
+    row: { id: string; version: number },
+    slots: number[],
+    requests: CallRequests,
+  ): Promise<RowReply> {
+    return this.onKey('backfill', requests, key, row.id, row.version, JSON.stringify(slots));
+  }
+
   private async scheduleScript(
     partition: number,
     argv1: string,
@@ -226,18 +242,25 @@ export class StoreCommands {
     return this.keys.base(this.keys.partitionOf(key));
   }
 
-  /** ARGV[1] of a write: the prefix, with the call's request. */
+  /** ARGV[1] of a write: our partition count (the layout fence), the prefix, the call's request. */
   private argv1(request: ScriptRequest): string {
-    return requestPrefix(this.keys.prefix, request);
+    return fencedArgv1(this.keys.partitions, requestPrefix(this.keys.prefix, request));
   }
 
-  private run(
+  /** A write a repartition fenced off (this process has the old count) is refused, having changed nothing. */
+  private async run(
     script: ScriptName,
     base: string,
     argv1: string,
     ...args: (string | number)[]
   ): Promise<unknown> {
-    return runScript(this.redis, script, base, this.keys.ledgerSize, argv1, ...args);
+    try {
+      return await runScript(this.redis, script, base, this.keys.ledgerSize, argv1, ...args);
+    } catch (error) {
+      const allowed = fenceRefusal(error);
+      if (allowed === null) throw error;
+      throw refusals.partitionsMoved(this.keys.prefix, allowed, this.keys.partitions);
+    }
   }
 }
 
@@ -248,10 +271,10 @@ export class StoreCommands {
 function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: number): (string | number)[] {
   const args: (string | number)[] = [];
   specs.forEach((spec, i) => {
-    const at =
-      spec.kind === 'cron' && spec.cron && spec.tz
-        ? nextCronOccurrence(spec.cron, spec.tz, redisNow)
-        : spec.atMs;
+    // A periodic timer's first slot (startAt; an endAt before it is refused here): a cron's is sent, an
+    // interval's schedule.lua finds on the grid anchored at Redis now.
+    const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
+    const at = spec.kind === 'cron' ? slot : spec.atMs;
     const names = Object.keys(fields[i]);
     args.push(spec.key, spec.ifExists, at ?? '', names.length);
     for (const name of names) args.push(name, fields[i][name]);

@@ -2,14 +2,21 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P' (with a request: includes/requests; its id is the claim token), ARGV[2] leaseMs,
---   ARGV[3] worker id, then (id, key, version) per timer
+--   ARGV[3] worker id, ARGV[4] '1' when the worker already found these slots not late by core's slot
+--   rule (a claim again after 'check'), else '0', then (id, key, version) per timer
 -- Output: one reply per timer (a repeated call with the same token answers its first reply):
 --   { 'held' | 'free', due, row }  claimed (the row after the claim; a free run's `d` is its next tick,
 --                                  and the grid slots between `due` and it are one 'skipped' event;
 --                                  a free run's re-run adds 'rerun', its slots already counted)
 --   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
+--   { 'check', due, row }          unchanged: a slot policy may skip this late slot (catchup 'skip',
+--                                  catchupWindow); the worker asks core lateSlot, then passes it
+--                                  (pass-late.lua) or claims again with ARGV[4] '1'
 --   { 'stale', reason }            gone | version | status: acknowledged, never run
 --   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
+-- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; with overlap
+-- 'cancel-other' a claim aborts the run of the slot before it; a cron that does not await its runs is held
+-- here and turned free by detach.lua.
 -- A row is replied as one JSON object of its fields (with `key`): one string per timer costs Redis and
 -- the worker far less to reply and parse than an HGETALL-style array.
 
@@ -19,9 +26,11 @@
 --- @include "includes/events"
 --- @include "includes/free-runs"
 --- @include "includes/requests"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
+local checked = ARGV[4] == '1'
 -- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
 -- repeated call knows its own claim.
 local token = request.id
@@ -44,6 +53,7 @@ end
 local function is_free(row, run_count)
   return row.s == 'pending' and row.k == 'interval' and row.aw == '0' and not row.tg
     and (not row.mr or run_count < tonumber(row.mr))
+    and not row.bf and not (row.ea and next_grid_slot(row, now) > tonumber(row.ea))
 end
 
 -- A ref whose version the row has passed may name a free run (includes/free-runs): this very claim again
@@ -73,6 +83,22 @@ local function claim_free_run(row, key, version)
   return { 'free', run.due, cjson.encode(row), run.r and 'rerun' or nil }
 end
 
+-- overlap 'cancel-other': the run of the slot before (`rv`, a free run) is stopped cluster-wide and its record
+-- goes, so its completion is stale (complete.lua answers reason 'overlap').
+local function cancel_other(row, key)
+  if row.ov ~= 'c' or not row.rv then
+    return
+  end
+  local member = free_member(key, row.rv)
+  if redis.call('HEXISTS', base .. 'free', member) == 1 then
+    drop_free_run(base, member)
+    -- a run handed back for a re-run waits in due/armed under its member: it is not to run either
+    redis.call('ZREM', base .. 'due', member)
+    redis.call('ZREM', base .. 'armed', member)
+    redis.call('PUBLISH', prefix .. ':abort', cjson.encode({ key = key, id = row.id, version = tonumber(row.rv) }))
+  end
+end
+
 local function claim(id, key, version)
   local row = read_row(base, key)
   if not row or row.id ~= id then
@@ -84,7 +110,9 @@ local function claim(id, key, version)
     return claim_free_run(row, key, version) or stale(row, id, key, version, 'version')
   end
   if row.s == 'running' and row.lw == worker and token and row.ct == token then
-    -- This very claim again (its reply was lost and the call repeated): its first answer.
+    -- This very claim again (its reply was lost and the call repeated): its first answer (its runCount
+    -- is `hc`, whatever a free run's re-run did to `rc` meanwhile).
+    row.rc = row.hc or row.rc
     return { 'held', row.tg or row.d, cjson.encode(row) }
   end
   if row.s == 'running' then
@@ -102,19 +130,29 @@ local function claim(id, key, version)
   if row.s == 'pending' and now < due then
     return { 'early', int(due - now) }
   end
+  -- A retry (`at`) runs its slot again, a trigger or backfill run was asked for: none is late.
+  if row.s == 'pending' and not checked and not row.tg and not row.bf and not row.at and (row.cu == 's' or row.cw) then
+    return { 'check', int(due), cjson.encode(row) }
+  end
 
-  local run_count = tonumber(row.rc or '0') + 1
+  -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
+  local run_count = tonumber(row.rc or '0') + ((row.at and not row.tg) and 0 or 1)
   local free = is_free(row, run_count)
+  cancel_other(row, key)
   publish_event(prefix, row, 'running', now, { due = due })
   -- The row table becomes the row after the claim (it is the reply); HSET writes just what changed.
   row.rv, row.rc, row.lf = version, int(run_count), now_text
   row.l = '{"started":' .. now_text .. ',"status":"running"}'
   local hash = row_key(base, key)
   if free then
-    local next_due = next_grid_slot(row, now)
-    row.v, row.d = int(tonumber(version) + 1), int(next_due)
+    local next_slot = next_grid_slot(row, now)
+    local next_due = arm_slot_fields(row, row, next_slot)
+    row.v = int(tonumber(version) + 1)
     next_ticks[#next_ticks + 1] = { key, next_due }
     redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 'v', row.v, 'd', row.d)
+    if row.ds then
+      redis.call('HSET', hash, 'ds', row.ds)
+    end
     -- Its own lease, beside the row (includes/free-runs): the next tick is not held up by it.
     local member = free_member(key, version)
     save_free_run(base, member, { id = id, w = worker, t = token or '', rc = row.rc, due = int(due), lf = now_text })
@@ -122,19 +160,21 @@ local function claim(id, key, version)
     leases[#leases + 1] = member
     -- Grid slots that passed since `due` are not made up: they are missed (the worker counts them from
     -- the reply's row the same way).
-    publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_due), 0)
+    publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_slot), 0)
   else
-    row.s, row.lw, row.lu, row.ct = 'running', worker, lease_until, token
+    -- `hc`: this held run's runCount. `rc` counts every claim, and a free run's re-run claimed while this
+    -- run goes on moves it; completion and renewal know the held run by `hc`.
+    row.s, row.lw, row.lu, row.ct, row.hc = 'running', worker, lease_until, token, row.rc
     held[#held + 1] = key
     leases[#leases + 1] = lease_until
     leases[#leases + 1] = key
-    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '')
+    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '', 'hc', row.hc)
   end
   return { free and 'free' or 'held', int(due), cjson.encode(row) }
 end
 
 local replies = {}
-for i = 4, #ARGV, 3 do
+for i = 5, #ARGV, 3 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
 end
 -- A held run is in neither `due` nor `armed` (it may be in `due` again after a reconciler re-arm). A key

@@ -5,8 +5,11 @@
 --   ARGV[2] the runs as one JSON array (one argument, not ten per run: far cheaper to send), each
 --     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
---     slots that came while it went on] — strings but the last two; a free run's key names its lease
---     record (includes/free-runs) with its version
+--     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
+--     (else ''), why no slot follows ('' or 'ended': endAt)] — strings but missed and overlap; a free
+--     run's key names its lease record (includes/free-runs) with its version. A row with a slot policy
+--     (includes/slots has_slot_policy) is stepped by the worker like a cron (core slotAfterRun): its next
+--     slot (and its skips) come here, interval or cron, and the slot is armed moved by its jitter.
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -17,6 +20,7 @@
 --- @include "includes/events"
 --- @include "includes/free-runs"
 --- @include "includes/requests"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
@@ -34,6 +38,63 @@ local function stale(row, id, key, version, reason, outcome)
   return { 'stale', reason }
 end
 
+-- Which try of its slot the row's run is (`at`, retry): a trigger run is always a first.
+local function attempt_of(row)
+  return row.tg and 1 or tonumber(row.at or '1')
+end
+
+-- Where a held run's skips count from (`cf`: a retry's or a buffered slot's run counts after the run before
+-- it, whose skips were counted), else its due.
+local function count_from(row)
+  return tonumber(row.cf or row.d)
+end
+
+-- How long a run that failed on try `attempt` waits for its retry (`ry` "attempts,f|e,delay[,maxDelay]",
+-- the math of core retryDelay), or nil when it has no try left.
+local function retry_wait(row, attempt)
+  local attempts, kind, delay, max_delay = string.match(row.ry or '', '^(%d+),(%a),(%d+),?(%d*)$')
+  if not attempts or attempt >= tonumber(attempts) then
+    return nil
+  end
+  local wait = tonumber(delay)
+  if kind == 'e' then
+    wait = wait * 2 ^ (attempt - 1)
+  end
+  if max_delay ~= '' then
+    wait = math.min(wait, tonumber(max_delay))
+  end
+  return wait
+end
+
+-- pauseAfterFailures: the run's outcome extends (`fs` in `fields`) or ends (`fs` in `gone`) the streak of
+-- failed slots. Returns the streak when it reaches `pf` and the timer is to pause.
+local function count_failure(row, outcome, fields, gone)
+  if not row.pf then
+    return nil
+  end
+  if outcome == 'ok' then
+    gone[#gone + 1] = 'fs'
+    return nil
+  end
+  local streak = tonumber(row.fs or '0') + 1
+  fields.fs = int(streak)
+  return (streak >= tonumber(row.pf) and row.s ~= 'paused') and streak or nil
+end
+
+-- pauseAfterFailures reached: the row is paused as pause.lua does (its runs abort, out of due/armed).
+local function pause_row(row, fields, gone, streak)
+  abort_runs(prefix, row)
+  fields.v = int(tonumber(row.v) + 1)
+  fields.s = 'paused'
+  row.v = fields.v
+  redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
+  gone[#gone + 1] = 'tg'
+  redis.call('HDEL', row_key(base, row.key), unpack(gone))
+  redis.call('ZREM', base .. 'due', row.key)
+  redis.call('ZREM', base .. 'armed', row.key)
+  publish_event(prefix, row, 'paused', now, { reason = 'failures', count = streak })
+end
+
 -- What `last` records (docs/spec.md §3.2): the run's start and end, and the error of a failed or lost run.
 local function last_run(row, outcome, message, reason)
   local last = { started = tonumber(row.lf), ended = now, status = outcome == 'ok' and 'ok' or 'failed' }
@@ -47,7 +108,8 @@ end
 -- the run ended its timer unasked ('no-next-slot'), carried by the event as its reason.
 local function outcome_of(row, version, outcome, message, reason, ended)
   local last = last_run(row, outcome, message, reason)
-  publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last.error, reason = ended })
+  local attempt = outcome ~= 'ok' and attempt_of(row) or nil
+  publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last.error, reason = ended, attempt = attempt })
   local fields = { l = cjson.encode(last) }
   fields[outcome == 'ok' and 'lc' or 'le'] = int(now)
   return fields
@@ -59,29 +121,46 @@ local function complete_free(row, version, run_count, outcome, message, reason)
   if row.rc ~= run_count then
     fields.l = nil
   end
+  local gone = {}
+  local streak = count_failure(row, outcome, fields, gone)
+  -- a row kept only for its free runs (`rp`) has ended: nothing to pause
+  if streak and is_live(row.s) then
+    return pause_row(row, fields, gone, streak)
+  end
   redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
+  if #gone > 0 then
+    redis.call('HDEL', row_key(base, row.key), unpack(gone))
+  end
 end
 
 -- The run is over for good: the timer ends with `status`, kept by removeOnComplete=false, else removed
--- (then nothing it would have recorded is encoded: only the event carries the outcome).
+-- (then nothing it would have recorded is encoded: only the event carries the outcome). An awaitTask=false
+-- timer with free runs in flight is kept until the last ends (`rp`, includes/free-runs).
 local function finish(row, version, outcome, message, reason, ended)
   removed_ids[#removed_ids + 1] = row.id
-  if row.rm == '0' then
+  local kept_for_free_runs = row.rm ~= '0' and row.aw == '0' and has_free_runs(base, row.key, row.id)
+  if row.rm == '0' or kept_for_free_runs then
     local fields = outcome_of(row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
+    fields.rp = kept_for_free_runs and '1' or nil
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
-    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct')
+    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct', 'hc')
   else
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
-    publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended })
+    local attempt = outcome ~= 'ok' and attempt_of(row) or nil
+    publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended, attempt = attempt })
     redis.call('DEL', row_key(base, row.key))
     ledger_expire(row.key, LEDGER_KEEP_MS)
     removed_keys[#removed_keys + 1] = row.key
   end
 end
 
--- The timer goes on: next version, pending again, its next due armed; the run's lease fields go.
-local function rearm(row, fields, due, gone)
+-- The timer goes on: next version, pending again, its next due armed; the run's lease fields go. With
+-- `streak` (pauseAfterFailures reached) it is paused instead.
+local function rearm(row, fields, due, gone, streak)
+  if streak then
+    return pause_row(row, fields, gone, streak)
+  end
   fields.v = int(tonumber(row.v) + 1)
   fields.s = 'pending'
   fields.d = int(due)
@@ -90,27 +169,111 @@ local function rearm(row, fields, due, gone)
   arm_due(base, row.key, due)
 end
 
--- Settles a held run; returns the slots its timer went past: missed, overlap (docs/spec.md §3.3).
-local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap)
+-- A failed held run with tries left (retry, docs/spec.md §3.3b): its slot runs again after the backoff under
+-- a new version (`at` its try); the slots it went past are counted now, its retry counts after now (`cf`).
+-- The retry's due is its own slot (`ds` goes).
+local function retry_held(row, version, outcome, message, reason, missed, overlap)
+  local wait = outcome == 'failed' and not row.tg and retry_wait(row, attempt_of(row))
+  if not wait then
+    return nil
+  end
+  local fields = outcome_of(row, version, outcome, message, reason)
+  fields.at = int(attempt_of(row) + 1)
+  if row.k == 'interval' and not has_slot_policy(row) then
+    missed, overlap = grid_skips(row, count_from(row), tonumber(row.lf), next_grid_slot(row, now))
+  end
+  if row.k == 'once' then
+    missed, overlap = 0, 0
+  else
+    fields.cf = int(now)
+  end
+  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'hc', 'ds' })
+  -- no event says it: the ledger records the retry armed, its try and its due (as FirePath.recordRetry)
+  ledger_append({ key = row.key, v = fields.v, sa = row.sa }, 'retried', now, { n = tonumber(fields.at), d = tonumber(fields.d) })
+  publish_skips(prefix, row, now, version, missed, overlap)
+  return missed, overlap
+end
+
+-- A backfill in progress (`bf`: the slots after the armed one, `bs`: the slot to go back to): the next
+-- backfill slot runs at once, due at itself; after the last, the schedule goes on at `bs`. Returns its
+-- due, and adds the fields it drops to `gone`.
+local function next_backfill(row, fields, gone)
+  local rest = cjson.decode(row.bf)
+  if #rest > 0 then
+    fields.d = int(table.remove(rest, 1))
+    fields.bf = #rest > 0 and cjson.encode(rest) or '[]'
+    gone[#gone + 1] = 'ds'
+    return tonumber(fields.d)
+  end
+  gone[#gone + 1] = 'bf'
+  gone[#gone + 1] = 'bs'
+  return arm_slot_fields(row, fields, tonumber(row.bs))
+end
+
+-- Settles a held run; returns the slots its timer went past: missed, overlap (docs/spec.md §3.3). `buffered`:
+-- cron_next is a slot kept by overlap 'buffer-one', due at once (a plain interval's is picked here); `ended`:
+-- why a slot policy left no next slot.
+local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered, ended)
   unleased[#unleased + 1] = row.key
+  local retried_missed, retried_overlap = retry_held(row, version, outcome, message, reason, missed, overlap)
+  if retried_missed then
+    return retried_missed, retried_overlap
+  end
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
+  local gone = { 'lw', 'lu', 'ct', 'hc', 'at' }
   if row.tg and not final then
-    -- A trigger run does not move the schedule: back to the unchanged `d`.
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(row.d), { 'lw', 'lu', 'ct', 'tg' })
+    -- A trigger run does not move the schedule: back to the unchanged `d` (and its pending retry, if any).
+    local fields = outcome_of(row, version, outcome, message, reason)
+    local trigger_gone = { 'lw', 'lu', 'ct', 'hc', 'tg' }
+    rearm(row, fields, tonumber(row.d), trigger_gone, count_failure(row, outcome, fields, trigger_gone))
     return 0, 0
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
     finish(row, version, outcome, message, reason)
     return 0, 0
-  elseif row.k == 'interval' then
-    local due, next_due = tonumber(row.d), next_grid_slot(row, now)
-    missed, overlap = grid_skips(row, due, tonumber(row.lf), next_due)
-    rearm(row, outcome_of(row, version, outcome, message, reason), next_due, { 'lw', 'lu', 'ct' })
-  elseif cron_next == '' then
-    -- No slot comes after this run (nextCronSlot found none): the timer ends, and says why.
-    finish(row, version, outcome, message, reason, 'no-next-slot')
-  else
-    rearm(row, outcome_of(row, version, outcome, message, reason), tonumber(cron_next), { 'lw', 'lu', 'ct' })
+  elseif row.bf then
+    -- A backfill slot's run: the next backfill slot, or back to the schedule (paused instead: the backfill ends).
+    local fields = outcome_of(row, version, outcome, message, reason)
+    local streak = count_failure(row, outcome, fields, gone)
+    if streak then
+      gone[#gone + 1] = 'bf'
+      gone[#gone + 1] = 'bs'
+      rearm(row, fields, 0, gone, streak)
+    else
+      rearm(row, fields, next_backfill(row, fields, gone), gone)
+    end
+    return 0, 0
+  elseif (row.k == 'cron' or has_slot_policy(row)) and cron_next == '' then
+    -- No slot comes after this run (none left, or endAt passed): the timer ends, and says why.
+    finish(row, version, outcome, message, reason, ended ~= '' and ended or 'no-next-slot')
+    publish_skips(prefix, row, now, version, missed, overlap)
+    return missed, overlap
   end
+  local fields = outcome_of(row, version, outcome, message, reason)
+  local streak = count_failure(row, outcome, fields, gone)
+  local next_due = tonumber(cron_next)
+  if row.k == 'interval' and not has_slot_policy(row) then
+    local every = tonumber(row.em)
+    next_due = next_grid_slot(row, now)
+    missed, overlap = grid_skips(row, count_from(row), tonumber(row.lf), next_due)
+    -- overlap 'buffer-one': the first slot that came during the run runs at once, with its own due.
+    buffered = row.ov == 'b' and overlap > 0
+    if buffered then
+      next_due, overlap = next_due - overlap * every, overlap - 1
+    end
+  end
+  if buffered and not streak then
+    fields.cf = int(now)
+  else
+    gone[#gone + 1] = 'cf'
+    if buffered then
+      -- Paused instead: the kept slot is skipped like the others.
+      overlap = overlap + 1
+    end
+  end
+  if not streak then
+    next_due = arm_slot_fields(row, fields, next_due)
+  end
+  rearm(row, fields, next_due, gone, streak)
   publish_skips(prefix, row, now, version, missed, overlap)
   return missed, overlap
 end
@@ -122,17 +285,25 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   local run = read_free_run(base, member)
   local lease = tonumber(redis.call('ZSCORE', base .. 'leases', member) or '0')
   if not run or run.rc ~= run_count or (outcome == 'lost' and lease > now) then
-    return stale(row, id, key, version, 'status', outcome)
+    -- overlap 'cancel-other': the next slot's claim took its record (claim.lua).
+    local why = (not run and row and row.id == id and row.ov == 'c') and 'overlap' or 'status'
+    return stale(row, id, key, version, why, outcome)
   end
   drop_free_run(base, member)
   if not row or row.id ~= id then
     return stale(nil, id, key, version, 'gone', outcome)
   end
   complete_free(row, version, run_count, outcome, message, reason)
+  -- A row kept only for its free runs in flight (removeOnComplete) goes with the last of them.
+  if row.rp == '1' and not has_free_runs(base, key, id) then
+    redis.call('DEL', row_key(base, key))
+    ledger_expire(key, LEDGER_KEEP_MS)
+    removed_keys[#removed_keys + 1] = key
+  end
   return { 'done', 0, 0 }
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap)
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended)
   local row = read_row(base, key)
   if mode == 'free' then
     return settle_free(row, id, key, version, run_count, outcome, message, reason)
@@ -144,10 +315,12 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
     return stale(row, id, key, version, 'version', outcome)
   end
   -- Held: still this very run (a reclaimed run's first worker is stale), and a lost one really expired.
-  if row.s ~= 'running' or row.rc ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
+  -- (`hc`, not `rc`: a free run's re-run may have been claimed meanwhile; `rc` for a row claimed before
+  -- `hc` existed.)
+  if row.s ~= 'running' or (row.hc or row.rc) ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
     return stale(row, id, key, version, 'status', outcome)
   end
-  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap) }
+  return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered == '1', ended or '') }
 end
 
 local replies = {}

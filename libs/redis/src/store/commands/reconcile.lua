@@ -3,7 +3,8 @@
 -- 1. An `armed` entry handed off more than the grace ago whose job no longer exists goes back to `due`.
 -- 2. A lease expired by Redis now: at-least-once → pending again at the same version, back to `due`
 --    (it runs again); at-most-once → replied for the caller to settle as lost (complete.lua). A free
---    run's lease (includes/free-runs) likewise: re-armed under its member, or replied lost with `fr`.
+--    run's lease (includes/free-runs) likewise: re-armed under its member, or replied lost with `fr`
+--    (at-least-once runs again even when its timer ended meanwhile: that tick never ran to its end).
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] graceMs, ARGV[3] batch limit, ARGV[4] the partition's BullMQ job key
@@ -52,16 +53,18 @@ end
 local requeued = 0
 local lost = {}
 local expired = redis.call('ZRANGEBYSCORE', leases_key, '-inf', int(now), 'LIMIT', 0, limit)
--- An expired free run's lease: its timer gone → dropped; at-most-once, or its timer over meanwhile →
--- replied as lost (the row's fields as of that run, `fr` = '1' so it is settled as a free run);
--- at-least-once → handed back (no worker) and armed under its member, to run again.
+-- An expired free run's lease: its timer gone → dropped; at-most-once → replied as lost (the row's fields
+-- as of that run, `fr` = '1' so it is settled as a free run); at-least-once → handed back (no worker) and
+-- armed under its member, to run again — also when the timer ended meanwhile (its final run, held,
+-- completed while this one's dead worker still held the lease): the tick it ran never ended, and
+-- at-least-once means it runs.
 local function settle_free_run(member)
   local key, version = split_free_member(member)
   local run = read_free_run(base, member)
   local row = read_row(base, key)
   if not run or not row or row.id ~= run.id then
     drop_free_run(base, member)
-  elseif row.dl == 'm' or not is_live(row.s) then
+  elseif row.dl == 'm' then
     row.v, row.rc, row.lf, row.fr = version, run.rc, run.lf, '1'
     lost[#lost + 1] = flat(row)
   else
@@ -85,7 +88,7 @@ for _, key in ipairs(expired) do
   else
     ledger_append(row, 'lost', now, { r = 'requeued', w = row.lw })
     redis.call('HSET', row_key(base, key), 's', 'pending')
-    redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct')
+    redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct', 'hc')
     redis.call('ZREM', leases_key, key)
     arm_due(base, key, tonumber(row.tg or row.d))
     requeued = requeued + 1

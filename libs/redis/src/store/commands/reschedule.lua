@@ -36,6 +36,9 @@ row.s = 'pending'
 row.sa = int(now)
 row.d = int(due)
 row.tg = nil
+row.at, row.cf = nil, nil -- a pending retry is over: the new due is a first try
+-- an explicit due is its own slot; a backfill in progress ends (docs/spec.md §3.3c)
+row.ds, row.bf, row.bs = nil, nil, nil
 save_row(base, row)
 arm_due(base, key, due)
 publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'reschedule' })

@@ -15,6 +15,7 @@
 --- @include "includes/indexes"
 --- @include "includes/events"
 --- @include "includes/requests"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local key = ARGV[2]
@@ -40,7 +41,13 @@ else
 end
 bump_version(row)
 row.s = 'pending'
-row.d = int(due)
+if row.k == 'once' then
+  row.d = int(due)
+else
+  due = arm_slot_fields(row, row, due) -- a periodic slot moved by its jitter
+end
+-- A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
+row.fs, row.at, row.cf = nil, nil, nil
 save_row(base, row)
 arm_due(base, key, due)
 publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'resume' })

@@ -17,6 +17,7 @@
 --- @include "includes/events"
 --- @include "includes/retire"
 --- @include "includes/requests"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms = tonumber(ARGV[2])
@@ -81,7 +82,10 @@ end
 
 local function due_of(spec)
   local fields = spec.fields
-  if fields.k == 'interval' then
+  if fields.k == 'interval' and fields.st then
+    -- startAt: the first grid slot not before it (core firstSlot)
+    return next_grid_slot({ sa = now, em = fields.em }, math.max(now, tonumber(fields.st) - 1))
+  elseif fields.k == 'interval' then
     return now + tonumber(fields.em)
   elseif fields.dm then
     return now + tonumber(fields.dm)
@@ -90,7 +94,9 @@ local function due_of(spec)
 end
 
 local function create(spec)
-  local key, due = spec.key, due_of(spec)
+  local key, slot = spec.key, due_of(spec)
+  -- a periodic slot is due moved by its jitter (includes/slots); `ds` keeps the slot
+  local due = spec.fields.k == 'once' and slot or slot_due({ key = key, jt = spec.fields.jt }, slot)
   seq = seq + 1
   local id, sa, d = int(seq) .. 'p' .. partition, int(now), int(due)
   local hash = row_key(base, key)
@@ -98,6 +104,10 @@ local function create(spec)
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
   end
   local values = { 'id', id, 'v', '1', 's', 'pending', 'sa', sa, 'd', d }
+  if due ~= slot then
+    values[#values + 1] = 'ds'
+    values[#values + 1] = int(slot)
+  end
   for field, value in pairs(spec.fields) do
     values[#values + 1] = field
     values[#values + 1] = value

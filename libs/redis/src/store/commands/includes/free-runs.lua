@@ -4,7 +4,9 @@
 -- hash `P:{pN}:free` under the same name: JSON { id, w (worker, '' once handed back for a re-run), t
 -- (claim token), rc (its runCount), due, lf (started), j (jobId of a re-run's fire job), r ('1' once
 -- claimed for a re-run) }. It goes when the run completes or is settled lost; an at-least-once run whose
--- worker died is re-armed into `due` under its member and claimed again like any timer.
+-- worker died is re-armed into `due` under its member and claimed again like any timer. A timer that ends
+-- while free runs of it are in flight keeps its row until they end (`rp` = '1' when removeOnComplete:
+-- complete.lua removes it with the last), so a dead worker's run still has a row to run again from.
 
 local function free_member(key, version)
   return key .. '|' .. version
@@ -28,4 +30,20 @@ end
 local function drop_free_run(base, member)
   redis.call('HDEL', base .. 'free', member)
   redis.call('ZREM', base .. 'leases', member)
+end
+
+-- Whether a free run of timer `id` under `key` is in flight: a look through the names in `free` (HKEYS:
+-- no glob to escape, and a command the documented ACL user has). Made only when an awaitTask=false timer
+-- ends or a free run of a row kept for them ends, so rarely; `free` holds only the runs in flight.
+local function has_free_runs(base, key, id)
+  local head = key .. '|'
+  for _, member in ipairs(redis.call('HKEYS', base .. 'free')) do
+    if string.sub(member, 1, #head) == head and split_free_member(member) == key then
+      local run = read_free_run(base, member)
+      if run and run.id == id then
+        return true
+      end
+    end
+  end
+  return false
 end

@@ -5,8 +5,8 @@
 --- @include "includes/free-runs"
 
 -- Sets the lease expiry `lu` of the runs a worker still holds: (key, runCount) pairs from ARGV[first]
--- on, held when the row is running under `worker` with that runCount (a free run: `<key>|<version>`,
--- held when its record names `worker` and that runCount). One ZADD into `leases` for all.
+-- on, held when the row is running under `worker` with that runCount as its held run's (a free run:
+-- `<key>|<version>`, held when its record names `worker` and that runCount). One ZADD into `leases`.
 -- Returns one flag per run (1 held and set, 0 no longer this worker's) and how many were set.
 local function set_held_leases(base, worker, first, lease_until)
   local lease_text = int(lease_until)
@@ -18,8 +18,9 @@ local function set_held_leases(base, worker, first, lease_until)
       local run = read_free_run(base, key)
       held = run ~= nil and run.w == worker and run.rc == run_count
     else
-      local row = redis.call('HMGET', row_key(base, key), 's', 'lw', 'rc')
-      held = row[1] == 'running' and row[2] == worker and row[3] == run_count
+      -- the held run's own runCount (`hc`; `rc` on a row claimed before it existed): see claim.lua
+      local row = redis.call('HMGET', row_key(base, key), 's', 'lw', 'hc', 'rc')
+      held = row[1] == 'running' and row[2] == worker and (row[3] or row[4]) == run_count
       if held then
         redis.call('HSET', row_key(base, key), 'lu', lease_text)
       end

@@ -68,7 +68,7 @@ local function ledger_expire(key, ms)
   end
 end
 
-local schedule_entries = { reschedule = 'rescheduled', resume = 'resumed', trigger = 'triggered' }
+local schedule_entries = { reschedule = 'rescheduled', resume = 'resumed', trigger = 'triggered', backfill = 'backfilled' }
 
 -- The entry of an event (core ledger.ts `ledgerEntryOf` maps the engine's events the same way): a
 -- `running` event is the claim, `scheduled` with a reason the operation that armed it again, a failed
@@ -88,7 +88,7 @@ local function ledger_record(row, event_type, now, extra)
   elseif event_type == 'failed' and extra.error and extra.error.reason == 'lost' then
     event = 'lost'
   end
-  local fields = { r = reason, c = extra.count, d = extra.due }
+  local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt }
   if (event_type == 'completed' or event_type == 'failed') and row.v == tostring(extra.version) then
     -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
     fields.d = tonumber(row.tg or row.d)

@@ -79,6 +79,7 @@ local request_codecs = {
   pause = remembered_json,
   resume = remembered_json,
   trigger = remembered_json,
+  backfill = remembered_json,
   complete = remembered_json,
 }
 

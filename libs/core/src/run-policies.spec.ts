@@ -1,0 +1,116 @@
+import { SundialError } from './errors';
+import { retryDelay } from './run-policies';
+import { normalizeSpec } from './validation';
+
+const cron = { key: 'digest', handler: 'digest.send', cron: '0 7 * * *', tz: 'UTC' };
+const interval = { key: 'beat', handler: 'beat', every: '1m' };
+const once = { key: 'remind', handler: 'remind', delay: '3d' };
+
+function refusalOf(spec: unknown): SundialError {
+  try {
+    normalizeSpec(spec);
+  } catch (error) {
+    if (error instanceof SundialError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal, but the spec was accepted');
+}
+
+describe('run policies: overlap, retry, pauseAfterFailures (docs/spec.md §3.3a, §3.3b)', () => {
+  it.each([
+    ['overlap on a one-shot', { ...once, overlap: 'allow' }, 'overlap', /every or cron/],
+    ['an overlap that is not one', { ...cron, overlap: 'buffer' }, 'overlap', /"buffer-one"/],
+    [
+      'awaitTask false with overlap skip',
+      { ...interval, awaitTask: false, overlap: 'skip' },
+      'awaitTask',
+      /Remove awaitTask/,
+    ],
+    [
+      'awaitTask true with overlap allow',
+      { ...interval, awaitTask: true, overlap: 'allow' },
+      'awaitTask',
+      /Remove awaitTask/,
+    ],
+    ['retry without attempts', { ...once, retry: {} }, 'retry.attempts', /tries in all/],
+    ['retry attempts 0', { ...once, retry: { attempts: 0 } }, 'retry.attempts', /tries in all/],
+    ['a retry typo', { ...once, retry: { attempts: 2, backof: {} } }, 'backof', /"backoff"/],
+    [
+      'a backoff type typo',
+      { ...once, retry: { attempts: 2, backoff: { type: 'exponentail', delay: 1 } } },
+      'retry.backoff.type',
+      /"exponential"/,
+    ],
+    [
+      'a negative backoff delay',
+      { ...once, retry: { attempts: 2, backoff: { type: 'fixed', delay: -1 } } },
+      'retry.backoff.delay',
+      /0 to "365d"/,
+    ],
+    [
+      'maxDelay below delay',
+      { ...once, retry: { attempts: 2, backoff: { type: 'exponential', delay: '1m', maxDelay: '1s' } } },
+      'retry.backoff.maxDelay',
+      /at least delay/,
+    ],
+    [
+      'retry with overlap allow',
+      { ...cron, overlap: 'allow', retry: { attempts: 2 } },
+      'retry',
+      /"skip" or "buffer-one"/,
+    ],
+    [
+      'retry with awaitTask false',
+      { ...interval, awaitTask: false, retry: { attempts: 2 } },
+      'retry',
+      /"skip" or "buffer-one"/,
+    ],
+    ['pauseAfterFailures 0', { ...cron, pauseAfterFailures: 0 }, 'pauseAfterFailures', /1 or more/],
+    [
+      'pauseAfterFailures on a one-shot',
+      { ...once, pauseAfterFailures: 2 },
+      'pauseAfterFailures',
+      /every or cron/,
+    ],
+    [
+      'pauseAfterFailures on an awaiting interval',
+      { ...interval, pauseAfterFailures: 2 },
+      'pauseAfterFailures',
+      /overlap "allow"/,
+    ],
+  ])('refuses %s with its field and a fix', (_name, spec, field, fix) => {
+    expect(refusalOf(spec)).toMatchObject({ reason: 'invalid', field, fix: expect.stringMatching(fix) });
+  });
+
+  it('applies the defaults: no overlap field unless given, a fixed 1 s backoff, awaitTask from overlap', () => {
+    expect(normalizeSpec(cron)).not.toHaveProperty('overlap');
+    expect(normalizeSpec({ ...cron, overlap: 'cancel-other' })).toMatchObject({
+      overlap: 'cancel-other',
+      awaitTask: false,
+    });
+    expect(normalizeSpec({ ...interval, overlap: 'allow' })).toMatchObject({ awaitTask: false });
+    expect(normalizeSpec({ ...interval, overlap: 'buffer-one', awaitTask: true })).toMatchObject({
+      awaitTask: true,
+    });
+    expect(normalizeSpec({ ...once, retry: { attempts: 3 } }).retry).toEqual({
+      attempts: 3,
+      backoff: { type: 'fixed', delay: 1_000 },
+    });
+    expect(
+      normalizeSpec({
+        ...cron,
+        retry: { attempts: 2, backoff: { type: 'exponential', delay: '2s', maxDelay: '1m' } },
+      }).retry,
+    ).toEqual({ attempts: 2, backoff: { type: 'exponential', delay: 2_000, maxDelay: 60_000 } });
+    expect(normalizeSpec({ ...interval, overlap: 'allow', pauseAfterFailures: 5 }).pauseAfterFailures).toBe(
+      5,
+    );
+  });
+
+  it('retryDelay: fixed waits delay; exponential doubles from delay, capped at maxDelay', () => {
+    const fixed = { attempts: 5, backoff: { type: 'fixed' as const, delay: 300 } };
+    const exponential = { attempts: 5, backoff: { type: 'exponential' as const, delay: 100, maxDelay: 500 } };
+    expect([1, 2, 3].map((attempt) => retryDelay(fixed, attempt))).toEqual([300, 300, 300]);
+    expect([1, 2, 3, 4].map((attempt) => retryDelay(exponential, attempt))).toEqual([100, 200, 400, 500]);
+  });
+});

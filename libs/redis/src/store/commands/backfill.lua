@@ -1,0 +1,45 @@
+-- Starts a backfill (docs/spec.md §3.3c): the given slots run now, one after another, each due at its
+-- slot (complete.lua arms the next from `bf`); after the last, the schedule goes on at the slot the row
+-- was armed for (`bs`, moved by its jitter again). Version + 1 turns the job armed for `d` stale.
+-- Input:
+--   KEYS[1] partition base 'P:{pN}:'
+--   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] the id and ARGV[4] the version the slots were computed
+--   for, ARGV[5] the slots as a JSON array, in order (at least one)
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
+--   first did
+-- Ledger (includes/ledger, through publish_event): one 'backfilled' entry with the count and the first slot.
+-- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs } (running, paused, or a
+--   backfill already in progress: shown as running) | { 'retry' } unchanged when the row moved on since
+--   its slots were computed
+
+--- @include "includes/time"
+--- @include "includes/row"
+--- @include "includes/indexes"
+--- @include "includes/events"
+--- @include "includes/requests"
+--- @include "includes/slots"
+
+local base, prefix = KEYS[1], ARGV[1]
+local key = ARGV[2]
+local row, refusal = live_row_for(base, key, { running = true, paused = true })
+if not row then
+  return refusal
+end
+if row.bf then
+  row.s = 'running'
+  return reply('inactive', row)
+end
+if row.id ~= ARGV[3] or row.v ~= ARGV[4] then
+  return { 'retry' }
+end
+local slots = cjson.decode(ARGV[5])
+local now = now_ms()
+bump_version(row)
+row.bs = int(slot_of(row))
+row.d = int(table.remove(slots, 1))
+row.ds, row.tg = nil, nil
+row.bf = #slots > 0 and cjson.encode(slots) or '[]'
+save_row(base, row)
+arm_due(base, key, tonumber(row.d))
+publish_event(prefix, row, 'scheduled', now, { due = tonumber(row.d), reason = 'backfill', count = #slots + 1 })
+return reply('ok', row)
