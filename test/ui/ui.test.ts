@@ -14,13 +14,20 @@ import {
   startRedis,
   waitFor,
 } from '@sundial/testing';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's `chromium` package (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = join(ROOT, 'test', 'ui', 'screenshots');
+/**
+ * The README's screenshots are rewritten with `SUNDIAL_UI_SCREENSHOTS=1 npm run test:jest -- test/ui`;
+ * an ordinary run takes them too (a page that fails to render fails here) but keeps them out of the tree.
+ */
+const SCREENSHOTS = process.env.SUNDIAL_UI_SCREENSHOTS
+  ? join(ROOT, 'test', 'ui', 'screenshots')
+  : mkdtempSync(join(tmpdir(), 'sundial-ui-'));
 const TOKEN = 'ui-test-token';
 const PARTITIONS = 2;
 const TIMERS = 1000;
@@ -28,7 +35,8 @@ const TIMERS = 1000;
 /**
  * The operator UI at /ui in a real browser (Debian's chromium driven by playwright-core) against a
  * running cluster: private Redis, one scheduler with an API token and one worker, as child processes.
- * The tests run in order on one page; screenshots go to test/ui/screenshots (linked from the README).
+ * The tests run in order on one page; screenshots go to test/ui/screenshots (linked from the README)
+ * when SUNDIAL_UI_SCREENSHOTS is set.
  */
 describe('operator UI in chromium against a running cluster', () => {
   let redis: RedisServer;
