@@ -1,18 +1,9 @@
 import { RedisTimers } from '@sundial/redis';
-import { DIST, ensureBuilt, freePort, type RedisServer, startRedis } from '@sundial/testing';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { ensureBuilt, freePort, type RedisServer, startRedis } from '@sundial/testing';
+import { runCli } from './run-cli';
 
-/** What `npx sundial` runs: package.json's bin, the built file, spawned with node as a user would. */
-const BIN = join(DIST, 'apps', 'cli', 'src', 'main.js');
 const PREFIX = 'ops';
 const TIMERS = 300;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * `sundial repartition --to P` against a private Redis (no scheduler: it talks to Redis itself), with
@@ -27,16 +18,7 @@ describe('sundial repartition', () => {
   }, 180_000);
   afterAll(() => redis?.stop());
 
-  const sundial = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
-    new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [BIN, ...args],
-        { env: { ...process.env, ...env } },
-        (error, stdout, stderr) =>
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-      );
-    });
+  const sundial = (args: string[], env: Record<string, string> = {}) => runCli(args, env);
 
   const keys = Array.from({ length: TIMERS }, (_, n) => `k:${n}`);
 
