@@ -2,7 +2,6 @@ import type { ListResult, Preview, Timer } from '@sundial/core';
 import {
   type AppProcess,
   clusterEnv,
-  DIST,
   ensureBuilt,
   freePort,
   killAll,
@@ -11,20 +10,12 @@ import {
   startRedis,
   waitFor,
 } from '@sundial/testing';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Run, runCli } from './run-cli';
 
-/** What `npx sundial` runs: package.json's bin, the built file, spawned with node as a user would. */
-const BIN = join(DIST, 'apps', 'cli', 'src', 'main.js');
 const TOKEN = 'cli-test-token';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * The `sundial` CLI against a running cluster (private Redis, one scheduler with an API token, one
@@ -47,15 +38,7 @@ describe('sundial CLI against a running cluster', () => {
   });
 
   const sundial = (args: string[], extraEnv: Record<string, string> = env): Promise<Run> =>
-    new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [BIN, ...args],
-        { env: { ...process.env, ...extraEnv } },
-        (error, stdout, stderr) =>
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-      );
-    });
+    runCli(args, extraEnv);
 
   const json = async <T>(args: string[]): Promise<T> => {
     const run = await sundial([...args, '--json']);

@@ -5,7 +5,7 @@ import type { Output } from './output';
 /**
  * One CLI command, one file in commands/, listed in registry.ts. `run` prints its answer through
  * `out` and throws a CliError when it fails; main.ts turns that into a message and an exit code.
- * A command that talks to Redis rather than the HTTP API ignores `api` and reads its own settings.
+ * A command that talks to Redis rather than the HTTP API ignores `api` and reads its settings from `env`.
  */
 export interface Command {
   name: string;
@@ -20,4 +20,5 @@ export interface CommandInput {
   args: ParsedArgs;
   api: SundialHttp;
   out: Output;
+  env: NodeJS.ProcessEnv;
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 /**
- * `sundial` — the command line over a Sundial scheduler's HTTP API (SUNDIAL_URL, SUNDIAL_TOKEN).
- * Exit codes: 0 done, 1 refused by the scheduler (reason and fix printed), 2 bad command line,
- * 3 scheduler unreachable or failing (retrying may help).
+ * `sundial` — the command line over a Sundial scheduler's HTTP API (SUNDIAL_URL, SUNDIAL_TOKEN), and
+ * `repartition` over Redis itself (REDIS_URL, SUNDIAL_PREFIX).
+ * Exit codes: 0 done, 1 refused (reason and fix printed), 2 bad command line,
+ * 3 scheduler or Redis unreachable or failing (retrying may help).
  */
+// Resolves @sundial/* in the compiled tree (repartition loads @sundial/redis).
+import '../../../libs/server/src/register-paths';
 import { parseArgs } from './args';
 import { CliError, EXIT, usageError } from './cli-error';
 import type { Command } from './command';
@@ -30,8 +33,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       process.stdout.write(help(name));
       return EXIT.ok;
     }
-    const out = createOutput(json, (text) => process.stdout.write(text));
-    await command.run({ args, api: sundialHttp(env), out });
+    const out = createOutput(
+      json,
+      (text) => process.stdout.write(text),
+      (text) => process.stderr.write(text),
+    );
+    await command.run({ args, api: sundialHttp(env), out, env });
     return EXIT.ok;
   } catch (error) {
     const failure = error instanceof CliError ? error : internal(error);
@@ -67,9 +74,10 @@ function help(name?: string): string {
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    `Talks to the scheduler at SUNDIAL_URL (default ${DEFAULT_URL}), with SUNDIAL_TOKEN as its API token.`,
+    `Talks to the scheduler at SUNDIAL_URL (default ${DEFAULT_URL}), with SUNDIAL_TOKEN as its API token;`,
+    'repartition talks to Redis at REDIS_URL (or --redis-url) under SUNDIAL_PREFIX (or --prefix).',
     '--json prints the API answer as JSON (errors as {"error": {...}} on stderr).',
-    'Exit codes: 0 done, 1 refused by the scheduler, 2 bad command line, 3 scheduler unreachable or failing.',
+    'Exit codes: 0 done, 1 refused, 2 bad command line, 3 scheduler or Redis unreachable or failing.',
     "sundial help <command> shows a command's usage.",
     '',
   ].join('\n');

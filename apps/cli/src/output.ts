@@ -5,13 +5,22 @@ export interface Output {
   readonly json: boolean;
   /** prints `value` as JSON with --json, else the text `readable` builds */
   result(value: unknown, readable: () => string): void;
+  /** a line of progress for people, on stderr so that stdout stays the answer (with --json too) */
+  progress(line: string): void;
 }
 
-export function createOutput(json: boolean, write: (text: string) => void): Output {
+export function createOutput(
+  json: boolean,
+  write: (text: string) => void,
+  writeProgress: (text: string) => void,
+): Output {
   return {
     json,
     result(value, readable) {
       write(json ? `${JSON.stringify(value, null, 2)}\n` : `${readable()}\n`);
+    },
+    progress(line) {
+      writeProgress(`${line}\n`);
     },
   };
 }

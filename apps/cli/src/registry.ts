@@ -7,6 +7,7 @@ import { list } from './commands/list';
 import { next } from './commands/next';
 import { pause } from './commands/pause';
 import { preview } from './commands/preview';
+import { repartition } from './commands/repartition';
 import { resume } from './commands/resume';
 import { schedule } from './commands/schedule';
 import { trigger } from './commands/trigger';
@@ -24,4 +25,5 @@ export const COMMANDS: readonly Command[] = [
   resume,
   trigger,
   backfill,
+  repartition,
 ];

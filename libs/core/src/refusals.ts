@@ -149,7 +149,7 @@ export const refusals = {
     refusals.invalid(
       'partitions',
       `The timers under prefix '${prefix}' are spread over ${stored} partitions, and this process was started with ${mine}: it would not find their rows.`,
-      `Start every process with SUNDIAL_PARTITIONS=${stored} (option partitions: ${stored}). To change the count, repartition: \`npx sundial repartition --to <count>\` (or \`node dist/scripts/repartition.js --to <count>\`) while the processes run, then restart them with the new count (docs/operations.md "Changing the partition count").`,
+      `Start every process with SUNDIAL_PARTITIONS=${stored} (option partitions: ${stored}). To change the count, repartition: \`npx sundial repartition --to <count>\` while the processes run, then restart them with the new count (docs/operations.md "Changing the partition count").`,
     ),
   /** A process started with another count than the target of the repartition under way. */
   repartitionUnderway: (prefix: string, from: number, to: number, mine: number, preparing: boolean) =>

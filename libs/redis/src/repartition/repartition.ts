@@ -8,6 +8,7 @@ import {
   type RedisConnection,
 } from '../infra/connection';
 import { readLayout, type RepartitionRecord } from '../infra/partition-count';
+import { isConnectionFailure } from '../infra/connection-failure';
 import { reconcilePartition } from '../fire/reconciler';
 import { FireCommands } from '../store/fire-commands';
 import { SundialKeys } from '../store/keys';
@@ -62,7 +63,7 @@ const RECONCILE_GRACE_MS = 2000;
  * and index entry is in its new partition and `P:partitions` holds `to`. Refuses (SundialError, field
  * `to`) a count out of range, the count the timers have, or a repartition to another count under way;
  * one to the same count (whose process died) is resumed. Runs in progress are not interrupted: their
- * keys move when they end.
+ * keys move when they end. A Redis that cannot be reached is refused `unavailable` (run it again to resume).
  */
 export async function repartition(options: RepartitionOptions): Promise<RepartitionResult> {
   const { to } = options;
@@ -72,6 +73,8 @@ export async function repartition(options: RepartitionOptions): Promise<Repartit
   try {
     defineCommands(redis);
     return await new Repartition(redis, options).run();
+  } catch (error) {
+    throw isConnectionFailure(error) ? refusals.unavailable(error) : error;
   } finally {
     await closeRedis(redis);
   }

@@ -1,0 +1,114 @@
+import { RedisTimers } from '@sundial/redis';
+import { ensureBuilt, freePort, type RedisServer, startRedis } from '@sundial/testing';
+import { runCli } from './run-cli';
+
+const PREFIX = 'ops';
+const TIMERS = 300;
+
+/**
+ * `sundial repartition --to P` against a private Redis (no scheduler: it talks to Redis itself), with
+ * REDIS_URL and SUNDIAL_PREFIX or --redis-url and --prefix (docs/operations.md "Changing the partition
+ * count"): it moves every timer, and refuses a count it cannot move to with the exit codes of the CLI.
+ */
+describe('sundial repartition', () => {
+  let redis: RedisServer;
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+  }, 180_000);
+  afterAll(() => redis?.stop());
+
+  const sundial = (args: string[], env: Record<string, string> = {}) => runCli(args, env);
+
+  const keys = Array.from({ length: TIMERS }, (_, n) => `k:${n}`);
+
+  it('moves every timer from 1 to 4 partitions, then refuses the same count and bad ones', async () => {
+    const before = new RedisTimers({ connection: redis.url, prefix: PREFIX, partitions: 1 });
+    await before.scheduleMany(keys.map((key) => ({ key, handler: 'h', delay: '1h' })));
+    await before.dispose();
+
+    const done = await sundial(['repartition', '--to', '4'], {
+      REDIS_URL: redis.url,
+      SUNDIAL_PREFIX: PREFIX,
+    });
+    expect(done.code).toBe(0);
+    expect(done.stderr).toMatch(/^repartition 1 → 4: fenced, 0 moved/m);
+    expect(done.stderr).toMatch(/^repartition 1 → 4: done, \d+ moved, 0 waiting/m);
+    const [header, row] = done.stdout.split('\n');
+    expect(header.split(/\s+/)).toEqual(['PREFIX', 'FROM', 'TO', 'MOVED', 'MS']);
+    const [prefix, from, to, moved] = row.split(/\s+/);
+    expect([prefix, from, to]).toEqual([PREFIX, '1', '4']);
+    // a key whose partition stays 0 does not move (one node: the same base); about 3 in 4 move
+    expect(Number(moved)).toBeGreaterThan(TIMERS / 2);
+    expect(done.stdout).toContain('Restart every process with SUNDIAL_PARTITIONS=4.');
+
+    const after = new RedisTimers({ connection: redis.url, prefix: PREFIX, partitions: 4 });
+    const found = await Promise.all(keys.map((key) => after.get(key)));
+    expect(found.map((timer) => timer?.key)).toEqual(keys);
+    await after.dispose();
+
+    // the flags instead of the environment; --json: the refusal as {"error": {...}} on stderr
+    const same = await sundial([
+      'repartition',
+      '--to',
+      '4',
+      '--redis-url',
+      redis.url,
+      '--prefix',
+      PREFIX,
+      '--json',
+    ]);
+    expect(same.code).toBe(1);
+    expect(same.stdout).toBe('');
+    expect(JSON.parse(same.stderr)).toEqual({
+      error: {
+        reason: 'invalid',
+        field: 'to',
+        message: expect.stringContaining('already'),
+        fix: expect.any(String),
+      },
+    });
+
+    const zero = await sundial(['repartition', '--to', '0'], {
+      REDIS_URL: redis.url,
+      SUNDIAL_PREFIX: PREFIX,
+    });
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toMatch(/^sundial: invalid \(field to\): .*from 1 to 1024, got 0\.\nfix: /);
+  }, 60_000);
+
+  it('prints the summary as JSON with --json; usage errors exit 2', async () => {
+    const run = await sundial([
+      'repartition',
+      '--to',
+      '2',
+      '--json',
+      '--redis-url',
+      redis.url,
+      '--prefix',
+      'json',
+    ]);
+    expect(run.code).toBe(0);
+    // nothing ever written under the prefix: the count is just recorded
+    expect(JSON.parse(run.stdout)).toEqual({
+      prefix: 'json',
+      from: 2,
+      to: 2,
+      moved: 0,
+      ms: expect.any(Number),
+    });
+
+    for (const args of [[], ['--to', 'four'], ['--to', '2', 'extra'], ['--to', '2', '--partitions', '3']]) {
+      const refused = await sundial(['repartition', ...args], { REDIS_URL: redis.url });
+      expect(refused).toMatchObject({ code: 2, stdout: '' });
+      expect(refused.stderr).toMatch(/^sundial: usage: /);
+    }
+  }, 30_000);
+
+  it('exits 3 when Redis cannot be reached', async () => {
+    const nobody = `redis://127.0.0.1:${await freePort()}`;
+    const run = await sundial(['repartition', '--to', '2', '--redis-url', nobody]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/^sundial: unavailable: /);
+  }, 60_000);
+});
