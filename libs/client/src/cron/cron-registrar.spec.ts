@@ -54,14 +54,18 @@ class CatchingUpDigest {
 @Injectable()
 class NoCron {}
 
+/** `provider` in an app on the memory backend, compiled, not yet initialised. */
+const onMemory = (provider: Type, clock?: VirtualClock): Promise<TestingModule> =>
+  Test.createTestingModule({
+    imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+    providers: [provider],
+  }).compile();
+
 describe('@DistributedCron', () => {
   it('memory backend: one row per name, one run per slot on the virtual clock', async () => {
     runs.length = 0;
     const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
-    const app = await Test.createTestingModule({
-      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
-      providers: [DailyDigest],
-    }).compile();
+    const app = await onMemory(DailyDigest, clock);
     await app.init();
     expect(await app.get(Timers).get('cron:digest')).toMatchObject({
       kind: 'cron',
@@ -80,20 +84,14 @@ describe('@DistributedCron', () => {
   });
 
   it("waitForCompletion: false is a row with overlap 'allow' (runs may overlap)", async () => {
-    const app = await Test.createTestingModule({
-      imports: [SundialModule.forRoot({ backend: 'memory' })],
-      providers: [OverlappingDigest],
-    }).compile();
+    const app = await onMemory(OverlappingDigest);
     await app.init();
     expect(await app.get(Timers).get('cron:digest')).toMatchObject({ overlap: 'allow', awaitTask: false });
     await app.close();
   });
 
   it('refuses waitForCompletion: false beside another overlap at boot, naming the method', async () => {
-    const app = await Test.createTestingModule({
-      imports: [SundialModule.forRoot({ backend: 'memory' })],
-      providers: [ContradictoryDigest],
-    }).compile();
+    const app = await onMemory(ContradictoryDigest);
     const refused = await app.init().catch((error: unknown) => error);
     expect(refused).toMatchObject({ reason: 'invalid', field: 'waitForCompletion' });
     expect((refused as Error).message).toContain("@DistributedCron('digest') on ContradictoryDigest.send");
