@@ -50,7 +50,13 @@ export class AppModule {
             appName: 'reminders',
           }),
         }),
-        SundialWorkerModule.forRoot({ prefix, dispatch: true, reconcileMs: 500 }),
+        SundialWorkerModule.forRoot({
+          prefix,
+          dispatch: true,
+          reconcileMs: 500,
+          // how soon a run whose replica died is run again (default 30 s)
+          ...(env.SUNDIAL_LEASE_MS && { leaseMs: Number(env.SUNDIAL_LEASE_MS) }),
+        }),
         TerminusModule.forRoot({ logger: false }),
         SundialHealthModule,
         RemindersModule.register({

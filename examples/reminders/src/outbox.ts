@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 
-/** A notification the app sends: a due reminder, a digest, a heartbeat. */
+/** A notification the app sends: a due reminder, a digest (and that one is being composed), a heartbeat. */
 export interface Notification {
-  kind: 'reminder' | 'digest' | 'heartbeat';
+  kind: 'reminder' | 'digest' | 'digest.started' | 'heartbeat';
   /** the slot or due time it was for (epoch ms) */
   due: number;
   /** the replica that sent it */

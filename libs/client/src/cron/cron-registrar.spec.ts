@@ -35,16 +35,37 @@ class OverlappingDigest {
 }
 
 @Injectable()
+class ContradictoryDigest {
+  @DistributedCron('digest', '* * * * *', { waitForCompletion: false, overlap: 'buffer-one' })
+  send(): void {}
+}
+
+@Injectable()
+class CatchingUpDigest {
+  @DistributedCron('digest', '0 9 * * *', {
+    timeZone: 'Europe/Paris',
+    catchup: 'all',
+    catchupWindow: '2d',
+    retry: { attempts: 3, backoff: { type: 'fixed', delay: '1m' } },
+  })
+  send(): void {}
+}
+
+@Injectable()
 class NoCron {}
+
+/** `provider` in an app on the memory backend, compiled, not yet initialised. */
+const onMemory = (provider: Type, clock?: VirtualClock): Promise<TestingModule> =>
+  Test.createTestingModule({
+    imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+    providers: [provider],
+  }).compile();
 
 describe('@DistributedCron', () => {
   it('memory backend: one row per name, one run per slot on the virtual clock', async () => {
     runs.length = 0;
     const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
-    const app = await Test.createTestingModule({
-      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
-      providers: [DailyDigest],
-    }).compile();
+    const app = await onMemory(DailyDigest, clock);
     await app.init();
     expect(await app.get(Timers).get('cron:digest')).toMatchObject({
       kind: 'cron',
@@ -62,14 +83,20 @@ describe('@DistributedCron', () => {
     await app.close();
   });
 
-  it('refuses waitForCompletion: false at boot, naming the method', async () => {
-    const app = await Test.createTestingModule({
-      imports: [SundialModule.forRoot({ backend: 'memory' })],
-      providers: [OverlappingDigest],
-    }).compile();
+  it("waitForCompletion: false is a row with overlap 'allow' (runs may overlap)", async () => {
+    const app = await onMemory(OverlappingDigest);
+    await app.init();
+    expect(await app.get(Timers).get('cron:digest')).toMatchObject({ overlap: 'allow', awaitTask: false });
+    await app.close();
+  });
+
+  it('refuses waitForCompletion: false beside another overlap at boot, naming the method', async () => {
+    const app = await onMemory(ContradictoryDigest);
     const refused = await app.init().catch((error: unknown) => error);
     expect(refused).toMatchObject({ reason: 'invalid', field: 'waitForCompletion' });
-    expect((refused as Error).message).toContain("@DistributedCron('digest') on OverlappingDigest.send");
+    expect((refused as Error).message).toContain("@DistributedCron('digest') on ContradictoryDigest.send");
+    expect((refused as { fix: string }).fix).toContain("overlap: 'allow'");
+    expect(await app.get(Timers).get('cron:digest')).toBeNull();
     await app.get(Timers).dispose();
   });
 
@@ -108,7 +135,7 @@ describe('@DistributedCron', () => {
       await Promise.all(apps.map((app) => app.close()));
     });
 
-    it('a redeploy follows the decorator: changed, from config, removed; API timers untouched', async () => {
+    it('a redeploy follows the decorator: policies, expression, from config, removed; API timers untouched', async () => {
       const first = await boot(DailyDigest);
       const timers = first.get(Timers);
       const created = await timers.get('cron:digest');
@@ -120,6 +147,24 @@ describe('@DistributedCron', () => {
       const same = await boot(DailyDigest);
       expect(await same.get(Timers).get('cron:digest')).toMatchObject({ id: created?.id, version: 1 });
       await same.close();
+
+      const policies = await boot(CatchingUpDigest);
+      const replaced = await policies.get(Timers).get('cron:digest');
+      expect(replaced?.id).not.toBe(created?.id);
+      expect(replaced).toMatchObject({
+        cron: '0 9 * * *',
+        catchup: 'all',
+        catchupWindow: 2 * 86_400_000,
+        retry: { attempts: 3, backoff: { type: 'fixed', delay: 60_000 } },
+      });
+      await policies.close();
+
+      const samePolicies = await boot(CatchingUpDigest);
+      expect(await samePolicies.get(Timers).get('cron:digest')).toMatchObject({
+        id: replaced?.id,
+        version: 1,
+      });
+      await samePolicies.close();
 
       const changed = await boot(EveningDigest);
       expect(await changed.get(Timers).get('cron:digest')).toMatchObject({ cron: '0 18 * * *' });

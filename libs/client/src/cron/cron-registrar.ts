@@ -12,7 +12,7 @@ const DEFAULT_APP = 'app';
 
 /**
  * Keeps one row per `@DistributedCron` (docs/spec.md §5.1), at every boot of every replica: creates the
- * missing ones, replaces those whose expression, zone or delivery changed, and removes the rows this app
+ * missing ones, replaces those whose expression, zone, delivery or policies changed, and removes the rows this app
  * owns whose decorator is gone or `disabled`. Replicas booting together converge on one row per name: a
  * create that loses the race finds the winner's row equal to its own. Rows without this app's owner
  * marker (created through the API) are never touched. After a global `cancelAll()` (`reset`) it
@@ -56,15 +56,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async ensure(cron: DiscoveredCron): Promise<void> {
-    if (cron.waitForCompletion === false) {
-      throw refusal(
-        cron,
-        'waitForCompletion',
-        'waitForCompletion: false is not supported: a cron row never runs two slots at once.',
-        'Remove waitForCompletion (a slot that comes while a run goes on is skipped and counted).',
-      );
-    }
-    const spec = cronSpec(cron, await this.expressionOf(cron), this.app);
+    const spec = cronSpec(withOverlap(cron), await this.expressionOf(cron), this.app);
     const outcome = await ensureOwnedRow(this.timers, spec, this.owner).catch((error: unknown) => {
       throw withOwner(cron, error);
     });
@@ -110,6 +102,34 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     }
     return this.moduleRef.get(config.ConfigService, { strict: false });
   }
+}
+
+/**
+ * `waitForCompletion` in Sundial's words: `false` is `overlap: 'allow'` (the next slot is armed at the
+ * claim, as `@Cron`'s `false` lets one process run ticks side by side); `true` waits for the run, which
+ * `allow` and `cancel-other` do not. An `overlap` that says otherwise stops the boot.
+ */
+function withOverlap(cron: DiscoveredCron): DiscoveredCron {
+  const { waitForCompletion, overlap } = cron;
+  if (waitForCompletion === undefined) return cron;
+  const detached = overlap === 'allow' || overlap === 'cancel-other';
+  if (waitForCompletion === false && overlap !== undefined && overlap !== 'allow') {
+    throw refusal(
+      cron,
+      'waitForCompletion',
+      `waitForCompletion: false (runs overlap: overlap 'allow') contradicts overlap '${overlap}'.`,
+      `Remove waitForCompletion, or set overlap: 'allow'.`,
+    );
+  }
+  if (waitForCompletion && detached) {
+    throw refusal(
+      cron,
+      'waitForCompletion',
+      `waitForCompletion: true contradicts overlap '${overlap}', which does not wait for the run.`,
+      'Remove waitForCompletion, or choose an overlap that waits (skip or buffer-one).',
+    );
+  }
+  return waitForCompletion ? cron : { ...cron, overlap: 'allow' };
 }
 
 function refusal(cron: DiscoveredCron, field: string, message: string, fix: string): SundialError {

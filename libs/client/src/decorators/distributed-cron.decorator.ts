@@ -1,5 +1,5 @@
 import { type InjectionToken, SetMetadata } from '@nestjs/common';
-import type { Delivery } from '@sundial/core';
+import type { Delivery, TimerSpec } from '@sundial/core';
 
 export const DISTRIBUTED_CRON = Symbol('sundial:distributed-cron');
 
@@ -9,17 +9,33 @@ export const DISTRIBUTED_CRON = Symbol('sundial:distributed-cron');
  */
 export type CronExpressionSource = string | { config: string } | { inject: InjectionToken };
 
+/** Sundial's run policies (docs/spec.md §3.3a–b) and slot policies (§3.3c), written on the row as given. */
+export const CRON_POLICY_OPTIONS = [
+  'overlap',
+  'retry',
+  'pauseAfterFailures',
+  'catchup',
+  'catchupWindow',
+  'jitter',
+  'startAt',
+  'endAt',
+] as const;
+
+export type CronPolicyOptions = Pick<TimerSpec, (typeof CRON_POLICY_OPTIONS)[number]>;
+
 /**
  * The options of `@nestjs/schedule`'s `@Cron` that mean something cluster-wide, under the same names, so
- * a migration is a rename; plus Sundial's own. `utcOffset`, `unrefTimeout`, `threshold`, `initialDelay`
- * have no equivalent (one row runs in whichever replica claims the slot).
+ * a migration is a rename; plus Sundial's own policies. `utcOffset`, `unrefTimeout`, `threshold`,
+ * `initialDelay` have no equivalent (one row runs in whichever replica claims the slot).
  */
-export interface DistributedCronOptions {
+export interface DistributedCronOptions extends CronPolicyOptions {
   /** IANA time zone of the expression (default 'UTC'; `@Cron` defaults to the process's zone) */
   timeZone?: string;
   /**
-   * Default `true`, and only `true`: a slot that comes while the previous run goes on is skipped and
-   * counted (`sundial_runs_skipped_total`), never run alongside it. `false` is refused at boot.
+   * Default `true`: a slot that comes while the previous run goes on is skipped and counted
+   * (`sundial_runs_skipped_total`), or handled as `overlap` says. `false` is `overlap: 'allow'`: the next
+   * slot is armed when a run is claimed, so runs may overlap (what `@Cron`'s `false` does per process).
+   * Given together with an `overlap` that says otherwise, the boot stops.
    */
   waitForCompletion?: boolean;
   /** `true`: the row is removed (as if the decorator were gone) */
