@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import {
-  consoleLogger,
-  describeFailure,
-  gridSkips,
-  type JsonValue,
-  lateSlot,
-  refusals,
-  type Skips,
-  type SundialLogger,
-  type Timer,
-  type TimerHandler,
-} from '@sundial/core';
+import { consoleLogger, lateSlot, type SundialLogger, type TimerHandler } from '@sundial/core';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { settledWithin } from '../infra/settled-within';
 import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
-import { decodeRow, type RowFields, slotTimerOf } from '../store/row';
+import { type RowFields, slotTimerOf } from '../store/row';
 import { RunSpan } from '../tracing/fire-spans';
 import { cronDetach, cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
@@ -30,8 +19,9 @@ import {
   fireConsumerOptions,
   type FireJobConsumer,
 } from './fire-consumer';
-import { type ActiveRun, controllerOf, LeaseKeeper } from './lease-keeper';
-import { RunReports, type RunFields, type RunOutcome } from './run-reports';
+import { type ActiveRun, LeaseKeeper } from './lease-keeper';
+import { RunReports, type RunFields } from './run-reports';
+import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun } from './run-start';
 
 export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
@@ -72,8 +62,6 @@ const CLOSE_REDIS_WAIT_MS = 3_000;
 const DROP_WAIT_MS = 2_500;
 /** How many leases long Redis remembers a completion's answer (a retried batch answers as its first try). */
 const COMPLETION_MEMORY_LEASES = 4;
-
-type Claimed = Extract<ClaimResult, { kind: 'claimed' }>;
 
 /**
  * Runs due timers (docs/design.md "The fire path", docs/spec.md §3.2, §3.8, §4.5, §4.6): one BullMQ worker per
@@ -247,19 +235,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     ref: TimerRef,
     claimStartedAt: number,
   ): Promise<void> {
-    const timer = decodeRow(claimed.fields);
-    let letGo!: () => void;
-    const handedBack = new Promise<null>((resolve) => (letGo = () => resolve(null)));
-    const run: ActiveRun = {
-      partition,
-      id: timer.id,
-      key: timer.key,
-      version: Number(claimed.fields.rv),
-      runCount: timer.runCount,
-      mode: claimed.mode,
-      released: false,
-      letGo,
-    };
+    const { run, timer, handedBack } = startRun(partition, claimed);
     if (this.graceOver) return this.leases.handBack([run]);
     const fields: RunFields = {
       key: run.key,
@@ -276,11 +252,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, claimStartedAt, latenessMs);
-    // A retry's try (`at`); a trigger run is always a first.
-    const attempt = claimed.fields.tg === undefined ? Number(claimed.fields.at ?? 1) : 1;
-    const invoked = span
-      ? span.within(() => this.invoke(run, claimed.due, timer, attempt))
-      : this.invoke(run, claimed.due, timer, attempt);
+    const attempt = attemptOf(claimed);
+    const invoke = () => invokeHandler(this.handlers, run, claimed.due, timer, attempt);
+    const invoked = span ? span.within(invoke) : invoke();
     const outcome = await Promise.race([invoked, handedBack]);
     span?.end(outcome);
     if (outcome === null || run.released) {
@@ -332,31 +306,6 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private async invoke(run: ActiveRun, due: number, timer: Timer, attempt: number): Promise<RunOutcome> {
-    const handler = this.handlers[timer.handler];
-    try {
-      if (!handler) throw refusals.unknownHandler(timer.handler, 'worker');
-      const { id, key, version, runCount } = run;
-      const payload: JsonValue = timer.payload;
-      await handler(payload, {
-        id,
-        key,
-        version,
-        due,
-        runCount,
-        attempt,
-        payload,
-        get signal() {
-          return controllerOf(run).signal;
-        },
-        timer,
-      });
-      return { outcome: 'ok' };
-    } catch (error) {
-      return { outcome: 'failed', error: describeFailure(error) };
-    }
-  }
-
   /**
    * A slot claim.lua found late under a slot policy (docs/spec.md §3.3c): core's lateSlot says whether it
    * runs. Returns the ref to claim again when it does; otherwise passes it (pass-late.lua) and returns null.
@@ -382,13 +331,6 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
     if (completed.kind === 'done') this.reports.skips(completed, fields);
   }
-}
-
-/** The grid slots a free tick went past, from the claimed row (its `d` is the next tick), as claim.lua counted them. */
-function freeRunSkips(claimed: Claimed): Skips {
-  const { sa, em, d, ds, lf } = claimed.fields;
-  // `ds`: the next tick's slot when jitter moved its due (claim.lua counts up to the slot)
-  return gridSkips(Number(sa), Number(em), claimed.due, Number(lf), Number(ds ?? d));
 }
 
 function earliest(entries: { at: number }[]): number {
