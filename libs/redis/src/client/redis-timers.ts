@@ -22,18 +22,12 @@ import {
   type ValidationLimits,
   type WriteOptions,
   refusals,
-  countersOf,
   type DescribeOptions,
-  historyLimit,
-  isSundialError,
   type HistoryOptions,
   type LedgerEntry,
-  nextCount,
   type NextOptions,
   type NextTime,
-  nextTimesOf,
   type Preview,
-  previewSpec,
   type TimerDescription,
 } from '@sundial/core';
 import { ReplyError } from 'ioredis';
@@ -41,18 +35,17 @@ import { isConnectionFailure } from '../infra/connection-failure';
 import { duplicateRedis } from '../infra/connection';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
-import { readLayout } from '../infra/partition-count';
-import { KeyMover } from '../repartition/key-mover';
-import { SundialKeys } from '../store/keys';
 import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import { createdTimer, decodeRow, encodeSpecFields } from '../store/row';
 import { stampTraceParent } from '../tracing/trace-parent';
 import { StoreCommands } from '../store/store-commands';
 import { EventSubscriber } from './event-subscriber';
-import { RepartitionWindow } from './repartition-window';
+import { LayoutGuard } from './layout-guard';
 import type { SundialObserver } from '../metrics/observer';
 import { LedgerReads } from './ledger-reads';
+import { expectTimer, warnIfKeptMoved } from './write-replies';
+import { TimerExplain } from './timer-explain';
 import { TimerReads } from './timer-reads';
 import { WriteRequests } from './write-requests';
 
@@ -83,8 +76,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   private readonly logger: SundialLogger;
   private started: Promise<void> | undefined;
   private disposed = false;
-  /** set while a repartition this client joined (it has the new count) is under way */
-  private window: RepartitionWindow | null = null;
+  private readonly layout: LayoutGuard;
+  private readonly explain: TimerExplain;
 
   constructor(private readonly options: RedisTimersOptions) {
     // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging.
@@ -103,6 +96,12 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.reads = new TimerReads(this.redis, this.keys);
     this.ledger = new LedgerReads(this.redis, this.keys);
     this.requests = new WriteRequests(this.redis, this.keys.prefix, options.requestWindowMs);
+    this.layout = new LayoutGuard(this.redis, this.keys, [this.reads, this.ledger]);
+    const access = {
+      get: (key: string) => this.get(key),
+      call: <T>(read: () => Promise<T>) => this.call(read),
+    };
+    this.explain = new TimerExplain(access, this.ledger, this.layout, this.clock, options.limits);
     this.events = new EventSubscriber(() => duplicateRedis(this.redis), this.keys.eventsChannel, this.logger);
   }
 
@@ -130,7 +129,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   cancel(key: string, options?: WriteOptions): Promise<boolean> {
     return this.write(async () => {
       validateKey(key);
-      await this.beforeWrite([key]);
+      await this.layout.beforeWrite([key]);
       const cancel = (requests: CallRequests) => this.commands.cancel(key, requests);
       // A cancel of nothing changed nothing: like a refusal, it is not remembered.
       const cancelled = await this.requests.run('cancel', [key], options, cancel, (done) => done);
@@ -143,7 +142,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.write(async () => {
       const prefix = validateScope(scope);
       const reason = prefix ? 'cancelled' : 'reset';
-      await this.window?.untilFinished();
+      await this.layout.untilFinished();
       const done = await this.requests.run('cancelAll', [prefix], options, (requests) =>
         Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason, requests))),
       );
@@ -185,7 +184,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.write(async () => {
       validateKey(key);
       const { from, to } = normalizeBackfillRange(range);
-      await this.beforeWrite([key]);
+      await this.layout.beforeWrite([key]);
       return this.requests.run('backfill', [key, range], options, async (requests) => {
         for (;;) {
           const timer = await this.reads.get(key);
@@ -196,65 +195,48 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
           if (slots.length === 0) return { slots: 0 };
           const reply = await this.commands.backfill(key, timer, slots, requests);
           // The row moved on between the read and the script: read it again.
-          if (reply.code !== 'retry')
-            return this.expectTimer(key, 'backfill', reply) && { slots: slots.length };
+          if (reply.code !== 'retry') return expectTimer(key, 'backfill', reply) && { slots: slots.length };
         }
       });
     });
   }
 
   get(key: string): Promise<Timer | null> {
-    return this.call(async () => (await this.reads.get(key)) ?? this.afterMiss(null));
+    return this.call(async () => (await this.reads.get(key)) ?? this.layout.afterMiss(null));
   }
 
   list(options: ListOptions = {}): Promise<ListResult> {
     return this.call(async () => {
-      await this.checkLayout();
+      await this.layout.check();
       return this.reads.list(options);
     });
   }
 
   check(id: string): Promise<boolean> {
-    return this.call(async () => (await this.reads.check(id)) || this.afterMiss(false));
+    return this.call(async () => (await this.reads.check(id)) || this.layout.afterMiss(false));
   }
 
   snapshot(): Promise<string[]> {
     return this.call(async () => {
-      await this.checkLayout();
+      await this.layout.check();
       return this.reads.snapshot();
     });
   }
 
   history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {
-    return this.call(async () => {
-      try {
-        return await this.ledger.history(key, historyLimit(options));
-      } catch (error) {
-        // not-found may be a client whose count a repartition replaced: that refusal, then
-        if (isSundialError(error) && error.reason === 'not-found') await this.checkLayout();
-        throw error;
-      }
-    });
+    return this.explain.history(key, options);
   }
 
-  async next(key: string, options?: NextOptions): Promise<NextTime[]> {
-    const count = nextCount(options);
-    return nextTimesOf(await this.row(key), count);
+  next(key: string, options?: NextOptions): Promise<NextTime[]> {
+    return this.explain.next(key, options);
   }
 
-  /** Validates like `schedule` and writes nothing; the first due is counted from Redis now (estimated). */
   preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
-    return this.call(async () =>
-      previewSpec(spec, this.options.limits, this.clock.now(), nextCount(options)),
-    );
+    return this.explain.preview(spec, options);
   }
 
-  async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
-    const count = nextCount(options);
-    const limit = historyLimit(options);
-    const timer = await this.row(key);
-    const history = await this.call(() => this.ledger.history(key, limit));
-    return { timer, next: nextTimesOf(timer, count), history, counters: countersOf(timer, history) };
+  describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
+    return this.explain.describe(key, options);
   }
 
   on(event: TimerEventName, listener: TimerListener): () => void {
@@ -278,63 +260,13 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.started ??= (async () => {
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
       const joining = await this.checkPartitionCount();
-      if (joining) {
-        const from = new SundialKeys(this.keys.prefix, joining.from, this.keys.tagging);
-        this.window = new RepartitionWindow(this.redis, this.keys, new KeyMover(this.redis, from, this.keys));
-        this.reads.previous = from;
-        this.ledger.previous = from;
-      }
+      if (joining) this.layout.join(joining.from);
       await this.clock.sync();
     })().catch((error: unknown) => {
       this.started = undefined;
       throw error;
     });
     return this.started;
-  }
-
-  /** The row under `key` (live, or finished and kept), or `not-found`. */
-  private async row(key: string): Promise<Timer> {
-    const timer = await this.get(key);
-    if (!timer) throw refusals.notFound(key);
-    return timer;
-  }
-
-  /**
-   * A read that found nothing must not be a wrong answer: a client whose count a repartition replaced
-   * would look where the timers no longer are (docs/design.md "Repartition").
-   */
-  private async afterMiss<T>(answer: T): Promise<T> {
-    await this.checkLayout();
-    return answer;
-  }
-
-  /**
-   * Refuses when the timers under our prefix are (being) moved to another count; a client that joined
-   * a repartition stops looking in the old layout once it ended.
-   */
-  private async checkLayout(): Promise<void> {
-    if (this.window) {
-      if (await this.window.finished()) this.endWindow();
-      return;
-    }
-    const { count, repartition } = await readLayout(this.redis, this.keys);
-    const current = repartition ? repartition.to : count;
-    if (current !== this.keys.partitions) {
-      throw refusals.partitionsMoved(this.keys.prefix, current, this.keys.partitions);
-    }
-  }
-
-  /** During a repartition this client joined, a write moves its keys first (RepartitionWindow). */
-  private async beforeWrite(keys: string[]): Promise<void> {
-    if (!this.window) return;
-    await this.window.beforeWrite(keys);
-    if (await this.window.finished()) this.endWindow();
-  }
-
-  private endWindow(): void {
-    this.window = null;
-    this.reads.previous = null;
-    this.ledger.previous = null;
   }
 
   private normalize(spec: TimerSpec): NormalizedSpec {
@@ -382,9 +314,9 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.write(async () => {
       validateKey(key);
       const script = prepare();
-      await this.beforeWrite([key]);
+      await this.layout.beforeWrite([key]);
       return this.requests.run(operation, [key, ...args], options, async (requests) =>
-        this.expectTimer(key, operation, await script(requests)),
+        expectTimer(key, operation, await script(requests)),
       );
     });
   }
@@ -397,7 +329,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   ): Promise<Timer[]> {
     const fields = specs.map(encodeSpecFields);
     stampTraceParent(fields);
-    await this.beforeWrite(specs.map((spec) => spec.key));
+    await this.layout.beforeWrite(specs.map((spec) => spec.key));
     const replies = await this.requests.run(operation, args, options, (requests) =>
       this.commands.scheduleAll(specs, fields, requests),
     );
@@ -407,40 +339,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
         return createdTimer(specs[i], fields[i], reply.fields);
       }
       const timer = decodeRow(reply.fields);
-      this.warnIfMoved(specs[i], timer);
+      warnIfKeptMoved(this.logger, this.keys, specs[i], timer);
       return timer;
     });
-  }
-
-  /** ifExists 'keep': the first call names the time; a later call asking for another one is only logged. */
-  private warnIfMoved(spec: NormalizedSpec, kept: Timer): void {
-    const sameSchedule =
-      spec.kind === kept.kind &&
-      spec.delayMs === kept.delayMs &&
-      spec.everyMs === kept.everyMs &&
-      spec.cron === kept.cron &&
-      spec.tz === kept.tz &&
-      (spec.atMs === undefined || kept.delayMs !== undefined || spec.atMs === kept.dueAt);
-    if (!sameSchedule) {
-      const { key, id, version, status, handler } = kept;
-      this.logger.warn(
-        `ifExists 'keep' returned the existing timer unchanged; the requested time is ignored`,
-        {
-          key,
-          id,
-          version,
-          partition: this.keys.partitionOf(key),
-          handler,
-          status,
-        },
-      );
-    }
-  }
-
-  private expectTimer(key: string, operation: string, reply: RowReply): Timer {
-    if (reply.code === 'not-found') throw refusals.notFound(key);
-    if (reply.code === 'inactive') throw refusals.inactive(key, reply.fields.s, operation);
-    if (reply.code !== 'ok') throw new Error(`Unexpected reply '${reply.code}' from ${operation}`);
-    return decodeRow(reply.fields);
   }
 }

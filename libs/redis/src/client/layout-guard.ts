@@ -1,0 +1,77 @@
+import { refusals } from '@sundial/core';
+import type { RedisClient } from '../infra/connection';
+import { readLayout } from '../infra/partition-count';
+import { KeyMover } from '../repartition/key-mover';
+import { SundialKeys } from '../store/keys';
+import { RepartitionWindow } from './repartition-window';
+
+/** A read of the timers that, while a repartition runs, also looks in the old layout. */
+export interface LayoutReader {
+  previous: SundialKeys | null;
+}
+
+/**
+ * How a RedisTimers behaves around a repartition (docs/design.md "Repartition"), kept apart from the
+ * Timers API itself: a client whose count a repartition replaced refuses instead of answering wrongly;
+ * a client that joined one (it has the new count) reads the old layout too and moves a key before writing
+ * it, until the repartition ended.
+ */
+export class LayoutGuard {
+  /** set while a repartition this client joined is under way */
+  private window: RepartitionWindow | null = null;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: SundialKeys,
+    private readonly readers: LayoutReader[],
+  ) {}
+
+  /** This client started during a repartition from `from` partitions to its own count. */
+  join(from: number): void {
+    const previous = new SundialKeys(this.keys.prefix, from, this.keys.tagging);
+    this.window = new RepartitionWindow(this.redis, this.keys, new KeyMover(this.redis, previous, this.keys));
+    for (const reader of this.readers) reader.previous = previous;
+  }
+
+  /**
+   * A read that found nothing must not be a wrong answer: a client whose count a repartition replaced
+   * would look where the timers no longer are.
+   */
+  async afterMiss<T>(answer: T): Promise<T> {
+    await this.check();
+    return answer;
+  }
+
+  /**
+   * Refuses when the timers under our prefix are (being) moved to another count; a client that joined
+   * a repartition stops looking in the old layout once it ended.
+   */
+  async check(): Promise<void> {
+    if (this.window) {
+      if (await this.window.finished()) this.endWindow();
+      return;
+    }
+    const { count, repartition } = await readLayout(this.redis, this.keys);
+    const current = repartition ? repartition.to : count;
+    if (current !== this.keys.partitions) {
+      throw refusals.partitionsMoved(this.keys.prefix, current, this.keys.partitions);
+    }
+  }
+
+  /** During a repartition this client joined, a write moves its keys first (RepartitionWindow). */
+  async beforeWrite(keys: string[]): Promise<void> {
+    if (!this.window) return;
+    await this.window.beforeWrite(keys);
+    if (await this.window.finished()) this.endWindow();
+  }
+
+  /** cancelAll waits for the whole repartition this client joined. */
+  async untilFinished(): Promise<void> {
+    await this.window?.untilFinished();
+  }
+
+  private endWindow(): void {
+    this.window = null;
+    for (const reader of this.readers) reader.previous = null;
+  }
+}

@@ -1,0 +1,79 @@
+import {
+  countersOf,
+  type DescribeOptions,
+  historyLimit,
+  isSundialError,
+  type HistoryOptions,
+  type LedgerEntry,
+  nextCount,
+  type NextOptions,
+  type NextTime,
+  nextTimesOf,
+  type Preview,
+  previewSpec,
+  refusals,
+  type Timer,
+  type TimerDescription,
+  type TimersApi,
+  type TimerSpec,
+  type ValidationLimits,
+} from '@sundial/core';
+import type { ClusterClock } from '../infra/cluster-clock';
+import type { LayoutGuard } from './layout-guard';
+import type { LedgerReads } from './ledger-reads';
+
+/** What the explain reads use of their RedisTimers: its `get`, and its `call` (refused after dispose, connected first). */
+export interface ExplainAccess extends Pick<TimersApi, 'get'> {
+  call<T>(read: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * The explain reads of RedisTimers (docs/spec.md): history, next, preview, describe. They only read
+ * and compute, so they live apart from the writes; RedisTimers answers them through its `call`.
+ */
+export class TimerExplain {
+  constructor(
+    private readonly timers: ExplainAccess,
+    private readonly ledger: LedgerReads,
+    private readonly layout: LayoutGuard,
+    private readonly clock: ClusterClock,
+    private readonly limits: Partial<ValidationLimits> | undefined,
+  ) {}
+
+  history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {
+    return this.timers.call(async () => {
+      try {
+        return await this.ledger.history(key, historyLimit(options));
+      } catch (error) {
+        // not-found may be a client whose count a repartition replaced: that refusal, then
+        if (isSundialError(error) && error.reason === 'not-found') await this.layout.check();
+        throw error;
+      }
+    });
+  }
+
+  async next(key: string, options?: NextOptions): Promise<NextTime[]> {
+    const count = nextCount(options);
+    return nextTimesOf(await this.row(key), count);
+  }
+
+  /** Validates like `schedule` and writes nothing; the first due is counted from Redis now (estimated). */
+  preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
+    return this.timers.call(async () => previewSpec(spec, this.limits, this.clock.now(), nextCount(options)));
+  }
+
+  async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
+    const count = nextCount(options);
+    const limit = historyLimit(options);
+    const timer = await this.row(key);
+    const history = await this.timers.call(() => this.ledger.history(key, limit));
+    return { timer, next: nextTimesOf(timer, count), history, counters: countersOf(timer, history) };
+  }
+
+  /** The row under `key` (live, or finished and kept), or `not-found`. */
+  private async row(key: string): Promise<Timer> {
+    const timer = await this.timers.get(key);
+    if (!timer) throw refusals.notFound(key);
+    return timer;
+  }
+}

@@ -1,0 +1,46 @@
+import { type NormalizedSpec, refusals, type SundialLogger, type Timer } from '@sundial/core';
+import type { SundialKeys } from '../store/keys';
+import type { RowReply } from '../store/replies';
+import { decodeRow } from '../store/row';
+
+/**
+ * What a write's reply means for its caller, apart from RedisTimers (which sends the writes): the row
+ * a script answered with, or its refusal; and whether a kept timer ignored the time asked for.
+ */
+
+/** A script's reply on one key's row: the row as written, or the refusal it stands for. */
+export function expectTimer(key: string, operation: string, reply: RowReply): Timer {
+  if (reply.code === 'not-found') throw refusals.notFound(key);
+  if (reply.code === 'inactive') throw refusals.inactive(key, reply.fields.s, operation);
+  if (reply.code !== 'ok') throw new Error(`Unexpected reply '${reply.code}' from ${operation}`);
+  return decodeRow(reply.fields);
+}
+
+/**
+ * ifExists 'keep': the first call names the time; a later call asking for another one is only logged.
+ */
+export function warnIfKeptMoved(
+  logger: SundialLogger,
+  keys: SundialKeys,
+  spec: NormalizedSpec,
+  kept: Timer,
+): void {
+  const sameSchedule =
+    spec.kind === kept.kind &&
+    spec.delayMs === kept.delayMs &&
+    spec.everyMs === kept.everyMs &&
+    spec.cron === kept.cron &&
+    spec.tz === kept.tz &&
+    (spec.atMs === undefined || kept.delayMs !== undefined || spec.atMs === kept.dueAt);
+  if (!sameSchedule) {
+    const { key, id, version, status, handler } = kept;
+    logger.warn(`ifExists 'keep' returned the existing timer unchanged; the requested time is ignored`, {
+      key,
+      id,
+      version,
+      partition: keys.partitionOf(key),
+      handler,
+      status,
+    });
+  }
+}
