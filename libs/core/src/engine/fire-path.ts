@@ -11,10 +11,9 @@ import { toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
 import type { EventHub } from './events';
 import type { Outbox } from './outbox';
+import { exhausted, release, type ReleaseSteps } from './release';
 
 export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
-/** Why a run ended the timer unasked: no slot comes after it (§3.3), or its next is after endAt (§3.3c). */
-type CronEnd = 'no-next-slot' | 'ended';
 
 type RunError = NonNullable<TimerEvent['error']>;
 
@@ -35,7 +34,7 @@ export interface FirePathDeps {
  * and every run its own identity: a wake or a completion that no longer matches the live entry is
  * stale and changes nothing (docs/spec.md §3.2, §3.5).
  */
-export class FirePath {
+export class FirePath implements ReleaseSteps {
   constructor(private readonly deps: FirePathDeps) {}
 
   /**
@@ -129,7 +128,7 @@ export class FirePath {
   }
 
   /** A free tick's next slot after `now`; null when a cron has none left (then its run holds the timer). */
-  private slotAfter(entry: Entry, now: number): number | null {
+  slotAfter(entry: Entry, now: number): number | null {
     return entry.kind === 'cron' ? nextCronSlot(entry.cron!, entry.tz!, now) : this.nextDue(entry, now);
   }
 
@@ -143,7 +142,7 @@ export class FirePath {
   }
 
   /** The slots strictly after `from` and before `next`, split at `started` (the rule of afterCronRun and gridSkips). */
-  private skipsOf(entry: Entry, from: number, started: number, now: number, next: number | null): Skips {
+  skipsOf(entry: Entry, from: number, started: number, now: number, next: number | null): Skips {
     if (entry.kind === 'cron') {
       const { next: _next, ...skips } = afterCronRun(entry.cron!, entry.tz!, from, started, now);
       return skips;
@@ -262,7 +261,8 @@ export class FirePath {
     const retried = error !== undefined && !run.free && this.retry(entry, run, now);
     if (!retried && entry.pauseAfterFailures !== undefined) entry.failures = error ? entry.failures + 1 : 0;
     const pause = !retried && error !== undefined && entry.failures >= (entry.pauseAfterFailures ?? Infinity);
-    const ended = run.free || retried ? undefined : this.release(entry, run, error !== undefined, now, pause);
+    const ended =
+      run.free || retried ? undefined : release(this, entry, run, error !== undefined, now, pause);
     const extra: Partial<TimerEvent> = error
       ? { due: run.due, error, attempt: run.attempt }
       : { due: run.due };
@@ -310,99 +310,14 @@ export class FirePath {
     this.emit('paused', entry, { reason: 'failures', count: entry.failures });
   }
 
-  /**
-   * A held run ended: the timer finishes, or arms what comes next (unless `pause`: pauseAfterFailures then
-   * pauses it). Returns why it ended, if it did so unasked.
-   */
-  private release(entry: Entry, run: Run, failed: boolean, now: number, pause: boolean): CronEnd | undefined {
-    const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
-    if (exhausted(entry) || (!run.triggered && endsHere)) {
-      this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
-    } else if (run.triggered) {
-      // The schedule did not move: a due time that passed meanwhile runs at once, late.
-      this.arm(entry, entry.dueAt, entry.slot);
-    } else if (entry.backfill) {
-      this.nextBackfill(entry, entry.backfill);
-    } else if (hasSlotPolicy(entry)) {
-      return this.armAfterSlot(entry, run, now, pause);
-    } else if (entry.kind === 'cron') {
-      return this.armAfterCronRun(entry, run, now, pause);
-    } else {
-      const next = this.nextDue(entry, now);
-      this.armOrBuffer(entry, run, next, now, pause);
-    }
-    return undefined;
-  }
-
-  /** A backfill runs its slots one after another, each due at its slot; then the schedule goes on. */
-  private nextBackfill(entry: Entry, backfill: NonNullable<Entry['backfill']>): void {
-    const next = backfill.rest.shift();
-    if (next !== undefined) return this.arm(entry, next);
-    entry.backfill = null;
-    this.armSlot(entry, backfill.resume);
-  }
-
-  /**
-   * A policy timer's run ended: the slot rule picks what comes next, or ends the timer (docs/spec.md
-   * §3.3c); overlap 'buffer-one' and `pause` as in armOrBuffer.
-   */
-  private armAfterSlot(entry: Entry, run: Run, now: number, pause: boolean): CronEnd | undefined {
-    const step = slotAfterRun(entry, run.countFrom, run.started, now);
-    const kept = entry.overlap === 'buffer-one' && !pause ? step.firstOverlap : undefined;
-    const buffered = kept !== undefined && kept <= (entry.endAt ?? Infinity) ? kept : undefined;
-    if (buffered !== undefined) {
-      step.overlap -= 1;
-      step.firstOverlap = slotAfter(entry, buffered) ?? undefined;
-    }
-    this.emitSkips(run, step);
-    const slot = buffered ?? step.next;
-    if (slot === null) {
-      this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
-      return step.ended;
-    }
-    if (pause) return undefined;
-    this.armSlot(entry, slot);
-    if (buffered !== undefined) entry.countFrom = now;
-    return undefined;
-  }
-
-  /** The slots after the run's due up to now are skipped (counted, by reason); none left ends the timer. */
-  private armAfterCronRun(entry: Entry, run: Run, now: number, pause: boolean): CronEnd | undefined {
-    const next = nextCronSlot(entry.cron!, entry.tz!, now);
-    if (this.armOrBuffer(entry, run, next, now, pause)) return undefined;
-    this.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
-    return 'no-next-slot';
-  }
-
-  /**
-   * Counts the slots the run went past and arms `next`. With overlap 'buffer-one' the first slot that came
-   * while it ran is armed instead (due at once, with its own due) and the others are skipped; its run counts
-   * from now on. With `pause` nothing is armed (the caller pauses the timer). False: no slot is left.
-   */
-  private armOrBuffer(entry: Entry, run: Run, next: number | null, now: number, pause: boolean): boolean {
-    const skips = this.skipsOf(entry, run.countFrom, run.started, now, next);
-    const buffered = entry.overlap === 'buffer-one' && !pause ? skips.firstOverlap : undefined;
-    if (buffered !== undefined) {
-      skips.overlap -= 1;
-      skips.firstOverlap = this.slotAfter(entry, buffered) ?? undefined;
-    }
-    this.emitSkips(run, skips);
-    const due = buffered ?? next;
-    if (due === null) return false;
-    if (pause) return true;
-    this.arm(entry, due);
-    if (buffered !== undefined) entry.countFrom = now;
-    return true;
-  }
-
   /** One `skipped` event per reason that has slots; `due` is the first of them (docs/spec.md §3.6). */
-  private emitSkips(run: Pick<Run, 'id' | 'key' | 'version' | 'kind'>, skips: Skips): void {
+  emitSkips(run: Pick<Run, 'id' | 'key' | 'version' | 'kind'>, skips: Skips): void {
     const { missed, overlap, firstMissed, firstOverlap } = skips;
     if (missed > 0) this.emit('skipped', run, { reason: 'missed', due: firstMissed, count: missed });
     if (overlap > 0) this.emit('skipped', run, { reason: 'overlap', due: firstOverlap, count: overlap });
   }
 
-  private finish(entry: Entry, outcome: 'completed' | 'failed'): void {
+  finish(entry: Entry, outcome: 'completed' | 'failed'): void {
     this.withdraw(entry);
     entry.outcome = outcome;
     this.deps.store.retire(entry);
@@ -410,8 +325,4 @@ export class FirePath {
     this.deps.store.remove(entry);
     this.deps.ledger.drop(entry.key);
   }
-}
-
-function exhausted(entry: Entry): boolean {
-  return entry.maxRuns !== undefined && entry.runCount >= entry.maxRuns;
 }

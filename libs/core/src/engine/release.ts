@@ -1,0 +1,128 @@
+import { nextCronSlot } from '../cron';
+import type { Skips } from '../schedule';
+import { hasSlotPolicy, slotAfter, slotAfterRun } from '../slot-policy';
+import type { Entry, Run } from './entry';
+
+// Why a file of its own: what a held run's end arms next (backfill, slot policy, cron, buffer-one) is a
+// decision apart from claiming, running and settling runs (FirePath). It acts only through the few
+// FirePath steps it is given, so FirePath stays the one owner of versions and wakes.
+
+/** Why a run ended the timer unasked: no slot comes after it (§3.3), or its next is after endAt (§3.3c). */
+type CronEnd = 'no-next-slot' | 'ended';
+/** A release's answer: why the timer ended unasked, or undefined when it did not. */
+type Ended = CronEnd | undefined;
+
+/** The FirePath steps a release acts through. */
+export interface ReleaseSteps {
+  arm(entry: Entry, dueAt: number, slot?: number): void;
+  armSlot(entry: Entry, slot: number): void;
+  nextDue(entry: Entry, now: number): number;
+  slotAfter(entry: Entry, now: number): number | null;
+  skipsOf(entry: Entry, from: number, started: number, now: number, next: number | null): Skips;
+  emitSkips(run: Pick<Run, 'id' | 'key' | 'version' | 'kind'>, skips: Skips): void;
+  finish(entry: Entry, outcome: 'completed' | 'failed'): void;
+}
+
+/** The timer has run as often as `maxRuns` allows. */
+export function exhausted(entry: Entry): boolean {
+  return entry.maxRuns !== undefined && entry.runCount >= entry.maxRuns;
+}
+
+/**
+ * A held run ended: the timer finishes, or arms what comes next (unless `pause`: pauseAfterFailures then
+ * pauses it). Returns why it ended, if it did so unasked.
+ */
+export function release(
+  path: ReleaseSteps,
+  entry: Entry,
+  run: Run,
+  failed: boolean,
+  now: number,
+  pause: boolean,
+): Ended {
+  const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
+  if (exhausted(entry) || (!run.triggered && endsHere)) {
+    path.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+  } else if (run.triggered) {
+    // The schedule did not move: a due time that passed meanwhile runs at once, late.
+    path.arm(entry, entry.dueAt, entry.slot);
+  } else if (entry.backfill) {
+    nextBackfill(path, entry, entry.backfill);
+  } else if (hasSlotPolicy(entry)) {
+    return armAfterSlot(path, entry, run, now, pause);
+  } else if (entry.kind === 'cron') {
+    return armAfterCronRun(path, entry, run, now, pause);
+  } else {
+    const next = path.nextDue(entry, now);
+    armOrBuffer(path, entry, run, next, now, pause);
+  }
+  return undefined;
+}
+
+/** A backfill runs its slots one after another, each due at its slot; then the schedule goes on. */
+function nextBackfill(path: ReleaseSteps, entry: Entry, backfill: NonNullable<Entry['backfill']>): void {
+  const next = backfill.rest.shift();
+  if (next !== undefined) return path.arm(entry, next);
+  entry.backfill = null;
+  path.armSlot(entry, backfill.resume);
+}
+
+/**
+ * A policy timer's run ended: the slot rule picks what comes next, or ends the timer (docs/spec.md
+ * §3.3c); overlap 'buffer-one' and `pause` as in armOrBuffer.
+ */
+function armAfterSlot(path: ReleaseSteps, entry: Entry, run: Run, now: number, pause: boolean): Ended {
+  const step = slotAfterRun(entry, run.countFrom, run.started, now);
+  const kept = entry.overlap === 'buffer-one' && !pause ? step.firstOverlap : undefined;
+  const buffered = kept !== undefined && kept <= (entry.endAt ?? Infinity) ? kept : undefined;
+  if (buffered !== undefined) {
+    step.overlap -= 1;
+    step.firstOverlap = slotAfter(entry, buffered) ?? undefined;
+  }
+  path.emitSkips(run, step);
+  const slot = buffered ?? step.next;
+  if (slot === null) {
+    path.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+    return step.ended;
+  }
+  if (pause) return undefined;
+  path.armSlot(entry, slot);
+  if (buffered !== undefined) entry.countFrom = now;
+  return undefined;
+}
+
+/** The slots after the run's due up to now are skipped (counted, by reason); none left ends the timer. */
+function armAfterCronRun(path: ReleaseSteps, entry: Entry, run: Run, now: number, pause: boolean): Ended {
+  const next = nextCronSlot(entry.cron!, entry.tz!, now);
+  if (armOrBuffer(path, entry, run, next, now, pause)) return undefined;
+  path.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+  return 'no-next-slot';
+}
+
+/**
+ * Counts the slots the run went past and arms `next`. With overlap 'buffer-one' the first slot that came
+ * while it ran is armed instead (due at once, with its own due) and the others are skipped; its run counts
+ * from now on. With `pause` nothing is armed (the caller pauses the timer). False: no slot is left.
+ */
+function armOrBuffer(
+  path: ReleaseSteps,
+  entry: Entry,
+  run: Run,
+  next: number | null,
+  now: number,
+  pause: boolean,
+): boolean {
+  const skips = path.skipsOf(entry, run.countFrom, run.started, now, next);
+  const buffered = entry.overlap === 'buffer-one' && !pause ? skips.firstOverlap : undefined;
+  if (buffered !== undefined) {
+    skips.overlap -= 1;
+    skips.firstOverlap = path.slotAfter(entry, buffered) ?? undefined;
+  }
+  path.emitSkips(run, skips);
+  const due = buffered ?? next;
+  if (due === null) return false;
+  if (pause) return true;
+  path.arm(entry, due);
+  if (buffered !== undefined) entry.countFrom = now;
+  return true;
+}
