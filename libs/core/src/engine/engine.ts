@@ -25,6 +25,7 @@ import {
 import { heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
+import { ExplainReads } from './explain-reads';
 import { FirePath } from './fire-path';
 import { toListQuery } from './list-options';
 import { consoleLogger, type SundialLogger } from '../logger';
@@ -33,20 +34,13 @@ import { Placement } from './placement';
 import { rememberRequests } from './request-memory';
 import { inactive } from './refusals';
 import {
-  countersOf,
   DEFAULT_LEDGER_SIZE,
-  historyLimit,
-  nextCount,
   validateLedgerSize,
-  type DescribeOptions,
-  type HistoryOptions,
   type LedgerEntry,
-  type NextOptions,
   type NextTime,
   type Preview,
   type TimerDescription,
 } from '../ledger';
-import { nextTimesOf, previewSpec } from '../next-times';
 import { Ledger } from './ledger';
 
 /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (docs/spec.md §3.1), here and in Redis. */
@@ -82,7 +76,7 @@ class MemoryEngine implements Engine {
   private readonly placement: Placement;
   private readonly outbox = new Outbox();
   private readonly ledger: Ledger;
-  private readonly limits: Partial<ValidationLimits>;
+  private readonly explain: ExplainReads;
   private disposed = false;
 
   constructor(options: EngineOptions) {
@@ -103,11 +97,17 @@ class MemoryEngine implements Engine {
       );
     }
     this.clock = clock;
-    this.limits = limits;
     this.store = new EntryStore(tombstoneMs);
     this.ledger = new Ledger(validateLedgerSize(options.ledger ?? DEFAULT_LEDGER_SIZE), tombstoneMs, () =>
       clock.now(),
     );
+    this.explain = new ExplainReads({
+      clock,
+      store: this.store,
+      ledger: this.ledger,
+      limits,
+      assertOpen: () => this.assertOpen(),
+    });
     this.events = new EventHub(logger);
     this.firePath = new FirePath({
       clock,
@@ -283,31 +283,21 @@ class MemoryEngine implements Engine {
     return this.store.ids();
   }
 
-  async history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {
-    this.assertOpen();
-    validateKey(key);
-    const limit = historyLimit(options);
-    const entries = this.ledger.entries(key, limit);
-    if (entries) return entries;
-    if (this.store.get(key) || this.store.tombstone(key, this.clock.now())) return [];
-    throw refusals.notFound(key);
+  // The explain reads keep TimersApi's signatures; ExplainReads does the work.
+  async history(...args: Parameters<Engine['history']>): Promise<LedgerEntry[]> {
+    return this.explain.history(...args);
   }
 
-  async next(key: string, options?: NextOptions): Promise<NextTime[]> {
-    const count = nextCount(options);
-    return nextTimesOf(await this.row(key), count);
+  async next(...args: Parameters<Engine['next']>): Promise<NextTime[]> {
+    return this.explain.next(...args);
   }
 
-  async preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
-    this.assertOpen();
-    return previewSpec(spec, this.limits, this.clock.now(), nextCount(options));
+  async preview(...args: Parameters<Engine['preview']>): Promise<Preview> {
+    return this.explain.preview(...args);
   }
 
-  async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
-    const count = nextCount(options);
-    const timer = await this.row(key);
-    const history = await this.history(key, options);
-    return { timer, next: nextTimesOf(timer, count), history, counters: countersOf(timer, history) };
+  async describe(...args: Parameters<Engine['describe']>): Promise<TimerDescription> {
+    return this.explain.describe(...args);
   }
 
   on(event: TimerEventName, listener: TimerListener): () => void {
@@ -330,13 +320,6 @@ class MemoryEngine implements Engine {
   private operation<T>(body: () => T): T {
     this.assertOpen();
     return this.outbox.hold(body);
-  }
-
-  /** The row under `key` (live, or finished and kept), or `not-found`. */
-  private async row(key: string): Promise<Timer> {
-    const timer = await this.get(key);
-    if (!timer) throw refusals.notFound(key);
-    return timer;
   }
 
   /** The live (not finished) entry under `key`, or `not-found`. */
