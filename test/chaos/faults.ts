@@ -343,7 +343,12 @@ function inTurn(scenarios: Scenario[]): Scenario {
     leaseMayExpire: scenarios.some((scenario) => scenario.leaseMayExpire),
     async inject(cluster) {
       let faults = 0;
-      for (const scenario of scenarios) faults += await scenario.inject(cluster);
+      for (const scenario of scenarios) {
+        const landed = await scenario.inject(cluster);
+        // A sum alone would let one kind that landed many times (deleted jobs) hide one that never landed.
+        if (landed === 0) throw new Error(`${scenario.name}: the fault never landed`);
+        faults += landed;
+      }
       return faults;
     },
   };
