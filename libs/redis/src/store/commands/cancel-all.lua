@@ -28,7 +28,8 @@ local keys = redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, batch)
 
 -- Whether a pending or paused row's cancel is its tombstone alone: no ledger among the batch's keys
 -- (nothing to append to or expire) and no free run in the partition (nothing to abort). Then, once the
--- call's first event found no listener (publish_event), such a row needs only its id and status read.
+-- call's first event found no listener (publish_event; never on a Cluster, where every event is
+-- published), such a row needs only its id and status read.
 local function plain_batch()
   if redis.call('HLEN', base .. 'free') > 0 then
     return false
@@ -42,7 +43,7 @@ local function plain_batch()
   end
   return call_in_slices('EXISTS', nil, ledgers) == 0
 end
-local plain = #keys > 0 and plain_batch()
+local plain = #keys > 0 and not on_cluster and plain_batch()
 
 -- Cancels one key of the batch: the id of the live row it cancelled, or nil (a finished row kept by
 -- removeOnComplete=false is deleted, not counted).
