@@ -143,6 +143,68 @@ describe('cancelAll', () => {
     expect(await store.raw.pttl(timers.keys.tombstone('t:2'))).toBeGreaterThan(7 * 86_400_000 - 60_000);
   });
 
+  it('with nobody listening, cancels pending, armed and paused timers and drops a kept finished row uncounted', async () => {
+    const timers = store.open({ ledger: 0 });
+    const keys = ['a:armed', 'a:done', 'a:due', 'a:paused'];
+    const created = await timers.scheduleMany(
+      keys.map((key): TimerSpec => ({ key, handler: 'h', delay: '1h' })),
+    );
+    const n = timers.keys.partitionOf('a:done');
+    await markArmed(timers, 'a:armed');
+    const paused = await timers.pause('a:paused');
+    // a finished row kept by removeOnComplete: false, as docs/design.md "Index membership by status" has it
+    await store.raw
+      .multi()
+      .hset(timers.keys.row('a:done'), 's', 'completed')
+      .zrem(timers.keys.due(n), 'a:done')
+      .hdel(timers.keys.ids(n), created[1].id)
+      .exec();
+
+    expect(await timers.cancelAll('a:')).toBe(3);
+    expect(await timers.snapshot()).toEqual([]);
+    for (const key of keys) {
+      expect(await indexes(timers, key)).toEqual({ due: null, armed: null, lease: false, indexed: false });
+    }
+    expect(await store.raw.exists(timers.keys.row('a:done'), timers.keys.tombstone('a:done'))).toBe(0);
+    for (const key of ['a:armed', 'a:due', 'a:paused']) {
+      expect(await store.raw.pttl(timers.keys.tombstone(key))).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    }
+    const kept = await timers.scheduleMany(
+      keys.map((key) => ({ key, handler: 'other', delay: 5, ifExists: 'keep' })),
+    );
+    expect(kept.map(({ key, status, version }) => [key, status, version])).toEqual([
+      ['a:armed', 'cancelled', 2],
+      ['a:done', 'pending', 1],
+      ['a:due', 'cancelled', 2],
+      ['a:paused', 'cancelled', paused.version + 1],
+    ]);
+  });
+
+  it('with nobody listening, still aborts a running timer and writes the cancel into existing ledgers', async () => {
+    const timers = store.open();
+    const [running] = await timers.scheduleMany(
+      ['b:running', 'b:moved', 'b:fresh'].map((key): TimerSpec => ({ key, handler: 'h', delay: 0 })),
+    );
+    await claim(store.raw, timers, running);
+    await timers.reschedule('b:moved', { delay: '2h' });
+    const aborts: string[] = [];
+    const subscriber = store.raw.duplicate();
+    subscriber.on('message', (_channel: string, message: string) => aborts.push(message));
+    await subscriber.subscribe(timers.keys.abortChannel);
+    try {
+      expect(await timers.cancelAll('b:')).toBe(3);
+      await waitFor(() => aborts.length > 0, { what: 'abort message' });
+      expect(aborts.map((a) => JSON.parse(a))).toEqual([{ key: 'b:running', id: running.id, version: 1 }]);
+    } finally {
+      await subscriber.quit();
+    }
+    expect((await timers.history('b:moved'))[0]).toMatchObject({ event: 'cancelled', version: 3 });
+    expect(await store.raw.pttl(timers.keys.ledger('b:moved'))).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(
+      await store.raw.exists(...['b:running', 'b:moved', 'b:fresh'].map((k) => timers.keys.tombstone(k))),
+    ).toBe(3);
+  });
+
   it('refuses a bad scope and changes nothing', async () => {
     const timers = store.open();
     await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });

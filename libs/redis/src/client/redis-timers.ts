@@ -53,7 +53,7 @@ export interface RedisTimersOptions extends PartitionedOptions {
   limits?: Partial<ValidationLimits>;
   /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days). */
   tombstoneMs?: number;
-  /** Keys cancelled per Lua call by `cancelAll` (default 100): bounds how long one script holds Redis. */
+  /** Keys cancelled per Lua call by `cancelAll` (default 1000, a few ms of Redis): bounds how long one script holds Redis. */
   cancelBatch?: number;
   logger?: SundialLogger;
   /** told what this client scheduled and cancelled (metrics: SundialMetrics) */
@@ -62,7 +62,7 @@ export interface RedisTimersOptions extends PartitionedOptions {
   requestWindowMs?: number;
 }
 
-const DEFAULT_CANCEL_BATCH = 100;
+const DEFAULT_CANCEL_BATCH = 1000;
 
 /**
  * The Timers API over Redis (docs/spec.md §5.1): every state change is one Lua script (StoreCommands); reads go

@@ -24,20 +24,58 @@ if scope ~= '' then
 end
 
 local now = now_ms()
-local cancelled_ids = {}
 local keys = redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, batch)
-for _, key in ipairs(keys) do
-  local f = redis.call('HMGET', row_key(base, key), 'id', 'v', 's', 'k', 'aw', 'rv')
-  if f[3] and is_live(f[3]) then
-    local row = { key = key, id = f[1], v = f[2], s = f[3], k = f[4], aw = f[5], rv = f[6] }
-    retire_row(base, prefix, row, reason, now, tombstone_ms)
-    cancelled_ids[#cancelled_ids + 1] = row.id
-  else
-    redis.call('DEL', row_key(base, key)) -- a finished row kept by removeOnComplete=false: not counted
+
+-- Whether a pending or paused row's cancel is its tombstone alone: no ledger among the batch's keys
+-- (nothing to append to or expire) and no free run in the partition (nothing to abort). Then, once the
+-- call's first event found no listener (publish_event; never on a Cluster, where every event is
+-- published), such a row needs only its id and status read.
+local function plain_batch()
+  if redis.call('HLEN', base .. 'free') > 0 then
+    return false
   end
+  if LEDGER_SIZE == 0 then
+    return true
+  end
+  local ledgers = {}
+  for i, key in ipairs(keys) do
+    ledgers[i] = ledger_key(key)
+  end
+  return call_in_slices('EXISTS', nil, ledgers) == 0
 end
--- Every key of the batch leaves every index at once (one command per index, not per key).
-for _, name in ipairs({ 'due', 'armed', 'leases', 'keys' }) do
+local plain = #keys > 0 and not on_cluster and plain_batch()
+
+-- Cancels one key of the batch: the id of the live row it cancelled, or nil (a finished row kept by
+-- removeOnComplete=false is deleted, not counted).
+local function cancel_key(key)
+  local hash = row_key(base, key)
+  if plain and event_listeners == 0 then
+    local f = redis.call('HMGET', hash, 'id', 's')
+    if f[2] == 'pending' or f[2] == 'paused' then
+      bury_row(base, { key = key }, tombstone_ms)
+      return f[1]
+    end
+  end
+  local f = redis.call('HMGET', hash, 'id', 'v', 's', 'k', 'aw', 'rv')
+  if not (f[3] and is_live(f[3])) then
+    redis.call('DEL', hash)
+    return nil
+  end
+  local row = { key = key, id = f[1], v = f[2], s = f[3], k = f[4], aw = f[5], rv = f[6] }
+  retire_row(base, prefix, row, reason, now, tombstone_ms)
+  return row.id
+end
+
+local cancelled_ids = {}
+for _, key in ipairs(keys) do
+  cancelled_ids[#cancelled_ids + 1] = cancel_key(key)
+end
+-- Every key of the batch leaves every index at once (one command per index, not per key); the batch is
+-- the head of the scope's range in `keys`, so one range removal takes it out of there.
+if #keys > 0 then
+  redis.call('ZREMRANGEBYLEX', index, '[' .. keys[1], '[' .. keys[#keys])
+end
+for _, name in ipairs({ 'due', 'armed', 'leases' }) do
   call_in_slices('ZREM', base .. name, keys)
 end
 call_in_slices('HDEL', base .. 'ids', cancelled_ids)
