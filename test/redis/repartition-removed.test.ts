@@ -1,4 +1,4 @@
-import { silentLogger, type TimerContext } from '@sundial/core';
+import { silentLogger, type TimerContext, type TimerSpec } from '@sundial/core';
 import { Dispatcher, repartition, SundialKeys, TimerRunner } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
 import { Queue } from 'bullmq';
@@ -115,6 +115,23 @@ describe('repartition: the removed partitions', () => {
     expect((await names('rb')).filter((name) => /\{p[23]\}|fire-\{p[23]\}/.test(name))).toEqual([
       'rb:{p2}:layout',
       'rb:{p3}:layout',
+    ]);
+  });
+
+  it("matches its prefix as written: a prefix with '*' leaves another prefix's keys alone", async () => {
+    const spec = (key: string): TimerSpec => ({ key, handler: 'h', delay: '1h' });
+    const keys = Array.from({ length: 20 }, (_, n) => `k:${n}`);
+    await store.open({ prefix: 'g*', partitions: 4 }).scheduleMany(keys.map(spec));
+    const other = store.open({ prefix: 'gx', partitions: 4 });
+    await other.scheduleMany(keys.map(spec));
+    await other.cancel('k:1');
+    const before = await keysUnder(store.raw, 'gx');
+
+    expect(await repartition({ connection: store.url(), prefix: 'g*', to: 2 })).toMatchObject({ left: [] });
+    expect(await keysUnder(store.raw, 'gx')).toEqual(before);
+    expect((await names('g*')).filter((name) => name.startsWith('g*:') && /\{p[23]\}/.test(name))).toEqual([
+      'g*:{p2}:layout',
+      'g*:{p3}:layout',
     ]);
   });
 

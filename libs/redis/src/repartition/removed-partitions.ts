@@ -41,8 +41,8 @@ export async function removePartitions(
   to: SundialKeys,
 ): Promise<RemovedPartitions> {
   const kept = new Set(to.all().map((n) => to.base(n)));
-  const removedOnes = from.all().filter((n) => !kept.has(from.base(n)));
-  const results = await Promise.all(removedOnes.map((n) => removePartition(redis, from, n)));
+  const dropped = from.all().filter((n) => !kept.has(from.base(n)));
+  const results = await Promise.all(dropped.map((n) => removePartition(redis, from, n)));
   return {
     removed: results.reduce((sum, result) => sum + result.removed, 0),
     left: results.flatMap((result) => result.left),
@@ -51,7 +51,7 @@ export async function removePartitions(
 
 async function removePartition(redis: RedisClient, keys: SundialKeys, n: number): Promise<RemovedPartitions> {
   const base = keys.base(n);
-  const names = await collect(redis, `${base}*`);
+  const names = await collect(redis, base);
   const held = names.filter((name) => {
     const rest = name.slice(base.length);
     return rest !== FENCE && !SPENT.test(rest);
@@ -72,7 +72,7 @@ async function removePartition(redis: RedisClient, keys: SundialKeys, n: number)
  */
 async function removeQueue(redis: RedisClient, keys: SundialKeys, n: number): Promise<RemovedPartitions> {
   const name = `${keys.bullPrefix}:${keys.queueName(n)}`;
-  const queueKeys = await collect(redis, `${name}:*`);
+  const queueKeys = await collect(redis, `${name}:`);
   // A Queue on a queue that is gone would write its `meta` again (pause does even when skipped here).
   if (queueKeys.length === 0) return { removed: 0, left: [] };
   const queue = new Queue(keys.queueName(n), {
@@ -103,8 +103,9 @@ async function liveJobs(queue: Queue): Promise<number> {
   return Object.values(counts).reduce((sum, count) => sum + count, 0);
 }
 
-async function collect(redis: RedisClient, pattern: string): Promise<string[]> {
+/** Every name that starts with `base`. */
+async function collect(redis: RedisClient, base: string): Promise<string[]> {
   const names = new Set<string>(); // SCAN may return a name twice
-  for await (const page of scanPartition(redis, pattern)) for (const name of page) names.add(name);
+  for await (const page of scanPartition(redis, base, '*')) for (const name of page) names.add(name);
   return [...names];
 }

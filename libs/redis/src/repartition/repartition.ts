@@ -189,7 +189,7 @@ class Repartition {
         .all()
         .map((m) => to.base(m))
         .filter((target) => target !== base);
-      for await (const names of scanPartition(this.redis, `${base}q:*:[cw]`)) {
+      for await (const names of scanPartition(this.redis, base, 'q:*:[cw]')) {
         await Promise.all(
           names.map(async (name) => {
             const [value, ttl] = await Promise.all([this.redis.getBuffer(name), this.redis.pttl(name)]);
@@ -231,7 +231,7 @@ class Repartition {
         }
         await moving;
         const base = from.base(n);
-        for await (const names of scanPartition(this.redis, `${base}[xmh]*`)) {
+        for await (const names of scanPartition(this.redis, base, '[xmh]*')) {
           const keys = names.map((name) => /^(?:x|m|mx|h|mh):(.*)$/s.exec(name.slice(base.length))?.[1]);
           await move(keys.filter((key): key is string => key !== undefined));
         }
