@@ -35,8 +35,10 @@ describe('sundial repartition', () => {
     expect(done.stderr).toMatch(/^repartition 1 → 4: fenced, 0 moved/m);
     expect(done.stderr).toMatch(/^repartition 1 → 4: done, \d+ moved, 0 waiting/m);
     const [header, row] = done.stdout.split('\n');
-    expect(header.split(/\s+/)).toEqual(['PREFIX', 'FROM', 'TO', 'MOVED', 'MS']);
-    const [prefix, from, to, moved] = row.split(/\s+/);
+    expect(header.split(/\s+/)).toEqual(['PREFIX', 'FROM', 'TO', 'MOVED', 'REMOVED', 'MS']);
+    // 1 → 4 removes no partition
+    const [prefix, from, to, moved, removed] = row.split(/\s+/);
+    expect(removed).toBe('0');
     expect([prefix, from, to]).toEqual([PREFIX, '1', '4']);
     // a key whose partition stays 0 does not move (one node: the same base); about 3 in 4 move
     expect(Number(moved)).toBeGreaterThan(TIMERS / 2);
@@ -95,6 +97,8 @@ describe('sundial repartition', () => {
       from: 2,
       to: 2,
       moved: 0,
+      removed: 0,
+      left: [],
       ms: expect.any(Number),
     });
 

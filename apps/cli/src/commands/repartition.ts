@@ -50,10 +50,12 @@ export const repartition: Command = {
   },
 };
 
-function summary(prefix: string, { from, to, moved, ms }: RepartitionResult): string {
+function summary(prefix: string, { from, to, moved, removed, left, ms }: RepartitionResult): string {
   const done = table(
-    ['PREFIX', 'FROM', 'TO', 'MOVED', 'MS'],
-    [[prefix, String(from), String(to), String(moved), String(ms)]],
+    ['PREFIX', 'FROM', 'TO', 'MOVED', 'REMOVED', 'MS'],
+    [[prefix, String(from), String(to), String(moved), String(removed), String(ms)]],
   );
-  return `${done}\nRestart every process with SUNDIAL_PARTITIONS=${to}.`;
+  // what a removed partition still held is not deleted (docs/operations.md "Changing the partition count")
+  const kept = left.length ? `\nLeft in Redis, still holding something: ${left.join(', ')}` : '';
+  return `${done}${kept}\nRestart every process with SUNDIAL_PARTITIONS=${to}.`;
 }

@@ -14,6 +14,7 @@ import { FireCommands } from '../store/fire-commands';
 import { SundialKeys } from '../store/keys';
 import { defineCommands } from '../store/script-loader';
 import { KeyMover } from './key-mover';
+import { type RemovedPartitions, removePartitions } from './removed-partitions';
 import { scanPartition } from './scan-partition';
 
 export interface RepartitionOptions {
@@ -42,6 +43,10 @@ export interface RepartitionResult {
   from: number;
   to: number;
   moved: number;
+  /** Redis names deleted with the partitions the new count does not have (a queue counts its keys) */
+  removed: number;
+  /** what those partitions still held and was left (docs/operations.md "Changing the partition count") */
+  left: string[];
   ms: number;
 }
 
@@ -96,7 +101,7 @@ class Repartition {
 
   async run(): Promise<RepartitionResult> {
     const record = await this.begin();
-    if (!record) return { from: this.to, to: this.to, moved: 0, ms: Date.now() - this.startedAt };
+    if (!record) return this.result(this.to, { removed: 0, left: [] });
     const tagging = isCluster(this.redis) ? 'spread' : 'plain';
     const from = new SundialKeys(this.prefix, record.from, tagging);
     const to = new SundialKeys(this.prefix, this.to, tagging);
@@ -108,9 +113,13 @@ class Repartition {
     const mover = new KeyMover(this.redis, from, to);
     await this.copyRequests(from, to);
     await this.waitForRuns(from, mover, await this.moveAll(from, mover));
-    await this.finish(to);
+    const removed = await this.finish(from, to);
     this.report(record.from, 'done', 0);
-    return { from: record.from, to: this.to, moved: this.moved, ms: Date.now() - this.startedAt };
+    return this.result(record.from, removed);
+  }
+
+  private result(from: number, { removed, left }: RemovedPartitions): RepartitionResult {
+    return { from, to: this.to, moved: this.moved, removed, left, ms: Date.now() - this.startedAt };
   }
 
   /**
@@ -144,7 +153,9 @@ class Repartition {
   /**
    * Every partition of both layouts takes store writes from the new count only; then each new
    * partition's id counter starts above every old one, so an id made now never equals a moved one
-   * (`<seq>p<N>`: old and new partition N may be different bases).
+   * (`<seq>p<N>`: old and new partition N may be different bases). The ids an earlier repartition moved
+   * into a new partition are forgotten: remembered, they would refuse the put of a key moving back
+   * there (2 → 4 → 2 within the day), and that repartition ended before this one could begin.
    */
   private async fence(from: SundialKeys, to: SundialKeys): Promise<void> {
     const fences = new Set([
@@ -152,6 +163,7 @@ class Repartition {
       ...to.all().map((n) => to.layoutFence(n)),
     ]);
     await Promise.all([...fences].map((fence) => this.redis.set(fence, String(this.to))));
+    await Promise.all(to.all().map((n) => this.redis.del(to.moved(n))));
     const seqs = await Promise.all(from.all().map((n) => this.redis.get(from.seq(n))));
     const highest = Math.max(0, ...seqs.map(Number));
     await Promise.all(
@@ -177,7 +189,7 @@ class Repartition {
         .all()
         .map((m) => to.base(m))
         .filter((target) => target !== base);
-      for await (const names of scanPartition(this.redis, `${base}q:*:[cw]`)) {
+      for await (const names of scanPartition(this.redis, base, 'q:*:[cw]')) {
         await Promise.all(
           names.map(async (name) => {
             const [value, ttl] = await Promise.all([this.redis.getBuffer(name), this.redis.pttl(name)]);
@@ -219,7 +231,7 @@ class Repartition {
         }
         await moving;
         const base = from.base(n);
-        for await (const names of scanPartition(this.redis, `${base}[xmh]*`)) {
+        for await (const names of scanPartition(this.redis, base, '[xmh]*')) {
           const keys = names.map((name) => /^(?:x|m|mx|h|mh):(.*)$/s.exec(name.slice(base.length))?.[1]);
           await move(keys.filter((key): key is string => key !== undefined));
         }
@@ -252,11 +264,18 @@ class Repartition {
     }
   }
 
-  /** The new count is the data's; the record goes; the moved ids are remembered a day longer. */
-  private async finish(to: SundialKeys): Promise<void> {
+  /**
+   * The new count is the data's; the moved ids are remembered a day longer; what only the partitions
+   * the new count does not have held is deleted while the record still names the repartition, so a
+   * run resumed after a death here deletes the rest; then the record goes (the old count's processes
+   * shut down: they served nothing any more).
+   */
+  private async finish(from: SundialKeys, to: SundialKeys): Promise<RemovedPartitions> {
     await Promise.all(to.all().map((n) => this.redis.pexpire(to.moved(n), MOVED_MEMORY_MS)));
     await this.redis.set(to.partitionCount, String(this.to));
+    const removed = await removePartitions(this.redis, from, to);
     await this.redis.del(to.repartition);
+    return removed;
   }
 
   private report(from: number, phase: RepartitionProgress['phase'], busy: number): void {
