@@ -64,6 +64,49 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     expect(handler.calls).toHaveLength(0);
   });
 
+  it('a run’s hand-off and claim are in history while it runs; at its end the ledger holds each entry once', async () => {
+    const cluster = await fire.cluster();
+    let finish = (): void => undefined;
+    const handler = recorder(() => new Promise<void>((resolve) => (finish = resolve)));
+    await cluster.dispatcher();
+    await cluster.runner({ h: handler.handler }, { workerId: 'w-4' });
+    await cluster.timers.schedule({ key: 'flight', handler: 'h', delay: 0 });
+    await waitFor(async () => handler.calls.length === 1);
+    const running = await cluster.timers.history('flight');
+    expect(story(running)).toEqual([
+      ['scheduled', 1],
+      ['armed', 1],
+      ['claimed', 1],
+    ]);
+    expect(running[0]).toMatchObject({ workerId: 'w-4', due: expect.any(String) });
+    expect(await cluster.timers.history('flight', { limit: 1 })).toEqual(running.slice(0, 1));
+    finish();
+    const ended = await waitFor(async () => {
+      const history = await cluster.timers.history('flight');
+      return history[0].event === 'completed' && history;
+    });
+    expect(ended.slice(1)).toEqual(running);
+    expect(await fire.raw.llen(cluster.timers.keys.ledger('flight'))).toBe(4);
+    // The key scheduled again goes on in the same ledger, its new 'scheduled' entry written once.
+    await cluster.timers.schedule({ key: 'flight', handler: 'h', delay: 0 });
+    await waitFor(async () => handler.calls.length === 2);
+    finish();
+    const again = await waitFor(async () => {
+      const history = await cluster.timers.history('flight');
+      return history.length === 8 && history[0].event === 'completed' && history;
+    });
+    expect(story(again)).toEqual([
+      ['scheduled', 1],
+      ['armed', 1],
+      ['claimed', 1],
+      ['completed', 1],
+      ['scheduled', 1],
+      ['armed', 1],
+      ['claimed', 1],
+      ['completed', 1],
+    ]);
+  });
+
   it('a failed interval run: claimed and failed carry the worker, the message and the version', async () => {
     const cluster = await fire.cluster();
     await cluster.dispatcher();

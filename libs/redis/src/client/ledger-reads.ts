@@ -17,8 +17,9 @@ export class LedgerReads {
   ) {}
 
   /**
-   * Newest first, at most `limit`. A row with no ledger key has had nothing happen to it but its
-   * creation: that entry is implied by the row (includes/ledger.lua). `not-found` when there is no
+   * Newest first, at most `limit`. The row's kept entries (`lq`: its hand-off and claim, written to the
+   * list with its next entry) come first; a row with no ledger key has had nothing else happen to it but
+   * its creation: that entry is implied by the row (includes/ledger.lua). `not-found` when there is no
    * ledger, row or tombstone.
    */
   async history(key: string, limit: number): Promise<LedgerEntry[]> {
@@ -26,15 +27,23 @@ export class LedgerReads {
     const replies = await this.redis
       .pipeline()
       .lrange(this.keys.ledger(key), 0, limit - 1)
-      .hget(this.keys.row(key), 'sa')
+      .hmget(this.keys.row(key), 'sa', 'lq')
       .exists(this.keys.tombstone(key))
       .exec();
-    const [stored, scheduledAt, tombstones] = (replies ?? []).map(([error, value]) => {
+    const [stored, [scheduledAt, kept], tombstones] = (replies ?? []).map(([error, value]) => {
       if (error) throw error;
       return value;
-    }) as [string[], string | null, number];
-    if (stored.length > 0) return stored.map(decodeLedgerEntry);
-    if (scheduledAt !== null) return this.keys.ledgerSize > 0 ? [impliedFirstEntry(Number(scheduledAt))] : [];
+    }) as [string[], [string | null, string | null], number];
+    const newest = kept === null ? [] : kept.split('\n').reverse().map(decodeLedgerEntry);
+    if (stored.length > 0) return [...newest, ...stored.map(decodeLedgerEntry)].slice(0, limit);
+    if (scheduledAt !== null) {
+      if (this.keys.ledgerSize === 0) return [];
+      // A first hand-off keeps the 'scheduled' entry with its own (includes/ledger.lua ledger_hand_off).
+      const first = newest.some((entry) => entry.event === 'scheduled')
+        ? []
+        : [impliedFirstEntry(Number(scheduledAt))];
+      return [...newest, ...first].slice(0, limit);
+    }
     const moving = await this.previousLedger(key, limit);
     if (moving.length > 0) return moving.map(decodeLedgerEntry);
     if (tombstones > 0) return [];

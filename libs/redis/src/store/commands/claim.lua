@@ -74,7 +74,9 @@ local function claim_free_run(row, key, version)
     row.rc, row.lf = run.rc, now_text
     row.l = '{"started":' .. now_text .. ',"status":"running"}'
     redis.call('HSET', row_key(base, key), 'rc', row.rc, 'lf', row.lf, 'l', row.l)
-    publish_event(prefix, { id = row.id, key = key, v = version, k = row.k }, 'running', now, { due = tonumber(run.due) })
+    -- (the row's kept entries are older: they go first)
+    publish_event(prefix, { id = row.id, key = key, v = version, k = row.k, sa = row.sa, lq = row.lq }, 'running', now, { due = tonumber(run.due) })
+    row.lq = nil
   elseif run.w ~= worker or not token or run.t ~= token then
     return nil
   end
@@ -139,7 +141,11 @@ local function claim(id, key, version)
   local run_count = tonumber(row.rc or '0') + ((row.at and not row.tg) and 0 or 1)
   local free = is_free(row, run_count)
   cancel_other(row, key)
-  publish_event(prefix, row, 'running', now, { due = due })
+  if free then
+    publish_event(prefix, row, 'running', now, { due = due })
+  else
+    announce_event(prefix, row, 'running', now, { due = due })
+  end
   -- The row table becomes the row after the claim (it is the reply); HSET writes just what changed.
   row.rv, row.rc, row.lf = version, int(run_count), now_text
   row.l = '{"started":' .. now_text .. ',"status":"running"}'
@@ -168,8 +174,17 @@ local function claim(id, key, version)
     held[#held + 1] = key
     leases[#leases + 1] = lease_until
     leases[#leases + 1] = key
-    redis.call('HSET', hash, 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '', 'hc', row.hc)
+    -- Its `claimed` entry waits on the row with the hand-off's (includes/ledger `ledger_defer`): the
+    -- completion writes them all in one LPUSH.
+    local kept = ledger_defer(row, ledger_entry(now, 'claimed', version, { w = worker, d = due }))
+    local written = { 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '', 'hc', row.hc }
+    if kept then
+      written[#written + 1] = 'lq'
+      written[#written + 1] = kept
+    end
+    redis.call('HSET', hash, unpack(written))
   end
+  row.lq = nil -- the worker has no use for it
   return { free and 'free' or 'held', int(due), cjson.encode(row) }
 end
 

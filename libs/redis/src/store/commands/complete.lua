@@ -144,7 +144,7 @@ local function finish(row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
     fields.rp = kept_for_free_runs and '1' or nil
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
-    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct', 'hc')
+    redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct', 'hc', 'lq')
   else
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
     local attempt = outcome ~= 'ok' and attempt_of(row) or nil
@@ -187,7 +187,7 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   else
     fields.cf = int(now)
   end
-  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'hc', 'ds' })
+  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'hc', 'ds', 'lq' })
   -- no event says it: the ledger records the retry armed, its try and its due (as FirePath.recordRetry)
   ledger_append({ key = row.key, v = fields.v, sa = row.sa }, 'retried', now, { n = tonumber(fields.at), d = tonumber(fields.d) })
   publish_skips(prefix, row, now, version, missed, overlap)
@@ -215,16 +215,19 @@ end
 -- why a slot policy left no next slot.
 local function complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered, ended)
   unleased[#unleased + 1] = row.key
+  -- The entries the row keeps (`lq`: its hand-off and claim) go into the ledger with the outcome's; every
+  -- way on below deletes the row or drops the field with the lease fields (includes/ledger).
+  row.drops_lq = true
   local retried_missed, retried_overlap = retry_held(row, version, outcome, message, reason, missed, overlap)
   if retried_missed then
     return retried_missed, retried_overlap
   end
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
-  local gone = { 'lw', 'lu', 'ct', 'hc', 'at' }
+  local gone = { 'lw', 'lu', 'ct', 'hc', 'at', 'lq' }
   if row.tg and not final then
     -- A trigger run does not move the schedule: back to the unchanged `d` (and its pending retry, if any).
     local fields = outcome_of(row, version, outcome, message, reason)
-    local trigger_gone = { 'lw', 'lu', 'ct', 'hc', 'tg' }
+    local trigger_gone = { 'lw', 'lu', 'ct', 'hc', 'tg', 'lq' }
     rearm(row, fields, tonumber(row.d), trigger_gone, count_failure(row, outcome, fields, trigger_gone))
     return 0, 0
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then

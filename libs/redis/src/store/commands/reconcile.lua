@@ -68,7 +68,7 @@ local function settle_free_run(member)
     row.v, row.rc, row.lf, row.fr = version, run.rc, run.lf, '1'
     lost[#lost + 1] = flat(row)
   else
-    ledger_append({ key = key, v = version, sa = row.sa }, 'lost', now, { r = 'requeued', w = run.w })
+    ledger_append(row, 'lost', now, { r = 'requeued', w = run.w }, version)
     run.w = ''
     save_free_run(base, member, run)
     redis.call('ZREM', leases_key, member)

@@ -73,6 +73,7 @@ local function write_gathered()
   call_in_slices('ZADD', base .. 'keys', key_entries)
   call_in_slices('HSET', base .. 'ids', id_entries)
   call_in_slices('DEL', nil, tombstones)
+  ledger_write_created()
   if seq ~= seq_written then
     redis.call('SET', seq_key, int(seq))
     seq_written = seq

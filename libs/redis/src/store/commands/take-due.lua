@@ -1,6 +1,7 @@
 -- Hands due timers to BullMQ: moves the `due` entries with score <= Redis now + lead to `armed`
 -- (score = now, the hand-off time the reconciler's grace counts from), naming on each row (`j`) the job
--- the dispatcher will add for it: `t-<id>-v<version>-r<runCount>` of the job's first timer. With a lead
+-- the dispatcher will add for it: `t-<id>-v<version>-r<runCount>` of the job's first timer, and keeping
+-- its `armed` ledger entry (`lq`, includes/ledger) for the row's next ledger write. With a lead
 -- a job reaches a worker before its timers are due; the claim still refuses them until they are.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
@@ -38,11 +39,14 @@ for i = 1, #entries, 2 do
   local run = ref_key and read_free_run(base, key)
   local row
   if run and run.w == '' then
-    row = { run.id, version, 'pending', run.rc .. 'f', redis.call('HGET', row_key(base, ref_key), 'tp') }
+    local owner = redis.call('HMGET', row_key(base, ref_key), 'tp', 'sa', 'lq')
+    row = { run.id, version, 'pending', run.rc .. 'f', owner[1] }
+    -- rare: its entry is written at once (with what its row keeps before it)
+    ledger_append({ key = ref_key, sa = owner[2] or nil, lq = owner[3] or nil }, 'armed', now, { d = tonumber(score) }, version)
   elseif ref_key then
     row = {}
   else
-    row, ref_key = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp', 'sa'), key
+    row, ref_key = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp', 'lq', 'sa', 'lo'), key
   end
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
@@ -54,9 +58,15 @@ for i = 1, #entries, 2 do
       run.j = job[1]
       save_free_run(base, key, run)
     else
-      redis.call('HSET', hash, 'j', job[1])
+      -- The `armed` entry waits on the row (includes/ledger `ledger_defer`): no list write per timer.
+      local fields = { v = row[2], rc = row[4] or nil, lq = row[6] or nil, sa = row[7], lo = row[8] or nil }
+      local kept = ledger_hand_off(fields, ledger_entry(now, 'armed', row[2], { d = tonumber(score) }))
+      if kept then
+        redis.call('HSET', hash, 'j', job[1], 'lq', kept)
+      else
+        redis.call('HSET', hash, 'j', job[1])
+      end
     end
-    ledger_append({ key = ref_key, v = row[2], sa = row[6] or nil }, 'armed', now, { d = tonumber(score) })
     armed[#armed + 1] = now_text
     armed[#armed + 1] = key
     job[#job + 1] = row[1]

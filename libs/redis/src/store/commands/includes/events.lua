@@ -13,8 +13,8 @@
 local event_listeners = nil
 local on_cluster = string.find(KEYS[1], '{p%d+%.%d+}:$') ~= nil
 
-local function publish_event(prefix, row, event_type, now, extra)
-  ledger_record(row, event_type, now, extra)
+-- Publishes an event without its ledger entry (a held claim keeps that on the row: includes/ledger).
+local function announce_event(prefix, row, event_type, now, extra)
   if event_listeners == 0 then
     return
   end
@@ -26,6 +26,11 @@ local function publish_event(prefix, row, event_type, now, extra)
   if event_listeners == nil then
     event_listeners = on_cluster and 1 or received
   end
+end
+
+local function publish_event(prefix, row, event_type, now, extra)
+  ledger_record(row, event_type, now, extra)
+  announce_event(prefix, row, event_type, now, extra)
 end
 
 -- A run in progress must abort when its entry changes under it: a held run (`running`) or a free run

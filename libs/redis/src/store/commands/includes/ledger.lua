@@ -1,15 +1,18 @@
 -- Include: The ledger of each key (docs/design.md "Ledger"): the list `P:{pN}:h:<key>`, newest first, at
 -- most LEDGER_SIZE entries (the loader takes it off ARGV[2] of every script; 0 = no ledger), each a
 -- compact JSON object { a = Redis ms, e = event, v = version, w = workerId, r = reason, m = message,
--- c = count, n = attempt, d = due ms } (absent fields left out). Written by the script that makes the
--- change: `publish_event` records every event here (`ledger_record`); pause, take-due and the
--- reconciler's requeue, which publish none, call `ledger_append` themselves.
+-- c = count, n = attempt, d = due ms } (absent fields left out). Every entry is made by the script that
+-- makes its change: `publish_event` records every event (`ledger_record`); pause and the reconciler's
+-- requeue, which publish none, call `ledger_append` themselves. The hand-off (take-due's `armed`) and a
+-- held claim (`claimed`) keep their entry on the row they write anyway (`lq`, `ledger_defer`) instead of
+-- a list write per timer; the row's next entry writes them first, in the same LPUSH.
 
 -- How long the ledger of a timer that ended and was removed (removeOnComplete) or dropped stays
 -- readable: as long as a cancelled timer's tombstone does by default (7 days).
 local LEDGER_KEEP_MS = 604800000
 -- The worker a claim script acts for (claim.lua sets it): its entries name it.
-local ledger = { worker = nil }
+-- `created`: the 'scheduled' entries of the rows this call created, for `ledger_write_created`.
+local ledger = { worker = nil, created = {} }
 
 local function ledger_key(key)
   return KEYS[1] .. 'h:' .. key
@@ -23,25 +26,64 @@ local function ledger_entry(at, event, version, fields)
   return cjson.encode(entry)
 end
 
--- Appends an entry for `row` (its key, version `v`, and `sa`). A timer's first entry, 'scheduled' at
--- version 1, is implied by its row while nothing else happened to it, so a pending timer costs no ledger
--- key: the first real entry writes it underneath, from `sa` (a script that moves `sa` calls
--- `ledger_open` first). A subject that is not a row (no `sa`: a stale job's ref, a new row's creation)
--- only goes into a ledger that exists already (a key scheduled again after a cancel or replace).
-local function ledger_append(row, event, now, fields)
+-- The entries a row keeps (`lq`, oldest first, one per line: compact JSON escapes every newline) for the
+-- ledger's next write: `row.lq` with `entry` after it, what the caller writes to the row's `lq` field.
+local function ledger_defer(row, entry)
+  if LEDGER_SIZE == 0 then
+    return nil
+  end
+  return row.lq and (row.lq .. '\n' .. entry) or entry
+end
+
+-- Whether kept entries (`lq`) hold the row's 'scheduled' entry (its first hand-off put it there).
+local function keeps_first_entry(kept)
+  return kept ~= nil and string.find(kept, '"e":"scheduled"', 1, true) ~= nil
+end
+
+-- The `lq` a hand-off (take-due) leaves on `row` (its fields v, rc, sa, lq, lo): its `armed` entry after
+-- what the row keeps. A row's first hand-off (version 1, no run yet, nothing kept) finds nothing of it in
+-- the ledger — unless its creation wrote its 'scheduled' entry into an earlier life's ledger, which marks
+-- the row `lo` (ledger_write_created) — so that implied entry goes first, and the completion's one LPUSH
+-- writes the whole ledger (no RPUSH of it underneath).
+local function ledger_hand_off(row, entry)
+  if LEDGER_SIZE > 0 and not row.lq and row.v == '1' and not row.rc and not row.lo then
+    return ledger_entry(tonumber(row.sa), 'scheduled', 1) .. '\n' .. entry
+  end
+  return ledger_defer(row, entry)
+end
+
+-- Appends an entry for `row` (its key, version `v` unless `version` is given, `sa`, and the entries it
+-- keeps, `lq`: written first, in the same LPUSH, and dropped from the row — unless `row.drops_lq`: the
+-- script deletes the row or the field itself, in a command it sends anyway). A timer's first entry,
+-- 'scheduled' at version 1, is implied by its row while nothing else happened to it, so a pending timer
+-- costs no ledger key: the first real entry writes it underneath, from `sa` (a script that moves `sa`
+-- calls `ledger_open` first), unless the kept entries hold it. A subject that is not a row (no `sa`: a
+-- stale job's ref of a gone key) only goes into a ledger that exists already.
+local function ledger_append(row, event, now, fields, version)
+  local kept = row.lq
+  if kept then
+    row.lq = nil
+    if not row.drops_lq then
+      redis.call('HDEL', KEYS[1] .. 't:' .. row.key, 'lq')
+    end
+  end
   if LEDGER_SIZE == 0 then
     return
   end
   local name = ledger_key(row.key)
-  local entry = ledger_entry(now, event, row.v, fields)
+  local entries = {}
+  for line in string.gmatch(kept or '', '[^\n]+') do
+    entries[#entries + 1] = line
+  end
+  entries[#entries + 1] = ledger_entry(now, event, version or row.v, fields)
   local length
   if row.sa then
-    length = redis.call('LPUSH', name, entry)
-    if length == 1 then
+    length = redis.call('LPUSH', name, unpack(entries))
+    if length == #entries and not keeps_first_entry(kept) then
       length = redis.call('RPUSH', name, ledger_entry(tonumber(row.sa), 'scheduled', 1))
     end
   else
-    length = redis.call('LPUSHX', name, entry)
+    length = redis.call('LPUSHX', name, unpack(entries))
   end
   if length > LEDGER_SIZE then
     redis.call('LTRIM', name, 0, LEDGER_SIZE - 1)
@@ -50,7 +92,7 @@ end
 
 -- Writes the implied first entry of a row that has no ledger yet: before a change of `sa`.
 local function ledger_open(row)
-  if LEDGER_SIZE > 0 and redis.call('EXISTS', ledger_key(row.key)) == 0 then
+  if LEDGER_SIZE > 0 and not keeps_first_entry(row.lq) and redis.call('EXISTS', ledger_key(row.key)) == 0 then
     redis.call('RPUSH', ledger_key(row.key), ledger_entry(tonumber(row.sa), 'scheduled', 1))
   end
 end
@@ -98,16 +140,44 @@ local function ledger_record(row, event_type, now, extra)
   end
   -- A stale completion's worker is not the row's lease owner: only a claim knows its own.
   fields.w = ledger.worker or (event_type ~= 'stale' and row.lw) or nil
-  local subject = row
-  if extra.version then
-    subject = { key = row.key, v = extra.version, sa = row.sa }
-  end
   if event == 'scheduled' then
-    -- A creation: its entry is the one a row implies (no due); the key's ledger lives with it again.
-    fields.d = nil
+    -- A creation: its entry is the one a row implies (no due), written only where an earlier life of the
+    -- key left a ledger (ledger_write_created).
+    ledger.created[#ledger.created + 1] = { row.key, ledger_entry(now, event, row.v, {}) }
+    return
   end
-  ledger_append(subject, event, now, fields)
-  if event == 'scheduled' then
-    ledger_expire(row.key, nil)
+  ledger_append(row, event, now, fields, extra.version)
+end
+
+-- The 'scheduled' entries of the rows created since the last call (schedule.lua, once per batch): a new
+-- row implies its own, so only a key whose ledger outlived an earlier life (cancelled, replaced, removed
+-- on completion) takes it, and that ledger lives with the row again. One EXISTS over the batch finds
+-- whether there is any: usually none, and then no command per row.
+local function ledger_write_created()
+  local created = ledger.created
+  ledger.created = {}
+  if LEDGER_SIZE == 0 or #created == 0 then
+    return
+  end
+  local names, found = {}, 0
+  for i, item in ipairs(created) do
+    names[i] = ledger_key(item[1])
+  end
+  for first = 1, #names, 2000 do
+    found = found + redis.call('EXISTS', unpack(names, first, math.min(first + 1999, #names)))
+  end
+  if found == 0 then
+    return
+  end
+  for i, item in ipairs(created) do
+    local length = redis.call('LPUSHX', names[i], item[2])
+    if length > 0 then
+      -- its first hand-off must not write the 'scheduled' entry again (ledger_hand_off)
+      redis.call('HSET', KEYS[1] .. 't:' .. item[1], 'lo', '1')
+      ledger_expire(item[1], nil)
+      if length > LEDGER_SIZE then
+        redis.call('LTRIM', names[i], 0, LEDGER_SIZE - 1)
+      end
+    end
   end
 end
