@@ -40,7 +40,7 @@ end
 for _, name in ipairs({ 'due', 'armed', 'leases', 'keys' }) do
   call_in_slices('ZREM', base .. name, keys)
 end
-call_in_slices('HDEL', base .. 'ids', cancelled_ids)
+remove_live_ids(base, cancelled_ids)
 
 local more = 0
 if #keys == batch and #redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, 1) > 0 then

@@ -54,7 +54,6 @@ for _, item in ipairs(cjson.decode(ARGV[2])) do
     keys[#keys + 1] = key
     if is_live(row.s) then
       ids[#ids + 1] = row.id
-      ids[#ids + 1] = key
     end
     if row.s == 'pending' then
       local score = tonumber(row.tg or row.d)
@@ -82,6 +81,6 @@ if earliest then
   end
 end
 call_in_slices('ZADD', base .. 'keys', keys)
-call_in_slices('HSET', base .. 'ids', ids)
+add_live_ids(base, ids)
 call_in_slices('ZADD', base .. 'due', due)
 return written
