@@ -15,7 +15,7 @@ import {
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
 import { idBit, idsOfBitmap } from '../store/live-ids';
-import { decodeRow } from '../store/row';
+import { decodeRow, statusOf } from '../store/row';
 
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
@@ -97,7 +97,7 @@ export class TimerReads {
     return { items, nextCursor: null };
   }
 
-  /** The keys whose row has `status` (field `s`), read with one pipelined HGET each. */
+  /** The keys whose row has `status` (field `s`; `id` tells a row from none), one pipelined HMGET each. */
   private async keysWithStatus(
     keys: string[],
     rowOf: (key: string) => string,
@@ -105,12 +105,13 @@ export class TimerReads {
   ): Promise<string[]> {
     if (keys.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.hget(rowOf(key), 's');
+    for (const key of keys) pipeline.hmget(rowOf(key), 's', 'id');
     const results = (await pipeline.exec()) ?? [];
     return keys.filter((_, i) => {
       const [error, value] = results[i];
       if (error) throw error;
-      return value === status;
+      const [s, id] = value as (string | null)[];
+      return id !== null && statusOf(s) === status;
     });
   }
 

@@ -28,8 +28,9 @@ local cancelled_ids = {}
 local keys = redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, batch)
 for _, key in ipairs(keys) do
   local f = redis.call('HMGET', row_key(base, key), 'id', 'v', 's', 'k', 'aw', 'rv')
-  if f[3] and is_live(f[3]) then
-    local row = { key = key, id = f[1], v = f[2], s = f[3], k = f[4], aw = f[5], rv = f[6] }
+  local row = with_defaults({ key = key, id = f[1] or nil, v = f[2] or nil, s = f[3] or nil, k = f[4] or nil })
+  if f[1] and is_live(row.s) then
+    row.aw, row.rv = f[5] or nil, f[6] or nil
     retire_row(base, prefix, row, reason, now, tombstone_ms)
     cancelled_ids[#cancelled_ids + 1] = row.id
   else

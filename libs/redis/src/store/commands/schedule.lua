@@ -49,7 +49,7 @@ local function statuses_of(keys)
     local last = math.min(first + 1999, #keys)
     local scores = redis.call('ZMSCORE', base .. 'keys', unpack(keys, first, last))
     for j = first, last do
-      found[keys[j]] = scores[j - first + 1] and redis.call('HGET', row_key(base, keys[j]), 's')
+      found[keys[j]] = scores[j - first + 1] and (redis.call('HGET', row_key(base, keys[j]), 's') or ROW_DEFAULTS.s)
     end
   end
   return found
@@ -122,7 +122,8 @@ end
 local function create(spec)
   local key, slot = spec.key, due_of(spec)
   -- a periodic slot is due moved by its jitter (includes/slots); `ds` keeps the slot
-  local due = spec.fields.k == 'once' and slot or slot_due({ key = key, jt = spec.fields.jt }, slot)
+  local kind = spec.fields.k or ROW_DEFAULTS.k
+  local due = kind == 'once' and slot or slot_due({ key = key, jt = spec.fields.jt }, slot)
   seq = seq + 1
   first_seq = first_seq or seq
   local id, d = int(seq) .. 'p' .. partition, int(due)
@@ -130,7 +131,7 @@ local function create(spec)
   if spec.status then
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
   end
-  local values = { 'id', id, 'v', '1', 's', 'pending', 'sa', sa, 'd', d }
+  local values = { 'id', id, 'sa', sa, 'd', d } -- v 1, pending: defaults, left out
   if due ~= slot then
     values[#values + 1] = 'ds'
     values[#values + 1] = int(slot)
@@ -149,14 +150,14 @@ local function create(spec)
   if earliest == nil or due < earliest then
     earliest = due
   end
-  publish_event(prefix, { id = id, key = key, v = '1', k = spec.fields.k }, 'scheduled', now, { due = due })
+  publish_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due })
   return due
 end
 
 local function schedule_one(spec)
   if spec.again then
     write_gathered()
-    spec.status = redis.call('HGET', row_key(base, spec.key), 's')
+    spec.status = statuses_of({ spec.key })[spec.key]
   end
   if spec.status and is_live(spec.status) then
     if spec.ie == 'keep' then
