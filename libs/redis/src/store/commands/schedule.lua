@@ -42,14 +42,15 @@ end
 
 -- Whether each key holds a row, and its status: a row exists iff its key is in `keys` (docs/design.md
 -- "Index membership"), so one ZMSCORE answers for a whole batch of new keys and only a row that
--- exists is read. `key → status` (false: no row).
+-- exists is read (its `id` tells a row from none, `s` may be left out). `key → status` (false: no row).
 local function statuses_of(keys)
   local found = {}
   for first = 1, #keys, 2000 do
     local last = math.min(first + 1999, #keys)
     local scores = redis.call('ZMSCORE', base .. 'keys', unpack(keys, first, last))
     for j = first, last do
-      found[keys[j]] = scores[j - first + 1] and (redis.call('HGET', row_key(base, keys[j]), 's') or ROW_DEFAULTS.s)
+      local row = scores[j - first + 1] and redis.call('HMGET', row_key(base, keys[j]), 'id', 's')
+      found[keys[j]] = row and row[1] and (row[2] or ROW_DEFAULTS.s)
     end
   end
   return found
