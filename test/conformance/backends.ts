@@ -266,10 +266,11 @@ async function backdateRows(raw: Redis, prefix: string, ms: number): Promise<voi
     const row = await raw.hgetall(hash);
     const key = hash.slice(hash.indexOf('}:t:') + 4);
     const scheduledAt = Number(row.sa) - ms;
+    const kind = row.k ?? 'once'; // a default the row leaves out (docs/design.md "Row values")
     const slot =
-      row.k === 'cron' ? nextCronOccurrence(row.cr, row.tz, scheduledAt) : Number(row.ds ?? row.d) - ms;
+      kind === 'cron' ? nextCronOccurrence(row.cr, row.tz, scheduledAt) : Number(row.ds ?? row.d) - ms;
     const due =
-      row.k === 'once' ? slot : dueOfSlot({ key, jitter: row.jt ? Number(row.jt) : undefined }, slot);
+      kind === 'once' ? slot : dueOfSlot({ key, jitter: row.jt ? Number(row.jt) : undefined }, slot);
     await raw.hset(
       hash,
       'sa',

@@ -40,11 +40,15 @@ describe('cancel', () => {
     // besides the first answers of the two calls, remembered for a minute (docs/design.md "Repeated calls")
     const keys = await keysUnder(store.raw, timers.keys.prefix);
     const memos = keys.filter((name) => name.includes(':q:'));
+    // the live-id bitmap stays, empty: the partition's next ids land in it (store/live-ids.ts)
     expect(keys.filter((name) => !memos.includes(name))).toEqual([
       timers.keys.ledger('k'),
+      timers.keys.idBitmap(0, '0:0'),
+      timers.keys.idChunks(0),
       timers.keys.seq(0),
       timers.keys.tombstone('k'),
     ]);
+    expect(await store.raw.bitcount(timers.keys.idBitmap(0, '0:0'))).toBe(0);
     expect(memos).toHaveLength(2);
     for (const memo of memos) expect(await store.raw.pttl(memo)).toBeLessThanOrEqual(60_000);
     const ttl = await store.raw.pttl(timers.keys.tombstone('k'));

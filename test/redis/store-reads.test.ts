@@ -138,6 +138,31 @@ describe('get, list, check, snapshot', () => {
     expect(await timers.get('k')).toBeNull();
     expect(await store.raw.exists(timers.keys.tombstone('k'))).toBe(0);
   });
+
+  it('check and snapshot read live ids across id bitmaps; a bitmap left empty behind the counter goes', async () => {
+    const timers = store.open();
+    const first = await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });
+    // the next ids land in the second bitmap (store/live-ids.ts ID_CHUNK = 65536 ids each)
+    await store.raw.set(timers.keys.seq(0), 70_000);
+    const [second, third] = await timers.scheduleMany([
+      { key: 'b', handler: 'h', delay: '1h' },
+      { key: 'c', handler: 'h', delay: '1h' },
+    ]);
+    expect([first.id, second.id, third.id]).toEqual(['1p0', '70001p0', '70002p0']);
+    expect((await timers.snapshot()).sort()).toEqual(['1p0', '70001p0', '70002p0']);
+    expect(await timers.check('70001p0')).toBe(true);
+    expect(await timers.check('70003p0')).toBe(false);
+    expect(await timers.check('1p7')).toBe(false);
+
+    expect(await timers.cancel('a')).toBe(true);
+    expect(await timers.check('1p0')).toBe(false);
+    expect(await store.raw.exists(timers.keys.idBitmap(0, '0:0'))).toBe(0);
+    expect(await store.raw.smembers(timers.keys.idChunks(0))).toEqual(['0:1']);
+    // the bitmap new ids land in stays, even empty
+    await timers.cancelAll();
+    expect(await timers.snapshot()).toEqual([]);
+    expect(await store.raw.smembers(timers.keys.idChunks(0))).toEqual(['0:1']);
+  });
 });
 
 describe('events', () => {

@@ -14,7 +14,8 @@ import {
 } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
-import { decodeRow } from '../store/row';
+import { idBit, idsOfBitmap } from '../store/live-ids';
+import { decodeRow, statusOf } from '../store/row';
 
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
@@ -96,7 +97,7 @@ export class TimerReads {
     return { items, nextCursor: null };
   }
 
-  /** The keys whose row has `status` (field `s`), read with one pipelined HGET each. */
+  /** The keys whose row has `status` (field `s`; `id` tells a row from none), one pipelined HMGET each. */
   private async keysWithStatus(
     keys: string[],
     rowOf: (key: string) => string,
@@ -104,12 +105,13 @@ export class TimerReads {
   ): Promise<string[]> {
     if (keys.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.hget(rowOf(key), 's');
+    for (const key of keys) pipeline.hmget(rowOf(key), 's', 'id');
     const results = (await pipeline.exec()) ?? [];
     return keys.filter((_, i) => {
       const [error, value] = results[i];
       if (error) throw error;
-      return value === status;
+      const [s, id] = value as (string | null)[];
+      return id !== null && statusOf(s) === status;
     });
   }
 
@@ -191,19 +193,32 @@ export class TimerReads {
 
   /**
    * An id names the partition it was created in (`<seq>p<N>`), looked in first; a repartition may have
-   * moved its timer since, so a miss looks in every other partition.
+   * moved its timer since, so a miss looks in every other partition. One GETBIT each (store/live-ids.ts).
    */
   async check(id: string): Promise<boolean> {
-    if (typeof id !== 'string' || !/^\d+p\d+$/.test(id)) return false;
+    const bit = typeof id === 'string' ? idBit(id) : null;
+    if (!bit) return false;
+    const isSet = ([layout, n]: [SundialKeys, number]) =>
+      this.redis.getbit(layout.idBitmap(n, bit.chunk), bit.offset);
     const named = this.keys.partitionOfId(id);
-    if (named !== null && (await this.redis.hexists(this.keys.ids(named), id)) === 1) return true;
+    if (named !== null && (await isSet([this.keys, named])) === 1) return true;
     const others = this.walk().filter(([layout, n]) => layout !== this.keys || n !== named);
-    const found = await Promise.all(others.map(([layout, n]) => this.redis.hexists(layout.ids(n), id)));
-    return found.includes(1);
+    return (await Promise.all(others.map(isSet))).includes(1);
   }
 
   async snapshot(): Promise<string[]> {
-    const perPartition = await Promise.all(this.walk().map(([layout, n]) => this.redis.hkeys(layout.ids(n))));
+    const perPartition = await Promise.all(
+      this.walk().map(async ([layout, n]) => {
+        const chunks = await this.redis.smembers(layout.idChunks(n));
+        const bitmaps = await Promise.all(
+          chunks.map((chunk) => this.redis.getBuffer(layout.idBitmap(n, chunk))),
+        );
+        return chunks.flatMap((chunk, i) => {
+          const bitmap = bitmaps[i];
+          return bitmap ? idsOfBitmap(chunk, bitmap) : [];
+        });
+      }),
+    );
     return [...new Set(perPartition.flat())];
   }
 

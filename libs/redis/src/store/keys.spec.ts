@@ -15,14 +15,14 @@ describe('SundialKeys', () => {
     expect(keys.base(0)).toBe('sundial:{p0}:');
     expect(keys.row('invoice:42')).toBe('sundial:{p0}:t:invoice:42');
     expect(keys.tombstone('invoice:42')).toBe('sundial:{p0}:x:invoice:42');
-    expect([keys.due(0), keys.armed(0), keys.keys(0), keys.leases(0), keys.ids(0), keys.seq(0)]).toEqual([
+    expect([keys.due(0), keys.armed(0), keys.keys(0), keys.leases(0), keys.seq(0)]).toEqual([
       'sundial:{p0}:due',
       'sundial:{p0}:armed',
       'sundial:{p0}:keys',
       'sundial:{p0}:leases',
-      'sundial:{p0}:ids',
       'sundial:{p0}:seq',
     ]);
+    expect([keys.idChunks(0), keys.idBitmap(0, '0:1')]).toEqual(['sundial:{p0}:ic', 'sundial:{p0}:i:0:1']);
     expect(keys.eventsChannel).toBe('sundial:events');
     expect(keys.abortChannel).toBe('sundial:abort');
     expect(keys.queueName(0)).toBe('sundial-fire-{p0}');

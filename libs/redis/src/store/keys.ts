@@ -100,8 +100,14 @@ export class SundialKeys {
     return `${this.base(partition)}free`;
   }
 
-  ids(partition: number): string {
-    return `${this.base(partition)}ids`;
+  /** `P:{pN}:ic`: the suffixes `<M>:<chunk>` of the partition's live-id bitmaps (store/live-ids.ts). */
+  idChunks(partition: number): string {
+    return `${this.base(partition)}ic`;
+  }
+
+  /** `P:{pN}:i:<M>:<chunk>`: a bitmap of live ids (store/live-ids.ts). */
+  idBitmap(partition: number, chunk: string): string {
+    return `${this.base(partition)}i:${chunk}`;
   }
 
   seq(partition: number): string {

@@ -16,6 +16,33 @@ export function parseRowReply(raw: string[]): RowReply {
 }
 
 /**
+ * schedule.lua's reply: `['ok', sa, first seq, ...]` with per spec its due (a created row: the ids are
+ * consecutive seqs from the first, all scheduled at `sa`) or `['kept', ...row pairs]`; or
+ * `['duplicate', key]` / `['retry', now]` for a call refused unchanged.
+ */
+export type RawScheduleReply =
+  ['ok', number, number, ...(number | string[])[]] | ['duplicate', string] | ['retry', number];
+
+/** A schedule.lua reply per spec, as the other writes reply: a created row is 'ok' with `id`, `sa`, `d`. */
+export function parseScheduleReply(raw: RawScheduleReply, partition: number): RowReply[] {
+  if (raw[0] === 'duplicate') return [{ code: 'duplicate', fields: { key: raw[1] } }];
+  if (raw[0] === 'retry') return [{ code: 'retry', fields: { now: String(raw[1]) } }];
+  const [, sa, firstSeq] = raw;
+  const scheduledAt = String(sa);
+  let seq = firstSeq;
+  const replies: RowReply[] = [];
+  for (let n = 3; n < raw.length; n++) {
+    const entry = raw[n] as number | string[];
+    replies.push(
+      typeof entry === 'number'
+        ? { code: 'ok', fields: { id: `${seq++}p${partition}`, sa: scheduledAt, d: String(entry) } }
+        : parseRowReply(entry),
+    );
+  }
+  return replies;
+}
+
+/**
  * complete.lua's reply per run: done, with the slots the timer went past (by reason, docs/spec.md §3.3);
  * or stale, and why (then nothing was written).
  */

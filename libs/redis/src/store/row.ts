@@ -19,6 +19,18 @@ import type {
  */
 export type RowFields = Record<string, string>;
 
+/**
+ * What a row leaves out while it holds it (docs/design.md "Row values", includes/row.lua ROW_DEFAULTS):
+ * a new one-shot stores none of `v` 1, `s` pending, `k` once. Readers of the raw hash go through
+ * `decodeRow` / `slotTimerOf`, which put them back.
+ */
+const ROW_DEFAULTS: Readonly<RowFields> = { v: '1', s: 'pending', k: 'once' };
+
+/** The status a row's raw `s` stands for (absent: pending). */
+export function statusOf(s: string | null | undefined): TimerStatus {
+  return (s ?? ROW_DEFAULTS.s) as TimerStatus;
+}
+
 /** HGETALL-style `[field, value, field, value, ...]` → record (what Lua scripts reply with). */
 export function fieldsFromFlat(flat: readonly string[]): RowFields {
   const fields: RowFields = {};
@@ -28,10 +40,12 @@ export function fieldsFromFlat(flat: readonly string[]): RowFields {
 
 /**
  * The row fields a spec defines, ready for HSET. Defaults are left out (absent = default) so a pending
- * row stays small: `aw` absent = true, `rm` absent = true, `dl` absent = at-least-once, `p` absent = null.
+ * row stays small: `k` absent = once, `aw` absent = true, `rm` absent = true, `dl` absent =
+ * at-least-once, `p` absent = null.
  */
 export function encodeSpecFields(spec: NormalizedSpec): RowFields {
-  const fields: RowFields = { k: spec.kind, h: spec.handler };
+  const fields: RowFields = { h: spec.handler };
+  if (spec.kind !== 'once') fields.k = spec.kind;
   if (spec.payload !== null) fields.p = JSON.stringify(spec.payload);
   if (spec.delayMs !== undefined) fields.dm = String(spec.delayMs);
   if (spec.everyMs !== undefined) fields.em = String(spec.everyMs);
@@ -110,7 +124,8 @@ export function decodeSlotPolicy(fields: RowFields): SlotPolicy {
 }
 
 /** The one decoder from a row (or a tombstone's fields) to the public `Timer`. */
-export function decodeRow(fields: RowFields): Timer {
+export function decodeRow(raw: RowFields): Timer {
+  const fields = { ...ROW_DEFAULTS, ...raw };
   const timer: Timer = {
     id: fields.id,
     key: fields.key,
@@ -178,7 +193,7 @@ export function slotTimerOf(fields: RowFields): SlotTimer {
   const timer: SlotTimer = {
     ...decodeSlotPolicy(fields),
     key: fields.key,
-    kind: fields.k as TimerKind,
+    kind: (fields.k ?? ROW_DEFAULTS.k) as TimerKind,
     scheduledAt: Number(fields.sa),
   };
   if (fields.em !== undefined) timer.everyMs = Number(fields.em);

@@ -51,17 +51,19 @@ local function cancel_key(key)
   local hash = row_key(base, key)
   if plain and event_listeners == 0 then
     local f = redis.call('HMGET', hash, 'id', 's')
-    if f[2] == 'pending' or f[2] == 'paused' then
+    local status = f[1] and (f[2] or ROW_DEFAULTS.s)
+    if status == 'pending' or status == 'paused' then
       bury_row(base, { key = key }, tombstone_ms)
       return f[1]
     end
   end
   local f = redis.call('HMGET', hash, 'id', 'v', 's', 'k', 'aw', 'rv')
-  if not (f[3] and is_live(f[3])) then
+  local row = with_defaults({ key = key, id = f[1] or nil, v = f[2] or nil, s = f[3] or nil, k = f[4] or nil })
+  if not (f[1] and is_live(row.s)) then
     redis.call('DEL', hash)
     return nil
   end
-  local row = { key = key, id = f[1], v = f[2], s = f[3], k = f[4], aw = f[5], rv = f[6] }
+  row.aw, row.rv = f[5] or nil, f[6] or nil
   retire_row(base, prefix, row, reason, now, tombstone_ms)
   return row.id
 end
@@ -78,7 +80,7 @@ end
 for _, name in ipairs({ 'due', 'armed', 'leases' }) do
   call_in_slices('ZREM', base .. name, keys)
 end
-call_in_slices('HDEL', base .. 'ids', cancelled_ids)
+remove_live_ids(base, cancelled_ids)
 
 local more = 0
 if #keys == batch and #redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, 1) > 0 then

@@ -331,6 +331,6 @@ for _, run in ipairs(cjson.decode(ARGV[2])) do
   replies[#replies + 1] = complete(unpack(run))
 end
 call_in_slices('ZREM', base .. 'leases', unleased)
-call_in_slices('HDEL', base .. 'ids', removed_ids)
+remove_live_ids(base, removed_ids)
 call_in_slices('ZREM', base .. 'keys', removed_keys)
 return replies

@@ -41,7 +41,7 @@ for _, key in ipairs(handed_off) do
     rearm_free_run(key)
   else
     local row = redis.call('HMGET', row_key(base, key), 's', 'j', 'tg', 'd')
-    if row[1] ~= 'pending' then
+    if not row[4] or (row[1] or ROW_DEFAULTS.s) ~= 'pending' then
       redis.call('ZREM', armed_key, key)
     elseif not row[2] or redis.call('EXISTS', job_prefix .. row[2]) == 0 then
       arm_due(base, key, tonumber(row[3] or row[4]))

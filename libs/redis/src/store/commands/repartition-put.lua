@@ -38,6 +38,7 @@ end
 
 for _, item in ipairs(cjson.decode(ARGV[2])) do
   local key, row, tombstone, tombstone_ms = item[1], item[2], item[3], tonumber(item[4])
+  local status = row.s or ROW_DEFAULTS.s
   local ledger, ledger_ms, ledger_name = item[5] or {}, tonumber(item[6] or -1), base .. 'h:' .. key
   if #ledger > 0 and redis.call('EXISTS', ledger_name) == 0 then
     for start = 1, #ledger, 1000 do
@@ -52,11 +53,10 @@ for _, item in ipairs(cjson.decode(ARGV[2])) do
     hset(row_key(base, key), row)
     keys[#keys + 1] = 0
     keys[#keys + 1] = key
-    if is_live(row.s) then
+    if is_live(status) then
       ids[#ids + 1] = row.id
-      ids[#ids + 1] = key
     end
-    if row.s == 'pending' then
+    if status == 'pending' then
       local score = tonumber(row.tg or row.d)
       due[#due + 1] = score
       due[#due + 1] = key
@@ -82,6 +82,6 @@ if earliest then
   end
 end
 call_in_slices('ZADD', base .. 'keys', keys)
-call_in_slices('HSET', base .. 'ids', ids)
+add_live_ids(base, ids)
 call_in_slices('ZADD', base .. 'due', due)
 return written

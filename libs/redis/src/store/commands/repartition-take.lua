@@ -76,5 +76,5 @@ end
 call_in_slices('ZREM', base .. 'due', leaving)
 call_in_slices('ZREM', base .. 'armed', leaving)
 call_in_slices('ZREM', base .. 'keys', leaving)
-call_in_slices('HDEL', base .. 'ids', leaving_ids)
+remove_live_ids(base, leaving_ids)
 return replies

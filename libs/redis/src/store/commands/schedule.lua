@@ -7,9 +7,10 @@
 --   name/value pairs (encodeSpecFields)
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
--- Output: one array per spec — { 'ok', 'id', id, 'sa', sa, 'd', d } for a created row (the caller knows
---   the rest: v 1, pending, its own fields) or { 'kept', row as pairs } — or a single
---   { 'duplicate', 'key', key } / { 'retry', now } when the whole call was refused unchanged.
+-- Output: { 'ok', sa, first id's seq, then per spec its due (a number) for a created row or
+--   { 'kept', row as pairs } }: the created rows' ids are consecutive seqs from the first one (the caller
+--   knows the rest of them: `sa` shared, v 1, pending, its own fields). Or { 'duplicate', key } /
+--   { 'retry', now } when the whole call was refused unchanged.
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -39,22 +40,46 @@ while i <= argc do
   i = last + 1
 end
 
+-- Whether each key holds a row, and its status: a row exists iff its key is in `keys` (docs/design.md
+-- "Index membership"), so one ZMSCORE answers for a whole batch of new keys and only a row that
+-- exists is read (its `id` tells a row from none, `s` may be left out). `key → status` (false: no row).
+local function statuses_of(keys)
+  local found = {}
+  for first = 1, #keys, 2000 do
+    local last = math.min(first + 1999, #keys)
+    local scores = redis.call('ZMSCORE', base .. 'keys', unpack(keys, first, last))
+    for j = first, last do
+      local row = scores[j - first + 1] and redis.call('HMGET', row_key(base, keys[j]), 'id', 's')
+      found[keys[j]] = row and row[1] and (row[2] or ROW_DEFAULTS.s)
+    end
+  end
+  return found
+end
+
 -- First pass: every refusal happens before any write, so a refused call changes nothing.
+local guards = {}
 for g = 4, 3 + guard_count do
-  local status = redis.call('HGET', row_key(base, ARGV[g]), 's')
+  guards[#guards + 1] = ARGV[g]
+end
+for key, status in pairs(statuses_of(guards)) do
   if status and is_live(status) then
-    return { { 'duplicate', 'key', ARGV[g] } }
+    return { 'duplicate', key }
   end
 end
+local spec_keys = {}
+for n, spec in ipairs(specs) do
+  spec_keys[n] = spec.key
+end
+local status_of = statuses_of(spec_keys)
 local seen = {}
 for _, spec in ipairs(specs) do
   if spec.fields.k == 'cron' and spec.at <= now then
     -- The caller's estimate of Redis now was behind: it recomputes the occurrence after `now`.
-    return { { 'retry', int(now) } }
+    return { 'retry', now }
   end
-  spec.status = redis.call('HGET', row_key(base, spec.key), 's') -- false: no row
+  spec.status = status_of[spec.key]
   if spec.ie == 'error' and (seen[spec.key] or (spec.status and is_live(spec.status))) then
-    return { { 'duplicate', 'key', spec.key } }
+    return { 'duplicate', spec.key }
   end
   spec.again = seen[spec.key] -- a key met earlier in this batch: its status above is out of date
   seen[spec.key] = true
@@ -64,21 +89,23 @@ end
 local seq_key = base .. 'seq'
 local seq = tonumber(redis.call('GET', seq_key) or '0')
 local seq_written = seq
+local first_seq = nil -- the seq of the call's first created row
+local sa = int(now) -- every row created by the call is scheduled at its `now`
 local first_due = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2]
 local earliest = nil
-local due_entries, key_entries, id_entries, tombstones = {}, {}, {}, {}
+local due_entries, key_entries, new_ids, tombstones = {}, {}, {}, {}
 
 local function write_gathered()
   call_in_slices('ZADD', base .. 'due', due_entries)
   call_in_slices('ZADD', base .. 'keys', key_entries)
-  call_in_slices('HSET', base .. 'ids', id_entries)
+  add_live_ids(base, new_ids)
   call_in_slices('DEL', nil, tombstones)
   ledger_write_created()
   if seq ~= seq_written then
     redis.call('SET', seq_key, int(seq))
     seq_written = seq
   end
-  due_entries, key_entries, id_entries, tombstones = {}, {}, {}, {}
+  due_entries, key_entries, new_ids, tombstones = {}, {}, {}, {}
 end
 
 local function due_of(spec)
@@ -97,14 +124,16 @@ end
 local function create(spec)
   local key, slot = spec.key, due_of(spec)
   -- a periodic slot is due moved by its jitter (includes/slots); `ds` keeps the slot
-  local due = spec.fields.k == 'once' and slot or slot_due({ key = key, jt = spec.fields.jt }, slot)
+  local kind = spec.fields.k or ROW_DEFAULTS.k
+  local due = kind == 'once' and slot or slot_due({ key = key, jt = spec.fields.jt }, slot)
   seq = seq + 1
-  local id, sa, d = int(seq) .. 'p' .. partition, int(now), int(due)
+  first_seq = first_seq or seq
+  local id, d = int(seq) .. 'p' .. partition, int(due)
   local hash = row_key(base, key)
   if spec.status then
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
   end
-  local values = { 'id', id, 'v', '1', 's', 'pending', 'sa', sa, 'd', d }
+  local values = { 'id', id, 'sa', sa, 'd', d } -- v 1, pending: defaults, left out
   if due ~= slot then
     values[#values + 1] = 'ds'
     values[#values + 1] = int(slot)
@@ -118,20 +147,19 @@ local function create(spec)
   due_entries[#due_entries + 1] = key
   key_entries[#key_entries + 1] = 0
   key_entries[#key_entries + 1] = key
-  id_entries[#id_entries + 1] = id
-  id_entries[#id_entries + 1] = key
+  new_ids[#new_ids + 1] = id
   tombstones[#tombstones + 1] = tombstone_key(base, key)
   if earliest == nil or due < earliest then
     earliest = due
   end
-  publish_event(prefix, { id = id, key = key, v = '1', k = spec.fields.k }, 'scheduled', now, { due = due })
-  return { 'ok', 'id', id, 'sa', sa, 'd', d }
+  publish_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due })
+  return due
 end
 
 local function schedule_one(spec)
   if spec.again then
     write_gathered()
-    spec.status = redis.call('HGET', row_key(base, spec.key), 's')
+    spec.status = statuses_of({ spec.key })[spec.key]
   end
   if spec.status and is_live(spec.status) then
     if spec.ie == 'keep' then
@@ -148,10 +176,11 @@ local function schedule_one(spec)
   return create(spec)
 end
 
-local replies = {}
-for n, spec in ipairs(specs) do
-  replies[n] = schedule_one(spec)
+local replies = { 'ok', now, 0 }
+for _, spec in ipairs(specs) do
+  replies[#replies + 1] = schedule_one(spec)
 end
+replies[3] = first_seq or 0
 write_gathered()
 -- Wake the dispatchers once when this batch holds a due earlier than everything `due` held.
 if earliest and (first_due == nil or earliest < tonumber(first_due)) then

@@ -47,6 +47,7 @@ for i = 1, #entries, 2 do
     row = {}
   else
     row, ref_key = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp', 'lq', 'sa', 'lo'), key
+    row[2], row[3] = row[2] or ROW_DEFAULTS.v, row[3] or ROW_DEFAULTS.s
   end
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
@@ -76,7 +77,7 @@ for i = 1, #entries, 2 do
     if row[5] then
       traced[#traced + 1] = ref_key
       traced[#traced + 1] = row[5]
-      traced[#traced + 1] = redis.call('HGET', row_key(base, ref_key), 'k')
+      traced[#traced + 1] = redis.call('HGET', row_key(base, ref_key), 'k') or ROW_DEFAULTS.k
     end
   end
 end

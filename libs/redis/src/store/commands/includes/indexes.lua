@@ -1,7 +1,8 @@
--- Include: The partition indexes `due`, `armed`, `keys`, `ids`, `leases`, and the wake channel.
+-- Include: The partition indexes `due`, `armed`, `keys`, `leases`, the live ids, and the wake channel.
 --- @include "includes/time"
 --- @include "includes/row"
 --- @include "includes/ledger"
+--- @include "includes/live-ids"
 
 -- Runs `command [target] ...items` in slices: one call per slice instead of one per item, and never
 -- more arguments than Lua's unpack takes (about 8000). The slice is even, so score/member pairs stay

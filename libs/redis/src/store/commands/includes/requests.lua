@@ -22,52 +22,43 @@ local remembered_json = {
   end,
 }
 
--- schedule: a created row is remembered as its due minus the call's `sa` (ids are consecutive `seq`
--- values from the first one), or '=' when that is the previous one's (a batch of one delay): about 2 to
--- 11 bytes per created timer; a kept row as its reply. A refused call (duplicate, retry) changed nothing
--- and is not remembered.
+-- schedule: { 'ok', sa, first seq, per spec its due or a kept row } is remembered as a line 'sa seq',
+-- then per spec its due minus `sa` (or '=' when that is the previous one's: a batch of one delay), or 'k'
+-- and the kept row as JSON: about 2 to 11 bytes per created timer. A refused call (duplicate, retry)
+-- changed nothing and is not remembered.
 local remembered_schedule = {
-  pack = function(replies)
-    local code = replies[1] and replies[1][1]
-    if code == 'duplicate' or code == 'retry' then
+  pack = function(reply)
+    if reply[1] ~= 'ok' then
       return nil
     end
-    local sa, first_seq, previous
-    local lines = { '' }
-    for _, r in ipairs(replies) do
-      if r[1] == 'ok' then
-        -- { 'ok', 'id', id, 'sa', sa, 'd', d }
-        if not sa then
-          sa, first_seq = r[5], string.match(r[3], '^(%d+)p')
-        end
-        local offset = string.format('%.0f', tonumber(r[7]) - tonumber(sa))
+    local sa, previous = reply[2], nil
+    local lines = { string.format('%.0f %.0f', sa, reply[3]) }
+    for n = 4, #reply do
+      local entry = reply[n]
+      if type(entry) == 'table' then
+        lines[#lines + 1] = 'k' .. cjson.encode(entry)
+      else
+        local offset = string.format('%.0f', entry - sa)
         lines[#lines + 1] = offset == previous and '=' or offset
         previous = offset
-      else
-        lines[#lines + 1] = 'k' .. cjson.encode(r)
       end
     end
-    lines[1] = (sa or '0') .. ' ' .. (first_seq or '0')
     return table.concat(lines, '\n')
   end,
   unpack = function(text)
-    local partition = string.match(KEYS[1], '{p(%d+)[}.]')
-    local replies, seq, sa, offset = {}, nil, nil, nil
+    local reply, offset = nil, nil
     for line in string.gmatch(text, '[^\n]+') do
-      if not sa then
-        local first
-        sa, first = string.match(line, '^(%d+) (%d+)$')
-        seq = tonumber(first)
+      if not reply then
+        local sa, first = string.match(line, '^(%d+) (%d+)$')
+        reply = { 'ok', tonumber(sa), tonumber(first) }
       elseif string.sub(line, 1, 1) == 'k' then
-        replies[#replies + 1] = cjson.decode(string.sub(line, 2))
+        reply[#reply + 1] = cjson.decode(string.sub(line, 2))
       else
         offset = line == '=' and offset or tonumber(line)
-        local id = string.format('%.0f', seq) .. 'p' .. partition
-        replies[#replies + 1] = { 'ok', 'id', id, 'sa', sa, 'd', string.format('%.0f', tonumber(sa) + offset) }
-        seq = seq + 1
+        reply[#reply + 1] = reply[2] + offset
       end
     end
-    return replies
+    return reply
   end,
 }
 

@@ -24,6 +24,6 @@ local function cancel_row(base, prefix, row, reason, now, tombstone_ms)
   redis.call('ZREM', base .. 'armed', key)
   redis.call('ZREM', base .. 'keys', key)
   redis.call('ZREM', base .. 'leases', key)
-  redis.call('HDEL', base .. 'ids', row.id)
+  remove_live_ids(base, { row.id })
   retire_row(base, prefix, row, reason, now, tombstone_ms)
 end

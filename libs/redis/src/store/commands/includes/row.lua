@@ -13,6 +13,20 @@ local function is_live(status)
   return status == 'pending' or status == 'running' or status == 'paused'
 end
 
+-- What a row leaves out while it holds it (docs/design.md "Row values"): a new one-shot stores none of
+-- `v` 1, `s` pending, `k` once (32 bytes less per pending timer). `with_defaults` puts them back into
+-- a row table read from the hash; every other reader of these fields (an HMGET) applies them itself.
+local ROW_DEFAULTS = { v = '1', s = 'pending', k = 'once' }
+
+local function with_defaults(row)
+  for field, value in pairs(ROW_DEFAULTS) do
+    if row[field] == nil then
+      row[field] = value
+    end
+  end
+  return row
+end
+
 -- A row hash (`name`) as a field → value table, or nil when there is none. The hash does not store its
 -- key (the hash's name holds it: 25 bytes less per timer); the table gets it as `key`.
 local function read_hash(name, key)
@@ -24,7 +38,7 @@ local function read_hash(name, key)
   for i = 1, #pairs_, 2 do
     row[pairs_[i]] = pairs_[i + 1]
   end
-  return row
+  return with_defaults(row)
 end
 
 local function read_row(base, key)
@@ -41,12 +55,12 @@ local function flat(row)
   return out
 end
 
--- Replaces the whole hash (all fields but `key`), so fields set to nil in the table disappear.
+-- Replaces the whole hash (all fields but `key` and defaults), so fields set to nil in the table disappear.
 local function save_row(base, row)
   local hash = row_key(base, row.key)
   local fields = {}
   for field, value in pairs(row) do
-    if field ~= 'key' then
+    if field ~= 'key' and ROW_DEFAULTS[field] ~= value then
       fields[#fields + 1] = field
       fields[#fields + 1] = value
     end

@@ -1,0 +1,28 @@
+/**
+ * The live ids of a partition as bitmaps (docs/design.md "Live ids", includes/live-ids.lua): id
+ * `<seq>p<M>` is bit `seq mod ID_CHUNK` of the bitmap `P:{pN}:i:<M>:<seq div ID_CHUNK>` of the partition
+ * N that holds its row; `P:{pN}:ic` names the bitmaps (`<M>:<chunk>`).
+ */
+export const ID_CHUNK = 65_536;
+
+/** Where an id's bit is: its bitmap's suffix `<M>:<chunk>` and the bit offset; null for no id of ours. */
+export function idBit(id: string): { chunk: string; offset: number } | null {
+  const match = /^(\d+)p(\d+)$/.exec(id);
+  if (!match) return null;
+  const seq = Number(match[1]);
+  const chunk = Math.floor(seq / ID_CHUNK);
+  return { chunk: `${Number(match[2])}:${chunk}`, offset: seq - chunk * ID_CHUNK };
+}
+
+/** The ids whose bits are set in the bitmap `chunk` (Redis numbers bits from each byte's high bit). */
+export function idsOfBitmap(chunk: string, bitmap: Buffer): string[] {
+  const [origin, index] = chunk.split(':');
+  const first = Number(index) * ID_CHUNK;
+  const ids: string[] = [];
+  bitmap.forEach((byte, i) => {
+    for (let bit = 0; byte !== 0 && bit < 8; bit++) {
+      if (byte & (0x80 >> bit)) ids.push(`${first + i * 8 + bit}p${origin}`);
+    }
+  });
+  return ids;
+}
