@@ -6,11 +6,14 @@ import { scanPartition } from './scan-partition';
 
 /**
  * What a removed partition holds at the end that means nothing any more: its id counter (every new
- * partition's starts above it since the fence), the ids moved into it by an earlier repartition (no put
+ * partition's starts above it since the fence), the list of its live-id bitmaps (`ic`; the bitmaps are
+ * spent when empty), the ids moved into it by an earlier repartition (no put
  * comes here again) and its remembered answers (those of calls on one key were copied to every new
  * partition; the rest name this partition's share of a call; every write here is fenced anyway).
  */
-const SPENT = /^(?:seq|moved|q:.*)$/s;
+const SPENT = /^(?:seq|moved|ic|q:.*)$/s;
+/** A live-id bitmap (store/live-ids.ts): spent once no bit is set (a set bit is a live id not moved). */
+const LIVE_IDS = /^i:/;
 /** Kept: it refuses the writes of a process still running with the old count (includes/layout-fence.lua). */
 const FENCE = 'layout';
 /** Fire jobs in these states could still be taken by a worker of the old count. */
@@ -52,9 +55,12 @@ export async function removePartitions(
 async function removePartition(redis: RedisClient, keys: SundialKeys, n: number): Promise<RemovedPartitions> {
   const base = keys.base(n);
   const names = await collect(redis, base);
+  const liveIds = names.filter((name) => LIVE_IDS.test(name.slice(base.length)));
+  const bits = await Promise.all(liveIds.map((name) => redis.bitcount(name)));
+  const emptyBitmaps = new Set(liveIds.filter((_, i) => bits[i] === 0));
   const held = names.filter((name) => {
     const rest = name.slice(base.length);
-    return rest !== FENCE && !SPENT.test(rest);
+    return rest !== FENCE && !SPENT.test(rest) && !emptyBitmaps.has(name);
   });
   // Something was not moved: the partition's id counter and fire jobs may still matter to it.
   if (held.length > 0) return { removed: 0, left: held };
