@@ -61,13 +61,16 @@ export function watchEventLoop(): { stop(): string | undefined } {
   if (!DIAGNOSTICS) return { stop: () => undefined };
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
+  const cpuAtStart = process.cpuUsage();
   return {
     stop() {
       histogram.disable();
+      const cpu = process.cpuUsage(cpuAtStart);
       const ms = (ns: number) => (ns / 1e6).toFixed(1);
       return (
         `event loop delay p50 ${ms(histogram.percentile(50))} ms, p99 ${ms(histogram.percentile(99))} ms, ` +
-        `p99.9 ${ms(histogram.percentile(99.9))} ms, max ${ms(histogram.max)} ms`
+        `p99.9 ${ms(histogram.percentile(99.9))} ms, max ${ms(histogram.max)} ms; ` +
+        `CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms`
       );
     },
   };
