@@ -37,7 +37,11 @@ export async function redisDiagnostics(admin: Redis): Promise<string[]> {
     args: argCount(args),
   }));
   const byName = new Map<string, number[]>();
-  for (const { micros, name } of calls) byName.set(name, [...(byName.get(name) ?? []), micros]);
+  for (const { micros, name } of calls) {
+    const times = byName.get(name) ?? [];
+    times.push(micros);
+    byName.set(name, times);
+  }
   const lines = [...byName]
     .map(([name, times]) => ({ name, times: times.sort((a, b) => a - b) }))
     .filter(({ times }) => times.reduce((a, b) => a + b, 0) > 10_000 || times[times.length - 1] > 2_000)
