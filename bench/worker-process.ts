@@ -1,5 +1,6 @@
 // Resolves @sundial/* in the compiled tree (the apps' entry points do the same).
 import '../libs/server/src/register-paths';
+import { watchEventLoop } from './diagnostics';
 import type { ChildConfig, ChildMessage, ParentMessage, RunRecord } from './processes/protocol';
 import { ROLES } from './processes/roles';
 
@@ -20,9 +21,12 @@ async function main(): Promise<void> {
   };
   const reporter = setInterval(report, REPORT_EVERY_MS);
   const role = await ROLES[config.role](config, (run) => pending.push(run));
+  const loop = watchEventLoop();
 
   process.on('message', (message: ParentMessage) => {
     if (message.type !== 'stop') return;
+    const delay = loop.stop();
+    if (delay) console.log(`  ${config.role} process: ${delay}`);
     void role.close().then(() => {
       clearInterval(reporter);
       report();

@@ -1,7 +1,15 @@
 import type { Contender, ContenderName } from '../contenders/contender';
 import { atMostTimesBullmq, none, row } from '../report';
 import { summarize } from '../stats';
-import { leadTimeMs, oneShots, scheduleInBatches, sleepUntil, withWorkers, type Scenario } from './harness';
+import {
+  diagnosed,
+  leadTimeMs,
+  oneShots,
+  scheduleInBatches,
+  sleepUntil,
+  withWorkers,
+  type Scenario,
+} from './harness';
 
 /** Pending timers fall due at this rate, so the churn races real fires. */
 const FIRES_PER_SECOND = 1_000;
@@ -36,7 +44,7 @@ export const churn: Scenario = async (context) => {
       await scheduleInBatches(contender, timers, batchSize);
       await sleepUntil(firstDue);
       const churner = new Churner(contender, timers, spreadMs);
-      await churner.run(churnOpsPerSecond, churnWindowMs);
+      await diagnosed(context, contender.name, () => churner.run(churnOpsPerSecond, churnWindowMs));
       await sleepUntil(Date.now() + SETTLE_MS);
       await fleet.stop();
       const staleRuns = fleet.runs.filter(

@@ -1,6 +1,7 @@
 import type { BenchRedis } from '../bench-redis';
 import type { BenchSizes } from '../config';
 import type { Contender, ContenderFactory, OneShot } from '../contenders/contender';
+import { redisDiagnostics, startRedisDiagnostics, watchEventLoop } from '../diagnostics';
 import { Fleet } from '../processes/fleet';
 import type { RunRecord } from '../processes/protocol';
 import type { LatenessSeries, Row } from '../report';
@@ -31,11 +32,22 @@ export async function onCleanRedis<T>(
 ): Promise<T> {
   await context.redis.flush();
   const contender = factory(context.redis.url);
+  const loop = watchEventLoop();
   try {
     return await body(contender);
   } finally {
+    const delay = loop.stop();
+    if (delay) context.log(`${contender.name} bench process: ${delay}`);
     await contender.close();
   }
+}
+
+/** With BENCH_DIAG=1: logs what Redis spent its time on while `body` ran (bench/diagnostics.ts). */
+export async function diagnosed<T>(context: BenchContext, label: string, body: () => Promise<T>): Promise<T> {
+  await startRedisDiagnostics(context.redis.admin);
+  const result = await body();
+  for (const line of await redisDiagnostics(context.redis.admin)) context.log(`${label} ${line}`);
+  return result;
 }
 
 /** Like onCleanRedis, plus the contender's services and `workerProcesses` worker processes. */

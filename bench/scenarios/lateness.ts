@@ -9,7 +9,7 @@ import {
   type Target,
 } from '../report';
 import { percentile, summarize, type Summary } from '../stats';
-import { duplicateRuns, oneShots, sleepUntil, withWorkers, type Scenario } from './harness';
+import { diagnosed, duplicateRuns, oneShots, sleepUntil, withWorkers, type Scenario } from './harness';
 
 const SLICE_MS = 100;
 /** Each slice of timers is scheduled this long before its first due, so scheduling is never the bottleneck. */
@@ -43,8 +43,11 @@ export const lateness: Scenario = async (context) => {
         const total = Math.round((rate * latenessWindowMs) / 1_000);
         const firstDue = Date.now() + START_DELAY_MS;
         const timers = oneShots(prefix, total, (i) => firstDue + Math.floor((i * 1_000) / rate));
-        const minHeadroomMs = await feed(contender, timers);
-        await fleet.waitForRuns(total, firstDue + latenessWindowMs + DRAIN_MS);
+        const minHeadroomMs = await diagnosed(context, `${contender.name} @ ${rate}/s`, async () => {
+          const headroom = await feed(contender, timers);
+          await fleet.waitForRuns(total, firstDue + latenessWindowMs + DRAIN_MS);
+          return headroom;
+        });
         const runs = fleet.runs.filter(([key]) => key.startsWith(prefix));
         const samples = runs.map(([, due, start]) => start - due);
         const summary = { ...summarize(samples), early: samples.filter((late) => late < 0).length };

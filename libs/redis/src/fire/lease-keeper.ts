@@ -154,8 +154,13 @@ function leaseRef(run: ActiveRun): LeaseRef {
   return { key: run.mode === 'free' ? `${run.key}|${run.version}` : run.key, runCount: run.runCount };
 }
 
+/** Linear: a renewal of thousands of runs must not stall the event loop (copying each group per run did). */
 function byPartition(runs: ActiveRun[]): Map<number, ActiveRun[]> {
   const groups = new Map<number, ActiveRun[]>();
-  for (const run of runs) groups.set(run.partition, [...(groups.get(run.partition) ?? []), run]);
+  for (const run of runs) {
+    const group = groups.get(run.partition);
+    if (group) group.push(run);
+    else groups.set(run.partition, [run]);
+  }
   return groups;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { consoleLogger, lateSlot, type SundialLogger, type TimerHandler } from '@sundial/core';
+import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { settledWithin } from '../infra/settled-within';
@@ -8,6 +9,7 @@ import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from 
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
 import { type RowFields, slotTimerOf } from '../store/row';
+import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
 import { cronDetach, cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
@@ -77,6 +79,13 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly consumers: FireConsumers;
   private readonly batcher: CompletionBatcher;
   private readonly leases: LeaseKeeper;
+  /**
+   * Claims have a connection of their own: a claim is due to the millisecond, and on the command
+   * connection it would wait behind a completion batch, a lease renewal or a watchdog read sent before
+   * it (Redis answers one connection's calls in order).
+   */
+  private readonly claimRedis: RedisClient;
+  private readonly claims: FireCommands;
   private readonly jobs = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
   private graceOver = false;
@@ -89,6 +98,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.logger = options.logger ?? consoleLogger;
     this.reports = new RunReports(this.logger, options.observer ?? {});
+    this.claimRedis = duplicateRedis(this.redis);
+    defineCommands(this.claimRedis);
+    this.claims = new FireCommands(this.claimRedis, this.keys);
     const observer = options.observer ?? {};
     this.consumers = new FireConsumers({
       mode: options.consumers ?? 'own',
@@ -166,6 +178,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     await Promise.all([
       consumersDropped && settledWithin(consumersDropped, DROP_WAIT_MS),
       this.leases.close(),
+      closeRedis(this.claimRedis),
       this.closeConnection(),
     ]);
   }
@@ -199,7 +212,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         }
         waiting = waiting.filter((entry) => entry.at > now);
         const claimStartedAt = Date.now(); // wall clock, for the spans of traced runs
-        const results = await this.commands.claim(
+        const results = await this.claims.claim(
           partition,
           this.leaseMs,
           this.workerId,
@@ -218,7 +231,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         // Slots a policy may skip (claim.lua 'check'): the late ones are passed, the rest claimed now.
         const onTime = (await Promise.all(checks)).filter((ref) => ref !== null);
         if (onTime.length > 0) {
-          const again = await this.commands.claim(partition, this.leaseMs, this.workerId, onTime, true);
+          const again = await this.claims.claim(partition, this.leaseMs, this.workerId, onTime, true);
           answeredAt = this.clock.now();
           again.forEach((result, i) => take(result, onTime[i]));
         }

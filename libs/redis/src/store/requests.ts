@@ -21,7 +21,25 @@ export const RESEND_MEMORY_MS = 60_000;
 
 /** A request with a fresh id (72 random bits), remembered long enough for ioredis's resend after a reconnect. */
 export function resendSafe(memoryMs = RESEND_MEMORY_MS): ScriptRequest {
-  return { id: randomBytes(9).toString('base64url'), memoryMs };
+  return { id: freshId(), memoryMs };
+}
+
+const ID_BYTES = 9;
+/**
+ * Ids drawn per randomBytes call: every claim and completion carries a fresh id, and one randomBytes call
+ * each (a trip into OpenSSL) was a visible share of a busy worker's CPU.
+ */
+const IDS_PER_DRAW = 256;
+let randomPool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function freshId(): string {
+  if (poolOffset + ID_BYTES > randomPool.length) {
+    randomPool = randomBytes(ID_BYTES * IDS_PER_DRAW);
+    poolOffset = 0;
+  }
+  poolOffset += ID_BYTES;
+  return randomPool.toString('base64url', poolOffset - ID_BYTES, poolOffset);
 }
 
 /** An operation without a caller's request id: each of its calls gets a fresh one. */

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type Redis from 'ioredis';
+import { loadCommands } from '@sundial/redis';
+
+/**
+ * Opt-in (`BENCH_DIAG=1`) evidence of where tail latency comes from, printed into the bench log: how long
+ * Redis spent in each call (every call goes into SLOWLOG; scripts named, with their argument counts) and
+ * each bench process's event-loop delay. It changes nothing the report shows, but logging every call costs
+ * Redis a little: compare diagnosed runs with diagnosed runs.
+ */
+export const DIAGNOSTICS = process.env.BENCH_DIAG === '1';
+
+const SLOWLOG_KEPT = 200_000;
+/** The longest calls listed one by one. */
+const SLOWEST_SHOWN = 12;
+
+/** Clears Redis's slow log (logging every call) and latency events, before the measured part of a run. */
+export async function startRedisDiagnostics(admin: Redis): Promise<void> {
+  if (!DIAGNOSTICS) return;
+  await admin.config('SET', 'slowlog-log-slower-than', '0');
+  await admin.config('SET', 'slowlog-max-len', String(SLOWLOG_KEPT));
+  await admin.config('SET', 'latency-monitor-threshold', '1');
+  await admin.slowlog('RESET');
+  await admin.call('LATENCY', 'RESET');
+}
+
+/** Per command or script since startRedisDiagnostics: calls, time in Redis (p50/p99/max/total), longest calls. */
+export async function redisDiagnostics(admin: Redis): Promise<string[]> {
+  if (!DIAGNOSTICS) return [];
+  const scripts = scriptNames();
+  const entries = (await admin.slowlog('GET', SLOWLOG_KEPT)) as [number, number, number, string[]][];
+  await admin.config('SET', 'slowlog-log-slower-than', '10000');
+  const calls = entries.map(([, , micros, args]) => ({
+    micros,
+    name: callName(args, scripts),
+    args: argCount(args),
+  }));
+  const byName = new Map<string, number[]>();
+  for (const { micros, name } of calls) {
+    const times = byName.get(name) ?? [];
+    times.push(micros);
+    byName.set(name, times);
+  }
+  const lines = [...byName]
+    .map(([name, times]) => ({ name, times: times.sort((a, b) => a - b) }))
+    .filter(({ times }) => times.reduce((a, b) => a + b, 0) > 10_000 || times[times.length - 1] > 2_000)
+    .map(({ name, times }) => {
+      const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+      const total = times.reduce((a, b) => a + b, 0);
+      return `redis ${name}: ${times.length} calls, µs p50 ${at(0.5)} p99 ${at(0.99)} max ${at(1)} total ${total}`;
+    });
+  const slowest = calls.sort((a, b) => b.micros - a.micros).slice(0, SLOWEST_SHOWN);
+  lines.push(
+    `redis slowest (µs, args): ${slowest.map((c) => `${c.name} ${c.micros} (${c.args})`).join(', ')}`,
+  );
+  const latency = (await admin.call('LATENCY', 'LATEST')) as [string, number, number, number][];
+  for (const [event, , last, max] of latency)
+    lines.push(`redis latency ${event}: last ${last} ms, max ${max} ms`);
+  return lines;
+}
+
+/** A bench process's event-loop delay from now on; `stop()` describes it (undefined when diagnostics are off). */
+export function watchEventLoop(): { stop(): string | undefined } {
+  if (!DIAGNOSTICS) return { stop: () => undefined };
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const cpuAtStart = process.cpuUsage();
+  return {
+    stop() {
+      histogram.disable();
+      const cpu = process.cpuUsage(cpuAtStart);
+      const ms = (ns: number) => (ns / 1e6).toFixed(1);
+      return (
+        `event loop delay p50 ${ms(histogram.percentile(50))} ms, p99 ${ms(histogram.percentile(99))} ms, ` +
+        `p99.9 ${ms(histogram.percentile(99.9))} ms, max ${ms(histogram.max)} ms; ` +
+        `CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms`
+      );
+    },
+  };
+}
+
+function scriptNames(): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const [script, { lua }] of loadCommands())
+    names.set(createHash('sha1').update(lua).digest('hex'), script);
+  return names;
+}
+
+/** A slow-log entry's command: a Sundial script by name, another script by its sha's start. */
+function callName(args: string[], scripts: Map<string, string>): string {
+  const command = String(args[0]).toLowerCase();
+  if (command === 'eval') return 'eval';
+  if (command !== 'evalsha') return command;
+  return scripts.get(String(args[1])) ?? `evalsha:${String(args[1]).slice(0, 8)}`;
+}
+
+/** SLOWLOG keeps 32 arguments and says how many more there were. */
+function argCount(args: string[]): number {
+  const more = /^\.\.\. \((\d+) more arguments\)$/.exec(String(args[args.length - 1]));
+  return more ? args.length - 1 + Number(more[1]) : args.length;
+}
