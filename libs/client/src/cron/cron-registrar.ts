@@ -35,12 +35,14 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.sync();
     // Only an app with crons to register again listens: a listener on `P:events` makes every script
-    // build and publish its events (docs/design.md "Events"), a cost on every timer of every app.
+    // build and publish its events (docs/design.md "Events"), a cost on every timer of every app. It
+    // listens before the first pass, whose calls wait for the subscription (RedisTimers): a reset from
+    // the moment the app is up on is seen.
     if (this.registry.crons.some((cron) => !cron.disabled)) {
       this.stopFollowingReset = this.timers.on('reset', () => void this.sync().catch(() => undefined));
     }
+    await this.sync();
   }
 
   onModuleDestroy(): void {
