@@ -13,6 +13,7 @@
 --- @include "includes/indexes"
 --- @include "includes/retire"
 --- @include "includes/requests"
+--- @include "includes/cancel-record"
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms, scope, batch, reason = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
@@ -25,6 +26,9 @@ end
 
 local now = now_ms()
 local keys = redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, batch)
+-- A key with no ledger list takes its `cancelled` entry from the call's one record (includes/cancel-record),
+-- or, should another call hold the record's ms, from its own list write: its row's `sa` and `lq` go with it.
+local recorded = #keys == 0 or tombstone_ms == 0 or write_cancel_record(now, now + tombstone_ms, reason)
 
 -- Whether a pending or paused row's cancel is its tombstone alone: no ledger among the batch's keys
 -- (nothing to append to or expire) and no free run in the partition (nothing to abort). Then, once the
@@ -43,7 +47,7 @@ local function plain_batch()
   end
   return call_in_slices('EXISTS', nil, ledgers) == 0
 end
-local plain = #keys > 0 and not on_cluster and plain_batch()
+local plain = #keys > 0 and recorded and not on_cluster and plain_batch()
 
 -- Cancels one key of the batch: the id of the live row it cancelled, or nil (a finished row kept by
 -- removeOnComplete=false is deleted, not counted).
@@ -52,16 +56,19 @@ local function cancel_key(key)
   if plain and event_listeners == 0 then
     local f = redis.call('HMGET', hash, 'id', 's')
     if f[2] == 'pending' or f[2] == 'paused' then
-      bury_row(base, { key = key }, tombstone_ms)
+      bury_row(base, { key = key }, tombstone_ms, now)
       return f[1]
     end
   end
-  local f = redis.call('HMGET', hash, 'id', 'v', 's', 'k', 'aw', 'rv')
+  local f = redis.call('HMGET', hash, 'id', 'v', 's', 'k', 'aw', 'rv', 'sa', 'lq')
   if not (f[3] and is_live(f[3])) then
     redis.call('DEL', hash)
     return nil
   end
-  local row = { key = key, id = f[1], v = f[2], s = f[3], k = f[4], aw = f[5], rv = f[6] }
+  -- The kept entries go with the cancel into a list (the tombstone keeps them too: the cancel at the
+  -- list's head says they are written); with no list, the record stands for them (`recorded`).
+  local row = { key = key, id = f[1], v = f[2], s = f[3], k = f[4], aw = f[5], rv = f[6], lq = f[8] or nil }
+  row.drops_lq, row.sa = true, not recorded and f[7] or nil
   retire_row(base, prefix, row, reason, now, tombstone_ms)
   return row.id
 end
