@@ -178,15 +178,24 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
 
   it('a global cancelAll over timers with and without a list: each cancel recorded once, reason reset', async () => {
     const cluster = await fire.cluster();
+    // A list, then a hand-off kept on the row: both go into the list with the cancel.
+    await cluster.dispatcher({ leadMs: 900 });
     await cluster.timers.schedule({ key: 'r:listed', handler: 'h', delay: '1h' });
     await cluster.timers.pause('r:listed');
+    await cluster.timers.reschedule('r:listed', { delay: 1_500 });
+    await waitFor(async () => (await cluster.timers.history('r:listed'))[0].event === 'armed', {
+      timeoutMs: 5_000,
+    });
     await cluster.timers.schedule({ key: 'r:fresh', handler: 'h', delay: '1h' });
     expect(await cluster.timers.cancelAll()).toBe(2);
     expect(story(await cluster.timers.history('r:listed'))).toEqual([
       ['scheduled', 1],
       ['paused', 2],
-      ['cancelled', 3, 'reset'],
+      ['rescheduled', 3],
+      ['armed', 3],
+      ['cancelled', 4, 'reset'],
     ]);
+    expect(await fire.raw.llen(cluster.timers.keys.ledger('r:listed'))).toBe(5);
     expect(story(await cluster.timers.history('r:fresh'))).toEqual([
       ['scheduled', 1],
       ['cancelled', 2, 'reset'],
