@@ -210,6 +210,42 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     ]);
   });
 
+  it('a cancelAll whose record ms another call holds writes each key’s entries to its list', async () => {
+    const cluster = await fire.cluster();
+    const tombstoneMs = 60_000;
+    const timers = new RedisTimers({ connection: fire.url(), prefix: cluster.prefix, tombstoneMs });
+    try {
+      await timers.schedule({ key: 'taken:listed', handler: 'h', delay: '1h' });
+      await timers.pause('taken:listed');
+      await timers.resume('taken:listed');
+      await timers.schedule({ key: 'taken:fresh', handler: 'h', delay: '1h' });
+      // Another call's records (another reason) on every ms this cancelAll's tombstones may expire at.
+      const from = (await cluster.redisNow()) + tombstoneMs;
+      const taken = fire.raw.pipeline();
+      for (let ms = from; ms < from + 10_000; ms++) {
+        taken.set(timers.keys.cancelRecord('taken:fresh', ms), '{"a":0,"r":"reset"}', 'PX', tombstoneMs * 2);
+      }
+      await taken.exec();
+      expect(await timers.cancelAll('taken:')).toBe(2);
+      const end = await fire.raw.pexpiretime(timers.keys.tombstone('taken:fresh'));
+      expect(end - from).toBeLessThan(10_000);
+      expect(await fire.raw.llen(timers.keys.ledger('taken:fresh'))).toBe(2);
+      expect(await fire.raw.pexpiretime(timers.keys.ledger('taken:fresh'))).toBeGreaterThan(from);
+      expect(story(await timers.history('taken:fresh'))).toEqual([
+        ['scheduled', 1],
+        ['cancelled', 2, 'cancelled'],
+      ]);
+      expect(story(await timers.history('taken:listed'))).toEqual([
+        ['scheduled', 1],
+        ['paused', 2],
+        ['resumed', 3],
+        ['cancelled', 4, 'cancelled'],
+      ]);
+    } finally {
+      await timers.dispose();
+    }
+  });
+
   it('keeps the last `ledger` entries only', async () => {
     const cluster = await fire.cluster();
     const timers = new RedisTimers({ connection: fire.url(), prefix: cluster.prefix, ledger: 5 });
