@@ -104,7 +104,11 @@ describe('cluster under the documented ACL user', () => {
     } finally {
       records.disconnect();
     }
+    await post({ key: 'acl:idle', handler: 'record', delay: 3_600_000 });
     expect((await api('DELETE', '/v1/timers?prefix=acl:')).status).toBe(200);
+    // a cancel-all's entry of a key with no ledger list: read from its tombstone and the call's record
+    const history = await api<{ entries: { event: string }[] }>('GET', `${keyPath('acl:idle')}/history`);
+    expect(history.body.entries.map((entry) => entry.event)).toEqual(['cancelled', 'scheduled']);
     // the apps stay ready: no refused command broke a loop
     for (const app of apps) expect((await app.api('GET', '/health/ready')).status).toBe(200);
     // The one refusal: the scheduler's maxmemory-policy check at start, skipped without CONFIG (as documented).

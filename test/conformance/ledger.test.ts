@@ -64,6 +64,37 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     expect(entries[1].due).toBe(new Date(Date.parse(entries[1].at) + 2 * 3_600_000).toISOString());
   });
 
+  it('cancelAll records every cancel (reason cancelled, or reset when global); a key scheduled again goes on', async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'l:bulk:fresh', handler: 'work', delay: '1h' });
+    await h.timers.schedule({ key: 'l:bulk:listed', handler: 'work', delay: '1h' });
+    await h.timers.pause('l:bulk:listed');
+    await h.timers.schedule({ key: 'l:other', handler: 'work', delay: '1h' });
+    expect(await h.timers.cancelAll('l:bulk:')).toBe(2);
+    expect(story(await h.timers.history('l:bulk:fresh'))).toEqual([
+      ['scheduled', 1],
+      ['cancelled', 2, 'cancelled'],
+    ]);
+    expect(story(await h.timers.history('l:bulk:listed'))).toEqual([
+      ['scheduled', 1],
+      ['paused', 2],
+      ['cancelled', 3, 'cancelled'],
+    ]);
+    expect(await h.timers.cancelAll()).toBe(1);
+    expect(story(await h.timers.history('l:other'))).toEqual([
+      ['scheduled', 1],
+      ['cancelled', 2, 'reset'],
+    ]);
+    await h.timers.schedule({ key: 'l:bulk:fresh', handler: 'work', delay: '1h' });
+    await h.timers.pause('l:bulk:fresh');
+    expect(story(await h.timers.history('l:bulk:fresh'))).toEqual([
+      ['scheduled', 1],
+      ['cancelled', 2, 'cancelled'],
+      ['scheduled', 1],
+      ['paused', 2],
+    ]);
+  });
+
   it('a failed run: its message and reason; a trigger run; counters from the row and the ledger', async () => {
     const h = await backend.open();
     await h.timers.schedule({

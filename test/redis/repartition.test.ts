@@ -108,6 +108,30 @@ describe('repartition', () => {
     expect(await store.raw.keys('rl:{p0}:*h:*')).toEqual([]);
   });
 
+  it("moves a cancelAll's entries with the key: written to its ledger, the call's record stays behind", async () => {
+    const old = store.open({ prefix: 'rc', partitions: 1 });
+    const layout = new SundialKeys('rc', 4);
+    const [leaving, staying] = [
+      Array.from({ length: 40 }, (_, n) => `c:${n}`).find((key) => layout.partitionOf(key) !== 0)!,
+      Array.from({ length: 40 }, (_, n) => `c:${n}`).find((key) => layout.partitionOf(key) === 0)!,
+    ];
+    await old.schedule({ key: leaving, handler: 'h', delay: '1h' });
+    await old.schedule({ key: staying, handler: 'h', delay: '1h' });
+    expect(await old.cancelAll('c:')).toBe(2);
+    const [leavingHistory, stayingHistory] = [await old.history(leaving), await old.history(staying)];
+    expect(leavingHistory.map(({ event, reason }) => [event, reason])).toEqual([
+      ['cancelled', 'cancelled'],
+      ['scheduled', undefined],
+    ]);
+
+    await repartition({ connection: store.url(), prefix: 'rc', to: 4 });
+    const client = store.open({ prefix: 'rc', partitions: 4 });
+    expect(await client.history(leaving)).toEqual(leavingHistory);
+    expect(await client.history(staying)).toEqual(stayingHistory);
+    const tombstoneEnd = await store.raw.pexpiretime(layout.tombstone(leaving));
+    expect(await store.raw.pexpiretime(layout.ledger(leaving))).toBeGreaterThanOrEqual(tombstoneEnd - 60_000);
+  });
+
   it('refuses a bad count, the same count, and another repartition under way', async () => {
     const client = store.open({ prefix: 'rq', partitions: 2 });
     await client.schedule({ key: 'a', handler: 'h', delay: '1h' });

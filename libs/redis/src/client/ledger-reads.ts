@@ -19,35 +19,60 @@ export class LedgerReads {
   /**
    * Newest first, at most `limit`. The row's kept entries (`lq`: its hand-off and claim, written to the
    * list with its next entry) come first; a row with no ledger key has had nothing else happen to it but
-   * its creation: that entry is implied by the row (includes/ledger.lua). `not-found` when there is no
-   * ledger, row or tombstone.
+   * its creation: that entry is implied by the row (includes/ledger.lua). A key a cancel-all buried with
+   * no list write has its entries derived from its tombstone and the call's record
+   * (includes/cancel-record.lua). `not-found` when there is no ledger, row or tombstone.
    */
   async history(key: string, limit: number): Promise<LedgerEntry[]> {
     validateKey(key);
+    const tombstone = this.keys.tombstone(key);
     const replies = await this.redis
       .pipeline()
       .lrange(this.keys.ledger(key), 0, limit - 1)
       .hmget(this.keys.row(key), 'sa', 'lq')
-      .exists(this.keys.tombstone(key))
+      .hmget(tombstone, 'id', 'v', 'sa', 'lq')
+      .pexpiretime(tombstone)
       .exec();
-    const [stored, [scheduledAt, kept], tombstones] = (replies ?? []).map(([error, value]) => {
+    const [stored, [scheduledAt, kept], [buriedId, buriedVersion, buriedAt, buriedKept], expiresAt] = (
+      replies ?? []
+    ).map(([error, value]) => {
       if (error) throw error;
       return value;
-    }) as [string[], [string | null, string | null], number];
-    const newest = kept === null ? [] : kept.split('\n').reverse().map(decodeLedgerEntry);
-    if (stored.length > 0) return [...newest, ...stored.map(decodeLedgerEntry)].slice(0, limit);
-    if (scheduledAt !== null) {
-      if (this.keys.ledgerSize === 0) return [];
-      // A first hand-off keeps the 'scheduled' entry with its own (includes/ledger.lua ledger_hand_off).
-      const first = newest.some((entry) => entry.event === 'scheduled')
-        ? []
-        : [impliedFirstEntry(Number(scheduledAt))];
-      return [...newest, ...first].slice(0, limit);
+    }) as [string[], [string | null, string | null], (string | null)[], number];
+    // a row leaves version 1 out (docs/design.md "Row values"): a tombstone is known by its id
+    if (buriedId !== null) {
+      const cancel = await this.recordedCancel(key, Number(buriedVersion ?? '1') + 1, expiresAt, stored[0]);
+      if (cancel) return [cancel, ...withKept(buriedKept, buriedAt, stored)].slice(0, limit);
     }
+    if (stored.length > 0 || (scheduledAt !== null && this.keys.ledgerSize > 0)) {
+      return withKept(kept, scheduledAt, stored).slice(0, limit);
+    }
+    if (scheduledAt !== null) return [];
     const moving = await this.previousLedger(key, limit);
     if (moving.length > 0) return moving.map(decodeLedgerEntry);
-    if (tombstones > 0) return [];
+    if (buriedId !== null) return [];
     throw refusals.notFound(key);
+  }
+
+  /**
+   * The `cancelled` entry (of `version`) a cancel-all left in its call's record instead of the ledger,
+   * found by the tombstone's expiry; none when the ledger's newest entry is that cancel.
+   */
+  private async recordedCancel(
+    key: string,
+    version: number,
+    expiresAt: number,
+    newest: string | undefined,
+  ): Promise<LedgerEntry | undefined> {
+    if (this.keys.ledgerSize === 0 || expiresAt < 0) return undefined;
+    if (newest !== undefined) {
+      const entry = decodeLedgerEntry(newest);
+      if (entry.event === 'cancelled' && entry.version === version) return undefined;
+    }
+    const record = await this.redis.get(this.keys.cancelRecord(key, expiresAt));
+    if (record === null) return undefined;
+    const { a, r } = JSON.parse(record) as { a: number; r: string };
+    return decodeLedgerEntry(JSON.stringify({ a, e: 'cancelled', v: version, r }));
   }
 
   /** The key's ledger in the layout a repartition moves from, where it may still be (or moving). */
@@ -61,4 +86,18 @@ export class LedgerReads {
     }
     return [];
   }
+}
+
+/**
+ * A row's (or a tombstone's) ledger, newest first: its kept entries (`lq`), then the list — or, while
+ * the list holds nothing, its first entry implied by `sa` (a first hand-off keeps that with its own:
+ * includes/ledger.lua ledger_hand_off).
+ */
+function withKept(kept: string | null, scheduledAt: string | null, stored: string[]): LedgerEntry[] {
+  const newest = kept === null ? [] : kept.split('\n').reverse().map(decodeLedgerEntry);
+  const implied =
+    stored.length === 0 && scheduledAt !== null && !newest.some((entry) => entry.event === 'scheduled')
+      ? [impliedFirstEntry(Number(scheduledAt))]
+      : [];
+  return [...newest, ...implied, ...stored.map(decodeLedgerEntry)];
 }

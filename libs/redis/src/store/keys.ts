@@ -79,6 +79,11 @@ export class SundialKeys {
     return `${this.base(this.partitionOf(key))}x:${key}`;
   }
 
+  /** The record of the cancel-all call whose tombstones in the partition of `key` expire at `expiresAt`. */
+  cancelRecord(key: string, expiresAt: number): string {
+    return `${this.base(this.partitionOf(key))}xb:${expiresAt}`;
+  }
+
   due(partition: number): string {
     return `${this.base(partition)}due`;
   }

@@ -13,6 +13,7 @@
 --- @include "includes/indexes"
 --- @include "includes/retire"
 --- @include "includes/requests"
+--- @include "includes/cancel-record"
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms, scope, batch, reason = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
@@ -25,6 +26,9 @@ end
 
 local now = now_ms()
 local keys = redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, batch)
+-- A key with no ledger list takes its `cancelled` entry from the call's one record (includes/cancel-record),
+-- or, should another call hold the record's ms, from its own list write: its row's `sa` and `lq` go with it.
+local recorded = #keys == 0 or tombstone_ms == 0 or write_cancel_record(now, now + tombstone_ms, reason)
 
 -- Whether a pending or paused row's cancel is its tombstone alone: no ledger among the batch's keys
 -- (nothing to append to or expire) and no free run in the partition (nothing to abort). Then, once the
@@ -43,7 +47,7 @@ local function plain_batch()
   end
   return call_in_slices('EXISTS', nil, ledgers) == 0
 end
-local plain = #keys > 0 and not on_cluster and plain_batch()
+local plain = #keys > 0 and recorded and not on_cluster and plain_batch()
 
 -- Cancels one key of the batch: the id of the live row it cancelled, or nil (a finished row kept by
 -- removeOnComplete=false is deleted, not counted).
@@ -53,17 +57,20 @@ local function cancel_key(key)
     local f = redis.call('HMGET', hash, 'id', 's')
     local status = f[1] and (f[2] or ROW_DEFAULTS.s)
     if status == 'pending' or status == 'paused' then
-      bury_row(base, { key = key }, tombstone_ms)
+      bury_row(base, { key = key }, tombstone_ms, now)
       return f[1]
     end
   end
-  local f = redis.call('HMGET', hash, 'id', 'v', 's', 'k', 'aw', 'rv')
+  local f = redis.call('HMGET', hash, 'id', 'v', 's', 'k', 'aw', 'rv', 'sa', 'lq')
   local row = with_defaults({ key = key, id = f[1] or nil, v = f[2] or nil, s = f[3] or nil, k = f[4] or nil })
   if not (f[1] and is_live(row.s)) then
     redis.call('DEL', hash)
     return nil
   end
-  row.aw, row.rv = f[5] or nil, f[6] or nil
+  -- The kept entries go with the cancel into a list (the tombstone keeps them too: the cancel at the
+  -- list's head says they are written); with no list, the record stands for them (`recorded`).
+  row.aw, row.rv, row.lq = f[5] or nil, f[6] or nil, f[8] or nil
+  row.drops_lq, row.sa = true, not recorded and f[7] or nil
   retire_row(base, prefix, row, reason, now, tombstone_ms)
   return row.id
 end

@@ -14,6 +14,7 @@
 
 --- @include "includes/row"
 --- @include "includes/indexes"
+--- @include "includes/cancel-record"
 
 local base = KEYS[1]
 local replies = {}
@@ -53,6 +54,8 @@ for i = 2, #ARGV do
     end
     local tombstone, tombstone_ms = {}, -1
     if redis.call('EXISTS', tombstone_key(base, key)) == 1 then
+      -- a cancel-all's record stays here: the entries it stands for go into the ledger that moves
+      ledger_settle(key)
       redis.call('RENAME', tombstone_key(base, key), moving_x)
     end
     if row == nil or redis.call('EXISTS', moving_x) == 1 then

@@ -19,6 +19,7 @@
 --- @include "includes/retire"
 --- @include "includes/requests"
 --- @include "includes/slots"
+--- @include "includes/cancel-record"
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms = tonumber(ARGV[2])
@@ -99,7 +100,7 @@ local function write_gathered()
   call_in_slices('ZADD', base .. 'due', due_entries)
   call_in_slices('ZADD', base .. 'keys', key_entries)
   add_live_ids(base, new_ids)
-  call_in_slices('DEL', nil, tombstones)
+  drop_tombstones(tombstones)
   ledger_write_created()
   if seq ~= seq_written then
     redis.call('SET', seq_key, int(seq))
@@ -148,7 +149,7 @@ local function create(spec)
   key_entries[#key_entries + 1] = 0
   key_entries[#key_entries + 1] = key
   new_ids[#new_ids + 1] = id
-  tombstones[#tombstones + 1] = tombstone_key(base, key)
+  tombstones[#tombstones + 1] = key
   if earliest == nil or due < earliest then
     earliest = due
   end

@@ -103,13 +103,14 @@ end
 
 -- The row of a cancelled timer becomes its tombstone (docs/design.md): the hash is renamed as it was
 -- (O(1): nothing encoded, nothing rewritten; `read_tombstone` applies the cancel). With tombstone_ms 0
--- it just goes.
-local function bury_row(base, row, tombstone_ms)
+-- it just goes. It expires at `now` + tombstone_ms to the ms, the same for every key of one call: a
+-- cancel-all's record is found by that time (includes/cancel-record).
+local function bury_row(base, row, tombstone_ms, now)
   local hash = row_key(base, row.key)
   if tombstone_ms > 0 then
     local tombstone = tombstone_key(base, row.key)
     redis.call('RENAME', hash, tombstone)
-    redis.call('PEXPIRE', tombstone, tombstone_ms)
+    redis.call('PEXPIREAT', tombstone, int(now + tombstone_ms))
   else
     redis.call('DEL', hash)
   end
