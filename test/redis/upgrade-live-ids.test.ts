@@ -1,3 +1,4 @@
+import { silentLogger } from '@sundial/core';
 import { migrateLiveIds, runScript } from '@sundial/redis';
 import type Redis from 'ioredis';
 import { eventually, type FireCluster, useFirePath } from './fire-fixture';
@@ -105,7 +106,7 @@ describe('upgrade from the ids hash to live-id bitmaps', () => {
     ]);
   });
 
-  it('keeps converting what an old-version process still writes during a rolling upgrade', async () => {
+  it('keeps converting what an old-version process still writes, and warns that it runs', async () => {
     const cluster = await fire.cluster();
     const base = await writeOldPartition(fire.raw, cluster, await cluster.redisNow());
     await cluster.dispatcher({ pollMs: 60_000 }); // its start converts the partition
@@ -126,8 +127,10 @@ describe('upgrade from the ids hash to live-id bitmaps', () => {
     await fire.raw.hset(`${base}ids`, '9p0', 'old-writer');
     expect(await cluster.timers.check('9p0')).toBe(false);
 
-    const reconciler = cluster.reconciler();
-    await reconciler.reconcileOnce();
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+    await cluster.reconciler({ logger }).reconcileOnce();
+    expect(warnings).toEqual([expect.stringContaining('stop every process of that version')]);
     expect(await cluster.timers.check('9p0')).toBe(true);
     expect(await fire.raw.exists(`${base}ids`)).toBe(0);
   });

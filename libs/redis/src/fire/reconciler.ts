@@ -89,8 +89,15 @@ export class Reconciler extends Partitioned<FireCommands> {
   async reconcileOnce(): Promise<ReconcileCounts> {
     const totals: ReconcileCounts = { rearmed: 0, requeued: 0, lost: 0 };
     await this.clock.sync(1);
-    // An old-version process still running in a rolling upgrade writes `ids` entries: converted as they come.
-    await migrateLiveIds(this.redis, this.keys, this.served);
+    // Every process converts at start: ids found here were written since, by a process of a version
+    // before the live-id bitmaps, which must not run beside this one (docs/operations.md "Upgrading").
+    const converted = await migrateLiveIds(this.redis, this.keys, this.served);
+    if (converted > 0) {
+      this.logger.warn(
+        'converted live ids an older Sundial version wrote (P:{pN}:ids): stop every process of that version',
+        { converted },
+      );
+    }
     for (const partition of this.served) {
       const counts = await reconcilePartition(
         this.commands,
