@@ -135,6 +135,38 @@ describe('upgrade from the ids hash to live-id bitmaps', () => {
     expect(await fire.raw.exists(`${base}ids`)).toBe(0);
   });
 
+  it('an old row handed off before the upgrade and re-armed after it writes its scheduled entry once', async () => {
+    const cluster = await fire.cluster();
+    const base = cluster.timers.keys.base(0);
+    const now = await cluster.redisNow();
+    // what 3efd252 left of a hand-off whose job was then lost: the row armed, its ledger written
+    await fire.raw.hset(`${base}t:lost-job`, {
+      ...{ id: '1p0', v: '1', s: 'pending', k: 'once', h: 'h', sa: now - 5_000, d: now - 1_000 },
+      j: 't-1p0-v1-r0',
+    });
+    await fire.raw.zadd(`${base}armed`, now - 3_000, 'lost-job');
+    await fire.raw.zadd(`${base}keys`, 0, 'lost-job');
+    await fire.raw.set(`${base}seq`, '1');
+    await fire.raw.hset(`${base}ids`, '1p0', 'lost-job');
+    await fire.raw.lpush(
+      `${base}h:lost-job`,
+      JSON.stringify({ a: now - 5_000, e: 'scheduled', v: 1 }),
+      JSON.stringify({ a: now - 3_000, e: 'armed', v: 1, d: now - 1_000 }),
+    );
+
+    await cluster.dispatcher();
+    await cluster.runner({ h: () => undefined });
+    expect(await cluster.reconciler({ graceMs: 0 }).reconcileOnce()).toMatchObject({ rearmed: 1 });
+    await eventually(cluster.events, { type: 'completed', key: 'lost-job' });
+    expect((await cluster.timers.history('lost-job')).map((entry) => entry.event)).toEqual([
+      'completed',
+      'claimed',
+      'armed',
+      'armed',
+      'scheduled',
+    ]);
+  });
+
   it('converts a large hash page by page, and a run cut off midway is finished by the next', async () => {
     const cluster = await fire.cluster();
     const base = cluster.timers.keys.base(0);
