@@ -4,6 +4,7 @@ import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import type { ReconcileCounts, SundialObserver } from '../metrics/observer';
 import { FireCommands } from '../store/fire-commands';
+import { migrateLiveIds } from '../store/live-ids-migration';
 import { lostCompletion } from './completion';
 
 export interface ReconcilerOptions extends PartitionedOptions, ServeOptions {
@@ -55,8 +56,8 @@ export async function reconcilePartition(
 
 /**
  * The periodic safety net of the fire path (docs/spec.md §3.8, §4.3), in every scheduler replica, no leader:
- * armed timers whose job vanished go back to `due`, and expired leases are settled, in the partitions it
- * serves (`serve`, default all).
+ * armed timers whose job vanished go back to `due`, expired leases are settled, and live ids an older
+ * version wrote (`ids` hash) become bits, in the partitions it serves (`serve`, default all).
  */
 export class Reconciler extends Partitioned<FireCommands> {
   private readonly intervalMs: number;
@@ -88,6 +89,15 @@ export class Reconciler extends Partitioned<FireCommands> {
   async reconcileOnce(): Promise<ReconcileCounts> {
     const totals: ReconcileCounts = { rearmed: 0, requeued: 0, lost: 0 };
     await this.clock.sync(1);
+    // Every process converts at start: ids found here were written since, by a process of a version
+    // before the live-id bitmaps, which must not run beside this one (docs/operations.md "Upgrading").
+    const converted = await migrateLiveIds(this.redis, this.keys, this.served);
+    if (converted > 0) {
+      this.logger.warn(
+        'converted live ids an older Sundial version wrote (P:{pN}:ids): stop every process of that version',
+        { converted },
+      );
+    }
     for (const partition of this.served) {
       const counts = await reconcilePartition(
         this.commands,

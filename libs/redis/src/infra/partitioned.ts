@@ -1,6 +1,7 @@
 import { ledgerSizeFromEnv, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
 import { SundialKeys } from '../store/keys';
+import { migrateLiveIds } from '../store/live-ids-migration';
 import { defineCommands } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
 import { checkPartitionCount, type RepartitionRecord } from './partition-count';
@@ -53,10 +54,14 @@ export abstract class Partitioned<Commands = undefined> {
 
   /**
    * Refuses to go on when the timers under this prefix were written with another partition count;
-   * resolves the repartition this process joins (it has the new count), else null.
+   * resolves the repartition this process joins (it has the new count), else null. Then converts what
+   * a version before the live-id bitmaps left (`migrateLiveIds`), so that no process of the new version
+   * answers `check`/`snapshot` or ends a timer before its partition's ids are bits.
    */
-  protected checkPartitionCount(): Promise<RepartitionRecord | null> {
-    return checkPartitionCount(this.redis, this.keys);
+  protected async checkPartitionCount(): Promise<RepartitionRecord | null> {
+    const joining = await checkPartitionCount(this.redis, this.keys);
+    await migrateLiveIds(this.redis, this.keys);
+    return joining;
   }
 
   /** Stops the clock's resync and closes the command connection. */

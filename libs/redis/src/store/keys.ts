@@ -115,6 +115,14 @@ export class SundialKeys {
     return `${this.base(partition)}i:${chunk}`;
   }
 
+  /**
+   * `P:{pN}:ids`: the `id → key` hash of live ids that the versions before the live-id bitmaps wrote;
+   * `migrateLiveIds` (store/live-ids-migration.ts) converts it and it goes.
+   */
+  legacyIds(partition: number): string {
+    return `${this.base(partition)}ids`;
+  }
+
   seq(partition: number): string {
     return `${this.base(partition)}seq`;
   }

@@ -18,6 +18,7 @@ export const SCRIPT_NAMES = [
   'claim',
   'complete',
   'detach',
+  'migrate-ids',
   'pass-late',
   'pause',
   'reconcile',
