@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { consoleLogger, lateSlot, type SundialLogger, type TimerHandler } from '@sundial/core';
+import { consoleLogger, type SundialLogger, type TimerHandler } from '@sundial/core';
 import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
@@ -8,10 +8,11 @@ import { settledWithin } from '../infra/settled-within';
 import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
-import { type RowFields, slotTimerOf } from '../store/row';
+import type { RowFields } from '../store/row';
 import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
-import { cronDetach, cronFollowUp, lostCompletion } from './completion';
+import { type ClaimSlotContext, detachAtClaim, passIfLate } from './claim-slots';
+import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
 import {
@@ -21,7 +22,7 @@ import {
   fireConsumerOptions,
   type FireJobConsumer,
 } from './fire-consumer';
-import { type ActiveRun, LeaseKeeper } from './lease-keeper';
+import { LeaseKeeper } from './lease-keeper';
 import { RunReports, type RunFields } from './run-reports';
 import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun } from './run-start';
 
@@ -79,6 +80,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly consumers: FireConsumers;
   private readonly batcher: CompletionBatcher;
   private readonly leases: LeaseKeeper;
+  private readonly slots: ClaimSlotContext;
   /**
    * Claims have a connection of their own: a claim is due to the millisecond, and on the command
    * connection it would wait behind a completion batch, a lease renewal or a watchdog read sent before
@@ -98,6 +100,12 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.logger = options.logger ?? consoleLogger;
     this.reports = new RunReports(this.logger, options.observer ?? {});
+    this.slots = {
+      commands: this.commands,
+      workerId: this.workerId,
+      reports: this.reports,
+      logger: this.logger,
+    };
     this.claimRedis = duplicateRedis(this.redis);
     defineCommands(this.claimRedis);
     this.claims = new FireCommands(this.claimRedis, this.keys);
@@ -225,7 +233,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
           if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs });
-          if (result.kind === 'check') checks.push(this.passIfLate(partition, result, ref, answeredAt));
+          if (result.kind === 'check')
+            checks.push(passIfLate(this.slots, partition, result, ref, answeredAt));
         };
         results.forEach((result, i) => take(result, ready[i].ref));
         // Slots a policy may skip (claim.lua 'check'): the late ones are passed, the rest claimed now.
@@ -260,7 +269,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event;
     // a re-run's were counted at its first claim).
     if (claimed.mode === 'free' && !claimed.rerun) this.reports.skips(freeRunSkips(claimed), fields);
-    await this.detach(run, claimed, fields);
+    await detachAtClaim(this.slots, run, claimed, fields);
     this.leases.add(run);
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
@@ -298,44 +307,6 @@ export class TimerRunner extends Partitioned<FireCommands> {
     } finally {
       this.leases.delete(run);
     }
-  }
-
-  /**
-   * A cron whose slots do not wait for its runs (overlap 'allow' / 'cancel-other'): claim.lua held the run, as
-   * its next slot is cron math; detach.lua arms that slot and lets the run go on free. Done before the run is
-   * leased, so its lease is renewed under the name it ends with. Not detached: it stays held.
-   */
-  private async detach(run: ActiveRun, claimed: Claimed, fields: RunFields): Promise<void> {
-    const follow = claimed.mode === 'held' ? cronDetach(claimed.fields, claimed.due) : null;
-    if (!follow) return;
-    try {
-      if (await this.commands.detach(run.partition, this.workerId, run, follow.next, follow.missed)) {
-        run.mode = 'free';
-        this.reports.skips({ missed: follow.missed, overlap: 0 }, fields);
-      }
-    } catch (error) {
-      // It runs held; its completion arms the next slot, as overlap 'skip' would.
-      this.logger.error(`Sundial could not arm the next slot at claim: ${(error as Error).message}`, fields);
-    }
-  }
-
-  /**
-   * A slot claim.lua found late under a slot policy (docs/spec.md §3.3c): core's lateSlot says whether it
-   * runs. Returns the ref to claim again when it does; otherwise passes it (pass-late.lua) and returns null.
-   */
-  private async passIfLate(
-    partition: number,
-    check: Extract<ClaimResult, { kind: 'check' }>,
-    ref: TimerRef,
-    now: number,
-  ): Promise<TimerRef | null> {
-    const { fields } = check;
-    const step = lateSlot(slotTimerOf(fields), Number(fields.ds ?? check.due), now);
-    if (!step) return ref;
-    const passed = await this.commands.passLate(partition, ref, step);
-    const subject = { key: ref.key, id: ref.id, version: Number(ref.version), partition, handler: fields.h };
-    if (passed) this.reports.skips(step, subject);
-    return null;
   }
 
   /** An at-most-once run whose worker was lost, found at claim: settled here as the reconciler would. */
