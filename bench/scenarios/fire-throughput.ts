@@ -1,6 +1,7 @@
 import type { ContenderName } from '../contenders/contender';
 import { row, timesBullmq, type Row } from '../report';
 import {
+  diagnosed,
   leadTimeMs,
   oneShots,
   scheduleInBatches,
@@ -35,7 +36,8 @@ export const fireThroughput: Scenario = async (context) => {
         );
         await scheduleInBatches(contender, timers, batchSize);
         const scheduledLate = Date.now() > firstDue;
-        await fleet.waitForRuns(count, Date.now() + DRAIN_DEADLINE_MS);
+        const label = `${contender.name}×${processes}`;
+        await diagnosed(context, label, () => fleet.waitForRuns(count, Date.now() + DRAIN_DEADLINE_MS));
         const rate = sustainedRate(fleet.runs);
         rates[contender.name] = rate;
         details[`${contender.name}×${processes}`] = {
