@@ -134,7 +134,7 @@ local function create(spec)
   if spec.status then
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
   end
-  local values = { 'id', id, 'v', '1', 's', 'pending', 'sa', sa, 'd', d } -- includes/row.lua ROW_DEFAULTS
+  local values = { 'id', id, 'sa', sa, 'd', d } -- v 1, pending, once: defaults, left out (includes/row)
   if due ~= slot then
     values[#values + 1] = 'ds'
     values[#values + 1] = int(slot)
