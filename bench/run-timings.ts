@@ -22,15 +22,19 @@ type Interval = readonly [start: number, end: number];
  * and on what overlapped it. `stop()` describes them per key prefix (one line group per bench rate).
  */
 export function watchRunTimings(): { stop(): string[] } {
-  const timings: RunTiming[] = [];
-  const record = (message: unknown) => void timings.push(message as RunTiming);
+  // runs by key prefix (a bench rate's keys), GC pauses by kind
+  const timings = new Map<string, RunTiming[]>();
+  const record = (message: unknown) => {
+    const timing = message as RunTiming;
+    add(timings, timing.key.slice(0, timing.key.lastIndexOf('.')), timing);
+  };
   subscribe(RUN_TIMING_CHANNEL, record);
-  const gcs: { at: Interval; kind: string }[] = [];
+  const gcs = new Map<string, Interval[]>();
   const gcObserver = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const start = performance.timeOrigin + entry.startTime;
       const kind = (entry as { detail?: { kind?: number } }).detail?.kind ?? 0;
-      gcs.push({ at: [start, start + entry.duration], kind: GC_KINDS[kind] ?? `kind ${kind}` });
+      add(gcs, GC_KINDS[kind] ?? `kind ${kind}`, [start, start + entry.duration]);
     }
   });
   gcObserver.observe({ entryTypes: ['gc' as EntryType] });
@@ -47,11 +51,10 @@ export function watchRunTimings(): { stop(): string[] } {
       unsubscribe(RUN_TIMING_CHANNEL, record);
       gcObserver.disconnect();
       clearInterval(ticker);
-      if (timings.length === 0) return [];
-      const gcPauses = gcs.map((gc) => gc.at);
-      const groups = groupBy(timings, (timing) => timing.key.slice(0, timing.key.lastIndexOf('.')));
+      if (timings.size === 0) return [];
+      const gcPauses = [...gcs.values()].flat();
       return [
-        ...[...groups].flatMap(([prefix, runs]) => describeRuns(prefix, runs, gcPauses, stalls)),
+        ...[...timings].flatMap(([prefix, runs]) => describeRuns(prefix, runs, gcPauses, stalls)),
         describeGc(gcs),
         `stalls ≥ ${STALL_MS} ms: ${stalls.length}, ${Math.round(total(stalls))} ms in all`,
       ];
@@ -88,11 +91,10 @@ function describeRuns(prefix: string, runs: RunTiming[], gcs: Interval[], stalls
   ];
 }
 
-function describeGc(gcs: { at: Interval; kind: string }[]): string {
-  const kinds = groupBy(gcs, (gc) => gc.kind);
-  const each = [...kinds].map(([kind, list]) => {
-    const pauses = list.map(({ at: [start, end] }) => end - start);
-    return `${list.length} ${kind} (pause ${quantiles(pauses)} ms, ${Math.round(total(list.map((gc) => gc.at)))} ms in all)`;
+function describeGc(gcs: Map<string, Interval[]>): string {
+  const each = [...gcs].map(([kind, pauses]) => {
+    const lengths = pauses.map(([start, end]) => end - start);
+    return `${pauses.length} ${kind} (pause ${quantiles(lengths)} ms, ${Math.round(total(pauses))} ms in all)`;
   });
   return `GC: ${each.join('; ') || 'none'}`;
 }
@@ -108,13 +110,8 @@ function total(intervals: Interval[]): number {
   return intervals.reduce((sum, [start, end]) => sum + Math.max(0, end - start), 0);
 }
 
-function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
+function add<T>(lists: Map<string, T[]>, key: string, item: T): void {
+  const list = lists.get(key);
+  if (list) list.push(item);
+  else lists.set(key, [item]);
 }
