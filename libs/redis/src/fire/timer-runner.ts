@@ -233,10 +233,10 @@ export class TimerRunner extends Partitioned<FireCommands> {
         sent.claimAnsweredAt = Date.now();
         let answeredAt = this.clock.now();
         const checks: Promise<Waiting | null>[] = [];
-        const take = (result: ClaimResult, entry: Waiting, claimed: Omit<ClaimTimes, 'calls'>) => {
+        const take = (result: ClaimResult, entry: Waiting, times: ClaimTimes) => {
           const { ref } = entry;
           const calls = ++entry.calls;
-          if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, { ...claimed, calls }));
+          if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, times, calls));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
           if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs, calls });
@@ -261,7 +261,13 @@ export class TimerRunner extends Partitioned<FireCommands> {
     }
   }
 
-  private async run(partition: number, claimed: Claimed, ref: TimerRef, times: ClaimTimes): Promise<void> {
+  private async run(
+    partition: number,
+    claimed: Claimed,
+    ref: TimerRef,
+    times: ClaimTimes,
+    claimCalls: number,
+  ): Promise<void> {
     const { run, timer, handedBack } = startRun(partition, claimed);
     if (this.graceOver) return this.leases.handBack([run]);
     const fields: RunFields = {
@@ -279,7 +285,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
     if (runTimings.hasSubscribers)
-      runTimings.publish({ key: run.key, due: claimed.due, ...times, startedAt: Date.now() });
+      runTimings.publish({ key: run.key, due: claimed.due, ...times, claimCalls, startedAt: Date.now() });
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times.claimSentAt, latenessMs);
     const attempt = attemptOf(claimed);
     const invoke = () => invokeHandler(this.handlers, run, claimed.due, timer, attempt);
@@ -331,13 +337,14 @@ interface Waiting {
   calls: number;
 }
 
-/** When (wall clock) a run's fire job arrived and its claim went, for the spans and the run timings. */
+/**
+ * When (wall clock) a claim call's fire job arrived and the call went, for the spans and the run
+ * timings: one per call, shared by its timers.
+ */
 interface ClaimTimes {
   arrivedAt: number;
   claimSentAt: number;
   claimAnsweredAt: number;
-  /** claim calls made for it: more than 1 after an 'early' or 'check' answer */
-  calls: number;
 }
 
 function earliest(entries: { at: number }[]): number {
