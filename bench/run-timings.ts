@@ -80,7 +80,7 @@ function describeRuns(prefix: string, runs: RunTiming[], gcs: Interval[], stalls
   const overlap = (run: RunTiming, intervals: Interval[]) =>
     total(intervals.map(([start, end]) => [Math.max(start, run.due), Math.min(end, run.startedAt)]));
   return [
-    `run timings ${prefix}: ${runs.length} runs, late ${quantiles(runs.map(late))} ms`,
+    `run timings ${prefix}: ${runs.length} runs, late ${quantiles(runs.map(late))} ms, claimed again ${runs.filter((run) => run.claimCalls > 1).length}`,
     ...Object.entries(parts).map(([name, values]) => `  ${name}: ${quantiles(values)} ms`),
     `  slowest 1% (${slowest.length}), mean ms: late ${mean(late)} = job after due ${mean((run) => Math.max(0, run.arrivedAt - run.due))}` +
       ` + wake ${mean((run) => run.claimSentAt - Math.max(run.due, run.arrivedAt))}` +
