@@ -268,14 +268,14 @@ export class TimerRunner extends Partitioned<FireCommands> {
     times: ClaimTimes,
     claimCalls: number,
   ): Promise<void> {
-    const { run, timer, handedBack } = startRun(partition, claimed);
+    const { run, ended, end } = startRun(partition, claimed);
     if (this.graceOver) return this.leases.handBack([run]);
     const fields: RunFields = {
       key: run.key,
       id: run.id,
       version: run.version,
       partition,
-      handler: timer.handler,
+      handler: claimed.fields.h,
     };
     // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event;
     // a re-run's were counted at its first claim).
@@ -288,9 +288,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
       runTimings.publish({ key: run.key, due: claimed.due, ...times, claimCalls, startedAt: Date.now() });
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times.claimSentAt, latenessMs);
     const attempt = attemptOf(claimed);
-    const invoke = () => invokeHandler(this.handlers, run, claimed.due, timer, attempt);
-    const invoked = span ? span.within(invoke) : invoke();
-    const outcome = await Promise.race([invoked, handedBack]);
+    const invoke = () => invokeHandler(this.handlers, run, claimed.due, claimed.fields, attempt);
+    void (span ? span.within(invoke) : invoke()).then(end);
+    const outcome = await ended;
     span?.end(outcome);
     if (outcome === null || run.released) {
       this.leases.delete(run);
