@@ -78,10 +78,11 @@ describe('RedisTimers.schedule', () => {
 
   it('refuses a cron occurrence that is not after Redis now with retry, unchanged (the client recomputes)', async () => {
     const timers = store.open();
-    // No guard keys, then one spec: key, ifExists, at, 4 row fields as name/value pairs.
+    // No guard keys, then one spec: key, ifExists, kind, at, 4 row fields as name/value pairs.
     const spec = [
       'c',
       'error',
+      'cron',
       (await redisNow(store.raw)) - 1,
       4,
       'k',

@@ -272,8 +272,8 @@ export class StoreCommands {
 }
 
 /**
- * What schedule.lua takes per spec after its guards: key, ifExists, at ('' for none), the number of row
- * fields, then the fields as name/value pairs.
+ * What schedule.lua takes per spec after its guards: key, ifExists, kind, at ('' for none), the number of
+ * row fields, then the fields as name/value pairs.
  */
 function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: number): (string | number)[] {
   const args: (string | number)[] = [];
@@ -283,7 +283,7 @@ function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: nu
     const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
     const at = spec.kind === 'cron' ? slot : spec.atMs;
     const names = Object.keys(fields[i]);
-    args.push(spec.key, spec.ifExists, at ?? '', names.length);
+    args.push(spec.key, spec.ifExists, spec.kind, at ?? '', names.length);
     for (const name of names) args.push(name, fields[i][name]);
   });
   return args;
