@@ -157,7 +157,8 @@ export function decodeRow(raw: RowFields): Timer {
 /**
  * The Timer of a row schedule.lua has just created: the spec and its `encodeSpecFields` give every field
  * but the three Redis chose (`id`, `sa`, `d`), which are all the script replies. Equal to `decodeRow` of
- * the stored row, without building and decoding that row.
+ * the stored row, without building and decoding that row. Its payload and meta are the spec's own
+ * (normalizeSpec made them JSON copies of what the caller passed: no one else holds them).
  */
 export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: RowFields): Timer {
   const timer: Timer = {
@@ -167,7 +168,7 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
     kind: spec.kind,
     status: 'pending',
     handler: spec.handler,
-    payload: fields.p === undefined ? null : (JSON.parse(fields.p) as JsonValue),
+    payload: spec.payload,
     scheduledAt: Number(created.sa),
     dueAt: Number(created.d),
     runCount: 0,
@@ -184,7 +185,7 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
   if (spec.cron !== undefined) timer.cron = spec.cron;
   if (spec.tz !== undefined) timer.tz = spec.tz;
   if (spec.maxRuns !== undefined) timer.maxRuns = spec.maxRuns;
-  if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
+  if (spec.meta !== undefined) timer.meta = spec.meta;
   return Object.assign(timer, decodeRunPolicies({ ...fields, k: spec.kind }), decodeSlotPolicy(fields));
 }
 
