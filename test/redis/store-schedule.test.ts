@@ -78,7 +78,7 @@ describe('RedisTimers.schedule', () => {
 
   it('refuses a cron occurrence that is not after Redis now with retry, unchanged (the client recomputes)', async () => {
     const timers = store.open();
-    // No guard keys, then one spec: key, ifExists, kind, at, 4 row fields as name/value pairs.
+    // No first call, no guard keys, then one spec: key, ifExists, kind, at, 4 row fields as name/value pairs.
     const spec = [
       'c',
       'error',
@@ -101,6 +101,7 @@ describe('RedisTimers.schedule', () => {
       timers.keys.ledgerSize,
       timers.keys.prefix,
       1000,
+      '',
       0,
       ...spec,
     )) as unknown[];
@@ -268,6 +269,56 @@ describe('RedisTimers.scheduleMany', () => {
     const created = await timers.scheduleMany(specs);
     expect(created.map((t) => t.key)).toEqual(specs.map((s) => s.key));
     expect(await store.raw.zcard(timers.keys.keys(0))).toBe(2500);
+  });
+
+  it('refuses a key live in Redis that a later call of one partition carries, before any call writes', async () => {
+    const timers = store.open();
+    await timers.schedule({ key: 'late', handler: 'h', delay: '1h' });
+    const before = await keysUnder(store.raw, timers.keys.prefix);
+    const fresh = Array.from({ length: 120 }, (_, i): TimerSpec => ({
+      key: `fresh:${i}`,
+      handler: 'h',
+      delay: '1h',
+    }));
+    // Three calls sent at once: the first checks the later ones' keys, which run only after its 'ok'.
+    expect(
+      await refusal(timers.scheduleMany([...fresh, { key: 'late', handler: 'h', delay: 5 }])),
+    ).toMatchObject({ reason: 'duplicate-key', message: expect.stringContaining('late') });
+    expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
+  });
+
+  it('refuses, unchanged, a later call of a batch whose first call left no answer', async () => {
+    const timers = store.open();
+    await timers.schedule({ key: 'seed', handler: 'h', delay: '1h' });
+    const before = await keysUnder(store.raw, timers.keys.prefix);
+    const reply = await runScript(
+      store.raw,
+      'schedule',
+      timers.keys.base(0),
+      timers.keys.ledgerSize,
+      timers.keys.prefix,
+      1000,
+      'no-such-request',
+      0,
+      ...['later', 'error', 'once', Date.now() + 60_000, 2, 'h', 'h', 'k', 'once'],
+    );
+    expect(reply).toEqual(['refused']);
+    expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
+  });
+
+  it('marks live the ids of a batch that crosses from one live-id bitmap into the next', async () => {
+    const timers = store.open();
+    await timers.schedule({ key: 'seed', handler: 'h', delay: '1h' }); // the partition's keys exist
+    await store.raw.set(`${timers.keys.base(0)}seq`, 65_530);
+    const created = await timers.scheduleMany(
+      Array.from({ length: 80 }, (_, i): TimerSpec => ({ key: `k:${i}`, handler: 'h', delay: '1h' })),
+    );
+    expect(created.map((t) => t.id)).toEqual(created.map((_, i) => `${65_531 + i}p0`));
+    for (const timer of created) expect(await timers.check(timer.id)).toBe(true);
+    expect(await timers.check('65530p0')).toBe(false);
+    expect(await timers.check('65611p0')).toBe(false);
+    expect(await store.raw.bitcount(`${timers.keys.base(0)}i:0:0`)).toBe(1 + 5); // seed and 65531..65535
+    expect(await store.raw.bitcount(`${timers.keys.base(0)}i:0:1`)).toBe(75);
   });
 
   it('indexes only the last of a key written several times in one batch', async () => {

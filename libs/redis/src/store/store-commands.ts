@@ -58,7 +58,9 @@ export class StoreCommands {
   /**
    * Schedules `specs` (their row `fields` encoded), one call per partition and SCHEDULE_BATCH specs, all
    * sent at once: RedisClient runs one while the next is being encoded. Replies in the order of `specs`;
-   * refuses a duplicate key (the whole batch unchanged, see `refuseDuplicates`).
+   * refuses a duplicate key with the whole batch unchanged: in one partition its first call checks the
+   * keys of the others (guards) and they run only if it was answered 'ok' (schedule.lua); over several
+   * partitions `refuseDuplicates` checks them all first.
    */
   async scheduleAll(
     specs: NormalizedSpec[],
@@ -66,20 +68,44 @@ export class StoreCommands {
     requests: CallRequests,
   ): Promise<RowReply[]> {
     const calls = this.scheduleCalls(specs.map((spec) => spec.key));
+    const partitions = new Set(calls.map((call) => call.partition)).size;
     // A retry's calls answer as they did the first time: its own keys are no duplicates.
-    if (calls.length > 1 && !requests.repeated) await this.refuseDuplicates(specs);
+    const checked = calls.length > 1 && !requests.repeated;
+    if (checked) refuseRepeatedKeys(specs);
+    if (checked && partitions > 1) await this.refuseDuplicates(specs);
     const replies: RowReply[] = new Array<RowReply>(specs.length);
+    const firsts = new Map<number, { id: string; done: Promise<RowReply[]> }>();
     await Promise.all(
       calls.map(async ({ partition, indexes }, n) => {
-        const args = (now: number) =>
-          scheduleArgs(
-            indexes.map((i) => specs[i]),
-            indexes.map((i) => fields[i]),
-            now,
+        const first = firsts.get(partition); // undefined: this is the partition's first call
+        const guards = !first && checked && partitions === 1 ? guardKeys(specs, calls, n) : [];
+        const request = requests(`s${n}`);
+        const run = () =>
+          this.withRedisNow((now) =>
+            this.scheduleScript(
+              partition,
+              this.argv1(request),
+              first?.id ?? '',
+              guards.length,
+              ...guards,
+              ...scheduleArgs(
+                indexes.map((i) => specs[i]),
+                indexes.map((i) => fields[i]),
+                now,
+              ),
+            ),
           );
-        const batch = await this.withRedisNow((now) =>
-          this.scheduleScript(partition, this.argv1(requests(`s${n}`)), 0, ...args(now)),
-        );
+        const sent = run();
+        if (!first) firsts.set(partition, { id: request.id, done: sent });
+        let batch = await sent;
+        if (first && batch[0].code === 'refused') {
+          // Sent before the first call settled: it refused the batch, or asked Redis again (a cron's
+          // 'retry') and was answered after this call had run. Then once more.
+          if ((await first.done)[0].code === 'duplicate') return;
+          batch = await run();
+          if (batch[0].code === 'refused')
+            throw new Error(`schedule call ${n} found its batch's first call unanswered`);
+        }
         if (batch[0].code === 'duplicate') throw refusals.duplicateKey(batch[0].fields.key);
         batch.forEach((reply, j) => (replies[indexes[j]] = reply));
       }),
@@ -88,17 +114,12 @@ export class StoreCommands {
   }
 
   /**
-   * Each script refuses duplicates atomically, but only within its call: before a batch that needs
-   * several calls, look for a duplicate anywhere (live in Redis, or repeated in the batch) so a refused
-   * batch changes nothing — schedule calls with the keys as guards and no spec, as bounded as the writes.
-   * (A concurrent writer can still win the race between check and write.)
+   * Each script refuses duplicates atomically, but only within its call: before a batch whose calls span
+   * several partitions, look for a live duplicate anywhere so a refused batch changes nothing — schedule
+   * calls with the keys as guards and no spec, as bounded as the writes. (A concurrent writer can still
+   * win the race between check and write.)
    */
   private async refuseDuplicates(specs: NormalizedSpec[]): Promise<void> {
-    const seen = new Set<string>();
-    for (const spec of specs) {
-      if (spec.ifExists === 'error' && seen.has(spec.key)) throw refusals.duplicateKey(spec.key);
-      seen.add(spec.key);
-    }
     const strict = specs.filter((spec) => spec.ifExists === 'error').map((spec) => spec.key);
     const replies = await Promise.all(
       this.scheduleCalls(strict, GUARD_BATCH).map(({ partition, indexes }) =>
@@ -150,6 +171,7 @@ export class StoreCommands {
     return this.scheduleScript(
       partition,
       fencedArgv1(this.keys.partitions, this.keys.prefix),
+      '',
       keys.length,
       ...keys,
     );
@@ -268,6 +290,25 @@ export class StoreCommands {
       if (allowed === null) throw error;
       throw refusals.partitionsMoved(this.keys.prefix, allowed, this.keys.partitions);
     }
+  }
+}
+
+/** The ifExists 'error' keys of the calls other than `n`: its guards. */
+function guardKeys(specs: NormalizedSpec[], calls: ScheduleCall[], n: number): string[] {
+  const keys: string[] = [];
+  calls.forEach(({ indexes }, m) => {
+    if (m === n) return;
+    for (const i of indexes) if (specs[i].ifExists === 'error') keys.push(specs[i].key);
+  });
+  return keys;
+}
+
+/** A batch that names an ifExists 'error' key twice is refused before anything is sent. */
+function refuseRepeatedKeys(specs: NormalizedSpec[]): void {
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    if (spec.ifExists === 'error' && seen.has(spec.key)) throw refusals.duplicateKey(spec.key);
+    seen.add(spec.key);
   }
 }
 

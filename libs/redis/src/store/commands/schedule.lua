@@ -1,16 +1,18 @@
 -- Creates (or keeps / replaces) a batch of timers of one partition.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
---   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] the number g of guard keys, ARGV[4..3+g] the guard
---   keys (ifExists 'error' keys of the same batch sent in other calls: one of them live refuses this call
---   too), then per spec: key, ifExists (error|replace|keep), kind (once|interval|cron), at (ms, or ''
+--   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] the request id of the batch's first call in this
+--   partition when this is a later one ('' none: this call runs only if that one was answered 'ok'),
+--   ARGV[4] the number g of guard keys, ARGV[5..4+g] the guard keys (ifExists 'error' keys of the same
+--   batch sent in other calls: one of them live refuses this call too), then per spec: key, ifExists (error|replace|keep), kind (once|interval|cron), at (ms, or ''
 --   for none), n, then n row-field name/value pairs (encodeSpecFields)
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
 -- Output: { 'ok', sa, first id's seq, then per spec its due (a number) for a created row or
 --   { 'kept', row as pairs } }: the created rows' ids are consecutive seqs from the first one (the caller
 --   knows the rest of them: `sa` shared, v 1, pending, its own fields). Or { 'duplicate', key } /
---   { 'retry', now } when the whole call was refused unchanged.
+--   { 'retry', now } / { 'refused' } (the first call was not answered 'ok') when the whole call was
+--   refused unchanged.
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -30,9 +32,9 @@ local argc = #ARGV
 
 -- The specs are read where they lie in ARGV, without a table each: `starts[n]` is where spec n begins,
 -- `keys[n]` its key. A spec's row fields are read into a table only when its due needs them (below).
-local guard_count = tonumber(ARGV[3])
+local guard_count = tonumber(ARGV[4])
 local starts, keys = {}, {}
-local i = 4 + guard_count
+local i = 5 + guard_count
 while i <= argc do
   starts[#starts + 1] = i
   keys[#keys + 1] = ARGV[i]
@@ -65,9 +67,14 @@ local function fields_of(start)
   return fields
 end
 
--- First pass: every refusal happens before any write, so a refused call changes nothing.
+-- First pass: every refusal happens before any write, so a refused call changes nothing. A later call of
+-- a batch runs after its first one (one connection runs them in order), which checked this one's keys as
+-- guards: refused or not run, it left no answer, and this call must not write either.
+if ARGV[3] ~= '' and not request_answered(ARGV[3]) then
+  return { 'refused' }
+end
 local guards = {}
-for g = 4, 3 + guard_count do
+for g = 5, 4 + guard_count do
   guards[#guards + 1] = ARGV[g]
 end
 for g, status in ipairs(statuses_of(guards)) do

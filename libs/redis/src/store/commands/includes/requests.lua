@@ -74,6 +74,12 @@ local request_codecs = {
   complete = remembered_json,
 }
 
+-- Whether the call with request `id` (a script with a codec) was answered and its answer kept: it ran and
+-- changed what it answered.
+local function request_answered(id)
+  return redis.call('EXISTS', KEYS[1] .. 'q:' .. id) == 1
+end
+
 local function with_request(script, body)
   local prefix, id, memory_ms = string.match(ARGV[1], '^(.-)\n(.+)\n(%d+)$')
   if not prefix then
