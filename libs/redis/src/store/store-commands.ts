@@ -313,8 +313,9 @@ function refuseRepeatedKeys(specs: NormalizedSpec[]): void {
 }
 
 /**
- * What schedule.lua takes per spec after its guards: key, ifExists, kind, at ('' for none), the number of
- * row fields, then the fields as name/value pairs.
+ * What schedule.lua takes per spec after its guards: key, ifExists, kind, at ('' for none), the row's `h`
+ * and `p` ('' for none: every spec has a handler, most a payload, so their names are not sent), the
+ * number of its other row fields, then those as name/value pairs.
  */
 function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: number): (string | number)[] {
   const args: (string | number)[] = [];
@@ -323,9 +324,12 @@ function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: nu
     // interval's schedule.lua finds on the grid anchored at Redis now.
     const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
     const at = spec.kind === 'cron' ? slot : spec.atMs;
-    const names = Object.keys(fields[i]);
-    args.push(spec.key, spec.ifExists, spec.kind, at ?? '', names.length);
-    for (const name of names) args.push(name, fields[i][name]);
+    const row = fields[i];
+    const counted = args.push(spec.key, spec.ifExists, spec.kind, at ?? '', row.h, row.p ?? '', 0) - 1;
+    for (const name of Object.keys(row)) {
+      if (name !== 'h' && name !== 'p') args.push(name, row[name]);
+    }
+    args[counted] = (args.length - counted - 1) / 2;
   });
   return args;
 }

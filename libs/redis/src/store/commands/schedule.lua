@@ -4,8 +4,9 @@
 --   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] the request id of the batch's first call in this
 --   partition when this is a later one ('' none: this call runs only if that one was answered 'ok'),
 --   ARGV[4] the number g of guard keys, ARGV[5..4+g] the guard keys (ifExists 'error' keys of the same
---   batch sent in other calls: one of them live refuses this call too), then per spec: key, ifExists (error|replace|keep), kind (once|interval|cron), at (ms, or ''
---   for none), n, then n row-field name/value pairs (encodeSpecFields)
+--   batch sent in other calls: one of them live refuses this call too), then per spec: key, ifExists
+--   (error|replace|keep), kind (once|interval|cron), at (ms, or '' for none), its row's `h` and `p`
+--   (encodeSpecFields; '' for no `p`), n, then its n other row fields as name/value pairs
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
 -- Output: { 'ok', sa, first id's seq, then per spec its due (a number) for a created row or
@@ -41,7 +42,7 @@ local i = 5 + guard_count
 while i <= argc do
   starts[#starts + 1] = i
   keys[#keys + 1] = argv[i]
-  i = i + 5 + 2 * tonumber(argv[i + 4])
+  i = i + 7 + 2 * tonumber(argv[i + 6])
 end
 
 -- Whether each key holds a row, and its status: a row exists iff its key is in `keys` (docs/design.md
@@ -64,7 +65,7 @@ end
 -- A spec's row fields (ARGV name/value pairs) as a table: for a due that is not its `at` as given.
 local function fields_of(start)
   local fields = {}
-  for j = start + 5, start + 4 + 2 * tonumber(argv[start + 4]), 2 do
+  for j = start + 7, start + 6 + 2 * tonumber(argv[start + 6]), 2 do
     fields[argv[j]] = argv[j + 1]
   end
   return fields
@@ -170,7 +171,13 @@ local function create(start, key, had_row)
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
   end
   values[2], values[10] = id, d
-  for j = start + 5, start + 4 + 2 * tonumber(argv[start + 4]) do
+  values[count + 1], values[count + 2] = 'h', argv[start + 4]
+  count = count + 2
+  if argv[start + 5] ~= '' then
+    values[count + 1], values[count + 2] = 'p', argv[start + 5]
+    count = count + 2
+  end
+  for j = start + 7, start + 6 + 2 * tonumber(argv[start + 6]) do
     count = count + 1
     values[count] = argv[j]
   end
