@@ -37,10 +37,11 @@ local remembered_schedule = {
       local entry = reply[n]
       if type(entry) == 'table' then
         lines[#lines + 1] = 'k' .. cjson.encode(entry)
+      elseif entry == previous then
+        lines[#lines + 1] = '=' -- compared as numbers: no text made for it
       else
-        local offset = string.format('%.0f', entry - sa)
-        lines[#lines + 1] = offset == previous and '=' or offset
-        previous = offset
+        lines[#lines + 1] = string.format('%.0f', entry - sa)
+        previous = entry
       end
     end
     return table.concat(lines, '\n')
