@@ -6,7 +6,7 @@ import { fencedArgv1, fenceRefusal } from './layout-fence';
 import { parseRowReply, parseScheduleReply, type RawScheduleReply, type RowReply } from './replies';
 import { type CallRequests, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
-import { runScript, type ScriptName } from './script-loader';
+import { runScript, type ScriptArg, type ScriptName } from './script-loader';
 
 /**
  * Specs per schedule call (~10 µs of Redis each, and a fixed part per call worth ~1 µs per spec at this
@@ -82,18 +82,12 @@ export class StoreCommands {
         const request = requests(`s${n}`);
         const run = () =>
           this.withRedisNow((now) =>
-            this.scheduleScript(
-              partition,
-              this.argv1(request),
+            this.scheduleScript(partition, this.argv1(request), [
               first?.id ?? '',
               guards.length,
               ...guards,
-              ...scheduleArgs(
-                indexes.map((i) => specs[i]),
-                indexes.map((i) => fields[i]),
-                now,
-              ),
-            ),
+              ...scheduleArgs(indexes, specs, fields, now),
+            ]),
           );
         const sent = run();
         if (!first) firsts.set(partition, { id: request.id, done: sent });
@@ -168,13 +162,8 @@ export class StoreCommands {
 
   /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read). */
   private guard(partition: number, keys: string[]): Promise<RowReply[]> {
-    return this.scheduleScript(
-      partition,
-      fencedArgv1(this.keys.partitions, this.keys.prefix),
-      '',
-      keys.length,
-      ...keys,
-    );
+    const argv1 = fencedArgv1(this.keys.partitions, this.keys.prefix);
+    return this.scheduleScript(partition, argv1, ['', keys.length, ...keys]);
   }
 
   async cancel(key: string, requests: CallRequests): Promise<boolean> {
@@ -248,12 +237,13 @@ export class StoreCommands {
     return this.onKey('backfill', requests, key, row.id, row.version, JSON.stringify(slots));
   }
 
+  /** `args` after the tombstone time, passed on as one array (ioredis sends its elements), not copied. */
   private async scheduleScript(
     partition: number,
     argv1: string,
-    ...args: (string | number)[]
+    args: (string | number)[],
   ): Promise<RowReply[]> {
-    const raw = await this.run('schedule', this.keys.base(partition), argv1, this.tombstoneMs, ...args);
+    const raw = await this.run('schedule', this.keys.base(partition), argv1, this.tombstoneMs, args);
     return parseScheduleReply(raw as RawScheduleReply, partition);
   }
 
@@ -277,12 +267,7 @@ export class StoreCommands {
   }
 
   /** A write a repartition fenced off (this process has the old count) is refused, having changed nothing. */
-  private async run(
-    script: ScriptName,
-    base: string,
-    argv1: string,
-    ...args: (string | number)[]
-  ): Promise<unknown> {
+  private async run(script: ScriptName, base: string, argv1: string, ...args: ScriptArg[]): Promise<unknown> {
     try {
       return await runScript(this.redis, script, base, this.keys.ledgerSize, argv1, ...args);
     } catch (error) {
@@ -313,13 +298,19 @@ function refuseRepeatedKeys(specs: NormalizedSpec[]): void {
 }
 
 /**
- * What schedule.lua takes per spec after its guards: key, ifExists, kind, at ('' for none), the row's `h`
+ * What schedule.lua takes per spec (those of `indexes`) after its guards: key, ifExists, kind, at ('' for none), the row's `h`
  * and `p` ('' for none: every spec has a handler, most a payload, so their names are not sent), the
  * number of its other row fields, then those as name/value pairs.
  */
-function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: number): (string | number)[] {
+function scheduleArgs(
+  indexes: number[],
+  specs: NormalizedSpec[],
+  fields: RowFields[],
+  redisNow: number,
+): (string | number)[] {
   const args: (string | number)[] = [];
-  specs.forEach((spec, i) => {
+  for (const i of indexes) {
+    const spec = specs[i];
     // A periodic timer's first slot (startAt; an endAt before it is refused here): a cron's is sent, an
     // interval's schedule.lua finds on the grid anchored at Redis now.
     const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
@@ -330,6 +321,6 @@ function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: nu
       if (name !== 'h' && name !== 'p') args.push(name, row[name]);
     }
     args[counted] = (args.length - counted - 1) / 2;
-  });
+  }
   return args;
 }
