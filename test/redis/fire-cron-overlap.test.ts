@@ -167,6 +167,8 @@ describe('fire path: cron run policies', () => {
       dueAt: next,
       overlap: 'allow',
     });
+    // back to pending: `s` is left out (docs/design.md "Row values")
+    expect(await fire.raw.hget(cluster.timers.keys.row('c'), 's')).toBeNull();
     const [done] = await cluster.commands.complete(0, [
       { id: timer.id, key: 'c', version: 1, runCount: 1, mode: 'free', outcome: 'ok', missed: 0, overlap: 0 },
     ]);

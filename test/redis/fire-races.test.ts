@@ -291,6 +291,8 @@ describe('fire path: reconciler', () => {
     const reconciler = cluster.reconciler();
     expect(await reconciler.reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
     expect(await cluster.timers.get('k')).toMatchObject({ status: 'pending', version: 1, runCount: 1 });
+    // back to pending: `s` is left out again, as a new row's (docs/design.md "Row values")
+    expect(await fire.raw.hmget(cluster.timers.keys.row('k'), 'v', 's', 'k')).toEqual([null, null, null]);
     const handler = recorder();
     await cluster.dispatcher();
     await cluster.runner({ h: handler.handler });

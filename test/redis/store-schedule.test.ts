@@ -274,7 +274,7 @@ describe('RedisTimers.scheduleMany', () => {
     const timers = store.open();
     await timers.schedule({ key: 'seed', handler: 'h', delay: '1h' });
     const before = await keysUnder(store.raw, timers.keys.prefix);
-    const spec = ['later', 'error', 'once', Date.now() + 60_000, 'h', '', 1, 'k', 'once'];
+    const spec = ['later', 'error', 'once', Date.now() + 60_000, 'h', '', 0];
     expect(await runSchedule(timers, 'no-such-request', spec)).toEqual(['refused']);
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
   });

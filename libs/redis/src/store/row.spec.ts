@@ -14,8 +14,8 @@ const once: NormalizedSpec = {
 };
 
 describe('row codec', () => {
-  it('leaves defaults out of a pending row so it stays small (but writes k: see includes/row.lua ROW_DEFAULTS)', () => {
-    expect(encodeSpecFields(once)).toEqual({ h: 'invoice.remind', k: 'once', dm: '5000' });
+  it('leaves defaults out of a pending row so it stays small', () => {
+    expect(encodeSpecFields(once)).toEqual({ h: 'invoice.remind', dm: '5000' });
   });
 
   it('encodes every non-default field of a spec', () => {

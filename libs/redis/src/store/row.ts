@@ -20,10 +20,9 @@ import type {
 export type RowFields = Record<string, string>;
 
 /**
- * What a row may leave out (docs/design.md "Row values", includes/row.lua ROW_DEFAULTS): `v` 1, `s`
- * pending, `k` once. This release writes them (the release before it cannot read a row without them)
- * and reads them absent too, so the next one can leave them out. Readers of the raw hash go through
- * `decodeRow` / `slotTimerOf`, which put them back.
+ * What a row leaves out (docs/design.md "Row values", includes/row.lua ROW_DEFAULTS): `v` 1, `s`
+ * pending, `k` once. Readers of the raw hash go through `decodeRow` / `slotTimerOf` / `statusOf`,
+ * which put them back.
  */
 const ROW_DEFAULTS: Readonly<RowFields> = { v: '1', s: 'pending', k: 'once' };
 
@@ -41,11 +40,12 @@ export function fieldsFromFlat(flat: readonly string[]): RowFields {
 
 /**
  * The row fields a spec defines, ready for HSET. Defaults are left out (absent = default) so a pending
- * row stays small: `aw` absent = true, `rm` absent = true, `dl` absent =
+ * row stays small: `k` absent = once, `aw` absent = true, `rm` absent = true, `dl` absent =
  * at-least-once, `p` absent = null.
  */
 export function encodeSpecFields(spec: NormalizedSpec): RowFields {
-  const fields: RowFields = { h: spec.handler, k: spec.kind };
+  const fields: RowFields = { h: spec.handler };
+  if (spec.kind !== ROW_DEFAULTS.k) fields.k = spec.kind;
   if (spec.payload !== null) fields.p = JSON.stringify(spec.payload);
   if (spec.delayMs !== undefined) fields.dm = String(spec.delayMs);
   if (spec.everyMs !== undefined) fields.em = String(spec.everyMs);

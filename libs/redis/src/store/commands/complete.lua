@@ -162,8 +162,8 @@ local function rearm(row, fields, due, gone, streak)
     return pause_row(row, fields, gone, streak)
   end
   fields.v = int(tonumber(row.v) + 1)
-  fields.s = 'pending'
   fields.d = int(due)
+  gone[#gone + 1] = 's' -- pending: the default, left out (includes/row)
   redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
   redis.call('HDEL', row_key(base, row.key), unpack(gone))
   arm_due(base, row.key, due)

@@ -32,11 +32,12 @@ redis.call('ZREM', base .. 'leases', key)
 redis.call('ZADD', base .. 'leases', lease, member)
 row.v, row.s = int(tonumber(version) + 1), 'pending'
 local next_due = arm_slot_fields(row, row, next_slot)
-redis.call('HSET', row_key(base, key), 'v', row.v, 's', row.s, 'd', row.d)
+redis.call('HSET', row_key(base, key), 'v', row.v, 'd', row.d)
 if row.ds then
   redis.call('HSET', row_key(base, key), 'ds', row.ds)
 end
-redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct', 'hc')
+-- `s` pending: the default, left out (includes/row)
+redis.call('HDEL', row_key(base, key), 's', 'lw', 'lu', 'ct', 'hc')
 arm_due(base, key, next_due)
 publish_skips(prefix, row, now_ms(), version, missed, 0)
 return 1

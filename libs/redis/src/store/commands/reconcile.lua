@@ -87,8 +87,8 @@ for _, key in ipairs(expired) do
     lost[#lost + 1] = flat(row)
   else
     ledger_append(row, 'lost', now, { r = 'requeued', w = row.lw })
-    redis.call('HSET', row_key(base, key), 's', 'pending')
-    redis.call('HDEL', row_key(base, key), 'lw', 'lu', 'ct', 'hc')
+    -- back to pending: `s` is the default, left out (includes/row)
+    redis.call('HDEL', row_key(base, key), 's', 'lw', 'lu', 'ct', 'hc')
     redis.call('ZREM', leases_key, key)
     arm_due(base, key, tonumber(row.tg or row.d))
     requeued = requeued + 1

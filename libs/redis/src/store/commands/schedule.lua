@@ -142,15 +142,15 @@ local function slot_and_due(key, kind, at, fields)
   return slot, kind == 'once' and slot or slot_due({ key = key, jt = fields.jt }, slot)
 end
 
--- One HSET's arguments, reused row after row (unpack takes the first `count`); includes/row.lua
--- ROW_DEFAULTS for v, s.
-local values = { 'id', '', 'v', '1', 's', 'pending', 'sa', sa, 'd', '' }
+-- One HSET's arguments, reused row after row (unpack takes the first `count`): v 1, pending, once are
+-- defaults, left out (includes/row).
+local values = { 'id', '', 'sa', sa, 'd', '' }
 
 -- A new row for the spec at ARGV `start`. A one-shot's `at` is its due as the caller wrote it: no
 -- table of its fields, no number formatting.
 local function create(start, key, had_row)
   local kind, at = argv[start + 2], argv[start + 3]
-  local count = 10
+  local count = 6
   local due, d
   if kind == 'once' and at ~= '' then
     due, d = tonumber(at), at
@@ -159,8 +159,8 @@ local function create(start, key, had_row)
     slot, due = slot_and_due(key, kind, at, fields_of(start))
     d = int(due)
     if due ~= slot then
-      values[11], values[12] = 'ds', int(slot)
-      count = 12
+      values[7], values[8] = 'ds', int(slot)
+      count = 8
     end
   end
   seq = seq + 1
@@ -170,7 +170,7 @@ local function create(start, key, had_row)
   if had_row then
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
   end
-  values[2], values[10] = id, d
+  values[2], values[6] = id, d
   values[count + 1], values[count + 2] = 'h', argv[start + 4]
   count = count + 2
   if argv[start + 5] ~= '' then

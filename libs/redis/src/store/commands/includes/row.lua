@@ -13,11 +13,11 @@ local function is_live(status)
   return status == 'pending' or status == 'running' or status == 'paused'
 end
 
--- What a row may leave out (docs/design.md "Row values"): `v` 1, `s` pending, `k` once. This release
--- still writes them, because the release before it reads an absent `s` as no row (a rolling upgrade
--- would lose timers), but every reader accepts them absent, so the next release can leave them out (32
--- bytes less per pending timer) and roll over this one. `with_defaults` puts them back into a row table
--- read from the hash; every other reader of these fields (an HMGET) applies them itself.
+-- What a row leaves out (docs/design.md "Row values"): `v` 1, `s` pending, `k` once — 32 bytes less per
+-- pending timer. Every writer leaves them out (`save_row` drops them; a field-wise write that sets `s`
+-- back to pending HDELs it); the release before this one already read them absent, so the two roll.
+-- `with_defaults` puts them back into a row table read from the hash; every other reader of these
+-- fields (an HMGET) applies them itself.
 local ROW_DEFAULTS = { v = '1', s = 'pending', k = 'once' }
 
 local function with_defaults(row)
@@ -57,12 +57,12 @@ local function flat(row)
   return out
 end
 
--- Replaces the whole hash (all fields but `key`), so fields set to nil in the table disappear.
+-- Replaces the whole hash (all fields but `key` and defaults), so fields set to nil in the table disappear.
 local function save_row(base, row)
   local hash = row_key(base, row.key)
   local fields = {}
   for field, value in pairs(row) do
-    if field ~= 'key' then
+    if field ~= 'key' and ROW_DEFAULTS[field] ~= value then
       fields[#fields + 1] = field
       fields[#fields + 1] = value
     end
