@@ -12,9 +12,9 @@
 -- readable: as long as a cancelled timer's tombstone does by default (7 days).
 local LEDGER_KEEP_MS = 604800000
 -- The worker a claim script acts for (claim.lua sets it): its entries name it.
--- `created`: the 'scheduled' entries of the rows this call created, for `ledger_write_created`.
+-- `created`: the keys of the rows this call created (all at `created_at`), for `ledger_write_created`.
 -- `at`, `at_text`: the last ms an outcome entry was made at, and its text (completed_entry).
-local ledger = { worker = nil, created = {}, at = nil, at_text = nil }
+local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil }
 
 local function ledger_key(key)
   return KEYS[1] .. 'h:' .. key
@@ -143,6 +143,14 @@ local function ledger_expire(key, ms)
   end
 end
 
+-- A creation at `now` (version 1): its entry is the one a row implies (no due), written only where an
+-- earlier life of the key left a ledger (ledger_write_created). schedule.lua calls it per created row,
+-- without the tables of `ledger_record`.
+local function ledger_note_created(key, now)
+  ledger.created[#ledger.created + 1] = key
+  ledger.created_at = now
+end
+
 local schedule_entries = { reschedule = 'rescheduled', resume = 'resumed', trigger = 'triggered', backfill = 'backfilled' }
 
 -- The entry of an event (core ledger.ts `ledgerEntryOf` maps the engine's events the same way): a
@@ -176,9 +184,7 @@ local function ledger_record(row, event_type, now, extra)
   -- A stale completion's worker is not the row's lease owner: only a claim knows its own.
   fields.w = ledger.worker or (event_type ~= 'stale' and row.lw) or nil
   if event == 'scheduled' then
-    -- A creation: its entry is the one a row implies (no due), written only where an earlier life of the
-    -- key left a ledger (ledger_write_created).
-    ledger.created[#ledger.created + 1] = { row.key, ledger_entry(now, event, row.v, {}) }
+    ledger_note_created(row.key, now)
     return
   end
   local plain = event == 'completed' and held_due and not (reason or extra.count or extra.attempt or extra.error)
@@ -196,8 +202,8 @@ local function ledger_write_created()
     return
   end
   local names, found = {}, 0
-  for i, item in ipairs(created) do
-    names[i] = ledger_key(item[1])
+  for i, key in ipairs(created) do
+    names[i] = ledger_key(key)
   end
   for first = 1, #names, 2000 do
     found = found + redis.call('EXISTS', unpack(names, first, math.min(first + 1999, #names)))
@@ -205,12 +211,13 @@ local function ledger_write_created()
   if found == 0 then
     return
   end
-  for i, item in ipairs(created) do
-    local length = redis.call('LPUSHX', names[i], item[2])
+  local entry = ledger_entry(ledger.created_at, 'scheduled', 1, {})
+  for i, key in ipairs(created) do
+    local length = redis.call('LPUSHX', names[i], entry)
     if length > 0 then
       -- its first hand-off must not write the 'scheduled' entry again (ledger_hand_off)
-      redis.call('HSET', KEYS[1] .. 't:' .. item[1], 'lo', '1')
-      ledger_expire(item[1], nil)
+      redis.call('HSET', KEYS[1] .. 't:' .. key, 'lo', '1')
+      ledger_expire(key, nil)
       if length > LEDGER_SIZE then
         redis.call('LTRIM', names[i], 0, LEDGER_SIZE - 1)
       end
