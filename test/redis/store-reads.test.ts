@@ -163,6 +163,25 @@ describe('get, list, check, snapshot', () => {
     expect(await timers.snapshot()).toEqual([]);
     expect(await store.raw.smembers(timers.keys.idChunks(0))).toEqual(['0:1']);
   });
+
+  it('places ids past 2^32 in their bitmap: check, cancelAll and the kept bitmap agree on its name', async () => {
+    const timers = store.open();
+    await store.raw.set(timers.keys.seq(0), 5_000_000_000);
+    const [a, b] = await timers.scheduleMany([
+      { key: 'a', handler: 'h', delay: '1h' },
+      { key: 'b', handler: 'h', delay: '1h' },
+    ]);
+    expect([a.id, b.id]).toEqual(['5000000001p0', '5000000002p0']);
+    const chunk = `0:${Math.floor(5_000_000_001 / 65_536)}`;
+    expect(await store.raw.getbit(timers.keys.idBitmap(0, chunk), 5_000_000_001 % 65_536)).toBe(1);
+    expect(await timers.check(a.id)).toBe(true);
+
+    expect(await timers.cancelAll()).toBe(2);
+    expect(await timers.check(a.id)).toBe(false);
+    expect(await timers.check(b.id)).toBe(false);
+    // the bitmap the next ids land in stays, even empty: the clearing named it as the counter does
+    expect(await store.raw.smembers(timers.keys.idChunks(0))).toEqual([chunk]);
+  });
 });
 
 describe('events', () => {

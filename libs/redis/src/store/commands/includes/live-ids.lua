@@ -7,14 +7,17 @@
 -- Uses no other include.
 local ID_CHUNK = 65536
 
--- The bitmap suffix `<M>:<chunk>` and bit offset of an id, or nil for a string that is no id of ours.
+-- The bitmap suffix `<M>:<chunk>` and bit offset (as text) of an id, or nil for a string that is no id of
+-- ours. Both are formatted with `%d`: a number left for redis.call to convert, or `%.0f`, goes through
+-- the float printer, ~0.4 µs per id of a cancel-all.
 local function id_bit(id)
   local seq, origin = string.match(id, '^(%d+)p(%d+)$')
   if not seq then
     return nil
   end
-  local chunk = math.floor(tonumber(seq) / ID_CHUNK)
-  return origin .. ':' .. string.format('%.0f', chunk), tonumber(seq) - chunk * ID_CHUNK
+  seq = tonumber(seq)
+  local chunk = math.floor(seq / ID_CHUNK)
+  return origin .. ':' .. string.format('%d', chunk), string.format('%d', seq - chunk * ID_CHUNK)
 end
 
 -- The bitmap this partition's next id lands in: never dropped, it would only come back.
@@ -39,7 +42,8 @@ end
 -- drops a bitmap it leaves empty (one it had to create, for ids not live, too), so it costs a BITCOUNT
 -- rather than an EXISTS before: two commands per bitmap on the fire path.
 local function write_id_bits(base, ids, bit)
-  local ops, chunks = {}, {}
+  -- the value as text: redis.call formats a number argument with `%.17g`, the float printer again
+  local ops, chunks, value = {}, {}, tostring(bit)
   for _, id in ipairs(ids) do
     local chunk, offset = id_bit(id)
     if chunk then
@@ -50,7 +54,7 @@ local function write_id_bits(base, ids, bit)
         chunks[#chunks + 1] = chunk
       end
       local n = #list
-      list[n + 1], list[n + 2], list[n + 3], list[n + 4] = 'SET', 'u1', offset, bit
+      list[n + 1], list[n + 2], list[n + 3], list[n + 4] = 'SET', 'u1', offset, value
     end
   end
   for _, chunk in ipairs(chunks) do
