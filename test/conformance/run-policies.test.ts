@@ -153,7 +153,15 @@ describe.each(BACKENDS)('%s backend: retry', (name) => {
       retry: { attempts: 4, backoff: { type: 'exponential', delay: 200, maxDelay: 300 } },
       last: { status: 'failed', error: { message: 'down' } },
     });
-    const failed = h.eventsOf('failed');
+    // The row is read back before the last 'failed' event may have crossed pub/sub (Redis backend): wait for
+    // the events, then check them all.
+    const failed = await h.until(
+      async () => {
+        const events = h.eventsOf('failed');
+        return events.length >= 4 && events;
+      },
+      { what: "the four attempts' failed events" },
+    );
     expect(failed.map((event) => event.attempt)).toEqual([1, 2, 3, 4]);
     expect(h.runs.map((run) => [run.attempt, run.runCount])).toEqual([
       [1, 1],
