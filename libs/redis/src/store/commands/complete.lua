@@ -25,7 +25,7 @@
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
 -- Index entries of the settled runs, removed once for the whole batch at the end (nothing here reads
--- them back): every held run leaves `leases`; a removed timer leaves `ids` and `keys`.
+-- them back): every held run leaves `leases`; a removed timer leaves `ids` and the key index.
 local unleased, removed_ids, removed_keys = {}, {}, {}
 
 -- A lost settlement that finds nothing to settle (another reconciler was first) is not an event.
@@ -332,5 +332,5 @@ for _, run in ipairs(cjson.decode(ARGV[2])) do
 end
 call_in_slices('ZREM', base .. 'leases', unleased)
 remove_live_ids(base, removed_ids)
-call_in_slices('ZREM', base .. 'keys', removed_keys)
+key_index_remove(base, removed_keys)
 return replies

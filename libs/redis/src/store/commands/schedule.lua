@@ -41,16 +41,16 @@ while i <= argc do
   i = last + 1
 end
 
--- Whether each key holds a row, and its status: a row exists iff its key is in `keys` (docs/design.md
--- "Index membership"), so one ZMSCORE answers for a whole batch of new keys and only a row that
+-- Whether each key holds a row, and its status: a row exists iff its key is in the key index (docs/design.md
+-- "Index membership"), so a ZMSCORE per chunk answers for a whole batch of new keys and only a row that
 -- exists is read (its `id` tells a row from none, `s` may be left out). `key → status` (false: no row).
 local function statuses_of(keys)
   local found = {}
   for first = 1, #keys, 2000 do
     local last = math.min(first + 1999, #keys)
-    local scores = redis.call('ZMSCORE', base .. 'keys', unpack(keys, first, last))
+    local indexed = key_index_has(base, { unpack(keys, first, last) })
     for j = first, last do
-      local row = scores[j - first + 1] and redis.call('HMGET', row_key(base, keys[j]), 'id', 's')
+      local row = indexed[keys[j]] and redis.call('HMGET', row_key(base, keys[j]), 'id', 's')
       found[keys[j]] = row and row[1] and (row[2] or ROW_DEFAULTS.s)
     end
   end
@@ -94,11 +94,11 @@ local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
 local first_due = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2]
 local earliest = nil
-local due_entries, key_entries, new_ids, tombstones = {}, {}, {}, {}
+local due_entries, new_keys, new_ids, tombstones = {}, {}, {}, {}
 
 local function write_gathered()
   call_in_slices('ZADD', base .. 'due', due_entries)
-  call_in_slices('ZADD', base .. 'keys', key_entries)
+  key_index_add(base, new_keys)
   add_live_ids(base, new_ids)
   drop_tombstones(tombstones)
   ledger_write_created()
@@ -106,7 +106,7 @@ local function write_gathered()
     redis.call('SET', seq_key, int(seq))
     seq_written = seq
   end
-  due_entries, key_entries, new_ids, tombstones = {}, {}, {}, {}
+  due_entries, new_keys, new_ids, tombstones = {}, {}, {}, {}
 end
 
 local function due_of(spec)
@@ -146,8 +146,7 @@ local function create(spec)
   redis.call('HSET', hash, unpack(values))
   due_entries[#due_entries + 1] = d
   due_entries[#due_entries + 1] = key
-  key_entries[#key_entries + 1] = 0
-  key_entries[#key_entries + 1] = key
+  new_keys[#new_keys + 1] = key
   new_ids[#new_ids + 1] = id
   tombstones[#tombstones + 1] = key
   if earliest == nil or due < earliest then

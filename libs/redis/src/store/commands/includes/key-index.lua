@@ -1,0 +1,198 @@
+-- Include: The partition's index of keys (docs/design.md "Key index"): every key with a row, in
+-- lexicographic order, kept as chunks — zsets `P:{pN}:kc:<bound>` of fewer than 128 keys (score 0) —
+-- found through `P:{pN}:kx`, a zset of each chunk's bound (score 0). A chunk holds the keys from its
+-- bound up to the next chunk's; the first chunk's bound may be '' (below every key). Small zsets are
+-- listpacks: ~25 B a key instead of ~127 in one big zset (a skiplist). Every script reads and writes the
+-- index through these functions only. Uses no other include.
+
+-- A zset reaching zset-max-listpack-entries (128, Redis's default) becomes a skiplist for good: a chunk
+-- never holds more than KEY_CHUNK_MAX. A split leaves pieces of at most KEY_CHUNK_FILL (room for inserts
+-- before the next split); a chunk that falls below KEY_CHUNK_MERGE keys joins the chunk before it when
+-- both fit in KEY_CHUNK_FILL. A key longer than 64 bytes (zset-max-listpack-value) makes its chunk a
+-- skiplist: it costs what one big zset costs, nothing breaks.
+local KEY_CHUNK_MAX, KEY_CHUNK_FILL, KEY_CHUNK_MERGE = 127, 96, 32
+
+local function key_chunk(base, bound)
+  return base .. 'kc:' .. bound
+end
+
+-- Byte order, as Redis's lex ranges (Lua's `<` follows the server's locale collation).
+local function key_less(a, b)
+  if a == b then
+    return false
+  end
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x < y
+    end
+  end
+  return #a < #b
+end
+
+-- The chunk bound of each key looked up since the bounds last changed: schedule checks its keys, then
+-- adds the new ones, and the adds reuse the checks' lookups.
+local key_bounds = {}
+
+-- A chunk made or gone changes the bounds: every bound looked up before may be wrong.
+local function add_bound(base, bound)
+  redis.call('ZADD', base .. 'kx', 0, bound)
+  key_bounds = {}
+end
+
+local function remove_bound(base, bound)
+  redis.call('ZREM', base .. 'kx', bound)
+  key_bounds = {}
+end
+
+-- The keys grouped by the chunk that holds (or would hold) them: `{ bound = { keys } }`. One lookup of
+-- the chunk and of the next bound serves every following key that falls between the two; a key below
+-- every bound goes to the chunk ''.
+local function key_groups(base, keys)
+  local index = base .. 'kx'
+  local groups, low, high = {}, nil, nil
+  for _, key in ipairs(keys) do
+    local bound = key_bounds[key]
+    if bound == nil then
+      if low == nil or key_less(key, low) or (high and not key_less(key, high)) then
+        low = redis.call('ZREVRANGEBYLEX', index, '[' .. key, '-', 'LIMIT', 0, 1)[1] or ''
+        high = redis.call('ZRANGEBYLEX', index, '(' .. key, '+', 'LIMIT', 0, 1)[1]
+      end
+      bound = low
+      key_bounds[key] = bound
+    end
+    local group = groups[bound]
+    if group == nil then
+      group = {}
+      groups[bound] = group
+    end
+    group[#group + 1] = key
+  end
+  return groups
+end
+
+local function zadd_zero(name, keys, first, last)
+  local entries = {}
+  for i = first, last do
+    entries[#entries + 1] = 0
+    entries[#entries + 1] = keys[i]
+  end
+  return redis.call('ZADD', name, unpack(entries))
+end
+
+-- Writes a chunk's keys, more than KEY_CHUNK_MAX in all, as pieces of at most KEY_CHUNK_FILL: Redis
+-- sorts them (a scratch zset in the partition's slot, gone at once), the first piece keeps the bound.
+local function split_chunk(base, bound, keys)
+  local chunk, scratch = key_chunk(base, bound), base .. 'kc~'
+  for first = 1, #keys, 4000 do
+    zadd_zero(scratch, keys, first, math.min(first + 3999, #keys))
+  end
+  redis.call('ZUNIONSTORE', scratch, 2, scratch, chunk)
+  local sorted = redis.call('ZRANGE', scratch, 0, -1)
+  redis.call('DEL', scratch, chunk)
+  local pieces = math.ceil(#sorted / KEY_CHUNK_FILL)
+  local size = math.ceil(#sorted / pieces)
+  for first = 1, #sorted, size do
+    local piece_bound = first == 1 and bound or sorted[first]
+    zadd_zero(key_chunk(base, piece_bound), sorted, first, math.min(first + size - 1, #sorted))
+    add_bound(base, piece_bound)
+  end
+  return #sorted
+end
+
+-- Adds keys (already there: unchanged). Returns how many were new.
+local function key_index_add(base, keys)
+  local added = 0
+  for bound, group in pairs(key_groups(base, keys)) do
+    local chunk = key_chunk(base, bound)
+    local held = redis.call('ZCARD', chunk)
+    if held + #group <= KEY_CHUNK_MAX then
+      if held == 0 then
+        add_bound(base, bound)
+      end
+      added = added + zadd_zero(chunk, group, 1, #group)
+    else
+      added = added + split_chunk(base, bound, group) - held
+    end
+  end
+  return added
+end
+
+-- A chunk that lost keys: gone from the bounds when empty (Redis deleted the zset), or joined to the
+-- chunk before it when both are small.
+local function key_chunk_shrunk(base, bound)
+  local chunk = key_chunk(base, bound)
+  local held = redis.call('ZCARD', chunk)
+  if held == 0 then
+    remove_bound(base, bound)
+  elseif held < KEY_CHUNK_MERGE and bound ~= '' then
+    local before = redis.call('ZREVRANGEBYLEX', base .. 'kx', '(' .. bound, '-', 'LIMIT', 0, 1)[1]
+    local into = before and key_chunk(base, before)
+    if into and redis.call('ZCARD', into) + held <= KEY_CHUNK_FILL then
+      local keys = redis.call('ZRANGE', chunk, 0, -1)
+      zadd_zero(into, keys, 1, #keys)
+      redis.call('DEL', chunk)
+      remove_bound(base, bound)
+    end
+  end
+end
+
+-- Removes keys (absent ones: nothing). Returns how many were there.
+local function key_index_remove(base, keys)
+  local removed = 0
+  for bound, group in pairs(key_groups(base, keys)) do
+    local gone = redis.call('ZREM', key_chunk(base, bound), unpack(group))
+    if gone > 0 then
+      removed = removed + gone
+      key_chunk_shrunk(base, bound)
+    end
+  end
+  return removed
+end
+
+-- `{ key = true }` for each of the keys the index holds.
+local function key_index_has(base, keys)
+  local found = {}
+  for bound, group in pairs(key_groups(base, keys)) do
+    local scores = redis.call('ZMSCORE', key_chunk(base, bound), unpack(group))
+    for i, key in ipairs(group) do
+      if scores[i] then
+        found[key] = true
+      end
+    end
+  end
+  return found
+end
+
+-- Up to `limit` keys from `min` to `max` in order, both in ZRANGEBYLEX's notation ('-', '+', '[key',
+-- '(key'): a walk of the bounds from the chunk holding `min`, a few at a time, then of each chunk.
+local function key_index_range(base, min, max, limit)
+  local index, out = base .. 'kx', {}
+  local from = '-'
+  if min ~= '-' then
+    local start = redis.call('ZREVRANGEBYLEX', index, '[' .. string.sub(min, 2), '-', 'LIMIT', 0, 1)[1]
+    from = start and '[' .. start or '-'
+  end
+  local last = max ~= '+' and string.sub(max, 2)
+  while #out < limit do
+    local bounds = redis.call('ZRANGEBYLEX', index, from, '+', 'LIMIT', 0, 8)
+    for _, bound in ipairs(bounds) do
+      -- a chunk whose bound lies past `max` holds nothing in range, nor does any after it
+      if last and (key_less(last, bound) or (bound == last and string.sub(max, 1, 1) == '(')) then
+        return out
+      end
+      local keys = redis.call('ZRANGEBYLEX', key_chunk(base, bound), min, max, 'LIMIT', 0, limit - #out)
+      for _, key in ipairs(keys) do
+        out[#out + 1] = key
+      end
+      if #out == limit then
+        return out
+      end
+    end
+    if #bounds < 8 then
+      return out
+    end
+    from = '(' .. bounds[#bounds]
+  end
+  return out
+end
