@@ -1,19 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RedisTimers } from '@sundial/redis';
 import { migrateKeyIndex, runScript } from '@sundial/redis';
 import { indexedKeys, refusal, useStore } from './store-fixture';
 
 const store = useStore();
 
-/** The layout fence of the release before the chunked key index (includes/layout-fence.lua as it was). */
-const OLD_FENCE = `
-local caller_count, rest = string.match(ARGV[1], '^#(%d+)#(.*)$')
-if caller_count then
-  ARGV[1] = rest
-  local allowed = redis.call('GET', KEYS[1] .. 'layout')
-  if allowed and allowed ~= caller_count then
-    return redis.error_reply('SUNDIAL_LAYOUT ' .. allowed)
-  end
-end`;
+/**
+ * The layout fence of the release before the chunked key index: this one but that its callers send
+ * the count alone (`#<count>#`, no `k`).
+ */
+const OLD_FENCE = readFileSync(
+  join(__dirname, '../../libs/redis/src/store/commands/includes/layout-fence.lua'),
+  'utf8',
+).replace("'^#(%d+k)#(.*)$'", () => "'^#(%d+)#(.*)$'"); // a function: `$'` would be a pattern
 
 /** Byte order, as Redis's lex ranges and `list`. */
 const sorted = (keys: Iterable<string>) =>

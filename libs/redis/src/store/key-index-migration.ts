@@ -7,11 +7,11 @@ import { runScript } from './script-loader';
 const PAGE = 1000;
 
 /**
- * Converts the `keys` zsets a version before the chunked key index left (docs/operations.md
- * "Upgrading") into the key index, partition by partition, and marks each partition's layout fence so
- * that version's store writes are refused: migrate-keys.lua page by page until `keys` is gone (once per
- * partition with none). Idempotent and safe beside other processes doing the same; a partition cut off
- * midway is finished by the next call. Resolves the number of keys that were still in `keys`.
+ * The one `keys` zset per partition that the versions before the chunked key index wrote becomes the
+ * key index (docs/operations.md "Upgrading"), and each partition's layout fence is marked so that those
+ * versions' store writes are refused. Every partition runs migrate-keys.lua at least once (the mark),
+ * then page by page while `keys` holds any. Idempotent and safe beside other processes doing the same;
+ * a partition cut off midway is finished by the next call. Resolves how many keys `keys` held in all.
  * `redis` must have gone through `defineCommands`.
  */
 export async function migrateKeyIndex(
@@ -19,24 +19,22 @@ export async function migrateKeyIndex(
   keys: SundialKeys,
   partitions: readonly number[] = keys.all(),
 ): Promise<number> {
-  const counts = await Promise.all(
+  let found = 0;
+  await Promise.all(
     partitions.map(async (partition) => {
-      const found = await redis.zcard(keys.legacyKeys(partition));
-      for (let left = -1; left !== 0;) {
-        left = Number(
-          await runScript(
-            redis,
-            'migrate-keys',
-            keys.base(partition),
-            keys.ledgerSize,
-            keys.prefix,
-            fenceValue(keys.partitions),
-            PAGE,
-          ),
+      found += await redis.zcard(keys.legacyKeys(partition));
+      const convertPage = () =>
+        runScript(
+          redis,
+          'migrate-keys',
+          keys.base(partition),
+          keys.ledgerSize,
+          keys.prefix,
+          fenceValue(keys.partitions),
+          PAGE,
         );
-      }
-      return found;
+      while (Number(await convertPage()) > 0);
     }),
   );
-  return counts.reduce((sum, count) => sum + count, 0);
+  return found;
 }

@@ -16,7 +16,7 @@ local base, fence, page = KEYS[1], ARGV[2], tonumber(ARGV[3])
 -- The count alone is what the versions before wrote (or none, never repartitioned): the same count
 -- gets this version's mark; another count stays (a repartition decided which writes it takes).
 local layout = redis.call('GET', base .. 'layout')
-if layout == nil or layout == false or layout .. 'k' == fence then
+if not layout or layout .. 'k' == fence then
   redis.call('SET', base .. 'layout', fence)
 end
 local old = base .. 'keys'
