@@ -6,28 +6,15 @@
 -- index through these functions only. Uses no other include.
 
 -- A zset reaching zset-max-listpack-entries (128, Redis's default) becomes a skiplist for good: a chunk
--- never holds more than KEY_CHUNK_MAX. A split leaves pieces of at most KEY_CHUNK_FILL (room for inserts
--- before the next split); a chunk that falls below KEY_CHUNK_MERGE keys joins the chunk before it when
--- both fit in KEY_CHUNK_FILL. A key longer than 64 bytes (zset-max-listpack-value) makes its chunk a
--- skiplist: it costs what one big zset costs, nothing breaks.
-local KEY_CHUNK_MAX, KEY_CHUNK_FILL, KEY_CHUNK_MERGE = 127, 96, 32
+-- never holds more than KEY_CHUNK_MAX. A full chunk is halved at KEY_CHUNK_HALF (its first half stays);
+-- many keys at once into one chunk are sorted with it and written as pieces of at most KEY_CHUNK_FILL
+-- (room for inserts before the next split); a chunk that falls below KEY_CHUNK_MERGE keys joins the chunk
+-- before it when both fit in KEY_CHUNK_FILL. A key longer than 64 bytes (zset-max-listpack-value) makes
+-- its chunk a skiplist: it costs what one big zset costs, nothing breaks.
+local KEY_CHUNK_MAX, KEY_CHUNK_HALF, KEY_CHUNK_FILL, KEY_CHUNK_MERGE = 127, 64, 96, 32
 
 local function key_chunk(base, bound)
   return base .. 'kc:' .. bound
-end
-
--- Byte order, as Redis's lex ranges (Lua's `<` follows the server's locale collation).
-local function key_less(a, b)
-  if a == b then
-    return false
-  end
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then
-      return x < y
-    end
-  end
-  return #a < #b
 end
 
 -- The chunk bound of each key looked up since the bounds last changed: schedule checks its keys, then
@@ -45,20 +32,16 @@ local function remove_bound(base, bound)
   key_bounds = {}
 end
 
--- The keys grouped by the chunk that holds (or would hold) them: `{ bound = { keys } }`. One lookup of
--- the chunk and of the next bound serves every following key that falls between the two; a key below
--- every bound goes to the chunk ''.
+-- The keys grouped by the chunk that holds (or would hold) them: `{ bound = { keys } }`, a lookup per
+-- key not looked up yet; a key below every bound goes to the chunk ''. Redis compares: Lua's `<`
+-- follows the server's locale, and a byte loop in Lua costs more than the lookup.
 local function key_groups(base, keys)
   local index = base .. 'kx'
-  local groups, low, high = {}, nil, nil
+  local groups = {}
   for _, key in ipairs(keys) do
     local bound = key_bounds[key]
     if bound == nil then
-      if low == nil or key_less(key, low) or (high and not key_less(key, high)) then
-        low = redis.call('ZREVRANGEBYLEX', index, '[' .. key, '-', 'LIMIT', 0, 1)[1] or ''
-        high = redis.call('ZRANGEBYLEX', index, '(' .. key, '+', 'LIMIT', 0, 1)[1]
-      end
-      bound = low
+      bound = redis.call('ZREVRANGEBYLEX', index, '[' .. key, '-', 'LIMIT', 0, 1)[1] or ''
       key_bounds[key] = bound
     end
     local group = groups[bound]
@@ -80,8 +63,9 @@ local function zadd_zero(name, keys, first, last)
   return redis.call('ZADD', name, unpack(entries))
 end
 
--- Writes a chunk's keys, more than KEY_CHUNK_MAX in all, as pieces of at most KEY_CHUNK_FILL: Redis
--- sorts them (a scratch zset in the partition's slot, gone at once), the first piece keeps the bound.
+-- Writes a chunk's keys and more keys than half a chunk takes as pieces of at most KEY_CHUNK_FILL:
+-- Redis sorts them (a scratch zset in the partition's slot, gone at once), the first piece keeps the
+-- bound. Returns how many keys the pieces hold.
 local function split_chunk(base, bound, keys)
   local chunk, scratch = key_chunk(base, bound), base .. 'kc~'
   for first = 1, #keys, 4000 do
@@ -100,22 +84,52 @@ local function split_chunk(base, bound, keys)
   return #sorted
 end
 
--- Adds keys (already there: unchanged). Returns how many were new.
-local function key_index_add(base, keys)
+-- Moves a chunk's keys from rank KEY_CHUNK_HALF on (Redis keeps them sorted) to a chunk under the
+-- first of them, and returns that bound. Cheaper than split_chunk: no sort, no scratch zset.
+local function halve_chunk(base, bound)
+  local chunk = key_chunk(base, bound)
+  local upper = redis.call('ZRANGE', chunk, KEY_CHUNK_HALF, -1)
+  zadd_zero(key_chunk(base, upper[1]), upper, 1, #upper)
+  redis.call('ZREMRANGEBYRANK', chunk, KEY_CHUNK_HALF, -1)
+  add_bound(base, upper[1])
+  return upper[1]
+end
+
+local key_groups_added
+
+-- Adds keys that belong in the chunk under `bound`, splitting it first when they would fill it.
+-- Returns how many were new.
+local function add_to_chunk(base, bound, keys)
+  if #keys == 0 then
+    return 0
+  end
+  local chunk = key_chunk(base, bound)
+  local held = redis.call('ZCARD', chunk)
+  if held + #keys <= KEY_CHUNK_MAX then
+    if held == 0 then
+      add_bound(base, bound)
+    end
+    return zadd_zero(chunk, keys, 1, #keys)
+  elseif #keys > KEY_CHUNK_MAX - KEY_CHUNK_HALF then
+    return split_chunk(base, bound, keys) - held
+  end
+  -- held > KEY_CHUNK_HALF here: each half has room for all the keys, which go where they now belong
+  halve_chunk(base, bound)
+  return key_groups_added(base, keys)
+end
+
+-- Adds keys, chunk by chunk. Returns how many were new.
+function key_groups_added(base, keys)
   local added = 0
   for bound, group in pairs(key_groups(base, keys)) do
-    local chunk = key_chunk(base, bound)
-    local held = redis.call('ZCARD', chunk)
-    if held + #group <= KEY_CHUNK_MAX then
-      if held == 0 then
-        add_bound(base, bound)
-      end
-      added = added + zadd_zero(chunk, group, 1, #group)
-    else
-      added = added + split_chunk(base, bound, group) - held
-    end
+    added = added + add_to_chunk(base, bound, group)
   end
   return added
+end
+
+-- Adds keys (already there: unchanged). Returns how many were new.
+local function key_index_add(base, keys)
+  return key_groups_added(base, keys)
 end
 
 -- A chunk that lost keys: gone from the bounds when empty (Redis deleted the zset), or joined to the
@@ -165,7 +179,8 @@ local function key_index_has(base, keys)
 end
 
 -- Up to `limit` keys from `min` to `max` in order, both in ZRANGEBYLEX's notation ('-', '+', '[key',
--- '(key'): a walk of the bounds from the chunk holding `min`, a few at a time, then of each chunk.
+-- '(key'): a walk of the bounds from the chunk holding `min` up to `max` (a chunk whose bound lies past
+-- it holds nothing in range), a few at a time, then of each chunk.
 local function key_index_range(base, min, max, limit)
   local index, out = base .. 'kx', {}
   local from = '-'
@@ -173,14 +188,9 @@ local function key_index_range(base, min, max, limit)
     local start = redis.call('ZREVRANGEBYLEX', index, '[' .. string.sub(min, 2), '-', 'LIMIT', 0, 1)[1]
     from = start and '[' .. start or '-'
   end
-  local last = max ~= '+' and string.sub(max, 2)
   while #out < limit do
-    local bounds = redis.call('ZRANGEBYLEX', index, from, '+', 'LIMIT', 0, 8)
+    local bounds = redis.call('ZRANGEBYLEX', index, from, max, 'LIMIT', 0, 8)
     for _, bound in ipairs(bounds) do
-      -- a chunk whose bound lies past `max` holds nothing in range, nor does any after it
-      if last and (key_less(last, bound) or (bound == last and string.sub(max, 1, 1) == '(')) then
-        return out
-      end
       local keys = redis.call('ZRANGEBYLEX', key_chunk(base, bound), min, max, 'LIMIT', 0, limit - #out)
       for _, key in ipairs(keys) do
         out[#out + 1] = key
