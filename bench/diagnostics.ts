@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import type Redis from 'ioredis';
 import { loadCommands } from '@sundial/redis';
 
@@ -75,6 +75,49 @@ export function watchEventLoop(): { stop(): string | undefined } {
         `event loop delay p50 ${ms(histogram.percentile(50))} ms, p99 ${ms(histogram.percentile(99))} ms, ` +
         `p99.9 ${ms(histogram.percentile(99.9))} ms, max ${ms(histogram.max)} ms; ` +
         `CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms`
+      );
+    },
+  };
+}
+
+/** A span of this process's clock (`performance.now()` ms), e.g. one call from its start to its answer. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * Which of the slowest calls (`spans`, at or above `threshold` ms) a GC pause of this process held up,
+ * from now until `describe` (undefined when diagnostics are off): tells a tail the caller's own process
+ * made from one spent waiting on Redis.
+ */
+export function watchGcPauses(): { describe(spans: readonly Span[], threshold: number): string | undefined } {
+  if (!DIAGNOSTICS) return { describe: () => undefined };
+  const pauses: Span[] = [];
+  const record = (entries: readonly PerformanceEntry[]) => {
+    for (const entry of entries)
+      pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+  };
+  const observer = new PerformanceObserver((list) => record(list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    describe(spans, threshold) {
+      record(observer.takeRecords()); // the pauses not yet delivered to the callback
+      observer.disconnect();
+      const overlaps = (a: Span, b: Span) => a.start < b.end && a.end > b.start;
+      // only the pauses while the calls ran (not those of reading the diagnostics afterwards)
+      const window = spans.reduce(
+        (all, call) => ({ start: Math.min(all.start, call.start), end: Math.max(all.end, call.end) }),
+        { start: Infinity, end: -Infinity },
+      );
+      const during = pauses.filter((pause) => overlaps(pause, window));
+      const slow = spans.filter(({ start, end }) => end - start >= threshold);
+      const heldUp = slow.filter((call) => during.some((pause) => overlaps(pause, call)));
+      const longest = Math.max(0, ...during.map((pause) => pause.end - pause.start));
+      const total = during.reduce((sum, pause) => sum + pause.end - pause.start, 0);
+      return (
+        `${slow.length} calls ≥ ${threshold.toFixed(2)} ms, ${heldUp.length} of them overlapping a GC pause ` +
+        `of this process (${during.length} pauses meanwhile, ${total.toFixed(0)} ms in all, longest ${longest.toFixed(1)} ms)`
       );
     },
   };

@@ -1,8 +1,9 @@
 // Resolves @sundial/* in the compiled tree (the apps' entry points do the same).
 import '../libs/server/src/register-paths';
-import { watchEventLoop } from './diagnostics';
+import { DIAGNOSTICS, watchEventLoop } from './diagnostics';
 import type { ChildConfig, ChildMessage, ParentMessage, RunRecord } from './processes/protocol';
 import { ROLES } from './processes/roles';
+import { watchRunTimings } from './run-timings';
 
 /**
  * A bench child process (forked by Fleet): runs one role — a raw BullMQ Worker, Sundial's TimerRunner or
@@ -22,11 +23,13 @@ async function main(): Promise<void> {
   const reporter = setInterval(report, REPORT_EVERY_MS);
   const role = await ROLES[config.role](config, (run) => pending.push(run));
   const loop = watchEventLoop();
+  const timings = DIAGNOSTICS ? watchRunTimings() : undefined;
 
   process.on('message', (message: ParentMessage) => {
     if (message.type !== 'stop') return;
     const delay = loop.stop();
     if (delay) console.log(`  ${config.role} process: ${delay}`);
+    for (const line of timings?.stop() ?? []) console.log(`  ${config.role} process: ${line}`);
     void role.close().then(() => {
       clearInterval(reporter);
       report();

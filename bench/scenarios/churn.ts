@@ -1,4 +1,5 @@
 import type { Contender, ContenderName } from '../contenders/contender';
+import { type Span, watchGcPauses } from '../diagnostics';
 import { atMostTimesBullmq, none, row } from '../report';
 import { summarize } from '../stats';
 import {
@@ -44,7 +45,10 @@ export const churn: Scenario = async (context) => {
       await scheduleInBatches(contender, timers, batchSize);
       await sleepUntil(firstDue);
       const churner = new Churner(contender, timers, spreadMs);
+      const gc = watchGcPauses();
       await diagnosed(context, contender.name, () => churner.run(churnOpsPerSecond, churnWindowMs));
+      const gcShare = gc.describe(churner.spans, summarize(churner.latencies).p99);
+      if (gcShare) context.log(`${contender.name}: ${gcShare}`);
       await sleepUntil(Date.now() + SETTLE_MS);
       await fleet.stop();
       const staleRuns = fleet.runs.filter(
@@ -102,6 +106,8 @@ export const churn: Scenario = async (context) => {
 /** Issues reschedule/cancel calls open-loop at a fixed rate and remembers what each one superseded. */
 class Churner {
   readonly latencies: number[] = [];
+  /** each call's start and answer (performance.now()), for the diagnostics */
+  readonly spans: Span[] = [];
   readonly failures: Record<string, number> = {};
   private readonly dueOf = new Map<string, number>();
   private readonly live: string[];
@@ -145,7 +151,9 @@ class Churner {
     try {
       if (reschedule) await this.contender.reschedule(key, newDue);
       else await this.contender.cancel(key);
-      this.latencies.push(performance.now() - started);
+      const answered = performance.now();
+      this.latencies.push(answered - started);
+      this.spans.push({ start: started, end: answered });
       this.superseded.set(`${key}@${oldDue}`, Date.now());
       if (reschedule) this.dueOf.set(key, newDue);
       else this.forget(key);

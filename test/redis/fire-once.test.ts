@@ -81,4 +81,37 @@ describe('fire path: one-shot timers', () => {
     expect(matching(cluster.events, { type: 'stale' })).toEqual([]);
     expect(await cluster.timers.snapshot()).toEqual([]);
   });
+  it('a batch that completes a removed one-shot twice records it once: the second finds it gone', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({ key: 'twice', handler: 'h', delay: 0 });
+    const kept = await cluster.timers.schedule({
+      key: 'kept',
+      handler: 'h',
+      delay: 0,
+      removeOnComplete: false,
+    });
+    await waitFor(async () => (await cluster.redisNow()) >= Math.max(timer.dueAt, kept.dueAt), {
+      intervalMs: 5,
+      what: 'due',
+    });
+    const claims = await cluster.commands.claim(0, 30_000, 'w', [refOf(timer), refOf(kept)]);
+    expect(claims.map((claim) => claim.kind)).toEqual(['claimed', 'claimed']);
+    const run = { version: 1, runCount: 1, mode: 'held', outcome: 'ok', missed: 0, overlap: 0 } as const;
+    // complete.lua deletes the rows it removes once, at the end of the call: the repeat must not see it.
+    const replies = await cluster.commands.complete(0, [
+      { ...run, id: timer.id, key: 'twice' },
+      { ...run, id: kept.id, key: 'kept' },
+      { ...run, id: timer.id, key: 'twice' },
+    ]);
+    expect(replies).toEqual([
+      { kind: 'done', missed: 0, overlap: 0 },
+      { kind: 'done', missed: 0, overlap: 0 },
+      { kind: 'stale', reason: 'gone' },
+    ]);
+    expect(await fire.raw.exists(cluster.timers.keys.row('twice'))).toBe(0);
+    expect(await cluster.timers.get('twice')).toBeNull();
+    expect(await cluster.timers.get('kept')).toMatchObject({ status: 'completed', runCount: 1 });
+    const history = await cluster.timers.history('twice');
+    expect(history.map((entry) => entry.event)).toEqual(['stale', 'completed', 'claimed', 'scheduled']);
+  });
 });

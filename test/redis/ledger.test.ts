@@ -70,7 +70,7 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     const handler = recorder(() => new Promise<void>((resolve) => (finish = resolve)));
     await cluster.dispatcher();
     await cluster.runner({ h: handler.handler }, { workerId: 'w-4' });
-    await cluster.timers.schedule({ key: 'flight', handler: 'h', delay: 0 });
+    const timer = await cluster.timers.schedule({ key: 'flight', handler: 'h', delay: 0 });
     await waitFor(async () => handler.calls.length === 1);
     const running = await cluster.timers.history('flight');
     expect(story(running)).toEqual([
@@ -86,7 +86,15 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
       return history[0].event === 'completed' && history;
     });
     expect(ended.slice(1)).toEqual(running);
-    expect(await fire.raw.llen(cluster.timers.keys.ledger('flight'))).toBe(4);
+    // As stored (the fire path joins these entries as text): integers as numbers, the worker as a string.
+    const stored = await fire.raw.lrange(cluster.timers.keys.ledger('flight'), 0, -1);
+    const at = expect.any(Number) as number;
+    expect(stored.map((text) => JSON.parse(text) as unknown)).toEqual([
+      { a: at, e: 'completed', v: 1, w: 'w-4', d: timer.dueAt },
+      { a: at, e: 'claimed', v: 1, w: 'w-4', d: timer.dueAt },
+      { a: at, e: 'armed', v: 1, d: timer.dueAt },
+      { a: at, e: 'scheduled', v: 1 },
+    ]);
     // The key scheduled again goes on in the same ledger, its new 'scheduled' entry written once.
     await cluster.timers.schedule({ key: 'flight', handler: 'h', delay: 0 });
     await waitFor(async () => handler.calls.length === 2);
@@ -104,6 +112,23 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
       ['armed', 1],
       ['claimed', 1],
       ['completed', 1],
+    ]);
+  });
+
+  it('a worker id JSON must escape is stored as it is in the claimed and completed entries', async () => {
+    const cluster = await fire.cluster();
+    const workerId = 'w "quoted" \\ é\n';
+    const timer = await cluster.timers.schedule({ key: 'odd-worker', handler: 'h', delay: 0 });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5, what: 'due' });
+    const [claim] = await cluster.commands.claim(0, 30_000, workerId, [refOf(timer)]);
+    expect(claim.kind).toBe('claimed');
+    const run = { id: timer.id, key: 'odd-worker', version: 1, runCount: 1, missed: 0, overlap: 0 };
+    await cluster.commands.complete(0, [{ ...run, mode: 'held', outcome: 'ok' }]);
+    const history = await cluster.timers.history('odd-worker');
+    expect(history.map(({ event, workerId: by }) => [event, by])).toEqual([
+      ['completed', workerId],
+      ['claimed', workerId],
+      ['scheduled', undefined],
     ]);
   });
 

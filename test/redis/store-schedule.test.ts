@@ -1,9 +1,28 @@
 import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
-import { runScript } from '@sundial/redis';
+import { type RedisTimers, runScript } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
 import { eventually, indexedKeys, keysUnder, record, redisNow, refusal, useStore } from './store-fixture';
 
 const store = useStore();
+
+/**
+ * schedule.lua called directly on partition 0 with one spec (flat: key, ifExists, kind, at, h, p, n, n more
+ * row-field pairs), no guard keys, as a later call of a batch whose first call had request `first` ('' none).
+ */
+function runSchedule(timers: RedisTimers, first: string, spec: (string | number)[]): Promise<unknown> {
+  const keys = timers.keys;
+  return runScript(
+    store.raw,
+    'schedule',
+    keys.base(0),
+    keys.ledgerSize,
+    keys.prefix,
+    1000,
+    first,
+    0,
+    ...spec,
+  );
+}
 
 describe('RedisTimers.schedule', () => {
   it('writes the row, its arming intent and both indexes, and emits scheduled', async () => {
@@ -80,32 +99,9 @@ describe('RedisTimers.schedule', () => {
 
   it('refuses a cron occurrence that is not after Redis now with retry, unchanged (the client recomputes)', async () => {
     const timers = store.open();
-    // No guard keys, then one spec: key, ifExists, at, 4 row fields as name/value pairs.
-    const spec = [
-      'c',
-      'error',
-      (await redisNow(store.raw)) - 1,
-      4,
-      'k',
-      'cron',
-      'h',
-      'h',
-      'cr',
-      '* * * * *',
-      'tz',
-      'UTC',
-    ];
-    const reply = (await runScript(
-      store.raw,
-      'schedule',
-      timers.keys.base(0),
-      timers.keys.ledgerSize,
-      timers.keys.prefix,
-      1000,
-      0,
-      ...spec,
-    )) as unknown[];
-    expect(reply).toEqual(['retry', expect.any(Number)]);
+    const at = (await redisNow(store.raw)) - 1;
+    const spec = ['c', 'error', 'cron', at, 'h', '', 3, 'k', 'cron', 'cr', '* * * * *', 'tz', 'UTC'];
+    expect(await runSchedule(timers, '', spec)).toEqual(['retry', expect.any(Number)]);
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual([]);
   });
 
@@ -194,6 +190,11 @@ describe('RedisTimers.schedule', () => {
   });
 });
 
+/** `count` one-shots `<name>:<i>` due in an hour. */
+function hourAway(name: string, count: number): TimerSpec[] {
+  return Array.from({ length: count }, (_, i) => ({ key: `${name}:${i}`, handler: 'h', delay: '1h' }));
+}
+
 describe('RedisTimers.scheduleMany', () => {
   it('returns the timers in input order, each in its own partition', async () => {
     const timers = store.open({ partitions: 4 });
@@ -227,39 +228,39 @@ describe('RedisTimers.scheduleMany', () => {
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual([]);
   });
 
-  it('writes nothing when a key is live in another partition or repeated in the batch', async () => {
-    const timers = store.open({ partitions: 4 });
-    await timers.schedule({ key: 'taken', handler: 'h', delay: '1h' });
-    const before = await keysUnder(store.raw, timers.keys.prefix);
-    const fresh = Array.from({ length: 8 }, (_, i): TimerSpec => ({
-      key: `fresh:${i}`,
-      handler: 'h',
-      delay: '1h',
-    }));
-    expect(
-      await refusal(timers.scheduleMany([...fresh, { key: 'taken', handler: 'h', delay: 5 }])),
-    ).toMatchObject({
-      reason: 'duplicate-key',
-      message: expect.stringContaining('taken'),
-    });
-    expect(
-      await refusal(
-        timers.scheduleMany([
-          { key: 'twice', handler: 'h', delay: 5 },
-          { key: 'twice', handler: 'h', delay: 6 },
-        ]),
-      ),
-    ).toMatchObject({ reason: 'duplicate-key' });
-    expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
-  });
+  // 4 partitions: the batch is checked before any call; 1 partition, 121 specs: two calls sent at once,
+  // the first checks the second's keys, and the second runs only after the first's 'ok'.
+  it.each([
+    { partitions: 4, fresh: 8 },
+    { partitions: 1, fresh: 120 },
+  ])(
+    'writes nothing when a key is live in another call ($partitions partitions) or repeated in the batch',
+    async ({ partitions, fresh: count }) => {
+      const timers = store.open({ partitions });
+      await timers.schedule({ key: 'taken', handler: 'h', delay: '1h' });
+      const before = await keysUnder(store.raw, timers.keys.prefix);
+      const fresh = hourAway('fresh', count);
+      expect(
+        await refusal(timers.scheduleMany([...fresh, { key: 'taken', handler: 'h', delay: 5 }])),
+      ).toMatchObject({
+        reason: 'duplicate-key',
+        message: expect.stringContaining('taken'),
+      });
+      expect(
+        await refusal(
+          timers.scheduleMany([
+            { key: 'twice', handler: 'h', delay: 5 },
+            { key: 'twice', handler: 'h', delay: 6 },
+          ]),
+        ),
+      ).toMatchObject({ reason: 'duplicate-key' });
+      expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
+    },
+  );
 
   it('splits a large batch into bounded calls and still refuses a duplicate in any of them up front', async () => {
     const timers = store.open();
-    const specs = Array.from({ length: 2500 }, (_, i): TimerSpec => ({
-      key: `big:${i}`,
-      handler: 'h',
-      delay: '1h',
-    }));
+    const specs = hourAway('big', 2500);
     expect(
       await refusal(timers.scheduleMany([...specs, { key: 'big:7', handler: 'h', delay: 5 }])),
     ).toMatchObject({
@@ -269,6 +270,30 @@ describe('RedisTimers.scheduleMany', () => {
     const created = await timers.scheduleMany(specs);
     expect(created.map((t) => t.key)).toEqual(specs.map((s) => s.key));
     expect(await indexedKeys(store.raw, timers.keys, 0)).toHaveLength(2500);
+  });
+
+  it('refuses, unchanged, a later call of a batch whose first call left no answer', async () => {
+    const timers = store.open();
+    await timers.schedule({ key: 'seed', handler: 'h', delay: '1h' });
+    const before = await keysUnder(store.raw, timers.keys.prefix);
+    const spec = ['later', 'error', 'once', Date.now() + 60_000, 'h', '', 0];
+    expect(await runSchedule(timers, 'no-such-request', spec)).toEqual(['refused']);
+    expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
+  });
+
+  it('marks live the ids of a batch that crosses from one live-id bitmap into the next', async () => {
+    const timers = store.open();
+    await timers.schedule({ key: 'seed', handler: 'h', delay: '1h' }); // the partition's keys exist
+    await store.raw.set(`${timers.keys.base(0)}seq`, 65_530);
+    const created = await timers.scheduleMany(
+      Array.from({ length: 80 }, (_, i): TimerSpec => ({ key: `k:${i}`, handler: 'h', delay: '1h' })),
+    );
+    expect(created.map((t) => t.id)).toEqual(created.map((_, i) => `${65_531 + i}p0`));
+    for (const timer of created) expect(await timers.check(timer.id)).toBe(true);
+    expect(await timers.check('65530p0')).toBe(false);
+    expect(await timers.check('65611p0')).toBe(false);
+    expect(await store.raw.bitcount(`${timers.keys.base(0)}i:0:0`)).toBe(1 + 5); // seed and 65531..65535
+    expect(await store.raw.bitcount(`${timers.keys.base(0)}i:0:1`)).toBe(75);
   });
 
   it('indexes only the last of a key written several times in one batch', async () => {

@@ -10,7 +10,8 @@ const MAX_DEPTH = 100;
  * Object properties holding `undefined` are the one loss accepted: JSON omits them, and so do we.
  */
 export function toJsonValue(value: unknown, field: string, maxBytes: number): JsonValue {
-  const problem = findProblem(value, field, []);
+  // The walk that says what is wrong builds a path per member: only a value that fails the quick one takes it.
+  const problem = survivesJson(value, 0) ? null : findProblem(value, field, []);
   if (problem) {
     throw new SundialError({
       reason: 'invalid',
@@ -22,7 +23,8 @@ export function toJsonValue(value: unknown, field: string, maxBytes: number): Js
     });
   }
   const text = JSON.stringify(value);
-  const bytes = Buffer.byteLength(text, 'utf8');
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: a short text needs no count.
+  const bytes = text.length * 3 <= maxBytes ? 0 : Buffer.byteLength(text, 'utf8');
   if (bytes > maxBytes) {
     throw new SundialError({
       reason: 'payload-too-large',
@@ -32,6 +34,29 @@ export function toJsonValue(value: unknown, field: string, maxBytes: number): Js
     });
   }
   return JSON.parse(text) as JsonValue;
+}
+
+/**
+ * Whether JSON keeps `value` as it is: what findProblem finds nothing in, without building paths (a cycle
+ * shows as depth beyond MAX_DEPTH; findProblem then tells the two apart).
+ */
+function survivesJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object' || depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!survivesJson(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const name of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[name];
+    if (item !== undefined && !survivesJson(item, depth + 1)) return false;
+  }
+  return true;
 }
 
 /** The first part of `value` that JSON would drop, alter or choke on, described at its path; else null. */

@@ -250,22 +250,25 @@ interface NameRule {
 
 /** Keys, scopes and handler names: a bounded string over a small alphabet. */
 function checkName(value: unknown, field: string, rule: NameRule): string {
-  const fix = `Write ${field} as ${rule.min}–${rule.max} characters of ${rule.alphabet}, e.g. "${rule.example}".`;
-  if (typeof value !== 'string')
-    throw refusals.invalid(field, `${field} ${showValue(value)} is not a string`, fix);
-  if (value.length < rule.min) throw refusals.invalid(field, `${field} is empty`, fix);
-  if (value.length > rule.max) {
-    throw refusals.invalid(field, `${field} ${showValue(value)} is ${value.length} characters long`, fix);
-  }
-  const bad = rule.disallowed.exec(value);
-  if (bad) {
+  // the common case first: no text built for a name that passes
+  if (typeof value === 'string' && value.length >= rule.min && value.length <= rule.max) {
+    const bad = rule.disallowed.exec(value);
+    if (!bad) return value;
     throw refusals.invalid(
       field,
       `${field} ${showValue(value)} contains ${JSON.stringify(bad[0])} at position ${bad.index + 1}`,
-      fix,
+      nameFix(field, rule),
     );
   }
-  return value;
+  const fix = nameFix(field, rule);
+  if (typeof value !== 'string')
+    throw refusals.invalid(field, `${field} ${showValue(value)} is not a string`, fix);
+  if (value.length < rule.min) throw refusals.invalid(field, `${field} is empty`, fix);
+  throw refusals.invalid(field, `${field} ${showValue(value)} is ${value.length} characters long`, fix);
+}
+
+function nameFix(field: string, rule: NameRule): string {
+  return `Write ${field} as ${rule.min}–${rule.max} characters of ${rule.alphabet}, e.g. "${rule.example}".`;
 }
 
 /** "a and b", "a, b and c" */

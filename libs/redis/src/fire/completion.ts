@@ -2,6 +2,9 @@ import { afterCronRun, hasSlotPolicy, nextCronSlot, slotAfterRun, type SlotStep 
 import type { Completion } from '../store/fire-commands';
 import { type RowFields, slotTimerOf } from '../store/row';
 
+/** Nothing skipped, nothing to arm: shared, as it is only ever spread into a completion. */
+const NO_SKIPS: Readonly<Pick<Completion, 'missed' | 'overlap'>> = Object.freeze({ missed: 0, overlap: 0 });
+
 /**
  * What complete.lua needs for a cron beyond the outcome (cron math lives in JS), by the rule both
  * backends share (afterCronRun): the next slot after now (none: the timer ends), and the slots after
@@ -17,17 +20,18 @@ export function cronFollowUp(
 ): Pick<Completion, 'cronNext' | 'missed' | 'overlap' | 'buffered' | 'ended'> {
   const { cr: cron, tz } = fields;
   const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
-  const timer = slotTimerOf(fields);
-  if (fields.bf !== undefined || fields.tg !== undefined || final) return { missed: 0, overlap: 0 };
+  // A one-shot (most runs) has nothing to step: no slot timer is built for it.
+  if (fields.k === 'once' || fields.bf !== undefined || fields.tg !== undefined || final) return NO_SKIPS;
   // A retry's or a buffered slot's run counts after the run before it (`cf`), whose skips were counted;
   // any other from its slot (`ds`: its due without jitter).
   const from = Number(fields.cf ?? fields.ds ?? due);
   const started = Number(fields.lf ?? due);
-  if (fields.k !== 'once' && hasSlotPolicy(timer)) {
+  const timer = slotTimerOf(fields);
+  if (hasSlotPolicy(timer)) {
     // core's slot rule steps a policy timer, interval or cron; complete.lua arms its answer (docs/spec.md §3.3c)
     return policyFollowUp(fields, slotAfterRun(timer, from, started, now));
   }
-  if (fields.k !== 'cron' || cron === undefined || tz === undefined) return { missed: 0, overlap: 0 };
+  if (fields.k !== 'cron' || cron === undefined || tz === undefined) return NO_SKIPS;
   const { next, missed, overlap, firstOverlap } = afterCronRun(cron, tz, from, started, now);
   // overlap 'buffer-one': the first slot that came during the run is kept, due at once with its own due.
   if (fields.ov === 'b' && firstOverlap !== undefined) {

@@ -25,6 +25,7 @@ import {
 import { LeaseKeeper } from './lease-keeper';
 import { RunReports, type RunFields } from './run-reports';
 import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun } from './run-start';
+import { runTimings } from './run-timing';
 
 export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
@@ -207,9 +208,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
    */
   private async fire(partition: number, refs: TimerRef[]): Promise<void> {
     const runs: Promise<void>[] = [];
+    const arrivedAt = Date.now();
     try {
-      // Each timer with the Redis time to claim it at: its due, or what an early claim reported.
-      let waiting = refs.map((ref) => ({ ref, at: ref.due }));
+      // Each timer with the Redis time to claim it at (its due, or what an early claim reported), and
+      // the claim calls it took so far.
+      let waiting: Waiting[] = refs.map((ref) => ({ ref, at: ref.due, calls: 0 }));
       while (waiting.length > 0 && !this.graceOver) {
         const now = this.clock.now();
         waiting = waiting.filter((entry) => entry.at - now <= MAX_EARLY_WAIT_MS);
@@ -219,30 +222,37 @@ export class TimerRunner extends Partitioned<FireCommands> {
           continue;
         }
         waiting = waiting.filter((entry) => entry.at > now);
-        const claimStartedAt = Date.now(); // wall clock, for the spans of traced runs
+        // wall clock, for the spans of traced runs and the run timings
+        const sent = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0 };
         const results = await this.claims.claim(
           partition,
           this.leaseMs,
           this.workerId,
           ready.map((entry) => entry.ref),
         );
+        sent.claimAnsweredAt = Date.now();
         let answeredAt = this.clock.now();
-        const checks: Promise<TimerRef | null>[] = [];
-        const take = (result: ClaimResult, ref: TimerRef) => {
-          if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, claimStartedAt));
+        const checks: Promise<Waiting | null>[] = [];
+        const take = (result: ClaimResult, entry: Waiting, times: ClaimTimes) => {
+          const { ref } = entry;
+          const calls = ++entry.calls;
+          if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, times, calls));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
-          if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs });
+          if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs, calls });
           if (result.kind === 'check')
-            checks.push(passIfLate(this.slots, partition, result, ref, answeredAt));
+            checks.push(passIfLate(this.slots, partition, result, ref, answeredAt).then((on) => on && entry));
         };
-        results.forEach((result, i) => take(result, ready[i].ref));
+        results.forEach((result, i) => take(result, ready[i], sent));
         // Slots a policy may skip (claim.lua 'check'): the late ones are passed, the rest claimed now.
-        const onTime = (await Promise.all(checks)).filter((ref) => ref !== null);
+        const onTime = (await Promise.all(checks)).filter((entry) => entry !== null);
         if (onTime.length > 0) {
-          const again = await this.claims.claim(partition, this.leaseMs, this.workerId, onTime, true);
+          const again = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0 };
+          const refs = onTime.map((entry) => entry.ref);
+          const claimed = await this.claims.claim(partition, this.leaseMs, this.workerId, refs, true);
+          again.claimAnsweredAt = Date.now();
           answeredAt = this.clock.now();
-          again.forEach((result, i) => take(result, onTime[i]));
+          claimed.forEach((result, i) => take(result, onTime[i], again));
         }
       }
     } finally {
@@ -255,16 +265,17 @@ export class TimerRunner extends Partitioned<FireCommands> {
     partition: number,
     claimed: Claimed,
     ref: TimerRef,
-    claimStartedAt: number,
+    times: ClaimTimes,
+    claimCalls: number,
   ): Promise<void> {
-    const { run, timer, handedBack } = startRun(partition, claimed);
+    const { run, ended, end } = startRun(partition, claimed);
     if (this.graceOver) return this.leases.handBack([run]);
     const fields: RunFields = {
       key: run.key,
       id: run.id,
       version: run.version,
       partition,
-      handler: timer.handler,
+      handler: claimed.fields.h,
     };
     // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event;
     // a re-run's were counted at its first claim).
@@ -273,11 +284,13 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.leases.add(run);
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
-    const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, claimStartedAt, latenessMs);
+    if (runTimings.hasSubscribers)
+      runTimings.publish({ key: run.key, due: claimed.due, ...times, claimCalls, startedAt: Date.now() });
+    const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times.claimSentAt, latenessMs);
     const attempt = attemptOf(claimed);
-    const invoke = () => invokeHandler(this.handlers, run, claimed.due, timer, attempt);
-    const invoked = span ? span.within(invoke) : invoke();
-    const outcome = await Promise.race([invoked, handedBack]);
+    const invoke = () => invokeHandler(this.handlers, run, claimed.due, claimed.fields, attempt);
+    void (span ? span.within(invoke) : invoke()).then(end);
+    const outcome = await ended;
     span?.end(outcome);
     if (outcome === null || run.released) {
       this.leases.delete(run);
@@ -315,6 +328,23 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
     if (completed.kind === 'done') this.reports.skips(completed, fields);
   }
+}
+
+/** A timer of a fire job still to claim: at `at` on Redis's clock, after `calls` claim calls. */
+interface Waiting {
+  ref: TimerRef;
+  at: number;
+  calls: number;
+}
+
+/**
+ * When (wall clock) a claim call's fire job arrived and the call went, for the spans and the run
+ * timings: one per call, shared by its timers.
+ */
+interface ClaimTimes {
+  arrivedAt: number;
+  claimSentAt: number;
+  claimAnsweredAt: number;
 }
 
 function earliest(entries: { at: number }[]): number {

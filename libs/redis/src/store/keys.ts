@@ -49,7 +49,7 @@ export class SundialKeys {
   }
 
   partitionOf(key: string): number {
-    return fnv1a32(key) % this.partitions;
+    return this.partitions === 1 ? 0 : fnv1a32(key) % this.partitions; // one partition: no hash per key
   }
 
   /** Every partition number, 0..P-1. */

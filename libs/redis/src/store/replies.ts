@@ -1,7 +1,7 @@
 import { fieldsFromFlat, type RowFields } from './row';
 
 /** The first element of a store script's reply (schedule, reschedule, pause, resume, trigger). */
-export type RowReplyCode = 'ok' | 'kept' | 'not-found' | 'inactive' | 'duplicate' | 'retry';
+export type RowReplyCode = 'ok' | 'kept' | 'not-found' | 'inactive' | 'duplicate' | 'retry' | 'refused';
 
 export interface RowReply {
   code: RowReplyCode;
@@ -18,15 +18,17 @@ export function parseRowReply(raw: string[]): RowReply {
 /**
  * schedule.lua's reply: `['ok', sa, first seq, ...]` with per spec its due (a created row: the ids are
  * consecutive seqs from the first, all scheduled at `sa`) or `['kept', ...row pairs]`; or
- * `['duplicate', key]` / `['retry', now]` for a call refused unchanged.
+ * `['duplicate', key]` / `['retry', now]` / `['refused']` (its batch's first call was not answered 'ok')
+ * for a call refused unchanged.
  */
 export type RawScheduleReply =
-  ['ok', number, number, ...(number | string[])[]] | ['duplicate', string] | ['retry', number];
+  ['ok', number, number, ...(number | string[])[]] | ['duplicate', string] | ['retry', number] | ['refused'];
 
 /** A schedule.lua reply per spec, as the other writes reply: a created row is 'ok' with `id`, `sa`, `d`. */
 export function parseScheduleReply(raw: RawScheduleReply, partition: number): RowReply[] {
   if (raw[0] === 'duplicate') return [{ code: 'duplicate', fields: { key: raw[1] } }];
   if (raw[0] === 'retry') return [{ code: 'retry', fields: { now: String(raw[1]) } }];
+  if (raw[0] === 'refused') return [{ code: 'refused', fields: {} }];
   const [, sa, firstSeq] = raw;
   const scheduledAt = String(sa);
   let seq = firstSeq;

@@ -81,11 +81,14 @@ function encodeRunPolicies(spec: NormalizedSpec): RowFields {
   return fields;
 }
 
-/** The run policies of a row, as `Timer` returns them (absent: the defaults). */
-function decodeRunPolicies(fields: RowFields): Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> {
+/** The run policies of a row of `kind`, as `Timer` returns them (absent: the defaults). */
+function decodeRunPolicies(
+  fields: RowFields,
+  kind: string,
+): Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> {
   const policies: Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> = {};
   const overlap = OVERLAP_CODES[fields.ov ?? ''] ?? (fields.aw === '0' ? 'allow' : undefined);
-  if (overlap && fields.k !== 'once') policies.overlap = overlap;
+  if (overlap && kind !== 'once') policies.overlap = overlap;
   if (fields.ry !== undefined) {
     const [attempts, type, delay, maxDelay] = fields.ry.split(',');
     const backoff: RetryPolicy['backoff'] = {
@@ -151,13 +154,14 @@ export function decodeRow(raw: RowFields): Timer {
   if (fields.tz !== undefined) timer.tz = fields.tz;
   if (fields.mr !== undefined) timer.maxRuns = Number(fields.mr);
   if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
-  return Object.assign(timer, decodeRunPolicies(fields), decodeSlotPolicy(fields));
+  return Object.assign(timer, decodeRunPolicies(fields, fields.k), decodeSlotPolicy(fields));
 }
 
 /**
  * The Timer of a row schedule.lua has just created: the spec and its `encodeSpecFields` give every field
  * but the three Redis chose (`id`, `sa`, `d`), which are all the script replies. Equal to `decodeRow` of
- * the stored row, without building and decoding that row.
+ * the stored row, without building and decoding that row. Its payload and meta are the spec's own
+ * (normalizeSpec made them JSON copies of what the caller passed: no one else holds them).
  */
 export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: RowFields): Timer {
   const timer: Timer = {
@@ -167,7 +171,7 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
     kind: spec.kind,
     status: 'pending',
     handler: spec.handler,
-    payload: fields.p === undefined ? null : (JSON.parse(fields.p) as JsonValue),
+    payload: spec.payload,
     scheduledAt: Number(created.sa),
     dueAt: Number(created.d),
     runCount: 0,
@@ -184,8 +188,8 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
   if (spec.cron !== undefined) timer.cron = spec.cron;
   if (spec.tz !== undefined) timer.tz = spec.tz;
   if (spec.maxRuns !== undefined) timer.maxRuns = spec.maxRuns;
-  if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
-  return Object.assign(timer, decodeRunPolicies({ ...fields, k: spec.kind }), decodeSlotPolicy(fields));
+  if (spec.meta !== undefined) timer.meta = spec.meta;
+  return Object.assign(timer, decodeRunPolicies(fields, spec.kind), decodeSlotPolicy(fields));
 }
 
 /** What core's slot rules (slot-policy.ts) read of a row. */

@@ -113,7 +113,9 @@ export function defineCommands(redis: RedisClient): void {
 }
 
 type CommandTarget = RedisClient | ChainableCommander;
-type ScriptFn = (base: string, ...args: (string | number)[]) => Promise<unknown>;
+/** A script argument; an array stands for its elements (ioredis flattens it): a long list is not copied. */
+export type ScriptArg = string | number | readonly (string | number)[];
+type ScriptFn = (base: string, ...args: ScriptArg[]) => Promise<unknown>;
 
 /**
  * Runs a command on a connection (resolves with the reply) or queues it on a pipeline/multi
@@ -127,7 +129,7 @@ export function runScript(
   base: string,
   ledgerSize: number,
   argv1: string,
-  ...args: (string | number)[]
+  ...args: ScriptArg[]
 ): Promise<unknown> {
   const fn = (target as unknown as Record<string, ScriptFn | undefined>)[commandName(script)];
   if (typeof fn !== 'function') throw new Error(`Lua command '${script}' is not defined on this connection`);

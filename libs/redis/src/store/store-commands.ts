@@ -6,15 +6,15 @@ import { fencedArgv1, fenceRefusal } from './layout-fence';
 import { parseRowReply, parseScheduleReply, type RawScheduleReply, type RowReply } from './replies';
 import { type CallRequests, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
-import { runScript, type ScriptName } from './script-loader';
+import { runScript, type ScriptArg, type ScriptName } from './script-loader';
 
 /**
- * Specs per schedule call (~10–20 µs of Redis each): a batch's calls are all sent at once, and Redis reads
- * other clients' commands between them, so a big batch holds it for about a millisecond at a time at most —
- * the fire path's claims, due to the millisecond, wait behind one call, not a whole batch. Smaller calls
- * would cost more Redis per spec (each call's fixed part).
+ * Specs per schedule call (~10 µs of Redis each, and a fixed part per call worth ~1 µs per spec at this
+ * size): a batch's calls are all sent at once, and Redis reads other clients' commands between them, so a
+ * big batch holds it for about a millisecond at a time at most — the fire path's claims, due to the
+ * millisecond, wait behind one call, not a whole batch.
  */
-const SCHEDULE_BATCH = 50;
+const SCHEDULE_BATCH = 100;
 /** Keys per guard call: a read of `keys` (one ZMSCORE) and of the rows that exist, ~0.1 µs per new key. */
 const GUARD_BATCH = 1000;
 /** cancel-all calls in flight per partition: RedisClient never waits for the client between batches. */
@@ -58,7 +58,9 @@ export class StoreCommands {
   /**
    * Schedules `specs` (their row `fields` encoded), one call per partition and SCHEDULE_BATCH specs, all
    * sent at once: RedisClient runs one while the next is being encoded. Replies in the order of `specs`;
-   * refuses a duplicate key (the whole batch unchanged, see `refuseDuplicates`).
+   * refuses a duplicate key with the whole batch unchanged: in one partition its first call checks the
+   * keys of the others (guards) and they run only if it was answered 'ok' (schedule.lua); over several
+   * partitions `refuseDuplicates` checks them all first.
    */
   async scheduleAll(
     specs: NormalizedSpec[],
@@ -66,20 +68,38 @@ export class StoreCommands {
     requests: CallRequests,
   ): Promise<RowReply[]> {
     const calls = this.scheduleCalls(specs.map((spec) => spec.key));
+    const partitions = new Set(calls.map((call) => call.partition)).size;
     // A retry's calls answer as they did the first time: its own keys are no duplicates.
-    if (calls.length > 1 && !requests.repeated) await this.refuseDuplicates(specs);
+    const checked = calls.length > 1 && !requests.repeated;
+    if (checked) refuseRepeatedKeys(specs);
+    if (checked && partitions > 1) await this.refuseDuplicates(specs);
     const replies: RowReply[] = new Array<RowReply>(specs.length);
+    const firsts = new Map<number, { id: string; done: Promise<RowReply[]> }>();
     await Promise.all(
       calls.map(async ({ partition, indexes }, n) => {
-        const args = (now: number) =>
-          scheduleArgs(
-            indexes.map((i) => specs[i]),
-            indexes.map((i) => fields[i]),
-            now,
+        const first = firsts.get(partition); // undefined: this is the partition's first call
+        const guards = !first && checked && partitions === 1 ? guardKeys(specs, calls, n) : [];
+        const request = requests(`s${n}`);
+        const run = () =>
+          this.withRedisNow((now) =>
+            this.scheduleScript(partition, this.argv1(request), [
+              first?.id ?? '',
+              guards.length,
+              ...guards,
+              ...scheduleArgs(indexes, specs, fields, now),
+            ]),
           );
-        const batch = await this.withRedisNow((now) =>
-          this.scheduleScript(partition, this.argv1(requests(`s${n}`)), 0, ...args(now)),
-        );
+        const sent = run();
+        if (!first) firsts.set(partition, { id: request.id, done: sent });
+        let batch = await sent;
+        if (first && batch[0].code === 'refused') {
+          // Sent before the first call settled: it refused the batch, or asked Redis again (a cron's
+          // 'retry') and was answered after this call had run. Then once more.
+          if ((await first.done)[0].code === 'duplicate') return;
+          batch = await run();
+          if (batch[0].code === 'refused')
+            throw new Error(`schedule call ${n} found its batch's first call unanswered`);
+        }
         if (batch[0].code === 'duplicate') throw refusals.duplicateKey(batch[0].fields.key);
         batch.forEach((reply, j) => (replies[indexes[j]] = reply));
       }),
@@ -88,17 +108,12 @@ export class StoreCommands {
   }
 
   /**
-   * Each script refuses duplicates atomically, but only within its call: before a batch that needs
-   * several calls, look for a duplicate anywhere (live in Redis, or repeated in the batch) so a refused
-   * batch changes nothing — schedule calls with the keys as guards and no spec, as bounded as the writes.
-   * (A concurrent writer can still win the race between check and write.)
+   * Each script refuses duplicates atomically, but only within its call: before a batch whose calls span
+   * several partitions, look for a live duplicate anywhere so a refused batch changes nothing — schedule
+   * calls with the keys as guards and no spec, as bounded as the writes. (A concurrent writer can still
+   * win the race between check and write.)
    */
   private async refuseDuplicates(specs: NormalizedSpec[]): Promise<void> {
-    const seen = new Set<string>();
-    for (const spec of specs) {
-      if (spec.ifExists === 'error' && seen.has(spec.key)) throw refusals.duplicateKey(spec.key);
-      seen.add(spec.key);
-    }
     const strict = specs.filter((spec) => spec.ifExists === 'error').map((spec) => spec.key);
     const replies = await Promise.all(
       this.scheduleCalls(strict, GUARD_BATCH).map(({ partition, indexes }) =>
@@ -147,12 +162,8 @@ export class StoreCommands {
 
   /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read). */
   private guard(partition: number, keys: string[]): Promise<RowReply[]> {
-    return this.scheduleScript(
-      partition,
-      fencedArgv1(this.keys.partitions, this.keys.prefix),
-      keys.length,
-      ...keys,
-    );
+    const argv1 = fencedArgv1(this.keys.partitions, this.keys.prefix);
+    return this.scheduleScript(partition, argv1, ['', keys.length, ...keys]);
   }
 
   async cancel(key: string, requests: CallRequests): Promise<boolean> {
@@ -226,12 +237,13 @@ export class StoreCommands {
     return this.onKey('backfill', requests, key, row.id, row.version, JSON.stringify(slots));
   }
 
+  /** `args` after the tombstone time, passed on as one array (ioredis sends its elements), not copied. */
   private async scheduleScript(
     partition: number,
     argv1: string,
-    ...args: (string | number)[]
+    args: (string | number)[],
   ): Promise<RowReply[]> {
-    const raw = await this.run('schedule', this.keys.base(partition), argv1, this.tombstoneMs, ...args);
+    const raw = await this.run('schedule', this.keys.base(partition), argv1, this.tombstoneMs, args);
     return parseScheduleReply(raw as RawScheduleReply, partition);
   }
 
@@ -255,12 +267,7 @@ export class StoreCommands {
   }
 
   /** A write a repartition fenced off (this process has the old count) is refused, having changed nothing. */
-  private async run(
-    script: ScriptName,
-    base: string,
-    argv1: string,
-    ...args: (string | number)[]
-  ): Promise<unknown> {
+  private async run(script: ScriptName, base: string, argv1: string, ...args: ScriptArg[]): Promise<unknown> {
     try {
       return await runScript(this.redis, script, base, this.keys.ledgerSize, argv1, ...args);
     } catch (error) {
@@ -271,20 +278,49 @@ export class StoreCommands {
   }
 }
 
+/** The ifExists 'error' keys of the calls other than `n`: its guards. */
+function guardKeys(specs: NormalizedSpec[], calls: ScheduleCall[], n: number): string[] {
+  const keys: string[] = [];
+  calls.forEach(({ indexes }, m) => {
+    if (m === n) return;
+    for (const i of indexes) if (specs[i].ifExists === 'error') keys.push(specs[i].key);
+  });
+  return keys;
+}
+
+/** A batch that names an ifExists 'error' key twice is refused before anything is sent. */
+function refuseRepeatedKeys(specs: NormalizedSpec[]): void {
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    if (spec.ifExists === 'error' && seen.has(spec.key)) throw refusals.duplicateKey(spec.key);
+    seen.add(spec.key);
+  }
+}
+
 /**
- * What schedule.lua takes per spec after its guards: key, ifExists, at ('' for none), the number of row
- * fields, then the fields as name/value pairs.
+ * What schedule.lua takes per spec (those of `indexes`) after its guards: key, ifExists, kind, at ('' for none), the row's `h`
+ * and `p` ('' for none: every spec has a handler, most a payload, so their names are not sent), the
+ * number of its other row fields, then those as name/value pairs.
  */
-function scheduleArgs(specs: NormalizedSpec[], fields: RowFields[], redisNow: number): (string | number)[] {
+function scheduleArgs(
+  indexes: number[],
+  specs: NormalizedSpec[],
+  fields: RowFields[],
+  redisNow: number,
+): (string | number)[] {
   const args: (string | number)[] = [];
-  specs.forEach((spec, i) => {
+  for (const i of indexes) {
+    const spec = specs[i];
     // A periodic timer's first slot (startAt; an endAt before it is refused here): a cron's is sent, an
     // interval's schedule.lua finds on the grid anchored at Redis now.
     const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
     const at = spec.kind === 'cron' ? slot : spec.atMs;
-    const names = Object.keys(fields[i]);
-    args.push(spec.key, spec.ifExists, at ?? '', names.length);
-    for (const name of names) args.push(name, fields[i][name]);
-  });
+    const row = fields[i];
+    const counted = args.push(spec.key, spec.ifExists, spec.kind, at ?? '', row.h, row.p ?? '', 0) - 1;
+    for (const name of Object.keys(row)) {
+      if (name !== 'h' && name !== 'p') args.push(name, row[name]);
+    }
+    args[counted] = (args.length - counted - 1) / 2;
+  }
   return args;
 }

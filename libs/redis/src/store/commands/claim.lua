@@ -34,6 +34,7 @@ local checked = ARGV[4] == '1'
 -- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
 -- repeated call knows its own claim.
 local token = request.id
+local worker_json = cjson.encode(worker)
 local now = now_ms()
 local now_text, lease_until = int(now), int(now + lease_ms)
 -- Index moves, made once for the whole batch at the end: held runs leave `due`/`armed` for `leases`;
@@ -128,7 +129,8 @@ local function claim(id, key, version)
   elseif row.s ~= 'pending' then
     return stale(row, id, key, version, 'status')
   end
-  local due = tonumber(row.tg or row.d)
+  local due_text = row.tg or row.d
+  local due = tonumber(due_text)
   if row.s == 'pending' and now < due then
     return { 'early', int(due - now) }
   end
@@ -176,7 +178,7 @@ local function claim(id, key, version)
     leases[#leases + 1] = key
     -- Its `claimed` entry waits on the row with the hand-off's (includes/ledger `ledger_defer`): the
     -- completion writes them all in one LPUSH.
-    local kept = ledger_defer(row, ledger_entry(now, 'claimed', version, { w = worker, d = due }))
+    local kept = ledger_defer(row, claimed_entry(now_text, version, worker_json, due_text))
     local written = { 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '', 'hc', row.hc }
     if kept then
       written[#written + 1] = 'lq'

@@ -25,8 +25,15 @@
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
 -- Index entries of the settled runs, removed once for the whole batch at the end (nothing here reads
--- them back): every held run leaves `leases`; a removed timer leaves `ids` and the key index.
-local unleased, removed_ids, removed_keys = {}, {}, {}
+-- them back): every held run leaves `leases`; a removed timer leaves `ids` and the key index, and its row hash
+-- goes in one DEL with the others' (`removed_rows` by key: a later run of the batch finds it gone).
+local unleased, removed_ids, removed_keys, removed_rows = {}, {}, {}, {}
+
+local function remove_row(key)
+  removed_rows[key] = true
+  removed_keys[#removed_keys + 1] = key
+  ledger_expire(key, LEDGER_KEEP_MS)
+end
 
 -- A lost settlement that finds nothing to settle (another reconciler was first) is not an event.
 local function stale(row, id, key, version, reason, outcome)
@@ -149,9 +156,7 @@ local function finish(row, version, outcome, message, reason, ended)
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
     local attempt = outcome ~= 'ok' and attempt_of(row) or nil
     publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended, attempt = attempt })
-    redis.call('DEL', row_key(base, row.key))
-    ledger_expire(row.key, LEDGER_KEEP_MS)
-    removed_keys[#removed_keys + 1] = row.key
+    remove_row(row.key)
   end
 end
 
@@ -299,15 +304,13 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   complete_free(row, version, run_count, outcome, message, reason)
   -- A row kept only for its free runs in flight (removeOnComplete) goes with the last of them.
   if row.rp == '1' and not has_free_runs(base, key, id) then
-    redis.call('DEL', row_key(base, key))
-    ledger_expire(key, LEDGER_KEEP_MS)
-    removed_keys[#removed_keys + 1] = key
+    remove_row(key)
   end
   return { 'done', 0, 0 }
 end
 
 local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended)
-  local row = read_row(base, key)
+  local row = not removed_rows[key] and read_row(base, key) or nil
   if mode == 'free' then
     return settle_free(row, id, key, version, run_count, outcome, message, reason)
   end
@@ -332,5 +335,10 @@ for _, run in ipairs(cjson.decode(ARGV[2])) do
 end
 call_in_slices('ZREM', base .. 'leases', unleased)
 remove_live_ids(base, removed_ids)
+local row_hashes = {}
+for i, key in ipairs(removed_keys) do
+  row_hashes[i] = row_key(base, key)
+end
+call_in_slices('DEL', nil, row_hashes)
 key_index_remove(base, removed_keys)
 return replies

@@ -1,16 +1,19 @@
 -- Creates (or keeps / replaces) a batch of timers of one partition.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
---   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] the number g of guard keys, ARGV[4..3+g] the guard
---   keys (ifExists 'error' keys of the same batch sent in other calls: one of them live refuses this call
---   too), then per spec: key, ifExists (error|replace|keep), at (ms, or '' for none), n, then n row-field
---   name/value pairs (encodeSpecFields)
+--   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] the request id of the batch's first call in this
+--   partition when this is a later one ('' none: this call runs only if that one was answered 'ok'),
+--   ARGV[4] the number g of guard keys, ARGV[5..4+g] the guard keys (ifExists 'error' keys of the same
+--   batch sent in other calls: one of them live refuses this call too), then per spec: key, ifExists
+--   (error|replace|keep), kind (once|interval|cron), at (ms, or '' for none), its row's `h` and `p`
+--   (encodeSpecFields; '' for no `p`), n, then its n other row fields as name/value pairs
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
 -- Output: { 'ok', sa, first id's seq, then per spec its due (a number) for a created row or
 --   { 'kept', row as pairs } }: the created rows' ids are consecutive seqs from the first one (the caller
 --   knows the rest of them: `sa` shared, v 1, pending, its own fields). Or { 'duplicate', key } /
---   { 'retry', now } when the whole call was refused unchanged.
+--   { 'retry', now } / { 'refused' } (the first call was not answered 'ok') when the whole call was
+--   refused unchanged.
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -21,69 +24,82 @@
 --- @include "includes/slots"
 --- @include "includes/cancel-record"
 
-local base, prefix = KEYS[1], ARGV[1]
-local tombstone_ms = tonumber(ARGV[2])
+-- ARGV as a local: the specs are read where they lie in it, a dozen reads per spec, and a global's is a
+-- table lookup each.
+local argv = ARGV
+local base, prefix = KEYS[1], argv[1]
+local tombstone_ms = tonumber(argv[2])
 -- the partition's number: base ends '{pN}:' (one node) or '{pN.s}:' (Redis Cluster, keys.ts)
 local partition = string.match(base, '{p(%d+)[}.]')
 local now = now_ms()
-local argc = #ARGV
+local argc = #argv
 
-local guard_count = tonumber(ARGV[3])
-local specs = {}
-local i = 4 + guard_count
+-- The specs are read where they lie in ARGV, without a table each: `starts[n]` is where spec n begins,
+-- `keys[n]` its key. A spec's row fields are read into a table only when its due needs them (below).
+local guard_count = tonumber(argv[4])
+local starts, keys = {}, {}
+local i = 5 + guard_count
 while i <= argc do
-  local spec = { key = ARGV[i], ie = ARGV[i + 1], at = tonumber(ARGV[i + 2]), fields = {} }
-  local last = i + 3 + 2 * tonumber(ARGV[i + 3])
-  for j = i + 4, last, 2 do
-    spec.fields[ARGV[j]] = ARGV[j + 1]
-  end
-  specs[#specs + 1] = spec
-  i = last + 1
+  starts[#starts + 1] = i
+  keys[#keys + 1] = argv[i]
+  i = i + 7 + 2 * tonumber(argv[i + 6])
 end
 
--- Whether each key holds a row, and its status: a row exists iff its key is in the key index (docs/design.md
--- "Index membership"), so a ZMSCORE per chunk answers for a whole batch of new keys and only a row that
--- exists is read (its `id` tells a row from none, `s` may be left out). `key → status` (false: no row).
-local function statuses_of(keys)
+-- Whether each key holds a row, and its status: a row exists iff its key is in the key index
+-- (docs/design.md "Index membership"), so a ZMSCORE per chunk answers for a whole batch of new keys and
+-- only a row that exists is read (its `id` tells a row from none, `s` may be left out). The status of each of `names`, in
+-- their order (false: no row).
+local function statuses_of(names)
   local found = {}
-  for first = 1, #keys, 2000 do
-    local last = math.min(first + 1999, #keys)
-    local indexed = key_index_has(base, { unpack(keys, first, last) })
+  for first = 1, #names, 2000 do
+    local last = math.min(first + 1999, #names)
+    local indexed = key_index_has(base, { unpack(names, first, last) })
     for j = first, last do
-      local row = indexed[keys[j]] and redis.call('HMGET', row_key(base, keys[j]), 'id', 's')
-      found[keys[j]] = row and row[1] and (row[2] or ROW_DEFAULTS.s)
+      local row = indexed[names[j]] and redis.call('HMGET', row_key(base, names[j]), 'id', 's')
+      found[j] = row and row[1] and (row[2] or ROW_DEFAULTS.s)
     end
   end
   return found
 end
 
--- First pass: every refusal happens before any write, so a refused call changes nothing.
-local guards = {}
-for g = 4, 3 + guard_count do
-  guards[#guards + 1] = ARGV[g]
+-- A spec's row fields (ARGV name/value pairs) as a table: for a due that is not its `at` as given.
+local function fields_of(start)
+  local fields = {}
+  for j = start + 7, start + 6 + 2 * tonumber(argv[start + 6]), 2 do
+    fields[argv[j]] = argv[j + 1]
+  end
+  return fields
 end
-for key, status in pairs(statuses_of(guards)) do
+
+-- First pass: every refusal happens before any write, so a refused call changes nothing. A later call of
+-- a batch runs after its first one (one connection runs them in order), which checked this one's keys as
+-- guards: refused or not run, it left no answer, and this call must not write either.
+if argv[3] ~= '' and not request_answered(argv[3]) then
+  return { 'refused' }
+end
+local guards = {}
+for g = 5, 4 + guard_count do
+  guards[#guards + 1] = argv[g]
+end
+for g, status in ipairs(statuses_of(guards)) do
   if status and is_live(status) then
-    return { 'duplicate', key }
+    return { 'duplicate', guards[g] }
   end
 end
-local spec_keys = {}
-for n, spec in ipairs(specs) do
-  spec_keys[n] = spec.key
-end
-local status_of = statuses_of(spec_keys)
-local seen = {}
-for _, spec in ipairs(specs) do
-  if spec.fields.k == 'cron' and spec.at <= now then
+local status_of = statuses_of(keys)
+local seen, again = {}, {}
+for n, key in ipairs(keys) do
+  local start = starts[n]
+  if argv[start + 2] == 'cron' and tonumber(argv[start + 3]) <= now then
     -- The caller's estimate of Redis now was behind: it recomputes the occurrence after `now`.
     return { 'retry', now }
   end
-  spec.status = status_of[spec.key]
-  if spec.ie == 'error' and (seen[spec.key] or (spec.status and is_live(spec.status))) then
-    return { 'duplicate', spec.key }
+  local status = status_of[n]
+  if argv[start + 1] == 'error' and (seen[key] or (status and is_live(status))) then
+    return { 'duplicate', key }
   end
-  spec.again = seen[spec.key] -- a key met earlier in this batch: its status above is out of date
-  seen[spec.key] = true
+  again[n] = seen[key] -- a key met earlier in this batch: its status above is out of date
+  seen[key] = true
 end
 
 -- Index writes of new rows are gathered and written once per batch (one command per index, not per row).
@@ -94,91 +110,116 @@ local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
 local first_due = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2]
 local earliest = nil
-local due_entries, new_keys, new_ids, tombstones = {}, {}, {}, {}
+local due_entries, created_keys = {}, {}
 
+-- The rows created since the last write_gathered hold the ids seq_written + 1 .. seq.
 local function write_gathered()
   call_in_slices('ZADD', base .. 'due', due_entries)
-  key_index_add(base, new_keys)
-  add_live_ids(base, new_ids)
-  drop_tombstones(tombstones)
+  key_index_add(base, created_keys)
+  drop_tombstones(created_keys)
   ledger_write_created()
   if seq ~= seq_written then
+    add_new_live_seqs(base, seq_written + 1, seq)
     redis.call('SET', seq_key, int(seq))
     seq_written = seq
   end
-  due_entries, new_keys, new_ids, tombstones = {}, {}, {}, {}
+  due_entries, created_keys = {}, {}
 end
 
-local function due_of(spec)
-  local fields = spec.fields
-  if fields.k == 'interval' and fields.st then
+-- The first slot and its due of a spec whose `at` (ARGV text) is not simply its due: a delay, an
+-- interval, a cron (jitter moves its due off the slot).
+local function slot_and_due(key, kind, at, fields)
+  local slot = tonumber(at)
+  if kind == 'interval' and fields.st then
     -- startAt: the first grid slot not before it (core firstSlot)
-    return next_grid_slot({ sa = now, em = fields.em }, math.max(now, tonumber(fields.st) - 1))
-  elseif fields.k == 'interval' then
-    return now + tonumber(fields.em)
+    slot = next_grid_slot({ sa = now, em = fields.em }, math.max(now, tonumber(fields.st) - 1))
+  elseif kind == 'interval' then
+    slot = now + tonumber(fields.em)
   elseif fields.dm then
-    return now + tonumber(fields.dm)
-  end
-  return spec.at -- once-at or cron; a past `at` stays as is and is due at once (core firstDue)
+    slot = now + tonumber(fields.dm)
+  end -- else once-at or cron: a past `at` stays as is and is due at once (core firstDue)
+  -- a periodic slot is due moved by its jitter (includes/slots); `ds` keeps the slot
+  return slot, kind == 'once' and slot or slot_due({ key = key, jt = fields.jt }, slot)
 end
 
-local function create(spec)
-  local key, slot = spec.key, due_of(spec)
-  -- a periodic slot is due moved by its jitter (includes/slots); `ds` keeps the slot
-  local kind = spec.fields.k or ROW_DEFAULTS.k
-  local due = kind == 'once' and slot or slot_due({ key = key, jt = spec.fields.jt }, slot)
+-- One HSET's arguments, reused row after row (unpack takes the first `count`): v 1, pending, once are
+-- defaults, left out (includes/row).
+local values = { 'id', '', 'sa', sa, 'd', '' }
+
+-- A new row for the spec at ARGV `start`. A one-shot's `at` is its due as the caller wrote it: no
+-- table of its fields, no number formatting.
+local function create(start, key, had_row)
+  local kind, at = argv[start + 2], argv[start + 3]
+  local count = 6
+  local due, d
+  if kind == 'once' and at ~= '' then
+    due, d = tonumber(at), at
+  else
+    local slot
+    slot, due = slot_and_due(key, kind, at, fields_of(start))
+    d = int(due)
+    if due ~= slot then
+      values[7], values[8] = 'ds', int(slot)
+      count = 8
+    end
+  end
   seq = seq + 1
   first_seq = first_seq or seq
-  local id, d = int(seq) .. 'p' .. partition, int(due)
+  local id = string.format('%.0fp%s', seq, partition) -- one string, not a number's text and a concat
   local hash = row_key(base, key)
-  if spec.status then
+  if had_row then
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
   end
-  local values = { 'id', id, 'sa', sa, 'd', d } -- v 1, pending, once: defaults, left out (includes/row)
-  if due ~= slot then
-    values[#values + 1] = 'ds'
-    values[#values + 1] = int(slot)
+  values[2], values[6] = id, d
+  values[count + 1], values[count + 2] = 'h', argv[start + 4]
+  count = count + 2
+  if argv[start + 5] ~= '' then
+    values[count + 1], values[count + 2] = 'p', argv[start + 5]
+    count = count + 2
   end
-  for field, value in pairs(spec.fields) do
-    values[#values + 1] = field
-    values[#values + 1] = value
+  for j = start + 7, start + 6 + 2 * tonumber(argv[start + 6]) do
+    count = count + 1
+    values[count] = argv[j]
   end
-  redis.call('HSET', hash, unpack(values))
-  due_entries[#due_entries + 1] = d
-  due_entries[#due_entries + 1] = key
-  new_keys[#new_keys + 1] = key
-  new_ids[#new_ids + 1] = id
-  tombstones[#tombstones + 1] = key
+  redis.call('HSET', hash, unpack(values, 1, count))
+  local n = #due_entries
+  due_entries[n + 1], due_entries[n + 2] = d, key
+  created_keys[#created_keys + 1] = key -- its tombstone goes, its ledger (if any) goes on
   if earliest == nil or due < earliest then
     earliest = due
   end
-  publish_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due })
+  ledger_note_created(key, now)
+  if event_listeners ~= 0 then -- includes/events: the call's first event found no one listening
+    announce_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due })
+  end
   return due
 end
 
-local function schedule_one(spec)
-  if spec.again then
+local function schedule_one(n)
+  local start, key = starts[n], keys[n]
+  local status = status_of[n]
+  if again[n] then
     write_gathered()
-    spec.status = statuses_of({ spec.key })[spec.key]
+    status = statuses_of({ key })[1]
   end
-  if spec.status and is_live(spec.status) then
-    if spec.ie == 'keep' then
-      return reply('kept', read_row(base, spec.key))
+  if status and is_live(status) then
+    if argv[start + 1] == 'keep' then
+      return reply('kept', read_row(base, key))
     end
-    cancel_row(base, prefix, read_row(base, spec.key), 'replaced', now, 0)
-  elseif spec.ie == 'keep' then
+    cancel_row(base, prefix, read_row(base, key), 'replaced', now, 0)
+  elseif argv[start + 1] == 'keep' then
     -- A cancelled name stays cancelled while its tombstone lives.
-    local cancelled = read_tombstone(base, spec.key)
+    local cancelled = read_tombstone(base, key)
     if cancelled then
       return reply('kept', cancelled)
     end
   end
-  return create(spec)
+  return create(start, key, status)
 end
 
 local replies = { 'ok', now, 0 }
-for _, spec in ipairs(specs) do
-  replies[#replies + 1] = schedule_one(spec)
+for n = 1, #keys do
+  replies[n + 3] = schedule_one(n)
 end
 replies[3] = first_seq or 0
 write_gathered()

@@ -61,7 +61,7 @@ for i = 1, #entries, 2 do
     else
       -- The `armed` entry waits on the row (includes/ledger `ledger_defer`): no list write per timer.
       local fields = { v = row[2], rc = row[4] or nil, lq = row[6] or nil, sa = row[7], lo = row[8] or nil }
-      local kept = ledger_hand_off(fields, ledger_entry(now, 'armed', row[2], { d = tonumber(score) }))
+      local kept = ledger_hand_off(fields, armed_entry(now_text, row[2], score))
       if kept then
         redis.call('HSET', hash, 'j', job[1], 'lq', kept)
       else

@@ -6,13 +6,15 @@
 -- requeue, which publish none, call `ledger_append` themselves. The hand-off (take-due's `armed`) and a
 -- held claim (`claimed`) keep their entry on the row they write anyway (`lq`, `ledger_defer`) instead of
 -- a list write per timer; the row's next entry writes them first, in the same LPUSH.
+--- @include "includes/time"
 
 -- How long the ledger of a timer that ended and was removed (removeOnComplete) or dropped stays
 -- readable: as long as a cancelled timer's tombstone does by default (7 days).
 local LEDGER_KEEP_MS = 604800000
 -- The worker a claim script acts for (claim.lua sets it): its entries name it.
--- `created`: the 'scheduled' entries of the rows this call created, for `ledger_write_created`.
-local ledger = { worker = nil, created = {} }
+-- `created`: the keys of the rows this call created (all at `created_at`), for `ledger_write_created`.
+-- `at`, `at_text`: the last ms an outcome entry was made at, and its text (completed_entry).
+local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil }
 
 local function ledger_key(key)
   return KEYS[1] .. 'h:' .. key
@@ -24,6 +26,36 @@ local function ledger_entry(at, event, version, fields)
     entry[field] = value
   end
   return cjson.encode(entry)
+end
+
+-- The fire path's entries made per timer — a first hand-off's implied `scheduled`, the hand-off's `armed`,
+-- a held claim's `claimed` — joined in one concatenation from the integer texts the script already holds
+-- (`sa`, Redis ms, the row's version, a `due` score or field; `worker_json` is cjson.encode of the worker
+-- id, made once per call): building and cjson-encoding a table costs Redis several times as much. The
+-- same JSON as `ledger_entry` (field order is not part of it).
+local function scheduled_entry(sa)
+  if type(sa) ~= 'string' then
+    return ledger_entry(tonumber(sa), 'scheduled', 1)
+  end
+  return '{"a":' .. sa .. ',"e":"scheduled","v":1}'
+end
+
+local function armed_entry(at, version, due)
+  return '{"a":' .. at .. ',"e":"armed","v":' .. version .. ',"d":' .. due .. '}'
+end
+
+local function claimed_entry(at, version, worker_json, due)
+  return '{"a":' .. at .. ',"e":"claimed","v":' .. version .. ',"w":' .. worker_json .. ',"d":' .. due .. '}'
+end
+
+-- A held run's plain `completed` entry (no reason, error, count), the same way; `at` is a number (the
+-- script's now: made text once per call), `worker` the row's lease owner or nil.
+local function completed_entry(at, version, due, worker)
+  if ledger.at ~= at then
+    ledger.at, ledger.at_text = at, int(at)
+  end
+  local by = worker and (',"w":' .. cjson.encode(worker)) or ''
+  return '{"a":' .. ledger.at_text .. ',"e":"completed","v":' .. version .. ',"d":' .. due .. by .. '}'
 end
 
 -- The entries a row keeps (`lq`, oldest first, one per line: compact JSON escapes every newline) for the
@@ -47,7 +79,7 @@ end
 -- writes the whole ledger (no RPUSH of it underneath).
 local function ledger_hand_off(row, entry)
   if LEDGER_SIZE > 0 and not row.lq and row.v == '1' and not row.rc and not row.lo then
-    return ledger_entry(tonumber(row.sa), 'scheduled', 1) .. '\n' .. entry
+    return scheduled_entry(row.sa) .. '\n' .. entry
   end
   return ledger_defer(row, entry)
 end
@@ -58,8 +90,9 @@ end
 -- 'scheduled' at version 1, is implied by its row while nothing else happened to it, so a pending timer
 -- costs no ledger key: the first real entry writes it underneath, from `sa` (a script that moves `sa`
 -- calls `ledger_open` first), unless the kept entries hold it. A subject that is not a row (no `sa`: a
--- stale job's ref of a gone key) only goes into a ledger that exists already.
-local function ledger_append(row, event, now, fields, version)
+-- stale job's ref of a gone key) only goes into a ledger that exists already. `entry`: the new entry's
+-- text when the caller made it (else it is made from the other arguments).
+local function ledger_append(row, event, now, fields, version, entry)
   local kept = row.lq
   if kept then
     row.lq = nil
@@ -75,7 +108,7 @@ local function ledger_append(row, event, now, fields, version)
   for line in string.gmatch(kept or '', '[^\n]+') do
     entries[#entries + 1] = line
   end
-  entries[#entries + 1] = ledger_entry(now, event, version or row.v, fields)
+  entries[#entries + 1] = entry or ledger_entry(now, event, version or row.v, fields)
   local length
   if row.sa then
     length = redis.call('LPUSH', name, unpack(entries))
@@ -110,6 +143,14 @@ local function ledger_expire(key, ms)
   end
 end
 
+-- A creation at `now` (version 1): its entry is the one a row implies (no due), written only where an
+-- earlier life of the key left a ledger (ledger_write_created). schedule.lua calls it per created row,
+-- without the tables of `ledger_record`.
+local function ledger_note_created(key, now)
+  ledger.created[#ledger.created + 1] = key
+  ledger.created_at = now
+end
+
 local schedule_entries = { reschedule = 'rescheduled', resume = 'resumed', trigger = 'triggered', backfill = 'backfilled' }
 
 -- The entry of an event (core ledger.ts `ledgerEntryOf` maps the engine's events the same way): a
@@ -131,9 +172,11 @@ local function ledger_record(row, event_type, now, extra)
     event = 'lost'
   end
   local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt }
+  local held_due
   if (event_type == 'completed' or event_type == 'failed') and row.v == tostring(extra.version) then
     -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
-    fields.d = tonumber(row.tg or row.d)
+    held_due = row.tg or row.d
+    fields.d = tonumber(held_due)
   end
   if extra.error then
     fields.m, fields.r = extra.error.message, extra.error.reason or reason
@@ -141,12 +184,11 @@ local function ledger_record(row, event_type, now, extra)
   -- A stale completion's worker is not the row's lease owner: only a claim knows its own.
   fields.w = ledger.worker or (event_type ~= 'stale' and row.lw) or nil
   if event == 'scheduled' then
-    -- A creation: its entry is the one a row implies (no due), written only where an earlier life of the
-    -- key left a ledger (ledger_write_created).
-    ledger.created[#ledger.created + 1] = { row.key, ledger_entry(now, event, row.v, {}) }
+    ledger_note_created(row.key, now)
     return
   end
-  ledger_append(row, event, now, fields, extra.version)
+  local plain = event == 'completed' and held_due and not (reason or extra.count or extra.attempt or extra.error)
+  ledger_append(row, event, now, fields, extra.version, plain and completed_entry(now, row.v, held_due, fields.w) or nil)
 end
 
 -- The 'scheduled' entries of the rows created since the last call (schedule.lua, once per batch): a new
@@ -160,8 +202,8 @@ local function ledger_write_created()
     return
   end
   local names, found = {}, 0
-  for i, item in ipairs(created) do
-    names[i] = ledger_key(item[1])
+  for i, key in ipairs(created) do
+    names[i] = ledger_key(key)
   end
   for first = 1, #names, 2000 do
     found = found + redis.call('EXISTS', unpack(names, first, math.min(first + 1999, #names)))
@@ -169,12 +211,13 @@ local function ledger_write_created()
   if found == 0 then
     return
   end
-  for i, item in ipairs(created) do
-    local length = redis.call('LPUSHX', names[i], item[2])
+  local entry = ledger_entry(ledger.created_at, 'scheduled', 1, {})
+  for i, key in ipairs(created) do
+    local length = redis.call('LPUSHX', names[i], entry)
     if length > 0 then
       -- its first hand-off must not write the 'scheduled' entry again (ledger_hand_off)
-      redis.call('HSET', KEYS[1] .. 't:' .. item[1], 'lo', '1')
-      ledger_expire(item[1], nil)
+      redis.call('HSET', KEYS[1] .. 't:' .. key, 'lo', '1')
+      ledger_expire(key, nil)
       if length > LEDGER_SIZE then
         redis.call('LTRIM', names[i], 0, LEDGER_SIZE - 1)
       end

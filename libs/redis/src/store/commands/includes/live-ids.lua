@@ -24,6 +24,17 @@ local function next_id_chunk(base)
   return partition .. ':' .. string.format('%.0f', math.floor((seq + 1) / ID_CHUNK))
 end
 
+-- Runs BITFIELD `ops` (SET type offset value, ...) on the bitmap `chunk`, in slices; a bitmap that gets
+-- live ids (`bit` 1) is named in `P:{pN}:ic`.
+local function write_bitfield(base, chunk, ops, bit)
+  if bit == 1 then
+    redis.call('SADD', base .. 'ic', chunk)
+  end
+  for first = 1, #ops, 2000 do
+    redis.call('BITFIELD', base .. 'i:' .. chunk, unpack(ops, first, math.min(first + 1999, #ops)))
+  end
+end
+
 -- Sets the bits of `ids` to `bit` (1: live, 0: gone) with one BITFIELD per bitmap (per 500 ids). Clearing
 -- drops a bitmap it leaves empty (one it had to create, for ids not live, too), so it costs a BITCOUNT
 -- rather than an EXISTS before: two commands per bitmap on the fire path.
@@ -44,12 +55,7 @@ local function write_id_bits(base, ids, bit)
   end
   for _, chunk in ipairs(chunks) do
     local name, list = base .. 'i:' .. chunk, ops[chunk]
-    if bit == 1 then
-      redis.call('SADD', base .. 'ic', chunk)
-    end
-    for first = 1, #list, 2000 do
-      redis.call('BITFIELD', name, unpack(list, first, math.min(first + 1999, #list)))
-    end
+    write_bitfield(base, chunk, list, bit)
     if bit == 0 and redis.call('BITCOUNT', name) == 0 and chunk ~= next_id_chunk(base) then
       redis.call('DEL', name)
       redis.call('SREM', base .. 'ic', chunk)
@@ -59,6 +65,27 @@ end
 
 local function add_live_ids(base, ids)
   write_id_bits(base, ids, 1)
+end
+
+-- Marks live the consecutive ids `first`..`last` (seqs) this partition has just given out (schedule):
+-- bits that are all new, so each run of them is set 32 at a time (one SET u32 of all ones), not bit by
+-- bit — no id parsed, one BITFIELD per bitmap.
+local function add_new_live_seqs(base, first, last)
+  local partition = string.match(base, '{p(%d+)[}.]')
+  local seq = first
+  while seq <= last do
+    local chunk = math.floor(seq / ID_CHUNK)
+    local offset, ops = seq - chunk * ID_CHUNK, {}
+    local stop = math.min(last, (chunk + 1) * ID_CHUNK - 1) - chunk * ID_CHUNK -- the chunk's last offset
+    while offset <= stop do
+      local width = math.min(32, stop - offset + 1)
+      local n = #ops
+      ops[n + 1], ops[n + 2], ops[n + 3], ops[n + 4] = 'SET', 'u' .. width, offset, 2 ^ width - 1
+      offset = offset + width
+    end
+    write_bitfield(base, partition .. ':' .. string.format('%.0f', chunk), ops, 1)
+    seq = (chunk + 1) * ID_CHUNK
+  end
 end
 
 local function remove_live_ids(base, ids)

@@ -37,10 +37,11 @@ local remembered_schedule = {
       local entry = reply[n]
       if type(entry) == 'table' then
         lines[#lines + 1] = 'k' .. cjson.encode(entry)
+      elseif entry == previous then
+        lines[#lines + 1] = '=' -- compared as numbers: no text made for it
       else
-        local offset = string.format('%.0f', entry - sa)
-        lines[#lines + 1] = offset == previous and '=' or offset
-        previous = offset
+        lines[#lines + 1] = string.format('%.0f', entry - sa)
+        previous = entry
       end
     end
     return table.concat(lines, '\n')
@@ -73,6 +74,12 @@ local request_codecs = {
   backfill = remembered_json,
   complete = remembered_json,
 }
+
+-- Whether the call with request `id` (a script with a codec) was answered and its answer kept: it ran and
+-- changed what it answered.
+local function request_answered(id)
+  return redis.call('EXISTS', KEYS[1] .. 'q:' .. id) == 1
+end
 
 local function with_request(script, body)
   local prefix, id, memory_ms = string.match(ARGV[1], '^(.-)\n(.+)\n(%d+)$')

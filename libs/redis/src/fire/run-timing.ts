@@ -1,0 +1,27 @@
+import { channel } from 'node:diagnostics_channel';
+
+/**
+ * Where one run's lateness went, in this process's wall clock (Date.now() ms), from the fire job's arrival
+ * to its handler's start. Published on RUN_TIMING_CHANNEL only while something subscribes (the bench with
+ * BENCH_DIAG=1): with no subscriber nothing is built per run.
+ */
+export interface RunTiming {
+  key: string;
+  /** the due the run was claimed for (Redis clock) */
+  due: number;
+  /** the fire job reached TimerRunner (late when after `due`: dispatcher, BullMQ or this process's delay) */
+  arrivedAt: number;
+  /** the claim that claimed it was sent (after `due`: the local wake was late) */
+  claimSentAt: number;
+  /** that claim's answer was read (Redis's queue and work, the network, this process's delay) */
+  claimAnsweredAt: number;
+  /** claim calls it took: more than 1 when Redis still found it early, or a slot policy checked it */
+  claimCalls: number;
+  /** the handler is called */
+  startedAt: number;
+}
+
+/** `node:diagnostics_channel` name of RunTiming messages. */
+export const RUN_TIMING_CHANNEL = 'sundial:run-timing';
+
+export const runTimings = channel(RUN_TIMING_CHANNEL);

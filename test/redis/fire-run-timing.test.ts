@@ -1,0 +1,33 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { RUN_TIMING_CHANNEL, type RunTiming } from '@sundial/redis';
+import { waitFor } from '@sundial/testing';
+import { recorder, refOf, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+
+describe('fire path: run timings (diagnostics_channel sundial:run-timing)', () => {
+  const timings: RunTiming[] = [];
+  const record = (message: unknown) => void timings.push(message as RunTiming);
+  beforeEach(() => subscribe(RUN_TIMING_CHANNEL, record));
+  afterEach(() => {
+    unsubscribe(RUN_TIMING_CHANNEL, record);
+    timings.length = 0;
+  });
+
+  it("tells where a run's lateness went: the job's arrival, the claim sent and answered, the start", async () => {
+    const cluster = await fire.cluster();
+    const handler = recorder();
+    await cluster.runner({ h: handler.handler });
+    const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: 150 });
+    // No dispatcher: the job arrives at once, well before the due.
+    await cluster.queueOf('k').add('fire', { timers: [refOf(timer)] }, { jobId: 'timed' });
+    await waitFor(() => timings.length === 1, { what: 'a run timing' });
+    const [timing] = timings;
+    expect(timing).toMatchObject({ key: 'k', due: timer.dueAt });
+    expect(timing.claimCalls).toBeGreaterThanOrEqual(1);
+    expect(timing.claimSentAt).toBeGreaterThanOrEqual(timing.arrivedAt);
+    expect(timing.claimAnsweredAt).toBeGreaterThanOrEqual(timing.claimSentAt);
+    expect(timing.startedAt).toBeGreaterThanOrEqual(timing.claimAnsweredAt);
+    expect(handler.calls).toHaveLength(1);
+  });
+});
