@@ -55,7 +55,7 @@ local function statuses_of(names)
     local last = math.min(first + 1999, #names)
     local indexed = key_index_has(base, { unpack(names, first, last) })
     for j = first, last do
-      local row = indexed[names[j]] and redis.call('HMGET', row_key(base, names[j]), 'id', 's')
+      local row = indexed[names[j]] and redis.call('HMGET', row_key(base, names[j]), 'id', 's') or false
       found[j] = row and row[1] and (row[2] or ROW_DEFAULTS.s)
     end
   end

@@ -17,19 +17,30 @@ local function key_chunk(base, bound)
   return base .. 'kc:' .. bound
 end
 
--- The chunk bound of each key looked up since the bounds last changed: schedule checks its keys, then
--- adds the new ones, and the adds reuse the checks' lookups.
+-- The chunk bound of each key looked up in this script: schedule checks its keys, then adds the new
+-- ones, and the adds reuse the checks' lookups.
 local key_bounds = {}
 
--- A chunk made or gone changes the bounds: every bound looked up before may be wrong.
-local function add_bound(base, bound)
+-- A chunk split, merged or gone: the keys looked up to it may now be in another chunk.
+local function forget_bound(bound)
+  for key, cached in pairs(key_bounds) do
+    if cached == bound then
+      key_bounds[key] = nil
+    end
+  end
+end
+
+-- A new chunk takes keys from the one before it (split) or none (the first chunk, '', made).
+local function add_bound(base, bound, split_from)
   redis.call('ZADD', base .. 'kx', 0, bound)
-  key_bounds = {}
+  if split_from then
+    forget_bound(split_from)
+  end
 end
 
 local function remove_bound(base, bound)
   redis.call('ZREM', base .. 'kx', bound)
-  key_bounds = {}
+  forget_bound(bound)
 end
 
 -- The keys grouped by the chunk that holds (or would hold) them: `{ bound = { keys } }`, a lookup per
@@ -79,7 +90,7 @@ local function split_chunk(base, bound, keys)
   for first = 1, #sorted, size do
     local piece_bound = first == 1 and bound or sorted[first]
     zadd_zero(key_chunk(base, piece_bound), sorted, first, math.min(first + size - 1, #sorted))
-    add_bound(base, piece_bound)
+    add_bound(base, piece_bound, bound)
   end
   return #sorted
 end
@@ -91,7 +102,7 @@ local function halve_chunk(base, bound)
   local upper = redis.call('ZRANGE', chunk, KEY_CHUNK_HALF, -1)
   zadd_zero(key_chunk(base, upper[1]), upper, 1, #upper)
   redis.call('ZREMRANGEBYRANK', chunk, KEY_CHUNK_HALF, -1)
-  add_bound(base, upper[1])
+  add_bound(base, upper[1], bound)
   return upper[1]
 end
 
