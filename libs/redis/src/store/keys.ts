@@ -92,11 +92,7 @@ export class SundialKeys {
     return `${this.base(partition)}armed`;
   }
 
-  /**
-   * `P:{pN}:keys`: the one zset of every key with a row that the versions before the chunked key index
-   * wrote (store/key-index.ts); `migrateKeyIndex` converts it and it goes.
-   */
-  legacyKeys(partition: number): string {
+  keys(partition: number): string {
     return `${this.base(partition)}keys`;
   }
 
