@@ -173,6 +173,10 @@ export interface TimerContext<P = JsonValue> {
   payload: P;
   /** aborted when the timer is cancelled, replaced, rescheduled or its engine or client disposed */
   signal: AbortSignal;
+  /**
+   * The timer as its row stood at the claim. On the Redis backend `signal` and `timer` are getters made on
+   * first read (docs/design.md "The fire path"), so `{ ...ctx }` copies neither: read them from `ctx`.
+   */
   timer: Timer;
 }
 
