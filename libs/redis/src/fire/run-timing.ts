@@ -21,6 +21,12 @@ export interface RunTiming {
   startedAt: number;
 }
 
+/**
+ * When (wall clock) a claim call's fire job arrived and the call went, for the spans and the run timings:
+ * one per claim call, shared by its timers.
+ */
+export type ClaimTimes = Pick<RunTiming, 'arrivedAt' | 'claimSentAt' | 'claimAnsweredAt'>;
+
 /** `node:diagnostics_channel` name of RunTiming messages. */
 export const RUN_TIMING_CHANNEL = 'sundial:run-timing';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { consoleLogger, type SundialLogger, type TimerHandler } from '@sundial/core';
 import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
@@ -25,7 +26,7 @@ import {
 import { LeaseKeeper } from './lease-keeper';
 import { RunReports, type RunFields } from './run-reports';
 import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun } from './run-start';
-import { runTimings } from './run-timing';
+import { type ClaimTimes, runTimings } from './run-timing';
 
 export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
@@ -337,22 +338,8 @@ interface Waiting {
   calls: number;
 }
 
-/**
- * When (wall clock) a claim call's fire job arrived and the call went, for the spans and the run
- * timings: one per call, shared by its timers.
- */
-interface ClaimTimes {
-  arrivedAt: number;
-  claimSentAt: number;
-  claimAnsweredAt: number;
-}
-
 function earliest(entries: { at: number }[]): number {
   let first = Infinity;
   for (const entry of entries) first = Math.min(first, entry.at);
   return first;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
