@@ -36,12 +36,11 @@ export class LedgerReads {
       .hmget(tombstone, 'id', 'v', 'sa', 'lq')
       .pexpiretime(tombstone)
       .exec();
-    const [stored, closed, [scheduledAt, kept], [buriedId, buriedVersion, buriedAt, buriedKept], expiresAt] = (
-      replies ?? []
-    ).map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    }) as [string[], string | null, [string | null, string | null], (string | null)[], number];
+    const [stored, closed, [scheduledAt, kept], [buriedId, buriedVersion, buriedAt, buriedKept], expiresAt] =
+      (replies ?? []).map(([error, value]) => {
+        if (error) throw error;
+        return value;
+      }) as [string[], string | null, [string | null, string | null], (string | null)[], number];
     // the closed ledger holds the key's earlier lives: older than everything else
     const earlier = newestFirst(closed).map(decodeLedgerEntry);
     // a row leaves version 1 out (docs/design.md "Row values"): a tombstone is known by its id
