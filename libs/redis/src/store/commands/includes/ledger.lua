@@ -12,10 +12,13 @@
 -- How long the ledger of a timer that ended and was removed (removeOnComplete) or dropped stays
 -- readable: as long as a cancelled timer's tombstone does by default (7 days).
 local LEDGER_KEEP_MS = 604800000
+-- (as text for a command argument: redis.call prints a number with the float printer)
+local LEDGER_KEEP_TEXT = '604800000'
 -- The worker a claim script acts for (claim.lua sets it): its entries name it.
 -- `created`: the keys of the rows this call created (all at `created_at`), for `ledger_write_created`.
--- `at`, `at_text`: the last ms an outcome entry was made at, and its text (completed_entry).
-local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil }
+-- `at`, `at_text`: the last ms an outcome entry was made at, and its text; `by`, `by_json`: the last
+-- worker one named, and its JSON (completed_entry: a batch's runs mostly share both).
+local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil, by = nil, by_json = nil }
 
 local function ledger_key(key)
   return KEYS[1] .. 'h:' .. key
@@ -47,8 +50,8 @@ end
 
 -- Appends `entries` (oldest first, one per line) to the closed ledger of `key`: one SET when it has none,
 -- which is the rule (a key closes twice within LEDGER_KEEP_MS only when a release before this one
--- scheduled it again: this one folds it into the list then, ledger_write_created). `ms`: its new TTL, or
--- nil to keep the TTL it has (then only an existing one takes them, like LPUSHX).
+-- scheduled it again: this one folds it into the list then, ledger_write_created). `ms`: its new TTL (ms
+-- as text), or nil to keep the TTL it has (then only an existing one takes them, like LPUSHX).
 local function ledger_close_append(key, entries, ms)
   local name = closed_ledger_key(key)
   local earlier
@@ -101,7 +104,10 @@ local function completed_entry(at, version, due, worker)
   if ledger.at ~= at then
     ledger.at, ledger.at_text = at, int(at)
   end
-  local by = worker and (',"w":' .. cjson.encode(worker)) or ''
+  if worker and ledger.by ~= worker then
+    ledger.by, ledger.by_json = worker, ',"w":' .. cjson.encode(worker)
+  end
+  local by = worker and ledger.by_json or ''
   return '{"a":' .. ledger.at_text .. ',"e":"completed","v":' .. version .. ',"d":' .. due .. by .. '}'
 end
 
@@ -156,7 +162,7 @@ local function ledger_append(row, event, now, fields, version, entry)
   if row.closed or (row.closes and keeps_first_entry(kept)) then
     -- A row removed now whose whole life is kept (its first entry too): no list holds anything of it,
     -- and what the script records of it after that (a cron's last skips) follows in the same place.
-    ledger_close_append(row.key, kept and (kept .. '\n' .. entry) or entry, LEDGER_KEEP_MS)
+    ledger_close_append(row.key, kept and (kept .. '\n' .. entry) or entry, LEDGER_KEEP_TEXT)
     row.closed = true
     return
   end
@@ -250,7 +256,7 @@ local function ledger_record(row, event_type, now, extra)
   end
   local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt }
   local held_due
-  if (event_type == 'completed' or event_type == 'failed') and row.v == tostring(extra.version) then
+  if (event_type == 'completed' or event_type == 'failed') and tonumber(row.v) == extra.version then
     -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
     held_due = row.tg or row.d
     fields.d = tonumber(held_due)
