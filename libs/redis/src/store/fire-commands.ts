@@ -4,7 +4,7 @@ import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from './keys';
 import { requestPrefix, resendSafe, type ScriptRequest } from './requests';
 import { fieldsFromFlat, type RowFields } from './row';
-import { type CompleteReply, parseCompleteReply, type RawCompleteReply, type StaleReason } from './replies';
+import { type CompleteReply, parseCompleteReply, type RawCompleteReply } from './replies';
 import { runScript, type ScriptName } from './script-loader';
 
 /** What a fire job carries per timer: enough to claim exactly that version. */
