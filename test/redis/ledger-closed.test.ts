@@ -1,4 +1,5 @@
-import type { LedgerEntry } from '@sundial/core';
+import { type LedgerEntry, silentLogger } from '@sundial/core';
+import { RedisTimers } from '@sundial/redis';
 import { type FireCluster, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
@@ -99,5 +100,21 @@ describe('the closed ledger of a one-shot removed on completion (docs/design.md 
     expect(story(history)).toEqual([...LIFE, ...LIFE]);
     expect(history[0].at).toBe(new Date(at + 2).toISOString());
     expect(await cluster.timers.history('mixed', { limit: 5 })).toEqual(history.slice(0, 5));
+  });
+
+  it('history holds at most `ledger` entries of the list and the closed ledger together', async () => {
+    const cluster = await fire.cluster();
+    await runOnce(cluster, 'small');
+    const small = new RedisTimers({
+      connection: fire.url(),
+      prefix: cluster.prefix,
+      ledger: 3,
+      logger: silentLogger,
+    });
+    try {
+      expect(story(await small.history('small'))).toEqual(LIFE.slice(1));
+    } finally {
+      await small.dispose();
+    }
   });
 });

@@ -41,8 +41,10 @@ export class LedgerReads {
         if (error) throw error;
         return value;
       }) as [string[], string | null, [string | null, string | null], (string | null)[], number];
-    // the closed ledger holds the key's earlier lives: older than everything else
-    const earlier = newestFirst(closed).map(decodeLedgerEntry);
+    // the closed ledger holds the key's earlier lives, older than everything else: together with the
+    // list at most `ledgerSize` entries, as one list trimmed to that size would hold
+    const room = Math.max(0, this.keys.ledgerSize - stored.length);
+    const earlier = newestFirst(closed).slice(0, room).map(decodeLedgerEntry);
     // a row leaves version 1 out (docs/design.md "Row values"): a tombstone is known by its id
     if (buriedId !== null) {
       const cancel = await this.recordedCancel(key, Number(buriedVersion ?? '1') + 1, expiresAt, stored[0]);
