@@ -7,7 +7,7 @@ const fire = useFirePath();
  * back): what the worker builds must be the row after the claim, as a read of the timer shows it.
  */
 describe('the claimed row (claim.lua claimed_reply, store/claim-reply.ts)', () => {
-  it('a held run: the worker's row is the row after the claim, as stored', async () => {
+  it('a held run: the worker’s row is the row after the claim, as stored', async () => {
     const cluster = await fire.cluster();
     const timer = await cluster.timers.schedule({
       key: 'held',
