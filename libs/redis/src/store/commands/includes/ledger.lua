@@ -6,7 +6,7 @@
 -- requeue, which publish none, call `ledger_append` themselves. The hand-off (take-due's `armed`) and a
 -- held claim (`claimed`) keep their entry on the row they write anyway (`lq`, `ledger_defer`) instead of
 -- a list write per timer; the row's next entry writes them first, in the same LPUSH. A removed one-shot
--- whose whole life is kept on its row writes its ledger as one string instead (`ledger_close`).
+-- whose whole life is kept on its row writes its ledger as one string instead (`ledger_close_append`).
 --- @include "includes/time"
 
 -- How long the ledger of a timer that ended and was removed (removeOnComplete) or dropped stays
@@ -30,9 +30,9 @@ local function closed_ledger_key(key)
   return KEYS[1] .. 'hd:' .. key
 end
 
--- Entries kept as text, one per line (`lq`, a closed ledger), appended to `lines` (or a new table).
-local function entry_lines(text, lines)
-  lines = lines or {}
+-- Entries kept as text, one per line (`lq`, a closed ledger), as a table.
+local function entry_lines(text)
+  local lines = {}
   for line in string.gmatch(text or '', '[^\n]+') do
     lines[#lines + 1] = line
   end
