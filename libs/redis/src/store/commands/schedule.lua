@@ -152,7 +152,7 @@ local function create(start, key, had_row)
   local count = 6
   local due, d
   if kind == 'once' and at ~= '' then
-    due, d = tonumber(at), at
+    due, d = at + 0, at -- the text as a number: tonumber() would parse it twice (lua_isnumber, lua_tonumber)
   else
     local slot
     slot, due = slot_and_due(key, kind, at, fields_of(start))
