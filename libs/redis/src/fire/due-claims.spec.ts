@@ -89,6 +89,12 @@ describe('claimAtDue', () => {
     expect(h.settled).toEqual(['a:claimed']);
   });
 
+  it('drops a timer due more than a second ahead and ends without a claim', async () => {
+    const h = harness(1000);
+    await h.run([ref('a', 2001)]);
+    expect(h.calls).toEqual([]);
+  });
+
   it('rejects with a failed call once the other call on its way has settled, claiming nothing more', async () => {
     const h = harness(1000);
     const done = h.run([ref('a', 1000), ref('b', 1001), ref('c', 1003)]);

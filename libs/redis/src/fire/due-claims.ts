@@ -49,24 +49,26 @@ interface Waiting {
  */
 export async function claimAtDue(refs: TimerRef[], context: DueClaimsContext): Promise<void> {
   const arrivedAt = Date.now();
-  let waiting: Waiting[] = refs.map((ref) => ({ ref, at: ref.due, calls: 0 }));
+  // by `at`, so each wake takes a prefix: no arrays rebuilt per wake (at 1,000/s a job wakes every ms)
+  const waiting: Waiting[] = refs.map((ref) => ({ ref, at: ref.due, calls: 0 })).sort(byAt);
   const inFlight = new Set<Promise<void>>();
   const wake = new Wake();
   let failure: { error: unknown } | undefined;
   while ((waiting.length > 0 || inFlight.size > 0) && !failure && !context.stopped()) {
     const now = context.clock.now();
-    waiting = waiting.filter((entry) => entry.at - now <= MAX_EARLY_WAIT_MS);
+    while (waiting.length > 0 && waiting[waiting.length - 1].at - now > MAX_EARLY_WAIT_MS) waiting.pop();
     const canSend = inFlight.size < CLAIMS_IN_FLIGHT;
-    const ready = canSend ? waiting.filter((entry) => entry.at <= now) : [];
-    if (ready.length === 0) {
+    let due = 0;
+    while (canSend && due < waiting.length && waiting[due].at <= now) due++;
+    if (due === 0) {
+      if (waiting.length === 0 && inFlight.size === 0) break; // the rest was too far ahead
       // until the next due, or until a call answers (it frees a slot, or finds timers still early)
-      await wake.sleep(canSend && waiting.length > 0 ? earliest(waiting) - now : Infinity);
+      await wake.sleep(canSend && waiting.length > 0 ? waiting[0].at - now : Infinity);
       continue;
     }
-    waiting = waiting.filter((entry) => entry.at > now);
-    const call = claimCall(ready, arrivedAt, context)
+    const call = claimCall(waiting.splice(0, due), arrivedAt, context)
       .then(
-        (early) => void waiting.push(...early),
+        (early) => early.forEach((entry) => insertByAt(waiting, entry)),
         (error: unknown) => void (failure ??= { error }),
       )
       .finally(() => {
@@ -117,10 +119,14 @@ function refsOf(entries: Waiting[]): TimerRef[] {
   return entries.map((entry) => entry.ref);
 }
 
-function earliest(entries: { at: number }[]): number {
-  let first = Infinity;
-  for (const entry of entries) first = Math.min(first, entry.at);
-  return first;
+function byAt(a: Waiting, b: Waiting): number {
+  return a.at - b.at;
+}
+
+function insertByAt(waiting: Waiting[], entry: Waiting): void {
+  let i = waiting.length;
+  while (i > 0 && waiting[i - 1].at > entry.at) i--;
+  waiting.splice(i, 0, entry);
 }
 
 /** A sleep that a claim's answer can end early: one local timer at most, cleared when woken. */
