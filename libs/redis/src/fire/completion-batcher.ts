@@ -28,10 +28,18 @@ const DEFAULT_RETRY_MS = 200;
  * milliseconds at most, so the claims of runs falling due meanwhile do not wait long behind it.
  */
 const MAX_BATCH = 100;
+/**
+ * How long a completion waits for others before its call goes, when none of its partition is in flight.
+ * At 1,000 runs/s each run ended alone and cost a call of its own (~100 µs of Redis fixed per call, a
+ * round trip and a socket write of the worker's); waiting 5 ms puts ~3–5 runs in a call (bench, 1,000/s). Nothing waits on
+ * it but the run's row (`running` those few ms longer) and its job's consumer slot; in a backlog a call
+ * is in flight and the next goes when it returns, as before.
+ */
+const LINGER_MS = 5;
 
 /**
  * Sends completions as one complete.lua call per partition, and at most one call in flight per partition:
- * those settled while a call is on its way (or in the same event-loop turn) go together in the next one,
+ * those settled while a call is on its way (or within LINGER_MS of the first) go together in the next one,
  * so a burst of short runs costs a few round trips, not one each, and the busier Redis is the fuller the
  * batches get. A batch that fails because Redis is unreachable is kept and sent again, under the same
  * request id, until Redis answers (issue 8: a finished run is not run again because an outage outlasted
@@ -54,7 +62,7 @@ export class CompletionBatcher {
       list.push({ completion, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(() => this.flush());
+        setTimeout(() => this.flush(), LINGER_MS);
       }
     });
   }

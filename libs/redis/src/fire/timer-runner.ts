@@ -1,22 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
 import { consoleLogger, type SundialLogger, type TimerHandler } from '@sundial/core';
 import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { settledWithin } from '../infra/settled-within';
-import type { ClaimResult } from '../store/claim-reply';
 import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
 import type { RowFields } from '../store/row';
 import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
-import { type ClaimSlotContext, detachAtClaim, passIfLate } from './claim-slots';
+import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
+import { claimAtDue } from './due-claims';
 import {
   DEFAULT_LEASE_MS,
   type FireConsumersMode,
@@ -53,8 +52,6 @@ export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
  * under Kubernetes' default 30 s termination grace, with room for the hand-back and the exit.
  */
 export const DEFAULT_CLOSE_GRACE_MS = 25_000;
-/** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
-const MAX_EARLY_WAIT_MS = 1000;
 /**
  * How long a close waits, after the grace, for Redis to take the hand-back and BullMQ's last writes
  * before it drops the connections: a SIGTERM must not hang while Redis is unreachable.
@@ -200,63 +197,26 @@ export class TimerRunner extends Partitioned<FireCommands> {
   }
 
   /**
-   * One fire job. The dispatcher hands jobs over a little before their timers are due, so each timer
-   * is claimed when our estimate of Redis's clock reaches its due — everything due by then in one call
-   * — and what was claimed runs at once. Never early: the claim checks Redis's own clock, and a timer
-   * it still finds early waits the remainder it reports. A timer due more than MAX_EARLY_WAIT_MS ahead
-   * (a clock jump, a job added by hand) is dropped: it stays armed without a job, and the reconciler
-   * arms it again. Closing: timers falling due during the grace are still claimed and run (they are
-   * this job's); once the grace is over the unclaimed rest stays armed the same way.
+   * One fire job: its timers claimed as they fall due (claimAtDue), and what was claimed run at once.
+   * Closing: timers falling due during the grace are still claimed and run (they are this job's); once
+   * the grace is over the unclaimed rest stays armed without a job, and the reconciler arms it again.
    */
   private async fire(partition: number, refs: TimerRef[]): Promise<void> {
     const runs: Promise<void>[] = [];
-    const arrivedAt = Date.now();
     try {
-      // Each timer with the Redis time to claim it at (its due, or what an early claim reported), and
-      // the claim calls it took so far.
-      let waiting: Waiting[] = refs.map((ref) => ({ ref, at: ref.due, calls: 0 }));
-      while (waiting.length > 0 && !this.graceOver) {
-        const now = this.clock.now();
-        waiting = waiting.filter((entry) => entry.at - now <= MAX_EARLY_WAIT_MS);
-        const ready = waiting.filter((entry) => entry.at <= now);
-        if (ready.length === 0) {
-          if (waiting.length > 0) await delay(earliest(waiting) - now);
-          continue;
-        }
-        waiting = waiting.filter((entry) => entry.at > now);
-        // wall clock, for the spans of traced runs and the run timings
-        const sent = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0 };
-        const results = await this.claims.claim(
-          partition,
-          this.leaseMs,
-          this.workerId,
-          ready.map((entry) => entry.ref),
-        );
-        sent.claimAnsweredAt = Date.now();
-        let answeredAt = this.clock.now();
-        const checks: Promise<Waiting | null>[] = [];
-        const take = (result: ClaimResult, entry: Waiting, times: ClaimTimes) => {
-          const { ref } = entry;
-          const calls = ++entry.calls;
+      await claimAtDue(refs, {
+        partition,
+        claims: this.claims,
+        slots: this.slots,
+        clock: this.clock,
+        leaseMs: this.leaseMs,
+        stopped: () => this.graceOver,
+        settle: (result, ref, times, calls) => {
           if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, times, calls));
           if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
-          if (result.kind === 'early') waiting.push({ ref, at: answeredAt + result.waitMs, calls });
-          if (result.kind === 'check')
-            checks.push(passIfLate(this.slots, partition, result, ref, answeredAt).then((on) => on && entry));
-        };
-        results.forEach((result, i) => take(result, ready[i], sent));
-        // Slots a policy may skip (claim.lua 'check'): the late ones are passed, the rest claimed now.
-        const onTime = (await Promise.all(checks)).filter((entry) => entry !== null);
-        if (onTime.length > 0) {
-          const again = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0 };
-          const refs = onTime.map((entry) => entry.ref);
-          const claimed = await this.claims.claim(partition, this.leaseMs, this.workerId, refs, true);
-          again.claimAnsweredAt = Date.now();
-          answeredAt = this.clock.now();
-          claimed.forEach((result, i) => take(result, onTime[i], again));
-        }
-      }
+        },
+      });
     } finally {
       // Even when a later claim fails, the runs already started belong to this job.
       await Promise.all(runs);
@@ -330,17 +290,4 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
     if (completed.kind === 'done') this.reports.skips(completed, fields);
   }
-}
-
-/** A timer of a fire job still to claim: at `at` on Redis's clock, after `calls` claim calls. */
-interface Waiting {
-  ref: TimerRef;
-  at: number;
-  calls: number;
-}
-
-function earliest(entries: { at: number }[]): number {
-  let first = Infinity;
-  for (const entry of entries) first = Math.min(first, entry.at);
-  return first;
 }

@@ -1,0 +1,116 @@
+import type { ClaimResult } from '../store/claim-reply';
+import type { FireCommands, TimerRef } from '../store/fire-commands';
+import type { RowFields } from '../store/row';
+import type { ClaimSlotContext } from './claim-slots';
+import { claimAtDue } from './due-claims';
+
+/** A claim call the test answers by hand: which timers it carried, and how to answer it. */
+interface Call {
+  keys: string[];
+  answer(results?: ClaimResult[]): void;
+  fail(error: Error): void;
+}
+
+/** claimAtDue against a fake claim connection and a hand-moved clock (Redis's clock as seen from here). */
+function harness(clockStart: number) {
+  let now = clockStart;
+  const calls: Call[] = [];
+  const settled: string[] = [];
+  const claims = {
+    claim: (_partition: number, _leaseMs: number, _workerId: string, refs: TimerRef[]) =>
+      new Promise<ClaimResult[]>((resolve, reject) =>
+        calls.push({
+          keys: refs.map((ref) => ref.key),
+          answer: (results) => resolve(results ?? refs.map((ref) => claimedResult(ref))),
+          fail: reject,
+        }),
+      ),
+  } as unknown as FireCommands;
+  const run = (refs: TimerRef[]) =>
+    claimAtDue(refs, {
+      partition: 0,
+      claims,
+      slots: { workerId: 'w' } as ClaimSlotContext,
+      clock: { now: () => now },
+      leaseMs: 30_000,
+      stopped: () => false,
+      settle: (result, ref) => void settled.push(`${ref.key}:${result.kind}`),
+    });
+  return { calls, settled, run, setNow: (at: number) => (now = at) };
+}
+
+function claimedResult(ref: TimerRef): ClaimResult {
+  const fields = { id: ref.id, key: ref.key } as RowFields;
+  return { kind: 'claimed', mode: 'held', due: ref.due, fields, rerun: false };
+}
+
+function ref(key: string, due: number): TimerRef {
+  return { id: `id-${key}`, key, version: 1, due };
+}
+
+/** Lets the loop's promise callbacks and a 1 ms local timer run. */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('claimAtDue', () => {
+  it('claims a timer falling due while a claim is on its way in a call of its own, two calls at most', async () => {
+    const h = harness(1000);
+    const done = h.run([ref('a', 1000), ref('b', 1001), ref('c', 1002)]);
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([['a']]);
+    h.setNow(1001);
+    await tick();
+    // 'b' goes while 'a''s claim is unanswered
+    expect(h.calls.map((call) => call.keys)).toEqual([['a'], ['b']]);
+    h.setNow(1002);
+    await tick();
+    // two on their way: 'c' waits for an answer
+    expect(h.calls).toHaveLength(2);
+    h.calls[0].answer();
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([['a'], ['b'], ['c']]);
+    h.calls[1].answer();
+    h.calls[2].answer();
+    await done;
+    expect(h.settled).toEqual(['a:claimed', 'b:claimed', 'c:claimed']);
+  });
+
+  it('claims again what Redis still found early, after the wait it reported', async () => {
+    const h = harness(1000);
+    const done = h.run([ref('a', 1000)]);
+    await tick();
+    h.calls[0].answer([{ kind: 'early', waitMs: 2 }]);
+    await tick();
+    expect(h.calls).toHaveLength(1);
+    h.setNow(1002);
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([['a'], ['a']]);
+    h.calls[1].answer();
+    await done;
+    expect(h.settled).toEqual(['a:claimed']);
+  });
+
+  it('drops a timer due more than a second ahead and ends without a claim', async () => {
+    const h = harness(1000);
+    await h.run([ref('a', 2001)]);
+    expect(h.calls).toEqual([]);
+  });
+
+  it('rejects with a failed call once the other call on its way has settled, claiming nothing more', async () => {
+    const h = harness(1000);
+    const done = h.run([ref('a', 1000), ref('b', 1001), ref('c', 1003)]);
+    await tick();
+    h.setNow(1001);
+    await tick();
+    h.calls[0].fail(new Error('Redis went away'));
+    await tick();
+    let outcome: unknown = 'pending';
+    done.catch((error: Error) => (outcome = error.message));
+    await tick();
+    expect(outcome).toBe('pending');
+    h.calls[1].answer();
+    h.setNow(1003);
+    await expect(done).rejects.toThrow('Redis went away');
+    expect(h.calls).toHaveLength(2);
+    expect(h.settled).toEqual(['b:claimed']);
+  });
+});

@@ -1,0 +1,151 @@
+import type { ClaimResult } from '../store/claim-reply';
+import type { FireCommands, TimerRef } from '../store/fire-commands';
+import { type ClaimSlotContext, passIfLate } from './claim-slots';
+import type { ClaimTimes } from './run-timing';
+
+// Why a file of its own: when to claim a fire job's timers (each at its due, calls overlapping) is a loop
+// with its own state; what a claimed timer becomes (a run, its lease, its completion) is the runner's.
+
+/** The longest a job that arrived before its due is held to claim its timers (it also bounds a close). */
+const MAX_EARLY_WAIT_MS = 1000;
+/**
+ * Claim calls of one job on their way at once. A timer falling due while a claim is on its way goes in a
+ * call of its own at once rather than after that answer: on a busy host a round trip takes longer than
+ * the gap between dues (1 ms at 1,000/s), and a timer waiting for the answer before its own claim was
+ * late by both round trips. Redis answers the second right after the first. Two, not more: a stalled
+ * Redis or event loop is not sent a call per millisecond, each with its fixed cost (~85 µs of Redis).
+ */
+const CLAIMS_IN_FLIGHT = 2;
+
+export interface DueClaimsContext {
+  partition: number;
+  /** claims on the claim connection */
+  claims: FireCommands;
+  slots: ClaimSlotContext;
+  /** Redis's clock as seen from here */
+  clock: { now(): number };
+  leaseMs: number;
+  /** true once a close's grace is over: the unclaimed rest stays armed (the reconciler arms it again) */
+  stopped(): boolean;
+  /** a timer's final claim answer (claimed, lost or stale), with when its call went and how many it took */
+  settle(result: ClaimResult, ref: TimerRef, times: ClaimTimes, claimCalls: number): void;
+}
+
+/** A timer of a fire job still to claim: at `at` on Redis's clock, after `calls` claim calls. */
+interface Waiting {
+  ref: TimerRef;
+  at: number;
+  calls: number;
+}
+
+/**
+ * Claims a fire job's timers as they fall due. The dispatcher hands jobs over a little before their
+ * timers are due, so each timer is claimed when our estimate of Redis's clock reaches its due —
+ * everything due by then in one call, up to CLAIMS_IN_FLIGHT calls at once. Never early: the claim
+ * checks Redis's own clock, and a timer it still finds early waits the remainder it reports. A timer
+ * due more than MAX_EARLY_WAIT_MS ahead (a clock jump, a job added by hand) is dropped: it stays armed
+ * without a job, and the reconciler arms it again. Rejects with the first failed call's error once the
+ * calls on their way have settled.
+ */
+export async function claimAtDue(refs: TimerRef[], context: DueClaimsContext): Promise<void> {
+  const arrivedAt = Date.now();
+  // by `at`, so each wake takes a prefix: no arrays rebuilt per wake (at 1,000/s a job wakes every ms)
+  const waiting: Waiting[] = refs.map((ref) => ({ ref, at: ref.due, calls: 0 })).sort(byAt);
+  const inFlight = new Set<Promise<void>>();
+  const wake = new Wake();
+  let failure: { error: unknown } | undefined;
+  while ((waiting.length > 0 || inFlight.size > 0) && !failure && !context.stopped()) {
+    const now = context.clock.now();
+    while (waiting.length > 0 && waiting[waiting.length - 1].at - now > MAX_EARLY_WAIT_MS) waiting.pop();
+    const canSend = inFlight.size < CLAIMS_IN_FLIGHT;
+    let due = 0;
+    while (canSend && due < waiting.length && waiting[due].at <= now) due++;
+    if (due === 0) {
+      if (waiting.length === 0 && inFlight.size === 0) break; // the rest was too far ahead
+      // until the next due, or until a call answers (it frees a slot, or finds timers still early)
+      await wake.sleep(canSend && waiting.length > 0 ? waiting[0].at - now : Infinity);
+      continue;
+    }
+    const call = claimCall(waiting.splice(0, due), arrivedAt, context)
+      .then(
+        (early) => early.forEach((entry) => insertByAt(waiting, entry)),
+        (error: unknown) => void (failure ??= { error }),
+      )
+      .finally(() => {
+        inFlight.delete(call);
+        wake.now();
+      });
+    inFlight.add(call);
+  }
+  await Promise.all(inFlight);
+  if (failure) throw failure.error;
+}
+
+/**
+ * One claim call of `ready`: settles what it claimed, passes the late slots a policy skips (claim.lua
+ * 'check') and claims the rest of those at once; returns the timers Redis still found early.
+ */
+async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaimsContext): Promise<Waiting[]> {
+  const { partition, leaseMs, slots } = context;
+  const early: Waiting[] = [];
+  const checks: Promise<Waiting | null>[] = [];
+  let answeredAt = 0;
+  const take = (result: ClaimResult, entry: Waiting, times: ClaimTimes): void => {
+    const calls = ++entry.calls;
+    if (result.kind === 'early') early.push({ ref: entry.ref, at: answeredAt + result.waitMs, calls });
+    else if (result.kind === 'check')
+      checks.push(passIfLate(slots, partition, result, entry.ref, answeredAt).then((on) => on && entry));
+    else context.settle(result, entry.ref, times, calls);
+  };
+  // wall clock, for the spans of traced runs and the run timings
+  const sent = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0 };
+  const results = await context.claims.claim(partition, leaseMs, slots.workerId, refsOf(ready));
+  sent.claimAnsweredAt = Date.now();
+  answeredAt = context.clock.now();
+  results.forEach((result, i) => take(result, ready[i], sent));
+  // Slots a policy may skip: the late ones are passed, the rest claimed now.
+  const onTime = (await Promise.all(checks)).filter((entry) => entry !== null);
+  if (onTime.length > 0) {
+    const again = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0 };
+    const claimed = await context.claims.claim(partition, leaseMs, slots.workerId, refsOf(onTime), true);
+    again.claimAnsweredAt = Date.now();
+    answeredAt = context.clock.now();
+    claimed.forEach((result, i) => take(result, onTime[i], again));
+  }
+  return early;
+}
+
+function refsOf(entries: Waiting[]): TimerRef[] {
+  return entries.map((entry) => entry.ref);
+}
+
+function byAt(a: Waiting, b: Waiting): number {
+  return a.at - b.at;
+}
+
+function insertByAt(waiting: Waiting[], entry: Waiting): void {
+  let i = waiting.length;
+  while (i > 0 && waiting[i - 1].at > entry.at) i--;
+  waiting.splice(i, 0, entry);
+}
+
+/** A sleep that a claim's answer can end early: one local timer at most, cleared when woken. */
+class Wake {
+  private resolve: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+      if (ms !== Infinity) this.timer = setTimeout(() => this.now(), ms);
+    });
+  }
+
+  now(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const resolve = this.resolve;
+    this.resolve = undefined;
+    resolve?.();
+  }
+}
