@@ -1,5 +1,11 @@
 import { silentLogger, SundialError, type Timer, type TimerEvent, type TimerEventName } from '@sundial/core';
-import { defineCommands, FireCommands, RedisTimers, type RedisTimersOptions } from '@sundial/redis';
+import {
+  defineCommands,
+  FireCommands,
+  RedisTimers,
+  type RedisTimersOptions,
+  type SundialKeys,
+} from '@sundial/redis';
 import Redis from 'ioredis';
 import { type RedisServer, startRedis } from '@sundial/testing';
 
@@ -74,11 +80,23 @@ export async function refusal(promise: Promise<unknown>): Promise<SundialError> 
 }
 
 /**
- * Every Redis key under a prefix but `P:partitions` (the layout's record, written at start), sorted
- * (tests only: KEYS is fine on a private server).
+ * Every Redis key under a prefix but `P:partitions` and the partitions' `layout` fences (the layout's
+ * records, written at start), sorted (tests only: KEYS is fine on a private server).
  */
 export async function keysUnder(raw: Redis, prefix: string): Promise<string[]> {
-  return (await raw.keys(`${prefix}:*`)).filter((key) => key !== `${prefix}:partitions`).sort();
+  const written = await raw.keys(`${prefix}:*`);
+  return written.filter((key) => key !== `${prefix}:partitions` && !key.endsWith('}:layout')).sort();
+}
+
+/**
+ * Every key of a partition's key index in order, read straight from its chunks (includes/key-index.lua:
+ * `kx` holds each chunk's bound, `kc:<bound>` the chunk).
+ */
+export async function indexedKeys(raw: Redis, keys: SundialKeys, partition: number): Promise<string[]> {
+  const base = keys.base(partition);
+  const bounds = await raw.zrange(`${base}kx`, 0, '-1');
+  const chunks = await Promise.all(bounds.map((bound) => raw.zrange(`${base}kc:${bound}`, 0, '-1')));
+  return chunks.flat();
 }
 
 /** Puts a due timer into `running` through the fire path's real claim script, as a worker would. */

@@ -51,5 +51,6 @@ export { type BacklogSource, SundialMetrics } from './metrics/sundial-metrics';
 // Internals the Redis test suites drive directly (scripts, fire commands, cron follow-ups); not for apps.
 export { cronDetach, cronFollowUp } from './fire/completion';
 export { FireCommands, type FireJobData, type TimerRef } from './store/fire-commands';
+export { migrateKeyIndex } from './store/key-index-migration';
 export { migrateLiveIds } from './store/live-ids-migration';
 export { defineCommands, loadCommands, runScript, type ScriptName } from './store/script-loader';

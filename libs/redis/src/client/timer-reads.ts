@@ -13,6 +13,7 @@ import {
   validateScope,
 } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
+import { keyRange } from '../store/key-index';
 import type { SundialKeys } from '../store/keys';
 import { idBit, idsOfBitmap } from '../store/live-ids';
 import { decodeRow, statusOf } from '../store/row';
@@ -83,7 +84,7 @@ export class TimerReads {
       const [layout, n] = walk[partition];
       const rowOf = (key: string) => `${layout.base(n)}t:${key}`;
       const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
-      const keys = await this.redis.zrangebylex(layout.keys(n), min, max, 'LIMIT', 0, chunk);
+      const keys = await keyRange(this.redis, layout, n, min, max, chunk);
       scanned += keys.length;
       const matching = status === undefined ? keys : await this.keysWithStatus(keys, rowOf, status);
       const taken = matching.slice(0, limit - items.length);

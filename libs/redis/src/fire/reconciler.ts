@@ -4,6 +4,7 @@ import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import type { ReconcileCounts, SundialObserver } from '../metrics/observer';
 import { FireCommands } from '../store/fire-commands';
+import { migrateKeyIndex } from '../store/key-index-migration';
 import { migrateLiveIds } from '../store/live-ids-migration';
 import { lostCompletion } from './completion';
 
@@ -96,6 +97,13 @@ export class Reconciler extends Partitioned<FireCommands> {
       this.logger.warn(
         'converted live ids an older Sundial version wrote (P:{pN}:ids): stop every process of that version',
         { converted },
+      );
+    }
+    const chunked = await migrateKeyIndex(this.redis, this.keys, this.served);
+    if (chunked > 0) {
+      this.logger.warn(
+        'converted keys an older Sundial version indexed (P:{pN}:keys): stop every process of that version',
+        { chunked },
       );
     }
     for (const partition of this.served) {

@@ -1,6 +1,7 @@
 import { ledgerSizeFromEnv, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
 import { SundialKeys } from '../store/keys';
+import { migrateKeyIndex } from '../store/key-index-migration';
 import { migrateLiveIds } from '../store/live-ids-migration';
 import { defineCommands } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
@@ -56,11 +57,14 @@ export abstract class Partitioned<Commands = undefined> {
    * Refuses to go on when the timers under this prefix were written with another partition count;
    * resolves the repartition this process joins (it has the new count), else null. Then converts what
    * a version before the live-id bitmaps left (`migrateLiveIds`), so that no process of the new version
-   * answers `check`/`snapshot` or ends a timer before its partition's ids are bits.
+   * answers `check`/`snapshot` or ends a timer before its partition's ids are bits, and the `keys` zsets
+   * of a version before the chunked key index (`migrateKeyIndex`), so that none lists or cancels a scope
+   * before its partition's keys are chunked (it also fences that version's writes off).
    */
   protected async checkPartitionCount(): Promise<RepartitionRecord | null> {
     const joining = await checkPartitionCount(this.redis, this.keys);
     await migrateLiveIds(this.redis, this.keys);
+    await migrateKeyIndex(this.redis, this.keys);
     return joining;
   }
 

@@ -11,7 +11,9 @@ import { readLayout, type RepartitionRecord } from '../infra/partition-count';
 import { isConnectionFailure } from '../infra/connection-failure';
 import { reconcilePartition } from '../fire/reconciler';
 import { FireCommands } from '../store/fire-commands';
+import { keyRange } from '../store/key-index';
 import { SundialKeys } from '../store/keys';
+import { fenceValue } from '../store/layout-fence';
 import { defineCommands } from '../store/script-loader';
 import { KeyMover } from './key-mover';
 import { type RemovedPartitions, removePartitions } from './removed-partitions';
@@ -162,7 +164,7 @@ class Repartition {
       ...from.all().map((n) => from.layoutFence(n)),
       ...to.all().map((n) => to.layoutFence(n)),
     ]);
-    await Promise.all([...fences].map((fence) => this.redis.set(fence, String(this.to))));
+    await Promise.all([...fences].map((fence) => this.redis.set(fence, fenceValue(this.to))));
     await Promise.all(to.all().map((n) => this.redis.del(to.moved(n))));
     const seqs = await Promise.all(from.all().map((n) => this.redis.get(from.seq(n))));
     const highest = Math.max(0, ...seqs.map(Number));
@@ -223,7 +225,7 @@ class Repartition {
         let moving = Promise.resolve();
         for (let after = '-'; ;) {
           // keys that stay are passed over: the next page starts after the last key read
-          const keys = await this.redis.zrangebylex(from.keys(n), after, '+', 'LIMIT', 0, PAGE);
+          const keys = await keyRange(this.redis, from, n, after, '+', PAGE);
           await moving;
           moving = move(keys);
           if (keys.length < PAGE) break;

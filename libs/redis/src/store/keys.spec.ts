@@ -15,7 +15,7 @@ describe('SundialKeys', () => {
     expect(keys.base(0)).toBe('sundial:{p0}:');
     expect(keys.row('invoice:42')).toBe('sundial:{p0}:t:invoice:42');
     expect(keys.tombstone('invoice:42')).toBe('sundial:{p0}:x:invoice:42');
-    expect([keys.due(0), keys.armed(0), keys.keys(0), keys.leases(0), keys.seq(0)]).toEqual([
+    expect([keys.due(0), keys.armed(0), keys.legacyKeys(0), keys.leases(0), keys.seq(0)]).toEqual([
       'sundial:{p0}:due',
       'sundial:{p0}:armed',
       'sundial:{p0}:keys',

@@ -92,7 +92,11 @@ export class SundialKeys {
     return `${this.base(partition)}armed`;
   }
 
-  keys(partition: number): string {
+  /**
+   * `P:{pN}:keys`: the one zset of every key with a row that the versions before the chunked key index
+   * wrote (store/key-index.ts); `migrateKeyIndex` converts it and it goes.
+   */
+  legacyKeys(partition: number): string {
     return `${this.base(partition)}keys`;
   }
 

@@ -6,7 +6,15 @@ import { ReplyError } from 'ioredis';
  * count refuses it. Only store writes carry it; the fire path acts on rows where they are.
  */
 export function fencedArgv1(partitions: number, argv1: string): string {
-  return `#${partitions}#${argv1}`;
+  return `#${fenceValue(partitions)}#${argv1}`;
+}
+
+/**
+ * What `P:{pN}:layout` holds for the writes of processes with `partitions`: the count and 'k' (the
+ * chunked key index), a value the versions before it never send, so their writes are refused.
+ */
+export function fenceValue(partitions: number): string {
+  return `${partitions}k`;
 }
 
 /** The count a fenced partition answered with, or null when `error` is not a fence refusal. */

@@ -15,7 +15,7 @@ import { runScript, type ScriptArg, type ScriptName } from './script-loader';
  * millisecond, wait behind one call, not a whole batch.
  */
 const SCHEDULE_BATCH = 100;
-/** Keys per guard call: a read of `keys` (one ZMSCORE) and of the rows that exist, ~0.1 µs per new key. */
+/** Keys per guard call: a read of the key index (a ZMSCORE per chunk) and of the rows that exist. */
 const GUARD_BATCH = 1000;
 /** cancel-all calls in flight per partition: RedisClient never waits for the client between batches. */
 const CANCEL_ALL_IN_FLIGHT = 4;

@@ -17,7 +17,6 @@
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms, scope, batch, reason = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5]
-local index = base .. 'keys'
 local min, max = '-', '+'
 if scope ~= '' then
   -- Keys only use [A-Za-z0-9:_\-./@], so byte 255 sorts after every key that starts with the scope.
@@ -25,7 +24,7 @@ if scope ~= '' then
 end
 
 local now = now_ms()
-local keys = redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, batch)
+local keys = key_index_range(base, min, max, batch)
 -- A key with no ledger list takes its `cancelled` entry from the call's one record (includes/cancel-record),
 -- or, should another call hold the record's ms, from its own list write: its row's `sa` and `lq` go with it.
 local recorded = #keys == 0 or tombstone_ms == 0 or write_cancel_record(now, now + tombstone_ms, reason)
@@ -79,18 +78,15 @@ local cancelled_ids = {}
 for _, key in ipairs(keys) do
   cancelled_ids[#cancelled_ids + 1] = cancel_key(key)
 end
--- Every key of the batch leaves every index at once (one command per index, not per key); the batch is
--- the head of the scope's range in `keys`, so one range removal takes it out of there.
-if #keys > 0 then
-  redis.call('ZREMRANGEBYLEX', index, '[' .. keys[1], '[' .. keys[#keys])
-end
+-- Every key of the batch leaves every index at once (one command per index or chunk, not per key).
+key_index_remove(base, keys)
 for _, name in ipairs({ 'due', 'armed', 'leases' }) do
   call_in_slices('ZREM', base .. name, keys)
 end
 remove_live_ids(base, cancelled_ids)
 
 local more = 0
-if #keys == batch and #redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, 1) > 0 then
+if #keys == batch and #key_index_range(base, min, max, 1) > 0 then
   more = 1
 end
 return { #cancelled_ids, more, int(now) }

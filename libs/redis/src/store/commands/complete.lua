@@ -25,7 +25,7 @@
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
 -- Index entries of the settled runs, removed once for the whole batch at the end (nothing here reads
--- them back): every held run leaves `leases`; a removed timer leaves `ids` and `keys`, and its row hash
+-- them back): every held run leaves `leases`; a removed timer leaves `ids` and the key index, and its row hash
 -- goes in one DEL with the others' (`removed_rows` by key: a later run of the batch finds it gone).
 local unleased, removed_ids, removed_keys, removed_rows = {}, {}, {}, {}
 
@@ -340,5 +340,5 @@ for i, key in ipairs(removed_keys) do
   row_hashes[i] = row_key(base, key)
 end
 call_in_slices('DEL', nil, row_hashes)
-call_in_slices('ZREM', base .. 'keys', removed_keys)
+key_index_remove(base, removed_keys)
 return replies

@@ -49,7 +49,7 @@ if row.rm == '0' or kept_for_free_runs then
   end
 else
   redis.call('DEL', hash)
-  redis.call('ZREM', base .. 'keys', key)
+  key_index_remove(base, { key })
   ledger_expire(key, LEDGER_KEEP_MS) -- the ledger outlives its removed row, as complete.lua's finish
 end
 return { 'done' }

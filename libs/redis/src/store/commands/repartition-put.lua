@@ -1,7 +1,7 @@
 -- Repartition, step 2 of 3, on the partition a key arrives in (docs/design.md "Repartition"): writes the
 -- rows and tombstones step 1 took, at the same id and version, into this partition's indexes as their
 -- status wants — pending: `due` at its effective due (`tg` or `d`: armed ones are armed again here,
--- their old fire job is stale, its row gone from there); paused: none; finished (kept): `keys` only. Each
+-- their old fire job is stale, its row gone from there); paused: none; finished (kept): the key index only. Each
 -- id arrives once: `moved` (a hash, id → 1, kept a day after the repartition) remembers it, so a late
 -- repeat of this step never brings back a row cancelled or finished since. A key that has a row here
 -- already keeps it (that cannot happen while writers move a key before writing it; it is not overwritten).
@@ -51,7 +51,6 @@ for _, item in ipairs(cjson.decode(ARGV[2])) do
   local here = redis.call('EXISTS', row_key(base, key)) == 1
   if row.id and not here and first_time(row.id) then
     hset(row_key(base, key), row)
-    keys[#keys + 1] = 0
     keys[#keys + 1] = key
     if is_live(status) then
       ids[#ids + 1] = row.id
@@ -81,7 +80,7 @@ if earliest then
     redis.call('PUBLISH', base .. 'wake', int(earliest))
   end
 end
-call_in_slices('ZADD', base .. 'keys', keys)
+key_index_add(base, keys)
 add_live_ids(base, ids)
 call_in_slices('ZADD', base .. 'due', due)
 return written

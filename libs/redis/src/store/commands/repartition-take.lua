@@ -78,6 +78,6 @@ end
 -- out of every index at once (one command per index, not per key)
 call_in_slices('ZREM', base .. 'due', leaving)
 call_in_slices('ZREM', base .. 'armed', leaving)
-call_in_slices('ZREM', base .. 'keys', leaving)
+key_index_remove(base, leaving)
 remove_live_ids(base, leaving_ids)
 return replies

@@ -45,17 +45,17 @@ while i <= argc do
   i = i + 7 + 2 * tonumber(argv[i + 6])
 end
 
--- Whether each key holds a row, and its status: a row exists iff its key is in `keys` (docs/design.md
--- "Index membership"), so one ZMSCORE answers for a whole batch of new keys and only a row that
--- exists is read (its `id` tells a row from none, `s` may be left out). The status of each of `names`, in
+-- Whether each key holds a row, and its status: a row exists iff its key is in the key index
+-- (docs/design.md "Index membership"), so a ZMSCORE per chunk answers for a whole batch of new keys and
+-- only a row that exists is read (its `id` tells a row from none, `s` may be left out). The status of each of `names`, in
 -- their order (false: no row).
 local function statuses_of(names)
   local found = {}
   for first = 1, #names, 2000 do
     local last = math.min(first + 1999, #names)
-    local scores = redis.call('ZMSCORE', base .. 'keys', unpack(names, first, last))
+    local indexed = key_index_has(base, { unpack(names, first, last) })
     for j = first, last do
-      local row = scores[j - first + 1] and redis.call('HMGET', row_key(base, names[j]), 'id', 's')
+      local row = indexed[names[j]] and redis.call('HMGET', row_key(base, names[j]), 'id', 's') or false
       found[j] = row and row[1] and (row[2] or ROW_DEFAULTS.s)
     end
   end
@@ -110,12 +110,12 @@ local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
 local first_due = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2]
 local earliest = nil
-local due_entries, key_entries, created_keys = {}, {}, {}
+local due_entries, created_keys = {}, {}
 
 -- The rows created since the last write_gathered hold the ids seq_written + 1 .. seq.
 local function write_gathered()
   call_in_slices('ZADD', base .. 'due', due_entries)
-  call_in_slices('ZADD', base .. 'keys', key_entries)
+  key_index_add(base, created_keys)
   drop_tombstones(created_keys)
   ledger_write_created()
   if seq ~= seq_written then
@@ -123,7 +123,7 @@ local function write_gathered()
     redis.call('SET', seq_key, int(seq))
     seq_written = seq
   end
-  due_entries, key_entries, created_keys = {}, {}, {}
+  due_entries, created_keys = {}, {}
 end
 
 -- The first slot and its due of a spec whose `at` (ARGV text) is not simply its due: a delay, an
@@ -184,7 +184,6 @@ local function create(start, key, had_row)
   redis.call('HSET', hash, unpack(values, 1, count))
   local n = #due_entries
   due_entries[n + 1], due_entries[n + 2] = d, key
-  key_entries[n + 1], key_entries[n + 2] = 0, key
   created_keys[#created_keys + 1] = key -- its tombstone goes, its ledger (if any) goes on
   if earliest == nil or due < earliest then
     earliest = due

@@ -1,8 +1,9 @@
--- Include: The partition indexes `due`, `armed`, `keys`, `leases`, the live ids, and the wake channel.
+-- Include: The partition indexes `due`, `armed`, the key index (includes/key-index), `leases`, the live ids, and the wake channel.
 --- @include "includes/time"
 --- @include "includes/row"
 --- @include "includes/ledger"
 --- @include "includes/live-ids"
+--- @include "includes/key-index"
 
 -- Runs `command [target] ...items` in slices: one call per slice instead of one per item, and never
 -- more arguments than Lua's unpack takes (about 8000). The slice is even, so score/member pairs stay
@@ -36,6 +37,6 @@ end
 -- A finished row kept by removeOnComplete=false: cancel/cancelAll just drop it (not counted, no event).
 local function drop_finished(base, key)
   redis.call('DEL', row_key(base, key))
-  redis.call('ZREM', base .. 'keys', key)
+  key_index_remove(base, { key })
   ledger_expire(key, LEDGER_KEEP_MS)
 end

@@ -22,7 +22,7 @@ local function cancel_row(base, prefix, row, reason, now, tombstone_ms)
   local key = row.key
   redis.call('ZREM', base .. 'due', key)
   redis.call('ZREM', base .. 'armed', key)
-  redis.call('ZREM', base .. 'keys', key)
+  key_index_remove(base, { key })
   redis.call('ZREM', base .. 'leases', key)
   remove_live_ids(base, { row.id })
   retire_row(base, prefix, row, reason, now, tombstone_ms)
