@@ -28,23 +28,28 @@ function partition() {
         'local found = key_index_has(KEYS[1], ARGV) local out = {} for i, key in ipairs(ARGV) do out[i] = found[key] and 1 or 0 end return out',
         ...keys,
       )) as number[],
-    range: async (min: string, max: string, limit: number) =>
+    range: async (min: string, max: string, limit: number, take = false) =>
       (await run(
-        'return key_index_range(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))',
+        'return key_index_range(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == "1")',
         min,
         max,
         String(limit),
+        take ? '1' : '0',
       )) as string[],
-    /** Each chunk: its bound, encoding and keys, in bound order. */
+    /** Each chunk that exists: its upper bound (null: the last chunk), encoding and keys, in order. */
     chunks: async () => {
-      const bounds = await store.raw.zrange(`${base}kx`, 0, '-1');
-      return Promise.all(
-        bounds.map(async (bound) => ({
-          bound,
-          encoding: await store.raw.object('ENCODING', `${base}kc:${bound}`),
-          keys: await store.raw.zrange(`${base}kc:${bound}`, 0, '-1'),
-        })),
+      const bounds: (string | null)[] = await store.raw.zrange(`${base}kx`, 0, '-1');
+      const chunks = await Promise.all(
+        [...bounds, null].map(async (bound) => {
+          const name = bound === null ? `${base}kc` : `${base}kc:${bound}`;
+          return {
+            bound,
+            encoding: await store.raw.object('ENCODING', name),
+            keys: await store.raw.zrange(name, 0, '-1'),
+          };
+        }),
       );
+      return chunks.filter((chunk) => chunk.bound !== null || chunk.keys.length > 0);
     },
   };
 }
@@ -53,19 +58,31 @@ function partition() {
 const sorted = (keys: Iterable<string>) =>
   [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
-/** Every chunk a listpack under 128 keys, covering [its bound, the next bound), none empty. */
+/** `a` before `b` in byte order. */
+const before = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b)) < 0;
+
+/**
+ * Every chunk a listpack of 1 to 127 keys, each key below its chunk's bound and not below the bound
+ * before it; the keys in order are `expected`.
+ */
 async function expectWellFormed(index: ReturnType<typeof partition>, expected: Set<string>) {
   const chunks = await index.chunks();
   for (const [i, chunk] of chunks.entries()) {
     expect(chunk.keys.length).toBeGreaterThan(0);
     expect(chunk.keys.length).toBeLessThan(128);
     expect(chunk.encoding).toBe('listpack');
-    expect(sorted([chunk.bound, chunk.keys[0]])[0]).toBe(chunk.bound);
-    const next = chunks[i + 1]?.bound;
-    if (next !== undefined) expect(sorted([chunk.keys[chunk.keys.length - 1], next])[0]).not.toBe(next);
+    const below = chunks[i - 1]?.bound;
+    if (below) expect(before(chunk.keys[0], below)).toBe(false);
+    if (chunk.bound !== null) expect(before(chunk.keys[chunk.keys.length - 1], chunk.bound)).toBe(true);
   }
   expect(chunks.flatMap((chunk) => chunk.keys)).toEqual(sorted(expected));
   expect(await index.range('-', '+', expected.size + 1)).toEqual(sorted(expected));
+}
+
+/** Redis's count of `command` calls since the last reset (INFO commandstats). */
+async function calls(command: string): Promise<number> {
+  const info = await store.raw.info('commandstats');
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
 }
 
 describe('key index (includes/key-index.lua)', () => {
@@ -74,19 +91,22 @@ describe('key index (includes/key-index.lua)', () => {
     const keys = Array.from({ length: 127 }, (_, n) => `k:${String(n).padStart(3, '0')}`);
     expect(await index.add(keys)).toBe(127);
     expect((await index.chunks()).map((chunk) => [chunk.bound, chunk.keys.length, chunk.encoding])).toEqual([
-      ['', 127, 'listpack'],
+      [null, 127, 'listpack'],
     ]);
     expect(await index.add(['k:127'])).toBe(1);
     const chunks = await index.chunks();
-    expect(chunks.map((chunk) => chunk.keys.length)).toEqual([64, 64]);
-    expect(chunks[1].bound).toBe('k:064');
+    // the lower half is bounded by the upper half's first key; the upper half stays the last chunk
+    expect(chunks.map((chunk) => [chunk.bound, chunk.keys.length])).toEqual([
+      ['k:064', 64],
+      [null, 64],
+    ]);
     await expectWellFormed(index, new Set([...keys, 'k:127']));
     // adding what is there changes nothing
     expect(await index.add(['k:000', 'k:127'])).toBe(0);
     expect(await index.chunks()).toEqual(chunks);
   });
 
-  it('keeps byte order across chunks through random adds and removes in batches, merging and deleting chunks', async () => {
+  it('keeps byte order across chunks through random adds and removes in batches, joining and deleting chunks', async () => {
     const index = partition();
     const model = new Set<string>();
     let seed = 7;
@@ -94,22 +114,28 @@ describe('key index (includes/key-index.lua)', () => {
     // mixed case and punctuation: byte order, whatever the server's locale collates
     const key = () => `${'aB.:-_/@z'[Math.floor(random() * 9)]}${Math.floor(random() * 5000)}`;
     for (let round = 0; round < 40; round++) {
+      // in any order, or ascending (runs the walk places by bisection)
       const adds = Array.from({ length: 1 + Math.floor(random() * 300) }, key);
+      const ordered = round % 3 === 0 ? sorted(adds) : adds;
       const fresh = new Set(adds.filter((k) => !model.has(k)));
-      expect(await index.add(adds)).toBe(fresh.size);
+      expect(await index.add(ordered)).toBe(fresh.size);
       for (const k of adds) model.add(k);
       const present = [...model];
       const removes = Array.from({ length: Math.floor(random() * 250) }, () =>
         random() < 0.9 ? present[Math.floor(random() * present.length)] : key(),
       );
       const gone = new Set(removes.filter((k) => model.has(k)));
-      expect(await index.remove(removes)).toBe(gone.size);
+      expect(await index.remove(round % 2 === 0 ? sorted(removes) : removes)).toBe(gone.size);
       for (const k of removes) model.delete(k);
+      const probe = [...present.slice(0, 50), key(), key()];
+      expect(await index.has(round % 2 === 0 ? sorted(probe) : probe)).toEqual(
+        (round % 2 === 0 ? sorted(probe) : probe).map((k) => (model.has(k) ? 1 : 0)),
+      );
     }
     expect(model.size).toBeGreaterThan(1000);
     await expectWellFormed(index, model);
 
-    // removals merge small chunks into the one before: a tenth of the keys left in a third of the chunks or fewer
+    // removals join small chunks: a tenth of the keys left in a third of the chunks or fewer
     const all = sorted(model);
     const kept = all.filter((_, i) => i % 10 === 0);
     const chunksBefore = (await index.chunks()).length;
@@ -122,7 +148,30 @@ describe('key index (includes/key-index.lua)', () => {
     expect(await store.raw.keys(`${index.base}*`)).toEqual([]);
   });
 
-  it('pages a range with a cursor and stops at a scope’s end', async () => {
+  it('places ascending keys with one lookup per chunk they fall in, not per key', async () => {
+    const index = partition();
+    const key = (n: number) => `seq:${String(n).padStart(6, '0')}`;
+    await index.add(Array.from({ length: 2000 }, (_, n) => key(2 * n)));
+    const chunks = await index.chunks();
+    expect(chunks.length).toBeGreaterThan(20);
+    // 100 keys between the even ones already there: they fall in two or three chunks
+    const between = Array.from({ length: 100 }, (_, n) => key(2001 + 2 * n));
+    const spanned = chunks.filter(
+      (chunk, i) =>
+        (chunk.bound === null || before(between[0], chunk.bound)) &&
+        (i === 0 || !before(between[99], chunks[i - 1].bound!)),
+    ).length;
+    await store.raw.config('RESETSTAT');
+    expect(await index.has(between)).toEqual(between.map(() => 0));
+    expect(await index.add(between)).toBe(100);
+    expect(await index.remove(between)).toBe(100);
+    // has and add share their lookups (one per chunk); a split or join makes the next ones afresh
+    expect(await calls('zrangebylex')).toBeLessThanOrEqual(3 * spanned + 2);
+    expect(await calls('zmscore')).toBe(spanned);
+    await expectWellFormed(index, new Set(Array.from({ length: 2000 }, (_, n) => key(2 * n))));
+  });
+
+  it('pages a range with a cursor, stops at a scope’s end, and takes what it reads when asked', async () => {
     const index = partition();
     const keys = [
       ...Array.from({ length: 500 }, (_, n) => `a:${n}`),
@@ -140,12 +189,18 @@ describe('key index (includes/key-index.lua)', () => {
     }
     expect(paged).toEqual(scope);
     expect(await index.range('[b:', '(b:\xff', 1000)).toEqual(scope);
-    // a max that falls on a bound: exclusive stops before that chunk, inclusive takes its first key
-    const bound = (await index.chunks())[3].bound;
-    const before = sorted(keys).filter((k) => sorted([k, bound])[1] === bound && k !== bound);
-    expect(await index.range('-', `(${bound}`, 2000)).toEqual(before);
-    expect(await index.range('-', `[${bound}`, 2000)).toEqual([...before, bound]);
+    // a max that falls on a bound: exclusive stops before it, inclusive takes it (the next chunk's first key)
+    const bound = (await index.chunks())[3].bound!;
+    const below = sorted(keys).filter((k) => before(k, bound));
+    expect(await index.range('-', `(${bound}`, 2000)).toEqual(below);
+    expect(await index.range('-', `[${bound}`, 2000)).toEqual([...below, bound]);
     expect(await index.range('[zz', '+', 10)).toEqual([]);
+
+    // taken: the scope leaves the index in two calls, the rest stays well formed
+    expect(await index.range('[b:', '(b:\xff', 250, true)).toEqual(scope.slice(0, 250));
+    expect(await index.range('[b:', '(b:\xff', 250, true)).toEqual(scope.slice(250));
+    expect(await index.range('[b:', '(b:\xff', 1)).toEqual([]);
+    await expectWellFormed(index, new Set(keys.filter((k) => !k.startsWith('b:'))));
   });
 
   it('answers existence for present and absent keys in any chunk', async () => {

@@ -55,7 +55,7 @@ describe('repartition: the removed partitions', () => {
     await waitFor(() => ran.length >= soon.length, { timeoutMs: 20_000, what: 'the first runs' });
     const before = await names('rr');
     expect(before).toEqual(
-      expect.arrayContaining(['rr:sundial-fire-{p3}:meta', 'rr:{p3}:seq', 'rr:{p3}:kx']),
+      expect.arrayContaining(['rr:sundial-fire-{p3}:meta', 'rr:{p3}:seq', 'rr:{p3}:kc']),
     );
 
     const result = await repartition({ connection: store.url(), prefix: 'rr', to: 2 });
@@ -66,7 +66,7 @@ describe('repartition: the removed partitions', () => {
     const removed = after.filter((name) => /\{p[23]\}/.test(name));
     expect(removed).toEqual(['rr:{p2}:layout', 'rr:{p3}:layout']);
     // the partitions that stay keep their queues and keys
-    expect(after).toEqual(expect.arrayContaining(['rr:sundial-fire-{p1}:meta', 'rr:{p1}:seq', 'rr:{p0}:kx']));
+    expect(after).toEqual(expect.arrayContaining(['rr:sundial-fire-{p1}:meta', 'rr:{p1}:seq', 'rr:{p0}:kc']));
     const rows = (await keysUnder(store.raw, 'rr')).filter((name) => /:[tx]:/.test(name));
     expect(rows.every((name) => /\{p[01]\}/.test(name))).toBe(true);
     expect(rows).toHaveLength(later.length + 1);

@@ -90,12 +90,13 @@ export async function keysUnder(raw: Redis, prefix: string): Promise<string[]> {
 
 /**
  * Every key of a partition's key index in order, read straight from its chunks (includes/key-index.lua:
- * `kx` holds each chunk's bound, `kc:<bound>` the chunk).
+ * `kx` holds the bounds, `kc:<bound>` the keys below each, `kc` the keys from the last bound on).
  */
 export async function indexedKeys(raw: Redis, keys: SundialKeys, partition: number): Promise<string[]> {
   const base = keys.base(partition);
   const bounds = await raw.zrange(`${base}kx`, 0, '-1');
-  const chunks = await Promise.all(bounds.map((bound) => raw.zrange(`${base}kc:${bound}`, 0, '-1')));
+  const names = [...bounds.map((bound) => `${base}kc:${bound}`), `${base}kc`];
+  const chunks = await Promise.all(names.map((name) => raw.zrange(name, 0, '-1')));
   return chunks.flat();
 }
 

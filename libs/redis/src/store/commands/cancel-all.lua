@@ -24,7 +24,8 @@ if scope ~= '' then
 end
 
 local now = now_ms()
-local keys = key_index_range(base, min, max, batch)
+-- the batch leaves the key index as it is read, chunk by chunk (includes/key-index)
+local keys = key_index_range(base, min, max, batch, true)
 -- A key with no ledger list takes its `cancelled` entry from the call's one record (includes/cancel-record),
 -- or, should another call hold the record's ms, from its own list write: its row's `sa` and `lq` go with it.
 local recorded = #keys == 0 or tombstone_ms == 0 or write_cancel_record(now, now + tombstone_ms, reason)
@@ -78,8 +79,7 @@ local cancelled_ids = {}
 for _, key in ipairs(keys) do
   cancelled_ids[#cancelled_ids + 1] = cancel_key(key)
 end
--- Every key of the batch leaves every index at once (one command per index or chunk, not per key).
-key_index_remove(base, keys)
+-- Every key of the batch leaves every other index at once (one command per index, not per key).
 for _, name in ipairs({ 'due', 'armed', 'leases' }) do
   call_in_slices('ZREM', base .. name, keys)
 end
