@@ -8,10 +8,12 @@
 
 -- A zset reaching zset-max-listpack-entries (128, Redis's default) becomes a skiplist for good: a chunk
 -- never holds more than KEY_CHUNK_MAX. Keys that would overfill a chunk are written with its keys as
--- pieces of at most KEY_CHUNK_FILL (room for inserts before the next split); a chunk that falls below
--- KEY_CHUNK_MERGE keys joins a neighbour when both fit in KEY_CHUNK_FILL. A key longer than 64 bytes
--- (zset-max-listpack-value) makes its chunk a skiplist: it costs what one big zset costs, nothing breaks.
-local KEY_CHUNK_MAX, KEY_CHUNK_FILL, KEY_CHUNK_MERGE = 127, 96, 32
+-- even pieces of at most KEY_CHUNK_FILL (room for inserts before the next split); a chunk that falls
+-- below KEY_CHUNK_MERGE keys joins the one below it when both fit in KEY_CHUNK_FILL. A stretch of at
+-- least KEY_CHUNK_READ keys reads its whole chunk (one ZRANGE: which of them it holds, how many, and
+-- what a split needs) where fewer ask ZMSCORE. A key longer than 64 bytes (zset-max-listpack-value)
+-- makes its chunk a skiplist: it costs what one big zset costs, nothing breaks.
+local KEY_CHUNK_MAX, KEY_CHUNK_FILL, KEY_CHUNK_MERGE, KEY_CHUNK_READ = 127, 100, 32, 8
 
 local function key_chunk(base, bound)
   return bound and base .. 'kc:' .. bound or base .. 'kc'
@@ -51,35 +53,62 @@ local function key_before(a, b)
   end
 end
 
--- The bound of the chunk that holds (or would hold) each key looked up in this script, false for the
--- last chunk: schedule checks its keys, then adds the new ones, and the adds reuse the checks' lookups.
--- Forgotten whenever a bound is made or goes.
-local key_bounds = {}
+-- Bounds are looked up KEY_BOUNDS_READ at a time: the least ones above a key.
+local KEY_BOUNDS_READ = 8
 
-local function bound_above(base, key)
-  local bound = key_bounds[key]
-  if bound == nil then
-    bound = redis.call('ZRANGEBYLEX', base .. 'kx', '(' .. key, '+', 'LIMIT', 0, 1)[1] or false
-    key_bounds[key] = bound
+-- What this script walked: the stretch each key fell in (a table: its bound and the index's
+-- `generation` then) and its place in the walks, and the keys of each chunk read whole, by name. Schedule
+-- checks its keys, then adds the new ones: the adds reuse the checks' stretches (no lookup, no compare)
+-- and reads. A stretch is stale once a bound is made or goes (the generation moves on), a chunk's keys
+-- once it is written.
+local generation, walked, walked_at, walk_steps, chunk_reads = 0, {}, {}, 0, {}
+
+-- keys[first..] that fell, in this order, in the stretch a walk of this generation found for keys[first]:
+-- their last index (nil: none).
+local function walked_stretch(keys, first)
+  local stretch = walked[keys[first]]
+  if not stretch or stretch.generation ~= generation then
+    return nil
   end
-  return bound
+  local last = first
+  while walked[keys[last + 1]] == stretch and walked_at[keys[last + 1]] >= walked_at[keys[last]] do
+    last = last + 1
+  end
+  return last, stretch.bound
 end
 
 -- Calls visit(bound, keys, first, last) for each stretch keys[first..last] that one chunk holds (or
--- would hold), in turn. Keys in ascending byte order cost a compare each (to the key before) and one
--- lookup per chunk they fall in, where the chunk's end is found by bisection; a key below the one before
--- it starts a new ascending run. `visit` may change the index: each stretch is looked up after the last
--- one's visit, and a later stretch's keys lie above every key an earlier visit touched.
-local function key_stretches(base, keys, visit)
-  local n, first = #keys, 1
+-- would hold: the chunk of `bound`, false for the last chunk), in turn. Keys in ascending byte order cost
+-- a compare each (to the key before), the bounds above them are read KEY_BOUNDS_READ at a time, and a
+-- chunk's end in the keys is found by bisection; a key below the one before it starts a new ascending
+-- run, with bounds read afresh. `visit` may change the index, but only at or below its bound: the bounds
+-- above it and the keys after the stretch are untouched. `remember`: the stretches found are kept for a
+-- later walk (walked_stretch).
+local function key_stretches(base, keys, visit, remember)
+  local n, first, top = #keys, 1, 0
+  local bounds, at, all_read
   while first <= n do
-    local top = first
-    while top < n and not key_before(keys[top + 1], keys[top]) do
-      top = top + 1
-    end
-    while first <= top do
-      local bound = bound_above(base, keys[first])
-      local last = top
+    local last, bound = walked_stretch(keys, first)
+    if not last then
+      if first > top then
+        -- a new ascending run keys[first..top], its bounds not read yet
+        top = first
+        while top < n and not key_before(keys[top + 1], keys[top]) do
+          top = top + 1
+        end
+        bounds, at, all_read = {}, 1, false
+      end
+      local key = keys[first]
+      while bounds[at] and not key_before(key, bounds[at]) do
+        at = at + 1
+      end
+      if not bounds[at] and not all_read then
+        -- past the bounds read (or none read yet): the next ones above this key; fewer than asked for
+        -- means none lie above them (then the last chunk)
+        bounds = redis.call('ZRANGEBYLEX', base .. 'kx', '(' .. key, '+', 'LIMIT', 0, KEY_BOUNDS_READ)
+        at, all_read = 1, #bounds < KEY_BOUNDS_READ
+      end
+      bound, last = bounds[at] or false, top
       if bound and not key_before(keys[top], bound) then
         -- keys[first] lies below the bound, keys[top] not: the last one below lies between
         local below, above = first, top
@@ -93,28 +122,48 @@ local function key_stretches(base, keys, visit)
         end
         last = below
       end
-      visit(bound, keys, first, last)
-      first = last + 1
+      if remember then
+        local stretch = { bound = bound, generation = generation }
+        for i = first, last do
+          walk_steps = walk_steps + 1
+          walked[keys[i]], walked_at[keys[i]] = stretch, walk_steps
+        end
+      end
     end
+    visit(bound, keys, first, last)
+    first = last + 1
   end
 end
 
+-- ZADD of keys[first..last] with score 0. The score goes as the text '0' (a Lua number would be
+-- formatted as a float per key), and the keys last first: a listpack zset looks for a new member's
+-- place from its start, so keys that each go first are placed at once (ascending ones each went last,
+-- a walk of the whole chunk).
 local function zadd_zero(name, keys, first, last)
+  if first > last then
+    return 0
+  end
   local entries = {}
-  for i = first, last do
-    entries[#entries + 1] = 0
+  for i = last, first, -1 do
+    entries[#entries + 1] = '0'
     entries[#entries + 1] = keys[i]
   end
   return redis.call('ZADD', name, unpack(entries))
 end
 
--- `held` (a chunk's keys, in order) with keys[first..last] (ascending) among them, once each: each key's
--- place found by bisection from the last one's, so keys past the chunk's end cost one bisection in all.
+-- `held` (a chunk's keys, in order) with keys[first..last] (ascending) among them, once each. Each
+-- key's place is searched from the last one's, by steps that double and then by bisection: a key just
+-- after the last costs a compare or two, keys past the chunk's end one search in all.
 local function merged_keys(held, keys, first, last)
   local out, next_held = {}, 1
   for j = first, last do
     local key = keys[j]
-    local low, high = next_held, #held + 1
+    -- held[low - 1] lies below key (or low is next_held), held[high] not (or high is #held + 1)
+    local low, high, step = next_held, next_held, 1
+    while high <= #held and key_before(held[high], key) do
+      low, high, step = high + 1, high + step, step * 2
+    end
+    high = math.min(high, #held + 1)
     while low < high do
       local mid = math.floor((low + high) / 2)
       if key_before(held[mid], key) then
@@ -137,33 +186,87 @@ local function merged_keys(held, keys, first, last)
   return out
 end
 
--- Adds keys[first..last] (ascending) to the chunk of `bound`. Keys that would take it past KEY_CHUNK_MAX
--- are merged with its keys and the lot written as even pieces of at most KEY_CHUNK_FILL: each piece
--- bounded by the next one's first key, the last keeping the chunk's name. Returns how many were new.
-local function add_stretch(base, bound, keys, first, last)
-  local chunk = key_chunk(base, bound)
-  local held = redis.call('ZCARD', chunk)
-  if held + last - first + 1 <= KEY_CHUNK_MAX then
-    return zadd_zero(chunk, keys, first, last)
-  end
-  local all = merged_keys(redis.call('ZRANGE', chunk, 0, -1), keys, first, last)
-  redis.call('DEL', chunk)
-  local size = math.ceil(#all / math.ceil(#all / KEY_CHUNK_FILL))
-  local bounds = {}
-  for from = 1, #all, size do
-    local to = math.min(from + size - 1, #all)
-    local above = all[to + 1]
-    zadd_zero(key_chunk(base, above or bound), all, from, to)
+-- Writes keys[first..last] (ascending, once each) as even pieces of at most KEY_CHUNK_FILL, each
+-- bounded by the next one's first key, the last one the chunk of `bound`; `bounds` (ZADD arguments):
+-- more bounds to add with theirs.
+local function write_pieces(base, bound, keys, first, last, bounds)
+  local size = math.ceil((last - first + 1) / math.ceil((last - first + 1) / KEY_CHUNK_FILL))
+  for from = first, last, size do
+    local to = math.min(from + size - 1, last)
+    local above = to < last and keys[to + 1]
+    zadd_zero(key_chunk(base, above or bound), keys, from, to)
     if above then
-      bounds[#bounds + 1] = 0
+      bounds[#bounds + 1] = '0'
       bounds[#bounds + 1] = above
     end
   end
   if #bounds > 0 then
     redis.call('ZADD', base .. 'kx', unpack(bounds))
-    key_bounds = {}
+    generation = generation + 1
   end
-  return #all - held
+end
+
+-- How many of `held` (in order) lie below `key`, or with `after`, at or below it.
+local function count_below(held, key, after)
+  local low, high = 1, #held + 1
+  while low < high do
+    local mid = math.floor((low + high) / 2)
+    if key_before(held[mid], key) or (after and held[mid] == key) then
+      low = mid + 1
+    else
+      high = mid
+    end
+  end
+  return low - 1
+end
+
+-- Adds keys[first..last] (ascending) to the chunk of `bound`. Keys that would take it past
+-- KEY_CHUNK_MAX split it: the larger run of its keys below or above all the new ones stays in the zset
+-- (when both it and what goes have KEY_CHUNK_MERGE keys at least) — renamed under the key after it when it is the lower one
+-- — and the rest, the new keys among them, goes to a chunk of its own, or as even pieces (write_pieces)
+-- when more than KEY_CHUNK_MAX; else the lot is written anew. An ascending caller's keys lie past all
+-- the chunk's: only they are written. Returns how many were new.
+local function add_stretch(base, bound, keys, first, last)
+  local chunk = key_chunk(base, bound)
+  local read = chunk_reads[chunk]
+  chunk_reads[chunk] = nil
+  local held = read and #read or redis.call('ZCARD', chunk)
+  if held + last - first + 1 <= KEY_CHUNK_MAX then
+    return zadd_zero(chunk, keys, first, last)
+  end
+  read = read or redis.call('ZRANGE', chunk, 0, -1)
+  local below = count_below(read, keys[first])
+  local above = held - count_below(read, keys[last], true)
+  -- the chunk's keys read[lower..upper] go with the new ones, the rest stay (neither side too small)
+  local lower, upper, count = 1, held, last - first + 1
+  if below >= KEY_CHUNK_MERGE and below >= above and held - below + count >= KEY_CHUNK_MERGE then
+    lower = below + 1
+    local split = keys[first]
+    redis.call('RENAME', chunk, key_chunk(base, split))
+    if below < held then
+      redis.call('ZREMRANGEBYRANK', key_chunk(base, split), below, -1)
+    end
+    redis.call('ZADD', base .. 'kx', '0', split)
+    generation = generation + 1
+  elseif above >= KEY_CHUNK_MERGE and held - above + count >= KEY_CHUNK_MERGE then
+    upper = held - above
+    bound = read[upper + 1]
+    if upper > 0 then
+      redis.call('ZREMRANGEBYRANK', chunk, 0, upper - 1)
+    end
+    redis.call('ZADD', base .. 'kx', '0', bound)
+    generation = generation + 1
+  else
+    redis.call('DEL', chunk)
+  end
+  if upper - lower + 1 + count <= KEY_CHUNK_MAX then
+    -- one chunk: no merge, no order needed
+    zadd_zero(key_chunk(base, bound), read, lower, upper)
+    return zadd_zero(key_chunk(base, bound), keys, first, last)
+  end
+  local all = merged_keys({ unpack(read, lower, upper) }, keys, first, last)
+  write_pieces(base, bound, all, 1, #all, {})
+  return #all - (upper - lower + 1)
 end
 
 -- Adds keys (already there: unchanged). Returns how many were new.
@@ -182,40 +285,37 @@ local function join_chunks(base, lower, upper)
   zadd_zero(key_chunk(base, upper), keys, 1, #keys)
   redis.call('DEL', from)
   redis.call('ZREM', base .. 'kx', lower)
-  key_bounds = {}
+  generation, chunk_reads = generation + 1, {}
 end
 
--- A chunk of `held` keys, under KEY_CHUNK_MERGE, joins its neighbour below (a walk of removals in order
--- has just thinned it too), else the one above, when both fit in KEY_CHUNK_FILL.
-local function join_neighbour(base, bound, held)
-  local index = base .. 'kx'
-  local below = redis.call('ZRANGE', index, bound and '(' .. bound or '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, 1)[1]
+-- A chunk of `held` keys, under KEY_CHUNK_MERGE, joins the one below it when both fit in
+-- KEY_CHUNK_FILL (a walk of removals in order has just thinned that one too; one that empties the index
+-- from below finds none there and pays one lookup).
+local function join_below(base, bound, held)
+  local below = redis.call('ZRANGE', base .. 'kx', bound and '(' .. bound or '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, 1)[1]
   if below and redis.call('ZCARD', key_chunk(base, below)) + held <= KEY_CHUNK_FILL then
-    return join_chunks(base, below, bound)
-  elseif bound then
-    local above = redis.call('ZRANGEBYLEX', index, '(' .. bound, '+', 'LIMIT', 0, 1)[1] or false
-    if redis.call('ZCARD', key_chunk(base, above)) + held <= KEY_CHUNK_FILL then
-      join_chunks(base, bound, above)
-    end
+    join_chunks(base, below, bound)
   end
 end
 
--- A chunk that lost `gone` keys: its bound goes when it is empty (Redis deleted the zset); it joins a
--- neighbour when it has just fallen below KEY_CHUNK_MERGE (once, not at every later removal: a chunk
--- whose neighbours were too full stays as it is until it empties).
+-- A chunk that lost `gone` keys: its bound goes when it is empty (Redis deleted the zset); it joins the
+-- one below when it has just fallen below KEY_CHUNK_MERGE (once, not at every later removal: a chunk
+-- that did not fit stays as it is until it empties or one above it joins it).
 local function chunk_shrunk(base, bound, gone)
   local held = redis.call('ZCARD', key_chunk(base, bound))
   if held == 0 and bound then
     redis.call('ZREM', base .. 'kx', bound)
-    key_bounds = {}
+    generation = generation + 1
   elseif held > 0 and held < KEY_CHUNK_MERGE and held + gone >= KEY_CHUNK_MERGE then
-    join_neighbour(base, bound, held)
+    join_below(base, bound, held)
   end
 end
 
 -- Removes keys[first..last] of the chunk of `bound`. Returns how many were there.
 local function remove_stretch(base, bound, keys, first, last)
-  local gone = redis.call('ZREM', key_chunk(base, bound), unpack(keys, first, last))
+  local chunk = key_chunk(base, bound)
+  chunk_reads[chunk] = nil
+  local gone = redis.call('ZREM', chunk, unpack(keys, first, last))
   if gone > 0 then
     chunk_shrunk(base, bound, gone)
   end
@@ -235,13 +335,26 @@ end
 local function key_index_has(base, keys)
   local found = {}
   key_stretches(base, keys, function(bound, stretch, first, last)
-    local scores = redis.call('ZMSCORE', key_chunk(base, bound), unpack(stretch, first, last))
-    for i = first, last do
-      if scores[i - first + 1] then
-        found[stretch[i]] = true
+    local chunk = key_chunk(base, bound)
+    if last - first + 1 >= KEY_CHUNK_READ then
+      local read = redis.call('ZRANGE', chunk, 0, -1)
+      chunk_reads[chunk] = read
+      local held = {}
+      for _, key in ipairs(read) do
+        held[key] = true
+      end
+      for i = first, last do
+        found[stretch[i]] = held[stretch[i]]
+      end
+    else
+      local scores = redis.call('ZMSCORE', chunk, unpack(stretch, first, last))
+      for i = first, last do
+        if scores[i - first + 1] then
+          found[stretch[i]] = true
+        end
       end
     end
-  end)
+  end, true)
   return found
 end
 
