@@ -4,11 +4,12 @@ import { useStore } from './store-fixture';
 
 const store = useStore();
 
-/** The include under test, run as is by EVAL with a body after it (KEYS[1] = the partition base). */
-const KEY_INDEX = readFileSync(
-  join(__dirname, '../../libs/redis/src/store/commands/includes/key-index.lua'),
-  'utf8',
-);
+/** The include under test with the one it includes, run as is by EVAL with a body after it (KEYS[1] = the partition base). */
+const KEY_INDEX = ['key-stretches', 'key-index']
+  .map((name) =>
+    readFileSync(join(__dirname, `../../libs/redis/src/store/commands/includes/${name}.lua`), 'utf8'),
+  )
+  .join('\n');
 
 let bases = 0;
 
