@@ -86,16 +86,22 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
       return history[0].event === 'completed' && history;
     });
     expect(ended.slice(1)).toEqual(running);
-    // As stored (the fire path joins these entries as text): integers as numbers, the worker as a string.
-    const stored = await fire.raw.lrange(cluster.timers.keys.ledger('flight'), 0, -1);
+    // As stored (the fire path joins these entries as text): integers as numbers, the worker as a string;
+    // a removed one-shot's whole life in one closed ledger (oldest first, one per line), no list.
+    const closed = (await fire.raw.get(cluster.timers.keys.closedLedger('flight'))) ?? '';
     const at = expect.any(Number) as number;
-    expect(stored.map((text) => JSON.parse(text) as unknown)).toEqual([
-      { a: at, e: 'completed', v: 1, w: 'w-4', d: timer.dueAt },
-      { a: at, e: 'claimed', v: 1, w: 'w-4', d: timer.dueAt },
-      { a: at, e: 'armed', v: 1, d: timer.dueAt },
+    expect(closed.split('\n').map((text) => JSON.parse(text) as unknown)).toEqual([
       { a: at, e: 'scheduled', v: 1 },
+      { a: at, e: 'armed', v: 1, d: timer.dueAt },
+      { a: at, e: 'claimed', v: 1, w: 'w-4', d: timer.dueAt },
+      { a: at, e: 'completed', v: 1, w: 'w-4', d: timer.dueAt },
     ]);
-    // The key scheduled again goes on in the same ledger, its new 'scheduled' entry written once.
+    expect(await fire.raw.exists(cluster.timers.keys.ledger('flight'))).toBe(0);
+    expect(await fire.raw.pttl(cluster.timers.keys.closedLedger('flight'))).toBeGreaterThan(
+      604_800_000 - 60_000,
+    );
+    // The key scheduled again goes on in the same ledger, its new 'scheduled' entry written once: the
+    // closed ledger goes into the list under it.
     await cluster.timers.schedule({ key: 'flight', handler: 'h', delay: 0 });
     await waitFor(async () => handler.calls.length === 2);
     finish();

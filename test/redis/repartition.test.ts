@@ -69,7 +69,7 @@ describe('repartition', () => {
     const old = store.open({ prefix: 'rl', partitions: 1 });
     const layout = new SundialKeys('rl', 4);
     // keys that leave partition 0 under 4 partitions
-    const [live, removed] = Array.from({ length: 40 }, (_, n) => `l:${n}`).filter(
+    const [live, removed, closed] = Array.from({ length: 40 }, (_, n) => `l:${n}`).filter(
       (key) => layout.partitionOf(key) !== 0,
     );
     const policies = {
@@ -89,11 +89,18 @@ describe('repartition', () => {
     await old.cancel(removed);
     // a ledger with no row nor tombstone left (as a timer removed when it finished leaves it)
     await store.raw.del(`rl:{p0}:x:${removed}`);
-    const [timer, liveHistory, removedHistory] = [
+    // a closed ledger (a one-shot removed on completion, includes/ledger.lua), oldest entry first
+    const entries = ['scheduled', 'armed', 'claimed', 'completed'].map((e, a) =>
+      JSON.stringify({ a, e, v: 1 }),
+    );
+    await store.raw.set(`rl:{p0}:hd:${closed}`, entries.join('\n'), 'PX', 3_600_000);
+    const [timer, liveHistory, removedHistory, closedHistory] = [
       await old.get(live),
       await old.history(live),
       await old.history(removed),
+      await old.history(closed),
     ];
+    expect(closedHistory.map((entry) => entry.event)).toEqual(['completed', 'claimed', 'armed', 'scheduled']);
     expect(liveHistory.map((entry) => entry.event)).toEqual(['resumed', 'paused', 'scheduled']);
     const ttl = await store.raw.pttl(`rl:{p0}:h:${removed}`);
     expect(ttl).toBeGreaterThan(0);
@@ -103,9 +110,12 @@ describe('repartition', () => {
     expect(await client.get(live)).toEqual(timer);
     expect(await client.history(live)).toEqual(liveHistory);
     expect(await client.history(removed)).toEqual(removedHistory);
+    expect(await client.history(closed)).toEqual(closedHistory);
+    expect(await store.raw.pttl(layout.ledger(closed))).toBeGreaterThan(3_600_000 - 60_000);
     expect(await store.raw.pttl(layout.ledger(removed))).toBeGreaterThan(ttl - 60_000);
     expect(await store.raw.pttl(layout.ledger(live))).toBe(-1);
     expect(await store.raw.keys('rl:{p0}:*h:*')).toEqual([]);
+    expect(await store.raw.keys('rl:{p0}:*hd:*')).toEqual([]);
   });
 
   it("moves a cancelAll's entries with the key: written to its ledger, the call's record stays behind", async () => {

@@ -6,8 +6,8 @@ import { eventually, indexedKeys, keysUnder, record, redisNow, refusal, useStore
 const store = useStore();
 
 /**
- * schedule.lua called directly on partition 0 with one spec (flat: key, ifExists, kind, at, h, p, n, n more
- * row-field pairs), no guard keys, as a later call of a batch whose first call had request `first` ('' none).
+ * schedule.lua called directly on partition 0 with one spec (flat, sent as JSON: key, ifExists, kind, at, h,
+ * p, n, n more row-field pairs), no guard keys, as a later call of a batch whose first call had request `first` ('' none).
  */
 function runSchedule(timers: RedisTimers, first: string, spec: (string | number)[]): Promise<unknown> {
   const keys = timers.keys;
@@ -19,8 +19,8 @@ function runSchedule(timers: RedisTimers, first: string, spec: (string | number)
     keys.prefix,
     1000,
     first,
-    0,
-    ...spec,
+    '[]',
+    JSON.stringify(spec),
   );
 }
 
@@ -100,7 +100,7 @@ describe('RedisTimers.schedule', () => {
   it('refuses a cron occurrence that is not after Redis now with retry, unchanged (the client recomputes)', async () => {
     const timers = store.open();
     const at = (await redisNow(store.raw)) - 1;
-    const spec = ['c', 'error', 'cron', at, 'h', '', 3, 'k', 'cron', 'cr', '* * * * *', 'tz', 'UTC'];
+    const spec = ['c', 'error', 'cron', String(at), 'h', '', 3, 'k', 'cron', 'cr', '* * * * *', 'tz', 'UTC'];
     expect(await runSchedule(timers, '', spec)).toEqual(['retry', expect.any(Number)]);
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual([]);
   });
@@ -276,7 +276,7 @@ describe('RedisTimers.scheduleMany', () => {
     const timers = store.open();
     await timers.schedule({ key: 'seed', handler: 'h', delay: '1h' });
     const before = await keysUnder(store.raw, timers.keys.prefix);
-    const spec = ['later', 'error', 'once', Date.now() + 60_000, 'h', '', 0];
+    const spec = ['later', 'error', 'once', String(Date.now() + 60_000), 'h', '', 0];
     expect(await runSchedule(timers, 'no-such-request', spec)).toEqual(['refused']);
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
   });

@@ -1,5 +1,5 @@
 import { toMs } from './duration';
-import { type Input, isGiven, oneOf } from './input-checks';
+import { givenFields, type Input, isGiven, oneOf } from './input-checks';
 import { refusals } from './refusals';
 import { showValue } from './show-value';
 import { normalizeAt } from './time-fields';
@@ -13,6 +13,8 @@ const DAY_MS = 86_400_000;
 /** The longest catch-up window (a year) and the longest jitter (a day): beyond them a slot means nothing. */
 const MAX_WINDOW_MS = 366 * DAY_MS;
 const MAX_JITTER_MS = DAY_MS;
+/** What a spec without slot policies gets: one shared object, not one per spec (it is only read). */
+const NO_POLICY: SlotPolicy = Object.freeze({});
 
 /**
  * The policies given, normalized: each absent when not given, `catchup: 'once'` (the default) too, so a
@@ -25,8 +27,8 @@ export function normalizeSlotPolicy(
   everyMs: number | undefined,
   awaitTask: boolean,
 ): SlotPolicy {
-  const given = SLOT_POLICY_FIELDS.filter((field) => isGiven(input[field]));
-  if (given.length === 0) return {};
+  const given = givenFields(input, SLOT_POLICY_FIELDS);
+  if (given.length === 0) return NO_POLICY;
   if (kind === 'once') throw refusals.periodicOnly(given[0], showValue(input[given[0]]));
   const policy: SlotPolicy = {};
   const catchup = oneOf(input.catchup, 'catchup', CATCHUPS);

@@ -1,5 +1,6 @@
 import { validateCron } from './cron';
 import {
+  givenFields,
   type Input,
   isGiven,
   oneOf,
@@ -92,19 +93,26 @@ export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> =
     normalizeAwaitTask(input.awaitTask, schedule.kind),
     isGiven(input.awaitTask),
   );
-  return {
+  const payload = toJsonValue(input.payload === undefined ? null : input.payload, 'payload', maxPayloadBytes);
+  const removeOnComplete = optionalBoolean(input.removeOnComplete, 'removeOnComplete', true);
+  const ifExists = oneOf(input.ifExists, 'ifExists', IF_EXISTS);
+  const delivery = oneOf(input.delivery, 'delivery', DELIVERIES);
+  const slotPolicy = normalizeSlotPolicy(input, schedule.kind, schedule.everyMs, runPolicies.awaitTask);
+  // The optional fields added after, not an object literal of spreads: scheduleMany normalizes every spec
+  // of a batch before it sends any, and building that literal was most of this function's time.
+  const normalized: NormalizedSpec = {
     key,
     handler,
-    payload: toJsonValue(input.payload === undefined ? null : input.payload, 'payload', maxPayloadBytes),
+    payload,
     ...schedule,
-    ...(maxRuns !== undefined && { maxRuns }),
     ...runPolicies,
-    removeOnComplete: optionalBoolean(input.removeOnComplete, 'removeOnComplete', true),
-    ...(meta !== undefined && { meta }),
-    ifExists: oneOf(input.ifExists, 'ifExists', IF_EXISTS),
-    delivery: oneOf(input.delivery, 'delivery', DELIVERIES),
-    ...normalizeSlotPolicy(input, schedule.kind, schedule.everyMs, runPolicies.awaitTask),
+    removeOnComplete,
+    ifExists,
+    delivery,
   };
+  if (maxRuns !== undefined) normalized.maxRuns = maxRuns;
+  if (meta !== undefined) normalized.meta = meta;
+  return Object.assign(normalized, slotPolicy);
 }
 
 /** A timer key: 1–256 characters of `[A-Za-z0-9:_\-./@]`. */
@@ -122,7 +130,7 @@ export function validateScope(prefix: unknown): string {
 export function normalizeWhen(when: unknown, field = 'when'): { delayMs: number } | { atMs: number } {
   const input = plainObject(when, field, '{ delay: "10m" } or { at: "2026-03-01T09:00:00Z" }');
   rejectUnknownFields(input, WHEN_FIELDS, field);
-  const given = WHEN_FIELDS.filter((name) => isGiven(input[name]));
+  const given = givenFields(input, WHEN_FIELDS);
   if (given.length !== 1) {
     throw refusals.invalid(
       given.length === 0 ? field : 'at',
@@ -141,7 +149,7 @@ export function normalizeBackfillRange(range: unknown): { from: number; to: numb
 }
 
 function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
-  const given = SCHEDULE_FIELDS.filter((name) => isGiven(input[name]));
+  const given = givenFields(input, SCHEDULE_FIELDS);
   if (given.length === 0) {
     throw refusals.invalid(
       undefined,

@@ -21,7 +21,9 @@ export class LedgerReads {
    * list with its next entry) come first; a row with no ledger key has had nothing else happen to it but
    * its creation: that entry is implied by the row (includes/ledger.lua). A key a cancel-all buried with
    * no list write has its entries derived from its tombstone and the call's record
-   * (includes/cancel-record.lua). `not-found` when there is no ledger, row or tombstone.
+   * (includes/cancel-record.lua). The key's closed ledger (the lives that ended removed on completion,
+   * includes/ledger.lua ledger_close_append) comes last. `not-found` when there is no ledger, row or
+   * tombstone.
    */
   async history(key: string, limit: number): Promise<LedgerEntry[]> {
     validateKey(key);
@@ -29,23 +31,27 @@ export class LedgerReads {
     const replies = await this.redis
       .pipeline()
       .lrange(this.keys.ledger(key), 0, limit - 1)
+      .get(this.keys.closedLedger(key))
       .hmget(this.keys.row(key), 'sa', 'lq')
       .hmget(tombstone, 'id', 'v', 'sa', 'lq')
       .pexpiretime(tombstone)
       .exec();
-    const [stored, [scheduledAt, kept], [buriedId, buriedVersion, buriedAt, buriedKept], expiresAt] = (
-      replies ?? []
-    ).map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    }) as [string[], [string | null, string | null], (string | null)[], number];
+    const [stored, closed, [scheduledAt, kept], [buriedId, buriedVersion, buriedAt, buriedKept], expiresAt] =
+      (replies ?? []).map(([error, value]) => {
+        if (error) throw error;
+        return value;
+      }) as [string[], string | null, [string | null, string | null], (string | null)[], number];
+    // the closed ledger holds the key's earlier lives, older than everything else: together with the
+    // list at most `ledgerSize` entries, as one list trimmed to that size would hold
+    const room = Math.max(0, this.keys.ledgerSize - stored.length);
+    const earlier = newestFirst(closed).slice(0, room).map(decodeLedgerEntry);
     // a row leaves version 1 out (docs/design.md "Row values"): a tombstone is known by its id
     if (buriedId !== null) {
       const cancel = await this.recordedCancel(key, Number(buriedVersion ?? '1') + 1, expiresAt, stored[0]);
-      if (cancel) return [cancel, ...withKept(buriedKept, buriedAt, stored)].slice(0, limit);
+      if (cancel) return [cancel, ...withKept(buriedKept, buriedAt, stored), ...earlier].slice(0, limit);
     }
-    if (stored.length > 0 || (scheduledAt !== null && this.keys.ledgerSize > 0)) {
-      return withKept(kept, scheduledAt, stored).slice(0, limit);
+    if (stored.length > 0 || earlier.length > 0 || (scheduledAt !== null && this.keys.ledgerSize > 0)) {
+      return [...withKept(kept, scheduledAt, stored), ...earlier].slice(0, limit);
     }
     if (scheduledAt !== null) return [];
     const moving = await this.previousLedger(key, limit);
@@ -80,11 +86,13 @@ export class LedgerReads {
     const { previous } = this;
     if (!previous) return [];
     const base = previous.base(previous.partitionOf(key));
-    for (const name of [previous.ledger(key), `${base}mh:${key}`]) {
-      const stored = await this.redis.lrange(name, 0, limit - 1);
-      if (stored.length > 0) return stored;
-    }
-    return [];
+    const [stored, closed] = await Promise.all([
+      this.redis.lrange(previous.ledger(key), 0, limit - 1),
+      this.redis.get(previous.closedLedger(key)),
+    ]);
+    if (stored.length > 0 || closed !== null) return [...stored, ...newestFirst(closed)].slice(0, limit);
+    // a moving ledger holds its closed ledger's entries too (repartition-take.lua)
+    return await this.redis.lrange(`${base}mh:${key}`, 0, limit - 1);
   }
 }
 
@@ -94,10 +102,15 @@ export class LedgerReads {
  * includes/ledger.lua ledger_hand_off).
  */
 function withKept(kept: string | null, scheduledAt: string | null, stored: string[]): LedgerEntry[] {
-  const newest = kept === null ? [] : kept.split('\n').reverse().map(decodeLedgerEntry);
+  const newest = newestFirst(kept).map(decodeLedgerEntry);
   const implied =
     stored.length === 0 && scheduledAt !== null && !newest.some((entry) => entry.event === 'scheduled')
       ? [impliedFirstEntry(Number(scheduledAt))]
       : [];
   return [...newest, ...implied, ...stored.map(decodeLedgerEntry)];
+}
+
+/** Entries kept as text, oldest first, one per line (a row's `lq`, a closed ledger): newest first. */
+function newestFirst(text: string | null): string[] {
+  return text === null ? [] : text.split('\n').reverse();
 }

@@ -1,5 +1,6 @@
 import { lateSlot, type SundialLogger } from '@sundial/core';
-import type { ClaimResult, FireCommands, TimerRef } from '../store/fire-commands';
+import type { ClaimResult } from '../store/claim-reply';
+import type { FireCommands, TimerRef } from '../store/fire-commands';
 import { slotTimerOf } from '../store/row';
 import { cronDetach } from './completion';
 import type { ActiveRun } from './lease-keeper';

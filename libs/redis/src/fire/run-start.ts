@@ -8,7 +8,7 @@ import {
   type TimerContext,
   type TimerHandler,
 } from '@sundial/core';
-import type { ClaimResult } from '../store/fire-commands';
+import type { ClaimResult } from '../store/claim-reply';
 import { decodeRow, type RowFields } from '../store/row';
 import { type ActiveRun, controllerOf } from './lease-keeper';
 import type { RunOutcome } from './run-reports';

@@ -6,7 +6,8 @@ import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connectio
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { settledWithin } from '../infra/settled-within';
-import { type ClaimResult, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
+import type { ClaimResult } from '../store/claim-reply';
+import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
 import type { RowFields } from '../store/row';

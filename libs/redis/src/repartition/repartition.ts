@@ -210,7 +210,7 @@ class Repartition {
    * Every key of every old partition that moves (partitions side by side): its index of keys, a page
    * read while the previous one moves; then, in one SCAN, the tombstones, the ledgers of keys that have
    * no row (a timer removed when it finished keeps its ledger 7 days) and the moving records a mover that
-   * died left (`x:`, `h:`, `m:`, `mx:`, `mh:`).
+   * died left (`x:`, `h:`, `hd:`, `m:`, `mx:`, `mh:`).
    */
   private async moveAll(from: SundialKeys, mover: KeyMover): Promise<string[]> {
     const busy: string[] = [];
@@ -234,7 +234,7 @@ class Repartition {
         await moving;
         const base = from.base(n);
         for await (const names of scanPartition(this.redis, base, '[xmh]*')) {
-          const keys = names.map((name) => /^(?:x|m|mx|h|mh):(.*)$/s.exec(name.slice(base.length))?.[1]);
+          const keys = names.map((name) => /^(?:x|m|mx|h|hd|mh):(.*)$/s.exec(name.slice(base.length))?.[1]);
           await move(keys.filter((key): key is string => key !== undefined));
         }
       }),

@@ -1,15 +1,10 @@
 import type { SlotEnd } from '@sundial/core';
+import { type ClaimResult, parseClaimReply, type RawClaimReply } from './claim-reply';
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from './keys';
 import { requestPrefix, resendSafe, type ScriptRequest } from './requests';
 import { fieldsFromFlat, type RowFields } from './row';
-import {
-  type ClaimCode,
-  type CompleteReply,
-  parseCompleteReply,
-  type RawCompleteReply,
-  type StaleReason,
-} from './replies';
+import { type CompleteReply, parseCompleteReply, type RawCompleteReply } from './replies';
 import { runScript, type ScriptName } from './script-loader';
 
 /** What a fire job carries per timer: enough to claim exactly that version. */
@@ -52,13 +47,6 @@ export interface DueTimers {
 
 /** held: the row is `running` under a lease; free: an awaitTask=false tick, the next one already armed. */
 export type RunMode = 'held' | 'free';
-
-export type ClaimResult =
-  | { kind: 'claimed'; mode: RunMode; due: number; fields: RowFields; rerun: boolean }
-  | { kind: 'early'; waitMs: number }
-  | { kind: 'check'; due: number; fields: RowFields }
-  | { kind: 'stale'; reason: StaleReason }
-  | { kind: 'lost'; fields: RowFields };
 
 export type Outcome = 'ok' | 'failed' | 'lost';
 
@@ -156,31 +144,15 @@ export class FireCommands {
   ): Promise<ClaimResult[]> {
     const args = [slotsChecked ? '1' : '0', ...refs.flatMap((ref) => [ref.id, ref.key, ref.version])];
     const argv1 = requestPrefix(this.keys.prefix, resendSafe());
-    const replies = (await this.runWith(argv1, 'claim', partition, leaseMs, workerId, ...args)) as [
-      ClaimCode,
-      ...string[],
-    ][];
-    return replies.map(([code, ...rest]): ClaimResult => {
-      switch (code) {
-        case 'held':
-        case 'free':
-          return {
-            kind: 'claimed',
-            mode: code,
-            due: Number(rest[0]),
-            fields: JSON.parse(rest[1]) as RowFields,
-            rerun: rest[2] === 'rerun',
-          };
-        case 'early':
-          return { kind: 'early', waitMs: Number(rest[0]) };
-        case 'check':
-          return { kind: 'check', due: Number(rest[0]), fields: JSON.parse(rest[1]) as RowFields };
-        case 'lost':
-          return { kind: 'lost', fields: JSON.parse(rest[0]) as RowFields };
-        default:
-          return { kind: 'stale', reason: rest[0] as StaleReason };
-      }
-    });
+    const replies = (await this.runWith(
+      argv1,
+      'claim',
+      partition,
+      leaseMs,
+      workerId,
+      ...args,
+    )) as RawClaimReply[];
+    return replies.map((reply, n) => parseClaimReply(reply, { ...refs[n], workerId }));
   }
 
   /** `request`: the same for every try of one batch, so a repeated one answers as the first did. */

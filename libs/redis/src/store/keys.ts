@@ -75,6 +75,14 @@ export class SundialKeys {
     return `${this.base(this.partitionOf(key))}h:${key}`;
   }
 
+  /**
+   * The closed ledger of a key removed on completion: a string with TTL, its entries oldest first, one
+   * per line, every one older than the list's (docs/design.md "Ledger").
+   */
+  closedLedger(key: string): string {
+    return `${this.base(this.partitionOf(key))}hd:${key}`;
+  }
+
   tombstone(key: string): string {
     return `${this.base(this.partitionOf(key))}x:${key}`;
   }

@@ -56,16 +56,18 @@ export function encodeSpecFields(spec: NormalizedSpec): RowFields {
   if (!spec.removeOnComplete) fields.rm = '0';
   if (spec.delivery === 'at-most-once') fields.dl = 'm';
   if (spec.meta !== undefined) fields.m = JSON.stringify(spec.meta);
-  Object.assign(fields, encodeRunPolicies(spec), encodeSlotPolicy(spec));
+  // written into `fields`, not merged from objects of their own: this runs per spec of a scheduleMany
+  encodeRunPolicies(spec, fields);
+  encodeSlotPolicy(spec, fields);
   return fields;
 }
 
 /**
  * The run policies (docs/design.md "Row hash fields"): `ov` b | c for overlap 'buffer-one' | 'cancel-other'
- * ('allow' is `aw` 0, 'skip' nothing), `ry` "attempts,f|e,delayMs[,maxDelayMs]", `pf` pauseAfterFailures.
+ * ('allow' is `aw` 0, 'skip' nothing), `ry` "attempts,f|e,delayMs[,maxDelayMs]", `pf` pauseAfterFailures:
+ * set on `fields`.
  */
-function encodeRunPolicies(spec: NormalizedSpec): RowFields {
-  const fields: RowFields = {};
+function encodeRunPolicies(spec: NormalizedSpec, fields: RowFields): void {
   if (spec.overlap === 'buffer-one' || spec.overlap === 'cancel-other') fields.ov = spec.overlap[0];
   if (spec.retry) {
     const { attempts, backoff } = spec.retry;
@@ -78,7 +80,6 @@ function encodeRunPolicies(spec: NormalizedSpec): RowFields {
     fields.ry = parts.join(',');
   }
   if (spec.pauseAfterFailures !== undefined) fields.pf = String(spec.pauseAfterFailures);
-  return fields;
 }
 
 /** The run policies of a row of `kind`, as `Timer` returns them (absent: the defaults). */
@@ -104,15 +105,13 @@ function decodeRunPolicies(
 
 const OVERLAP_CODES: Record<string, OverlapPolicy> = { b: 'buffer-one', c: 'cancel-other' };
 
-/** Slot policy fields (docs/design.md): `cu` s|a (absent: once), `cw`, `jt` (ms), `st`, `ea` (epoch ms). */
-function encodeSlotPolicy(policy: SlotPolicy): RowFields {
-  const fields: RowFields = {};
+/** Slot policy fields (docs/design.md): `cu` s|a (absent: once), `cw`, `jt` (ms), `st`, `ea` (epoch ms), set on `fields`. */
+function encodeSlotPolicy(policy: SlotPolicy, fields: RowFields): void {
   if (policy.catchup !== undefined) fields.cu = policy.catchup === 'skip' ? 's' : 'a';
   if (policy.catchupWindow !== undefined) fields.cw = String(policy.catchupWindow);
   if (policy.jitter !== undefined) fields.jt = String(policy.jitter);
   if (policy.startAt !== undefined) fields.st = String(policy.startAt);
   if (policy.endAt !== undefined) fields.ea = String(policy.endAt);
-  return fields;
 }
 
 /** The slot policies a row stores, as a Timer shows them. */

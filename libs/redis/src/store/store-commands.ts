@@ -82,12 +82,13 @@ export class StoreCommands {
         const request = requests(`s${n}`);
         const run = () =>
           this.withRedisNow((now) =>
-            this.scheduleScript(partition, this.argv1(request), [
+            this.scheduleScript(
+              partition,
+              this.argv1(request),
               first?.id ?? '',
-              guards.length,
-              ...guards,
-              ...scheduleArgs(indexes, specs, fields, now),
-            ]),
+              guards,
+              scheduleArgs(indexes, specs, fields, now),
+            ),
           );
         const sent = run();
         if (!first) firsts.set(partition, { id: request.id, done: sent });
@@ -163,7 +164,7 @@ export class StoreCommands {
   /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read). */
   private guard(partition: number, keys: string[]): Promise<RowReply[]> {
     const argv1 = fencedArgv1(this.keys.partitions, this.keys.prefix);
-    return this.scheduleScript(partition, argv1, ['', keys.length, ...keys]);
+    return this.scheduleScript(partition, argv1, '', keys, []);
   }
 
   async cancel(key: string, requests: CallRequests): Promise<boolean> {
@@ -237,13 +238,21 @@ export class StoreCommands {
     return this.onKey('backfill', requests, key, row.id, row.version, JSON.stringify(slots));
   }
 
-  /** `args` after the tombstone time, passed on as one array (ioredis sends its elements), not copied. */
+  /**
+   * schedule.lua with its guard keys and specs (`scheduleArgs`) as one JSON text each: ioredis encodes
+   * each command argument on its own and Redis parses each, which cost both sides about three times
+   * what a JSON array's strings do (docs/design.md "Performance").
+   */
   private async scheduleScript(
     partition: number,
     argv1: string,
-    args: (string | number)[],
+    first: string,
+    guards: string[],
+    specs: (string | number)[],
   ): Promise<RowReply[]> {
-    const raw = await this.run('schedule', this.keys.base(partition), argv1, this.tombstoneMs, args);
+    const base = this.keys.base(partition);
+    const args = [this.tombstoneMs, first, JSON.stringify(guards), JSON.stringify(specs)];
+    const raw = await this.run('schedule', base, argv1, ...args);
     return parseScheduleReply(raw as RawScheduleReply, partition);
   }
 
@@ -298,9 +307,9 @@ function refuseRepeatedKeys(specs: NormalizedSpec[]): void {
 }
 
 /**
- * What schedule.lua takes per spec (those of `indexes`) after its guards: key, ifExists, kind, at ('' for none), the row's `h`
- * and `p` ('' for none: every spec has a handler, most a payload, so their names are not sent), the
- * number of its other row fields, then those as name/value pairs.
+ * What schedule.lua takes per spec (those of `indexes`), as one JSON array: key, ifExists, kind, at ('' for
+ * none), the row's `h` and `p` ('' for none: every spec has a handler, most a payload, so their names are
+ * not sent), the number of its other row fields, then those as name/value pairs.
  */
 function scheduleArgs(
   indexes: number[],
@@ -316,8 +325,9 @@ function scheduleArgs(
     const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
     const at = spec.kind === 'cron' ? slot : spec.atMs;
     const row = fields[i];
-    const counted = args.push(spec.key, spec.ifExists, spec.kind, at ?? '', row.h, row.p ?? '', 0) - 1;
-    for (const name of Object.keys(row)) {
+    const atText = at === undefined ? '' : String(at); // a string: Lua would print a number back as a float
+    const counted = args.push(spec.key, spec.ifExists, spec.kind, atText, row.h, row.p ?? '', 0) - 1;
+    for (const name in row) {
       if (name !== 'h' && name !== 'p') args.push(name, row[name]);
     }
     args[counted] = (args.length - counted - 1) / 2;

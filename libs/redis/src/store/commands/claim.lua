@@ -18,7 +18,8 @@
 -- 'cancel-other' a claim aborts the run of the slot before it; a cron that does not await its runs is held
 -- here and turned free by detach.lua.
 -- A row is replied as one JSON object of its fields (with `key`): one string per timer costs Redis and
--- the worker far less to reply and parse than an HGETALL-style array.
+-- the worker far less to reply and parse than an HGETALL-style array. A claimed row leaves out what the
+-- worker knows or derives (`claimed_reply`): store/claim-reply.ts puts it back.
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -43,6 +44,22 @@ local held, leases, next_ticks = {}, {}, {}
 -- Its entries (claimed, stale) name the claiming worker (includes/ledger).
 ledger.worker = worker
 
+-- The reply of a claimed run: `row` after the claim without what the worker has or derives — `key`,
+-- `rv` (its ref's), `l` while it is this claim's (started at `lf`, running; a repeated free claim's row
+-- may hold a later one: `keeps_last`), and of a held run `s` (running) and `hc` (= `rc`) — nor what it
+-- never reads (the lease `lw`/`lu`/`ct`, the job `j`, kept entries `lq`): fewer fields for cjson to
+-- encode and the worker to parse.
+local function claimed_reply(code, due_text, row, rerun, keeps_last)
+  row.key, row.rv, row.lw, row.lu, row.ct, row.j, row.lq = nil, nil, nil, nil, nil, nil, nil
+  if not keeps_last then
+    row.l = nil
+  end
+  if code == 'held' then
+    row.s, row.hc = nil, nil
+  end
+  return { code, due_text, cjson.encode(row), rerun }
+end
+
 local function stale(row, id, key, version, reason)
   local subject = row or { id = id, key = key, v = version }
   publish_event(prefix, subject, 'stale', now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
@@ -65,6 +82,7 @@ local function claim_free_run(row, key, version)
   if not run or run.id ~= row.id then
     return nil
   end
+  local keeps_last = false
   if run.w == '' then
     run.rc = int(tonumber(row.rc or '0') + 1)
     run.lf, run.w, run.t, run.j, run.r = now_text, worker, token or '', nil, '1'
@@ -80,10 +98,13 @@ local function claim_free_run(row, key, version)
     row.lq = nil
   elseif run.w ~= worker or not token or run.t ~= token then
     return nil
+  else
+    -- this very claim again: the row's `l` may be a later run's
+    keeps_last = true
   end
-  row.rv, row.rc, row.lf = version, run.rc, run.lf
+  row.rc, row.lf = run.rc, run.lf
   -- A re-run's missed slots were counted at its first claim: 'rerun' says so.
-  return { 'free', run.due, cjson.encode(row), run.r and 'rerun' or nil }
+  return claimed_reply('free', run.due, row, run.r and 'rerun' or nil, keeps_last)
 end
 
 -- overlap 'cancel-other': the run of the slot before (`rv`, a free run) is stopped cluster-wide and its record
@@ -116,7 +137,7 @@ local function claim(id, key, version)
     -- This very claim again (its reply was lost and the call repeated): its first answer (its runCount
     -- is `hc`, whatever a free run's re-run did to `rc` meanwhile).
     row.rc = row.hc or row.rc
-    return { 'held', row.tg or row.d, cjson.encode(row) }
+    return claimed_reply('held', row.tg or row.d, row)
   end
   if row.s == 'running' then
     -- Same version still running: a duplicate delivery while its worker lives, or a dead worker's run.
@@ -186,8 +207,7 @@ local function claim(id, key, version)
     end
     redis.call('HSET', hash, unpack(written))
   end
-  row.lq = nil -- the worker has no use for it
-  return { free and 'free' or 'held', int(due), cjson.encode(row) }
+  return claimed_reply(free and 'free' or 'held', due_text, row)
 end
 
 local replies = {}

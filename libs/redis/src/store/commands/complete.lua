@@ -29,10 +29,13 @@ local now = now_ms()
 -- goes in one DEL with the others' (`removed_rows` by key: a later run of the batch finds it gone).
 local unleased, removed_ids, removed_keys, removed_rows = {}, {}, {}, {}
 
-local function remove_row(key)
-  removed_rows[key] = true
-  removed_keys[#removed_keys + 1] = key
-  ledger_expire(key, LEDGER_KEEP_MS)
+local function remove_row(row)
+  removed_rows[row.key] = true
+  removed_keys[#removed_keys + 1] = row.key
+  -- a closed ledger was written with its TTL (includes/ledger ledger_close_append)
+  if not row.closed then
+    ledger_expire(row.key, LEDGER_KEEP_MS)
+  end
 end
 
 -- A lost settlement that finds nothing to settle (another reconciler was first) is not an event.
@@ -155,8 +158,10 @@ local function finish(row, version, outcome, message, reason, ended)
   else
     local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
     local attempt = outcome ~= 'ok' and attempt_of(row) or nil
+    -- the outcome's entry is the last of the row's life: with its kept entries, one closed ledger write
+    row.closes = true
     publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last_error, reason = ended, attempt = attempt })
-    remove_row(row.key)
+    remove_row(row)
   end
 end
 
@@ -304,7 +309,7 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   complete_free(row, version, run_count, outcome, message, reason)
   -- A row kept only for its free runs in flight (removeOnComplete) goes with the last of them.
   if row.rp == '1' and not has_free_runs(base, key, id) then
-    remove_row(key)
+    remove_row(row)
   end
   return { 'done', 0, 0 }
 end

@@ -1,6 +1,7 @@
 -- Repartition, step 1 of 3, on the partition a key leaves (docs/design.md "Repartition"): takes each
 -- key's row, tombstone and ledger out of sight — RENAME `t:<key>` → `m:<key>`, `x:<key>` → `mx:<key>` and
--- `h:<key>` → `mh:<key>` (the moving records; a tombstone and a ledger keep their TTL; the row's fields
+-- `h:<key>` → `mh:<key>` (the moving records; a tombstone and a ledger keep their TTL, a closed ledger
+-- `hd:<key>` goes under the moving list: includes/ledger ledger_fold_closed; the row's fields
 -- move as they are, run and slot policies included) and out of every index — unless the row is busy: running,
 -- or with a free run in progress (`free` holds `<key>|<version>`): a run's claim, lease and completion
 -- stay where they are, so the key moves once the run is over. Repeated (a mover that died between the
@@ -67,6 +68,7 @@ for i = 2, #ARGV do
     if redis.call('EXISTS', base .. 'h:' .. key) == 1 then
       redis.call('RENAME', base .. 'h:' .. key, moving_h)
     end
+    ledger_fold_closed(key, moving_h)
     local ledger, ledger_ms = redis.call('LRANGE', moving_h, 0, -1), redis.call('PTTL', moving_h)
     if #fields == 0 and #tombstone == 0 and #ledger == 0 then
       replies[#replies + 1] = { 'none' }

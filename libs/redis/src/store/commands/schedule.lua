@@ -3,10 +3,11 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] the request id of the batch's first call in this
 --   partition when this is a later one ('' none: this call runs only if that one was answered 'ok'),
---   ARGV[4] the number g of guard keys, ARGV[5..4+g] the guard keys (ifExists 'error' keys of the same
---   batch sent in other calls: one of them live refuses this call too), then per spec: key, ifExists
---   (error|replace|keep), kind (once|interval|cron), at (ms, or '' for none), its row's `h` and `p`
---   (encodeSpecFields; '' for no `p`), n, then its n other row fields as name/value pairs
+--   ARGV[4] the guard keys as a JSON array (ifExists 'error' keys of the same batch sent in other
+--   calls: one of them live refuses this call too), ARGV[5] the specs as one flat JSON array, per spec:
+--   key, ifExists (error|replace|keep), kind (once|interval|cron), at (ms, or '' for none),
+--   its row's `h` and `p` (encodeSpecFields; '' for no `p`), n (a number), then its n other row fields
+--   as name/value pairs (strings)
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
 -- Output: { 'ok', sa, first id's seq, then per spec its due (a number) for a created row or
@@ -24,21 +25,23 @@
 --- @include "includes/slots"
 --- @include "includes/cancel-record"
 
--- ARGV as a local: the specs are read where they lie in it, a dozen reads per spec, and a global's is a
--- table lookup each.
-local argv = ARGV
-local base, prefix = KEYS[1], argv[1]
-local tombstone_ms = tonumber(argv[2])
+-- The specs and guards come as one JSON array each, not as ARGV elements: a command argument costs
+-- Redis its parse and the client its encoding (ioredis), a JSON string element far less of both
+-- (docs/design.md "Performance"). The specs are read where they lie in `argv`, a dozen reads per spec.
+local base, prefix = KEYS[1], ARGV[1]
+local tombstone_ms = tonumber(ARGV[2])
+local first_request = ARGV[3]
+local guards = cjson.decode(ARGV[4])
+local argv = cjson.decode(ARGV[5])
 -- the partition's number: base ends '{pN}:' (one node) or '{pN.s}:' (Redis Cluster, keys.ts)
 local partition = string.match(base, '{p(%d+)[}.]')
 local now = now_ms()
 local argc = #argv
 
--- The specs are read where they lie in ARGV, without a table each: `starts[n]` is where spec n begins,
+-- The specs are read where they lie in `argv`, without a table each: `starts[n]` is where spec n begins,
 -- `keys[n]` its key. A spec's row fields are read into a table only when its due needs them (below).
-local guard_count = tonumber(argv[4])
 local starts, keys = {}, {}
-local i = 5 + guard_count
+local i = 1
 while i <= argc do
   starts[#starts + 1] = i
   keys[#keys + 1] = argv[i]
@@ -74,12 +77,8 @@ end
 -- First pass: every refusal happens before any write, so a refused call changes nothing. A later call of
 -- a batch runs after its first one (one connection runs them in order), which checked this one's keys as
 -- guards: refused or not run, it left no answer, and this call must not write either.
-if argv[3] ~= '' and not request_answered(argv[3]) then
+if first_request ~= '' and not request_answered(first_request) then
   return { 'refused' }
-end
-local guards = {}
-for g = 5, 4 + guard_count do
-  guards[#guards + 1] = argv[g]
 end
 for g, status in ipairs(statuses_of(guards)) do
   if status and is_live(status) then
@@ -153,7 +152,7 @@ local function create(start, key, had_row)
   local count = 6
   local due, d
   if kind == 'once' and at ~= '' then
-    due, d = tonumber(at), at
+    due, d = at + 0, at -- the text as a number: tonumber() would parse it twice (lua_isnumber, lua_tonumber)
   else
     local slot
     slot, due = slot_and_due(key, kind, at, fields_of(start))
@@ -165,7 +164,8 @@ local function create(start, key, had_row)
   end
   seq = seq + 1
   first_seq = first_seq or seq
-  local id = string.format('%.0fp%s', seq, partition) -- one string, not a number's text and a concat
+  -- one string, not a number's text and a concat; `%d` prints an integer, `%.0f` goes through the float printer
+  local id = string.format('%dp%s', seq, partition)
   local hash = row_key(base, key)
   if had_row then
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)

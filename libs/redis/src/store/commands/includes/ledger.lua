@@ -5,19 +5,69 @@
 -- makes its change: `publish_event` records every event (`ledger_record`); pause and the reconciler's
 -- requeue, which publish none, call `ledger_append` themselves. The hand-off (take-due's `armed`) and a
 -- held claim (`claimed`) keep their entry on the row they write anyway (`lq`, `ledger_defer`) instead of
--- a list write per timer; the row's next entry writes them first, in the same LPUSH.
+-- a list write per timer; the row's next entry writes them first, in the same LPUSH. A removed one-shot
+-- whose whole life is kept on its row writes its ledger as one string instead (`ledger_close_append`).
 --- @include "includes/time"
 
 -- How long the ledger of a timer that ended and was removed (removeOnComplete) or dropped stays
 -- readable: as long as a cancelled timer's tombstone does by default (7 days).
 local LEDGER_KEEP_MS = 604800000
+-- (as text for a command argument: redis.call prints a number with the float printer)
+local LEDGER_KEEP_TEXT = '604800000'
 -- The worker a claim script acts for (claim.lua sets it): its entries name it.
 -- `created`: the keys of the rows this call created (all at `created_at`), for `ledger_write_created`.
--- `at`, `at_text`: the last ms an outcome entry was made at, and its text (completed_entry).
-local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil }
+-- `at`, `at_text`: the last ms an outcome entry was made at, and its text; `by`, `by_json`: the last
+-- worker one named, and its JSON (completed_entry: a batch's runs mostly share both).
+local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil, by = nil, by_json = nil }
 
 local function ledger_key(key)
   return KEYS[1] .. 'h:' .. key
+end
+
+-- The closed ledger of a key removed on completion (`P:{pN}:hd:<key>`, a string with TTL): its entries
+-- oldest first, one per line, all older than any in the list `h:` (docs/design.md "Ledger").
+local function closed_ledger_key(key)
+  return KEYS[1] .. 'hd:' .. key
+end
+
+-- Entries kept as text, one per line (`lq`, a closed ledger), as a table.
+local function entry_lines(text)
+  local lines = {}
+  for line in string.gmatch(text or '', '[^\n]+') do
+    lines[#lines + 1] = line
+  end
+  return lines
+end
+
+-- The last LEDGER_SIZE lines of `text` (entries oldest first, one per line).
+local function last_entries(text)
+  local lines = entry_lines(text)
+  if #lines <= LEDGER_SIZE then
+    return text
+  end
+  return table.concat(lines, '\n', #lines - LEDGER_SIZE + 1)
+end
+
+-- Appends `entries` (oldest first, one per line) to the closed ledger of `key`: one SET when it has none,
+-- which is the rule (a key closes twice within LEDGER_KEEP_MS only when a release before this one
+-- scheduled it again: this one folds it into the list then, ledger_write_created). `ms`: its new TTL (ms
+-- as text), or nil to keep the TTL it has (then only an existing one takes them, like LPUSHX).
+local function ledger_close_append(key, entries, ms)
+  local name = closed_ledger_key(key)
+  local earlier
+  if ms then
+    earlier = redis.call('SET', name, entries, 'PX', ms, 'NX', 'GET')
+  else
+    earlier = redis.call('GET', name)
+  end
+  if earlier then
+    local merged = last_entries(earlier .. '\n' .. entries)
+    if ms then
+      redis.call('SET', name, merged, 'PX', ms)
+    else
+      redis.call('SET', name, merged, 'KEEPTTL')
+    end
+  end
 end
 
 local function ledger_entry(at, event, version, fields)
@@ -54,7 +104,10 @@ local function completed_entry(at, version, due, worker)
   if ledger.at ~= at then
     ledger.at, ledger.at_text = at, int(at)
   end
-  local by = worker and (',"w":' .. cjson.encode(worker)) or ''
+  if worker and ledger.by ~= worker then
+    ledger.by, ledger.by_json = worker, ',"w":' .. cjson.encode(worker)
+  end
+  local by = worker and ledger.by_json or ''
   return '{"a":' .. ledger.at_text .. ',"e":"completed","v":' .. version .. ',"d":' .. due .. by .. '}'
 end
 
@@ -90,8 +143,10 @@ end
 -- 'scheduled' at version 1, is implied by its row while nothing else happened to it, so a pending timer
 -- costs no ledger key: the first real entry writes it underneath, from `sa` (a script that moves `sa`
 -- calls `ledger_open` first), unless the kept entries hold it. A subject that is not a row (no `sa`: a
--- stale job's ref of a gone key) only goes into a ledger that exists already. `entry`: the new entry's
--- text when the caller made it (else it is made from the other arguments).
+-- stale job's ref of a gone key) only goes into a ledger that exists already. `row.closes`: the caller
+-- removes the row now (complete.lua); when its kept entries hold its whole life they and the new entry
+-- go into the closed ledger in one SET, and `row.closed` says so (no list to expire). `entry`: the new
+-- entry's text when the caller made it (else it is made from the other arguments).
 local function ledger_append(row, event, now, fields, version, entry)
   local kept = row.lq
   if kept then
@@ -103,12 +158,17 @@ local function ledger_append(row, event, now, fields, version, entry)
   if LEDGER_SIZE == 0 then
     return
   end
-  local name = ledger_key(row.key)
-  local entries = {}
-  for line in string.gmatch(kept or '', '[^\n]+') do
-    entries[#entries + 1] = line
+  entry = entry or ledger_entry(now, event, version or row.v, fields)
+  if row.closed or (row.closes and keeps_first_entry(kept)) then
+    -- A row removed now whose whole life is kept (its first entry too): no list holds anything of it,
+    -- and what the script records of it after that (a cron's last skips) follows in the same place.
+    ledger_close_append(row.key, kept and (kept .. '\n' .. entry) or entry, LEDGER_KEEP_TEXT)
+    row.closed = true
+    return
   end
-  entries[#entries + 1] = entry or ledger_entry(now, event, version or row.v, fields)
+  local name = ledger_key(row.key)
+  local entries = entry_lines(kept)
+  entries[#entries + 1] = entry
   local length
   if row.sa then
     length = redis.call('LPUSH', name, unpack(entries))
@@ -117,10 +177,33 @@ local function ledger_append(row, event, now, fields, version, entry)
     end
   else
     length = redis.call('LPUSHX', name, unpack(entries))
+    if length == 0 then
+      -- a gone key whose ledger is closed (ledger_close_append) takes it there
+      ledger_close_append(row.key, table.concat(entries, '\n'), nil)
+    end
   end
   if length > LEDGER_SIZE then
     redis.call('LTRIM', name, 0, LEDGER_SIZE - 1)
   end
+end
+
+-- Moves the closed ledger of `key` under the list `list` (its entries are the older: RPUSHed, newest of
+-- them first); a list it makes takes its TTL. Repartition-take: the ledger moves as one list.
+local function ledger_fold_closed(key, list)
+  local name = closed_ledger_key(key)
+  local ms = redis.call('PTTL', name)
+  if ms < 0 then
+    return
+  end
+  local lines, newest_first = entry_lines(redis.call('GET', name)), {}
+  for i = #lines, 1, -1 do
+    newest_first[#newest_first + 1] = lines[i]
+  end
+  local length = redis.call('RPUSH', list, unpack(newest_first))
+  if length == #newest_first then
+    redis.call('PEXPIRE', list, ms)
+  end
+  redis.call('DEL', name)
 end
 
 -- Writes the implied first entry of a row that has no ledger yet: before a change of `sa`.
@@ -173,7 +256,7 @@ local function ledger_record(row, event_type, now, extra)
   end
   local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt }
   local held_due
-  if (event_type == 'completed' or event_type == 'failed') and row.v == tostring(extra.version) then
+  if (event_type == 'completed' or event_type == 'failed') and tonumber(row.v) == extra.version then
     -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
     held_due = row.tg or row.d
     fields.d = tonumber(held_due)
@@ -201,9 +284,10 @@ local function ledger_write_created()
   if LEDGER_SIZE == 0 or #created == 0 then
     return
   end
+  -- a key's ledger is its list and its closed ledger (ledger_close_append): both names in the one EXISTS
   local names, found = {}, 0
   for i, key in ipairs(created) do
-    names[i] = ledger_key(key)
+    names[2 * i - 1], names[2 * i] = ledger_key(key), closed_ledger_key(key)
   end
   for first = 1, #names, 2000 do
     found = found + redis.call('EXISTS', unpack(names, first, math.min(first + 1999, #names)))
@@ -213,13 +297,23 @@ local function ledger_write_created()
   end
   local entry = ledger_entry(ledger.created_at, 'scheduled', 1, {})
   for i, key in ipairs(created) do
-    local length = redis.call('LPUSHX', names[i], entry)
+    local list = names[2 * i - 1]
+    local length = redis.call('LPUSHX', list, entry)
+    local closed = length == 0 and redis.call('GET', names[2 * i])
+    if closed then
+      -- the closed ledger of the key's earlier lives goes into the list, under the new entry: the key
+      -- lives again, and its ledger with it (a closed ledger only ever expires)
+      redis.call('DEL', names[2 * i])
+      local entries = entry_lines(closed)
+      entries[#entries + 1] = entry
+      length = redis.call('LPUSH', list, unpack(entries))
+    end
     if length > 0 then
       -- its first hand-off must not write the 'scheduled' entry again (ledger_hand_off)
       redis.call('HSET', KEYS[1] .. 't:' .. key, 'lo', '1')
       ledger_expire(key, nil)
       if length > LEDGER_SIZE then
-        redis.call('LTRIM', names[i], 0, LEDGER_SIZE - 1)
+        redis.call('LTRIM', list, 0, LEDGER_SIZE - 1)
       end
     end
   end

@@ -40,7 +40,7 @@ local remembered_schedule = {
       elseif entry == previous then
         lines[#lines + 1] = '=' -- compared as numbers: no text made for it
       else
-        lines[#lines + 1] = string.format('%.0f', entry - sa)
+        lines[#lines + 1] = string.format('%d', entry - sa) -- an integer: not the float printer
         previous = entry
       end
     end

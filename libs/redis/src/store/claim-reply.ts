@@ -1,0 +1,50 @@
+import type { ClaimCode, StaleReason } from './replies';
+import type { RowFields } from './row';
+
+export type ClaimResult =
+  | { kind: 'claimed'; mode: 'held' | 'free'; due: number; fields: RowFields; rerun: boolean }
+  | { kind: 'early'; waitMs: number }
+  | { kind: 'check'; due: number; fields: RowFields }
+  | { kind: 'stale'; reason: StaleReason }
+  | { kind: 'lost'; fields: RowFields };
+
+export type RawClaimReply = [ClaimCode, ...string[]];
+
+/** What the worker knows of a timer it claims: its ref, and itself. */
+export interface ClaimedBy {
+  key: string;
+  version: number;
+  workerId: string;
+}
+
+/**
+ * claim.lua's reply per timer. A claimed row comes without what the worker has or derives (claim.lua
+ * `claimed_reply`): its key and version (`rv`) from the ref; `l` — this claim's, started at `lf` and
+ * running — when the reply leaves it out; a held run's status (`running`), runCount (`hc` = `rc`) and
+ * lease owner (`lw`). The lease's end and token and the job id are not put back: nothing reads them.
+ */
+export function parseClaimReply([code, ...rest]: RawClaimReply, by: ClaimedBy): ClaimResult {
+  switch (code) {
+    case 'held':
+    case 'free': {
+      const fields = JSON.parse(rest[1]) as RowFields;
+      fields.key = by.key;
+      fields.rv = String(by.version);
+      fields.l ??= `{"started":${fields.lf},"status":"running"}`;
+      if (code === 'held') {
+        fields.s = 'running';
+        fields.hc = fields.rc;
+        fields.lw = by.workerId;
+      }
+      return { kind: 'claimed', mode: code, due: Number(rest[0]), fields, rerun: rest[2] === 'rerun' };
+    }
+    case 'early':
+      return { kind: 'early', waitMs: Number(rest[0]) };
+    case 'check':
+      return { kind: 'check', due: Number(rest[0]), fields: JSON.parse(rest[1]) as RowFields };
+    case 'lost':
+      return { kind: 'lost', fields: JSON.parse(rest[0]) as RowFields };
+    default:
+      return { kind: 'stale', reason: rest[0] as StaleReason };
+  }
+}

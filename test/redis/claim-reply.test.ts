@@ -1,0 +1,48 @@
+import { refOf, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+
+/**
+ * claim.lua replies a claimed row without what the worker has or derives (store/claim-reply.ts puts it
+ * back): what the worker builds must be the row after the claim, as a read of the timer shows it.
+ */
+describe('the claimed row (claim.lua claimed_reply, store/claim-reply.ts)', () => {
+  it('a held run: the worker’s row is the row after the claim, as stored', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({
+      key: 'held',
+      handler: 'h',
+      payload: { n: 1 },
+      meta: { team: 'a' },
+      delay: 0,
+      retry: { attempts: 2 },
+    });
+    const [claim] = await cluster.commands.claim(0, 30_000, 'w "1"', [refOf(timer)]);
+    if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+    const running = await fire.raw.hgetall(cluster.timers.keys.row('held'));
+    expect(claim.fields).toMatchObject({ key: 'held', rv: '1', s: 'running', hc: '1', lw: 'w "1"' });
+    const { lq: _kept, lu: _until, ct: _token, ...wanted } = running;
+    expect(claim.fields).toEqual({ ...wanted, key: 'held', k: 'once', v: '1' });
+    expect(await cluster.timers.get('held')).toMatchObject({ status: 'running', runCount: 1 });
+  });
+
+  it('a free run (awaitTask false): the row after the claim, pending under the next version', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({
+      key: 'free',
+      handler: 'h',
+      every: 60_000,
+      awaitTask: false,
+    });
+    await fire.raw.hset(cluster.timers.keys.row('free'), 'd', String(timer.dueAt - 60_000));
+    await fire.raw.zadd(`${cluster.prefix}:{p0}:due`, timer.dueAt - 60_000, 'free');
+    const [claim] = await cluster.commands.claim(0, 30_000, 'w-2', [
+      { ...refOf(timer), due: timer.dueAt - 60_000 },
+    ]);
+    if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+    expect(claim.mode).toBe('free');
+    const row = await fire.raw.hgetall(cluster.timers.keys.row('free'));
+    expect(claim.fields).toEqual({ ...row, key: 'free', k: 'interval', s: 'pending' });
+    expect(claim.fields.l).toBe(`{"started":${row.lf},"status":"running"}`);
+  });
+});
