@@ -57,7 +57,7 @@ local function cancel_key(key)
     local f = redis.call('HMGET', hash, 'id', 's')
     local status = f[1] and (f[2] or ROW_DEFAULTS.s)
     if status == 'pending' or status == 'paused' then
-      bury_row(base, { key = key }, tombstone_ms, now)
+      bury_row(base, key, tombstone_ms, now)
       return f[1]
     end
   end
@@ -85,7 +85,10 @@ if #keys > 0 then
   redis.call('ZREMRANGEBYLEX', index, '[' .. keys[1], '[' .. keys[#keys])
 end
 for _, name in ipairs({ 'due', 'armed', 'leases' }) do
-  call_in_slices('ZREM', base .. name, keys)
+  -- `armed` and `leases` hold only keys the fire path has taken: often none, and then no ZREM of the batch
+  if name == 'due' or redis.call('EXISTS', base .. name) == 1 then
+    call_in_slices('ZREM', base .. name, keys)
+  end
 end
 remove_live_ids(base, cancelled_ids)
 
