@@ -51,13 +51,22 @@ local plain = #keys > 0 and recorded and not on_cluster and plain_batch()
 
 -- Cancels one key of the batch: the id of the live row it cancelled, or nil (a finished row kept by
 -- removeOnComplete=false is deleted, not counted).
+local rows, tombstones = base .. 't:', base .. 'x:'
+local buried_until = tombstone_ms > 0 and int(now + tombstone_ms)
 local function cancel_key(key)
-  local hash = row_key(base, key)
+  local hash = rows .. key
   if plain and event_listeners == 0 then
     local f = redis.call('HMGET', hash, 'id', 's')
-    local status = f[1] and (f[2] or ROW_DEFAULTS.s)
-    if status == 'pending' or status == 'paused' then
-      bury_row(base, key, tombstone_ms, now)
+    local status = f[2]
+    if f[1] and (not status or status == 'pending' or status == 'paused') then
+      -- bury_row's tombstone, its names and expiry made once per call
+      if buried_until then
+        local tombstone = tombstones .. key
+        redis.call('RENAME', hash, tombstone)
+        redis.call('PEXPIREAT', tombstone, buried_until)
+      else
+        redis.call('DEL', hash)
+      end
       return f[1]
     end
   end
@@ -75,9 +84,13 @@ local function cancel_key(key)
   return row.id
 end
 
-local cancelled_ids = {}
-for _, key in ipairs(keys) do
-  cancelled_ids[#cancelled_ids + 1] = cancel_key(key)
+local cancelled_ids, count = {}, 0
+for i = 1, #keys do
+  local id = cancel_key(keys[i])
+  if id then
+    count = count + 1
+    cancelled_ids[count] = id
+  end
 end
 -- Every key of the batch leaves every index at once (one command per index, not per key); the batch is
 -- the head of the scope's range in `keys`, so one range removal takes it out of there.
@@ -96,4 +109,4 @@ local more = 0
 if #keys == batch and #redis.call('ZRANGEBYLEX', index, min, max, 'LIMIT', 0, 1) > 0 then
   more = 1
 end
-return { #cancelled_ids, more, int(now) }
+return { count, more, int(now) }

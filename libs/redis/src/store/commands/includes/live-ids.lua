@@ -31,22 +31,25 @@ end
 -- printer, ~0.4 µs per value.
 local function ids_by_bitmap(ids)
   local groups, by_origin = {}, {}
+  local group, group_origin, group_chunk -- the last id's, for its neighbours: usually the same bitmap
   for i = 1, #ids do
     local seq, origin = string.match(ids[i], '^(%d+)p(%d+)$')
     if seq then
       seq = tonumber(seq)
       local offset = seq % ID_CHUNK
       local chunk = (seq - offset) / ID_CHUNK
-      local of_origin = by_origin[origin]
-      if not of_origin then
-        of_origin = {}
-        by_origin[origin] = of_origin
-      end
-      local group = of_origin[chunk]
-      if not group then
-        group = { chunk = origin .. ':' .. string.format('%d', chunk), offsets = {}, n = 0 }
-        of_origin[chunk] = group
-        groups[#groups + 1] = group
+      if origin ~= group_origin or chunk ~= group_chunk then
+        local of_origin = by_origin[origin]
+        if not of_origin then
+          of_origin = {}
+          by_origin[origin] = of_origin
+        end
+        group, group_origin, group_chunk = of_origin[chunk], origin, chunk
+        if not group then
+          group = { chunk = origin .. ':' .. string.format('%d', chunk), offsets = {}, n = 0 }
+          of_origin[chunk] = group
+          groups[#groups + 1] = group
+        end
       end
       local n = group.n + 1
       group.n, group.offsets[n] = n, offset
