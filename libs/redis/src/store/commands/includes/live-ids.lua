@@ -75,22 +75,24 @@ local BIT_MASKS = { 128, 64, 32, 16, 8, 4, 2, 1 }
 local BYTE_PART = 4096
 
 -- Clears bits `offsets` (n of them) of the bitmap `name` with one read-modify-write of bytes `low` to
--- `high` (GETRANGE, SETRANGE), which hold them all: no BITFIELD arguments per id. Bits past the string
--- are clear already.
+-- `high` (0-based), which hold them all: no BITFIELD arguments per id. GET and SET of the whole bitmap
+-- (at most 8 KB; GETRANGE and SETRANGE are not among the commands the documented ACL user may call),
+-- only the span's bytes taken apart and put together. Bits past the string are clear already.
 local function clear_bits_in_place(name, offsets, n, low, high)
-  local span = redis.call('GETRANGE', name, low, high)
-  local length, parts = #span, {}
-  if length == 0 then
+  local bitmap = redis.call('GET', name)
+  if not bitmap or #bitmap <= low then
     return
   end
-  for first = 1, length, BYTE_PART do
-    parts[#parts + 1] = { string.byte(span, first, first + BYTE_PART - 1) }
+  high = math.min(high, #bitmap - 1)
+  local parts = {}
+  for first = low + 1, high + 1, BYTE_PART do
+    parts[#parts + 1] = { string.byte(bitmap, first, math.min(first + BYTE_PART - 1, high + 1)) }
   end
   for i = 1, n do
     local offset = offsets[i]
     local bit = offset % 8
-    local index = (offset - bit) / 8 - low -- the byte's index in span, from 0
-    if index < length then
+    local index = (offset - bit) / 8 - low -- the byte's index in the span, from 0
+    if index <= high - low then
       local at = index % BYTE_PART
       local part, mask = parts[(index - at) / BYTE_PART + 1], BIT_MASKS[bit + 1]
       local byte = part[at + 1]
@@ -102,12 +104,13 @@ local function clear_bits_in_place(name, offsets, n, low, high)
   for i = 1, #parts do
     parts[i] = string.char(unpack(parts[i]))
   end
-  redis.call('SETRANGE', name, low, table.concat(parts))
+  redis.call('SET', name, string.sub(bitmap, 1, low) .. table.concat(parts) .. string.sub(bitmap, high + 2))
 end
 
--- Clears bits `offsets` (n of them) of the bitmap `chunk`: in place when the bytes they span are few
--- enough per id (a byte read and written costs ~60 Redis instructions, a BITFIELD op with its four
--- arguments and its reply ~10k), else by BITFIELD.
+-- Clears bits `offsets` (n of them) of the bitmap `chunk`: in place when they are a few and the bytes
+-- they span few enough per id (a byte taken apart and put together costs ~60 Redis instructions, the
+-- bitmap's GET and SET about two BITFIELD ops, a BITFIELD op with its four arguments and reply ~10k),
+-- else by BITFIELD.
 local function clear_bits(base, chunk, offsets, n)
   local low, high = offsets[1], offsets[1]
   for i = 2, n do
@@ -119,7 +122,7 @@ local function clear_bits(base, chunk, offsets, n)
     end
   end
   low, high = (low - low % 8) / 8, (high - high % 8) / 8
-  if n > 1 and high - low < 128 * n then
+  if n >= 4 and high - low < 128 * n then
     clear_bits_in_place(base .. 'i:' .. chunk, offsets, n, low, high)
   else
     write_bits(base, chunk, offsets, n, 0)
