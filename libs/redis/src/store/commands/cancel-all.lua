@@ -49,17 +49,19 @@ local function plain_batch()
 end
 local plain = #keys > 0 and recorded and not on_cluster and plain_batch()
 
--- Cancels one key of the batch: the id of the live row it cancelled, or nil (a finished row kept by
--- removeOnComplete=false is deleted, not counted).
+-- A plain row's bury_row, inlined: the names' prefixes and the expiry's text made once per call, no
+-- function call or table per key (~4k Redis instructions a key of a cancel-all's ~45k).
 local rows, tombstones = base .. 't:', base .. 'x:'
 local buried_until = tombstone_ms > 0 and int(now + tombstone_ms)
+
+-- Cancels one key of the batch: the id of the live row it cancelled, or nil (a finished row kept by
+-- removeOnComplete=false is deleted, not counted).
 local function cancel_key(key)
   local hash = rows .. key
   if plain and event_listeners == 0 then
     local f = redis.call('HMGET', hash, 'id', 's')
     local status = f[2]
     if f[1] and (not status or status == 'pending' or status == 'paused') then
-      -- bury_row's tombstone, its names and expiry made once per call
       if buried_until then
         local tombstone = tombstones .. key
         redis.call('RENAME', hash, tombstone)
