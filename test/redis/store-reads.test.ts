@@ -164,6 +164,38 @@ describe('get, list, check, snapshot', () => {
     expect(await store.raw.smembers(timers.keys.idChunks(0))).toEqual(['0:1']);
   });
 
+  it('cancelAll clears exactly its ids: neighbours in the same bytes and far apart in a bitmap stay live', async () => {
+    const timers = store.open();
+    // ids 1..48 alternate between the scope and the rest: every byte of the bitmap holds both (one
+    // read-modify-write of the bytes); then two ids of the scope far apart in the next bitmap (BITFIELD)
+    const near = await timers.scheduleMany(
+      Array.from({ length: 48 }, (_, i): TimerSpec => ({
+        key: `${i % 2 ? 'y' : 'x'}:${i}`,
+        handler: 'h',
+        delay: '1h',
+      })),
+    );
+    const far: string[] = [];
+    for (const [seq, key] of [
+      [70_000, 'x:far1'],
+      [100_000, 'y:far'],
+      [130_000, 'x:far2'],
+    ] as const) {
+      await store.raw.set(timers.keys.seq(0), seq);
+      far.push((await timers.schedule({ key, handler: 'h', delay: '1h' })).id);
+    }
+    expect(far).toEqual(['70001p0', '100001p0', '130001p0']);
+
+    expect(await timers.cancelAll('x:')).toBe(26);
+    const kept = [...near.filter((t) => t.key.startsWith('y:')).map((t) => t.id), '100001p0'];
+    expect((await timers.snapshot()).sort()).toEqual(kept.sort());
+    for (const timer of near) expect(await timers.check(timer.id)).toBe(timer.key.startsWith('y:'));
+    expect(await timers.check('70001p0')).toBe(false);
+    expect(await timers.check('130001p0')).toBe(false);
+    expect(await timers.cancelAll('y:')).toBe(25);
+    expect(await timers.snapshot()).toEqual([]);
+  });
+
   it('places ids past 2^32 in their bitmap: check, cancelAll and the kept bitmap agree on its name', async () => {
     const timers = store.open();
     await store.raw.set(timers.keys.seq(0), 5_000_000_000);

@@ -10,7 +10,7 @@ local function retire_row(base, prefix, row, reason, now, tombstone_ms)
   abort_runs(prefix, row)
   bump_version(row)
   row.s = 'cancelled'
-  bury_row(base, row, tombstone_ms, now)
+  bury_row(base, row.key, tombstone_ms, now)
   publish_event(prefix, row, 'cancelled', now, { reason = reason })
   -- The ledger lives as long as the tombstone (none: it goes too); a replaced key's goes on with the new row.
   ledger_expire(row.key, reason ~= 'replaced' and tombstone_ms or nil)

@@ -107,14 +107,14 @@ end
 -- cost a cancel-all more Redis time than the PEXPIREAT it is for, and every key of one call shares it.
 local buried_until, buried_until_text = nil, nil
 
--- The row of a cancelled timer becomes its tombstone (docs/design.md): the hash is renamed as it was
--- (O(1): nothing encoded, nothing rewritten; `read_tombstone` applies the cancel). With tombstone_ms 0
--- it just goes. It expires at `now` + tombstone_ms to the ms, the same for every key of one call: a
--- cancel-all's record is found by that time (includes/cancel-record).
-local function bury_row(base, row, tombstone_ms, now)
-  local hash = row_key(base, row.key)
+-- The row of a cancelled timer becomes its tombstone (docs/design.md): the hash `P:{pN}:t:<key>` is renamed
+-- as it was (O(1): nothing encoded, nothing rewritten; `read_tombstone` applies the cancel). With
+-- tombstone_ms 0 it just goes. It expires at `now` + tombstone_ms to the ms, the same for every key of one
+-- call: a cancel-all's record is found by that time (includes/cancel-record).
+local function bury_row(base, key, tombstone_ms, now)
+  local hash = row_key(base, key)
   if tombstone_ms > 0 then
-    local tombstone = tombstone_key(base, row.key)
+    local tombstone = tombstone_key(base, key)
     if buried_until ~= now + tombstone_ms then
       buried_until = now + tombstone_ms
       buried_until_text = int(buried_until)
