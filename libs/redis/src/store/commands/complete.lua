@@ -6,7 +6,8 @@
 --     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
 --     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
---     (else ''), why no slot follows ('' or 'ended': endAt)] — strings but missed and overlap; a free
+--     (else ''), why no slot follows ('' or 'ended': endAt), '1' when the claimed row was a one-shot (a
+--     hint: read_settled_row)] — strings but missed and overlap; a free
 --     run's key names its lease record (includes/free-runs) with its version. A row with a slot policy
 --     (includes/slots has_slot_policy) is stepped by the worker like a cron (core slotAfterRun): its next
 --     slot (and its skips) come here, interval or cron, and the slot is armed moved by its jitter.
@@ -191,7 +192,6 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
     return retried_missed, retried_overlap
   end
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
-  local gone = { 'lw', 'lu', 'ct', 'hc', 'at', 'lq' }
   if row.tg and not final then
     -- A trigger run does not move the schedule: back to the unchanged `d` (and its pending retry, if any).
     local fields = outcome_of(row, version, outcome, message, reason)
@@ -201,7 +201,9 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
     finish(row, version, outcome, message, reason)
     return 0, 0
-  elseif row.bf then
+  end
+  local gone = { 'lw', 'lu', 'ct', 'hc', 'at', 'lq' }
+  if row.bf then
     -- A backfill slot's run: the next backfill slot, or back to the schedule (paused instead: the backfill ends).
     local fields = outcome_of(row, version, outcome, message, reason)
     local streak = count_failure(row, outcome, fields, gone)
@@ -280,11 +282,12 @@ local ONE_SHOT_FIELDS = { 'id', 'v', 's', 'k', 'hc', 'rc', 'tg', 'mr', 'rm', 'aw
 
 -- The row a completion settles against, nil when none (or removed by this batch): with only
 -- ONE_SHOT_FIELDS when it is a held one-shot run ending ok that removes its row (not kept by
--- removeOnComplete=false, nor for free runs: awaitTask=false), else whole.
-local function read_settled_row(key, mode, outcome, cron_next)
+-- removeOnComplete=false, nor for free runs: awaitTask=false), else whole. `once`: the worker claimed a
+-- one-shot ('1'; else the HMGET would only come before a whole read).
+local function read_settled_row(key, mode, outcome, cron_next, once)
   if removed_rows[key] then
     return nil
-  elseif mode ~= 'held' or outcome ~= 'ok' or cron_next ~= '' then
+  elseif once ~= '1' or mode ~= 'held' or outcome ~= 'ok' or cron_next ~= '' then
     return read_row(base, key)
   end
   local values = redis.call('HMGET', row_key(base, key), unpack(ONE_SHOT_FIELDS))
@@ -302,8 +305,8 @@ local function read_settled_row(key, mode, outcome, cron_next)
   }
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended)
-  local row = read_settled_row(key, mode, outcome, cron_next)
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended, once)
+  local row = read_settled_row(key, mode, outcome, cron_next, once)
   if mode == 'free' then
     return settle_free(row, id, key, version, run_count, outcome, message, reason)
   end
