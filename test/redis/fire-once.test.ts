@@ -1,3 +1,4 @@
+import { cronFollowUp } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
 import { eventually, matching, recorder, refOf, useFirePath } from './fire-fixture';
 
@@ -113,5 +114,36 @@ describe('fire path: one-shot timers', () => {
     expect(await cluster.timers.get('kept')).toMatchObject({ status: 'completed', runCount: 1 });
     const history = await cluster.timers.history('twice');
     expect(history.map((entry) => entry.event)).toEqual(['stale', 'completed', 'claimed', 'scheduled']);
+  });
+
+  it('a completion call repeated with its request answers as the first: done, done with skips, stale', async () => {
+    const cluster = await fire.cluster();
+    const once = await cluster.timers.schedule({ key: 'once', handler: 'h', delay: 0 });
+    const cron = await cluster.timers.schedule({ key: 'c', handler: 'h', cron: '* * * * * *', tz: 'UTC' });
+    await waitFor(async () => (await cluster.redisNow()) >= Math.max(once.dueAt, cron.dueAt), {
+      intervalMs: 5,
+      what: 'due',
+    });
+    const claims = await cluster.commands.claim(0, 30_000, 'w', [refOf(once), refOf(cron)]);
+    expect(claims.map((claim) => claim.kind)).toEqual(['claimed', 'claimed']);
+    const run = { version: 1, runCount: 1, mode: 'held', outcome: 'ok', missed: 0, overlap: 0 } as const;
+    const followUp = cronFollowUp({ k: 'cron', cr: '* * * * * *', tz: 'UTC' }, cron.dueAt, cron.dueAt + 3500);
+    const batch = [
+      { ...run, id: once.id, key: 'once' },
+      { ...run, id: cron.id, key: 'c', ...followUp, missed: 2 },
+      { ...run, id: 'gone', key: 'nothing' },
+    ];
+    const request = { id: 'repeated-completion', memoryMs: 60_000 };
+    const first = await cluster.commands.complete(0, batch, request);
+    expect(first).toEqual([
+      { kind: 'done', missed: 0, overlap: 0 },
+      { kind: 'done', missed: 2, overlap: 3 },
+      { kind: 'stale', reason: 'gone' },
+    ]);
+    // Asked again (a lost reply), it answers the same, not from the state it left (once gone, c at version 2).
+    expect(await cluster.commands.complete(0, batch, request)).toEqual(first);
+    expect(await cluster.timers.get('c')).toMatchObject({ status: 'pending', version: 2, runCount: 1 });
+    const fresh = await cluster.commands.complete(0, batch);
+    expect(fresh.map((reply) => reply.kind === 'stale' && reply.reason)).toEqual(['gone', 'version', 'gone']);
   });
 });

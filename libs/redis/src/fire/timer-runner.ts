@@ -272,6 +272,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         mode,
         ...outcome,
         ...cronFollowUp(claimed.fields, claimed.due, endedAt),
+        once: claimed.fields.k === 'once',
       });
       // complete.lua published the matching 'skipped' or 'stale' event.
       if (completed.kind === 'done') this.reports.skips(completed, fields);

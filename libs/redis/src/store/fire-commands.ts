@@ -68,6 +68,11 @@ export interface Completion {
   buffered?: boolean;
   /** a slot policy's end: no next slot because it is after endAt (docs/spec.md §3.3c) */
   ended?: SlotEnd;
+  /**
+   * The claimed row was a one-shot: complete.lua reads only the fields a one-shot's completion needs. A
+   * hint: when wrong (or absent) the row is read whole, never settled otherwise.
+   */
+  once?: boolean;
 }
 
 export interface LeaseRef {
@@ -175,6 +180,7 @@ export class FireCommands {
       c.overlap,
       c.buffered ? '1' : '',
       c.ended ?? '',
+      c.once ? '1' : '',
     ]);
     const argv1 = requestPrefix(this.keys.prefix, request);
     const replies = (await this.runWith(

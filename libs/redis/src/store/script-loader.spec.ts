@@ -27,6 +27,20 @@ describe('Lua commands', () => {
     }
   });
 
+  it('leaves out the include functions a script never names, and keeps those it does', () => {
+    const commands = loadCommands();
+    const defines = (script: ScriptName, name: string) =>
+      commands.get(script)?.lua.includes(`local function ${name}(`);
+    // includes/indexes brings live-ids and ledger into take-due, which clears no live id
+    expect(defines('take-due', 'remove_live_ids')).toBe(false);
+    expect(defines('complete', 'remove_live_ids')).toBe(true);
+    // only repartition-take folds a closed ledger into a list
+    expect(defines('claim', 'ledger_fold_closed')).toBe(false);
+    expect(defines('repartition-take', 'ledger_fold_closed')).toBe(true);
+    // named only by a function left out (remove_live_ids), it goes too
+    expect(defines('take-due', 'write_id_bits')).toBe(false);
+  });
+
   it('runs a command on a connection and in a pipeline', async () => {
     defineCommands(redis);
     defineCommands(redis); // a second registration is harmless

@@ -35,7 +35,10 @@ for i = 1, #entries, 2 do
   -- A free run handed back for a re-run (includes/free-runs) waits under `<key>|<version>`: its ref names
   -- that version, its job is `t-<id>-v<version>-r<runCount>f`, and its record, not the row, keeps the jobId.
   -- Its trace is its row's.
-  local ref_key, version = split_free_member(key)
+  local ref_key, version = nil, nil
+  if string.find(key, '|', 1, true) then
+    ref_key, version = split_free_member(key)
+  end
   local run = ref_key and read_free_run(base, key)
   local row
   if run and run.w == '' then

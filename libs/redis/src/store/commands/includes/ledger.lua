@@ -254,24 +254,29 @@ local function ledger_record(row, event_type, now, extra)
   elseif event_type == 'failed' and extra.error and extra.error.reason == 'lost' then
     event = 'lost'
   end
-  local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt }
   local held_due
   if (event_type == 'completed' or event_type == 'failed') and tonumber(row.v) == extra.version then
     -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
     held_due = row.tg or row.d
+  end
+  -- A stale completion's worker is not the row's lease owner: only a claim knows its own.
+  local worker = ledger.worker or (event_type ~= 'stale' and row.lw) or nil
+  if event == 'completed' and held_due and not (reason or extra.count or extra.attempt or extra.error) then
+    -- a held run's plain completion: its entry joined from the texts at hand (no fields table)
+    return ledger_append(row, event, now, nil, extra.version, completed_entry(now, row.v, held_due, worker))
+  end
+  local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt, w = worker }
+  if held_due then
     fields.d = tonumber(held_due)
   end
   if extra.error then
     fields.m, fields.r = extra.error.message, extra.error.reason or reason
   end
-  -- A stale completion's worker is not the row's lease owner: only a claim knows its own.
-  fields.w = ledger.worker or (event_type ~= 'stale' and row.lw) or nil
   if event == 'scheduled' then
     ledger_note_created(row.key, now)
     return
   end
-  local plain = event == 'completed' and held_due and not (reason or extra.count or extra.attempt or extra.error)
-  ledger_append(row, event, now, fields, extra.version, plain and completed_entry(now, row.v, held_due, fields.w) or nil)
+  ledger_append(row, event, now, fields, extra.version)
 end
 
 -- The 'scheduled' entries of the rows created since the last call (schedule.lua, once per batch): a new

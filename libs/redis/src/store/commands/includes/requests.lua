@@ -7,73 +7,103 @@
 -- Uses no other include.
 local request = { id = nil }
 
--- A refusal changed nothing: asked again, the script answers from the state as it is then. So are a
--- cancel of nothing (0) and a cron occurrence not in the future ('retry'): neither is kept.
-local remembered_json = {
-  pack = function(reply)
-    local code = type(reply) == 'table' and reply[1]
-    if reply == 0 or code == 'retry' or code == 'not-found' or code == 'inactive' then
-      return nil
-    end
-    return cjson.encode(reply)
-  end,
-  unpack = function(text)
-    return cjson.decode(text)
-  end,
-}
-
--- schedule: { 'ok', sa, first seq, per spec its due or a kept row } is remembered as a line 'sa seq',
--- then per spec its due minus `sa` (or '=' when that is the previous one's: a batch of one delay), or 'k'
--- and the kept row as JSON: about 2 to 11 bytes per created timer. A refused call (duplicate, retry)
--- changed nothing and is not remembered.
-local remembered_schedule = {
-  pack = function(reply)
-    if reply[1] ~= 'ok' then
-      return nil
-    end
-    local sa, previous = reply[2], nil
-    local lines = { string.format('%.0f %.0f', sa, reply[3]) }
-    for n = 4, #reply do
-      local entry = reply[n]
-      if type(entry) == 'table' then
-        lines[#lines + 1] = 'k' .. cjson.encode(entry)
-      elseif entry == previous then
-        lines[#lines + 1] = '=' -- compared as numbers: no text made for it
-      else
-        lines[#lines + 1] = string.format('%d', entry - sa) -- an integer: not the float printer
-        previous = entry
-      end
-    end
-    return table.concat(lines, '\n')
-  end,
-  unpack = function(text)
-    local reply, offset = nil, nil
-    for line in string.gmatch(text, '[^\n]+') do
-      if not reply then
-        local sa, first = string.match(line, '^(%d+) (%d+)$')
-        reply = { 'ok', tonumber(sa), tonumber(first) }
-      elseif string.sub(line, 1, 1) == 'k' then
-        reply[#reply + 1] = cjson.decode(string.sub(line, 2))
-      else
-        offset = line == '=' and offset or tonumber(line)
-        reply[#reply + 1] = reply[2] + offset
-      end
-    end
-    return reply
-  end,
-}
-
-local request_codecs = {
-  schedule = remembered_schedule,
-  cancel = remembered_json,
-  ['cancel-all'] = remembered_json,
-  reschedule = remembered_json,
-  pause = remembered_json,
-  resume = remembered_json,
-  trigger = remembered_json,
-  backfill = remembered_json,
-  complete = remembered_json,
-}
+-- The codec that keeps `script`'s first answer (nil: claim keeps none), made when a call with a request
+-- needs it: defined up front, the codecs' functions and tables cost every call of every script with
+-- this include ~10k instructions (made anew on each EVALSHA, and collected after it).
+local function request_codec(script)
+  if script == 'schedule' then
+    -- schedule: { 'ok', sa, first seq, per spec its due or a kept row } is remembered as a line 'sa seq',
+    -- then per spec its due minus `sa` (or '=' when that is the previous one's: a batch of one delay), or 'k'
+    -- and the kept row as JSON: about 2 to 11 bytes per created timer. A refused call (duplicate, retry)
+    -- changed nothing and is not remembered.
+    return {
+      pack = function(reply)
+        if reply[1] ~= 'ok' then
+          return nil
+        end
+        local sa, previous = reply[2], nil
+        local lines = { string.format('%.0f %.0f', sa, reply[3]) }
+        for n = 4, #reply do
+          local entry = reply[n]
+          if type(entry) == 'table' then
+            lines[#lines + 1] = 'k' .. cjson.encode(entry)
+          elseif entry == previous then
+            lines[#lines + 1] = '=' -- compared as numbers: no text made for it
+          else
+            lines[#lines + 1] = string.format('%d', entry - sa) -- an integer: not the float printer
+            previous = entry
+          end
+        end
+        return table.concat(lines, '\n')
+      end,
+      unpack = function(text)
+        local reply, offset = nil, nil
+        for line in string.gmatch(text, '[^\n]+') do
+          if not reply then
+            local sa, first = string.match(line, '^(%d+) (%d+)$')
+            reply = { 'ok', tonumber(sa), tonumber(first) }
+          elseif string.sub(line, 1, 1) == 'k' then
+            reply[#reply + 1] = cjson.decode(string.sub(line, 2))
+          else
+            offset = line == '=' and offset or tonumber(line)
+            reply[#reply + 1] = reply[2] + offset
+          end
+        end
+        return reply
+      end,
+    }
+  elseif script == 'complete' then
+    -- complete: a line per run, 'd' (done, no slot skipped: the usual answer), 'd<missed> <overlap>' or
+    -- 's<reason>' (stale) — cjson prints each number with the C library's float printer, ~2k instructions
+    -- apiece, two per run.
+    return {
+      pack = function(reply)
+        local lines = {}
+        for n, run in ipairs(reply) do
+          if run[1] == 'stale' then
+            lines[n] = 's' .. run[2]
+          elseif run[2] == 0 and run[3] == 0 then
+            lines[n] = 'd'
+          else
+            lines[n] = string.format('d%d %d', run[2], run[3])
+          end
+        end
+        return table.concat(lines, '\n')
+      end,
+      unpack = function(text)
+        local reply = {}
+        for line in string.gmatch(text, '[^\n]+') do
+          local missed, overlap = string.match(line, '^d(%d+) (%d+)$')
+          if line == 'd' then
+            reply[#reply + 1] = { 'done', 0, 0 }
+          elseif missed then
+            reply[#reply + 1] = { 'done', tonumber(missed), tonumber(overlap) }
+          else
+            reply[#reply + 1] = { 'stale', string.sub(line, 2) }
+          end
+        end
+        return reply
+      end,
+    }
+  elseif script == 'cancel' or script == 'cancel-all' or script == 'reschedule' or script == 'pause'
+    or script == 'resume' or script == 'trigger' or script == 'backfill' then
+    -- A refusal changed nothing: asked again, the script answers from the state as it is then. So are a
+    -- cancel of nothing (0) and a cron occurrence not in the future ('retry'): neither is kept.
+    return {
+      pack = function(reply)
+        local code = type(reply) == 'table' and reply[1]
+        if reply == 0 or code == 'retry' or code == 'not-found' or code == 'inactive' then
+          return nil
+        end
+        return cjson.encode(reply)
+      end,
+      unpack = function(text)
+        return cjson.decode(text)
+      end,
+    }
+  end
+  return nil
+end
 
 -- Whether the call with request `id` (a script with a codec) was answered and its answer kept: it ran and
 -- changed what it answered.
@@ -88,7 +118,7 @@ local function with_request(script, body)
   end
   ARGV[1] = prefix
   request.id = id
-  local codec = request_codecs[script]
+  local codec = request_codec(script)
   if not codec then
     return body()
   end

@@ -21,11 +21,10 @@ end
 local ROW_DEFAULTS = { v = '1', s = 'pending', k = 'once' }
 
 local function with_defaults(row)
-  for field, value in pairs(ROW_DEFAULTS) do
-    if row[field] == nil then
-      row[field] = value
-    end
-  end
+  -- (field by field: a `pairs` walk of ROW_DEFAULTS costs every row read more; a stored value is never false)
+  row.v = row.v or ROW_DEFAULTS.v
+  row.s = row.s or ROW_DEFAULTS.s
+  row.k = row.k or ROW_DEFAULTS.k
   return row
 end
 
