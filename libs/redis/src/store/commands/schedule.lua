@@ -109,20 +109,19 @@ local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
 local first_due = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2]
 local earliest = nil
-local due_entries, key_entries, created_keys = {}, {}, {}
+local due_entries, key_entries = {}, {}
 
 -- The rows created since the last write_gathered hold the ids seq_written + 1 .. seq.
 local function write_gathered()
   call_in_slices('ZADD', base .. 'due', due_entries)
   call_in_slices('ZADD', base .. 'keys', key_entries)
-  drop_tombstones(created_keys)
-  ledger_write_created()
+  settle_created() -- the created keys' tombstones and ledgers (ledger_note_created in create)
   if seq ~= seq_written then
     add_new_live_seqs(base, seq_written + 1, seq)
     redis.call('SET', seq_key, int(seq))
     seq_written = seq
   end
-  due_entries, key_entries, created_keys = {}, {}, {}
+  due_entries, key_entries = {}, {}
 end
 
 -- The first slot and its due of a spec whose `at` (ARGV text) is not simply its due: a delay, an
@@ -185,11 +184,10 @@ local function create(start, key, had_row)
   local n = #due_entries
   due_entries[n + 1], due_entries[n + 2] = d, key
   key_entries[n + 1], key_entries[n + 2] = '0', key -- text: redis.call prints a number with `%.17g`
-  created_keys[#created_keys + 1] = key -- its tombstone goes, its ledger (if any) goes on
   if earliest == nil or due < earliest then
     earliest = due
   end
-  ledger_note_created(key, now)
+  ledger_note_created(key, now) -- its tombstone goes, its ledger (if any) goes on (settle_created)
   if event_listeners ~= 0 then -- includes/events: the call's first event found no one listening
     announce_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due })
   end

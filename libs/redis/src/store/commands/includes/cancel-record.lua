@@ -79,3 +79,20 @@ local function drop_tombstones(keys)
   end
   call_in_slices('DEL', nil, names)
 end
+
+-- What earlier lives of the keys just created left (schedule.lua, once per call): their tombstones go
+-- (drop_tombstones) and their ledgers take the new lives (ledger_write_created). One EXISTS over all
+-- their names first: usually there is none, and then neither builds its names or sends its own EXISTS.
+local function settle_created()
+  local created = ledger.created
+  local names = {}
+  for i, key in ipairs(created) do
+    names[3 * i - 2], names[3 * i - 1], names[3 * i] = tombstone_key(KEYS[1], key), ledger_key(key), closed_ledger_key(key)
+  end
+  if call_in_slices('EXISTS', nil, names) == 0 then
+    ledger.created = {}
+    return
+  end
+  drop_tombstones(created)
+  ledger_write_created()
+end
