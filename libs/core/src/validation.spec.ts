@@ -482,6 +482,19 @@ describe('normalizeSpec accepts', () => {
       { id: 1 },
     ]);
   });
+
+  it("copies a payload exactly as JSON would hand it back: -0 as 0, a '__proto__' member as a member", () => {
+    const payload = JSON.parse(
+      '{"2":[-1.5e300,"\\ud800"],"__proto__":{"x":1},"a":{"b":null,"c":true}}',
+    ) as Record<string, unknown>;
+    Object.assign(payload, { z: [-0, { gone: undefined }] });
+    const normalized = normalizeSpec({ ...once, payload });
+    expect(normalized.payload).toStrictEqual(JSON.parse(JSON.stringify(payload)));
+    expect(Object.keys(normalized.payload as object)).toEqual(['2', '__proto__', 'a', 'z']);
+    expect(Object.getPrototypeOf(normalized.payload)).toBe(Object.prototype);
+    expect(Object.is((normalized.payload as { z: number[] }).z[0], 0)).toBe(true);
+    expect((normalized.payload as { a: object }).a).not.toBe(payload.a);
+  });
 });
 
 describe('validateKey', () => {
