@@ -235,6 +235,26 @@ const refusals: [string, unknown, Expected][] = [
     },
   ],
   [
+    // 6 bytes per character as JSON, only 1 in UTF-16: a size counted from the text's length misses it
+    'a payload over the limit in escapes',
+    { ...once, payload: '\u0001'.repeat(10_923) },
+    {
+      reason: 'payload-too-large',
+      field: 'payload',
+      message: 'payload is 65540 bytes as JSON; the limit is 65536 bytes',
+    },
+  ],
+  [
+    // 25 characters a number, and a comma: numbers at their longest, just over the limit
+    'a payload over the limit in long numbers',
+    { ...once, payload: Array.from({ length: 2521 }, () => -0.0000012345678901234567) },
+    {
+      reason: 'payload-too-large',
+      field: 'payload',
+      message: 'payload is 65547 bytes as JSON; the limit is 65536 bytes',
+    },
+  ],
+  [
     'meta that is an array',
     { ...once, meta: ['a'] },
     { field: 'meta', message: 'meta must be a JSON object, got an array' },
