@@ -65,7 +65,8 @@ local function ledger_settle(key)
 end
 
 -- Deletes the tombstones of `keys` (schedule: the keys are scheduled anew), their derived entries
--- written first so the key's ledger goes on in order. One EXISTS over the batch: usually none.
+-- written first so the key's ledger goes on in order. One EXISTS over the batch's tombstones (called
+-- when settle_created found a tombstone or a ledger): only when one exists, a settle per key and the DEL.
 local function drop_tombstones(keys)
   local names = {}
   for i, key in ipairs(keys) do
@@ -87,7 +88,8 @@ local function settle_created()
   local created = ledger.created
   local names = {}
   for i, key in ipairs(created) do
-    names[3 * i - 2], names[3 * i - 1], names[3 * i] = tombstone_key(KEYS[1], key), ledger_key(key), closed_ledger_key(key)
+    names[3 * i - 2] = tombstone_key(KEYS[1], key)
+    names[3 * i - 1], names[3 * i] = ledger_key(key), closed_ledger_key(key)
   end
   if call_in_slices('EXISTS', nil, names) == 0 then
     ledger.created = {}
