@@ -87,7 +87,8 @@ end
 local function settle_created()
   local created = ledger.created
   local names = {}
-  for i, key in ipairs(created) do
+  for i = 1, #created do
+    local key = created[i]
     names[3 * i - 2] = tombstone_key(KEYS[1], key)
     names[3 * i - 1], names[3 * i] = ledger_key(key), closed_ledger_key(key)
   end
