@@ -23,6 +23,24 @@ describe('requestId on RedisTimers', () => {
     expect(await timers.snapshot()).toHaveLength(250);
   });
 
+  it('scheduleMany retried: kept rows, repeated and distinct dues answer as the first time', async () => {
+    const timers = store.open();
+    const kept = await timers.schedule({ key: 'k:0', handler: 'h', delay: '2h' });
+    const at = Date.now() + 3_600_000;
+    const specs = [
+      { key: 'k:1', handler: 'h', at },
+      { key: 'k:0', handler: 'h', at, ifExists: 'keep' as const },
+      { key: 'k:2', handler: 'h', at },
+      { key: 'k:3', handler: 'h', at },
+      { key: 'k:4', handler: 'h', at: at + 5 },
+      { key: 'k:5', handler: 'h', at },
+    ];
+    const first = await timers.scheduleMany(specs, { requestId: 'mixed' });
+    expect(first.map((timer) => timer.dueAt)).toEqual([at, kept.dueAt, at, at, at + 5, at]);
+    expect(first[1]).toEqual(kept);
+    expect(await timers.scheduleMany(specs, { requestId: 'mixed' })).toEqual(first);
+  });
+
   it('a refused call with an id stores nothing: no pin, no first answer', async () => {
     const timers = store.open();
     await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });

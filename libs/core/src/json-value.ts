@@ -10,9 +10,11 @@ const MAX_DEPTH = 100;
  * Object properties holding `undefined` are the one loss accepted: JSON omits them, and so do we.
  */
 export function toJsonValue(value: unknown, field: string, maxBytes: number): JsonValue {
-  // The walk that says what is wrong builds a path per member: only a value that fails the quick one takes it.
-  const problem = survivesJson(value, 0) ? null : findProblem(value, field, []);
-  if (problem) {
+  const size = { bound: 0 };
+  const copy = jsonCopy(value, 0, size);
+  if (copy === NOT_JSON) {
+    // The walk that says what is wrong builds a path per member: only a value that fails the quick one takes it.
+    const problem = findProblem(value, field, []) ?? `${field} is nested more than ${MAX_DEPTH} levels deep`;
     throw new SundialError({
       reason: 'invalid',
       field,
@@ -22,8 +24,9 @@ export function toJsonValue(value: unknown, field: string, maxBytes: number): Js
         '(convert a Date with toISOString(), a BigInt with toString(), a Map with Object.fromEntries()).',
     });
   }
-  const text = JSON.stringify(value);
-  // A UTF-16 code unit is at most 3 UTF-8 bytes: a short text needs no count.
+  // Within the bound no text is made (encodeSpecFields makes the row's); a UTF-16 code unit is at most 3
+  // UTF-8 bytes, so a short text needs no count either.
+  const text = size.bound <= maxBytes ? '' : JSON.stringify(copy);
   const bytes = text.length * 3 <= maxBytes ? 0 : Buffer.byteLength(text, 'utf8');
   if (bytes > maxBytes) {
     throw new SundialError({
@@ -33,30 +36,62 @@ export function toJsonValue(value: unknown, field: string, maxBytes: number): Js
       fix: `Keep ${field} within ${maxBytes} bytes of JSON: store large data elsewhere and pass its id, or raise SUNDIAL_MAX_PAYLOAD_BYTES.`,
     });
   }
-  return JSON.parse(text) as JsonValue;
+  return copy;
 }
 
+/** What jsonCopy returns for a value JSON would drop, alter or choke on. */
+const NOT_JSON = Symbol('not JSON');
+
 /**
- * Whether JSON keeps `value` as it is: what findProblem finds nothing in, without building paths (a cycle
- * shows as depth beyond MAX_DEPTH; findProblem then tells the two apart).
+ * `value` as JSON.parse(JSON.stringify(value)) gives it back, made in one walk without the text (a parse
+ * was ~40% of normalizeSpec: docs/design.md "Performance"); NOT_JSON when JSON would not keep it — what
+ * findProblem finds something in, without building paths (a cycle shows as depth beyond MAX_DEPTH;
+ * findProblem then tells the two apart). Object members holding `undefined` are left out, -0 becomes 0.
+ * Adds to `size.bound` at least the UTF-8 bytes of its JSON text: a string's code unit is at most 6 (an
+ * escape), a number at most 25 characters ('-0.0000012345678901234567'), a literal 5.
  */
-function survivesJson(value: unknown, depth: number): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (typeof value !== 'object' || depth >= MAX_DEPTH) return false;
+function jsonCopy(value: unknown, depth: number, size: { bound: number }): JsonValue | typeof NOT_JSON {
+  if (typeof value === 'string') {
+    size.bound += 6 * value.length + 2;
+    return value;
+  }
+  if (typeof value === 'number') {
+    size.bound += 25;
+    return Number.isFinite(value) ? value + 0 : NOT_JSON; // + 0: -0 → 0
+  }
+  size.bound += 5; // null, true, false; an array's or object's brackets and its commas (1 per item)
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value !== 'object' || depth >= MAX_DEPTH) return NOT_JSON;
   if (Array.isArray(value)) {
+    const items: JsonValue[] = [];
+    size.bound += value.length;
     for (let i = 0; i < value.length; i++) {
-      if (!survivesJson(value[i], depth + 1)) return false;
+      const item = jsonCopy(value[i], depth + 1, size);
+      if (item === NOT_JSON) return NOT_JSON;
+      items.push(item);
     }
-    return true;
+    return items;
   }
   const prototype: unknown = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (prototype !== Object.prototype && prototype !== null) return NOT_JSON;
+  const members: { [name: string]: JsonValue } = {};
   for (const name of Object.keys(value)) {
-    const item = (value as Record<string, unknown>)[name];
-    if (item !== undefined && !survivesJson(item, depth + 1)) return false;
+    const member = (value as Record<string, unknown>)[name];
+    if (member === undefined) continue;
+    size.bound += 6 * name.length + 4; // "name":,
+    const item = jsonCopy(member, depth + 1, size);
+    if (item === NOT_JSON) return NOT_JSON;
+    // JSON.parse makes `__proto__` an own member; an assignment would set the prototype instead
+    if (name === '__proto__')
+      Object.defineProperty(members, name, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else members[name] = item;
   }
-  return true;
+  return members;
 }
 
 /** The first part of `value` that JSON would drop, alter or choke on, described at its path; else null. */

@@ -235,6 +235,26 @@ const refusals: [string, unknown, Expected][] = [
     },
   ],
   [
+    // 6 bytes per character as JSON, only 1 in UTF-16: a size counted from the text's length misses it
+    'a payload over the limit in escapes',
+    { ...once, payload: '\u0001'.repeat(10_923) },
+    {
+      reason: 'payload-too-large',
+      field: 'payload',
+      message: 'payload is 65540 bytes as JSON; the limit is 65536 bytes',
+    },
+  ],
+  [
+    // 25 characters a number, and a comma: numbers at their longest, just over the limit
+    'a payload over the limit in long numbers',
+    { ...once, payload: Array.from({ length: 2521 }, () => -0.0000012345678901234567) },
+    {
+      reason: 'payload-too-large',
+      field: 'payload',
+      message: 'payload is 65547 bytes as JSON; the limit is 65536 bytes',
+    },
+  ],
+  [
     'meta that is an array',
     { ...once, meta: ['a'] },
     { field: 'meta', message: 'meta must be a JSON object, got an array' },
@@ -481,6 +501,19 @@ describe('normalizeSpec accepts', () => {
       { id: 1 },
       { id: 1 },
     ]);
+  });
+
+  it("copies a payload exactly as JSON would hand it back: -0 as 0, a '__proto__' member as a member", () => {
+    const payload = JSON.parse(
+      '{"2":[-1.5e300,"\\ud800"],"__proto__":{"x":1},"a":{"b":null,"c":true}}',
+    ) as Record<string, unknown>;
+    Object.assign(payload, { z: [-0, { gone: undefined }] });
+    const normalized = normalizeSpec({ ...once, payload });
+    expect(normalized.payload).toStrictEqual(JSON.parse(JSON.stringify(payload)));
+    expect(Object.keys(normalized.payload as object)).toEqual(['2', '__proto__', 'a', 'z']);
+    expect(Object.getPrototypeOf(normalized.payload)).toBe(Object.prototype);
+    expect(Object.is((normalized.payload as { z: number[] }).z[0], 0)).toBe(true);
+    expect((normalized.payload as { a: object }).a).not.toBe(payload.a);
   });
 });
 

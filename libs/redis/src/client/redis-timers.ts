@@ -37,7 +37,7 @@ import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
-import { createdTimer, decodeRow, encodeSpecFields } from '../store/row';
+import { createdTimer, decodeRow, encodeSpecFields, type RowFields } from '../store/row';
 import { stampTraceParent } from '../tracing/trace-parent';
 import { StoreCommands } from '../store/store-commands';
 import { EventSubscriber } from './event-subscriber';
@@ -327,20 +327,24 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     args: unknown[],
     options: WriteOptions | undefined,
   ): Promise<Timer[]> {
-    const fields = specs.map(encodeSpecFields);
-    stampTraceParent(fields);
     await this.layout.beforeWrite(specs.map((spec) => spec.key));
-    const replies = await this.requests.run(operation, args, options, (requests) =>
-      this.commands.scheduleAll(specs, fields, requests),
-    );
-    return replies.map((reply, i) => {
+    // Rows encoded per call as it is sent, Timers made per call as it is answered (StoreCommands.scheduleAll).
+    const encode = (indexes: number[]) => {
+      const rows = indexes.map((i) => encodeSpecFields(specs[i]));
+      stampTraceParent(rows);
+      return rows;
+    };
+    const answer = (i: number, reply: RowReply, row: RowFields): Timer => {
       if (reply.code === 'ok') {
         this.options.observer?.scheduled?.({ kind: specs[i].kind });
-        return createdTimer(specs[i], fields[i], reply.fields);
+        return createdTimer(specs[i], row, reply.fields);
       }
       const timer = decodeRow(reply.fields);
       warnIfKeptMoved(this.logger, this.keys, specs[i], timer);
       return timer;
-    });
+    };
+    return this.requests.run(operation, args, options, (requests) =>
+      this.commands.scheduleAll(specs, encode, requests, answer),
+    );
   }
 }

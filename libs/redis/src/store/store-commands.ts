@@ -56,30 +56,34 @@ export class StoreCommands {
   }
 
   /**
-   * Schedules `specs` (their row `fields` encoded), one call per partition and SCHEDULE_BATCH specs, all
-   * sent at once: RedisClient runs one while the next is being encoded. Replies in the order of `specs`;
-   * refuses a duplicate key with the whole batch unchanged: in one partition its first call checks the
-   * keys of the others (guards) and they run only if it was answered 'ok' (schedule.lua); over several
-   * partitions `refuseDuplicates` checks them all first.
+   * Schedules `specs`, one call per partition and SCHEDULE_BATCH specs, all sent at once: each call's rows
+   * are encoded (`encode`, given the indexes of its specs) just before it is sent, so Redis runs the
+   * first call while the next ones are being encoded, and each call's replies are turned into the
+   * caller's answers (`answer`, given a spec's index, reply and row) as they arrive, while Redis runs
+   * the later calls. Answers in the order of `specs`; refuses a duplicate key with the whole batch
+   * unchanged: in one partition its first call checks the keys of the others (guards) and they run only
+   * if it was answered 'ok' (schedule.lua); over several partitions `refuseDuplicates` checks them all first.
    */
-  async scheduleAll(
+  async scheduleAll<T>(
     specs: NormalizedSpec[],
-    fields: RowFields[],
+    encode: (indexes: number[]) => RowFields[],
     requests: CallRequests,
-  ): Promise<RowReply[]> {
+    answer: (index: number, reply: RowReply, row: RowFields) => T,
+  ): Promise<T[]> {
     const calls = this.scheduleCalls(specs.map((spec) => spec.key));
     const partitions = new Set(calls.map((call) => call.partition)).size;
     // A retry's calls answer as they did the first time: its own keys are no duplicates.
     const checked = calls.length > 1 && !requests.repeated;
     if (checked) refuseRepeatedKeys(specs);
     if (checked && partitions > 1) await this.refuseDuplicates(specs);
-    const replies: RowReply[] = new Array<RowReply>(specs.length);
+    const answers: T[] = new Array<T>(specs.length);
     const firsts = new Map<number, { id: string; done: Promise<RowReply[]> }>();
     await Promise.all(
       calls.map(async ({ partition, indexes }, n) => {
         const first = firsts.get(partition); // undefined: this is the partition's first call
         const guards = !first && checked && partitions === 1 ? guardKeys(specs, calls, n) : [];
         const request = requests(`s${n}`);
+        const rows = encode(indexes);
         const run = () =>
           this.withRedisNow((now) =>
             this.scheduleScript(
@@ -87,7 +91,7 @@ export class StoreCommands {
               this.argv1(request),
               first?.id ?? '',
               guards,
-              scheduleArgs(indexes, specs, fields, now),
+              scheduleArgs(indexes, specs, rows, now),
             ),
           );
         const sent = run();
@@ -102,10 +106,10 @@ export class StoreCommands {
             throw new Error(`schedule call ${n} found its batch's first call unanswered`);
         }
         if (batch[0].code === 'duplicate') throw refusals.duplicateKey(batch[0].fields.key);
-        batch.forEach((reply, j) => (replies[indexes[j]] = reply));
+        batch.forEach((reply, j) => (answers[indexes[j]] = answer(indexes[j], reply, rows[j])));
       }),
     );
-    return replies;
+    return answers;
   }
 
   /**
@@ -307,24 +311,24 @@ function refuseRepeatedKeys(specs: NormalizedSpec[]): void {
 }
 
 /**
- * What schedule.lua takes per spec (those of `indexes`), as one JSON array: key, ifExists, kind, at ('' for
- * none), the row's `h` and `p` ('' for none: every spec has a handler, most a payload, so their names are
- * not sent), the number of its other row fields, then those as name/value pairs.
+ * What schedule.lua takes per spec (those of `indexes`, whose rows are `rows`), as one JSON array: key,
+ * ifExists, kind, at ('' for none), the row's `h` and `p` ('' for none: every spec has a handler, most a
+ * payload, so their names are not sent), the number of its other row fields, then those as name/value pairs.
  */
 function scheduleArgs(
   indexes: number[],
   specs: NormalizedSpec[],
-  fields: RowFields[],
+  rows: RowFields[],
   redisNow: number,
 ): (string | number)[] {
   const args: (string | number)[] = [];
-  for (const i of indexes) {
-    const spec = specs[i];
+  for (let n = 0; n < indexes.length; n++) {
+    const spec = specs[indexes[n]];
     // A periodic timer's first slot (startAt; an endAt before it is refused here): a cron's is sent, an
     // interval's schedule.lua finds on the grid anchored at Redis now.
     const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
     const at = spec.kind === 'cron' ? slot : spec.atMs;
-    const row = fields[i];
+    const row = rows[n];
     const atText = at === undefined ? '' : String(at); // a string: Lua would print a number back as a float
     const counted = args.push(spec.key, spec.ifExists, spec.kind, atText, row.h, row.p ?? '', 0) - 1;
     for (const name in row) {

@@ -37,15 +37,17 @@ local argv = cjson.decode(ARGV[5])
 local partition = string.match(base, '{p(%d+)[}.]')
 local now = now_ms()
 local argc = #argv
+-- what runs once per spec, as locals: a global is a table lookup each time
+local format, call, unpack = string.format, redis.call, unpack
 
 -- The specs are read where they lie in `argv`, without a table each: `starts[n]` is where spec n begins,
 -- `keys[n]` its key. A spec's row fields are read into a table only when its due needs them (below).
 local starts, keys = {}, {}
-local i = 1
+local i, spec_count = 1, 0
 while i <= argc do
-  starts[#starts + 1] = i
-  keys[#keys + 1] = argv[i]
-  i = i + 7 + 2 * tonumber(argv[i + 6])
+  spec_count = spec_count + 1 -- a count, not `#`: Lua finds a table's length by a binary search
+  starts[spec_count], keys[spec_count] = i, argv[i]
+  i = i + 7 + 2 * argv[i + 6] -- a number (cjson)
 end
 
 -- Whether each key holds a row, and its status: a row exists iff its key is in `keys` (docs/design.md
@@ -80,15 +82,18 @@ end
 if first_request ~= '' and not request_answered(first_request) then
   return { 'refused' }
 end
-for g, status in ipairs(statuses_of(guards)) do
+-- numeric loops, not ipairs: an iterator call per element
+local guard_status = statuses_of(guards)
+for g = 1, #guards do
+  local status = guard_status[g]
   if status and is_live(status) then
     return { 'duplicate', guards[g] }
   end
 end
 local status_of = statuses_of(keys)
 local seen, again = {}, {}
-for n, key in ipairs(keys) do
-  local start = starts[n]
+for n = 1, spec_count do
+  local key, start = keys[n], starts[n]
   if argv[start + 2] == 'cron' and tonumber(argv[start + 3]) <= now then
     -- The caller's estimate of Redis now was behind: it recomputes the occurrence after `now`.
     return { 'retry', now }
@@ -109,20 +114,21 @@ local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
 local first_due = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2]
 local earliest = nil
-local due_entries, key_entries, created_keys = {}, {}, {}
+-- gathered: the entries in each of the first two (two per created row), the keys in `created_keys` half
+local due_entries, key_entries, created_keys, gathered = {}, {}, {}, 0
 
 -- The rows created since the last write_gathered hold the ids seq_written + 1 .. seq.
 local function write_gathered()
   call_in_slices('ZADD', base .. 'due', due_entries)
   call_in_slices('ZADD', base .. 'keys', key_entries)
-  drop_tombstones(created_keys)
-  ledger_write_created()
+  ledger_note_all_created(created_keys, now)
+  settle_created() -- the created keys' tombstones and ledgers
   if seq ~= seq_written then
     add_new_live_seqs(base, seq_written + 1, seq)
     redis.call('SET', seq_key, int(seq))
     seq_written = seq
   end
-  due_entries, key_entries, created_keys = {}, {}, {}
+  due_entries, key_entries, created_keys, gathered = {}, {}, {}, 0
 end
 
 -- The first slot and its due of a spec whose `at` (ARGV text) is not simply its due: a delay, an
@@ -165,7 +171,7 @@ local function create(start, key, had_row)
   seq = seq + 1
   first_seq = first_seq or seq
   -- one string, not a number's text and a concat; `%d` prints an integer, `%.0f` goes through the float printer
-  local id = string.format('%dp%s', seq, partition)
+  local id = format('%dp%s', seq, partition)
   local hash = row_key(base, key)
   if had_row then
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
@@ -177,19 +183,19 @@ local function create(start, key, had_row)
     values[count + 1], values[count + 2] = 'p', argv[start + 5]
     count = count + 2
   end
-  for j = start + 7, start + 6 + 2 * tonumber(argv[start + 6]) do
+  for j = start + 7, start + 6 + 2 * argv[start + 6] do
     count = count + 1
     values[count] = argv[j]
   end
-  redis.call('HSET', hash, unpack(values, 1, count))
-  local n = #due_entries
+  call('HSET', hash, unpack(values, 1, count))
+  local n = gathered
+  gathered = n + 2
   due_entries[n + 1], due_entries[n + 2] = d, key
   key_entries[n + 1], key_entries[n + 2] = '0', key -- text: redis.call prints a number with `%.17g`
-  created_keys[#created_keys + 1] = key -- its tombstone goes, its ledger (if any) goes on
+  created_keys[n / 2 + 1] = key -- its tombstone goes, its ledger (if any) goes on (write_gathered)
   if earliest == nil or due < earliest then
     earliest = due
   end
-  ledger_note_created(key, now)
   if event_listeners ~= 0 then -- includes/events: the call's first event found no one listening
     announce_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due })
   end
@@ -219,7 +225,7 @@ local function schedule_one(n)
 end
 
 local replies = { 'ok', now, 0 }
-for n = 1, #keys do
+for n = 1, spec_count do
   replies[n + 3] = schedule_one(n)
 end
 replies[3] = first_seq or 0

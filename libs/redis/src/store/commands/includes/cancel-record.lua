@@ -65,7 +65,8 @@ local function ledger_settle(key)
 end
 
 -- Deletes the tombstones of `keys` (schedule: the keys are scheduled anew), their derived entries
--- written first so the key's ledger goes on in order. One EXISTS over the batch: usually none.
+-- written first so the key's ledger goes on in order. One EXISTS over the batch's tombstones (called
+-- when settle_created found a tombstone or a ledger): only when one exists, a settle per key and the DEL.
 local function drop_tombstones(keys)
   local names = {}
   for i, key in ipairs(keys) do
@@ -78,4 +79,23 @@ local function drop_tombstones(keys)
     ledger_settle(key)
   end
   call_in_slices('DEL', nil, names)
+end
+
+-- What earlier lives of the keys just created left (schedule.lua, once per call): their tombstones go
+-- (drop_tombstones) and their ledgers take the new lives (ledger_write_created). One EXISTS over all
+-- their names first: usually there is none, and then neither builds its names or sends its own EXISTS.
+local function settle_created()
+  local created = ledger.created
+  local names = {}
+  for i = 1, #created do
+    local key = created[i]
+    names[3 * i - 2] = tombstone_key(KEYS[1], key)
+    names[3 * i - 1], names[3 * i] = ledger_key(key), closed_ledger_key(key)
+  end
+  if call_in_slices('EXISTS', nil, names) == 0 then
+    ledger.created = {}
+    return
+  end
+  drop_tombstones(created)
+  ledger_write_created()
 end

@@ -227,11 +227,26 @@ local function ledger_expire(key, ms)
 end
 
 -- A creation at `now` (version 1): its entry is the one a row implies (no due), written only where an
--- earlier life of the key left a ledger (ledger_write_created). schedule.lua calls it per created row,
--- without the tables of `ledger_record`.
+-- earlier life of the key left a ledger (ledger_write_created).
 local function ledger_note_created(key, now)
   ledger.created[#ledger.created + 1] = key
   ledger.created_at = now
+end
+
+-- The creations of `keys` at `now`, as ledger_note_created of each: schedule.lua's rows, a call per batch
+-- rather than per row (`keys` becomes the list when it is empty, as it is in schedule.lua).
+local function ledger_note_all_created(keys, now)
+  local created = ledger.created
+  if #created == 0 then
+    ledger.created = keys
+  else
+    for i = 1, #keys do
+      created[#created + 1] = keys[i]
+    end
+  end
+  if #keys > 0 then
+    ledger.created_at = now
+  end
 end
 
 local schedule_entries = { reschedule = 'rescheduled', resume = 'resumed', trigger = 'triggered', backfill = 'backfilled' }

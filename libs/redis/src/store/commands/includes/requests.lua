@@ -25,12 +25,14 @@ local function request_codec(script)
         local lines = { string.format('%.0f %.0f', sa, reply[3]) }
         for n = 4, #reply do
           local entry = reply[n]
-          if type(entry) == 'table' then
-            lines[#lines + 1] = 'k' .. cjson.encode(entry)
-          elseif entry == previous then
-            lines[#lines + 1] = '=' -- compared as numbers: no text made for it
+          -- line n - 2, not `#lines + 1` (a binary search); the common '=' asked first (no `type` call): a
+          -- kept row's table never equals the previous due
+          if entry == previous then
+            lines[n - 2] = '=' -- compared as numbers: no text made for it
+          elseif type(entry) == 'table' then
+            lines[n - 2] = 'k' .. cjson.encode(entry)
           else
-            lines[#lines + 1] = string.format('%d', entry - sa) -- an integer: not the float printer
+            lines[n - 2] = string.format('%d', entry - sa) -- an integer: not the float printer
             previous = entry
           end
         end
