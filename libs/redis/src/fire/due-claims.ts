@@ -1,5 +1,6 @@
 import type { ClaimResult } from '../store/claim-reply';
-import type { FireCommands, TimerRef } from '../store/fire-commands';
+import type { TimerRef } from '../store/fire-commands';
+import type { ClaimCalls } from './claim-rides';
 import { type ClaimSlotContext, passIfLate } from './claim-slots';
 import type { ClaimTimes } from './run-timing';
 
@@ -19,8 +20,8 @@ const CLAIMS_IN_FLIGHT = 2;
 
 export interface DueClaimsContext {
   partition: number;
-  /** claims on the claim connection */
-  claims: FireCommands;
+  /** claims on the claim connection (with the completions that ride on them) */
+  claims: ClaimCalls;
   slots: ClaimSlotContext;
   /** Redis's clock as seen from here */
   clock: { now(): number };

@@ -11,6 +11,7 @@ import { RESEND_MEMORY_MS } from '../store/requests';
 import type { RowFields } from '../store/row';
 import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
+import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
@@ -87,7 +88,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
    * it (Redis answers one connection's calls in order).
    */
   private readonly claimRedis: RedisClient;
-  private readonly claims: FireCommands;
+  private readonly claims: RidingClaims;
   private readonly jobs = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
   private graceOver = false;
@@ -108,7 +109,6 @@ export class TimerRunner extends Partitioned<FireCommands> {
     };
     this.claimRedis = duplicateRedis(this.redis);
     defineCommands(this.claimRedis);
-    this.claims = new FireCommands(this.claimRedis, this.keys);
     const observer = options.observer ?? {};
     this.consumers = new FireConsumers({
       mode: options.consumers ?? 'own',
@@ -125,7 +125,13 @@ export class TimerRunner extends Partitioned<FireCommands> {
       // A completion is retried while the worker renews its lease: remember its answer for a few leases.
       memoryMs: Math.max(RESEND_MEMORY_MS, COMPLETION_MEMORY_LEASES * this.leaseMs),
       keepTrying: () => !this.graceOver,
+      rides: canRide(this.claimRedis),
     });
+    this.claims = new RidingClaims(
+      this.claimRedis,
+      new FireCommands(this.claimRedis, this.keys),
+      this.batcher,
+    );
     this.leases = new LeaseKeeper({
       connection: options.connection,
       keys: this.keys,
