@@ -71,21 +71,14 @@ describe('RidingClaims (a claim call and the completions past their linger in on
     return { claimed: claimed.kind, completed: result, reads };
   }
 
-  it('rides: the claim and the completion reach Redis in one read, and both are done', async () => {
-    const ridden = await rideOnce(true);
-    expect(ridden).toEqual({
+  it.each([
+    { rides: true, reads: 1, how: 'rides: the claim and the completion reach Redis in one read' },
+    { rides: false, reads: 2, how: 'no rides: the completion went alone at its linger, two reads' },
+  ])('$how, and both are done', async ({ rides, reads }) => {
+    expect(await rideOnce(rides)).toEqual({
       claimed: 'claimed',
       completed: { kind: 'done', missed: 0, overlap: 0 },
-      reads: 1,
-    });
-  });
-
-  it('without rides the completion goes on its own connection at its linger: two reads', async () => {
-    const alone = await rideOnce(false);
-    expect(alone).toEqual({
-      claimed: 'claimed',
-      completed: { kind: 'done', missed: 0, overlap: 0 },
-      reads: 2,
+      reads,
     });
   });
 });
