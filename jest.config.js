@@ -23,6 +23,7 @@ const base = {
 /** Specs under libs/ that start a redis-server: they run with the Redis suites, not as unit tests. */
 const LIB_SPECS_ON_REDIS = [
   '<rootDir>/libs/redis/src/store/script-loader.spec.ts',
+  '<rootDir>/libs/redis/src/fire/claim-rides.spec.ts',
   '<rootDir>/libs/client/src/sundial.module.spec.ts',
   '<rootDir>/libs/client/src/cron/cron-registrar.spec.ts',
   '<rootDir>/libs/client/src/worker/sundial-worker.module.spec.ts',

@@ -18,16 +18,25 @@ export interface ClaimSlotContext {
 /**
  * A cron whose slots do not wait for its runs (overlap 'allow' / 'cancel-other'): claim.lua held the run, as
  * its next slot is cron math; detach.lua arms that slot and lets the run go on free. Done before the run is
- * leased, so its lease is renewed under the name it ends with. Not detached: it stays held.
+ * leased, so its lease is renewed under the name it ends with. Not detached: it stays held. Null when the
+ * run has nothing to detach (most runs): nothing to wait for, so the handler starts in the same turn.
  */
-export async function detachAtClaim(
+export function detachAtClaim(
   context: ClaimSlotContext,
   run: ActiveRun,
   claimed: Claimed,
   fields: RunFields,
-): Promise<void> {
+): Promise<void> | null {
   const follow = claimed.mode === 'held' ? cronDetach(claimed.fields, claimed.due) : null;
-  if (!follow) return;
+  return follow && detach(context, run, follow, fields);
+}
+
+async function detach(
+  context: ClaimSlotContext,
+  run: ActiveRun,
+  follow: { next: number; missed: number },
+  fields: RunFields,
+): Promise<void> {
   try {
     if (await context.commands.detach(run.partition, context.workerId, run, follow.next, follow.missed)) {
       run.mode = 'free';

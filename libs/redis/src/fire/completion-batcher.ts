@@ -20,6 +20,11 @@ export interface CompletionBatcherOptions {
   keepTrying(): boolean;
   /** pause between tries while Redis is unreachable */
   retryMs?: number;
+  /**
+   * Whether claim calls carry completions (`ride`, RidingClaims): then a batch whose linger is over waits
+   * up to LINGER_MS more for a claim call to go in the same socket write, before it goes alone.
+   */
+  rides?: boolean;
 }
 
 const DEFAULT_RETRY_MS = 200;
@@ -48,7 +53,10 @@ const LINGER_MS = 5;
 export class CompletionBatcher {
   private waiting = new Map<number, Waiting[]>();
   private readonly sending = new Set<number>();
-  private flushScheduled = false;
+  /** the linger's timer, then (with rides) the timer that sends the batches no claim call took */
+  private timer: NodeJS.Timeout | undefined;
+  /** the linger is over: the next claim call takes what waits (rides) */
+  private ripe = false;
 
   constructor(
     private readonly commands: FireCommands,
@@ -60,34 +68,49 @@ export class CompletionBatcher {
       const list = this.waiting.get(partition) ?? [];
       this.waiting.set(partition, list);
       list.push({ completion, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setTimeout(() => this.flush(), LINGER_MS);
-      }
+      this.timer ??= setTimeout(() => this.lingered(), LINGER_MS);
     });
   }
 
-  private flush(): void {
-    this.flushScheduled = false;
-    for (const partition of [...this.waiting.keys()]) this.sendNext(partition);
+  /**
+   * A claim call is being written (its socket corked): what waits past its linger goes on `claims`, in
+   * the same write — one wake of Redis and one syscall instead of two, each 0.3–0.5 ms of CPU on the
+   * bench's VM. The claim is written first, so Redis answers it before it runs the batch.
+   */
+  ride(claims: FireCommands): void {
+    if (this.ripe) this.flush(claims);
+  }
+
+  private lingered(): void {
+    if (!this.options.rides) return this.flush(this.commands);
+    this.ripe = true;
+    this.timer = setTimeout(() => this.flush(this.commands), LINGER_MS);
+  }
+
+  private flush(commands: FireCommands): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.ripe = false;
+    for (const partition of [...this.waiting.keys()]) this.sendNext(partition, commands);
   }
 
   /** Sends what waits for `partition` unless a call of it is in flight (its end sends the rest). */
-  private sendNext(partition: number): void {
+  private sendNext(partition: number, commands = this.commands): void {
     const list = this.waiting.get(partition);
     if (!list || this.sending.has(partition)) return;
     const batch = list.splice(0, MAX_BATCH);
     if (list.length === 0) this.waiting.delete(partition);
     this.sending.add(partition);
-    this.send(partition, batch, resendSafe(this.options.memoryMs));
+    this.send(partition, batch, resendSafe(this.options.memoryMs), commands);
   }
 
-  private send(partition: number, list: Waiting[], request: ScriptRequest): void {
+  /** A retry goes on the command connection, under the same request id. */
+  private send(partition: number, list: Waiting[], request: ScriptRequest, commands = this.commands): void {
     const done = (): void => {
       this.sending.delete(partition);
       this.sendNext(partition);
     };
-    this.commands
+    commands
       .complete(
         partition,
         list.map((entry) => entry.completion),

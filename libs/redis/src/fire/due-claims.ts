@@ -1,5 +1,6 @@
 import type { ClaimResult } from '../store/claim-reply';
-import type { FireCommands, TimerRef } from '../store/fire-commands';
+import type { TimerRef } from '../store/fire-commands';
+import type { ClaimCalls } from './claim-rides';
 import { type ClaimSlotContext, passIfLate } from './claim-slots';
 import type { ClaimTimes } from './run-timing';
 
@@ -19,8 +20,8 @@ const CLAIMS_IN_FLIGHT = 2;
 
 export interface DueClaimsContext {
   partition: number;
-  /** claims on the claim connection */
-  claims: FireCommands;
+  /** claims on the claim connection (with the completions that ride on them) */
+  claims: ClaimCalls;
   slots: ClaimSlotContext;
   /** Redis's clock as seen from here */
   clock: { now(): number };
@@ -103,6 +104,8 @@ async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaims
   sent.claimAnsweredAt = Date.now();
   answeredAt = context.clock.now();
   results.forEach((result, i) => take(result, ready[i], sent));
+  // Most calls have no slot to check: no wait, so their answer is not held a microtask turn longer.
+  if (checks.length === 0) return early;
   // Slots a policy may skip: the late ones are passed, the rest claimed now.
   const onTime = (await Promise.all(checks)).filter((entry) => entry !== null);
   if (onTime.length > 0) {

@@ -1,4 +1,4 @@
-import { type LogFields, type Skips, type SundialLogger } from '@sundial/core';
+import { type LogFields, logsDebug, type Skips, type SundialLogger } from '@sundial/core';
 import type { SundialObserver } from '../metrics/observer';
 import type { Completion, TimerRef } from '../store/fire-commands';
 import type { StaleReason } from '../store/replies';
@@ -16,21 +16,27 @@ export type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
 
 /** What TimerRunner tells its observer and logger about runs, stale claims and completions, and skips. */
 export class RunReports {
+  /** false with a logger whose debug writes nothing: the per-run debug lines' fields are not built */
+  private readonly debug: boolean;
+
   constructor(
     private readonly logger: SundialLogger,
     private readonly observer: SundialObserver,
-  ) {}
+  ) {
+    this.debug = logsDebug(logger);
+  }
 
   finished(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
     const status = outcome.outcome === 'ok' ? 'ok' : 'failed';
     this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
-    if (status === 'ok') this.logger.debug('run ok', { ...fields, latenessMs, durationMs });
-    else this.logger.warn('run failed', { ...fields, latenessMs, durationMs, error: outcome.error });
+    if (status !== 'ok')
+      this.logger.warn('run failed', { ...fields, latenessMs, durationMs, error: outcome.error });
+    else if (this.debug) this.logger.debug('run ok', { ...fields, latenessMs, durationMs });
   }
 
   staleAtClaim(partition: number, ref: TimerRef, reason: StaleReason): void {
     this.observer.stale?.({ reason, phase: 'claim' });
-    this.logger.debug('fire job stale at claim: not run', { ...ref, partition, reason });
+    if (this.debug) this.logger.debug('fire job stale at claim: not run', { ...ref, partition, reason });
   }
 
   /** The run happened, but the timer changed under it: its outcome was dropped (docs/spec.md §3.2 step 4). */

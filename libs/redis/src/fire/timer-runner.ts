@@ -11,6 +11,7 @@ import { RESEND_MEMORY_MS } from '../store/requests';
 import type { RowFields } from '../store/row';
 import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
+import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
@@ -87,7 +88,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
    * it (Redis answers one connection's calls in order).
    */
   private readonly claimRedis: RedisClient;
-  private readonly claims: FireCommands;
+  private readonly claims: RidingClaims;
   private readonly jobs = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
   private graceOver = false;
@@ -108,7 +109,6 @@ export class TimerRunner extends Partitioned<FireCommands> {
     };
     this.claimRedis = duplicateRedis(this.redis);
     defineCommands(this.claimRedis);
-    this.claims = new FireCommands(this.claimRedis, this.keys);
     const observer = options.observer ?? {};
     this.consumers = new FireConsumers({
       mode: options.consumers ?? 'own',
@@ -125,7 +125,13 @@ export class TimerRunner extends Partitioned<FireCommands> {
       // A completion is retried while the worker renews its lease: remember its answer for a few leases.
       memoryMs: Math.max(RESEND_MEMORY_MS, COMPLETION_MEMORY_LEASES * this.leaseMs),
       keepTrying: () => !this.graceOver,
+      rides: canRide(this.claimRedis),
     });
+    this.claims = new RidingClaims(
+      this.claimRedis,
+      new FireCommands(this.claimRedis, this.keys),
+      this.batcher,
+    );
     this.leases = new LeaseKeeper({
       connection: options.connection,
       keys: this.keys,
@@ -242,7 +248,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     // A free tick armed its next one at claim, past the grid slots it missed (claim.lua's 'skipped' event;
     // a re-run's were counted at its first claim).
     if (claimed.mode === 'free' && !claimed.rerun) this.reports.skips(freeRunSkips(claimed), fields);
-    await detachAtClaim(this.slots, run, claimed, fields);
+    const detaching = detachAtClaim(this.slots, run, claimed, fields);
+    if (detaching) await detaching;
     this.leases.add(run);
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
@@ -250,8 +257,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
       runTimings.publish({ key: run.key, due: claimed.due, ...times, claimCalls, startedAt: Date.now() });
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times.claimSentAt, latenessMs);
     const attempt = attemptOf(claimed);
-    const invoke = () => invokeHandler(this.handlers, run, claimed.due, claimed.fields, attempt);
-    void (span ? span.within(invoke) : invoke()).then(end);
+    const { handlers } = this;
+    const handled = span
+      ? span.within(() => invokeHandler(handlers, run, claimed.due, claimed.fields, attempt))
+      : invokeHandler(handlers, run, claimed.due, claimed.fields, attempt);
+    void handled.then(end);
     const outcome = await ended;
     span?.end(outcome);
     if (outcome === null || run.released) {
@@ -262,16 +272,22 @@ export class TimerRunner extends Partitioned<FireCommands> {
     run.completing = true;
     const endedAt = this.clock.now();
     this.reports.finished(outcome, fields, latenessMs, endedAt - startedAt);
-    const { id, key, version, runCount, mode } = run;
+    const follow = cronFollowUp(claimed.fields, claimed.due, endedAt);
     try {
+      // one literal of a fixed shape, not spreads (each copied its source's properties one by one)
       const completed = await this.batcher.complete(partition, {
-        id,
-        key,
-        version,
-        runCount,
-        mode,
-        ...outcome,
-        ...cronFollowUp(claimed.fields, claimed.due, endedAt),
+        id: run.id,
+        key: run.key,
+        version: run.version,
+        runCount: run.runCount,
+        mode: run.mode,
+        outcome: outcome.outcome,
+        error: outcome.error,
+        cronNext: follow.cronNext,
+        missed: follow.missed,
+        overlap: follow.overlap,
+        buffered: follow.buffered,
+        ended: follow.ended,
         once: claimed.fields.k === 'once',
       });
       // complete.lua published the matching 'skipped' or 'stale' event.

@@ -23,11 +23,13 @@ export interface ClaimedBy {
  * running — when the reply leaves it out; a held run's status (`running`), runCount (`hc` = `rc`) and
  * lease owner (`lw`). The lease's end and token and the job id are not put back: nothing reads them.
  */
-export function parseClaimReply([code, ...rest]: RawClaimReply, by: ClaimedBy): ClaimResult {
+export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResult {
+  // indexed, not destructured with a rest: a claim parses one reply per timer
+  const code = reply[0];
   switch (code) {
     case 'held':
     case 'free': {
-      const fields = JSON.parse(rest[1]) as RowFields;
+      const fields = JSON.parse(reply[2]) as RowFields;
       fields.key = by.key;
       fields.rv = String(by.version);
       fields.l ??= `{"started":${fields.lf},"status":"running"}`;
@@ -36,15 +38,15 @@ export function parseClaimReply([code, ...rest]: RawClaimReply, by: ClaimedBy): 
         fields.hc = fields.rc;
         fields.lw = by.workerId;
       }
-      return { kind: 'claimed', mode: code, due: Number(rest[0]), fields, rerun: rest[2] === 'rerun' };
+      return { kind: 'claimed', mode: code, due: Number(reply[1]), fields, rerun: reply[3] === 'rerun' };
     }
     case 'early':
-      return { kind: 'early', waitMs: Number(rest[0]) };
+      return { kind: 'early', waitMs: Number(reply[1]) };
     case 'check':
-      return { kind: 'check', due: Number(rest[0]), fields: JSON.parse(rest[1]) as RowFields };
+      return { kind: 'check', due: Number(reply[1]), fields: JSON.parse(reply[2]) as RowFields };
     case 'lost':
-      return { kind: 'lost', fields: JSON.parse(rest[0]) as RowFields };
+      return { kind: 'lost', fields: JSON.parse(reply[1]) as RowFields };
     default:
-      return { kind: 'stale', reason: rest[0] as StaleReason };
+      return { kind: 'stale', reason: reply[1] as StaleReason };
   }
 }

@@ -147,17 +147,19 @@ export class FireCommands {
     refs: TimerRef[],
     slotsChecked = false,
   ): Promise<ClaimResult[]> {
-    const args = [slotsChecked ? '1' : '0', ...refs.flatMap((ref) => [ref.id, ref.key, ref.version])];
+    // one array of the arguments, filled in place: a claim at 1,000/s is a call per timer or two
+    const args: (string | number)[] = [leaseMs, workerId, slotsChecked ? '1' : '0'];
+    for (const ref of refs) args.push(ref.id, ref.key, ref.version);
     const argv1 = requestPrefix(this.keys.prefix, resendSafe());
-    const replies = (await this.runWith(
-      argv1,
-      'claim',
-      partition,
-      leaseMs,
-      workerId,
-      ...args,
-    )) as RawClaimReply[];
-    return replies.map((reply, n) => parseClaimReply(reply, { ...refs[n], workerId }));
+    const replies = (await this.runWith(argv1, 'claim', partition, ...args)) as RawClaimReply[];
+    const results: ClaimResult[] = new Array(replies.length);
+    const by = { key: '', version: 0, workerId };
+    for (let n = 0; n < replies.length; n++) {
+      by.key = refs[n].key;
+      by.version = refs[n].version;
+      results[n] = parseClaimReply(replies[n], by);
+    }
+    return results;
   }
 
   /** `request`: the same for every try of one batch, so a repeated one answers as the first did. */

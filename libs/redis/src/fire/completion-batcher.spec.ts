@@ -1,0 +1,80 @@
+import type { Completion, FireCommands } from '../store/fire-commands';
+import type { CompleteReply } from '../store/replies';
+import { CompletionBatcher } from './completion-batcher';
+
+/** A fake connection's complete calls: which runs each carried. */
+function connection(name: string, calls: string[]) {
+  return {
+    complete: (_partition: number, completions: Completion[]) => {
+      calls.push(`${name}:${completions.map((c) => c.key).join(',')}`);
+      return Promise.resolve(completions.map((): CompleteReply => ({ kind: 'done', missed: 0, overlap: 0 })));
+    },
+  } as unknown as FireCommands;
+}
+
+function completion(key: string): Completion {
+  return {
+    id: `id-${key}`,
+    key,
+    version: 1,
+    runCount: 1,
+    mode: 'held',
+    outcome: 'ok',
+    missed: 0,
+    overlap: 0,
+  };
+}
+
+describe('CompletionBatcher', () => {
+  let calls: string[];
+  let commands: FireCommands;
+  let claims: FireCommands;
+  beforeEach(() => {
+    jest.useFakeTimers();
+    calls = [];
+    commands = connection('commands', calls);
+    claims = connection('claims', calls);
+  });
+  afterEach(() => jest.useRealTimers());
+
+  const batcher = (rides: boolean) =>
+    new CompletionBatcher(commands, { memoryMs: 60_000, keepTrying: () => true, rides });
+
+  it('sends what settled within the linger (5 ms) as one call on the command connection', async () => {
+    const b = batcher(false);
+    const done = [b.complete(0, completion('a')), b.complete(0, completion('b'))];
+    jest.advanceTimersByTime(4);
+    b.ride(claims); // no rides: nothing goes with a claim
+    expect(calls).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(calls).toEqual(['commands:a,b']);
+    await expect(Promise.all(done)).resolves.toHaveLength(2);
+  });
+
+  it('with rides: a batch past its linger goes with the next claim call, not before its linger', async () => {
+    const b = batcher(true);
+    const done = b.complete(0, completion('a'));
+    jest.advanceTimersByTime(4);
+    b.ride(claims);
+    expect(calls).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(calls).toEqual([]); // ripe: waits for a claim
+    const late = b.complete(0, completion('b'));
+    b.ride(claims);
+    expect(calls).toEqual(['claims:a,b']);
+    await expect(done).resolves.toEqual({ kind: 'done', missed: 0, overlap: 0 });
+    await late;
+    jest.advanceTimersByTime(20);
+    expect(calls).toEqual(['claims:a,b']); // nothing left to send alone
+  });
+
+  it('with rides: a batch no claim call takes goes alone one linger later', () => {
+    const b = batcher(true);
+    void b.complete(0, completion('a'));
+    void b.complete(1, completion('b'));
+    jest.advanceTimersByTime(9);
+    expect(calls).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(calls).toEqual(['commands:a', 'commands:b']);
+  });
+});
