@@ -4,6 +4,15 @@ import { eventually, matching, recorder, refOf, useFirePath } from './fire-fixtu
 
 const fire = useFirePath();
 
+type FireCluster = Awaited<ReturnType<typeof fire.cluster>>;
+
+/** Claims `timers` for worker 'w' once the Redis clock has reached all their dues. */
+async function claimWhenDue(cluster: FireCluster, timers: Array<Parameters<typeof refOf>[0]>) {
+  const due = Math.max(...timers.map((timer) => timer.dueAt));
+  await waitFor(async () => (await cluster.redisNow()) >= due, { intervalMs: 5, what: 'due' });
+  return cluster.commands.claim(0, 30_000, 'w', timers.map(refOf));
+}
+
 describe('fire path: one-shot timers', () => {
   it('fails a timer whose handler is not registered, and keeps running others', async () => {
     const cluster = await fire.cluster();
@@ -91,11 +100,7 @@ describe('fire path: one-shot timers', () => {
       delay: 0,
       removeOnComplete: false,
     });
-    await waitFor(async () => (await cluster.redisNow()) >= Math.max(timer.dueAt, kept.dueAt), {
-      intervalMs: 5,
-      what: 'due',
-    });
-    const claims = await cluster.commands.claim(0, 30_000, 'w', [refOf(timer), refOf(kept)]);
+    const claims = await claimWhenDue(cluster, [timer, kept]);
     expect(claims.map((claim) => claim.kind)).toEqual(['claimed', 'claimed']);
     const run = { version: 1, runCount: 1, mode: 'held', outcome: 'ok', missed: 0, overlap: 0 } as const;
     // complete.lua deletes the rows it removes once, at the end of the call: the repeat must not see it.
@@ -120,11 +125,7 @@ describe('fire path: one-shot timers', () => {
     const cluster = await fire.cluster();
     const once = await cluster.timers.schedule({ key: 'once', handler: 'h', delay: 0 });
     const cron = await cluster.timers.schedule({ key: 'c', handler: 'h', cron: '* * * * * *', tz: 'UTC' });
-    await waitFor(async () => (await cluster.redisNow()) >= Math.max(once.dueAt, cron.dueAt), {
-      intervalMs: 5,
-      what: 'due',
-    });
-    const claims = await cluster.commands.claim(0, 30_000, 'w', [refOf(once), refOf(cron)]);
+    const claims = await claimWhenDue(cluster, [once, cron]);
     expect(claims.map((claim) => claim.kind)).toEqual(['claimed', 'claimed']);
     const run = { version: 1, runCount: 1, mode: 'held', outcome: 'ok', missed: 0, overlap: 0 } as const;
     const followUp = cronFollowUp({ k: 'cron', cr: '* * * * * *', tz: 'UTC' }, cron.dueAt, cron.dueAt + 3500);
