@@ -18,9 +18,9 @@ export function canRide(redis: RedisClient): boolean {
 /**
  * Claim calls that carry, in the same socket write, the completions whose linger is over
  * (CompletionBatcher `ride`). At 1,000 runs/s a claim goes about every millisecond and a completion
- * batch every ~5: each socket write that wakes Redis costs the worker 0.3–0.5 ms of CPU on the bench's
- * VM, and Redis a read of its own. The claim is written first (the socket is corked for both), so Redis
- * answers it before it runs the batch; the batch then waits in Redis's queue instead of on a connection
+ * batch every ~5: each socket write that wakes Redis costs the worker ~10–30 µs of CPU (docs/design.md
+ * "Node CPU per fired timer"), and Redis a read of its own. The claim is written first (the socket is
+ * corked for both), so Redis answers it before it runs the batch; the batch then waits in Redis's queue instead of on a connection
  * of its own, as any call behind the running one does.
  */
 export class RidingClaims implements ClaimCalls {
