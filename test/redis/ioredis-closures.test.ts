@@ -1,0 +1,186 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { closeRedis, openRedis, type RedisClient } from '@sundial/redis';
+import { type RedisServer, startRedis } from '@sundial/testing';
+import { Command, type Redis, ReplyError } from 'ioredis';
+
+const ROOT = join(__dirname, '..', '..');
+const CLOSURES = join(ROOT, 'libs', 'redis', 'src', 'infra', 'ioredis-closures.ts');
+
+let server: RedisServer;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  // openRedis installs the replacements (once per process) before it makes the connection.
+  redis = openRedis(server.url, { showFriendlyErrorStack: true }) as Redis;
+});
+afterAll(async () => {
+  await closeRedis(redis as RedisClient);
+  await server.stop();
+});
+
+/**
+ * docs/design.md "ioredis closures": ioredis 6.0.0 sets each command's `reject` to a function literal,
+ * which V8 allocates in the old generation; everything the command references then survives the next
+ * scavenges. A plain node process (no jest) runs `await redis.echo(json)` in a loop, with and without
+ * the replacements, and reports what each scavenge kept (as `--trace-gc-nvp`'s `new_space_survived`). It runs
+ * with `--max-opt=2` (at most Maglev): a tight loop soon gets ioredis's command path into TurboFan,
+ * whose code allocates that closure young, while in a loop paced by timers (as a worker's commands
+ * are) `initPromise` stayed in Maglev and ~1 MB a scavenge survived for the whole run.
+ */
+describe('bytes surviving scavenges in a loop of commands', () => {
+  it('stay a few KB with the replacements; without them over 256 KB (the control: the cost is there)', async () => {
+    const without = await survivedPerScavenge(false);
+    const withFix = await survivedPerScavenge(true);
+    expect(median(without)).toBeGreaterThan(256 * 1024);
+    expect(median(withFix)).toBeLessThan(64 * 1024);
+  }, 120_000);
+});
+
+describe('the replacements', () => {
+  it('are in place once a connection is opened: no command or script command sets a literal reject', () => {
+    const literal = /this\.reject = \(err\) =>/;
+    expect(String(Command.prototype['initPromise' as keyof Command])).not.toMatch(literal);
+    redis.defineCommand('probeScript', { numberOfKeys: 0, lua: 'return 1' });
+    const scripts = (redis as unknown as { scriptsSet: Record<string, { Command: typeof Command }> })
+      .scriptsSet;
+    expect(String(scripts.probeScript.Command.prototype.toWritable)).not.toMatch(literal);
+  });
+
+  it('leave another ioredis as it is, and say so', () => {
+    jest.isolateModules(() => {
+      jest.doMock('ioredis/package.json', () => ({ version: '6.0.1' }));
+      const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const fresh = require('ioredis/built/Command') as { default: typeof Command };
+      const { installIoredisClosures } = require(
+        CLOSURES,
+      ) as typeof import('../../libs/redis/src/infra/ioredis-closures');
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      const before = fresh.default.prototype['initPromise' as keyof Command];
+      installIoredisClosures();
+      expect(fresh.default.prototype['initPromise' as keyof Command]).toBe(before);
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('"ioredis":"6.0.1"'));
+      warn.mockRestore();
+    });
+  });
+});
+
+describe('commands with the replacements', () => {
+  it('resolve, with ioredis argument and reply transformers and Buffer replies', async () => {
+    await redis.hset('h', { a: '1', b: '2' });
+    expect(await redis.hgetall('h')).toEqual({ a: '1', b: '2' });
+    expect(await redis.getBuffer('missing')).toBeNull();
+    await redis.set('buf', 'xyz');
+    expect(await redis.getBuffer('buf')).toEqual(Buffer.from('xyz'));
+    const viaCallback = await new Promise((resolve, reject) =>
+      redis.get('buf', (err, value) => (err ? reject(err) : resolve(value))),
+    );
+    expect(viaCallback).toBe('xyz');
+  });
+
+  it('reject with a ReplyError whose stack starts at the caller (showFriendlyErrorStack)', async () => {
+    await redis.set('text', 'not a number');
+    const error = await redis.incr('text').catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ReplyError);
+    expect((error as Error).message).toMatch(/not an integer/);
+    const frames = (error as Error).stack?.split('\n').slice(1) ?? [];
+    expect(frames[0]).toContain('ioredis-closures.test.ts');
+    const failed = await new Promise<unknown>((resolve) => redis.incr('text', (err) => resolve(err)));
+    expect(failed).toBeInstanceOf(ReplyError);
+  });
+
+  it('reject when their own timeout ends them (commandTimeout)', async () => {
+    const timed = openRedis(server.url, { commandTimeout: 50 }) as Redis;
+    try {
+      await expect(timed.blpop('nothing-here', 5)).rejects.toThrow('Command timed out');
+    } finally {
+      timed.disconnect();
+    }
+  });
+
+  it('keep resolve and reject callable detached (ioredis Cluster calls the original reject so)', async () => {
+    const command = new Command('get', ['k']);
+    const { reject } = command;
+    reject(new Error('detached'));
+    await expect(command.promise).rejects.toThrow('detached');
+    const other = new Command('get', ['k'], { replyEncoding: 'utf8' });
+    const { resolve } = other;
+    resolve(Buffer.from('v'));
+    await expect(other.promise).resolves.toBe('v');
+  });
+});
+
+describe('scripts with the replacements', () => {
+  it('are sent as EVAL once, then EVALSHA; after SCRIPT FLUSH the NOSCRIPT reply is answered by an EVAL', async () => {
+    const lua = "if ARGV[1] == 'fail' then return redis.error_reply('ERR asked to fail') end return ARGV[1]";
+    redis.defineCommand('echoArg', { numberOfKeys: 0, lua });
+    const echoArg = (arg: string): Promise<string> =>
+      (redis as unknown as Record<'echoArg', (arg: string) => Promise<string>>).echoArg(arg);
+    await redis.config('RESETSTAT');
+    expect(await echoArg('one')).toBe('one');
+    expect(await echoArg('two')).toBe('two');
+    expect(await evalCalls()).toEqual({ eval: 1, evalsha: 1 });
+    await redis.script('FLUSH');
+    expect(await echoArg('three')).toBe('three');
+    // The EVALSHA refused with NOSCRIPT, then the same call as EVAL.
+    expect(await evalCalls()).toEqual({ eval: 2, evalsha: 2 });
+    expect(await echoArg('four')).toBe('four');
+    expect(await evalCalls()).toEqual({ eval: 2, evalsha: 3 });
+    await expect(echoArg('fail')).rejects.toThrow(new ReplyError('ERR asked to fail'));
+  });
+});
+
+/** Calls of EVAL and EVALSHA since the last CONFIG RESETSTAT, by INFO commandstats. */
+async function evalCalls(): Promise<{ eval: number; evalsha: number }> {
+  const info = await redis.info('commandstats');
+  const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  return { eval: calls('eval'), evalsha: calls('evalsha') };
+}
+
+/**
+ * The bytes of the young generation that each scavenge kept, in a child that sends 40,000 ECHOs one
+ * after another (by `v8.GCProfiler`, from a full GC after start-up; the first scavenge left out).
+ */
+async function survivedPerScavenge(patched: boolean): Promise<number[]> {
+  const program = `
+    const ts = require('typescript');
+    const { readFileSync } = require('node:fs');
+    const { GCProfiler } = require('node:v8');
+    require('tsconfig-paths').register({ baseUrl: ${JSON.stringify(ROOT)}, paths: { '@sundial/*': ['libs/*/src'] } });
+    require.extensions['.ts'] = (module, file) => module._compile(ts.transpileModule(readFileSync(file, 'utf8'),
+      { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText, file);
+    if (${patched}) require(${JSON.stringify(CLOSURES)}).installIoredisClosures();
+    const Redis = require('ioredis').default;
+    const redis = new Redis(${JSON.stringify(server.url)});
+    const json = JSON.stringify({ id: 'x'.repeat(20), payload: { a: 1, b: [1, 2, 3], c: 'hello world' } });
+    (async () => {
+      await redis.ping();
+      gc();
+      const profiler = new GCProfiler();
+      profiler.start();
+      for (let i = 0; i < 40000; i++) await redis.echo(json);
+      const { statistics } = profiler.stop();
+      const newSpace = (spaces) => spaces.find((space) => space.spaceName === 'new_space').spaceUsedSize;
+      const scavenges = statistics.filter((gc) => gc.gcType === 'Scavenge');
+      console.log(JSON.stringify(scavenges.map((gc) => newSpace(gc.afterGC.heapSpaceStatistics))));
+      await redis.quit();
+    })();`;
+  const child = spawn(process.execPath, ['--max-opt=2', '--expose-gc', '-e', program], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  expect(code).toBe(0);
+  const survived = JSON.parse(out) as number[];
+  expect(survived.length).toBeGreaterThanOrEqual(4);
+  return survived.slice(1);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
