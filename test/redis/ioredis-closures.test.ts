@@ -1,11 +1,7 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { closeRedis, openRedis, type RedisClient } from '@sundial/redis';
 import { type RedisServer, startRedis } from '@sundial/testing';
 import { Command, type Redis, ReplyError } from 'ioredis';
-
-const ROOT = join(__dirname, '..', '..');
-const CLOSURES = join(ROOT, 'libs', 'redis', 'src', 'infra', 'ioredis-closures.ts');
+import { CLOSURES, median, survivedPerScavenge } from './scavenge-survivors';
 
 let server: RedisServer;
 let redis: Redis;
@@ -23,16 +19,13 @@ afterAll(async () => {
 /**
  * docs/design.md "ioredis closures": ioredis 6.0.0 sets each command's `reject` to a function literal,
  * which V8 allocates in the old generation; everything the command references then survives the next
- * scavenges. A plain node process (no jest) runs `await redis.echo(json)` in a loop, with and without
- * the replacements, and reports what each scavenge kept (as `--trace-gc-nvp`'s `new_space_survived`). It runs
- * with `--max-opt=2` (at most Maglev): a tight loop soon gets ioredis's command path into TurboFan,
- * whose code allocates that closure young, while in a loop paced by timers (as a worker's commands
- * are) `initPromise` stayed in Maglev and ~1 MB a scavenge survived for the whole run.
+ * scavenges. Measured in a child, with and without the replacements (scavenge-survivors.ts).
  */
 describe('bytes surviving scavenges in a loop of commands', () => {
   it('stay a few KB with the replacements; without them over 256 KB (the control: the cost is there)', async () => {
-    const without = await survivedPerScavenge(false);
-    const withFix = await survivedPerScavenge(true);
+    const loop = { call: 'redis.echo(json)', times: 40_000 };
+    const without = await survivedPerScavenge(server.url, { patched: false, ...loop });
+    const withFix = await survivedPerScavenge(server.url, { patched: true, ...loop });
     expect(median(without)).toBeGreaterThan(256 * 1024);
     expect(median(withFix)).toBeLessThan(64 * 1024);
   }, 120_000);
@@ -137,50 +130,4 @@ async function evalCalls(): Promise<{ eval: number; evalsha: number }> {
   const info = await redis.info('commandstats');
   const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
   return { eval: calls('eval'), evalsha: calls('evalsha') };
-}
-
-/**
- * The bytes of the young generation that each scavenge kept, in a child that sends 40,000 ECHOs one
- * after another (by `v8.GCProfiler`, from a full GC after start-up; the first scavenge left out).
- */
-async function survivedPerScavenge(patched: boolean): Promise<number[]> {
-  const program = `
-    const ts = require('typescript');
-    const { readFileSync } = require('node:fs');
-    const { GCProfiler } = require('node:v8');
-    require('tsconfig-paths').register({ baseUrl: ${JSON.stringify(ROOT)}, paths: { '@sundial/*': ['libs/*/src'] } });
-    require.extensions['.ts'] = (module, file) => module._compile(ts.transpileModule(readFileSync(file, 'utf8'),
-      { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText, file);
-    if (${patched}) require(${JSON.stringify(CLOSURES)}).installIoredisClosures();
-    const Redis = require('ioredis').default;
-    const redis = new Redis(${JSON.stringify(server.url)});
-    const json = JSON.stringify({ id: 'x'.repeat(20), payload: { a: 1, b: [1, 2, 3], c: 'hello world' } });
-    (async () => {
-      await redis.ping();
-      gc();
-      const profiler = new GCProfiler();
-      profiler.start();
-      for (let i = 0; i < 40000; i++) await redis.echo(json);
-      const { statistics } = profiler.stop();
-      const newSpace = (spaces) => spaces.find((space) => space.spaceName === 'new_space').spaceUsedSize;
-      const scavenges = statistics.filter((gc) => gc.gcType === 'Scavenge');
-      console.log(JSON.stringify(scavenges.map((gc) => newSpace(gc.afterGC.heapSpaceStatistics))));
-      await redis.quit();
-    })();`;
-  const child = spawn(process.execPath, ['--max-opt=2', '--expose-gc', '-e', program], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  expect(code).toBe(0);
-  const survived = JSON.parse(out) as number[];
-  expect(survived.length).toBeGreaterThanOrEqual(4);
-  return survived.slice(1);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { consoleLogger } from '@sundial/core';
+import {
+  loadAsCallback,
+  PIPELINE_FINGERPRINTS,
+  pipelineSources,
+  replacePipelineClosures,
+} from './ioredis-pipelines';
 
 /**
  * Why: V8's parser pretenures a function literal assigned straight to a property (`obj.f = () => …`,
@@ -18,12 +24,18 @@ import { consoleLogger } from '@sundial/core';
  * `resolve` and `reject` stay own functions of each command, callable without `this` (ioredis's
  * Cluster wraps `command.reject` and calls the original detached).
  *
+ * Pipelines and `multi()` had the same cost by two more such objects: ioredis-pipelines.ts.
+ *
  * Pinned: only ioredis 6.0.0 whose replaced functions have exactly the source text they were copied
  * from (`FINGERPRINTS`); with any other ioredis nothing is patched and a warning says so.
  */
 const PINNED_VERSION = '6.0.0';
-/** sha256 (first 16 hex digits) of `Command.prototype.initPromise` and of the `Script` class, as text. */
-const FINGERPRINTS = { initPromise: '940e42e8f740cf48', Script: 'a9e9ca0847dbe2d7' } as const;
+/** sha256 (first 16 hex digits) of each replaced function or class, as text. */
+const FINGERPRINTS: Record<string, string> = {
+  initPromise: '940e42e8f740cf48',
+  Script: 'a9e9ca0847dbe2d7',
+  ...PIPELINE_FINGERPRINTS,
+};
 
 type Settle = (value: unknown) => unknown;
 
@@ -68,7 +80,7 @@ const builtDir = dirname(require.resolve('ioredis'));
 
 let installed = false;
 
-/** Replaces the two closures once per process; a no-op after the first call. */
+/** Replaces the closures once per process; a no-op after the first call. */
 export function installIoredisClosures(): void {
   if (installed) return;
   installed = true;
@@ -78,11 +90,13 @@ export function installIoredisClosures(): void {
   const command = require('ioredis/built/Command') as { default: CommandClass };
   const script = require('ioredis/built/Script') as { default: ScriptClass };
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const found = {
-    initPromise: fingerprint(command.default.prototype.initPromise),
-    Script: fingerprint(script.default),
+  const sources: Record<string, object> = {
+    initPromise: command.default.prototype.initPromise,
+    Script: script.default,
+    ...pipelineSources(),
   };
-  const pinned = found.initPromise === FINGERPRINTS.initPromise && found.Script === FINGERPRINTS.Script;
+  const found = Object.fromEntries(Object.entries(sources).map(([name, code]) => [name, fingerprint(code)]));
+  const pinned = Object.keys(FINGERPRINTS).every((name) => found[name] === FINGERPRINTS[name]);
   if (version !== PINNED_VERSION || !pinned) {
     consoleLogger.warn(
       'ioredis is not the version whose per-command closures Sundial replaces: left as it is (more GC work per command, nothing else changes)',
@@ -92,6 +106,7 @@ export function installIoredisClosures(): void {
   }
   replaceInitPromise(command.default);
   replaceScriptCommand(script, command.default);
+  replacePipelineClosures();
 }
 
 function fingerprint(code: object): string {
@@ -103,9 +118,7 @@ function replaceInitPromise(Command: CommandClass): void {
   const { optimizeErrorStack } = require('ioredis/built/utils') as {
     optimizeErrorStack: (error: Error, friendlyStack: string | undefined, filterPath: string) => Error;
   };
-  // ioredis's dependency (not Sundial's), from where ioredis finds it.
-  const asCallbackPath = require.resolve('standard-as-callback', { paths: [builtDir] });
-  const asCallback = (require(asCallbackPath) as { default: AsCallback }).default;
+  const asCallback = loadAsCallback();
   /* eslint-enable @typescript-eslint/no-require-imports */
   /** ioredis's `reject` of a command: clears its timers, marks it settled, keeps a friendly stack. */
   const rejecter =
@@ -132,8 +145,6 @@ function replaceInitPromise(Command: CommandClass): void {
     this.promise = asCallback(promise, this.callback);
   };
 }
-
-type AsCallback = (promise: Promise<unknown>, callback: unknown) => Promise<unknown>;
 
 /**
  * A defined script's command class (`Script#Command`): sent as EVAL the first time on a socket, as
