@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 
 /**
  * The pipeline half of ioredis-closures.ts (same cause, same pin): every `pipeline()` and `multi()`
- * (BullMQ's job adds and moves, Sundial's reads) kept its commands and replies alive through
+ * (BullMQ's and Sundial's) kept its commands and replies alive through
  * scavenges, by two old-generation objects per call pointing at young ones:
  * - the Pipeline constructor defines `length` on each instance with a getter closing over it: a new
  *   getter per instance gives each pipeline a new hidden class (maps are always old), whose accessor
