@@ -1,6 +1,7 @@
 import { refusals } from '@sundial/core';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { failFastWhenDown, paceSubscriber } from './cluster-outage';
+import { installIoredisClosures } from './ioredis-closures';
 import { settledWithin } from './settled-within';
 
 /**
@@ -46,6 +47,8 @@ const DEFAULT_PORTS = { node: 6379, sentinel: 26379 } as const;
 
 /** Opens the connection `connection` names, with `overrides` (e.g. BullMQ's `maxRetriesPerRequest: null`). */
 export function openRedis(connection: RedisConnection, overrides: RedisOptions = {}): RedisClient {
+  // Before any command or script is made: ioredis's per-command closures outlive scavenges otherwise.
+  installIoredisClosures();
   if (connection instanceof Redis) return withErrorListener(connection.duplicate(overrides));
   const { url, ...options } = typeof connection === 'string' ? { url: connection } : connection;
   const target = url === undefined ? undefined : parseRedisUrl(url);
