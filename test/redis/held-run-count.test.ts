@@ -1,5 +1,7 @@
-import type { Completion, TimerRef } from '@sundial/redis';
+import type { FireCommands, TimerRef } from '@sundial/redis';
 import { refOf, useFirePath } from './fire-fixture';
+
+type Completion = Parameters<FireCommands['complete']>[1][number];
 
 const fire = useFirePath();
 
