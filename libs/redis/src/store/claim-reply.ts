@@ -21,7 +21,8 @@ export interface ClaimedBy {
  * claim.lua's reply per timer. A claimed row comes without what the worker has or derives (claim.lua
  * `claimed_reply`): its key and version (`rv`) from the ref; `l` — this claim's, started at `lf` and
  * running — when the reply leaves it out; a held run's status (`running`), runCount (`hc` = `rc`) and
- * lease owner (`lw`). The lease's end and token and the job id are not put back: nothing reads them.
+ * lease owner (`lw`). (`rv` and `hc` are stored only for a timer that does not await its task.) The
+ * lease's end and token and the job id are not put back: nothing reads them.
  */
 export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResult {
   // indexed, not destructured with a rest: a claim parses one reply per timer

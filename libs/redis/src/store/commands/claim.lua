@@ -151,7 +151,9 @@ local function claim(id, key, version)
     return stale(row, id, key, version, 'status')
   end
   local due_text = row.tg or row.d
-  local due = tonumber(due_text)
+  -- (`+ 0`, not tonumber: Lua 5.1's tonumber parses a string twice, ~1k instructions; the coercion once.
+  -- A number text this store wrote either way, read as the same number.)
+  local due = due_text + 0
   if row.s == 'pending' and now < due then
     return { 'early', int(due - now) }
   end
@@ -161,7 +163,7 @@ local function claim(id, key, version)
   end
 
   -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
-  local run_count = tonumber(row.rc or '0') + ((row.at and not row.tg) and 0 or 1)
+  local run_count = (row.rc or 0) + ((row.at and not row.tg) and 0 or 1)
   local free = is_free(row, run_count)
   cancel_other(row, key)
   if free then
@@ -191,16 +193,27 @@ local function claim(id, key, version)
     -- the reply's row the same way).
     publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_slot), 0)
   else
-    -- `hc`: this held run's runCount. `rc` counts every claim, and a free run's re-run claimed while this
-    -- run goes on moves it; completion and renewal know the held run by `hc`.
-    row.s, row.lw, row.lu, row.ct, row.hc = 'running', worker, lease_until, token, row.rc
+    row.s, row.lw, row.lu, row.ct = 'running', worker, lease_until, token
     held[#held + 1] = key
     leases[#leases + 1] = lease_until
     leases[#leases + 1] = key
     -- Its `claimed` entry waits on the row with the hand-off's (includes/ledger `ledger_defer`): the
     -- completion writes them all in one LPUSH.
     local kept = ledger_defer(row, claimed_entry(now_text, version, worker_json, due_text))
-    local written = { 'rv', row.rv, 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '', 'hc', row.hc }
+    local written = { 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '' }
+    if row.aw == '0' or row.hc then
+      -- `hc`: this held run's runCount. `rc` counts every claim, and a free run's re-run (awaitTask=false
+      -- only) claimed while this run goes on moves it; completion and renewal know the held run by `hc`,
+      -- else by `rc` (`hc or rc`). `rv`: the version a free run may still run (abort_runs, cancel_other).
+      -- A timer that awaits its task has no free runs: `rc` is its held run's, and no reader asks its
+      -- `rv`, so neither is written (~2 fields of the row's dict). A `hc` left by an earlier release's
+      -- claim is kept true.
+      row.hc = row.rc
+      written[#written + 1] = 'hc'
+      written[#written + 1] = row.hc
+      written[#written + 1] = 'rv'
+      written[#written + 1] = row.rv
+    end
     if kept then
       written[#written + 1] = 'lq'
       written[#written + 1] = kept

@@ -270,7 +270,8 @@ local function ledger_record(row, event_type, now, extra)
     event = 'lost'
   end
   local held_due
-  if (event_type == 'completed' or event_type == 'failed') and tonumber(row.v) == extra.version then
+  -- (`+ 0`, not tonumber, which parses the text twice: `v` is always a number's text here)
+  if (event_type == 'completed' or event_type == 'failed') and row.v + 0 == extra.version then
     -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
     held_due = row.tg or row.d
   end

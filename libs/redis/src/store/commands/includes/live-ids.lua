@@ -35,7 +35,7 @@ local function ids_by_bitmap(ids)
   for i = 1, #ids do
     local seq, origin = string.match(ids[i], '^(%d+)p(%d+)$')
     if seq then
-      seq = tonumber(seq)
+      seq = seq + 0 -- (digits: coerced once, where tonumber parses twice)
       local offset = seq % ID_CHUNK
       local chunk = (seq - offset) / ID_CHUNK
       if origin ~= group_origin or chunk ~= group_chunk then
