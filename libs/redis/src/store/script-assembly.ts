@@ -27,39 +27,40 @@ const LEDGER_PREAMBLE = 'LEDGER_SIZE = tonumber(table.remove(ARGV, 2))';
 
 /**
  * A script's parts, each with its includes inlined: what runs first on every call (`fence`: the layout
- * fence and the ledger preamble, assigning LEDGER_SIZE), the includes' functions and tables (`includes`;
- * with the requests include, `with_request` first), and the script's own `body`. `requests`: its body
- * runs inside `with_request`.
+ * fence and the ledger preamble, assigning LEDGER_SIZE), the requests include (`requests`: '' for a
+ * script without it; else its body runs inside `with_request`), the other includes' functions and tables
+ * (`includes`), and the script's own `body`.
  */
 export interface ScriptParts {
   fence: string;
+  requests: string;
   includes: string;
   body: string;
-  requests: boolean;
 }
 
 export function scriptParts(script: string): ScriptParts {
   const source = readLua(script);
   const fence = `${readLua(LAYOUT_FENCE)}\n${LEDGER_PREAMBLE}\n`;
-  const requests = source.includes(`--- @include "${REQUESTS}"`);
   const seen = new Set<string>();
-  const first = requests ? withIncludes(`--- @include "${REQUESTS}"\n`, seen) : '';
+  const requests = source.includes(`--- @include "${REQUESTS}"`)
+    ? withIncludes(`--- @include "${REQUESTS}"`, seen)
+    : '';
   // the include lines come first in every script: they become `includes`, the rest is the body
-  const headers = source.match(INCLUDE) ?? [];
-  const includes = first + withIncludes(headers.join('\n'), seen);
-  return { fence, includes, body: source.replace(INCLUDE, ''), requests };
+  const includes = withIncludes((source.match(INCLUDE) ?? []).join('\n'), seen);
+  return { fence, requests, includes, body: source.replace(INCLUDE, '') };
 }
 
 /**
  * A script as EVAL runs it: its includes inlined after the layout fence and the ledger preamble; with the
- * requests include, its body wrapped in `with_request` (and the request it leaves stays outside the body).
+ * requests include, its body and other includes wrapped in `with_request` (the request it leaves stays
+ * outside: the body's locals, the includes' functions among them, stay locals of the body).
  */
 export function assembleScript(script: string): string {
-  const { fence, includes, body, requests } = scriptParts(script);
-  const head = `${fence.replace(LEDGER_PREAMBLE, `local ${LEDGER_PREAMBLE}`)}${includes}`;
-  if (!requests) return withoutUnusedFunctions(`${head}\n${body}`);
+  const { fence, requests, includes, body } = scriptParts(script);
+  const head = fence.replace(LEDGER_PREAMBLE, `local ${LEDGER_PREAMBLE}`);
+  if (!requests) return withoutUnusedFunctions(`${head}${includes}\n${body}`);
   return withoutUnusedFunctions(
-    `${head}\nlocal function command_body()\n${body}\nend\nreturn with_request('${script}', command_body)\n`,
+    `${head}${requests}\nlocal function command_body()\n${includes}\n${body}\nend\nreturn with_request('${script}', command_body)\n`,
   );
 }
 

@@ -27,13 +27,14 @@ const NAME = '__SUNDIAL_LIBRARY__';
  * releases' libraries of one script have two names (a rolling upgrade runs both).
  */
 export function functionLibrary(script: string): FunctionLibrary {
-  const { fence, includes, body, requests } = scriptParts(script);
+  const { fence, requests, includes, body } = scriptParts(script);
   const resets: string[] = [];
-  const hoisted = includes.replace(PER_CALL, (_line, names: string, value: string) => {
+  const top = `${requests}\n${includes}`;
+  const hoisted = top.replace(PER_CALL, (_line, names: string, value: string) => {
     resets.push(`${names} = ${value}`);
     return `local ${names}`;
   });
-  const markers = includes.match(MARKER)?.length ?? 0;
+  const markers = top.match(MARKER)?.length ?? 0;
   if (markers !== resets.length)
     throw new Error(
       `${script}: a '--- @per-call' marker is not followed by one 'local <names> = <value>' line`,
