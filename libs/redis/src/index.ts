@@ -54,8 +54,6 @@ export { FireCommands, type FireJobData, type TimerRef } from './store/fire-comm
 export { migrateLiveIds } from './store/live-ids-migration';
 export {
   defineCommands,
-  FUNCTION_SCRIPTS,
-  functionLibraries,
   loadCommands,
   loadFunctions,
   runScript,
