@@ -167,6 +167,13 @@ export const refusals = {
       `Redis at ${node} is version ${version}; Sundial needs Redis 7.0 or later (its fire path runs as Redis Functions).`,
       'Upgrade Redis to 7.0 or later (every node of a Cluster), then start the process again.',
     ),
+  /** A dispatcher or worker whose ACL user may not load the fire path's Redis Functions. */
+  functionLoadRefused: (node: string, reply: string) =>
+    refusals.invalid(
+      'connection',
+      `Redis at ${node} refused to load Sundial's Redis Functions: ${reply}`,
+      'Grant the ACL user +fcall +function|load (docs/operations.md "A least-privilege ACL user"), then start the process again.',
+    ),
   /** A store write from a process whose count a repartition has replaced (the layout fence refused it). */
   partitionsMoved: (prefix: string, allowed: number, mine: number) =>
     new SundialError({

@@ -52,6 +52,21 @@ describe('Redis Functions: loading and calling', () => {
     });
   });
 
+  it('refuses an ACL user that may not load functions, with the rights to grant', async () => {
+    const denied = node({
+      call: () =>
+        Promise.reject(
+          new ReplyError("NOPERM this user has no permissions to run the 'function|load' command"),
+        ),
+    });
+    await expect(loadLibraries(denied, [library])).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'connection',
+      message: expect.stringMatching(/redis\.test:6380 refused .*NOPERM/),
+      fix: expect.stringMatching(/\+fcall \+function\|load/),
+    });
+  });
+
   it('loads each library once per call, a library already there counting as loaded', async () => {
     const redis = node({ call: () => Promise.reject(new ReplyError("ERR Library 'x' already exists")) });
     await loadLibraries(redis, [library]);

@@ -68,6 +68,8 @@ async function loadInto(node: Redis, library: FunctionLibrary): Promise<void> {
     await node.call('FUNCTION', 'LOAD', library.code);
   } catch (error) {
     if (/unknown command/i.test(replyText(error))) throw refusals.redisVersion(nodeName(node), 'before 7.0');
+    if (/^NOPERM/.test(replyText(error)))
+      throw refusals.functionLoadRefused(nodeName(node), replyText(error));
     if (!/already exists/i.test(replyText(error))) throw error;
   }
 }
