@@ -39,7 +39,7 @@ export async function loadLibraries(
   libraries: readonly FunctionLibrary[],
 ): Promise<void> {
   await Promise.all(
-    primaries(redis).map(async (node) => {
+    (await primaries(redis)).map(async (node) => {
       await checkVersion(node);
       await Promise.all(libraries.map((library) => loadInto(node, library)));
     }),
@@ -51,15 +51,19 @@ function loadOnce(redis: RedisClient, library: FunctionLibrary): Promise<void> {
   loading.set(redis, under);
   const pending = under.get(library.name);
   if (pending) return pending;
-  const load = Promise.all(primaries(redis).map((node) => loadInto(node, library)))
+  const load = primaries(redis)
+    .then((nodes) => Promise.all(nodes.map((node) => loadInto(node, library))))
     .then(() => undefined)
     .finally(() => under.delete(library.name));
   under.set(library.name, load);
   return load;
 }
 
-function primaries(redis: RedisClient): Redis[] {
-  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+/** A Cluster's primaries, known once it is ready (a command waits for that, as any does). */
+async function primaries(redis: RedisClient): Promise<Redis[]> {
+  if (!(redis instanceof Cluster)) return [redis];
+  if (redis.status !== 'ready') await redis.ping();
+  return redis.nodes('master');
 }
 
 /** FUNCTION LOAD; a library already there is the same code (its name ends with the code's hash). */
