@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import type Redis from 'ioredis';
-import { loadCommands } from '@sundial/redis';
+import { scriptOfCall } from '@sundial/redis';
 
 /**
  * Opt-in (`BENCH_DIAG=1`) evidence of where tail latency comes from, printed into the bench log: how long
@@ -28,12 +27,11 @@ export async function startRedisDiagnostics(admin: Redis): Promise<void> {
 /** Per command or script since startRedisDiagnostics: calls, time in Redis (p50/p99/max/total), longest calls. */
 export async function redisDiagnostics(admin: Redis): Promise<string[]> {
   if (!DIAGNOSTICS) return [];
-  const scripts = scriptNames();
   const entries = (await admin.slowlog('GET', SLOWLOG_KEPT)) as [number, number, number, string[]][];
   await admin.config('SET', 'slowlog-log-slower-than', '10000');
   const calls = entries.map(([, , micros, args]) => ({
     micros,
-    name: callName(args, scripts),
+    name: callName(args),
     args: argCount(args),
   }));
   const byName = new Map<string, number[]>();
@@ -123,19 +121,14 @@ export function watchGcPauses(): { describe(spans: readonly Span[], threshold: n
   };
 }
 
-function scriptNames(): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const [script, { lua }] of loadCommands())
-    names.set(createHash('sha1').update(lua).digest('hex'), script);
-  return names;
-}
-
-/** A slow-log entry's command: a Sundial script by name, another script by its sha's start. */
-function callName(args: string[], scripts: Map<string, string>): string {
+/** A slow-log entry's command: a Sundial script by name, another script by its sha's or function's start. */
+function callName(args: string[]): string {
   const command = String(args[0]).toLowerCase();
+  const script = scriptOfCall(args);
+  if (script) return script;
   if (command === 'eval') return 'eval';
-  if (command !== 'evalsha') return command;
-  return scripts.get(String(args[1])) ?? `evalsha:${String(args[1]).slice(0, 8)}`;
+  if (command !== 'evalsha' && command !== 'fcall') return command;
+  return `${command}:${String(args[1]).slice(0, 8)}`;
 }
 
 /** SLOWLOG keeps 32 arguments and says how many more there were. */

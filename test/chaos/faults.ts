@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { SundialKeys } from '@sundial/redis';
 import type { Timer, TimersApi } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
 import { Queue } from 'bullmq';
-import { loadCommands, type ScriptName } from '../../libs/redis/src/store/script-loader';
+import { type ScriptName, scriptOfCall } from '../../libs/redis/src/store/script-loader';
 import { LEASE_MS, PARTITIONS } from './cluster';
 import { readValue, type SentCommand } from './reply-proxy';
 import { type Scenario, sleep } from './scenario';
@@ -326,11 +325,9 @@ function tookTimers(reply: Buffer): boolean {
   return reply.toString('latin1', at, reply.indexOf('\r\n', at)) !== '*0';
 }
 
-/** Matches the EVALSHA (or the EVAL ioredis falls back to) of one Sundial script. */
+/** Matches the calls of one Sundial script (EVALSHA, the EVAL ioredis falls back to, or FCALL). */
 export function scriptMatcher(script: ScriptName): (command: SentCommand) => boolean {
-  const lua = loadCommands().get(script)!.lua;
-  const sha = createHash('sha1').update(lua).digest('hex');
-  return ([name, body]) => (name === 'EVALSHA' && body === sha) || (name === 'EVAL' && body === lua);
+  return (command) => scriptOfCall(command) === script;
 }
 
 /** Several faults, one after the other, on one cluster (whose options are the union of theirs). */

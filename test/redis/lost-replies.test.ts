@@ -1,14 +1,13 @@
-import { createHash } from 'node:crypto';
 import { silentLogger, type TimerEvent } from '@sundial/core';
 import {
   defineCommands,
   Dispatcher,
-  loadCommands,
   Reconciler,
   RedisTimers,
   TimerRunner,
   type TimerRunnerOptions,
   type ScriptName,
+  scriptOfCall,
 } from '@sundial/redis';
 import Redis from 'ioredis';
 import { type RedisServer, ReplyDropper, startRedis, waitFor } from '@sundial/testing';
@@ -16,13 +15,9 @@ import { gate, matching, recorder } from './fire-fixture';
 
 const quiet = silentLogger;
 
-/** A call of one Lua command: EVALSHA, or EVAL (what ioredis sends first on each connection). */
+/** A call of one Lua command: EVALSHA, EVAL (what ioredis sends first on each connection) or FCALL. */
 function evalOf(script: ScriptName) {
-  const command = loadCommands().get(script);
-  if (!command) throw new Error(`no script ${script}`);
-  const sha = createHash('sha1').update(command.lua).digest('hex');
-  return (sent: string[]) =>
-    (sent[0] === 'EVALSHA' && sent[1] === sha) || (sent[0] === 'EVAL' && sent[1] === command.lua);
+  return (sent: string[]) => scriptOfCall(sent) === script;
 }
 
 /**

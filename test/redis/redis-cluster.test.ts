@@ -1,5 +1,15 @@
 import { silentLogger, type TimerContext, type TimerEvent } from '@sundial/core';
-import { Dispatcher, keySlot, RedisTimers, TimerRunner } from '@sundial/redis';
+import {
+  closeRedis,
+  Dispatcher,
+  FireCommands,
+  keySlot,
+  loadFunctions,
+  openRedis,
+  RedisTimers,
+  TimerRunner,
+} from '@sundial/redis';
+import Redis from 'ioredis';
 import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing';
 
 const PARTITIONS = 8;
@@ -72,6 +82,28 @@ describe('Redis Cluster: operations across partitions and primaries', () => {
     expect((await timers.snapshot()).sort()).toEqual(created.map((timer) => timer.id).sort());
     expect(await timers.cancelAll()).toBe(keys.length);
     expect(await timers.snapshot()).toEqual([]);
+  });
+
+  it('loads the fire path’s functions into every primary, and again into each after they are flushed', async () => {
+    const redis = openRedis(cluster.url);
+    const nodes = cluster.nodes.map((node) => new Redis(node.url));
+    const libraries = () =>
+      Promise.all(nodes.map(async (node) => ((await node.call('FUNCTION', 'LIST')) as unknown[][]).length));
+    try {
+      await loadFunctions(redis);
+      expect(await libraries()).toEqual([3, 3, 3]);
+      await Promise.all(nodes.map((node) => node.call('FUNCTION', 'FLUSH')));
+      const keys = keysInEveryPartition();
+      await timers.scheduleMany(keys.map((key) => ({ key, handler: 'h', delay: 0 })));
+      const commands = new FireCommands(redis, timers.keys);
+      const taken = await Promise.all(timers.keys.all().map((n) => commands.takeDue(n, 100, 0, 1)));
+      const refs = taken.flatMap(({ jobs }) => jobs.flatMap((job) => job.timers.map((ref) => ref.key)));
+      expect(refs.sort()).toEqual([...keys].sort());
+      expect(await libraries()).toEqual([1, 1, 1]);
+    } finally {
+      await Promise.all(nodes.map((node) => node.quit()));
+      await closeRedis(redis);
+    }
   });
 
   it('aborts a running handler from a cancel, whichever primary holds its partition', async () => {

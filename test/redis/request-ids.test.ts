@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { loadCommands } from '@sundial/redis';
+import { scriptOfCall } from '@sundial/redis';
 import { ReplyDropper } from '@sundial/testing';
 import { keysUnder, useStore } from './store-fixture';
 
@@ -65,12 +64,9 @@ describe('requestId on RedisTimers', () => {
     const timers = store.open({ connection: proxy.url });
     try {
       await timers.connect();
-      const schedule = loadCommands().get('schedule')!;
-      const sha = createHash('sha1').update(schedule.lua).digest('hex');
       // the reply is lost and the client's one reconnect is refused: the call fails after Redis ran it
       proxy.dropReplyTo({
-        matches: (sent) =>
-          (sent[0] === 'EVALSHA' && sent[1] === sha) || (sent[0] === 'EVAL' && sent[1] === schedule.lua),
+        matches: (sent) => scriptOfCall(sent) === 'schedule',
         refuseMs: 1500,
       });
       const spec = { key: 'k', handler: 'h', delay: '1h' } as const;

@@ -52,4 +52,11 @@ export { type BacklogSource, SundialMetrics } from './metrics/sundial-metrics';
 export { cronDetach, cronFollowUp } from './fire/completion';
 export { FireCommands, type FireJobData, type TimerRef } from './store/fire-commands';
 export { migrateLiveIds } from './store/live-ids-migration';
-export { defineCommands, loadCommands, runScript, type ScriptName } from './store/script-loader';
+export {
+  defineCommands,
+  loadCommands,
+  loadFunctions,
+  runScript,
+  type ScriptName,
+  scriptOfCall,
+} from './store/script-loader';

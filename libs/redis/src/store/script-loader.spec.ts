@@ -1,6 +1,15 @@
 import Redis from 'ioredis';
 import { type RedisServer, startRedis } from '@sundial/testing';
-import { defineCommands, loadCommands, runScript, SCRIPT_NAMES, type ScriptName } from './script-loader';
+import {
+  defineCommands,
+  FUNCTION_SCRIPTS,
+  functionLibraries,
+  loadCommands,
+  loadFunctions,
+  runScript,
+  SCRIPT_NAMES,
+  type ScriptName,
+} from './script-loader';
 
 describe('Lua commands', () => {
   let server: RedisServer;
@@ -48,6 +57,54 @@ describe('Lua commands', () => {
     const pipeline = redis.pipeline();
     void runScript(pipeline, 'cancel', 'sundial:{p0}:', 50, 'sundial', 1000, 'absent');
     expect(await pipeline.exec()).toEqual([[null, 0]]);
+  });
+
+  it('loads the fire path as function libraries, named by script and code', async () => {
+    await loadFunctions(redis);
+    await loadFunctions(redis); // a library already there is left as it is
+    const listed = (await redis.call('FUNCTION', 'LIST')) as unknown[][];
+    const names = listed.map((entry) => String(entry[1]));
+    for (const [script, library] of functionLibraries()) {
+      expect(library.name).toMatch(new RegExp(`^sundial_${script.replace(/-/g, '_')}_[0-9a-f]{16}$`));
+      expect(names).toContain(library.name);
+    }
+    expect([...functionLibraries().keys()]).toEqual([...FUNCTION_SCRIPTS]);
+  });
+
+  it('sets every top-level local that a call writes anew at the start of each call (`--- @per-call`)', () => {
+    for (const [script, { code }] of functionLibraries()) {
+      const lines = code.split('\n');
+      const body = lines.indexOf('local function command_body()');
+      const call = lines.indexOf('local function call(keys, args)');
+      const start = lines.slice(
+        call,
+        lines.findIndex((line) => line.startsWith('redis.register_function')),
+      );
+      // the library's top-level locals, made once per load and kept from call to call
+      const locals = lines
+        .slice(0, body)
+        .flatMap((line) => /^local (?!function)([\w, ]+?)(?: =|$)/.exec(line)?.[1].split(/, */) ?? []);
+      expect(locals).toEqual(expect.arrayContaining(['KEYS', 'ARGV', 'ledger', 'ROW_DEFAULTS']));
+      for (const name of locals) {
+        // written after its declaration: itself, a field of it, or through table.insert/remove
+        const writes = new RegExp(
+          `(^|[^.\\w])${name}(\\.\\w+|\\[[^\\]]+\\])?\\s*=[^=]|table\\.\\w+\\(${name}\\b`,
+        );
+        const written = lines.some((line) => !line.startsWith('local ') && writes.test(line));
+        const reset = start.some((line) => new RegExp(`^([\\w]+, )*${name}\\b[\\w, ]*=`).test(line));
+        expect({ script, name, written, reset }).toEqual({ script, name, written, reset: written || reset });
+      }
+    }
+  });
+
+  it('calls a function script on a connection only, loading its library when Redis has none', async () => {
+    await redis.call('FUNCTION', 'FLUSH');
+    const take = () => runScript(redis, 'take-due', 'sundial:{p0}:', 50, 'sundial', 100, 0, 1);
+    expect(await take()).toEqual(['', expect.stringMatching(/^\d+$/), [], []]);
+    expect(await take()).toEqual(['', expect.stringMatching(/^\d+$/), [], []]);
+    expect(() => runScript(redis.pipeline(), 'claim', 'sundial:{p0}:', 50, 'sundial')).toThrow(
+      /claim' runs as a Redis Function/,
+    );
   });
 
   it('names the missing command instead of failing obscurely', () => {

@@ -10,7 +10,9 @@
 -- published. Whether this is a Cluster is read from the call's own key, never asked of the server (an
 -- `INFO` per call was the cost of every hot path): the partition's hash tag is `{pN.s}` on a Cluster
 -- and `{pN}` on one node (store/keys.ts, chosen by the connection kind).
+--- @per-call: learnt from this call's first event (a subscriber may come between two calls)
 local event_listeners = nil
+--- @per-call: read from this call's key (processes of two kinds may share one Redis)
 local on_cluster = string.find(KEYS[1], '{p%d+%.%d+}:$') ~= nil
 
 -- Publishes an event without its ledger entry (a held claim keeps that on the row: includes/ledger).

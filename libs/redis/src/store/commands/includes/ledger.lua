@@ -18,6 +18,7 @@ local LEDGER_KEEP_TEXT = '604800000'
 -- `created`: the keys of the rows this call created (all at `created_at`), for `ledger_write_created`.
 -- `at`, `at_text`: the last ms an outcome entry was made at, and its text; `by`, `by_json`: the last
 -- worker one named, and its JSON (completed_entry: a batch's runs mostly share both).
+--- @per-call: this call's worker, created rows and last entry
 local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil, by = nil, by_json = nil }
 
 local function ledger_key(key)

@@ -104,6 +104,7 @@ end
 
 -- The tombstone expiry of the call's last bury_row, as text: formatting an epoch ms (`%.0f` of a double)
 -- cost a cancel-all more Redis time than the PEXPIREAT it is for, and every key of one call shares it.
+--- @per-call: a cache of this call's expiry
 local buried_until, buried_until_text = nil, nil
 
 -- The row of a cancelled timer becomes its tombstone (docs/design.md): the hash `P:{pN}:t:<key>` is renamed
