@@ -4,13 +4,13 @@ import { eventually, useFirePath } from './fire-fixture';
 const fire = useFirePath();
 
 describe('fire path: hand-off to BullMQ and batched completion', () => {
-  it('take-due takes up to perCall timers into jobs of perJob and names each row its job', async () => {
+  it('take-due fills up to maxJobs jobs of perJob timers and names each row its job', async () => {
     const cluster = await fire.cluster();
     const past = (await cluster.redisNow()) - 1_000;
     const keys = Array.from({ length: 7 }, (_, i) => `k${i}`);
     await cluster.timers.scheduleMany(keys.map((key, i) => ({ key, handler: 'h', at: past + i })));
 
-    const taken = await cluster.commands.takeDue(0, { perJob: 2, perCall: 6, leadMs: 0 });
+    const taken = await cluster.commands.takeDue(0, 2, 0, 3);
 
     expect(taken.jobs.map((job) => job.timers.map((ref) => ref.key))).toEqual([
       ['k0', 'k1'],
@@ -29,75 +29,13 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
     expect(await fire.raw.zcard(cluster.timers.keys.armed(0))).toBe(6);
   });
 
-  it('take-due fills the job an earlier call left open, then begins the next', async () => {
-    const cluster = await fire.cluster();
-    const past = (await cluster.redisNow()) - 1_000;
-    const keys = Array.from({ length: 5 }, (_, i) => `k${i}`);
-    await cluster.timers.scheduleMany(keys.map((key, i) => ({ key, handler: 'h', at: past + i })));
-    const jobOf = (key: string) => fire.raw.hget(cluster.timers.keys.row(key), 'j');
-
-    const first = await cluster.commands.takeDue(0, { perJob: 3, perCall: 2, leadMs: 0 });
-    const [opened] = first.jobs;
-    const second = await cluster.commands.takeDue(0, {
-      perJob: 3,
-      perCall: 2,
-      leadMs: 0,
-      open: { jobId: opened.jobId, size: 2 },
-    });
-
-    expect(first.jobs.map((job) => job.timers.map((ref) => ref.key))).toEqual([['k0', 'k1']]);
-    // this call's timers only: k2 joins the open job, k3 begins one of its own
-    expect(second.jobs.map((job) => [job.jobId, job.timers.map((ref) => ref.key)])).toEqual([
-      [opened.jobId, ['k2']],
-      [`t-${second.jobs[1].timers[0].id}-v1-r0`, ['k3']],
-    ]);
-    expect(await Promise.all(keys.slice(0, 4).map(jobOf))).toEqual([
-      opened.jobId,
-      opened.jobId,
-      opened.jobId,
-      second.jobs[1].jobId,
-    ]);
-    expect(await jobOf('k4')).toBeNull();
-  });
-
-  it('a dispatcher hands a backlog over in jobs of batchSize, each filled over several take-due calls', async () => {
-    const cluster = await fire.cluster();
-    const past = (await cluster.redisNow()) - 1_000;
-    const keys = Array.from({ length: 130 }, (_, i) => `k${String(i).padStart(3, '0')}`);
-    await cluster.timers.scheduleMany(keys.map((key, i) => ({ key, handler: 'h', at: past + i })));
-
-    await cluster.dispatcher({ batchSize: 100 });
-
-    await waitFor(async () => (await fire.raw.zcard(cluster.timers.keys.due(0))) === 0 || undefined, {
-      what: 'the backlog taken',
-    });
-    const queue = cluster.queueOf('k000');
-    const jobs = await waitFor(
-      async () => {
-        const waiting = await queue.getJobs(['wait', 'prioritized', 'delayed']);
-        return waiting.length === 2 ? waiting : undefined;
-      },
-      { what: 'two jobs' },
-    );
-    const byKey = jobs
-      .map((job) => job.data.timers.map((ref) => ref.key))
-      .sort((a, b) => b.length - a.length);
-    expect(byKey).toEqual([keys.slice(0, 100), keys.slice(100)]);
-    for (const job of jobs) {
-      expect(job.id).toBe(`t-${job.data.timers[0].id}-v1-r0`);
-      for (const ref of job.data.timers) {
-        expect(await fire.raw.hget(cluster.timers.keys.row(ref.key), 'j')).toBe(job.id);
-      }
-    }
-  });
-
   it('take-due takes a timer within the lead before its due, and none beyond it', async () => {
     const cluster = await fire.cluster();
     const soon = await cluster.timers.schedule({ key: 'soon', handler: 'h', delay: 500 });
     const later = await cluster.timers.schedule({ key: 'later', handler: 'h', delay: '1h' });
 
-    expect((await cluster.commands.takeDue(0, { perJob: 100, perCall: 100, leadMs: 0 })).jobs).toEqual([]);
-    const taken = await cluster.commands.takeDue(0, { perJob: 100, perCall: 100, leadMs: 2_000 });
+    expect((await cluster.commands.takeDue(0, 100, 0, 1)).jobs).toEqual([]);
+    const taken = await cluster.commands.takeDue(0, 100, 2_000, 1);
 
     expect(taken.jobs).toHaveLength(1);
     expect(taken.jobs[0].timers).toEqual([{ id: soon.id, key: 'soon', version: 1, due: soon.dueAt }]);

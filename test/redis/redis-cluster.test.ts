@@ -96,9 +96,7 @@ describe('Redis Cluster: operations across partitions and primaries', () => {
       const keys = keysInEveryPartition();
       await timers.scheduleMany(keys.map((key) => ({ key, handler: 'h', delay: 0 })));
       const commands = new FireCommands(redis, timers.keys);
-      const taken = await Promise.all(
-        timers.keys.all().map((n) => commands.takeDue(n, { perJob: 100, perCall: 100, leadMs: 0 })),
-      );
+      const taken = await Promise.all(timers.keys.all().map((n) => commands.takeDue(n, 100, 0, 1)));
       const refs = taken.flatMap(({ jobs }) => jobs.flatMap((job) => job.timers.map((ref) => ref.key)));
       expect(refs.sort()).toEqual([...keys].sort());
       expect(await libraries()).toEqual([1, 1, 1]);

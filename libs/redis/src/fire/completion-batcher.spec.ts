@@ -77,17 +77,4 @@ describe('CompletionBatcher', () => {
     jest.advanceTimersByTime(1);
     expect(calls).toEqual(['commands:a', 'commands:b']);
   });
-
-  it('sends a backlog 25 completions a call, the next when the previous answers', async () => {
-    const b = batcher(false);
-    const keys = Array.from({ length: 60 }, (_, i) => `k${i}`);
-    const done = keys.map((key) => b.complete(0, completion(key)));
-    jest.advanceTimersByTime(5);
-    await Promise.all(done);
-    expect(calls).toEqual([
-      `commands:${keys.slice(0, 25).join(',')}`,
-      `commands:${keys.slice(25, 50).join(',')}`,
-      `commands:${keys.slice(50).join(',')}`,
-    ]);
-  });
 });

@@ -29,13 +29,10 @@ export interface CompletionBatcherOptions {
 
 const DEFAULT_RETRY_MS = 200;
 /**
- * Completions per call at most: a backlog's batch (~20 µs of Redis per run, plus ~100–175k instructions
- * fixed) holds Redis for about half a millisecond at most, so the calls behind it — claims of runs falling
- * due, clients' reschedules and cancels — do not wait long (a batch of 100 held it 2 ms; docs/design.md
- * "Churn p99"). At 1,000 runs/s a batch is ~3–5 runs and never meets it; a backlog pays the fixed cost
- * four times as often.
+ * Completions per call at most: a backlog's batch (~20 µs of Redis per run) holds Redis for a few
+ * milliseconds at most, so the claims of runs falling due meanwhile do not wait long behind it.
  */
-const MAX_BATCH = 25;
+const MAX_BATCH = 100;
 /**
  * How long a completion waits for others before its call goes, when none of its partition is in flight.
  * At 1,000 runs/s each run ended alone and cost a call of its own (~100 µs of Redis fixed per call, a

@@ -4,12 +4,12 @@ import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
-import { FireCommands, type FireJobData } from '../store/fire-commands';
+import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
 import { loadFunctions } from '../store/script-loader';
-import { type AssembledJob, JobAssembly } from './job-assembly';
+import { DispatchSpans } from '../tracing/fire-spans';
 
 export interface DispatcherOptions extends PartitionedOptions, ServeOptions {
-  /** timers per fire job (default 100), taken TAKE_PER_CALL a call */
+  /** timers per fire job (default 100) */
   batchSize?: number;
   /** the safety-net pass, in case a wake was lost (default 1000 ms) */
   pollMs?: number;
@@ -34,18 +34,16 @@ const DEFAULT_POLL_MS = 1000;
 const DEFAULT_LEAD_MS = 200;
 /**
  * A pass wakes when the next due is this much of the lead away, so it takes a quarter lead's worth
- * (50 ms, as half of the former 100 ms lead did): at 1,000/s ~50 timers, two calls and one job.
+ * (50 ms, as half of the former 100 ms lead did): at 1,000/s one take-due of ~50 timers holds Redis
+ * ~1 ms, where a half lead's 100 held it twice as long for the claims falling due meanwhile.
  */
 const WAKE_AT_LEAD = 3 / 4;
 /**
- * Timers one take-due call takes at most, whatever the job size: a call costs ~10 µs of Redis per timer
- * plus a fixed ~80–110k instructions, and every other call — a client's reschedule or cancel (~80 µs),
- * a worker's claim at its timer's due — waits behind it. A call of 100 held Redis 1.5–3 ms; a FIFO model
- * of the churn bench put the p99 of its reschedules and cancels from that queue at ~1.7 ms with calls of
- * 100, ~0.5 with 25 (docs/design.md "Churn p99"). Jobs still hold `batchSize` timers, filled over several
- * calls (JobAssembly), so BullMQ's cost per timer is unchanged; the extra calls' fixed cost is what it buys.
+ * Jobs one take-due call fills: one, so a call (~10 µs of Redis per timer) holds Redis for about a
+ * millisecond at most — the claims falling due meanwhile wait behind it, and 10 jobs a call held it 10–30 ms.
+ * A backlog still goes at one round trip per job: each take overlaps the previous take's addBulk.
  */
-export const TAKE_PER_CALL = 25;
+const JOBS_PER_CALL = 1;
 
 interface PartitionState {
   queue: Queue<FireJobData>;
@@ -144,34 +142,24 @@ export class Dispatcher extends Partitioned<FireCommands> {
 
   private async dispatch(partition: number, state: PartitionState): Promise<void> {
     let nextDue: number | null = null;
-    const assembly = new JobAssembly(this.batchSize, this.keys.queueName(partition));
-    // A job is added while the next takes run (another connection): in a backlog each take costs one
-    // round trip, not two — on a busy Redis every round trip waits behind the workers'.
+    // The jobs of one take are added while the next take runs (another connection): in a backlog each
+    // take costs one round trip, not two — on a busy Redis every round trip waits behind the workers'.
     let adding: Promise<void> = Promise.resolve();
     try {
       do {
         state.again = false;
-        const taken = await this.commands.takeDue(partition, {
-          perJob: this.batchSize,
-          perCall: TAKE_PER_CALL,
-          leadMs: this.leadMs,
-          open: assembly.openJob(),
-        });
+        const taken = await this.commands.takeDue(partition, this.batchSize, this.leadMs, JOBS_PER_CALL);
         nextDue = taken.nextDue;
         // More is due within the lead than one call takes: go on at once.
         state.again ||= nextDue !== null && nextDue <= taken.now + this.leadMs;
-        const full = assembly.take(taken);
-        if (full.length > 0) {
-          await adding;
-          adding = this.addJobs(partition, state.queue, full);
-        }
+        const spans = DispatchSpans.start(taken, this.keys.queueName(partition));
+        await adding;
+        adding = this.addJobs(partition, state.queue, taken.jobs, spans);
       } while (state.again && !this.closed);
     } catch (error) {
       this.logger.error(`Sundial dispatcher: ${(error as Error).message}`, { partition });
     }
-    // the last job of the pass (also after a failed call: its timers are taken and named on their rows)
     await adding;
-    await this.addJobs(partition, state.queue, assembly.finish());
     if (this.closed) return;
     // Wake when the next due is three quarters of the lead away: each timer is handed over between 3/4 of
     // the lead and the whole lead before its due, and one pass takes about a quarter lead's worth.
@@ -184,25 +172,29 @@ export class Dispatcher extends Partitioned<FireCommands> {
   }
 
   /**
-   * One round trip for the jobs filled by a take. Should it fail, their timers stay `armed` without a job
+   * One round trip for all the jobs of a take. Should it fail, their timers stay `armed` without a job
    * and the reconciler re-arms them.
    */
-  private async addJobs(partition: number, queue: Queue<FireJobData>, jobs: AssembledJob[]): Promise<void> {
+  private async addJobs(
+    partition: number,
+    queue: Queue<FireJobData>,
+    jobs: DueJob[],
+    spans: DispatchSpans | undefined,
+  ): Promise<void> {
     if (jobs.length === 0) return;
     const bulk = jobs.map(({ jobId, timers }) => ({
       name: 'fire',
       data: { timers },
       opts: { jobId, removeOnComplete: true, removeOnFail: true },
     }));
-    const spans = jobs.flatMap((job) => job.spans);
     try {
-      // One job goes as one script call: addBulk wraps even one job in a MULTI, and each ioredis pipeline
-      // copies onto itself every script the connection defines (BullMQ's ~50): ~0.2 ms a job.
+      // A take's one job goes as one script call: addBulk wraps even one job in a MULTI, and each ioredis
+      // pipeline copies onto itself every script the connection defines (BullMQ's ~50): ~0.2 ms a job.
       if (bulk.length === 1) await queue.add(bulk[0].name, bulk[0].data, bulk[0].opts);
       else await queue.addBulk(bulk);
-      spans.forEach((span) => span.end());
+      spans?.end();
     } catch (error) {
-      spans.forEach((span) => span.end(error as Error));
+      spans?.end(error as Error);
       // Their timers stay armed without a job until the reconciler re-arms them.
       const keys = jobs.flatMap((job) => job.timers.map((timer) => timer.key));
       this.logger.error(`Sundial dispatcher could not add fire jobs: ${(error as Error).message}`, {

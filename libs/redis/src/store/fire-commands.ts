@@ -28,23 +28,6 @@ export interface DueJob {
   timers: TimerRef[];
 }
 
-/** A job an earlier take-due began and the dispatcher has not added yet. */
-export interface OpenJob {
-  jobId: string;
-  /** its timers so far */
-  size: number;
-}
-
-export interface TakeDue {
-  /** timers per job */
-  perJob: number;
-  /** timers per call at most */
-  perCall: number;
-  leadMs: number;
-  /** the job this call's first timers join while it has room */
-  open?: OpenJob;
-}
-
 /** A taken timer whose row records the trace it was scheduled in (row field `tp`). */
 export interface TracedTimer {
   key: string;
@@ -111,14 +94,9 @@ export class FireCommands {
     private readonly keys: SundialKeys,
   ) {}
 
-  /**
-   * Takes up to `perCall` timers due within `leadMs` from Redis now, into jobs of `perJob` timers: the first
-   * ones join `open` while it has room (its entry in `jobs` then holds only this call's timers).
-   */
-  async takeDue(partition: number, take: TakeDue): Promise<DueTimers> {
-    const { perJob, perCall, leadMs, open } = take;
-    const args = [perJob, leadMs, perCall, open?.jobId ?? '', open?.size ?? 0];
-    const [nextDue, now, jobs, traced] = (await this.run('take-due', partition, ...args)) as [
+  /** Takes the timers due within `leadMs` from Redis now, in at most `maxJobs` jobs of `perJob` timers. */
+  async takeDue(partition: number, perJob: number, leadMs: number, maxJobs: number): Promise<DueTimers> {
+    const [nextDue, now, jobs, traced] = (await this.run('take-due', partition, perJob, leadMs, maxJobs)) as [
       string,
       string,
       string[][],

@@ -9,7 +9,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import type { Completion, DueJob, DueTimers } from '../store/fire-commands';
+import type { Completion, DueTimers } from '../store/fire-commands';
 import type { RowFields } from '../store/row';
 import { contextOf, traceParentOf } from './trace-parent';
 
@@ -44,48 +44,46 @@ function timerAttributes(key: string, id: string, version: number, due: number):
 }
 
 /**
- * The dispatcher's spans of one take's timers in one job: one `sundial.dispatch` (producer) per traced
- * timer, from the take to its job's `add`. Each timer's ref in the job carries its span's traceparent
- * (`tp`), so the worker's run span is its child.
+ * The dispatcher's spans of one take: one `sundial.dispatch` (producer) per traced timer, from the take
+ * to its job's `addBulk`. Each timer's ref in the job carries its span's traceparent (`tp`), so the
+ * worker's run span is its child.
  */
 export class DispatchSpans {
   private constructor(private readonly spans: Span[]) {}
 
-  static start(
-    taken: Pick<DueTimers, 'traced' | 'now'>,
-    job: DueJob,
-    queueName: string,
-  ): DispatchSpans | undefined {
+  static start(taken: DueTimers, queueName: string): DispatchSpans | undefined {
     if (taken.traced.length === 0) return undefined;
     const byKey = new Map(taken.traced.map((timer) => [timer.key, timer]));
     const spans: Span[] = [];
-    for (const ref of job.timers) {
-      const traced = byKey.get(ref.key);
-      const where = traced && placement(traced.traceParent, traced.kind);
-      if (!where) continue;
-      const span = tracer.startSpan(
-        'sundial.dispatch',
-        {
-          kind: SpanKind.PRODUCER,
-          links: where.links,
-          attributes: {
-            ...timerAttributes(ref.key, ref.id, ref.version, ref.due),
-            'sundial.job_id': job.jobId,
-            'sundial.lead_ms': ref.due - taken.now,
-            'messaging.system': 'bullmq',
-            'messaging.destination.name': queueName,
+    for (const job of taken.jobs) {
+      for (const ref of job.timers) {
+        const traced = byKey.get(ref.key);
+        const where = traced && placement(traced.traceParent, traced.kind);
+        if (!where) continue;
+        const span = tracer.startSpan(
+          'sundial.dispatch',
+          {
+            kind: SpanKind.PRODUCER,
+            links: where.links,
+            attributes: {
+              ...timerAttributes(ref.key, ref.id, ref.version, ref.due),
+              'sundial.job_id': job.jobId,
+              'sundial.lead_ms': ref.due - taken.now,
+              'messaging.system': 'bullmq',
+              'messaging.destination.name': queueName,
+            },
           },
-        },
-        where.parent,
-      );
-      const traceParent = traceParentOf(span.spanContext());
-      if (traceParent) ref.tp = traceParent;
-      spans.push(span);
+          where.parent,
+        );
+        const traceParent = traceParentOf(span.spanContext());
+        if (traceParent) ref.tp = traceParent;
+        spans.push(span);
+      }
     }
     return new DispatchSpans(spans);
   }
 
-  /** After the job's `add`: ok, or the error that left the timers armed without a job. */
+  /** After the jobs' `addBulk`: ok, or the error that left the timers armed without a job. */
   end(error?: Error): void {
     for (const span of this.spans) {
       if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });

@@ -5,11 +5,8 @@
 -- a job reaches a worker before its timers are due; the claim still refuses them until they are.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
---   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] timers per call at most,
---   ARGV[5] the jobId of a job an earlier call began and the dispatcher has not added yet ('' for none),
---   ARGV[6] how many timers it has: this call's first timers join it (named its jobId) while it has room
--- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } per job that
---   got timers in this call (the continued job first, with this call's timers only),
+--   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] jobs per call at most
+-- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } per job,
 --   { key, traceparent, kind, ... } of the timers whose row records the caller's trace (`tp`) } (a free
 --   run handed back for a re-run waits in `due` as `<key>|<version>`: its ref names the key)
 
@@ -20,18 +17,14 @@
 --- @include "includes/ledger"
 
 local base = KEYS[1]
-local per_job, lead_ms, per_call = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local per_job, lead_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = now_ms()
 local now_text = int(now)
 local due_key, armed_key = base .. 'due', base .. 'armed'
 
 local jobs, armed, traced = {}, {}, {}
--- the job being filled and its timers so far (over all calls); full: the next timer begins a job
-local job, job_size = nil, per_job
-if ARGV[5] ~= '' then
-  job, job_size = { ARGV[5] }, tonumber(ARGV[6])
-end
-local entries = redis.call('ZRANGEBYSCORE', due_key, '-inf', int(now + lead_ms), 'WITHSCORES', 'LIMIT', 0, per_call)
+local job
+local entries = redis.call('ZRANGEBYSCORE', due_key, '-inf', int(now + lead_ms), 'WITHSCORES', 'LIMIT', 0, per_job * max_jobs)
 if #entries > 0 then
   -- They are the lowest scores of `due`, so ranks 0..n-1: one call removes them all.
   redis.call('ZREMRANGEBYRANK', due_key, 0, int(#entries / 2 - 1))
@@ -61,13 +54,10 @@ for i = 1, #entries, 2 do
   end
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
-    if job_size >= per_job then
-      job, job_size = { 't-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0') }, 0
-    end
-    if #job == 1 then
+    if not job or #job == 1 + 4 * per_job then
+      job = { 't-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0') }
       jobs[#jobs + 1] = job
     end
-    job_size = job_size + 1
     if run then
       run.j = job[1]
       save_free_run(base, key, run)
