@@ -1,12 +1,8 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- the modules ioredis itself loads (under jest too) */
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { consoleLogger } from '@sundial/core';
-import {
-  loadAsCallback,
-  PIPELINE_FINGERPRINTS,
-  pipelineSources,
-  replacePipelineClosures,
-} from './ioredis-pipelines';
+import { loadAsCallback, pipelinePatch } from './ioredis-pipelines';
 
 /**
  * Why: V8's parser pretenures a function literal assigned straight to a property (`obj.f = () => …`,
@@ -27,15 +23,16 @@ import {
  * Pipelines and `multi()` had the same cost by two more such objects: ioredis-pipelines.ts.
  *
  * Pinned: only ioredis 6.0.0 whose replaced functions have exactly the source text they were copied
- * from (`FINGERPRINTS`); with any other ioredis nothing is patched and a warning says so.
+ * from (each patch's `pinned`); with any other ioredis nothing is patched and a warning says so.
  */
 const PINNED_VERSION = '6.0.0';
-/** sha256 (first 16 hex digits) of each replaced function or class, as text. */
-const FINGERPRINTS: Record<string, string> = {
-  initPromise: '940e42e8f740cf48',
-  Script: 'a9e9ca0847dbe2d7',
-  ...PIPELINE_FINGERPRINTS,
-};
+
+/** Replacements of ioredis code, installed only if every patch's pinned code is as it was copied. */
+export interface IoredisPatch {
+  /** each replaced function or class: its code in the ioredis loaded, and the fingerprint of the copied one */
+  pinned: Record<string, { code: () => object; fingerprint: string }>;
+  install(): void;
+}
 
 type Settle = (value: unknown) => unknown;
 
@@ -78,48 +75,56 @@ interface ScriptInternals {
 
 const builtDir = dirname(require.resolve('ioredis'));
 
+// require, not import: Script's module export is re-assigned.
+const commandModule = () => require('ioredis/built/Command') as { default: CommandClass };
+const scriptModule = () => require('ioredis/built/Script') as { default: ScriptClass };
+
+/** Each command's `reject` (`Command#initPromise`) and a script command's NOSCRIPT wrapper of it. */
+const commandPatch: IoredisPatch = {
+  pinned: {
+    initPromise: {
+      fingerprint: '940e42e8f740cf48',
+      code: () => commandModule().default.prototype.initPromise,
+    },
+    Script: { fingerprint: 'a9e9ca0847dbe2d7', code: () => scriptModule().default },
+  },
+  install() {
+    replaceInitPromise(commandModule().default);
+    replaceScriptCommand(scriptModule(), commandModule().default);
+  },
+};
+
 let installed = false;
 
 /** Replaces the closures once per process; a no-op after the first call. */
 export function installIoredisClosures(): void {
   if (installed) return;
   installed = true;
-  // require, not import: the modules ioredis itself loads (under jest too), and Script's is re-assigned.
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const { version } = require('ioredis/package.json') as { version: string };
-  const command = require('ioredis/built/Command') as { default: CommandClass };
-  const script = require('ioredis/built/Script') as { default: ScriptClass };
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  const sources: Record<string, object> = {
-    initPromise: command.default.prototype.initPromise,
-    Script: script.default,
-    ...pipelineSources(),
-  };
-  const found = Object.fromEntries(Object.entries(sources).map(([name, code]) => [name, fingerprint(code)]));
-  const pinned = Object.keys(FINGERPRINTS).every((name) => found[name] === FINGERPRINTS[name]);
-  if (version !== PINNED_VERSION || !pinned) {
+  const patches = [commandPatch, pipelinePatch];
+  const pinned = patches.flatMap((patch) => Object.entries(patch.pinned));
+  const found = Object.fromEntries(pinned.map(([name, { code }]) => [name, fingerprint(code())]));
+  const expected = Object.fromEntries(pinned.map(([name, pin]) => [name, pin.fingerprint]));
+  if (version !== PINNED_VERSION || pinned.some(([name, pin]) => found[name] !== pin.fingerprint)) {
     consoleLogger.warn(
       'ioredis is not the version whose per-command closures Sundial replaces: left as it is (more GC work per command, nothing else changes)',
-      { ioredis: version, pinned: PINNED_VERSION, fingerprints: found, expected: FINGERPRINTS },
+      { ioredis: version, pinned: PINNED_VERSION, fingerprints: found, expected },
     );
     return;
   }
-  replaceInitPromise(command.default);
-  replaceScriptCommand(script, command.default);
-  replacePipelineClosures();
+  for (const patch of patches) patch.install();
 }
 
+/** sha256 (first 16 hex digits) of a function or class, as text. */
 function fingerprint(code: object): string {
   return createHash('sha256').update(String(code)).digest('hex').slice(0, 16);
 }
 
 function replaceInitPromise(Command: CommandClass): void {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const { optimizeErrorStack } = require('ioredis/built/utils') as {
     optimizeErrorStack: (error: Error, friendlyStack: string | undefined, filterPath: string) => Error;
   };
   const asCallback = loadAsCallback();
-  /* eslint-enable @typescript-eslint/no-require-imports */
   /** ioredis's `reject` of a command: clears its timers, marks it settled, keeps a friendly stack. */
   const rejecter =
     (command: CommandInternals, reject: (err: Error) => void) =>

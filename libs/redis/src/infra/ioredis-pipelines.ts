@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the modules ioredis itself loads (under jest too) */
 import { dirname } from 'node:path';
+import type { IoredisPatch } from './ioredis-closures';
 
 /**
  * The pipeline half of ioredis-closures.ts (same cause, same pin): every `pipeline()` and `multi()`
@@ -14,12 +15,6 @@ import { dirname } from 'node:path';
  * functions are returned by helpers. Measured on a loop of `multi().set().get().exec()`: 2–20 MB a
  * scavenge kept → ~6 KB (docs/design.md "ioredis closures").
  */
-
-/** sha256 (first 16 hex digits) of the `Pipeline` class and of `addTransactionSupport`, as text. */
-export const PIPELINE_FINGERPRINTS = {
-  Pipeline: '07f9dffcf4d75e36',
-  addTransactionSupport: '11c67aa8dd070b63',
-} as const;
 
 type Callback = ((err: Error | null, result?: unknown) => void) | undefined;
 type Exec = (this: PipelineInternals, callback?: Callback) => Promise<unknown>;
@@ -73,17 +68,24 @@ export function loadAsCallback(): AsCallback {
   return (require(path) as { default: AsCallback }).default;
 }
 
-/** What PIPELINE_FINGERPRINTS are taken of. */
-export function pipelineSources(): Record<keyof typeof PIPELINE_FINGERPRINTS, object> {
-  return {
-    Pipeline: (require('ioredis/built/Pipeline') as { default: object }).default,
-    addTransactionSupport: (require('ioredis/built/transaction') as { addTransactionSupport: object })
-      .addTransactionSupport,
-  };
-}
+/** The `Pipeline` class and `addTransactionSupport` (where `multi()` is), replaced together. */
+export const pipelinePatch: IoredisPatch = {
+  pinned: {
+    Pipeline: {
+      fingerprint: '07f9dffcf4d75e36',
+      code: () => (require('ioredis/built/Pipeline') as { default: object }).default,
+    },
+    addTransactionSupport: {
+      fingerprint: '11c67aa8dd070b63',
+      code: () =>
+        (require('ioredis/built/transaction') as { addTransactionSupport: object }).addTransactionSupport,
+    },
+  },
+  install: replacePipelineClosures,
+};
 
 /** Replaces ioredis's Pipeline export and the `multi` of Redis and Cluster. */
-export function replacePipelineClosures(): void {
+function replacePipelineClosures(): void {
   const pipelineModule = require('ioredis/built/Pipeline') as { default: PipelineClass };
   const Commander = (require('ioredis/built/utils/Commander') as { default: Commander }).default;
   pipelineModule.default = withPrototypeLength(pipelineModule.default, Commander);

@@ -2,10 +2,9 @@ import { refusals } from '@sundial/core';
 import { Cluster, type Redis, ReplyError } from 'ioredis';
 import type { RedisClient } from '../infra/connection';
 import type { FunctionLibrary } from './script-functions';
+import type { ScriptArg } from './script-loader';
 
-/** A function argument; an array stands for its elements (ioredis flattens every command's arguments). */
-type FunctionArg = string | number | readonly (string | number)[];
-type Fcall = (name: string, numkeys: number, ...args: FunctionArg[]) => Promise<unknown>;
+type Fcall = (name: string, numkeys: number, ...args: ScriptArg[]) => Promise<unknown>;
 
 /** The loads under way per connection: calls that find their function missing at once share one. */
 const loading = new WeakMap<RedisClient, Map<string, Promise<void>>>();
@@ -20,7 +19,7 @@ export function callFunction(
   redis: RedisClient,
   library: FunctionLibrary,
   key: string,
-  ...args: FunctionArg[]
+  ...args: ScriptArg[]
 ): Promise<unknown> {
   const fcall = redis.fcall as unknown as Fcall;
   return fcall.call(redis, library.name, 1, key, ...args).catch(async (error: unknown) => {

@@ -21,15 +21,16 @@ const LAYOUT_FENCE = 'includes/layout-fence';
 /**
  * Every script's line after the layout fence: ARGV[2] is the ledger's size (entries kept per key, 0 =
  * none), put there by `runScript` and taken off before the script reads its arguments, so each script's
- * ARGV stays as its header says (includes/ledger.lua reads LEDGER_SIZE).
+ * ARGV stays as its header says (includes/ledger.lua reads LEDGER_SIZE). EVAL's form declares it
+ * `local` there; a function library declares it at its top level and assigns it per call.
  */
-const LEDGER_PREAMBLE = 'LEDGER_SIZE = tonumber(table.remove(ARGV, 2))';
+export const LEDGER_PREAMBLE = 'LEDGER_SIZE = tonumber(table.remove(ARGV, 2))';
 
 /**
- * A script's parts, each with its includes inlined: what runs first on every call (`fence`: the layout
- * fence and the ledger preamble, assigning LEDGER_SIZE), the requests include (`requests`: '' for a
- * script without it; else its body runs inside `with_request`), the other includes' functions and tables
- * (`includes`), and the script's own `body`.
+ * A script's parts, each with its includes inlined: the layout fence (`fence`, first on every call, the
+ * ledger preamble after it), the requests include (`requests`: '' for a script without it; else its body
+ * runs inside `with_request`), the other includes' functions and tables (`includes`), and the script's
+ * own `body`.
  */
 export interface ScriptParts {
   fence: string;
@@ -40,14 +41,13 @@ export interface ScriptParts {
 
 export function scriptParts(script: string): ScriptParts {
   const source = readLua(script);
-  const fence = `${readLua(LAYOUT_FENCE)}\n${LEDGER_PREAMBLE}\n`;
   const seen = new Set<string>();
   const requests = source.includes(`--- @include "${REQUESTS}"`)
     ? withIncludes(`--- @include "${REQUESTS}"`, seen)
     : '';
   // the include lines come first in every script: they become `includes`, the rest is the body
   const includes = withIncludes((source.match(INCLUDE) ?? []).join('\n'), seen);
-  return { fence, requests, includes, body: source.replace(INCLUDE, '') };
+  return { fence: readLua(LAYOUT_FENCE), requests, includes, body: source.replace(INCLUDE, '') };
 }
 
 /**
@@ -57,7 +57,7 @@ export function scriptParts(script: string): ScriptParts {
  */
 export function assembleScript(script: string): string {
   const { fence, requests, includes, body } = scriptParts(script);
-  const head = fence.replace(LEDGER_PREAMBLE, `local ${LEDGER_PREAMBLE}`);
+  const head = `${fence}\nlocal ${LEDGER_PREAMBLE}\n`;
   if (!requests) return withoutUnusedFunctions(`${head}${includes}\n${body}`);
   return withoutUnusedFunctions(
     `${head}${requests}\nlocal function command_body()\n${includes}\n${body}\nend\nreturn with_request('${script}', command_body)\n`,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { scriptParts, withoutUnusedFunctions } from './script-assembly';
+import { LEDGER_PREAMBLE, scriptParts, withoutUnusedFunctions } from './script-assembly';
 
 /** A script as a Redis Function library (`FUNCTION LOAD`): one function, named as the library. */
 export interface FunctionLibrary {
@@ -50,7 +50,7 @@ export function functionLibrary(script: string): FunctionLibrary {
       'end',
       'local function call(keys, args)',
       'KEYS, ARGV = keys, args',
-      fence,
+      `${fence}\n${LEDGER_PREAMBLE}\n`,
       ...resets,
       `return ${run}`,
       'end',

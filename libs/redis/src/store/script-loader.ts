@@ -115,17 +115,19 @@ export function defineCommands(redis: RedisClient): void {
 }
 
 type CommandTarget = RedisClient | ChainableCommander;
-/** A script argument; an array stands for its elements (ioredis flattens it): a long list is not copied. */
+/**
+ * A script's or function's argument; an array stands for its elements (ioredis flattens every command's
+ * arguments): a long list is not copied.
+ */
 export type ScriptArg = string | number | readonly (string | number)[];
 type ScriptFn = (base: string, ...args: ScriptArg[]) => Promise<unknown>;
 
 /**
- * Runs a command on a connection (resolves with the reply) or queues it on a pipeline/multi
- * (the reply arrives with `exec()`). The connection must have gone through `defineCommands`. One of
- * FUNCTION_SCRIPTS runs on a connection only (it may load its library and go again: a pipeline has no
- * place for that). `argv1` is
- * the script's ARGV[1] (the prefix, maybe with a request); `ledgerSize` travels as ARGV[2] and the
- * script's preamble takes it off (LEDGER_PREAMBLE).
+ * Runs a command on a connection (resolves with the reply) or queues it on a pipeline/multi (the reply
+ * arrives with `exec()`). The connection must have gone through `defineCommands`. One of FUNCTION_SCRIPTS
+ * runs on a connection only (it may load its library and go again: a pipeline has no place for that).
+ * `argv1` is the script's ARGV[1] (the prefix, maybe with a request); `ledgerSize` travels as ARGV[2] and
+ * the script's preamble takes it off (LEDGER_PREAMBLE).
  */
 export function runScript(
   target: CommandTarget,
