@@ -1,6 +1,6 @@
-import type { TimerEvent } from '@sundial/core';
+import type { TimerEvent, TimerSpec } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { waitFor } from '@sundial/testing';
 import { keysUnder, refusal, useStore } from './store-fixture';
 
@@ -56,7 +56,11 @@ describe('the client writes as Redis Functions', () => {
     await timers.connect();
     await store.raw.call('FUNCTION', 'FLUSH');
     // 250 specs: three schedule calls in flight together, each finding its function gone
-    const specs = Array.from({ length: 250 }, (_, i) => ({ key: `k${i}`, handler: 'h', delay: '1h' }));
+    const specs = Array.from({ length: 250 }, (_, i): TimerSpec => ({
+      key: `k${i}`,
+      handler: 'h',
+      delay: '1h',
+    }));
     const created = await timers.scheduleMany(specs);
     expect(created.map((timer) => timer.key)).toEqual(specs.map((spec) => spec.key));
     expect(await timers.snapshot()).toHaveLength(250);
