@@ -160,14 +160,14 @@ export const refusals = {
         ? 'Start it again in a moment: the repartition is about to let processes with the new count in.'
         : `Start it with SUNDIAL_PARTITIONS=${to} (option partitions: ${to}): processes with the new count work during the repartition.`,
     ),
-  /** A dispatcher or worker on a Redis older than 7.0: the fire path runs as Redis Functions (FCALL). */
+  /** A process on a Redis older than 7.0: the hot scripts run as Redis Functions (FCALL). */
   redisVersion: (node: string, version: string) =>
     refusals.invalid(
       'connection',
-      `Redis at ${node} is version ${version}; Sundial needs Redis 7.0 or later (its fire path runs as Redis Functions).`,
+      `Redis at ${node} is version ${version}; Sundial needs Redis 7.0 or later (its hot scripts run as Redis Functions).`,
       'Upgrade Redis to 7.0 or later (every node of a Cluster), then start the process again.',
     ),
-  /** A dispatcher or worker whose ACL user may not load the fire path's Redis Functions. */
+  /** A process (dispatcher, worker, client) whose ACL user may not load Sundial's Redis Functions. */
   functionLoadRefused: (node: string, reply: string) =>
     refusals.invalid(
       'connection',

@@ -254,12 +254,12 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   /**
    * Once per client, before its first call (a service calls it at start): warns when Redis may evict
-   * timers and learns the Redis clock. A failure is retried.
+   * timers, loads the writes' Redis Functions (`prepareStore`), learns the Redis clock. Retried on failure.
    */
   connect(): Promise<void> {
     this.started ??= (async () => {
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
-      const joining = await this.checkPartitionCount();
+      const joining = await this.prepareStore();
       if (joining) this.layout.join(joining.from);
       await this.clock.sync();
     })().catch((error: unknown) => {

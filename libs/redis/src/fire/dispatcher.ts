@@ -5,7 +5,6 @@ import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
-import { loadFunctions } from '../store/script-loader';
 import { DispatchSpans } from '../tracing/fire-spans';
 
 export interface DispatcherOptions extends PartitionedOptions, ServeOptions {
@@ -95,8 +94,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
   }
 
   async start(): Promise<void> {
-    await this.checkPartitionCount();
-    await loadFunctions(this.redis); // refuses a Redis before 7.0 here, not at the first fire call
+    await this.prepareStore();
     await this.clock.start();
     const channels = new Map(
       [...this.states.keys()].map((partition) => [this.wakeChannel(partition), partition]),

@@ -9,7 +9,7 @@ import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-com
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
 import type { RowFields } from '../store/row';
-import { defineCommands, loadFunctions } from '../store/script-loader';
+import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
 import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
@@ -145,8 +145,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   /** Listens for aborts first, so no run starts that a cancel could not reach; then takes jobs. */
   async start(): Promise<void> {
-    await this.checkPartitionCount();
-    await loadFunctions(this.redis); // refuses a Redis before 7.0 here, not at the first fire call
+    await this.prepareStore();
     await this.clock.start();
     await this.leases.start();
     await this.consumers.start((partition, data) => this.processFireJob(partition, data));

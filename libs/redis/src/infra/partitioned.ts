@@ -2,7 +2,7 @@ import { ledgerSizeFromEnv, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
 import { SundialKeys } from '../store/keys';
 import { migrateLiveIds } from '../store/live-ids-migration';
-import { defineCommands } from '../store/script-loader';
+import { defineCommands, loadFunctions } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
 import { checkPartitionCount, type RepartitionRecord } from './partition-count';
 import { closeRedis, isCluster, openRedis, type RedisClient, type RedisConnection } from './connection';
@@ -53,12 +53,15 @@ export abstract class Partitioned<Commands = undefined> {
   }
 
   /**
-   * Refuses to go on when the timers under this prefix were written with another partition count;
-   * resolves the repartition this process joins (it has the new count), else null. Then converts what
-   * a version before the live-id bitmaps left (`migrateLiveIds`), so that no process of the new version
-   * answers `check`/`snapshot` or ends a timer before its partition's ids are bits.
+   * At start: loads the Redis Functions (`loadFunctions`: a Redis before 7.0 or an ACL user that may not
+   * load them is refused here, not at the first fire call or write). Refuses to go on when the timers
+   * under this prefix were written with another partition count; resolves the repartition this process
+   * joins (it has the new count), else null. Then converts what a version before the live-id bitmaps left
+   * (`migrateLiveIds`), so that no process of the new version answers `check`/`snapshot` or ends a timer
+   * before its partition's ids are bits.
    */
-  protected async checkPartitionCount(): Promise<RepartitionRecord | null> {
+  protected async prepareStore(): Promise<RepartitionRecord | null> {
+    await loadFunctions(this.redis);
     const joining = await checkPartitionCount(this.redis, this.keys);
     await migrateLiveIds(this.redis, this.keys);
     return joining;

@@ -53,13 +53,14 @@ describe('Lua commands', () => {
   it('runs a command on a connection and in a pipeline', async () => {
     defineCommands(redis);
     defineCommands(redis); // a second registration is harmless
-    expect(await runScript(redis, 'cancel', 'sundial:{p0}:', 50, 'sundial', 1000, 'absent')).toBe(0);
+    // release: a script (EVALSHA) that expires no lease for a worker that holds none
+    expect(await runScript(redis, 'release', 'sundial:{p0}:', 50, 'sundial', 'w')).toBe(0);
     const pipeline = redis.pipeline();
-    void runScript(pipeline, 'cancel', 'sundial:{p0}:', 50, 'sundial', 1000, 'absent');
+    void runScript(pipeline, 'release', 'sundial:{p0}:', 50, 'sundial', 'w');
     expect(await pipeline.exec()).toEqual([[null, 0]]);
   });
 
-  it('loads the fire path as function libraries, named by script and code', async () => {
+  it('loads the hot scripts as function libraries, named by script and code', async () => {
     await loadFunctions(redis);
     await loadFunctions(redis); // a library already there is left as it is
     const listed = (await redis.call('FUNCTION', 'LIST')) as unknown[][];
@@ -104,6 +105,10 @@ describe('Lua commands', () => {
     expect(await take()).toEqual(['', expect.stringMatching(/^\d+$/), [], []]);
     expect(() => runScript(redis.pipeline(), 'claim', 'sundial:{p0}:', 50, 'sundial')).toThrow(
       /claim' runs as a Redis Function/,
+    );
+    expect(await runScript(redis, 'cancel', 'sundial:{p0}:', 50, 'sundial', 1000, 'absent')).toBe(0);
+    expect(() => runScript(redis.multi(), 'cancel', 'sundial:{p0}:', 50, 'sundial', 1000, 'absent')).toThrow(
+      /cancel' runs as a Redis Function/,
     );
   });
 

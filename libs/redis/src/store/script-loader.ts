@@ -32,14 +32,23 @@ export const SCRIPT_NAMES = [
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /**
- * The fire path's hot scripts, called as Redis Functions (`FCALL`, Redis 7.0 or later): a library's
- * include functions and tables are made once per load, not on every call as EVALSHA makes them (docs/
- * design.md "Redis script contract", "Loading"). The others stay scripts (EVALSHA).
+ * The hot scripts — the fire path's and the client's writes —, called as Redis Functions (`FCALL`, Redis
+ * 7.0 or later): a library's include functions and tables are made once per load, not on every call as
+ * EVALSHA makes them (docs/design.md "Redis script contract", "Loading"). The others (rare: leases,
+ * reconciling, repartition, migration) stay scripts (EVALSHA).
  */
 export const FUNCTION_SCRIPTS: ReadonlySet<ScriptName> = new Set<ScriptName>([
   'take-due',
   'claim',
   'complete',
+  'schedule',
+  'cancel',
+  'cancel-all',
+  'reschedule',
+  'pause',
+  'resume',
+  'trigger',
+  'backfill',
 ]);
 
 export interface LuaCommand {
@@ -72,8 +81,9 @@ export function functionLibraries(): Map<ScriptName, FunctionLibrary> {
 }
 
 /**
- * Loads the function libraries into Redis (every primary of a Cluster), refusing a Redis before 7.0: a
- * dispatcher and a worker call it at start, so they fail there and not at their first fire call.
+ * Loads the function libraries into Redis (every primary of a Cluster), refusing a Redis before 7.0 or
+ * an ACL user that may not load them: a dispatcher, a worker and a client (RedisTimers.connect) call it
+ * at start, so they fail there and not at their first fire call or write.
  */
 export function loadFunctions(redis: RedisClient): Promise<void> {
   return loadLibraries(redis, [...functionLibraries().values()]);
