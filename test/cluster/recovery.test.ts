@@ -172,12 +172,15 @@ describe('cluster recovery', () => {
   it('SIGTERM under load: readiness goes false at once, running handlers finish, exit 0, no run lost', async () => {
     const worker = workers[workers.length - 1];
     expect(worker.name).toBe('after-deletion');
-    // Handlers running on this worker when it gets SIGTERM, each well inside the grace (25 s).
+    // Handlers running on this worker when it gets SIGTERM: they end once the test releases them, after
+    // it saw readiness go false (a fixed while, 8 s, was a guess at how long the peer takes to start:
+    // up to 5.7 s measured at load ~10), well inside the grace (25 s).
+    const release = 'release:term:slow';
     const slow = await client.scheduleMany(
       Array.from({ length: 8 }, (_, n) => ({
         key: `term:slow:${n}`,
-        handler: 'slow',
-        payload: { ms: 8_000 }, // long enough to outlast the peer's start on a loaded machine
+        handler: 'gated',
+        payload: { release },
         delay: 50,
         removeOnComplete: false,
       })),
@@ -211,6 +214,7 @@ describe('cluster recovery', () => {
     );
     // not ready while every handler is still running
     expect(readiness).toEqual({ status: 503, finished: 0 });
+    await records.set(release, '1');
     expect(await worker.exited).toEqual({ code: 0, signal: null });
 
     // each running handler finished on the stopping worker, once
