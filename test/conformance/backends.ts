@@ -58,6 +58,21 @@ export interface Harness {
   /** the first event matching `expected`, once it has come */
   event(expected: Partial<TimerEvent>, options?: UntilOptions): Promise<TimerEvent>;
   /**
+   * Every event of `type` so far, once at least `count` have come. On Redis events cross pub/sub on a
+   * connection of their own: a state read back (a row gone, a run recorded) can come before the events of
+   * the same change, so a case waits for the events it checks, then checks all of them.
+   */
+  eventsOnceCome(type: TimerEventName, count: number, options?: UntilOptions): Promise<TimerEvent[]>;
+  /**
+   * The first run matching `expected`, once its handler has started. On Redis the `running` event is
+   * published by the claim, and the runner starts the handler only once the claim's answer has come: a
+   * case that reads a run waits for the run, not for its event.
+   */
+  started(
+    expected: Partial<Pick<RunRecord, 'key' | 'id' | 'version'>>,
+    options?: UntilOptions,
+  ): Promise<RunRecord>;
+  /**
    * The backend is down for `ms` right after timers were scheduled, then comes back: nothing runs while
    * it is down. Memory: the virtual clock moves `ms` with every wake held, then they come. Redis (real
    * time cannot jump): every row of this harness is put back as if scheduled `ms` earlier (its grid, its
@@ -234,7 +249,7 @@ function workHandler(
   };
 }
 
-function withEvents(h: Omit<Harness, 'event'>): Harness {
+function withEvents(h: Omit<Harness, 'event' | 'eventsOnceCome' | 'started'>): Harness {
   return {
     ...h,
     event: (expected, options = {}) =>
@@ -242,11 +257,25 @@ function withEvents(h: Omit<Harness, 'event'>): Harness {
         what: `event ${JSON.stringify(expected)}`,
         ...options,
       }),
+    eventsOnceCome: (type, count, options = {}) =>
+      h.until(
+        () => {
+          const events = h.eventsOf(type);
+          return events.length >= count && events;
+        },
+        { what: `${count} ${type} events`, ...options },
+      ),
+    started: (expected, options = {}) =>
+      h.until(() => h.runs.find((run) => matches(run, expected)), {
+        what: `a run of ${JSON.stringify(expected)}`,
+        ...options,
+      }),
   };
 }
 
-export function matches(event: TimerEvent, expected: Partial<TimerEvent>): boolean {
-  return Object.entries(expected).every(([field, value]) => event[field as keyof TimerEvent] === value);
+/** Whether `record` has every field of `expected` (an event, or a run). */
+export function matches<T extends object>(record: T, expected: Partial<T>): boolean {
+  return Object.entries(expected).every(([field, value]) => record[field as keyof T] === value);
 }
 
 function sleepOn(

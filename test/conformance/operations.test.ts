@@ -14,7 +14,7 @@ async function startFireAndForget(backend: Backend): Promise<Harness> {
     awaitTask: false,
     payload: { sleepMs: 2_000 },
   });
-  await h.event({ type: 'running', key: 'f' });
+  await h.started({ key: 'f' });
   return h;
 }
 
@@ -47,10 +47,10 @@ describe.each(BACKENDS)('%s backend: cancel and cancelAll', (name) => {
   it('cancel aborts the signal of a running handler, and its completion changes nothing', async () => {
     const h = await backend.open();
     await h.timers.schedule({ key: 'k', handler: 'work', every: 100, payload: { sleepMs: 2_000 } });
-    await h.event({ type: 'running', key: 'k' });
-    expect(h.runs[0].signal.aborted).toBe(false);
+    const run = await h.started({ key: 'k' });
+    expect(run.signal.aborted).toBe(false);
     await h.timers.cancel('k');
-    await h.until(() => h.runs[0].signal.aborted, { what: 'the abort' });
+    await h.until(() => run.signal.aborted, { what: 'the abort' });
     expect(await h.event({ type: 'stale', key: 'k' })).toMatchObject({ version: 1, reason: 'gone' });
     await h.pass(300);
     expect(h.runs).toHaveLength(1);
@@ -233,8 +233,7 @@ describe.each(BACKENDS)('%s backend: pause and resume', (name) => {
     expect(resumed.dueAt % 1_000).toBe(0);
     expect(resumed.dueAt).toBeGreaterThan(before);
     expect(resumed.dueAt).toBeLessThanOrEqual(after + 1_000);
-    await h.event({ type: 'running', key: 'c' });
-    expect(h.runs[0].due).toBe(resumed.dueAt);
+    expect((await h.started({ key: 'c' })).due).toBe(resumed.dueAt);
   });
 
   it('pause and resume are idempotent, and resume emits scheduled with reason resume', async () => {

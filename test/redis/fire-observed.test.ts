@@ -159,6 +159,8 @@ describe('fire path: what is reported', () => {
     await waitFor(() => reported.stale.length > 0, { what: 'the stale claim reported' });
     expect(reported.stale).toEqual([{ reason: 'gone', phase: 'claim' }]);
     expect(tick.calls).toEqual([]);
+    // The claim published its stale event; over pub/sub it may come after the claim's answer was reported.
+    await eventually(cluster.events, { type: 'stale', key: 'c' });
     expect(matching(cluster.events, { type: 'stale', key: 'c' })).toHaveLength(1);
   });
 });

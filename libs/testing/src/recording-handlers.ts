@@ -46,6 +46,9 @@ async function record(event: RunRecord['event'], ctx: TimerContext): Promise<voi
   await recorder().rpush(RUNS_KEY, JSON.stringify(entry));
 }
 
+/** How often a gated run looks for its release key. */
+const RELEASE_POLL_MS = 25;
+
 /** Resolves after `ms`, or at once when the run is aborted. */
 function work(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -75,6 +78,21 @@ export const handlers: Record<string, TimerHandler> = {
     await record('started', ctx);
     const { ms = 1000, rerunMs = ms } = (payload ?? {}) as { ms?: number; rerunMs?: number };
     await work(ctx.runCount > 1 ? rerunMs : ms, ctx.signal);
+    if (ctx.signal.aborted) throw new Error('aborted');
+    await record('finished', ctx);
+  },
+  /**
+   * records its start, works until the test sets the key `payload.release` in the record database (or
+   * throws if its signal aborted first), then records that it finished: a run that ends when the test
+   * says, where a guessed while could end before the test's next step on a loaded machine
+   */
+  gated: async (payload: JsonValue, ctx: TimerContext) => {
+    await record('started', ctx);
+    const { release } = (payload ?? {}) as { release?: string };
+    if (!release) throw new Error('the gated handler needs payload.release, the key that ends its run');
+    while (!ctx.signal.aborted && (await recorder().exists(release)) === 0) {
+      await work(RELEASE_POLL_MS, ctx.signal);
+    }
     if (ctx.signal.aborted) throw new Error('aborted');
     await record('finished', ctx);
   },
