@@ -1,3 +1,4 @@
+const { availableParallelism } = require('node:os');
 const { pathsToModuleNameMapper } = require('ts-jest');
 // The `@sundial/*` aliases are written once, in tsconfig.json; jest, tsc and register-paths read them there.
 const { compilerOptions } = require('./tsconfig.json');
@@ -34,6 +35,12 @@ const LIB_SPECS_ON_REDIS = [
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 30000,
+  // Most suites spend their time waiting, not computing: on real time (leases, cron seconds, outages)
+  // and on child processes (redis-server, the apps, Prometheus, Chromium). Jest's default (cores - 1)
+  // is one suite at a time on a 2-core CI host, with a core idle; two run side by side there.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // Without recorded durations (CI's clean clone), the long process suites start first: test/sequencer.js.
+  testSequencer: '<rootDir>/test/sequencer.js',
   projects: [
     {
       ...base,

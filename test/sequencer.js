@@ -1,0 +1,28 @@
+const Sequencer = require('@jest/test-sequencer').default;
+
+/**
+ * Projects in the order their suites should start when jest knows no durations yet (a clean clone, as
+ * in CI): those whose suites wait tens of seconds on real time and child processes first, so no long
+ * suite starts last while the other workers sit idle. The conformance project leads: it needs no
+ * `dist`, so one worker runs it while another builds `dist` (ensureBuilt) for the process suites.
+ */
+const SLOW_FIRST = ['conformance', 'chaos', 'cluster', 'operator', 'deploy', 'api', 'redis', 'unit'];
+
+/**
+ * Jest's own order (failed first, then the longest by the durations of earlier runs, else the biggest
+ * file) — except on a run with no recorded durations, where file size says little (the slowest suites
+ * are among the smallest files): there the projects go in SLOW_FIRST order, biggest file first within one.
+ */
+class SlowProjectsFirst extends Sequencer {
+  sort(tests) {
+    const sorted = super.sort(tests);
+    if (sorted.some((test) => test.duration != null)) return sorted;
+    const rank = (test) => {
+      const at = SLOW_FIRST.indexOf(test.context.config.displayName?.name);
+      return at === -1 ? SLOW_FIRST.length : at;
+    };
+    return sorted.sort((a, b) => rank(a) - rank(b)); // stable: keeps the size order within a project
+  }
+}
+
+module.exports = SlowProjectsFirst;
