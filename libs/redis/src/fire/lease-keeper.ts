@@ -32,6 +32,14 @@ export interface LeaseKeeperOptions {
   logger: SundialLogger;
 }
 
+/** An abort heard on `P:abort`: which runs it stops (a key and id, versions up to `version`) and when it came. */
+interface HeardAbort {
+  key: string;
+  id: string;
+  version: number;
+  at: number;
+}
+
 /** What the worker's own reconcile pass at shutdown uses (it only needs the lease part to be prompt). */
 const SHUTDOWN_RECONCILE = { graceMs: 2000, batchLimit: 1000 };
 
@@ -42,6 +50,14 @@ const SHUTDOWN_RECONCILE = { graceMs: 2000, batchLimit: 1000 };
  */
 export class LeaseKeeper {
   private readonly active = new Set<ActiveRun>();
+  /**
+   * Aborts heard in the last lease, by key. Why: a run is added only once its claim's answer is back (and a
+   * cron's detach done); an abort published by a cancel / pause / reschedule in between names a run this
+   * worker does not know yet. A held run would still be aborted at its next renewal, a free run (its lease
+   * survives a pause or reschedule) never. `add` applies them; the renewal tick forgets those older than a
+   * lease (a claim answered later than that has lost its lease anyway).
+   */
+  private readonly heard = new Map<string, HeardAbort[]>();
   private readonly subscriber: RedisClient;
   private renewal: NodeJS.Timeout | undefined;
 
@@ -59,6 +75,7 @@ export class LeaseKeeper {
 
   add(run: ActiveRun): void {
     this.active.add(run);
+    for (const target of this.heard.get(run.key) ?? []) abortIfNamed(target, run);
   }
 
   delete(run: ActiveRun): void {
@@ -100,6 +117,7 @@ export class LeaseKeeper {
   /** Extends every lease (held and free runs); a run whose lease is gone (reclaimed, settled lost) is aborted. */
   private async renewLeases(): Promise<void> {
     const { commands, leaseMs, workerId } = this.options;
+    this.forgetHeard(Date.now() - leaseMs);
     for (const [partition, runs] of byPartition(this.runs())) {
       try {
         const held = await commands.renewLeases(partition, leaseMs, workerId, runs.map(leaseRef));
@@ -124,14 +142,32 @@ export class LeaseKeeper {
     abort(run, `the lease on ${key} v${version} was lost`);
   }
 
-  /** Stops the local runs of an entry that was cancelled, replaced, rescheduled or paused (docs/spec.md §4.5). */
+  /**
+   * Stops the local runs of an entry that was cancelled, replaced, rescheduled or paused (docs/spec.md §4.5),
+   * and remembers the abort for a run whose claim's answer is still on its way (`heard`).
+   */
   private onAbort(message: string): void {
-    const target = JSON.parse(message) as { key: string; id: string; version: number };
-    for (const run of this.active) {
-      if (run.key === target.key && run.id === target.id && run.version <= target.version) {
-        abort(run, `${run.key} v${run.version} was cancelled, replaced or rescheduled`);
-      }
+    const target = { ...(JSON.parse(message) as Omit<HeardAbort, 'at'>), at: Date.now() };
+    const known = this.heard.get(target.key);
+    if (known) known.push(target);
+    else this.heard.set(target.key, [target]);
+    for (const run of this.active) abortIfNamed(target, run);
+  }
+
+  /** Drops the aborts heard before `before` (ms, local clock). */
+  private forgetHeard(before: number): void {
+    for (const [key, targets] of this.heard) {
+      const kept = targets.filter((target) => target.at >= before);
+      if (kept.length === 0) this.heard.delete(key);
+      else if (kept.length < targets.length) this.heard.set(key, kept);
     }
+  }
+}
+
+/** Aborts the run when the abort names it: its key and id, and a version up to the abort's. */
+function abortIfNamed(target: HeardAbort, run: ActiveRun): void {
+  if (run.key === target.key && run.id === target.id && run.version <= target.version) {
+    abort(run, `${run.key} v${run.version} was cancelled, replaced or rescheduled`);
   }
 }
 
