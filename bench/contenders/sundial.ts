@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SundialModule, SundialWorkerModule } from '@sundial/client';
 import { silentLogger } from '@sundial/core';
-import { Dispatcher, parseRedisUrl, RedisTimers, TimerRunner } from '@sundial/redis';
+import { Dispatcher, parseRedisUrl, RedisTimers, SundialMetrics, TimerRunner } from '@sundial/redis';
 import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
 import { BENCH_PAYLOAD, type Contender, type ContenderFactory, type OneShot } from './contender';
 
@@ -76,7 +76,11 @@ export async function startSundialWorker(
   return { close: () => app.close() };
 }
 
-/** The same handler on a TimerRunner of its own: no Nest, no @nestjs/bullmq processors. */
+/**
+ * The same handler on a TimerRunner of its own: no Nest, no @nestjs/bullmq processors. It records run
+ * metrics as SundialWorkerModule's runner does (a SundialMetrics on prom-client's global registry), so the
+ * two rows differ by the Nest path alone and not by the metrics each run costs.
+ */
 export async function startSundialRunner(
   config: ChildConfig,
   record: (run: RunRecord) => void,
@@ -85,6 +89,7 @@ export async function startSundialRunner(
     connection: config.redisUrl,
     partitions: config.partitions,
     concurrency: config.concurrency,
+    observer: new SundialMetrics(),
     logger: silentLogger,
     handlers: { [HANDLER]: (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]) },
   });

@@ -1,5 +1,5 @@
 /** docs/spec.md §3.3 on every backend: intervals with awaitTask both ways, maxRuns, cron. */
-import type { Timer } from '@sundial/core';
+import type { Timer, TimerContext, TimerHandler } from '@sundial/core';
 import { BACKENDS, useBackend } from './backends';
 
 const onGrid = (due: number, anchor: number, every: number) => (due - anchor) % every === 0;
@@ -130,29 +130,33 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
   });
 
   it('awaitTask: false arms the next tick at claim time, so runs overlap and the timer stays pending', async () => {
-    const h = await backend.open();
-    await h.timers.schedule({
-      key: 'ping',
-      handler: 'work',
-      every: 100,
-      awaitTask: false,
-      payload: { sleepMs: 450 },
-    });
-    await h.until(() => h.runs.length >= 3, { what: 'three runs' });
-    // Each claim (ctx.timer is the row after it) left the row pending under the next version, due on
-    // the first grid slot after the claim, while the run went on.
-    for (const run of h.runs.slice(0, 3)) {
-      expect(run.timer).toMatchObject({
-        status: 'pending',
-        version: run.version + 1,
-        last: { status: 'running' },
-      });
-      expect(onGrid(run.timer.dueAt, run.timer.scheduledAt, 100)).toBe(true);
-      expect(run.timer.dueAt).toBeGreaterThan(run.at);
-      expect(run.timer.dueAt - 100).toBeLessThanOrEqual(run.at);
+    // Every run is held until three have started: with the next tick armed only when a run settles, the
+    // second would never start (no real-time margin decides it).
+    const started: TimerContext[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held: TimerHandler = async (_payload, ctx) => {
+      started.push(ctx);
+      await gate;
+    };
+    const h = await backend.open({ handlers: { held } });
+    try {
+      await h.timers.schedule({ key: 'ping', handler: 'held', every: 100, awaitTask: false });
+      await h.until(() => started.length >= 3, { what: 'three runs, none let go' });
+      // Each claim (ctx.timer is the row after it) left the row pending under the next version, due on
+      // the first grid slot after the claim, while the run went on.
+      for (const { version, timer } of started.slice(0, 3)) {
+        const claimedAt = timer.lastFiredAt!;
+        expect(timer).toMatchObject({ status: 'pending', version: version + 1, last: { status: 'running' } });
+        expect(onGrid(timer.dueAt, timer.scheduledAt, 100)).toBe(true);
+        expect(timer.dueAt).toBeGreaterThan(claimedAt);
+        expect(timer.dueAt - 100).toBeLessThanOrEqual(claimedAt);
+      }
+      expect(started.slice(0, 3).map(({ version }) => version)).toEqual([1, 2, 3]);
+      expect(h.eventsOf('completed')).toEqual([]);
+    } finally {
+      release();
     }
-    // the third run started before the first one completed
-    expect(h.eventsOf('completed').filter((e) => e.version === 1)).toEqual([]);
     await h.event({ type: 'completed', key: 'ping', version: 1 });
   });
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { childOutput } from '@sundial/testing';
 
 const ROOT = join(__dirname, '..', '..');
 export const CLOSURES = join(ROOT, 'libs', 'redis', 'src', 'infra', 'ioredis-closures.ts');
@@ -47,9 +48,10 @@ export async function survivedPerScavenge(
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // its whole output: 'exit' may come before the last of it (childOutput)
+  const { lines, ended } = childOutput(child);
+  const { code } = await ended;
+  const out = lines.join('\n');
   if (code !== 0) throw new Error(`the child ended with ${code}: ${out}`);
   const survived = JSON.parse(out) as number[];
   if (survived.length < 4) throw new Error(`too few scavenges to compare: ${out}`);

@@ -54,7 +54,6 @@ export { FireCommands, type FireJobData, type TimerRef } from './store/fire-comm
 export { migrateLiveIds } from './store/live-ids-migration';
 export {
   defineCommands,
-  loadCommands,
   loadFunctions,
   runScript,
   type ScriptName,

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { DIST } from './build';
+import { type ChildEnd, childOutput } from './child-output';
 import type { HttpClient } from './http-client';
 import { httpClient } from './http-client';
 import { spawnOwned } from './owned-child';
@@ -15,8 +15,8 @@ export interface AppProcess {
   api: HttpClient;
   /** every line it wrote, stdout and stderr */
   lines: string[];
-  /** resolves when it exits */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** resolves when it exited and its output ended (`lines` is whole then) */
+  exited: Promise<ChildEnd>;
   kill(signal: NodeJS.Signals): void;
 }
 
@@ -39,25 +39,19 @@ export async function spawnApp(
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const lines: string[] = [];
   let port: number | undefined;
-  const onLine = (line: string): void => {
-    lines.push(line);
-    port ??= listeningPort(line);
-  };
-  createInterface({ input: child.stdout! }).on('line', onLine);
-  createInterface({ input: child.stderr! }).on('line', onLine);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const started = await waitFor(() => port ?? (child.exitCode !== null ? -1 : undefined), {
+  const { lines, ended: exited } = childOutput(child, (line) => (port ??= listeningPort(line)));
+  let ended: ChildEnd | undefined;
+  void exited.then((end) => (ended = end));
+  // An app that exits at start is reported once its output ended: its last lines say why.
+  const started = await waitFor(() => port ?? (ended ? -1 : undefined), {
     timeoutMs: START_DEADLINE_MS,
     what: `${name} to listen`,
   }).catch((error: Error) => {
     child.kill('SIGKILL');
     throw new Error(`${error.message}\n${lines.join('\n')}`);
   });
-  if (started === -1) throw new Error(`${name} exited at start with ${child.exitCode}:\n${lines.join('\n')}`);
+  if (started === -1) throw new Error(`${name} exited at start with ${ended?.code}:\n${lines.join('\n')}`);
   const url = `http://127.0.0.1:${started}`;
   const api = httpClient(url);
   await waitFor(async () => (await api('GET', '/health/ready')).status === 200, {

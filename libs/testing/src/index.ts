@@ -2,6 +2,7 @@
 // processes from `dist`, an HTTP client, deadlines instead of sleeps.
 export { type AppProcess, killAll, spawnApp, spawnRefused } from './app-process';
 export { DIST, ensureBuilt, ROOT } from './build';
+export { type ChildEnd, childOutput, type ChildOutput } from './child-output';
 export {
   type ErrorBody,
   type HttpClient,

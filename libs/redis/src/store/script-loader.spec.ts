@@ -25,21 +25,30 @@ describe('Lua commands', () => {
     await server?.stop();
   });
 
-  it('loads every command with its includes inlined once, and each compiles in Redis', async () => {
+  it('loads every command with its includes inlined once, as a script or a library, and each compiles', async () => {
     const commands = loadCommands();
-    expect([...commands.keys()]).toEqual([...SCRIPT_NAMES]);
-    for (const command of commands.values()) {
-      expect(command.lua).not.toContain('@include');
+    // a function script is only FCALLed: it has its library and no EVAL form
+    expect([...commands.keys()]).toEqual(SCRIPT_NAMES.filter((script) => !FUNCTION_SCRIPTS.has(script)));
+    expect([...commands.keys(), ...functionLibraries().keys()].sort()).toEqual([...SCRIPT_NAMES].sort());
+    const sources = [
+      ...[...commands.values()].map(({ lua }) => lua),
+      ...[...functionLibraries().values()].map(({ code }) => code),
+    ];
+    for (const lua of sources) {
+      expect(lua).not.toContain('@include');
       // Included once even when several includes include it (a second `local function` would shadow it).
-      expect(command.lua.match(/local function row_key\(/g)?.length ?? 0).toBeLessThanOrEqual(1);
+      expect(lua.match(/local function row_key\(/g)?.length ?? 0).toBeLessThanOrEqual(1);
+    }
+    for (const command of commands.values()) {
       await expect(redis.script('LOAD', command.lua)).resolves.toMatch(/^[0-9a-f]{40}$/);
     }
+    // the libraries compile in 'loads the hot scripts as function libraries' (FUNCTION LOAD)
   });
 
   it('leaves out the include functions a script never names, and keeps those it does', () => {
-    const commands = loadCommands();
-    const defines = (script: ScriptName, name: string) =>
-      commands.get(script)?.lua.includes(`local function ${name}(`);
+    const source = (script: ScriptName) =>
+      loadCommands().get(script)?.lua ?? functionLibraries().get(script)?.code ?? '';
+    const defines = (script: ScriptName, name: string) => source(script).includes(`local function ${name}(`);
     // includes/indexes brings live-ids and ledger into take-due, which clears no live id
     expect(defines('take-due', 'remove_live_ids')).toBe(false);
     expect(defines('complete', 'remove_live_ids')).toBe(true);
@@ -48,6 +57,9 @@ describe('Lua commands', () => {
     expect(defines('repartition-take', 'ledger_fold_closed')).toBe(true);
     // named only by a function left out (remove_live_ids), it goes too
     expect(defines('take-due', 'write_id_bits')).toBe(false);
+    // a script (EVALSHA) leaves them out as a library does: reconcile includes the ledger, folds none
+    expect(defines('reconcile', 'ledger_fold_closed')).toBe(false);
+    expect(defines('reconcile', 'ledger_record')).toBe(true);
   });
 
   it('runs a command on a connection and in a pipeline', async () => {
