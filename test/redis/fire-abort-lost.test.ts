@@ -1,7 +1,7 @@
 import type { TimerContext, TimerSpec } from '@sundial/core';
-import type { RedisTimers } from '@sundial/redis';
+import type { FireCommands, RedisTimers } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
-import { type FireCluster, recorder, useFirePath, work } from './fire-fixture';
+import { type FireCluster, recorder, refOf, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();
 
@@ -101,5 +101,71 @@ describe('fire path: an abort message the runner missed', () => {
   it('a detached cron run (overlap allow) of a paused timer aborts at its next renewal', async () => {
     const cron = { key: 'c', handler: 'h', cron: '* * * * * *', tz: 'UTC', overlap: 'allow' as const };
     await missedAbort(cron, (timers) => timers.pause('c'));
+  });
+});
+
+/** renew-leases.lua's answer per run, by the commands alone: what a runner that missed the message acts on. */
+describe('renew-leases: a free run whose timer changed since it began', () => {
+  type Lease = Parameters<FireCommands['renewLeases']>[3][number];
+
+  /** Claims the timer's current version now (its due moved back a slot): the lease to renew. */
+  async function claimNow(cluster: FireCluster, key: string): Promise<Lease & { version: number }> {
+    const timer = await cluster.timers.get(key);
+    if (!timer) throw new Error(`no timer ${key}`);
+    const ref = { ...refOf(timer), due: timer.dueAt - 60_000 };
+    await fire.raw.hset(cluster.timers.keys.row(key), 'd', String(ref.due));
+    const [claimed] = await cluster.commands.claim(0, 30_000, 'w', [ref]);
+    if (claimed.kind !== 'claimed') throw new Error(`${key} was not claimed: ${JSON.stringify(claimed)}`);
+    const lease = claimed.mode === 'free' ? `${key}|${ref.version}` : key;
+    return { key: lease, runCount: Number(claimed.fields.rc), version: ref.version };
+  }
+
+  const renew = (cluster: FireCluster, leases: Lease[]) =>
+    cluster.commands.renewLeases(0, 30_000, 'w', leases);
+  const free = { key: 'f', handler: 'h', every: 60_000, awaitTask: false };
+
+  it('paused: aborted, its lease still renewed; a run after resume and a held run go on', async () => {
+    const cluster = await fire.cluster();
+    await cluster.timers.schedule(free);
+    await cluster.timers.schedule({ key: 'o', handler: 'h', every: 60_000 });
+    const first = await claimNow(cluster, 'f');
+    const held = await claimNow(cluster, 'o');
+    expect(await renew(cluster, [first, held])).toEqual(['held', 'held']);
+    await cluster.timers.pause('f');
+    const leases = cluster.timers.keys.leases(0);
+    const before = Number(await fire.raw.zscore(leases, first.key));
+    // a millisecond later than the claim, so the renewal's lease end is later than the claim's
+    await waitFor(async () => (await cluster.redisNow()) > before - 30_000, { what: 'a later Redis now' });
+    expect(await renew(cluster, [first, held])).toEqual(['aborted', 'held']);
+    expect(Number(await fire.raw.zscore(leases, first.key))).toBeGreaterThan(before);
+    await cluster.timers.resume('f');
+    const next = await claimNow(cluster, 'f');
+    expect(await renew(cluster, [first, next, held])).toEqual(['aborted', 'held', 'held']);
+  });
+
+  it('cancelled or rescheduled: aborted', async () => {
+    const cluster = await fire.cluster();
+    await cluster.timers.schedule(free);
+    await cluster.timers.schedule({ ...free, key: 'g' });
+    const cancelled = await claimNow(cluster, 'f');
+    const rescheduled = await claimNow(cluster, 'g');
+    await cluster.timers.cancel('f');
+    await cluster.timers.reschedule('g', { delay: 60_000 });
+    expect(await renew(cluster, [cancelled, rescheduled])).toEqual(['aborted', 'aborted']);
+  });
+
+  it('its timer ended: held; the ended key scheduled anew: aborted (its completion would be stale)', async () => {
+    const cluster = await fire.cluster();
+    const timer = await cluster.timers.schedule({ ...free, maxRuns: 2 });
+    const first = await claimNow(cluster, 'f');
+    // the second, final run is held; it completes, and the row is kept for the free run in flight
+    const last = await claimNow(cluster, 'f');
+    const ref = { ...refOf(timer), version: last.version, due: 0 };
+    const done = { ...ref, runCount: last.runCount, mode: 'held' as const, outcome: 'ok' as const };
+    await cluster.commands.complete(0, [{ ...done, missed: 0, overlap: 0, once: false }]);
+    expect(await cluster.timers.get('f')).toMatchObject({ status: 'completed', id: timer.id });
+    expect(await renew(cluster, [first])).toEqual(['held']);
+    await cluster.timers.schedule(free);
+    expect(await renew(cluster, [first])).toEqual(['aborted']);
   });
 });

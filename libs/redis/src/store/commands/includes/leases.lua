@@ -5,8 +5,10 @@
 --- @include "includes/free-runs"
 
 -- Whether the free run `member` (record `run`) was to be aborted: its timer went (cancelled, or replaced:
--- another id), or a pause or reschedule aborted its version (`ab`, includes/events `abort_runs`). The
--- `P:abort` message says so at once; this is for a worker that missed it (its subscriber reconnecting).
+-- another id; or, ended, its key was scheduled anew, which publishes nothing but leaves the run nothing to
+-- complete: complete.lua answers it stale 'gone'), or a pause or reschedule aborted its version (`ab`,
+-- includes/events `abort_runs`). The `P:abort` message says so at once; this is for a worker that missed
+-- it (its subscriber reconnecting).
 local function free_run_aborted(base, member, run)
   local key, version = split_free_member(member)
   local row = redis.call('HMGET', row_key(base, key), 'id', 'ab')
