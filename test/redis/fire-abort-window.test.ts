@@ -86,9 +86,10 @@ describe('fire path: an abort heard before a claimed run is registered', () => {
   }
 
   it('a free run (awaitTask:false interval) paused in the window: its signal aborts', async () => {
-    // renewals every 300 ms: they keep the free run's lease (a pause leaves it) and cannot abort it
+    // the next renewal (which would abort it too: fire-abort-lost.test.ts) is 10 s away: only the abort
+    // heard in the window can stop the run within the spec's second
     const spec = { key: 'f', handler: 'h', every: 200, awaitTask: false };
-    const { cluster, job } = await abortedInWindow('claim', 900, spec, (timers) => timers.pause('f'));
+    const { cluster, job } = await abortedInWindow('claim', 30_000, spec, (timers) => timers.pause('f'));
     // the abort it heard names versions up to the paused one: the resumed timer's next run goes on
     const resumed = await cluster.timers.resume('f');
     await waitFor(() => job.calls.length > 1, { timeoutMs: 2000, what: 'a run after resume' });
@@ -104,8 +105,9 @@ describe('fire path: an abort heard before a claimed run is registered', () => {
   });
 
   it('a cron run paused while its detach is answered (it runs free): its signal aborts', async () => {
-    // the detached run's lease survives the pause: only the abort message can stop it
+    // the detached run's lease survives the pause, and its next renewal is 10 s away: only the abort heard
+    // in the window can stop it within the spec's second
     const spec = { key: 'c', handler: 'h', cron: '* * * * * *', tz: 'UTC', overlap: 'allow' as const };
-    await abortedInWindow('detach', 900, spec, (timers) => timers.pause('c'));
+    await abortedInWindow('detach', 30_000, spec, (timers) => timers.pause('c'));
   });
 });

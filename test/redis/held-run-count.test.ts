@@ -23,7 +23,7 @@ describe("a held run's runCount (claim.lua `hc`, `rv`)", () => {
     await cluster.commands.claim(0, 30_000, 'w1', [ref]);
     expect(await fire.raw.hmget(row, 'hc', 'rv', 'rc', 's')).toEqual([null, null, '1', 'running']);
     expect(await cluster.commands.renewLeases(0, 30_000, 'w1', [{ key: 'await', runCount: 1 }])).toEqual([
-      true,
+      'held',
     ]);
     // its lease ends unrenewed: another worker claims the run again (runCount 2), and the first is stale
     await fire.raw.hset(row, 'lu', '1');
@@ -31,7 +31,7 @@ describe("a held run's runCount (claim.lua `hc`, `rv`)", () => {
     expect(again).toMatchObject({ kind: 'claimed', mode: 'held', fields: { rc: '2', hc: '2' } });
     expect(await fire.raw.hmget(row, 'hc', 'rv')).toEqual([null, null]);
     expect(await cluster.commands.renewLeases(0, 30_000, 'w1', [{ key: 'await', runCount: 1 }])).toEqual([
-      false,
+      'lost',
     ]);
     const [first, second] = await cluster.commands.complete(0, [okOf(ref, 1, true), okOf(ref, 2, true)]);
     expect(first).toEqual({ kind: 'stale', reason: 'status' });
@@ -67,7 +67,7 @@ describe("a held run's runCount (claim.lua `hc`, `rv`)", () => {
     await cluster.commands.claim(0, 30_000, 'w2', [ref]);
     expect(await fire.raw.hmget(row, 'hc', 'rc')).toEqual(['2', '2']);
     expect(await cluster.commands.renewLeases(0, 30_000, 'w2', [{ key: 'old', runCount: 2 }])).toEqual([
-      true,
+      'held',
     ]);
     const [done] = await cluster.commands.complete(0, [okOf(ref, 2, false)]);
     expect(done).toEqual({ kind: 'done', missed: 0, overlap: 0 });

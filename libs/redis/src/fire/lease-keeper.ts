@@ -2,7 +2,7 @@ import type { SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { closeRedis, openRedis, type RedisConnection } from '../infra/connection';
-import type { FireCommands, LeaseRef, RunMode } from '../store/fire-commands';
+import type { FireCommands, LeaseRef, LeaseRenewal, RunMode } from '../store/fire-commands';
 import type { SundialKeys } from '../store/keys';
 import { reconcilePartition } from './reconciler';
 
@@ -114,14 +114,18 @@ export class LeaseKeeper {
     await closeRedis(this.subscriber);
   }
 
-  /** Extends every lease (held and free runs); a run whose lease is gone (reclaimed, settled lost) is aborted. */
+  /**
+   * Extends every lease (held and free runs); a run whose lease is gone (reclaimed, settled lost) is aborted,
+   * and so is a free run whose timer was cancelled, replaced, paused or rescheduled: its lease survives
+   * that, and the `P:abort` message may not have reached this worker (its subscriber was reconnecting).
+   */
   private async renewLeases(): Promise<void> {
     const { commands, leaseMs, workerId } = this.options;
     this.forgetHeard(Date.now() - leaseMs);
     for (const [partition, runs] of byPartition(this.runs())) {
       try {
-        const held = await commands.renewLeases(partition, leaseMs, workerId, runs.map(leaseRef));
-        runs.forEach((run, i) => held[i] || this.leaseLost(run));
+        const renewals = await commands.renewLeases(partition, leaseMs, workerId, runs.map(leaseRef));
+        runs.forEach((run, i) => this.renewed(run, renewals[i]));
       } catch (error) {
         this.options.logger.error(`Sundial could not renew leases: ${(error as Error).message}`, {
           partition,
@@ -131,15 +135,20 @@ export class LeaseKeeper {
     }
   }
 
-  private leaseLost(run: ActiveRun): void {
+  /** Acts on a run's renewal: a lost lease aborts it, and so does an abort whose message it missed. */
+  private renewed(run: ActiveRun, renewal: LeaseRenewal): void {
+    if (renewal === 'lost') {
+      this.aborting(run, 'lease lost (reclaimed or settled lost)');
+      abort(run, `the lease on ${run.key} v${run.version} was lost`);
+    } else if (renewal === 'aborted' && abortNamed(run)) {
+      // (such a run is renewed until it completes: said once, and only when the message did not reach it)
+      this.aborting(run, 'abort message missed (its timer was cancelled, replaced or rescheduled)');
+    }
+  }
+
+  private aborting(run: ActiveRun, why: string): void {
     const { key, id, version, partition } = run;
-    this.options.logger.warn('lease lost (reclaimed or settled lost): the run is aborted', {
-      key,
-      id,
-      version,
-      partition,
-    });
-    abort(run, `the lease on ${key} v${version} was lost`);
+    this.options.logger.warn(`${why}: the run is aborted`, { key, id, version, partition });
   }
 
   /**
@@ -166,9 +175,12 @@ export class LeaseKeeper {
 
 /** Aborts the run when the abort names it: its key and id, and a version up to the abort's. */
 function abortIfNamed(target: HeardAbort, run: ActiveRun): void {
-  if (run.key === target.key && run.id === target.id && run.version <= target.version) {
-    abort(run, `${run.key} v${run.version} was cancelled, replaced or rescheduled`);
-  }
+  if (run.key === target.key && run.id === target.id && run.version <= target.version) abortNamed(run);
+}
+
+/** Aborts a run whose timer was cancelled, replaced or rescheduled; false when it was aborted already. */
+function abortNamed(run: ActiveRun): boolean {
+  return abort(run, `${run.key} v${run.version} was cancelled, replaced or rescheduled`);
 }
 
 /** A run's AbortController, made on first need (making one costs more than a short run itself). */
@@ -177,12 +189,14 @@ export function controllerOf(run: ActiveRun): AbortController {
   return run.controller;
 }
 
-function abort(run: ActiveRun, why: string): void {
+/** Aborts the run's signal with an AbortError; false when it was aborted already. */
+function abort(run: ActiveRun, why: string): boolean {
   const controller = controllerOf(run);
-  if (controller.signal.aborted) return;
+  if (controller.signal.aborted) return false;
   const reason = new Error(why);
   reason.name = 'AbortError';
   controller.abort(reason);
+  return true;
 }
 
 /** A free run's lease is named `<key>|<version>` (docs/design.md "Free runs"), a held run's by its key. */

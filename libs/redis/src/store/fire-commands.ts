@@ -80,6 +80,16 @@ export interface LeaseRef {
   runCount: number;
 }
 
+/**
+ * A run's lease renewal: `held` (renewed), `aborted` (renewed, but a free run whose timer was cancelled,
+ * replaced, paused or rescheduled: it is to abort, its `P:abort` message may have been missed), `lost`
+ * (no longer this worker's: it is to abort).
+ */
+export type LeaseRenewal = 'held' | 'aborted' | 'lost';
+
+/** renew-leases.lua's flag per run → its renewal. */
+const LEASE_RENEWALS: readonly LeaseRenewal[] = ['lost', 'held', 'aborted'];
+
 export interface ReconcileResult {
   rearmed: number;
   requeued: number;
@@ -209,16 +219,16 @@ export class FireCommands {
     return (await this.run('detach', partition, workerId, key, version, runCount, next, missed)) === 1;
   }
 
-  /** Extends the leases still held; replies per run whether it still is. */
+  /** Extends the leases still held; replies per run whether it still is, and whether its timer aborted it. */
   async renewLeases(
     partition: number,
     leaseMs: number,
     workerId: string,
     runs: LeaseRef[],
-  ): Promise<boolean[]> {
+  ): Promise<LeaseRenewal[]> {
     const args = runs.flatMap((run) => [run.key, run.runCount]);
     const replies = (await this.run('renew-leases', partition, leaseMs, workerId, ...args)) as number[];
-    return replies.map((held) => held === 1);
+    return replies.map((flag) => LEASE_RENEWALS[flag] ?? 'lost');
   }
 
   /** Expires this worker's leases at once (graceful stop); the next reconcile settles them. */

@@ -53,6 +53,7 @@ end
 -- pauseAfterFailures reached: the row is paused as pause.lua does (its runs abort, out of due/armed).
 local function pause_row(row, fields, gone, streak)
   abort_runs(prefix, row)
+  fields.ab = row.ab
   fields.v = int(tonumber(row.v) + 1)
   fields.s = 'paused'
   row.v = fields.v

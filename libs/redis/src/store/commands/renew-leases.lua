@@ -3,7 +3,10 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] leaseMs, ARGV[3] worker id, then (key, runCount) per run
 -- Output: one flag per run: 1 still held (renewed), 0 gone (finished, reclaimed by another worker after
---   expiry, settled lost or cancelled): the run should abort.
+--   expiry, settled lost or cancelled): the run should abort; 2 a free run still held (renewed) whose
+--   timer was cancelled, replaced, paused or rescheduled: the run should abort (its `P:abort` message
+--   may have been missed) and complete as usual. Each runner sends its own release's script, so one of the
+--   release before (which reads only 0 and 1) never gets a 2.
 
 --- @include "includes/time"
 --- @include "includes/leases"

@@ -36,10 +36,15 @@ local function publish_event(prefix, row, event_type, now, extra)
 end
 
 -- A run in progress must abort when its entry changes under it: a held run (`running`) or a free run
--- of an awaitTask=false interval (row stays pending, `rv` set). Call before the version bump.
+-- of an awaitTask=false interval (row stays pending, `rv` set). Call before the version bump. A free run's
+-- lease outlives a pause or reschedule, so `ab` (the versions aborted: up to this one) stays on the row
+-- for its renewal to find should the message be missed (includes/leases); the caller saves the row.
 local function abort_runs(prefix, row)
   if row.s == 'running' or (row.aw == '0' and row.rv) then
     redis.call('PUBLISH', prefix .. ':abort', cjson.encode({ key = row.key, id = row.id, version = tonumber(row.v) }))
+  end
+  if row.aw == '0' and row.rv then
+    row.ab = row.v
   end
 end
 
