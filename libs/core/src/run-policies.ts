@@ -33,12 +33,12 @@ export function normalizeRunPolicies(
   const detached = overlap === undefined ? !awaitTask : overlap === 'allow' || overlap === 'cancel-other';
   const retry = normalizeRetry(input.retry, detached);
   const pauseAfterFailures = normalizePauseAfterFailures(input.pauseAfterFailures, kind, detached);
-  return {
-    awaitTask: !detached,
-    ...(overlap !== undefined && { overlap }),
-    ...(retry !== undefined && { retry }),
-    ...(pauseAfterFailures !== undefined && { pauseAfterFailures }),
-  };
+  // set one by one, not spread: this runs per spec of a scheduleMany
+  const policies: RunPolicies = { awaitTask: !detached };
+  if (overlap !== undefined) policies.overlap = overlap;
+  if (retry !== undefined) policies.retry = retry;
+  if (pauseAfterFailures !== undefined) policies.pauseAfterFailures = pauseAfterFailures;
+  return policies;
 }
 
 /** How long a run that failed on try `attempt` waits before its retry (docs/spec.md §3.3b); complete.lua mirrors it. */

@@ -44,7 +44,8 @@ export function fieldsFromFlat(flat: readonly string[]): RowFields {
  * at-least-once, `p` absent = null.
  */
 export function encodeSpecFields(spec: NormalizedSpec): RowFields {
-  const fields: RowFields = { h: spec.handler };
+  const fields: RowFields = {}; // empty, then set: the rows of a batch outlive a scavenge (normalizeSpec)
+  fields.h = spec.handler;
   if (spec.kind !== ROW_DEFAULTS.k) fields.k = spec.kind;
   if (spec.payload !== null) fields.p = JSON.stringify(spec.payload);
   if (spec.delayMs !== undefined) fields.dm = String(spec.delayMs);
@@ -82,14 +83,17 @@ function encodeRunPolicies(spec: NormalizedSpec, fields: RowFields): void {
   if (spec.pauseAfterFailures !== undefined) fields.pf = String(spec.pauseAfterFailures);
 }
 
-/** The run policies of a row of `kind`, as `Timer` returns them (absent: the defaults). */
-function decodeRunPolicies(
+/**
+ * The run policies of a row of `kind`, as `Timer` returns them (absent: the defaults), set on `timer`:
+ * written into it, not merged from an object of their own (createdTimer runs per spec of a scheduleMany).
+ */
+function setRunPolicies(
+  timer: Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'>,
   fields: RowFields,
   kind: string,
-): Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> {
-  const policies: Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'> = {};
+): void {
   const overlap = OVERLAP_CODES[fields.ov ?? ''] ?? (fields.aw === '0' ? 'allow' : undefined);
-  if (overlap && kind !== 'once') policies.overlap = overlap;
+  if (overlap && kind !== 'once') timer.overlap = overlap;
   if (fields.ry !== undefined) {
     const [attempts, type, delay, maxDelay] = fields.ry.split(',');
     const backoff: RetryPolicy['backoff'] = {
@@ -97,10 +101,9 @@ function decodeRunPolicies(
       delay: Number(delay),
     };
     if (maxDelay !== undefined) backoff.maxDelay = Number(maxDelay);
-    policies.retry = { attempts: Number(attempts), backoff };
+    timer.retry = { attempts: Number(attempts), backoff };
   }
-  if (fields.pf !== undefined) policies.pauseAfterFailures = Number(fields.pf);
-  return policies;
+  if (fields.pf !== undefined) timer.pauseAfterFailures = Number(fields.pf);
 }
 
 const OVERLAP_CODES: Record<string, OverlapPolicy> = { b: 'buffer-one', c: 'cancel-other' };
@@ -114,15 +117,13 @@ function encodeSlotPolicy(policy: SlotPolicy, fields: RowFields): void {
   if (policy.endAt !== undefined) fields.ea = String(policy.endAt);
 }
 
-/** The slot policies a row stores, as a Timer shows them. */
-export function decodeSlotPolicy(fields: RowFields): SlotPolicy {
-  const policy: SlotPolicy = {};
+/** The slot policies a row stores, as a Timer shows them, set on `policy`. */
+function setSlotPolicy(policy: SlotPolicy, fields: RowFields): void {
   if (fields.cu !== undefined) policy.catchup = fields.cu === 's' ? 'skip' : 'all';
   if (fields.cw !== undefined) policy.catchupWindow = Number(fields.cw);
   if (fields.jt !== undefined) policy.jitter = Number(fields.jt);
   if (fields.st !== undefined) policy.startAt = Number(fields.st);
   if (fields.ea !== undefined) policy.endAt = Number(fields.ea);
-  return policy;
 }
 
 /** The one decoder from a row (or a tombstone's fields) to the public `Timer`. */
@@ -153,7 +154,9 @@ export function decodeRow(raw: RowFields): Timer {
   if (fields.tz !== undefined) timer.tz = fields.tz;
   if (fields.mr !== undefined) timer.maxRuns = Number(fields.mr);
   if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
-  return Object.assign(timer, decodeRunPolicies(fields, fields.k), decodeSlotPolicy(fields));
+  setRunPolicies(timer, fields, fields.k);
+  setSlotPolicy(timer, fields);
+  return timer;
 }
 
 /**
@@ -163,42 +166,44 @@ export function decodeRow(raw: RowFields): Timer {
  * (normalizeSpec made them JSON copies of what the caller passed: no one else holds them).
  */
 export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: RowFields): Timer {
-  const timer: Timer = {
-    id: created.id,
-    key: spec.key,
-    version: 1,
-    kind: spec.kind,
-    status: 'pending',
-    handler: spec.handler,
-    payload: spec.payload,
-    scheduledAt: Number(created.sa),
-    dueAt: Number(created.d),
-    runCount: 0,
-    awaitTask: spec.awaitTask,
-    removeOnComplete: spec.removeOnComplete,
-    delivery: spec.delivery,
-    lastFiredAt: null,
-    lastCompletedAt: null,
-    lastErrorAt: null,
-    last: null,
-  };
+  // an empty literal set field by field: like normalizeSpec's, these objects outlive a scavenge
+  const timer = {} as Timer;
+  timer.id = created.id;
+  timer.key = spec.key;
+  timer.version = 1;
+  timer.kind = spec.kind;
+  timer.status = 'pending';
+  timer.handler = spec.handler;
+  timer.payload = spec.payload;
+  timer.scheduledAt = Number(created.sa);
+  timer.dueAt = Number(created.d);
+  timer.runCount = 0;
+  timer.awaitTask = spec.awaitTask;
+  timer.removeOnComplete = spec.removeOnComplete;
+  timer.delivery = spec.delivery;
+  timer.lastFiredAt = null;
+  timer.lastCompletedAt = null;
+  timer.lastErrorAt = null;
+  timer.last = null;
   if (spec.delayMs !== undefined) timer.delayMs = spec.delayMs;
   if (spec.everyMs !== undefined) timer.everyMs = spec.everyMs;
   if (spec.cron !== undefined) timer.cron = spec.cron;
   if (spec.tz !== undefined) timer.tz = spec.tz;
   if (spec.maxRuns !== undefined) timer.maxRuns = spec.maxRuns;
   if (spec.meta !== undefined) timer.meta = spec.meta;
-  return Object.assign(timer, decodeRunPolicies(fields, spec.kind), decodeSlotPolicy(fields));
+  setRunPolicies(timer, fields, spec.kind);
+  setSlotPolicy(timer, fields);
+  return timer;
 }
 
 /** What core's slot rules (slot-policy.ts) read of a row. */
 export function slotTimerOf(fields: RowFields): SlotTimer {
   const timer: SlotTimer = {
-    ...decodeSlotPolicy(fields),
     key: fields.key,
     kind: (fields.k ?? ROW_DEFAULTS.k) as TimerKind,
     scheduledAt: Number(fields.sa),
   };
+  setSlotPolicy(timer, fields);
   if (fields.em !== undefined) timer.everyMs = Number(fields.em);
   if (fields.cr !== undefined) timer.cron = fields.cr;
   if (fields.tz !== undefined) timer.tz = fields.tz;
