@@ -19,6 +19,9 @@ const base = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // dist/libs/<lib>/src carries a copy of libs/<lib>/package.json (README "Add it to your app"): two
+  // packages of one name would stop jest's module map; tests reach dist only through child processes.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
 /** Specs under libs/ that start a redis-server: they run with the Redis suites, not as unit tests. */

@@ -1,7 +1,7 @@
-// Copies the files tsc does not emit (the Lua scripts and their includes; the operator UI's HTML and CSS)
-// next to the compiled code: `npm run build` step 3. (`nest build` copies the Lua scripts through
-// nest-cli.json's `assets`.)
-const { cpSync, readdirSync, rmSync } = require('node:fs');
+// Copies the files tsc does not emit (the Lua scripts and their includes; the operator UI's HTML and CSS;
+// the libraries' package.json) next to the compiled code: `npm run build` step 3. (`nest build` copies
+// the Lua scripts through nest-cli.json's `assets`.)
+const { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
 const { basename, join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -27,3 +27,14 @@ for (const { from, to, exts, keepOthers = false } of assets) {
   const count = readdirSync(join(root, to), { recursive: true }).filter(wanted).length;
   console.log(`copy-assets: ${count} ${exts.join('/')} file(s) → ${to}`);
 }
+
+// The libraries an application installs from a checkout (README "Add it to your app"): each compiled
+// dist/libs/<lib>/src gets its manifest, pointed at the compiled entry and its declarations, so
+// `npm install --install-links <checkout>/dist/libs/<lib>/src` copies it in as @sundial/<lib>.
+const libs = ['core', 'redis', 'client', 'testing'];
+for (const lib of libs) {
+  const manifest = JSON.parse(readFileSync(join(root, 'libs', lib, 'package.json'), 'utf8'));
+  const out = { ...manifest, main: 'index.js', types: 'index.d.ts' };
+  writeFileSync(join(root, 'dist/libs', lib, 'src/package.json'), JSON.stringify(out, null, 2) + '\n');
+}
+console.log(`copy-assets: ${libs.length} library manifest(s) → dist/libs/<lib>/src/package.json`);

@@ -63,6 +63,7 @@ describe('the replacements', () => {
       installIoredisClosures();
       expect(fresh.default.prototype['initPromise' as keyof Command]).toBe(before);
       expect(warn).toHaveBeenCalledWith(expect.stringContaining('"ioredis":"6.0.1"'));
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('npm install ioredis@6.0.0'));
       warn.mockRestore();
     });
   });

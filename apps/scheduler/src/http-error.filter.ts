@@ -1,20 +1,7 @@
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import { Catch, HttpException } from '@nestjs/common';
 import type { SundialErrorReason, SundialLogger } from '@sundial/core';
-import { isSundialError } from '@sundial/core';
-
-/** HTTP status of each refusal (docs/spec.md §2). */
-const STATUS_BY_REASON: Partial<Record<SundialErrorReason, number>> = {
-  invalid: 400,
-  'payload-too-large': 413,
-  'duplicate-key': 409,
-  'not-found': 404,
-  inactive: 409,
-  unauthorized: 401,
-  disposed: 503,
-  unavailable: 503,
-  'idempotency-conflict': 422,
-};
+import { isSundialError, SUNDIAL_HTTP_STATUS } from '@sundial/core';
 
 export const BODY_TOO_LARGE_FIX =
   'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.';
@@ -51,7 +38,7 @@ export class HttpErrorFilter implements ExceptionFilter {
   /** The status and the JSON body that answer `exception`. */
   private describe(exception: unknown): [number, { error: ErrorBody } | object] {
     if (isSundialError(exception)) {
-      return [STATUS_BY_REASON[exception.reason] ?? 400, { error: exception.toJSON() }];
+      return [SUNDIAL_HTTP_STATUS[exception.reason] ?? 400, { error: exception.toJSON() }];
     }
     const status = httpStatusOf(exception);
     const message = (exception as Error).message;

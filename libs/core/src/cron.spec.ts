@@ -207,6 +207,16 @@ describe('nextCronOccurrence: expressions users write', () => {
     ['@weekdays', '0 0 * * MON-FRI'],
     ['  0  9 * *   MON  ', '0 9 * * 1'],
     ['0 9 ? * MON', '0 9 * * 1'],
+    // @nestjs/schedule's CronExpression spellings (README "Coming from @nestjs/schedule"): EVERY_MINUTE,
+    // EVERY_5_MINUTES, EVERY_HOUR, EVERY_DAY_AT_1AM, EVERY_WEEKEND, EVERY_30_MINUTES_BETWEEN_9AM_AND_5PM,
+    // MONDAY_TO_FRIDAY_AT_09_30AM.
+    ['*/1 * * * *', '* * * * *'],
+    ['0 */5 * * * *', '*/5 * * * *'],
+    ['0 0-23/1 * * *', '0 * * * *'],
+    ['0 01 * * *', '0 1 * * *'],
+    ['0 0 * * 6,0', '0 0 * * 0,6'],
+    ['0 */30 9-17 * * *', '*/30 9-17 * * *'],
+    ['0 30 09 * * 1-5', '30 9 * * 1-5'],
   ])('reads %j as %j', (expr, plain) => {
     for (const tz of ZONES) {
       for (const from of ['2026-02-20T00:00:00Z', '2026-09-25T00:00:00Z']) {

@@ -1,5 +1,6 @@
 export * from './types';
 export * from './errors';
+export { SUNDIAL_HTTP_STATUS } from './http-status';
 export { refusals } from './refusals';
 export * from './failure';
 export * from './request-id';

@@ -40,7 +40,8 @@ function newestSource(dir: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (/\.(ts|lua|js|html|css)$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
+    else if (/\.(ts|lua|js|json|html|css)$/.test(entry.name))
+      newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }

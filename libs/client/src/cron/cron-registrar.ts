@@ -1,4 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type InjectionToken,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ensureOwnedRow, removeOwnedRows, type RowOwner, SundialError } from '@sundial/core';
 import type { CronExpressionSource } from '../decorators/distributed-cron.decorator';
@@ -75,12 +81,18 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   private async expressionOf(cron: DiscoveredCron): Promise<string> {
     const source: CronExpressionSource = cron.expression;
     if (typeof source === 'string') return source;
+    const from =
+      'config' in source ? `config key '${source.config}'` : `provider ${tokenName(source.inject)}`;
     const value: unknown =
       'config' in source
-        ? (await this.configService(cron)).get<unknown>(source.config)
-        : this.moduleRef.get<unknown>(source.inject, { strict: false });
+        ? (await this.configService(cron, from)).get<unknown>(source.config)
+        : this.provided(
+            cron,
+            source.inject,
+            from,
+            `Provide ${tokenName(source.inject)} (useValue: "0 9 * * *")`,
+          );
     if (typeof value !== 'string' || value.trim() === '') {
-      const from = 'config' in source ? `config key '${source.config}'` : `provider ${String(source.inject)}`;
       throw refusal(
         cron,
         'cron',
@@ -92,7 +104,10 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** @nestjs/config is loaded only by apps whose crons read it: SundialModule works without it. */
-  private async configService(cron: DiscoveredCron): Promise<{ get<T>(key: string): T | undefined }> {
+  private async configService(
+    cron: DiscoveredCron,
+    from: string,
+  ): Promise<{ get<T>(key: string): T | undefined }> {
     const config = await import('@nestjs/config').catch(() => undefined);
     if (!config) {
       throw refusal(
@@ -102,7 +117,26 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
         'npm install @nestjs/config and import ConfigModule.forRoot(), or write the expression in code.',
       );
     }
-    return this.moduleRef.get(config.ConfigService, { strict: false });
+    return this.provided(
+      cron,
+      config.ConfigService,
+      from,
+      'Import ConfigModule.forRoot({ isGlobal: true }) (in a test module too)',
+    );
+  }
+
+  /** The provider an expression is read through; Nest's bare "could not find" becomes a refusal. */
+  private provided<T>(cron: DiscoveredCron, token: InjectionToken, from: string, provide: string): T {
+    try {
+      return this.moduleRef.get<T>(token, { strict: false });
+    } catch {
+      throw refusal(
+        cron,
+        'cron',
+        `its expression comes from the ${from}, but this app provides no ${tokenName(token)}.`,
+        `${provide}, or write the expression in code.`,
+      );
+    }
   }
 }
 
@@ -150,4 +184,8 @@ function withOwner(cron: DiscoveredCron, error: unknown): unknown {
     ...error.toJSON(),
     message: `@DistributedCron('${cron.name}') on ${cron.owner}: ${error.message}`,
   });
+}
+
+function tokenName(token: InjectionToken): string {
+  return typeof token === 'function' ? token.name : String(token);
 }

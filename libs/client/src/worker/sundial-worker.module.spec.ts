@@ -1,12 +1,15 @@
 import { Injectable, type ModuleMetadata } from '@nestjs/common';
-import { BullModule } from '@nestjs/bullmq';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { JsonValue, TimerContext } from '@sundial/core';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { SundialKeys } from '@sundial/redis';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
-import { OnTimer, SundialModule, SundialWorkerModule, Timers } from '../index';
+import { OnTimer, SundialModule, SundialWorker, SundialWorkerModule, Timers } from '../index';
+import { FIRE_LOOPS, type FireLoops } from './sundial-worker';
 
 @Injectable()
 class Greeter {
@@ -142,6 +145,80 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
     // Both were due at once: partition 1's is left to a process that serves it.
     expect(app.get(Reminders).seen.map((seen) => seen.ctx.key)).toEqual([mine]);
     expect(await timers.get(theirs)).toMatchObject({ status: 'pending', runCount: 0 });
+  });
+
+  describe('dispatch: true exports what apps/scheduler exports for its loops (docs/spec.md §6.1)', () => {
+    // autoStart: false leaves start and stop to the test: stopped here even when an expectation failed.
+    const workers: SundialWorker[] = [];
+    let raw: Redis;
+    beforeAll(() => {
+      raw = new Redis(redis.url);
+    });
+    afterEach(async () => {
+      await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+    });
+    afterAll(async () => {
+      await raw.quit();
+    });
+
+    /** An app with its own registry, not started. */
+    async function dispatching(p: string, registry: Registry): Promise<TestingModule> {
+      const app = await Test.createTestingModule({
+        imports: [
+          SundialModule.forRoot({ connection: redis.url, prefix: p, metricsRegistry: registry }),
+          SundialWorkerModule.forRoot({
+            prefix: p,
+            dispatch: true,
+            autoStart: false,
+            metricsRegistry: registry,
+          }),
+        ],
+      }).compile();
+      apps.push(app);
+      await app.init();
+      workers.push(app.get(SundialWorker));
+      return app;
+    }
+    const sample = async (registry: Registry, name: string) =>
+      (await registry.getSingleMetricAsString(name)) ?? '';
+
+    it('the backlog gauges and sundial_redis_up, read from Redis at scrape time', async () => {
+      const registry = new Registry();
+      const app = await dispatching(`w${prefix++}`, registry);
+      await app.get(SundialWorker).start();
+      await app.get(Timers).schedule({ key: 'later', handler: 'greet', payload: 'x', delay: '1h' });
+      expect(await sample(registry, 'sundial_timers_pending')).toContain(
+        'sundial_timers_pending{partition="0"} 1',
+      );
+      expect(await sample(registry, 'sundial_timers_overdue')).toContain(
+        'sundial_timers_overdue{partition="0"} 0',
+      );
+      expect(await sample(registry, 'sundial_redis_up')).toContain('sundial_redis_up 1');
+    });
+
+    it("the reconciler's counts: a timer whose fire job vanished is re-armed and counted", async () => {
+      const p = `w${prefix++}`;
+      const registry = new Registry();
+      const app = await dispatching(p, registry);
+      const loops = app.get<FireLoops>(FIRE_LOOPS);
+      // Only the dispatcher runs: the job it adds stays in the queue, where the test removes it.
+      await loops.dispatcher.start();
+      await app.get(Timers).schedule({ key: 'lost', handler: 'greet', payload: 'x', delay: 0 });
+      const keys = new SundialKeys(p, 1);
+      const jobId = await waitFor(async () => (await raw.hget(keys.row('lost'), 'j')) ?? undefined, {
+        what: 'the hand-off',
+      });
+      const queue = app.get<Queue>(getQueueToken(keys.queueName(0)));
+      await waitFor(async () => (await queue.getJob(jobId)) !== undefined, { what: 'the fire job' });
+      await queue.remove(jobId);
+      // Past the reconciler's grace (2 s) the timer is armed again.
+      await waitFor(async () => (await loops.reconciler.reconcileOnce()).rearmed === 1, {
+        what: 'the re-arm',
+      });
+      expect(await sample(registry, 'sundial_reconciler_rearmed_total')).toContain(
+        'sundial_reconciler_rearmed_total 1',
+      );
+    });
   });
 
   it('refuses a serve list naming a partition that does not exist, when the module is defined', () => {

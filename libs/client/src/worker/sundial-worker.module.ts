@@ -4,6 +4,7 @@ import { SundialError } from '@sundial/core';
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
+  Backlog,
   Dispatcher,
   fireConsumerOptions,
   openRedis,
@@ -75,9 +76,14 @@ export class SundialWorkerModule {
         useFactory: (sundial: SundialModuleOptions): FireLoops | null => {
           if (!options.dispatch) return null;
           const shared = { ...redisOptionsOf(sundial, options), serve: served, logger: sundial.logger };
+          // What a scheduler exports beside its loops (docs/spec.md §6.1): an app that runs them in
+          // place of apps/scheduler feeds the same dashboard, alerts and autoscaler.
+          const metrics = new SundialMetrics(options.metricsRegistry);
           return {
             dispatcher: new Dispatcher(shared),
-            reconciler: new Reconciler({ ...shared, intervalMs: options.reconcileMs }),
+            reconciler: new Reconciler({ ...shared, intervalMs: options.reconcileMs, observer: metrics }),
+            backlog: new Backlog(redisOptionsOf(sundial, options)),
+            metrics,
           };
         },
         inject: [SUNDIAL_MODULE_OPTIONS],

@@ -5,7 +5,14 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { DEFAULT_CLOSE_GRACE_MS, type Dispatcher, type Reconciler, type TimerRunner } from '@sundial/redis';
+import {
+  type Backlog,
+  DEFAULT_CLOSE_GRACE_MS,
+  type Dispatcher,
+  type Reconciler,
+  type SundialMetrics,
+  type TimerRunner,
+} from '@sundial/redis';
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
 
@@ -13,10 +20,12 @@ export const SUNDIAL_WORKER_OPTIONS = Symbol('sundial:worker-options');
 export const FIRE_PROCESSORS = Symbol('sundial:fire-processors');
 export const FIRE_LOOPS = Symbol('sundial:fire-loops');
 
-/** The dispatcher and reconciler a worker runs with `dispatch: true`. */
+/** The dispatcher and reconciler a worker runs with `dispatch: true`, and the backlog its metrics read. */
 export interface FireLoops {
   dispatcher: Dispatcher;
   reconciler: Reconciler;
+  backlog: Backlog;
+  metrics: SundialMetrics;
 }
 
 /**
@@ -30,6 +39,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   private started: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
   private running = false;
+  private untrackBacklog = (): void => undefined;
 
   constructor(
     @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
@@ -73,6 +83,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     if (this.loops) {
       await this.loops.dispatcher.start();
       this.loops.reconciler.start();
+      this.untrackBacklog = this.loops.metrics.trackBacklog(this.loops.backlog);
     }
     this.running = true;
     this.logger.log(`worker ${this.runner.workerId} takes fire jobs`);
@@ -80,6 +91,8 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
 
   private async stopOnce(): Promise<void> {
     if (this.loops) {
+      this.untrackBacklog();
+      await this.loops.backlog.close();
       await this.loops.reconciler.close();
       await this.loops.dispatcher.close();
     }

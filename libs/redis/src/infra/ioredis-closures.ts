@@ -108,7 +108,14 @@ export function installIoredisClosures(): void {
   if (version !== PINNED_VERSION || pinned.some(([name, pin]) => found[name] !== pin.fingerprint)) {
     consoleLogger.warn(
       'ioredis is not the version whose per-command closures Sundial replaces: left as it is (more GC work per command, nothing else changes)',
-      { ioredis: version, pinned: PINNED_VERSION, fingerprints: found, expected },
+      {
+        ioredis: version,
+        pinned: PINNED_VERSION,
+        // A newcomer's `npm install` takes the newest ioredis 6: say that nothing is wrong, and how to pin.
+        fix: `Nothing needs doing. To save the GC work, install ioredis ${PINNED_VERSION} (npm install ioredis@${PINNED_VERSION}).`,
+        fingerprints: found,
+        expected,
+      },
     );
     return;
   }

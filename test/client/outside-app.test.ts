@@ -1,0 +1,163 @@
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DIST, ensureBuilt, type RedisServer, ROOT, startRedis } from '@sundial/testing';
+
+/**
+ * README "Use it from your Nest app", followed by a user whose app lives outside this checkout: the
+ * README's code, compiled with the user's own strict tsc against the libraries as `npm install
+ * --install-links <checkout>/dist/libs/<lib>/src` leaves them (a copy of each folder in
+ * node_modules/@sundial), then booted on Redis. Only what the README shows is used; the app's other
+ * packages (@nestjs/*, ioredis…) come from this checkout's node_modules, one directory up, as an app's
+ * own node_modules would hold them.
+ */
+const LIBS = ['core', 'redis', 'client', 'testing'];
+const SETUP_DEADLINE_MS = 120_000;
+
+/** The README's code block under "### Use it from your Nest app". */
+function readmeSnippet(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Use it from your Nest app'));
+  const block = /```ts\n([\s\S]*?)```/.exec(section);
+  if (!block) throw new Error('README "Use it from your Nest app" has no ts code block');
+  return block[1];
+}
+
+/** What the README leaves to the user: their Invoice type and their Mailer. */
+const PRELUDE = `
+interface Invoice { id: number }
+export class Mailer {
+  readonly sent: number[] = [];
+  async send(id: number, options: { signal: AbortSignal }): Promise<void> {
+    if (!options.signal.aborted) this.sent.push(id);
+  }
+}
+`;
+
+const MAIN = `
+import { NestFactory } from '@nestjs/core';
+import { Timers } from '@sundial/client';
+import { AppModule, InvoiceReminders } from './app';
+
+async function main(): Promise<void> {
+  const app = await NestFactory.createApplicationContext(AppModule, { logger: ['error'] });
+  const timer = await app.get(InvoiceReminders).remindLater({ id: 42 });
+  const cron = await app.get(Timers).get('cron:invoices.digest');
+  const nest = require.resolve('@nestjs/common');
+  const nestOfClient = require.resolve('@nestjs/common', { paths: [require.resolve('@sundial/client')] });
+  console.log(JSON.stringify({ timer, cron, nest, nestOfClient, client: require.resolve('@sundial/client') }));
+  await app.close();
+}
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    module: 'commonjs',
+    target: 'ES2022',
+    moduleResolution: 'node',
+    strict: true,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    outDir: 'dist',
+    rootDir: 'src',
+    types: ['node'],
+  },
+  include: ['src'],
+};
+
+interface BootReport {
+  timer: { key: string; handler: string; status: string; payload: unknown };
+  cron: { key: string; cron: string; tz: string; meta: Record<string, string> } | null;
+  nest: string;
+  nestOfClient: string;
+  client: string;
+}
+
+describe('README "Use it from your Nest app" in an app outside the checkout', () => {
+  let redis: RedisServer;
+  let dir: string;
+  let app: string;
+  let tsc: { status: number | null; output: string };
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    dir = mkdtempSync(join(tmpdir(), 'sundial-outside-'));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    app = join(dir, 'app');
+    for (const lib of LIBS) {
+      cpSync(join(DIST, 'libs', lib, 'src'), join(app, 'node_modules', '@sundial', lib), { recursive: true });
+    }
+    mkdirSync(join(app, 'src'));
+    writeFileSync(join(app, 'src', 'app.ts'), PRELUDE + readmeSnippet());
+    writeFileSync(join(app, 'src', 'main.ts'), MAIN);
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', app], {
+      encoding: 'utf8',
+    });
+    tsc = { status: run.status, output: run.stdout + run.stderr };
+  }, SETUP_DEADLINE_MS);
+
+  afterAll(async () => {
+    await redis?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ships each library with a package.json whose entry and declarations exist', () => {
+    for (const lib of LIBS) {
+      const folder = join(DIST, 'libs', lib, 'src');
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+      expect({ name: manifest.name, main: existsSync(join(folder, manifest.main)) }).toEqual({
+        name: `@sundial/${lib}`,
+        main: true,
+      });
+      expect(existsSync(join(folder, manifest.types))).toBe(true);
+    }
+  });
+
+  it("compiles with the user's strict tsc", () => {
+    expect(tsc.output).toBe('');
+    expect(tsc.status).toBe(0);
+  });
+
+  it('boots on Redis: the cron row from config, a timer scheduled, one @nestjs/common', () => {
+    const run = spawnSync(process.execPath, [join(app, 'dist', 'main.js')], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, REDIS_URL: redis.url, DIGEST_CRON: '0 9 * * *' },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout.trim().split('\n').pop()!) as BootReport;
+    expect(report.cron).toMatchObject({
+      key: 'cron:invoices.digest',
+      cron: '0 9 * * *',
+      tz: 'Europe/Paris',
+      meta: { sundialOwner: 'distributed-cron' },
+    });
+    expect(report.timer).toMatchObject({
+      key: 'invoice:42:remind',
+      handler: 'invoice.remind',
+      status: 'pending',
+      payload: { id: 42 },
+    });
+    expect(report.client.startsWith(join(app, 'node_modules', '@sundial', 'client'))).toBe(true);
+    expect(report.nestOfClient).toBe(report.nest);
+  });
+});
