@@ -12,6 +12,8 @@ export class EventSubscriber {
   private connection: RedisClient | undefined;
   /** Settles once SUBSCRIBE is acknowledged; callers await it so their own events are not missed. */
   private subscribed: Promise<void> = Promise.resolve();
+  /** `subscribed` has settled: a call need not wait for it (nearly every call). */
+  private settled = true;
 
   constructor(
     private readonly openConnection: () => RedisClient,
@@ -29,8 +31,9 @@ export class EventSubscriber {
     return () => set.delete(entry);
   }
 
-  ready(): Promise<void> {
-    return this.subscribed;
+  /** undefined when there is nothing to wait for. */
+  ready(): Promise<void> | undefined {
+    return this.settled ? undefined : this.subscribed;
   }
 
   /** Delivers an event to this process's listeners only (e.g. `disposed`). */
@@ -68,9 +71,15 @@ export class EventSubscriber {
       this.emitLocal(JSON.parse(message) as TimerEvent),
     );
     // A failed subscription must not fail every later call: events are best effort, calls are not.
+    this.settled = false;
     this.subscribed = connection.subscribe(this.channel).then(
-      () => undefined,
-      (error: Error) => this.logger.error(`could not subscribe to ${this.channel}: ${error.message}`),
+      () => {
+        this.settled = true;
+      },
+      (error: Error) => {
+        this.settled = true;
+        this.logger.error(`could not subscribe to ${this.channel}: ${error.message}`);
+      },
     );
   }
 }

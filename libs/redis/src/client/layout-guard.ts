@@ -5,6 +5,8 @@ import { KeyMover } from '../repartition/key-mover';
 import { SundialKeys } from '../store/keys';
 import { RepartitionWindow } from './repartition-window';
 
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** A read of the timers that, while a repartition runs, also looks in the old layout. */
 export interface LayoutReader {
   previous: SundialKeys | null;
@@ -58,16 +60,22 @@ export class LayoutGuard {
     }
   }
 
-  /** During a repartition this client joined, a write moves its keys first (RepartitionWindow). */
-  async beforeWrite(keys: string[]): Promise<void> {
-    if (!this.window) return;
-    await this.window.beforeWrite(keys);
-    if (await this.window.finished()) this.endWindow();
+  /**
+   * During a repartition this client joined, a write moves its keys first (RepartitionWindow). Outside
+   * one (nearly always) it is a settled promise: no async step per write.
+   */
+  beforeWrite(keys: string[]): Promise<void> {
+    return this.window ? this.moveFirst(this.window, keys) : SETTLED;
   }
 
   /** cancelAll waits for the whole repartition this client joined. */
   async untilFinished(): Promise<void> {
     await this.window?.untilFinished();
+  }
+
+  private async moveFirst(window: RepartitionWindow, keys: string[]): Promise<void> {
+    await window.beforeWrite(keys);
+    if (await window.finished()) this.endWindow();
   }
 
   private endWindow(): void {

@@ -75,6 +75,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   private readonly requests: WriteRequests;
   private readonly logger: SundialLogger;
   private started: Promise<void> | undefined;
+  /** `started` has resolved (it then stays so): calls go on without awaiting it. */
+  private connected = false;
   private disposed = false;
   private readonly layout: LayoutGuard;
   private readonly explain: TimerExplain;
@@ -262,6 +264,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       const joining = await this.prepareStore();
       if (joining) this.layout.join(joining.from);
       await this.clock.sync();
+      this.connected = true;
     })().catch((error: unknown) => {
       this.started = undefined;
       throw error;
@@ -280,11 +283,14 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
    */
   private async call<T>(operation: () => Promise<T>, write = false): Promise<T> {
     if (this.disposed) throw refusals.disposed('client');
-    try {
-      await this.connect();
-      await this.events.ready();
-    } catch (error) {
-      throw isConnectionFailure(error) ? refusals.unavailable(error) : error;
+    // Started and subscribed (every call but a client's first): no await on the way to the operation.
+    if (!this.connected || this.events.ready()) {
+      try {
+        await this.connect();
+        await this.events.ready();
+      } catch (error) {
+        throw isConnectionFailure(error) ? refusals.unavailable(error) : error;
+      }
     }
     try {
       return await operation();
@@ -315,8 +321,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       validateKey(key);
       const script = prepare();
       await this.layout.beforeWrite([key]);
-      return this.requests.run(operation, [key, ...args], options, async (requests) =>
-        expectTimer(key, operation, await script(requests)),
+      return this.requests.run(operation, [key, ...args], options, (requests) =>
+        script(requests).then((reply) => expectTimer(key, operation, reply)),
       );
     });
   }

@@ -28,15 +28,27 @@ export class WriteRequests {
    * Runs one write with the requests of its calls; its arguments are validated already. A refusal, or a
    * result that says it `changed` nothing, is not remembered: the id's pin goes with it (if this call made it).
    */
-  async run<T>(
+  run<T>(
     operation: string,
     args: unknown[],
     options: WriteOptions | undefined,
     write: (requests: CallRequests) => Promise<T>,
     changed: (result: T) => boolean = () => true,
   ): Promise<T> {
+    // Most writes carry no request id: nothing to pin, and no async step of their own on the way.
     if (options?.requestId === undefined) return write(freshRequests);
-    const requestId = validateRequestId(options.requestId);
+    return this.pinned(operation, args, options.requestId, write, changed);
+  }
+
+  /** A write with the caller's request id, pinned to its operation and arguments. */
+  private async pinned<T>(
+    operation: string,
+    args: unknown[],
+    id: unknown,
+    write: (requests: CallRequests) => Promise<T>,
+    changed: (result: T) => boolean,
+  ): Promise<T> {
+    const requestId = validateRequestId(id);
     const fingerprint = requestFingerprint(operation, args);
     const key = `${this.prefix}:request:${requestId}`;
     const first = await this.redis.set(key, fingerprint, 'PX', this.windowMs, 'NX', 'GET');

@@ -246,7 +246,7 @@ export class FireCommands {
       limit,
       jobKeyPrefix,
     )) as [number, number, string[][]];
-    return { rearmed, requeued, lost: lost.map(fieldsFromFlat) };
+    return { rearmed, requeued, lost: lost.map((flat) => fieldsFromFlat(flat)) };
   }
 
   private run(script: ScriptName, partition: number, ...args: (string | number)[]): Promise<unknown> {

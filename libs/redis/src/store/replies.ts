@@ -9,10 +9,13 @@ export interface RowReply {
   fields: RowFields;
 }
 
-/** `[code, field, value, ...]` → code + fields; 'retry' carries Redis now as `now`. */
+/**
+ * `[code, field, value, ...]` → code + fields; 'retry' carries Redis now as `now`. The pairs are read in
+ * place, not from a rest copy of the reply (one per write).
+ */
 export function parseRowReply(raw: string[]): RowReply {
-  const [code, ...rest] = raw as [RowReplyCode, ...string[]];
-  return { code, fields: code === 'retry' ? { now: rest[0] } : fieldsFromFlat(rest) };
+  const code = raw[0] as RowReplyCode;
+  return { code, fields: code === 'retry' ? { now: raw[1] } : fieldsFromFlat(raw, 1) };
 }
 
 /**

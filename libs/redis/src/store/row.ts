@@ -31,10 +31,10 @@ export function statusOf(s: string | null | undefined): TimerStatus {
   return (s ?? ROW_DEFAULTS.s) as TimerStatus;
 }
 
-/** HGETALL-style `[field, value, field, value, ...]` → record (what Lua scripts reply with). */
-export function fieldsFromFlat(flat: readonly string[]): RowFields {
+/** HGETALL-style `[field, value, field, value, ...]` from index `from` → record (what Lua scripts reply with). */
+export function fieldsFromFlat(flat: readonly string[], from = 0): RowFields {
   const fields: RowFields = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
+  for (let i = from; i + 1 < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
   return fields;
 }
 
@@ -127,14 +127,15 @@ function setSlotPolicy(policy: SlotPolicy, fields: RowFields): void {
 }
 
 /** The one decoder from a row (or a tombstone's fields) to the public `Timer`. */
-export function decodeRow(raw: RowFields): Timer {
-  const fields = { ...ROW_DEFAULTS, ...raw };
+export function decodeRow(fields: RowFields): Timer {
+  // The defaults are read where they apply, not merged into a copy of the row: every write's reply is decoded.
+  const kind = (fields.k ?? ROW_DEFAULTS.k) as TimerKind;
   const timer: Timer = {
     id: fields.id,
     key: fields.key,
-    version: Number(fields.v),
-    kind: fields.k as TimerKind,
-    status: fields.s as TimerStatus,
+    version: Number(fields.v ?? ROW_DEFAULTS.v),
+    kind,
+    status: statusOf(fields.s),
     handler: fields.h,
     payload: fields.p === undefined ? null : (JSON.parse(fields.p) as JsonValue),
     scheduledAt: Number(fields.sa),
@@ -154,7 +155,7 @@ export function decodeRow(raw: RowFields): Timer {
   if (fields.tz !== undefined) timer.tz = fields.tz;
   if (fields.mr !== undefined) timer.maxRuns = Number(fields.mr);
   if (fields.m !== undefined) timer.meta = JSON.parse(fields.m) as JsonObject;
-  setRunPolicies(timer, fields, fields.k);
+  setRunPolicies(timer, fields, kind);
   setSlotPolicy(timer, fields);
   return timer;
 }

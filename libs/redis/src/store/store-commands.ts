@@ -171,9 +171,9 @@ export class StoreCommands {
     return this.scheduleScript(partition, argv1, '', keys, []);
   }
 
-  async cancel(key: string, requests: CallRequests): Promise<boolean> {
+  cancel(key: string, requests: CallRequests): Promise<boolean> {
     const argv1 = this.argv1(requests('c'));
-    return (await this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key)) === 1;
+    return this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key).then(isOne);
   }
 
   /**
@@ -260,14 +260,16 @@ export class StoreCommands {
     return parseScheduleReply(raw as RawScheduleReply, partition);
   }
 
-  private async onKey(
+  private onKey(
     script: ScriptName,
     requests: CallRequests,
     key: string,
     ...args: (string | number)[]
   ): Promise<RowReply> {
     const argv1 = this.argv1(requests('w'));
-    return parseRowReply((await this.run(script, this.partitionBase(key), argv1, key, ...args)) as string[]);
+    return this.run(script, this.partitionBase(key), argv1, key, ...args).then((raw) =>
+      parseRowReply(raw as string[]),
+    );
   }
 
   private partitionBase(key: string): string {
@@ -279,15 +281,18 @@ export class StoreCommands {
     return fencedArgv1(this.keys.partitions, requestPrefix(this.keys.prefix, request));
   }
 
-  /** A write a repartition fenced off (this process has the old count) is refused, having changed nothing. */
-  private async run(script: ScriptName, base: string, argv1: string, ...args: ScriptArg[]): Promise<unknown> {
-    try {
-      return await runScript(this.redis, script, base, this.keys.ledgerSize, argv1, ...args);
-    } catch (error) {
-      const allowed = fenceRefusal(error);
-      if (allowed === null) throw error;
-      throw refusals.partitionsMoved(this.keys.prefix, allowed, this.keys.partitions);
-    }
+  /**
+   * A write a repartition fenced off (this process has the old count) is refused, having changed nothing.
+   * A `.catch`, not an async frame: this is on every write's way.
+   */
+  private run(script: ScriptName, base: string, argv1: string, ...args: ScriptArg[]): Promise<unknown> {
+    return runScript(this.redis, script, base, this.keys.ledgerSize, argv1, ...args).catch(
+      (error: unknown) => {
+        const allowed = fenceRefusal(error);
+        if (allowed === null) throw error;
+        throw refusals.partitionsMoved(this.keys.prefix, allowed, this.keys.partitions);
+      },
+    );
   }
 }
 
@@ -337,4 +342,9 @@ function scheduleArgs(
     args[counted] = (args.length - counted - 1) / 2;
   }
   return args;
+}
+
+/** cancel.lua's reply: 1 when it cancelled a live timer. */
+function isOne(reply: unknown): boolean {
+  return reply === 1;
 }
