@@ -175,7 +175,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   private async shutdown(graceMs: number): Promise<void> {
     const consumersClosed = this.consumers.close();
-    await settledWithin(Promise.allSettled([...this.jobs]), graceMs);
+    await settledWithin(this.drained(consumersClosed), graceMs);
     this.graceOver = true;
     // A run whose handler finished keeps its claim: its completion is still being sent.
     const handedBack = this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
@@ -195,6 +195,18 @@ export class TimerRunner extends Partitioned<FireCommands> {
       closeRedis(this.claimRedis),
       this.closeConnection(),
     ]);
+  }
+
+  /**
+   * Every job settled, those the consumers still hand over while they close included: a BullMQ Worker
+   * runs the job it fetched before its close() was called, and its close resolves after. Waiting only
+   * for the jobs running when the close began, the wait could end while such a job's handler went on:
+   * its run was handed back and ran again elsewhere at the same version (runCount 2; seen once in
+   * test/cluster/repartition.test.ts as the old count's workers shut down, test/redis/close-late-job.test.ts).
+   */
+  private async drained(consumersClosed: Promise<void>): Promise<void> {
+    await Promise.allSettled([consumersClosed, ...this.jobs]);
+    while (this.jobs.size > 0) await Promise.allSettled([...this.jobs]);
   }
 
   private track(job: Promise<void>): Promise<void> {
