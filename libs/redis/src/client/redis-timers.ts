@@ -37,14 +37,12 @@ import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
-import { createdTimer, decodeRow, encodeSpecFields, type RowFields } from '../store/row';
-import { stampTraceParent } from '../tracing/trace-parent';
 import { StoreCommands } from '../store/store-commands';
 import { EventSubscriber } from './event-subscriber';
 import { LayoutGuard } from './layout-guard';
 import type { SundialObserver } from '../metrics/observer';
 import { LedgerReads } from './ledger-reads';
-import { expectTimer, warnIfKeptMoved } from './write-replies';
+import { expectTimer, scheduleCodec } from './write-replies';
 import { TimerExplain } from './timer-explain';
 import { TimerReads } from './timer-reads';
 import { WriteRequests } from './write-requests';
@@ -334,21 +332,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     options: WriteOptions | undefined,
   ): Promise<Timer[]> {
     await this.layout.beforeWrite(specs.map((spec) => spec.key));
-    // Rows encoded per call as it is sent, Timers made per call as it is answered (StoreCommands.scheduleAll).
-    const encode = (indexes: number[]) => {
-      const rows = indexes.map((i) => encodeSpecFields(specs[i]));
-      stampTraceParent(rows);
-      return rows;
-    };
-    const answer = (i: number, reply: RowReply, row: RowFields): Timer => {
-      if (reply.code === 'ok') {
-        this.options.observer?.scheduled?.({ kind: specs[i].kind });
-        return createdTimer(specs[i], row, reply.fields);
-      }
-      const timer = decodeRow(reply.fields);
-      warnIfKeptMoved(this.logger, this.keys, specs[i], timer);
-      return timer;
-    };
+    const { encode, answer } = scheduleCodec(specs, this.logger, this.keys, this.options.observer);
     return this.requests.run(operation, args, options, (requests) =>
       this.commands.scheduleAll(specs, encode, requests, answer),
     );

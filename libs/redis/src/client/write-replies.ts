@@ -1,7 +1,9 @@
 import { type NormalizedSpec, refusals, type SundialLogger, type Timer } from '@sundial/core';
+import type { SundialObserver } from '../metrics/observer';
 import type { SundialKeys } from '../store/keys';
 import type { RowReply } from '../store/replies';
-import { decodeRow } from '../store/row';
+import { createdTimer, decodeRow, encodeSpecFields, type RowFields } from '../store/row';
+import { stampTraceParent } from '../tracing/trace-parent';
 
 /**
  * What a write's reply means for its caller, apart from RedisTimers (which sends the writes): the row
@@ -14,6 +16,34 @@ export function expectTimer(key: string, operation: string, reply: RowReply): Ti
   if (reply.code === 'inactive') throw refusals.inactive(key, reply.fields.s, operation);
   if (reply.code !== 'ok') throw new Error(`Unexpected reply '${reply.code}' from ${operation}`);
   return decodeRow(reply.fields);
+}
+
+/**
+ * A schedule write's two ends (StoreCommands.scheduleAll): its rows encoded per call as the call is sent,
+ * and each reply made a Timer as its call is answered — a created row from the spec and the row sent,
+ * a kept one from the row Redis holds.
+ */
+export function scheduleCodec(
+  specs: NormalizedSpec[],
+  logger: SundialLogger,
+  keys: SundialKeys,
+  observer: SundialObserver | undefined,
+) {
+  const encode = (indexes: number[]): RowFields[] => {
+    const rows = indexes.map((i) => encodeSpecFields(specs[i]));
+    stampTraceParent(rows);
+    return rows;
+  };
+  const answer = (i: number, reply: RowReply, row: RowFields): Timer => {
+    if (reply.code === 'ok') {
+      observer?.scheduled?.({ kind: specs[i].kind });
+      return createdTimer(specs[i], row, reply.fields);
+    }
+    const timer = decodeRow(reply.fields);
+    warnIfKeptMoved(logger, keys, specs[i], timer);
+    return timer;
+  };
+  return { encode, answer };
 }
 
 /**
