@@ -70,7 +70,9 @@ export async function startBullmqWorker(
     QUEUE,
     async (job: Job) => {
       // job.delay reads 0 once BullMQ promotes the job; the options keep the delay it was added with.
-      record([keyOfJobId(job.id ?? ''), job.timestamp + (job.opts.delay ?? 0), Date.now()]);
+      const run: RunRecord = [keyOfJobId(job.id ?? ''), job.timestamp + (job.opts.delay ?? 0), Date.now()];
+      if (config.claims && job.processedOn !== undefined) run.push(job.processedOn);
+      record(run);
     },
     { connection: connection(config.redisUrl), concurrency: config.concurrency },
   );

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SundialModule, SundialWorkerModule } from '@sundial/client';
-import { silentLogger } from '@sundial/core';
+import { silentLogger, type TimerHandler } from '@sundial/core';
 import { Dispatcher, parseRedisUrl, RedisTimers, SundialMetrics, TimerRunner } from '@sundial/redis';
 import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
 import { BENCH_PAYLOAD, type Contender, type ContenderFactory, type OneShot } from './contender';
@@ -53,6 +53,15 @@ function sundialContender(
   };
 }
 
+/** Records each handler start; with `claims` its claim instant too (the row after the claim: `lf`). */
+function benchHandler(config: ChildConfig, record: (run: RunRecord) => void): TimerHandler {
+  if (!config.claims) return (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]);
+  return (_payload, ctx) => {
+    const start = Date.now();
+    record([ctx.key, ctx.due, start, ctx.timer.lastFiredAt ?? start]);
+  };
+}
+
 export async function startSundialWorker(
   config: ChildConfig,
   record: (run: RunRecord) => void,
@@ -66,7 +75,7 @@ export async function startSundialWorker(
         concurrency: config.concurrency,
         partitions,
         tagging,
-        handlers: { [HANDLER]: (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]) },
+        handlers: { [HANDLER]: benchHandler(config, record) },
       }),
     ],
   })
@@ -91,7 +100,7 @@ export async function startSundialRunner(
     concurrency: config.concurrency,
     observer: new SundialMetrics(),
     logger: silentLogger,
-    handlers: { [HANDLER]: (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]) },
+    handlers: { [HANDLER]: benchHandler(config, record) },
   });
   await runner.start();
   return { close: () => runner.close() };

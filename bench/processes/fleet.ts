@@ -22,7 +22,7 @@ export class Fleet {
   static async start(
     redisUrl: string,
     members: FleetMember[],
-    settings: Pick<ChildConfig, 'concurrency' | 'partitions'>,
+    settings: Pick<ChildConfig, 'concurrency' | 'partitions' | 'claims'>,
   ): Promise<Fleet> {
     const configs: ChildConfig[] = members.flatMap(({ role, count }) =>
       Array.from({ length: count }, () => ({ role, redisUrl, ...settings })),

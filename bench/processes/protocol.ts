@@ -8,13 +8,21 @@ export interface ChildConfig {
   concurrency: number;
   /** Sundial's partitions (default 1) */
   partitions?: number;
+  /**
+   * record each run's claim instant too (RunRecord's `claimedAt`): Sundial reads it from ctx.timer, whose
+   * decoding costs ~1 µs a run, so only the scenario that needs it asks
+   */
+  claims?: boolean;
 }
 
 /**
  * One handler start: the timer's key, when it was due and when the handler started, in epoch ms of the
- * system clock that every process on this machine shares (start is Date.now() in the worker).
+ * system clock that every process on this machine shares (start is Date.now() in the worker). With
+ * `claims`: when the store handed the run to the worker — Sundial's claim in Redis (`ctx.timer.lastFiredAt`,
+ * Redis's TIME), BullMQ's move to active (`job.processedOn`, the worker's Date.now() as it asked) — which
+ * precedes the handler's start by the claim's answer and the worker's event loop.
  */
-export type RunRecord = [key: string, due: number, start: number];
+export type RunRecord = [key: string, due: number, start: number, claimedAt?: number];
 
 /** A role started in a child process; the contenders implement these, `roles.ts` names them. */
 export interface RunningRole {

@@ -1,5 +1,6 @@
 import type { Contender, ContenderName } from '../contenders/contender';
 import { type Span, watchGcPauses } from '../diagnostics';
+import type { RunRecord } from '../processes/protocol';
 import { atMostTimesBullmq, none, row } from '../report';
 import { summarize } from '../stats';
 import {
@@ -14,7 +15,8 @@ import {
 
 /** Pending timers fall due at this rate, so the churn races real fires. */
 const FIRES_PER_SECOND = 1_000;
-const WORKER_PROCESSES = 1;
+/** one worker process; its runs carry their claim instants (what a stale run is told by) */
+const WORKERS = { processes: 1, claims: true };
 const TICK_MS = 2;
 /** After the churn, how long runs of superseded versions still have to show up. */
 const SETTLE_MS = 1_000;
@@ -22,19 +24,21 @@ const SETTLE_MS = 1_000;
 interface ChurnOutcome {
   latencies: number[];
   staleRuns: number;
+  /** runs claimed before the call that superseded them was answered: the call met a running timer */
+  claimedBeforeCall: number;
   failedOps: Record<string, number>;
 }
 
 /**
  * 4. Churn: while pending timers fire, reschedule (to a random later due) and cancel random not-yet-due
  * ones at a steady rate. Measures each call's latency as the caller sees it, and counts stale runs: a run
- * of a (key, due) whose reschedule or cancel had already been acknowledged when the run started.
+ * of a (key, due) claimed after its reschedule or cancel had been acknowledged (bench/README.md).
  */
 export const churn: Scenario = async (context) => {
   const { churnPending: pending, churnOpsPerSecond, churnWindowMs, batchSize } = context.sizes;
   const outcomes: Partial<Record<ContenderName, ChurnOutcome>> = {};
   for (const factory of context.contenders) {
-    await withWorkers(context, factory, WORKER_PROCESSES, async (contender, fleet) => {
+    await withWorkers(context, factory, WORKERS, async (contender, fleet) => {
       const spreadMs = (pending / FIRES_PER_SECOND) * 1_000;
       const firstDue = Date.now() + leadTimeMs(pending);
       const timers = oneShots(
@@ -51,19 +55,19 @@ export const churn: Scenario = async (context) => {
       if (gcShare) context.log(`${contender.name}: ${gcShare}`);
       await sleepUntil(Date.now() + SETTLE_MS);
       await fleet.stop();
-      const staleRuns = fleet.runs.filter(
-        ([key, due, start]) => start > (churner.supersededAt(key, due) ?? Infinity),
-      );
+      const { stale, claimedBefore } = staleness(fleet.runs, churner);
       const outcome = {
         latencies: churner.latencies,
-        staleRuns: staleRuns.length,
+        staleRuns: stale,
+        claimedBeforeCall: claimedBefore,
         failedOps: churner.failures,
       };
       outcomes[contender.name] = outcome;
       const summary = summarize(outcome.latencies);
       context.log(
         `${contender.name}: ${summary.count} ops, p50 ${summary.p50.toFixed(2)} ms, p99 ${summary.p99.toFixed(2)} ms, ` +
-          `stale runs ${outcome.staleRuns}, failed ops ${JSON.stringify(outcome.failedOps)}`,
+          `stale runs ${outcome.staleRuns} (claimed before their call: ${outcome.claimedBeforeCall}), ` +
+          `failed ops ${JSON.stringify(outcome.failedOps)}`,
       );
     });
   }
@@ -97,11 +101,33 @@ export const churn: Scenario = async (context) => {
     details: Object.fromEntries(
       Object.entries(outcomes).map(([name, o]) => [
         name,
-        { ...summarize(o.latencies), staleRuns: o.staleRuns, failedOps: o.failedOps },
+        {
+          ...summarize(o.latencies),
+          staleRuns: o.staleRuns,
+          claimedBeforeCall: o.claimedBeforeCall,
+          failedOps: o.failedOps,
+        },
       ]),
     ),
   };
 };
+
+/**
+ * The runs of a (key, due) whose reschedule or cancel was acknowledged: stale when claimed after the
+ * answer, else claimed before it (the call met a running timer). By the claim, not the handler's start:
+ * a run claimed before a cancel may start its handler after the cancel's answer reached the bench.
+ */
+function staleness(runs: readonly RunRecord[], churner: Churner): { stale: number; claimedBefore: number } {
+  let stale = 0;
+  let claimedBefore = 0;
+  for (const [key, due, start, claimedAt = start] of runs) {
+    const answeredAt = churner.supersededAt(key, due);
+    if (answeredAt === undefined) continue;
+    if (claimedAt > answeredAt) stale++;
+    else claimedBefore++;
+  }
+  return { stale, claimedBefore };
+}
 
 /** Issues reschedule/cancel calls open-loop at a fixed rate and remembers what each one superseded. */
 class Churner {
@@ -145,7 +171,7 @@ class Churner {
     const key = this.pickFutureKey();
     if (key === undefined) return;
     const oldDue = this.dueOf.get(key)!;
-    const newDue = Date.now() + 100 + Math.floor(Math.random() * this.spreadMs);
+    const newDue = this.freshDue(key, oldDue);
     this.busy.add(key);
     const started = performance.now();
     try {
@@ -164,6 +190,16 @@ class Churner {
     } finally {
       this.busy.delete(key);
     }
+  }
+
+  /**
+   * A random later due that `key` never had: runs are told apart by (key, due), so a reschedule to the
+   * same ms as a due it superseded (1 in `spreadMs` per call) would count the new version's run stale.
+   */
+  private freshDue(key: string, oldDue: number): number {
+    let due = Date.now() + 100 + Math.floor(Math.random() * this.spreadMs);
+    while (due === oldDue || this.superseded.has(`${key}@${due}`)) due++;
+    return due;
   }
 
   /** A random live key that is not yet due and has no call in flight; a few tries, then give up this op. */

@@ -50,21 +50,25 @@ export async function diagnosed<T>(context: BenchContext, label: string, body: (
   return result;
 }
 
-/** Like onCleanRedis, plus the contender's services and `workerProcesses` worker processes. */
+/**
+ * Like onCleanRedis, plus the contender's services and `workers` worker processes (a count, or the count
+ * and `claims`: their runs carry their claim instants, ChildConfig).
+ */
 export function withWorkers<T>(
   context: BenchContext,
   factory: ContenderFactory,
-  workerProcesses: number,
+  workers: number | { processes: number; claims: boolean },
   body: (contender: Contender, fleet: Fleet) => Promise<T>,
 ): Promise<T> {
+  const { processes, claims } = typeof workers === 'number' ? { processes: workers, claims: false } : workers;
   return onCleanRedis(context, factory, async (contender) => {
     const fleet = await Fleet.start(
       context.redis.url,
       [
         ...contender.serviceRoles.map((role) => ({ role, count: 1 })),
-        { role: contender.workerRole, count: workerProcesses },
+        { role: contender.workerRole, count: processes },
       ],
-      { concurrency: context.sizes.concurrency, partitions: contender.partitions },
+      { concurrency: context.sizes.concurrency, partitions: contender.partitions, claims },
     );
     try {
       return await body(contender, fleet);
