@@ -1,5 +1,6 @@
 import {
   type JsonValue,
+  type LedgerEntry,
   silentLogger,
   type TimerContext,
   type TimerEvent,
@@ -37,6 +38,8 @@ export interface FireCluster {
   /** the BullMQ queue of a key's partition, for adding or removing fire jobs behind the runtime's back */
   queueOf(key: string): Queue<FireJobData>;
   partitionOf(key: string): number;
+  /** the jobId of the fire job a handed-off key waits for: recorded in `jobs` at its `armed` score */
+  jobOf(key: string): Promise<string>;
   /** Redis now (ms) by TIME */
   redisNow(): Promise<number>;
 }
@@ -103,6 +106,14 @@ export function useFirePath() {
           return queue;
         },
         partitionOf: (key) => timers.keys.partitionOf(key),
+        async jobOf(key) {
+          const partition = timers.keys.partitionOf(key);
+          const at = await fixture.raw.zscore(timers.keys.armed(partition), key);
+          const [jobId] =
+            at === null ? [] : await fixture.raw.zrangebyscore(`${timers.keys.base(partition)}jobs`, at, at);
+          if (jobId === undefined) throw new Error(`no job recorded for ${key}`);
+          return jobId;
+        },
         redisNow: () => redisNow(fixture.raw),
       };
     },
@@ -203,4 +214,11 @@ export function work(signal: AbortSignal, ms: number): Promise<void> {
       reject(signal.reason as Error);
     });
   });
+}
+
+/** A history oldest first, as `[event, version, reason?]`: the order things happened in. */
+export function story(entries: LedgerEntry[]): (string | number)[][] {
+  return [...entries]
+    .reverse()
+    .map(({ event, version, reason }) => (reason ? [event, version, reason] : [event, version]));
 }

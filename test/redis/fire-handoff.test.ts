@@ -4,7 +4,7 @@ import { eventually, useFirePath } from './fire-fixture';
 const fire = useFirePath();
 
 describe('fire path: hand-off to BullMQ and batched completion', () => {
-  it('take-due fills up to maxJobs jobs of perJob timers and names each row its job', async () => {
+  it('take-due fills up to maxJobs jobs of perJob timers, records each job at its hand-off and writes no row', async () => {
     const cluster = await fire.cluster();
     const past = (await cluster.redisNow()) - 1_000;
     const keys = Array.from({ length: 7 }, (_, i) => `k${i}`);
@@ -21,9 +21,14 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
       const [first] = job.timers;
       expect(job.jobId).toBe(`t-${first.id}-v1-r0`);
       for (const ref of job.timers) {
-        expect(await fire.raw.hget(cluster.timers.keys.row(ref.key), 'j')).toBe(job.jobId);
+        // the row names no job and keeps no entry: its `armed` one is implied (includes/ledger.lua)
+        expect(await fire.raw.hmget(cluster.timers.keys.row(ref.key), 'j', 'lq')).toEqual([null, null]);
       }
     }
+    const jobs = `${cluster.timers.keys.base(0)}jobs`;
+    expect(await fire.raw.zrange(jobs, '0', '-1', 'WITHSCORES')).toEqual(
+      taken.jobs.flatMap((job) => [job.jobId, String(taken.now)]),
+    );
     expect(taken.nextDue).toBe(past + 6);
     expect(await fire.raw.zrange(cluster.timers.keys.due(0), 0, '-1')).toEqual(['k6']);
     expect(await fire.raw.zcard(cluster.timers.keys.armed(0))).toBe(6);
@@ -54,7 +59,8 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
       { what: 'hand-off' },
     );
     expect(Number(handedOverAt)).toBeLessThan(timer.dueAt);
-    expect(await fire.raw.hget(cluster.timers.keys.row('k'), 'j')).toBe(`t-${timer.id}-v1-r0`);
+    const jobs = `${cluster.timers.keys.base(0)}jobs`;
+    expect(await fire.raw.zrangebyscore(jobs, handedOverAt, handedOverAt)).toEqual([`t-${timer.id}-v1-r0`]);
 
     const starts: number[] = [];
     await cluster.runner({ h: () => void starts.push(Date.now()) });

@@ -250,10 +250,10 @@ describe('fire path: reconciler', () => {
     const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: 0 });
     const armed = cluster.timers.keys.armed(0);
     await waitFor(async () => (await fire.raw.zscore(armed, 'k')) !== null, { what: 'armed' });
-    const jobId = await fire.raw.hget(cluster.timers.keys.row('k'), 'j');
+    const jobId = await cluster.jobOf('k');
     const queue = cluster.queueOf('k');
-    await waitFor(async () => (await queue.getJob(jobId!)) !== undefined, { what: 'job' });
-    await queue.remove(jobId!);
+    await waitFor(async () => (await queue.getJob(jobId)) !== undefined, { what: 'job' });
+    await queue.remove(jobId);
     expect(await cluster.reconciler({ graceMs: 0 }).reconcileOnce()).toEqual({
       rearmed: 1,
       requeued: 0,
@@ -274,8 +274,8 @@ describe('fire path: reconciler', () => {
     await waitFor(async () => (await fire.raw.zscore(cluster.timers.keys.armed(0), 'k')) !== null, {
       what: 'armed',
     });
-    const jobId = await fire.raw.hget(cluster.timers.keys.row('k'), 'j');
-    await waitFor(async () => (await cluster.queueOf('k').getJob(jobId!)) !== undefined, { what: 'job' });
+    const jobId = await cluster.jobOf('k');
+    await waitFor(async () => (await cluster.queueOf('k').getJob(jobId)) !== undefined, { what: 'job' });
     expect(await cluster.reconciler({ graceMs: 0 }).reconcileOnce()).toEqual({
       rearmed: 0,
       requeued: 0,

@@ -1,7 +1,7 @@
 import { type LedgerEntry, refusals, validateKey } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
-import { decodeLedgerEntry, impliedFirstEntry } from '../store/ledger';
+import { decodeLedgerEntry, impliedArmedLine, impliedFirstEntry } from '../store/ledger';
 
 /** `history`: one pipelined read of the key's ledger, row and tombstone (same slot, one round trip). */
 export class LedgerReads {
@@ -32,15 +32,25 @@ export class LedgerReads {
       .pipeline()
       .lrange(this.keys.ledger(key), 0, limit - 1)
       .get(this.keys.closedLedger(key))
-      .hmget(this.keys.row(key), 'sa', 'lq')
+      .hmget(this.keys.row(key), 'sa', 'lq', 's', 'v', 'd', 'tg', 'j')
       .hmget(tombstone, 'id', 'v', 'sa', 'lq')
       .pexpiretime(tombstone)
+      .zscore(this.keys.armed(this.keys.partitionOf(key)), key)
       .exec();
-    const [stored, closed, [scheduledAt, kept], [buriedId, buriedVersion, buriedAt, buriedKept], expiresAt] =
-      (replies ?? []).map(([error, value]) => {
-        if (error) throw error;
-        return value;
-      }) as [string[], string | null, [string | null, string | null], (string | null)[], number];
+    const [
+      stored,
+      closed,
+      [scheduledAt, rowKept, ...fields],
+      [buriedId, buriedVersion, buriedAt, buriedKept],
+      expiresAt,
+      handedOff,
+    ] = (replies ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    }) as [string[], string | null, (string | null)[], (string | null)[], number, string | null];
+    // a row handed off and not claimed implies its `armed` entry, the newest (includes/ledger.lua)
+    const armed = impliedArmedLine(handedOff, rowKept, fields);
+    const kept = armed === null ? rowKept : rowKept === null ? armed : `${rowKept}\n${armed}`;
     // the closed ledger holds the key's earlier lives, older than everything else: together with the
     // list at most `ledgerSize` entries, as one list trimmed to that size would hold
     const room = Math.max(0, this.keys.ledgerSize - stored.length);

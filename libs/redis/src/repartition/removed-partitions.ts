@@ -8,10 +8,11 @@ import { scanPartition } from './scan-partition';
  * What a removed partition holds at the end that means nothing any more: its id counter (every new
  * partition's starts above it since the fence), the list of its live-id bitmaps (`ic`; the bitmaps are
  * spent when empty), the ids moved into it by an earlier repartition (no put
- * comes here again) and its remembered answers (those of calls on one key were copied to every new
- * partition; the rest name this partition's share of a call; every write here is fenced anyway).
+ * comes here again), its remembered answers (those of calls on one key were copied to every new
+ * partition; the rest name this partition's share of a call; every write here is fenced anyway) and the
+ * records of its fire jobs (`jobs`: they name hand-offs of rows that have moved).
  */
-const SPENT = /^(?:seq|moved|ic|q:.*)$/s;
+const SPENT = /^(?:seq|moved|ic|jobs|q:.*)$/s;
 /** A live-id bitmap (store/live-ids.ts): spent once no bit is set (a set bit is a live id not moved). */
 const LIVE_IDS = /^i:/;
 /** Kept: it refuses the writes of a process still running with the old count (includes/layout-fence.lua). */

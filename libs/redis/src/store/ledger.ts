@@ -32,3 +32,20 @@ export function decodeLedgerEntry(text: string): LedgerEntry {
 export function impliedFirstEntry(scheduledAt: number): LedgerEntry {
   return { at: iso(scheduledAt), event: 'scheduled', version: 1 };
 }
+
+/**
+ * The `armed` entry a handed-off row implies while it waits in `armed` (includes/ledger.lua
+ * ledger_fold_armed), as the kept line it would become, or null: its score is the hand-off ms, unless
+ * written already (a `.5` score, the entry in `kept`, or a row naming its job: a release before kept it);
+ * `fields` are the row's `s`, `v`, `d`, `tg`, `j` (`d` null: no row).
+ */
+export function impliedArmedLine(
+  score: string | null,
+  kept: string | null,
+  [status, version, due, trigger, job]: (string | null)[],
+): string | null {
+  if (score === null || score.includes('.') || due === null || job !== null) return null;
+  if ((status ?? 'pending') !== 'pending') return null;
+  const line = `{"a":${score},"e":"armed","v":${version ?? '1'},"d":${trigger ?? due}}`;
+  return kept?.includes(`{"a":${score},"e":"armed"`) ? null : line;
+}

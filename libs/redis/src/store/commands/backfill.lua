@@ -34,6 +34,8 @@ if row.id ~= ARGV[3] or row.v ~= ARGV[4] then
 end
 local slots = cjson.decode(ARGV[5])
 local now = now_ms()
+-- its implied `armed` entry (includes/ledger) goes with the row's kept ones: it leaves `armed`
+ledger_fold_armed(row)
 bump_version(row)
 row.bs = int(slot_of(row))
 row.d = int(table.remove(slots, 1))

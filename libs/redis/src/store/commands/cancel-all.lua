@@ -36,6 +36,16 @@ local recorded = #keys == 0 or tombstone_ms == 0 or write_cancel_record(now, now
 -- (nothing to append to or expire) needs only its id and status read.
 local plain = #keys > 0 and recorded and not on_cluster and redis.call('HLEN', base .. 'free') == 0
 
+-- Keys handed off and not claimed imply their `armed` entry (includes/ledger ledger_fold_armed): one read
+-- of their scores when `armed` holds anything (often nothing), and such a key takes the path that keeps it.
+local armed_exists = #keys > 0 and redis.call('EXISTS', base .. 'armed') == 1
+if LEDGER_SIZE > 0 then
+  local scores = armed_exists and redis.call('ZMSCORE', base .. 'armed', unpack(keys)) or {}
+  for i = 1, #keys do
+    ledger.armed[keys[i]] = scores[i] or false
+  end
+end
+
 -- The batch's keys that have a ledger list: one EXISTS for the batch, and only when it finds some, one
 -- per key — so a key rescheduled once does not send the whole batch the long way (~113k Redis
 -- instructions a key against ~40k).
@@ -68,7 +78,7 @@ local buried_until = tombstone_ms > 0 and int(now + tombstone_ms)
 -- removeOnComplete=false is deleted, not counted).
 local function cancel_key(key)
   local hash = rows .. key
-  if plain and event_listeners == 0 and not listed[key] then
+  if plain and event_listeners == 0 and not listed[key] and not ledger.armed[key] then
     local f = redis.call('HMGET', hash, 'id', 's')
     local status = f[2]
     if f[1] and (not status or status == 'pending' or status == 'paused') then
@@ -82,7 +92,7 @@ local function cancel_key(key)
       return f[1]
     end
   end
-  local f = redis.call('HMGET', hash, 'id', 'v', 's', 'k', 'aw', 'rv', 'sa', 'lq')
+  local f = redis.call('HMGET', hash, 'id', 'v', 's', 'k', 'aw', 'rv', 'sa', 'lq', 'd', 'tg', 'rc', 'lo', 'j')
   local row = with_defaults({ key = key, id = f[1] or nil, v = f[2] or nil, s = f[3] or nil, k = f[4] or nil })
   if not (f[1] and is_live(row.s)) then
     redis.call('DEL', hash)
@@ -91,8 +101,14 @@ local function cancel_key(key)
   -- The kept entries go with the cancel into a list (the tombstone keeps them too: the cancel at the
   -- list's head says they are written); with no list, the record stands for them (`recorded`).
   row.aw, row.rv, row.lq = f[5] or nil, f[6] or nil, f[8] or nil
+  row.d, row.tg, row.rc, row.lo, row.sa, row.j = f[9] or nil, f[10] or nil, f[11] or nil, f[12] or nil, f[7] or nil, f[13] or nil
+  -- a handed-off key's `armed` entry: into the kept entries, which the tombstone keeps too
+  local folded = ledger_fold_armed(row) and row.lq
   row.drops_lq, row.sa = true, not recorded and f[7] or nil
   retire_row(base, prefix, row, reason, now, tombstone_ms)
+  if folded and buried_until then
+    redis.call('HSET', tombstones .. key, 'lq', folded)
+  end
   return row.id
 end
 
@@ -111,7 +127,7 @@ if #keys > 0 then
 end
 for _, name in ipairs({ 'due', 'armed', 'leases' }) do
   -- `armed` and `leases` hold only keys the fire path has taken: often none, and then no ZREM of the batch
-  if name == 'due' or redis.call('EXISTS', base .. name) == 1 then
+  if name == 'due' or (name == 'armed' and armed_exists) or (name == 'leases' and redis.call('EXISTS', base .. name) == 1) then
     call_in_slices('ZREM', base .. name, keys)
   end
 end

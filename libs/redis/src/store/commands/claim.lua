@@ -93,8 +93,11 @@ local function claim_free_run(row, key, version)
     row.rc, row.lf = run.rc, now_text
     row.l = '{"started":' .. now_text .. ',"status":"running"}'
     redis.call('HSET', row_key(base, key), 'rc', row.rc, 'lf', row.lf, 'l', row.l)
-    -- (the row's kept entries are older: they go first)
+    -- (the row's kept entries, and its tick's implied `armed` one, are older: they go first; that tick
+    -- stays armed)
+    local folded = ledger_fold_armed(row)
     publish_event(prefix, { id = row.id, key = key, v = version, k = row.k, sa = row.sa, lq = row.lq }, 'running', now, { due = tonumber(run.due) })
+    ledger_mark_armed(key, folded)
     row.lq = nil
   elseif run.w ~= worker or not token or run.t ~= token then
     return nil
@@ -162,6 +165,9 @@ local function claim(id, key, version)
     return { 'check', int(due), cjson.encode(row) }
   end
 
+  -- The hand-off's implied `armed` entry (includes/ledger) goes first into the kept entries: the row
+  -- leaves `armed` now.
+  ledger_fold_armed(row)
   -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
   local run_count = (row.rc or 0) + ((row.at and not row.tg) and 0 or 1)
   local free = is_free(row, run_count)
@@ -223,6 +229,18 @@ local function claim(id, key, version)
   return claimed_reply(free and 'free' or 'held', due_text, row)
 end
 
+-- The refs' `armed` scores, one read for the call: each claimed row's implied `armed` entry is folded in
+-- (includes/ledger ledger_fold_armed).
+if LEDGER_SIZE > 0 and #ARGV >= 5 then
+  local refs = {}
+  for i = 6, #ARGV, 3 do
+    refs[#refs + 1] = ARGV[i]
+  end
+  local scores = redis.call('ZMSCORE', base .. 'armed', unpack(refs))
+  for i, key in ipairs(refs) do
+    ledger.armed[key] = scores[i] or false
+  end
+end
 local replies = {}
 for i = 5, #ARGV, 3 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])

@@ -25,10 +25,15 @@ if not row or row.id ~= id or row.v ~= version or row.s ~= 'pending' then
   return { 'stale' }
 end
 local now = now_ms()
+-- its implied `armed` entry (includes/ledger) goes with the row's kept ones: it leaves `armed`
+local folded = ledger_fold_armed(row)
 publish_skips(prefix, row, now, version, missed, 0)
 local hash = row_key(base, key)
 if next_slot ~= '' then
   local fields = { v = int(tonumber(row.v) + 1) }
+  if folded and row.lq then
+    fields.lq = row.lq -- (no skip wrote it)
+  end
   local due = arm_slot_fields(row, fields, tonumber(next_slot))
   redis.call('HSET', hash, unpack(flat(fields)))
   arm_due(base, key, due)

@@ -21,6 +21,8 @@ if not row then
 end
 if row.s == 'pending' then
   abort_runs(prefix, row)
+  -- its implied `armed` entry (includes/ledger) goes with the row's kept ones: it leaves `armed`
+  ledger_fold_armed(row)
   bump_version(row)
   row.s = 'paused'
   row.tg = nil

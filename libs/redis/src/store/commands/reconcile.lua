@@ -1,6 +1,9 @@
 -- One reconciler pass over a partition (docs/design.md "The fire path", docs/spec.md §3.8, §4.3). Idempotent,
 -- so every scheduler replica may run it.
--- 1. An `armed` entry handed off more than the grace ago whose job no longer exists goes back to `due`.
+-- 1. An `armed` entry handed off more than the grace ago whose job no longer exists goes back to `due`
+--    (its implied `armed` ledger entry kept on the row: includes/ledger ledger_fold_armed). Its job is
+--    one take-due recorded in `jobs` at its score (the hand-off ms), or the row's `j` (the release
+--    before named it there); records whose job is gone and that no `armed` entry scores go.
 -- 2. A lease expired by Redis now: at-least-once → pending again at the same version, back to `due`
 --    (it runs again); at-most-once → replied for the caller to settle as lost (complete.lua). A free
 --    run's lease (includes/free-runs) likewise: re-armed under its member, or replied lost with `fr`
@@ -24,7 +27,26 @@ local now = now_ms()
 local armed_key, leases_key = base .. 'armed', base .. 'leases'
 
 local rearmed = 0
-local handed_off = redis.call('ZRANGEBYSCORE', armed_key, '-inf', int(now - grace_ms), 'LIMIT', 0, limit)
+local jobs_key = base .. 'jobs'
+local handed_off = redis.call('ZRANGEBYSCORE', armed_key, '-inf', int(now - grace_ms), 'WITHSCORES', 'LIMIT', 0, limit)
+
+-- Whether a job recorded at hand-off ms `at` (text) still exists (several when two calls shared the ms:
+-- any one keeps the entries of that ms, until it goes too).
+local job_found = {}
+local function job_at_exists(at)
+  local found = job_found[at]
+  if found == nil then
+    found = false
+    for _, job in ipairs(redis.call('ZRANGEBYSCORE', jobs_key, at, at)) do
+      if redis.call('EXISTS', job_prefix .. job) == 1 then
+        found = true
+        break
+      end
+    end
+    job_found[at] = found
+  end
+  return found
+end
 -- A free run's re-run (includes/free-runs): armed under its member while handed back and not yet claimed.
 local function rearm_free_run(member)
   local run = read_free_run(base, member)
@@ -36,17 +58,31 @@ local function rearm_free_run(member)
   end
 end
 
-for _, key in ipairs(handed_off) do
+for i = 1, #handed_off, 2 do
+  local key, at = handed_off[i], int(math.floor(tonumber(handed_off[i + 1])))
   if split_free_member(key) then
     rearm_free_run(key)
   else
-    local row = redis.call('HMGET', row_key(base, key), 's', 'j', 'tg', 'd')
-    if not row[4] or (row[1] or ROW_DEFAULTS.s) ~= 'pending' then
+    local f = redis.call('HMGET', row_key(base, key), 's', 'j', 'tg', 'd', 'v', 'rc', 'lo', 'lq', 'sa')
+    if not f[4] or (f[1] or ROW_DEFAULTS.s) ~= 'pending' then
       redis.call('ZREM', armed_key, key)
-    elseif not row[2] or redis.call('EXISTS', job_prefix .. row[2]) == 0 then
-      arm_due(base, key, tonumber(row[3] or row[4]))
+    elseif not (f[2] and redis.call('EXISTS', job_prefix .. f[2]) == 1) and not job_at_exists(at) then
+      local row = { key = key, s = 'pending', j = f[2] or nil, tg = f[3] or nil, d = f[4], v = f[5] or ROW_DEFAULTS.v, rc = f[6] or nil, lo = f[7] or nil, lq = f[8] or nil, sa = f[9] }
+      ledger.armed[key] = handed_off[i + 1]
+      if ledger_fold_armed(row) then
+        redis.call('HSET', row_key(base, key), 'lq', row.lq)
+      end
+      arm_due(base, key, tonumber(row.tg or row.d))
       rearmed = rearmed + 1
     end
+  end
+end
+-- The records of jobs gone whose hand-offs left no `armed` entry (claimed, or armed again above).
+local records = redis.call('ZRANGEBYSCORE', jobs_key, '-inf', int(now - grace_ms), 'WITHSCORES', 'LIMIT', 0, limit)
+for i = 1, #records, 2 do
+  local at = records[i + 1]
+  if redis.call('EXISTS', job_prefix .. records[i]) == 0 and redis.call('ZCOUNT', armed_key, at, '(' .. int(at + 1)) == 0 then
+    redis.call('ZREM', jobs_key, records[i])
   end
 end
 

@@ -47,6 +47,7 @@ for i = 2, #ARGV do
     if row then
       leaving[#leaving + 1] = key
       leaving_ids[#leaving_ids + 1] = row.id
+      ledger_fold_armed(row) -- (moves with the row: includes/ledger)
       redis.call('RENAME', row_key(base, key), moving)
       row.key = nil
       fields = flat(row)

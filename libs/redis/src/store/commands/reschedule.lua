@@ -30,6 +30,8 @@ if row.k == 'once' then
   row.dm = mode == 'delay' and int(value) or nil
 end
 abort_runs(prefix, row)
+-- its implied `armed` entry (includes/ledger) goes with the row's kept ones: it leaves `armed`
+ledger_fold_armed(row)
 ledger_open(row)
 bump_version(row)
 row.s = 'pending'

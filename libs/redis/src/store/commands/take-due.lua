@@ -1,8 +1,9 @@
 -- Hands due timers to BullMQ: moves the `due` entries with score <= Redis now + lead to `armed`
--- (score = now, the hand-off time the reconciler's grace counts from), naming on each row (`j`) the job
--- the dispatcher will add for it: `t-<id>-v<version>-r<runCount>` of the job's first timer, and keeping
--- its `armed` ledger entry (`lq`, includes/ledger) for the row's next ledger write. With a lead
--- a job reaches a worker before its timers are due; the claim still refuses them until they are.
+-- (score = now, the hand-off time the reconciler's grace counts from) and records each job it names
+-- (`t-<id>-v<version>-r<runCount>` of its first timer) in `P:{pN}:jobs`, scored by that hand-off time:
+-- the reconciler finds a handed-off row's job there. Nothing is written on the rows: their `armed` ledger
+-- entry is implied by the row being in `armed` (includes/ledger ledger_fold_armed). With a lead a job
+-- reaches a worker before its timers are due; the claim still refuses them until they are.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] jobs per call at most
@@ -22,7 +23,7 @@ local now = now_ms()
 local now_text = int(now)
 local due_key, armed_key = base .. 'due', base .. 'armed'
 
-local jobs, armed, traced = {}, {}, {}
+local jobs, armed, traced, job_records = {}, {}, {}, {}
 local job
 local entries = redis.call('ZRANGEBYSCORE', due_key, '-inf', int(now + lead_ms), 'WITHSCORES', 'LIMIT', 0, per_job * max_jobs)
 if #entries > 0 then
@@ -42,34 +43,35 @@ for i = 1, #entries, 2 do
   local run = ref_key and read_free_run(base, key)
   local row
   if run and run.w == '' then
-    local owner = redis.call('HMGET', row_key(base, ref_key), 'tp', 'sa', 'lq')
+    local owner = redis.call('HMGET', row_key(base, ref_key), 'tp', 'sa', 'lq', 's', 'v', 'd', 'tg', 'rc', 'lo', 'j')
     row = { run.id, version, 'pending', run.rc .. 'f', owner[1] }
-    -- rare: its entry is written at once (with what its row keeps before it)
-    ledger_append({ key = ref_key, sa = owner[2] or nil, lq = owner[3] or nil }, 'armed', now, { d = tonumber(score) }, version)
+    -- rare: its entry is written at once (with what its row keeps before it, and its own implied one)
+    local subject = {
+      key = ref_key, sa = owner[2] or nil, lq = owner[3] or nil, s = owner[4] or ROW_DEFAULTS.s, v = owner[5] or ROW_DEFAULTS.v,
+      d = owner[6] or nil, tg = owner[7] or nil, rc = owner[8] or nil, lo = owner[9] or nil, j = owner[10] or nil,
+    }
+    ledger_append(subject, 'armed', now, { d = tonumber(score) }, version)
   elseif ref_key then
     row = {}
   else
-    row, ref_key = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp', 'lq', 'sa', 'lo'), key
+    row, ref_key = redis.call('HMGET', hash, 'id', 'v', 's', 'rc', 'tp', 'j'), key
     row[2], row[3] = row[2] or ROW_DEFAULTS.v, row[3] or ROW_DEFAULTS.s
+    if row[6] then
+      -- named by a release before this one: this hand-off's job is in `jobs`, its entry implied
+      redis.call('HDEL', hash, 'j')
+    end
   end
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
     if not job or #job == 1 + 4 * per_job then
       job = { 't-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0') }
       jobs[#jobs + 1] = job
+      job_records[#job_records + 1] = now_text
+      job_records[#job_records + 1] = job[1]
     end
     if run then
       run.j = job[1]
       save_free_run(base, key, run)
-    else
-      -- The `armed` entry waits on the row (includes/ledger `ledger_defer`): no list write per timer.
-      local fields = { v = row[2], rc = row[4] or nil, lq = row[6] or nil, sa = row[7], lo = row[8] or nil }
-      local kept = ledger_hand_off(fields, armed_entry(now_text, row[2], score))
-      if kept then
-        redis.call('HSET', hash, 'j', job[1], 'lq', kept)
-      else
-        redis.call('HSET', hash, 'j', job[1])
-      end
     end
     armed[#armed + 1] = now_text
     armed[#armed + 1] = key
@@ -85,6 +87,7 @@ for i = 1, #entries, 2 do
   end
 end
 call_in_slices('ZADD', armed_key, armed)
+call_in_slices('ZADD', base .. 'jobs', job_records)
 
 local first = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')
 return { first[2] or '', now_text, jobs, traced }

@@ -21,6 +21,8 @@ if not row then
   return refusal
 end
 local now = now_ms()
+-- its implied `armed` entry (includes/ledger) goes with the row's kept ones: it leaves `armed`
+ledger_fold_armed(row)
 bump_version(row)
 row.tg = int(now)
 save_row(base, row)

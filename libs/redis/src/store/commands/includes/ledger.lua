@@ -3,23 +3,19 @@
 -- compact JSON object { a = Redis ms, e = event, v = version, w = workerId, r = reason, m = message,
 -- c = count, n = attempt, d = due ms } (absent fields left out). Every entry is made by the script that
 -- makes its change: `publish_event` records every event (`ledger_record`); pause and the reconciler's
--- requeue, which publish none, call `ledger_append` themselves. The hand-off (take-due's `armed`) and a
--- held claim (`claimed`) keep their entry on the row they write anyway (`lq`, `ledger_defer`) instead of
--- a list write per timer; the row's next entry writes them first, in the same LPUSH. A removed one-shot
--- whose whole life is kept on its row writes its ledger as one string instead (`ledger_close_append`).
+-- requeue, which publish none, call `ledger_append` themselves. A held claim (`claimed`) keeps its entry
+-- on the row it writes anyway (`lq`, `ledger_defer`), and the hand-off (take-due's `armed`) is implied by
+-- the row being in `armed` (`ledger_fold_armed`), instead of a list write per timer; the row's next entry
+-- writes them first, in the same LPUSH. A removed one-shot whose whole life is kept on its row writes its
+-- ledger as one string instead (`ledger_close_append`). Entry texts: includes/ledger-entries.
 --- @include "includes/time"
+--- @include "includes/ledger-entries"
 
 -- How long the ledger of a timer that ended and was removed (removeOnComplete) or dropped stays
 -- readable: as long as a cancelled timer's tombstone does by default (7 days).
 local LEDGER_KEEP_MS = 604800000
 -- (as text for a command argument: redis.call prints a number with the float printer)
 local LEDGER_KEEP_TEXT = '604800000'
--- The worker a claim script acts for (claim.lua sets it): its entries name it.
--- `created`: the keys of the rows this call created (all at `created_at`), for `ledger_write_created`.
--- `at`, `at_text`: the last ms an outcome entry was made at, and its text; `by`, `by_json`: the last
--- worker one named, and its JSON (completed_entry: a batch's runs mostly share both).
---- @per-call: this call's worker, created rows and last entry
-local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil, by = nil, by_json = nil }
 
 local function ledger_key(key)
   return KEYS[1] .. 'h:' .. key
@@ -71,73 +67,6 @@ local function ledger_close_append(key, entries, ms)
   end
 end
 
-local function ledger_entry(at, event, version, fields)
-  local entry = { a = at, e = event, v = tonumber(version) }
-  for field, value in pairs(fields or {}) do
-    entry[field] = value
-  end
-  return cjson.encode(entry)
-end
-
--- The fire path's entries made per timer — a first hand-off's implied `scheduled`, the hand-off's `armed`,
--- a held claim's `claimed` — joined in one concatenation from the integer texts the script already holds
--- (`sa`, Redis ms, the row's version, a `due` score or field; `worker_json` is cjson.encode of the worker
--- id, made once per call): building and cjson-encoding a table costs Redis several times as much. The
--- same JSON as `ledger_entry` (field order is not part of it).
-local function scheduled_entry(sa)
-  if type(sa) ~= 'string' then
-    return ledger_entry(tonumber(sa), 'scheduled', 1)
-  end
-  return '{"a":' .. sa .. ',"e":"scheduled","v":1}'
-end
-
-local function armed_entry(at, version, due)
-  return '{"a":' .. at .. ',"e":"armed","v":' .. version .. ',"d":' .. due .. '}'
-end
-
-local function claimed_entry(at, version, worker_json, due)
-  return '{"a":' .. at .. ',"e":"claimed","v":' .. version .. ',"w":' .. worker_json .. ',"d":' .. due .. '}'
-end
-
--- A held run's plain `completed` entry (no reason, error, count), the same way; `at` is a number (the
--- script's now: made text once per call), `worker` the row's lease owner or nil.
-local function completed_entry(at, version, due, worker)
-  if ledger.at ~= at then
-    ledger.at, ledger.at_text = at, int(at)
-  end
-  if worker and ledger.by ~= worker then
-    ledger.by, ledger.by_json = worker, ',"w":' .. cjson.encode(worker)
-  end
-  local by = worker and ledger.by_json or ''
-  return '{"a":' .. ledger.at_text .. ',"e":"completed","v":' .. version .. ',"d":' .. due .. by .. '}'
-end
-
--- The entries a row keeps (`lq`, oldest first, one per line: compact JSON escapes every newline) for the
--- ledger's next write: `row.lq` with `entry` after it, what the caller writes to the row's `lq` field.
-local function ledger_defer(row, entry)
-  if LEDGER_SIZE == 0 then
-    return nil
-  end
-  return row.lq and (row.lq .. '\n' .. entry) or entry
-end
-
--- Whether kept entries (`lq`) hold the row's 'scheduled' entry (its first hand-off put it there).
-local function keeps_first_entry(kept)
-  return kept ~= nil and string.find(kept, '"e":"scheduled"', 1, true) ~= nil
-end
-
--- The `lq` a hand-off (take-due) leaves on `row` (its fields v, rc, sa, lq, lo): its `armed` entry after
--- what the row keeps. A row's first hand-off (version 1, no run yet, nothing kept) finds nothing of it in
--- the ledger — unless its creation wrote its 'scheduled' entry into an earlier life's ledger, which marks
--- the row `lo` (ledger_write_created) — so that implied entry goes first, and the completion's one LPUSH
--- writes the whole ledger (no RPUSH of it underneath).
-local function ledger_hand_off(row, entry)
-  if LEDGER_SIZE > 0 and not row.lq and row.v == '1' and not row.rc and not row.lo then
-    return scheduled_entry(row.sa) .. '\n' .. entry
-  end
-  return ledger_defer(row, entry)
-end
-
 -- Appends an entry for `row` (its key, version `v` unless `version` is given, `sa`, and the entries it
 -- keeps, `lq`: written first, in the same LPUSH, and dropped from the row — unless `row.drops_lq`: the
 -- script deletes the row or the field itself, in a command it sends anyway). A timer's first entry,
@@ -149,6 +78,8 @@ end
 -- go into the closed ledger in one SET, and `row.closed` says so (no list to expire). `entry`: the new
 -- entry's text when the caller made it (else it is made from the other arguments).
 local function ledger_append(row, event, now, fields, version, entry)
+  -- a row's implied `armed` entry goes first; the row stays armed, marked written (ledger_fold_armed)
+  ledger_mark_armed(row.key, row.sa and ledger_fold_armed(row))
   local kept = row.lq
   if kept then
     row.lq = nil

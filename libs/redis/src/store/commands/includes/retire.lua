@@ -20,6 +20,7 @@ end
 -- tombstone_ms is 0, as on replace, where the new row follows at once.
 local function cancel_row(base, prefix, row, reason, now, tombstone_ms)
   local key = row.key
+  ledger_fold_armed(row) -- (its `armed` entry is implied while it is in `armed`: includes/ledger)
   redis.call('ZREM', base .. 'due', key)
   redis.call('ZREM', base .. 'armed', key)
   redis.call('ZREM', base .. 'keys', key)
