@@ -29,6 +29,7 @@ const LIB_SPECS_ON_REDIS = [
   '<rootDir>/libs/redis/src/store/script-loader.spec.ts',
   '<rootDir>/libs/redis/src/fire/claim-rides.spec.ts',
   '<rootDir>/libs/client/src/sundial.module.spec.ts',
+  '<rootDir>/libs/client/src/module-options.spec.ts',
   '<rootDir>/libs/client/src/cron/cron-registrar.spec.ts',
   '<rootDir>/libs/client/src/worker/sundial-worker.module.spec.ts',
   '<rootDir>/libs/client/src/health/sundial-health.indicator.spec.ts',

@@ -1,7 +1,8 @@
 /**
  * `npm start`: a local cluster in one terminal — Redis (REDIS_URL, or a private redis-server with AOF
  * in ./.sundial/redis when nothing answers there), the scheduler on PORT (3000) and one worker on
- * WORKER_PORT (3001), their output prefixed. Ctrl-C (or SIGTERM) is forwarded; exits when they do.
+ * WORKER_PORT (3001), their output prefixed. Ctrl-C, SIGTERM, SIGHUP (a closed terminal) or the parent's
+ * end (a killed npm) stops them; exits when they (and the private redis-server) have.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -16,6 +17,9 @@ const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const DIST = join(__dirname, '..');
 
 async function main(): Promise<void> {
+  // The terminal or pipe this writes to may go before the apps do (a closed terminal, a killed npm):
+  // their last lines are then lost, and this process goes on to stop them.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
   const privateRedis = (await answersPing(redisUrl)) ? undefined : await startPrivateRedis(redisUrl);
   const env = { ...process.env, REDIS_URL: redisUrl };
@@ -37,6 +41,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stopAll('SIGINT'));
   process.on('SIGTERM', () => stopAll('SIGTERM'));
+  // A closed terminal: its hangup reaches this process group only, not the apps' own groups.
+  process.on('SIGHUP', () => stopAll('SIGTERM'));
+  // `npm start` runs this under `sh -c`, which dies of a `kill` of npm without passing it on: a parent
+  // gone (this process handed to init) stops the cluster too, once, unless it is stopping already.
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent && !stopping) return;
+    clearInterval(watch);
+    if (!stopping) stopAll('SIGTERM');
+  }, 500);
   const codes = await Promise.all(
     apps.map(
       (app) =>

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type ChildEnd,
+  childOutput,
   DIST,
   ensureBuilt,
   freePort,
@@ -39,20 +43,99 @@ describe('npm start on a Redis Cluster URL', () => {
     });
     const exited = new Promise<number | null>((resolve) => start.once('exit', (code) => resolve(code)));
     try {
-      for (const appPort of [port, workerPort]) {
-        const api = httpClient(`http://127.0.0.1:${appPort}`);
-        await waitFor(
-          async () => (await api('GET', '/health/ready').catch(() => undefined))?.status === 200,
-          {
-            timeoutMs: 60_000,
-            intervalMs: 250,
-            what: `the app on port ${appPort} to be ready`,
-          },
-        );
-      }
+      await bothReady(port, workerPort);
     } finally {
       start.kill('SIGINT'); // forwarded to both apps, which drain and exit 0
     }
     expect(await exited).toBe(0);
   }, 120_000);
 });
+
+/**
+ * `npm start` where nothing answers at REDIS_URL starts a private redis-server; a closed terminal
+ * (SIGHUP, which reaches start.js's process group and not the apps' own groups) stops the apps and that
+ * redis-server before start.js exits, and so does the end of its parent (a killed npm's `sh -c`) — it
+ * used to die of the hangup, or live on, and leave all three running.
+ */
+describe('npm start with a private redis-server', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sundial-start-'));
+    await ensureBuilt();
+  }, 180_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // How start.js runs, and how its run ends: `npm start` runs it under `sh -c`, which a `kill` of npm
+  // ends without passing the signal on (`; exit` keeps sh from exec-ing node, as dash does).
+  const script = join(DIST, 'scripts/start.js');
+  it.each([
+    ['a closed terminal (SIGHUP)', process.execPath, [script], 'SIGHUP', { code: 0, signal: null }],
+    [
+      'its parent shell killed',
+      'sh',
+      ['-c', `"${process.execPath}" "${script}"; exit $?`],
+      'SIGKILL',
+      { code: null, signal: 'SIGKILL' },
+    ],
+  ] as const)(
+    'starts one where nothing answers, and leaves no process behind after %s',
+    async (_, command, args, signal, end) => {
+      const [redisPort, port, workerPort] = [await freePort(), await freePort(), await freePort()];
+      const start = spawnOwned(command, [...args], {
+        cwd: dir,
+        env: {
+          ...process.env,
+          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          PORT: String(port),
+          WORKER_PORT: String(workerPort),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      // Every process start.js ran, by pid: the redis-server's lines start with it, the apps' carry it.
+      // The output ends when start.js (which holds the pipes, the apps and redis-server have their own) exits.
+      const pids = new Set<number>();
+      const output = childOutput(start, (line) => {
+        const pid =
+          /^\[redis\] (\d+):/.exec(line)?.[1] ?? /^\[(?:scheduler|worker)\] .*"pid":(\d+)/.exec(line)?.[1];
+        if (pid) pids.add(Number(pid));
+      });
+      const alive = () => [...pids].filter((pid) => running(pid));
+      try {
+        await bothReady(port, workerPort);
+        expect(output.lines).toContainEqual(expect.stringContaining('starting a private redis-server'));
+        expect(alive()).toHaveLength(3);
+        let ended: ChildEnd | undefined;
+        void output.ended.then((how) => (ended = how));
+        start.kill(signal);
+        await waitFor(() => ended !== undefined && alive().length === 0, {
+          timeoutMs: 30_000,
+          what: 'start.js and every process it ran to exit',
+        });
+        expect(ended).toEqual(end);
+      } finally {
+        for (const pid of alive()) process.kill(pid, 'SIGKILL');
+      }
+    },
+    120_000,
+  );
+});
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function bothReady(...ports: number[]): Promise<void> {
+  for (const port of ports) {
+    const api = httpClient(`http://127.0.0.1:${port}`);
+    await waitFor(async () => (await api('GET', '/health/ready').catch(() => undefined))?.status === 200, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      what: `the app on port ${port} to be ready`,
+    });
+  }
+}

@@ -108,6 +108,9 @@ describe('docker-compose.yml and the Dockerfile', () => {
       expect.stringContaining('npm ci'),
       expect.stringMatching(/npm run build && npm prune --omit=dev/),
     ]);
+    // The runtime stage takes dist from the build stage without its declaration files (nothing in the
+    // image compiles against the libraries): the build's last step removes them.
+    expect(runs[1]).toMatch(/&& find dist -name '\*\.d\.ts' -delete$/);
     expect(lines.some((line) => line.instruction === 'HEALTHCHECK')).toBe(false);
     const user = lines.filter((line) => line.instruction === 'USER').map((line) => line.args);
     expect(user).toEqual(['1000:1000']);

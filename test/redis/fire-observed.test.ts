@@ -17,6 +17,7 @@ function watchers() {
     skipped: [],
     reconciled: [],
     consumerRecreated: [],
+    consuming: [],
   };
   const observer: SundialObserver = {
     scheduled: (event) => reported.scheduled.push(event),
@@ -26,6 +27,7 @@ function watchers() {
     skipped: (event) => reported.skipped.push(event),
     reconciled: (event) => reported.reconciled.push(event),
     consumerRecreated: (event) => reported.consumerRecreated.push(event),
+    consuming: (event) => reported.consuming.push(event),
   };
   const lines: { level: string; message: string; fields: LogFields }[] = [];
   const at =
@@ -43,6 +45,18 @@ function watchers() {
 
 /** What the runner and the scripts report (docs/spec.md §3.3, §3.6, §6): skipped slots, stale completions. */
 describe('fire path: what is reported', () => {
+  it('a runner reports the partitions it consumes once it takes their jobs, and that it stopped at close', async () => {
+    const cluster = await fire.cluster({ partitions: 3 });
+    const { reported, observer } = watchers();
+    const runner = await cluster.runner({}, { observer, serve: [0, 2] });
+    expect(reported.consuming).toEqual([{ partitions: [0, 2], on: true }]);
+    await runner.close();
+    expect(reported.consuming).toEqual([
+      { partitions: [0, 2], on: true },
+      { partitions: [0, 2], on: false },
+    ]);
+  });
+
   it('an interval brought back after downtime runs once, late, and counts the slots it missed', async () => {
     const cluster = await fire.cluster();
     const { reported, observer } = watchers();

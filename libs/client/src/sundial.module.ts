@@ -3,7 +3,12 @@ import { DiscoveryModule } from '@nestjs/core';
 import { createBackend } from './create-backend';
 import { CronRegistrar } from './cron/cron-registrar';
 import { TimerHandlerRegistry } from './handler-registry';
-import { ConfigurableSundialModule, SUNDIAL_MODULE_OPTIONS } from './sundial.module-definition';
+import { checkSundialModuleOptions } from './module-option-checks';
+import {
+  ConfigurableSundialModule,
+  SUNDIAL_MODULE_GIVEN_OPTIONS,
+  SUNDIAL_MODULE_OPTIONS,
+} from './sundial.module-definition';
 import type { SundialModuleOptions } from './sundial-module-options';
 import { TimerExplorer } from './timer-explorer';
 import { Timers } from './timers';
@@ -17,6 +22,12 @@ import { Timers } from './timers';
 @Module({
   imports: [DiscoveryModule],
   providers: [
+    // A wrong option stops the boot here, before a connection is opened or a row written.
+    {
+      provide: SUNDIAL_MODULE_OPTIONS,
+      useFactory: checkSundialModuleOptions,
+      inject: [SUNDIAL_MODULE_GIVEN_OPTIONS],
+    },
     {
       provide: TimerHandlerRegistry,
       useFactory: (options: SundialModuleOptions) =>

@@ -2,6 +2,8 @@ export * from './types';
 export * from './errors';
 export { SUNDIAL_HTTP_STATUS } from './http-status';
 export { refusals } from './refusals';
+export { OptionReader } from './option-reader';
+export { normalizeAt } from './time-fields';
 export * from './failure';
 export * from './request-id';
 export * from './duration';

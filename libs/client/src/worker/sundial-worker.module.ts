@@ -16,6 +16,7 @@ import {
   TimerRunner,
 } from '@sundial/redis';
 import { TimerHandlerRegistry } from '../handler-registry';
+import { checkWorkerModuleOptions } from '../module-option-checks';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { RedisBackendOptions, SundialModuleOptions } from '../sundial-module-options';
 import { FIRE_RUNNER, fireProcessor } from './fire-processor';
@@ -39,7 +40,8 @@ import type { SundialWorkerModuleOptions } from './sundial-worker-options';
  */
 @Module({})
 export class SundialWorkerModule {
-  static forRoot(options: SundialWorkerModuleOptions = {}): DynamicModule {
+  static forRoot(given: SundialWorkerModuleOptions = {}): DynamicModule {
+    const options = checkWorkerModuleOptions(given);
     const keys = new SundialKeys(options.prefix, options.partitions, options.tagging);
     const served = servedPartitions(options);
     const workerOptions = fireConsumerOptions(options);

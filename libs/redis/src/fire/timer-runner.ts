@@ -79,6 +79,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly logger: SundialLogger;
   private readonly reports: RunReports;
   private readonly consumers: FireConsumers;
+  private readonly observer: SundialObserver;
+  /** the partitions whose fire queues this runner consumes */
+  private readonly served: readonly number[];
   private readonly batcher: CompletionBatcher;
   private readonly leases: LeaseKeeper;
   private readonly slots: ClaimSlotContext;
@@ -109,7 +112,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     };
     this.claimRedis = duplicateRedis(this.redis);
     defineCommands(this.claimRedis);
-    const observer = options.observer ?? {};
+    const observer = (this.observer = options.observer ?? {});
+    this.served = served;
     this.consumers = new FireConsumers({
       mode: options.consumers ?? 'own',
       connection: options.connection,
@@ -149,6 +153,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     await this.clock.start();
     await this.leases.start();
     await this.consumers.start((partition, data) => this.processFireJob(partition, data));
+    this.observer.consuming?.({ partitions: this.served, on: true });
   }
 
   /** With `consumers: 'external'`: a consumer to start once the runner listens, and to stop at close. */
@@ -174,6 +179,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   }
 
   private async shutdown(graceMs: number): Promise<void> {
+    this.observer.consuming?.({ partitions: this.served, on: false });
     const consumersClosed = this.consumers.close();
     await settledWithin(this.drained(consumersClosed), graceMs);
     this.graceOver = true;

@@ -44,6 +44,8 @@ export interface SundialObserverEvents {
   reconciled: ReconcileCounts;
   /** TimerRunner: a partition's fire-job consumer had stopped taking jobs; it was closed and made anew */
   consumerRecreated: { partition: number };
+  /** TimerRunner: it takes the fire jobs of `partitions` (at start, `on`), or no longer (at close) */
+  consuming: { partitions: readonly number[]; on: boolean };
 }
 
 /** Listens to any part of SundialObserverEvents. */

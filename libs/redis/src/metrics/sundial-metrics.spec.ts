@@ -37,6 +37,26 @@ describe('SundialMetrics', () => {
     );
   });
 
+  it('exports sundial_fire_consumers only where a runner consumes: 1 per partition from its start, 0 after its close', async () => {
+    const registry = new Registry();
+    const metrics = new SundialMetrics(registry);
+    expect((await series(registry)).filter((line) => line.startsWith('sundial_fire_consumers'))).toEqual([]);
+    metrics.consuming({ partitions: [0, 2], on: true });
+    expect(await series(registry)).toEqual(
+      expect.arrayContaining([
+        'sundial_fire_consumers{partition="0"} 1',
+        'sundial_fire_consumers{partition="2"} 1',
+      ]),
+    );
+    metrics.consuming({ partitions: [0, 2], on: false });
+    expect(await series(registry)).toEqual(
+      expect.arrayContaining([
+        'sundial_fire_consumers{partition="0"} 0',
+        'sundial_fire_consumers{partition="2"} 0',
+      ]),
+    );
+  });
+
   it('reuses the metrics already registered: a second instance adds to the same series', async () => {
     const registry = new Registry();
     new SundialMetrics(registry).cancelled({ count: 1 });

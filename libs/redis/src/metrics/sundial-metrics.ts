@@ -41,6 +41,7 @@ export class SundialMetrics implements Required<SundialObserver> {
   private readonly requeued: Counter;
   private readonly lost: Counter;
   private readonly consumersRecreated: Counter<'partition'>;
+  private readonly consumers: Gauge<'partition'>;
   private readonly sources: Set<BacklogSource>;
 
   constructor(private readonly registry: Registry = register) {
@@ -123,6 +124,18 @@ export class SundialMetrics implements Required<SundialObserver> {
           registers,
         }),
     );
+    // Fed by workers only (a TimerRunner at start and close): what the alert SundialNoReadyWorker counts,
+    // whatever job the process is scraped under (the stock worker, or an app with SundialWorkerModule).
+    this.consumers = this.metric(
+      'sundial_fire_consumers',
+      (name) =>
+        new Gauge({
+          name,
+          help: 'Whether this process takes the fire jobs of the partition (1) or no longer (0), by partition',
+          labelNames: ['partition'],
+          registers,
+        }),
+    );
     this.sources = backlogSources.get(registry) ?? new Set();
     backlogSources.set(registry, this.sources);
     this.backlogGauge(
@@ -172,6 +185,10 @@ export class SundialMetrics implements Required<SundialObserver> {
 
   consumerRecreated({ partition }: Events['consumerRecreated']): void {
     this.consumersRecreated.inc({ partition: String(partition) });
+  }
+
+  consuming({ partitions, on }: Events['consuming']): void {
+    for (const partition of partitions) this.consumers.set({ partition: String(partition) }, on ? 1 : 0);
   }
 
   /** Reads `source` on every scrape until the returned function is called (a scheduler's lifetime). */

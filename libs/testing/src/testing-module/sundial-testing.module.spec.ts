@@ -1,8 +1,8 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DistributedCron, OnTimer, Timers } from '@sundial/client';
-import { type JsonValue, type TimerContext, VirtualClock } from '@sundial/core';
-import { SundialTestingModule } from './sundial-testing.module';
+import { type JsonValue, SundialError, type TimerContext, VirtualClock } from '@sundial/core';
+import { SundialTestingModule, type SundialTestingModuleOptions } from './sundial-testing.module';
 
 @Injectable()
 class Audit {
@@ -56,7 +56,27 @@ describe('SundialTestingModule', () => {
     await app.close();
   });
 
-  it('refuses a start that is not an instant', () => {
-    expect(() => SundialTestingModule.forRoot({ now: 'tomorrow' })).toThrow(/not an ISO-8601 instant/);
+  it.each([
+    ['now', { now: 'tomorrow' }],
+    ['now', { now: '2026-03-01T12:00:00' }],
+    ['now', { now: Number.NaN }],
+    ['now', { now: -1 }],
+    ['handlers.remind', { handlers: { remind: 'yes' } }],
+    ['appName', { appName: '' }],
+    ['clock', { clock: new VirtualClock(0) }],
+  ])('refuses a wrong %s with the refusal shape', (field, options) => {
+    let error: unknown;
+    try {
+      SundialTestingModule.forRoot(options as SundialTestingModuleOptions);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(SundialError);
+    expect(error).toMatchObject({
+      reason: 'invalid',
+      field,
+      message: expect.any(String),
+      fix: expect.any(String),
+    });
   });
 });

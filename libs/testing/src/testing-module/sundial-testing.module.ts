@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { SundialModule } from '@sundial/client';
-import { type TimerHandler, VirtualClock } from '@sundial/core';
+import { normalizeAt, OptionReader, type TimerHandler, VirtualClock } from '@sundial/core';
 
 export interface SundialTestingModuleOptions {
   /** where the virtual clock starts: epoch ms or an ISO-8601 instant (default: now) */
@@ -20,9 +20,15 @@ export interface SundialTestingModuleOptions {
 @Module({})
 export class SundialTestingModule {
   static forRoot(options: SundialTestingModuleOptions = {}): DynamicModule {
-    const start = typeof options.now === 'string' ? Date.parse(options.now) : (options.now ?? Date.now());
-    if (Number.isNaN(start))
-      throw new Error(`SundialTestingModule: now "${options.now}" is not an ISO-8601 instant`);
+    const read = OptionReader.of(
+      'SundialTestingModule',
+      options,
+      "SundialTestingModule.forRoot({ now: '2026-03-01T09:00:00Z' })",
+    );
+    read.only(['now', 'handlers', 'appName']);
+    read.handlers('handlers');
+    read.text('appName', 'billing');
+    const start = options.now === undefined ? Date.now() : normalizeAt(options.now, 'now');
     const clock = new VirtualClock(start);
     return {
       module: SundialTestingModule,

@@ -1,0 +1,121 @@
+import { OptionReader, validateLedgerSize } from '@sundial/core';
+import { parseRedisUrl, servedPartitions } from '@sundial/redis';
+import type { SundialModuleOptions } from './sundial-module-options';
+import type { SundialWorkerModuleOptions } from './worker/sundial-worker-options';
+
+// The options of SundialModule and SundialWorkerModule, checked at boot before anything is opened or
+// written: a wrong one is the `invalid` refusal (reason, field, message, fix) and the app does not start.
+
+const COMMON = ['backend', 'limits', 'tombstoneMs', 'logger', 'ledger', 'appName'] as const;
+const REDIS_FIELDS = [...COMMON, 'connection', 'prefix', 'partitions', 'metricsRegistry'];
+const MEMORY_FIELDS = [...COMMON, 'clock', 'handlers'];
+const LIMIT_FIELDS = ['maxPayloadBytes', 'minEveryMs'];
+const WORKER_FIELDS = [
+  'prefix',
+  'partitions',
+  'serve',
+  'tagging',
+  'configKey',
+  'concurrency',
+  'leaseMs',
+  'consumerStallMs',
+  'shutdownGraceMs',
+  'handlers',
+  'dispatch',
+  'reconcileMs',
+  'autoStart',
+  'metricsRegistry',
+];
+const LOGGER_METHODS = ['error', 'warn', 'info', 'debug'];
+const REGISTRY_METHODS = ['registerMetric', 'getSingleMetric'];
+
+/** SundialModule's options (forRoot's, or what forRootAsync's factory returned), checked. */
+export function checkSundialModuleOptions(value: unknown): SundialModuleOptions {
+  const read = OptionReader.of(
+    'SundialModule',
+    value,
+    "SundialModule.forRoot({ connection: 'redis://127.0.0.1:6379' }) or forRoot({ backend: 'memory' })",
+  );
+  const memory = read.choice('backend', ['redis', 'memory']) === 'memory';
+  read.only(memory ? MEMORY_FIELDS : REDIS_FIELDS);
+  if (memory) {
+    read.methods('clock', ['now', 'setTimeout', 'clearTimeout'], 'a Clock (e.g. new VirtualClock())');
+    read.handlers('handlers');
+  } else {
+    checkConnection(read);
+    checkQueueIdentity(read);
+    read.methods('metricsRegistry', REGISTRY_METHODS, 'a prom-client Registry');
+  }
+  checkLimits(read);
+  read.integer('tombstoneMs', 0, '604800000 (7 days)');
+  read.methods('logger', LOGGER_METHODS, 'a SundialLogger');
+  if (read.given.ledger !== undefined) validateLedgerSize(read.given.ledger);
+  read.text('appName', 'billing');
+  return value as SundialModuleOptions;
+}
+
+/** SundialWorkerModule.forRoot's options, checked when the module is defined (they name its queues). */
+export function checkWorkerModuleOptions(value: unknown): SundialWorkerModuleOptions {
+  const read = OptionReader.of(
+    'SundialWorkerModule',
+    value,
+    'SundialWorkerModule.forRoot({ concurrency: 16 })',
+  );
+  read.only(WORKER_FIELDS);
+  checkQueueIdentity(read);
+  const { serve } = read.given;
+  if (serve !== undefined && !Array.isArray(serve)) {
+    throw read.refuse(
+      'serve',
+      'is not an array of partitions',
+      'Write serve as an array of partition numbers, e.g. [0, 2], or leave it out to serve them all.',
+    );
+  }
+  read.choice('tagging', ['plain', 'spread']);
+  read.text('configKey', 'sundial');
+  read.integer('concurrency', 1, '16');
+  read.integer('leaseMs', 100, '30000');
+  read.integer('consumerStallMs', 100, '30000');
+  read.integer('shutdownGraceMs', 0, '25000');
+  read.handlers('handlers');
+  read.boolean('dispatch');
+  read.integer('reconcileMs', 10, '5000');
+  read.boolean('autoStart');
+  read.methods('metricsRegistry', REGISTRY_METHODS, 'a prom-client Registry');
+  const options = value as SundialWorkerModuleOptions;
+  servedPartitions(options);
+  return options;
+}
+
+/** `prefix` and `partitions`: the key layout and queue names; a brace in the prefix would move hash tags. */
+function checkQueueIdentity(read: OptionReader): void {
+  read.text('prefix', 'sundial', '{}');
+  read.integer('partitions', 1, '4');
+}
+
+function checkConnection(read: OptionReader): void {
+  const { connection } = read.given;
+  if (typeof connection === 'string') {
+    parseRedisUrl(connection);
+    return;
+  }
+  if (typeof connection === 'object' && connection !== null && !Array.isArray(connection)) return;
+  throw read.refuse(
+    'connection',
+    connection === undefined ? 'is missing' : 'is not a Redis URL, ioredis options or an ioredis client',
+    "Pass connection: a URL (e.g. 'redis://127.0.0.1:6379'), ioredis options, or an ioredis client; or backend: 'memory'.",
+  );
+}
+
+function checkLimits(read: OptionReader): void {
+  const { limits } = read.given;
+  if (limits === undefined) return;
+  const fix = 'Write limits as { maxPayloadBytes?: integer ≥ 1, minEveryMs?: integer ≥ 1 }, or leave it out.';
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits))
+    throw read.refuse('limits', 'is not an object', fix);
+  const given = limits as Record<string, unknown>;
+  const unknown = Object.keys(given).find((name) => !LIMIT_FIELDS.includes(name));
+  if (unknown !== undefined) throw read.refuse(`limits.${unknown}`, 'is not a limit', fix, given[unknown]);
+  read.integer('limits.maxPayloadBytes', 1, '65536', given.maxPayloadBytes);
+  read.integer('limits.minEveryMs', 1, '100', given.minEveryMs);
+}

@@ -1,0 +1,129 @@
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type JsonValue, SundialError } from '@sundial/core';
+import { type RedisServer, startRedis } from '@sundial/testing';
+import { Redis } from 'ioredis';
+import { DistributedCron, SundialModule, SundialWorkerModule } from './index';
+
+@Injectable()
+class Nightly {
+  @DistributedCron('nightly', '0 2 * * *')
+  run(_payload: JsonValue): void {}
+}
+
+/** The refusal shape of docs/spec.md §2: reason, field, message, fix. */
+function refusal(field: string | undefined): unknown {
+  return expect.objectContaining({
+    name: 'SundialError',
+    reason: 'invalid',
+    field,
+    message: expect.any(String),
+    fix: expect.any(String),
+  });
+}
+
+function caught(act: () => unknown): unknown {
+  try {
+    act();
+  } catch (error) {
+    return error;
+  }
+  return 'nothing thrown';
+}
+
+/**
+ * Every option of SundialModule (forRoot and forRootAsync) and SundialWorkerModule that can be wrong is
+ * refused at boot with the refusal shape, and the refused boot changes nothing in Redis: the app's
+ * `@DistributedCron` row, which a boot writes, is not there.
+ */
+describe('module options', () => {
+  let redis: RedisServer;
+  let client: Redis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url);
+  });
+  afterAll(async () => {
+    client.disconnect();
+    await redis.stop();
+  });
+
+  async function boot(sundial: ReturnType<typeof SundialModule.forRoot>): Promise<unknown> {
+    @Module({ imports: [sundial], providers: [Nightly] })
+    class App {}
+    const app = await NestFactory.createApplicationContext(App, { logger: false, abortOnError: false });
+    await app.close();
+    return 'booted';
+  }
+
+  const url = () => redis.url;
+  it.each([
+    ['connection', () => ({ prefix: 'bad' })],
+    ['connection', () => ({ connection: 42 })],
+    ['connection', () => ({ connection: 'http://127.0.0.1:1' })],
+    ['prefix', () => ({ connection: url(), prefix: '' })],
+    ['prefix', () => ({ connection: url(), prefix: 'a{b}' })],
+    ['partitions', () => ({ connection: url(), prefix: 'bad', partitions: 0 })],
+    ['partitions', () => ({ connection: url(), prefix: 'bad', partitions: 1.5 })],
+    ['tombstoneMs', () => ({ connection: url(), prefix: 'bad', tombstoneMs: -1 })],
+    ['ledger', () => ({ connection: url(), prefix: 'bad', ledger: 5000 })],
+    ['limits', () => ({ connection: url(), prefix: 'bad', limits: 5 })],
+    ['limits.minEveryMs', () => ({ connection: url(), prefix: 'bad', limits: { minEveryMs: 0 } })],
+    ['limits.maxPayload', () => ({ connection: url(), prefix: 'bad', limits: { maxPayload: 10 } })],
+    ['logger', () => ({ connection: url(), prefix: 'bad', logger: console.log })],
+    ['appName', () => ({ connection: url(), prefix: 'bad', appName: '' })],
+    ['metricsRegistry', () => ({ connection: url(), prefix: 'bad', metricsRegistry: {} })],
+    ['tombstonems', () => ({ connection: url(), prefix: 'bad', tombstonems: 1000 })],
+    ['backend', () => ({ backend: 'memroy' })],
+    ['clock', () => ({ backend: 'memory', clock: { now: () => 0 } })],
+    ['handlers.remind', () => ({ backend: 'memory', handlers: { remind: 'yes' } })],
+    ['connection', () => ({ backend: 'memory', connection: url() })],
+  ])(
+    'SundialModule refuses a wrong %s at boot, in forRoot and forRootAsync, and writes nothing',
+    async (field, options) => {
+      const given = options() as Parameters<typeof SundialModule.forRoot>[0];
+      await expect(boot(SundialModule.forRoot(given))).rejects.toEqual(refusal(field));
+      await expect(boot(SundialModule.forRootAsync({ useFactory: () => given }))).rejects.toEqual(
+        refusal(field),
+      );
+      expect(await client.dbsize()).toBe(0);
+    },
+  );
+
+  it('SundialModule.forRootAsync refuses a factory that gives no options object', async () => {
+    const nothing = SundialModule.forRootAsync({ useFactory: () => null as never });
+    await expect(boot(nothing)).rejects.toEqual(refusal(undefined));
+  });
+
+  it('SundialModule boots with right options, and its boot writes the cron row', async () => {
+    expect(await boot(SundialModule.forRoot({ connection: url(), prefix: 'good', tombstoneMs: 0 }))).toBe(
+      'booted',
+    );
+    expect(await client.keys('good:*')).toContainEqual(expect.stringContaining('cron:nightly'));
+    await client.flushdb();
+  });
+
+  it.each([
+    ['prefix', { prefix: 'a}' }],
+    ['partitions', { partitions: 0 }],
+    ['serve', { partitions: 2, serve: '0' }],
+    ['serve', { partitions: 2, serve: [2] }],
+    ['tagging', { tagging: 'sprad' }],
+    ['configKey', { configKey: '' }],
+    ['concurrency', { concurrency: 0 }],
+    ['leaseMs', { leaseMs: 50 }],
+    ['consumerStallMs', { consumerStallMs: '30s' }],
+    ['shutdownGraceMs', { shutdownGraceMs: -1 }],
+    ['handlers', { handlers: [] }],
+    ['dispatch', { dispatch: 'yes' }],
+    ['reconcileMs', { reconcileMs: 2.5 }],
+    ['autoStart', { autoStart: 1 }],
+    ['metricsRegistry', { metricsRegistry: new Map() }],
+    ['concurency', { concurency: 4 }],
+  ])('SundialWorkerModule.forRoot refuses a wrong %s when the module is defined', (field, options) => {
+    const given = options as Parameters<typeof SundialWorkerModule.forRoot>[0];
+    const error = caught(() => SundialWorkerModule.forRoot(given));
+    expect(error).toBeInstanceOf(SundialError);
+    expect(error).toEqual(refusal(field));
+  });
+});
