@@ -35,4 +35,20 @@ describe('fire path: a handler that throws an odd value', () => {
     await cluster.timers.schedule({ key: 'after', handler: 'fine', delay: 0 });
     await eventually(cluster.events, { type: 'completed', key: 'after' });
   });
+
+  it('awaits a handler that returns a thenable that is not a Promise', async () => {
+    const cluster = await fire.cluster();
+    // settles after the handler has returned: taken as done at once, the run would complete ok
+    const thenable = (): PromiseLike<void> => ({
+      then: (_resolve, reject) => {
+        queueMicrotask(() => reject?.(new Error('thenable rejected')));
+        return Promise.resolve() as never;
+      },
+    });
+    await cluster.dispatcher();
+    await cluster.runner({ thenable });
+    await cluster.timers.schedule({ key: 'thenable', handler: 'thenable', delay: 0 });
+    const failed = await eventually(cluster.events, { type: 'failed', key: 'thenable' });
+    expect(failed.error).toEqual({ message: 'thenable rejected' });
+  });
 });

@@ -18,8 +18,8 @@ export interface ActiveRun extends LeaseRef {
   released: boolean;
   /** its handler finished; its completion is being sent (through an outage too): its lease is kept */
   completing?: boolean;
-  /** lets the job finish without waiting for a handler that ignores its signal */
-  letGo(): void;
+  /** lets the job finish without waiting for a handler that ignores its signal (set while one goes on) */
+  letGo: (() => void) | undefined;
 }
 
 export interface LeaseKeeperOptions {
@@ -93,7 +93,7 @@ export class LeaseKeeper {
     for (const run of runs) {
       run.released = true;
       abort(run, 'the worker is shutting down');
-      run.letGo();
+      run.letGo?.();
     }
     for (const [partition, held] of byPartition(runs)) {
       try {

@@ -26,7 +26,7 @@ import {
 } from './fire-consumer';
 import { LeaseKeeper } from './lease-keeper';
 import { RunReports, type RunFields } from './run-reports';
-import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun } from './run-start';
+import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun, untilEnded } from './run-start';
 import { type ClaimTimes, runTimings } from './run-timing';
 
 export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
@@ -254,7 +254,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     times: ClaimTimes,
     claimCalls: number,
   ): Promise<void> {
-    const { run, ended, end } = startRun(partition, claimed);
+    const run = startRun(partition, claimed);
     if (this.graceOver) return this.leases.handBack([run]);
     const fields: RunFields = {
       key: run.key,
@@ -279,8 +279,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const handled = span
       ? span.within(() => invokeHandler(handlers, run, claimed.due, claimed.fields, attempt))
       : invokeHandler(handlers, run, claimed.due, claimed.fields, attempt);
-    void handled.then(end);
-    const outcome = await ended;
+    const outcome = handled instanceof Promise ? await untilEnded(run, handled) : handled;
     span?.end(outcome);
     if (outcome === null || run.released) {
       this.leases.delete(run);
