@@ -110,7 +110,7 @@ export function useFirePath() {
           const partition = timers.keys.partitionOf(key);
           const at = await fixture.raw.zscore(timers.keys.armed(partition), key);
           const [jobId] =
-            at === null ? [] : await fixture.raw.zrangebyscore(`${timers.keys.base(partition)}jobs`, at, at);
+            at === null ? [] : await fixture.raw.zrangebyscore(timers.keys.jobs(partition), at, at);
           if (jobId === undefined) throw new Error(`no job recorded for ${key}`);
           return jobId;
         },

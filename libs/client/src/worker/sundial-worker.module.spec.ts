@@ -205,9 +205,14 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
       await loops.dispatcher.start();
       await app.get(Timers).schedule({ key: 'lost', handler: 'greet', payload: 'x', delay: 0 });
       const keys = new SundialKeys(p, 1);
-      const jobId = await waitFor(async () => (await raw.hget(keys.row('lost'), 'j')) ?? undefined, {
-        what: 'the hand-off',
-      });
+      // take-due records the job it names by its hand-off ms, the `armed` entry's score (design.md "Jobs")
+      const jobId = await waitFor(
+        async () => {
+          const at = await raw.zscore(keys.armed(0), 'lost');
+          return at === null ? undefined : (await raw.zrangebyscore(keys.jobs(0), at, at))[0];
+        },
+        { what: 'the hand-off' },
+      );
       const queue = app.get<Queue>(getQueueToken(keys.queueName(0)));
       await waitFor(async () => (await queue.getJob(jobId)) !== undefined, { what: 'the fire job' });
       await queue.remove(jobId);

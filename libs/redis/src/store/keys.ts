@@ -100,6 +100,11 @@ export class SundialKeys {
     return `${this.base(partition)}armed`;
   }
 
+  /** job id → hand-off ms of the fire jobs take-due named (design.md "Jobs") */
+  jobs(partition: number): string {
+    return `${this.base(partition)}jobs`;
+  }
+
   keys(partition: number): string {
     return `${this.base(partition)}keys`;
   }
