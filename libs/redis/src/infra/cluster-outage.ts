@@ -1,10 +1,11 @@
 import type { Cluster } from 'ioredis';
 
 /**
- * What a Redis Cluster client does while none of its nodes answers, where ioredis's defaults fail
- * Sundial (issue 12 §3: a scheduler whose cluster vanished spun a core and grew without bound, and
- * its calls hung until the cluster came back). Both fixes reach into ioredis internals, named in
- * `ClusterInternals`; with an ioredis whose Cluster lacks them, nothing is changed.
+ * What a Redis Cluster client does while none of its nodes answers and as they come back, where
+ * ioredis's defaults fail Sundial (issue 12 §3: a scheduler whose cluster vanished spun a core and grew
+ * without bound, and its calls hung until the cluster came back; a worker's partition stayed unserved
+ * after it came back). The first two fixes reach into ioredis internals, named in `ClusterInternals`;
+ * with an ioredis whose Cluster lacks them, nothing is changed.
  */
 interface ClusterInternals {
   /** ioredis's ClusterSubscriber: its handler for the end of the pub/sub connection */
@@ -15,6 +16,8 @@ interface ClusterInternals {
 
 /** Starts as ioredis's own "Connection is closed.": isConnectionFailure makes it `unavailable`. */
 const CLUSTER_DOWN_MESSAGE = 'Connection is closed. (no node of the Redis Cluster answers)';
+/** ioredis's own wording, which BullMQ too reads as a connection failure. */
+const CLOSED_MESSAGE = 'Connection is closed.';
 
 /**
  * Paces the re-selection of the cluster's pub/sub connection. ioredis opens it without reconnects
@@ -60,4 +63,29 @@ export function failFastWhenDown(cluster: Cluster, maxRetries: number): void {
     cluster.options.enableOfflineQueue = false;
     internals.flushQueue?.call(cluster, new Error(CLUSTER_DOWN_MESSAGE));
   });
+}
+
+/**
+ * Makes `connect()` settle. When ioredis's ready check refuses an attempt (`CLUSTER INFO` says
+ * `cluster_state:fail`, as every node of a cluster that has just restarted does for a while), the
+ * cluster reconnects by itself but that attempt's promise never settles (ioredis 6.0.0). BullMQ awaits
+ * it to re-make a worker's blocking connection once a blocking read outlived its deadline: after a
+ * cluster outage that worker took no job again, its partition unserved until the consumer watchdog
+ * replaced it (7 of 18 outages on a loaded host). The promise now also resolves once the cluster is
+ * ready, by whichever attempt, and rejects once it has ended (test/redis/cluster-connect.test.ts).
+ */
+export function settleConnect(cluster: Cluster): void {
+  const connect = cluster.connect.bind(cluster);
+  cluster.connect = () =>
+    new Promise<void>((resolve, reject) => {
+      const onReady = (): void => settle();
+      const onEnd = (): void => settle(new Error(CLOSED_MESSAGE));
+      const settle = (error?: unknown): void => {
+        cluster.off('ready', onReady).off('end', onEnd);
+        if (error === undefined) resolve();
+        else reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      cluster.once('ready', onReady).once('end', onEnd);
+      connect().then(onReady, settle);
+    });
 }

@@ -1,6 +1,6 @@
 import { refusals } from '@sundial/core';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import { failFastWhenDown, paceSubscriber } from './cluster-outage';
+import { failFastWhenDown, paceSubscriber, settleConnect } from './cluster-outage';
 import { installIoredisClosures } from './ioredis-closures';
 import { settledWithin } from './settled-within';
 
@@ -80,14 +80,24 @@ function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: 
   return withOutageLimits(new Cluster(target.nodes, options), redisOptions.maxRetriesPerRequest);
 }
 
-/** A cluster client's behaviour while no node answers (cluster-outage.ts), on every one Sundial makes. */
+/**
+ * A cluster client's behaviour while no node answers and as they come back (cluster-outage.ts), on
+ * every one Sundial makes and every duplicate of one: BullMQ makes its Queues' and Workers' connections
+ * as duplicates of the one it is given.
+ */
 function withOutageLimits(
   cluster: Cluster,
   maxRetriesPerRequest: number | null = DEFAULT_MAX_RETRIES,
 ): Cluster {
   paceSubscriber(cluster, reconnectDelayMs);
+  settleConnect(cluster);
   // BullMQ's connections (maxRetriesPerRequest: null) wait for Redis however long it takes, as on one node.
   if (maxRetriesPerRequest !== null) failFastWhenDown(cluster, maxRetriesPerRequest);
+  const duplicate = cluster.duplicate.bind(cluster);
+  cluster.duplicate = (...args: Parameters<Cluster['duplicate']>) => {
+    const copy = duplicate(...args);
+    return withOutageLimits(copy, copy.options.redisOptions?.maxRetriesPerRequest);
+  };
   return cluster;
 }
 
@@ -173,11 +183,12 @@ export function withErrorListener<Client extends RedisClient>(redis: Client): Cl
   return redis;
 }
 
-/** Another connection to the same place (e.g. a subscriber), with its own error listener. */
+/**
+ * Another connection to the same place (e.g. a subscriber), with its own error listener (a cluster's
+ * duplicate has its outage limits: withOutageLimits).
+ */
 export function duplicateRedis(redis: RedisClient): RedisClient {
-  if (!isCluster(redis)) return withErrorListener(redis.duplicate());
-  const { maxRetriesPerRequest } = redis.options.redisOptions ?? {};
-  return withErrorListener(withOutageLimits(redis.duplicate(), maxRetriesPerRequest));
+  return withErrorListener(isCluster(redis) ? redis.duplicate() : redis.duplicate());
 }
 
 /** How long a polite QUIT may wait for its reply before the socket is dropped instead. */
