@@ -1,15 +1,15 @@
-import type { Cluster } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * What a Redis Cluster client does while none of its nodes answers and as they come back, where
  * ioredis's defaults fail Sundial (issue 12 §3: a scheduler whose cluster vanished spun a core and grew
  * without bound, and its calls hung until the cluster came back; a worker's partition stayed unserved
- * after it came back). The first two fixes reach into ioredis internals, named in `ClusterInternals`;
- * with an ioredis whose Cluster lacks them, nothing is changed.
+ * after it came back). All but `settleConnect` reach into ioredis internals, named in
+ * `ClusterInternals`; with an ioredis whose Cluster lacks them, nothing is changed.
  */
 interface ClusterInternals {
-  /** ioredis's ClusterSubscriber: its handler for the end of the pub/sub connection */
-  subscriber?: { onSubscriberEnd?: () => void };
+  /** ioredis's ClusterSubscriber: its handler for the end of the pub/sub connection, and its re-selection */
+  subscriber?: { onSubscriberEnd?: () => void; selectSubscriber?: () => void; subscriber: Redis | null };
   /** rejects every command waiting in the cluster's offline queue */
   flushQueue?: (error: Error) => void;
 }
@@ -38,6 +38,29 @@ export function paceSubscriber(cluster: Cluster, delayMs: (attempt: number) => n
     // Unref'd: a closed cluster's subscriber is stopped (the re-selection is then a no-op), and the
     // wait must not keep a process alive.
     pending = setTimeout(reselect, delayMs(++attempts)).unref();
+  };
+}
+
+/**
+ * Makes disconnecting an ended pub/sub connection a no-op. Each re-selection disconnects the last
+ * connection that subscribed (kept to re-subscribe its channels on the next one), ended or not, and
+ * ioredis then adds a 'close' listener to its socket, closed long ago, which never fires: one more per
+ * re-selection for as long as no node answers (MaxListenersExceededWarning after 10; ~1,800 an hour at
+ * the 2 s cadence), freed only once a new connection has subscribed. An ended connection has no
+ * socket left to close, so nothing else is skipped.
+ */
+export function skipEndedSubscriberDisconnects(cluster: Cluster): void {
+  const subscriber = (cluster as unknown as ClusterInternals).subscriber;
+  const select = subscriber?.selectSubscriber;
+  if (!subscriber || typeof select !== 'function') return;
+  subscriber.selectSubscriber = () => {
+    select.call(subscriber);
+    const selected = subscriber.subscriber;
+    if (!selected) return;
+    const disconnect = selected.disconnect.bind(selected);
+    selected.disconnect = (reconnect?: boolean) => {
+      if (selected.status !== 'end') disconnect(reconnect);
+    };
   };
 }
 

@@ -1,6 +1,11 @@
 import { refusals } from '@sundial/core';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import { failFastWhenDown, paceSubscriber, settleConnect } from './cluster-outage';
+import {
+  failFastWhenDown,
+  paceSubscriber,
+  settleConnect,
+  skipEndedSubscriberDisconnects,
+} from './cluster-outage';
 import { installIoredisClosures } from './ioredis-closures';
 import { settledWithin } from './settled-within';
 
@@ -90,6 +95,7 @@ function withOutageLimits(
   maxRetriesPerRequest: number | null = DEFAULT_MAX_RETRIES,
 ): Cluster {
   paceSubscriber(cluster, reconnectDelayMs);
+  skipEndedSubscriberDisconnects(cluster);
   settleConnect(cluster);
   // BullMQ's connections (maxRetriesPerRequest: null) wait for Redis however long it takes, as on one node.
   if (maxRetriesPerRequest !== null) failFastWhenDown(cluster, maxRetriesPerRequest);
