@@ -2,10 +2,11 @@ import { silentLogger, type TimerEvent } from '@sundial/core';
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import { type RedisServer, startRedis, startRedisCluster, waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
+import { connect } from 'node:net';
 import { recorder, work } from './fire-fixture';
 
 /** How long every node stays down (no AOF: the data is gone; a cluster keeps its slots in nodes.conf). */
-const OUTAGE_MS = 3_000;
+const OUTAGE_MS = 2_000;
 const PARTITIONS = 2;
 /** Renewals every 20 s: an abort heard within ABORT_WITHIN_MS came by `P:abort`, not by a renewal. */
 const LEASE_MS = 60_000;
@@ -16,6 +17,18 @@ const BACK_WITHIN_MS = 20_000;
 const EVENT_WITHIN_MS = 2_000;
 const RUN_WITHIN_MS = 10_000;
 const ABORT_WITHIN_MS = 2_000;
+
+/** Whether nothing listens on the node's port. */
+function refuses(node: RedisServer): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(node.port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
 
 interface Topology {
   url: string;
@@ -40,7 +53,8 @@ const topologies: [string, () => Promise<Topology>][] = [
  * as soon as the nodes are back — not only at the next lease renewal or safety-net pass. They are: ioredis
  * re-subscribes a node connection on reconnect, and a Cluster's pub/sub connection (ClusterSubscriber) when
  * it re-makes it, on whichever node it picks (so a node's CLIENT LIST may show fewer subscribers than before:
- * count over every node). A guard: with either re-subscription off, this test fails.
+ * count over every node). A guard: with either re-subscription off, the first test fails. The second
+ * failed before client/event-subscriber.ts tried a SUBSCRIBE refused during an outage again.
  */
 describe.each(topologies)('pub/sub once every node of %s is back', (_, start) => {
   let topology: Topology;
@@ -136,4 +150,36 @@ describe.each(topologies)('pub/sub once every node of %s is back', (_, start) =>
     });
     expect(await unheard('after')).toEqual([]);
   }, 90_000);
+
+  it('hears events on a client whose first listener came while Redis was down', async () => {
+    const late = new RedisTimers({
+      connection: topology.url,
+      prefix: 'po',
+      partitions: PARTITIONS,
+      logger: silentLogger,
+    });
+    try {
+      const heard: TimerEvent[] = [];
+      const outage = Promise.all(topology.nodes.map((node) => node.restart(OUTAGE_MS)));
+      await waitFor(async () => (await Promise.all(topology.nodes.map(refuses))).every(Boolean), {
+        what: 'every node to be down',
+      });
+      // Its SUBSCRIBE fails long before the nodes are back: RedisTimers gives a command up after one
+      // failed reconnect (at most 2 s apart).
+      late.on('scheduled', (event) => heard.push(event));
+      await outage;
+      // A new key each time: the first write once Redis is back may come before the subscription.
+      let writes = 0;
+      await waitFor(
+        async () => {
+          const key = `late-${++writes}`;
+          const written = await late.schedule({ key, handler: 'h', delay: '1h' }).catch(() => null);
+          return written !== null && heard.some((event) => event.key.startsWith('late-'));
+        },
+        { timeoutMs: BACK_WITHIN_MS, intervalMs: 100, what: "the late listener to hear a 'scheduled' event" },
+      );
+    } finally {
+      await late.dispose();
+    }
+  }, 60_000);
 });
