@@ -72,14 +72,26 @@ export class EventSubscriber {
     );
     // A failed subscription must not fail every later call: events are best effort, calls are not.
     this.settled = false;
-    this.subscribed = connection.subscribe(this.channel).then(
-      () => {
-        this.settled = true;
-      },
-      (error: Error) => {
-        this.settled = true;
-        this.logger.error(`could not subscribe to ${this.channel}: ${error.message}`);
-      },
-    );
+    this.subscribed = this.listen(connection).finally(() => {
+      this.settled = true;
+    });
+  }
+
+  /**
+   * SUBSCRIBE, and again each time the connection is ready until one succeeds: a connection re-subscribes
+   * after a reconnect only to what it had, so a first listener that came while Redis was unreachable
+   * (RedisTimers gives up a command after one failed reconnect) would stay deaf for the client's life.
+   */
+  private async listen(connection: RedisClient): Promise<void> {
+    try {
+      await connection.subscribe(this.channel);
+    } catch (error) {
+      this.logger.error(
+        `could not subscribe to ${this.channel}: ${(error as Error).message}; trying again once Redis is back`,
+      );
+      connection.once('ready', () => {
+        if (this.connection === connection) void this.listen(connection);
+      });
+    }
   }
 }
