@@ -27,4 +27,19 @@ describe('partition count', () => {
     const same = store.open({ prefix: 'pc', partitions: 2 });
     expect((await same.get('a'))?.key).toBe('a');
   });
+
+  it('after Redis lost its data (a restart without persistence), a miss is a miss and the count is recorded again', async () => {
+    const timers = store.open({ prefix: 'lost', partitions: 2 });
+    await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });
+    // What a restart without AOF or RDB leaves: no key under the prefix, `P:partitions` included.
+    await store.raw.del(...(await store.raw.keys('lost:*')));
+
+    expect(await timers.get('a')).toBeNull();
+    expect(await timers.check('1p0')).toBe(false);
+    expect(await store.raw.get('lost:partitions')).toBe('2');
+    // The record guards the data again: a client with another count is refused.
+    const other = store.open({ prefix: 'lost', partitions: 3 });
+    await expect(other.get('a')).rejects.toMatchObject({ reason: 'invalid', field: 'partitions' });
+    expect((await timers.schedule({ key: 'a', handler: 'h', delay: '1h' })).key).toBe('a');
+  });
 });

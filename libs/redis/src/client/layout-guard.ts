@@ -1,6 +1,6 @@
 import { refusals } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
-import { readLayout } from '../infra/partition-count';
+import { checkPartitionCount, readLayout } from '../infra/partition-count';
 import { KeyMover } from '../repartition/key-mover';
 import { SundialKeys } from '../store/keys';
 import { RepartitionWindow } from './repartition-window';
@@ -54,6 +54,12 @@ export class LayoutGuard {
       return;
     }
     const { count, repartition } = await readLayout(this.redis, this.keys);
+    if (!count && !repartition) {
+      // `P:partitions` is gone: Redis lost its data (a restart without persistence). Nothing was moved, so
+      // the miss is true; the count is recorded again, as at start, so that another count is refused again.
+      await checkPartitionCount(this.redis, this.keys);
+      return;
+    }
     const current = repartition ? repartition.to : count;
     if (current !== this.keys.partitions) {
       throw refusals.partitionsMoved(this.keys.prefix, current, this.keys.partitions);
