@@ -1,6 +1,7 @@
 import { createEngine } from './engine';
 import { ledgerSizeFromEnv } from './ledger';
 import { withOffset } from './next-times';
+import type { TimerSpec } from './types';
 import { VirtualClock } from './virtual-clock';
 
 const START = Date.parse('2027-03-01T00:00:00Z');
@@ -45,6 +46,14 @@ describe('next times (docs/spec.md §3.9)', () => {
       field: 'every',
     });
     expect(await timers.get('p')).toBeNull();
+  });
+
+  it('preview on the engine refuses a handler it does not know, as its schedule does (docs/spec.md §2)', async () => {
+    const { timers } = engine();
+    const spec: TimerSpec = { key: 'p', handler: 'hh', delay: '5m' };
+    const refused = { reason: 'invalid', field: 'handler', fix: expect.stringContaining('"h"') };
+    await expect(timers.schedule(spec)).rejects.toMatchObject(refused);
+    await expect(timers.preview(spec)).rejects.toMatchObject(refused);
   });
 
   it('offsets: east and west of UTC, half hours', () => {

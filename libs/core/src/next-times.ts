@@ -2,7 +2,7 @@ import type { NextTime, Preview } from './ledger';
 import { firstDue } from './schedule';
 import { dueOfSlot, firstSlot, slotAfter, type SlotTimer } from './slot-policy';
 import { zoneOffset } from './time-zone';
-import type { Timer } from './types';
+import type { NormalizedSpec, Timer } from './types';
 import { normalizeSpec, type ValidationLimits } from './validation';
 
 /**
@@ -28,8 +28,11 @@ export function previewSpec(
   limits: Partial<ValidationLimits> | undefined,
   now: number,
   count: number,
+  /** what the backend's schedule checks beyond the spec rules, at the same point (the engine: its handlers) */
+  check: (normalized: NormalizedSpec) => void = () => undefined,
 ): Preview {
   const normalized = normalizeSpec(spec, limits);
+  check(normalized);
   const timer: SlotTimer = { ...normalized, scheduledAt: now };
   const slot = normalized.kind === 'once' ? firstDue(normalized, now) : firstSlot(normalized, now);
   const times = dueTimes(timer, dueOfSlot(timer, slot), slot, normalized.maxRuns, count);

@@ -204,7 +204,9 @@ export interface TimerEvent {
   at: number;
   /**
    * cancelled: 'cancelled' | 'replaced' | 'reset' | 'disposed'; stale / skipped: why; completed /
-   * failed: 'no-next-slot' when a cron's run ended its timer because no slot comes after it
+   * failed: 'no-next-slot' when a cron's run ended its timer because no slot comes after it, 'ended'
+   * when the next slot would come after endAt; scheduled: 'reschedule' | 'resume' | 'trigger' | 'backfill';
+   * paused: 'failures'
    */
   reason?: string;
   error?: { message: string; reason?: string };

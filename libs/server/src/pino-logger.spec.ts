@@ -62,4 +62,9 @@ describe('the apps’ pino logger', () => {
       /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace/,
     );
   });
+
+  it('reads an empty or blank LOG_LEVEL as the default, as every variable (docs/spec.md §5.4)', () => {
+    expect(parseLogLevel('')).toBe('info');
+    expect(parseLogLevel('  ')).toBe('info');
+  });
 });

@@ -18,7 +18,8 @@ export const REDACTED_PATHS = [
 ];
 
 export function parseLogLevel(text: string | undefined): LogLevelName {
-  const level = (text ?? 'info').trim().toLowerCase();
+  // Blank is unset, as for every variable (env.ts): a `LOG_LEVEL=` line in a ConfigMap or .env file.
+  const level = (text?.trim() || 'info').toLowerCase();
   const named = ALIASES[level] ?? level;
   if ((LOG_LEVELS as readonly string[]).includes(named)) return named as LogLevelName;
   throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${text}"`);

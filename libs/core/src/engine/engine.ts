@@ -106,6 +106,7 @@ class MemoryEngine implements Engine {
       store: this.store,
       ledger: this.ledger,
       limits,
+      handlers,
       assertOpen: () => this.assertOpen(),
     });
     this.events = new EventHub(logger);

@@ -13,10 +13,11 @@ import {
 } from '../ledger';
 import { nextTimesOf, previewSpec } from '../next-times';
 import { refusals } from '../refusals';
-import type { Timer, TimerSpec } from '../types';
+import type { Timer, TimerHandler, TimerSpec } from '../types';
 import { validateKey, type ValidationLimits } from '../validation';
 import { toTimer } from './entry';
 import type { EntryStore } from './entry-store';
+import { assertKnownHandler } from './known-handler';
 import type { Ledger } from './ledger';
 
 export interface ExplainDeps {
@@ -24,6 +25,8 @@ export interface ExplainDeps {
   store: EntryStore;
   ledger: Ledger;
   limits: Partial<ValidationLimits>;
+  /** the engine's handlers: preview refuses an unknown one as schedule does */
+  handlers: Readonly<Record<string, TimerHandler>>;
   /** the engine's disposed check, called where each read made it before */
   assertOpen: () => void;
 }
@@ -54,7 +57,10 @@ export class ExplainReads {
 
   preview(spec: TimerSpec, options?: NextOptions): Preview {
     this.deps.assertOpen();
-    return previewSpec(spec, this.deps.limits, this.deps.clock.now(), nextCount(options));
+    const { limits, clock, handlers } = this.deps;
+    return previewSpec(spec, limits, clock.now(), nextCount(options), ({ handler }) =>
+      assertKnownHandler(handlers, handler),
+    );
   }
 
   describe(key: string, options?: DescribeOptions): TimerDescription {

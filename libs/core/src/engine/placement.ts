@@ -1,6 +1,4 @@
 import type { Clock } from '../clock';
-import { closestName } from '../closest-name';
-import type { SundialError } from '../errors';
 import { refusals } from '../refusals';
 import { firstDue } from '../schedule';
 import { firstSlot } from '../slot-policy';
@@ -11,6 +9,7 @@ import { createEntry, toTimer } from './entry';
 import type { EntryStore } from './entry-store';
 import type { FirePath } from './fire-path';
 import type { SundialLogger } from '../logger';
+import { assertKnownHandler } from './known-handler';
 import { atIndex } from './refusals';
 import { describeWhen, whenOfSpec, whenOfTimer } from './when';
 
@@ -65,9 +64,7 @@ export class Placement {
 
   private normalize(spec: TimerSpec): NormalizedSpec {
     const normalized = normalizeSpec(spec, this.deps.limits);
-    if (!Object.hasOwn(this.deps.handlers, normalized.handler)) {
-      throw this.unknownHandler(normalized.handler);
-    }
+    assertKnownHandler(this.deps.handlers, normalized.handler);
     return normalized;
   }
 
@@ -110,17 +107,5 @@ export class Placement {
       });
     }
     return recorded;
-  }
-
-  private unknownHandler(name: string): SundialError {
-    const known = Object.keys(this.deps.handlers);
-    const guess = closestName(name, known);
-    return refusals.invalid(
-      'handler',
-      `no handler named "${name}" is registered with this engine`,
-      guess
-        ? `Did you mean "${guess}"? Use it, or register "${name}" in createEngine({ handlers }).`
-        : `Register "${name}" in createEngine({ handlers })${known.length ? `, or use one of ${known.join(', ')}` : ''}.`,
-    );
   }
 }

@@ -65,9 +65,11 @@ export function parseCompleteReply(raw: RawCompleteReply): CompleteReply {
 
 /**
  * Why a claim or completion changed nothing: the timer is gone (or replaced by a new id), changed
- * (`version`), or not in the state the run expects (`status`: not pending, or a reclaimed run).
+ * (`version`), or not in the state the run expects (`status`: not pending, or a reclaimed run); a
+ * completion also `overlap`: a free run that overlap 'cancel-other' aborted when the next slot's run
+ * started (complete.lua's settle_free; docs/spec.md §3.3a).
  */
-export type StaleReason = 'gone' | 'version' | 'status';
+export type StaleReason = 'gone' | 'version' | 'status' | 'overlap';
 
 /** claim.lua's first element per timer: claimed (held or free), or why not. */
 export type ClaimCode = 'held' | 'free' | 'early' | 'check' | 'stale' | 'lost';

@@ -1,0 +1,21 @@
+import { closestName } from '../closest-name';
+import { refusals } from '../refusals';
+import type { TimerHandler } from '../types';
+
+/**
+ * The engine knows its handlers, so a spec naming another one is refused (docs/spec.md §2) — by
+ * `schedule` and by `preview`, which refuses what `schedule` refuses (§3.9). The Redis client cannot
+ * know the workers' handlers and has no such check.
+ */
+export function assertKnownHandler(handlers: Readonly<Record<string, TimerHandler>>, name: string): void {
+  if (Object.hasOwn(handlers, name)) return;
+  const known = Object.keys(handlers);
+  const guess = closestName(name, known);
+  throw refusals.invalid(
+    'handler',
+    `no handler named "${name}" is registered with this engine`,
+    guess
+      ? `Did you mean "${guess}"? Use it, or register "${name}" in createEngine({ handlers }).`
+      : `Register "${name}" in createEngine({ handlers })${known.length ? `, or use one of ${known.join(', ')}` : ''}.`,
+  );
+}
