@@ -7,10 +7,14 @@
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
 --     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
 --     (else ''), why no slot follows ('' or 'ended': endAt), '1' when the claimed row was a one-shot (a
---     hint: read_settled_row)] — strings but missed and overlap; a free
+--     hint: read_settled_row), and for a held one-shot ending ok its claim's copy of the row: the lease's
+--     end, `d`, `sa`, n: its kept entries `lq` are ARGV[3 + n] ('' for none) — taken for the row, unread,
+--     when still true (includes/one-shot-rows claimed_copies; a release before this one sends none)]
+--     — strings but missed and overlap; a free
 --     run's key names its lease record (includes/free-runs) with its version. A row with a slot policy
 --     (includes/slots has_slot_policy) is stepped by the worker like a cron (core slotAfterRun): its next
 --     slot (and its skips) come here, interval or cron, and the slot is armed moved by its jitter.
+--   ARGV[3] (with claims' copies) the worker that claimed them (their `lw`), then their kept entries
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -31,6 +35,8 @@ local now = now_ms()
 -- them back): every held run leaves `leases`; a removed timer leaves `ids` and `keys`, and its row hash
 -- goes in one DEL with the others' (`removed_rows` by key: a later run of the batch finds it gone).
 local unleased, removed_ids, removed_keys, removed_rows = {}, {}, {}, {}
+-- key → row table of a run settled without reading its row (includes/one-shot-rows claimed_copies)
+local copies
 
 local function remove_row(row)
   removed_rows[row.key] = true
@@ -282,6 +288,8 @@ end
 local function read_settled_row(key, mode, outcome, cron_next, once)
   if removed_rows[key] then
     return nil
+  elseif copies[key] then
+    return copies[key]
   elseif once ~= '1' or mode ~= 'held' or outcome ~= 'ok' or cron_next ~= '' then
     return read_row(base, key)
   end
@@ -308,8 +316,11 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
   return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered == '1', ended or '') }
 end
 
+local runs = cjson.decode(ARGV[2])
+-- (the batch's held one-shots whose worker's copy stands for their row: read_settled_row)
+copies = claimed_copies(base, runs)
 local replies = {}
-for _, run in ipairs(cjson.decode(ARGV[2])) do
+for _, run in ipairs(runs) do
   replies[#replies + 1] = complete(unpack(run))
 end
 call_in_slices('ZREM', base .. 'leases', unleased)
