@@ -49,8 +49,8 @@ export { Backlog, type BacklogOptions } from './metrics/backlog';
 export { type BacklogSource, SundialMetrics } from './metrics/sundial-metrics';
 
 // Internals the Redis test suites drive directly (scripts, fire commands, cron follow-ups); not for apps.
-export { cronDetach, cronFollowUp } from './fire/completion';
-export { FireCommands, type FireJobData, type TimerRef } from './store/fire-commands';
+export { claimCopy, cronDetach, cronFollowUp } from './fire/completion';
+export { type Completion, FireCommands, type FireJobData, type TimerRef } from './store/fire-commands';
 export { migrateLiveIds } from './store/live-ids-migration';
 export {
   defineCommands,

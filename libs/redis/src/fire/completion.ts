@@ -1,5 +1,6 @@
 import { afterCronRun, hasSlotPolicy, nextCronSlot, slotAfterRun, type SlotStep } from '@sundial/core';
-import type { Completion } from '../store/fire-commands';
+import type { ClaimResult } from '../store/claim-reply';
+import type { ClaimCopy, Completion } from '../store/fire-commands';
 import { type RowFields, slotTimerOf } from '../store/row';
 
 /** Nothing skipped, nothing to arm: shared, as it is only ever spread into a completion. */
@@ -88,4 +89,28 @@ export function lostCompletion(fields: RowFields, now: number): Completion {
     error: { message: `the worker running '${fields.key}' was lost before the run finished`, reason: 'lost' },
     ...cronFollowUp(fields, Number(fields.d), now),
   };
+}
+
+/**
+ * What a held one-shot's ok completion sends of its claim so that complete.lua need not read its row
+ * (docs/design.md "Complete"): only for a claim that replied its kept entries and a row complete.lua
+ * removes (no `tg`, removeOnComplete), and a whole leaseMs (the lease's end is then `lf` + leaseMs as
+ * claim.lua prints it). Undefined otherwise: the row is read.
+ */
+export function claimCopy(
+  claimed: Extract<ClaimResult, { kind: 'claimed' }>,
+  leaseMs: number,
+  workerId: string,
+): ClaimCopy | undefined {
+  const { fields, kept } = claimed;
+  if (kept === undefined || fields.k !== 'once' || fields.tg !== undefined || fields.rm === '0')
+    return undefined;
+  if (
+    fields.lf === undefined ||
+    fields.d === undefined ||
+    fields.sa === undefined ||
+    !Number.isInteger(leaseMs)
+  )
+    return undefined;
+  return { leaseEnd: Number(fields.lf) + leaseMs, due: fields.d, scheduledAt: fields.sa, kept, workerId };
 }

@@ -13,7 +13,7 @@ import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
 import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
-import { cronFollowUp, lostCompletion } from './completion';
+import { claimCopy, cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
 import { claimAtDue } from './due-claims';
@@ -306,6 +306,10 @@ export class TimerRunner extends Partitioned<FireCommands> {
         buffered: follow.buffered,
         ended: follow.ended,
         once: claimed.fields.k === 'once',
+        claim:
+          outcome.outcome === 'ok' && run.mode === 'held'
+            ? claimCopy(claimed, this.leaseMs, this.workerId)
+            : undefined,
       });
       // complete.lua published the matching 'skipped' or 'stale' event.
       if (completed.kind === 'done') this.reports.skips(completed, fields);

@@ -2,7 +2,15 @@ import type { ClaimCode, StaleReason } from './replies';
 import type { RowFields } from './row';
 
 export type ClaimResult =
-  | { kind: 'claimed'; mode: 'held' | 'free'; due: number; fields: RowFields; rerun: boolean }
+  | {
+      kind: 'claimed';
+      mode: 'held' | 'free';
+      due: number;
+      fields: RowFields;
+      rerun: boolean;
+      /** a held one-shot's kept ledger entries as claim.lua left them on its row (`lq`; '' for none) */
+      kept?: string;
+    }
   | { kind: 'early'; waitMs: number }
   | { kind: 'check'; due: number; fields: RowFields }
   | { kind: 'stale'; reason: StaleReason }
@@ -22,7 +30,8 @@ export interface ClaimedBy {
  * `claimed_reply`): its key and version (`rv`) from the ref; `l` — this claim's, started at `lf` and
  * running — when the reply leaves it out; a held run's status (`running`), runCount (`hc` = `rc`) and
  * lease owner (`lw`). (`rv` and `hc` are stored only for a timer that does not await its task.) The
- * lease's end and token and the job id are not put back: nothing reads them.
+ * lease's end and token and the job id are not put back: nothing reads them. A held one-shot's kept
+ * ledger entries come as they are (`kept`), for its completion to send back (claimCopy).
  */
 export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResult {
   // indexed, not destructured with a rest: a claim parses one reply per timer
@@ -39,6 +48,9 @@ export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResul
         fields.hc = fields.rc;
         fields.lw = by.workerId;
       }
+      // a held one-shot's 4th element is its kept entries (`lq`), a free run's says 'rerun'
+      if (code === 'held')
+        return { kind: 'claimed', mode: code, due: Number(reply[1]), fields, rerun: false, kept: reply[3] };
       return { kind: 'claimed', mode: code, due: Number(reply[1]), fields, rerun: reply[3] === 'rerun' };
     }
     case 'early':

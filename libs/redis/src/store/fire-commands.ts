@@ -73,6 +73,22 @@ export interface Completion {
    * hint: when wrong (or absent) the row is read whole, never settled otherwise.
    */
   once?: boolean;
+  /** a held one-shot ending ok: its claim's copy of its row, which complete.lua takes unread while true */
+  claim?: ClaimCopy;
+}
+
+/**
+ * What a held one-shot's completion sends of its claim (completion.ts claimCopy) so that complete.lua
+ * need not read its row: the lease's end as the claim set it, the row's `d` and `sa`, the kept ledger
+ * entries the claim replied, the worker (its `lw`). complete.lua checks it is still true (the id live,
+ * the lease's score exactly that end) and reads the row otherwise (includes/one-shot-rows).
+ */
+export interface ClaimCopy {
+  leaseEnd: number;
+  due: string;
+  scheduledAt: string;
+  kept: string;
+  workerId: string;
 }
 
 export interface LeaseRef {
@@ -178,28 +194,44 @@ export class FireCommands {
     completions: Completion[],
     request: ScriptRequest = resendSafe(),
   ): Promise<CompleteReply[]> {
-    const runs = completions.map((c) => [
-      c.id,
-      c.key,
-      String(c.version),
-      String(c.runCount),
-      c.mode,
-      c.outcome,
-      wellFormed(c.error?.message ?? ''),
-      wellFormed(c.error?.reason ?? ''),
-      c.cronNext === undefined ? '' : String(c.cronNext),
-      c.missed,
-      c.overlap,
-      c.buffered ? '1' : '',
-      c.ended ?? '',
-      c.once ? '1' : '',
-    ]);
+    // ARGV[3] the worker of the claims' copies, then their kept entries (complete.lua's header)
+    let worker: string | undefined;
+    const raw: string[] = [];
+    const runs = completions.map((c) => {
+      const run: (string | number)[] = [
+        c.id,
+        c.key,
+        String(c.version),
+        String(c.runCount),
+        c.mode,
+        c.outcome,
+        wellFormed(c.error?.message ?? ''),
+        wellFormed(c.error?.reason ?? ''),
+        c.cronNext === undefined ? '' : String(c.cronNext),
+        c.missed,
+        c.overlap,
+        c.buffered ? '1' : '',
+        c.ended ?? '',
+        c.once ? '1' : '',
+      ];
+      const copy = c.claim;
+      if (copy) {
+        // its kept entries and the worker go as arguments of their own, not escaped into the JSON
+        worker ??= copy.workerId;
+        if (copy.workerId === worker) {
+          run.push(String(copy.leaseEnd), copy.due, copy.scheduledAt, String(raw.length + 1));
+          raw.push(copy.kept);
+        }
+      }
+      return run;
+    });
     const argv1 = requestPrefix(this.keys.prefix, request);
     const replies = (await this.runWith(
       argv1,
       'complete',
       partition,
       JSON.stringify(runs),
+      ...(worker === undefined ? [] : [worker, ...raw]),
     )) as RawCompleteReply[];
     return replies.map(parseCompleteReply);
   }

@@ -47,15 +47,20 @@ ledger.worker = worker
 -- The reply of a claimed run: `row` after the claim without what the worker has or derives — `key`,
 -- `rv` (its ref's), `l` while it is this claim's (started at `lf`, running; a repeated free claim's row
 -- may hold a later one: `keeps_last`), and of a held run `s` (running) and `hc` (= `rc`) — nor what it
--- never reads (the lease `lw`/`lu`/`ct`, the job `j`, kept entries `lq`): fewer fields for cjson to
--- encode and the worker to parse.
+-- never reads (the lease `lw`/`lu`/`ct`, the job `j`): fewer fields for cjson to encode and the worker
+-- to parse. A held one-shot's kept entries (`lq`, '' for none) come after the row, as they are: its
+-- completion sends them back instead of reading its row (includes/one-shot-rows).
 local function claimed_reply(code, due_text, row, rerun, keeps_last)
+  local kept = row.lq
   row.key, row.rv, row.lw, row.lu, row.ct, row.j, row.lq = nil, nil, nil, nil, nil, nil, nil
   if not keeps_last then
     row.l = nil
   end
   if code == 'held' then
     row.s, row.hc = nil, nil
+    if row.k == 'once' then
+      return { code, due_text, cjson.encode(row), kept or '' }
+    end
   end
   return { code, due_text, cjson.encode(row), rerun }
 end
@@ -206,6 +211,7 @@ local function claim(id, key, version)
     -- Its `claimed` entry waits on the row with the hand-off's (includes/ledger `ledger_defer`): the
     -- completion writes them all in one LPUSH.
     local kept = ledger_defer(row, claimed_entry(now_text, version, worker_json, due_text))
+    row.lq = kept
     local written = { 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '' }
     if row.aw == '0' or row.hc then
       -- `hc`: this held run's runCount. `rc` counts every claim, and a free run's re-run (awaitTask=false

@@ -7,10 +7,14 @@
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
 --     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
 --     (else ''), why no slot follows ('' or 'ended': endAt), '1' when the claimed row was a one-shot (a
---     hint: read_settled_row)] — strings but missed and overlap; a free
+--     hint: read_settled_row), and for a held one-shot ending ok its claim's copy of the row: the lease's
+--     end, `d`, `sa`, n: its kept entries `lq` are ARGV[3 + n] ('' for none) — taken for the row, unread,
+--     when still true (includes/one-shot-rows claimed_copies; a release before this one sends none)]
+--     — strings but missed and overlap; a free
 --     run's key names its lease record (includes/free-runs) with its version. A row with a slot policy
 --     (includes/slots has_slot_policy) is stepped by the worker like a cron (core slotAfterRun): its next
 --     slot (and its skips) come here, interval or cron, and the slot is armed moved by its jitter.
+--   ARGV[3] (with claims' copies) the worker that claimed them (their `lw`), then their kept entries
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -23,6 +27,7 @@
 --- @include "includes/requests"
 --- @include "includes/slots"
 --- @include "includes/run-policies"
+--- @include "includes/one-shot-rows"
 
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
@@ -30,6 +35,8 @@ local now = now_ms()
 -- them back): every held run leaves `leases`; a removed timer leaves `ids` and `keys`, and its row hash
 -- goes in one DEL with the others' (`removed_rows` by key: a later run of the batch finds it gone).
 local unleased, removed_ids, removed_keys, removed_rows = {}, {}, {}, {}
+-- key → row table of a run settled without reading its row (includes/one-shot-rows claimed_copies)
+local copies
 
 local function remove_row(row)
   removed_rows[row.key] = true
@@ -275,38 +282,18 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   return { 'done', 0, 0 }
 end
 
--- What the completion of a held one-shot run that ends ok (and removes its row) reads of it: a few of a
--- running row's ~16 fields in one HMGET cost a fraction of its HGETALL (each field asked costs about as
--- much as one returned). Every read of the row on that way (the checks below, complete_held, finish,
--- the outcome's event and ledger entry, remove_row) is of these fields; any other run reads it whole.
--- Not asked: `aw` — awaitTask false is refused for any timer but an interval (core validation), and a
--- row's kind never changes, so a one-shot awaits its task (no `aw`) and has no free runs; hence `hc` —
--- `rc` is its held run's runCount (claim.lua writes `hc` = `rc`, if at all); `mr` — with no `tg` and an
--- ok outcome, complete_held finishes a one-shot whether or not its runs reached maxRuns.
-local ONE_SHOT_FIELDS = { 'id', 'v', 's', 'k', 'rc', 'tg', 'rm', 'd', 'lw', 'lq', 'sa' }
-
--- The row a completion settles against, nil when none (or removed by this batch): with only
--- ONE_SHOT_FIELDS when it is a held one-shot run ending ok that removes its row (not kept by
--- removeOnComplete=false), else whole. `once`: the worker claimed a one-shot ('1'; else the HMGET would
--- only come before a whole read).
+-- The row a completion settles against, nil when none (or removed by this batch): only the fields a
+-- held one-shot run ending ok that removes its row reads (includes/one-shot-rows read_one_shot), else
+-- whole. `once`: the worker claimed a one-shot ('1'; else the HMGET would only come before a whole read).
 local function read_settled_row(key, mode, outcome, cron_next, once)
   if removed_rows[key] then
     return nil
+  elseif copies[key] then
+    return copies[key]
   elseif once ~= '1' or mode ~= 'held' or outcome ~= 'ok' or cron_next ~= '' then
     return read_row(base, key)
   end
-  local values = redis.call('HMGET', row_key(base, key), unpack(ONE_SHOT_FIELDS))
-  -- (no `id`: read whole, so a hash without one stays a row as before)
-  local kind = values[4] or ROW_DEFAULTS.k
-  if not values[1] or kind ~= 'once' or values[6] or values[7] == '0' then
-    return read_row(base, key)
-  end
-  -- (one table constructor: a loop over the names costs about half of what the HMGET saves)
-  return {
-    key = key, id = values[1], v = values[2] or ROW_DEFAULTS.v, s = values[3] or ROW_DEFAULTS.s, k = kind,
-    rc = values[5] or nil, rm = values[7] or nil, d = values[8] or nil, lw = values[9] or nil,
-    lq = values[10] or nil, sa = values[11] or nil,
-  }
+  return read_one_shot(base, key)
 end
 
 local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended, once)
@@ -329,8 +316,11 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
   return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered == '1', ended or '') }
 end
 
+local runs = cjson.decode(ARGV[2])
+-- (the batch's held one-shots whose worker's copy stands for their row: read_settled_row)
+copies = claimed_copies(base, runs)
 local replies = {}
-for _, run in ipairs(cjson.decode(ARGV[2])) do
+for _, run in ipairs(runs) do
   replies[#replies + 1] = complete(unpack(run))
 end
 call_in_slices('ZREM', base .. 'leases', unleased)

@@ -9,5 +9,5 @@
 --- @include "includes/time"
 --- @include "includes/leases"
 
-local _, expired = set_held_leases(KEYS[1], ARGV[2], 3, now_ms())
+local _, expired = set_held_leases(KEYS[1], ARGV[2], 3, now_ms(), '')
 return expired

@@ -11,5 +11,5 @@
 --- @include "includes/time"
 --- @include "includes/leases"
 
-local renewed = set_held_leases(KEYS[1], ARGV[3], 4, now_ms() + tonumber(ARGV[2]))
+local renewed = set_held_leases(KEYS[1], ARGV[3], 4, now_ms() + tonumber(ARGV[2]), '.5')
 return renewed

@@ -20,8 +20,12 @@ end
 -- `<key>|<version>`, held when its record names `worker` and that runCount). One ZADD into `leases`.
 -- Returns one flag per run (1 held and set, 2 a free run held and set that was aborted: it ends as an
 -- aborted run does, keeping its lease until it completes; 0 no longer this worker's) and how many were set.
-local function set_held_leases(base, worker, first, lease_until)
+-- `mark` ('.5' from a renewal, else ''): goes after the `leases` score (not `lu`), so a renewed run's
+-- completion reads its row (includes/one-shot-rows: the worker knows only its claim's lease end). A
+-- release expires its leases at once: unmarked, as a mark would keep them 0.5 ms from its reconcile.
+local function set_held_leases(base, worker, first, lease_until, mark)
   local lease_text = int(lease_until)
+  local score = lease_text .. mark
   local flags, leases = {}, {}
   for i = first, #ARGV, 2 do
     local key, run_count = ARGV[i], ARGV[i + 1]
@@ -39,7 +43,7 @@ local function set_held_leases(base, worker, first, lease_until)
       end
     end
     if held then
-      leases[#leases + 1] = lease_text
+      leases[#leases + 1] = score
       leases[#leases + 1] = key
     end
     flags[#flags + 1] = aborted and 2 or held and 1 or 0

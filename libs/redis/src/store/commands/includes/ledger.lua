@@ -67,6 +67,18 @@ local function ledger_close_append(key, entries, ms)
   end
 end
 
+-- A held run's lease score is an integer while nothing but its claim wrote the row's kept entries:
+-- its completion then takes the row as its worker has it, unread (includes/one-shot-rows). A ledger
+-- write that takes them from a running row marks the score (`<score>.5`, 0.5 ms later), as every
+-- lease renewal does (includes/leases): the completion reads the row then.
+local function ledger_mark_lease(key)
+  local leases = KEYS[1] .. 'leases'
+  local score = redis.call('ZSCORE', leases, key)
+  if score and not string.find(score, '.', 1, true) then
+    redis.call('ZADD', leases, 'XX', score .. '.5', key)
+  end
+end
+
 -- Appends an entry for `row` (its key, version `v` unless `version` is given, `sa`, and the entries it
 -- keeps, `lq`: written first, in the same LPUSH, and dropped from the row — unless `row.drops_lq`: the
 -- script deletes the row or the field itself, in a command it sends anyway). A timer's first entry,
@@ -85,6 +97,11 @@ local function ledger_append(row, event, now, fields, version, entry)
     row.lq = nil
     if not row.drops_lq then
       redis.call('HDEL', KEYS[1] .. 't:' .. row.key, 'lq')
+      if row.s == 'running' then
+        -- (a duplicate claim's or an older run's stale entry: the run's own completion must not trust
+        -- its worker's copy of these entries, includes/one-shot-rows)
+        ledger_mark_lease(row.key)
+      end
     end
   end
   if LEDGER_SIZE == 0 then

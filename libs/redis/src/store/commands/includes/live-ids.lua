@@ -6,6 +6,11 @@
 -- bitmap that empties goes, unless new ids of this partition still land in it (store/live-ids.ts ID_CHUNK).
 -- Uses no other include.
 local ID_CHUNK = 65536
+-- What live_ids_among read this call: bitmaps by name ('' for none), so the call's clearing of one takes
+-- its bytes from there, not a GET of its own (every write of a bitmap here forgets it), and each id's
+-- seq and origin, so ids_by_bitmap does not parse it again.
+--- @per-call: this call's reads
+local read_bitmaps, parsed_seqs, parsed_origins = {}, {}, {}
 
 -- The bitmap this partition's next id lands in: never dropped, it would only come back.
 local function next_id_chunk(base)
@@ -17,6 +22,7 @@ end
 -- Runs BITFIELD `ops` (SET type offset value, ...) on the bitmap `chunk`, in slices; a bitmap that gets
 -- live ids (`bit` 1) is named in `P:{pN}:ic`.
 local function write_bitfield(base, chunk, ops, bit)
+  read_bitmaps[base .. 'i:' .. chunk] = nil
   if bit == 1 then
     redis.call('SADD', base .. 'ic', chunk)
   end
@@ -33,9 +39,12 @@ local function ids_by_bitmap(ids)
   local groups, by_origin = {}, {}
   local group, group_origin, group_chunk -- the last id's, for its neighbours: usually the same bitmap
   for i = 1, #ids do
-    local seq, origin = string.match(ids[i], '^(%d+)p(%d+)$')
+    local seq, origin = parsed_seqs[ids[i]], parsed_origins[ids[i]]
+    if not seq then
+      seq, origin = string.match(ids[i], '^(%d+)p(%d+)$')
+      seq = seq and seq + 0 -- (digits: coerced once, where tonumber parses twice)
+    end
     if seq then
-      seq = seq + 0 -- (digits: coerced once, where tonumber parses twice)
       local offset = seq % ID_CHUNK
       local chunk = (seq - offset) / ID_CHUNK
       if origin ~= group_origin or chunk ~= group_chunk then
@@ -79,7 +88,8 @@ local BYTE_PART = 4096
 -- (at most 8 KB; GETRANGE and SETRANGE are not among the commands the documented ACL user may call),
 -- only the span's bytes taken apart and put together. Bits past the string are clear already.
 local function clear_bits_in_place(name, offsets, n, low, high)
-  local bitmap = redis.call('GET', name)
+  local bitmap = read_bitmaps[name] or redis.call('GET', name)
+  read_bitmaps[name] = nil
   if not bitmap or #bitmap <= low then
     return
   end
@@ -142,6 +152,7 @@ local function write_id_bits(base, ids, bit)
     end
     if bit == 0 and redis.call('BITCOUNT', name) == 0 and chunk ~= next_id_chunk(base) then
       redis.call('DEL', name)
+      read_bitmaps[name] = nil
       redis.call('SREM', base .. 'ic', chunk)
     end
   end
@@ -170,6 +181,42 @@ local function add_new_live_seqs(base, first, last)
     write_bitfield(base, partition .. ':' .. string.format('%.0f', chunk), ops, 1)
     seq = (chunk + 1) * ID_CHUNK
   end
+end
+
+-- Which of `ids` are live: a set (id → true). One GET of each bitmap they name (at most 8 KB; a bit taken
+-- from its byte costs ~60 Redis instructions, a BITFIELD GET op with its arguments ~10k), kept for the
+-- call's clearing of the same ids (read_bitmaps, parsed_seqs).
+local function live_ids_among(base, ids)
+  local live, by_origin = {}, {}
+  for i = 1, #ids do
+    local id = ids[i]
+    local seq, origin = string.match(id, '^(%d+)p(%d+)$')
+    if seq then
+      seq = seq + 0
+      parsed_seqs[id], parsed_origins[id] = seq, origin
+      local offset = seq % ID_CHUNK
+      local chunk = (seq - offset) / ID_CHUNK
+      -- (by origin, then chunk: no name made per id)
+      local bitmaps = by_origin[origin]
+      if not bitmaps then
+        bitmaps = {}
+        by_origin[origin] = bitmaps
+      end
+      local bitmap = bitmaps[chunk]
+      if not bitmap then
+        local name = base .. 'i:' .. origin .. ':' .. string.format('%d', chunk)
+        bitmap = redis.call('GET', name) or ''
+        bitmaps[chunk], read_bitmaps[name] = bitmap, bitmap
+      end
+      local bit = offset % 8
+      local byte = string.byte(bitmap, (offset - bit) / 8 + 1)
+      local mask = BIT_MASKS[bit + 1]
+      if byte and byte % (mask + mask) >= mask then
+        live[id] = true
+      end
+    end
+  end
+  return live
 end
 
 local function remove_live_ids(base, ids)
