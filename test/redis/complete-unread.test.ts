@@ -5,7 +5,7 @@ import { resendSafe } from '../../libs/redis/src/store/requests';
 import { type FireCluster, useFirePath } from './fire-fixture';
 
 // A held one-shot ending ok is settled from its worker's copy of the claim, its row unread, only while
-// that copy is still the row (docs/design.md "Complete"); every other case reads the row, as before.
+// that copy is still the row (docs/design.md "Read-free completion"); every other case reads the row, as before.
 const fire = useFirePath();
 
 const LEASE_MS = 30_000;
@@ -64,7 +64,7 @@ async function expectDone(cluster: FireCluster, partition: number, completion: C
   expect(await complete(cluster, partition, completion)).toMatchObject({ reply: { kind: 'done' }, reads });
 }
 
-describe('complete of a held one-shot ending ok from its claim, unread (docs/design.md "Complete")', () => {
+describe('complete of a held one-shot ending ok from its claim, unread (docs/design.md "Read-free completion")', () => {
   it('reads no row while the copy is true, and records what happened once', async () => {
     const cluster = await fire.cluster();
     const { partition, completion } = await claimNew(cluster, 'plain');

@@ -2,18 +2,19 @@ import type { Completion, FireCommands } from '../store/fire-commands';
 import type { CompleteReply } from '../store/replies';
 import { CompletionBatcher } from './completion-batcher';
 
-/** A fake connection's complete calls: which runs each carried. */
+/** A fake connection's complete calls: which runs each carried (`*`: with its claim's copy). */
 function connection(name: string, calls: string[]) {
   return {
     complete: (_partition: number, completions: Completion[]) => {
-      calls.push(`${name}:${completions.map((c) => c.key).join(',')}`);
+      calls.push(`${name}:${completions.map((c) => c.key + (c.claim ? '*' : '')).join(',')}`);
       return Promise.resolve(completions.map((): CompleteReply => ({ kind: 'done', missed: 0, overlap: 0 })));
     },
   } as unknown as FireCommands;
 }
 
-function completion(key: string): Completion {
+function completion(key: string, copied = false): Completion {
   return {
+    ...(copied && { claim: { leaseEnd: 1, due: '1', scheduledAt: '0', kept: '', workerId: 'w' } }),
     id: `id-${key}`,
     key,
     version: 1,
@@ -76,5 +77,17 @@ describe('CompletionBatcher', () => {
     expect(calls).toEqual([]);
     jest.advanceTimersByTime(1);
     expect(calls).toEqual(['commands:a', 'commands:b']);
+  });
+
+  it('sends claim copies only in a call that carries three or more (fewer cost more than the rows read)', () => {
+    const b = batcher(false);
+    void b.complete(0, completion('a', true));
+    void b.complete(0, completion('b', true));
+    void b.complete(0, completion('c'));
+    void b.complete(1, completion('d', true));
+    void b.complete(1, completion('e', true));
+    void b.complete(1, completion('f', true));
+    jest.advanceTimersByTime(5);
+    expect(calls).toEqual(['commands:a,b,c', 'commands:d*,e*,f*']);
   });
 });

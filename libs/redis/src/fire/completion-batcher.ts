@@ -41,6 +41,13 @@ const MAX_BATCH = 100;
  * is in flight and the next goes when it returns, as before.
  */
 const LINGER_MS = 5;
+/**
+ * Claim copies (completion.ts claimCopy) a call sends at least, else it sends none: a copy saves its run's
+ * `HMGET`, but a call that takes copies pays a `ZMSCORE` of the leases and a `GET` of the live-id bitmap
+ * (complete.lua) — one command more for a lone run, as many at two, fewer from three (docs/design.md
+ * "Read-free completion").
+ */
+const MIN_COPIES = 3;
 
 /**
  * Sends completions as one complete.lua call per partition, and at most one call in flight per partition:
@@ -110,25 +117,26 @@ export class CompletionBatcher {
       this.sending.delete(partition);
       this.sendNext(partition);
     };
-    commands
-      .complete(
-        partition,
-        list.map((entry) => entry.completion),
-        request,
-      )
-      .then(
-        (results) => {
-          list.forEach((entry, i) => entry.resolve(results[i]));
+    commands.complete(partition, withCopiesWorthIt(list), request).then(
+      (results) => {
+        list.forEach((entry, i) => entry.resolve(results[i]));
+        done();
+      },
+      (error: unknown) => {
+        if (isConnectionFailure(error) && this.options.keepTrying()) {
+          setTimeout(() => this.send(partition, list, request), this.options.retryMs ?? DEFAULT_RETRY_MS);
+        } else {
+          list.forEach((entry) => entry.reject(error));
           done();
-        },
-        (error: unknown) => {
-          if (isConnectionFailure(error) && this.options.keepTrying()) {
-            setTimeout(() => this.send(partition, list, request), this.options.retryMs ?? DEFAULT_RETRY_MS);
-          } else {
-            list.forEach((entry) => entry.reject(error));
-            done();
-          }
-        },
-      );
+        }
+      },
+    );
   }
+}
+
+/** The batch's completions, without their claim copies when too few carry one to pay (MIN_COPIES). */
+function withCopiesWorthIt(list: Waiting[]): Completion[] {
+  const completions = list.map((entry) => entry.completion);
+  if (completions.filter((c) => c.claim).length >= MIN_COPIES) return completions;
+  return completions.map((c) => (c.claim ? { ...c, claim: undefined } : c));
 }

@@ -93,7 +93,7 @@ export function lostCompletion(fields: RowFields, now: number): Completion {
 
 /**
  * What a held one-shot's ok completion sends of its claim so that complete.lua need not read its row
- * (docs/design.md "Complete"): only for a claim that replied its kept entries and a row complete.lua
+ * (docs/design.md "Read-free completion"): only for a claim that replied its kept entries and a row complete.lua
  * removes (no `tg`, removeOnComplete), and a whole leaseMs (the lease's end is then `lf` + leaseMs as
  * claim.lua prints it). Undefined otherwise: the row is read.
  */
