@@ -135,6 +135,12 @@ export function useFirePath() {
   return fixture;
 }
 
+/** How many times Redis ran `command` since the last CONFIG RESETSTAT (inside scripts too). */
+export async function commandCalls(redis: Redis, command: string): Promise<number> {
+  const info = await redis.info('commandstats');
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+}
+
 export async function redisNow(redis: Redis): Promise<number> {
   const [seconds, micros] = await redis.time();
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);

@@ -1,5 +1,5 @@
 import { waitFor } from '@sundial/testing';
-import { eventually, useFirePath } from './fire-fixture';
+import { commandCalls, eventually, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
 
@@ -10,7 +10,10 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
     const keys = Array.from({ length: 7 }, (_, i) => `k${i}`);
     await cluster.timers.scheduleMany(keys.map((key, i) => ({ key, handler: 'h', at: past + i })));
 
+    await fire.raw.config('RESETSTAT');
     const taken = await cluster.commands.takeDue(0, 2, 0, 3);
+    // more was due than the call takes: its next due came with the same read (no ZRANGE)
+    expect(await commandCalls(fire.raw, 'zrange')).toBe(0);
 
     expect(taken.jobs.map((job) => job.timers.map((ref) => ref.key))).toEqual([
       ['k0', 'k1'],
@@ -32,6 +35,13 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
     expect(taken.nextDue).toBe(past + 6);
     expect(await fire.raw.zrange(cluster.timers.keys.due(0), 0, '-1')).toEqual(['k6']);
     expect(await fire.raw.zcard(cluster.timers.keys.armed(0))).toBe(6);
+
+    // what is left fits in one call: the next due beyond it is read (none here)
+    await fire.raw.config('RESETSTAT');
+    const rest = await cluster.commands.takeDue(0, 2, 0, 3);
+    expect(rest.jobs.flatMap((job) => job.timers.map((ref) => ref.key))).toEqual(['k6']);
+    expect(rest.nextDue).toBeNull();
+    expect(await commandCalls(fire.raw, 'zrange')).toBe(1);
   });
 
   it('take-due takes a timer within the lead before its due, and none beyond it', async () => {

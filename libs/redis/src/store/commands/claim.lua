@@ -28,6 +28,7 @@
 --- @include "includes/free-runs"
 --- @include "includes/requests"
 --- @include "includes/slots"
+--- @include "includes/armed-scores"
 
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
@@ -139,6 +140,7 @@ local function claim(id, key, version)
     return stale(nil, id, key, version, 'gone')
   end
   if row.v ~= version then
+    read_armed_scores(base, 6)
     return claim_free_run(row, key, version) or stale(row, id, key, version, 'version')
   end
   if row.s == 'running' and row.lw == worker and token and row.ct == token then
@@ -172,6 +174,7 @@ local function claim(id, key, version)
 
   -- The hand-off's implied `armed` entry (includes/ledger) goes first into the kept entries: the row
   -- leaves `armed` now.
+  read_armed_scores(base, 6)
   ledger_fold_armed(row)
   -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
   local run_count = (row.rc or 0) + ((row.at and not row.tg) and 0 or 1)
@@ -235,18 +238,6 @@ local function claim(id, key, version)
   return claimed_reply(free and 'free' or 'held', due_text, row)
 end
 
--- The refs' `armed` scores, one read for the call: each claimed row's implied `armed` entry is folded in
--- (includes/ledger ledger_fold_armed).
-if LEDGER_SIZE > 0 and #ARGV >= 5 then
-  local refs = {}
-  for i = 6, #ARGV, 3 do
-    refs[#refs + 1] = ARGV[i]
-  end
-  local scores = redis.call('ZMSCORE', base .. 'armed', unpack(refs))
-  for i, key in ipairs(refs) do
-    ledger.armed[key] = scores[i] or false
-  end
-end
 local replies = {}
 for i = 5, #ARGV, 3 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])

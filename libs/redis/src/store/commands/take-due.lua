@@ -25,7 +25,15 @@ local due_key, armed_key = base .. 'due', base .. 'armed'
 
 local jobs, armed, traced, job_records = {}, {}, {}, {}
 local job
-local entries = redis.call('ZRANGEBYSCORE', due_key, '-inf', int(now + lead_ms), 'WITHSCORES', 'LIMIT', 0, per_job * max_jobs)
+-- One entry more than a call takes: when it comes (more is due within the lead than this call takes, as
+-- in a backlog), it is the first left in `due`, the next due this call answers — no ZRANGE for it.
+local limit = per_job * max_jobs
+local entries = redis.call('ZRANGEBYSCORE', due_key, '-inf', int(now + lead_ms), 'WITHSCORES', 'LIMIT', 0, limit + 1)
+local next_due = nil
+if #entries > 2 * limit then
+  next_due = entries[#entries]
+  entries[#entries], entries[#entries - 1] = nil, nil
+end
 if #entries > 0 then
   -- They are the lowest scores of `due`, so ranks 0..n-1: one call removes them all.
   redis.call('ZREMRANGEBYRANK', due_key, 0, int(#entries / 2 - 1))
@@ -89,5 +97,7 @@ end
 call_in_slices('ZADD', armed_key, armed)
 call_in_slices('ZADD', base .. 'jobs', job_records)
 
-local first = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')
-return { first[2] or '', now_text, jobs, traced }
+if not next_due then
+  next_due = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')[2] or ''
+end
+return { next_due, now_text, jobs, traced }

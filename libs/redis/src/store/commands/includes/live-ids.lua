@@ -19,16 +19,18 @@ local function next_id_chunk(base)
   return partition .. ':' .. string.format('%.0f', math.floor((seq + 1) / ID_CHUNK))
 end
 
--- Runs BITFIELD `ops` (SET type offset value, ...) on the bitmap `chunk`, in slices; a bitmap that gets
--- live ids (`bit` 1) is named in `P:{pN}:ic`.
+-- Runs BITFIELD `ops` (SET type offset value, ..., then at most one GET) on the bitmap `chunk`, in
+-- slices; a bitmap that gets live ids (`bit` 1) is named in `P:{pN}:ic`. Returns the last slice's reply.
 local function write_bitfield(base, chunk, ops, bit)
   read_bitmaps[base .. 'i:' .. chunk] = nil
   if bit == 1 then
     redis.call('SADD', base .. 'ic', chunk)
   end
+  local reply
   for first = 1, #ops, 2000 do
-    redis.call('BITFIELD', base .. 'i:' .. chunk, unpack(ops, first, math.min(first + 1999, #ops)))
+    reply = redis.call('BITFIELD', base .. 'i:' .. chunk, unpack(ops, first, math.min(first + 1999, #ops)))
   end
+  return reply
 end
 
 -- The ids of ours among `ids` (`<seq>p<M>`; other strings are skipped) grouped by bitmap: a list of
@@ -67,15 +69,24 @@ local function ids_by_bitmap(ids)
   return groups
 end
 
--- Sets bits `offsets` (n of them) of the bitmap `chunk` to `bit` with one BITFIELD (per 500 ids).
+-- Sets bits `offsets` (n of them) of the bitmap `chunk` to `bit` with one BITFIELD (per 500 ids). Clearing
+-- (`bit` 0), the same BITFIELD then reads the 32 bits from the byte of the highest cleared one (its ops
+-- run in order): returns true when one of them is set, so the bitmap is not empty (and is not counted).
 local function write_bits(base, chunk, offsets, n, bit)
   -- the offset and value as text: redis.call formats a number argument with `%.17g`, the float printer
-  local ops, value = {}, tostring(bit)
+  local ops, value, high = {}, tostring(bit), offsets[1]
   for i = 1, n do
-    local at = 4 * i
-    ops[at - 3], ops[at - 2], ops[at - 1], ops[at] = 'SET', 'u1', string.format('%d', offsets[i]), value
+    local at, offset = 4 * i, offsets[i]
+    ops[at - 3], ops[at - 2], ops[at - 1], ops[at] = 'SET', 'u1', string.format('%d', offset), value
+    if offset > high then
+      high = offset
+    end
   end
-  write_bitfield(base, chunk, ops, bit)
+  if bit == 0 then
+    ops[4 * n + 1], ops[4 * n + 2], ops[4 * n + 3] = 'GET', 'u32', string.format('%d', high - high % 8)
+  end
+  local reply = write_bitfield(base, chunk, ops, bit)
+  return bit == 0 and reply[#reply] ~= 0
 end
 
 -- The bit masks of a byte, high bit first (Redis numbers a bitmap's bits from each byte's high bit).
@@ -86,12 +97,14 @@ local BYTE_PART = 4096
 -- Clears bits `offsets` (n of them) of the bitmap `name` with one read-modify-write of bytes `low` to
 -- `high` (0-based), which hold them all: no BITFIELD arguments per id. GET and SET of the whole bitmap
 -- (at most 8 KB; GETRANGE and SETRANGE are not among the commands the documented ACL user may call),
--- only the span's bytes taken apart and put together. Bits past the string are clear already.
+-- only the span's bytes taken apart and put together. Bits past the string are clear already. Returns
+-- true when a bit is seen set after it (in a byte it cleared in, or the byte on either side of the
+-- span), so the bitmap is not empty (and is not counted); false when none was seen.
 local function clear_bits_in_place(name, offsets, n, low, high)
   local bitmap = read_bitmaps[name] or redis.call('GET', name)
   read_bitmaps[name] = nil
   if not bitmap or #bitmap <= low then
-    return
+    return false
   end
   high = math.min(high, #bitmap - 1)
   local parts = {}
@@ -111,16 +124,29 @@ local function clear_bits_in_place(name, offsets, n, low, high)
       end
     end
   end
+  -- (the bytes it cleared in, read after all of them: two ids may share one)
+  local live = (string.byte(bitmap, high + 2) or 0) > 0 or (low > 0 and string.byte(bitmap, low) > 0)
+  for i = 1, n do
+    if live then
+      break
+    end
+    local index = (offsets[i] - offsets[i] % 8) / 8 - low
+    if index <= high - low then
+      local at = index % BYTE_PART
+      live = parts[(index - at) / BYTE_PART + 1][at + 1] > 0
+    end
+  end
   for i = 1, #parts do
     parts[i] = string.char(unpack(parts[i]))
   end
   redis.call('SET', name, string.sub(bitmap, 1, low) .. table.concat(parts) .. string.sub(bitmap, high + 2))
+  return live
 end
 
 -- Clears bits `offsets` (n of them) of the bitmap `chunk`: in place when they are a few and the bytes
 -- they span few enough per id (a byte taken apart and put together costs ~60 Redis instructions, the
 -- bitmap's GET and SET about two BITFIELD ops, a BITFIELD op with its four arguments and reply ~10k),
--- else by BITFIELD.
+-- else by BITFIELD. Returns true when it saw a bit of the bitmap still set after it.
 local function clear_bits(base, chunk, offsets, n)
   local low, high = offsets[1], offsets[1]
   for i = 2, n do
@@ -133,24 +159,25 @@ local function clear_bits(base, chunk, offsets, n)
   end
   low, high = (low - low % 8) / 8, (high - high % 8) / 8
   if n >= 4 and high - low < 128 * n then
-    clear_bits_in_place(base .. 'i:' .. chunk, offsets, n, low, high)
-  else
-    write_bits(base, chunk, offsets, n, 0)
+    return clear_bits_in_place(base .. 'i:' .. chunk, offsets, n, low, high)
   end
+  return write_bits(base, chunk, offsets, n, 0)
 end
 
 -- Sets the bits of `ids` to `bit` (1: live, 0: gone), per bitmap. Clearing drops a bitmap it leaves empty
--- (one it had to create, for ids not live, too), so it costs a BITCOUNT rather than an EXISTS before:
--- two commands per bitmap on the fire path.
+-- (one it had to create, for ids not live, too): a BITCOUNT after it, unless the clearing saw a bit still
+-- set near the ones it cleared (the ids given out next to them: usually timers still pending); rather than
+-- an EXISTS before, which every call would pay.
 local function write_id_bits(base, ids, bit)
   for _, group in ipairs(ids_by_bitmap(ids)) do
     local chunk, name = group.chunk, base .. 'i:' .. group.chunk
+    local live = false
     if bit == 1 then
       write_bits(base, chunk, group.offsets, group.n, 1)
     else
-      clear_bits(base, chunk, group.offsets, group.n)
+      live = clear_bits(base, chunk, group.offsets, group.n)
     end
-    if bit == 0 and redis.call('BITCOUNT', name) == 0 and chunk ~= next_id_chunk(base) then
+    if bit == 0 and not live and redis.call('BITCOUNT', name) == 0 and chunk ~= next_id_chunk(base) then
       redis.call('DEL', name)
       read_bitmaps[name] = nil
       redis.call('SREM', base .. 'ic', chunk)
