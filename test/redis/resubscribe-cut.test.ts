@@ -19,15 +19,16 @@ const PARTITIONS = 2;
 const BACK_WITHIN_MS = 20_000;
 
 /**
- * A connection that drops again while ioredis re-subscribes it after a reconnect (Redis flapping): the
- * redis-server is killed and started again, and as a subscriber connection sends its re-SUBSCRIBE the
- * proxy in front of Redis cuts it, before any confirmation, then refuses connections for a while (the
- * second drop). ioredis re-subscribes after a reconnect only what the connection had confirmed, and held
- * the unconfirmed re-SUBSCRIBE with its other commands: rejected once the reconnects reached
- * maxRetriesPerRequest, it was never sent again, and the channel stayed unsubscribed for good (refuted
- * only for a shorter second drop: the held command is sent again). The rejection of that promise, held
- * by no one, also ended a plain Node process (jest reports it as the test's failure). Each subscriber in
- * turn: RedisTimers' events, the runner's aborts, the dispatcher's wakes.
+ * A connection that drops again while it is re-subscribed after a reconnect (Redis flapping): the
+ * redis-server is killed (SIGKILL) and started again, and as a subscriber connection sends its
+ * re-SUBSCRIBE the proxy in front of Redis cuts it, before any confirmation, then refuses connections for
+ * a while. ioredis re-subscribed after a reconnect only what the connection had confirmed, and held the
+ * unconfirmed re-SUBSCRIBE with its other unanswered commands: rejected once the reconnects reached
+ * maxRetriesPerRequest, it was never sent again, and the channel stayed unsubscribed for good (a second
+ * drop shorter than that is harmless: ioredis sends the held command again). The rejection of that
+ * promise, held by no one, also ended a plain Node process (jest reports it as the test's failure). Each
+ * subscriber in turn: RedisTimers' events, the runner's aborts, the dispatcher's wakes; each fails
+ * without infra/subscription.ts.
  */
 describe('a re-SUBSCRIBE cut before Redis confirmed it', () => {
   let server: RedisServer;

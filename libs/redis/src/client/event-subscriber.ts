@@ -73,9 +73,9 @@ export class EventSubscriber {
     connection.on('message', (_channel: string, message: string) =>
       this.emitLocal(JSON.parse(message) as TimerEvent),
     );
-    // Tried again at each reconnect until confirmed, and after every later one (a connection re-subscribes
-    // only to what it had): a first listener that came while Redis was unreachable (RedisTimers gives up a
-    // command after one failed reconnect) would otherwise stay deaf for the client's life.
+    // SUBSCRIBE again each time the connection is ready (infra/subscription.ts): a first listener that came
+    // while Redis was unreachable (RedisTimers gives up a command after one failed reconnect) is subscribed
+    // once Redis is back, instead of staying deaf for the client's life.
     this.subscription = new Subscription(connection, [this.channel], this.channel, this.logger);
     // A failed subscription must not fail every later call: events are best effort, calls are not.
     this.settled = false;
