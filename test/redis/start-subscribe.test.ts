@@ -70,6 +70,31 @@ describe('start() while Redis is away as it subscribes', () => {
     expect(await subscribers('ss:abort')).toBe(1);
   }, 30_000);
 
+  it('a SUBSCRIBE refused on a connection that stays up (ACL) is tried again', async () => {
+    // A user with every command and key but no channel: SUBSCRIBE answers NOPERM, the connection stays.
+    await admin.acl('SETUSER', 'nochan', 'on', '>pw', '~*', '+@all', 'resetchannels');
+    const connection = `redis://nochan:pw@127.0.0.1:${server.port}`;
+    const dispatcher = new Dispatcher({ ...shared, connection });
+    closers.push(async () => {
+      await dispatcher.close();
+      await admin.acl('DELUSER', 'nochan');
+    });
+    let started = false;
+    const start = dispatcher.start().then(() => (started = true));
+    start.catch(() => undefined); // awaited below; a failed expectation first must not leave it unhandled
+    const denials = async () => {
+      const log = (await admin.acl('LOG')) as unknown[][];
+      const entry = log.find((fields) => fields.includes('nochan') && fields.includes('channel'));
+      return entry ? Number(entry[entry.indexOf('count') + 1]) : 0;
+    };
+    // Refused, and tried again (an ACL log entry counts the same denial repeated), start still waiting.
+    await waitFor(async () => (await denials()) >= 2, { what: 'SUBSCRIBE refused twice' });
+    expect(started).toBe(false);
+    await admin.acl('SETUSER', 'nochan', 'allchannels');
+    await start;
+    expect(await subscribers('ss:{p0}:wake')).toBe(1);
+  }, 30_000);
+
   it('past 30 s a start fails saying why, and subscribes once Redis is back', async () => {
     cutSubscribe(LONG_OUTAGE_MS);
     const runner = new TimerRunner({ ...shared, connection: proxy.url, handlers: {} });
