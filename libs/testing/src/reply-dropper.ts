@@ -16,6 +16,8 @@ export interface DropRule {
  * exactly ONE reply: the one to the command a rule picks. Redis has run that command; its reply never
  * reaches the client, whose socket is closed at that moment (as when a connection drops after Redis
  * answered). Everything else — the reconnect, what the client sends again — goes through untouched.
+ * A picked SUBSCRIBE (PSUBSCRIBE, SSUBSCRIBE) is cut as it is sent: the client hears none of its
+ * confirmations, whether Redis ran it or not (the connection is gone, and with it the subscription).
  */
 export class ReplyDropper {
   /** the replies dropped so far (0 or 1 per armed rule) */
@@ -103,7 +105,14 @@ export class ReplyDropper {
         const command = (parsed.value as string[]).map(String);
         command[0] = command[0].toUpperCase();
         if (command[0].endsWith('SUBSCRIBE')) passThrough = true;
-        dropFlags.push(this.picks(command));
+        const picked = this.picks(command);
+        // Its answer is a push, not told apart from the messages that follow: cut as it is sent instead.
+        if (picked && passThrough) {
+          this.dropped++;
+          close();
+          return;
+        }
+        dropFlags.push(picked);
       }
     });
 

@@ -2,6 +2,7 @@ import type { TimerEvent, TimerEventName, TimerListener } from '@sundial/core';
 import type { SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis } from '../infra/connection';
+import { Subscription } from '../infra/subscription';
 
 /**
  * Cluster-wide events: one subscriber connection on `P:events`, opened at the first listener.
@@ -10,7 +11,8 @@ import { closeRedis } from '../infra/connection';
 export class EventSubscriber {
   private readonly listeners = new Map<TimerEventName, Set<TimerListener>>();
   private connection: RedisClient | undefined;
-  /** Settles once SUBSCRIBE is acknowledged; callers await it so their own events are not missed. */
+  private subscription: Subscription | undefined;
+  /** Settles once the first SUBSCRIBE has its answer; callers await it so their own events are not missed. */
   private subscribed: Promise<void> = Promise.resolve();
   /** `subscribed` has settled: a call need not wait for it (nearly every call). */
   private settled = true;
@@ -18,7 +20,7 @@ export class EventSubscriber {
   constructor(
     private readonly openConnection: () => RedisClient,
     private readonly channel: string,
-    private readonly logger: Pick<SundialLogger, 'error'>,
+    private readonly logger: Pick<SundialLogger, 'error' | 'warn' | 'info'>,
   ) {}
 
   on(type: TimerEventName, listener: TimerListener): () => void {
@@ -61,6 +63,7 @@ export class EventSubscriber {
     this.listeners.clear();
     const connection = this.connection;
     this.connection = undefined;
+    this.subscription?.close();
     if (connection) await closeRedis(connection);
   }
 
@@ -70,28 +73,14 @@ export class EventSubscriber {
     connection.on('message', (_channel: string, message: string) =>
       this.emitLocal(JSON.parse(message) as TimerEvent),
     );
+    // SUBSCRIBE again each time the connection is ready (infra/subscription.ts): a first listener that came
+    // while Redis was unreachable (RedisTimers gives up a command after one failed reconnect) is subscribed
+    // once Redis is back, instead of staying deaf for the client's life.
+    this.subscription = new Subscription(connection, [this.channel], this.channel, this.logger);
     // A failed subscription must not fail every later call: events are best effort, calls are not.
     this.settled = false;
-    this.subscribed = this.listen(connection).finally(() => {
+    this.subscribed = this.subscription.firstAttempt.then(() => {
       this.settled = true;
     });
-  }
-
-  /**
-   * SUBSCRIBE, and again each time the connection is ready until one succeeds: a connection re-subscribes
-   * after a reconnect only to what it had, so a first listener that came while Redis was unreachable
-   * (RedisTimers gives up a command after one failed reconnect) would stay deaf for the client's life.
-   */
-  private async listen(connection: RedisClient): Promise<void> {
-    try {
-      await connection.subscribe(this.channel);
-    } catch (error) {
-      this.logger.error(
-        `could not subscribe to ${this.channel}: ${(error as Error).message}; trying again once Redis is back`,
-      );
-      connection.once('ready', () => {
-        if (this.connection === connection) void this.listen(connection);
-      });
-    }
   }
 }

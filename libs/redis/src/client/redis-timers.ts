@@ -33,6 +33,7 @@ import {
 import { ReplyError } from 'ioredis';
 import { isConnectionFailure } from '../infra/connection-failure';
 import { duplicateRedis } from '../infra/connection';
+import { SUBSCRIBER_OPTIONS } from '../infra/subscription';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
@@ -102,7 +103,11 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       call: <T>(read: () => Promise<T>) => this.call(read),
     };
     this.explain = new TimerExplain(access, this.ledger, this.layout, this.clock, options.limits);
-    this.events = new EventSubscriber(() => duplicateRedis(this.redis), this.keys.eventsChannel, this.logger);
+    this.events = new EventSubscriber(
+      () => duplicateRedis(this.redis, SUBSCRIBER_OPTIONS),
+      this.keys.eventsChannel,
+      this.logger,
+    );
   }
 
   schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer> {

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
 import { DispatchSpans } from '../tracing/fire-spans';
@@ -66,6 +67,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
   private readonly leadMs: number;
   private readonly logger: SundialLogger;
   private readonly subscriber: RedisClient;
+  private subscription: Subscription | undefined;
   private readonly bullRedis: RedisClient;
   /** the served partitions' states, by partition */
   private readonly states = new Map<number, PartitionState>();
@@ -79,7 +81,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.leadMs = options.leadMs ?? DEFAULT_LEAD_MS;
     this.logger = options.logger ?? consoleLogger;
-    this.subscriber = openRedis(options.connection);
+    this.subscriber = openRedis(options.connection, SUBSCRIBER_OPTIONS);
     this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
     for (const partition of served) {
       const queue = new Queue<FireJobData>(this.keys.queueName(partition), {
@@ -103,13 +105,22 @@ export class Dispatcher extends Partitioned<FireCommands> {
       const partition = channels.get(channel);
       if (partition !== undefined) this.pass(partition);
     });
-    await this.subscriber.subscribe(...channels.keys());
+    // Kept subscribed for the dispatcher's life; start waits for the first confirmation through a short
+    // outage (readiness stays false meanwhile) and fails, saying why, past START_SUBSCRIBE_MS.
+    this.subscription = new Subscription(
+      this.subscriber,
+      [...channels.keys()],
+      'its wake channels',
+      this.logger,
+    );
+    await this.subscription.confirmedWithin(START_SUBSCRIBE_MS);
     for (const partition of this.states.keys()) this.pass(partition);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const state of this.states.values()) clearTimeout(state.sleep);
+    this.subscription?.close();
     await closeRedis(this.subscriber);
     await Promise.all(this.passes);
     await Promise.all([...this.states.values()].map((state) => state.queue.close()));

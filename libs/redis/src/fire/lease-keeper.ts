@@ -2,6 +2,7 @@ import type { SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { closeRedis, openRedis, type RedisConnection } from '../infra/connection';
+import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import type { FireCommands, LeaseRef, LeaseRenewal, RunMode } from '../store/fire-commands';
 import type { SundialKeys } from '../store/keys';
 import { reconcilePartition } from './reconciler';
@@ -59,16 +60,20 @@ export class LeaseKeeper {
    */
   private readonly heard = new Map<string, HeardAbort[]>();
   private readonly subscriber: RedisClient;
+  private subscription: Subscription | undefined;
   private renewal: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {
-    this.subscriber = openRedis(options.connection);
+    this.subscriber = openRedis(options.connection, SUBSCRIBER_OPTIONS);
   }
 
   /** Listens for aborts (before any run starts, so a cancel reaches every run) and starts renewing. */
   async start(): Promise<void> {
     this.subscriber.on('message', (_channel: string, message: string) => this.onAbort(message));
-    await this.subscriber.subscribe(this.options.keys.abortChannel);
+    const channel = this.options.keys.abortChannel;
+    // Kept subscribed for the worker's life; start waits through a short outage (dispatcher.ts).
+    this.subscription = new Subscription(this.subscriber, [channel], channel, this.options.logger);
+    await this.subscription.confirmedWithin(START_SUBSCRIBE_MS);
     const everyMs = Math.max(1, Math.floor(this.options.leaseMs / 3));
     this.renewal = setInterval(() => void this.renewLeases(), everyMs);
   }
@@ -111,6 +116,7 @@ export class LeaseKeeper {
 
   async close(): Promise<void> {
     clearInterval(this.renewal);
+    this.subscription?.close();
     await closeRedis(this.subscriber);
   }
 

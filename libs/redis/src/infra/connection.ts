@@ -191,10 +191,11 @@ export function withErrorListener<Client extends RedisClient>(redis: Client): Cl
 
 /**
  * Another connection to the same place (e.g. a subscriber), with its own error listener (a cluster's
- * duplicate has its outage limits: withOutageLimits).
+ * duplicate has its outage limits: withOutageLimits). `overrides` apply to a node connection (a
+ * cluster's node options stay those of the cluster it copies).
  */
-export function duplicateRedis(redis: RedisClient): RedisClient {
-  return withErrorListener(isCluster(redis) ? redis.duplicate() : redis.duplicate());
+export function duplicateRedis(redis: RedisClient, overrides: RedisOptions = {}): RedisClient {
+  return withErrorListener(isCluster(redis) ? redis.duplicate() : redis.duplicate(overrides));
 }
 
 /** How long a polite QUIT may wait for its reply before the socket is dropped instead. */

@@ -1,0 +1,52 @@
+import {
+  type AppProcess,
+  ensureBuilt,
+  killAll,
+  type RedisServer,
+  spawnApp,
+  startRedis,
+} from '@sundial/testing';
+
+/** Redis is away this long after the apps are spawned: before, they exited 1 within ~3 s of it. */
+const OUTAGE_MS = 8_000;
+
+/**
+ * A scheduler and a worker started while their Redis is unreachable (redis-server killed with SIGKILL,
+ * started again on its port OUTAGE_MS later), as a pod started during a Redis restart or failover. Before,
+ * each exited 1 at its first command (`could not start`, `Redis is unreachable`) and Kubernetes would
+ * have started it again only after its crash-loop back-off; now each waits for Redis (up to 30 s, not
+ * listening meanwhile) and starts once it answers. Past the 30 s it still exits 1, saying why
+ * (libs/server/src/wait-for-redis.spec.ts).
+ */
+describe('apps started while Redis is unreachable', () => {
+  let server: RedisServer;
+  let apps: AppProcess[] = [];
+
+  beforeAll(async () => {
+    [server] = await Promise.all([startRedis(), ensureBuilt()]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await killAll(apps);
+    await server?.stop();
+  });
+
+  it('start once Redis answers, without exiting', async () => {
+    server.kill();
+    const env = { REDIS_URL: server.url };
+    const [scheduler, worker] = await Promise.all([
+      spawnApp('scheduler', 'scheduler', env),
+      spawnApp('worker', 'worker', env),
+      server.restart(OUTAGE_MS),
+    ]);
+    apps = [scheduler, worker];
+    for (const app of apps) {
+      expect(
+        app.lines.some((line) => line.includes('waiting up to 30000 ms for Redis before starting')),
+      ).toBe(true);
+      expect((await app.api('GET', '/health/ready')).status).toBe(200);
+    }
+    const created = await scheduler.api('POST', '/v1/timers', { key: 'after', handler: 'log', delay: 0 });
+    expect(created.status).toBe(201);
+  }, 60_000);
+});
