@@ -16,7 +16,7 @@ const OUTAGE_MS = 8_000;
  * each exited 1 at its first command (`could not start`, `Redis is unreachable`) and Kubernetes would
  * have started it again only after its crash-loop back-off; now each waits for Redis (up to 30 s, not
  * listening meanwhile) and starts once it answers. Past the 30 s it still exits 1, saying why
- * (libs/server/src/wait-for-redis.spec.ts).
+ * (libs/redis/src/infra/wait-for-redis.spec.ts).
  */
 describe('apps started while Redis is unreachable', () => {
   let server: RedisServer;

@@ -13,3 +13,11 @@ export function createBackend(options: SundialModuleOptions, registry: TimerHand
   const observer = new SundialMetrics(metricsRegistry);
   return new RedisTimers({ connection, prefix, partitions, limits, tombstoneMs, logger, observer, ledger });
 }
+
+/**
+ * At boot, before the app's first call: a Redis client connects (`RedisTimers.connect`), waiting for a
+ * Redis away for a moment (up to 30 s, then the boot fails saying why); the memory engine has nothing to do.
+ */
+export async function connectBackend(backend: TimersApi): Promise<void> {
+  if (backend instanceof RedisTimers) await backend.connect();
+}

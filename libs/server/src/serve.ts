@@ -1,17 +1,16 @@
 import type { INestApplication } from '@nestjs/common';
 import type { SundialLogger } from '@sundial/core';
-import { watchPartitionCount } from '@sundial/redis';
+import { waitForRedis, watchPartitionCount } from '@sundial/redis';
 import type { AddressInfo } from 'node:net';
 import type { ClusterConfig } from './cluster-config';
 import { exitOnSignal } from './exit-on-signal';
 import { RedisPing } from './redis-ping';
-import { waitForRedis } from './wait-for-redis';
 import { SUNDIAL_LOGGER } from './logging.module';
 import { createPino } from './pino-logger';
 
 /**
  * The body of both entry points: build the app, exit 0 on SIGTERM/SIGINT after a clean close, wait for
- * Redis (up to 30 s: wait-for-redis.ts), listen, and log the bound port (PORT=0 picks a free one, as
+ * Redis (up to 30 s: @sundial/redis wait-for-redis.ts), listen, and log the bound port (PORT=0 picks a free one, as
  * tests do). A failed start exits 1. A process whose
  * partition count a repartition replaced shuts down the same way (docs/operations.md "Changing the
  * partition count").
@@ -29,7 +28,9 @@ export function serve(
       const logger = app.get<SundialLogger>(SUNDIAL_LOGGER);
       exitOnSignal(app, logger, shutdownDeadlineMs);
       // Before listen, which starts the app's service: a Redis away for a moment is waited for.
-      await waitForRedis(app.get(RedisPing), logger);
+      // Every failed probe waits: RedisPing fails fast without queueing, so it cannot tell Redis's own
+      // refusals (a wrong password) from an outage; the library's start that follows fails on those.
+      await waitForRedis(app.get(RedisPing), logger, { isOutage: () => true });
       await app.listen(config.port);
       const { port } = app.getHttpServer().address() as AddressInfo;
       const { prefix, partitions, serve } = config;

@@ -11,6 +11,7 @@ import type { CronExpressionSource } from '../decorators/distributed-cron.decora
 import { type DiscoveredCron, TimerHandlerRegistry } from '../handler-registry';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { SundialModuleOptions } from '../sundial-module-options';
+import { connectBackend } from '../create-backend';
 import { Timers } from '../timers';
 import { CRON_KEY_PREFIX, cronKey, cronRowOwner, cronSpec } from './cron-rows';
 
@@ -41,6 +42,9 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    // The boot's first touch of Redis (every SundialModule app has this hook): a Redis away for a moment
+    // is waited for here, not met by the pass's first call failing the boot (`unavailable`).
+    await connectBackend(this.timers);
     // Only an app with crons to register again listens: a listener on `P:events` makes every script
     // build and publish its events (docs/design.md "Events"), a cost on every timer of every app. It
     // listens before the first pass, whose calls wait for the subscription (RedisTimers): a reset from

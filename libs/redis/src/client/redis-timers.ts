@@ -258,14 +258,19 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   }
 
   /**
-   * Once per client, before its first call (a service calls it at start): warns when Redis may evict
-   * timers, loads the writes' Redis Functions (`prepareStore`), learns the Redis clock. Retried on failure.
+   * Once per client, before its first call (at start, as `SundialModule` does): waits for Redis (up to
+   * `startWaitMs`), checks the store, warns when Redis may evict timers, learns its clock. Retried on
+   * failure. A call's own start does not wait: in an outage it answers `unavailable` after one retry.
    */
   connect(): Promise<void> {
+    return this.start(true);
+  }
+
+  private start(wait: boolean): Promise<void> {
     this.started ??= (async () => {
-      await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
-      const joining = await this.prepareStore();
+      const joining = await this.prepareStore(this.logger, wait ? undefined : 0);
       if (joining) this.layout.join(joining.from);
+      await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
       await this.clock.sync();
       this.connected = true;
     })().catch((error: unknown) => {
@@ -289,7 +294,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     // Started and subscribed (every call but a client's first): no await on the way to the operation.
     if (!this.connected || this.events.ready()) {
       try {
-        await this.connect();
+        await this.start(false);
         await this.events.ready();
       } catch (error) {
         throw isConnectionFailure(error) ? refusals.unavailable(error) : error;

@@ -96,7 +96,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
   }
 
   async start(): Promise<void> {
-    await this.prepareStore();
+    await this.prepareStore(this.logger);
     await this.clock.start();
     const channels = new Map(
       [...this.states.keys()].map((partition) => [this.wakeChannel(partition), partition]),

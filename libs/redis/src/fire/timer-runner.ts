@@ -149,7 +149,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   /** Listens for aborts first, so no run starts that a cancel could not reach; then takes jobs. */
   async start(): Promise<void> {
-    await this.prepareStore();
+    await this.prepareStore(this.logger);
     await this.clock.start();
     await this.leases.start();
     await this.consumers.start((partition, data) => this.processFireJob(partition, data));

@@ -17,7 +17,8 @@ const TRANSIENT_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BU
 export function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof ReplyError) return TRANSIENT_REPLIES.test(error.message);
-  if (error.name === 'MaxRetriesPerRequestError') return true;
+  // RedisStartTimeout: a start that waited for Redis in vain (wait-for-redis.ts).
+  if (error.name === 'MaxRetriesPerRequestError' || error.name === 'RedisStartTimeout') return true;
   const code = (error as NodeJS.ErrnoException).code;
   if (typeof code === 'string' && code.startsWith('E')) return true; // ECONNREFUSED, ENOTFOUND, EPIPE, ...
   return CONNECTION_MESSAGES.some((message) => error.message.startsWith(message));

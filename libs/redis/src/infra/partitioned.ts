@@ -1,4 +1,4 @@
-import { ledgerSizeFromEnv, validateLedgerSize } from '@sundial/core';
+import { ledgerSizeFromEnv, refusals, type SundialLogger, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
 import { SundialKeys } from '../store/keys';
 import { migrateLiveIds } from '../store/live-ids-migration';
@@ -6,6 +6,7 @@ import { defineCommands, loadFunctions } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
 import { checkPartitionCount, type RepartitionRecord } from './partition-count';
 import { closeRedis, isCluster, openRedis, type RedisClient, type RedisConnection } from './connection';
+import { START_REDIS_WAIT_MS, waitForRedis } from './wait-for-redis';
 
 /** Where the partitions are: what every Redis-backed class of this lib is given. */
 export interface PartitionedOptions {
@@ -20,6 +21,12 @@ export interface PartitionedOptions {
    * else 50; 0 writes no ledger. Give every process of a deployment the same.
    */
   ledger?: number;
+  /**
+   * How long a start (`start()`, `connect()`) waits for Redis to answer before its store checks, logging
+   * once that it waits, then fails saying why (default 30000; 0 does not wait). A refusal that is not an
+   * outage (a wrong password, NOPERM, another partition count) fails at once.
+   */
+  startWaitMs?: number;
 }
 
 /**
@@ -32,12 +39,14 @@ export abstract class Partitioned<Commands = undefined> {
   protected readonly redis: RedisClient;
   protected readonly clock: ClusterClock;
   protected readonly commands: Commands;
+  private readonly startWaitMs: number;
 
   protected constructor(
     options: PartitionedOptions,
     commands: (redis: RedisClient, keys: SundialKeys, clock: ClusterClock) => Commands,
     redisOptions: RedisOptions = {},
   ) {
+    this.startWaitMs = checkStartWait(options.startWaitMs);
     this.redis = openRedis(options.connection, redisOptions);
     this.keys = new SundialKeys(
       options.prefix,
@@ -53,14 +62,20 @@ export abstract class Partitioned<Commands = undefined> {
   }
 
   /**
-   * At start: loads the Redis Functions (`loadFunctions`: a Redis before 7.0 or an ACL user that may not
+   * At start: waits for Redis to answer (up to `startWaitMs`: a process started during a short outage
+   * starts once Redis is back, instead of failing its checks after ioredis's retries and, on Kubernetes,
+   * crash-looping with back-off long after). Then loads the Redis Functions (`loadFunctions`: a Redis before 7.0 or an ACL user that may not
    * load them is refused here, not at the first fire call or write). Refuses to go on when the timers
    * under this prefix were written with another partition count; resolves the repartition this process
    * joins (it has the new count), else null. Then converts what a version before the live-id bitmaps left
    * (`migrateLiveIds`), so that no process of the new version answers `check`/`snapshot` or ends a timer
    * before its partition's ids are bits.
    */
-  protected async prepareStore(): Promise<RepartitionRecord | null> {
+  protected async prepareStore(
+    logger: Pick<SundialLogger, 'warn' | 'info'>,
+    waitMs = this.startWaitMs,
+  ): Promise<RepartitionRecord | null> {
+    if (waitMs > 0) await waitForRedis(this.redis, logger, { deadlineMs: waitMs });
     await loadFunctions(this.redis);
     const joining = await checkPartitionCount(this.redis, this.keys);
     await migrateLiveIds(this.redis, this.keys);
@@ -72,6 +87,17 @@ export abstract class Partitioned<Commands = undefined> {
     this.clock.stop();
     await closeRedis(this.redis);
   }
+}
+
+function checkStartWait(ms = START_REDIS_WAIT_MS): number {
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw refusals.invalid(
+      'startWaitMs',
+      `startWaitMs ${ms} is not a number of milliseconds.`,
+      'Give 0 (no wait) or more; the default is 30000.',
+    );
+  }
+  return ms;
 }
 
 /** For classes that use no command wrappers. */

@@ -1,0 +1,104 @@
+import type { SundialLogger } from '@sundial/core';
+import { ReplyError } from 'ioredis';
+import type { EventEmitter } from 'node:events';
+import { isConnectionFailure } from './connection-failure';
+
+/**
+ * How long a start waits for Redis to answer before it fails: the apps (libs/server serve.ts), and the
+ * library's own start (`Dispatcher`/`TimerRunner` `start()`, `RedisTimers.connect()`, so
+ * `SundialWorkerModule` and `SundialModule` in a user's app). Well under the startup probe of deploy/k8s
+ * (60 s), which must also cover the start that follows.
+ */
+export const START_REDIS_WAIT_MS = 30_000;
+const RETRY_MS = 500;
+
+export interface WaitForRedisOptions {
+  /** give up after this long (default START_REDIS_WAIT_MS) */
+  deadlineMs?: number;
+  /**
+   * Whether a failed ping means Redis is away for now (wait) rather than refusing us (fail at once:
+   * a wrong password, an ACL refusal). Default `isConnectionFailure`.
+   */
+  isOutage?: (error: unknown) => boolean;
+}
+
+/**
+ * Waits, before a start touches the store, until Redis answers. A process started while Redis is briefly
+ * unreachable (a restart, a failover) then starts a moment later, instead of failing at its first command
+ * and, on Kubernetes, waiting out the crash-loop back-off (10 s, 20 s, … up to 5 min between tries).
+ * Logs once that it waits. Past `deadlineMs` it fails saying why; a refusal that is not an outage fails
+ * at once with Redis's own error. Each ping is given only the time left (a queued command may be retried
+ * by ioredis for ~10 s), so the bound holds and a ping that never settles cannot hang the start.
+ */
+export async function waitForRedis(
+  redis: { ping(): Promise<unknown> } & Partial<Pick<EventEmitter, 'on' | 'off'>>,
+  logger: Pick<SundialLogger, 'warn' | 'info'>,
+  { deadlineMs = START_REDIS_WAIT_MS, isOutage = isConnectionFailure }: WaitForRedisOptions = {},
+): Promise<void> {
+  // Redis refusing the connection's AUTH (WRONGPASS, NOAUTH) reaches a queued ping only sometimes (when
+  // ioredis gives the queue up on a reconnect, it says max retries): the connection's own error says it.
+  let refuse: (error: unknown) => void = () => undefined;
+  const refused = new Promise<never>((_, reject) => (refuse = reject));
+  refused.catch(() => undefined);
+  const onError = (error: unknown): void => {
+    if (error instanceof ReplyError && !isOutage(error)) refuse(error);
+  };
+  redis.on?.('error', onError);
+  try {
+    await waitOrRefuse(redis, logger, deadlineMs, isOutage, refused);
+  } finally {
+    redis.off?.('error', onError);
+  }
+}
+
+async function waitOrRefuse(
+  redis: { ping(): Promise<unknown> },
+  logger: Pick<SundialLogger, 'warn' | 'info'>,
+  deadlineMs: number,
+  isOutage: (error: unknown) => boolean,
+  refused: Promise<never>,
+): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  let waiting = false;
+  for (;;) {
+    let why: unknown;
+    try {
+      if (await answersWithin(Promise.race([redis.ping(), refused]), deadline - Date.now())) {
+        if (waiting) logger.info('Redis answers: starting');
+        return;
+      }
+      why = new Error('no answer');
+    } catch (error) {
+      if (!isOutage(error)) throw error;
+      why = error;
+    }
+    const message = (why as Error).message;
+    if (Date.now() >= deadline)
+      throw new RedisStartTimeout(`Redis did not answer within ${deadlineMs} ms at start: ${message}`, {
+        cause: why,
+      });
+    if (!waiting) logger.warn(`waiting up to ${deadlineMs} ms for Redis before starting: ${message}`);
+    waiting = true;
+    let timer: NodeJS.Timeout | undefined;
+    const pause = new Promise(
+      (resolve) => (timer = setTimeout(resolve, Math.min(RETRY_MS, deadline - Date.now()))),
+    );
+    await Promise.race([pause, refused]).finally(() => clearTimeout(timer));
+  }
+}
+
+/** A start that waited for Redis in vain: a connection failure (isConnectionFailure), so `unavailable`. */
+export class RedisStartTimeout extends Error {
+  override readonly name = 'RedisStartTimeout';
+}
+
+/** Whether `ping` resolved within `ms` (false if not yet); rejects as it does. */
+async function answersWithin(ping: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms), false)));
+  try {
+    return await Promise.race([ping.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

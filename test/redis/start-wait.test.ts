@@ -1,0 +1,149 @@
+import type { SundialLogger } from '@sundial/core';
+import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { Redis } from 'ioredis';
+
+/** Redis is away this long after the runner is made; ioredis gives a command up after ~150 ms here. */
+const OUTAGE_MS = 3_000;
+/** Shorter than any ioredis retry here takes to fail: the connections give a command up quickly. */
+const FAST_FAIL = { maxRetriesPerRequest: 2 };
+
+/** What a start logs, and nothing else read. */
+function recordingLogger(): SundialLogger & { lines: string[] } {
+  const lines: string[] = [];
+  const record = (message: string) => void lines.push(message);
+  return { lines, error: record, warn: record, info: record, debug: () => undefined };
+}
+
+/**
+ * A library host (its own process: TimerRunner, Dispatcher, RedisTimers) started while Redis is
+ * unreachable: redis-server killed (SIGKILL) and started again on its port OUTAGE_MS later. Before, start()
+ * failed at its store checks once ioredis gave them up (maxRetriesPerRequest reconnect attempts), and a
+ * pod would crash-loop with back-off long after Redis was back. Now start waits for Redis (startWaitMs,
+ * default 30 s, logging once), fails past it saying why, and still fails at once on a refusal that is
+ * not an outage.
+ */
+describe('a library start while Redis is unreachable', () => {
+  let server: RedisServer;
+  let admin: Redis;
+  const closers: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    server = await startRedis();
+    admin = new Redis(server.url, { maxRetriesPerRequest: null });
+    admin.on('error', () => undefined);
+  });
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  const url = () => server.url;
+
+  it('a runner and dispatcher made while Redis is down start once it is back, and run a timer', async () => {
+    const runs: string[] = [];
+    const logger = recordingLogger();
+    const connection = { url: url(), ...FAST_FAIL };
+    server.kill();
+    const shared = { connection, prefix: 'sw1', logger };
+    const runner = new TimerRunner({
+      ...shared,
+      handlers: { note: async (_, ctx) => void runs.push(ctx.key) },
+    });
+    const dispatcher = new Dispatcher(shared);
+    const timers = new RedisTimers({ ...shared, logger: recordingLogger() });
+    closers.push(
+      () => timers.dispose(),
+      () => dispatcher.close(),
+      () => runner.close(),
+    );
+    await Promise.all([runner.start(), dispatcher.start(), server.restart(OUTAGE_MS)]);
+    expect(logger.lines.filter((line) => line.startsWith('waiting up to 30000 ms for Redis'))).toHaveLength(
+      2,
+    );
+    await timers.connect();
+    await timers.schedule({ key: 'after', handler: 'note', delay: 0 });
+    await waitFor(() => runs.length > 0, { what: 'the run' });
+    expect(runs).toEqual(['after']);
+  }, 30_000);
+
+  it('RedisTimers.connect() waits too; a call of its own does not (unavailable after its retry)', async () => {
+    server.kill();
+    const timers = new RedisTimers({ connection: url(), prefix: 'sw2', logger: recordingLogger() });
+    closers.push(() => timers.dispose());
+    await expect(timers.get('k')).rejects.toMatchObject({ reason: 'unavailable' });
+    await Promise.all([timers.connect(), server.restart(OUTAGE_MS)]);
+    expect(await timers.get('k')).toBeNull();
+  }, 30_000);
+
+  it('fails past startWaitMs saying why, having said once that it waits', async () => {
+    server.kill();
+    const logger = recordingLogger();
+    const runner = new TimerRunner({
+      connection: { url: url(), ...FAST_FAIL },
+      prefix: 'sw3',
+      handlers: {},
+      logger,
+      startWaitMs: 1_500,
+    });
+    closers.push(() => runner.close());
+    try {
+      await expect(runner.start()).rejects.toThrow(/^Redis did not answer within 1500 ms at start: /);
+      expect(logger.lines).toEqual([
+        expect.stringMatching(/^waiting up to 1500 ms for Redis before starting: /),
+      ]);
+    } finally {
+      await server.restart(0);
+    }
+  }, 30_000);
+
+  describe('a refusal that is not an outage fails at once, without waiting', () => {
+    async function refusedAtOnce(start: () => Promise<void>, logger: { lines: string[] }, error: RegExp) {
+      const started = Date.now();
+      await expect(start()).rejects.toThrow(error);
+      // Far below the 30 s wait; the log says nothing of waiting.
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(logger.lines.filter((line) => line.startsWith('waiting'))).toEqual([]);
+    }
+
+    it('a wrong password', async () => {
+      await admin.call('ACL', 'SETUSER', 'someone', 'on', '>right', '~*', '+@all');
+      const logger = recordingLogger();
+      const url = `redis://someone:wrong@127.0.0.1:${server.port}`;
+      const runner = new TimerRunner({ connection: url, prefix: 'sw4', handlers: {}, logger });
+      const timers = new RedisTimers({ connection: url, prefix: 'sw4', logger });
+      closers.push(
+        () => runner.close(),
+        () => timers.dispose(),
+      );
+      await refusedAtOnce(() => runner.start(), logger, /WRONGPASS/);
+      await refusedAtOnce(() => timers.connect(), logger, /WRONGPASS/);
+    });
+
+    it('an ACL user that may not load the Redis Functions (NOPERM)', async () => {
+      await admin.call('ACL', 'SETUSER', 'pinger', 'on', '>pw', '~*', '+ping', '+info');
+      const logger = recordingLogger();
+      const connection = `redis://pinger:pw@127.0.0.1:${server.port}`;
+      const runner = new TimerRunner({ connection, prefix: 'sw5', handlers: {}, logger });
+      closers.push(() => runner.close());
+      await refusedAtOnce(() => runner.start(), logger, /NOPERM|permission/i);
+    });
+
+    it('another partition count', async () => {
+      await admin.set('sw6:partitions', '1');
+      const logger = recordingLogger();
+      const runner = new TimerRunner({
+        connection: url(),
+        prefix: 'sw6',
+        partitions: 2,
+        handlers: {},
+        logger,
+      });
+      closers.push(() => runner.close());
+      await refusedAtOnce(() => runner.start(), logger, /partition/i);
+    });
+  });
+});
