@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import {
   type AppProcess,
   ensureBuilt,
@@ -48,5 +49,21 @@ describe('apps started while Redis is unreachable', () => {
     }
     const created = await scheduler.api('POST', '/v1/timers', { key: 'after', handler: 'log', delay: 0 });
     expect(created.status).toBe(201);
+  }, 60_000);
+
+  it('a wrong password is not waited for: the app exits 1 at once, naming it', async () => {
+    const admin = new Redis(server.url);
+    await admin.call('ACL', 'SETUSER', 'someone', 'on', '>right', '~*', '&*', '+@all');
+    await admin.quit();
+    const url = `redis://someone:wrong@127.0.0.1:${server.port}`;
+    // Before, it waited the whole 30 s and then said only that Redis did not answer. (Its first probe may
+    // still log that it waits: the refused AUTH comes a moment after the connection's first failure.)
+    const refused = await spawnApp('scheduler', 'scheduler', { REDIS_URL: url }).then(
+      () => new Error('the scheduler started with a wrong password'),
+      (error: Error) => error,
+    );
+    expect(refused.message).toMatch(/exited at start with 1/);
+    expect(refused.message).toMatch(/WRONGPASS/);
+    expect(refused.message).not.toMatch(/did not answer within/);
   }, 60_000);
 });

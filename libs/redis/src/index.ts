@@ -13,7 +13,13 @@ export {
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
-export { START_REDIS_WAIT_MS, waitForRedis, type WaitForRedisOptions } from './infra/wait-for-redis';
+export {
+  type ErrorEvents,
+  isAwayNotRefused,
+  START_REDIS_WAIT_MS,
+  waitForRedis,
+  type WaitForRedisOptions,
+} from './infra/wait-for-redis';
 export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.

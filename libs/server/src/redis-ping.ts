@@ -1,4 +1,4 @@
-import { openRedis, type RedisClient } from '@sundial/redis';
+import { type ErrorEvents, openRedis, type RedisClient } from '@sundial/redis';
 
 const PING_TIMEOUT_MS = 1_000;
 
@@ -6,7 +6,7 @@ const PING_TIMEOUT_MS = 1_000;
  * A connection used only to answer readiness (is Redis reachable, and not full): it fails fast instead of queueing commands while
  * Redis is away, so a probe never hangs.
  */
-export class RedisPing {
+export class RedisPing implements ErrorEvents {
   private readonly client: RedisClient;
 
   /** `url`: any REDIS_URL shape (one node, redis+cluster://, redis+sentinel://). */
@@ -32,6 +32,15 @@ export class RedisPing {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Its connection's errors: a refused AUTH (WRONGPASS) shows only there, ping() says the stream is shut. */
+  on(event: 'error', listener: (error: unknown) => void): void {
+    this.client.on(event, listener);
+  }
+
+  off(event: 'error', listener: (error: unknown) => void): void {
+    this.client.off(event, listener);
   }
 
   async close(): Promise<void> {

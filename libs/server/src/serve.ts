@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { SundialLogger } from '@sundial/core';
-import { waitForRedis, watchPartitionCount } from '@sundial/redis';
+import { isAwayNotRefused, waitForRedis, watchPartitionCount } from '@sundial/redis';
 import type { AddressInfo } from 'node:net';
 import type { ClusterConfig } from './cluster-config';
 import { exitOnSignal } from './exit-on-signal';
@@ -28,9 +28,10 @@ export function serve(
       const logger = app.get<SundialLogger>(SUNDIAL_LOGGER);
       exitOnSignal(app, logger, shutdownDeadlineMs);
       // Before listen, which starts the app's service: a Redis away for a moment is waited for.
-      // Every failed probe waits: RedisPing fails fast without queueing, so it cannot tell Redis's own
-      // refusals (a wrong password) from an outage; the library's start that follows fails on those.
-      await waitForRedis(app.get(RedisPing), logger, { isOutage: () => true });
+      // A probe failing for want of Redis (RedisPing fails fast without queueing: its stream is shut, no
+      // answer, a full Redis) waits; Redis refusing us (WRONGPASS, NOPERM: a reply that is not a
+      // transient one) fails the start at once, saying so.
+      await waitForRedis(app.get(RedisPing), logger, { isOutage: isAwayNotRefused });
       await app.listen(config.port);
       const { port } = app.getHttpServer().address() as AddressInfo;
       const { prefix, partitions, serve } = config;

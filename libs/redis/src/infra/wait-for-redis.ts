@@ -1,6 +1,5 @@
 import type { SundialLogger } from '@sundial/core';
 import { ReplyError } from 'ioredis';
-import type { EventEmitter } from 'node:events';
 import { isConnectionFailure } from './connection-failure';
 
 /**
@@ -11,6 +10,12 @@ import { isConnectionFailure } from './connection-failure';
  */
 export const START_REDIS_WAIT_MS = 30_000;
 const RETRY_MS = 500;
+
+/** A connection's `error` events, where a refused AUTH shows (a queued ping may only say max retries). */
+export interface ErrorEvents {
+  on?(event: 'error', listener: (error: unknown) => void): unknown;
+  off?(event: 'error', listener: (error: unknown) => void): unknown;
+}
 
 export interface WaitForRedisOptions {
   /** give up after this long (default START_REDIS_WAIT_MS) */
@@ -31,7 +36,7 @@ export interface WaitForRedisOptions {
  * by ioredis for ~10 s), so the bound holds and a ping that never settles cannot hang the start.
  */
 export async function waitForRedis(
-  redis: { ping(): Promise<unknown> } & Partial<Pick<EventEmitter, 'on' | 'off'>>,
+  redis: ErrorEvents & { ping(): Promise<unknown> },
   logger: Pick<SundialLogger, 'warn' | 'info'>,
   { deadlineMs = START_REDIS_WAIT_MS, isOutage = isConnectionFailure }: WaitForRedisOptions = {},
 ): Promise<void> {
@@ -85,6 +90,15 @@ async function waitOrRefuse(
     );
     await Promise.race([pause, refused]).finally(() => clearTimeout(timer));
   }
+}
+
+/**
+ * For a probe that fails fast (no offline queue, so Redis being away shows as a plain error: a shut
+ * stream, no answer, a full Redis): whether `error` means Redis is away rather than refusing this process.
+ * A reply that is not a transient one (WRONGPASS, NOAUTH, NOPERM) is a refusal.
+ */
+export function isAwayNotRefused(error: unknown): boolean {
+  return !(error instanceof ReplyError) || isConnectionFailure(error);
 }
 
 /** A start that waited for Redis in vain: a connection failure (isConnectionFailure), so `unavailable`. */
