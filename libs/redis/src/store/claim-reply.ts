@@ -23,6 +23,15 @@ export type ClaimResult =
 
 export type RawClaimReply = [ClaimCode, ...string[]];
 
+/**
+ * A claimed run's claim instant by Redis's clock (claim.lua's `now`, where its lease starts): its `lf`,
+ * unless it was claimed ahead of its due — `lf` is then the due, and the claim ⌈leftMs⌉ before it (claim.lua
+ * sends leftMs in µs from `TIME`, and its `now` is that time in whole ms).
+ */
+export function claimInstant(claimed: { due: number; leftMs: number; fields: RowFields }): number {
+  return claimed.leftMs > 0 ? claimed.due - Math.ceil(claimed.leftMs) : Number(claimed.fields.lf);
+}
+
 /** What the worker knows of a timer it claims: its ref, and itself. */
 export interface ClaimedBy {
   key: string;
@@ -54,7 +63,7 @@ export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResul
         fields.lw = by.workerId;
       }
       const due = Number(reply[1]);
-      const leftMs = Number(reply[2]);
+      const leftMs = Number(reply[2]) / 1000; // sent in µs
       // a held one-shot's 5th element is its kept entries (`lq`), a free run's says 'rerun'
       if (code === 'held')
         return { kind: 'claimed', mode: code, due, leftMs, fields, rerun: false, kept: reply[4] };

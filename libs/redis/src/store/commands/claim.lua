@@ -6,10 +6,10 @@
 --   rule (a claim again after 'check'), else '0', ARGV[5] aheadMs (how long before its due by Redis's
 --   clock a pending timer may be claimed, ≥ 0), then (id, key, version) per timer
 -- Output: one reply per timer (a repeated call with the same token answers its first reply):
---   { 'held' | 'free', due, leftMs, row }  claimed (the row after the claim; a free run's `d` is its
+--   { 'held' | 'free', due, leftUs, row }  claimed (the row after the claim; a free run's `d` is its
 --                                  next tick, and the grid slots between `due` and it are one 'skipped'
 --                                  event; a free run's re-run adds 'rerun', its slots already counted).
---                                  leftMs: ms from this call's Redis TIME to the due (0 once due): the
+--                                  leftUs: µs from this call's Redis TIME to the due (0 once due): the
 --                                  worker starts the handler that long after the reply reaches it, so
 --                                  never before the due by Redis's clock
 --   { 'early', waitMs }            more than aheadMs before the due by Redis's clock: claim again in
@@ -45,7 +45,8 @@ local FIRST_REF = 6
 -- repeated call knows its own claim.
 local token = request.id
 local worker_json = cjson.encode(worker)
-local now = now_ms()
+local now_micros = now_us()
+local now = math.floor(now_micros / 1000)
 local now_text, lease_until = int(now), int(now + lease_ms)
 -- Index moves, made once for the whole batch at the end: held runs leave `due`/`armed` for `leases`;
 -- free runs arm their next tick (after the held moves, so its wake sees `due` as it will be).
@@ -60,8 +61,8 @@ ledger.worker = worker
 -- to parse. A held one-shot's kept entries (`lq`, '' for none) come after the row, as they are: its
 -- completion sends them back instead of reading its row (includes/one-shot-rows).
 local function claimed_reply(code, due_text, row, rerun, keeps_last)
-  -- (`+ 0`: the due is a number text this store wrote; the time left is never negative)
-  local left = int(math.max(0, (due_text + 0) - now))
+  -- (`+ 0`: the due is a number text this store wrote; the time left, in µs, is never negative)
+  local left = int(math.max(0, (due_text + 0) * 1000 - now_micros))
   local kept = row.lq
   row.key, row.rv, row.lw, row.lu, row.ct, row.j, row.lq = nil, nil, nil, nil, nil, nil, nil
   if not keeps_last then
