@@ -1,19 +1,12 @@
-import type { SundialLogger } from '@sundial/core';
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import { type RedisServer, startRedisCluster, startRedisSentinels, waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
+import { libraryHost, recordingLogger } from '../redis/library-host-fixture';
 
 /** How long what the client first reaches stays down after the start began. */
 const OUTAGE_MS = 3_000;
 /** Far below the 30 s a start waits for Redis; a refusal must come well within it. */
 const AT_ONCE_MS = 5_000;
-
-/** What a start logs, and nothing else read. */
-function recordingLogger(): SundialLogger & { lines: string[] } {
-  const lines: string[] = [];
-  const record = (message: string) => void lines.push(message);
-  return { lines, error: record, warn: record, info: record, debug: () => undefined };
-}
 
 interface Topology {
   /** the URL, with `credentials` (`user:password@`) when given */
@@ -82,23 +75,13 @@ describe.each(topologies)('a library start on %s', (_, start) => {
   });
 
   it('waits through a short outage, starts, and runs a timer', async () => {
-    const runs: string[] = [];
     const logger = recordingLogger();
     // Down before the connections are made: a Cluster client then finds none of its startup nodes.
     const downAt = Date.now();
     const outage = topology.outage();
     const shared = { connection: topology.url(), prefix: 'swt', partitions: 2, logger };
-    const runner = new TimerRunner({
-      ...shared,
-      handlers: { note: async (_, ctx) => void runs.push(ctx.key) },
-    });
-    const dispatcher = new Dispatcher(shared);
-    const timers = new RedisTimers({ ...shared, logger: recordingLogger() });
-    closers.push(
-      () => timers.dispose(),
-      () => dispatcher.close(),
-      () => runner.close(),
-    );
+    const { runner, dispatcher, timers, runs, close } = libraryHost(shared);
+    closers.push(close);
     const startedAt = (start: Promise<void>) => start.then(() => Date.now());
     const starts = [startedAt(runner.start()), startedAt(dispatcher.start()), startedAt(timers.connect())];
     await outage;
