@@ -112,13 +112,16 @@ export class Dispatcher extends Partitioned<FireCommands> {
       [...channels.keys()],
       'its wake channels',
       this.logger,
+      this.passAll,
     );
     await this.subscription.confirmedWithin(START_SUBSCRIBE_MS);
-    for (const partition of this.states.keys()) this.pass(partition);
+    this.passAll();
+    this.redis.on('ready', this.passAll);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.redis.off('ready', this.passAll);
     for (const state of this.states.values()) clearTimeout(state.sleep);
     this.subscription?.close();
     await closeRedis(this.subscriber);
@@ -130,6 +133,17 @@ export class Dispatcher extends Partitioned<FireCommands> {
   private wakeChannel(partition: number): string {
     return `${this.keys.base(partition)}wake`;
   }
+
+  /**
+   * A pass in every partition: at start, and each time the command connection is ready again or the wake
+   * channels are subscribed again after an outage. The passes during an outage failed (on a Cluster
+   * `Cluster isn't ready` until its client's own 'ready') and the wakes published meanwhile went unheard:
+   * without these, what fell due then waited for the safety-net poll (up to `pollMs`, measured up to
+   * 2.1 s late after a Cluster outage; docs/design.md "Redis Cluster outages"). Once per reconnect.
+   */
+  private readonly passAll = (): void => {
+    for (const partition of this.states.keys()) this.pass(partition);
+  };
 
   /** One pass at a time per partition; a wake during a pass runs another right after it. */
   private pass(partition: number): void {
