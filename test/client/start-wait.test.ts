@@ -22,17 +22,20 @@ class Notes {
  * (redis-server killed with SIGKILL, started again on its port OUTAGE_MS later), as a pod started
  * during a Redis restart. Before, the boot failed within a second (the @DistributedCron pass's first
  * call answered `unavailable`), and Kubernetes would restart the pod only after its crash-loop back-off;
- * now the boot waits for Redis (up to 30 s) and the app then runs its timers.
+ * now the boot waits for Redis (up to 30 s) and the app then runs its timers. SundialModule's
+ * `startWaitMs` bounds that wait for the whole app (its RedisTimers, the worker's runner and dispatcher).
  */
 describe('a SundialWorkerModule app booted while Redis is unreachable', () => {
   let server: RedisServer;
-  let app: TestingModule | undefined;
+  const apps: TestingModule[] = [];
 
   beforeAll(async () => {
     server = await startRedis();
   });
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
   afterAll(async () => {
-    await app?.close();
     await server?.stop();
   });
 
@@ -46,7 +49,7 @@ describe('a SundialWorkerModule app booted while Redis is unreachable', () => {
         ],
         providers: [Notes],
       }).compile();
-      app = module;
+      apps.push(module);
       return module.init();
     };
     const [booted] = await Promise.all([boot(), server.restart(OUTAGE_MS)]);
@@ -54,5 +57,48 @@ describe('a SundialWorkerModule app booted while Redis is unreachable', () => {
     const notes = booted.get(Notes);
     await waitFor(() => notes.seen.length > 0, { what: 'the @OnTimer run' });
     expect(notes.seen).toEqual(['ran']);
+  }, 30_000);
+
+  /** SundialModule (forRoot or forRootAsync) with startWaitMs, alone or with a dispatching worker. */
+  const withStartWait = (startWaitMs: number, how: 'forRoot' | 'forRootAsync', worker: boolean) => {
+    const options = { connection: server.url, prefix: 'bounded', startWaitMs };
+    const sundial =
+      how === 'forRoot'
+        ? SundialModule.forRoot(options)
+        : SundialModule.forRootAsync({ useFactory: () => options });
+    const workers = worker ? [SundialWorkerModule.forRoot({ prefix: 'bounded', dispatch: true })] : [];
+    return Test.createTestingModule({ imports: [sundial, ...workers], providers: [Notes] }).compile();
+  };
+
+  it.each([
+    ['forRoot', false],
+    ['forRootAsync', false],
+    ['forRoot', true],
+  ] as const)(
+    'with startWaitMs (%s, worker %s) fails past it, saying why, not after 30 s',
+    async (how, worker) => {
+      server.kill();
+      const module = await withStartWait(1_500, how, worker);
+      const started = Date.now();
+      try {
+        await expect(module.init()).rejects.toThrow(/^Redis did not answer within 1500 ms at start: /);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+        expect(Date.now() - started).toBeLessThan(6_000);
+      } finally {
+        await module.close();
+        await server.restart(0);
+      }
+    },
+    40_000,
+  );
+
+  it('with startWaitMs boots when Redis is back within it', async () => {
+    server.kill();
+    const module = await withStartWait(8_000, 'forRootAsync', true);
+    apps.push(module);
+    const [booted] = await Promise.all([module.init(), server.restart(1_000)]);
+    await booted.get(Timers).schedule({ key: 'bounded', handler: 'note', payload: 'ok', delay: 0 });
+    await waitFor(() => booted.get(Notes).seen.length > 0, { what: 'the @OnTimer run' });
+    expect(booted.get(Notes).seen).toEqual(['ok']);
   }, 30_000);
 });

@@ -3,9 +3,11 @@ import {
   type AppProcess,
   ensureBuilt,
   killAll,
+  type RedisCluster,
   type RedisServer,
   spawnApp,
   startRedis,
+  startRedisCluster,
 } from '@sundial/testing';
 
 /** Redis is away this long after the apps are spawned: before, they exited 1 within ~3 s of it. */
@@ -21,15 +23,16 @@ const OUTAGE_MS = 8_000;
  */
 describe('apps started while Redis is unreachable', () => {
   let server: RedisServer;
+  let cluster: RedisCluster;
   let apps: AppProcess[] = [];
 
   beforeAll(async () => {
-    [server] = await Promise.all([startRedis(), ensureBuilt()]);
+    [server, cluster] = await Promise.all([startRedis(), startRedisCluster(3), ensureBuilt()]);
   }, 180_000);
 
   afterAll(async () => {
     await killAll(apps);
-    await server?.stop();
+    await Promise.all([server?.stop(), cluster?.stop()]);
   });
 
   it('start once Redis answers, without exiting', async () => {
@@ -65,5 +68,27 @@ describe('apps started while Redis is unreachable', () => {
     expect(refused.message).toMatch(/exited at start with 1/);
     expect(refused.message).toMatch(/WRONGPASS/);
     expect(refused.message).not.toMatch(/did not answer within/);
+  }, 60_000);
+
+  // On a Redis Cluster the refused AUTH shows only on the cluster's `node error` events (the cluster
+  // itself says `Cluster isn't ready`): before the start gate heard them, the scheduler waited the whole
+  // 30 s and then failed to listen.
+  it('on a Redis Cluster too, a wrong password is not waited for', async () => {
+    for (const node of cluster.nodes) {
+      const admin = new Redis(node.url);
+      await admin.call('ACL', 'SETUSER', 'someone', 'on', '>right', '~*', '&*', '+@all');
+      await admin.quit();
+    }
+    const hosts = cluster.nodes.map((node) => `127.0.0.1:${node.port}`).join(',');
+    const started = Date.now();
+    const refused = await spawnApp('scheduler', 'scheduler', {
+      REDIS_URL: `redis+cluster://someone:wrong@${hosts}`,
+    }).then(
+      () => new Error('the scheduler started with a wrong password'),
+      (error: Error) => error,
+    );
+    expect(refused.message).toMatch(/exited at start with 1/);
+    expect(refused.message).toMatch(/WRONGPASS/);
+    expect(Date.now() - started).toBeLessThan(15_000);
   }, 60_000);
 });

@@ -109,10 +109,10 @@ export function useFirePath() {
         async jobOf(key) {
           const partition = timers.keys.partitionOf(key);
           const at = await fixture.raw.zscore(timers.keys.armed(partition), key);
-          const [jobId] =
+          const [record] =
             at === null ? [] : await fixture.raw.zrangebyscore(timers.keys.jobs(partition), at, at);
-          if (jobId === undefined) throw new Error(`no job recorded for ${key}`);
-          return jobId;
+          if (record === undefined) throw new Error(`no job recorded for ${key}`);
+          return record.split('@')[0]; // `<jobId>@<ms>`: a later take-due's part of the job
         },
         redisNow: () => redisNow(fixture.raw),
       };

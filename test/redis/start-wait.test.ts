@@ -1,19 +1,12 @@
-import type { SundialLogger } from '@sundial/core';
-import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
+import { RedisTimers, TimerRunner } from '@sundial/redis';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
+import { libraryHost, recordingLogger } from './library-host-fixture';
 
 /** Redis is away this long after the runner is made; ioredis gives a command up after ~150 ms here. */
 const OUTAGE_MS = 3_000;
 /** Shorter than any ioredis retry here takes to fail: the connections give a command up quickly. */
 const FAST_FAIL = { maxRetriesPerRequest: 2 };
-
-/** What a start logs, and nothing else read. */
-function recordingLogger(): SundialLogger & { lines: string[] } {
-  const lines: string[] = [];
-  const record = (message: string) => void lines.push(message);
-  return { lines, error: record, warn: record, info: record, debug: () => undefined };
-}
 
 /**
  * A library host (its own process: TimerRunner, Dispatcher, RedisTimers) started while Redis is
@@ -44,22 +37,11 @@ describe('a library start while Redis is unreachable', () => {
   const url = () => server.url;
 
   it('a runner and dispatcher made while Redis is down start once it is back, and run a timer', async () => {
-    const runs: string[] = [];
     const logger = recordingLogger();
     const connection = { url: url(), ...FAST_FAIL };
     server.kill();
-    const shared = { connection, prefix: 'sw1', logger };
-    const runner = new TimerRunner({
-      ...shared,
-      handlers: { note: async (_, ctx) => void runs.push(ctx.key) },
-    });
-    const dispatcher = new Dispatcher(shared);
-    const timers = new RedisTimers({ ...shared, logger: recordingLogger() });
-    closers.push(
-      () => timers.dispose(),
-      () => dispatcher.close(),
-      () => runner.close(),
-    );
+    const { runner, dispatcher, timers, runs, close } = libraryHost({ connection, prefix: 'sw1', logger });
+    closers.push(close);
     await Promise.all([runner.start(), dispatcher.start(), server.restart(OUTAGE_MS)]);
     expect(logger.lines.filter((line) => line.startsWith('waiting up to 30000 ms for Redis'))).toHaveLength(
       2,

@@ -9,14 +9,14 @@ export function createBackend(options: SundialModuleOptions, registry: TimerHand
     const { clock, limits, tombstoneMs, logger, ledger } = options;
     return createEngine({ clock, handlers: registry.handlers, limits, tombstoneMs, logger, ledger });
   }
-  const { connection, prefix, partitions, limits, tombstoneMs, logger, metricsRegistry, ledger } = options;
-  const observer = new SundialMetrics(metricsRegistry);
-  return new RedisTimers({ connection, prefix, partitions, limits, tombstoneMs, logger, observer, ledger });
+  const { connection, prefix, partitions, limits, tombstoneMs, logger, ledger, startWaitMs } = options;
+  const given = { connection, prefix, partitions, limits, tombstoneMs, logger, ledger, startWaitMs };
+  return new RedisTimers({ ...given, observer: new SundialMetrics(options.metricsRegistry) });
 }
 
 /**
  * At boot, before the app's first call: a Redis client connects (`RedisTimers.connect`), waiting for a
- * Redis away for a moment (up to 30 s, then the boot fails saying why); the memory engine has nothing to do.
+ * Redis away for a moment (up to `startWaitMs`, default 30 s, then the boot fails saying why); the memory engine has nothing to do.
  */
 export async function connectBackend(backend: TimersApi): Promise<void> {
   if (backend instanceof RedisTimers) await backend.connect();

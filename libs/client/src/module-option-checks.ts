@@ -7,7 +7,7 @@ import type { SundialWorkerModuleOptions } from './worker/sundial-worker-options
 // written: a wrong one is the `invalid` refusal (reason, field, message, fix) and the app does not start.
 
 const COMMON = ['backend', 'limits', 'tombstoneMs', 'logger', 'ledger', 'appName'] as const;
-const REDIS_FIELDS = [...COMMON, 'connection', 'prefix', 'partitions', 'metricsRegistry'];
+const REDIS_FIELDS = [...COMMON, 'connection', 'prefix', 'partitions', 'metricsRegistry', 'startWaitMs'];
 const MEMORY_FIELDS = [...COMMON, 'clock', 'handlers'];
 const LIMIT_FIELDS = ['maxPayloadBytes', 'minEveryMs'];
 const WORKER_FIELDS = [
@@ -46,6 +46,7 @@ export function checkSundialModuleOptions(value: unknown): SundialModuleOptions 
     checkConnection(read);
     checkQueueIdentity(read);
     read.methods('metricsRegistry', REGISTRY_METHODS, 'a prom-client Registry');
+    read.integer('startWaitMs', 0, '10000');
   }
   checkLimits(read);
   read.integer('tombstoneMs', 0, '604800000 (7 days)');

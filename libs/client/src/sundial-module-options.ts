@@ -28,6 +28,12 @@ export interface RedisBackendOptions extends CommonOptions {
    * prom-client's global registry, the one the host's `/metrics` usually serves)
    */
   metricsRegistry?: Registry;
+  /**
+   * how long the boot waits for a Redis that does not answer yet (a restart, a failover) before it fails
+   * saying why (default 30000; 0 does not wait): `RedisTimers.connect()` here, and SundialWorkerModule's
+   * runner and dispatcher, which use this connection. A refusal (wrong password, NOPERM) fails at once.
+   */
+  startWaitMs?: number;
 }
 
 /** Timers kept and run in this process by the in-memory engine (docs/spec.md §5.1a). */

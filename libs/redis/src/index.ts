@@ -14,6 +14,7 @@ export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
 export {
+  type ConnectionErrorEvent,
   type ErrorEvents,
   isAwayNotRefused,
   START_REDIS_WAIT_MS,

@@ -1,4 +1,4 @@
-import { type ErrorEvents, openRedis, type RedisClient } from '@sundial/redis';
+import { type ConnectionErrorEvent, type ErrorEvents, openRedis, type RedisClient } from '@sundial/redis';
 
 const PING_TIMEOUT_MS = 1_000;
 
@@ -35,11 +35,11 @@ export class RedisPing implements ErrorEvents {
   }
 
   /** Its connection's errors: a refused AUTH (WRONGPASS) shows only there, ping() says the stream is shut. */
-  on(event: 'error', listener: (error: unknown) => void): void {
+  on(event: ConnectionErrorEvent, listener: (error: unknown) => void): void {
     this.client.on(event, listener);
   }
 
-  off(event: 'error', listener: (error: unknown) => void): void {
+  off(event: ConnectionErrorEvent, listener: (error: unknown) => void): void {
     this.client.off(event, listener);
   }
 

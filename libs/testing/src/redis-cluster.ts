@@ -20,9 +20,10 @@ export interface RedisCluster {
  * Starts `primaries` (default 3) `redis-server --cluster-enabled yes` on free ports with their own temp
  * dirs, joins them with `redis-cli --cluster create … --cluster-replicas 0` (the 16384 slots split into
  * equal contiguous ranges, in port order; redis-cli refuses fewer than 3 primaries, so 1 or 2 are joined
- * by hand the same way) and resolves once every node reports `cluster_state:ok`.
+ * by hand the same way) and resolves once every node reports `cluster_state:ok`. `args` go to every node
+ * (e.g. `--appendonly yes --appendfsync always`, so its data survives a restart).
  */
-export async function startRedisCluster(primaries = 3): Promise<RedisCluster> {
+export async function startRedisCluster(primaries = 3, args: string[] = []): Promise<RedisCluster> {
   const nodes = await Promise.all(
     Array.from({ length: primaries }, () =>
       // A node learns its own address from its peers; a lone primary has none, so it is told.
@@ -34,6 +35,7 @@ export async function startRedisCluster(primaries = 3): Promise<RedisCluster> {
           '2000',
           '--cluster-announce-ip',
           '127.0.0.1',
+          ...args,
         ],
       }),
     ),

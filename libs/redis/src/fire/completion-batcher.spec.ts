@@ -12,6 +12,18 @@ function connection(name: string, calls: string[]) {
   } as unknown as FireCommands;
 }
 
+/** A connection whose complete calls stay on their way until the test calls their `answers` entry. */
+function answeredByHand(calls: string[], answers: (() => void)[]) {
+  return {
+    complete: (_partition: number, completions: Completion[]) => {
+      calls.push(completions.map((c) => c.key).join(','));
+      return new Promise<CompleteReply[]>((resolve) =>
+        answers.push(() => resolve(completions.map(() => ({ kind: 'done', missed: 0, overlap: 0 })))),
+      );
+    },
+  } as unknown as FireCommands;
+}
+
 function completion(key: string, copied = false): Completion {
   return {
     ...(copied && { claim: { leaseEnd: 1, due: '1', scheduledAt: '0', kept: '', workerId: 'w' } }),
@@ -40,6 +52,15 @@ describe('CompletionBatcher', () => {
 
   const batcher = (rides: boolean) =>
     new CompletionBatcher(commands, { memoryMs: 60_000, keepTrying: () => true, rides });
+  /** A batcher whose calls stay on their way until the test calls their `answers` entry. */
+  const byHand = () => {
+    const answers: (() => void)[] = [];
+    const b = new CompletionBatcher(answeredByHand(calls, answers), {
+      memoryMs: 60_000,
+      keepTrying: () => true,
+    });
+    return { b, answers };
+  };
 
   it('sends what settled within the linger (5 ms) as one call on the command connection', async () => {
     const b = batcher(false);
@@ -77,6 +98,33 @@ describe('CompletionBatcher', () => {
     expect(calls).toEqual([]);
     jest.advanceTimersByTime(1);
     expect(calls).toEqual(['commands:a', 'commands:b']);
+  });
+
+  it('what settles while a call is on its way goes when its own linger is over, not when the call returns', async () => {
+    const { b, answers } = byHand();
+    void b.complete(0, completion('a'));
+    jest.advanceTimersByTime(5);
+    expect(calls).toEqual(['a']);
+    void b.complete(0, completion('b')); // its linger runs to 5 ms from now
+    jest.advanceTimersByTime(1);
+    answers[0]();
+    await Promise.resolve();
+    expect(calls).toEqual(['a']); // not at once: one call for 'b' and what else settles by then
+    void b.complete(0, completion('c'));
+    jest.advanceTimersByTime(4);
+    expect(calls).toEqual(['a', 'b,c']);
+  });
+
+  it('what waited past its linger while a call was on its way goes when the call returns', async () => {
+    const { b, answers } = byHand();
+    void b.complete(0, completion('a'));
+    jest.advanceTimersByTime(5);
+    void b.complete(0, completion('b'));
+    jest.advanceTimersByTime(5); // b's linger is over; its partition's call is still on its way
+    expect(calls).toEqual(['a']);
+    answers[0]();
+    await Promise.resolve();
+    expect(calls).toEqual(['a', 'b']);
   });
 
   it('sends claim copies only in a call that carries three or more (fewer cost more than the rows read)', () => {

@@ -44,6 +44,15 @@ const WAKE_AT_LEAD = 3 / 4;
  * A backlog still goes at one round trip per job: each take overlaps the previous take's addBulk.
  */
 const JOBS_PER_CALL = 1;
+/**
+ * Take-due calls whose timers one fire job carries at most: a pass's calls (one job of `batchSize` each)
+ * fill one job, added when the pass ends or the job is full. Each BullMQ job costs ~35 Redis commands
+ * (add, the consumer's fetch and finish, their event-stream entries): at 10,000 timers/s a pass of
+ * ~500 timers went as 5 jobs, ~0.3 commands per fired timer (docs/design.md "Commands per fired timer").
+ * No call takes more than before, so none holds Redis longer; the job's first timers wait for the
+ * pass's later calls (a round trip each) within the lead. The runner claims at most `batchSize` a call.
+ */
+const CALLS_PER_JOB = 5;
 
 interface PartitionState {
   queue: Queue<FireJobData>;
@@ -51,6 +60,13 @@ interface PartitionState {
   busy: boolean;
   again: boolean;
   sleep: NodeJS.Timeout | undefined;
+}
+
+/** A pass's job still taking timers (take-due extends it), with the spans of its timers. */
+interface OpenJob {
+  job: DueJob;
+  calls: number;
+  spans: DispatchSpans[];
 }
 
 /**
@@ -112,13 +128,16 @@ export class Dispatcher extends Partitioned<FireCommands> {
       [...channels.keys()],
       'its wake channels',
       this.logger,
+      this.passAll,
     );
     await this.subscription.confirmedWithin(START_SUBSCRIBE_MS);
-    for (const partition of this.states.keys()) this.pass(partition);
+    this.passAll();
+    this.redis.on('ready', this.passAll);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.redis.off('ready', this.passAll);
     for (const state of this.states.values()) clearTimeout(state.sleep);
     this.subscription?.close();
     await closeRedis(this.subscriber);
@@ -130,6 +149,17 @@ export class Dispatcher extends Partitioned<FireCommands> {
   private wakeChannel(partition: number): string {
     return `${this.keys.base(partition)}wake`;
   }
+
+  /**
+   * A pass in every partition: at start, and each time the command connection is ready again or the wake
+   * channels are subscribed again after an outage. The passes during an outage failed (on a Cluster
+   * `Cluster isn't ready` until its client's own 'ready') and the wakes published meanwhile went unheard:
+   * without these, what fell due then waited for the safety-net poll (up to `pollMs`, measured up to
+   * 2.1 s late after a Cluster outage; docs/design.md "Redis Cluster outages"). Once per reconnect.
+   */
+  private readonly passAll = (): void => {
+    for (const partition of this.states.keys()) this.pass(partition);
+  };
 
   /** One pass at a time per partition; a wake during a pass runs another right after it. */
   private pass(partition: number): void {
@@ -154,20 +184,46 @@ export class Dispatcher extends Partitioned<FireCommands> {
     // The jobs of one take are added while the next take runs (another connection): in a backlog each
     // take costs one round trip, not two — on a busy Redis every round trip waits behind the workers'.
     let adding: Promise<void> = Promise.resolve();
+    let open: OpenJob | undefined;
+    const add = async (): Promise<void> => {
+      if (!open) return;
+      const { job, spans } = open;
+      open = undefined;
+      await adding;
+      adding = this.addJob(partition, state.queue, job, spans);
+    };
     try {
       do {
         state.again = false;
-        const taken = await this.commands.takeDue(partition, this.batchSize, this.leadMs, JOBS_PER_CALL);
+        const taken = await this.commands.takeDue(
+          partition,
+          this.batchSize,
+          this.leadMs,
+          JOBS_PER_CALL,
+          open?.job.jobId,
+        );
         nextDue = taken.nextDue;
         // More is due within the lead than one call takes: go on at once.
         state.again ||= nextDue !== null && nextDue <= taken.now + this.leadMs;
         const spans = DispatchSpans.start(taken, this.keys.queueName(partition));
-        await adding;
-        adding = this.addJobs(partition, state.queue, taken.jobs, spans);
+        for (const job of taken.jobs) {
+          if (open?.job.jobId === job.jobId) open.job.timers.push(...job.timers);
+          else {
+            await add();
+            open = { job, calls: 0, spans: [] };
+          }
+        }
+        if (open) {
+          open.calls++;
+          if (spans) open.spans.push(spans);
+          if (open.calls >= CALLS_PER_JOB || !state.again || this.closed) await add();
+        }
       } while (state.again && !this.closed);
     } catch (error) {
       this.logger.error(`Sundial dispatcher: ${(error as Error).message}`, { partition });
     }
+    // a failed take leaves the job taken so far: it goes as it is
+    await add();
     await adding;
     if (this.closed) return;
     // Wake when the next due is three quarters of the lead away: each timer is handed over between 3/4 of
@@ -181,31 +237,22 @@ export class Dispatcher extends Partitioned<FireCommands> {
   }
 
   /**
-   * One round trip for all the jobs of a take. Should it fail, their timers stay `armed` without a job
-   * and the reconciler re-arms them.
+   * One round trip for a job: one script call (addBulk wraps even one job in a MULTI, and each ioredis
+   * pipeline copies onto itself every script the connection defines, BullMQ's ~50: ~0.2 ms a job).
+   * Should it fail, its timers stay `armed` without a job and the reconciler re-arms them.
    */
-  private async addJobs(
+  private async addJob(
     partition: number,
     queue: Queue<FireJobData>,
-    jobs: DueJob[],
-    spans: DispatchSpans | undefined,
+    { jobId, timers }: DueJob,
+    spans: DispatchSpans[],
   ): Promise<void> {
-    if (jobs.length === 0) return;
-    const bulk = jobs.map(({ jobId, timers }) => ({
-      name: 'fire',
-      data: { timers },
-      opts: { jobId, removeOnComplete: true, removeOnFail: true },
-    }));
     try {
-      // A take's one job goes as one script call: addBulk wraps even one job in a MULTI, and each ioredis
-      // pipeline copies onto itself every script the connection defines (BullMQ's ~50): ~0.2 ms a job.
-      if (bulk.length === 1) await queue.add(bulk[0].name, bulk[0].data, bulk[0].opts);
-      else await queue.addBulk(bulk);
-      spans?.end();
+      await queue.add('fire', { timers }, { jobId, removeOnComplete: true, removeOnFail: true });
+      for (const span of spans) span.end();
     } catch (error) {
-      spans?.end(error as Error);
-      // Their timers stay armed without a job until the reconciler re-arms them.
-      const keys = jobs.flatMap((job) => job.timers.map((timer) => timer.key));
+      for (const span of spans) span.end(error as Error);
+      const keys = timers.map((timer) => timer.key);
       this.logger.error(`Sundial dispatcher could not add fire jobs: ${(error as Error).message}`, {
         partition,
         keys,

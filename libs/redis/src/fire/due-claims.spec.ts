@@ -113,6 +113,21 @@ describe('claimAtDue', () => {
     expect(h.settled).toEqual(['a:claimed']);
   });
 
+  it('claims at most 100 timers a call: a backlog job of 250 goes as 100, 100, then 50', async () => {
+    const h = harness(1000);
+    const keys = Array.from({ length: 250 }, (_, i) => `k${i}`);
+    const done = h.run(keys.map((key) => ref(key, 900)));
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([keys.slice(0, 100), keys.slice(100, 200)]);
+    h.calls[0].answer();
+    await tick();
+    expect(h.calls[2].keys).toEqual(keys.slice(200));
+    h.calls[1].answer();
+    h.calls[2].answer();
+    await done;
+    expect(h.settled).toHaveLength(250);
+  });
+
   it('drops a timer due more than a second ahead and ends without a claim', async () => {
     const h = harness(1000);
     await h.run([ref('a', 2001)]);

@@ -39,11 +39,16 @@ export class Subscription {
   private failing: string | undefined;
   private retry: NodeJS.Timeout | undefined;
 
+  /**
+   * `onResubscribed` runs each time Redis confirms the channels again after the first time (after a
+   * reconnect): what was published while the connection was away was not heard.
+   */
   constructor(
     private readonly connection: RedisClient,
     private readonly channels: readonly string[],
     private readonly what: string,
     private readonly logger: Pick<SundialLogger, 'warn' | 'info'>,
+    private readonly onResubscribed: () => void = () => undefined,
   ) {
     this.firstAttempt = this.subscribe().finally(() => {
       // From now on, not before: the first SUBSCRIBE is still queued for the first 'ready'.
@@ -102,11 +107,13 @@ export class Subscription {
     }
     if (this.failing !== undefined) this.logger.info(`Sundial subscribed to ${this.what} again`);
     this.failing = undefined;
-    if (!this.confirmed) {
-      this.confirmed = true;
-      for (const resolve of this.onConfirmed) resolve();
-      this.onConfirmed.clear();
+    if (this.confirmed) {
+      if (!this.closed) this.onResubscribed();
+      return true;
     }
+    this.confirmed = true;
+    for (const resolve of this.onConfirmed) resolve();
+    this.onConfirmed.clear();
     return true;
   }
 }

@@ -11,10 +11,18 @@ import { isConnectionFailure } from './connection-failure';
 export const START_REDIS_WAIT_MS = 30_000;
 const RETRY_MS = 500;
 
-/** A connection's `error` events, where a refused AUTH shows (a queued ping may only say max retries). */
+/**
+ * Where a connection reports its errors: `error`, and on a Cluster `node error`, where its node
+ * connections' errors go (a refused AUTH among them; the cluster itself then says only that it is not
+ * ready).
+ */
+export type ConnectionErrorEvent = 'error' | 'node error';
+const ERROR_EVENTS: readonly ConnectionErrorEvent[] = ['error', 'node error'];
+
+/** A connection's error events, where a refused AUTH shows (a queued ping may only say max retries). */
 export interface ErrorEvents {
-  on?(event: 'error', listener: (error: unknown) => void): unknown;
-  off?(event: 'error', listener: (error: unknown) => void): unknown;
+  on?(event: ConnectionErrorEvent, listener: (error: unknown) => void): unknown;
+  off?(event: ConnectionErrorEvent, listener: (error: unknown) => void): unknown;
 }
 
 export interface WaitForRedisOptions {
@@ -48,11 +56,11 @@ export async function waitForRedis(
   const onError = (error: unknown): void => {
     if (error instanceof ReplyError && !isOutage(error)) refuse(error);
   };
-  redis.on?.('error', onError);
+  for (const event of ERROR_EVENTS) redis.on?.(event, onError);
   try {
     await waitOrRefuse(redis, logger, deadlineMs, isOutage, refused);
   } finally {
-    redis.off?.('error', onError);
+    for (const event of ERROR_EVENTS) redis.off?.(event, onError);
   }
 }
 
@@ -65,8 +73,15 @@ async function waitOrRefuse(
 ): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   let waiting = false;
+  const sayWaiting = (why: string): void => {
+    if (!waiting) logger.warn(`waiting up to ${deadlineMs} ms for Redis before starting: ${why}`);
+    waiting = true;
+  };
   for (;;) {
     let why: unknown;
+    // A ping queued until Redis is back (as a Cluster's or a Sentinel-found primary's is, for ~10 s before
+    // ioredis gives it up) would say nothing meanwhile: the wait is told once it had no answer for RETRY_MS.
+    const silent = setTimeout(() => sayWaiting('no answer yet'), RETRY_MS);
     try {
       if (await answersWithin(Promise.race([redis.ping(), refused]), deadline - Date.now())) {
         if (waiting) logger.info('Redis answers: starting');
@@ -76,14 +91,15 @@ async function waitOrRefuse(
     } catch (error) {
       if (!isOutage(error)) throw error;
       why = error;
+    } finally {
+      clearTimeout(silent);
     }
     const message = (why as Error).message;
     if (Date.now() >= deadline)
       throw new RedisStartTimeout(`Redis did not answer within ${deadlineMs} ms at start: ${message}`, {
         cause: why,
       });
-    if (!waiting) logger.warn(`waiting up to ${deadlineMs} ms for Redis before starting: ${message}`);
-    waiting = true;
+    sayWaiting(message);
     let timer: NodeJS.Timeout | undefined;
     const pause = new Promise(
       (resolve) => (timer = setTimeout(resolve, Math.min(RETRY_MS, deadline - Date.now()))),

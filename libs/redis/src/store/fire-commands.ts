@@ -120,14 +120,25 @@ export class FireCommands {
     private readonly keys: SundialKeys,
   ) {}
 
-  /** Takes the timers due within `leadMs` from Redis now, in at most `maxJobs` jobs of `perJob` timers. */
-  async takeDue(partition: number, perJob: number, leadMs: number, maxJobs: number): Promise<DueTimers> {
-    const [nextDue, now, jobs, traced] = (await this.run('take-due', partition, perJob, leadMs, maxJobs)) as [
-      string,
-      string,
-      string[][],
-      string[],
-    ];
+  /**
+   * Takes the timers due within `leadMs` from Redis now, in at most `maxJobs` jobs of `perJob` timers; the
+   * first is named `openJob` when given (the caller's job not yet added, which it extends: take-due.lua).
+   */
+  async takeDue(
+    partition: number,
+    perJob: number,
+    leadMs: number,
+    maxJobs: number,
+    openJob = '',
+  ): Promise<DueTimers> {
+    const [nextDue, now, jobs, traced] = (await this.run(
+      'take-due',
+      partition,
+      perJob,
+      leadMs,
+      maxJobs,
+      openJob,
+    )) as [string, string, string[][], string[]];
     return {
       jobs: jobs.map(([jobId, ...flat]) => {
         const timers: TimerRef[] = [];

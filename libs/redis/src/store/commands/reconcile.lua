@@ -3,7 +3,8 @@
 -- 1. An `armed` entry handed off more than the grace ago whose job no longer exists goes back to `due`
 --    (its implied `armed` ledger entry kept on the row: includes/ledger ledger_fold_armed). Its job is
 --    one take-due recorded in `jobs` at its score (the hand-off ms), or the row's `j` (the release
---    before named it there); records whose job is gone and that no `armed` entry scores go.
+--    before named it there); records whose job is gone and that no `armed` entry scores go. A record
+--    `<jobId>@<ms>` is a later take-due's part of that job (take-due ARGV[5]).
 -- 2. A lease expired by Redis now: at-least-once → pending again at the same version, back to `due`
 --    (it runs again); at-most-once → replied for the caller to settle as lost (complete.lua). A free
 --    run's lease (includes/free-runs) likewise: re-armed under its member, or replied lost with `fr`
@@ -30,6 +31,10 @@ local rearmed = 0
 local jobs_key = base .. 'jobs'
 local handed_off = redis.call('ZRANGEBYSCORE', armed_key, '-inf', int(now - grace_ms), 'WITHSCORES', 'LIMIT', 0, limit)
 
+-- Whether the job of a `jobs` record exists: `<jobId>`, or `<jobId>@<ms>` for a later take-due's part of it.
+local function job_exists(record)
+  return redis.call('EXISTS', job_prefix .. string.match(record, '^[^@]*')) == 1
+end
 -- Whether a job recorded at hand-off ms `at` (text) still exists (several when two calls shared the ms:
 -- any one keeps the entries of that ms, until it goes too).
 local job_found = {}
@@ -38,7 +43,7 @@ local function job_at_exists(at)
   if found == nil then
     found = false
     for _, job in ipairs(redis.call('ZRANGEBYSCORE', jobs_key, at, at)) do
-      if redis.call('EXISTS', job_prefix .. job) == 1 then
+      if job_exists(job) then
         found = true
         break
       end
@@ -81,7 +86,7 @@ end
 local records = redis.call('ZRANGEBYSCORE', jobs_key, '-inf', int(now - grace_ms), 'WITHSCORES', 'LIMIT', 0, limit)
 for i = 1, #records, 2 do
   local at = records[i + 1]
-  if redis.call('EXISTS', job_prefix .. records[i]) == 0 and redis.call('ZCOUNT', armed_key, at, '(' .. int(at + 1)) == 0 then
+  if not job_exists(records[i]) and redis.call('ZCOUNT', armed_key, at, '(' .. int(at + 1)) == 0 then
     redis.call('ZREM', jobs_key, records[i])
   end
 end

@@ -6,7 +6,11 @@
 -- reaches a worker before its timers are due; the claim still refuses them until they are.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
---   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] jobs per call at most
+--   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] jobs per call at most,
+--   ARGV[5] '' or the jobId of the dispatcher's job still open (not yet added), which this call's first
+--   job extends: it is named so, and recorded in `jobs` as `<jobId>@<now>` (a member of its own, at this
+--   call's hand-off ms; the reconciler reads the jobId before the '@'), so one job carries several calls'
+--   timers while no call takes more than ARGV[2] of them (docs/design.md "Commands per fired timer")
 -- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } per job,
 --   { key, traceparent, kind, ... } of the timers whose row records the caller's trace (`tp`) } (a free
 --   run handed back for a re-run waits in `due` as `<key>|<version>`: its ref names the key)
@@ -19,6 +23,7 @@
 
 local base = KEYS[1]
 local per_job, lead_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local open_job = ARGV[5] or ''
 local now = now_ms()
 local now_text = int(now)
 local due_key, armed_key = base .. 'due', base .. 'armed'
@@ -72,10 +77,11 @@ for i = 1, #entries, 2 do
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
     if not job or #job == 1 + 4 * per_job then
-      job = { 't-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0') }
+      local extends = not job and open_job ~= ''
+      job = { extends and open_job or ('t-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0')) }
       jobs[#jobs + 1] = job
       job_records[#job_records + 1] = now_text
-      job_records[#job_records + 1] = job[1]
+      job_records[#job_records + 1] = extends and (open_job .. '@' .. now_text) or job[1]
     end
     if run then
       run.j = job[1]
