@@ -82,6 +82,9 @@ function describeRuns(prefix: string, runs: RunTiming[], gcs: Interval[], stalls
   return [
     `run timings ${prefix}: ${runs.length} runs, late ${quantiles(runs.map(late))} ms, claimed again ${runs.filter((run) => run.claimCalls > 1).length}`,
     ...Object.entries(parts).map(([name, values]) => `  ${name}: ${quantiles(values)} ms`),
+    // claimed ahead (claimAheadMs): the answer came with time left, so after the due the run waited for
+    // the local wake alone, not for the round trip as well
+    `  claim answered before the due (leftMs > 0): ${runs.filter((run) => run.leftMs > 0).length} of ${runs.length}; leftMs ${quantiles(runs.map((run) => run.leftMs))}`,
     `  slowest 1% (${slowest.length}), mean ms: late ${mean(late)} = job after due ${mean((run) => Math.max(0, run.arrivedAt - run.due))}` +
       ` + wake ${mean((run) => run.claimSentAt - Math.max(run.due, run.arrivedAt))}` +
       ` + claim round trip ${mean((run) => run.claimAnsweredAt - run.claimSentAt)}` +

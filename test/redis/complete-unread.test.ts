@@ -65,6 +65,18 @@ async function expectDone(cluster: FireCluster, partition: number, completion: C
 }
 
 describe('complete of a held one-shot ending ok from its claim, unread (docs/design.md "Read-free completion")', () => {
+  it('reads no row for a run claimed ahead of its due either (its lease starts at the claim, lf is the due)', async () => {
+    const cluster = await fire.cluster();
+    await cluster.timers.schedule({ key: 'ahead', handler: 'h', delay: 2_000 });
+    const [job] = (await cluster.commands.takeDue(0, 100, 5_000, 1)).jobs;
+    const [claimed] = await cluster.commands.claim(0, LEASE_MS, 'w-1', job.timers, false, 5_000);
+    if (claimed.kind !== 'claimed') throw new Error(`not claimed: ${claimed.kind}`);
+    expect(claimed.leftMs).toBeGreaterThan(1_000);
+    expect(Number(claimed.fields.lf)).toBe(claimed.due);
+    await expectDone(cluster, 0, okCompletion(claimed, 'w-1'), 0);
+    expect(story(await cluster.timers.history('ahead'))).toEqual(LIFE);
+  });
+
   it('reads no row while the copy is true, and records what happened once', async () => {
     const cluster = await fire.cluster();
     const { partition, completion } = await claimNew(cluster, 'plain');

@@ -1,5 +1,5 @@
 import { OptionReader, validateLedgerSize } from '@sundial/core';
-import { parseRedisUrl, servedPartitions } from '@sundial/redis';
+import { claimAheadOf, parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { SundialModuleOptions } from './sundial-module-options';
 import type { SundialWorkerModuleOptions } from './worker/sundial-worker-options';
 
@@ -18,6 +18,7 @@ const WORKER_FIELDS = [
   'configKey',
   'concurrency',
   'leaseMs',
+  'claimAheadMs',
   'consumerStallMs',
   'shutdownGraceMs',
   'handlers',
@@ -76,6 +77,7 @@ export function checkWorkerModuleOptions(value: unknown): SundialWorkerModuleOpt
   read.text('configKey', 'sundial');
   read.integer('concurrency', 1, '16');
   read.integer('leaseMs', 100, '30000');
+  claimAheadOf(read.given.claimAheadMs);
   read.integer('consumerStallMs', 100, '30000');
   read.integer('shutdownGraceMs', 0, '25000');
   read.handlers('handlers');

@@ -115,6 +115,8 @@ describe('module options', () => {
     ['configKey', { configKey: '' }],
     ['concurrency', { concurrency: 0 }],
     ['leaseMs', { leaseMs: 50 }],
+    ['claimAheadMs', { claimAheadMs: 51 }],
+    ['claimAheadMs', { claimAheadMs: -1 }],
     ['consumerStallMs', { consumerStallMs: '30s' }],
     ['shutdownGraceMs', { shutdownGraceMs: -1 }],
     ['handlers', { handlers: [] }],

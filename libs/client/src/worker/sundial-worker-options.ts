@@ -33,6 +33,12 @@ export interface SundialWorkerModuleOptions {
   /** how long a claim outlives a silent worker (default 30 s) */
   leaseMs?: number;
   /**
+   * how long before a timer's due its claim goes (default 5 ms, `DEFAULT_CLAIM_AHEAD_MS`; 0 to 50; 0
+   * claims at the due): the round trip is over by the due, and the handler still starts at the due by
+   * Redis's clock
+   */
+  claimAheadMs?: number;
+  /**
    * a partition's fire-job consumer that took no job this long while a job waited longer is closed and
    * replaced by a BullMQ Worker the runner makes on SundialModule's connection (default 30 s, `DEFAULT_CONSUMER_STALL_MS`)
    */

@@ -61,6 +61,7 @@ export class SundialWorkerModule {
             handlers: registry.handlers,
             concurrency: options.concurrency,
             leaseMs: options.leaseMs,
+            claimAheadMs: options.claimAheadMs,
             consumerStallMs: options.consumerStallMs,
             serve: served,
             consumers: 'external',

@@ -1,5 +1,5 @@
 import { afterCronRun, hasSlotPolicy, nextCronSlot, slotAfterRun, type SlotStep } from '@sundial/core';
-import type { ClaimResult } from '../store/claim-reply';
+import { claimInstant, type ClaimResult } from '../store/claim-reply';
 import type { ClaimCopy, Completion } from '../store/fire-commands';
 import { type RowFields, slotTimerOf } from '../store/row';
 
@@ -94,8 +94,8 @@ export function lostCompletion(fields: RowFields, now: number): Completion {
 /**
  * What a held one-shot's ok completion sends of its claim so that complete.lua need not read its row
  * (docs/design.md "Read-free completion"): only for a claim that replied its kept entries and a row complete.lua
- * removes (no `tg`, removeOnComplete), and a whole leaseMs (the lease's end is then `lf` + leaseMs as
- * claim.lua prints it). Undefined otherwise: the row is read.
+ * removes (no `tg`, removeOnComplete), and a whole leaseMs (the lease's end is then the claim's instant
+ * + leaseMs as claim.lua prints it: claimInstant). Undefined otherwise: the row is read.
  */
 export function claimCopy(
   claimed: Extract<ClaimResult, { kind: 'claimed' }>,
@@ -112,5 +112,6 @@ export function claimCopy(
     !Number.isInteger(leaseMs)
   )
     return undefined;
-  return { leaseEnd: Number(fields.lf) + leaseMs, due: fields.d, scheduledAt: fields.sa, kept, workerId };
+  const leaseEnd = claimInstant(claimed) + leaseMs;
+  return { leaseEnd, due: fields.d, scheduledAt: fields.sa, kept, workerId };
 }

@@ -7,20 +7,29 @@ import { claimAtDue } from './due-claims';
 /** A claim call the test answers by hand: which timers it carried, and how to answer it. */
 interface Call {
   keys: string[];
+  aheadMs: number | undefined;
   answer(results?: ClaimResult[]): void;
   fail(error: Error): void;
 }
 
 /** claimAtDue against a fake claim connection and a hand-moved clock (Redis's clock as seen from here). */
-function harness(clockStart: number) {
+function harness(clockStart: number, aheadMs = 0) {
   let now = clockStart;
   const calls: Call[] = [];
   const settled: string[] = [];
   const claims = {
-    claim: (_partition: number, _leaseMs: number, _workerId: string, refs: TimerRef[]) =>
+    claim: (
+      _partition: number,
+      _leaseMs: number,
+      _workerId: string,
+      refs: TimerRef[],
+      _slotsChecked?: boolean,
+      ahead?: number,
+    ) =>
       new Promise<ClaimResult[]>((resolve, reject) =>
         calls.push({
           keys: refs.map((ref) => ref.key),
+          aheadMs: ahead,
           answer: (results) => resolve(results ?? refs.map((ref) => claimedResult(ref))),
           fail: reject,
         }),
@@ -33,6 +42,7 @@ function harness(clockStart: number) {
       slots: { workerId: 'w' } as ClaimSlotContext,
       clock: { now: () => now },
       leaseMs: 30_000,
+      aheadMs,
       stopped: () => false,
       settle: (result, ref) => void settled.push(`${ref.key}:${result.kind}`),
     });
@@ -41,7 +51,7 @@ function harness(clockStart: number) {
 
 function claimedResult(ref: TimerRef): ClaimResult {
   const fields = { id: ref.id, key: ref.key } as RowFields;
-  return { kind: 'claimed', mode: 'held', due: ref.due, fields, rerun: false };
+  return { kind: 'claimed', mode: 'held', due: ref.due, leftMs: 0, fields, rerun: false };
 }
 
 function ref(key: string, due: number): TimerRef {
@@ -85,6 +95,20 @@ describe('claimAtDue', () => {
     await tick();
     expect(h.calls.map((call) => call.keys)).toEqual([['a'], ['a']]);
     h.calls[1].answer();
+    await done;
+    expect(h.settled).toEqual(['a:claimed']);
+  });
+
+  it('sends a claim aheadMs before its due, with that bound for Redis', async () => {
+    const h = harness(1000, 5);
+    const done = h.run([ref('a', 1010)]);
+    h.setNow(1004);
+    await tick();
+    expect(h.calls).toEqual([]);
+    h.setNow(1005);
+    await tick();
+    expect(h.calls.map((call) => [call.keys, call.aheadMs])).toEqual([[['a'], 5]]);
+    h.calls[0].answer();
     await done;
     expect(h.settled).toEqual(['a:claimed']);
   });

@@ -32,13 +32,15 @@ export interface DueClaimsContext {
   /** Redis's clock as seen from here */
   clock: { now(): number };
   leaseMs: number;
+  /** how long before its due (Redis's clock) a timer's claim goes; Redis accepts it that far ahead at most */
+  aheadMs: number;
   /** true once a close's grace is over: the unclaimed rest stays armed (the reconciler arms it again) */
   stopped(): boolean;
   /** a timer's final claim answer (claimed, lost or stale), with when its call went and how many it took */
   settle(result: ClaimResult, ref: TimerRef, times: ClaimTimes, claimCalls: number): void;
 }
 
-/** A timer of a fire job still to claim: at `at` on Redis's clock, after `calls` claim calls. */
+/** A timer of a fire job still to claim: at `at` on Redis's clock (its due − aheadMs), after `calls` claim calls. */
 interface Waiting {
   ref: TimerRef;
   at: number;
@@ -47,17 +49,20 @@ interface Waiting {
 
 /**
  * Claims a fire job's timers as they fall due. The dispatcher hands jobs over a little before their
- * timers are due, so each timer is claimed when our estimate of Redis's clock reaches its due —
- * everything due by then in one call, up to CLAIMS_IN_FLIGHT calls at once. Never early: the claim
- * checks Redis's own clock, and a timer it still finds early waits the remainder it reports. A timer
- * due more than MAX_EARLY_WAIT_MS ahead (a clock jump, a job added by hand) is dropped: it stays armed
- * without a job, and the reconciler arms it again. Rejects with the first failed call's error once the
- * calls on their way have settled.
+ * timers are due, so each timer is claimed when our estimate of Redis's clock reaches its due less
+ * `aheadMs` — everything claimable by then in one call, up to CLAIMS_IN_FLIGHT calls at once — and its
+ * answer is back by the due: the round trip is not part of the run's lateness. Never early: the claim
+ * checks Redis's own clock (a timer further than `aheadMs` ahead waits the remainder it reports), and a
+ * claimed run's answer says how long until its due (`leftMs`), which the runner waits before its handler
+ * starts. A timer due more than MAX_EARLY_WAIT_MS ahead (a clock jump, a job added by hand) is dropped:
+ * it stays armed without a job, and the reconciler arms it again. Rejects with the first failed call's
+ * error once the calls on their way have settled.
  */
 export async function claimAtDue(refs: TimerRef[], context: DueClaimsContext): Promise<void> {
   const arrivedAt = Date.now();
+  const { aheadMs } = context;
   // by `at`, so each wake takes a prefix: no arrays rebuilt per wake (at 1,000/s a job wakes every ms)
-  const waiting: Waiting[] = refs.map((ref) => ({ ref, at: ref.due, calls: 0 })).sort(byAt);
+  const waiting: Waiting[] = refs.map((ref) => ({ ref, at: ref.due - aheadMs, calls: 0 })).sort(byAt);
   const inFlight = new Set<Promise<void>>();
   const wake = new Wake();
   let failure: { error: unknown } | undefined;
@@ -93,7 +98,7 @@ export async function claimAtDue(refs: TimerRef[], context: DueClaimsContext): P
  * 'check') and claims the rest of those at once; returns the timers Redis still found early.
  */
 async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaimsContext): Promise<Waiting[]> {
-  const { partition, leaseMs, slots } = context;
+  const { partition, leaseMs, slots, aheadMs } = context;
   const early: Waiting[] = [];
   const checks: Promise<Waiting | null>[] = [];
   let answeredAt = 0;
@@ -104,23 +109,30 @@ async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaims
       checks.push(passIfLate(slots, partition, result, entry.ref, answeredAt).then((on) => on && entry));
     else context.settle(result, entry.ref, times, calls);
   };
-  // wall clock, for the spans of traced runs and the run timings
-  const sent = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0 };
-  const results = await context.claims.claim(partition, leaseMs, slots.workerId, refsOf(ready));
-  sent.claimAnsweredAt = Date.now();
-  answeredAt = context.clock.now();
-  results.forEach((result, i) => take(result, ready[i], sent));
+  // One claim call of `entries`, its answers taken. Wall clock for the spans of traced runs and the run
+  // timings; the answer's monotonic tick, for a run claimed ahead to start at its due.
+  const send = async (entries: Waiting[], slotsChecked: boolean): Promise<void> => {
+    const times = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0, answeredTick: 0 };
+    const refs = refsOf(entries);
+    const results = await context.claims.claim(
+      partition,
+      leaseMs,
+      slots.workerId,
+      refs,
+      slotsChecked,
+      aheadMs,
+    );
+    times.answeredTick = performance.now();
+    times.claimAnsweredAt = Date.now();
+    answeredAt = context.clock.now();
+    results.forEach((result, i) => take(result, entries[i], times));
+  };
+  await send(ready, false);
   // Most calls have no slot to check: no wait, so their answer is not held a microtask turn longer.
   if (checks.length === 0) return early;
   // Slots a policy may skip: the late ones are passed, the rest claimed now.
   const onTime = (await Promise.all(checks)).filter((entry) => entry !== null);
-  if (onTime.length > 0) {
-    const again = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0 };
-    const claimed = await context.claims.claim(partition, leaseMs, slots.workerId, refsOf(onTime), true);
-    again.claimAnsweredAt = Date.now();
-    answeredAt = context.clock.now();
-    claimed.forEach((result, i) => take(result, onTime[i], again));
-  }
+  if (onTime.length > 0) await send(onTime, true);
   return early;
 }
 

@@ -17,17 +17,44 @@ export interface RunTiming {
   claimAnsweredAt: number;
   /** claim calls it took: more than 1 when Redis still found it early, or a slot policy checked it */
   claimCalls: number;
+  /**
+   * the claim's answer: ms from Redis's TIME at the claim to the due (0: claimed at or after its due, so
+   * the round trip was part of the lateness; more: it was back before the due and the handler waited)
+   */
+  leftMs: number;
   /** the handler is called */
   startedAt: number;
 }
 
 /**
- * When (wall clock) a claim call's fire job arrived and the call went, for the spans and the run timings:
- * one per claim call, shared by its timers.
+ * When (wall clock) a claim call's fire job arrived and the call went, for the spans and the run timings,
+ * and when its answer was read by the monotonic clock (`performance.now()`: a claimed run's handler starts
+ * its `leftMs` after it): one per claim call, shared by its timers.
  */
-export type ClaimTimes = Pick<RunTiming, 'arrivedAt' | 'claimSentAt' | 'claimAnsweredAt'>;
+export type ClaimTimes = Pick<RunTiming, 'arrivedAt' | 'claimSentAt' | 'claimAnsweredAt'> & {
+  answeredTick: number;
+};
 
 /** `node:diagnostics_channel` name of RunTiming messages. */
 export const RUN_TIMING_CHANNEL = 'sundial:run-timing';
 
 export const runTimings = channel(RUN_TIMING_CHANNEL);
+
+/** Publishes a run's timing as its handler is called (only while something subscribes: runTimings). */
+export function publishRunTiming(
+  key: string,
+  claimed: { due: number; leftMs: number },
+  times: ClaimTimes,
+  claimCalls: number,
+): void {
+  runTimings.publish({
+    key,
+    due: claimed.due,
+    arrivedAt: times.arrivedAt,
+    claimSentAt: times.claimSentAt,
+    claimAnsweredAt: times.claimAnsweredAt,
+    claimCalls,
+    leftMs: claimed.leftMs,
+    startedAt: Date.now(),
+  } satisfies RunTiming);
+}

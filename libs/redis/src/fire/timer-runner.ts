@@ -11,6 +11,7 @@ import { RESEND_MEMORY_MS } from '../store/requests';
 import type { RowFields } from '../store/row';
 import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
+import { claimAheadOf } from './claim-ahead';
 import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { claimCopy, cronFollowUp, lostCompletion } from './completion';
@@ -27,7 +28,8 @@ import {
 import { LeaseKeeper } from './lease-keeper';
 import { RunReports, type RunFields } from './run-reports';
 import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun, untilEnded } from './run-start';
-import { type ClaimTimes, runTimings } from './run-timing';
+import { type ClaimTimes, publishRunTiming, runTimings } from './run-timing';
+import { untilTick } from './start-tick';
 
 export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
@@ -36,6 +38,8 @@ export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   concurrency?: number;
   /** how long a claim outlives a silent worker (default 30 s); renewed every leaseMs / 3 */
   leaseMs?: number;
+  /** ms before a due its claim goes, its handler still starting at the due (0–50, default 5; 0: at the due) */
+  claimAheadMs?: number;
   /** names this process on the leases it holds (default host-pid-random) */
   workerId?: string;
   /** lines about a timer carry key, id, version, partition, handler (default: JSON on the console) */
@@ -76,6 +80,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   readonly workerId: string;
   private readonly handlers: Record<string, TimerHandler>;
   private readonly leaseMs: number;
+  private readonly claimAheadMs: number;
   private readonly logger: SundialLogger;
   private readonly reports: RunReports;
   private readonly consumers: FireConsumers;
@@ -97,8 +102,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private graceOver = false;
 
   constructor(options: TimerRunnerOptions) {
-    const served = servedPartitions(options); // before any connection opens: a bad list changes nothing
+    // before any connection opens: a bad option changes nothing
+    const served = servedPartitions(options);
+    const claimAheadMs = claimAheadOf(options.claimAheadMs);
     super(options, (redis, keys) => new FireCommands(redis, keys));
+    this.claimAheadMs = claimAheadMs;
     this.handlers = options.handlers;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -234,6 +242,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         slots: this.slots,
         clock: this.clock,
         leaseMs: this.leaseMs,
+        aheadMs: this.claimAheadMs,
         stopped: () => this.graceOver,
         settle: (result, ref, times, calls) => {
           if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, times, calls));
@@ -268,11 +277,19 @@ export class TimerRunner extends Partitioned<FireCommands> {
     if (claimed.mode === 'free' && !claimed.rerun) this.reports.skips(freeRunSkips(claimed), fields);
     const detaching = detachAtClaim(this.slots, run, claimed, fields);
     if (detaching) await detaching;
+    // Leased (renewed, reached by aborts) from here, also while it waits for its due.
     this.leases.add(run);
+    // Claimed ahead: not before its due by Redis's clock, which Redis read before its answer left.
+    const due = claimed.leftMs > 0 ? untilTick(times.answeredTick + claimed.leftMs) : null;
+    if (due) await due;
+    // handed back by a close whose grace ended during that wait: released, never started
+    if (run.released) {
+      this.leases.delete(run);
+      return;
+    }
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - claimed.due);
-    if (runTimings.hasSubscribers)
-      runTimings.publish({ key: run.key, due: claimed.due, ...times, claimCalls, startedAt: Date.now() });
+    if (runTimings.hasSubscribers) publishRunTiming(run.key, claimed, times, claimCalls);
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times.claimSentAt, latenessMs);
     const attempt = attemptOf(claimed);
     const { handlers } = this;

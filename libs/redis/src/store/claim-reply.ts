@@ -6,6 +6,11 @@ export type ClaimResult =
       kind: 'claimed';
       mode: 'held' | 'free';
       due: number;
+      /**
+       * ms from the claim's Redis TIME to the due (0 once due): a claim sent up to `aheadMs` before the
+       * due is answered at once, and the handler starts this long after the answer arrived
+       */
+      leftMs: number;
       fields: RowFields;
       rerun: boolean;
       /** a held one-shot's kept ledger entries as claim.lua left them on its row (`lq`; '' for none) */
@@ -17,6 +22,15 @@ export type ClaimResult =
   | { kind: 'lost'; fields: RowFields };
 
 export type RawClaimReply = [ClaimCode, ...string[]];
+
+/**
+ * A claimed run's claim instant by Redis's clock (claim.lua's `now`, where its lease starts): its `lf`,
+ * unless it was claimed ahead of its due — `lf` is then the due, and the claim ⌈leftMs⌉ before it (claim.lua
+ * sends leftMs in µs from `TIME`, and its `now` is that time in whole ms).
+ */
+export function claimInstant(claimed: { due: number; leftMs: number; fields: RowFields }): number {
+  return claimed.leftMs > 0 ? claimed.due - Math.ceil(claimed.leftMs) : Number(claimed.fields.lf);
+}
 
 /** What the worker knows of a timer it claims: its ref, and itself. */
 export interface ClaimedBy {
@@ -39,7 +53,7 @@ export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResul
   switch (code) {
     case 'held':
     case 'free': {
-      const fields = JSON.parse(reply[2]) as RowFields;
+      const fields = JSON.parse(reply[3]) as RowFields;
       fields.key = by.key;
       fields.rv = String(by.version);
       fields.l ??= `{"started":${fields.lf},"status":"running"}`;
@@ -48,10 +62,12 @@ export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResul
         fields.hc = fields.rc;
         fields.lw = by.workerId;
       }
-      // a held one-shot's 4th element is its kept entries (`lq`), a free run's says 'rerun'
+      const due = Number(reply[1]);
+      const leftMs = Number(reply[2]) / 1000; // sent in µs
+      // a held one-shot's 5th element is its kept entries (`lq`), a free run's says 'rerun'
       if (code === 'held')
-        return { kind: 'claimed', mode: code, due: Number(reply[1]), fields, rerun: false, kept: reply[3] };
-      return { kind: 'claimed', mode: code, due: Number(reply[1]), fields, rerun: reply[3] === 'rerun' };
+        return { kind: 'claimed', mode: code, due, leftMs, fields, rerun: false, kept: reply[4] };
+      return { kind: 'claimed', mode: code, due, leftMs, fields, rerun: reply[4] === 'rerun' };
     }
     case 'early':
       return { kind: 'early', waitMs: Number(reply[1]) };

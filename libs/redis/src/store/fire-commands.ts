@@ -176,16 +176,21 @@ export class FireCommands {
     return reply[0] === 'done';
   }
 
-  /** The request id is the claim token: a call ioredis repeats after a lost reply gets its first answer. */
+  /**
+   * The request id is the claim token: a call ioredis repeats after a lost reply gets its first answer.
+   * `aheadMs`: a pending timer due within that many ms of Redis's clock is claimed (its reply's `leftMs`
+   * says how long to wait before its handler starts); one further ahead answers `early`.
+   */
   async claim(
     partition: number,
     leaseMs: number,
     workerId: string,
     refs: TimerRef[],
     slotsChecked = false,
+    aheadMs = 0,
   ): Promise<ClaimResult[]> {
     // one array of the arguments, filled in place: a claim at 1,000/s is a call per timer or two
-    const args: (string | number)[] = [leaseMs, workerId, slotsChecked ? '1' : '0'];
+    const args: (string | number)[] = [leaseMs, workerId, slotsChecked ? '1' : '0', aheadMs];
     for (const ref of refs) args.push(ref.id, ref.key, ref.version);
     const argv1 = requestPrefix(this.keys.prefix, resendSafe());
     const replies = (await this.runWith(argv1, 'claim', partition, ...args)) as RawClaimReply[];

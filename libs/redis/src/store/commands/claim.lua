@@ -3,12 +3,17 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P' (with a request: includes/requests; its id is the claim token), ARGV[2] leaseMs,
 --   ARGV[3] worker id, ARGV[4] '1' when the worker already found these slots not late by core's slot
---   rule (a claim again after 'check'), else '0', then (id, key, version) per timer
+--   rule (a claim again after 'check'), else '0', ARGV[5] aheadMs (how long before its due by Redis's
+--   clock a pending timer may be claimed, ≥ 0), then (id, key, version) per timer
 -- Output: one reply per timer (a repeated call with the same token answers its first reply):
---   { 'held' | 'free', due, row }  claimed (the row after the claim; a free run's `d` is its next tick,
---                                  and the grid slots between `due` and it are one 'skipped' event;
---                                  a free run's re-run adds 'rerun', its slots already counted)
---   { 'early', waitMs }            not due yet by Redis's clock: claim again later, never run early
+--   { 'held' | 'free', due, leftUs, row }  claimed (the row after the claim; a free run's `d` is its
+--                                  next tick, and the grid slots between `due` and it are one 'skipped'
+--                                  event; a free run's re-run adds 'rerun', its slots already counted).
+--                                  leftUs: µs from this call's Redis TIME to the due (0 once due): the
+--                                  worker starts the handler that long after the reply reaches it, so
+--                                  never before the due by Redis's clock
+--   { 'early', waitMs }            more than aheadMs before the due by Redis's clock: claim again in
+--                                  waitMs (when it is aheadMs away), never run early
 --   { 'check', due, row }          unchanged: a slot policy may skip this late slot (catchup 'skip',
 --                                  catchupWindow); the worker asks core lateSlot, then passes it
 --                                  (pass-late.lua) or claims again with ARGV[4] '1'
@@ -33,11 +38,15 @@
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
 local checked = ARGV[4] == '1'
+local ahead_ms = tonumber(ARGV[5])
+-- the ARGV index of the first ref's id (its key follows)
+local FIRST_REF = 6
 -- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
 -- repeated call knows its own claim.
 local token = request.id
 local worker_json = cjson.encode(worker)
-local now = now_ms()
+local now_micros = now_us()
+local now = math.floor(now_micros / 1000)
 local now_text, lease_until = int(now), int(now + lease_ms)
 -- Index moves, made once for the whole batch at the end: held runs leave `due`/`armed` for `leases`;
 -- free runs arm their next tick (after the held moves, so its wake sees `due` as it will be).
@@ -52,6 +61,8 @@ ledger.worker = worker
 -- to parse. A held one-shot's kept entries (`lq`, '' for none) come after the row, as they are: its
 -- completion sends them back instead of reading its row (includes/one-shot-rows).
 local function claimed_reply(code, due_text, row, rerun, keeps_last)
+  -- (`+ 0`: the due is a number text this store wrote; the time left, in µs, is never negative)
+  local left = int(math.max(0, (due_text + 0) * 1000 - now_micros))
   local kept = row.lq
   row.key, row.rv, row.lw, row.lu, row.ct, row.j, row.lq = nil, nil, nil, nil, nil, nil, nil
   if not keeps_last then
@@ -60,10 +71,10 @@ local function claimed_reply(code, due_text, row, rerun, keeps_last)
   if code == 'held' then
     row.s, row.hc = nil, nil
     if row.k == 'once' then
-      return { code, due_text, cjson.encode(row), kept or '' }
+      return { code, due_text, left, cjson.encode(row), kept or '' }
     end
   end
-  return { code, due_text, cjson.encode(row), rerun }
+  return { code, due_text, left, cjson.encode(row), rerun }
 end
 
 local function stale(row, id, key, version, reason)
@@ -74,10 +85,10 @@ end
 
 -- A free run: an awaitTask=false interval arms its next tick at claim and keeps ticking while this run
 -- goes on; a trigger run and the run that reaches maxRuns are held like any other.
-local function is_free(row, run_count)
+local function is_free(row, run_count, start)
   return row.s == 'pending' and row.k == 'interval' and row.aw == '0' and not row.tg
     and (not row.mr or run_count < tonumber(row.mr))
-    and not row.bf and not (row.ea and next_grid_slot(row, now) > tonumber(row.ea))
+    and not row.bf and not (row.ea and next_grid_slot(row, start) > tonumber(row.ea))
 end
 
 -- A ref whose version the row has passed may name a free run (includes/free-runs): this very claim again
@@ -140,7 +151,7 @@ local function claim(id, key, version)
     return stale(nil, id, key, version, 'gone')
   end
   if row.v ~= version then
-    read_armed_scores(base, 6)
+    read_armed_scores(base, FIRST_REF + 1)
     return claim_free_run(row, key, version) or stale(row, id, key, version, 'version')
   end
   if row.s == 'running' and row.lw == worker and token and row.ct == token then
@@ -164,9 +175,15 @@ local function claim(id, key, version)
   -- (`+ 0`, not tonumber: Lua 5.1's tonumber parses a string twice, ~1k instructions; the coercion once.
   -- A number text this store wrote either way, read as the same number.)
   local due = due_text + 0
-  if row.s == 'pending' and now < due then
-    return { 'early', int(due - now) }
+  if row.s == 'pending' and now + ahead_ms < due then
+    return { 'early', int(due - ahead_ms - now) }
   end
+  -- When the run starts by Redis's clock: a claim up to aheadMs before the due starts it at the due
+  -- (the worker waits the reply's leftMs). Its start fields (`lf`, `l.started`), its `running` event and
+  -- a free run's next tick and missed slots are reckoned from it; its `claimed` entry and its lease from
+  -- the claim itself (`now`), when they happened.
+  local start = math.max(now, due)
+  local start_text = int(start)
   -- A retry (`at`) runs its slot again, a trigger or backfill run was asked for: none is late.
   if row.s == 'pending' and not checked and not row.tg and not row.bf and not row.at and (row.cu == 's' or row.cw) then
     return { 'check', int(due), cjson.encode(row) }
@@ -174,23 +191,23 @@ local function claim(id, key, version)
 
   -- The hand-off's implied `armed` entry (includes/ledger) goes first into the kept entries: the row
   -- leaves `armed` now.
-  read_armed_scores(base, 6)
+  read_armed_scores(base, FIRST_REF + 1)
   ledger_fold_armed(row)
   -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
   local run_count = (row.rc or 0) + ((row.at and not row.tg) and 0 or 1)
-  local free = is_free(row, run_count)
+  local free = is_free(row, run_count, start)
   cancel_other(row, key)
   if free then
-    publish_event(prefix, row, 'running', now, { due = due })
+    publish_event(prefix, row, 'running', start, { due = due })
   else
-    announce_event(prefix, row, 'running', now, { due = due })
+    announce_event(prefix, row, 'running', start, { due = due })
   end
   -- The row table becomes the row after the claim (it is the reply); HSET writes just what changed.
-  row.rv, row.rc, row.lf = version, int(run_count), now_text
-  row.l = '{"started":' .. now_text .. ',"status":"running"}'
+  row.rv, row.rc, row.lf = version, int(run_count), start_text
+  row.l = '{"started":' .. start_text .. ',"status":"running"}'
   local hash = row_key(base, key)
   if free then
-    local next_slot = next_grid_slot(row, now)
+    local next_slot = next_grid_slot(row, start)
     local next_due = arm_slot_fields(row, row, next_slot)
     row.v = int(tonumber(version) + 1)
     next_ticks[#next_ticks + 1] = { key, next_due }
@@ -200,12 +217,12 @@ local function claim(id, key, version)
     end
     -- Its own lease, beside the row (includes/free-runs): the next tick is not held up by it.
     local member = free_member(key, version)
-    save_free_run(base, member, { id = id, w = worker, t = token or '', rc = row.rc, due = int(due), lf = now_text })
+    save_free_run(base, member, { id = id, w = worker, t = token or '', rc = row.rc, due = int(due), lf = start_text })
     leases[#leases + 1] = lease_until
     leases[#leases + 1] = member
     -- Grid slots that passed since `due` are not made up: they are missed (the worker counts them from
     -- the reply's row the same way).
-    publish_skips(prefix, row, now, version, grid_skips(row, due, now, next_slot), 0)
+    publish_skips(prefix, row, start, version, grid_skips(row, due, start, next_slot), 0)
   else
     row.s, row.lw, row.lu, row.ct = 'running', worker, lease_until, token
     held[#held + 1] = key
@@ -239,7 +256,7 @@ local function claim(id, key, version)
 end
 
 local replies = {}
-for i = 5, #ARGV, 3 do
+for i = FIRST_REF, #ARGV, 3 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
 end
 -- A held run is in neither `due` nor `armed` (it may be in `due` again after a reconciler re-arm). A key
