@@ -53,12 +53,12 @@ function sundialContender(
   };
 }
 
-/** Records each handler start; with `claims` its claim instant too (the row after the claim: `lf`). */
+/** Records each handler start; with `claims` its claim instant too (`ctx.claimedAt`, Redis's clock). */
 function benchHandler(config: ChildConfig, record: (run: RunRecord) => void): TimerHandler {
   if (!config.claims) return (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]);
   return (_payload, ctx) => {
     const start = Date.now();
-    record([ctx.key, ctx.due, start, ctx.timer.lastFiredAt ?? start]);
+    record([ctx.key, ctx.due, start, ctx.claimedAt]);
   };
 }
 

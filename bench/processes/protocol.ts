@@ -9,8 +9,8 @@ export interface ChildConfig {
   /** Sundial's partitions (default 1) */
   partitions?: number;
   /**
-   * record each run's claim instant too (RunRecord's `claimedAt`): Sundial reads it from ctx.timer, whose
-   * decoding costs ~1 µs a run, so only the scenario that needs it asks
+   * record each run's claim instant too (RunRecord's `claimedAt`): Sundial reads it from ctx.claimedAt, BullMQ
+   * from its job: only the scenario that needs it asks
    */
   claims?: boolean;
 }
@@ -18,7 +18,7 @@ export interface ChildConfig {
 /**
  * One handler start: the timer's key, when it was due and when the handler started, in epoch ms of the
  * system clock that every process on this machine shares (start is Date.now() in the worker). With
- * `claims`: when the store handed the run to the worker — Sundial's claim in Redis (`ctx.timer.lastFiredAt`,
+ * `claims`: when the store handed the run to the worker — Sundial's claim in Redis (`ctx.claimedAt`,
  * Redis's TIME), BullMQ's move to active (`job.processedOn`, the worker's Date.now() as it asked) — which
  * precedes the handler's start by the claim's answer and the worker's event loop.
  */

@@ -56,9 +56,9 @@ describe('fire path: claims sent ahead of the due', () => {
     try {
       // Redis's TIME read at the start is later than the start by at most a round trip: a run that
       // skipped its wait would start up to 50 ms early and show it.
-      const starts: { key: string; due: number; at: number }[] = [];
+      const starts: { key: string; due: number; claimedAt: number; at: number }[] = [];
       const job = recorder(async (ctx) =>
-        starts.push({ key: ctx.key, due: ctx.due, at: await redisNow(fire.raw) }),
+        starts.push({ key: ctx.key, due: ctx.due, claimedAt: ctx.claimedAt, at: await redisNow(fire.raw) }),
       );
       await cluster.dispatcher();
       await cluster.runner({ h: job.handler }, { claimAheadMs: 50 });
@@ -70,7 +70,14 @@ describe('fire path: claims sent ahead of the due', () => {
       // the claims did go ahead: answers came with time left to the due (all of them on an idle host;
       // a loaded one stalls some wakes past it)
       const ahead = new Set(timings.filter((timing) => timing.leftMs > 0).map((timing) => timing.key));
-      expect(starts.filter((start) => ahead.has(start.key)).length).toBeGreaterThan(0);
+      const claimedAhead = starts.filter((start) => ahead.has(start.key));
+      expect(claimedAhead.length).toBeGreaterThan(0);
+      // ctx.claimedAt is the claim's instant, not the start recorded at the due (lastFiredAt)
+      for (const start of claimedAhead) {
+        expect(start.claimedAt).toBeLessThan(start.due);
+        expect(start.claimedAt).toBeGreaterThanOrEqual(start.due - 50);
+      }
+      for (const start of starts) expect(start.claimedAt).toBeLessThanOrEqual(start.at);
     } finally {
       unsubscribe(RUN_TIMING_CHANNEL, record);
     }

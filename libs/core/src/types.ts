@@ -167,6 +167,12 @@ export interface TimerContext<P = JsonValue> {
   version: number;
   /** the time this run was due (epoch ms); compare with Date.now() to see how late it is */
   due: number;
+  /**
+   * when the run was claimed (epoch ms, the cluster clock): up to the worker's `claimAheadMs` before `due`
+   * on Redis (docs/spec.md §3.2), the run's start in the in-memory engine. A cancel that came after it met
+   * this run running (its `signal` aborts), not a pending timer.
+   */
+  claimedAt: number;
   runCount: number;
   /** 1 for a slot's first run, 2 for its first retry, ... (`retry`, docs/spec.md §3.3b) */
   attempt: number;

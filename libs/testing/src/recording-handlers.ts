@@ -17,7 +17,7 @@ export interface RunRecord {
   due: number;
   runCount: number;
   at: number;
-  /** when the claim took the run, on the Redis clock (`lastFiredAt` of the claimed row) */
+  /** when the claim took the run, on the Redis clock (`ctx.claimedAt`) */
   claimedAt: number | null;
   pid: number;
 }
@@ -40,7 +40,7 @@ async function record(event: RunRecord['event'], ctx: TimerContext): Promise<voi
     due: ctx.due,
     runCount: ctx.runCount,
     at: Date.now(),
-    claimedAt: ctx.timer.lastFiredAt,
+    claimedAt: ctx.claimedAt,
     pid: process.pid,
   };
   await recorder().rpush(RUNS_KEY, JSON.stringify(entry));

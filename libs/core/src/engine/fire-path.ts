@@ -227,6 +227,7 @@ export class FirePath implements ReleaseSteps {
       key: run.key,
       version: run.version,
       due: run.due,
+      claimedAt: run.started,
       runCount: entry.runCount,
       attempt: run.attempt,
       payload,

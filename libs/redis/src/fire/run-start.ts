@@ -8,7 +8,7 @@ import {
   type TimerContext,
   type TimerHandler,
 } from '@sundial/core';
-import type { ClaimResult } from '../store/claim-reply';
+import { claimInstant, type ClaimResult } from '../store/claim-reply';
 import { decodeRow, type RowFields } from '../store/row';
 import { type ActiveRun, controllerOf } from './lease-keeper';
 import type { RunOutcome } from './run-reports';
@@ -67,14 +67,14 @@ const OK: RunOutcome = Object.freeze({ outcome: 'ok' });
 export function invokeHandler(
   handlers: Record<string, TimerHandler>,
   run: ActiveRun,
-  due: number,
-  fields: RowFields,
+  claimed: Pick<Claimed, 'due' | 'leftMs' | 'fields'>,
   attempt: number,
 ): RunOutcome | Promise<RunOutcome> {
+  const { fields } = claimed;
   const handler = handlers[fields.h];
   try {
     if (!handler) throw refusals.unknownHandler(fields.h, 'worker');
-    const context = new RunContext(run, fields, due, attempt);
+    const context = new RunContext(run, claimed, attempt);
     const result = handler(context.payload, context);
     return isThenable(result) ? settled(result) : OK;
   } catch (error) {
@@ -113,6 +113,8 @@ class RunContext implements TimerContext {
   readonly id: string;
   readonly key: string;
   readonly version: number;
+  readonly due: number;
+  readonly claimedAt: number;
   readonly runCount: number;
   readonly payload: JsonValue;
   readonly #run: ActiveRun;
@@ -121,10 +123,12 @@ class RunContext implements TimerContext {
 
   constructor(
     run: ActiveRun,
-    fields: RowFields,
-    readonly due: number,
+    claimed: Pick<Claimed, 'due' | 'leftMs' | 'fields'>,
     readonly attempt: number,
   ) {
+    const { fields } = claimed;
+    this.due = claimed.due;
+    this.claimedAt = claimInstant(claimed);
     this.id = run.id;
     this.key = run.key;
     this.version = run.version;

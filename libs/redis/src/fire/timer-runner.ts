@@ -294,8 +294,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const attempt = attemptOf(claimed);
     const { handlers } = this;
     const handled = span
-      ? span.within(() => invokeHandler(handlers, run, claimed.due, claimed.fields, attempt))
-      : invokeHandler(handlers, run, claimed.due, claimed.fields, attempt);
+      ? span.within(() => invokeHandler(handlers, run, claimed, attempt))
+      : invokeHandler(handlers, run, claimed, attempt);
     const outcome = handled instanceof Promise ? await untilEnded(run, handled) : handled;
     span?.end(outcome);
     if (outcome === null || run.released) {
