@@ -1,4 +1,6 @@
 import {
+  claimAheadOf,
+  DEFAULT_CLAIM_AHEAD_MS,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_CONSUMER_STALL_MS,
@@ -28,6 +30,8 @@ export interface WorkerConfig extends ClusterConfig {
   leaseMs: number;
   /** a partition's fire-job consumer that took no job this long while jobs waited longer is made anew */
   consumerStallMs: number;
+  /** how long before a timer's due its claim goes (docs/spec.md §3.2) */
+  claimAheadMs: number;
 }
 
 export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
@@ -39,6 +43,11 @@ export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
     shutdownGraceMs: envInt(env, 'SUNDIAL_SHUTDOWN_GRACE_MS', DEFAULT_CLOSE_GRACE_MS),
     leaseMs: envInt(env, 'SUNDIAL_LEASE_MS', DEFAULT_LEASE_MS, 100),
     consumerStallMs: envInt(env, 'SUNDIAL_CONSUMER_STALL_MS', DEFAULT_CONSUMER_STALL_MS, 100),
+    // the bound (≤ 50) is the runner's own check, named after the variable
+    claimAheadMs: claimAheadOf(
+      envInt(env, 'SUNDIAL_CLAIM_AHEAD_MS', DEFAULT_CLAIM_AHEAD_MS),
+      'SUNDIAL_CLAIM_AHEAD_MS',
+    ),
     handlersModule: envOptional(env, 'SUNDIAL_HANDLERS_MODULE'),
   };
 }

@@ -40,6 +40,7 @@ export class WorkerModule {
           concurrency: config.concurrency,
           leaseMs: config.leaseMs,
           consumerStallMs: config.consumerStallMs,
+          claimAheadMs: config.claimAheadMs,
           shutdownGraceMs: config.shutdownGraceMs,
           autoStart: false,
         }),
