@@ -1,4 +1,5 @@
 import type { Timer } from '@sundial/core';
+import { DEFAULT_CLAIM_AHEAD_MS } from '@sundial/redis';
 import type { RunRecord } from '@sundial/testing';
 import type { Write } from './load';
 
@@ -105,10 +106,16 @@ function checkRuns(
   for (const [version, ofVersion] of groupBy(starts, (run) => run.version)) {
     ofVersion.sort((a, b) => a.runCount - b.runCount);
     const first = ofVersion[0];
-    verdict.maxLatenessMs = Math.max(verdict.maxLatenessMs, claimTime(first) - first.due);
+    verdict.maxLatenessMs = Math.max(verdict.maxLatenessMs, first.at - first.due);
     for (const run of ofVersion) {
-      if (claimTime(run) < run.due)
-        note('early', `${key} v${version} claimed at ${claimTime(run)} < due ${run.due}`);
+      // Early is a start before the due (every process here shares the machine's clock, Redis's too), or
+      // a claim more than the workers' claimAheadMs before it (docs/spec.md §3.2).
+      if (run.at < run.due) note('early', `${key} v${version} started at ${run.at} < due ${run.due}`);
+      if (claimTime(run) < run.due - DEFAULT_CLAIM_AHEAD_MS)
+        note(
+          'early',
+          `${key} v${version} claimed at ${claimTime(run)}, over ${DEFAULT_CLAIM_AHEAD_MS} ms before due ${run.due}`,
+        );
       if (cancelledAt !== undefined && claimTime(run) > cancelledAt)
         note(
           'stale',
