@@ -113,6 +113,34 @@ describe('claimAtDue', () => {
     expect(h.settled).toEqual(['a:claimed']);
   });
 
+  it('gathers with aheadMs: a call goes once the first lead is down to half, with every timer in the window', async () => {
+    const h = harness(1000, 4);
+    const dues = [1010, 1011, 1012, 1013, 1016];
+    const done = h.run(dues.map((due) => ref(`t${due}`, due)));
+    // 't1010' is claimable from 1006, but the call waits for more until its lead is down to 2 ms
+    h.setNow(1006);
+    await tick();
+    h.setNow(1007);
+    await tick();
+    expect(h.calls).toEqual([]);
+    h.setNow(1008);
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([['t1010', 't1011', 't1012']]);
+    // the job's last timers go as soon as all are in the window: nothing more could join them
+    h.setNow(1009);
+    await tick();
+    expect(h.calls).toHaveLength(1);
+    h.setNow(1012);
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([
+      ['t1010', 't1011', 't1012'],
+      ['t1013', 't1016'],
+    ]);
+    h.calls.forEach((call) => call.answer());
+    await done;
+    expect(h.settled).toHaveLength(5);
+  });
+
   it('claims at most 100 timers a call: a backlog job of 250 goes as 100, 100, then 50', async () => {
     const h = harness(1000);
     const keys = Array.from({ length: 250 }, (_, i) => `k${i}`);
