@@ -139,20 +139,22 @@ async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaims
 
 /**
  * When the next claim call of `waiting` (by `at`) goes, on Redis's clock: once its first timer's lead is
- * down to half of `aheadMs`, or sooner once the call is as full as it can get (its last timer is in the
- * window too). Why not at the first timer's `at`, as with `aheadMs` 0: a call carries what is in the
+ * down to half of `aheadMs`, or sooner once every timer that would join it by then is in the window
+ * (at 100/s none does: the timer goes at its full lead). Why not at the first timer's `at`, as with `aheadMs` 0: a call carries what is in the
  * window when it goes, and a call each time a timer entered it carried ~9 timers in bench scenario 7
  * (10,000/s; ~6 commands a call: FCALL, TIME, ZMSCORE, PUBLISH, ZREM, ZADD) — most of a fired timer's
  * per-call commands were the claim's. Waiting out half the window, a call carries up to half a window
- * of dues (~16 in scenario 7), a job's calls go about every `aheadMs` / 2, and every claim still goes at
+ * of dues (~14 in scenario 7), a job's calls go about every `aheadMs` / 2, and every claim still goes at
  * least `aheadMs` / 2 before its due (2.5 ms by default, above a claim's round trip as a rule), never
  * after it. No state
  * across calls: a timer Redis found early comes back with its own `at` and waits the same way. With
  * `aheadMs` 0 this is the first timer's `at`: each timer is claimed at its due, as before.
  */
 function sendInstant(waiting: Waiting[], aheadMs: number): number {
-  const fullAt = waiting[Math.min(waiting.length, MAX_CLAIM) - 1].at;
-  return Math.min(waiting[0].at + aheadMs / 2, fullAt);
+  const latest = waiting[0].at + aheadMs / 2;
+  let last = 0;
+  while (last + 1 < Math.min(waiting.length, MAX_CLAIM) && waiting[last + 1].at <= latest) last++;
+  return waiting[last].at;
 }
 
 function refsOf(entries: Waiting[]): TimerRef[] {
