@@ -113,6 +113,34 @@ describe('claimAtDue', () => {
     expect(h.settled).toEqual(['a:claimed']);
   });
 
+  it('gathers with aheadMs: a call waits up to half the window for the timers that enter it meanwhile', async () => {
+    const h = harness(1000, 4);
+    const dues = [1010, 1011, 1012, 1013, 1016];
+    const done = h.run(dues.map((due) => ref(`t${due}`, due)));
+    // 't1010' is claimable from 1006; the call waits for 't1011' and 't1012', in the window by 1008
+    h.setNow(1006);
+    await tick();
+    h.setNow(1007);
+    await tick();
+    expect(h.calls).toEqual([]);
+    h.setNow(1008);
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([['t1010', 't1011', 't1012']]);
+    // 't1016' would not enter the window by 't1013''s half lead: 't1013' goes alone at its full lead
+    h.setNow(1009);
+    await tick();
+    expect(h.calls).toHaveLength(2);
+    expect(h.calls[1].keys).toEqual(['t1013']);
+    h.calls[0].answer(); // a slot free: two calls on their way at most
+    h.setNow(1012);
+    await tick();
+    expect(h.calls).toHaveLength(3);
+    expect(h.calls[2].keys).toEqual(['t1016']);
+    h.calls.slice(1).forEach((call) => call.answer());
+    await done;
+    expect(h.settled).toHaveLength(5);
+  });
+
   it('claims at most 100 timers a call: a backlog job of 250 goes as 100, 100, then 50', async () => {
     const h = harness(1000);
     const keys = Array.from({ length: 250 }, (_, i) => `k${i}`);
