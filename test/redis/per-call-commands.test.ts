@@ -78,6 +78,27 @@ describe('fire path: commands per call', () => {
     expect(await fire.raw.smembers(cluster.timers.keys.idChunks(0))).toEqual(['0:0']);
   });
 
+  it('a cancelAll with nothing in `armed` reads no armed score, for its keys with a ledger list too', async () => {
+    const cluster = await fire.cluster();
+    const { timers } = cluster;
+    await timers.scheduleMany(
+      Array.from({ length: 6 }, (_, i) => ({ key: `l:${i}`, handler: 'h', delay: '1h' })),
+    );
+    // three keys with a list: they take cancel-all's long way (retire_row, which folds an armed entry)
+    for (const key of ['l:1', 'l:3', 'l:5']) await timers.reschedule(key, { delay: '2h' });
+    expect(await fire.raw.exists(timers.keys.armed(0))).toBe(0);
+
+    await fire.raw.config('RESETSTAT');
+    expect(await timers.cancelAll('l:')).toBe(6);
+    expect((await commandCalls(fire.raw, 'zmscore')) + (await commandCalls(fire.raw, 'zscore'))).toBe(0);
+    expect((await timers.history('l:3')).map((entry) => entry.event)).toEqual([
+      'cancelled',
+      'rescheduled',
+      'scheduled',
+    ]);
+    expect((await timers.history('l:4')).map((entry) => entry.event)).toEqual(['cancelled', 'scheduled']);
+  });
+
   it('a bitmap behind the counter goes when its last ids are cleared, in place or by BITFIELD', async () => {
     const cluster = await fire.cluster();
     const { timers } = cluster;
