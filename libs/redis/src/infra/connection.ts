@@ -209,7 +209,21 @@ const QUIT_WAIT_MS = 1_000;
  */
 export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'ready') await settledWithin(redis.quit(), QUIT_WAIT_MS);
+  if (redis.status === 'reconnecting' && !isCluster(redis)) dropWhileReconnecting(redis);
   if (redis.status !== 'end') redis.disconnect();
+}
+
+/**
+ * A connection waiting to reconnect (its socket closed by an outage or a refused AUTH) has no socket to
+ * end, but ioredis 6.0.0's disconnect() ends the closed one again: no 'close' event comes, so the client
+ * stays `reconnecting` for good, what is queued is never rejected, and its 2 s `disconnectTimeout` timer
+ * (cleared only by that event) keeps the process up after the close — jest's "did not exit" and "a worker
+ * process has failed to exit gracefully" after test/redis/start-wait.test.ts. ioredis's own path for a
+ * client with no socket (status `wait`, a lazy client never connected) ends it at once: it is taken.
+ * (redis/ioredis#2169, still open, makes disconnect() do so.) A Cluster ends its nodes itself.
+ */
+function dropWhileReconnecting(redis: Redis): void {
+  (redis as unknown as { setStatus(status: 'wait'): void }).setStatus('wait');
 }
 
 /** Whether the connection is a Redis Cluster client (its partitions then spread over the slots). */
