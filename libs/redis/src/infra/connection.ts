@@ -7,6 +7,7 @@ import {
   skipEndedSubscriberDisconnects,
 } from './cluster-outage';
 import { installIoredisClosures } from './ioredis-closures';
+import { installClosedSocketDisconnect } from './ioredis-disconnect';
 import { settledWithin } from './settled-within';
 
 /**
@@ -52,8 +53,10 @@ const DEFAULT_PORTS = { node: 6379, sentinel: 26379 } as const;
 
 /** Opens the connection `connection` names, with `overrides` (e.g. BullMQ's `maxRetriesPerRequest: null`). */
 export function openRedis(connection: RedisConnection, overrides: RedisOptions = {}): RedisClient {
-  // Before any command or script is made: ioredis's per-command closures outlive scavenges otherwise.
+  // Before any command or script is made: ioredis's per-command closures outlive scavenges otherwise;
+  // and before any disconnect, which would leave a 2 s timer behind on a socket already closed.
   installIoredisClosures();
+  installClosedSocketDisconnect();
   if (connection instanceof Redis) return withErrorListener(connection.duplicate(overrides));
   const { url, ...options } = typeof connection === 'string' ? { url: connection } : connection;
   const target = url === undefined ? undefined : parseRedisUrl(url);
@@ -220,10 +223,17 @@ export async function closeRedis(redis: RedisClient): Promise<void> {
  * (cleared only by that event) keeps the process up after the close — jest's "did not exit" and "a worker
  * process has failed to exit gracefully" after test/redis/start-wait.test.ts. ioredis's own path for a
  * client with no socket (status `wait`, a lazy client never connected) ends it at once: it is taken.
- * (redis/ioredis#2169, still open, makes disconnect() do so.) A Cluster ends its nodes itself.
+ * (redis/ioredis#2169, still open, makes disconnect() do so.) That path skips the connector, so a
+ * Sentinel connector's failover detector (ioredis option `failoverDetector`) is stopped here as its
+ * disconnect() would. A Cluster ends its nodes itself.
  */
 function dropWhileReconnecting(redis: Redis): void {
-  (redis as unknown as { setStatus(status: 'wait'): void }).setStatus('wait');
+  const internals = redis as unknown as {
+    setStatus(status: 'wait'): void;
+    connector: { failoverDetector?: { cleanup(): void } | null };
+  };
+  internals.connector.failoverDetector?.cleanup();
+  internals.setStatus('wait');
 }
 
 /** Whether the connection is a Redis Cluster client (its partitions then spread over the slots). */
