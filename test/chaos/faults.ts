@@ -165,7 +165,7 @@ const jobsDeleted = (times: number): Scenario => ({
 });
 
 /**
- * Whether a take-due reply `{ next, now, jobs, traced }` moved timers to `armed`: its job list (the third
+ * Whether a take-due reply `{ next, now, job, traced }` moved timers to `armed`: its job (the third
  * item) is not empty. (Not "the reply does not end in an empty list": the traced list comes last.)
  */
 function tookTimers(reply: Buffer): boolean {

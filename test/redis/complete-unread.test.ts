@@ -29,7 +29,7 @@ async function rowReads(): Promise<number> {
 async function claimNew(cluster: FireCluster, key: string, worker = 'w-1') {
   await cluster.timers.schedule({ key, handler: 'h', delay: 0 });
   const partition = cluster.partitionOf(key);
-  const [job] = (await cluster.commands.takeDue(partition, 100, 1_000, 1)).jobs;
+  const job = (await cluster.commands.takeDue(partition, 100, 1_000)).job!;
   const [claimed] = await cluster.commands.claim(partition, LEASE_MS, worker, job.timers);
   if (claimed.kind !== 'claimed') throw new Error(`not claimed: ${claimed.kind}`);
   return { partition, refs: job.timers, claimed, completion: okCompletion(claimed, worker) };
@@ -68,7 +68,7 @@ describe('complete of a held one-shot ending ok from its claim, unread (docs/des
   it('reads no row for a run claimed ahead of its due either (its lease starts at the claim, lf is the due)', async () => {
     const cluster = await fire.cluster();
     await cluster.timers.schedule({ key: 'ahead', handler: 'h', delay: 2_000 });
-    const [job] = (await cluster.commands.takeDue(0, 100, 5_000, 1)).jobs;
+    const job = (await cluster.commands.takeDue(0, 100, 5_000)).job!;
     const [claimed] = await cluster.commands.claim(0, LEASE_MS, 'w-1', job.timers, false, 5_000);
     if (claimed.kind !== 'claimed') throw new Error(`not claimed: ${claimed.kind}`);
     expect(claimed.leftMs).toBeGreaterThan(1_000);

@@ -16,7 +16,7 @@ describe('the fire path as Redis Functions', () => {
     const commands = new FireCommands(fire.raw, timers.keys);
     const fireOne = async (key: string) => {
       const timer = await timers.schedule({ key, handler: 'h', delay: 0 });
-      await commands.takeDue(0, 100, 0, 1);
+      await commands.takeDue(0, 100, 0);
       const [claim] = await commands.claim(0, 30_000, 'w', [refOf(timer)]);
       expect(claim.kind).toBe('claimed');
       const run = {
@@ -51,8 +51,8 @@ describe('the fire path as Redis Functions', () => {
     const cluster = await fire.cluster();
     const timer = await cluster.timers.schedule({ key: 'after-flush', handler: 'h', delay: 0 });
     await fire.raw.call('FUNCTION', 'FLUSH');
-    const taken = await cluster.commands.takeDue(0, 100, 0, 1);
-    expect(taken.jobs.flatMap((job) => job.timers.map((ref) => ref.key))).toEqual(['after-flush']);
+    const taken = await cluster.commands.takeDue(0, 100, 0);
+    expect(taken.job?.timers.map((ref) => ref.key)).toEqual(['after-flush']);
     await fire.raw.call('FUNCTION', 'FLUSH');
     const [claim] = await cluster.commands.claim(0, 30_000, 'w', [refOf(timer)]);
     expect(claim.kind).toBe('claimed');

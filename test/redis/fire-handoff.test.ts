@@ -4,42 +4,42 @@ import { commandCalls, eventually, useFirePath } from './fire-fixture';
 const fire = useFirePath();
 
 describe('fire path: hand-off to BullMQ and batched completion', () => {
-  it('take-due fills up to maxJobs jobs of perJob timers, records each job at its hand-off and writes no row', async () => {
+  it('take-due takes up to its limit as one job, records it at its hand-off and writes no row', async () => {
     const cluster = await fire.cluster();
     const past = (await cluster.redisNow()) - 1_000;
     const keys = Array.from({ length: 7 }, (_, i) => `k${i}`);
     await cluster.timers.scheduleMany(keys.map((key, i) => ({ key, handler: 'h', at: past + i })));
+    const keysOf = (taken: { job?: { timers: { key: string }[] } }) =>
+      taken.job?.timers.map((ref) => ref.key);
 
     await fire.raw.config('RESETSTAT');
-    const taken = await cluster.commands.takeDue(0, 2, 0, 3);
+    const taken = await cluster.commands.takeDue(0, 3, 0);
     // more was due than the call takes: its next due came with the same read (no ZRANGE)
     expect(await commandCalls(fire.raw, 'zrange')).toBe(0);
 
-    expect(taken.jobs.map((job) => job.timers.map((ref) => ref.key))).toEqual([
-      ['k0', 'k1'],
-      ['k2', 'k3'],
-      ['k4', 'k5'],
-    ]);
-    for (const job of taken.jobs) {
-      const [first] = job.timers;
-      expect(job.jobId).toBe(`t-${first.id}-v1-r0`);
-      for (const ref of job.timers) {
-        // the row names no job and keeps no entry: its `armed` one is implied (includes/ledger.lua)
-        expect(await fire.raw.hmget(cluster.timers.keys.row(ref.key), 'j', 'lq')).toEqual([null, null]);
-      }
+    expect(keysOf(taken)).toEqual(['k0', 'k1', 'k2']);
+    const { jobId, timers } = taken.job!;
+    expect(jobId).toBe(`t-${timers[0].id}-v1-r0`);
+    for (const ref of timers) {
+      // the row names no job and keeps no entry: its `armed` one is implied (includes/ledger.lua)
+      expect(await fire.raw.hmget(cluster.timers.keys.row(ref.key), 'j', 'lq')).toEqual([null, null]);
     }
     const jobs = `${cluster.timers.keys.base(0)}jobs`;
-    expect(await fire.raw.zrange(jobs, '0', '-1', 'WITHSCORES')).toEqual(
-      taken.jobs.flatMap((job) => [job.jobId, String(taken.now)]),
-    );
-    expect(taken.nextDue).toBe(past + 6);
+    expect(await fire.raw.zrange(jobs, '0', '-1', 'WITHSCORES')).toEqual([jobId, String(taken.now)]);
+    expect(taken.nextDue).toBe(past + 3);
+    expect(await fire.raw.zcard(cluster.timers.keys.armed(0))).toBe(3);
+
+    // a call given the dispatcher's open job extends it: recorded as a member of its own, at its hand-off
+    const more = await cluster.commands.takeDue(0, 3, 0, jobId);
+    expect(more.job?.jobId).toBe(jobId);
+    expect(keysOf(more)).toEqual(['k3', 'k4', 'k5']);
+    expect(await fire.raw.zscore(jobs, `${jobId}@${more.now}`)).toBe(String(more.now));
     expect(await fire.raw.zrange(cluster.timers.keys.due(0), 0, '-1')).toEqual(['k6']);
-    expect(await fire.raw.zcard(cluster.timers.keys.armed(0))).toBe(6);
 
     // what is left fits in one call: the next due beyond it is read (none here)
     await fire.raw.config('RESETSTAT');
-    const rest = await cluster.commands.takeDue(0, 2, 0, 3);
-    expect(rest.jobs.flatMap((job) => job.timers.map((ref) => ref.key))).toEqual(['k6']);
+    const rest = await cluster.commands.takeDue(0, 3, 0);
+    expect(keysOf(rest)).toEqual(['k6']);
     expect(rest.nextDue).toBeNull();
     expect(await commandCalls(fire.raw, 'zrange')).toBe(1);
   });
@@ -49,11 +49,10 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
     const soon = await cluster.timers.schedule({ key: 'soon', handler: 'h', delay: 500 });
     const later = await cluster.timers.schedule({ key: 'later', handler: 'h', delay: '1h' });
 
-    expect((await cluster.commands.takeDue(0, 100, 0, 1)).jobs).toEqual([]);
-    const taken = await cluster.commands.takeDue(0, 100, 2_000, 1);
+    expect((await cluster.commands.takeDue(0, 100, 0)).job).toBeUndefined();
+    const taken = await cluster.commands.takeDue(0, 100, 2_000);
 
-    expect(taken.jobs).toHaveLength(1);
-    expect(taken.jobs[0].timers).toEqual([{ id: soon.id, key: 'soon', version: 1, due: soon.dueAt }]);
+    expect(taken.job!.timers).toEqual([{ id: soon.id, key: 'soon', version: 1, due: soon.dueAt }]);
     expect(taken.now).toBeLessThan(soon.dueAt);
     expect(taken.nextDue).toBe(later.dueAt);
   });

@@ -12,11 +12,11 @@ describe('ledger: the implied `armed` entry of a hand-off', () => {
   it('a stale claim while the row waits in `armed` again writes that hand-off once, before the stale entry', async () => {
     const cluster = await fire.cluster();
     const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: 0 });
-    const firstTake = await cluster.commands.takeDue(0, 100, 1_000, 1);
-    const [first] = firstTake.jobs;
+    const firstTake = await cluster.commands.takeDue(0, 100, 1_000);
+    const first = firstTake.job!;
     await cluster.timers.reschedule('k', { delay: 0 });
-    const second = await cluster.commands.takeDue(0, 100, 1_000, 1);
-    const [job] = second.jobs;
+    const second = await cluster.commands.takeDue(0, 100, 1_000);
+    const job = second.job!;
     expect(job.timers[0]).toMatchObject({ key: 'k', version: 2 });
     await waitFor(async () => (await cluster.redisNow()) >= job.timers[0].due, {
       intervalMs: 5,
@@ -50,9 +50,9 @@ describe('ledger: the implied `armed` entry of a hand-off', () => {
   it('a hand-off the reconciler re-arms (its job gone) stays in history, and the next one follows it', async () => {
     const cluster = await fire.cluster();
     const timer = await cluster.timers.schedule({ key: 'lost', handler: 'h', delay: 0 });
-    const taken = await cluster.commands.takeDue(0, 100, 1_000, 1);
+    const taken = await cluster.commands.takeDue(0, 100, 1_000);
     const jobs = `${cluster.timers.keys.base(0)}jobs`;
-    expect(await fire.raw.zrange(jobs, '0', '-1')).toEqual([taken.jobs[0].jobId]);
+    expect(await fire.raw.zrange(jobs, '0', '-1')).toEqual([taken.job!.jobId]);
     // no BullMQ job was added: the hand-off is lost
     expect(await cluster.reconciler({ graceMs: 0 }).reconcileOnce()).toMatchObject({ rearmed: 1 });
     expect(await fire.raw.zscore(cluster.timers.keys.due(0), 'lost')).not.toBeNull();
@@ -63,13 +63,13 @@ describe('ledger: the implied `armed` entry of a hand-off', () => {
       ['armed', 1],
     ]);
 
-    const again = await cluster.commands.takeDue(0, 100, 1_000, 1);
+    const again = await cluster.commands.takeDue(0, 100, 1_000);
     expect(story(await cluster.timers.history('lost'))).toEqual([
       ['scheduled', 1],
       ['armed', 1],
       ['armed', 1],
     ]);
-    const [claimed] = await cluster.commands.claim(0, 30_000, 'w', again.jobs[0].timers);
+    const [claimed] = await cluster.commands.claim(0, 30_000, 'w', again.job!.timers);
     expect(claimed.kind).toBe('claimed');
     await cluster.commands.complete(0, [
       {
@@ -98,13 +98,11 @@ describe('ledger: the implied `armed` entry of a hand-off', () => {
   it('a reconciler pass leaves a hand-off alone while a job recorded at its ms exists', async () => {
     const cluster = await fire.cluster();
     await cluster.timers.schedule({ key: 'kept', handler: 'h', delay: 0 });
-    const taken = await cluster.commands.takeDue(0, 100, 1_000, 1);
-    await cluster
-      .queueOf('kept')
-      .add('fire', { timers: taken.jobs[0].timers }, { jobId: taken.jobs[0].jobId });
+    const taken = await cluster.commands.takeDue(0, 100, 1_000);
+    await cluster.queueOf('kept').add('fire', { timers: taken.job!.timers }, { jobId: taken.job!.jobId });
     expect(await cluster.reconciler({ graceMs: 0 }).reconcileOnce()).toMatchObject({ rearmed: 0 });
     expect(await fire.raw.zscore(cluster.timers.keys.armed(0), 'kept')).toBe(String(taken.now));
-    expect(await cluster.jobOf('kept')).toBe(taken.jobs[0].jobId);
+    expect(await cluster.jobOf('kept')).toBe(taken.job!.jobId);
   });
 
   it('pass-late of a late slot keeps the hand-off it takes out of `armed`', async () => {
@@ -116,10 +114,10 @@ describe('ledger: the implied `armed` entry of a hand-off', () => {
       catchup: 'skip',
     });
     await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5, what: 'due' });
-    const taken = await cluster.commands.takeDue(0, 100, 1_000, 1);
-    const [reply] = await cluster.commands.claim(0, 30_000, 'w', taken.jobs[0].timers);
+    const taken = await cluster.commands.takeDue(0, 100, 1_000);
+    const [reply] = await cluster.commands.claim(0, 30_000, 'w', taken.job!.timers);
     expect(reply.kind).toBe('check');
-    const ref = taken.jobs[0].timers[0];
+    const ref = taken.job!.timers[0];
     expect(await cluster.commands.passLate(0, ref, { next: timer.dueAt + 200, missed: 0 })).toBe(true);
     expect(await fire.raw.zscore(cluster.timers.keys.due(0), 'late')).toBe(String(timer.dueAt + 200));
     expect(story(await cluster.timers.history('late'))).toEqual([

@@ -15,7 +15,7 @@ const KEEP_MS = 604_800_000;
 async function fireOnce(cluster: FireCluster, timer: { id: string; key: string }) {
   const { key } = timer;
   const partition = cluster.partitionOf(key);
-  const [job] = (await cluster.commands.takeDue(partition, 100, 1_000, 1)).jobs;
+  const job = (await cluster.commands.takeDue(partition, 100, 1_000)).job!;
   expect(job.timers.map((ref) => ref.key)).toEqual([key]);
   const [claim] = await cluster.commands.claim(partition, 30_000, 'w-1', job.timers);
   expect(claim.kind).toBe('claimed');

@@ -18,7 +18,7 @@ describe('fire path: commands per call', () => {
       { key: 'due', handler: 'h', at: now - 1_000 },
       { key: 'later', handler: 'h', at: now + 60_000 },
     ]);
-    const [job] = (await cluster.commands.takeDue(0, 100, 120_000, 1)).jobs;
+    const job = (await cluster.commands.takeDue(0, 100, 120_000)).job!;
     const [due, later] = job.timers;
 
     await fire.raw.config('RESETSTAT');
@@ -48,7 +48,7 @@ describe('fire path: commands per call', () => {
     const scheduled = await cluster.timers.scheduleMany(
       keys.map((key, i) => ({ key, handler: 'h', at: past + i })),
     );
-    const [job] = (await cluster.commands.takeDue(0, 100, 0, 1)).jobs;
+    const job = (await cluster.commands.takeDue(0, 100, 0)).job!;
     const claimed = await cluster.commands.claim(0, 30_000, 'w', job.timers);
     expect(claimed.every((result) => result.kind === 'claimed')).toBe(true);
     const done = (from: number, to: number): Completions =>

@@ -23,7 +23,11 @@ describe('a library start while Redis is unreachable', () => {
 
   beforeAll(async () => {
     server = await startRedis();
-    admin = new Redis(server.url, { maxRetriesPerRequest: null });
+    // The suite's own connection outlives its outages (the kills above its refusal cases): with ioredis's
+    // default back-off (50 ms doubling to 5 s, plus up to 200 ms) it came back up to 3.4 s after the server
+    // did, and the first refusal case's ACL SETUSER waited for it — 1.8–3.8 s on a loaded host, ~80 ms
+    // when the outage happened to end just before an attempt. It retries every 50 ms instead.
+    admin = new Redis(server.url, { maxRetriesPerRequest: null, retryStrategy: () => 50 });
     admin.on('error', () => undefined);
   });
   afterEach(async () => {

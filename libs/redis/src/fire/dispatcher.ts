@@ -39,14 +39,10 @@ const DEFAULT_LEAD_MS = 200;
  */
 const WAKE_AT_LEAD = 3 / 4;
 /**
- * Jobs one take-due call fills: one, so a call (~10 µs of Redis per timer) holds Redis for about a
- * millisecond at most — the claims falling due meanwhile wait behind it, and 10 jobs a call held it 10–30 ms.
- * A backlog still goes at one round trip per job: each take overlaps the previous take's addBulk.
- */
-const JOBS_PER_CALL = 1;
-/**
- * Take-due calls whose timers one fire job carries at most: a pass's calls (one job of `batchSize` each)
- * fill one job, added when the pass ends or the job is full. Each BullMQ job costs ~35 Redis commands
+ * Take-due calls whose timers one fire job carries at most: a pass's calls (up to `batchSize` timers each)
+ * fill one job, added when the pass ends or the job is full. A call stays that small because Redis runs
+ * it whole (~10 µs a timer): about a millisecond at most, where calls of 1,000 held it 10–30 ms for the
+ * claims falling due meanwhile. Each BullMQ job costs ~35 Redis commands
  * (add, the consumer's fetch and finish, their event-stream entries): at 10,000 timers/s a pass of
  * ~500 timers went as 5 jobs, ~0.3 commands per fired timer (docs/design.md "Commands per fired timer").
  * No call takes more than before, so none holds Redis longer; the job's first timers wait for the
@@ -195,23 +191,16 @@ export class Dispatcher extends Partitioned<FireCommands> {
     try {
       do {
         state.again = false;
-        const taken = await this.commands.takeDue(
-          partition,
-          this.batchSize,
-          this.leadMs,
-          JOBS_PER_CALL,
-          open?.job.jobId,
-        );
+        const taken = await this.commands.takeDue(partition, this.batchSize, this.leadMs, open?.job.jobId);
         nextDue = taken.nextDue;
         // More is due within the lead than one call takes: go on at once.
         state.again ||= nextDue !== null && nextDue <= taken.now + this.leadMs;
         const spans = DispatchSpans.start(taken, this.keys.queueName(partition));
-        for (const job of taken.jobs) {
-          if (open?.job.jobId === job.jobId) open.job.timers.push(...job.timers);
-          else {
-            await add();
-            open = { job, calls: 0, spans: [] };
-          }
+        const { job } = taken;
+        if (job && open?.job.jobId === job.jobId) open.job.timers.push(...job.timers);
+        else if (job) {
+          await add();
+          open = { job, calls: 0, spans: [] };
         }
         if (open) {
           open.calls++;

@@ -1,5 +1,7 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { isSundialError } from '@sundial/core';
-import { parseRedisUrl } from './connection';
+import { closeRedis, openRedis, parseRedisUrl } from './connection';
 
 describe('parseRedisUrl', () => {
   it('passes a one-node URL to ioredis as it is', () => {
@@ -60,6 +62,53 @@ describe('parseRedisUrl', () => {
     const refusal = catchError(() => parseRedisUrl('redis+sentinel://user:hunter2@s1'));
     expect((refusal as Error).message).not.toContain('hunter2');
     expect((refusal as Error).message).toContain('redis+sentinel://***@s1');
+  });
+});
+
+/** A local port nothing listens on: a connect there is refused at once. */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('closing a connection whose socket has closed', () => {
+  it('closeRedis ends one waiting to reconnect at once: its queue rejected, no timer left behind', async () => {
+    // waits a minute between attempts: the close comes while it waits
+    const redis = openRedis({
+      port: await closedPort(),
+      retryStrategy: () => 60_000,
+      maxRetriesPerRequest: null,
+    });
+    const ping = redis.ping();
+    await new Promise((resolve) => redis.once('reconnecting', resolve)); // (once() would throw its error)
+    const setTimeout = jest.spyOn(globalThis, 'setTimeout');
+    try {
+      await closeRedis(redis);
+      expect(redis.status).toBe('end');
+      await expect(ping).rejects.toThrow('Connection is closed.');
+      // ioredis's disconnect() alone armed a 2 s `disconnectTimeout` for the socket already closed
+      expect(setTimeout).not.toHaveBeenCalled();
+    } finally {
+      setTimeout.mockRestore();
+    }
+  });
+
+  it('disconnect() of an ended client arms no timer (as Sentinel does after each primary look-up)', async () => {
+    const redis = openRedis({ port: await closedPort(), retryStrategy: () => null, lazyConnect: true });
+    const ended = new Promise((resolve) => redis.once('end', resolve));
+    redis.connect().catch(() => undefined);
+    await ended;
+    const setTimeout = jest.spyOn(globalThis, 'setTimeout');
+    try {
+      redis.disconnect();
+      // ioredis 6.0.0 armed its 2 s `disconnectTimeout` for the closed socket (ioredis-disconnect.ts)
+      expect(setTimeout).not.toHaveBeenCalled();
+    } finally {
+      setTimeout.mockRestore();
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import {
   skipEndedSubscriberDisconnects,
 } from './cluster-outage';
 import { installIoredisClosures } from './ioredis-closures';
+import { installClosedSocketDisconnect } from './ioredis-disconnect';
 import { settledWithin } from './settled-within';
 
 /**
@@ -52,8 +53,10 @@ const DEFAULT_PORTS = { node: 6379, sentinel: 26379 } as const;
 
 /** Opens the connection `connection` names, with `overrides` (e.g. BullMQ's `maxRetriesPerRequest: null`). */
 export function openRedis(connection: RedisConnection, overrides: RedisOptions = {}): RedisClient {
-  // Before any command or script is made: ioredis's per-command closures outlive scavenges otherwise.
+  // Before any command or script is made: ioredis's per-command closures outlive scavenges otherwise;
+  // and before any disconnect, which would leave a 2 s timer behind on a socket already closed.
   installIoredisClosures();
+  installClosedSocketDisconnect();
   if (connection instanceof Redis) return withErrorListener(connection.duplicate(overrides));
   const { url, ...options } = typeof connection === 'string' ? { url: connection } : connection;
   const target = url === undefined ? undefined : parseRedisUrl(url);
@@ -209,7 +212,28 @@ const QUIT_WAIT_MS = 1_000;
  */
 export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'ready') await settledWithin(redis.quit(), QUIT_WAIT_MS);
+  if (redis.status === 'reconnecting' && !isCluster(redis)) dropWhileReconnecting(redis);
   if (redis.status !== 'end') redis.disconnect();
+}
+
+/**
+ * A connection waiting to reconnect (its socket closed by an outage or a refused AUTH) has no socket to
+ * end, but ioredis 6.0.0's disconnect() ends the closed one again: no 'close' event comes, so the client
+ * stays `reconnecting` for good, what is queued is never rejected, and its 2 s `disconnectTimeout` timer
+ * (cleared only by that event) keeps the process up after the close — jest's "did not exit" and "a worker
+ * process has failed to exit gracefully" after test/redis/start-wait.test.ts. ioredis's own path for a
+ * client with no socket (status `wait`, a lazy client never connected) ends it at once: it is taken.
+ * (redis/ioredis#2169, still open, makes disconnect() do so.) That path skips the connector, so a
+ * Sentinel connector's failover detector (ioredis option `failoverDetector`) is stopped here as its
+ * disconnect() would. A Cluster ends its nodes itself.
+ */
+function dropWhileReconnecting(redis: Redis): void {
+  const internals = redis as unknown as {
+    setStatus(status: 'wait'): void;
+    connector: { failoverDetector?: { cleanup(): void } | null };
+  };
+  internals.connector.failoverDetector?.cleanup();
+  internals.setStatus('wait');
 }
 
 /** Whether the connection is a Redis Cluster client (its partitions then spread over the slots). */

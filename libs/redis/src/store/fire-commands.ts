@@ -36,8 +36,9 @@ export interface TracedTimer {
 }
 
 export interface DueTimers {
-  jobs: DueJob[];
-  /** the timers of `jobs` scheduled in a trace; empty when tracing is off */
+  /** the call's timers as one job (named `openJob` when given); undefined when it took none */
+  job: DueJob | undefined;
+  /** the timers of `job` scheduled in a trace; empty when tracing is off */
   traced: TracedTimer[];
   /** the earliest due still waiting in `due`, null when none */
   nextDue: number | null;
@@ -121,37 +122,28 @@ export class FireCommands {
   ) {}
 
   /**
-   * Takes the timers due within `leadMs` from Redis now, in at most `maxJobs` jobs of `perJob` timers; the
-   * first is named `openJob` when given (the caller's job not yet added, which it extends: take-due.lua).
+   * Takes up to `limit` of the timers due within `leadMs` from Redis now, as one job; it is named
+   * `openJob` when given (the caller's job not yet added, which they extend: take-due.lua).
    */
-  async takeDue(
-    partition: number,
-    perJob: number,
-    leadMs: number,
-    maxJobs: number,
-    openJob = '',
-  ): Promise<DueTimers> {
-    const [nextDue, now, jobs, traced] = (await this.run(
+  async takeDue(partition: number, limit: number, leadMs: number, openJob = ''): Promise<DueTimers> {
+    const [nextDue, now, [jobId, ...flat], traced] = (await this.run(
       'take-due',
       partition,
-      perJob,
+      limit,
       leadMs,
-      maxJobs,
       openJob,
-    )) as [string, string, string[][], string[]];
+    )) as [string, string, string[], string[]];
+    const timers: TimerRef[] = [];
+    for (let i = 0; i < flat.length; i += 4) {
+      timers.push({
+        id: flat[i],
+        key: flat[i + 1],
+        version: Number(flat[i + 2]),
+        due: Number(flat[i + 3]),
+      });
+    }
     return {
-      jobs: jobs.map(([jobId, ...flat]) => {
-        const timers: TimerRef[] = [];
-        for (let i = 0; i < flat.length; i += 4) {
-          timers.push({
-            id: flat[i],
-            key: flat[i + 1],
-            version: Number(flat[i + 2]),
-            due: Number(flat[i + 3]),
-          });
-        }
-        return { jobId, timers };
-      }),
+      job: jobId === undefined ? undefined : { jobId, timers },
       traced: tracedTimers(traced),
       nextDue: nextDue === '' ? null : Number(nextDue),
       now: Number(now),

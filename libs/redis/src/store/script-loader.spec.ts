@@ -112,7 +112,7 @@ describe('Lua commands', () => {
 
   it('calls a function script on a connection only, loading its library when Redis has none', async () => {
     await redis.call('FUNCTION', 'FLUSH');
-    const take = () => runScript(redis, 'take-due', 'sundial:{p0}:', 50, 'sundial', 100, 0, 1);
+    const take = () => runScript(redis, 'take-due', 'sundial:{p0}:', 50, 'sundial', 100, 0);
     expect(await take()).toEqual(['', expect.stringMatching(/^\d+$/), [], []]);
     expect(await take()).toEqual(['', expect.stringMatching(/^\d+$/), [], []]);
     expect(() => runScript(redis.pipeline(), 'claim', 'sundial:{p0}:', 50, 'sundial')).toThrow(

@@ -52,33 +52,32 @@ export class DispatchSpans {
   private constructor(private readonly spans: Span[]) {}
 
   static start(taken: DueTimers, queueName: string): DispatchSpans | undefined {
-    if (taken.traced.length === 0) return undefined;
+    const { job } = taken;
+    if (!job || taken.traced.length === 0) return undefined;
     const byKey = new Map(taken.traced.map((timer) => [timer.key, timer]));
     const spans: Span[] = [];
-    for (const job of taken.jobs) {
-      for (const ref of job.timers) {
-        const traced = byKey.get(ref.key);
-        const where = traced && placement(traced.traceParent, traced.kind);
-        if (!where) continue;
-        const span = tracer.startSpan(
-          'sundial.dispatch',
-          {
-            kind: SpanKind.PRODUCER,
-            links: where.links,
-            attributes: {
-              ...timerAttributes(ref.key, ref.id, ref.version, ref.due),
-              'sundial.job_id': job.jobId,
-              'sundial.lead_ms': ref.due - taken.now,
-              'messaging.system': 'bullmq',
-              'messaging.destination.name': queueName,
-            },
+    for (const ref of job.timers) {
+      const traced = byKey.get(ref.key);
+      const where = traced && placement(traced.traceParent, traced.kind);
+      if (!where) continue;
+      const span = tracer.startSpan(
+        'sundial.dispatch',
+        {
+          kind: SpanKind.PRODUCER,
+          links: where.links,
+          attributes: {
+            ...timerAttributes(ref.key, ref.id, ref.version, ref.due),
+            'sundial.job_id': job.jobId,
+            'sundial.lead_ms': ref.due - taken.now,
+            'messaging.system': 'bullmq',
+            'messaging.destination.name': queueName,
           },
-          where.parent,
-        );
-        const traceParent = traceParentOf(span.spanContext());
-        if (traceParent) ref.tp = traceParent;
-        spans.push(span);
-      }
+        },
+        where.parent,
+      );
+      const traceParent = traceParentOf(span.spanContext());
+      if (traceParent) ref.tp = traceParent;
+      spans.push(span);
     }
     return new DispatchSpans(spans);
   }

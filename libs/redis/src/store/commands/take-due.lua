@@ -1,19 +1,21 @@
 -- Hands due timers to BullMQ: moves the `due` entries with score <= Redis now + lead to `armed`
--- (score = now, the hand-off time the reconciler's grace counts from) and records each job it names
+-- (score = now, the hand-off time the reconciler's grace counts from) and records the job it names
 -- (`t-<id>-v<version>-r<runCount>` of its first timer) in `P:{pN}:jobs`, scored by that hand-off time:
 -- the reconciler finds a handed-off row's job there. Nothing is written on the rows: their `armed` ledger
 -- entry is implied by the row being in `armed` (includes/ledger ledger_fold_armed). With a lead a job
 -- reaches a worker before its timers are due; the claim still refuses them until they are.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
---   ARGV[1] prefix 'P', ARGV[2] timers per job, ARGV[3] lead ms, ARGV[4] jobs per call at most,
---   ARGV[5] '' or the jobId of the dispatcher's job still open (not yet added), which this call's first
---   job extends: it is named so, and recorded in `jobs` as `<jobId>@<now>` (a member of its own, at this
+--   ARGV[1] prefix 'P', ARGV[2] timers this call takes at most (a fire job's share of one call: the
+--   dispatcher's CALLS_PER_JOB calls fill a job), ARGV[3] lead ms,
+--   ARGV[4] '' or the jobId of the dispatcher's job still open (not yet added), which this call's timers
+--   extend: they are named so, and recorded in `jobs` as `<jobId>@<now>` (a member of its own, at this
 --   call's hand-off ms; the reconciler reads the jobId before the '@'), so one job carries several calls'
 --   timers while no call takes more than ARGV[2] of them (docs/design.md "Commands per fired timer")
--- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } per job,
---   { key, traceparent, kind, ... } of the timers whose row records the caller's trace (`tp`) } (a free
---   run handed back for a re-run waits in `due` as `<key>|<version>`: its ref names the key)
+-- Output: { next due score left in `due` or '', now, { jobId, id, key, version, due, ... } of the one job
+--   the call's timers go in ({} when it took none), { key, traceparent, kind, ... } of the timers whose
+--   row records the caller's trace (`tp`) } (a free run handed back for a re-run waits in `due` as
+--   `<key>|<version>`: its ref names the key)
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -22,17 +24,16 @@
 --- @include "includes/ledger"
 
 local base = KEYS[1]
-local per_job, lead_ms, max_jobs = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local open_job = ARGV[5] or ''
+local limit, lead_ms = tonumber(ARGV[2]), tonumber(ARGV[3])
+local open_job = ARGV[4] or ''
 local now = now_ms()
 local now_text = int(now)
 local due_key, armed_key = base .. 'due', base .. 'armed'
 
-local jobs, armed, traced, job_records = {}, {}, {}, {}
-local job
+local armed, traced = {}, {}
+local job, job_record
 -- One entry more than a call takes: when it comes (more is due within the lead than this call takes, as
 -- in a backlog), it is the first left in `due`, the next due this call answers — no ZRANGE for it.
-local limit = per_job * max_jobs
 local entries = redis.call('ZRANGEBYSCORE', due_key, '-inf', int(now + lead_ms), 'WITHSCORES', 'LIMIT', 0, limit + 1)
 local next_due = nil
 if #entries > 2 * limit then
@@ -76,12 +77,13 @@ for i = 1, #entries, 2 do
   end
   -- An intent whose row is gone or no longer pending is dropped: nothing would claim it.
   if row[1] and row[3] == 'pending' then
-    if not job or #job == 1 + 4 * per_job then
-      local extends = not job and open_job ~= ''
-      job = { extends and open_job or ('t-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0')) }
-      jobs[#jobs + 1] = job
-      job_records[#job_records + 1] = now_text
-      job_records[#job_records + 1] = extends and (open_job .. '@' .. now_text) or job[1]
+    if not job then
+      if open_job ~= '' then
+        job, job_record = { open_job }, open_job .. '@' .. now_text
+      else
+        job = { 't-' .. row[1] .. '-v' .. row[2] .. '-r' .. (row[4] or '0') }
+        job_record = job[1]
+      end
     end
     if run then
       run.j = job[1]
@@ -101,9 +103,11 @@ for i = 1, #entries, 2 do
   end
 end
 call_in_slices('ZADD', armed_key, armed)
-call_in_slices('ZADD', base .. 'jobs', job_records)
+if job then
+  redis.call('ZADD', base .. 'jobs', now_text, job_record)
+end
 
 if not next_due then
   next_due = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')[2] or ''
 end
-return { next_due, now_text, jobs, traced }
+return { next_due, now_text, job or {}, traced }
