@@ -10,9 +10,10 @@
 --   as name/value pairs (strings)
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
--- Output: { 'ok', sa, first id's seq, then per spec its due (a number) for a created row or
---   { 'kept', row as pairs } }: the created rows' ids are consecutive seqs from the first one (the caller
---   knows the rest of them: `sa` shared, v 1, pending, its own fields). Or { 'duplicate', key } /
+-- Output: { 'ok', sa, first id's seq, then per spec its due for a created row (a one-shot's `at` as it
+--   came, text; any other due a number) or { 'kept', row as pairs } }: the created rows' ids are
+--   consecutive seqs from the first one (the caller knows the rest of them: `sa` shared, v 1, pending,
+--   its own fields). Or { 'duplicate', key } /
 --   { 'retry', now } / { 'refused' } (the first call was not answered 'ok') when the whole call was
 --   refused unchanged.
 
@@ -24,6 +25,7 @@
 --- @include "includes/requests"
 --- @include "includes/slots"
 --- @include "includes/cancel-record"
+--- @include "includes/seq-ids"
 
 -- The specs and guards come as one JSON array each, not as ARGV elements: a command argument costs
 -- Redis its parse and the client its encoding (ioredis), a JSON string element far less of both
@@ -113,7 +115,8 @@ local seq_written = seq
 local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
 local first_due = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2]
-local earliest = nil
+local id_of = seq_ids(partition)
+local row_prefix = base .. 't:' -- row_key's, once per call
 -- gathered: the entries in each of the first two (two per created row), the keys in `created_keys` half
 local due_entries, key_entries, created_keys, gathered = {}, {}, {}, 0
 
@@ -151,30 +154,14 @@ end
 -- defaults, left out (includes/row).
 local values = { 'id', '', 'sa', sa, 'd', '' }
 
--- A new row for the spec at ARGV `start`. A one-shot's `at` is its due as the caller wrote it: no
--- table of its fields, no number formatting.
-local function create(start, key, had_row)
-  local kind, at = argv[start + 2], argv[start + 3]
+-- The row of a spec that is not a plain one-shot (create, below): `ds`, its other fields, from `values`.
+local function write_row(hash, id, start, kind, at)
   local count = 6
-  local due, d
-  if kind == 'once' and at ~= '' then
-    due, d = at + 0, at -- the text as a number: tonumber() would parse it twice (lua_isnumber, lua_tonumber)
-  else
-    local slot
-    slot, due = slot_and_due(key, kind, at, fields_of(start))
-    d = int(due)
-    if due ~= slot then
-      values[7], values[8] = 'ds', int(slot)
-      count = 8
-    end
-  end
-  seq = seq + 1
-  first_seq = first_seq or seq
-  -- one string, not a number's text and a concat; `%d` prints an integer, `%.0f` goes through the float printer
-  local id = format('%dp%s', seq, partition)
-  local hash = row_key(base, key)
-  if had_row then
-    redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
+  local slot, due = slot_and_due(argv[start], kind, at, fields_of(start))
+  local d = int(due)
+  if due ~= slot then
+    values[7], values[8] = 'ds', int(slot)
+    count = 8
   end
   values[2], values[6] = id, d
   values[count + 1], values[count + 2] = 'h', argv[start + 4]
@@ -188,16 +175,36 @@ local function create(start, key, had_row)
     values[count] = argv[j]
   end
   call('HSET', hash, unpack(values, 1, count))
+  return due, d
+end
+
+-- A new row for the spec at ARGV `start`. A plain one-shot (an `at`, no other fields: the bulk of a
+-- batch) is written as it came: its `at` text is its `d`, its due in the reply and in `due`, with no
+-- table, no number parsed or printed (docs/design.md "scheduleMany").
+local function create(start, key, had_row)
+  local kind, at = argv[start + 2], argv[start + 3]
+  seq = seq + 1
+  first_seq = first_seq or seq
+  local id = id_of(seq)
+  local hash = row_prefix .. key
+  if had_row then
+    redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
+  end
+  local due, d = at, at
+  if kind ~= 'once' or at == '' or argv[start + 6] ~= 0 then
+    due, d = write_row(hash, id, start, kind, at)
+  elseif argv[start + 5] ~= '' then
+    call('HSET', hash, 'id', id, 'sa', sa, 'd', at, 'h', argv[start + 4], 'p', argv[start + 5])
+  else
+    call('HSET', hash, 'id', id, 'sa', sa, 'd', at, 'h', argv[start + 4])
+  end
   local n = gathered
   gathered = n + 2
   due_entries[n + 1], due_entries[n + 2] = d, key
   key_entries[n + 1], key_entries[n + 2] = '0', key -- text: redis.call prints a number with `%.17g`
   created_keys[n / 2 + 1] = key -- its tombstone goes, its ledger (if any) goes on (write_gathered)
-  if earliest == nil or due < earliest then
-    earliest = due
-  end
   if event_listeners ~= 0 then -- includes/events: the call's first event found no one listening
-    announce_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due })
+    announce_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due + 0 })
   end
   return due
 end
@@ -230,8 +237,12 @@ for n = 1, spec_count do
 end
 replies[3] = first_seq or 0
 write_gathered()
--- Wake the dispatchers once when this batch holds a due earlier than everything `due` held.
-if earliest and (first_due == nil or earliest < tonumber(first_due)) then
-  redis.call('PUBLISH', base .. 'wake', int(earliest))
+-- Wake the dispatchers once when this batch holds a due earlier than everything `due` held: then it is
+-- `due`'s first now (read once per call, not a due compared per row).
+if first_seq then
+  local earliest = tonumber(redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2])
+  if earliest and (first_due == nil or earliest < tonumber(first_due)) then
+    redis.call('PUBLISH', base .. 'wake', int(earliest))
+  end
 end
 return replies

@@ -14,9 +14,10 @@ local request = { id = nil }
 local function request_codec(script)
   if script == 'schedule' then
     -- schedule: { 'ok', sa, first seq, per spec its due or a kept row } is remembered as a line 'sa seq',
-    -- then per spec its due minus `sa` (or '=' when that is the previous one's: a batch of one delay), or 'k'
-    -- and the kept row as JSON: about 2 to 11 bytes per created timer. A refused call (duplicate, retry)
-    -- changed nothing and is not remembered.
+    -- then per spec '@' when its due is its `at` as sent (a plain one-shot's, answered as that text: the
+    -- repeated call sends the same specs), else its due minus `sa` (or '=' when that is the previous one's:
+    -- a batch of one delay), or 'k' and the kept row as JSON: about 2 to 11 bytes per created timer. A
+    -- refused call (duplicate, retry) changed nothing and is not remembered.
     return {
       pack = function(reply)
         if reply[1] ~= 'ok' then
@@ -26,11 +27,13 @@ local function request_codec(script)
         local lines = { string.format('%.0f %.0f', sa, reply[3]) }
         for n = 4, #reply do
           local entry = reply[n]
-          -- line n - 2, not `#lines + 1` (a binary search); the common '=' asked first (no `type` call): a
-          -- kept row's table never equals the previous due
-          if entry == previous then
+          -- line n - 2, not `#lines + 1` (a binary search); a kept row's table never equals the previous due
+          local kind = type(entry)
+          if kind == 'string' then
+            lines[n - 2] = '@' -- no text printed per timer
+          elseif entry == previous then
             lines[n - 2] = '=' -- compared as numbers: no text made for it
-          elseif type(entry) == 'table' then
+          elseif kind == 'table' then
             lines[n - 2] = 'k' .. cjson.encode(entry)
           else
             lines[n - 2] = string.format('%d', entry - sa) -- an integer: not the float printer
@@ -40,16 +43,24 @@ local function request_codec(script)
         return table.concat(lines, '\n')
       end,
       unpack = function(text)
-        local reply, offset = nil, nil
+        -- '@' lines answer their spec's `at` as sent: the specs are schedule.lua's ARGV[5], 7 + 2n elements
+        -- each (n: its other fields), read only by a memo that has one
+        local specs = string.find(text, '\n@', 1, true) and cjson.decode(ARGV[5])
+        local reply, offset, start = nil, nil, 1
         for line in string.gmatch(text, '[^\n]+') do
           if not reply then
             local sa, first = string.match(line, '^(%d+) (%d+)$')
             reply = { 'ok', tonumber(sa), tonumber(first) }
-          elseif string.sub(line, 1, 1) == 'k' then
-            reply[#reply + 1] = cjson.decode(string.sub(line, 2))
           else
-            offset = line == '=' and offset or tonumber(line)
-            reply[#reply + 1] = reply[2] + offset
+            if line == '@' then
+              reply[#reply + 1] = specs[start + 3]
+            elseif string.sub(line, 1, 1) == 'k' then
+              reply[#reply + 1] = cjson.decode(string.sub(line, 2))
+            else
+              offset = line == '=' and offset or tonumber(line)
+              reply[#reply + 1] = reply[2] + offset
+            end
+            start = specs and start + 7 + 2 * specs[start + 6] or start
           end
         end
         return reply
