@@ -1,5 +1,5 @@
 import type { TimerSpec } from '@sundial/core';
-import { useStore } from './store-fixture';
+import { refusal, useStore } from './store-fixture';
 
 const store = useStore();
 
@@ -42,6 +42,25 @@ describe('scheduleMany of plain one-shots', () => {
     const [memo] = await store.raw.keys(`${timers.keys.base(0)}q:*`);
     const text = (await store.raw.get(memo)) ?? '';
     expect(text.split('\n').slice(1)).toEqual(specs.map(() => '@'));
+  });
+
+  it('refuses a plain batch with a live key unchanged, and answers it retried as the first time', async () => {
+    const timers = store.open();
+    const at = Date.now() + 3_600_000;
+    await timers.schedule({ key: 'k:3', handler: 'h', at });
+    const specs = Array.from({ length: 6 }, (_, i) => ({
+      key: `k:${i}`,
+      handler: 'h',
+      payload: { i },
+      at: at + i,
+    }));
+    expect((await refusal(timers.scheduleMany(specs))).reason).toBe('duplicate-key');
+    expect(await timers.get('k:0')).toBeNull();
+    await timers.cancel('k:3');
+    const first = await timers.scheduleMany(specs, { requestId: 'plain' });
+    expect(first.map((timer) => timer.dueAt)).toEqual(specs.map((spec) => spec.at));
+    expect(await timers.scheduleMany(specs, { requestId: 'plain' })).toEqual(first);
+    for (const timer of first) expect(await timers.get(timer.key)).toEqual(timer);
   });
 
   it('answers a mixed batch retried as the first time: plain one-shots among delays, intervals and kept rows', async () => {

@@ -7,7 +7,9 @@
 --   calls: one of them live refuses this call too), ARGV[5] the specs as one flat JSON array, per spec:
 --   key, ifExists (error|replace|keep), kind (once|interval|cron), at (ms, or '' for none),
 --   its row's `h` and `p` (encodeSpecFields; '' for no `p`), n (a number), then its n other row fields
---   as name/value pairs (strings)
+--   as name/value pairs (strings); ARGV[6] '1' when no key is in the call twice (the client checked), ARGV[7]
+--   '1' when every spec is a plain one-shot (ifExists error, an `at`, no row field but `h`, `p`), sent as 4
+--   elements: key, at, h, p ('' for no `p`)
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
 -- Output: { 'ok', sa, first id's seq, then per spec its due for a created row (a one-shot's `at` as it
@@ -35,6 +37,15 @@ local tombstone_ms = tonumber(ARGV[2])
 local first_request = ARGV[3]
 local guards = cjson.decode(ARGV[4])
 local argv = cjson.decode(ARGV[5])
+-- Which element of a spec holds its at, h and p: 3, 4, 5 past its key, or 1, 2, 3 in a call of plain
+-- one-shots, whose ifExists (error), kind (once) and field count (0) are not sent (an element decoded and
+-- read costs ~0.6k instructions: docs/design.md "scheduleMany").
+local plain = ARGV[7] == '1'
+local AT, H, P = 3, 4, 5
+if plain then
+  AT, H, P = 1, 2, 3
+end
+local distinct = ARGV[6] == '1'
 -- the partition's number: base ends '{pN}:' (one node) or '{pN.s}:' (Redis Cluster, keys.ts)
 local partition = string.match(base, '{p(%d+)[}.]')
 local now = now_ms()
@@ -49,7 +60,7 @@ local i, spec_count = 1, 0
 while i <= argc do
   spec_count = spec_count + 1 -- a count, not `#`: Lua finds a table's length by a binary search
   starts[spec_count], keys[spec_count] = i, argv[i]
-  i = i + 7 + 2 * argv[i + 6] -- a number (cjson)
+  i = plain and i + 4 or i + 7 + 2 * argv[i + 6] -- a number (cjson)
 end
 
 -- Whether each key holds a row, and its status: a row exists iff its key is in `keys` (docs/design.md
@@ -96,16 +107,18 @@ local status_of = statuses_of(keys)
 local seen, again = {}, {}
 for n = 1, spec_count do
   local key, start = keys[n], starts[n]
-  if argv[start + 2] == 'cron' and tonumber(argv[start + 3]) <= now then
+  if not plain and argv[start + 2] == 'cron' and tonumber(argv[start + 3]) <= now then
     -- The caller's estimate of Redis now was behind: it recomputes the occurrence after `now`.
     return { 'retry', now }
   end
   local status = status_of[n]
-  if argv[start + 1] == 'error' and (seen[key] or (status and is_live(status))) then
+  if (plain or argv[start + 1] == 'error') and ((status and is_live(status)) or (not distinct and seen[key])) then
     return { 'duplicate', key }
   end
-  again[n] = seen[key] -- a key met earlier in this batch: its status above is out of date
-  seen[key] = true
+  if not distinct then
+    again[n] = seen[key] -- a key met earlier in this batch: its status above is out of date
+    seen[key] = true
+  end
 end
 
 -- Index writes of new rows are gathered and written once per batch (one command per index, not per row).
@@ -182,7 +195,7 @@ end
 -- batch) is written as it came: its `at` text is its `d`, its due in the reply and in `due`, with no
 -- table, no number parsed or printed (docs/design.md "scheduleMany").
 local function create(start, key, had_row)
-  local kind, at = argv[start + 2], argv[start + 3]
+  local kind, at = plain and 'once' or argv[start + 2], argv[start + AT]
   seq = seq + 1
   first_seq = first_seq or seq
   local id = id_of(seq)
@@ -191,12 +204,12 @@ local function create(start, key, had_row)
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
   end
   local due, d = at, at
-  if kind ~= 'once' or at == '' or argv[start + 6] ~= 0 then
+  if not plain and (kind ~= 'once' or at == '' or argv[start + 6] ~= 0) then
     due, d = write_row(hash, id, start, kind, at)
-  elseif argv[start + 5] ~= '' then
-    call('HSET', hash, 'id', id, 'sa', sa, 'd', at, 'h', argv[start + 4], 'p', argv[start + 5])
+  elseif argv[start + P] ~= '' then
+    call('HSET', hash, 'id', id, 'sa', sa, 'd', at, 'h', argv[start + H], 'p', argv[start + P])
   else
-    call('HSET', hash, 'id', id, 'sa', sa, 'd', at, 'h', argv[start + 4])
+    call('HSET', hash, 'id', id, 'sa', sa, 'd', at, 'h', argv[start + H])
   end
   local n = gathered
   gathered = n + 2
@@ -216,12 +229,13 @@ local function schedule_one(n)
     write_gathered()
     status = statuses_of({ key })[1]
   end
+  local keep = not plain and argv[start + 1] == 'keep'
   if status and is_live(status) then
-    if argv[start + 1] == 'keep' then
+    if keep then
       return reply('kept', read_row(base, key))
     end
     cancel_row(base, prefix, read_row(base, key), 'replaced', now, 0)
-  elseif argv[start + 1] == 'keep' then
+  elseif keep then
     -- A cancelled name stays cancelled while its tombstone lives.
     local cancelled = read_tombstone(base, key)
     if cancelled then

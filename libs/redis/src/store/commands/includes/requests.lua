@@ -44,8 +44,10 @@ local function request_codec(script)
       end,
       unpack = function(text)
         -- '@' lines answer their spec's `at` as sent: the specs are schedule.lua's ARGV[5], 7 + 2n elements
-        -- each (n: its other fields), read only by a memo that has one
+        -- each (n: its other fields) or, a call of plain one-shots (ARGV[7] '1'), 4; read only by a memo
+        -- that has one
         local specs = string.find(text, '\n@', 1, true) and cjson.decode(ARGV[5])
+        local plain = ARGV[7] == '1'
         local reply, offset, start = nil, nil, 1
         for line in string.gmatch(text, '[^\n]+') do
           if not reply then
@@ -53,14 +55,14 @@ local function request_codec(script)
             reply = { 'ok', tonumber(sa), tonumber(first) }
           else
             if line == '@' then
-              reply[#reply + 1] = specs[start + 3]
+              reply[#reply + 1] = specs[start + (plain and 1 or 3)]
             elseif string.sub(line, 1, 1) == 'k' then
               reply[#reply + 1] = cjson.decode(string.sub(line, 2))
             else
               offset = line == '=' and offset or tonumber(line)
               reply[#reply + 1] = reply[2] + offset
             end
-            start = specs and start + 7 + 2 * specs[start + 6] or start
+            start = specs and (plain and start + 4 or start + 7 + 2 * specs[start + 6]) or start
           end
         end
         return reply
