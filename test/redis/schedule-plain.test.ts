@@ -29,7 +29,7 @@ describe('scheduleMany of plain one-shots', () => {
     }
   });
 
-  it('keeps its first answer in about 2 bytes a plain one-shot', async () => {
+  it('keeps the first answer of a call only it repeats in about 2 bytes a plain one-shot', async () => {
     const timers = store.open();
     const at = Date.now() + 3_600_000;
     const specs = Array.from({ length: 100 }, (_, i) => ({
@@ -38,10 +38,20 @@ describe('scheduleMany of plain one-shots', () => {
       payload: { i },
       at: at + 7 * i,
     }));
-    await timers.scheduleMany(specs, { requestId: 'plain' });
+    await timers.scheduleMany(specs); // a fresh request id: only this client resends the call
     const [memo] = await store.raw.keys(`${timers.keys.base(0)}q:*`);
     const text = (await store.raw.get(memo)) ?? '';
     expect(text.split('\n').slice(1)).toEqual(specs.map(() => '@'));
+  });
+
+  it("keeps the first answer of a caller's request id as a release before this one reads it: no '@'", async () => {
+    const timers = store.open();
+    const at = Date.now() + 3_600_000;
+    const specs = Array.from({ length: 3 }, (_, i) => ({ key: `k:${i}`, handler: 'h', at: at + 7 * i }));
+    const [first] = await timers.scheduleMany(specs, { requestId: 'named' });
+    const text = (await store.raw.get(`${timers.keys.base(0)}q:named:s0`)) ?? '';
+    const sa = first.scheduledAt;
+    expect(text.split('\n')).toEqual([`${sa} 1`, ...specs.map((spec) => String(spec.at - sa))]);
   });
 
   it('refuses a plain batch with a live key unchanged, and answers it retried as the first time', async () => {

@@ -95,6 +95,7 @@ export class StoreCommands {
               first?.id ?? '',
               guards,
               scheduleArgs(indexes, specs, rows, now),
+              !requests.named,
             ),
           );
         const sent = run();
@@ -256,9 +257,10 @@ export class StoreCommands {
     first: string,
     guards: string[],
     { specs, distinct, plain }: ScheduleArgs,
+    ownResends = false,
   ): Promise<RowReply[]> {
     const base = this.keys.base(partition);
-    const flags = [distinct ? '1' : '', plain ? '1' : ''];
+    const flags = [distinct ? '1' : '', plain ? '1' : '', ownResends ? '1' : ''];
     const args = [this.tombstoneMs, first, JSON.stringify(guards), JSON.stringify(specs), ...flags];
     const raw = await this.run('schedule', base, argv1, ...args);
     return parseScheduleReply(raw as RawScheduleReply, partition);

@@ -9,7 +9,9 @@
 --   its row's `h` and `p` (encodeSpecFields; '' for no `p`), n (a number), then its n other row fields
 --   as name/value pairs (strings); ARGV[6] '1' when no key is in the call twice (the client checked), ARGV[7]
 --   '1' when every spec is a plain one-shot (ifExists error, an `at`, no row field but `h`, `p`), sent as 4
---   elements: key, at, h, p ('' for no `p`)
+--   elements: key, at, h, p ('' for no `p`); ARGV[8] '1' when only this client repeats the call (its own
+--   resend: its request id is not the caller's), so its first answer may be kept as this release reads it
+--   (includes/requests: '@' lines)
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
 -- Output: { 'ok', sa, first id's seq, then per spec its due for a created row (a one-shot's `at` as it

@@ -14,22 +14,24 @@ local request = { id = nil }
 local function request_codec(script)
   if script == 'schedule' then
     -- schedule: { 'ok', sa, first seq, per spec its due or a kept row } is remembered as a line 'sa seq',
-    -- then per spec '@' when its due is its `at` as sent (a plain one-shot's, answered as that text: the
-    -- repeated call sends the same specs), else its due minus `sa` (or '=' when that is the previous one's:
-    -- a batch of one delay), or 'k' and the kept row as JSON: about 2 to 11 bytes per created timer. A
-    -- refused call (duplicate, retry) changed nothing and is not remembered.
+    -- then per spec its due minus `sa` (or '=' when that is the previous one's: a batch of one delay), or
+    -- 'k' and the kept row as JSON: about 2 to 11 bytes per created timer. A call only its own client
+    -- repeats (schedule.lua's ARGV[8]: no caller's request id, so the same release) keeps a due that is
+    -- its spec's `at` as sent (a plain one-shot's, answered as that text) as '@', no number printed: the
+    -- repeated call sends the same specs. (A release before this one reads no '@'.) A refused call
+    -- (duplicate, retry) changed nothing and is not remembered.
     return {
       pack = function(reply)
         if reply[1] ~= 'ok' then
           return nil
         end
-        local sa, previous = reply[2], nil
+        local sa, previous, at_lines = reply[2], nil, ARGV[8] == '1'
         local lines = { string.format('%.0f %.0f', sa, reply[3]) }
         for n = 4, #reply do
           local entry = reply[n]
           -- line n - 2, not `#lines + 1` (a binary search); a kept row's table never equals the previous due
           local kind = type(entry)
-          if kind == 'string' then
+          if kind == 'string' and at_lines then
             lines[n - 2] = '@' -- no text printed per timer
           elseif entry == previous then
             lines[n - 2] = '=' -- compared as numbers: no text made for it
