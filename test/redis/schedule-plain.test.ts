@@ -66,6 +66,9 @@ describe('scheduleMany of plain one-shots', () => {
     }));
     expect((await refusal(timers.scheduleMany(specs))).reason).toBe('duplicate-key');
     expect(await timers.get('k:0')).toBeNull();
+    // a key twice in one call (the script's own check: no other call to compare with)
+    expect((await refusal(timers.scheduleMany([specs[0], specs[1], specs[0]]))).reason).toBe('duplicate-key');
+    expect(await timers.get('k:0')).toBeNull();
     await timers.cancel('k:3');
     const first = await timers.scheduleMany(specs, { requestId: 'plain' });
     expect(first.map((timer) => timer.dueAt)).toEqual(specs.map((spec) => spec.at));
