@@ -103,28 +103,42 @@ describe('scheduleMany of plain one-shots', () => {
     for (const timer of first) expect(await timers.get(timer.key)).toEqual(timer);
   });
 
-  it('wakes the dispatchers once, with the earliest due, only when the batch goes before everything due', async () => {
-    const timers = store.open();
-    const subscriber = store.raw.duplicate();
-    const wakes: string[] = [];
-    await subscriber.subscribe(`${timers.keys.base(0)}wake`);
-    subscriber.on('message', (_channel, message: string) => wakes.push(message));
-    try {
-      const at = Date.now() + 3_600_000;
-      await timers.scheduleMany([
-        { key: 'x', handler: 'h', at: at + 10 },
-        { key: 'y', handler: 'h', at: at + 5 },
-      ]);
-      await timers.scheduleMany([{ key: 'z', handler: 'h', at: at + 6 }]); // not before y: no wake
-      await timers.scheduleMany([
-        { key: 'w', handler: 'h', at: at + 8 },
-        { key: 'v', handler: 'h', at: at + 1 },
-      ]);
-      await store.raw.ping(); // the subscriber's messages were sent before this answer
-      await subscriber.ping();
-      expect(wakes).toEqual([String(at + 5), String(at + 1)]);
-    } finally {
-      await subscriber.quit();
-    }
-  });
+  // a call of up to 4 specs compares their dues as it makes them; a larger one reads `due`'s first after
+  it.each([0, 4])(
+    'wakes the dispatchers once, with the earliest due, only when the batch goes before everything due (%i more specs a call)',
+    async (more) => {
+      const timers = store.open();
+      const subscriber = store.raw.duplicate();
+      const wakes: string[] = [];
+      await subscriber.subscribe(`${timers.keys.base(0)}wake`);
+      subscriber.on('message', (_channel, message: string) => wakes.push(message));
+      try {
+        const at = Date.now() + 3_600_000;
+        let later = 0; // specs due after all the others, so they never are the earliest
+        const call = (specs: TimerSpec[]) =>
+          timers.scheduleMany([
+            ...specs,
+            ...Array.from({ length: more }, () => ({
+              key: `l:${later}`,
+              handler: 'h',
+              at: at + 100 + later++,
+            })),
+          ]);
+        await call([
+          { key: 'x', handler: 'h', at: at + 10 },
+          { key: 'y', handler: 'h', at: at + 5 },
+        ]);
+        await call([{ key: 'z', handler: 'h', at: at + 6 }]); // not before y: no wake
+        await call([
+          { key: 'w', handler: 'h', at: at + 8 },
+          { key: 'v', handler: 'h', at: at + 1 },
+        ]);
+        await store.raw.ping(); // the subscriber's messages were sent before this answer
+        await subscriber.ping();
+        expect(wakes).toEqual([String(at + 5), String(at + 1)]);
+      } finally {
+        await subscriber.quit();
+      }
+    },
+  );
 });

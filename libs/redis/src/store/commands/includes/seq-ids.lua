@@ -19,7 +19,7 @@ local TWO_DIGITS = {
 
 -- The id maker of one call in partition `partition` (its number as text): ids(seq) for ascending seqs.
 local function seq_ids(partition)
-  local suffix, hundred, head = 'p' .. partition, -1, ''
+  local hundred, head = -1, ''
   return function(seq)
     if seq < 100 then
       return string.format('%dp%s', seq, partition) -- the first 99 ids of a partition: no head
@@ -29,6 +29,6 @@ local function seq_ids(partition)
       hundred = seq - last
       head = string.format('%d', hundred / 100)
     end
-    return head .. TWO_DIGITS[last + 1] .. suffix
+    return head .. TWO_DIGITS[last + 1] .. 'p' .. partition -- one concatenation
   end
 end
