@@ -1,4 +1,4 @@
-import { silentLogger, type TimerEvent } from '@sundial/core';
+import { silentLogger, type TimerEvent, type TimerSpec } from '@sundial/core';
 import {
   defineCommands,
   Dispatcher,
@@ -90,6 +90,27 @@ describe('a lost reply: every state-changing script answers what happened', () =
     const created = await dropOnce('schedule', () => timers.scheduleMany(specs), 2);
     expect((await timers.snapshot()).sort()).toEqual(created.map((timer) => timer.id).sort());
   });
+
+  // '@' lines in the first answers (includes/requests.lua): call 1 plain one-shots only, call 2 with a delay
+  it.each([1, 2])(
+    'scheduleMany of one-shots at given times, call %i lost: each due as asked',
+    async (nth) => {
+      const { timers } = await setup();
+      const at = Date.now() + 3_600_000;
+      const specs: TimerSpec[] = Array.from({ length: 150 }, (_, n) => ({
+        key: `p:${n}`,
+        handler: 'h',
+        payload: { n },
+        at: at + n,
+      }));
+      specs[120] = { key: 'p:120', handler: 'h', delay: '1h' };
+      const created = await dropOnce('schedule', () => timers.scheduleMany(specs), nth);
+      expect(created.map((timer) => timer.dueAt)).toEqual(
+        specs.map((spec, n) => (n === 120 ? created[n].dueAt : at + n)),
+      );
+      for (const timer of created) expect(await timers.get(timer.key)).toEqual(timer);
+    },
+  );
 
   it('cancel: true, once', async () => {
     const { timers, events } = await setup();

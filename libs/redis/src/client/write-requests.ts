@@ -58,7 +58,7 @@ export class WriteRequests {
       if (first === null) await this.redis.del(key).catch(() => undefined);
     };
     try {
-      const result = await write(Object.assign(requests, { repeated: first !== null }));
+      const result = await write(Object.assign(requests, { repeated: first !== null, named: true }));
       if (!changed(result)) await forget();
       return result;
     } catch (error) {

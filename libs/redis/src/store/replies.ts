@@ -20,12 +20,16 @@ export function parseRowReply(raw: string[]): RowReply {
 
 /**
  * schedule.lua's reply: `['ok', sa, first seq, ...]` with per spec its due (a created row: the ids are
- * consecutive seqs from the first, all scheduled at `sa`) or `['kept', ...row pairs]`; or
+ * consecutive seqs from the first, all scheduled at `sa`; a plain one-shot's due is its `at` as sent, as
+ * text, any other a number) or `['kept', ...row pairs]`; or
  * `['duplicate', key]` / `['retry', now]` / `['refused']` (its batch's first call was not answered 'ok')
  * for a call refused unchanged.
  */
 export type RawScheduleReply =
-  ['ok', number, number, ...(number | string[])[]] | ['duplicate', string] | ['retry', number] | ['refused'];
+  | ['ok', number, number, ...(number | string | string[])[]]
+  | ['duplicate', string]
+  | ['retry', number]
+  | ['refused'];
 
 /** A schedule.lua reply per spec, as the other writes reply: a created row is 'ok' with `id`, `sa`, `d`. */
 export function parseScheduleReply(raw: RawScheduleReply, partition: number): RowReply[] {
@@ -37,11 +41,11 @@ export function parseScheduleReply(raw: RawScheduleReply, partition: number): Ro
   let seq = firstSeq;
   const replies: RowReply[] = [];
   for (let n = 3; n < raw.length; n++) {
-    const entry = raw[n] as number | string[];
+    const entry = raw[n] as number | string | string[];
     replies.push(
-      typeof entry === 'number'
-        ? { code: 'ok', fields: { id: `${seq++}p${partition}`, sa: scheduledAt, d: String(entry) } }
-        : parseRowReply(entry),
+      typeof entry === 'object'
+        ? parseRowReply(entry)
+        : { code: 'ok', fields: { id: `${seq++}p${partition}`, sa: scheduledAt, d: String(entry) } },
     );
   }
   return replies;

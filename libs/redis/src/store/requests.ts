@@ -14,6 +14,11 @@ export interface CallRequests {
   (part: string): ScriptRequest;
   /** a caller's retry: its request id was seen before with the same arguments */
   repeated: boolean;
+  /**
+   * the ids are the caller's request id: any process may repeat a call, one of another release among
+   * them (a rolling upgrade), so its first answer is kept in a form every release reads
+   */
+  named: boolean;
 }
 
 /** How long a first answer is remembered when only a lost reply can repeat the call (ioredis resends it). */
@@ -43,7 +48,10 @@ function freshId(): string {
 }
 
 /** An operation without a caller's request id: each of its calls gets a fresh one. */
-export const freshRequests: CallRequests = Object.assign(() => resendSafe(), { repeated: false });
+export const freshRequests: CallRequests = Object.assign(() => resendSafe(), {
+  repeated: false,
+  named: false,
+});
 
 /**
  * The ARGV[1] of a script call that carries a request: the prefix, then '\n' id '\n' memory ms

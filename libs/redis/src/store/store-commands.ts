@@ -1,4 +1,4 @@
-import { firstSlot, liveCronSlot, type NormalizedSpec, refusals } from '@sundial/core';
+import { liveCronSlot, type NormalizedSpec, refusals } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { SundialKeys } from './keys';
@@ -6,6 +6,7 @@ import { fencedArgv1, fenceRefusal } from './layout-fence';
 import { parseRowReply, parseScheduleReply, type RawScheduleReply, type RowReply } from './replies';
 import { type CallRequests, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
+import { scheduleArgs, type ScheduleArgs } from './schedule-args';
 import { runScript, type ScriptArg, type ScriptName } from './script-loader';
 
 /**
@@ -17,6 +18,8 @@ import { runScript, type ScriptArg, type ScriptName } from './script-loader';
 const SCHEDULE_BATCH = 100;
 /** Keys per guard call: a read of `keys` (one ZMSCORE) and of the rows that exist, ~0.1 µs per new key. */
 const GUARD_BATCH = 1000;
+/** A guard call's specs: none. */
+const NO_SPECS: ScheduleArgs = { specs: [], distinct: true, plain: false };
 /** cancel-all calls in flight per partition: RedisClient never waits for the client between batches. */
 const CANCEL_ALL_IN_FLIGHT = 4;
 /** A cron script refuses an occurrence that is not after Redis now; this many fresh tries always suffice. */
@@ -92,6 +95,7 @@ export class StoreCommands {
               first?.id ?? '',
               guards,
               scheduleArgs(indexes, specs, rows, now),
+              !requests.named,
             ),
           );
         const sent = run();
@@ -168,7 +172,7 @@ export class StoreCommands {
   /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read). */
   private guard(partition: number, keys: string[]): Promise<RowReply[]> {
     const argv1 = fencedArgv1(this.keys.partitions, this.keys.prefix);
-    return this.scheduleScript(partition, argv1, '', keys, []);
+    return this.scheduleScript(partition, argv1, '', keys, NO_SPECS);
   }
 
   cancel(key: string, requests: CallRequests): Promise<boolean> {
@@ -252,10 +256,12 @@ export class StoreCommands {
     argv1: string,
     first: string,
     guards: string[],
-    specs: (string | number)[],
+    { specs, distinct, plain }: ScheduleArgs,
+    ownResends = false,
   ): Promise<RowReply[]> {
     const base = this.keys.base(partition);
-    const args = [this.tombstoneMs, first, JSON.stringify(guards), JSON.stringify(specs)];
+    const flags = [distinct ? '1' : '', plain ? '1' : '', ownResends ? '1' : ''];
+    const args = [this.tombstoneMs, first, JSON.stringify(guards), JSON.stringify(specs), ...flags];
     const raw = await this.run('schedule', base, argv1, ...args);
     return parseScheduleReply(raw as RawScheduleReply, partition);
   }
@@ -313,35 +319,6 @@ function refuseRepeatedKeys(specs: NormalizedSpec[]): void {
     if (spec.ifExists === 'error' && seen.has(spec.key)) throw refusals.duplicateKey(spec.key);
     seen.add(spec.key);
   }
-}
-
-/**
- * What schedule.lua takes per spec (those of `indexes`, whose rows are `rows`), as one JSON array: key,
- * ifExists, kind, at ('' for none), the row's `h` and `p` ('' for none: every spec has a handler, most a
- * payload, so their names are not sent), the number of its other row fields, then those as name/value pairs.
- */
-function scheduleArgs(
-  indexes: number[],
-  specs: NormalizedSpec[],
-  rows: RowFields[],
-  redisNow: number,
-): (string | number)[] {
-  const args: (string | number)[] = [];
-  for (let n = 0; n < indexes.length; n++) {
-    const spec = specs[indexes[n]];
-    // A periodic timer's first slot (startAt; an endAt before it is refused here): a cron's is sent, an
-    // interval's schedule.lua finds on the grid anchored at Redis now.
-    const slot = spec.kind === 'once' ? undefined : firstSlot(spec, redisNow);
-    const at = spec.kind === 'cron' ? slot : spec.atMs;
-    const row = rows[n];
-    const atText = at === undefined ? '' : String(at); // a string: Lua would print a number back as a float
-    const counted = args.push(spec.key, spec.ifExists, spec.kind, atText, row.h, row.p ?? '', 0) - 1;
-    for (const name in row) {
-      if (name !== 'h' && name !== 'p') args.push(name, row[name]);
-    }
-    args[counted] = (args.length - counted - 1) / 2;
-  }
-  return args;
 }
 
 /** cancel.lua's reply: 1 when it cancelled a live timer. */

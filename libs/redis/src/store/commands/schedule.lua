@@ -7,12 +7,17 @@
 --   calls: one of them live refuses this call too), ARGV[5] the specs as one flat JSON array, per spec:
 --   key, ifExists (error|replace|keep), kind (once|interval|cron), at (ms, or '' for none),
 --   its row's `h` and `p` (encodeSpecFields; '' for no `p`), n (a number), then its n other row fields
---   as name/value pairs (strings)
+--   as name/value pairs (strings); ARGV[6] '1' when no key is in the call twice (the client checked), ARGV[7]
+--   '1' when every spec is a plain one-shot (ifExists error, an `at`, no row field but `h`, `p`), sent as 4
+--   elements: key, at, h, p ('' for no `p`); ARGV[8] '1' when only this client repeats the call (its own
+--   resend: its request id is not the caller's), so its first answer may be kept as this release reads it
+--   (includes/requests: '@' lines)
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
--- Output: { 'ok', sa, first id's seq, then per spec its due (a number) for a created row or
---   { 'kept', row as pairs } }: the created rows' ids are consecutive seqs from the first one (the caller
---   knows the rest of them: `sa` shared, v 1, pending, its own fields). Or { 'duplicate', key } /
+-- Output: { 'ok', sa, first id's seq, then per spec its due for a created row (a one-shot's `at` as it
+--   came, text; any other due a number) or { 'kept', row as pairs } }: the created rows' ids are
+--   consecutive seqs from the first one (the caller knows the rest of them: `sa` shared, v 1, pending,
+--   its own fields). Or { 'duplicate', key } /
 --   { 'retry', now } / { 'refused' } (the first call was not answered 'ok') when the whole call was
 --   refused unchanged.
 
@@ -24,6 +29,7 @@
 --- @include "includes/requests"
 --- @include "includes/slots"
 --- @include "includes/cancel-record"
+--- @include "includes/seq-ids"
 
 -- The specs and guards come as one JSON array each, not as ARGV elements: a command argument costs
 -- Redis its parse and the client its encoding (ioredis), a JSON string element far less of both
@@ -33,6 +39,15 @@ local tombstone_ms = tonumber(ARGV[2])
 local first_request = ARGV[3]
 local guards = cjson.decode(ARGV[4])
 local argv = cjson.decode(ARGV[5])
+-- Which element of a spec holds its at, h and p: 3, 4, 5 past its key, or 1, 2, 3 in a call of plain
+-- one-shots, whose ifExists (error), kind (once) and field count (0) are not sent (an element decoded and
+-- read costs ~0.6k instructions: docs/design.md "scheduleMany").
+local plain = ARGV[7] == '1'
+local AT, H, P = 3, 4, 5
+if plain then
+  AT, H, P = 1, 2, 3
+end
+local distinct = ARGV[6] == '1'
 -- the partition's number: base ends '{pN}:' (one node) or '{pN.s}:' (Redis Cluster, keys.ts)
 local partition = string.match(base, '{p(%d+)[}.]')
 local now = now_ms()
@@ -47,7 +62,7 @@ local i, spec_count = 1, 0
 while i <= argc do
   spec_count = spec_count + 1 -- a count, not `#`: Lua finds a table's length by a binary search
   starts[spec_count], keys[spec_count] = i, argv[i]
-  i = i + 7 + 2 * argv[i + 6] -- a number (cjson)
+  i = plain and i + 4 or i + 7 + 2 * argv[i + 6] -- a number (cjson)
 end
 
 -- Whether each key holds a row, and its status: a row exists iff its key is in `keys` (docs/design.md
@@ -94,16 +109,18 @@ local status_of = statuses_of(keys)
 local seen, again = {}, {}
 for n = 1, spec_count do
   local key, start = keys[n], starts[n]
-  if argv[start + 2] == 'cron' and tonumber(argv[start + 3]) <= now then
+  if not plain and argv[start + 2] == 'cron' and tonumber(argv[start + 3]) <= now then
     -- The caller's estimate of Redis now was behind: it recomputes the occurrence after `now`.
     return { 'retry', now }
   end
   local status = status_of[n]
-  if argv[start + 1] == 'error' and (seen[key] or (status and is_live(status))) then
+  if (plain or argv[start + 1] == 'error') and ((status and is_live(status)) or (not distinct and seen[key])) then
     return { 'duplicate', key }
   end
-  again[n] = seen[key] -- a key met earlier in this batch: its status above is out of date
-  seen[key] = true
+  if not distinct then
+    again[n] = seen[key] -- a key met earlier in this batch: its status above is out of date
+    seen[key] = true
+  end
 end
 
 -- Index writes of new rows are gathered and written once per batch (one command per index, not per row).
@@ -113,7 +130,10 @@ local seq_written = seq
 local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
 local first_due = redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2]
-local earliest = nil
+local id_of = seq_ids(partition)
+-- A few rows' earliest due is kept as they are made (a number each); a larger call's is read back from
+-- `due` once after its writes (one ZRANGE: ~5k instructions a call, against ~1k a row for the number).
+local few, earliest = spec_count <= 4, nil
 -- gathered: the entries in each of the first two (two per created row), the keys in `created_keys` half
 local due_entries, key_entries, created_keys, gathered = {}, {}, {}, 0
 
@@ -151,30 +171,14 @@ end
 -- defaults, left out (includes/row).
 local values = { 'id', '', 'sa', sa, 'd', '' }
 
--- A new row for the spec at ARGV `start`. A one-shot's `at` is its due as the caller wrote it: no
--- table of its fields, no number formatting.
-local function create(start, key, had_row)
-  local kind, at = argv[start + 2], argv[start + 3]
+-- The row of a spec that is not a plain one-shot (create, below): `ds`, its other fields, from `values`.
+local function write_row(hash, id, start, kind, at)
   local count = 6
-  local due, d
-  if kind == 'once' and at ~= '' then
-    due, d = at + 0, at -- the text as a number: tonumber() would parse it twice (lua_isnumber, lua_tonumber)
-  else
-    local slot
-    slot, due = slot_and_due(key, kind, at, fields_of(start))
-    d = int(due)
-    if due ~= slot then
-      values[7], values[8] = 'ds', int(slot)
-      count = 8
-    end
-  end
-  seq = seq + 1
-  first_seq = first_seq or seq
-  -- one string, not a number's text and a concat; `%d` prints an integer, `%.0f` goes through the float printer
-  local id = format('%dp%s', seq, partition)
-  local hash = row_key(base, key)
-  if had_row then
-    redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
+  local slot, due = slot_and_due(argv[start], kind, at, fields_of(start))
+  local d = int(due)
+  if due ~= slot then
+    values[7], values[8] = 'ds', int(slot)
+    count = 8
   end
   values[2], values[6] = id, d
   values[count + 1], values[count + 2] = 'h', argv[start + 4]
@@ -188,16 +192,39 @@ local function create(start, key, had_row)
     values[count] = argv[j]
   end
   call('HSET', hash, unpack(values, 1, count))
+  return due, d
+end
+
+-- A new row for the spec at ARGV `start`. A plain one-shot (an `at`, no other fields: the bulk of a
+-- batch) is written as it came: its `at` text is its `d`, its due in the reply and in `due`, with no
+-- table, no number parsed or printed (docs/design.md "scheduleMany").
+local function create(start, key, had_row)
+  local kind, at = plain and 'once' or argv[start + 2], argv[start + AT]
+  seq = seq + 1
+  first_seq = first_seq or seq
+  local id = id_of(seq)
+  local hash = base .. 't:' .. key -- row_key's name, one concatenation without a call
+  if had_row then
+    redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
+  end
+  local due, d = at, at
+  if not plain and (kind ~= 'once' or at == '' or argv[start + 6] ~= 0) then
+    due, d = write_row(hash, id, start, kind, at)
+  elseif argv[start + P] ~= '' then
+    call('HSET', hash, 'id', id, 'sa', sa, 'd', at, 'h', argv[start + H], 'p', argv[start + P])
+  else
+    call('HSET', hash, 'id', id, 'sa', sa, 'd', at, 'h', argv[start + H])
+  end
   local n = gathered
   gathered = n + 2
   due_entries[n + 1], due_entries[n + 2] = d, key
   key_entries[n + 1], key_entries[n + 2] = '0', key -- text: redis.call prints a number with `%.17g`
   created_keys[n / 2 + 1] = key -- its tombstone goes, its ledger (if any) goes on (write_gathered)
-  if earliest == nil or due < earliest then
-    earliest = due
+  if few and (earliest == nil or due + 0 < earliest) then
+    earliest = due + 0
   end
   if event_listeners ~= 0 then -- includes/events: the call's first event found no one listening
-    announce_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due })
+    announce_event(prefix, { id = id, key = key, v = '1', k = kind }, 'scheduled', now, { due = due + 0 })
   end
   return due
 end
@@ -209,12 +236,13 @@ local function schedule_one(n)
     write_gathered()
     status = statuses_of({ key })[1]
   end
+  local keep = not plain and argv[start + 1] == 'keep'
   if status and is_live(status) then
-    if argv[start + 1] == 'keep' then
+    if keep then
       return reply('kept', read_row(base, key))
     end
     cancel_row(base, prefix, read_row(base, key), 'replaced', now, 0)
-  elseif argv[start + 1] == 'keep' then
+  elseif keep then
     -- A cancelled name stays cancelled while its tombstone lives.
     local cancelled = read_tombstone(base, key)
     if cancelled then
@@ -230,7 +258,11 @@ for n = 1, spec_count do
 end
 replies[3] = first_seq or 0
 write_gathered()
--- Wake the dispatchers once when this batch holds a due earlier than everything `due` held.
+-- Wake the dispatchers once when this batch holds a due earlier than everything `due` held: then it is
+-- `due`'s first now.
+if first_seq and not few then
+  earliest = tonumber(redis.call('ZRANGE', base .. 'due', 0, 0, 'WITHSCORES')[2])
+end
 if earliest and (first_due == nil or earliest < tonumber(first_due)) then
   redis.call('PUBLISH', base .. 'wake', int(earliest))
 end

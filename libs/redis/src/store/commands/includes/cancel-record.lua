@@ -86,11 +86,12 @@ end
 -- their names first: usually there is none, and then neither builds its names or sends its own EXISTS.
 local function settle_created()
   local created = ledger.created
-  local names = {}
+  -- tombstone_key, ledger_key and closed_ledger_key of each, without a call per name (~250 instructions,
+  -- three a created timer); each one concatenation
+  local base, names = KEYS[1], {}
   for i = 1, #created do
     local key = created[i]
-    names[3 * i - 2] = tombstone_key(KEYS[1], key)
-    names[3 * i - 1], names[3 * i] = ledger_key(key), closed_ledger_key(key)
+    names[3 * i - 2], names[3 * i - 1], names[3 * i] = base .. 'x:' .. key, base .. 'h:' .. key, base .. 'hd:' .. key
   end
   if call_in_slices('EXISTS', nil, names) == 0 then
     ledger.created = {}

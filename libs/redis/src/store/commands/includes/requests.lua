@@ -14,23 +14,28 @@ local request = { id = nil }
 local function request_codec(script)
   if script == 'schedule' then
     -- schedule: { 'ok', sa, first seq, per spec its due or a kept row } is remembered as a line 'sa seq',
-    -- then per spec its due minus `sa` (or '=' when that is the previous one's: a batch of one delay), or 'k'
-    -- and the kept row as JSON: about 2 to 11 bytes per created timer. A refused call (duplicate, retry)
-    -- changed nothing and is not remembered.
+    -- then per spec its due minus `sa` (or '=' when that is the previous one's: a batch of one delay), or
+    -- 'k' and the kept row as JSON: about 2 to 11 bytes per created timer. A call only its own client
+    -- repeats (schedule.lua's ARGV[8]: no caller's request id, so the same release) keeps a due that is
+    -- its spec's `at` as sent (a plain one-shot's, answered as that text) as '@', no number printed: the
+    -- repeated call sends the same specs. (A release before this one reads no '@'.) A refused call
+    -- (duplicate, retry) changed nothing and is not remembered.
     return {
       pack = function(reply)
         if reply[1] ~= 'ok' then
           return nil
         end
-        local sa, previous = reply[2], nil
+        local sa, previous, at_lines = reply[2], nil, ARGV[8] == '1'
         local lines = { string.format('%.0f %.0f', sa, reply[3]) }
         for n = 4, #reply do
           local entry = reply[n]
-          -- line n - 2, not `#lines + 1` (a binary search); the common '=' asked first (no `type` call): a
-          -- kept row's table never equals the previous due
-          if entry == previous then
+          -- line n - 2, not `#lines + 1` (a binary search); a kept row's table never equals the previous due
+          local kind = type(entry)
+          if kind == 'string' and at_lines then
+            lines[n - 2] = '@' -- no text printed per timer
+          elseif entry == previous then
             lines[n - 2] = '=' -- compared as numbers: no text made for it
-          elseif type(entry) == 'table' then
+          elseif kind == 'table' then
             lines[n - 2] = 'k' .. cjson.encode(entry)
           else
             lines[n - 2] = string.format('%d', entry - sa) -- an integer: not the float printer
@@ -40,16 +45,26 @@ local function request_codec(script)
         return table.concat(lines, '\n')
       end,
       unpack = function(text)
-        local reply, offset = nil, nil
+        -- '@' lines answer their spec's `at` as sent: the specs are schedule.lua's ARGV[5], 7 + 2n elements
+        -- each (n: its other fields) or, a call of plain one-shots (ARGV[7] '1'), 4; read only by a memo
+        -- that has one
+        local specs = string.find(text, '\n@', 1, true) and cjson.decode(ARGV[5])
+        local plain = ARGV[7] == '1'
+        local reply, offset, start = nil, nil, 1
         for line in string.gmatch(text, '[^\n]+') do
           if not reply then
             local sa, first = string.match(line, '^(%d+) (%d+)$')
             reply = { 'ok', tonumber(sa), tonumber(first) }
-          elseif string.sub(line, 1, 1) == 'k' then
-            reply[#reply + 1] = cjson.decode(string.sub(line, 2))
           else
-            offset = line == '=' and offset or tonumber(line)
-            reply[#reply + 1] = reply[2] + offset
+            if line == '@' then
+              reply[#reply + 1] = specs[start + (plain and 1 or 3)]
+            elseif string.sub(line, 1, 1) == 'k' then
+              reply[#reply + 1] = cjson.decode(string.sub(line, 2))
+            else
+              offset = line == '=' and offset or tonumber(line)
+              reply[#reply + 1] = reply[2] + offset
+            end
+            start = specs and (plain and start + 4 or start + 7 + 2 * specs[start + 6]) or start
           end
         end
         return reply
