@@ -138,4 +138,18 @@ describe('CompletionBatcher', () => {
     jest.advanceTimersByTime(5);
     expect(calls).toEqual(['commands:a,b,c', 'commands:d*,e*,f*']);
   });
+
+  it("counts each completion in the runner's flight from its settling until its call is answered", async () => {
+    const { b, answers } = byHand();
+    const room = () => b.flight.room(0, () => undefined);
+    const limit = 500; // RUN_FLIGHT_LIMIT
+    const ends = Array.from({ length: limit }, (_, i) => b.complete(0, completion(`k${i}`)));
+    expect(room()).toBe(false); // settled, not yet sent: the claims wait
+    jest.advanceTimersByTime(5);
+    expect(calls).toHaveLength(1); // one call of 100 on its way, the rest waiting for it
+    answers[0]();
+    await ends[0];
+    expect(room()).toBe(true); // the answered 100 are out
+    expect(b.flight.room(1, () => undefined)).toBe(true);
+  });
 });

@@ -2,6 +2,7 @@ import { isConnectionFailure } from '../infra/connection-failure';
 import type { Completion, FireCommands } from '../store/fire-commands';
 import type { CompleteReply } from '../store/replies';
 import { resendSafe, type ScriptRequest } from '../store/requests';
+import { RunFlight } from './run-flight';
 
 interface Waiting {
   completion: Completion;
@@ -58,6 +59,8 @@ const MIN_COPIES = 3;
  * ioredis's retries); completions settled meanwhile wait for it.
  */
 export class CompletionBatcher {
+  /** counts each completion from `complete` until its answer; the runner's claims wait while it is full */
+  readonly flight = new RunFlight();
   private waiting = new Map<number, Waiting[]>();
   private readonly sending = new Set<number>();
   /** the linger's timer, then (with rides) the timer that sends the batches no claim call took */
@@ -71,6 +74,7 @@ export class CompletionBatcher {
   ) {}
 
   complete(partition: number, completion: Completion): Promise<CompleteReply> {
+    this.flight.add(partition, 1);
     return new Promise((resolve, reject) => {
       const list = this.waiting.get(partition) ?? [];
       this.waiting.set(partition, list);
@@ -126,6 +130,7 @@ export class CompletionBatcher {
   /** A retry goes on the command connection, under the same request id. */
   private send(partition: number, list: Waiting[], request: ScriptRequest, commands = this.commands): void {
     const done = (): void => {
+      this.flight.done(partition, list.length);
       this.sending.delete(partition);
       if (this.lingerOver(partition)) this.sendNext(partition);
     };
