@@ -138,4 +138,34 @@ describe('CompletionBatcher', () => {
     jest.advanceTimersByTime(5);
     expect(calls).toEqual(['commands:a,b,c', 'commands:d*,e*,f*']);
   });
+
+  it("counts each completion in the runner's flight from its settling until its call is answered", async () => {
+    const { b, answers } = byHand();
+    const room = () => b.flight.room(0, () => undefined);
+    const limit = 500; // RUN_FLIGHT_LIMIT
+    const ends = Array.from({ length: limit }, (_, i) => b.complete(0, completion(`k${i}`)));
+    expect(room()).toBe(false); // settled, not yet sent: the claims wait
+    jest.advanceTimersByTime(5);
+    expect(calls).toHaveLength(3); // three calls of 100 on their way, the rest waiting for them
+    answers[0]();
+    await ends[0];
+    expect(room()).toBe(true); // the answered 100 are out
+    expect(b.flight.room(1, () => undefined)).toBe(true);
+  });
+
+  it('sends full batches while a call is on its way, three calls at most; a partial batch waits for them', async () => {
+    const { b, answers } = byHand();
+    for (let i = 0; i < 350; i++) void b.complete(0, completion(`k${i}`));
+    jest.advanceTimersByTime(5);
+    expect(calls.map((call) => call.split(',').length)).toEqual([100, 100, 100]);
+    answers[0]();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(calls).toHaveLength(3); // the 50 left are no full batch: they wait for the calls on their way
+    answers[1]();
+    answers[2]();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(calls.map((call) => call.split(',').length)).toEqual([100, 100, 100, 50]);
+  });
 });

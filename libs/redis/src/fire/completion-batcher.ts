@@ -2,6 +2,7 @@ import { isConnectionFailure } from '../infra/connection-failure';
 import type { Completion, FireCommands } from '../store/fire-commands';
 import type { CompleteReply } from '../store/replies';
 import { resendSafe, type ScriptRequest } from '../store/requests';
+import { RunFlight } from './run-flight';
 
 interface Waiting {
   completion: Completion;
@@ -42,6 +43,13 @@ const MAX_BATCH = 100;
  */
 const LINGER_MS = 5;
 /**
+ * Calls on their way at once per partition when full batches wait (a partial batch waits for the call on
+ * its way, as above). One at a time kept a backlog's completions behind its claims: with the runner's
+ * flight limit (run-flight.ts) the claims then waited on completions that went 100 a round trip, and
+ * Redis idled in between (docs/design.md "The worker's heap in a backlog").
+ */
+const FULL_CALLS = 3;
+/**
  * Claim copies (completion.ts claimCopy) a call sends at least, else it sends none: a copy saves its run's
  * `HMGET`, but a call that takes copies pays a `ZMSCORE` of the leases and a `GET` of the live-id bitmap
  * (complete.lua) — one command more for a lone run, as many at two, fewer from three (docs/design.md
@@ -58,8 +66,11 @@ const MIN_COPIES = 3;
  * ioredis's retries); completions settled meanwhile wait for it.
  */
 export class CompletionBatcher {
+  /** counts each completion from `complete` until its answer; the runner's claims wait while it is full */
+  readonly flight = new RunFlight();
   private waiting = new Map<number, Waiting[]>();
-  private readonly sending = new Set<number>();
+  /** calls on their way per partition */
+  private readonly sending = new Map<number, number>();
   /** the linger's timer, then (with rides) the timer that sends the batches no claim call took */
   private timer: NodeJS.Timeout | undefined;
   /** the linger is over: the next claim call takes what waits (rides) */
@@ -71,6 +82,7 @@ export class CompletionBatcher {
   ) {}
 
   complete(partition: number, completion: Completion): Promise<CompleteReply> {
+    this.flight.add(partition, 1);
     return new Promise((resolve, reject) => {
       const list = this.waiting.get(partition) ?? [];
       this.waiting.set(partition, list);
@@ -101,14 +113,17 @@ export class CompletionBatcher {
     for (const partition of [...this.waiting.keys()]) this.sendNext(partition, commands);
   }
 
-  /** Sends what waits for `partition` unless a call of it is in flight (its end sends the rest). */
+  /** Sends what waits for `partition` unless a call of it is in flight (its end sends the rest) and no full batch waits. */
   private sendNext(partition: number, commands = this.commands): void {
     const list = this.waiting.get(partition);
-    if (!list || this.sending.has(partition)) return;
+    const calls = this.sending.get(partition) ?? 0;
+    // a second call only for a full batch: in a backlog the completions keep pace with the claims
+    if (!list || (calls > 0 && (calls >= FULL_CALLS || list.length < MAX_BATCH))) return;
     const batch = list.splice(0, MAX_BATCH);
     if (list.length === 0) this.waiting.delete(partition);
-    this.sending.add(partition);
+    this.sending.set(partition, calls + 1);
     this.send(partition, batch, resendSafe(this.options.memoryMs), commands);
+    if ((this.waiting.get(partition)?.length ?? 0) >= MAX_BATCH) this.sendNext(partition, commands);
   }
 
   /**
@@ -126,7 +141,8 @@ export class CompletionBatcher {
   /** A retry goes on the command connection, under the same request id. */
   private send(partition: number, list: Waiting[], request: ScriptRequest, commands = this.commands): void {
     const done = (): void => {
-      this.sending.delete(partition);
+      this.flight.done(partition, list.length);
+      this.sending.set(partition, (this.sending.get(partition) ?? 1) - 1);
       if (this.lingerOver(partition)) this.sendNext(partition);
     };
     commands.complete(partition, withCopiesWorthIt(list), request).then(

@@ -3,6 +3,7 @@ import type { FireCommands, TimerRef } from '../store/fire-commands';
 import type { RowFields } from '../store/row';
 import type { ClaimSlotContext } from './claim-slots';
 import { claimAtDue } from './due-claims';
+import { RunFlight } from './run-flight';
 
 /** A claim call the test answers by hand: which timers it carried, and how to answer it. */
 interface Call {
@@ -13,7 +14,7 @@ interface Call {
 }
 
 /** claimAtDue against a fake claim connection and a hand-moved clock (Redis's clock as seen from here). */
-function harness(clockStart: number, aheadMs = 0) {
+function harness(clockStart: number, aheadMs = 0, flight?: RunFlight) {
   let now = clockStart;
   const calls: Call[] = [];
   const settled: string[] = [];
@@ -45,6 +46,7 @@ function harness(clockStart: number, aheadMs = 0) {
       aheadMs,
       stopped: () => false,
       settle: (result, ref) => void settled.push(`${ref.key}:${result.kind}`),
+      flight,
     });
   return { calls, settled, run, setNow: (at: number) => (now = at) };
 }
@@ -180,5 +182,41 @@ describe('claimAtDue', () => {
     await expect(done).rejects.toThrow('Redis went away');
     expect(h.calls).toHaveLength(2);
     expect(h.settled).toEqual(['b:claimed']);
+  });
+
+  it("stops a backlog's claims while the runner holds its flight's limit of timers, going on as answers make room", async () => {
+    const flight = new RunFlight(150);
+    const h = harness(1000, 0, flight);
+    const keys = Array.from({ length: 250 }, (_, i) => `k${i}`);
+    const done = h.run(keys.map((key) => ref(key, 900)));
+    await tick();
+    // 100 on their way leave room: a second call goes; 200 leave none, so the third waits
+    expect(h.calls.map((call) => call.keys)).toEqual([keys.slice(0, 100), keys.slice(100, 200)]);
+    flight.add(0, 100); // the first call's runs ended: their completions wait on Redis too
+    h.calls[0].answer();
+    await tick();
+    expect(h.calls).toHaveLength(2);
+    flight.done(0, 100); // their completions were answered
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([
+      keys.slice(0, 100),
+      keys.slice(100, 200),
+      keys.slice(200),
+    ]);
+    h.calls[1].answer();
+    h.calls[2].answer();
+    await done;
+    expect(h.settled).toHaveLength(250);
+  });
+
+  it("another partition's timers do not hold a partition's claims", async () => {
+    const flight = new RunFlight(1);
+    flight.add(1, 5);
+    const h = harness(1000, 0, flight);
+    const done = h.run([ref('a', 1000)]);
+    await tick();
+    expect(h.calls.map((call) => call.keys)).toEqual([['a']]);
+    h.calls[0].answer();
+    await done;
   });
 });

@@ -2,6 +2,7 @@ import type { ClaimResult } from '../store/claim-reply';
 import type { TimerRef } from '../store/fire-commands';
 import type { ClaimCalls } from './claim-rides';
 import { type ClaimSlotContext, passIfLate } from './claim-slots';
+import type { RunFlight } from './run-flight';
 import type { ClaimTimes } from './run-timing';
 
 // Why a file of its own: when to claim a fire job's timers (each at its due, calls overlapping) is a loop
@@ -41,6 +42,8 @@ export interface DueClaimsContext {
   stopped(): boolean;
   /** a timer's final claim answer (claimed, lost or stale), with when its call went and how many it took */
   settle(result: ClaimResult, ref: TimerRef, times: ClaimTimes, claimCalls: number): void;
+  /** the runner's timers waiting on Redis: a call goes only while there is room (RUN_FLIGHT_LIMIT) */
+  flight?: RunFlight;
 }
 
 /** A timer of a fire job still to claim: at `at` on Redis's clock (its due − aheadMs), after `calls` claim calls. */
@@ -69,11 +72,15 @@ export async function claimAtDue(refs: TimerRef[], context: DueClaimsContext): P
   const inFlight = new Set<Promise<void>>();
   const callsAtOnce = CLAIMS_IN_FLIGHT * Math.ceil(refs.length / MAX_CLAIM);
   const wake = new Wake();
+  const woken = (): void => wake.now();
   let failure: { error: unknown } | undefined;
   while ((waiting.length > 0 || inFlight.size > 0) && !failure && !context.stopped()) {
     const now = context.clock.now();
     while (waiting.length > 0 && waiting[waiting.length - 1].at - now > MAX_EARLY_WAIT_MS) waiting.pop();
-    const canSend = inFlight.size < callsAtOnce && waiting.length > 0;
+    const canSend =
+      inFlight.size < callsAtOnce &&
+      waiting.length > 0 &&
+      (context.flight?.room(context.partition, woken) ?? true);
     const sendAt = canSend ? sendInstant(waiting, aheadMs) : Infinity;
     if (sendAt > now) {
       if (waiting.length === 0 && inFlight.size === 0) break; // the rest was too far ahead
@@ -119,14 +126,10 @@ async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaims
   const send = async (entries: Waiting[], slotsChecked: boolean): Promise<void> => {
     const times = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0, answeredTick: 0 };
     const refs = refsOf(entries);
-    const results = await context.claims.claim(
-      partition,
-      leaseMs,
-      slots.workerId,
-      refs,
-      slotsChecked,
-      aheadMs,
-    );
+    context.flight?.add(partition, refs.length);
+    const results = await context.claims
+      .claim(partition, leaseMs, slots.workerId, refs, slotsChecked, aheadMs)
+      .finally(() => context.flight?.done(partition, refs.length));
     times.answeredTick = performance.now();
     times.claimAnsweredAt = Date.now();
     answeredAt = context.clock.now();

@@ -239,6 +239,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       await claimAtDue(refs, {
         partition,
         claims: this.claims,
+        flight: this.batcher.flight,
         slots: this.slots,
         clock: this.clock,
         leaseMs: this.leaseMs,
