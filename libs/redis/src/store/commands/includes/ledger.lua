@@ -122,7 +122,7 @@ local function ledger_append(row, event, now, fields, version, entry)
   if row.sa then
     length = redis.call('LPUSH', name, unpack(entries))
     if length == #entries and not keeps_first_entry(kept) then
-      length = redis.call('RPUSH', name, ledger_entry(tonumber(row.sa), 'scheduled', 1))
+      length = redis.call('RPUSH', name, scheduled_entry(row.sa))
     end
   else
     length = redis.call('LPUSHX', name, unpack(entries))
@@ -158,7 +158,7 @@ end
 -- Writes the implied first entry of a row that has no ledger yet: before a change of `sa`.
 local function ledger_open(row)
   if LEDGER_SIZE > 0 and not keeps_first_entry(row.lq) and redis.call('EXISTS', ledger_key(row.key)) == 0 then
-    redis.call('RPUSH', ledger_key(row.key), ledger_entry(tonumber(row.sa), 'scheduled', 1))
+    redis.call('RPUSH', ledger_key(row.key), scheduled_entry(row.sa))
   end
 end
 
@@ -229,6 +229,19 @@ local function ledger_record(row, event_type, now, extra)
   if event == 'completed' and held_due and not (reason or extra.count or extra.attempt or extra.error) then
     -- a held run's plain completion: its entry joined from the texts at hand (no fields table)
     return ledger_append(row, event, now, nil, extra.version, completed_entry(now, row.v, held_due, worker))
+  end
+  if event == 'rescheduled' then
+    -- reschedule.lua set the row's `sa` and `d` to this call's now and the new due, as text: the entry is
+    -- joined from them (cjson.encode of a table prints its three numbers again, ~3k instructions each)
+    return ledger_append(row, event, now, nil, nil, '{"a":' .. row.sa .. ',"e":"rescheduled","v":' .. row.v .. ',"d":' .. row.d .. '}')
+  end
+  local version = extra.version or row.v
+  local plain = not (extra.count or extra.due or extra.attempt or extra.error or worker or held_due)
+  if plain and version and event ~= 'scheduled' and (not reason or string.find(reason, '^[%w-]+$')) then
+    -- an entry of at most a reason (a cancel's, a pause's): joined the same way, its version as text
+    local r = reason and (',"r":"' .. reason .. '"') or ''
+    version = type(version) == 'number' and int(version) or version
+    return ledger_append(row, event, now, nil, nil, '{"a":' .. int(now) .. ',"e":"' .. event .. '","v":' .. version .. r .. '}')
   end
   local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt, w = worker }
   if held_due then
