@@ -1,6 +1,7 @@
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { format, resolveConfig } from 'prettier';
 import { ROOT } from '@sundial/testing';
 import type { ScenarioResult } from './scenario';
 
@@ -38,8 +39,11 @@ export function problemList(results: ScenarioResult[]): string {
   return lines.length > 0 ? lines.join('\n') : 'None.';
 }
 
-/** Replaces the results section of docs/reliability.md (between its markers) with this run's. */
-export function writeReliability(results: ScenarioResult[], document: string): string {
+/**
+ * Replaces the results section of docs/reliability.md (between its markers) with this run's, formatted as
+ * `npx prettier --check .` (part of `npm test`) wants it: the tables' columns padded.
+ */
+export async function writeReliability(results: ScenarioResult[], document: string): Promise<string> {
   const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
   const dirty = execSync('git status --porcelain', { cwd: ROOT, encoding: 'utf8' }).trim()
     ? ' (with uncommitted changes)'
@@ -62,7 +66,7 @@ export function writeReliability(results: ScenarioResult[], document: string): s
     before >= 0 && after > before
       ? document.slice(0, before) + section + document.slice(after + END.length)
       : `${document.trimEnd()}\n\n${section}\n`;
-  writeFileSync(path, updated);
+  writeFileSync(path, await format(updated, { ...(await resolveConfig(path)), filepath: path }));
   return path;
 }
 

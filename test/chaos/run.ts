@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   if (!args.includes('--no-write') && !only) {
     const path = join(ROOT, 'docs', 'reliability.md');
     console.log(
-      `\nwritten to ${writeReliability(results, existsSync(path) ? readFileSync(path, 'utf8') : '')}`,
+      `\nwritten to ${await writeReliability(results, existsSync(path) ? readFileSync(path, 'utf8') : '')}`,
     );
   }
   const bad = results.some((r) => r.lost + r.early + r.stale + r.wrong + (r.duplicated - r.allowed) > 0);
