@@ -67,12 +67,20 @@ export class ChaosCluster {
     const clientUrl = options.proxy === 'all' ? proxy!.url : node.url;
     const client = new RedisTimers({ connection: clientUrl, partitions: PARTITIONS, logger: silentLogger });
     const cluster = new ChaosCluster(node, sink, proxy, options, client);
-    await Promise.all([
+    // Every spawn settles before a failure is thrown: runScenario tears down only a cluster it got, so
+    // a failed start stops here what did start (the AOF redis-server, the sink, the apps), or they
+    // would outlive the suite and keep jest's worker from exiting.
+    const spawns = await Promise.allSettled([
       cluster.spawn('scheduler'),
       cluster.spawn('scheduler'),
       cluster.spawn('worker'),
       cluster.spawn('worker'),
     ]);
+    const failed = spawns.find((spawn) => spawn.status === 'rejected');
+    if (failed) {
+      await cluster.stop();
+      throw failed.reason;
+    }
     return cluster;
   }
 

@@ -57,6 +57,10 @@ export async function spawnApp(
   await waitFor(async () => (await api('GET', '/health/ready')).status === 200, {
     timeoutMs: START_DEADLINE_MS,
     what: `${name} to be ready`,
+  }).catch((error: Error) => {
+    // the caller gets no AppProcess to stop: an app left running would outlive its suite
+    child.kill('SIGKILL');
+    throw error;
   });
   return { name, pid: child.pid!, url, api, lines, exited, kill: (signal) => killChild(child, signal) };
 }
