@@ -1,9 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import type { Server } from 'node:http';
 import { Test } from '@nestjs/testing';
 import { VirtualClock } from '@sundial/core';
-import { SundialTestingModule, trackClientSockets } from '@sundial/testing';
+import { SundialTestingModule } from '@sundial/testing';
 import { MemoryOutbox, type Notification, Outbox } from '../src/outbox';
 import { RemindersModule } from '../src/reminders.module';
 import { SundialErrorFilter } from '../src/sundial-error.filter';
@@ -12,7 +11,6 @@ describe('examples/reminders on the testing module', () => {
   let app: INestApplication;
   let clock: VirtualClock;
   let base: string;
-  let clients: ReturnType<typeof trackClientSockets>;
 
   beforeEach(async () => {
     const moduleRef = await Test.createTestingModule({
@@ -30,14 +28,11 @@ describe('examples/reminders on the testing module', () => {
     app.useGlobalFilters(new SundialErrorFilter());
     await app.listen(0, '127.0.0.1');
     base = `${await app.getUrl()}/entities`;
-    clients = trackClientSockets(app.getHttpServer() as Server);
     clock = app.get(VirtualClock);
   });
 
   afterEach(async () => {
     await app.close();
-    // fetch's pooled keep-alive sockets too: closed before jest's worker may be told to exit
-    await clients.closed();
   });
 
   const post = (path: string, body: unknown) =>

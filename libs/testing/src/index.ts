@@ -22,7 +22,6 @@ export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
 export { waitFor } from './wait-for';
 export { oddThrownValues } from './odd-thrown-values';
 export { rawHttp } from './raw-http';
-export { trackClientSockets } from './http-teardown';
 // Sundial in a test of the user's Nest app: the memory backend on a VirtualClock (docs/spec.md §5.1).
 export {
   SundialTestingModule,
