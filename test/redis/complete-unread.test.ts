@@ -1,5 +1,6 @@
 import type { LedgerEntry } from '@sundial/core';
-import { claimCopy, type Completion } from '@sundial/redis';
+import { claimCopy, type Completion, scriptOfCall } from '@sundial/redis';
+import { waitFor } from '@sundial/testing';
 import type { ClaimResult } from '../../libs/redis/src/store/claim-reply';
 import { resendSafe } from '../../libs/redis/src/store/requests';
 import { type FireCluster, useFirePath } from './fire-fixture';
@@ -92,6 +93,42 @@ describe('complete of a held one-shot ending ok from its claim, unread (docs/des
       'scheduled',
       'running',
       'completed',
+    ]);
+  });
+
+  it('sends a plain ok run with its copy as 8 elements (the rest implied), any other run as 14 without it', async () => {
+    const cluster = await fire.cluster();
+    const plain = await claimNew(cluster, 'short');
+    const failing = await claimNew(cluster, 'long');
+    const failed: Completion = {
+      ...failing.completion,
+      outcome: 'failed',
+      error: { message: 'boom' },
+      claim: { ...claimCopy(failing.claimed, LEASE_MS, 'w-1')! },
+    };
+    const monitor = await fire.raw.monitor();
+    const sent: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (scriptOfCall(args) === 'complete') sent.push(args);
+    });
+    try {
+      const replies = await cluster.commands.complete(0, [plain.completion, failed]);
+      expect(replies.map((reply) => reply.kind)).toEqual(['done', 'done']);
+      await waitFor(() => sent.length > 0, { what: 'the complete call seen' });
+    } finally {
+      monitor.disconnect();
+    }
+    // FCALL name 1 base prefix ledgerSize runs worker kept…
+    const runs = JSON.parse(sent[0][6]) as unknown[][];
+    expect(runs.map((run) => run.length)).toEqual([8, 14]);
+    // the worker, then the one copy's kept entries (MONITOR shows their newlines escaped)
+    expect(sent[0].slice(7)).toEqual(['w-1', plain.claimed.kept!.replaceAll('\n', '\\n')]);
+    expect(story(await cluster.timers.history('short'))).toEqual(LIFE);
+    expect(story(await cluster.timers.history('long'))).toEqual([
+      ['scheduled'],
+      ['armed'],
+      ['claimed'],
+      ['failed'],
     ]);
   });
 

@@ -34,6 +34,7 @@ export function claimInstant(claimed: { due: number; leftMs: number; fields: Row
 
 /** What the worker knows of a timer it claims: its ref, and itself. */
 export interface ClaimedBy {
+  id: string;
   key: string;
   version: number;
   workerId: string;
@@ -42,9 +43,10 @@ export interface ClaimedBy {
 /**
  * claim.lua's reply per timer. A claimed row comes without what the worker has or derives (claim.lua
  * `claimed_reply`): its key and version (`rv`) from the ref; `l` — this claim's, started at `lf` and
- * running — when the reply leaves it out; a held run's status (`running`), runCount (`hc` = `rc`) and
- * lease owner (`lw`). (`rv` and `hc` are stored only for a timer that does not await its task.) The
- * lease's end and token and the job id are not put back: nothing reads them. A held one-shot's kept
+ * running — when the reply leaves it out; a held run's id (its ref's: a claim holds the same id), status
+ * (`running`), runCount (`hc` = `rc`) and lease owner (`lw`), and its `d` when that is its due (no
+ * `tg`). (`rv` and `hc` are stored only for a timer that does not await its task.) The lease's end and
+ * token and the job id are not put back: nothing reads them. A held one-shot's kept
  * ledger entries come as they are (`kept`), for its completion to send back (claimCopy).
  */
 export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResult {
@@ -58,6 +60,8 @@ export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResul
       fields.rv = String(by.version);
       fields.l ??= `{"started":${fields.lf},"status":"running"}`;
       if (code === 'held') {
+        fields.id = by.id;
+        fields.d ??= reply[1];
         fields.s = 'running';
         fields.hc = fields.rc;
         fields.lw = by.workerId;

@@ -187,8 +187,9 @@ export class FireCommands {
     const argv1 = requestPrefix(this.keys.prefix, resendSafe());
     const replies = (await this.runWith(argv1, 'claim', partition, ...args)) as RawClaimReply[];
     const results: ClaimResult[] = new Array(replies.length);
-    const by = { key: '', version: 0, workerId };
+    const by = { id: '', key: '', version: 0, workerId };
     for (let n = 0; n < replies.length; n++) {
+      by.id = refs[n].id;
       by.key = refs[n].key;
       by.version = refs[n].version;
       results[n] = parseClaimReply(replies[n], by);
@@ -206,7 +207,25 @@ export class FireCommands {
     let worker: string | undefined;
     const raw: string[] = [];
     const runs = completions.map((c) => {
-      const run: (string | number)[] = [
+      const copy = c.claim;
+      if (copy && isPlainOneShotOk(c)) {
+        // its kept entries and the worker go as arguments of their own, not escaped into the JSON
+        worker ??= copy.workerId;
+        if (copy.workerId === worker) {
+          raw.push(copy.kept);
+          return [
+            c.id,
+            c.key,
+            String(c.version),
+            String(c.runCount),
+            String(copy.leaseEnd),
+            copy.due,
+            copy.scheduledAt,
+            raw.length,
+          ];
+        }
+      }
+      return [
         c.id,
         c.key,
         String(c.version),
@@ -222,16 +241,6 @@ export class FireCommands {
         c.ended ?? '',
         c.once ? '1' : '',
       ];
-      const copy = c.claim;
-      if (copy) {
-        // its kept entries and the worker go as arguments of their own, not escaped into the JSON
-        worker ??= copy.workerId;
-        if (copy.workerId === worker) {
-          run.push(String(copy.leaseEnd), copy.due, copy.scheduledAt, String(raw.length + 1));
-          raw.push(copy.kept);
-        }
-      }
-      return run;
     });
     const argv1 = requestPrefix(this.keys.prefix, request);
     const replies = (await this.runWith(
@@ -301,6 +310,24 @@ export class FireCommands {
   ): Promise<unknown> {
     return runScript(this.redis, script, this.keys.base(partition), this.keys.ledgerSize, argv1, ...args);
   }
+}
+
+/**
+ * A held one-shot's run ending ok with nothing else to say (no error, slot, skip or end): what a claim's copy
+ * goes with, as complete.lua's 8-element run, its mode, outcome and the rest implied.
+ */
+function isPlainOneShotOk(c: Completion): boolean {
+  return (
+    c.mode === 'held' &&
+    c.outcome === 'ok' &&
+    c.once === true &&
+    c.error === undefined &&
+    c.cronNext === undefined &&
+    c.missed === 0 &&
+    c.overlap === 0 &&
+    !c.buffered &&
+    c.ended === undefined
+  );
 }
 
 function tracedTimers(flat: string[]): TracedTimer[] {

@@ -56,7 +56,8 @@ ledger.worker = worker
 
 -- The reply of a claimed run: `row` after the claim without what the worker has or derives — `key`,
 -- `rv` (its ref's), `l` while it is this claim's (started at `lf`, running; a repeated free claim's row
--- may hold a later one: `keeps_last`), and of a held run `s` (running) and `hc` (= `rc`) — nor what it
+-- may hold a later one: `keeps_last`), and of a held run `id` (its ref's), `d` when it is the due (no
+-- `tg`), `s` (running) and `hc` (= `rc`) — nor what it
 -- never reads (the lease `lw`/`lu`/`ct`, the job `j`): fewer fields for cjson to encode and the worker
 -- to parse. A held one-shot's kept entries (`lq`, '' for none) come after the row, as they are: its
 -- completion sends them back instead of reading its row (includes/one-shot-rows).
@@ -69,7 +70,11 @@ local function claimed_reply(code, due_text, row, rerun, keeps_last)
     row.l = nil
   end
   if code == 'held' then
-    row.s, row.hc = nil, nil
+    -- (the id is the ref's, the same; `d` is the due unless a trigger run's `tg` is)
+    row.s, row.hc, row.id = nil, nil, nil
+    if not row.tg then
+      row.d = nil
+    end
     if row.k == 'once' then
       return { code, due_text, left, cjson.encode(row), kept or '' }
     end
@@ -189,13 +194,19 @@ local function claim(id, key, version)
     return { 'check', int(due), cjson.encode(row) }
   end
 
-  -- The hand-off's implied `armed` entry (includes/ledger) goes first into the kept entries: the row
-  -- leaves `armed` now.
   read_armed_scores(base, FIRST_REF + 1)
-  ledger_fold_armed(row)
   -- A retry (`at`, docs/spec.md §3.3b) is its slot's run again: it does not count in runCount.
   local run_count = (row.rc or 0) + ((row.at and not row.tg) and 0 or 1)
   local free = is_free(row, run_count, start)
+  -- The hand-off's implied `armed` entry (includes/ledger) goes first into the kept entries: the row
+  -- leaves `armed` now. A held run's `claimed` entry waits on the row after it (`kept`: the completion
+  -- writes them all in one LPUSH); a free run's is written at once, by its `running` event.
+  local kept
+  if free then
+    ledger_fold_armed(row)
+  else
+    kept = ledger_keep_claimed(row, now_text, worker_json, due_text)
+  end
   cancel_other(row, key)
   if free then
     publish_event(prefix, row, 'running', start, { due = due })
@@ -228,9 +239,6 @@ local function claim(id, key, version)
     held[#held + 1] = key
     leases[#leases + 1] = lease_until
     leases[#leases + 1] = key
-    -- Its `claimed` entry waits on the row with the hand-off's (includes/ledger `ledger_defer`): the
-    -- completion writes them all in one LPUSH.
-    local kept = ledger_defer(row, claimed_entry(now_text, version, worker_json, due_text))
     row.lq = kept
     local written = { 'rc', row.rc, 'lf', row.lf, 'l', row.l, 's', row.s, 'lw', worker, 'lu', lease_until, 'ct', token or '' }
     if row.aw == '0' or row.hc then

@@ -7,10 +7,10 @@
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
 --     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
 --     (else ''), why no slot follows ('' or 'ended': endAt), '1' when the claimed row was a one-shot (a
---     hint: read_settled_row), and for a held one-shot ending ok its claim's copy of the row: the lease's
---     end, `d`, `sa`, n: its kept entries `lq` are ARGV[3 + n] ('' for none) — taken for the row, unread,
---     when still true (includes/one-shot-rows claimed_copies; a release before this one sends none)]
---     — strings but missed and overlap; a free
+--     hint: read_settled_row)] — strings but missed and overlap; or, for a held one-shot ending ok (mode,
+--     outcome and the rest as above implied), [id, key, version, runCount] and its claim's copy of the
+--     row: the lease's end, `d`, `sa`, n (a number): its kept entries `lq` are ARGV[3 + n] ('' for none)
+--     — taken for the row, unread, when still true (includes/one-shot-rows claimed_copies); a free
 --     run's key names its lease record (includes/free-runs) with its version. A row with a slot policy
 --     (includes/slots has_slot_policy) is stepped by the worker like a cron (core slotAfterRun): its next
 --     slot (and its skips) come here, interval or cron, and the slot is armed moved by its jitter.
@@ -321,7 +321,13 @@ local runs = cjson.decode(ARGV[2])
 copies = claimed_copies(base, runs)
 local replies = {}
 for _, run in ipairs(runs) do
-  replies[#replies + 1] = complete(unpack(run))
+  if #run == COPY_RUN_LENGTH then
+    -- a held one-shot ending ok, with its claim's copy: the rest of its run implied (10 elements a run
+    -- fewer for cjson to decode)
+    replies[#replies + 1] = complete(run[1], run[2], run[3], run[4], 'held', 'ok', '', '', '', 0, 0, '', '', '1')
+  else
+    replies[#replies + 1] = complete(unpack(run))
+  end
 end
 call_in_slices('ZREM', base .. 'leases', unleased)
 remove_live_ids(base, removed_ids)

@@ -87,8 +87,8 @@ end
 -- with a fraction (`<ms>.5`: ledger_append wrote it and the row stayed armed), or one whose entry `lq`
 -- holds already, or a row naming its job (`j`: a release before this one handed it off and kept that
 -- entry itself, in `lq` or the list; take-due drops `j` when it hands the row off again). Needs the row's
--- key, s, j, v, d, tg, rc, lo, lq, sa. Returns the score folded, or false.
-local function ledger_fold_armed(row)
+-- key, s, j, v, d, tg, rc, lo, lq, sa. The score to fold, or false; either way it is not folded again.
+local function armed_score_to_fold(row)
   if LEDGER_SIZE == 0 or row.s ~= 'pending' or row.j then
     return false
   end
@@ -100,12 +100,45 @@ local function ledger_fold_armed(row)
   if not score or string.find(score, '.', 1, true) then
     return false
   end
-  local entry = armed_entry(score, row.v, row.tg or row.d)
   if row.lq and string.find(row.lq, '{"a":' .. score .. ',"e":"armed"', 1, true) then
     return false
   end
-  row.lq = ledger_hand_off(row, entry)
   return score
+end
+
+-- Folds the implied `armed` entry into `row.lq` (armed_score_to_fold); returns the score folded, or false.
+local function ledger_fold_armed(row)
+  local score = armed_score_to_fold(row)
+  if score then
+    row.lq = ledger_hand_off(row, armed_entry(score, row.v, row.tg or row.d))
+  end
+  return score
+end
+
+-- A held claim's kept entries (what it writes to `lq`; nil with the ledger off): the row's, its implied
+-- `armed` entry folded (as ledger_fold_armed) and its `claimed` entry (claimed_entry: at `at`, by
+-- `worker_json`, of the due text `due`, the row's `tg` or `d`) after them. A first hand-off's (the
+-- implied `scheduled` first) and a row keeping nothing are one concatenation each: the same text as
+-- ledger_defer after ledger_fold_armed, without the four strings and calls between (~7k instructions a
+-- claim with the collector's share, docs/design.md "Redis time per fired timer").
+local function ledger_keep_claimed(row, at, worker_json, due)
+  local score = armed_score_to_fold(row)
+  if not score then
+    return ledger_defer(row, claimed_entry(at, row.v, worker_json, due))
+  end
+  local v = row.v
+  if not row.lq then
+    if v == '1' and not row.rc and not row.lo and type(row.sa) == 'string' then
+      return '{"a":' .. row.sa .. ',"e":"scheduled","v":1}\n{"a":' .. score .. ',"e":"armed","v":1,"d":' .. due
+        .. '}\n{"a":' .. at .. ',"e":"claimed","v":1,"w":' .. worker_json .. ',"d":' .. due .. '}'
+    end
+    if not (v == '1' and not row.rc and not row.lo) then
+      return '{"a":' .. score .. ',"e":"armed","v":' .. v .. ',"d":' .. due .. '}\n{"a":' .. at
+        .. ',"e":"claimed","v":' .. v .. ',"w":' .. worker_json .. ',"d":' .. due .. '}'
+    end
+  end
+  row.lq = ledger_hand_off(row, armed_entry(score, v, due))
+  return ledger_defer(row, claimed_entry(at, v, worker_json, due))
 end
 
 -- The `armed` entry folded at `score` is written and its row stays armed: its score says so (`.5`).

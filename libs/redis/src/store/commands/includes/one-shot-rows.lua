@@ -30,23 +30,27 @@ local function read_one_shot(base, key)
   }
 end
 
+-- A run sent as [id, key, version, runCount, lease end, d, sa, n] (complete.lua's header): a held
+-- one-shot ending ok with nothing else to say, and its claim's copy of its row.
+local COPY_RUN_LENGTH = 8
+
 -- The rows of a batch's held one-shot runs ending ok that need no read (key → row table, as
--- read_one_shot would give it): the worker sends what its claim replied (runs[i][15..18]: the lease's
--- end, the due `d`, `sa`, n: the kept entries `lq` or '' are ARGV[3 + n]; ARGV[3] itself, `lw` —
+-- read_one_shot would give it): the worker sends what its claim replied (a run of COPY_RUN_LENGTH: the
+-- lease's end, the due `d`, `sa`, n: the kept entries `lq` or '' are ARGV[3 + n]; ARGV[3] itself, `lw` —
 -- arguments of their own, not escaped into the runs' JSON), and that is still the row while
 -- the run's id is live (the row holds it: no cancel or replace) and its lease scores exactly the claim's
 -- end. Within an id's life each claim's lease ends strictly later than any before it (a claim again comes
 -- only after the last expired), and nothing but a claim writes an integer score (a renewal and a ledger
 -- write that takes the row's kept entries mark it: includes/leases, includes/ledger
--- ledger_mark_lease), so that score says no other write came between. Any other run, an older
--- worker's (14 fields), or a key the batch names twice, is read.
+-- ledger_mark_lease), so that score says no other write came between. Any other run, or a key the batch
+-- names twice, is read.
 local function claimed_copies(base, runs)
   local count, candidates = {}, {}
   for i = 1, #runs do
     local run = runs[i]
     local key = run[2]
     count[key] = (count[key] or 0) + 1
-    if run[15] and run[5] == 'held' and run[6] == 'ok' and run[9] == '' and run[14] == '1' then
+    if #run == COPY_RUN_LENGTH then
       candidates[#candidates + 1] = run
     end
   end
@@ -66,11 +70,11 @@ local function claimed_copies(base, runs)
   local live = live_ids_among(base, ids)
   for i = 1, #checked do
     local run = checked[i]
-    if scores[i] == run[15] and live[run[1]] then
-      local kept = ARGV[3 + run[18]]
+    if scores[i] == run[5] and live[run[1]] then
+      local kept = ARGV[3 + run[8]]
       copies[run[2]] = {
-        key = run[2], id = run[1], v = run[3], s = 'running', k = 'once', rc = run[4], d = run[16],
-        sa = run[17], lq = kept ~= '' and kept or nil, lw = ARGV[3],
+        key = run[2], id = run[1], v = run[3], s = 'running', k = 'once', rc = run[4], d = run[6],
+        sa = run[7], lq = kept ~= '' and kept or nil, lw = ARGV[3],
       }
     end
   end
