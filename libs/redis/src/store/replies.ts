@@ -21,7 +21,8 @@ export function parseRowReply(raw: string[]): RowReply {
 /**
  * schedule.lua's reply: `['ok', sa, first seq, ...]` with per spec its due (a created row: the ids are
  * consecutive seqs from the first, all scheduled at `sa`; a plain one-shot's due is its `at` as sent, as
- * text, any other a number) or `['kept', ...row pairs]`; or
+ * text, any other a number) or `['kept', ...row pairs]` — none in a call of plain one-shots that only its
+ * client repeats (parseScheduleReply's `plainSpecs`); or
  * `['duplicate', key]` / `['retry', now]` / `['refused']` (its batch's first call was not answered 'ok')
  * for a call refused unchanged.
  */
@@ -31,8 +32,16 @@ export type RawScheduleReply =
   | ['retry', number]
   | ['refused'];
 
-/** A schedule.lua reply per spec, as the other writes reply: a created row is 'ok' with `id`, `sa`, `d`. */
-export function parseScheduleReply(raw: RawScheduleReply, partition: number): RowReply[] {
+/**
+ * A schedule.lua reply per spec, as the other writes reply: a created row is 'ok' with `id`, `sa`, `d`.
+ * `plainSpecs`: the call's specs when it sent plain one-shots only (4 elements each, the `at` text second),
+ * whose reply may carry no entry per spec: each was created, its due the `at` it was sent with.
+ */
+export function parseScheduleReply(
+  raw: RawScheduleReply,
+  partition: number,
+  plainSpecs?: readonly (string | number)[],
+): RowReply[] {
   if (raw[0] === 'duplicate') return [{ code: 'duplicate', fields: { key: raw[1] } }];
   if (raw[0] === 'retry') return [{ code: 'retry', fields: { now: String(raw[1]) } }];
   if (raw[0] === 'refused') return [{ code: 'refused', fields: {} }];
@@ -40,13 +49,17 @@ export function parseScheduleReply(raw: RawScheduleReply, partition: number): Ro
   const scheduledAt = String(sa);
   let seq = firstSeq;
   const replies: RowReply[] = [];
+  const created = (due: string): RowReply => ({
+    code: 'ok',
+    fields: { id: `${seq++}p${partition}`, sa: scheduledAt, d: due },
+  });
+  if (raw.length === 3 && plainSpecs) {
+    for (let at = 1; at < plainSpecs.length; at += 4) replies.push(created(String(plainSpecs[at])));
+    return replies;
+  }
   for (let n = 3; n < raw.length; n++) {
     const entry = raw[n] as number | string | string[];
-    replies.push(
-      typeof entry === 'object'
-        ? parseRowReply(entry)
-        : { code: 'ok', fields: { id: `${seq++}p${partition}`, sa: scheduledAt, d: String(entry) } },
-    );
+    replies.push(typeof entry === 'object' ? parseRowReply(entry) : created(String(entry)));
   }
   return replies;
 }

@@ -263,7 +263,7 @@ export class StoreCommands {
     const flags = [distinct ? '1' : '', plain ? '1' : '', ownResends ? '1' : ''];
     const args = [this.tombstoneMs, first, JSON.stringify(guards), JSON.stringify(specs), ...flags];
     const raw = await this.run('schedule', base, argv1, ...args);
-    return parseScheduleReply(raw as RawScheduleReply, partition);
+    return parseScheduleReply(raw as RawScheduleReply, partition, plain ? specs : undefined);
   }
 
   private onKey(
