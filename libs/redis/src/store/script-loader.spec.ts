@@ -57,6 +57,10 @@ describe('Lua commands', () => {
     expect(defines('repartition-take', 'ledger_fold_closed')).toBe(true);
     // named only by a function left out (remove_live_ids), it goes too
     expect(defines('take-due', 'write_id_bits')).toBe(false);
+    // a cancel clears its one id without the batch path (remove_live_id): none of that is defined
+    expect(defines('cancel', 'remove_live_id')).toBe(true);
+    expect(defines('cancel', 'write_id_bits')).toBe(false);
+    expect(defines('cancel', 'ids_by_bitmap')).toBe(false);
     // a script (EVALSHA) leaves them out as a library does: reconcile includes the ledger, folds none
     expect(defines('reconcile', 'ledger_fold_closed')).toBe(false);
     expect(defines('reconcile', 'ledger_record')).toBe(true);

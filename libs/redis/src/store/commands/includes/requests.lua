@@ -107,7 +107,14 @@ local function request_codec(script)
     or script == 'resume' or script == 'trigger' or script == 'backfill' then
     -- A refusal changed nothing: asked again, the script answers from the state as it is then. So are a
     -- cancel of nothing (0) and a cron occurrence not in the future ('retry'): neither is kept.
+    -- The writes that answer with a row (all but the cancels: `text`) reply with the text they keep, the
+    -- reply array as JSON: one string instead of a RESP element per field (~15k Redis instructions a
+    -- reschedule, and the client's decoding of each); a repeated call answers that text as it is. It is
+    -- the text a release that decodes it keeps too, so a caller's request id repeated across a rolling
+    -- upgrade reads either way.
+    local text = script ~= 'cancel' and script ~= 'cancel-all'
     return {
+      text = text,
       pack = function(reply)
         local code = type(reply) == 'table' and reply[1]
         if reply == 0 or code == 'retry' or code == 'not-found' or code == 'inactive' then
@@ -115,8 +122,11 @@ local function request_codec(script)
         end
         return cjson.encode(reply)
       end,
-      unpack = function(text)
-        return cjson.decode(text)
+      unpack = function(kept)
+        if text then
+          return kept
+        end
+        return cjson.decode(kept)
       end,
     }
   end
@@ -149,6 +159,9 @@ local function with_request(script, body)
   local packed = codec.pack(reply)
   if packed then
     redis.call('SET', memo_key, packed, 'PX', memory_ms)
+    if codec.text then
+      return packed
+    end
   end
   return reply
 end
