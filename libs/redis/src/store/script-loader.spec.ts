@@ -107,6 +107,8 @@ describe('Lua commands', () => {
         lines[n - 1]?.startsWith('--- @per-load') ? (/^local (\w+)/.exec(line)?.[1] ?? []) : [],
       );
       expect(perLoad).toEqual(code.includes('local function with_request(') ? ['codecs'] : []);
+      // a table made on every call names no field as nil: Lua sizes its hash part by every field named
+      expect(start.filter((line) => /\{[^}]*\b\w+ = nil\b/.test(line))).toEqual([]);
       for (const name of locals.filter((local) => !perLoad.includes(local))) {
         // written after its declaration: itself, a field of it, or through table.insert/remove
         const writes = new RegExp(

@@ -5,8 +5,8 @@
 -- prefix) and, for the scripts with a codec below, answers a request it has seen with its first reply,
 -- kept `memory ms` in `P:{pN}:q:<request id>`. A script without a codec (claim) reads `request.id`.
 -- Uses no other include.
---- @per-call: this call's request (a call without one must not read the last call's id)
-local request = { id = nil }
+--- @per-call: this call's request, `id` (a call without one must not read the last call's id)
+local request = {}
 
 -- The codec that keeps `script`'s first answer (nil: claim keeps none), made when a call with a request
 -- needs it: defined up front, the codecs' functions and tables cost every call of every script with
