@@ -11,11 +11,14 @@ export interface RowReply {
 
 /**
  * `[code, field, value, ...]` → code + fields; 'retry' carries Redis now as `now`. The pairs are read in
- * place, not from a rest copy of the reply (one per write).
+ * place, not from a rest copy of the reply (one per write). A write that keeps its answer for a repeated
+ * call (reschedule, pause, resume, trigger, backfill: includes/requests.lua) replies with that array as
+ * the JSON text it keeps, one string instead of a RESP element per field.
  */
-export function parseRowReply(raw: string[]): RowReply {
-  const code = raw[0] as RowReplyCode;
-  return { code, fields: code === 'retry' ? { now: raw[1] } : fieldsFromFlat(raw, 1) };
+export function parseRowReply(raw: string[] | string): RowReply {
+  const flat = typeof raw === 'string' ? (JSON.parse(raw) as string[]) : raw;
+  const code = flat[0] as RowReplyCode;
+  return { code, fields: code === 'retry' ? { now: flat[1] } : fieldsFromFlat(flat, 1) };
 }
 
 /**

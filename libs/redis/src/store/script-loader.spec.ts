@@ -57,6 +57,10 @@ describe('Lua commands', () => {
     expect(defines('repartition-take', 'ledger_fold_closed')).toBe(true);
     // named only by a function left out (remove_live_ids), it goes too
     expect(defines('take-due', 'write_id_bits')).toBe(false);
+    // a cancel clears its one id without the batch path (remove_live_id): none of that is defined
+    expect(defines('cancel', 'remove_live_id')).toBe(true);
+    expect(defines('cancel', 'write_id_bits')).toBe(false);
+    expect(defines('cancel', 'ids_by_bitmap')).toBe(false);
     // a script (EVALSHA) leaves them out as a library does: reconcile includes the ledger, folds none
     expect(defines('reconcile', 'ledger_fold_closed')).toBe(false);
     expect(defines('reconcile', 'ledger_record')).toBe(true);
@@ -98,7 +102,14 @@ describe('Lua commands', () => {
         .slice(0, body)
         .flatMap((line) => /^local (?!function)([\w, ]+?)(?: =|$)/.exec(line)?.[1].split(/, */) ?? []);
       expect(locals).toEqual(expect.arrayContaining(['KEYS', 'ARGV', 'ledger', 'ROW_DEFAULTS']));
-      for (const name of locals) {
+      // a cache meant to outlive the call says so on the line before it (the request codecs)
+      const perLoad = lines.flatMap((line, n) =>
+        lines[n - 1]?.startsWith('--- @per-load') ? (/^local (\w+)/.exec(line)?.[1] ?? []) : [],
+      );
+      expect(perLoad).toEqual(code.includes('local function with_request(') ? ['codecs'] : []);
+      // a table made on every call names no field as nil: Lua sizes its hash part by every field named
+      expect(start.filter((line) => /\{[^}]*\b\w+ = nil\b/.test(line))).toEqual([]);
+      for (const name of locals.filter((local) => !perLoad.includes(local))) {
         // written after its declaration: itself, a field of it, or through table.insert/remove
         const writes = new RegExp(
           `(^|[^.\\w])${name}(\\.\\w+|\\[[^\\]]+\\])?\\s*=[^=]|table\\.\\w+\\(${name}\\b`,

@@ -274,7 +274,7 @@ export class StoreCommands {
   ): Promise<RowReply> {
     const argv1 = this.argv1(requests('w'));
     return this.run(script, this.partitionBase(key), argv1, key, ...args).then((raw) =>
-      parseRowReply(raw as string[]),
+      parseRowReply(raw as string[] | string),
     );
   }
 

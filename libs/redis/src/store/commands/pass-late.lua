@@ -44,7 +44,7 @@ local status = row.l and cjson.decode(row.l).status == 'failed' and 'failed' or 
 publish_event(prefix, row, status, now, { reason = ended })
 redis.call('ZREM', base .. 'due', key)
 redis.call('ZREM', base .. 'armed', key)
-remove_live_ids(base, { row.id })
+remove_live_id(base, row.id)
 -- an awaitTask=false timer with free runs in flight keeps its row until the last ends (`rp`, complete.lua)
 local kept_for_free_runs = row.rm ~= '0' and row.aw == '0' and has_free_runs(base, key, row.id)
 if row.rm == '0' or kept_for_free_runs then

@@ -4,7 +4,7 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] 'delay' | 'at', ARGV[4] ms
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
---   first did
+--   first did; with one, an 'ok' comes as the JSON text of its array, the text it keeps
 -- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs }
 
 --- @include "includes/time"
@@ -30,8 +30,9 @@ if row.k == 'once' then
   row.dm = mode == 'delay' and int(value) or nil
 end
 abort_runs(prefix, row)
--- its implied `armed` entry (includes/ledger) goes with the row's kept ones: it leaves `armed`
-ledger_fold_armed(row)
+-- its implied `armed` entry (includes/ledger) goes with the row's kept ones: it leaves `armed` (`armed`
+-- false: the fold read that `armed` does not hold it)
+local _, armed = ledger_fold_armed(row)
 ledger_open(row)
 bump_version(row)
 row.s = 'pending'
@@ -41,7 +42,34 @@ row.tg = nil
 row.at, row.cf = nil, nil -- a pending retry is over: the new due is a first try
 -- an explicit due is its own slot; a backfill in progress ends (docs/spec.md §3.3c)
 row.ds, row.bf, row.bs = nil, nil, nil
-save_row(base, row)
-arm_due(base, key, due)
-publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'reschedule' })
+-- The row written in place, the hash save_row would write (~13k Redis instructions less than its DEL
+-- and a new hash of every field): an HSET of the fields set above, an HDEL of those dropped (an absent
+-- one costs HDEL next to nothing) and of `s` (pending) and `k` (a once) at their defaults, which an older
+-- release stored. (Tables sized by their constructors: one grown field by field is rehashed at each
+-- power of two.)
+local hash = row_key(base, key)
+local set, n = { 'v', row.v, 'sa', row.sa, 'd', row.d, false, false, false, false, false, false }, 6
+-- (set on some rows only: `dm` a delay, `ab` abort_runs, `lq` ledger_fold_armed)
+if row.dm then
+  set[n + 1], set[n + 2], n = 'dm', row.dm, n + 2
+end
+if row.ab then
+  set[n + 1], set[n + 2], n = 'ab', row.ab, n + 2
+end
+if row.lq then
+  set[n + 1], set[n + 2], n = 'lq', row.lq, n + 2
+end
+redis.call('HSET', hash, unpack(set, 1, n))
+local gone, m = { 's', 'tg', 'at', 'cf', 'ds', 'bf', 'bs', false, false }, 7
+if row.k == ROW_DEFAULTS.k then
+  gone[m + 1], m = 'k', m + 1
+end
+if row.k == 'once' and not row.dm then
+  gone[m + 1], m = 'dm', m + 1
+end
+redis.call('HDEL', hash, unpack(gone, 1, m))
+arm_due(base, key, due, row.d, armed == false)
+-- the event joined from the texts the row holds (includes/events joined_event)
+local tail = ',"due":' .. row.d .. ',"reason":"reschedule"'
+publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'reschedule' }, row.sa, tail)
 return reply('ok', row)

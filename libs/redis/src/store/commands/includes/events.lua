@@ -15,24 +15,48 @@ local event_listeners = nil
 --- @per-call: read from this call's key (processes of two kinds may share one Redis)
 local on_cluster = string.find(KEYS[1], '{p%d+%.%d+}:$') ~= nil
 
--- Publishes an event without its ledger entry (a held claim keeps that on the row: includes/ledger).
-local function announce_event(prefix, row, event_type, now, extra)
+-- A string as JSON: as it is between quotes when it needs no escape (an id, most keys), else cjson's.
+local function json_string(text)
+  if string.find(text, '^[%w%.:_%-]*$') then
+    return '"' .. text .. '"'
+  end
+  return cjson.encode(text)
+end
+
+-- An event whose numbers are texts the script holds: `at_text` its `at`, `tail` its extra fields as JSON
+-- after a comma (',"due":<ms>,"reason":"reschedule"'). The same JSON as cjson.encode of the event's table
+-- (field order is not part of it) without a table or a print of each number (~3k instructions apiece);
+-- `row.v` is the version's digits, `row.k` a kind's name.
+local function joined_event(row, event_type, at_text, tail)
+  return '{"type":"' .. event_type .. '","id":' .. json_string(row.id) .. ',"key":' .. json_string(row.key)
+    .. ',"version":' .. row.v .. ',"kind":"' .. row.k .. '","at":' .. at_text .. tail .. '}'
+end
+
+-- Publishes an event without its ledger entry (a held claim keeps that on the row: includes/ledger). With
+-- `at_text` (and `tail`: joined_event) the event is joined from those texts instead of encoded.
+local function announce_event(prefix, row, event_type, now, extra, at_text, tail)
   if event_listeners == 0 then
     return
   end
-  local event = { type = event_type, id = row.id, key = row.key, version = tonumber(row.v), kind = row.k, at = now }
-  for field, value in pairs(extra or {}) do
-    event[field] = value
+  local text
+  if at_text then
+    text = joined_event(row, event_type, at_text, tail)
+  else
+    local event = { type = event_type, id = row.id, key = row.key, version = tonumber(row.v), kind = row.k, at = now }
+    for field, value in pairs(extra or {}) do
+      event[field] = value
+    end
+    text = cjson.encode(event)
   end
-  local received = redis.call('PUBLISH', prefix .. ':events', cjson.encode(event))
+  local received = redis.call('PUBLISH', prefix .. ':events', text)
   if event_listeners == nil then
     event_listeners = on_cluster and 1 or received
   end
 end
 
-local function publish_event(prefix, row, event_type, now, extra)
+local function publish_event(prefix, row, event_type, now, extra, at_text, tail)
   ledger_record(row, event_type, now, extra)
-  announce_event(prefix, row, event_type, now, extra)
+  announce_event(prefix, row, event_type, now, extra, at_text, tail)
 end
 
 -- A run in progress must abort when its entry changes under it: a held run (`running`) or a free run

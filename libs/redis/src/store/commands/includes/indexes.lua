@@ -23,11 +23,16 @@ end
 
 -- Arming intent: the key waits in `due` (never in `armed` at the same time) until the dispatcher takes
 -- it; a score below everything `due` held wakes the dispatchers on `P:{pN}:wake` (docs/design.md).
-local function arm_due(base, key, score)
+-- `text`: the score as the caller holds it as text (an integer's digits), else the number is sent;
+-- `unarmed`: the caller read that `armed` does not hold the key (ledger_fold_armed), so no ZREM of it.
+-- (Command arguments as text: redis.call prints a number with the float printer, ~2.7k instructions.)
+local function arm_due(base, key, score, text, unarmed)
   local due_key = base .. 'due'
-  local first = redis.call('ZRANGE', due_key, 0, 0, 'WITHSCORES')
-  redis.call('ZREM', base .. 'armed', key)
-  redis.call('ZADD', due_key, score, key)
+  local first = redis.call('ZRANGE', due_key, '0', '0', 'WITHSCORES')
+  if not unarmed then
+    redis.call('ZREM', base .. 'armed', key)
+  end
+  redis.call('ZADD', due_key, text or score, key)
   if #first == 0 or score < tonumber(first[2]) then
     redis.call('PUBLISH', base .. 'wake', int(score))
   end

@@ -8,9 +8,12 @@
 -- `created`: the keys of the rows this call created (all at `created_at`), for `ledger_write_created`.
 -- `at`, `at_text`: the last ms an outcome entry was made at, and its text; `by`, `by_json`: the last
 -- worker one named, and its JSON (completed_entry: a batch's runs mostly share both). `armed`: key → its
--- `armed` score as this call read it (false: none, or folded already; ledger_fold_armed).
+-- `armed` score as this call read it (false: none, or folded already; ledger_fold_armed). `opened`,
+-- `opened_sa`: the key whose `sa` the call moves, and its `sa` before (includes/ledger, a reschedule).
+-- The fields that start nil are left out of the constructor: Lua sizes a table's hash part by every
+-- field a constructor names, nil or not, and this one is made on every call (−8k instructions a cancel).
 --- @per-call: this call's worker, created rows, last entry and armed scores
-local ledger = { worker = nil, created = {}, created_at = nil, at = nil, at_text = nil, by = nil, by_json = nil, armed = {} }
+local ledger = { created = {}, armed = {} }
 
 local function ledger_entry(at, event, version, fields)
   local entry = { a = at, e = event, v = tonumber(version) }
@@ -87,32 +90,36 @@ end
 -- with a fraction (`<ms>.5`: ledger_append wrote it and the row stayed armed), or one whose entry `lq`
 -- holds already, or a row naming its job (`j`: a release before this one handed it off and kept that
 -- entry itself, in `lq` or the list; take-due drops `j` when it hands the row off again). Needs the row's
--- key, s, j, v, d, tg, rc, lo, lq, sa. The score to fold, or false; either way it is not folded again.
+-- key, s, j, v, d, tg, rc, lo, lq, sa. The score to fold, or false (either way it is not folded again);
+-- and, when this call read `armed` for it, whether `armed` holds the key (nil: not read): its caller then
+-- knows whether a ZREM from `armed` has anything to remove.
 local function armed_score_to_fold(row)
   if LEDGER_SIZE == 0 or row.s ~= 'pending' or row.j then
     return false
   end
-  local score = ledger.armed[row.key]
+  local score, read = ledger.armed[row.key], nil
   if score == nil then
     score = redis.call('ZSCORE', KEYS[1] .. 'armed', row.key)
+    read = score ~= false
   end
   ledger.armed[row.key] = false
   if not score or string.find(score, '.', 1, true) then
-    return false
+    return false, read
   end
   if row.lq and string.find(row.lq, '{"a":' .. score .. ',"e":"armed"', 1, true) then
-    return false
+    return false, read
   end
-  return score
+  return score, read
 end
 
--- Folds the implied `armed` entry into `row.lq` (armed_score_to_fold); returns the score folded, or false.
+-- Folds the implied `armed` entry into `row.lq`; returns what armed_score_to_fold does (the score
+-- folded, or false; whether `armed` holds the key when this call read it).
 local function ledger_fold_armed(row)
-  local score = armed_score_to_fold(row)
+  local score, read = armed_score_to_fold(row)
   if score then
     row.lq = ledger_hand_off(row, armed_entry(score, row.v, row.tg or row.d))
   end
-  return score
+  return score, read
 end
 
 -- A held claim's kept entries (what it writes to `lq`; nil with the ledger off): the row's, its implied

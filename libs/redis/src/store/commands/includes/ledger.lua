@@ -122,7 +122,8 @@ local function ledger_append(row, event, now, fields, version, entry)
   if row.sa then
     length = redis.call('LPUSH', name, unpack(entries))
     if length == #entries and not keeps_first_entry(kept) then
-      length = redis.call('RPUSH', name, scheduled_entry(row.sa))
+      local sa = ledger.opened == row.key and ledger.opened_sa or row.sa -- (ledger_open)
+      length = redis.call('RPUSH', name, scheduled_entry(sa))
     end
   else
     length = redis.call('LPUSHX', name, unpack(entries))
@@ -155,11 +156,11 @@ local function ledger_fold_closed(key, list)
   redis.call('DEL', name)
 end
 
--- Writes the implied first entry of a row that has no ledger yet: before a change of `sa`.
+-- Before a change of `sa` (reschedule): the implied first entry a row without a ledger writes under its
+-- next entry is the one of its `sa` now. Kept for the call's next ledger_append of the row, which writes
+-- it when its LPUSH made the list — no EXISTS before (~10k instructions a reschedule).
 local function ledger_open(row)
-  if LEDGER_SIZE > 0 and not keeps_first_entry(row.lq) and redis.call('EXISTS', ledger_key(row.key)) == 0 then
-    redis.call('RPUSH', ledger_key(row.key), scheduled_entry(row.sa))
-  end
+  ledger.opened, ledger.opened_sa = row.key, row.sa
 end
 
 -- The ledger outlives its row by `ms` (a tombstone's time, LEDGER_KEEP_MS after a removal), or lives as

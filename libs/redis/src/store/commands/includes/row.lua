@@ -74,8 +74,14 @@ local function bump_version(row)
   row.v = int(tonumber(row.v) + 1)
 end
 
+-- (built in place: `flat` and an unpack of it made two tables and copied the pairs twice)
 local function reply(code, row)
-  return { code, unpack(flat(row)) }
+  local out = { code }
+  for field, value in pairs(row) do
+    out[#out + 1] = field
+    out[#out + 1] = value
+  end
+  return out
 end
 
 -- The row an operation on `key` works on (pause, resume, trigger, reschedule), or nil and the reply that
