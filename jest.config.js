@@ -10,7 +10,8 @@ const { compilerOptions } = require('./tsconfig.json');
  * runs it on the in-memory engine, the conformance project on Redis.
  */
 const base = {
-  testEnvironment: 'node',
+  // jest's node environment, reporting what keeps a worker up after the run (test/environment.js)
+  testEnvironment: '<rootDir>/test/environment.js',
   rootDir: __dirname,
   transform: {
     // Type-checking is `npm run typecheck`'s job; tsconfig.jest.json sets isolatedModules so ts-jest only transpiles.
@@ -45,6 +46,15 @@ module.exports = {
   maxWorkers: Math.max(2, availableParallelism() - 1),
   // Without recorded durations (CI's clean clone), the long process suites start first: test/sequencer.js.
   testSequencer: '<rootDir>/test/sequencer.js',
+  // How long jest waits for a worker to end before it kills it and says it "failed to exit gracefully".
+  // Jest's 500 ms also times the worker's exit, which frees its memory (470-730 MB RSS after the unit
+  // project): 240-1500 ms on 2 loaded cores with nothing left running (docs/design.md "Jest workers'
+  // exit"). A worker that is still held up names what holds it after 500 ms (test/environment.js).
+  workerGracefulExitTimeout: 5000,
+  // A worker keeps every suite's sandbox (--experimental-vm-modules, jestjs/jest#14605): ~1.2 GB RSS
+  // after the unit and redis projects, whose exit took 2.7-3 s. Past this heap it is replaced after
+  // its suite (docs/design.md "Jest workers' exit").
+  workerIdleMemoryLimit: '512MB',
   projects: [
     {
       ...base,
@@ -53,6 +63,7 @@ module.exports = {
         '<rootDir>/{libs,apps,bench,examples}/**/*.spec.ts',
         '<rootDir>/test/engine/**/*.test.ts',
         '<rootDir>/test/conformance/**/*.test.ts',
+        '<rootDir>/test/environment.test.ts',
       ],
       testPathIgnorePatterns: [...base.testPathIgnorePatterns, ...LIB_SPECS_ON_REDIS],
       globals: { SUNDIAL_BACKENDS: 'memory' },
