@@ -4,14 +4,15 @@ import { type ChildOutput, childOutput, waitFor } from '@sundial/testing';
 
 /**
  * A process that ends as a jest worker does (jest-worker's own 'message' listener, removed on END),
- * with test/environment.js's report armed, and holds a timer after END when told to leak.
+ * with test/environment.js's report armed, and after END, when told to leak, keeps a listening socket open
+ * (what a test that never closes its server leaves behind).
  */
 const WORKER = `
 const leak = process.argv[2] === 'leak';
 const jestListener = (message) => {
   if (message[0] !== 2) return;
   process.removeListener('message', jestListener);
-  if (leak) setTimeout(() => undefined, 60_000);
+  if (leak) require('node:net').createServer().listen(0, '127.0.0.1');
 };
 process.on('message', jestListener);
 require(process.argv[1]).reportWhatOutlivesTheEnd();
@@ -40,7 +41,9 @@ describe('test environment (jest workers)', () => {
         () => output.lines.find((line) => line.includes('ms after its END, held by:')),
         { what: 'the report of what holds the worker' },
       );
-      expect(report).toMatch(/^jest worker \d+ still running 500 ms after its END, held by: .*\bTimeout\b/);
+      expect(report).toMatch(
+        /^jest worker \d+ still running 500 ms after its END, held by: .*\bTCPServerWrap\b/,
+      );
     } finally {
       child.kill('SIGKILL');
       await output.ended;
