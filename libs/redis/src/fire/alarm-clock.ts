@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 // run claimed ahead started 0.1–1.2 ms after its due as a rule (p50 ~0.6 ms) and, woken a fraction early,
 // a whole ms later still. A thread that sleeps in `Atomics.wait` (which takes fractional ms) and posts a
 // message at the tick wakes this thread's event loop within ~0.1–0.2 ms (p99 ~0.3–0.5 ms on an idle host):
-// docs/design.md "Lateness p99 at 1,000/s". One thread serves every wait of the process; it stops when
+// docs/design.md "The wake itself". One thread serves every wait of the process; it stops when
 // idle, and no wait keeps a process up longer than a pending timer would.
 
 /** Without a wait for this long the thread ends; the next wait starts another. */
