@@ -124,7 +124,13 @@ async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaims
   // One claim call of `entries`, its answers taken. Wall clock for the spans of traced runs and the run
   // timings; the answer's monotonic tick, for a run claimed ahead to start at its due.
   const send = async (entries: Waiting[], slotsChecked: boolean): Promise<void> => {
-    const times = { arrivedAt, claimSentAt: Date.now(), claimAnsweredAt: 0, answeredTick: 0 };
+    const times = {
+      arrivedAt,
+      claimSentAt: Date.now(),
+      claimAnsweredAt: 0,
+      sentTick: performance.now(),
+      answeredTick: 0,
+    };
     const refs = refsOf(entries);
     context.flight?.add(partition, refs.length);
     const results = await context.claims

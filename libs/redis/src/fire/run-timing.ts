@@ -28,10 +28,11 @@ export interface RunTiming {
 
 /**
  * When (wall clock) a claim call's fire job arrived and the call went, for the spans and the run timings,
- * and when its answer was read by the monotonic clock (`performance.now()`: a claimed run's handler starts
- * its `leftMs` after it): one per claim call, shared by its timers.
+ * and when it went and its answer was read by the monotonic clock (`performance.now()`: what a claimed
+ * run's start is reckoned from, fire/redis-ticks.ts): one per claim call, shared by its timers.
  */
 export type ClaimTimes = Pick<RunTiming, 'arrivedAt' | 'claimSentAt' | 'claimAnsweredAt'> & {
+  sentTick: number;
   answeredTick: number;
 };
 

@@ -29,7 +29,7 @@ import { LeaseKeeper } from './lease-keeper';
 import { RunReports, type RunFields } from './run-reports';
 import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun, untilEnded } from './run-start';
 import { type ClaimTimes, publishRunTiming, runTimings } from './run-timing';
-import { untilTick } from './start-tick';
+import { RedisTicks } from './redis-ticks';
 
 export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
@@ -100,6 +100,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly jobs = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
   private graceOver = false;
+  private readonly ticks = new RedisTicks();
 
   constructor(options: TimerRunnerOptions) {
     // before any connection opens: a bad option changes nothing
@@ -280,8 +281,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     if (detaching) await detaching;
     // Leased (renewed, reached by aborts) from here, also while it waits for its due.
     this.leases.add(run);
-    // Claimed ahead: not before its due by Redis's clock, which Redis read before its answer left.
-    const due = claimed.leftMs > 0 ? untilTick(times.answeredTick + claimed.leftMs) : null;
+    // Claimed ahead: not before its due by Redis's clock, as the claims' answers bound it.
+    const due = this.ticks.untilDue(partition, claimed, times);
     if (due) await due;
     // handed back by a close whose grace ended during that wait: released, never started
     if (run.released) {

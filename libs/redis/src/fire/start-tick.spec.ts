@@ -1,0 +1,64 @@
+import { alarmRang, untilTick } from './start-tick';
+
+// Precision is the bench's to measure (scenario 2); these check what must hold however loaded the host is.
+
+const now = () => performance.now();
+
+/** Waits until the alarm thread has woken a wait: it starts with the first one and takes ~50 ms. */
+async function alarmRunning(): Promise<void> {
+  while (!alarmRang()) await untilTick(now() + 2);
+}
+
+const heldByPorts = () => process.getActiveResourcesInfo().filter((name) => name === 'MessagePort').length;
+
+describe('untilTick', () => {
+  beforeEach(alarmRunning);
+
+  it('is null once the tick has passed: the caller starts in the same turn', () => {
+    expect(untilTick(now())).toBeNull();
+    expect(untilTick(now() - 1)).toBeNull();
+  });
+
+  it('wakes every wait on the alarm thread, never before its tick, in the order of the ticks', async () => {
+    const rangBefore = alarmRang() ?? 0;
+    const ticks: number[] = [];
+    const waits: Promise<void>[] = [];
+    const woken: number[] = [];
+    const early: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const tick = now() + 1 + Math.random() * 20;
+      // null when a stalled host let the tick pass already: then there is nothing to wake
+      const waiting = untilTick(tick);
+      if (!waiting) continue;
+      ticks.push(tick);
+      const at = ticks.length - 1;
+      waits.push(
+        waiting.then(() => {
+          if (now() < tick) early.push(at);
+          woken.push(at);
+        }),
+      );
+    }
+    await Promise.all(waits);
+    expect(early).toEqual([]);
+    expect(woken).toEqual([...woken].sort((a, b) => ticks[a] - ticks[b]));
+    expect((alarmRang() ?? 0) - rangBefore).toBe(waits.length);
+  });
+
+  it('wakes a wait added after a later one at its own tick, not at the later one', async () => {
+    const later = now() + 500;
+    const laterWoken = untilTick(later);
+    await untilTick(now() + 5);
+    expect(now()).toBeLessThan(later);
+    await laterWoken;
+    expect(now()).toBeGreaterThanOrEqual(later);
+  });
+
+  it('keeps the process up while a wait is pending, and not after', async () => {
+    const idle = heldByPorts();
+    const waiting = untilTick(now() + 20);
+    expect(heldByPorts()).toBe(idle + 1);
+    await waiting;
+    expect(heldByPorts()).toBe(idle);
+  });
+});
