@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { type CallRecord, type CommandRecord, splitSlowest } from './call-split';
-import { DIAGNOSTICS } from './diagnostics';
+import { CALL_SPLIT } from './diagnostics';
 
 /** Time to let `redis-cli monitor` connect before the first traced call, and to drain after the last. */
 const MONITOR_SETTLE_MS = 300;
@@ -21,12 +21,12 @@ interface TracedCommand {
 const epochMicros = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000);
 
 /**
- * With BENCH_DIAG=1, for one measured window of the churn: each call's ioredis commands (when each was
+ * With BENCH_DIAG=split, for one measured window of the churn: each call's ioredis commands (when each was
  * written to its socket and when its reply was read, by AsyncLocalStorage the call it belongs to) and
  * Redis's MONITOR (each command's start, its scripts' inner commands, every client's), so `stop()` can say
  * where the slowest 1% of calls waited (call-split.ts): before the write, in Redis's queue behind which
  * command, in Redis, or for the bench to read the reply. MONITOR runs in its own process (`redis-cli`),
- * not in the measured one, but costs Redis a little per command: compare diagnosed runs with diagnosed runs.
+ * not in the measured one, but costs Redis per command: compare such runs only with each other.
  */
 export class CallTrace {
   private readonly calls: CallRecord[] = [];
@@ -55,9 +55,9 @@ export class CallTrace {
     this.gcObserver.observe({ entryTypes: ['gc'] });
   }
 
-  /** Starts tracing (undefined when diagnostics are off). */
+  /** Starts tracing (undefined unless `BENCH_DIAG=split`). */
   static async start(redisUrl: string): Promise<CallTrace | undefined> {
-    if (!DIAGNOSTICS) return undefined;
+    if (!CALL_SPLIT) return undefined;
     const { hostname, port } = new URL(redisUrl);
     const dir = mkdtempSync(join(tmpdir(), 'sundial-bench-monitor-'));
     const out = openSync(join(dir, 'monitor.txt'), 'w');

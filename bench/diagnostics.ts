@@ -13,7 +13,14 @@ import { scriptOfCall } from '@sundial/redis';
  * each bench process's event-loop delay. It changes nothing the report shows, but logging every call costs
  * Redis a little: compare diagnosed runs with diagnosed runs.
  */
-export const DIAGNOSTICS = process.env.BENCH_DIAG === '1';
+export const DIAGNOSTICS = process.env.BENCH_DIAG === '1' || process.env.BENCH_DIAG === 'split';
+
+/**
+ * `BENCH_DIAG=split`: the diagnostics, and the churn's slowest calls split by Redis's MONITOR
+ * (call-trace.ts). Apart because MONITOR costs Redis much more than SLOWLOG: on a loaded host it doubled
+ * both contenders' churn p50 against `BENCH_DIAG=1` runs of the same build.
+ */
+export const CALL_SPLIT = process.env.BENCH_DIAG === 'split';
 
 const SLOWLOG_KEPT = 200_000;
 /** The longest calls listed one by one. */

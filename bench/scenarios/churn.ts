@@ -151,7 +151,7 @@ class Churner {
     private readonly contender: Contender,
     timers: ReadonlyArray<{ key: string; dueAt: number }>,
     private readonly spreadMs: number,
-    /** with BENCH_DIAG=1: each call's commands, for the split of the slowest calls */
+    /** with BENCH_DIAG=split: each call's commands, for the split of the slowest calls */
     private readonly trace?: CallTrace,
   ) {
     for (const { key, dueAt } of timers) this.dueOf.set(key, dueAt);
