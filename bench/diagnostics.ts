@@ -1,4 +1,9 @@
-import { monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  type PerformanceEntry,
+  PerformanceObserver,
+} from 'node:perf_hooks';
 import type Redis from 'ioredis';
 import { scriptOfCall } from '@sundial/redis';
 
@@ -8,7 +13,14 @@ import { scriptOfCall } from '@sundial/redis';
  * each bench process's event-loop delay. It changes nothing the report shows, but logging every call costs
  * Redis a little: compare diagnosed runs with diagnosed runs.
  */
-export const DIAGNOSTICS = process.env.BENCH_DIAG === '1';
+export const DIAGNOSTICS = process.env.BENCH_DIAG === '1' || process.env.BENCH_DIAG === 'split';
+
+/**
+ * `BENCH_DIAG=split`: the diagnostics, and the churn's slowest calls split by Redis's MONITOR
+ * (call-trace.ts). Apart because MONITOR costs Redis much more than SLOWLOG: on a loaded host it doubled
+ * both contenders' churn p50 against `BENCH_DIAG=1` runs of the same build.
+ */
+export const CALL_SPLIT = process.env.BENCH_DIAG === 'split';
 
 const SLOWLOG_KEPT = 200_000;
 /** The longest calls listed one by one. */
@@ -78,6 +90,16 @@ export function watchEventLoop(): { stop(): string | undefined } {
   };
 }
 
+/** A GC pause's kind as PerformanceObserver reports it (perf_hooks `constants.NODE_PERFORMANCE_GC_*`). */
+export function gcKind(entry: PerformanceEntry): string {
+  const kind = (entry as { detail?: { kind?: number } }).detail?.kind ?? 0;
+  if (kind === constants.NODE_PERFORMANCE_GC_MINOR) return 'scavenge';
+  if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) return 'mark-compact';
+  if (kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) return 'incremental';
+  if (kind === constants.NODE_PERFORMANCE_GC_WEAKCB) return 'weak callbacks';
+  return `kind ${kind}`;
+}
+
 /** A span of this process's clock (`performance.now()` ms), e.g. one call from its start to its answer. */
 export interface Span {
   start: number;
@@ -91,10 +113,10 @@ export interface Span {
  */
 export function watchGcPauses(): { describe(spans: readonly Span[], threshold: number): string | undefined } {
   if (!DIAGNOSTICS) return { describe: () => undefined };
-  const pauses: Span[] = [];
+  const pauses: Array<Span & { kind: string }> = [];
   const record = (entries: readonly PerformanceEntry[]) => {
     for (const entry of entries)
-      pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+      pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration, kind: gcKind(entry) });
   };
   const observer = new PerformanceObserver((list) => record(list.getEntries()));
   observer.observe({ entryTypes: ['gc'] });
@@ -113,9 +135,13 @@ export function watchGcPauses(): { describe(spans: readonly Span[], threshold: n
       const heldUp = slow.filter((call) => during.some((pause) => overlaps(pause, call)));
       const longest = Math.max(0, ...during.map((pause) => pause.end - pause.start));
       const total = during.reduce((sum, pause) => sum + pause.end - pause.start, 0);
+      const kinds = new Map<string, number>();
+      for (const { kind } of during) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      const named = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');
       return (
         `${slow.length} calls ≥ ${threshold.toFixed(2)} ms, ${heldUp.length} of them overlapping a GC pause ` +
-        `of this process (${during.length} pauses meanwhile, ${total.toFixed(0)} ms in all, longest ${longest.toFixed(1)} ms)`
+        `of this process (${during.length} pauses meanwhile${named ? `: ${named}` : ''}, ` +
+        `${total.toFixed(0)} ms in all, longest ${longest.toFixed(1)} ms)`
       );
     },
   };

@@ -1,17 +1,11 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { type EntryType, PerformanceObserver, performance } from 'node:perf_hooks';
 import { RUN_TIMING_CHANNEL, type RunTiming } from '@sundial/redis';
+import { gcKind } from './diagnostics';
 import { percentile } from './stats';
 
 /** An event-loop turn this much later than its 1 ms interval counts as a stall. */
 const STALL_MS = 3;
-/** V8's GC kinds, as PerformanceObserver reports them (perf_hooks constants NODE_PERFORMANCE_GC_*). */
-const GC_KINDS: Record<number, string> = {
-  1: 'scavenge',
-  2: 'mark-compact',
-  4: 'incremental',
-  8: 'weak callbacks',
-};
 
 type Interval = readonly [start: number, end: number];
 
@@ -33,8 +27,7 @@ export function watchRunTimings(): { stop(): string[] } {
   const gcObserver = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const start = performance.timeOrigin + entry.startTime;
-      const kind = (entry as { detail?: { kind?: number } }).detail?.kind ?? 0;
-      add(gcs, GC_KINDS[kind] ?? `kind ${kind}`, [start, start + entry.duration]);
+      add(gcs, gcKind(entry), [start, start + entry.duration]);
     }
   });
   gcObserver.observe({ entryTypes: ['gc' as EntryType] });

@@ -1,9 +1,11 @@
 import type { Contender, ContenderName } from '../contenders/contender';
+import { CallTrace } from '../call-trace';
 import { type Span, watchGcPauses } from '../diagnostics';
 import type { RunRecord } from '../processes/protocol';
 import { atMostTimesBullmq, none, row } from '../report';
 import { summarize } from '../stats';
 import {
+  collectGarbage,
   diagnosed,
   leadTimeMs,
   oneShots,
@@ -47,10 +49,13 @@ export const churn: Scenario = async (context) => {
         (i) => firstDue + Math.floor((i * spreadMs) / pending),
       );
       await scheduleInBatches(contender, timers, batchSize);
+      const trace = await CallTrace.start(context.redis.url);
+      const churner = new Churner(contender, timers, spreadMs, trace);
+      collectGarbage();
       await sleepUntil(firstDue);
-      const churner = new Churner(contender, timers, spreadMs);
       const gc = watchGcPauses();
       await diagnosed(context, contender.name, () => churner.run(churnOpsPerSecond, churnWindowMs));
+      for (const line of (await trace?.stop()) ?? []) context.log(`${contender.name} ${line}`);
       const gcShare = gc.describe(churner.spans, summarize(churner.latencies).p99);
       if (gcShare) context.log(`${contender.name}: ${gcShare}`);
       await sleepUntil(Date.now() + SETTLE_MS);
@@ -146,6 +151,8 @@ class Churner {
     private readonly contender: Contender,
     timers: ReadonlyArray<{ key: string; dueAt: number }>,
     private readonly spreadMs: number,
+    /** with BENCH_DIAG=split: each call's commands, for the split of the slowest calls */
+    private readonly trace?: CallTrace,
   ) {
     for (const { key, dueAt } of timers) this.dueOf.set(key, dueAt);
     this.live = timers.map((t) => t.key);
@@ -173,10 +180,10 @@ class Churner {
     const oldDue = this.dueOf.get(key)!;
     const newDue = this.freshDue(key, oldDue);
     this.busy.add(key);
+    const call = () => (reschedule ? this.contender.reschedule(key, newDue) : this.contender.cancel(key));
     const started = performance.now();
     try {
-      if (reschedule) await this.contender.reschedule(key, newDue);
-      else await this.contender.cancel(key);
+      await (this.trace ? this.trace.call(reschedule ? 'reschedule' : 'cancel', call) : call());
       const answered = performance.now();
       this.latencies.push(answered - started);
       this.spans.push({ start: started, end: answered });
