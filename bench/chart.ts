@@ -16,7 +16,7 @@ const LABELS: Record<ContenderName, string> = {
   bullmq: 'raw BullMQ',
 };
 /** Lateness is measured in whole ms: 0 (and any early run) is drawn at this value, the axis's left edge. */
-const FLOOR_MS = 0.5;
+const FLOOR_MS = 0.05;
 
 export function latenessChart(series: readonly LatenessSeries[]): string {
   const rates = [...new Set(series.map((s) => s.rate))];
@@ -53,9 +53,9 @@ function panel(rate: number, series: readonly LatenessSeries[], decades: number,
       `fire lateness @ ${rate.toLocaleString('en-US')} timers/s</text>`,
     `<rect x="${left}" y="${top}" width="${PANEL_WIDTH}" height="${PANEL_HEIGHT}" fill="none" stroke="#888"/>`,
   ];
-  // Whole-ms lateness 0 sits on the left edge; gridlines at 1, 10, 100, ... ms.
-  parts.push(`<text x="${left}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle">≤0</text>`);
-  for (let ms = 1; ms <= FLOOR_MS * 10 ** decades; ms *= 10) {
+  // Lateness up to 0.05 ms sits on the left edge; gridlines at 0.1, 1, 10, 100, ... ms.
+  parts.push(`<text x="${left}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle">≤0.05</text>`);
+  for (let ms = 0.1; ms <= FLOOR_MS * 10 ** decades * 1.0001; ms *= 10) {
     const at = x(ms).toFixed(1);
     parts.push(
       `<line x1="${at}" y1="${top}" x2="${at}" y2="${top + PANEL_HEIGHT}" stroke="#eee"/>`,

@@ -1,4 +1,5 @@
 import { Queue, Worker, type Job } from 'bullmq';
+import { epochNow } from '../processes/clock';
 import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
 import { BENCH_PAYLOAD, type Contender, type OneShot } from './contender';
 
@@ -70,7 +71,7 @@ export async function startBullmqWorker(
     QUEUE,
     async (job: Job) => {
       // job.delay reads 0 once BullMQ promotes the job; the options keep the delay it was added with.
-      const run: RunRecord = [keyOfJobId(job.id ?? ''), job.timestamp + (job.opts.delay ?? 0), Date.now()];
+      const run: RunRecord = [keyOfJobId(job.id ?? ''), job.timestamp + (job.opts.delay ?? 0), epochNow()];
       if (config.claims && job.processedOn !== undefined) run.push(job.processedOn);
       record(run);
     },

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { SundialModule, SundialWorkerModule } from '@sundial/client';
 import { silentLogger, type TimerHandler } from '@sundial/core';
 import { Dispatcher, parseRedisUrl, RedisTimers, SundialMetrics, TimerRunner } from '@sundial/redis';
+import { epochNow } from '../processes/clock';
 import type { ChildConfig, RunRecord, RunningRole } from '../processes/protocol';
 import { BENCH_PAYLOAD, type Contender, type ContenderFactory, type OneShot } from './contender';
 
@@ -55,9 +56,9 @@ function sundialContender(
 
 /** Records each handler start; with `claims` its claim instant too (`ctx.claimedAt`, Redis's clock). */
 function benchHandler(config: ChildConfig, record: (run: RunRecord) => void): TimerHandler {
-  if (!config.claims) return (_payload, ctx) => void record([ctx.key, ctx.due, Date.now()]);
+  if (!config.claims) return (_payload, ctx) => void record([ctx.key, ctx.due, epochNow()]);
   return (_payload, ctx) => {
-    const start = Date.now();
+    const start = epochNow();
     record([ctx.key, ctx.due, start, ctx.claimedAt]);
   };
 }

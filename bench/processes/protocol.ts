@@ -17,7 +17,7 @@ export interface ChildConfig {
 
 /**
  * One handler start: the timer's key, when it was due and when the handler started, in epoch ms of the
- * system clock that every process on this machine shares (start is Date.now() in the worker). With
+ * system clock that every process on this machine shares (start is `epochNow()` in the worker, to the µs). With
  * `claims`: when the store handed the run to the worker — Sundial's claim in Redis (`ctx.claimedAt`,
  * Redis's TIME), BullMQ's move to active (`job.processedOn`, the worker's Date.now() as it asked) — which
  * precedes the handler's start by the claim's answer and the worker's event loop.
