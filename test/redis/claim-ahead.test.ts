@@ -139,7 +139,7 @@ describe('fire path: claims sent ahead of the due', () => {
   );
 
   /**
-   * Holds the first answer that claimed `key` until `inWindow` ran: after the claim, before the runner
+   * Holds the first answer that claimed `key` until `change` ran: after the claim, before the runner
    * sees it (and so before the handler starts). Not an `early` answer (Redis found the claim more than
    * 50 ms ahead and the runner claims again): a change made then met a pending timer.
    */
