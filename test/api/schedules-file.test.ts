@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger, type Timer } from '@sundial/core';
+import { silentLogger, type SundialLogger, type Timer } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
 import {
   type AppProcess,
@@ -139,8 +140,8 @@ describe('the scheduler follows SUNDIAL_SCHEDULES_FILE', () => {
   });
 });
 
-/** A Kubernetes ConfigMap volume: `schedules.yaml` → `..data/schedules.yaml`, `..data` swapped atomically. */
-describe('SchedulesFollower on a ConfigMap volume', () => {
+/** SchedulesFollower on a file of its own, beside a Redis of its own. */
+describe('SchedulesFollower', () => {
   let redis: RedisServer;
   let dir: string;
   let timers: RedisTimers;
@@ -154,6 +155,9 @@ describe('SchedulesFollower on a ConfigMap volume', () => {
     renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
   };
 
+  afterEach(() => jest.restoreAllMocks());
+
+  // A Kubernetes ConfigMap volume: `schedules.yaml` → `..data/schedules.yaml`, `..data` swapped atomically.
   beforeAll(async () => {
     redis = await startRedis();
     dir = mkdtempSync(join(tmpdir(), 'sundial-configmap-'));
@@ -184,5 +188,50 @@ describe('SchedulesFollower on a ConfigMap volume', () => {
       intervalMs: 10,
       what: 'the swapped file in Redis',
     });
+  });
+
+  /**
+   * An edit in place (`writeFileSync`, an editor saving over the file) truncates the file, then writes
+   * it: a read between the two finds it empty. The periodic read does not wait for the watch's settle,
+   * and on a loaded host (load 15) it met that moment in 1 run of 11 of the suite above: "no top-level
+   * timers list" was reported, then the next pass reported the file's invalid row a second time. A text
+   * is applied (or reported) only once a second read, a moment later, finds it too.
+   */
+  it('neither applies nor reports the empty file a read found between the truncation and the write', async () => {
+    const edited = mkdtempSync(join(tmpdir(), 'sundial-midedit-'));
+    const path = join(edited, 'schedules.yaml');
+    const text = file(row(PING), row(INVALID));
+    writeFileSync(path, text);
+    // its own prefix: the ConfigMap follower removes the rows of its owner that are not in its file
+    const own = new RedisTimers({ connection: redis.url, prefix: 'midedit' });
+    const warned: string[] = [];
+    const logger: SundialLogger = { ...silentLogger, warn: (message) => void warned.push(message) };
+    // no periodic read within the test: its passes are the watch's and the explicit check's
+    const midEdit = new SchedulesFollower({ path, timers: own, limits: {}, logger, checkMs: 60_000 });
+    await midEdit.start();
+    try {
+      expect((await own.list()).items.map((timer) => timer.key)).toEqual(['ping']);
+      expect(warned).toEqual(['every "soon" is not a duration']);
+      // The writer truncates the file and finishes writing it right after a read found it empty.
+      const readFile = fsPromises.readFile;
+      let emptyReads = 0;
+      jest.spyOn(fsPromises, 'readFile').mockImplementation(async (...args: Parameters<typeof readFile>) => {
+        const read = await readFile(...args);
+        if (read === '') {
+          emptyReads++;
+          writeFileSync(path, text);
+        }
+        return read;
+      });
+      writeFileSync(path, '');
+      await midEdit.check();
+      expect(emptyReads).toBe(1);
+      expect(warned).toEqual(['every "soon" is not a duration']);
+      expect((await own.list()).items.map((timer) => timer.key)).toEqual(['ping']);
+    } finally {
+      await midEdit.stop();
+      await own.dispose();
+      rmSync(edited, { recursive: true, force: true });
+    }
   });
 });

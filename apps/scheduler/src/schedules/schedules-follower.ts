@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ensureOwnedRow,
   isSundialError,
@@ -22,7 +23,11 @@ export interface SchedulesFollowerOptions {
 }
 
 const DEFAULT_CHECK_MS = 250;
-/** Editors write a file in several steps: one pass a moment after the first event sees them all. */
+/**
+ * Editors write a file in several steps (an edit in place truncates it, then writes): a pass waits this
+ * long after a watch event, and a text read for the first time is read again this much later and
+ * applied only if it stayed.
+ */
 const SETTLE_MS = 20;
 
 /**
@@ -39,6 +44,8 @@ export class SchedulesFollower {
   private readonly checkMs: number;
   /** the text last applied in full; a pass over the same text does nothing */
   private applied: string | undefined;
+  /** the text the last read found: another text is applied only once a second read finds it too */
+  private lastRead: string | undefined;
   /** what the last pass reported, so a problem that stays is logged once */
   private reported = new Set<string>();
   private pending = false;
@@ -116,6 +123,16 @@ export class SchedulesFollower {
         },
       ]);
     }
+    if (text !== this.lastRead && text !== this.applied) {
+      // Read mid-edit, maybe: the periodic read does not wait for the watch's settle, and a write in
+      // place has the file empty (or part-written) for a moment — seen under load, where the empty file
+      // was reported and the next pass reported its rows' problems again. Read again once it settled.
+      this.lastRead = text;
+      this.pending = true;
+      await sleep(SETTLE_MS);
+      return;
+    }
+    this.lastRead = text;
     if (text === this.applied) return;
     const read = readSchedules(text, this.options.limits);
     try {
