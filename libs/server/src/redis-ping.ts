@@ -8,6 +8,8 @@ const PING_TIMEOUT_MS = 1_000;
  */
 export class RedisPing implements ErrorEvents {
   private readonly client: RedisClient;
+  /** Until its first connect ends (ready, or failed), a ping waits for it rather than fail at once. */
+  private connecting: Promise<void>;
 
   /** `url`: any REDIS_URL shape (one node, redis+cluster://, redis+sentinel://). */
   constructor(url: string) {
@@ -18,7 +20,9 @@ export class RedisPing implements ErrorEvents {
       connectionName: 'sundial-health',
     });
     // Errors surface through ping(); openRedis adds the listener without which ioredis would log them.
-    this.client.connect().catch(() => undefined);
+    // Without the offline queue a command sent before the socket is up fails ("Stream isn't writeable"):
+    // the app's start then logged a wait for Redis and lost a 500 ms retry with Redis up all along.
+    this.connecting = this.client.connect().catch(() => undefined);
   }
 
   /** Resolves when Redis answers and can take writes; rejects saying why not. */
@@ -28,7 +32,10 @@ export class RedisPing implements ErrorEvents {
       timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
     try {
-      await Promise.race([this.client.info('memory').then(assertNotFull), timeout]);
+      await Promise.race([
+        this.connecting.then(() => this.client.info('memory')).then(assertNotFull),
+        timeout,
+      ]);
     } finally {
       clearTimeout(timer);
     }
