@@ -9,7 +9,7 @@
 --   { 'held' | 'free', due, leftUs, row }  claimed (the row after the claim; a free run's `d` is its
 --                                  next tick, and the grid slots between `due` and it are one 'skipped'
 --                                  event; a free run's re-run adds 'rerun', its slots already counted).
---                                  leftUs: µs from Redis's TIME at the end of this call to the due (0 once due): the
+--                                  leftUs: µs from this call's Redis TIME to the due (0 once due): the
 --                                  worker starts the handler that long after the reply reaches it, so
 --                                  never before the due by Redis's clock
 --   { 'early', waitMs }            more than aheadMs before the due by Redis's clock: claim again in
@@ -275,21 +275,5 @@ end
 call_in_slices('ZADD', base .. 'leases', leases)
 for _, tick in ipairs(next_ticks) do
   arm_due(base, tick[1], tick[2])
-end
--- A run claimed ahead waits its leftUs after the answer reaches the worker. Counted from the TIME read at
--- the start, it would wait this call's own work too (~0.1-0.3 ms for a few timers): count it from a TIME
--- read now, still before the answer leaves (docs/design.md "When the wake is"). A backlog's claims are at
--- or past their dues (leftUs 0) and read no second TIME.
-local ahead = false
-for _, reply in ipairs(replies) do
-  ahead = ahead or ((reply[1] == 'held' or reply[1] == 'free') and reply[3] ~= '0')
-end
-if ahead then
-  local spent = now_us() - now_micros
-  for _, reply in ipairs(replies) do
-    if (reply[1] == 'held' or reply[1] == 'free') and reply[3] ~= '0' then
-      reply[3] = int(math.max(0, (reply[3] + 0) - spent))
-    end
-  end
 end
 return replies
