@@ -1,4 +1,5 @@
 import { type ErrorBody, httpClient, type RedisServer, startRedis } from '@sundial/testing';
+import { RedisPing } from '../../libs/server/src/redis-ping';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 describe('both apps boot and answer over real HTTP', () => {
@@ -30,6 +31,17 @@ describe('both apps boot and answer over real HTTP', () => {
       status: 200,
       body: { status: 'ok', info: { redis: { status: 'up' }, lifecycle: { status: 'up' } } },
     });
+  });
+
+  // Without its offline queue, a ping sent before the socket was up failed "Stream isn't writeable": every
+  // app start logged a wait for Redis and lost a 500 ms retry with Redis up all along.
+  it("the apps' readiness ping answers as soon as it is made, with Redis up", async () => {
+    const ping = new RedisPing(redis.url);
+    try {
+      await expect(ping.ping()).resolves.toBeUndefined();
+    } finally {
+      await ping.close();
+    }
   });
 
   it('both apps expose Prometheus metrics', async () => {
