@@ -200,6 +200,54 @@ describe('fire path: claims sent ahead of the due', () => {
     WINDOW_TEST_MS,
   );
 
+  /** Whether the runner's LeaseKeeper heard an abort naming `key` on `P:abort`, from this call on. */
+  function keeperHearing(key: string): { heard: boolean } {
+    const hearing = { heard: false };
+    const keeper = LeaseKeeper.prototype as unknown as { onAbort(message: string): void };
+    const onAbort = keeper.onAbort;
+    jest.spyOn(keeper, 'onAbort').mockImplementation(function (this: LeaseKeeper, message: string) {
+      onAbort.call(this, message);
+      if ((JSON.parse(message) as { key: string }).key === key) hearing.heard = true;
+    });
+    return hearing;
+  }
+
+  /**
+   * The case above leaves to chance whether the runner hears the abort before or after the run is leased
+   * (its subscriber's read against the claim's answer: without the keeper's `heard` it failed 2 of 5 runs).
+   * Here always before: the abort heard once the claim's answer is read, before the runner has it, so before
+   * the run is leased and starts its wait. Only the aborts the keeper remembers (`heard`, applied by
+   * LeaseKeeper.add) reach the run then; its lease renewal is 10 s away.
+   */
+  it(
+    'a cancel the runner hears before the claimed run is leased still aborts the signal the handler starts with',
+    async () => {
+      const abortedAtCall = new Map<string, boolean>();
+      const { cluster, timer } = await claimedAhead((key) =>
+        changedInWindow(
+          key,
+          (ctx) => {
+            abortedAtCall.set(ctx.key, ctx.signal.aborted);
+            ctx.signal.throwIfAborted();
+          },
+          async ({ timers }) => {
+            const hearing = keeperHearing(key);
+            expect(await timers.cancel(key)).toBe(true);
+            await waitFor(() => hearing.heard, {
+              timeoutMs: RUN_DEADLINE_MS,
+              what: 'the runner heard the abort',
+            });
+          },
+        ),
+      );
+      expect(abortedAtCall.get(timer.key)).toBe(true);
+      await eventually(cluster.events, { type: 'stale', key: timer.key }, RUN_DEADLINE_MS);
+      const story = (await cluster.timers.history(timer.key)).map((entry) => entry.event);
+      expect(story).toEqual(['stale', 'cancelled', 'claimed', 'armed', 'scheduled']);
+    },
+    WINDOW_TEST_MS,
+  );
+
   it(
     'a reschedule between the claim and the due is refused inactive; the run goes on',
     async () => {

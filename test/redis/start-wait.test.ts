@@ -87,14 +87,25 @@ describe('a library start while Redis is unreachable', () => {
   }, 30_000);
 
   describe('a refusal that is not an outage fails at once, without waiting', () => {
+    /**
+     * The one waiting line docs/spec.md §5.5 lets a start log before Redis's refusal reaches it: its first
+     * PING had no answer for 500 ms (a loaded host, a slow AUTH). A refusal is never named in one: that
+     * would be a refusal waited on as an outage.
+     */
+    const NO_ANSWER_YET = 'waiting up to 30000 ms for Redis before starting: no answer yet';
+
     async function refusedAtOnce(start: () => Promise<void>, logger: { lines: string[] }, error: RegExp) {
+      const before = logger.lines.length;
       const started = Date.now();
       await expect(start()).rejects.toThrow(error);
-      // Far below the 30 s wait; the log says nothing of waiting.
+      // Far below the 30 s wait (≤ 320 ms seen at load 7–18), and no wait logged but `no answer yet`, once.
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect(logger.lines.filter((line) => line.startsWith('waiting'))).toEqual([]);
+      const waiting = logger.lines.slice(before).filter((line) => line.startsWith('waiting'));
+      expect([[], [NO_ANSWER_YET]]).toContainEqual(waiting);
     }
 
+    // Redis's own error (`^`), not a wait's timeout naming it; 40 s, so that a refusal waited on for the
+    // 30 s fails on that rather than on jest's timeout.
     it('a wrong password', async () => {
       await admin.call('ACL', 'SETUSER', 'someone', 'on', '>right', '~*', '+@all');
       const logger = recordingLogger();
@@ -105,9 +116,9 @@ describe('a library start while Redis is unreachable', () => {
         () => runner.close(),
         () => timers.dispose(),
       );
-      await refusedAtOnce(() => runner.start(), logger, /WRONGPASS/);
-      await refusedAtOnce(() => timers.connect(), logger, /WRONGPASS/);
-    });
+      await refusedAtOnce(() => runner.start(), logger, /^WRONGPASS/);
+      await refusedAtOnce(() => timers.connect(), logger, /^WRONGPASS/);
+    }, 40_000);
 
     it('an ACL user that may not load the Redis Functions (NOPERM)', async () => {
       await admin.call('ACL', 'SETUSER', 'pinger', 'on', '>pw', '~*', '+ping', '+info');

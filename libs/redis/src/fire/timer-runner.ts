@@ -8,13 +8,11 @@ import { settledWithin } from '../infra/settled-within';
 import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
-import type { RowFields } from '../store/row';
 import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
 import { claimAheadOf } from './claim-ahead';
 import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
-import { claimCopy, cronFollowUp, lostCompletion } from './completion';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
 import { claimAtDue } from './due-claims';
@@ -26,6 +24,7 @@ import {
   type FireJobConsumer,
 } from './fire-consumer';
 import { LeaseKeeper } from './lease-keeper';
+import { RunCompletions } from './run-completions';
 import { RunReports, type RunFields } from './run-reports';
 import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun, untilEnded } from './run-start';
 import { type ClaimTimes, publishRunTiming, runTimings } from './run-timing';
@@ -89,6 +88,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly served: readonly number[];
   private readonly batcher: CompletionBatcher;
   private readonly leases: LeaseKeeper;
+  private readonly completions: RunCompletions;
   private readonly slots: ClaimSlotContext;
   /**
    * Claims have a connection of their own: a claim is due to the millisecond, and on the command
@@ -153,6 +153,15 @@ export class TimerRunner extends Partitioned<FireCommands> {
       workerId: this.workerId,
       leaseMs: this.leaseMs,
       logger: this.logger,
+    });
+    this.completions = new RunCompletions({
+      batcher: this.batcher,
+      reports: this.reports,
+      leases: this.leases,
+      clock: this.clock,
+      logger: this.logger,
+      leaseMs: this.leaseMs,
+      workerId: this.workerId,
     });
   }
 
@@ -248,7 +257,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         stopped: () => this.graceOver,
         settle: (result, ref, times, calls) => {
           if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, times, calls));
-          if (result.kind === 'lost') runs.push(this.settleLost(partition, result.fields));
+          if (result.kind === 'lost') runs.push(this.completions.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
         },
       });
@@ -304,47 +313,6 @@ export class TimerRunner extends Partitioned<FireCommands> {
       this.leases.delete(run);
       return;
     }
-    // Still active while its completion is sent (retried through an outage): its lease is renewed.
-    run.completing = true;
-    const endedAt = this.clock.now();
-    this.reports.finished(outcome, fields, latenessMs, endedAt - startedAt);
-    const follow = cronFollowUp(claimed.fields, claimed.due, endedAt);
-    try {
-      // one literal of a fixed shape, not spreads (each copied its source's properties one by one)
-      const completed = await this.batcher.complete(partition, {
-        id: run.id,
-        key: run.key,
-        version: run.version,
-        runCount: run.runCount,
-        mode: run.mode,
-        outcome: outcome.outcome,
-        error: outcome.error,
-        cronNext: follow.cronNext,
-        missed: follow.missed,
-        overlap: follow.overlap,
-        buffered: follow.buffered,
-        ended: follow.ended,
-        once: claimed.fields.k === 'once',
-        claim:
-          outcome.outcome === 'ok' && run.mode === 'held'
-            ? claimCopy(claimed, this.leaseMs, this.workerId)
-            : undefined,
-      });
-      // complete.lua published the matching 'skipped' or 'stale' event.
-      if (completed.kind === 'done') this.reports.skips(completed, fields);
-      else this.reports.staleAtCompletion(completed.reason, fields);
-    } catch (error) {
-      // The lease then expires and the reconciler settles the run (docs/spec.md §3.8).
-      this.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
-    } finally {
-      this.leases.delete(run);
-    }
-  }
-
-  /** An at-most-once run whose worker was lost, found at claim: settled here as the reconciler would. */
-  private async settleLost(partition: number, row: RowFields): Promise<void> {
-    const completed = await this.batcher.complete(partition, lostCompletion(row, this.clock.now()));
-    const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
-    if (completed.kind === 'done') this.reports.skips(completed, fields);
+    await this.completions.complete(partition, run, claimed, outcome, fields, latenessMs, startedAt);
   }
 }

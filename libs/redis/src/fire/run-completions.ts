@@ -1,0 +1,85 @@
+import type { SundialLogger } from '@sundial/core';
+import type { ClusterClock } from '../infra/cluster-clock';
+import type { RowFields } from '../store/row';
+import { claimCopy, cronFollowUp, lostCompletion } from './completion';
+import type { CompletionBatcher } from './completion-batcher';
+import type { ActiveRun, LeaseKeeper } from './lease-keeper';
+import type { RunFields, RunOutcome, RunReports } from './run-reports';
+import type { Claimed } from './run-start';
+
+// Why a file of its own: the runner (timer-runner.ts) claims timers, leases their runs and starts their
+// handlers; recording what a run came to (its completion sent in a batch, complete.lua's answer reported,
+// docs/spec.md §3.2 step 4) needs only the batcher, the reports and the clock, as does settling a lost
+// at-most-once run found at claim.
+
+export interface RunCompletionsOptions {
+  batcher: CompletionBatcher;
+  reports: RunReports;
+  leases: LeaseKeeper;
+  clock: ClusterClock;
+  logger: SundialLogger;
+  leaseMs: number;
+  workerId: string;
+}
+
+/** The completions of a TimerRunner's runs. */
+export class RunCompletions {
+  constructor(private readonly options: RunCompletionsOptions) {}
+
+  /**
+   * Reports a run whose handler ended with `outcome` and sends its completion; the run stays leased until
+   * that is answered (retried through an outage), then leaves the keeper.
+   */
+  async complete(
+    partition: number,
+    run: ActiveRun,
+    claimed: Claimed,
+    outcome: RunOutcome,
+    fields: RunFields,
+    latenessMs: number,
+    startedAt: number,
+  ): Promise<void> {
+    const { batcher, reports, leases, clock, leaseMs, workerId } = this.options;
+    // Still active while its completion is sent (retried through an outage): its lease is renewed.
+    run.completing = true;
+    const endedAt = clock.now();
+    reports.finished(outcome, fields, latenessMs, endedAt - startedAt);
+    const follow = cronFollowUp(claimed.fields, claimed.due, endedAt);
+    try {
+      // one literal of a fixed shape, not spreads (each copied its source's properties one by one)
+      const completed = await batcher.complete(partition, {
+        id: run.id,
+        key: run.key,
+        version: run.version,
+        runCount: run.runCount,
+        mode: run.mode,
+        outcome: outcome.outcome,
+        error: outcome.error,
+        cronNext: follow.cronNext,
+        missed: follow.missed,
+        overlap: follow.overlap,
+        buffered: follow.buffered,
+        ended: follow.ended,
+        once: claimed.fields.k === 'once',
+        claim:
+          outcome.outcome === 'ok' && run.mode === 'held' ? claimCopy(claimed, leaseMs, workerId) : undefined,
+      });
+      // complete.lua published the matching 'skipped' or 'stale' event.
+      if (completed.kind === 'done') reports.skips(completed, fields);
+      else reports.staleAtCompletion(completed.reason, fields);
+    } catch (error) {
+      // The lease then expires and the reconciler settles the run (docs/spec.md §3.8).
+      this.options.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
+    } finally {
+      leases.delete(run);
+    }
+  }
+
+  /** An at-most-once run whose worker was lost, found at claim: settled here as the reconciler would. */
+  async settleLost(partition: number, row: RowFields): Promise<void> {
+    const { batcher, reports, clock } = this.options;
+    const completed = await batcher.complete(partition, lostCompletion(row, clock.now()));
+    const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
+    if (completed.kind === 'done') reports.skips(completed, fields);
+  }
+}
