@@ -114,9 +114,9 @@ describe.each(topologies)('a library start on %s', (_, start) => {
     );
     for (const started of [() => runner.start(), () => dispatcher.start(), () => timers.connect()]) {
       const at = Date.now();
-      await expect(started()).rejects.toThrow(/WRONGPASS/);
+      // Redis's own refusal, not a start wait's timeout that names it ('… did not answer …: WRONGPASS')
+      await expect(started()).rejects.toThrow(/^WRONGPASS/);
       expect(Date.now() - at).toBeLessThan(AT_ONCE_MS);
     }
-    expect(logger.lines.filter((line) => line.includes('did not answer'))).toEqual([]);
   }, 60_000);
 });
