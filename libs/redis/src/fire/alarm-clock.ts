@@ -9,23 +9,43 @@ import { Worker } from 'node:worker_threads';
 
 /** Without a wait for this long the thread ends; the next wait starts another. */
 const IDLE_MS = 5_000;
+/**
+ * Coming ticks the thread is shown at once: it goes from one to the next without being woken by this
+ * thread (one sleep a tick, not two). Runs claimed ahead at thousands a second have a few ms of them.
+ */
+const WINDOW = 16;
+
+/** The shared state's slots (a BigInt64Array): */
+const GEN = 0; // bumped before and after each write of the window: odd while writing; the thread's futex word
+const POSTED = 1; // the last tick the thread posted (written by the thread only)
+const END = 2; // not 0: the thread ends
+const FIRST = 3; // WINDOW ticks from here, ascending and distinct, 0 after the last
 
 /**
- * The thread: `state[0]` is bumped by every change of `state[1]`, the next tick in µs of `process.hrtime`
- * (the one monotonic clock every thread of the process reads), 0 for none and -1 to end. At the tick it
- * takes the tick (compare-and-swap, so a tick re-armed meanwhile is kept) and posts a message.
+ * The thread. Ticks are µs of `process.hrtime` (the one monotonic clock every thread of the process
+ * reads). It reads the window as a seqlock (again if GEN moved), sleeps until the first tick after the
+ * last it posted, then posts a message and records that tick. Asleep, it sleeps on GEN: this thread
+ * wakes it only when what it waits for changed.
  */
 const THREAD = `'use strict';
 const { workerData, parentPort } = require('node:worker_threads');
 const state = new BigInt64Array(workerData);
 for (;;) {
-  const seen = Atomics.load(state, 0);
-  const tick = Atomics.load(state, 1);
-  if (tick < 0n) break;
-  if (tick === 0n) { Atomics.wait(state, 0, seen); continue; }
-  const leftMs = Number(tick - process.hrtime.bigint() / 1000n) / 1000;
-  if (leftMs > 0) Atomics.wait(state, 0, seen, leftMs);
-  else if (Atomics.compareExchange(state, 1, tick, 0n) === tick) parentPort.postMessage(null);
+  const seen = Atomics.load(state, ${GEN});
+  if (Atomics.load(state, ${END}) !== 0n) break;
+  if ((seen & 1n) === 1n) continue;
+  const posted = Atomics.load(state, ${POSTED});
+  let next = 0n;
+  for (let i = ${FIRST}; i < state.length; i++) {
+    const tick = Atomics.load(state, i);
+    if (tick === 0n || tick > posted) { next = tick; break; }
+  }
+  if (Atomics.load(state, ${GEN}) !== seen) continue;
+  if (next === 0n) { Atomics.wait(state, ${GEN}, seen); continue; }
+  const leftMs = Number(next - process.hrtime.bigint() / 1000n) / 1000;
+  if (leftMs > 0) { Atomics.wait(state, ${GEN}, seen, leftMs); continue; }
+  Atomics.store(state, ${POSTED}, next);
+  parentPort.postMessage(null);
 }`;
 
 interface Wait {
@@ -35,13 +55,14 @@ interface Wait {
 
 /**
  * Resolves waits at their `performance.now()` tick, never before (each message is checked against the
- * clock, and a wait not yet reached is armed again). Waits are kept by tick; the thread is armed for the
- * first.
+ * clock). Waits are kept by tick; the thread is shown the first WINDOW distinct ones.
  */
 export class AlarmClock {
-  private readonly state = new BigInt64Array(new SharedArrayBuffer(16));
+  private readonly state = new BigInt64Array(new SharedArrayBuffer(8 * (FIRST + WINDOW)));
   /** ascending by tick */
   private readonly waits: Wait[] = [];
+  /** the window as last written: µs ticks, ascending and distinct */
+  private shown: bigint[] = [];
   private readonly thread: Worker;
   /** `process.hrtime` ms minus `performance.now()`: constant, both read the same monotonic clock */
   private readonly origin = clockOrigin();
@@ -50,6 +71,8 @@ export class AlarmClock {
   private idle: NodeJS.Timeout | undefined;
   /** waits resolved at the thread's message: what a test checks the alarm by */
   rang = 0;
+  /** times the thread was woken because what it waited for changed (a test checks it is seldom) */
+  nudged = 0;
 
   constructor(private readonly onEnd: () => void) {
     this.thread = new Worker(THREAD, { eval: true, workerData: this.state.buffer });
@@ -73,10 +96,21 @@ export class AlarmClock {
       let at = waits.length;
       while (at > 0 && waits[at - 1].tick > tick) at--;
       waits.splice(at, 0, { tick, resolve });
-      if (at > 0) return;
       if (waits.length === 1) this.busy();
-      this.arm(tick);
+      if (this.changesWindow(this.micros(tick))) this.show();
     });
+  }
+
+  /** Whether a new tick belongs in the window: not there yet, and before its last unless it has room. */
+  private changesWindow(tick: bigint): boolean {
+    const { shown } = this;
+    if (shown.includes(tick)) return false;
+    return shown.length < WINDOW || tick < shown[WINDOW - 1];
+  }
+
+  /** µs of `process.hrtime`, rounded up: the thread never posts before a tick. */
+  private micros(tick: number): bigint {
+    return BigInt(Math.ceil((tick + this.origin) * 1_000));
   }
 
   private ring(): void {
@@ -87,15 +121,32 @@ export class AlarmClock {
     const ringing = waits.splice(0, due);
     this.rang += ringing.length;
     for (const wait of ringing) wait.resolve();
-    if (waits.length > 0) this.arm(waits[0].tick);
-    else if (due > 0) this.quiet();
+    if (due > 0) this.show();
+    if (due > 0 && waits.length === 0) this.quiet();
   }
 
-  /** µs rounded up: the thread never posts before the tick. */
-  private arm(tick: number): void {
-    Atomics.store(this.state, 1, BigInt(Math.ceil((tick + this.origin) * 1_000)));
-    Atomics.add(this.state, 0, 1n);
-    Atomics.notify(this.state, 0);
+  /**
+   * Writes the first WINDOW distinct ticks for the thread, and wakes it when the first one after the last it posted changed — read after the write, so a post
+   * meanwhile is either seen here or followed by the thread's reading of the new window.
+   */
+  private show(): void {
+    const ticks: bigint[] = [];
+    for (const wait of this.waits) {
+      const tick = this.micros(wait.tick);
+      if (ticks[ticks.length - 1] !== tick) ticks.push(tick);
+      if (ticks.length === WINDOW) break;
+    }
+    const { state, shown } = this;
+    if (ticks.length === shown.length && ticks.every((tick, i) => tick === shown[i])) return;
+    Atomics.add(state, GEN, 1n);
+    for (let i = 0; i < WINDOW; i++) Atomics.store(state, FIRST + i, ticks[i] ?? 0n);
+    Atomics.add(state, GEN, 1n);
+    const posted = Atomics.load(state, POSTED);
+    if (firstAfter(ticks, posted) !== firstAfter(shown, posted)) {
+      this.nudged++;
+      Atomics.notify(state, GEN);
+    }
+    this.shown = ticks;
   }
 
   /** A wait pending keeps the process up, as its timer would. */
@@ -110,9 +161,9 @@ export class AlarmClock {
   }
 
   private stop(): void {
-    Atomics.store(this.state, 1, -1n);
-    Atomics.add(this.state, 0, 1n);
-    Atomics.notify(this.state, 0);
+    Atomics.store(this.state, END, 1n);
+    Atomics.add(this.state, GEN, 2n);
+    Atomics.notify(this.state, GEN);
   }
 
   private end(): void {
@@ -124,6 +175,11 @@ export class AlarmClock {
     // What it still held wakes by the timers' path (the caller checks the clock again).
     for (const wait of this.waits.splice(0)) wait.resolve();
   }
+}
+
+/** The first of ascending `ticks` after `posted`, or 0n for none. */
+function firstAfter(ticks: readonly bigint[], posted: bigint): bigint {
+  return ticks.find((tick) => tick > posted) ?? 0n;
 }
 
 /** Read `performance.now()` first: the origin comes out a few ns late at most, so a tick is never armed early. */

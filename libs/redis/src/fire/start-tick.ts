@@ -17,9 +17,12 @@ export function untilTick(tick: number): Promise<void> | null {
   return new Promise((resolve) => sleepUntil(tick, resolve));
 }
 
-/** Waits resolved by the alarm thread so far (its current one), or null when none runs. */
-export function alarmRang(): number | null {
-  return alarm?.rang ?? null;
+/**
+ * The current alarm thread's counts, or null when none runs: waits it resolved, and times it had to be
+ * woken because what it waited for changed (what the tests check it by).
+ */
+export function alarmCounts(): { rang: number; nudged: number } | null {
+  return alarm && { rang: alarm.rang, nudged: alarm.nudged };
 }
 
 function sleepUntil(tick: number, resolve: () => void): void {
