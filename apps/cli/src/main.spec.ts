@@ -1,8 +1,10 @@
+import type { Timer } from '@sundial/core';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from './args';
 import { main } from './main';
 import { specFromArgs } from './spec-from-args';
+import { timerText } from './timer-text';
 
 describe('sundial CLI: command line to TimerSpec', () => {
   const usage = 'sundial schedule ...';
@@ -41,6 +43,39 @@ describe('sundial CLI: command line to TimerSpec', () => {
       /unexpected argument "oops"/,
     );
     expect(() => parseArgs(['--key'])).toThrow(/--key needs a value/);
+  });
+
+  it('refuses an object or array that is not JSON as a usage error, rather than sending it as text', () => {
+    const spec = (...argv: string[]) => specFromArgs(parseArgs(['--key', 'a', ...argv]), usage);
+    for (const bad of ['{"hello":"world"', '[1, 2', "{hello: 'world'}"]) {
+      expect(() => spec('--payload', bad)).toThrow(
+        expect.objectContaining({
+          reason: 'usage',
+          message: expect.stringMatching(/^--payload .* is not JSON: /),
+        }),
+      );
+    }
+    expect(() => spec('--retry', '{"attempts":3')).toThrow(/^--retry \{"attempts":3 is not JSON: /);
+    // Text that does not start with { or [ stays text, as does a JSON string.
+    expect(spec('--payload', 'hello {world}', '--delay', '5s')).toMatchObject({ payload: 'hello {world}' });
+    expect(spec('--payload', '"[note]"')).toMatchObject({ payload: '[note]' });
+  });
+});
+
+describe('sundial CLI: a timer as text', () => {
+  // A one-shot as GET /v1/timers/:key answers it, but for its payload.
+  const timer: Omit<Timer, 'payload'> = JSON.parse(
+    '{"id":"1p0","key":"a","version":1,"kind":"once","status":"pending","handler":"log","scheduledAt":0,' +
+      '"dueAt":5000,"delayMs":5000,"runCount":0,"awaitTask":true,"removeOnComplete":true,' +
+      '"delivery":"at-least-once","lastFiredAt":null,"lastCompletedAt":null,"lastErrorAt":null,"last":null}',
+  );
+
+  it('says a timer has no payload, and how big one is without printing it', () => {
+    expect(timerText({ ...timer, payload: null })).toMatch(/^payload: +none$/m);
+    expect(timerText({ ...timer, payload: { id: 42 } })).toMatch(
+      /^payload: +9 bytes \(--show-payload prints it\)$/m,
+    );
+    expect(timerText({ ...timer, payload: { id: 42 } }, true)).toMatch(/^payload: +\{"id":42\}$/m);
   });
 });
 
