@@ -158,4 +158,22 @@ describe('sundial CLI: the request each command sends', () => {
       'sundial: inactive: k is running [HTTP 409]\nfix: Wait.\n',
     );
   });
+
+  it('a 401 says to set SUNDIAL_TOKEN (the API names its header, which the CLI sends from it)', async () => {
+    const error = { reason: 'unauthorized', field: 'authorization', fix: 'Send the header …' };
+    reply = { status: 401, body: { error: { ...error, message: 'missing Authorization header' } } };
+    expect(await main(['list'], { ...env(), SUNDIAL_TOKEN: '' })).toBe(1);
+    expect(process.stderr.write).toHaveBeenLastCalledWith(
+      'sundial: unauthorized (field authorization): missing Authorization header [HTTP 401]\n' +
+        "fix: Set SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN.\n",
+    );
+    reply = {
+      status: 401,
+      body: { error: { ...error, message: 'the API token sent is not the configured one' } },
+    };
+    expect(await main(['list'], env())).toBe(1);
+    expect(process.stderr.write).toHaveBeenLastCalledWith(
+      expect.stringContaining("fix: SUNDIAL_TOKEN is not the scheduler's token: set SUNDIAL_TOKEN to"),
+    );
+  });
 });
