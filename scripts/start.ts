@@ -9,12 +9,15 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { ReplyError } from 'ioredis';
 import '../libs/server/src/register-paths';
 import { openRedis, parseRedisUrl } from '@sundial/redis';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const DIST = join(__dirname, '..');
+/** Refusals of a Redis that is there and will serve soon (loading its data, a busy script, a failover). */
+const NOT_NOW_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
 
 async function main(): Promise<void> {
   // The terminal or pipe this writes to may go before the apps do (a closed terminal, a killed npm):
@@ -67,7 +70,13 @@ async function main(): Promise<void> {
   process.exit(Math.max(...codes));
 }
 
-/** Whether Redis answers at `url`: one node, a Cluster (any of its nodes) or Sentinel's primary. */
+/**
+ * Whether Redis answers at `url`: one node, a Cluster (any of its nodes) or Sentinel's primary. A Redis
+ * that answers with a refusal (a wrong password, a user the ACL refuses) stops `npm start` with its
+ * error: it is no place to start a private redis-server (that could only fail to bind its port), and
+ * no place to run the apps. One answering "not now" (`LOADING`, `BUSY`, …) counts as answering: the
+ * apps wait for it at start.
+ */
 async function answersPing(url: string): Promise<boolean> {
   // One try, no reconnects: a first command fails at once when nothing answers.
   const once = () => null;
@@ -80,8 +89,13 @@ async function answersPing(url: string): Promise<boolean> {
   });
   try {
     return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
+  } catch (error) {
+    if (!(error instanceof Error && error instanceof ReplyError)) return false;
+    if (NOT_NOW_REPLIES.test(error.message)) return true;
+    return fail(
+      `The Redis at REDIS_URL answers, but refuses this connection: ${error.message}\n` +
+        'Fix the user and password in REDIS_URL (redis://user:password@host:port), or point it at another Redis.',
+    );
   } finally {
     client.disconnect();
   }

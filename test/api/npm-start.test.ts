@@ -1,3 +1,4 @@
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,9 @@ import {
   freePort,
   httpClient,
   type RedisCluster,
+  type RedisServer,
   spawnOwned,
+  startRedis,
   startRedisCluster,
   waitFor,
 } from '@sundial/testing';
@@ -31,14 +34,7 @@ describe('npm start on a Redis Cluster URL', () => {
 
   it('starts a scheduler and a worker that are ready, and stops them on SIGINT', async () => {
     const [port, workerPort] = [await freePort(), await freePort()];
-    const start = spawnOwned(process.execPath, [join(DIST, 'scripts/start.js')], {
-      env: {
-        ...process.env,
-        REDIS_URL: cluster.url,
-        PORT: String(port),
-        WORKER_PORT: String(workerPort),
-        LOG_LEVEL: 'warn',
-      },
+    const start = spawnStart({ REDIS_URL: cluster.url, LOG_LEVEL: 'warn' }, port, workerPort, {
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((resolve) => start.once('exit', (code) => resolve(code)));
@@ -119,6 +115,51 @@ describe('npm start with a private redis-server', () => {
     120_000,
   );
 });
+
+/**
+ * `npm start` where a Redis answers REDIS_URL but refuses it (a wrong password): stops at once with
+ * Redis's own error. It used to take the refusal for "nothing answers", start a private redis-server on
+ * that Redis's port, and stop with "redis-server exited at start".
+ */
+describe('npm start on a Redis that refuses REDIS_URL', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+  }, 180_000);
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it("exits 1 with Redis's refusal and how to fix it, starting nothing", async () => {
+    const [port, workerPort] = [await freePort(), await freePort()];
+    const redisUrl = `redis://nobody:wrong@127.0.0.1:${redis.port}`;
+    // cwd: where a private redis-server would keep its data, were one started.
+    const start = spawnStart({ REDIS_URL: redisUrl }, port, workerPort, {
+      cwd: tmpdir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = childOutput(start);
+    expect(await output.ended).toEqual({ code: 1, signal: null });
+    expect(output.lines).toEqual([
+      '[start] The Redis at REDIS_URL answers, but refuses this connection: ' +
+        'WRONGPASS invalid username-password pair or user is disabled.',
+      'Fix the user and password in REDIS_URL (redis://user:password@host:port), or point it at another Redis.',
+    ]);
+  }, 60_000);
+});
+
+/** dist/scripts/start.js with the scheduler on `port` and the worker on `workerPort`. */
+function spawnStart(
+  env: NodeJS.ProcessEnv,
+  port: number,
+  workerPort: number,
+  options: Omit<SpawnOptions, 'env'>,
+): ChildProcess {
+  return spawnOwned(process.execPath, [join(DIST, 'scripts/start.js')], {
+    ...options,
+    env: { ...process.env, ...env, PORT: String(port), WORKER_PORT: String(workerPort) },
+  });
+}
 
 function running(pid: number): boolean {
   try {

@@ -152,7 +152,7 @@ describe('sundial CLI against a running cluster', () => {
     const run = await sundial(['list'], { SUNDIAL_URL: env.SUNDIAL_URL, SUNDIAL_TOKEN: '' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /^sundial: unauthorized \(field authorization\): missing Authorization header \[HTTP 401\]\nfix: Send the header/,
+      /^sundial: unauthorized \(field authorization\): missing Authorization header \[HTTP 401\]\nfix: Set SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN/,
     );
   });
 

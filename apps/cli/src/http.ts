@@ -40,7 +40,7 @@ export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
       const text = await response.text();
       const body = parseJson(text);
       if (response.ok) return body as T;
-      throw refusal(response.status, body, text);
+      throw refusal(response.status, body, text, token !== undefined && token !== '');
     },
   };
 }
@@ -53,17 +53,20 @@ function parseJson(text: string): unknown {
   }
 }
 
-function refusal(status: number, body: unknown, text: string): CliError {
+function refusal(status: number, body: unknown, text: string, withToken: boolean): CliError {
   const error = (body as { error?: Partial<ErrorFields> } | null)?.error;
   const fields: ErrorFields = {
     reason: error?.reason ?? `http-${status}`,
     ...(error?.field !== undefined && { field: error.field }),
     message: error?.message ?? (text.slice(0, 200) || `the scheduler answered ${status}`),
+    // The API's own fix for 401 names its header; the CLI sends the header from SUNDIAL_TOKEN.
     fix:
-      error?.fix ??
-      (status === 404
-        ? 'Check SUNDIAL_URL points at a Sundial scheduler of this version.'
-        : 'See the scheduler logs.'),
+      status === 401
+        ? `${withToken ? "SUNDIAL_TOKEN is not the scheduler's token: set" : 'Set'} SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN.`
+        : (error?.fix ??
+          (status === 404
+            ? 'Check SUNDIAL_URL points at a Sundial scheduler of this version.'
+            : 'See the scheduler logs.')),
   };
   return new CliError(fields, status >= 500 ? EXIT.unavailable : EXIT.refused, status);
 }

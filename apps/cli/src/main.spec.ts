@@ -1,8 +1,10 @@
+import type { Timer } from '@sundial/core';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from './args';
 import { main } from './main';
 import { specFromArgs } from './spec-from-args';
+import { timerText } from './timer-text';
 
 describe('sundial CLI: command line to TimerSpec', () => {
   const usage = 'sundial schedule ...';
@@ -41,6 +43,39 @@ describe('sundial CLI: command line to TimerSpec', () => {
       /unexpected argument "oops"/,
     );
     expect(() => parseArgs(['--key'])).toThrow(/--key needs a value/);
+  });
+
+  it('refuses an object or array that is not JSON as a usage error, rather than sending it as text', () => {
+    const spec = (...argv: string[]) => specFromArgs(parseArgs(['--key', 'a', ...argv]), usage);
+    for (const bad of ['{"hello":"world"', '[1, 2', "{hello: 'world'}"]) {
+      expect(() => spec('--payload', bad)).toThrow(
+        expect.objectContaining({
+          reason: 'usage',
+          message: expect.stringMatching(/^--payload .* is not JSON: /),
+        }),
+      );
+    }
+    expect(() => spec('--retry', '{"attempts":3')).toThrow(/^--retry \{"attempts":3 is not JSON: /);
+    // Text that does not start with { or [ stays text, as does a JSON string.
+    expect(spec('--payload', 'hello {world}', '--delay', '5s')).toMatchObject({ payload: 'hello {world}' });
+    expect(spec('--payload', '"[note]"')).toMatchObject({ payload: '[note]' });
+  });
+});
+
+describe('sundial CLI: a timer as text', () => {
+  // A one-shot as GET /v1/timers/:key answers it, but for its payload.
+  const timer: Omit<Timer, 'payload'> = JSON.parse(
+    '{"id":"1p0","key":"a","version":1,"kind":"once","status":"pending","handler":"log","scheduledAt":0,' +
+      '"dueAt":5000,"delayMs":5000,"runCount":0,"awaitTask":true,"removeOnComplete":true,' +
+      '"delivery":"at-least-once","lastFiredAt":null,"lastCompletedAt":null,"lastErrorAt":null,"last":null}',
+  );
+
+  it('says a timer has no payload, and how big one is without printing it', () => {
+    expect(timerText({ ...timer, payload: null })).toMatch(/^payload: +none$/m);
+    expect(timerText({ ...timer, payload: { id: 42 } })).toMatch(
+      /^payload: +9 bytes \(--show-payload prints it\)$/m,
+    );
+    expect(timerText({ ...timer, payload: { id: 42 } }, true)).toMatch(/^payload: +\{"id":42\}$/m);
   });
 });
 
@@ -121,6 +156,24 @@ describe('sundial CLI: the request each command sends', () => {
     expect(await main(['pause', 'k'], env())).toBe(1);
     expect(process.stderr.write).toHaveBeenLastCalledWith(
       'sundial: inactive: k is running [HTTP 409]\nfix: Wait.\n',
+    );
+  });
+
+  it('a 401 says to set SUNDIAL_TOKEN (the API names its header, which the CLI sends from it)', async () => {
+    const error = { reason: 'unauthorized', field: 'authorization', fix: 'Send the header …' };
+    reply = { status: 401, body: { error: { ...error, message: 'missing Authorization header' } } };
+    expect(await main(['list'], { ...env(), SUNDIAL_TOKEN: '' })).toBe(1);
+    expect(process.stderr.write).toHaveBeenLastCalledWith(
+      'sundial: unauthorized (field authorization): missing Authorization header [HTTP 401]\n' +
+        "fix: Set SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN.\n",
+    );
+    reply = {
+      status: 401,
+      body: { error: { ...error, message: 'the API token sent is not the configured one' } },
+    };
+    expect(await main(['list'], env())).toBe(1);
+    expect(process.stderr.write).toHaveBeenLastCalledWith(
+      expect.stringContaining("fix: SUNDIAL_TOKEN is not the scheduler's token: set SUNDIAL_TOKEN to"),
     );
   });
 });

@@ -11,7 +11,8 @@ const TEXT_FIELDS = new Set(['key', 'handler', 'cron', 'tz', 'ifExists', 'delive
  * A TimerSpec from `--file spec.json` (optional), then one field per other option: `--max-runs 3` sets
  * `maxRuns`. A value that reads as JSON (a number, true/false/null, an object or array) is that value,
  * anything else is text — `--delay 5s` is "5s", `--delay 5000` is 5000, `--payload '{"a":1}'` an
- * object. The scheduler validates the result and names the field it refuses.
+ * object — except a value starting with `{` or `[` that is not JSON, a usage error. The scheduler
+ * validates the result and names the field it refuses.
  */
 export function specFromArgs(args: ParsedArgs, usage: string): Record<string, unknown> {
   if (args.positionals.length) {
@@ -22,7 +23,7 @@ export function specFromArgs(args: ParsedArgs, usage: string): Record<string, un
   for (const [name, value] of args.options) {
     if (CLI_OPTIONS.has(name)) continue;
     const field = name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-    spec[field] = value === true ? true : TEXT_FIELDS.has(field) ? value : jsonOrText(value);
+    spec[field] = value === true ? true : TEXT_FIELDS.has(field) ? value : jsonOrText(name, value);
   }
   if (Object.keys(spec).length === 0) {
     throw usageError('no timer spec given', `Usage: ${usage}`);
@@ -30,11 +31,19 @@ export function specFromArgs(args: ParsedArgs, usage: string): Record<string, un
   return spec;
 }
 
-function jsonOrText(value: string): unknown {
+/** JSON when it reads as JSON; text otherwise, except an object or array cut short (a usage error). */
+function jsonOrText(name: string, value: string): unknown {
   if (!/^\s*([{["\d-]|true|false|null)/.test(value)) return value;
   try {
     return JSON.parse(value);
-  } catch {
+  } catch (error) {
+    // `--payload '{"a":1'` is a JSON object with a typo, not a text payload that starts with a brace.
+    if (/^\s*[{[]/.test(value)) {
+      throw usageError(
+        `--${name} ${value} is not JSON: ${(error as Error).message}`,
+        `Write --${name} as JSON in single quotes, e.g. '{"id":42}'; text starting with { or [ as a JSON string, e.g. '"[note]"'.`,
+      );
+    }
     return value;
   }
 }

@@ -4,6 +4,7 @@ import { fields, lastRun, schedule, time } from './output';
 /** A timer as `name: value` lines. The payload and meta are printed only when asked (`--show-payload`). */
 export function timerText(timer: Timer, showPayload = false): string {
   const bytes = Buffer.byteLength(JSON.stringify(timer.payload ?? null));
+  const payload = (timer.payload ?? null) === null ? 'none' : `${bytes} bytes (--show-payload prints it)`;
   const rows: [string, string][] = [
     ['key', timer.key],
     ['status', timer.status],
@@ -15,7 +16,7 @@ export function timerText(timer: Timer, showPayload = false): string {
     ['last fired', time(timer.lastFiredAt)],
     ['last error', timer.last?.error ? `${time(timer.lastErrorAt)} ${timer.last.error.message}` : '—'],
     ['id', `${timer.id} (version ${timer.version})`],
-    ['payload', showPayload ? JSON.stringify(timer.payload) : `${bytes} bytes (--show-payload prints it)`],
+    ['payload', showPayload ? JSON.stringify(timer.payload) : payload],
   ];
   if (showPayload && timer.meta !== undefined) rows.push(['meta', JSON.stringify(timer.meta)]);
   return fields(rows);

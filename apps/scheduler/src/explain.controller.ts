@@ -8,6 +8,7 @@ import {
   PREVIEW_SCHEMA,
   TIMER_SPEC_SCHEMA,
 } from './openapi-schemas';
+import { queryNumber } from './list-query-params';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -66,10 +67,4 @@ export class ExplainController {
   preview(@Body() body: unknown, @Query('count') count?: string): Promise<Preview> {
     return this.timers.preview(body as TimerSpec, { count: queryNumber(count) });
   }
-}
-
-/** A query value as a number for the TimersApi to check (as list's `limit`): text that is not one is NaN, refused. */
-function queryNumber(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  return value === '' ? Number.NaN : Number(value);
 }

@@ -13,14 +13,30 @@ export function parseListQuery({ prefix, status, limit, cursor, dueBefore }: Lis
   return {
     ...(prefix ? { prefix } : {}),
     ...(status === undefined ? {} : { status: status as TimerStatus }),
-    // A limit that is not a number becomes NaN, which list() refuses with field `limit`.
-    ...(limit === undefined ? {} : { limit: limit === '' ? Number.NaN : Number(limit) }),
+    ...(limit === undefined ? {} : { limit: queryNumber(limit) }),
     ...(cursor ? { cursor } : {}),
     ...(dueBefore === undefined ? {} : { dueBefore: parseInstant(dueBefore) }),
   };
 }
 
-/** Epoch ms or an ISO 8601 instant; anything else becomes NaN, which list() refuses with field `dueBefore`. */
+/**
+ * A query value as a number for the TimersApi to check. Text that is not a number is passed on as it
+ * is (the TimersApi checks its arguments' types at run time), so the refusal names what was sent —
+ * `limit "abc" is not a whole number …` — not NaN.
+ */
+export function queryNumber(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  return value.trim() !== '' && Number.isFinite(number) ? number : asChecked(value);
+}
+
+/** Epoch ms or an ISO 8601 instant; anything else is passed on as text, which list() refuses with field `dueBefore`. */
 function parseInstant(text: string): number {
-  return /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  const instant = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  return Number.isFinite(instant) ? instant : asChecked(text);
+}
+
+/** Text where the TimersApi's types say number: it refuses it, showing the text. */
+function asChecked(text: string): number {
+  return text as unknown as number;
 }

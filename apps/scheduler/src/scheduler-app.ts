@@ -29,8 +29,9 @@ export async function createSchedulerApp(
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
   // The token and a declared Content-Length over the limit are refused before any body is read.
   refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
-  // Every body is read as JSON, whatever its Content-Type.
-  app.useBodyParser('json', { limit: bodyLimit, type: () => true });
+  // Every body is read as JSON, whatever its Content-Type. Not strict: a body that is JSON but not an
+  // object (`null`, `42`) reaches the checks, which say so, rather than called "not valid JSON".
+  app.useBodyParser('json', { limit: bodyLimit, type: () => true, strict: false });
   app.useGlobalFilters(new HttpErrorFilter(app.get<SundialLogger>(SUNDIAL_LOGGER)));
   const document = SwaggerModule.createDocument(
     app,

@@ -106,7 +106,9 @@ export function validateLedgerSize(size: unknown, field = 'ledger'): number {
 export function ledgerSizeFromEnv(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return DEFAULT_LEDGER_SIZE;
   if (value.trim().toLowerCase() === 'off') return 0;
-  return validateLedgerSize(Number(value), 'SUNDIAL_LEDGER');
+  // A text that is not a number is checked as the text, so the refusal shows it (not NaN).
+  const size = Number(value);
+  return validateLedgerSize(Number.isNaN(size) ? value.trim() : size, 'SUNDIAL_LEDGER');
 }
 
 function boundedCount(value: unknown, field: string, fallback: number, max: number): number {

@@ -66,6 +66,11 @@ describe('next times (docs/spec.md §3.9)', () => {
     expect(ledgerSizeFromEnv('off')).toBe(0);
     expect(ledgerSizeFromEnv(' 20 ')).toBe(20);
     expect(ledgerSizeFromEnv(undefined)).toBe(50);
-    expect(() => ledgerSizeFromEnv('lots')).toThrow(expect.objectContaining({ field: 'SUNDIAL_LEDGER' }));
+    expect(() => ledgerSizeFromEnv('lots')).toThrow(
+      expect.objectContaining({
+        field: 'SUNDIAL_LEDGER',
+        message: 'SUNDIAL_LEDGER "lots" is not a number of ledger entries',
+      }),
+    );
   });
 });

@@ -6,7 +6,7 @@ import { timerText } from '../timer-text';
 import { idempotencyHeader } from './timer-action';
 
 const usage =
-  'sundial schedule [--file spec.json] --key <key> --handler <name> (--delay 5s | --at <ISO> | --every 30s | --cron "<expr>") [--payload <json>] [--<any TimerSpec field> <value>] [--idempotency-key <id>] [--json]';
+  'sundial schedule [--file spec.json] --key <key> --handler <name> (--delay 5s | --at <ISO> | --every 30s | --cron "<expr>" --tz <zone>) [--payload <json>] [--<any TimerSpec field> <value>] [--idempotency-key <id>] [--json]';
 
 export const schedule: Command = {
   name: 'schedule',

@@ -250,7 +250,7 @@ function listLimit(limit: number | undefined): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
     throw refusals.invalid(
       'limit',
-      `limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${limit}.`,
+      `limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${typeof limit === 'string' ? JSON.stringify(limit) : String(limit)}.`,
       `Pass e.g. limit: ${DEFAULT_LIST_LIMIT}.`,
     );
   }
