@@ -11,6 +11,7 @@ export {
   type RedisTarget,
 } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
+export { type ErrorLog, type ErrorSource, ErrorThrottle, throttleErrors } from './infra/error-throttle';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
 export {
