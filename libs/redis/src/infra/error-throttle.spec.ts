@@ -50,4 +50,17 @@ describe('ErrorThrottle (one listener of a BullMQ connection, on a virtual clock
       'E queue: Connection is closed.',
     ]);
   });
+
+  it('starts over after an interval without errors (one of another kind, with no ready between)', async () => {
+    const { clock, lines, throttle } = throttled();
+    throttle.error(refused);
+    await clock.advance(1_000);
+    throttle.error(refused); // counted
+    await clock.advance(errorLogInterval.ms);
+    throttle.error(new Error('Missing lock for job 7'));
+    expect(lines).toEqual([
+      'E queue: connect ECONNREFUSED 127.0.0.1:6390',
+      'E queue: Missing lock for job 7 (1 earlier errors not logged)',
+    ]);
+  });
 });

@@ -32,6 +32,7 @@ export class ErrorThrottle {
   /** errors since the last line that were not logged */
   private unlogged = 0;
   private loggedAt = 0;
+  private lastErrorAt = 0;
   private watching = false;
 
   constructor(
@@ -42,11 +43,16 @@ export class ErrorThrottle {
 
   error(error: Error): void {
     const now = this.clock.now();
-    if (!this.failing) {
+    // A whole interval without errors (reconnect attempts come at most 2 s apart) also ends a run: an
+    // error of another kind (a Worker's own, with no reconnect) is then logged as one, not as `still failing`.
+    const quietSince = this.failing && now - this.lastErrorAt >= errorLogInterval.ms;
+    this.lastErrorAt = now;
+    if (!this.failing || quietSince) {
+      const left = this.unlogged > 0 ? ` (${this.unlogged} earlier errors not logged)` : '';
       this.failing = true;
       this.unlogged = 0;
       this.loggedAt = now;
-      this.log.error(`${this.what}: ${error.message}`);
+      this.log.error(`${this.what}: ${error.message}${left}`);
       return;
     }
     this.unlogged++;
@@ -63,6 +69,7 @@ export class ErrorThrottle {
     if (!this.failing) return;
     this.failing = false;
     const left = this.unlogged > 0 ? ` (${this.unlogged} errors not logged since the last line)` : '';
+    this.unlogged = 0;
     this.log.info(`${this.what}: connected again${left}`);
   }
 
