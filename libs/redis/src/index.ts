@@ -11,7 +11,6 @@ export {
   type RedisTarget,
 } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
-export { type ErrorLog, type ErrorSource, ErrorThrottle, throttleErrors } from './infra/error-throttle';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
 export {
@@ -69,3 +68,6 @@ export {
   type ScriptName,
   scriptOfCall,
 } from './store/script-loader';
+
+// How @sundial/client's fire queues and workers log their connections' errors (docs/spec.md §5.5).
+export { type ErrorLog, type ErrorSource, ErrorThrottle, throttleErrors } from './infra/error-throttle';
