@@ -68,3 +68,6 @@ export {
   type ScriptName,
   scriptOfCall,
 } from './store/script-loader';
+
+// How @sundial/client's fire queues and workers log their connections' errors (docs/spec.md §5.5).
+export { type ErrorLog, type ErrorSource, ErrorThrottle, throttleErrors } from './infra/error-throttle';

@@ -20,6 +20,7 @@ export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
 export { freePort, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
 export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
 export { waitFor } from './wait-for';
+export { outageLines, type OutageLines, outageRecovered } from './outage-lines';
 export { oddThrownValues } from './odd-thrown-values';
 export { rawHttp } from './raw-http';
 // Sundial in a test of the user's Nest app: the memory backend on a VirtualClock (docs/spec.md §5.1).

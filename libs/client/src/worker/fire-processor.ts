@@ -1,6 +1,6 @@
 import { Inject, Logger, type Type } from '@nestjs/common';
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import type { FireJobData, TimerRunner } from '@sundial/redis';
+import { ErrorThrottle, type FireJobData, type TimerRunner, throttleErrors } from '@sundial/redis';
 import type { Job, Queue } from 'bullmq';
 
 export const FIRE_RUNNER = Symbol('sundial:fire-runner');
@@ -23,6 +23,12 @@ export function fireProcessor(
   @Processor({ name: queueName, configKey }, { ...workerOptions, autorun: false })
   class SundialFireProcessor extends WorkerHost {
     private readonly logger = new Logger('Sundial');
+    private readonly log = {
+      error: (message: string) => this.logger.error(message),
+      info: (message: string) => this.logger.log(message),
+    };
+    /** the Worker's errors (its queue's go through a throttle of their own) */
+    private readonly workerErrors = new ErrorThrottle(`fire worker of partition ${partition}`, this.log);
 
     constructor(
       @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
@@ -30,8 +36,9 @@ export function fireProcessor(
     ) {
       super();
       // The registered queue's connection reports an outage too: without a listener BullMQ prints
-      // it raw to stderr on every reconnect attempt, outside the app's log format.
-      queue.on('error', (error) => this.onError(error));
+      // it raw to stderr on every reconnect attempt, outside the app's log format. Both are logged as
+      // @sundial/redis error-throttle.ts says: the first error, then a count an interval, the recovery.
+      throttleErrors(queue, `fire queue of partition ${partition}`, this.log);
     }
 
     process(job: Job<FireJobData>): Promise<void> {
@@ -40,7 +47,8 @@ export function fireProcessor(
 
     @OnWorkerEvent('error')
     onError(error: Error): void {
-      this.logger.error(`fire queue of partition ${partition}: ${error.message}`);
+      // BullExplorer set the worker before it attached this listener
+      this.workerErrors.recoversWith(this.worker).error(error);
     }
   }
   Object.defineProperty(SundialFireProcessor, 'name', { value: `SundialFireProcessor${partition}` });

@@ -2,6 +2,7 @@ import { consoleLogger, type SundialLogger } from '@sundial/core';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
+import { throttleErrors } from '../infra/error-throttle';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
@@ -100,9 +101,10 @@ export class Dispatcher extends Partitioned<FireCommands> {
         connection: this.bullRedis,
         prefix: this.keys.bullPrefix,
       });
-      queue.on('error', (error) =>
-        this.logger.error(`Sundial dispatcher queue: ${error.message}`, { partition }),
-      );
+      throttleErrors(queue, 'Sundial dispatcher queue', {
+        error: (message) => this.logger.error(message, { partition }),
+        info: (message) => this.logger.info(message, { partition }),
+      });
       this.states.set(partition, { queue, busy: false, again: false, sleep: undefined });
     }
   }

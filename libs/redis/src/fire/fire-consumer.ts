@@ -1,5 +1,6 @@
 import { Worker } from 'bullmq';
 import { closeRedis, openRedis, type RedisClient, type RedisConnection } from '../infra/connection';
+import { throttleErrors } from '../infra/error-throttle';
 import type { FireJobData } from '../store/fire-commands';
 import { ConsumerWatchdog } from './consumer-watchdog';
 import { SundialKeys } from '../store/keys';
@@ -68,6 +69,8 @@ export interface FireConsumersOptions {
   /** a stuck consumer was closed and made anew (counted in sundial_fire_consumers_recreated_total) */
   onRecreated(partition: number): void;
   logError(message: string): void;
+  /** a consumer's connection answers again after errors (error-throttle.ts) */
+  logInfo(message: string): void;
 }
 
 /**
@@ -170,13 +173,13 @@ export class FireConsumers {
   }
 
   private own(partition: number, connection: RedisClient): FireJobConsumer {
-    const { keys, settings, logError } = this.options;
+    const { keys, settings, logError, logInfo } = this.options;
     const process = this.process!;
     const worker = new Worker<FireJobData>(keys.queueName(partition), (job) => process(partition, job.data), {
       connection,
       ...settings,
     });
-    worker.on('error', (error) => logError(`Sundial runner, partition ${partition}: ${error.message}`));
+    throttleErrors(worker, `Sundial runner, partition ${partition}`, { error: logError, info: logInfo });
     return worker;
   }
 }

@@ -133,6 +133,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       stallMs: options.consumerStallMs ?? DEFAULT_CONSUMER_STALL_MS,
       onRecreated: (partition) => observer.consumerRecreated?.({ partition }),
       logError: (message) => this.logger.error(message, { workerId: this.workerId }),
+      logInfo: (message) => this.logger.info(message, { workerId: this.workerId }),
     });
     this.batcher = new CompletionBatcher(this.commands, {
       // A completion is retried while the worker renews its lease: remember its answer for a few leases.

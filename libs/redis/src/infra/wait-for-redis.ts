@@ -53,12 +53,18 @@ export async function waitForRedis(
   let refuse: (error: unknown) => void = () => undefined;
   const refused = new Promise<never>((_, reject) => (refuse = reject));
   refused.catch(() => undefined);
+  let lastSeen: Error | undefined;
   const onError = (error: unknown): void => {
     if (error instanceof ReplyError && !isOutage(error)) refuse(error);
+    // Not `instanceof Error`: a socket's error is made by Node's own realm (another Error under jest).
+    else if (typeof (error as Error)?.message === 'string' && !isWrapper(error as Error))
+      lastSeen = error as Error;
   };
   for (const event of ERROR_EVENTS) redis.on?.(event, onError);
   try {
-    await waitOrRefuse(redis, logger, deadlineMs, isOutage, refused);
+    await waitOrRefuse(redis, logger, deadlineMs, isOutage, refused, (error) =>
+      isWrapper(error) && lastSeen ? lastSeen : error,
+    );
   } finally {
     for (const event of ERROR_EVENTS) redis.off?.(event, onError);
   }
@@ -70,6 +76,7 @@ async function waitOrRefuse(
   deadlineMs: number,
   isOutage: (error: unknown) => boolean,
   refused: Promise<never>,
+  causeOf: (error: Error) => Error,
 ): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   let waiting = false;
@@ -81,16 +88,16 @@ async function waitOrRefuse(
     let why: unknown;
     // A ping queued until Redis is back (as a Cluster's or a Sentinel-found primary's is, for ~10 s before
     // ioredis gives it up) would say nothing meanwhile: the wait is told once it had no answer for RETRY_MS.
-    const silent = setTimeout(() => sayWaiting('no answer yet'), RETRY_MS);
+    const silent = setTimeout(() => sayWaiting(causeOf(new Error('no answer yet')).message), RETRY_MS);
     try {
       if (await answersWithin(Promise.race([redis.ping(), refused]), deadline - Date.now())) {
         if (waiting) logger.info('Redis answers: starting');
         return;
       }
-      why = new Error('no answer');
+      why = causeOf(new Error('no answer'));
     } catch (error) {
       if (!isOutage(error)) throw error;
-      why = error;
+      why = causeOf(error as Error);
     } finally {
       clearTimeout(silent);
     }
@@ -106,6 +113,27 @@ async function waitOrRefuse(
     );
     await Promise.race([pause, refused]).finally(() => clearTimeout(timer));
   }
+}
+
+/**
+ * What ioredis (or a ping here) says when it gives a command up, not why: `Reached the max retries per
+ * request limit`, `Stream isn't writeable`, `Connection is closed.`, a Cluster's `None of startup nodes is
+ * available`, no answer. None carries the connection's error (ioredis 6.0 errors/MaxRetriesPerRequestError.js
+ * takes only the count): the connection's own `error` event does (`connect ECONNREFUSED 127.0.0.1:6390`,
+ * `connect ETIMEDOUT`, `getaddrinfo ENOTFOUND host`), so a wait names the last one of those instead.
+ */
+const WRAPPERS = [
+  'Reached the max retries per request limit',
+  "Stream isn't writeable",
+  'Connection is closed.',
+  'None of startup nodes is available',
+  "Cluster isn't ready",
+  'no answer',
+];
+function isWrapper(error: Error): boolean {
+  return (
+    error.name === 'MaxRetriesPerRequestError' || WRAPPERS.some((start) => error.message.startsWith(start))
+  );
 }
 
 /**

@@ -1,0 +1,101 @@
+import { type Clock, realClock } from '@sundial/core';
+
+/**
+ * Why this exists: a BullMQ Queue or Worker emits `error` at each reconnect attempt of its connection
+ * (every 50 ms rising to 2 s, connection.ts) for as long as Redis is away. Logged as they came, that was
+ * ~16 lines in the scheduler's first 6 s of an outage and 35 per queue in a 30 s boot wait of a Nest app:
+ * the noise hid what an operator needs, which is that it fails, why, that it goes on, and when it stops.
+ * So a listener logs the first error of a run of them, then at most one line an interval saying how many
+ * it left out (counted at the next error: no timer of its own to leak past a close), and one line when
+ * the connection is ready again (docs/spec.md §5.5).
+ */
+export const errorLogInterval = {
+  /** at most one `still failing` line this often; tests shorten it */
+  ms: 30_000,
+};
+
+/** Where the lines go: errors while it fails, the recovery as info. */
+export interface ErrorLog {
+  error(message: string): void;
+  info(message: string): void;
+}
+
+/** A BullMQ Queue or Worker: its backend's `client` is its (non-blocking) ioredis connection, once ready. */
+export interface ErrorSource {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  getBackend(): { readonly client: Promise<{ on(event: 'ready', listener: () => void): unknown }> };
+}
+
+/** One listener's errors, `what` naming whose (`Sundial dispatcher queue`), logged as above. */
+export class ErrorThrottle {
+  private failing = false;
+  /** errors since the last line that were not logged */
+  private unlogged = 0;
+  private loggedAt = 0;
+  private lastErrorAt = 0;
+  private watching = false;
+
+  constructor(
+    private readonly what: string,
+    private readonly log: ErrorLog,
+    private readonly clock: Pick<Clock, 'now'> = realClock,
+  ) {}
+
+  error(error: Error): void {
+    const now = this.clock.now();
+    // A whole interval without errors (reconnect attempts come at most 2 s apart) also ends a run: an
+    // error of another kind (a Worker's own, with no reconnect) is then logged as one, not as `still failing`.
+    const quietSince = this.failing && now - this.lastErrorAt >= errorLogInterval.ms;
+    this.lastErrorAt = now;
+    if (!this.failing || quietSince) {
+      const left = this.unlogged > 0 ? ` (${this.unlogged} earlier errors not logged)` : '';
+      this.failing = true;
+      this.unlogged = 0;
+      this.loggedAt = now;
+      this.log.error(`${this.what}: ${error.message}${left}`);
+      return;
+    }
+    this.unlogged++;
+    if (now - this.loggedAt < errorLogInterval.ms) return;
+    this.log.error(
+      `${this.what}: still failing, ${this.unlogged} errors not logged in ${now - this.loggedAt} ms; the last: ${error.message}`,
+    );
+    this.unlogged = 0;
+    this.loggedAt = now;
+  }
+
+  /** The connection answers again: says so if errors were logged since it last did. */
+  recovered(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    const left = this.unlogged > 0 ? ` (${this.unlogged} errors not logged since the last line)` : '';
+    this.unlogged = 0;
+    this.log.info(`${this.what}: connected again${left}`);
+  }
+
+  /** Recovers at each `ready` of `source`'s connection (its first one too); once per source. */
+  recoversWith(source: Pick<ErrorSource, 'getBackend'>): this {
+    if (this.watching) return this;
+    this.watching = true;
+    source.getBackend().client.then(
+      (client) => {
+        this.recovered();
+        client.on('ready', () => this.recovered());
+      },
+      () => undefined, // closed before it was ever ready: nothing to recover
+    );
+    return this;
+  }
+}
+
+/** Routes `source`'s errors through a new ErrorThrottle that recovers with its connection. */
+export function throttleErrors(
+  source: ErrorSource,
+  what: string,
+  log: ErrorLog,
+  clock?: Pick<Clock, 'now'>,
+): ErrorThrottle {
+  const throttle = new ErrorThrottle(what, log, clock).recoversWith(source);
+  source.on('error', (error) => throttle.error(error));
+  return throttle;
+}
