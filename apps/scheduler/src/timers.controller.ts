@@ -14,8 +14,7 @@ import {
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { BackfillRange, ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
 import { isSundialError, refusals, SundialError } from '@sundial/core';
-import type { ListQuery } from './list-query-params';
-import { parseListQuery } from './list-query-params';
+import { knownQuery, parseListQuery, QUERY_PARAMETERS } from './list-query-params';
 import { Idempotent, IdempotencyKey, writeOptions } from './idempotency-key';
 import {
   BACKFILL_RESULT_SCHEMA,
@@ -85,8 +84,8 @@ export class TimersController {
     required: false,
     description: 'epoch ms or ISO instant: pending timers due by then, in due order',
   })
-  list(@Query() query: ListQuery): Promise<ListResult> {
-    return this.timers.list(parseListQuery(query));
+  list(@Query() query: Record<string, unknown>): Promise<ListResult> {
+    return this.timers.list(parseListQuery(knownQuery('GET /v1/timers', query, QUERY_PARAMETERS.list)));
   }
 
   @Get(':key')
@@ -102,9 +101,10 @@ export class TimersController {
   @ApiQuery({ name: 'prefix', required: true })
   @Idempotent()
   async cancelAll(
-    @Query('prefix') prefix: unknown,
+    @Query() query: Record<string, unknown>,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<{ cancelled: number }> {
+    const prefix: unknown = knownQuery('DELETE /v1/timers', query, QUERY_PARAMETERS.cancelAll).prefix;
     if (typeof prefix !== 'string') {
       throw refusals.invalid(
         'prefix',
