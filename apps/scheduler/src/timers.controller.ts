@@ -23,6 +23,7 @@ import {
   TIMER_SCHEMA,
   TIMER_SPEC_SCHEMA,
 } from './openapi-schemas';
+import { KEY_NOT_FOUND_FIX } from './http-error.filter';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -208,6 +209,6 @@ function notFound(key: string): SundialError {
     reason: 'not-found',
     field: 'key',
     message: `no live timer under key "${key}"`,
-    fix: 'Check the key (URL-encoded in the path); GET /v1/timers?prefix= lists live timers.',
+    fix: KEY_NOT_FOUND_FIX,
   });
 }
