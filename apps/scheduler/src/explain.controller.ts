@@ -9,6 +9,7 @@ import {
   TIMER_SPEC_SCHEMA,
 } from './openapi-schemas';
 import { knownQuery, QUERY_PARAMETERS, queryNumber } from './list-query-params';
+import { BODY_EXAMPLES, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -65,6 +66,7 @@ export class ExplainController {
   @ApiResponse({ status: 200, schema: PREVIEW_SCHEMA })
   preview(@Body() body: unknown, @Query() query: Record<string, unknown>): Promise<Preview> {
     const { count } = knownQuery('POST /v1/preview', query, QUERY_PARAMETERS.preview);
-    return this.timers.preview(body as TimerSpec, { count: queryNumber(count) });
+    const spec = requiredBody(body, 'POST /v1/preview', BODY_EXAMPLES.spec) as TimerSpec;
+    return this.timers.preview(spec, { count: queryNumber(count) });
   }
 }

@@ -24,6 +24,7 @@ import {
   TIMER_SPEC_SCHEMA,
 } from './openapi-schemas';
 import { KEY_NOT_FOUND_FIX } from './http-error.filter';
+import { BODY_EXAMPLES, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -43,7 +44,8 @@ export class TimersController {
   @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
   @Idempotent()
   schedule(@Body() body: unknown, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
-    return this.timers.schedule(body as TimerSpec, writeOptions(idempotencyKey));
+    const spec = requiredBody(body, 'POST /v1/timers', BODY_EXAMPLES.spec) as TimerSpec;
+    return this.timers.schedule(spec, writeOptions(idempotencyKey));
   }
 
   @Put(':key')
@@ -58,7 +60,7 @@ export class TimersController {
     @Res({ passthrough: true }) response: { status(code: number): unknown },
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<Timer> {
-    const spec = putSpec(key, body);
+    const spec = putSpec(key, requiredBody(body, 'PUT /v1/timers/:key', BODY_EXAMPLES.putSpec));
     // Two calls, each with its own request id: a retry answers 201 or 200 as the first try did.
     try {
       const created = await this.timers.schedule(
@@ -137,7 +139,8 @@ export class TimersController {
     @Body() body: unknown,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<Timer> {
-    return this.timers.reschedule(key, body as RescheduleWhen, writeOptions(idempotencyKey));
+    const when = requiredBody(body, 'POST /v1/timers/:key/reschedule', BODY_EXAMPLES.when) as RescheduleWhen;
+    return this.timers.reschedule(key, when, writeOptions(idempotencyKey));
   }
 
   @Post(':key/pause')
@@ -172,7 +175,8 @@ export class TimersController {
     @Body() body: unknown,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<{ key: string; slots: number }> {
-    const { slots } = await this.timers.backfill(key, body as BackfillRange, writeOptions(idempotencyKey));
+    const range = requiredBody(body, 'POST /v1/timers/:key/backfill', BODY_EXAMPLES.range) as BackfillRange;
+    const { slots } = await this.timers.backfill(key, range, writeOptions(idempotencyKey));
     return { key, slots };
   }
 }
@@ -183,7 +187,7 @@ function putSpec(key: string, body: unknown): TimerSpec {
     throw refusals.invalid(
       'body',
       'the body must be a JSON object (a TimerSpec)',
-      'Send e.g. {"handler":"log","delay":"5s"}.',
+      `Send e.g. ${BODY_EXAMPLES.putSpec}.`,
     );
   }
   const spec = body as Partial<TimerSpec>;
