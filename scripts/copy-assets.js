@@ -1,4 +1,4 @@
-// Copies the files tsc does not emit (the Lua scripts and their includes; the operator UI's HTML and CSS;
+// Copies the files tsc does not emit (the Lua scripts and their includes; the operator UI's HTML, CSS and icon;
 // the libraries' package.json) next to the compiled code: `npm run build` step 3. (`nest build` copies
 // the Lua scripts through nest-cli.json's `assets`.)
 const { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
@@ -11,7 +11,7 @@ const assets = [
   {
     from: 'apps/scheduler/ui/static',
     to: 'dist/apps/scheduler/ui',
-    exts: ['.html', '.css'],
+    exts: ['.html', '.css', '.svg'],
     keepOthers: true,
   },
 ];

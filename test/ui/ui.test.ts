@@ -45,6 +45,8 @@ describe('operator UI in chromium against a running cluster', () => {
   let client: RedisTimers;
   let browser: Browser;
   let page: Page;
+  /** files outside the API that a page asked for and the scheduler did not have (the icon was one) */
+  const missing: string[] = [];
 
   beforeAll(async () => {
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
@@ -62,6 +64,10 @@ describe('operator UI in chromium against a running cluster', () => {
     for (let n = 0; n < TIMERS; n += 250) await client.scheduleMany(specs.slice(n, n + 250));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('response', (response) => {
+      if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/v1/'))
+        missing.push(response.url());
+    });
     // Well inside jest's 30 s per test, so a missing element fails with its own message.
     page.setDefaultTimeout(10_000);
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -178,5 +184,18 @@ describe('operator UI in chromium against a running cluster', () => {
     await page.locator('#notice', { hasText: `${key}: cancelled.` }).waitFor();
     await page.waitForURL(/\/ui\/#\/$/);
     expect((await api('GET', keyPath(key))).status).toBe(404);
+  });
+
+  /**
+   * A page without an icon link makes a headed browser ask for /favicon.ico, a 404 and a console error
+   * on every page (headless chromium does not ask): the page names its own icon, which is served.
+   */
+  it('the page names its icon, which is served; no file the pages asked for was missing', async () => {
+    const href = await page.locator('link[rel="icon"]').getAttribute('href');
+    expect(href).toBeTruthy();
+    const icon = await page.request.get(new URL(href!, page.url()).toString());
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(missing).toEqual([]);
   });
 });

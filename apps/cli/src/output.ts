@@ -1,4 +1,4 @@
-import type { Timer } from '@sundial/core';
+import { durationText, type Timer } from '@sundial/core';
 
 /** Where a command's answer goes: JSON for scripts (`--json`), text for people. */
 export interface Output {
@@ -49,10 +49,10 @@ export function time(at: number | string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? String(at) : date.toISOString();
 }
 
-/** The schedule in words: "cron 0 7 * * 1-5 (America/Toronto)", "every 30000 ms", "once". */
+/** The schedule in words, as the operator UI writes it: "cron 0 7 * * 1-5 (America/Toronto)", "every 30 s", "once". */
 export function schedule(timer: Timer): string {
   if (timer.cron) return `cron ${timer.cron}${timer.tz ? ` (${timer.tz})` : ''}`;
-  if (timer.everyMs !== undefined) return `every ${timer.everyMs} ms`;
+  if (timer.everyMs !== undefined) return `every ${durationText(timer.everyMs)}`;
   return 'once';
 }
 

@@ -8,7 +8,8 @@ import {
   PREVIEW_SCHEMA,
   TIMER_SPEC_SCHEMA,
 } from './openapi-schemas';
-import { queryNumber } from './list-query-params';
+import { knownQuery, QUERY_PARAMETERS, queryNumber } from './list-query-params';
+import { BODY_EXAMPLES, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -29,8 +30,9 @@ export class ExplainController {
   @ApiResponse({ status: 200, schema: HISTORY_SCHEMA })
   async history(
     @Param('key') key: string,
-    @Query('limit') limit?: string,
+    @Query() query: Record<string, unknown>,
   ): Promise<{ key: string; entries: LedgerEntry[] }> {
+    const { limit } = knownQuery('GET /v1/timers/:key/history', query, QUERY_PARAMETERS.history);
     return { key, entries: await this.timers.history(key, { limit: queryNumber(limit) }) };
   }
 
@@ -40,8 +42,9 @@ export class ExplainController {
   @ApiResponse({ status: 200, schema: NEXT_SCHEMA })
   async next(
     @Param('key') key: string,
-    @Query('count') count?: string,
+    @Query() query: Record<string, unknown>,
   ): Promise<{ key: string; times: NextTime[] }> {
+    const { count } = knownQuery('GET /v1/timers/:key/next', query, QUERY_PARAMETERS.next);
     return { key, times: await this.timers.next(key, { count: queryNumber(count) }) };
   }
 
@@ -50,11 +53,8 @@ export class ExplainController {
   @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
   @ApiQuery({ name: 'limit', required: false, description: 'ledger entries (default 50, at most 200)' })
   @ApiResponse({ status: 200, schema: DESCRIPTION_SCHEMA })
-  describe(
-    @Param('key') key: string,
-    @Query('count') count?: string,
-    @Query('limit') limit?: string,
-  ): Promise<TimerDescription> {
+  describe(@Param('key') key: string, @Query() query: Record<string, unknown>): Promise<TimerDescription> {
+    const { count, limit } = knownQuery('GET /v1/timers/:key/describe', query, QUERY_PARAMETERS.describe);
     return this.timers.describe(key, { count: queryNumber(count), limit: queryNumber(limit) });
   }
 
@@ -64,7 +64,9 @@ export class ExplainController {
   @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
   @ApiBody({ schema: TIMER_SPEC_SCHEMA })
   @ApiResponse({ status: 200, schema: PREVIEW_SCHEMA })
-  preview(@Body() body: unknown, @Query('count') count?: string): Promise<Preview> {
-    return this.timers.preview(body as TimerSpec, { count: queryNumber(count) });
+  preview(@Body() body: unknown, @Query() query: Record<string, unknown>): Promise<Preview> {
+    const { count } = knownQuery('POST /v1/preview', query, QUERY_PARAMETERS.preview);
+    const spec = requiredBody(body, 'POST /v1/preview', BODY_EXAMPLES.spec) as TimerSpec;
+    return this.timers.preview(spec, { count: queryNumber(count) });
   }
 }

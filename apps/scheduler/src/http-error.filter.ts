@@ -6,6 +6,10 @@ import { isSundialError, SUNDIAL_HTTP_STATUS } from '@sundial/core';
 export const BODY_TOO_LARGE_FIX =
   'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.';
 
+/** How an HTTP caller finds the live keys (the TimersApi's own not-found fix names `list()`, its call). */
+export const KEY_NOT_FOUND_FIX =
+  'Check the key (URL-encoded in the path); GET /v1/timers?prefix=<scope> lists the live timers.';
+
 /** Refusals raised by the HTTP stack itself (body parser, router), in the same vocabulary. */
 const REASON_BY_STATUS: Record<number, { reason: SundialErrorReason; fix: string }> = {
   400: { reason: 'invalid', fix: 'Send a JSON body (Content-Type: application/json) and URL-encoded keys.' },
@@ -38,7 +42,11 @@ export class HttpErrorFilter implements ExceptionFilter {
   /** The status and the JSON body that answer `exception`. */
   private describe(exception: unknown): [number, { error: ErrorBody } | object] {
     if (isSundialError(exception)) {
-      return [SUNDIAL_HTTP_STATUS[exception.reason] ?? 400, { error: exception.toJSON() }];
+      const error = exception.toJSON();
+      // not-found from the TimersApi (reschedule, pause, resume, trigger, backfill, history, …): the
+      // in-process fix names list(); over HTTP the way to the live keys is the route.
+      if (error.reason === 'not-found' && error.field === 'key') error.fix = KEY_NOT_FOUND_FIX;
+      return [SUNDIAL_HTTP_STATUS[exception.reason] ?? 400, { error }];
     }
     const status = httpStatusOf(exception);
     const message = (exception as Error).message;

@@ -5,6 +5,7 @@ import type { SundialLogger } from '@sundial/core';
 import { createNestLogger, createPino, SUNDIAL_LOGGER } from '@sundial/server';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
+import { parseBodies } from './request-body';
 import { serveOperatorUi } from './operator-ui';
 import type { SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
@@ -29,9 +30,7 @@ export async function createSchedulerApp(
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
   // The token and a declared Content-Length over the limit are refused before any body is read.
   refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
-  // Every body is read as JSON, whatever its Content-Type. Not strict: a body that is JSON but not an
-  // object (`null`, `42`) reaches the checks, which say so, rather than called "not valid JSON".
-  app.useBodyParser('json', { limit: bodyLimit, type: () => true, strict: false });
+  parseBodies(app, bodyLimit);
   app.useGlobalFilters(new HttpErrorFilter(app.get<SundialLogger>(SUNDIAL_LOGGER)));
   const document = SwaggerModule.createDocument(
     app,

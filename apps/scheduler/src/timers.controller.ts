@@ -14,8 +14,7 @@ import {
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { BackfillRange, ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
 import { isSundialError, refusals, SundialError } from '@sundial/core';
-import type { ListQuery } from './list-query-params';
-import { parseListQuery } from './list-query-params';
+import { knownQuery, parseListQuery, QUERY_PARAMETERS } from './list-query-params';
 import { Idempotent, IdempotencyKey, writeOptions } from './idempotency-key';
 import {
   BACKFILL_RESULT_SCHEMA,
@@ -24,6 +23,8 @@ import {
   TIMER_SCHEMA,
   TIMER_SPEC_SCHEMA,
 } from './openapi-schemas';
+import { KEY_NOT_FOUND_FIX } from './http-error.filter';
+import { BODY_EXAMPLES, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -43,7 +44,8 @@ export class TimersController {
   @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
   @Idempotent()
   schedule(@Body() body: unknown, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
-    return this.timers.schedule(body as TimerSpec, writeOptions(idempotencyKey));
+    const spec = requiredBody(body, 'POST /v1/timers', BODY_EXAMPLES.spec) as TimerSpec;
+    return this.timers.schedule(spec, writeOptions(idempotencyKey));
   }
 
   @Put(':key')
@@ -58,7 +60,7 @@ export class TimersController {
     @Res({ passthrough: true }) response: { status(code: number): unknown },
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<Timer> {
-    const spec = putSpec(key, body);
+    const spec = putSpec(key, requiredBody(body, 'PUT /v1/timers/:key', BODY_EXAMPLES.putSpec));
     // Two calls, each with its own request id: a retry answers 201 or 200 as the first try did.
     try {
       const created = await this.timers.schedule(
@@ -85,8 +87,8 @@ export class TimersController {
     required: false,
     description: 'epoch ms or ISO instant: pending timers due by then, in due order',
   })
-  list(@Query() query: ListQuery): Promise<ListResult> {
-    return this.timers.list(parseListQuery(query));
+  list(@Query() query: Record<string, unknown>): Promise<ListResult> {
+    return this.timers.list(parseListQuery(knownQuery('GET /v1/timers', query, QUERY_PARAMETERS.list)));
   }
 
   @Get(':key')
@@ -102,9 +104,10 @@ export class TimersController {
   @ApiQuery({ name: 'prefix', required: true })
   @Idempotent()
   async cancelAll(
-    @Query('prefix') prefix: unknown,
+    @Query() query: Record<string, unknown>,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<{ cancelled: number }> {
+    const prefix: unknown = knownQuery('DELETE /v1/timers', query, QUERY_PARAMETERS.cancelAll).prefix;
     if (typeof prefix !== 'string') {
       throw refusals.invalid(
         'prefix',
@@ -136,7 +139,8 @@ export class TimersController {
     @Body() body: unknown,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<Timer> {
-    return this.timers.reschedule(key, body as RescheduleWhen, writeOptions(idempotencyKey));
+    const when = requiredBody(body, 'POST /v1/timers/:key/reschedule', BODY_EXAMPLES.when) as RescheduleWhen;
+    return this.timers.reschedule(key, when, writeOptions(idempotencyKey));
   }
 
   @Post(':key/pause')
@@ -171,7 +175,8 @@ export class TimersController {
     @Body() body: unknown,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<{ key: string; slots: number }> {
-    const { slots } = await this.timers.backfill(key, body as BackfillRange, writeOptions(idempotencyKey));
+    const range = requiredBody(body, 'POST /v1/timers/:key/backfill', BODY_EXAMPLES.range) as BackfillRange;
+    const { slots } = await this.timers.backfill(key, range, writeOptions(idempotencyKey));
     return { key, slots };
   }
 }
@@ -182,7 +187,7 @@ function putSpec(key: string, body: unknown): TimerSpec {
     throw refusals.invalid(
       'body',
       'the body must be a JSON object (a TimerSpec)',
-      'Send e.g. {"handler":"log","delay":"5s"}.',
+      `Send e.g. ${BODY_EXAMPLES.putSpec}.`,
     );
   }
   const spec = body as Partial<TimerSpec>;
@@ -208,6 +213,6 @@ function notFound(key: string): SundialError {
     reason: 'not-found',
     field: 'key',
     message: `no live timer under key "${key}"`,
-    fix: 'Check the key (URL-encoded in the path); GET /v1/timers?prefix= lists live timers.',
+    fix: KEY_NOT_FOUND_FIX,
   });
 }

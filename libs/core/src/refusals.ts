@@ -1,3 +1,4 @@
+import { closestName } from './closest-name';
 import { SundialError } from './errors';
 
 /**
@@ -33,6 +34,19 @@ export const refusals = {
   /** `field` undefined: the value as a whole (e.g. a spec that is not an object) */
   invalid: (field: string | undefined, message: string, fix: string) =>
     new SundialError({ reason: 'invalid', ...(field !== undefined && { field }), message, fix }),
+  /**
+   * An HTTP query parameter the route does not take (a typo such as `prefx` must not widen a list or
+   * a cancelAll): `field` names it, the fix lists what the route takes.
+   */
+  unknownQueryParameter: (name: string, route: string, known: readonly string[]) => {
+    const guess = closestName(name, known);
+    return new SundialError({
+      reason: 'invalid',
+      field: name,
+      message: `${route} takes no query parameter ${JSON.stringify(name)}.`,
+      fix: `${guess ? `Did you mean ${guess}? ` : ''}${route} takes ${known.join(', ')}.`,
+    });
+  },
   /**
    * A process's `serve` list (SUNDIAL_SERVE_PARTITIONS) that is empty, names a partition twice, names
    * one that does not exist, or cannot be read; `field` names where it came from.

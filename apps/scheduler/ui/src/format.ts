@@ -27,6 +27,8 @@ export function relative(at: number, now = Date.now()): string {
   return ms >= 0 ? `in ${text}` : `${text} ago`;
 }
 
+/** "300 ms", "30 s", "1.5 h": the same words as `durationText` in @sundial/core, which the CLI uses (this
+ * module is loaded by the browser as it is, without a bundler, so it cannot import that package). */
 export function duration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   const units: [number, string][] = [

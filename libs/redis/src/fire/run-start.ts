@@ -53,6 +53,18 @@ function lettingGo(resolve: (outcome: null) => void): () => void {
 }
 
 /** A retry's try (`at`); a trigger run is always a first. */
+/**
+ * The instant a run's lateness (`sundial_fire_lateness_seconds`, docs/spec.md §6.1) counts from: its due,
+ * except for a backfill run, whose due is a past slot it keeps for `ctx.due` but which nobody waited
+ * for — a backfill asks for its slots now. Such a run counts from when its slot was asked for (`ba`:
+ * the backfill call for the first slot, the end of the run before it for the next ones); counted
+ * from the slot, each backfill run would observe the slot's age (days) and raise the lateness alert.
+ */
+export function latenessFrom(claimed: Claimed): number {
+  const askedAt = claimed.fields.bf === undefined ? undefined : Number(claimed.fields.ba);
+  return askedAt === undefined || !Number.isFinite(askedAt) ? claimed.due : Math.max(claimed.due, askedAt);
+}
+
 export function attemptOf(claimed: Claimed): number {
   return claimed.fields.tg === undefined ? Number(claimed.fields.at ?? 1) : 1;
 }

@@ -26,7 +26,15 @@ import {
 import { LeaseKeeper } from './lease-keeper';
 import { RunCompletions } from './run-completions';
 import { RunReports, type RunFields } from './run-reports';
-import { attemptOf, type Claimed, freeRunSkips, invokeHandler, startRun, untilEnded } from './run-start';
+import {
+  attemptOf,
+  type Claimed,
+  freeRunSkips,
+  invokeHandler,
+  latenessFrom,
+  startRun,
+  untilEnded,
+} from './run-start';
 import { type ClaimTimes, publishRunTiming, runTimings } from './run-timing';
 import { RedisTicks } from './redis-ticks';
 
@@ -300,7 +308,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       return;
     }
     const startedAt = this.clock.now();
-    const latenessMs = Math.max(0, startedAt - claimed.due);
+    const latenessMs = Math.max(0, startedAt - latenessFrom(claimed));
     if (runTimings.hasSubscribers) publishRunTiming(run.key, claimed, times, claimCalls);
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times.claimSentAt, latenessMs);
     const attempt = attemptOf(claimed);

@@ -1,6 +1,8 @@
 -- Starts a backfill (docs/spec.md §3.3c): the given slots run now, one after another, each due at its
 -- slot (complete.lua arms the next from `bf`); after the last, the schedule goes on at the slot the row
 -- was armed for (`bs`, moved by its jitter again). Version + 1 turns the job armed for `d` stale.
+-- `ba`: when the slot now armed was asked for (here: now; complete.lua: when the run before it ended),
+-- the instant a backfill run's lateness counts from (its `d` is a past slot, docs/spec.md §6.1).
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] the id and ARGV[4] the version the slots were computed
@@ -41,6 +43,7 @@ row.bs = int(slot_of(row))
 row.d = int(table.remove(slots, 1))
 row.ds, row.tg = nil, nil
 row.bf = #slots > 0 and cjson.encode(slots) or '[]'
+row.ba = int(now)
 save_row(base, row)
 arm_due(base, key, tonumber(row.d))
 publish_event(prefix, row, 'scheduled', now, { due = tonumber(row.d), reason = 'backfill', count = #slots + 1 })

@@ -179,11 +179,13 @@ local function next_backfill(row, fields, gone)
   if #rest > 0 then
     fields.d = int(table.remove(rest, 1))
     fields.bf = #rest > 0 and cjson.encode(rest) or '[]'
+    fields.ba = int(now) -- asked for now: its lateness counts from here (backfill.lua)
     gone[#gone + 1] = 'ds'
     return tonumber(fields.d)
   end
   gone[#gone + 1] = 'bf'
   gone[#gone + 1] = 'bs'
+  gone[#gone + 1] = 'ba'
   return arm_slot_fields(row, fields, tonumber(row.bs))
 end
 
@@ -218,6 +220,7 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
     if streak then
       gone[#gone + 1] = 'bf'
       gone[#gone + 1] = 'bs'
+      gone[#gone + 1] = 'ba'
       rearm(row, fields, 0, gone, streak)
     else
       rearm(row, fields, next_backfill(row, fields, gone), gone)

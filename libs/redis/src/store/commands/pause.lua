@@ -26,7 +26,7 @@ if row.s == 'pending' then
   bump_version(row)
   row.s = 'paused'
   row.tg = nil
-  row.bf, row.bs = nil, nil -- a backfill in progress ends here (docs/spec.md §3.3c)
+  row.bf, row.bs, row.ba = nil, nil, nil -- a backfill in progress ends here (docs/spec.md §3.3c)
   save_row(base, row)
   ledger_append(row, 'paused', now_ms())
   redis.call('ZREM', base .. 'due', key)

@@ -41,7 +41,7 @@ row.d = int(due)
 row.tg = nil
 row.at, row.cf = nil, nil -- a pending retry is over: the new due is a first try
 -- an explicit due is its own slot; a backfill in progress ends (docs/spec.md §3.3c)
-row.ds, row.bf, row.bs = nil, nil, nil
+row.ds, row.bf, row.bs, row.ba = nil, nil, nil, nil
 -- The row written in place, the hash save_row would write (~13k Redis instructions less than its DEL
 -- and a new hash of every field): an HSET of the fields set above, an HDEL of those dropped (an absent
 -- one costs HDEL next to nothing) and of `s` (pending) and `k` (a once) at their defaults, which an older
@@ -60,7 +60,7 @@ if row.lq then
   set[n + 1], set[n + 2], n = 'lq', row.lq, n + 2
 end
 redis.call('HSET', hash, unpack(set, 1, n))
-local gone, m = { 's', 'tg', 'at', 'cf', 'ds', 'bf', 'bs', false, false }, 7
+local gone, m = { 's', 'tg', 'at', 'cf', 'ds', 'bf', 'bs', 'ba', false, false }, 8
 if row.k == ROW_DEFAULTS.k then
   gone[m + 1], m = 'k', m + 1
 end
