@@ -52,7 +52,6 @@ function lettingGo(resolve: (outcome: null) => void): () => void {
   return () => resolve(null);
 }
 
-/** A retry's try (`at`); a trigger run is always a first. */
 /**
  * The instant a run's lateness (`sundial_fire_lateness_seconds`, docs/spec.md §6.1) counts from: its due,
  * except for a backfill run, whose due is a past slot it keeps for `ctx.due` but which nobody waited
@@ -65,6 +64,7 @@ export function latenessFrom(claimed: Claimed): number {
   return askedAt === undefined || !Number.isFinite(askedAt) ? claimed.due : Math.max(claimed.due, askedAt);
 }
 
+/** A retry's try (`at`); a trigger run is always a first. */
 export function attemptOf(claimed: Claimed): number {
   return claimed.fields.tg === undefined ? Number(claimed.fields.at ?? 1) : 1;
 }
