@@ -68,8 +68,8 @@ describe('a SundialWorkerModule app booted while Redis is unreachable', () => {
     const nestLogger = { log: record, error: record, warn: record, debug: record, verbose: record };
     const logger = { info: record, error: record, warn: record, debug: () => undefined };
     const saved = errorLogInterval.ms;
-    // Longer than the gaps between attempts of the fire queue's connection (BullMQ's own back-off, 1 s
-    // and more, made from a URL): an interval without errors ends a run, and the next error starts one.
+    // Longer than the gaps between attempts of the fire queue's connection (at most 2 s, Sundial's
+    // cadence): an interval without errors ends a run, and the next error starts one.
     errorLogInterval.ms = 6_000;
     try {
       server.kill();

@@ -9,6 +9,7 @@ export {
   type RedisClient,
   type RedisConnection,
   type RedisTarget,
+  withReconnectCadence,
 } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';

@@ -3,13 +3,14 @@ import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { JsonValue, TimerContext } from '@sundial/core';
-import type { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Queue, RedisQueueBackend } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
 import { Registry } from 'prom-client';
-import { SundialKeys } from '@sundial/redis';
+import { type RedisConnection, SundialKeys } from '@sundial/redis';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
 import { OnTimer, SundialModule, SundialWorker, SundialWorkerModule, Timers } from '../index';
-import { FIRE_LOOPS, type FireLoops } from './sundial-worker';
+import type { FireProcessor } from './fire-processor';
+import { FIRE_LOOPS, FIRE_PROCESSORS, type FireLoops } from './sundial-worker';
 
 @Injectable()
 class Greeter {
@@ -121,6 +122,54 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
     await app.close();
     expect(await client.ping()).toBe('PONG');
     await client.quit();
+  });
+
+  describe("the fire queues' and workers' reconnect strategy (waits between attempts: the 5th's)", () => {
+    /** The 5th wait of the partition queue's connection and of its worker's blocking connection. */
+    async function fifthWaits(imports: ModuleMetadata['imports'], p: string): Promise<number[]> {
+      const app = await Test.createTestingModule({ imports }).compile();
+      apps.push(app);
+      await app.init();
+      const queue = app.get<Queue>(getQueueToken(new SundialKeys(p, 1).queueName(0)));
+      const [processor] = app.get<FireProcessor[]>(FIRE_PROCESSORS);
+      const backend = processor.worker.getBackend() as RedisQueueBackend;
+      const clients = [await queue.getBackend().client, await backend.blockingClient!];
+      return clients.map((client) => (client.options as RedisOptions).retryStrategy!(5) as number);
+    }
+    const worker = (p: string, connection: RedisConnection) => [
+      SundialModule.forRoot({ connection, prefix: p }),
+      SundialWorkerModule.forRoot({ prefix: p }),
+    ];
+
+    it.each([
+      ['a URL', (url: string) => url],
+      ['options', (url: string) => ({ host: '127.0.0.1', port: Number(new URL(url).port) })],
+      ['{ url, ...options }', (url: string) => ({ url, connectionName: 'app' })],
+    ])("made from %s: Sundial's (50 ms × attempt), not BullMQ's back-off (1 s)", async (_, given) => {
+      const p = `w${prefix++}`;
+      expect(await fifthWaits(worker(p, given(redis.url)), p)).toEqual([250, 250]);
+    });
+
+    it('options or a client naming their own: theirs', async () => {
+      const p = `w${prefix++}`;
+      const options = { url: redis.url, retryStrategy: () => 123 };
+      expect(await fifthWaits(worker(p, options), p)).toEqual([123, 123]);
+      const q = `w${prefix++}`;
+      const client = new Redis(redis.url, { retryStrategy: () => 321 });
+      expect(await fifthWaits(worker(q, client), q)).toEqual([321, 321]);
+      await Promise.all(apps.splice(0).map((app) => app.close()));
+      await client.quit();
+    });
+
+    it("a shared BullModule connection: the user's, with BullMQ's back-off when it names none", async () => {
+      const p = `w${prefix++}`;
+      const imports = [
+        BullModule.forRoot('jobs', { connection: { url: redis.url } }),
+        SundialModule.forRoot({ connection: redis.url, prefix: p }),
+        SundialWorkerModule.forRoot({ prefix: p, configKey: 'jobs' }),
+      ];
+      expect(await fifthWaits(imports, p)).toEqual([1_000, 1_000]);
+    });
   });
 
   it('serve: runs only the timers of the partitions it serves', async () => {

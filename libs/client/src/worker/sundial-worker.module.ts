@@ -14,6 +14,7 @@ import {
   SundialKeys,
   SundialMetrics,
   TimerRunner,
+  withReconnectCadence,
 } from '@sundial/redis';
 import { TimerHandlerRegistry } from '../handler-registry';
 import { checkWorkerModuleOptions } from '../module-option-checks';
@@ -157,10 +158,13 @@ function redisOptionsOf(
 
 /**
  * BullMQ's connection options: it takes `url` for one node; of a client we give its options, so BullMQ
- * opens (and closes) connections of its own with the `maxRetriesPerRequest: null` its workers need. A
- * Cluster or Sentinel URL (docs/spec.md §5.4) is one BullMQ cannot read: it gets a client opened by
- * `openRedis`, shared by the partition queues and their workers (which duplicate it for their blocking
- * reads) and kept for the life of the process, as BullMQ never closes a connection it was given.
+ * opens (and closes) connections of its own with the `maxRetriesPerRequest: null` its workers need (and
+ * the client's reconnect strategy: the host's). A URL or options get Sundial's reconnect cadence unless
+ * they name a `retryStrategy`, as Sundial's own connections do: BullMQ's back-off (1 s growing to 20 s)
+ * kept the workers from fire jobs for up to ~20 s after an outage. A Cluster or Sentinel URL
+ * (docs/spec.md §5.4) is one BullMQ cannot read: it gets a client opened by `openRedis`, shared by the
+ * partition queues and their workers (which duplicate it for their blocking reads) and kept for the
+ * life of the process, as BullMQ never closes a connection it was given.
  */
 function bullConnection(connection: RedisBackendOptions['connection']): ConnectionOptions {
   if (connection instanceof Redis) {
@@ -170,6 +174,7 @@ function bullConnection(connection: RedisBackendOptions['connection']): Connecti
   if (url !== undefined && parseRedisUrl(url).kind !== 'node') {
     return openRedis(connection, { maxRetriesPerRequest: null }) as ConnectionOptions;
   }
-  if (typeof connection === 'string') return { url: connection };
-  return connection as ConnectionOptions;
+  return withReconnectCadence(
+    typeof connection === 'string' ? { url: connection } : connection,
+  ) as ConnectionOptions;
 }

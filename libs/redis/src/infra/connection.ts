@@ -45,6 +45,18 @@ export interface HostPort {
  */
 const reconnectDelayMs = (attempt: number): number => Math.min(attempt * 50, 2_000);
 
+/**
+ * Connection options with Sundial's reconnect cadence unless they name a `retryStrategy` of their own:
+ * what `openRedis` opens, and what `SundialWorkerModule` gives BullMQ for its fire queues and workers
+ * (BullMQ otherwise sets its own, from 1 s up to 20 s between attempts: a worker took fire jobs again
+ * up to ~20 s after Redis was back).
+ */
+export function withReconnectCadence<Options extends RedisOptions & { url?: string }>(
+  options: Options,
+): Options {
+  return { retryStrategy: reconnectDelayMs, ...options };
+}
+
 /** ioredis's maxRetriesPerRequest when the options name none. */
 const DEFAULT_MAX_RETRIES = 20;
 
@@ -60,7 +72,7 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
   if (connection instanceof Redis) return withErrorListener(connection.duplicate(overrides));
   const { url, ...options } = typeof connection === 'string' ? { url: connection } : connection;
   const target = url === undefined ? undefined : parseRedisUrl(url);
-  const merged: RedisOptions = { retryStrategy: reconnectDelayMs, ...options, ...overrides };
+  const merged = withReconnectCadence({ ...options, ...overrides });
   if (target?.kind === 'cluster') return withErrorListener(openCluster(target, merged));
   if (target?.kind === 'sentinel') {
     // The primary is found and re-found through the Sentinels; reconnects to them keep the same cadence.
