@@ -1,3 +1,4 @@
+import { TimerRunner } from '@sundial/redis';
 import { outageLines, outageRecovered, type RedisServer, startRedis, waitFor } from '@sundial/testing';
 import { errorLogInterval } from '../../libs/redis/src/infra/error-throttle';
 import { libraryHost, recordingLogger } from './library-host-fixture';
@@ -50,6 +51,37 @@ describe('the BullMQ connections through a Redis outage', () => {
       }
     } finally {
       await close();
+    }
+  }, 30_000);
+
+  it("log the runner's consumer watchdog's failed checks the same way", async () => {
+    // Its checks read Redis every 100 ms (stallMs / 3, every consumer idle); with maxRetriesPerRequest 2 a
+    // read fails ~150 ms into the outage: each check failed, and each logged a line.
+    const logger = recordingLogger();
+    const connection = { url: server.url, maxRetriesPerRequest: 2 };
+    const runner = new TimerRunner({ connection, prefix: 'olw', logger, handlers: {}, consumerStallMs: 300 });
+    const source = 'Sundial consumer watchdog';
+    // A failed check waits out its read's reconnect attempts (~1 s apart here): a longer interval, so an
+    // interval without one (which would end a run, error-throttle.ts) does not happen in the outage.
+    errorLogInterval.ms = 2.5 * INTERVAL_MS;
+    try {
+      await runner.start();
+      const before = logger.lines.length;
+      await server.restart(OUTAGE_MS);
+      await waitFor(() => outageRecovered(logger.lines, source), {
+        what: 'the watchdog to say its checks read Redis again',
+      });
+      const { first, stillFailing, recovered, others } = outageLines(logger.lines.slice(before), source);
+      // Why, not ioredis's wrapper (`Reached the max retries per request limit`).
+      expect(first).toMatch(
+        /^Sundial consumer watchdog: (connect ECONNREFUSED|Connection is closed|read ECONNRESET)/,
+      );
+      expect(others).toEqual([]);
+      expect(stillFailing.length).toBeLessThanOrEqual(Math.ceil(OUTAGE_MS / errorLogInterval.ms) + 1);
+      expect(recovered).toBeDefined();
+    } finally {
+      errorLogInterval.ms = INTERVAL_MS;
+      await runner.close(0);
     }
   }, 30_000);
 });

@@ -14,9 +14,8 @@ export {
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
+export { type ConnectionErrorEvent, type ErrorEvents } from './infra/connection-cause';
 export {
-  type ConnectionErrorEvent,
-  type ErrorEvents,
   isAwayNotRefused,
   START_REDIS_WAIT_MS,
   waitForRedis,

@@ -1,4 +1,6 @@
 import type { RedisClient } from '../infra/connection';
+import { ConnectionCause } from '../infra/connection-cause';
+import { ErrorThrottle } from '../infra/error-throttle';
 import type { SundialKeys } from '../store/keys';
 
 /**
@@ -20,6 +22,8 @@ export interface ConsumerWatchdogOptions {
   /** closes the stuck consumer of `partition` and starts another */
   recreate(partition: number): Promise<void>;
   logError(message: string): void;
+  /** its checks answer again after failing (the `connected again` line of error-throttle.ts) */
+  logInfo(message: string): void;
 }
 
 interface Partition {
@@ -38,19 +42,33 @@ export class ConsumerWatchdog {
   private readonly partitions = new Map<number, Partition>();
   private timer: NodeJS.Timeout | undefined;
   private checking = false;
+  /**
+   * A check fails at each try while Redis is away (every stallMs / 3): logged as a BullMQ connection's
+   * errors are, the first, a count an interval, and `connected again` at the next check that read Redis.
+   */
+  private readonly errors: ErrorThrottle;
+  /** why a read failed, when ioredis says only `Reached the max retries per request limit` */
+  private cause: ConnectionCause | undefined;
 
-  constructor(private readonly options: ConsumerWatchdogOptions) {}
+  constructor(private readonly options: ConsumerWatchdogOptions) {
+    this.errors = new ErrorThrottle('Sundial consumer watchdog', {
+      error: options.logError,
+      info: options.logInfo,
+    });
+  }
 
   start(): void {
     const now = Date.now();
     for (const partition of this.options.partitions)
       this.partitions.set(partition, { lastTakenAt: now, inFlight: 0 });
+    this.cause = new ConnectionCause(this.options.redis);
     const everyMs = Math.max(100, Math.floor(this.options.stallMs / 3));
     this.timer = setInterval(() => void this.check(), everyMs);
   }
 
   stop(): void {
     clearInterval(this.timer);
+    this.cause?.stop();
   }
 
   /** A job of `partition` was taken; `done` settles when it has been processed. */
@@ -65,18 +83,22 @@ export class ConsumerWatchdog {
   private async check(): Promise<void> {
     if (this.checking) return;
     this.checking = true;
+    let readRedis = false;
     try {
       for (const [partition, state] of this.partitions) {
         if (state.inFlight >= this.options.concurrency) continue;
         if (Date.now() - state.lastTakenAt < this.options.stallMs) continue;
         const waitedMs = await this.oldestWaitingMs(partition);
+        readRedis = true;
         if (waitedMs === undefined || waitedMs < this.options.stallMs) continue;
         state.lastTakenAt = Date.now(); // the new consumer gets a whole stallMs to take its first job
         await this.options.recreate(partition);
       }
+      // A check that read nothing (every consumer busy or taking jobs) says nothing of Redis.
+      if (readRedis) this.errors.recovered();
     } catch (error) {
       // Redis unreachable: nothing can be judged (no consumer could take a job either).
-      this.options.logError(`Sundial consumer watchdog: ${(error as Error).message}`);
+      this.errors.error(this.cause?.of(error as Error) ?? (error as Error));
     } finally {
       this.checking = false;
     }

@@ -96,6 +96,7 @@ export class FireConsumers {
       concurrency: options.settings.concurrency,
       recreate: (partition) => this.recreate(partition),
       logError: options.logError,
+      logInfo: options.logInfo,
     });
   }
 

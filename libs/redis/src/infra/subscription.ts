@@ -1,6 +1,7 @@
 import type { SundialLogger } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
 import type { RedisClient } from './connection';
+import { ConnectionCause } from './connection-cause';
 
 /**
  * The options of a connection a `Subscription` keeps subscribed: it re-subscribes the connection itself,
@@ -38,6 +39,8 @@ export class Subscription {
   private readonly onConfirmed = new Set<() => void>();
   private failing: string | undefined;
   private retry: NodeJS.Timeout | undefined;
+  /** why a SUBSCRIBE that ioredis gave up failed (`connect ECONNREFUSED …`, not `Reached the max retries …`) */
+  private readonly cause: ConnectionCause;
 
   /**
    * `onResubscribed` runs each time Redis confirms the channels again after the first time (after a
@@ -50,6 +53,7 @@ export class Subscription {
     private readonly logger: Pick<SundialLogger, 'warn' | 'info'>,
     private readonly onResubscribed: () => void = () => undefined,
   ) {
+    this.cause = new ConnectionCause(connection);
     this.firstAttempt = this.subscribe().finally(() => {
       // From now on, not before: the first SUBSCRIBE is still queued for the first 'ready'.
       if (!this.closed) connection.on('ready', this.again);
@@ -80,6 +84,7 @@ export class Subscription {
   close(): void {
     this.closed = true;
     clearTimeout(this.retry);
+    this.cause.stop();
     this.connection.off('ready', this.again);
     this.onConfirmed.clear();
   }
@@ -94,7 +99,7 @@ export class Subscription {
       await this.connection.subscribe(...this.channels);
     } catch (error) {
       if (this.closed) return false;
-      const message = (error as Error).message;
+      const message = this.cause.of(error as Error).message;
       if (this.failing === undefined) {
         this.logger.warn(
           `Sundial could not subscribe to ${this.what}: ${message}; trying again once Redis is back`,

@@ -1,5 +1,6 @@
 import type { SundialLogger } from '@sundial/core';
 import { ReplyError } from 'ioredis';
+import { ConnectionCause, ERROR_EVENTS, type ErrorEvents } from './connection-cause';
 import { isConnectionFailure } from './connection-failure';
 
 /**
@@ -10,20 +11,6 @@ import { isConnectionFailure } from './connection-failure';
  */
 export const START_REDIS_WAIT_MS = 30_000;
 const RETRY_MS = 500;
-
-/**
- * Where a connection reports its errors: `error`, and on a Cluster `node error`, where its node
- * connections' errors go (a refused AUTH among them; the cluster itself then says only that it is not
- * ready).
- */
-export type ConnectionErrorEvent = 'error' | 'node error';
-const ERROR_EVENTS: readonly ConnectionErrorEvent[] = ['error', 'node error'];
-
-/** A connection's error events, where a refused AUTH shows (a queued ping may only say max retries). */
-export interface ErrorEvents {
-  on?(event: ConnectionErrorEvent, listener: (error: unknown) => void): unknown;
-  off?(event: ConnectionErrorEvent, listener: (error: unknown) => void): unknown;
-}
 
 export interface WaitForRedisOptions {
   /** give up after this long (default START_REDIS_WAIT_MS) */
@@ -53,19 +40,15 @@ export async function waitForRedis(
   let refuse: (error: unknown) => void = () => undefined;
   const refused = new Promise<never>((_, reject) => (refuse = reject));
   refused.catch(() => undefined);
-  let lastSeen: Error | undefined;
   const onError = (error: unknown): void => {
     if (error instanceof ReplyError && !isOutage(error)) refuse(error);
-    // Not `instanceof Error`: a socket's error is made by Node's own realm (another Error under jest).
-    else if (typeof (error as Error)?.message === 'string' && !isWrapper(error as Error))
-      lastSeen = error as Error;
   };
   for (const event of ERROR_EVENTS) redis.on?.(event, onError);
+  const cause = new ConnectionCause(redis);
   try {
-    await waitOrRefuse(redis, logger, deadlineMs, isOutage, refused, (error) =>
-      isWrapper(error) && lastSeen ? lastSeen : error,
-    );
+    await waitOrRefuse(redis, logger, deadlineMs, isOutage, refused, (error) => cause.of(error));
   } finally {
+    cause.stop();
     for (const event of ERROR_EVENTS) redis.off?.(event, onError);
   }
 }
@@ -113,27 +96,6 @@ async function waitOrRefuse(
     );
     await Promise.race([pause, refused]).finally(() => clearTimeout(timer));
   }
-}
-
-/**
- * What ioredis (or a ping here) says when it gives a command up, not why: `Reached the max retries per
- * request limit`, `Stream isn't writeable`, `Connection is closed.`, a Cluster's `None of startup nodes is
- * available`, no answer. None carries the connection's error (ioredis 6.0 errors/MaxRetriesPerRequestError.js
- * takes only the count): the connection's own `error` event does (`connect ECONNREFUSED 127.0.0.1:6390`,
- * `connect ETIMEDOUT`, `getaddrinfo ENOTFOUND host`), so a wait names the last one of those instead.
- */
-const WRAPPERS = [
-  'Reached the max retries per request limit',
-  "Stream isn't writeable",
-  'Connection is closed.',
-  'None of startup nodes is available',
-  "Cluster isn't ready",
-  'no answer',
-];
-function isWrapper(error: Error): boolean {
-  return (
-    error.name === 'MaxRetriesPerRequestError' || WRAPPERS.some((start) => error.message.startsWith(start))
-  );
 }
 
 /**
