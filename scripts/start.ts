@@ -11,13 +11,11 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ReplyError } from 'ioredis';
 import '../libs/server/src/register-paths';
-import { openRedis, parseRedisUrl } from '@sundial/redis';
+import { isAwayNotRefused, openRedis, parseRedisUrl } from '@sundial/redis';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const DIST = join(__dirname, '..');
-/** Refusals of a Redis that is there and will serve soon (loading its data, a busy script, a failover). */
-const NOT_NOW_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
 
 async function main(): Promise<void> {
   // The terminal or pipe this writes to may go before the apps do (a closed terminal, a killed npm):
@@ -91,7 +89,8 @@ async function answersPing(url: string): Promise<boolean> {
     return (await client.ping()) === 'PONG';
   } catch (error) {
     if (!(error instanceof Error && error instanceof ReplyError)) return false;
-    if (NOT_NOW_REPLIES.test(error.message)) return true;
+    // "not now" (loading its data, a busy script, a failover): the apps wait for it at start
+    if (isAwayNotRefused(error)) return true;
     return fail(
       `The Redis at REDIS_URL answers, but refuses this connection: ${error.message}\n` +
         'Fix the user and password in REDIS_URL (redis://user:password@host:port), or point it at another Redis.',

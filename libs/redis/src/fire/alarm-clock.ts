@@ -121,8 +121,9 @@ export class AlarmClock {
     const ringing = waits.splice(0, due);
     this.rang += ringing.length;
     for (const wait of ringing) wait.resolve();
-    if (due > 0) this.show();
-    if (due > 0 && waits.length === 0) this.quiet();
+    if (due === 0) return;
+    this.show();
+    if (waits.length === 0) this.quiet();
   }
 
   /**
