@@ -6,10 +6,13 @@
 export type ConnectionErrorEvent = 'error' | 'node error';
 export const ERROR_EVENTS: readonly ConnectionErrorEvent[] = ['error', 'node error'];
 
-/** A connection's error events, where a refused AUTH shows (a queued ping may only say max retries). */
+/**
+ * A connection's error events, where a refused AUTH shows (a queued ping may only say max retries), and
+ * its `ready` (ioredis's and a Cluster's), which says the outage they named is over.
+ */
 export interface ErrorEvents {
-  on?(event: ConnectionErrorEvent, listener: (error: unknown) => void): unknown;
-  off?(event: ConnectionErrorEvent, listener: (error: unknown) => void): unknown;
+  on?(event: ConnectionErrorEvent | 'ready', listener: (error: unknown) => void): unknown;
+  off?(event: ConnectionErrorEvent | 'ready', listener: (error: unknown) => void): unknown;
 }
 
 /**
@@ -36,13 +39,15 @@ function isWrapper(error: Error): boolean {
 /**
  * Why a command on `connection` failed, when the command's own error is only ioredis's wrapper: the last
  * error the connection reported that says more (a start's wait for Redis, wait-for-redis.ts, and for its
- * subscription, subscription.ts, fail naming it). Listens from construction until `stop`.
+ * subscription, subscription.ts, fail naming it). Listens from construction until `stop`. A `ready`
+ * forgets it: a long-lived connection's next outage must not be named by the error of an earlier one.
  */
 export class ConnectionCause {
   private last: Error | undefined;
 
   constructor(private readonly connection: ErrorEvents) {
     for (const event of ERROR_EVENTS) connection.on?.(event, this.seen);
+    connection.on?.('ready', this.forget);
   }
 
   /** `error` itself, or if it is a wrapper, the last error the connection reported that is not one. */
@@ -52,7 +57,12 @@ export class ConnectionCause {
 
   stop(): void {
     for (const event of ERROR_EVENTS) this.connection.off?.(event, this.seen);
+    this.connection.off?.('ready', this.forget);
   }
+
+  private readonly forget = (): void => {
+    this.last = undefined;
+  };
 
   private readonly seen = (error: unknown): void => {
     // Not `instanceof Error`: a socket's error is made by Node's own realm (another Error under jest).
