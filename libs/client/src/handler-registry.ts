@@ -1,5 +1,13 @@
-import { SundialError, type TimerHandler } from '@sundial/core';
+import {
+  type Clock,
+  type Duration,
+  isSundialError,
+  SundialError,
+  type TimerHandler,
+  withTimeout,
+} from '@sundial/core';
 import type { DistributedCronMetadata } from './decorators/distributed-cron.decorator';
+import type { HandlerOptions } from './decorators/on-timer.decorator';
 
 /** A `@DistributedCron` method found at boot; its handler is registered under `name` too. */
 export interface DiscoveredCron extends DistributedCronMetadata {
@@ -17,12 +25,20 @@ export class TimerHandlerRegistry {
   readonly crons: DiscoveredCron[] = [];
   private readonly owners = new Map<string, string>();
 
-  constructor(plain: Readonly<Record<string, TimerHandler>> = {}, plainOwner = 'the handlers option') {
+  /** `clock`: the backend's, where a handler's timeout is armed (a VirtualClock under the testing module). */
+  constructor(
+    plain: Readonly<Record<string, TimerHandler>> = {},
+    plainOwner = 'the handlers option',
+    private readonly clock?: Clock,
+  ) {
     for (const [name, handler] of Object.entries(plain)) this.add(name, handler, plainOwner);
   }
 
-  /** Registers `name`; a name already registered stops the app at boot, naming both owners. */
-  add(name: string, handler: TimerHandler, owner: string): void {
+  /**
+   * Registers `name` (bounded by its `timeout`, if given); a name already registered, or a timeout that
+   * is not one, stops the app at boot naming the owner.
+   */
+  add(name: string, handler: TimerHandler, owner: string, options: HandlerOptions = {}): void {
     const first = this.owners.get(name);
     if (first !== undefined) {
       throw new SundialError({
@@ -32,13 +48,28 @@ export class TimerHandlerRegistry {
         fix: `Give one of them another name: a handler name is unique in an app (@OnTimer, @DistributedCron and the handlers option share one namespace).`,
       });
     }
+    const run = options.timeout === undefined ? handler : this.timed(name, handler, owner, options.timeout);
     this.owners.set(name, owner);
-    this.handlers[name] = handler;
+    this.handlers[name] = run;
   }
 
   addCron(cron: DiscoveredCron, handler: TimerHandler): void {
-    this.add(cron.name, handler, cron.owner);
+    this.add(cron.name, handler, cron.owner, cron);
     this.crons.push(cron);
+  }
+
+  private timed(
+    name: string,
+    handler: TimerHandler,
+    owner: string,
+    timeout: number | Duration,
+  ): TimerHandler {
+    try {
+      return withTimeout(handler, timeout, { name, clock: this.clock });
+    } catch (error) {
+      if (!isSundialError(error)) throw error;
+      throw new SundialError({ ...error.toJSON(), message: `${owner}: ${error.message}` });
+    }
   }
 
   /** Who registered `name` (`Provider.method`), if anyone. */

@@ -1,7 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { type JsonValue, type TimerContext, VirtualClock } from '@sundial/core';
-import { OnTimer, SundialModule, Timers } from './index';
+import { DistributedCron, OnTimer, SundialModule, Timers } from './index';
 
 @Injectable()
 class Mailer {
@@ -96,5 +96,56 @@ describe('@OnTimer on the memory backend', () => {
     expect(plain).toEqual(['a']);
     expect(moduleRef.get(Mailer).sent).toEqual(['b@x']);
     await moduleRef.close();
+  });
+
+  it("bounds a run by the decorator's timeout on the module's clock, and refuses a bad one at boot", async () => {
+    @Injectable()
+    class Exports {
+      readonly signals: AbortSignal[] = [];
+      @OnTimer('export.run', { timeout: '5m' })
+      run(_payload: JsonValue, ctx: TimerContext): Promise<void> {
+        this.signals.push(ctx.signal);
+        return new Promise(() => undefined); // never ends
+      }
+      @DistributedCron('export.nightly', '0 2 * * *', { timeout: '1h' })
+      nightly(_payload: JsonValue, ctx: TimerContext): Promise<void> {
+        return this.run(_payload, ctx);
+      }
+    }
+    const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+      providers: [Exports],
+    }).compile();
+    await moduleRef.init();
+    const timers = moduleRef.get(Timers);
+    await timers.schedule({ key: 'e', handler: 'export.run', delay: 0, removeOnComplete: false });
+    await clock.advance('4m');
+    expect((await timers.get('e'))?.status).toBe('running');
+    await clock.advance('1m');
+    expect((await timers.get('e'))?.last?.error).toMatchObject({ reason: 'timeout' });
+    await clock.advance('3h');
+    const nightly = await timers.get('cron:export.nightly');
+    expect(nightly).toMatchObject({
+      status: 'pending',
+      last: { status: 'failed', error: { reason: 'timeout' } },
+    });
+    expect(nightly?.last?.ended).toBe(Date.parse('2026-03-01T03:00:00Z'));
+    expect(moduleRef.get(Exports).signals.every((signal) => signal.aborted)).toBe(true);
+    await moduleRef.close();
+
+    @Injectable()
+    class Typo {
+      @OnTimer('typo', { timeout: '5 mins' as '5m' })
+      run(): void {}
+    }
+    const refusedRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [Typo],
+    }).compile();
+    const refused = await refusedRef.init().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ reason: 'invalid', field: 'timeout', fix: 'Write timeout as "5m".' });
+    expect((refused as Error).message).toBe('Typo.run: timeout "5 mins" is not a duration');
+    await refusedRef.get(Timers).dispose();
   });
 });

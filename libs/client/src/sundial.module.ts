@@ -31,7 +31,9 @@ import { Timers } from './timers';
     {
       provide: TimerHandlerRegistry,
       useFactory: (options: SundialModuleOptions) =>
-        new TimerHandlerRegistry(options.backend === 'memory' ? options.handlers : undefined),
+        options.backend === 'memory'
+          ? new TimerHandlerRegistry(options.handlers, undefined, options.clock)
+          : new TimerHandlerRegistry(),
       inject: [SUNDIAL_MODULE_OPTIONS],
     },
     {

@@ -3,7 +3,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { SundialError, type TimerHandler } from '@sundial/core';
 import { DISTRIBUTED_CRON, type DistributedCronMetadata } from './decorators/distributed-cron.decorator';
-import { ON_TIMER } from './decorators/on-timer.decorator';
+import { ON_TIMER, type OnTimerMetadata } from './decorators/on-timer.decorator';
 import { TimerHandlerRegistry } from './handler-registry';
 
 /**
@@ -35,9 +35,9 @@ export class TimerExplorer implements OnModuleInit {
   private explore(wrapper: InstanceWrapper, instance: Record<string, unknown>, method: string): void {
     const target = instance[method];
     if (typeof target !== 'function') return;
-    const name = this.reflector.get<string | undefined>(ON_TIMER, target);
+    const onTimer = this.reflector.get<OnTimerMetadata | undefined>(ON_TIMER, target);
     const cron = this.reflector.get<DistributedCronMetadata | undefined>(DISTRIBUTED_CRON, target);
-    if (name === undefined && cron === undefined) return;
+    if (onTimer === undefined && cron === undefined) return;
     const owner = `${instance.constructor.name}.${method}`;
     if (!wrapper.isDependencyTreeStatic()) {
       throw new SundialError({
@@ -48,7 +48,7 @@ export class TimerExplorer implements OnModuleInit {
       });
     }
     const handler = (target as TimerHandler).bind(instance) as TimerHandler;
-    if (name !== undefined) this.registry.add(name, handler, owner);
+    if (onTimer !== undefined) this.registry.add(onTimer.name, handler, owner, onTimer);
     if (cron !== undefined) this.registry.addCron({ ...cron, owner }, handler);
   }
 }

@@ -5,6 +5,7 @@ export { refusals } from './refusals';
 export { OptionReader } from './option-reader';
 export { normalizeAt } from './time-fields';
 export * from './failure';
+export * from './run-timeout';
 export * from './request-id';
 export * from './duration';
 export * from './validation';

@@ -1,5 +1,6 @@
 import { type InjectionToken, SetMetadata } from '@nestjs/common';
 import type { Delivery, TimerSpec } from '@sundial/core';
+import type { HandlerOptions } from './on-timer.decorator';
 
 export const DISTRIBUTED_CRON = Symbol('sundial:distributed-cron');
 
@@ -28,7 +29,7 @@ export type CronPolicyOptions = Pick<TimerSpec, (typeof CRON_POLICY_OPTIONS)[num
  * a migration is a rename; plus Sundial's own policies. `utcOffset`, `unrefTimeout`, `threshold`,
  * `initialDelay` have no equivalent (one row runs in whichever replica claims the slot).
  */
-export interface DistributedCronOptions extends CronPolicyOptions {
+export interface DistributedCronOptions extends CronPolicyOptions, HandlerOptions {
   /** IANA time zone of the expression (default 'UTC'; `@Cron` defaults to the process's zone) */
   timeZone?: string;
   /**

@@ -1,6 +1,7 @@
 import {
   describeFailure,
   gridSkips,
+  isThenable,
   type JsonValue,
   refusals,
   type Skips,
@@ -92,14 +93,6 @@ export function invokeHandler(
   } catch (error) {
     return failure(error);
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 async function settled(result: PromiseLike<unknown>): Promise<RunOutcome> {
