@@ -1,7 +1,9 @@
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
-import { Catch, HttpException } from '@nestjs/common';
+import { Catch, HttpException, NotFoundException } from '@nestjs/common';
 import type { SundialErrorReason, SundialLogger } from '@sundial/core';
 import { isSundialError, SUNDIAL_HTTP_STATUS } from '@sundial/core';
+import { idempotencyConflict } from './idempotency-key';
+import type { AllowedMethods } from './route-methods';
 
 export const BODY_TOO_LARGE_FIX =
   'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.';
@@ -15,11 +17,22 @@ const REASON_BY_STATUS: Record<number, { reason: SundialErrorReason; fix: string
   400: { reason: 'invalid', fix: 'Send a JSON body (Content-Type: application/json) and URL-encoded keys.' },
   404: { reason: 'not-found', fix: 'See GET /docs for the routes this API offers.' },
   413: { reason: 'payload-too-large', fix: BODY_TOO_LARGE_FIX },
+  // body-parser refuses a charset it cannot decode (`application/json; charset=latin1`)
+  415: {
+    reason: 'invalid',
+    fix: 'Send the body as UTF-8 JSON: Content-Type application/json, with no charset or charset=utf-8.',
+  },
 };
 
-/** The part of Express's response this filter uses. */
+/** The parts of Express's request and response this filter uses. */
 interface JsonResponse {
   status(code: number): { json(body: unknown): void };
+  setHeader(name: string, value: string): void;
+}
+interface HeadersRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 interface ErrorBody {
@@ -32,20 +45,42 @@ interface ErrorBody {
 /** Every error answers `{ error: { reason, field?, message, fix } }` with its status of docs/spec.md §2. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: SundialLogger) {}
+  constructor(
+    private readonly logger: SundialLogger,
+    private readonly allowed: AllowedMethods = () => undefined,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const [status, body] = this.describe(exception);
-    host.switchToHttp().getResponse<JsonResponse>().status(status).json(body);
+    const http = host.switchToHttp();
+    const [request, response] = [http.getRequest<HeadersRequest>(), http.getResponse<JsonResponse>()];
+    // The router's 404 for a path a route has, with another method: 405 with the methods it takes.
+    const path = request.url.split('?')[0];
+    const methods = exception instanceof NotFoundException ? this.allowed(path) : undefined;
+    if (methods) {
+      response.setHeader('allow', methods.join(', '));
+      const takes = methods.filter((method) => method !== 'HEAD' && method !== 'OPTIONS').join(', ');
+      const error = {
+        reason: 'invalid',
+        message: `${request.method} is not a method of ${path}, which takes ${takes}`,
+        fix: `Use ${takes} (GET /docs lists each route).`,
+      };
+      return void response.status(405).json({ error });
+    }
+    const [status, body] = this.describe(exception, request);
+    response.status(status).json(body);
   }
 
   /** The status and the JSON body that answer `exception`. */
-  private describe(exception: unknown): [number, { error: ErrorBody } | object] {
+  private describe(exception: unknown, request: HeadersRequest): [number, { error: ErrorBody } | object] {
     if (isSundialError(exception)) {
       const error = exception.toJSON();
       // not-found from the TimersApi (reschedule, pause, resume, trigger, backfill, history, …): the
       // in-process fix names list(); over HTTP the way to the live keys is the route.
       if (error.reason === 'not-found' && error.field === 'key') error.fix = KEY_NOT_FOUND_FIX;
+      // The TimersApi names its requestId (for PUT, one derived from the header): the caller sent a header.
+      if (error.reason === 'idempotency-conflict') {
+        Object.assign(error, idempotencyConflict(request.headers['idempotency-key']));
+      }
       return [SUNDIAL_HTTP_STATUS[exception.reason] ?? 400, { error }];
     }
     const status = httpStatusOf(exception);

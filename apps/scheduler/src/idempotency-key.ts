@@ -30,3 +30,19 @@ export function writeOptions(idempotencyKey: string | undefined, step?: string):
   const requestId = validateRequestId(idempotencyKey, HEADER);
   return { requestId: step === undefined ? requestId : `${step}:${requestFingerprint(HEADER, [requestId])}` };
 }
+
+/**
+ * An `idempotency-conflict` in the caller's terms: the TimersApi names its `requestId` (and for PUT a
+ * request id derived from the header, which the caller never saw); over HTTP it is the header.
+ */
+export function idempotencyConflict(idempotencyKey: unknown): {
+  field: string;
+  message: string;
+  fix: string;
+} {
+  return {
+    field: HEADER,
+    message: `${HEADER} ${JSON.stringify(idempotencyKey)} was already used for another request (another route, timer, query or body).`,
+    fix: `Retry with exactly the same request, or send a new ${HEADER} for a new request.`,
+  };
+}
