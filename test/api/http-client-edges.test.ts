@@ -128,6 +128,19 @@ describe('HTTP API: edges a client hits', () => {
     });
   });
 
+  it('a key that is not percent-encoding (`%E0%A4%A`): 400 saying how to encode it; no X-Powered-By', async () => {
+    const reply = await fetch(`${app.url}/v1/timers/%E0%A4%A`);
+    expect(reply.status).toBe(400);
+    expect(reply.headers.get('x-powered-by')).toBeNull();
+    expect(await reply.json()).toEqual({
+      error: {
+        reason: 'invalid',
+        message: "Failed to decode param '%E0%A4%A'",
+        fix: 'URL-encode the key in the path (encodeURIComponent): a key is letters, digits and : _ - . / @, a "/" in it as %2F.',
+      },
+    });
+  });
+
   it('a body in a charset the parser cannot read: 415 saying to send UTF-8', async () => {
     const reply = await api<ErrorBody>('POST', '/v1/timers', undefined, {
       raw: '{"key":"cs:1","handler":"log","delay":"1h"}',

@@ -12,6 +12,9 @@ export const BODY_TOO_LARGE_FIX =
 export const KEY_NOT_FOUND_FIX =
   'Check the key (URL-encoded in the path); GET /v1/timers?prefix=<scope> lists the live timers.';
 
+const PATH_ENCODING_FIX =
+  'URL-encode the key in the path (encodeURIComponent): a key is letters, digits and : _ - . / @, a "/" in it as %2F.';
+
 /** Refusals raised by the HTTP stack itself (body parser, router), in the same vocabulary. */
 const REASON_BY_STATUS: Record<number, { reason: SundialErrorReason; fix: string }> = {
   400: { reason: 'invalid', fix: 'Send a JSON body (Content-Type: application/json) and URL-encoded keys.' },
@@ -87,7 +90,9 @@ export class HttpErrorFilter implements ExceptionFilter {
     const message = (exception as Error).message;
     if (status !== undefined && status < 500) {
       const { reason, fix } = REASON_BY_STATUS[status] ?? { reason: 'invalid', fix: 'See GET /docs.' };
-      return [status, { error: { reason, message, fix } }];
+      // the router's refusal of a path segment that is not percent-encoding (`/v1/timers/%E0%A4%A`)
+      const badPath = status === 400 && message.startsWith('Failed to decode param');
+      return [status, { error: { reason, message, fix: badPath ? PATH_ENCODING_FIX : fix } }];
     }
     // Nest's own 5xx answers keep their body: /health/ready's 503 says what is down.
     if (exception instanceof HttpException) {

@@ -30,6 +30,8 @@ export async function createSchedulerApp(
       bodyParser: false,
     },
   );
+  // The stack is nobody's business.
+  app.disable('x-powered-by');
   // The routes as the controllers declare them: the OpenAPI document, and the methods of each path.
   const document = SwaggerModule.createDocument(
     app,
