@@ -34,18 +34,38 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
     case 'idempotency-conflict':
       return 'Run it again with exactly the same arguments, or pass a new --idempotency-key for a new request.';
     case 'invalid':
-      if (error.field === 'Idempotency-Key') {
-        return 'Pass --idempotency-key 1 to 255 printable ASCII characters without spaces, e.g. a UUID (uuidgen).';
-      }
-      if (/has no slots to backfill/.test(error.message ?? '')) {
-        return `Backfill an every or cron timer, or run sundial trigger ${key} to run a one-shot timer now.`;
-      }
-      return error.fix;
+      return invalidFix(error, key);
     case 'unavailable':
       // a write cut off after it was sent (refusals.outcomeUnknown): it may have been applied
       return /may or may not have been applied/.test(error.message ?? '')
         ? 'Run the same command again with the same --idempotency-key: a repeat changes nothing more. ' +
             `Without one, check with sundial get ${key} before running it again.`
+        : error.fix;
+    default:
+      return error.fix;
+  }
+}
+
+/**
+ * The fields whose fix names an API parameter or call rather than the flag (a spec's fields are
+ * named as the flags are, camelCase for kebab-case: those fixes are kept).
+ */
+function invalidFix(error: Partial<ErrorFields>, key: string): string | undefined {
+  const message = error.message ?? '';
+  switch (error.field) {
+    case 'Idempotency-Key':
+      return 'Pass --idempotency-key 1 to 255 printable ASCII characters without spaces, e.g. a UUID (uuidgen).';
+    case 'dueBefore':
+      return 'Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d from now.';
+    case 'status':
+      return /dueBefore lists pending timers only/.test(message)
+        ? 'Leave out --status (or pass --status pending) with --due-before.'
+        : error.fix;
+    case 'cursor':
+      return 'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.';
+    case 'key':
+      return /has no slots to backfill/.test(message)
+        ? `Backfill an every or cron timer, or run sundial trigger ${key} to run a one-shot timer now.`
         : error.fix;
     default:
       return error.fix;

@@ -241,6 +241,42 @@ describe('sundial CLI: the request each command sends', () => {
         'Run the same command again with the same --idempotency-key: a repeat changes nothing more. Without one, check with sundial get k before running it again.',
       ],
       [
+        ['list', '--due-before', 'soon'],
+        400,
+        refusals
+          .invalid(
+            'dueBefore',
+            'dueBefore "soon" is not an instant',
+            'Pass dueBefore as epoch ms (over HTTP: …).',
+          )
+          .toJSON(),
+        'Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d from now.',
+      ],
+      [
+        ['list', '--status', 'failed', '--due-before', '+1h'],
+        400,
+        refusals
+          .invalid(
+            'status',
+            'dueBefore lists pending timers only, but status is "failed"',
+            'Omit status (or pass status=pending) with dueBefore.',
+          )
+          .toJSON(),
+        'Leave out --status (or pass --status pending) with --due-before.',
+      ],
+      [
+        ['list', '--cursor', 'bogus'],
+        400,
+        refusals
+          .invalid(
+            'cursor',
+            'The cursor is not one list() returned.',
+            'Pass the nextCursor of the previous page, or omit it to start over.',
+          )
+          .toJSON(),
+        'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.',
+      ],
+      [
         ['list'],
         404,
         {
@@ -258,7 +294,9 @@ describe('sundial CLI: the request each command sends', () => {
       const printed = String(jest.mocked(process.stderr.write).mock.lastCall?.[0]);
       expect(printed).toMatch(/^sundial: [\w-]+/);
       expect(printed.split('\nfix: ')[1]).toBe(`${fix.replace('(URL)', `(${url})`)}\n`);
-      expect(printed.split('\nfix: ')[1]).not.toMatch(/\/v1\/|ifExists|requestId|Idempotency-Key|\w\(/);
+      expect(printed.split('\nfix: ')[1]).not.toMatch(
+        /\/v1\/|ifExists|requestId|Idempotency-Key|dueBefore|nextCursor|\w\(/,
+      );
     });
   });
 });
