@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { type ErrorBody, keyPath } from '@sundial/testing';
+import { type ErrorBody, keyPath, rawHttp } from '@sundial/testing';
 import { useScheduler } from './scheduler-fixture';
 
 /**
@@ -38,6 +38,26 @@ describe('HTTP API: edges a client hits', () => {
         expect((await app.raw.keys('*')).sort()).toEqual(before);
       },
     );
+
+    it('sent twice: 400 saying so (Node joins them into one text), nothing changed', async () => {
+      const before = (await app.raw.keys('*')).sort();
+      const body = '{"key":"ik:twice","handler":"log","delay":"1h"}';
+      const reply = await rawHttp(
+        Number(new URL(app.url).port),
+        'POST /v1/timers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          `Idempotency-Key: a\r\nIdempotency-Key: b\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect(reply.status).toBe(400);
+      expect(JSON.parse(reply.body)).toEqual({
+        error: {
+          reason: 'invalid',
+          field: 'Idempotency-Key',
+          message: 'Idempotency-Key was sent 2 times; a request has one.',
+          fix: 'Send one Idempotency-Key header, the same on every retry of the request.',
+        },
+      });
+      expect((await app.raw.keys('*')).sort()).toEqual(before);
+    });
 
     it('the same fields in another order (another JSON encoder) are a retry: the first answer', async () => {
       const sent = '{"key":"ik:order","handler":"log","delay":"1h","payload":{"a":1,"b":[1,{"y":2,"x":1}]}}';
