@@ -72,6 +72,22 @@ describe('HTTP edge of the scheduler', () => {
     });
   });
 
+  it.each([
+    ['GET /V1/timers (routes match without regard to case)', 'GET /V1/timers'],
+    ['the absolute form', 'GET http://x/v1/timers'],
+    ['DELETE /V1/timers?prefix=', 'DELETE /V1/timers?prefix='],
+    ['DELETE in the absolute form', 'DELETE http://x/v1/timers?prefix='],
+    ['both', 'DELETE http://x/V1/timers/edge%3Akept'],
+  ])('%s without the token: 401, nothing listed or cancelled', async (_what, requestLine) => {
+    await authorized('PUT', '/v1/timers/edge%3Akept', { handler: 'log', delay: '1h' });
+    const reply = await rawHttp(port, `${requestLine} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(reply.status).toBe(401);
+    expectErrorShape(JSON.parse(reply.body), 'unauthorized');
+    expect((await authorized<{ status: string }>('GET', '/v1/timers/edge%3Akept')).body.status).toBe(
+      'pending',
+    );
+  });
+
   it('a declared 10 MB body is refused with 413 from Content-Length at once, without waiting for it', async () => {
     const reply = await rawHttp(
       port,
@@ -96,8 +112,8 @@ describe('HTTP edge of the scheduler', () => {
 
   it.each([
     ['GET', '/nope'],
-    ['PATCH', '/v1/timers/k'],
-    ['DELETE', '/health/live'],
+    ['PATCH', '/v1/nope/k'],
+    ['DELETE', '/v1/timers/k/nope'],
   ])('%s %s (no such route) answers 404 in the JSON error shape', async (method, path) => {
     const reply = await authorized<ErrorBody>(method, path);
     expect(reply.status).toBe(404);

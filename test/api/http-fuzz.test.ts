@@ -8,6 +8,7 @@ import { createSchedulerApp } from '../../apps/scheduler/src/scheduler-app';
 import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
 import { type HttpClient, httpClient, keyPath, type RedisServer, startRedis } from '@sundial/testing';
 import { TEST_ENV } from '../local-cluster';
+import { jsonText, keyArb, specBody, whenValue } from './http-fuzz-values';
 
 /**
  * The HTTP API under fuzzed input (issue 8, "Also"): wrong types, huge and deep JSON, bad keys,
@@ -20,6 +21,16 @@ import { TEST_ENV } from '../local-cluster';
  * reconciler): they change the keyspace on their own time (a fuzzed `delay: 0` falls due at once),
  * and what is compared here is what a call itself does.
  */
+/**
+ * The run's seed: SUNDIAL_FUZZ_SEED replays a run (same calls in the same order, on the fresh Redis
+ * each run starts with); unset, each run draws its own, so runs keep covering new ground. A failure
+ * names it.
+ */
+const SEED = fuzzSeed(process.env.SUNDIAL_FUZZ_SEED);
+
+/** What the generators must reach in a run: calls that are taken, and each kind of refusal. */
+const OUTCOMES = ['accepted', 'invalid', 'unauthorized', 'payload-too-large', 'not-found'];
+
 describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', () => {
   const TOKEN = 'fuzz-token';
   const MAX_PAYLOAD = 2048;
@@ -70,39 +81,51 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
 
   it('holds for ~300 fuzzed calls', async () => {
     const seen = new Map<string, number>();
-    await fc.assert(
-      fc.asyncProperty(request(), async ({ method, path, body, headers }) => {
-        const before = await keyspace();
-        const reply = await api(method, path, undefined, { raw: body, headers });
-        const context = `${method} ${path} ${JSON.stringify(headers)} ${body?.slice(0, 200)} → ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`;
-        if (reply.status >= 500) throw new Error(`5xx: ${context}`);
-        const { error, dueAt } = (reply.body ?? {}) as { error?: Record<string, unknown>; dueAt?: unknown };
-        const outcome = reply.status < 400 ? 'accepted' : String(error?.reason);
-        seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
-        // An accepted timer's due is a real date (delay: 1e20 once gave one no Date can hold).
-        if (typeof dueAt === 'number' && Number.isNaN(new Date(dueAt).getTime())) {
-          throw new Error(`dueAt is not a date: ${context}`);
-        }
-        if (reply.status >= 400) {
-          if (!error || typeof error.reason !== 'string' || typeof error.fix !== 'string') {
-            throw new Error(`refusal without the error shape: ${context}`);
+    try {
+      await fc.assert(
+        fc.asyncProperty(request(), async ({ method, path, body, headers }) => {
+          const before = await keyspace();
+          const reply = await api(method, path, undefined, { raw: body, headers });
+          const context = `${method} ${path} ${JSON.stringify(headers)} ${body?.slice(0, 200)} → ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`;
+          if (reply.status >= 500) throw new Error(`5xx: ${context}`);
+          const { error, dueAt } = (reply.body ?? {}) as { error?: Record<string, unknown>; dueAt?: unknown };
+          const outcome = reply.status < 400 ? 'accepted' : String(error?.reason);
+          seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
+          // An accepted timer's due is a real date (delay: 1e20 once gave one no Date can hold).
+          if (typeof dueAt === 'number' && Number.isNaN(new Date(dueAt).getTime())) {
+            throw new Error(`dueAt is not a date: ${context}`);
           }
-          const after = await keyspace();
-          const changed = changedKeys(before, after);
-          if (changed.length > 0) throw new Error(`a refused call changed ${changed.join(', ')}: ${context}`);
-        }
-      }),
-      { numRuns: 300, interruptAfterTimeLimit: 25_000 },
-    );
-    // The generators reach both sides: calls that are taken, and each kind of refusal.
-    expect(Object.fromEntries(seen)).toMatchObject({
-      accepted: expect.any(Number),
-      invalid: expect.any(Number),
-      unauthorized: expect.any(Number),
-      'payload-too-large': expect.any(Number),
-      'not-found': expect.any(Number),
-    });
+          if (reply.status >= 400) {
+            if (!error || typeof error.reason !== 'string' || typeof error.fix !== 'string') {
+              throw new Error(`refusal without the error shape: ${context}`);
+            }
+            const after = await keyspace();
+            const changed = changedKeys(before, after);
+            if (changed.length > 0)
+              throw new Error(`a refused call changed ${changed.join(', ')}: ${context}`);
+          }
+        }),
+        { numRuns: 300, interruptAfterTimeLimit: 25_000, seed: SEED },
+      );
+      // The generators reach both sides: calls that are taken, and each kind of refusal.
+      const missing = OUTCOMES.filter((outcome) => !seen.has(outcome));
+      if (missing.length > 0) {
+        throw new Error(
+          `no call ended ${missing.join(', ')}; seen: ${JSON.stringify(Object.fromEntries(seen))}`,
+        );
+      }
+    } catch (error) {
+      throw withSeed(error);
+    }
   }, 60_000);
+
+  it('is replayable: a seed draws the same calls every time (nothing in the generators is unseeded)', () => {
+    const draw = () => fc.sample(request(), { seed: SEED, numRuns: 100 });
+    expect(draw()).toEqual(draw());
+    expect(fuzzSeed('-123')).toBe(-123);
+    expect(fuzzSeed('4294967295')).toBe(-1);
+    expect(() => fuzzSeed('abc')).toThrow(/SUNDIAL_FUZZ_SEED=abc is not a 32-bit integer/);
+  });
 
   /** One fuzzed HTTP call. */
   function request() {
@@ -130,9 +153,22 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
       'application/x-www-form-urlencoded',
       undefined,
     );
+    const queryName = fc.constantFrom('prefix', 'status', 'limit', 'cursor', 'dueBefore', 'count', 'x');
+    const queryValue = fc.oneof(
+      fc.constantFrom('1', '5', 'a:'),
+      fc.string({ unit: 'grapheme', maxLength: 30 }),
+    );
     const timersCall = fc.oneof(
-      fc.record({ method: fc.constant('POST'), path: fc.constant('/v1/timers'), body: specBody(true) }),
-      fc.record({ method: fc.constant('PUT'), path: keyArb().map(keyPath), body: specBody(false) }),
+      fc.record({
+        method: fc.constant('POST'),
+        path: fc.constant('/v1/timers'),
+        body: specBody(true, MAX_PAYLOAD),
+      }),
+      fc.record({
+        method: fc.constant('PUT'),
+        path: keyArb().map(keyPath),
+        body: specBody(false, MAX_PAYLOAD),
+      }),
       fc.record({
         method: fc.constant('POST'),
         path: fc
@@ -142,17 +178,29 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
       }),
       fc.record({
         method: fc.constantFrom('DELETE', 'GET'),
-        path: fc.oneof(
-          keyArb().map(keyPath),
-          // a list without a query: always taken (an unknown parameter such as `x` is refused)
-          fc.constant('/v1/timers'),
-          fc
-            .tuple(
-              fc.constantFrom('prefix', 'status', 'limit', 'cursor', 'dueBefore', 'x'),
-              fc.string({ unit: 'grapheme', maxLength: 30 }),
-            )
-            .map(([name, value]) => `/v1/timers?${name}=${encodeURIComponent(value)}`),
-        ),
+        path: fc
+          .tuple(
+            fc.oneof(
+              fc.constant('/v1/timers'),
+              fc
+                .tuple(keyArb(), fc.constantFrom('', '/history', '/next', '/describe'))
+                .map(([key, view]) => `${keyPath(key)}${view}`),
+            ),
+            // none (a list without a query is always taken), a route's own, another route's, an
+            // unknown one (`x`), the same one twice
+            fc.oneof(
+              fc.array(fc.tuple(queryName, queryValue), { maxLength: 3 }),
+              fc.tuple(queryName, queryValue, queryValue).map(([name, a, b]) => [
+                [name, a],
+                [name, b],
+              ]),
+            ),
+          )
+          .map(([route, query]) =>
+            query.length === 0
+              ? route
+              : `${route}?${query.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&')}`,
+          ),
         body: fc.constant(undefined),
       }),
     );
@@ -179,190 +227,24 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
         },
       }));
   }
-
-  /** A body for POST (with key) or PUT (key in the path): a spec, a broken one, or no JSON at all. */
-  function specBody(withKey: boolean): fc.Arbitrary<string | undefined> {
-    // Mostly one schedule field (so the rest of the spec is what is tested), sometimes any mix.
-    const schedule = fc.oneof(
-      { weight: 3, arbitrary: fc.record({ delay: timeValue() }) },
-      { weight: 3, arbitrary: fc.record({ every: timeValue() }) },
-      { weight: 2, arbitrary: fc.record({ at: atValue() }) },
-      {
-        weight: 2,
-        arbitrary: fc.record(
-          {
-            cron: fc.oneof(
-              fc.constantFrom('0 0 1 1 *', '* * * *', '0 0 30 2 *', '61 * * * *', ''),
-              anyValue(),
-            ),
-            tz: fc.oneof(fc.constantFrom('UTC', 'America/Toronto', 'Mars/Base', ''), anyValue()),
-          },
-          { requiredKeys: ['cron'] },
-        ),
-      },
-      fc.record({ delay: timeValue(), every: timeValue(), at: atValue() }, { requiredKeys: [] }),
-    );
-    // A spec that would be taken, then up to two fields set to something odd: most calls then
-    // differ from a valid one in one place, which is where validation has to hold.
-    const field = fc.oneof(
-      fc.constantFrom('key', 'handler', 'payload', 'delay', 'every', 'at', 'cron', 'tz', 'maxRuns'),
-      fc.constantFrom('awaitTask', 'removeOnComplete', 'meta', 'ifExists', 'delivery', 'unknownField', ''),
-    );
-    const oddValue = fc.oneof(
-      anyValue(),
-      timeValue(),
-      atValue(),
-      fc.constantFrom(
-        '0 0 1 1 *',
-        '* * * *',
-        '0 0 30 2 *',
-        'Mars/Base',
-        'UTC',
-        'keep',
-        'replace',
-        'at-most-once',
-      ),
-      fc.constantFrom(1, 0, -1, 1.5, 1e20, { nested: { deep: [1, 2, { x: null }] } }),
-    );
-    const spec = fc
-      .tuple(
-        fc.record({ key: keyArb(), handler: fc.constantFrom('log', 'http') }),
-        schedule,
-        fc.array(fc.tuple(field, oddValue), { maxLength: 2 }),
-      )
-      .map(([base, when, odd]) => {
-        const value: Record<string, unknown> = { ...base, ...when, ...Object.fromEntries(odd) };
-        if (!withKey) delete value.key;
-        return value;
-      });
-    return fc.oneof(
-      { weight: 8, arbitrary: jsonText(spec) },
-      jsonText(anyValue()),
-      fc.constantFrom(
-        undefined,
-        '',
-        '{',
-        '{"key": NaN}',
-        '{"key":"a","handler":"log","delay":Infinity}',
-        '{"key":"a","handler":"log","delay":1e999}',
-        '{"key":"a","handler":"log","delay":-1e999}',
-        '{"key":"a","handler":"log","delay":"3600000","__proto__":{"every":1}}',
-        '{"key":"a","handler":"log","constructor":{"prototype":{"x":1}},"delay":"2h"}',
-        'null',
-        '[]',
-        '"string"',
-        '\u0000',
-        '\uFEFF{"key":"a","handler":"log","delay":"2h"}',
-      ),
-      fc.nat({ max: 20_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
-      fc
-        .nat({ max: 20_000 })
-        .map(
-          (depth) =>
-            `{"key":"deep","handler":"log","delay":"2h","payload":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`,
-        ),
-      fc
-        .integer({ min: MAX_PAYLOAD, max: 200_000 })
-        .map((size) =>
-          JSON.stringify({ key: 'big', handler: 'log', delay: '2h', payload: 'x'.repeat(size) }),
-        ),
-    );
-  }
-
-  /** A delay or every: valid values are an hour or more; the rest is wrong in every way we know. */
-  function timeValue(): fc.Arbitrary<unknown> {
-    return fc.oneof(
-      fc.constantFrom(3_600_000, '1h', '2.5h', '14d', 36_525 * 86_400_000, '36525d'),
-      fc.constantFrom(
-        0,
-        -1,
-        99,
-        1e20,
-        -1e20,
-        Number.MAX_VALUE,
-        Number.MIN_VALUE,
-        1e15,
-        '1hr',
-        '1e20d',
-        '-5s',
-        ' 1h',
-        'NaN',
-        'Infinity',
-        '٣h',
-        '1ｈ',
-      ),
-      fc.double({ min: 3_600_000, noNaN: true }),
-      anyValue(),
-    );
-  }
-
-  function atValue(): fc.Arbitrary<unknown> {
-    return fc.oneof(
-      fc.constantFrom(
-        '2099-01-01T00:00:00Z',
-        4_102_444_800_000,
-        '2099-01-01T00:00:00',
-        '2099-13-01T00:00:00Z',
-        8.64e15 + 1,
-        -1,
-        '+275760-09-13T00:00:00.001Z',
-      ),
-      anyValue(),
-    );
-  }
-
-  /** The body of a reschedule: { delay } | { at }, or something else. */
-  function whenValue(): fc.Arbitrary<unknown> {
-    return fc.oneof(
-      fc.record({ delay: timeValue() }),
-      fc.record({ at: atValue() }),
-      fc.record({ delay: timeValue(), at: atValue() }),
-      anyValue(),
-    );
-  }
-
-  /** A key: a few valid ones timers share, or a malformed one. */
-  function keyArb(): fc.Arbitrary<string> {
-    return fc.oneof(
-      { weight: 3, arbitrary: fc.constantFrom('a', 'b', 'fz:1', 'fz:2', 'fz/x@y.z') },
-      fc.constantFrom(
-        '',
-        ' ',
-        'a b',
-        'é',
-        '💥',
-        '..',
-        '../..',
-        '%00',
-        'k'.repeat(257),
-        'a\nb',
-        '*',
-        '?',
-        '#',
-      ),
-      fc.string({ unit: 'grapheme', maxLength: 20 }),
-    );
-  }
-
-  function anyValue(): fc.Arbitrary<unknown> {
-    return fc.oneof(
-      fc.constantFrom(null, true, false, 0, -0, '', 'x'.repeat(300), '\u202e', '😀', { __proto__: null }),
-      fc.double(),
-      fc.string({ unit: 'grapheme', maxLength: 30 }),
-      fc.array(fc.integer(), { maxLength: 5 }),
-      fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
-    );
-  }
-
-  /** JSON.stringify, keeping what JSON cannot say as the literal a careless client would send. */
-  function jsonText(value: fc.Arbitrary<unknown>): fc.Arbitrary<string | undefined> {
-    return value.map((v) =>
-      JSON.stringify(v, (_key, item: unknown) =>
-        typeof item === 'number' && !Number.isFinite(item) ? `__${item}__` : item,
-      )?.replace(/"__(NaN|Infinity|-Infinity)__"/g, '$1'),
-    );
-  }
 });
+
+/** SUNDIAL_FUZZ_SEED as fast-check's seed (a 32-bit integer), or a new one when it is unset. */
+function fuzzSeed(text: string | undefined): number {
+  if (text === undefined || text.trim() === '') return (Math.random() * 2 ** 32) | 0;
+  const seed = Number(text);
+  if (!Number.isInteger(seed) || seed < -(2 ** 31) || seed >= 2 ** 32) {
+    throw new Error(`SUNDIAL_FUZZ_SEED=${text} is not a 32-bit integer: pass the seed a failed run printed`);
+  }
+  return seed | 0;
+}
+
+/** The failure, with the seed that replays the run in front of its message. */
+function withSeed(error: unknown): Error {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  failure.message = `replay with SUNDIAL_FUZZ_SEED=${SEED}\n${failure.message}`;
+  return failure;
+}
 
 /** A value read from Redis, in a form that is equal exactly when the values are. */
 function canonical(value: unknown): string {

@@ -1,36 +1,26 @@
 import type { ListResult } from '@sundial/core';
-import { type ErrorBody, type HttpClient, keyPath, type RedisServer, startRedis } from '@sundial/testing';
-import Redis from 'ioredis';
-import { type RunningApp, startScheduler } from '../local-cluster';
+import { type ErrorBody, keyPath } from '@sundial/testing';
+import { useScheduler } from './scheduler-fixture';
 
 /**
  * docs/spec.md §2, §5.2: refusals at the HTTP edge, in HTTP terms, changing nothing. Unknown query
  * parameters were ignored (`GET /v1/timers?prefx=inv:`, a typo, listed every timer, and
  * `DELETE /v1/timers?prefix=&staus=paused` cancelled them all); a not-found from the TimersApi suggested
- * `list()`, the in-process call; a POST without a body said "got undefined".
+ * `list()`, the in-process call; a POST without a body said "got undefined". Routes without a query
+ * ignored one (`DELETE /v1/timers/:key?force=1` cancelled), and a parameter given twice was an array
+ * where a string was expected (500 on history, next, describe and preview).
  */
 describe('HTTP API: refusals at the edge', () => {
-  let redis: RedisServer;
-  let raw: Redis;
-  let scheduler: RunningApp;
-  let api: HttpClient;
+  const app = useScheduler();
+  const { api, refused } = app;
   const timer = keyPath('qp:inv:1');
   const missing = keyPath('hw:missing');
+  const spec = { key: 'qp:new', handler: 'log', every: '1h' };
 
   beforeAll(async () => {
-    redis = await startRedis();
-    raw = new Redis(redis.url);
-    scheduler = await startScheduler(redis.url);
-    api = scheduler.api;
     for (const key of ['qp:inv:1', 'qp:other:1']) {
       expect((await api('POST', '/v1/timers', { key, handler: 'log', every: '1h' })).status).toBe(201);
     }
-  });
-
-  afterAll(async () => {
-    await scheduler?.close();
-    raw?.disconnect();
-    await redis?.stop();
   });
 
   describe('a query parameter the route does not take', () => {
@@ -60,17 +50,12 @@ describe('HTTP API: refusals at the edge', () => {
     ];
 
     it.each(cases)('%s %s: 400 invalid naming %s, nothing changed', async (method, path, name, fix) => {
-      const before = (await raw.keys('*')).sort();
-      const body = method === 'POST' ? { key: 'qp:new', handler: 'log', every: '1h' } : undefined;
-      const reply = await api<ErrorBody>(method, path, body);
-      expect(reply.status).toBe(400);
-      expect(reply.body.error).toEqual({
+      expect(await refused(method, path, method === 'POST' ? spec : undefined)).toEqual({
         reason: 'invalid',
         field: name,
         message: `${fix.replace(/^Did you mean \w+\? /, '').replace(/ takes .*/, '')} takes no query parameter "${name}".`,
         fix,
       });
-      expect((await raw.keys('*')).sort()).toEqual(before);
     });
 
     it('the parameters a route takes still work', async () => {
@@ -78,6 +63,112 @@ describe('HTTP API: refusals at the edge', () => {
       expect(listed.status).toBe(200);
       expect(listed.body.items.map((t) => t.key)).toEqual(['qp:inv:1']);
       expect((await api('GET', `${timer}/describe?count=2&limit=3`)).status).toBe(200);
+    });
+  });
+
+  describe('every /v1 route, whether or not it takes a query', () => {
+    interface Operation {
+      parameters?: { name: string; in: string }[];
+      requestBody?: unknown;
+    }
+
+    it('refuses a parameter its OpenAPI entry does not list, naming what it takes; nothing changed', async () => {
+      const document = await api<{ paths: Record<string, Record<string, Operation>> }>('GET', '/docs-json');
+      const routes = Object.entries(document.body.paths)
+        .filter(([path]) => path.startsWith('/v1/'))
+        .flatMap(([path, operations]) =>
+          Object.entries(operations).map(([method, op]) => ({ path, method, op })),
+        );
+      // every route of the §5.2 table: those without a query were the ones that ignored one
+      expect(routes.length).toBeGreaterThanOrEqual(17);
+      const before = (await app.raw.keys('*')).sort();
+      for (const { path, method, op } of routes) {
+        const route = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`;
+        const url = path.replace('{key}', encodeURIComponent('qp:inv:1')).replace('{id}', 'x');
+        const known = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+        const reply = await api<ErrorBody>(method.toUpperCase(), `${url}?zz=1`);
+        expect({ route, status: reply.status, error: reply.body.error }).toEqual({
+          route,
+          status: 400,
+          error: {
+            reason: 'invalid',
+            field: 'zz',
+            message: `${route} takes no query parameter "zz".`,
+            fix: known.length
+              ? expect.stringMatching(new RegExp(`^${route} takes [\\w, ]+\\.$`))
+              : `Remove "zz" from the query: ${route} takes no query parameters${op.requestBody ? ' (its settings go in the JSON body)' : ''}.`,
+          },
+        });
+        // the parameters the fix lists are the ones the OpenAPI document lists
+        const listed = known.length ? / takes ([\w, ]+)\.$/.exec(reply.body.error.fix)![1].split(', ') : [];
+        expect([route, listed.sort()]).toEqual([route, known.sort()]);
+      }
+      // DELETE /v1/timers/:key?zz=1 cancelled nothing, POST …/pause?zz=1 paused nothing
+      expect((await app.raw.keys('*')).sort()).toEqual(before);
+      expect((await api<{ status: string }>('GET', timer)).body.status).toBe('pending');
+    });
+
+    it('POST /v1/timers?ifExists=replace says the setting goes in the body; DELETE …?force=1 cancels nothing', async () => {
+      const body = { key: 'qp:inv:1', handler: 'log', every: '2h' };
+      const post = await api<ErrorBody>('POST', '/v1/timers?ifExists=replace', body);
+      expect(post.status).toBe(400);
+      expect(post.body.error.fix).toBe(
+        'Remove "ifExists" from the query: POST /v1/timers takes no query parameters (its settings go in the JSON body).',
+      );
+      expect((await api<ErrorBody>('DELETE', `${timer}?force=1`)).body.error).toMatchObject({
+        reason: 'invalid',
+        field: 'force',
+        fix: 'Remove "force" from the query: DELETE /v1/timers/:key takes no query parameters.',
+      });
+      expect((await api<{ everyMs: number }>('GET', timer)).body.everyMs).toBe(3_600_000);
+    });
+
+    it('leaves /health and /metrics alone (probes and scrapers add their own query)', async () => {
+      expect((await api('GET', '/health/live?probe=1')).status).toBe(200);
+      expect((await api('GET', '/metrics?name[]=x')).status).toBe(200);
+    });
+  });
+
+  describe('a query parameter given twice', () => {
+    it.each([
+      ['GET', '/v1/timers?prefix=qp:inv:&prefix=qp:other:', 'prefix'],
+      ['DELETE', '/v1/timers?prefix=qp:&prefix=', 'prefix'],
+      ['GET', `${timer}/history?limit=1&limit=2`, 'limit'],
+      ['GET', `${timer}/next?count=1&count=1`, 'count'],
+      ['GET', `${timer}/describe?count=1&limit=2&limit=3`, 'limit'],
+      ['POST', '/v1/preview?count=2&count=3', 'count'],
+    ])('%s %s: 400 invalid naming it, no value picked, nothing changed', async (method, path, name) => {
+      expect(await refused(method, path, method === 'POST' ? spec : undefined)).toEqual({
+        reason: 'invalid',
+        field: name,
+        message: expect.stringMatching(new RegExp(` takes ${name} once; the query gives it 2 times\\.$`)),
+        fix: `Send ${name} once, with the one value meant (one request per value).`,
+      });
+    });
+  });
+
+  describe('a body on a route that takes none', () => {
+    it.each([
+      ['POST', 'pause', { delay: '1h' }],
+      ['POST', 'trigger', { force: true }],
+      ['DELETE', '', { force: true }],
+      ['POST', 'resume', null],
+    ])('%s …/%s with %j: 400 invalid field body, nothing changed', async (method, action, body) => {
+      expect(await refused(method, action ? `${timer}/${action}` : timer, body)).toEqual({
+        reason: 'invalid',
+        field: 'body',
+        message: expect.stringMatching(
+          /^(POST|DELETE|GET) \/v1\/timers\/:key\S* takes no body, and the request had one\.$/,
+        ),
+        fix: 'Send the request without a body (or with {}): this route reads nothing from it.',
+      });
+    });
+
+    it('{} (what some clients send on every POST) is no body', async () => {
+      await api('PUT', keyPath('qp:b:1'), { handler: 'log', every: '1h' });
+      expect((await api<{ status: string }>('POST', `${keyPath('qp:b:1')}/pause`, {})).body.status).toBe(
+        'paused',
+      );
     });
   });
 
@@ -109,14 +200,11 @@ describe('HTTP API: refusals at the edge', () => {
     ])(
       '%s %s without a body: 400 invalid saying there was no body, nothing changed',
       async (method, path) => {
-        const before = (await raw.keys('*')).sort();
-        const reply = await api<ErrorBody>(method, path);
-        expect(reply.status).toBe(400);
-        expect(reply.body.error).toMatchObject({ reason: 'invalid', field: 'body' });
-        expect(reply.body.error.message).toMatch(/no body/);
-        expect(reply.body.error.message).not.toMatch(/undefined/);
-        expect(reply.body.error.fix).toMatch(/^Send a JSON body/);
-        expect((await raw.keys('*')).sort()).toEqual(before);
+        const error = await refused(method, path);
+        expect(error).toMatchObject({ reason: 'invalid', field: 'body' });
+        expect(error.message).toMatch(/no body/);
+        expect(error.message).not.toMatch(/undefined/);
+        expect(error.fix).toMatch(/^Send a JSON body/);
       },
     );
   });

@@ -132,7 +132,7 @@ describe('sundial CLI against a running cluster', () => {
       /^sundial: invalid \(field every\): .*minimum interval.* \[HTTP 400\]\nfix: .+/,
     );
     expect((await sundial(['get', 'cli:bad'])).stderr).toMatch(
-      /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: /,
+      /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: Check the key; sundial list --prefix cli: lists the live timers\.\n$/,
     );
 
     const jsonRefusal = await sundial(['pause', 'cli:missing', '--json']);

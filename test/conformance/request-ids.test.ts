@@ -63,6 +63,17 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(await h.timers.get('a')).not.toBeNull();
   });
 
+  it('the same arguments with their fields in another order are a retry, not a conflict', async () => {
+    const h = await backend.open();
+    const payload = { b: 2, a: { d: 4, c: 3 } };
+    const first = await h.timers.schedule({ ...spec, payload }, { requestId: 'o' });
+    const reordered = { delay: spec.delay, payload: { a: { c: 3, d: 4 }, b: 2 }, handler: 'work', key: 'k' };
+    expect(await h.timers.schedule(reordered, { requestId: 'o' })).toEqual(first);
+    await expect(
+      h.timers.schedule({ ...reordered, payload: { a: { c: 3, d: 5 }, b: 2 } }, { requestId: 'o' }),
+    ).rejects.toMatchObject({ reason: 'idempotency-conflict' });
+  });
+
   it('a refused call is not remembered: its retry runs again, and its id is free for another call', async () => {
     const h = await backend.open();
     await expect(h.timers.pause('k', { requestId: 'p' })).rejects.toMatchObject({ reason: 'not-found' });

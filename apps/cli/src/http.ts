@@ -1,4 +1,5 @@
 import { CliError, EXIT, type ErrorFields } from './cli-error';
+import { cliFix, type RefusalContext } from './cli-fix';
 
 /** The scheduler's HTTP API (docs/spec.md §5.2) at SUNDIAL_URL, with SUNDIAL_TOKEN as the bearer token. */
 export interface SundialHttp {
@@ -10,6 +11,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** the timer the request is about: a refusal's fix names it in the command to run */
+  key?: string;
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
@@ -40,7 +43,7 @@ export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
       const text = await response.text();
       const body = parseJson(text);
       if (response.ok) return body as T;
-      throw refusal(response.status, body, text, token !== undefined && token !== '');
+      throw refusal(body, text, { status: response.status, url, withToken: !!token, key: options.key });
     },
   };
 }
@@ -53,20 +56,18 @@ function parseJson(text: string): unknown {
   }
 }
 
-function refusal(status: number, body: unknown, text: string, withToken: boolean): CliError {
+function refusal(body: unknown, text: string, context: RefusalContext): CliError {
+  const { status } = context;
   const error = (body as { error?: Partial<ErrorFields> } | null)?.error;
   const fields: ErrorFields = {
     reason: error?.reason ?? `http-${status}`,
     ...(error?.field !== undefined && { field: error.field }),
     message: error?.message ?? (text.slice(0, 200) || `the scheduler answered ${status}`),
-    // The API's own fix for 401 names its header; the CLI sends the header from SUNDIAL_TOKEN.
     fix:
-      status === 401
-        ? `${withToken ? "SUNDIAL_TOKEN is not the scheduler's token: set" : 'Set'} SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN.`
-        : (error?.fix ??
-          (status === 404
-            ? 'Check SUNDIAL_URL points at a Sundial scheduler of this version.'
-            : 'See the scheduler logs.')),
+      cliFix(error ?? {}, context) ??
+      (status === 404
+        ? 'Check SUNDIAL_URL points at a Sundial scheduler of this version.'
+        : 'See the scheduler logs.'),
   };
   return new CliError(fields, status >= 500 ? EXIT.unavailable : EXIT.refused, status);
 }

@@ -1,4 +1,6 @@
-import type { Timer } from '@sundial/core';
+import { refusals, type SundialError, type Timer } from '@sundial/core';
+import { KEY_NOT_FOUND_FIX } from '../../scheduler/src/http-error.filter';
+import { idempotencyConflict } from '../../scheduler/src/idempotency-key';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from './args';
@@ -175,5 +177,126 @@ describe('sundial CLI: the request each command sends', () => {
     expect(process.stderr.write).toHaveBeenLastCalledWith(
       expect.stringContaining("fix: SUNDIAL_TOKEN is not the scheduler's token: set SUNDIAL_TOKEN to"),
     );
+  });
+
+  describe('a refusal’s fix is the command to run, not the HTTP route, header or in-process call', () => {
+    /** The error body the scheduler sends for `error` (its filter's rewrites included). */
+    const sent = (error: SundialError, over: object = {}) => ({ ...error.toJSON(), ...over });
+    const FROM_TO = ['--from', '2026-11-01T00:00:00Z', '--to', '2026-11-02T00:00:00Z'];
+    const cases: [string[], number, object, string][] = [
+      [
+        ['get', 'inv:42'],
+        404,
+        sent(refusals.notFound('inv:42'), { fix: KEY_NOT_FOUND_FIX }),
+        'Check the key; sundial list --prefix inv: lists the live timers.',
+      ],
+      [
+        ['history', 'solo'],
+        404,
+        sent(refusals.notFound('solo'), { fix: KEY_NOT_FOUND_FIX }),
+        'Check the key; sundial list lists the live timers.',
+      ],
+      [
+        ['schedule', '--key', 'a b', '--handler', 'log', '--delay', '1h'],
+        409,
+        sent(refusals.duplicateKey('a b')),
+        "Add --if-exists replace to supersede it, or --if-exists keep to get it back; or run sundial cancel 'a b' first.",
+      ],
+      [
+        ['pause', 'k'],
+        409,
+        sent(refusals.inactive('k', 'running', 'pause')),
+        'Wait for the run to end (sundial get k shows its status), or schedule it again with --if-exists replace to supersede the running work.',
+      ],
+      [
+        ['trigger', 'k'],
+        409,
+        sent(refusals.inactive('k', 'paused', 'trigger')),
+        'Run sundial resume k first.',
+      ],
+      [
+        ['cancel', 'k', '--idempotency-key', 'r1'],
+        422,
+        sent(refusals.idempotencyConflict('r1'), idempotencyConflict('r1')),
+        'Run it again with exactly the same arguments, or pass a new --idempotency-key for a new request.',
+      ],
+      [
+        ['resume', 'k', '--idempotency-key', 'é'],
+        400,
+        refusals
+          .invalid('Idempotency-Key', 'Idempotency-Key must be …', 'Pass e.g. a UUID: Idempotency-Key: x.')
+          .toJSON(),
+        'Pass --idempotency-key 1 to 255 printable ASCII characters without spaces, e.g. a UUID (uuidgen).',
+      ],
+      [
+        ['backfill', 'once:1', ...FROM_TO],
+        400,
+        sent(refusals.backfillNotPeriodic('once:1')),
+        'Backfill an every or cron timer, or run sundial trigger once:1 to run a one-shot timer now.',
+      ],
+      [
+        ['cancel', 'k'],
+        503,
+        sent(refusals.outcomeUnknown(new Error('Connection is closed.'))),
+        'Run the same command again with the same --idempotency-key: a repeat changes nothing more. Without one, check with sundial get k before running it again.',
+      ],
+      [
+        ['list', '--due-before', 'soon'],
+        400,
+        refusals
+          .invalid(
+            'dueBefore',
+            'dueBefore "soon" is not an instant',
+            'Pass dueBefore as epoch ms (over HTTP: …).',
+          )
+          .toJSON(),
+        'Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d from now.',
+      ],
+      [
+        ['list', '--status', 'failed', '--due-before', '+1h'],
+        400,
+        refusals
+          .invalid(
+            'status',
+            'dueBefore lists pending timers only, but status is "failed"',
+            'Omit status (or pass status=pending) with dueBefore.',
+          )
+          .toJSON(),
+        'Leave out --status (or pass --status pending) with --due-before.',
+      ],
+      [
+        ['list', '--cursor', 'bogus'],
+        400,
+        refusals
+          .invalid(
+            'cursor',
+            'The cursor is not one list() returned.',
+            'Pass the nextCursor of the previous page, or omit it to start over.',
+          )
+          .toJSON(),
+        'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.',
+      ],
+      [
+        ['list'],
+        404,
+        {
+          reason: 'not-found',
+          message: 'Cannot GET /v1/timers',
+          fix: 'See GET /docs for the routes this API offers.',
+        },
+        'Check that SUNDIAL_URL (URL) is the root of a Sundial scheduler of this version.',
+      ],
+    ];
+
+    it.each(cases)('sundial %j answered %i', async (argv, status, error, fix) => {
+      reply = { status, body: { error } };
+      expect(await main(argv, env())).toBe(status >= 500 ? 3 : 1);
+      const printed = String(jest.mocked(process.stderr.write).mock.lastCall?.[0]);
+      expect(printed).toMatch(/^sundial: [\w-]+/);
+      expect(printed.split('\nfix: ')[1]).toBe(`${fix.replace('(URL)', `(${url})`)}\n`);
+      expect(printed.split('\nfix: ')[1]).not.toMatch(
+        /\/v1\/|ifExists|requestId|Idempotency-Key|dueBefore|nextCursor|\w\(/,
+      );
+    });
   });
 });

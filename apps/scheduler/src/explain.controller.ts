@@ -8,13 +8,14 @@ import {
   PREVIEW_SCHEMA,
   TIMER_SPEC_SCHEMA,
 } from './openapi-schemas';
-import { knownQuery, QUERY_PARAMETERS, queryNumber } from './list-query-params';
+import { queryNumber } from './list-query-params';
 import { BODY_EXAMPLES, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
 /**
  * docs/spec.md §3.9 over HTTP: a timer's ledger, its coming due times, a spec's preview (nothing
- * written) and all of it at once. The TimersApi checks `count` and `limit` (1..100, 1..200) and the spec.
+ * written) and all of it at once. The TimersApi checks `count` and `limit` (1..100, 1..200) and the spec;
+ * RouteInputGuard has refused any other query parameter, and a repeated one.
  */
 @ApiTags('timers')
 @ApiBearerAuth()
@@ -30,9 +31,8 @@ export class ExplainController {
   @ApiResponse({ status: 200, schema: HISTORY_SCHEMA })
   async history(
     @Param('key') key: string,
-    @Query() query: Record<string, unknown>,
+    @Query('limit') limit?: string,
   ): Promise<{ key: string; entries: LedgerEntry[] }> {
-    const { limit } = knownQuery('GET /v1/timers/:key/history', query, QUERY_PARAMETERS.history);
     return { key, entries: await this.timers.history(key, { limit: queryNumber(limit) }) };
   }
 
@@ -42,9 +42,8 @@ export class ExplainController {
   @ApiResponse({ status: 200, schema: NEXT_SCHEMA })
   async next(
     @Param('key') key: string,
-    @Query() query: Record<string, unknown>,
+    @Query('count') count?: string,
   ): Promise<{ key: string; times: NextTime[] }> {
-    const { count } = knownQuery('GET /v1/timers/:key/next', query, QUERY_PARAMETERS.next);
     return { key, times: await this.timers.next(key, { count: queryNumber(count) }) };
   }
 
@@ -53,8 +52,11 @@ export class ExplainController {
   @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
   @ApiQuery({ name: 'limit', required: false, description: 'ledger entries (default 50, at most 200)' })
   @ApiResponse({ status: 200, schema: DESCRIPTION_SCHEMA })
-  describe(@Param('key') key: string, @Query() query: Record<string, unknown>): Promise<TimerDescription> {
-    const { count, limit } = knownQuery('GET /v1/timers/:key/describe', query, QUERY_PARAMETERS.describe);
+  describe(
+    @Param('key') key: string,
+    @Query('count') count?: string,
+    @Query('limit') limit?: string,
+  ): Promise<TimerDescription> {
     return this.timers.describe(key, { count: queryNumber(count), limit: queryNumber(limit) });
   }
 
@@ -64,8 +66,7 @@ export class ExplainController {
   @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
   @ApiBody({ schema: TIMER_SPEC_SCHEMA })
   @ApiResponse({ status: 200, schema: PREVIEW_SCHEMA })
-  preview(@Body() body: unknown, @Query() query: Record<string, unknown>): Promise<Preview> {
-    const { count } = knownQuery('POST /v1/preview', query, QUERY_PARAMETERS.preview);
+  preview(@Body() body: unknown, @Query('count') count?: string): Promise<Preview> {
     const spec = requiredBody(body, 'POST /v1/preview', BODY_EXAMPLES.spec) as TimerSpec;
     return this.timers.preview(spec, { count: queryNumber(count) });
   }

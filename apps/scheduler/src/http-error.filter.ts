@@ -1,7 +1,9 @@
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
-import { Catch, HttpException } from '@nestjs/common';
+import { Catch, HttpException, NotFoundException } from '@nestjs/common';
 import type { SundialErrorReason, SundialLogger } from '@sundial/core';
 import { isSundialError, SUNDIAL_HTTP_STATUS } from '@sundial/core';
+import { idempotencyConflict } from './idempotency-key';
+import type { AllowedMethods } from './route-methods';
 
 export const BODY_TOO_LARGE_FIX =
   'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.';
@@ -10,16 +12,30 @@ export const BODY_TOO_LARGE_FIX =
 export const KEY_NOT_FOUND_FIX =
   'Check the key (URL-encoded in the path); GET /v1/timers?prefix=<scope> lists the live timers.';
 
+const PATH_ENCODING_FIX =
+  'URL-encode the key in the path (encodeURIComponent): a key is letters, digits and : _ - . / @, a "/" in it as %2F.';
+
 /** Refusals raised by the HTTP stack itself (body parser, router), in the same vocabulary. */
 const REASON_BY_STATUS: Record<number, { reason: SundialErrorReason; fix: string }> = {
   400: { reason: 'invalid', fix: 'Send a JSON body (Content-Type: application/json) and URL-encoded keys.' },
   404: { reason: 'not-found', fix: 'See GET /docs for the routes this API offers.' },
   413: { reason: 'payload-too-large', fix: BODY_TOO_LARGE_FIX },
+  // body-parser refuses a charset it cannot decode (`application/json; charset=latin1`)
+  415: {
+    reason: 'invalid',
+    fix: 'Send the body as UTF-8 JSON: Content-Type application/json, with no charset or charset=utf-8.',
+  },
 };
 
-/** The part of Express's response this filter uses. */
+/** The parts of Express's request and response this filter uses. */
 interface JsonResponse {
   status(code: number): { json(body: unknown): void };
+  setHeader(name: string, value: string): void;
+}
+interface HeadersRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 interface ErrorBody {
@@ -32,27 +48,51 @@ interface ErrorBody {
 /** Every error answers `{ error: { reason, field?, message, fix } }` with its status of docs/spec.md §2. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: SundialLogger) {}
+  constructor(
+    private readonly logger: SundialLogger,
+    private readonly allowed: AllowedMethods = () => undefined,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const [status, body] = this.describe(exception);
-    host.switchToHttp().getResponse<JsonResponse>().status(status).json(body);
+    const http = host.switchToHttp();
+    const [request, response] = [http.getRequest<HeadersRequest>(), http.getResponse<JsonResponse>()];
+    // The router's 404 for a path a route has, with another method: 405 with the methods it takes.
+    const path = request.url.split('?')[0];
+    const methods = exception instanceof NotFoundException ? this.allowed(path) : undefined;
+    if (methods) {
+      response.setHeader('allow', methods.join(', '));
+      const takes = methods.filter((method) => method !== 'HEAD' && method !== 'OPTIONS').join(', ');
+      const error = {
+        reason: 'invalid',
+        message: `${request.method} is not a method of ${path}, which takes ${takes}`,
+        fix: `Use ${takes} (GET /docs lists each route).`,
+      };
+      return void response.status(405).json({ error });
+    }
+    const [status, body] = this.describe(exception, request);
+    response.status(status).json(body);
   }
 
   /** The status and the JSON body that answer `exception`. */
-  private describe(exception: unknown): [number, { error: ErrorBody } | object] {
+  private describe(exception: unknown, request: HeadersRequest): [number, { error: ErrorBody } | object] {
     if (isSundialError(exception)) {
       const error = exception.toJSON();
       // not-found from the TimersApi (reschedule, pause, resume, trigger, backfill, history, …): the
       // in-process fix names list(); over HTTP the way to the live keys is the route.
       if (error.reason === 'not-found' && error.field === 'key') error.fix = KEY_NOT_FOUND_FIX;
+      // The TimersApi names its requestId (for PUT, one derived from the header): the caller sent a header.
+      if (error.reason === 'idempotency-conflict') {
+        Object.assign(error, idempotencyConflict(request.headers['idempotency-key']));
+      }
       return [SUNDIAL_HTTP_STATUS[exception.reason] ?? 400, { error }];
     }
     const status = httpStatusOf(exception);
     const message = (exception as Error).message;
     if (status !== undefined && status < 500) {
       const { reason, fix } = REASON_BY_STATUS[status] ?? { reason: 'invalid', fix: 'See GET /docs.' };
-      return [status, { error: { reason, message, fix } }];
+      // the router's refusal of a path segment that is not percent-encoding (`/v1/timers/%E0%A4%A`)
+      const badPath = status === 400 && message.startsWith('Failed to decode param');
+      return [status, { error: { reason, message, fix: badPath ? PATH_ENCODING_FIX : fix } }];
     }
     // Nest's own 5xx answers keep their body: /health/ready's 503 says what is down.
     if (exception instanceof HttpException) {

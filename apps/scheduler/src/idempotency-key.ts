@@ -1,6 +1,7 @@
-import { Headers } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { requestFingerprint, validateRequestId, type WriteOptions } from '@sundial/core';
+import { refusals, requestFingerprint, validateRequestId, type WriteOptions } from '@sundial/core';
+import type { IncomingMessage } from 'node:http';
 
 const HEADER = 'Idempotency-Key';
 
@@ -18,8 +19,21 @@ export const Idempotent = (): MethodDecorator =>
       'printable ASCII characters, e.g. a UUID.',
   });
 
-/** The route's `Idempotency-Key` header, as it came (undefined when absent). */
-export const IdempotencyKey = (): ParameterDecorator => Headers(HEADER.toLowerCase());
+/**
+ * The route's `Idempotency-Key` header, as it came (undefined when absent). Sent more than once, it is
+ * refused rather than read as the one text Node joins them into (`a, b`, "without spaces" refused).
+ */
+export const IdempotencyKey = createParamDecorator((_data: unknown, context: ExecutionContext) => {
+  const sent = context.switchToHttp().getRequest<IncomingMessage>().headersDistinct[HEADER.toLowerCase()];
+  if (sent && sent.length > 1) {
+    throw refusals.invalid(
+      HEADER,
+      `${HEADER} was sent ${sent.length} times; a request has one.`,
+      `Send one ${HEADER} header, the same on every retry of the request.`,
+    );
+  }
+  return sent?.[0];
+});
 
 /**
  * The WriteOptions of a call from the route's `Idempotency-Key`. `step` names one of several calls a
@@ -29,4 +43,20 @@ export function writeOptions(idempotencyKey: string | undefined, step?: string):
   if (idempotencyKey === undefined) return undefined;
   const requestId = validateRequestId(idempotencyKey, HEADER);
   return { requestId: step === undefined ? requestId : `${step}:${requestFingerprint(HEADER, [requestId])}` };
+}
+
+/**
+ * An `idempotency-conflict` in the caller's terms: the TimersApi names its `requestId` (and for PUT a
+ * request id derived from the header, which the caller never saw); over HTTP it is the header.
+ */
+export function idempotencyConflict(idempotencyKey: unknown): {
+  field: string;
+  message: string;
+  fix: string;
+} {
+  return {
+    field: HEADER,
+    message: `${HEADER} ${JSON.stringify(idempotencyKey)} was already used for another request (another route, timer, query or body).`,
+    fix: `Retry with exactly the same request, or send a new ${HEADER} for a new request.`,
+  };
 }

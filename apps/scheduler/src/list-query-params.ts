@@ -1,37 +1,12 @@
 import type { ListOptions, TimerStatus } from '@sundial/core';
-import { refusals } from '@sundial/core';
 
+/** The query of `GET /v1/timers`, each value one string (RouteInputGuard refused the rest). */
 export interface ListQuery {
   prefix?: string;
   status?: string;
   limit?: string;
   cursor?: string;
   dueBefore?: string;
-}
-
-/** The query parameters each route takes (docs/spec.md §5.2); any other is refused. */
-export const QUERY_PARAMETERS = {
-  list: ['prefix', 'status', 'limit', 'cursor', 'dueBefore'],
-  cancelAll: ['prefix'],
-  history: ['limit'],
-  next: ['count'],
-  describe: ['count', 'limit'],
-  preview: ['count'],
-} as const;
-
-/**
- * The query of a route that takes `known`, refused with `invalid` (field = the parameter) when it holds
- * any other: an unknown parameter is most often a typo (`prefx=`), and ignoring it would answer, or for
- * `DELETE /v1/timers` cancel, more than was asked.
- */
-export function knownQuery<Name extends string>(
-  route: string,
-  query: Record<string, unknown>,
-  known: readonly Name[],
-): Partial<Record<Name, string>> {
-  const unknown = Object.keys(query).find((name) => !(known as readonly string[]).includes(name));
-  if (unknown !== undefined) throw refusals.unknownQueryParameter(unknown, route, known);
-  return query as Partial<Record<Name, string>>;
 }
 
 /** Query strings are text: convert them to `ListOptions`; the TimersApi validates the values. */

@@ -1,10 +1,13 @@
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { SundialLogger } from '@sundial/core';
 import { createNestLogger, createPino, SUNDIAL_LOGGER } from '@sundial/server';
+import { ApiTokenGuard } from './api-token';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
+import { RouteInputGuard } from './route-input';
+import { allowedMethods, answerRouteEdges } from './route-methods';
 import { parseBodies } from './request-body';
 import { serveOperatorUi } from './operator-ui';
 import type { SchedulerServiceFactory } from './scheduler-service';
@@ -27,11 +30,9 @@ export async function createSchedulerApp(
       bodyParser: false,
     },
   );
-  const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
-  // The token and a declared Content-Length over the limit are refused before any body is read.
-  refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
-  parseBodies(app, bodyLimit);
-  app.useGlobalFilters(new HttpErrorFilter(app.get<SundialLogger>(SUNDIAL_LOGGER)));
+  // The stack is nobody's business.
+  app.disable('x-powered-by');
+  // The routes as the controllers declare them: the OpenAPI document, and the methods of each path.
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -40,6 +41,16 @@ export async function createSchedulerApp(
       .addBearerAuth()
       .build(),
   );
+  const allowed = allowedMethods(document);
+  const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
+  // The token and a declared Content-Length over the limit are refused before any body is read.
+  refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
+  answerRouteEdges(app, allowed);
+  parseBodies(app, bodyLimit);
+  app.useGlobalFilters(new HttpErrorFilter(app.get<SundialLogger>(SUNDIAL_LOGGER), allowed));
+  // On the route matched: the API token (again: the edge goes by the URL), then input the route does
+  // not take (a query parameter, one given twice, a body) refused before the route runs.
+  app.useGlobalGuards(new ApiTokenGuard(config.apiToken), new RouteInputGuard(app.get(Reflector)));
   SwaggerModule.setup('docs', app, document);
   serveOperatorUi(app);
   return app;

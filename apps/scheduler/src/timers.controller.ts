@@ -14,7 +14,7 @@ import {
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { BackfillRange, ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
 import { isSundialError, refusals, SundialError } from '@sundial/core';
-import { knownQuery, parseListQuery, QUERY_PARAMETERS } from './list-query-params';
+import { type ListQuery, parseListQuery } from './list-query-params';
 import { Idempotent, IdempotencyKey, writeOptions } from './idempotency-key';
 import {
   BACKFILL_RESULT_SCHEMA,
@@ -87,8 +87,8 @@ export class TimersController {
     required: false,
     description: 'epoch ms or ISO instant: pending timers due by then, in due order',
   })
-  list(@Query() query: Record<string, unknown>): Promise<ListResult> {
-    return this.timers.list(parseListQuery(knownQuery('GET /v1/timers', query, QUERY_PARAMETERS.list)));
+  list(@Query() query: ListQuery): Promise<ListResult> {
+    return this.timers.list(parseListQuery(query));
   }
 
   @Get(':key')
@@ -104,11 +104,10 @@ export class TimersController {
   @ApiQuery({ name: 'prefix', required: true })
   @Idempotent()
   async cancelAll(
-    @Query() query: Record<string, unknown>,
+    @Query('prefix') prefix: string | undefined,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<{ cancelled: number }> {
-    const prefix: unknown = knownQuery('DELETE /v1/timers', query, QUERY_PARAMETERS.cancelAll).prefix;
-    if (typeof prefix !== 'string') {
+    if (prefix === undefined) {
       throw refusals.invalid(
         'prefix',
         'DELETE /v1/timers needs a prefix',

@@ -36,17 +36,38 @@ export const refusals = {
     new SundialError({ reason: 'invalid', ...(field !== undefined && { field }), message, fix }),
   /**
    * An HTTP query parameter the route does not take (a typo such as `prefx` must not widen a list or
-   * a cancelAll): `field` names it, the fix lists what the route takes.
+   * a cancelAll, and `?force=1` on a route without a query must not seem to do something): `field`
+   * names it, the fix lists what the route takes, or says it takes none (and, for a route with a body,
+   * that its settings go there: `POST /v1/timers?ifExists=replace`).
    */
-  unknownQueryParameter: (name: string, route: string, known: readonly string[]) => {
+  unknownQueryParameter: (name: string, route: string, known: readonly string[], withBody = false) => {
     const guess = closestName(name, known);
     return new SundialError({
       reason: 'invalid',
       field: name,
       message: `${route} takes no query parameter ${JSON.stringify(name)}.`,
-      fix: `${guess ? `Did you mean ${guess}? ` : ''}${route} takes ${known.join(', ')}.`,
+      fix:
+        known.length === 0
+          ? `Remove ${JSON.stringify(name)} from the query: ${route} takes no query parameters${withBody ? ' (its settings go in the JSON body)' : ''}.`
+          : `${guess ? `Did you mean ${guess}? ` : ''}${route} takes ${known.join(', ')}.`,
     });
   },
+  /** An HTTP query parameter given more than once (`?prefix=a&prefix=b`): no value is picked for the caller. */
+  repeatedQueryParameter: (name: string, route: string, values: unknown) =>
+    new SundialError({
+      reason: 'invalid',
+      field: name,
+      message: `${route} takes ${name} once; the query gives it ${Array.isArray(values) ? values.length : 'more than one'} times.`,
+      fix: `Send ${name} once, with the one value meant (one request per value).`,
+    }),
+  /** A body on an HTTP route that takes none: ignored, it would seem to have done something. */
+  unexpectedBody: (route: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'body',
+      message: `${route} takes no body, and the request had one.`,
+      fix: 'Send the request without a body (or with {}): this route reads nothing from it.',
+    }),
   /**
    * A process's `serve` list (SUNDIAL_SERVE_PARTITIONS) that is empty, names a partition twice, names
    * one that does not exist, or cannot be read; `field` names where it came from.

@@ -18,10 +18,21 @@ export function validateRequestId(requestId: unknown, field = 'requestId'): stri
   return requestId;
 }
 
-/** What a request asked for, to tell a true retry from another request under the same id. */
+/**
+ * What a request asked for, to tell a true retry from another request under the same id. Objects are
+ * read with their keys sorted: a retry that sends the same fields in another order (another client
+ * library, a JSON body rebuilt from a map) is the same request.
+ */
 export function requestFingerprint(operation: string, args: unknown[]): string {
   return createHash('sha256')
-    .update(JSON.stringify([operation, ...args]))
+    .update(JSON.stringify([operation, ...args], sortedKeys))
     .digest('base64url')
     .slice(0, 22);
+}
+
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }

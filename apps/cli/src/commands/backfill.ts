@@ -19,6 +19,7 @@ export const backfill: Command = {
     const answer = await api.request<{ key: string; slots: number }>('POST', timerPath(key, 'backfill'), {
       body: { from, to },
       headers: idempotencyHeader(option(args, 'idempotency-key')),
+      key,
     });
     out.result(answer, () => `backfill of ${key}: ${answer.slots} slot(s) to run`);
   },

@@ -14,6 +14,7 @@ export const cancel: Command = {
     const key = requireKey(args, usage);
     const answer = await api.request<{ cancelled: true }>('DELETE', timerPath(key), {
       headers: idempotencyHeader(option(args, 'idempotency-key')),
+      key,
     });
     out.result({ key, ...answer }, () => `cancelled ${key}`);
   },

@@ -12,7 +12,8 @@ export const get: Command = {
   usage,
   async run({ args, api, out }) {
     onlyOptions(args, ['show-payload'], usage);
-    const timer = await api.request<Timer>('GET', timerPath(requireKey(args, usage)));
+    const key = requireKey(args, usage);
+    const timer = await api.request<Timer>('GET', timerPath(key), { key });
     out.result(timer, () => timerText(timer, flag(args, 'show-payload')));
   },
 };

@@ -18,6 +18,7 @@ export const history: Command = {
       timerPath(key, 'history'),
       {
         query: { limit: option(args, 'limit') },
+        key,
       },
     );
     out.result(answer, () =>

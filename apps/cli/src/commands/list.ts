@@ -1,6 +1,7 @@
 import type { ListResult, Timer } from '@sundial/core';
 import { flag, onlyOptions, option, type ParsedArgs } from '../args';
 import { usageError } from '../cli-error';
+import { shellWord } from '../cli-fix';
 import type { Command } from '../command';
 import type { SundialHttp } from '../http';
 import { lastRun, schedule, table, time } from '../output';
@@ -61,14 +62,10 @@ function text({ items, nextCursor }: ListResult, args: ParsedArgs): string {
   if (nextCursor) {
     const rest = [...args.options]
       .filter(([name]) => name !== 'cursor')
-      .map(([n, v]) => (v === true ? `--${n}` : `--${n} ${quote(v)}`));
+      .map(([n, v]) => (v === true ? `--${n}` : `--${n} ${shellWord(v)}`));
     lines.push(`more: sundial list ${[...rest, `--cursor ${nextCursor}`].join(' ')}`);
   }
   return lines.join('\n');
-}
-
-function quote(value: string): string {
-  return /^[\w:.,+@/-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -15,6 +15,7 @@ export const next: Command = {
     const key = requireKey(args, usage);
     const answer = await api.request<{ key: string; times: NextTime[] }>('GET', timerPath(key, 'next'), {
       query: { count: option(args, 'count') },
+      key,
     });
     out.result(answer, () => timesTable(answer.times, `${key} will not run again on its schedule`));
   },

@@ -17,6 +17,7 @@ export const schedule: Command = {
     const timer = await api.request<Timer>('POST', 'timers', {
       body: spec,
       headers: idempotencyHeader(option(args, 'idempotency-key')),
+      ...(typeof spec.key === 'string' && { key: spec.key }),
     });
     out.result(timer, () => `scheduled\n${timerText(timer)}`);
   },

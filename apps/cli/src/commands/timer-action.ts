@@ -18,6 +18,7 @@ export function timerAction(action: 'pause' | 'resume' | 'trigger', done: string
       const key = requireKey(args, usage);
       const timer = await api.request<Timer>('POST', timerPath(key, action), {
         headers: idempotencyHeader(option(args, 'idempotency-key')),
+        key,
       });
       out.result(timer, () => `${done} ${timer.key}: status ${timer.status}, version ${timer.version}`);
     },

@@ -1,0 +1,94 @@
+import type { ErrorFields } from './cli-error';
+
+/** What the CLI knows about a refused request, to phrase its fix. */
+export interface RefusalContext {
+  status: number;
+  /** SUNDIAL_URL, as used */
+  url: string;
+  /** whether SUNDIAL_TOKEN was set */
+  withToken: boolean;
+  /** the timer the command was about, when it names one */
+  key?: string;
+}
+
+/**
+ * The API's fix in the CLI's terms (docs/spec.md §5.6): the API names its routes, headers, body fields
+ * and calls (`GET /v1/timers?prefix=`, `Idempotency-Key`, `ifExists: 'replace'`); a CLI user runs
+ * commands with flags. A fix with nothing of the kind in it is kept as the API wrote it.
+ */
+export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): string | undefined {
+  const key = context.key === undefined ? '<key>' : shellWord(context.key);
+  if (context.status === 401) {
+    return `${context.withToken ? "SUNDIAL_TOKEN is not the scheduler's token: set" : 'Set'} SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN.`;
+  }
+  switch (error.reason) {
+    case 'not-found':
+      return error.field === 'key'
+        ? `Check the key; ${listCommand(context.key)} lists the live timers.`
+        : // no such route: SUNDIAL_URL is not a scheduler's root, or the scheduler is older than the CLI
+          `Check that SUNDIAL_URL (${context.url}) is the root of a Sundial scheduler of this version.`;
+    case 'duplicate-key':
+      return `Add --if-exists replace to supersede it, or --if-exists keep to get it back; or run sundial cancel ${key} first.`;
+    case 'inactive':
+      return inactiveFix(error, key);
+    case 'idempotency-conflict':
+      return 'Run it again with exactly the same arguments, or pass a new --idempotency-key for a new request.';
+    case 'invalid':
+      return invalidFix(error, key);
+    case 'unavailable':
+      // a write cut off after it was sent (refusals.outcomeUnknown): it may have been applied
+      return /may or may not have been applied/.test(error.message ?? '')
+        ? 'Run the same command again with the same --idempotency-key: a repeat changes nothing more. ' +
+            `Without one, check with sundial get ${key} before running it again.`
+        : error.fix;
+    default:
+      return error.fix;
+  }
+}
+
+/**
+ * The fields whose fix names an API parameter or call rather than the flag (a spec's fields are
+ * named as the flags are, camelCase for kebab-case: those fixes are kept).
+ */
+function invalidFix(error: Partial<ErrorFields>, key: string): string | undefined {
+  const message = error.message ?? '';
+  switch (error.field) {
+    case 'Idempotency-Key':
+      return 'Pass --idempotency-key 1 to 255 printable ASCII characters without spaces, e.g. a UUID (uuidgen).';
+    case 'dueBefore':
+      return 'Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d from now.';
+    case 'status':
+      return /dueBefore lists pending timers only/.test(message)
+        ? 'Leave out --status (or pass --status pending) with --due-before.'
+        : error.fix;
+    case 'cursor':
+      return 'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.';
+    case 'key':
+      return /has no slots to backfill/.test(message)
+        ? `Backfill an every or cron timer, or run sundial trigger ${key} to run a one-shot timer now.`
+        : error.fix;
+    default:
+      return error.fix;
+  }
+}
+
+/** running: wait, or replace it; paused: resume it. The status is the one the message names. */
+function inactiveFix(error: Partial<ErrorFields>, key: string): string | undefined {
+  const status = /while it is (\w+)/.exec(error.message ?? '')?.[1];
+  if (status === 'paused') return `Run sundial resume ${key} first.`;
+  if (status === 'running') {
+    return `Wait for the run to end (sundial get ${key} shows its status), or schedule it again with --if-exists replace to supersede the running work.`;
+  }
+  return error.fix;
+}
+
+/** `sundial list --prefix <the key's scope>`: the key up to its last `:` or `/`, where it has one. */
+function listCommand(key: string | undefined): string {
+  const scope = key?.slice(0, Math.max(key.lastIndexOf(':'), key.lastIndexOf('/')) + 1);
+  return scope ? `sundial list --prefix ${shellWord(scope)}` : 'sundial list';
+}
+
+/** A word as a shell takes it: as it is when it is plain, else single-quoted. */
+export function shellWord(value: string): string {
+  return /^[\w:.,+@/-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
