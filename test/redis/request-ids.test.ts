@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { scriptOfCall } from '@sundial/redis';
 import { ReplyDropper } from '@sundial/testing';
 import { keysUnder, useStore } from './store-fixture';
@@ -83,5 +84,25 @@ describe('requestId on RedisTimers', () => {
       await timers.dispose();
       await proxy.stop();
     }
+  });
+
+  it("a retry across the upgrade that sorted a fingerprint's keys is the same request, not a conflict", async () => {
+    const timers = store.open();
+    const at = Date.parse('2026-03-01T00:00:00Z');
+    await timers.schedule({ key: 'b', handler: 'h', every: '1h' });
+    const range = { to: at + 2 * 3_600_000, from: at }; // fields not in sorted order, as a caller may send
+    const first = await timers.backfill('b', range, { requestId: 'up' });
+    expect(first.slots).toBeGreaterThan(0);
+    // The fingerprint as the release before sorted keys stored it: the same arguments, keys as sent.
+    const legacy = createHash('sha256')
+      .update(JSON.stringify(['backfill', 'b', range]))
+      .digest('base64url')
+      .slice(0, 22);
+    await store.raw.set(`${timers.keys.prefix}:request:up`, legacy, 'KEEPTTL');
+    expect(await timers.backfill('b', range, { requestId: 'up' })).toEqual(first);
+    const other = await timers
+      .backfill('b', { from: at, to: at }, { requestId: 'up' })
+      .catch((e: unknown) => e);
+    expect(other).toMatchObject({ reason: 'idempotency-conflict' });
   });
 });

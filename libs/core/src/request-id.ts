@@ -24,10 +24,26 @@ export function validateRequestId(requestId: unknown, field = 'requestId'): stri
  * library, a JSON body rebuilt from a map) is the same request.
  */
 export function requestFingerprint(operation: string, args: unknown[]): string {
-  return createHash('sha256')
-    .update(JSON.stringify([operation, ...args], sortedKeys))
-    .digest('base64url')
-    .slice(0, 22);
+  return digest(JSON.stringify([operation, ...args], sortedKeys));
+}
+
+/**
+ * Whether `stored`, the fingerprint a request id was first used with, names the request `fingerprint`
+ * names: the same, or what the releases before sorted keys made of the same arguments. Redis keeps a
+ * fingerprint for the request window (24 h), so a retry sent across an upgrade must not be refused as
+ * another request.
+ */
+export function sameRequest(
+  stored: string,
+  fingerprint: string,
+  operation: string,
+  args: unknown[],
+): boolean {
+  return stored === fingerprint || stored === digest(JSON.stringify([operation, ...args]));
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
 }
 
 function sortedKeys(_key: string, value: unknown): unknown {

@@ -3,6 +3,7 @@ import {
   isSundialError,
   refusals,
   requestFingerprint,
+  sameRequest,
   validateRequestId,
   type WriteOptions,
 } from '@sundial/core';
@@ -52,7 +53,9 @@ export class WriteRequests {
     const fingerprint = requestFingerprint(operation, args);
     const key = `${this.prefix}:request:${requestId}`;
     const first = await this.redis.set(key, fingerprint, 'PX', this.windowMs, 'NX', 'GET');
-    if (first !== null && first !== fingerprint) throw refusals.idempotencyConflict(requestId);
+    if (first !== null && !sameRequest(first, fingerprint, operation, args)) {
+      throw refusals.idempotencyConflict(requestId);
+    }
     const requests = (part: string) => ({ id: `${requestId}:${part}`, memoryMs: this.windowMs });
     const forget = async () => {
       if (first === null) await this.redis.del(key).catch(() => undefined);
