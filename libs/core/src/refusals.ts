@@ -83,6 +83,14 @@ export const refusals = {
           fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
         });
   },
+  /** A start (the apps, `SundialModule`, `SundialWorkerModule`) that waited for Redis in vain. */
+  startWait: (waitedMs: number, why: string) =>
+    new SundialError({
+      reason: 'unavailable',
+      field: 'connection',
+      message: `Redis did not answer within ${waitedMs} ms at start: ${why}`,
+      fix: "Check that Redis is up and reachable at the connection's address (REDIS_URL; SundialModule's connection) and that its credentials are right; SundialModule's startWaitMs sets how long a start waits (default 30000).",
+    }),
   /**
    * A write cut off from Redis after it was sent (issue 8): it may have been applied before the
    * connection failed, so the answer says so, and that a retry with the same requestId is safe.
