@@ -73,6 +73,21 @@ describe('@OnTimer on the memory backend', () => {
     await moduleRef.get(Timers).dispose();
   });
 
+  it('refuses a misspelt handler name, the fix naming the @OnTimer method to write', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [Mailer, InvoiceReminders],
+    }).compile();
+    await moduleRef.init();
+    const refused = moduleRef.get(Timers).schedule({ key: 'k', handler: 'invoice.remindd', delay: '1d' });
+    await expect(refused).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'handler',
+      fix: `Did you mean "invoice.remind"? Use it, or register "invoice.remindd": an @OnTimer('invoice.remindd') method in a Nest app, or createEngine({ handlers }).`,
+    });
+    await moduleRef.close();
+  });
+
   it('finds handlers in providers of imported modules, beside the handlers option', async () => {
     @Module({ providers: [Mailer, InvoiceReminders] })
     class RemindersModule {}

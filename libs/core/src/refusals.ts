@@ -6,6 +6,10 @@ import { SundialError } from './errors';
  * `field`, `message`) and what to write instead (`fix`). Used by the engine, the Redis store, the
  * worker and the HTTP API.
  */
+/** Where a handler of the in-memory engine comes from: a Nest app's methods, or createEngine's option. */
+export const registerHandler = (name: string): string =>
+  `an @OnTimer('${name}') method in a Nest app, or createEngine({ handlers })`;
+
 export const refusals = {
   duplicateKey: (key: string) =>
     new SundialError({
@@ -119,8 +123,8 @@ export const refusals = {
       message: `no handler named "${name}" is registered with this ${where}`,
       fix:
         where === 'engine'
-          ? `Register a handler named "${name}" in createEngine({ handlers }), or replace the timer with one whose handler is registered.`
-          : `Register "${name}" on the worker — the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option — or replace the timer with one whose handler is registered.`,
+          ? `Register a handler named "${name}" (${registerHandler(name)}), or replace the timer with one whose handler is registered.`
+          : `Register "${name}" on the worker — an @OnTimer('${name}') method of an app running SundialWorkerModule, the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option — or replace the timer with one whose handler is registered.`,
     }),
   /** A slot policy (catchup, catchupWindow, jitter, startAt, endAt: docs/spec.md §3.3c) on a one-shot timer. */
   periodicOnly: (field: string, value: string) =>
