@@ -96,6 +96,17 @@ export const refusals = {
       fix: "Check that Redis is up and reachable at the connection's address (REDIS_URL; SundialModule's connection) and that its credentials are right; SundialModule's startWaitMs sets how long a start waits (default 30000).",
     }),
   /**
+   * SundialWorkerModule's `configKey`: a BullModule connection that reaches another Redis or database than
+   * SundialModule's, where the fire jobs are added, so its workers would take none.
+   */
+  configKeyElsewhere: (configKey: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'configKey',
+      message: `BullModule.forRoot('${configKey}') connects the fire queues' workers to another Redis or database than SundialModule's connection, where the fire jobs are added: they would take none.`,
+      fix: `Give BullModule.forRoot('${configKey}', …) the Redis and database of SundialModule's connection, or drop configKey (the fire queues then use SundialModule's connection).`,
+    }),
+  /**
    * A write cut off from Redis after it was sent (issue 8): it may have been applied before the
    * connection failed, so the answer says so, and that a retry with the same requestId is safe.
    */

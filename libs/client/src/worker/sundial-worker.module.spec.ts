@@ -112,6 +112,20 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
     await app.close();
   });
 
+  it('refuses a configKey connection that reaches another database than SundialModule’s', async () => {
+    // Its workers would wait on an empty queue while the fire jobs pile up where the dispatcher adds them.
+    const p = `w${prefix++}`;
+    const app = await Test.createTestingModule({
+      imports: [
+        BullModule.forRoot('elsewhere', { connection: { url: `${redis.url}/3` } }),
+        SundialModule.forRoot({ connection: redis.url, prefix: p }),
+        SundialWorkerModule.forRoot({ prefix: p, configKey: 'elsewhere' }),
+      ],
+    }).compile();
+    apps.push(app);
+    await expect(app.init()).rejects.toMatchObject({ reason: 'invalid', field: 'configKey' });
+  });
+
   it('an existing ioredis client: duplicated, never closed by Sundial', async () => {
     const p = `w${prefix++}`;
     const client = new Redis(redis.url);
