@@ -1,4 +1,4 @@
-import { Injectable, Module } from '@nestjs/common';
+import { Controller, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { type JsonValue, type TimerContext, VirtualClock } from '@sundial/core';
 import { OnTimer, SundialModule, Timers } from './index';
@@ -85,6 +85,27 @@ describe('@OnTimer on the memory backend', () => {
       field: 'handler',
       fix: `Did you mean "invoice.remind"? Use it, or register "invoice.remindd": an @OnTimer('invoice.remindd') method in a Nest app, or createEngine({ handlers }).`,
     });
+    await moduleRef.close();
+  });
+
+  it('finds the methods of a controller too, as @nestjs/schedule finds its @Cron methods', async () => {
+    @Controller('reports')
+    class ReportsController {
+      readonly runs: string[] = [];
+      @OnTimer('reports.ping')
+      ping(_payload: JsonValue, ctx: TimerContext): void {
+        this.runs.push(ctx.key);
+      }
+    }
+    const clock = new VirtualClock(0);
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+      controllers: [ReportsController],
+    }).compile();
+    await moduleRef.init();
+    await moduleRef.get(Timers).schedule({ key: 'ping:1', handler: 'reports.ping', delay: 10 });
+    await clock.advance(10);
+    expect(moduleRef.get(ReportsController).runs).toEqual(['ping:1']);
     await moduleRef.close();
   });
 
