@@ -95,6 +95,15 @@ export const refusals = {
       message: `Redis did not answer within ${waitedMs} ms at start: ${why}`,
       fix: "Check that Redis is up and reachable at the connection's address (REDIS_URL; SundialModule's connection) and that its credentials are right; SundialModule's startWaitMs sets how long a start waits (default 30000).",
     }),
+  /** SundialWorkerModule in an app where no SundialModule is visible to it (none, or one not global). */
+  workerWithoutSundialModule: () =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'imports',
+      message:
+        'SundialWorkerModule runs the timers of SundialModule, but no SundialModule.forRoot or forRootAsync is visible to it.',
+      fix: 'Import SundialModule.forRoot({ connection }) or forRootAsync(…) beside SundialWorkerModule.forRoot(…); it is global unless isGlobal: false, which makes it visible only in the module that imports it.',
+    }),
   /**
    * SundialWorkerModule's `configKey`: a BullModule connection that reaches another Redis or database than
    * SundialModule's, where the fire jobs are added, so its workers would take none.

@@ -295,6 +295,13 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
     );
   });
 
+  it('refuses a worker module without SundialModule, saying so (not a DI error on a symbol)', async () => {
+    const refused = await Test.createTestingModule({ imports: [SundialWorkerModule.forRoot()] })
+      .compile()
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ reason: 'invalid', field: 'imports' });
+  });
+
   it('refuses a worker whose partitions differ from SundialModule’s', async () => {
     const app = await Test.createTestingModule({
       imports: [
