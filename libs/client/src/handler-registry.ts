@@ -1,4 +1,4 @@
-import { SundialError, type TimerHandler } from '@sundial/core';
+import { SundialError, type TimerHandler, validateHandler } from '@sundial/core';
 import type { DistributedCronMetadata } from './decorators/distributed-cron.decorator';
 
 /** A `@DistributedCron` method found at boot; its handler is registered under `name` too. */
@@ -21,8 +21,17 @@ export class TimerHandlerRegistry {
     for (const [name, handler] of Object.entries(plain)) this.add(name, handler, plainOwner);
   }
 
-  /** Registers `name`; a name already registered stops the app at boot, naming both owners. */
+  /**
+   * Registers `name`; a name no timer could use, or one already registered, stops the app at boot,
+   * naming its owner (both owners).
+   */
   add(name: string, handler: TimerHandler, owner: string): void {
+    try {
+      validateHandler(name);
+    } catch (error) {
+      const refused = (error as SundialError).toJSON();
+      throw new SundialError({ ...refused, message: `${owner}: ${refused.message}` });
+    }
     const first = this.owners.get(name);
     if (first !== undefined) {
       throw new SundialError({

@@ -73,6 +73,25 @@ describe('@OnTimer on the memory backend', () => {
     await moduleRef.get(Timers).dispose();
   });
 
+  it('a handler name no timer could use stops the app at boot, naming the method', async () => {
+    @Injectable()
+    class Spaced {
+      @OnTimer('send email')
+      send(): void {}
+    }
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [Spaced],
+    }).compile();
+    const refused = await moduleRef.init().catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      reason: 'invalid',
+      field: 'handler',
+      message: 'Spaced.send: handler "send email" contains " " at position 5',
+    });
+    await moduleRef.close();
+  });
+
   it('refuses a misspelt handler name, the fix naming the @OnTimer method to write', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [SundialModule.forRoot({ backend: 'memory' })],
