@@ -130,6 +130,18 @@ describe('README "Use it from your Nest app" in an app outside the checkout', ()
     }
   });
 
+  it('asks for its peers as ranges: an app installs the newest bullmq, ioredis… of a range', () => {
+    // `npm install @nestjs/bullmq` brings the newest bullmq 6.x; a peer pinned to one version (bullmq
+    // 6.7.0) refuses it (ERESOLVE) and stops the README's `npm install` of the libraries.
+    const exact = LIBS.flatMap((lib) => {
+      const manifest = JSON.parse(readFileSync(join(DIST, 'libs', lib, 'src', 'package.json'), 'utf8'));
+      return Object.entries<string>(manifest.peerDependencies ?? {})
+        .filter(([, range]) => /^\d+\.\d+\.\d+$/.test(range))
+        .map(([name, range]) => `@sundial/${lib}: ${name} ${range}`);
+    });
+    expect(exact).toEqual([]);
+  });
+
   it("compiles with the user's strict tsc", () => {
     expect(tsc.output).toBe('');
     expect(tsc.status).toBe(0);

@@ -1,9 +1,9 @@
 import {
   type Clock,
-  type Duration,
   isSundialError,
   SundialError,
   type TimerHandler,
+  validateHandler,
   withTimeout,
 } from '@sundial/core';
 import type { DistributedCronMetadata } from './decorators/distributed-cron.decorator';
@@ -35,10 +35,15 @@ export class TimerHandlerRegistry {
   }
 
   /**
-   * Registers `name` (bounded by its `timeout`, if given); a name already registered, or a timeout that
-   * is not one, stops the app at boot naming the owner.
+   * Registers `name`, bounded by its `timeout` if given; a name no timer could use, a timeout that is not
+   * one, or a name already registered stops the app at boot, naming its owner (both owners).
    */
   add(name: string, handler: TimerHandler, owner: string, options: HandlerOptions = {}): void {
+    const run = refusedAs(owner, () => {
+      validateHandler(name);
+      const { timeout } = options;
+      return timeout === undefined ? handler : withTimeout(handler, timeout, { name, clock: this.clock });
+    });
     const first = this.owners.get(name);
     if (first !== undefined) {
       throw new SundialError({
@@ -48,7 +53,6 @@ export class TimerHandlerRegistry {
         fix: `Give one of them another name: a handler name is unique in an app (@OnTimer, @DistributedCron and the handlers option share one namespace).`,
       });
     }
-    const run = options.timeout === undefined ? handler : this.timed(name, handler, owner, options.timeout);
     this.owners.set(name, owner);
     this.handlers[name] = run;
   }
@@ -58,22 +62,18 @@ export class TimerHandlerRegistry {
     this.crons.push(cron);
   }
 
-  private timed(
-    name: string,
-    handler: TimerHandler,
-    owner: string,
-    timeout: number | Duration,
-  ): TimerHandler {
-    try {
-      return withTimeout(handler, timeout, { name, clock: this.clock });
-    } catch (error) {
-      if (!isSundialError(error)) throw error;
-      throw new SundialError({ ...error.toJSON(), message: `${owner}: ${error.message}` });
-    }
-  }
-
   /** Who registered `name` (`Provider.method`), if anyone. */
   ownerOf(name: string): string | undefined {
     return this.owners.get(name);
+  }
+}
+
+/** What `make` returns, or its refusal with the message naming `owner` (`Provider.method: …`). */
+function refusedAs<T>(owner: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (!isSundialError(error)) throw error;
+    throw new SundialError({ ...error.toJSON(), message: `${owner}: ${error.message}` });
   }
 }

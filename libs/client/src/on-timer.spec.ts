@@ -1,4 +1,4 @@
-import { Injectable, Module } from '@nestjs/common';
+import { Controller, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { type JsonValue, type TimerContext, VirtualClock } from '@sundial/core';
 import { DistributedCron, OnTimer, SundialModule, Timers } from './index';
@@ -71,6 +71,61 @@ describe('@OnTimer on the memory backend', () => {
       "The timer handler 'invoice.remind' is declared twice: by InvoiceReminders.remind and by OtherReminders.remindAgain.",
     );
     await moduleRef.get(Timers).dispose();
+  });
+
+  it('a handler name no timer could use stops the app at boot, naming the method', async () => {
+    @Injectable()
+    class Spaced {
+      @OnTimer('send email')
+      send(): void {}
+    }
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [Spaced],
+    }).compile();
+    const refused = await moduleRef.init().catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      reason: 'invalid',
+      field: 'handler',
+      message: 'Spaced.send: handler "send email" contains " " at position 5',
+    });
+    await moduleRef.close();
+  });
+
+  it('refuses a misspelt handler name, the fix naming the @OnTimer method to write', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [Mailer, InvoiceReminders],
+    }).compile();
+    await moduleRef.init();
+    const refused = moduleRef.get(Timers).schedule({ key: 'k', handler: 'invoice.remindd', delay: '1d' });
+    await expect(refused).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'handler',
+      fix: `Did you mean "invoice.remind"? Use it, or register "invoice.remindd": an @OnTimer('invoice.remindd') method in a Nest app, or createEngine({ handlers }).`,
+    });
+    await moduleRef.close();
+  });
+
+  it('finds the methods of a controller too, as @nestjs/schedule finds its @Cron methods', async () => {
+    @Controller('reports')
+    class ReportsController {
+      readonly runs: string[] = [];
+      @OnTimer('reports.ping')
+      ping(_payload: JsonValue, ctx: TimerContext): void {
+        this.runs.push(ctx.key);
+      }
+    }
+    const clock = new VirtualClock(0);
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+      controllers: [ReportsController],
+    }).compile();
+    await moduleRef.init();
+    await moduleRef.get(Timers).schedule({ key: 'ping:1', handler: 'reports.ping', delay: 10 });
+    await clock.advance(10);
+    expect(moduleRef.get(ReportsController).runs).toEqual(['ping:1']);
+    await moduleRef.close();
   });
 
   it('finds handlers in providers of imported modules, beside the handlers option', async () => {

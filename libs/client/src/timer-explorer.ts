@@ -7,9 +7,9 @@ import { ON_TIMER, type OnTimerMetadata } from './decorators/on-timer.decorator'
 import { TimerHandlerRegistry } from './handler-registry';
 
 /**
- * Finds the `@OnTimer` and `@DistributedCron` methods of every provider at module init (as
- * `@nestjs/schedule`'s ScheduleExplorer and `@nestjs/bullmq`'s BullExplorer do) and registers them,
- * bound to their instance, in the app's TimerHandlerRegistry.
+ * Finds the `@OnTimer` and `@DistributedCron` methods of every controller and provider at module init
+ * (as `@nestjs/schedule`'s ScheduleExplorer does: a `@Cron` method of a controller moves there as it is)
+ * and registers them, bound to their instance, in the app's TimerHandlerRegistry.
  */
 @Injectable()
 export class TimerExplorer implements OnModuleInit {
@@ -21,7 +21,7 @@ export class TimerExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    for (const wrapper of this.discovery.getProviders()) {
+    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
       const instance: unknown = wrapper.instance;
       if (instance === null || typeof instance !== 'object') continue;
       const prototype = Object.getPrototypeOf(instance) as object | null;

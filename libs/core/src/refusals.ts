@@ -6,6 +6,10 @@ import { SundialError } from './errors';
  * `field`, `message`) and what to write instead (`fix`). Used by the engine, the Redis store, the
  * worker and the HTTP API.
  */
+/** Where a handler of the in-memory engine comes from: a Nest app's methods, or createEngine's option. */
+export const registerHandler = (name: string): string =>
+  `an @OnTimer('${name}') method in a Nest app, or createEngine({ handlers })`;
+
 export const refusals = {
   duplicateKey: (key: string) =>
     new SundialError({
@@ -104,6 +108,34 @@ export const refusals = {
           fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
         });
   },
+  /** A start (the apps, `SundialModule`, `SundialWorkerModule`) that waited for Redis in vain. */
+  startWait: (waitedMs: number, why: string) =>
+    new SundialError({
+      reason: 'unavailable',
+      field: 'connection',
+      message: `Redis did not answer within ${waitedMs} ms at start: ${why}`,
+      fix: "Check that Redis is up and reachable at the connection's address (REDIS_URL; SundialModule's connection) and that its credentials are right; SundialModule's startWaitMs sets how long a start waits (default 30000).",
+    }),
+  /** SundialWorkerModule in an app where no SundialModule is visible to it (none, or one not global). */
+  workerWithoutSundialModule: () =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'imports',
+      message:
+        'SundialWorkerModule runs the timers of SundialModule, but no SundialModule.forRoot or forRootAsync is visible to it.',
+      fix: 'Import SundialModule.forRoot({ connection }) or forRootAsync(…) beside SundialWorkerModule.forRoot(…); it is global unless isGlobal: false, which makes it visible only in the module that imports it.',
+    }),
+  /**
+   * SundialWorkerModule's `configKey`: a BullModule connection that reaches another Redis or database than
+   * SundialModule's, where the fire jobs are added, so its workers would take none.
+   */
+  configKeyElsewhere: (configKey: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'configKey',
+      message: `BullModule.forRoot('${configKey}') connects the fire queues' workers to another Redis or database than SundialModule's connection, where the fire jobs are added: they would take none.`,
+      fix: `Give BullModule.forRoot('${configKey}', …) the Redis and database of SundialModule's connection, or drop configKey (the fire queues then use SundialModule's connection).`,
+    }),
   /**
    * A write cut off from Redis after it was sent (issue 8): it may have been applied before the
    * connection failed, so the answer says so, and that a retry with the same requestId is safe.
@@ -132,8 +164,8 @@ export const refusals = {
       message: `no handler named "${name}" is registered with this ${where}`,
       fix:
         where === 'engine'
-          ? `Register a handler named "${name}" in createEngine({ handlers }), or replace the timer with one whose handler is registered.`
-          : `Register "${name}" on the worker — the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option — or replace the timer with one whose handler is registered.`,
+          ? `Register a handler named "${name}" (${registerHandler(name)}), or replace the timer with one whose handler is registered.`
+          : `Register "${name}" on the worker — an @OnTimer('${name}') method of an app running SundialWorkerModule, the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option — or replace the timer with one whose handler is registered.`,
     }),
   /** A slot policy (catchup, catchupWindow, jitter, startAt, endAt: docs/spec.md §3.3c) on a one-shot timer. */
   periodicOnly: (field: string, value: string) =>

@@ -253,7 +253,8 @@ function normalizeMeta(meta: unknown, maxBytes: number): JsonObject | undefined 
   return toJsonValue(meta, 'meta', maxBytes) as JsonObject;
 }
 
-function validateHandler(handler: unknown): string {
+/** A handler name (docs/spec.md §2): where it is declared (`@OnTimer`) as where it is used. */
+export function validateHandler(handler: unknown): string {
   return checkName(handler, 'handler', HANDLER_RULE);
 }
 

@@ -1,4 +1,4 @@
-import { Injectable, type Type } from '@nestjs/common';
+import { Injectable, Logger, type Type } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type TimerContext, VirtualClock } from '@sundial/core';
@@ -177,9 +177,17 @@ describe('@DistributedCron', () => {
       });
       await configured.close();
 
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       const removed = await boot(NoCron);
       const after = removed.get(Timers);
       expect(await after.get('cron:digest')).toBeNull();
+      // Said, as it is also what a service without the decorator does under the same appName.
+      expect(warn.mock.calls.map(([message]) => message)).toEqual([
+        expect.stringMatching(
+          /^removed cron:digest: no @DistributedCron\('digest'\) in this app \(appName 'app'\)/,
+        ),
+      ]);
+      warn.mockRestore();
       expect(await after.get('cron:digest.api')).toMatchObject({ cron: '0 9 * * *' });
       expect(await after.get('digest')).toMatchObject({ kind: 'interval' });
       await removed.close();

@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   type InjectionToken,
+  Logger,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
@@ -27,6 +28,7 @@ const DEFAULT_APP = 'app';
  */
 @Injectable()
 export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Sundial');
   private readonly app: string;
   private readonly owner: RowOwner;
   private stopFollowingReset = (): void => undefined;
@@ -64,7 +66,13 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     const declared = this.registry.crons.filter((cron) => !cron.disabled);
     for (const cron of declared) await this.ensure(cron);
     const keep = new Set(declared.map((cron) => cronKey(cron.name)));
-    await removeOwnedRows(this.timers, this.owner, keep, CRON_KEY_PREFIX);
+    for (const key of await removeOwnedRows(this.timers, this.owner, keep, CRON_KEY_PREFIX)) {
+      // Also what an app without the decorator does to another's rows under the same appName: said.
+      this.logger.warn(
+        `removed ${key}: no @DistributedCron('${key.slice(CRON_KEY_PREFIX.length)}') in this app (appName '${this.app}'). ` +
+          `A service with other @DistributedCron methods on this Redis and prefix needs an appName of its own.`,
+      );
+    }
   }
 
   private async ensure(cron: DiscoveredCron): Promise<void> {

@@ -112,6 +112,20 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
     await app.close();
   });
 
+  it('refuses a configKey connection that reaches another database than SundialModule’s', async () => {
+    // Its workers would wait on an empty queue while the fire jobs pile up where the dispatcher adds them.
+    const p = `w${prefix++}`;
+    const app = await Test.createTestingModule({
+      imports: [
+        BullModule.forRoot('elsewhere', { connection: { url: `${redis.url}/3` } }),
+        SundialModule.forRoot({ connection: redis.url, prefix: p }),
+        SundialWorkerModule.forRoot({ prefix: p, configKey: 'elsewhere' }),
+      ],
+    }).compile();
+    apps.push(app);
+    await expect(app.init()).rejects.toMatchObject({ reason: 'invalid', field: 'configKey' });
+  });
+
   it('an existing ioredis client: duplicated, never closed by Sundial', async () => {
     const p = `w${prefix++}`;
     const client = new Redis(redis.url);
@@ -279,6 +293,13 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
     expect(() => SundialWorkerModule.forRoot({ partitions: 2, serve: [0, 2] })).toThrow(
       expect.objectContaining({ reason: 'invalid', field: 'serve' }) as Error,
     );
+  });
+
+  it('refuses a worker module without SundialModule, saying so (not a DI error on a symbol)', async () => {
+    const refused = await Test.createTestingModule({ imports: [SundialWorkerModule.forRoot()] })
+      .compile()
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ reason: 'invalid', field: 'imports' });
   });
 
   it('refuses a worker whose partitions differ from SundialModule’s', async () => {

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
-import { SundialError } from '@sundial/core';
+import { refusals, SundialError } from '@sundial/core';
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
@@ -53,12 +53,13 @@ export class SundialWorkerModule {
       { provide: SUNDIAL_WORKER_OPTIONS, useValue: options },
       {
         provide: FIRE_RUNNER,
-        useFactory: (sundial: SundialModuleOptions, registry: TimerHandlerRegistry) => {
+        useFactory: (sundial: SundialModuleOptions | undefined, registry: TimerHandlerRegistry) => {
+          const redis = redisOptionsOf(sundial, options);
           for (const [name, handler] of Object.entries(options.handlers ?? {})) {
             registry.add(name, handler, 'SundialWorkerModule handlers');
           }
           const runner = new TimerRunner({
-            ...redisOptionsOf(sundial, options),
+            ...redis,
             handlers: registry.handlers,
             concurrency: options.concurrency,
             leaseMs: options.leaseMs,
@@ -67,30 +68,31 @@ export class SundialWorkerModule {
             serve: served,
             consumers: 'external',
             observer: new SundialMetrics(options.metricsRegistry),
-            logger: sundial.logger,
+            logger: redis.logger,
           });
           // The processors were named when the module was defined; the connection decides the tags.
           if (runner.keys.tagging !== keys.tagging) throw taggingMismatch(runner.keys.tagging);
           return runner;
         },
-        inject: [SUNDIAL_MODULE_OPTIONS, TimerHandlerRegistry],
+        inject: [SUNDIAL_OPTIONAL, { token: TimerHandlerRegistry, optional: true }],
       },
       {
         provide: FIRE_LOOPS,
-        useFactory: (sundial: SundialModuleOptions): FireLoops | null => {
+        useFactory: (sundial: SundialModuleOptions | undefined): FireLoops | null => {
           if (!options.dispatch) return null;
-          const shared = { ...redisOptionsOf(sundial, options), serve: served, logger: sundial.logger };
+          const redis = redisOptionsOf(sundial, options);
+          const shared = { ...redis, serve: served, logger: redis.logger };
           // What a scheduler exports beside its loops (docs/spec.md §6.1): an app that runs them in
           // place of apps/scheduler feeds the same dashboard, alerts and autoscaler.
           const metrics = new SundialMetrics(options.metricsRegistry);
           return {
             dispatcher: new Dispatcher(shared),
             reconciler: new Reconciler({ ...shared, intervalMs: options.reconcileMs, observer: metrics }),
-            backlog: new Backlog(redisOptionsOf(sundial, options)),
+            backlog: new Backlog(redis),
             metrics,
           };
         },
-        inject: [SUNDIAL_MODULE_OPTIONS],
+        inject: [SUNDIAL_OPTIONAL],
       },
       ...processors,
       { provide: FIRE_PROCESSORS, useFactory: (...all: unknown[]) => all, inject: processors },
@@ -103,14 +105,14 @@ export class SundialWorkerModule {
           ...served.map((partition) => ({
             name: keys.queueName(partition),
             configKey: options.configKey,
-            useFactory: (sundial: SundialModuleOptions) => {
+            useFactory: (sundial: SundialModuleOptions | undefined) => {
               const { connection } = redisOptionsOf(sundial, options);
               // With a shared BullModule config its connection is used; the prefix is always Sundial's.
               return options.configKey
                 ? { prefix: workerOptions.prefix }
                 : { prefix: workerOptions.prefix, connection: bullConnection(connection) };
             },
-            inject: [SUNDIAL_MODULE_OPTIONS],
+            inject: [SUNDIAL_OPTIONAL],
           })),
         ),
       ],
@@ -119,6 +121,9 @@ export class SundialWorkerModule {
     };
   }
 }
+
+/** SundialModule's options, injected so that a worker module without it says what is missing. */
+const SUNDIAL_OPTIONAL = { token: SUNDIAL_MODULE_OPTIONS, optional: true };
 
 function taggingMismatch(actual: string): SundialError {
   return new SundialError({
@@ -131,9 +136,10 @@ function taggingMismatch(actual: string): SundialError {
 
 /** SundialModule's Redis options, checked against the worker's static queue identity. */
 function redisOptionsOf(
-  sundial: SundialModuleOptions,
+  sundial: SundialModuleOptions | undefined,
   worker: SundialWorkerModuleOptions,
 ): RedisBackendOptions {
+  if (sundial === undefined) throw refusals.workerWithoutSundialModule();
   if (sundial.backend === 'memory') {
     throw new SundialError({
       reason: 'invalid',

@@ -5,6 +5,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { refusals } from '@sundial/core';
 import {
   type Backlog,
   DEFAULT_CLOSE_GRACE_MS,
@@ -15,6 +16,9 @@ import {
 } from '@sundial/redis';
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
+
+/** How long the configKey connection's check waits for an answer before it leaves the connection be. */
+const SHARED_CHECK_MS = 5000;
 
 export const SUNDIAL_WORKER_OPTIONS = Symbol('sundial:worker-options');
 export const FIRE_PROCESSORS = Symbol('sundial:fire-processors');
@@ -80,6 +84,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   private async startOnce(): Promise<void> {
     for (const processor of this.processors) this.runner.attachConsumer(processor.worker);
     await this.runner.start();
+    await this.checkSharedConnection();
     if (this.loops) {
       await this.loops.dispatcher.start();
       this.loops.reconciler.start();
@@ -87,6 +92,27 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     }
     this.running = true;
     this.logger.log(`worker ${this.runner.workerId} takes fire jobs`);
+  }
+
+  /**
+   * With `configKey` the fire queues' workers connect as the user's BullModule config says: they must
+   * reach the Redis and database of SundialModule's connection, where runner.start() just wrote the
+   * partition count. One that reaches another would take no fire job, silently until the consumer
+   * watchdog replaces it. A connection with no answer in time is left to its own outage lines.
+   */
+  private async checkSharedConnection(): Promise<void> {
+    const [processor] = this.processors;
+    if (this.options.configKey === undefined || !processor) return;
+    const found = (async () => {
+      const client = await processor.worker.getBackend().client;
+      return client.get(this.runner.keys.partitionCount);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), SHARED_CHECK_MS)),
+    );
+    const count = await Promise.race([found, late]).finally(() => clearTimeout(timer));
+    if (count === null) throw refusals.configKeyElsewhere(this.options.configKey);
   }
 
   private async stopOnce(): Promise<void> {

@@ -1,5 +1,5 @@
 import { closestName } from '../closest-name';
-import { refusals } from '../refusals';
+import { refusals, registerHandler } from '../refusals';
 import type { TimerHandler } from '../types';
 
 /**
@@ -15,7 +15,7 @@ export function assertKnownHandler(handlers: Readonly<Record<string, TimerHandle
     'handler',
     `no handler named "${name}" is registered with this engine`,
     guess
-      ? `Did you mean "${guess}"? Use it, or register "${name}" in createEngine({ handlers }).`
-      : `Register "${name}" in createEngine({ handlers })${known.length ? `, or use one of ${known.join(', ')}` : ''}.`,
+      ? `Did you mean "${guess}"? Use it, or register "${name}": ${registerHandler(name)}.`
+      : `Register "${name}": ${registerHandler(name)}${known.length ? `; or use one of ${known.join(', ')}` : ''}.`,
   );
 }

@@ -24,6 +24,13 @@ describe('waitForRedis', () => {
         `Redis did not answer within 1000 ms at start: ${refused}`,
       );
       expect(logger.lines).toEqual([`waiting up to 1000 ms for Redis before starting: ${refused}`]);
+      // What a Nest boot shows, as every refusal: reason, field and fix beside the message.
+      await expect(waitForRedis(redis, logger, { deadlineMs: 100 })).rejects.toMatchObject({
+        reason: 'unavailable',
+        field: 'connection',
+        fix: expect.stringContaining('startWaitMs'),
+        cause: { message: refused },
+      });
     } finally {
       await closeRedis(redis);
     }

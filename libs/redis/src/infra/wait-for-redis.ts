@@ -1,4 +1,4 @@
-import type { SundialLogger } from '@sundial/core';
+import { refusals, SundialError, type SundialLogger } from '@sundial/core';
 import { ReplyError } from 'ioredis';
 import { ConnectionCause, ERROR_EVENTS, type ErrorEvents } from './connection-cause';
 import { isConnectionFailure } from './connection-failure';
@@ -85,10 +85,7 @@ async function waitOrRefuse(
       clearTimeout(silent);
     }
     const message = (why as Error).message;
-    if (Date.now() >= deadline)
-      throw new RedisStartTimeout(`Redis did not answer within ${deadlineMs} ms at start: ${message}`, {
-        cause: why,
-      });
+    if (Date.now() >= deadline) throw new RedisStartTimeout(deadlineMs, why as Error);
     sayWaiting(message);
     let timer: NodeJS.Timeout | undefined;
     const pause = new Promise(
@@ -107,9 +104,17 @@ export function isAwayNotRefused(error: unknown): boolean {
   return !(error instanceof ReplyError) || isConnectionFailure(error);
 }
 
-/** A start that waited for Redis in vain: a connection failure (isConnectionFailure), so `unavailable`. */
-export class RedisStartTimeout extends Error {
+/**
+ * A start that waited for Redis in vain: reason `unavailable`, field `connection`, a fix, and the wait's
+ * last cause; a connection failure to isConnectionFailure.
+ */
+export class RedisStartTimeout extends SundialError {
   override readonly name = 'RedisStartTimeout';
+
+  constructor(waitedMs: number, why: Error) {
+    super(refusals.startWait(waitedMs, why.message));
+    this.cause = why;
+  }
 }
 
 /** Whether `ping` resolved within `ms` (false if not yet); rejects as it does. */
