@@ -54,6 +54,12 @@ class CatchingUpDigest {
 @Injectable()
 class NoCron {}
 
+@Injectable()
+class DisabledDigest {
+  @DistributedCron('digest', '30 7 * * 1', { disabled: true })
+  send(): void {}
+}
+
 /** `provider` in an app on the memory backend, compiled, not yet initialised. */
 const onMemory = (provider: Type, clock?: VirtualClock): Promise<TestingModule> =>
   Test.createTestingModule({
@@ -114,11 +120,15 @@ describe('@DistributedCron', () => {
       await redis.stop();
     });
 
-    async function boot(provider: Type, extra: TestingModule[] = []): Promise<TestingModule> {
+    async function boot(
+      provider: Type,
+      extra: TestingModule[] = [],
+      appName?: string,
+    ): Promise<TestingModule> {
       const app = await Test.createTestingModule({
         imports: [
           ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ DIGEST_CRON: '30 7 * * 1' })] }),
-          SundialModule.forRoot({ connection: redis.url, prefix }),
+          SundialModule.forRoot({ connection: redis.url, prefix, appName }),
         ],
         providers: [provider],
       }).compile();
@@ -177,19 +187,40 @@ describe('@DistributedCron', () => {
       });
       await configured.close();
 
+      // Another service on the same Redis that declares no cron and names no app (an API that only
+      // schedules): under the default appName it could be the crons' app or not, and leaves them alone.
+      const api = await boot(NoCron);
+      expect(await api.get(Timers).get('cron:digest')).toMatchObject({ cron: '30 7 * * 1' });
+      await api.close();
+
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-      const removed = await boot(NoCron);
+      const removed = await boot(DisabledDigest);
       const after = removed.get(Timers);
       expect(await after.get('cron:digest')).toBeNull();
-      // Said, as it is also what a service without the decorator does under the same appName.
+      // Said, as it is also what a service does to another's rows under the same appName.
       expect(warn.mock.calls.map(([message]) => message)).toEqual([
         expect.stringMatching(
-          /^removed cron:digest: no @DistributedCron\('digest'\) in this app \(appName 'app'\)/,
+          /^removed cron:digest: its @DistributedCron\('digest'\) is gone from this app or disabled \(appName 'app'\)/,
         ),
       ]);
       warn.mockRestore();
       expect(await after.get('cron:digest.api')).toMatchObject({ cron: '0 9 * * *' });
       expect(await after.get('digest')).toMatchObject({ kind: 'interval' });
+      await removed.close();
+    });
+
+    it('an app with an appName of its own removes its rows when its last decorator is gone', async () => {
+      const first = await boot(DailyDigest, [], 'billing');
+      expect(await first.get(Timers).get('cron:digest')).toMatchObject({ meta: { sundialApp: 'billing' } });
+      await first.close();
+      const other = await boot(NoCron, [], 'shipping');
+      expect(await other.get(Timers).get('cron:digest')).not.toBeNull();
+      await other.close();
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const removed = await boot(NoCron, [], 'billing');
+      expect(await removed.get(Timers).get('cron:digest')).toBeNull();
+      expect(warn).toHaveBeenCalledTimes(1);
+      warn.mockRestore();
       await removed.close();
     });
 

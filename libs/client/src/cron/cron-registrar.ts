@@ -30,6 +30,8 @@ const DEFAULT_APP = 'app';
 export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Sundial');
   private readonly app: string;
+  /** whether the app named itself (`appName`), or goes by the default every unnamed service shares */
+  private readonly named: boolean;
   private readonly owner: RowOwner;
   private stopFollowingReset = (): void => undefined;
 
@@ -40,6 +42,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(SUNDIAL_MODULE_OPTIONS) options: SundialModuleOptions,
   ) {
     this.app = options.appName ?? DEFAULT_APP;
+    this.named = options.appName !== undefined;
     this.owner = cronRowOwner(this.app);
   }
 
@@ -61,15 +64,22 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopFollowingReset();
   }
 
-  /** One pass: every declared row written if it differs, every orphaned owned row removed. */
+  /**
+   * One pass: every declared row written if it differs, every orphaned owned row removed — except by an
+   * app that declares no @DistributedCron and has no `appName` of its own: under the default name, that
+   * is as likely another service on the same Redis (an API that only schedules timers) as the crons' own
+   * app after its last decorator went, and removing would delete the other service's crons at each of its
+   * boots. Such a row is removed by its app, named or with the cron marked `disabled`.
+   */
   async sync(): Promise<void> {
     const declared = this.registry.crons.filter((cron) => !cron.disabled);
     for (const cron of declared) await this.ensure(cron);
+    if (!this.named && this.registry.crons.length === 0) return;
     const keep = new Set(declared.map((cron) => cronKey(cron.name)));
     for (const key of await removeOwnedRows(this.timers, this.owner, keep, CRON_KEY_PREFIX)) {
-      // Also what an app without the decorator does to another's rows under the same appName: said.
+      // Also what an app does to another's rows under the same appName: said.
       this.logger.warn(
-        `removed ${key}: no @DistributedCron('${key.slice(CRON_KEY_PREFIX.length)}') in this app (appName '${this.app}'). ` +
+        `removed ${key}: its @DistributedCron('${key.slice(CRON_KEY_PREFIX.length)}') is gone from this app or disabled (appName '${this.app}'). ` +
           `A service with other @DistributedCron methods on this Redis and prefix needs an appName of its own.`,
       );
     }
