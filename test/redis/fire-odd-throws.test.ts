@@ -1,4 +1,5 @@
-import { oddThrownValues } from '@sundial/testing';
+import { silentLogger } from '@sundial/core';
+import { oddThrownValues, waitFor } from '@sundial/testing';
 import { eventually, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
@@ -50,5 +51,33 @@ describe('fire path: a handler that throws an odd value', () => {
     await cluster.timers.schedule({ key: 'thenable', handler: 'thenable', delay: 0 });
     const failed = await eventually(cluster.events, { type: 'failed', key: 'thenable' });
     expect(failed.error).toEqual({ message: 'thenable rejected' });
+  });
+
+  it("logs the stack of what a handler threw on its 'run failed' line, not of Sundial's own refusals", async () => {
+    const cluster = await fire.cluster();
+    const failedLines: Record<string, unknown>[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (message: string, fields?: Record<string, unknown>) => {
+        if (message === 'run failed') failedLines.push(fields ?? {});
+      },
+    };
+    function composeDigest(): never {
+      throw new Error('smtp down');
+    }
+    await cluster.dispatcher();
+    await cluster.runner({ digest: composeDigest }, { logger });
+    await cluster.timers.schedule({ key: 'thrown', handler: 'digest', delay: 0 });
+    await cluster.timers.schedule({ key: 'unknown', handler: 'nobody', delay: 0 });
+    await waitFor(() => failedLines.length === 2 || undefined, { what: 'two run failed lines' });
+    const byKey = Object.fromEntries(failedLines.map((fields) => [fields.key, fields]));
+    expect(byKey.thrown).toMatchObject({ error: { message: 'smtp down' } });
+    expect(byKey.thrown.stack).toMatch(/^Error: smtp down\n\s+at composeDigest /);
+    expect(byKey.unknown).toMatchObject({ error: { reason: 'unknown-handler' } });
+    expect(byKey.unknown).not.toHaveProperty('stack');
+    // the stack is for the log: the row keeps the message
+    expect((await cluster.timers.history('thrown')).find((e) => e.event === 'failed')).not.toHaveProperty(
+      'stack',
+    );
   });
 });

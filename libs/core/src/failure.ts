@@ -1,3 +1,5 @@
+import { SundialError } from './errors';
+
 /** What a failed run records as its error (docs/spec.md §2 `last.error`) and its `failed` event carries. */
 export interface FailureDescription {
   message: string;
@@ -34,4 +36,16 @@ function guarded<T>(read: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The stack of what a handler threw, for the `run failed` log line (not stored: the row keeps the
+ * message): where in the handler it failed. None for Sundial's own refusals (an unknown handler), whose
+ * stack is Sundial's, nor for a value without one; never throws (see describeFailure).
+ */
+export function failureStack(thrown: unknown): string | undefined {
+  const stack = guarded(() =>
+    isObject(thrown) && !(thrown instanceof SundialError) ? (thrown as { stack?: unknown }).stack : undefined,
+  );
+  return typeof stack === 'string' ? stack : undefined;
 }

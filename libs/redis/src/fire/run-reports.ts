@@ -12,7 +12,8 @@ export interface RunFields extends LogFields {
   handler: string;
 }
 
-export type RunOutcome = Pick<Completion, 'outcome' | 'error'>;
+/** How a handler ended; `stack`, of what it threw, only for the log line (the completion carries the rest). */
+export type RunOutcome = Pick<Completion, 'outcome' | 'error'> & { stack?: string };
 
 /** What TimerRunner tells its observer and logger about runs, stale claims and completions, and skips. */
 export class RunReports {
@@ -30,7 +31,13 @@ export class RunReports {
     const status = outcome.outcome === 'ok' ? 'ok' : 'failed';
     this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
     if (status !== 'ok')
-      this.logger.warn('run failed', { ...fields, latenessMs, durationMs, error: outcome.error });
+      this.logger.warn('run failed', {
+        ...fields,
+        latenessMs,
+        durationMs,
+        error: outcome.error,
+        ...(outcome.stack === undefined ? {} : { stack: outcome.stack }),
+      });
     else if (this.debug) this.logger.debug('run ok', { ...fields, latenessMs, durationMs });
   }
 

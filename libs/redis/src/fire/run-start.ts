@@ -1,5 +1,6 @@
 import {
   describeFailure,
+  failureStack,
   gridSkips,
   isThenable,
   type JsonValue,
@@ -105,7 +106,7 @@ async function settled(result: PromiseLike<unknown>): Promise<RunOutcome> {
 }
 
 function failure(error: unknown): RunOutcome {
-  return { outcome: 'failed', error: describeFailure(error) };
+  return { outcome: 'failed', error: describeFailure(error), stack: failureStack(error) };
 }
 
 /**
