@@ -55,9 +55,11 @@ describe('untilTick', () => {
     await Promise.all(waits);
     const after = alarmCounts() ?? { rang: 0, nudged: 0 };
     expect(after.rang - before.rang).toBe(waits.length);
-    // Woken when the thread had nothing to wait for (the first), or a stalled host let it post every tick
-    // it was shown (16) before the event loop showed it more; before, it was woken for every tick.
-    expect(after.nudged - before.nudged).toBeLessThanOrEqual(10);
+    // Woken when the thread had nothing to wait for: at the first wait, and each time it had posted every
+    // tick it was shown (a window of 16) before the event loop showed it more — which a loaded host makes
+    // happen up to once a window (11 nudges seen at load 4). So at most 1 + ⌈200 / 16⌉ = 14; before, it was
+    // woken for every tick (207).
+    expect(after.nudged - before.nudged).toBeLessThanOrEqual(1 + Math.ceil(200 / 16));
   });
 
   it('wakes a wait added after a later one at its own tick, not at the later one', async () => {
