@@ -101,21 +101,21 @@ export function installIoredisClosures(): void {
   if (installed) return;
   installed = true;
   const { version } = require('ioredis/package.json') as { version: string };
+  if (version !== PINNED_VERSION) {
+    // Another ioredis (a newcomer's `npm install` takes the newest 6.x): nothing is wrong, so one info line.
+    consoleLogger.info(
+      `ioredis ${version} runs as it is; Sundial trims its per-command garbage on ${PINNED_VERSION} only (npm install ioredis@${PINNED_VERSION} to save that GC work, nothing else changes)`,
+    );
+    return;
+  }
   const patches = [commandPatch, pipelinePatch];
   const pinned = patches.flatMap((patch) => Object.entries(patch.pinned));
   const found = Object.fromEntries(pinned.map(([name, { code }]) => [name, fingerprint(code())]));
   const expected = Object.fromEntries(pinned.map(([name, pin]) => [name, pin.fingerprint]));
-  if (version !== PINNED_VERSION || pinned.some(([name, pin]) => found[name] !== pin.fingerprint)) {
+  if (pinned.some(([name, pin]) => found[name] !== pin.fingerprint)) {
     consoleLogger.warn(
-      'ioredis is not the version whose per-command closures Sundial replaces: left as it is (more GC work per command, nothing else changes)',
-      {
-        ioredis: version,
-        pinned: PINNED_VERSION,
-        // A newcomer's `npm install` takes the newest ioredis 6: say that nothing is wrong, and how to pin.
-        fix: `Nothing needs doing. To save the GC work, install ioredis ${PINNED_VERSION} (npm install ioredis@${PINNED_VERSION}).`,
-        fingerprints: found,
-        expected,
-      },
+      'ioredis is the pinned version but its code is not what Sundial replaces (patched?): left as it is (more GC work per command, nothing else changes)',
+      { ioredis: version, fingerprints: found, expected },
     );
     return;
   }
