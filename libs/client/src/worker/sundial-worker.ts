@@ -98,7 +98,8 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
    * With `configKey` the fire queues' workers connect as the user's BullModule config says: they must
    * reach the Redis and database of SundialModule's connection, where runner.start() just wrote the
    * partition count. One that reaches another would take no fire job, silently until the consumer
-   * watchdog replaces it. A connection with no answer in time is left to its own outage lines.
+   * watchdog replaces it. A connection with no answer in time, or an error, is left to its own outage
+   * lines: only a Redis that answers without the count is another one.
    */
   private async checkSharedConnection(): Promise<void> {
     const [processor] = this.processors;
@@ -106,7 +107,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     const found = (async () => {
       const client = await processor.worker.getBackend().client;
       return client.get(this.runner.keys.partitionCount);
-    })();
+    })().catch(() => 'unknown' as const);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>(
       (resolve) => (timer = setTimeout(() => resolve('late'), SHARED_CHECK_MS)),
