@@ -9,6 +9,11 @@ import {
 } from '@sundial/testing';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
+/** An operation's JSON body as /docs-json describes it. */
+type OpenApiBody = {
+  requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+};
+
 /** docs/spec.md §3 over the HTTP API of §5.2: a real scheduler and worker (in this process), one Redis. */
 describe('HTTP API', () => {
   const MAX_PAYLOAD = 1024;
@@ -76,6 +81,7 @@ describe('HTTP API', () => {
         'invalid',
         'maxRuns',
       ],
+      ['a timeout over 365 days', { ...base, delay: 10, timeout: '400d' }, 400, 'invalid', 'timeout'],
       ['a bad key', { ...base, key: 'has space', delay: 10 }, 400, 'invalid', 'key'],
       ['a bad handler name', { ...base, handler: '', delay: 10 }, 400, 'invalid', 'handler'],
       ['a body that is an array', [base], 400, 'invalid', undefined],
@@ -301,6 +307,25 @@ describe('HTTP API', () => {
       });
       expect(timer).toMatchObject({ runCount: 1, last: { status: 'failed', error: { message: 'boom' } } });
       expect(timer.lastErrorAt).toEqual(expect.any(Number));
+    });
+
+    it('a timeout in the body is returned in ms and bounds the run: failed with reason timeout', async () => {
+      const created = await api<Timer>('POST', '/v1/timers', {
+        key: 'run:timeout',
+        handler: 'block',
+        delay: 10,
+        timeout: '200ms',
+        removeOnComplete: false,
+      });
+      expect(created).toMatchObject({ status: 201, body: { timeout: 200 } });
+      const timer = await waitFor(async () => {
+        const current = await getTimer('run:timeout');
+        return current.status === 'failed' && current;
+      });
+      expect(timer).toMatchObject({ timeout: 200, last: { status: 'failed', error: { reason: 'timeout' } } });
+      const document = await api<{ paths: Record<string, Record<string, OpenApiBody>> }>('GET', '/docs-json');
+      const body = document.body.paths['/v1/timers'].post.requestBody.content['application/json'].schema;
+      expect(body.properties).toHaveProperty('timeout');
     });
 
     it('a one-shot with the default removeOnComplete leaves no row after its run', async () => {

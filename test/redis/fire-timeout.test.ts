@@ -1,10 +1,13 @@
-import { RunTimeoutError, withTimeout } from '@sundial/core';
+import { RunTimeoutError, VirtualClock, withTimeout } from '@sundial/core';
 import { eventually, matching, recorder, useFirePath } from './fire-fixture';
 import { waitFor } from '@sundial/testing';
 
 const fire = useFirePath();
 
-/** docs/spec.md §3.2: a handler bounded by `withTimeout` on a TimerRunner, over real Redis and BullMQ. */
+/**
+ * docs/spec.md §3.2: a handler bounded by `withTimeout`, or a timer by its own `timeout`, on a TimerRunner,
+ * over real Redis and BullMQ.
+ */
 describe('fire path: a run that outlives its timeout', () => {
   it("is recorded failed with reason 'timeout' at its timeout, its signal aborted, the lease let go", async () => {
     const cluster = await fire.cluster();
@@ -45,5 +48,42 @@ describe('fire path: a run that outlives its timeout', () => {
     });
     expect(calls.length).toBeGreaterThanOrEqual(2);
     expect(new Set(calls.map((ctx) => ctx.due)).size).toBe(calls.length);
+  });
+
+  it("bounds a timer by its spec's timeout, read from the claim; with the handler's own, the first to elapse ends the run", async () => {
+    const cluster = await fire.cluster();
+    const { calls, handler } = recorder(() => new Promise(() => undefined));
+    await cluster.dispatcher();
+    await cluster.runner({
+      plain: handler,
+      bounded: withTimeout(handler, 200, { name: 'bounded' }),
+      // (armed on a clock that never moves: nothing of it is left armed when the test ends)
+      slow: withTimeout(handler, '5s', { name: 'slow', clock: new VirtualClock(0) }),
+    });
+    await cluster.timers.schedule({
+      key: 'spec',
+      handler: 'plain',
+      delay: 0,
+      timeout: 300,
+      removeOnComplete: false,
+    });
+    const failed = await eventually(cluster.events, { type: 'failed', key: 'spec' });
+    expect(failed.error).toEqual({
+      reason: 'timeout',
+      message: "The handler 'plain' did not end within 300 ms (its timer's timeout); its signal was aborted.",
+    });
+    expect(calls[0].signal.reason).toBeInstanceOf(RunTimeoutError);
+    const timer = await cluster.timers.get('spec');
+    expect(timer).toMatchObject({ status: 'failed', timeout: 300 });
+    expect(timer!.last!.ended! - timer!.last!.started).toBeGreaterThanOrEqual(300);
+    expect(await fire.raw.zcard(`${cluster.prefix}:{p0}:leases`)).toBe(0);
+
+    // the handler's 200 ms ends a run before the timer's hour; the timer's 250 ms before the handler's 5 s
+    await cluster.timers.schedule({ key: 'first', handler: 'bounded', delay: 0, timeout: '1h' });
+    await cluster.timers.schedule({ key: 'second', handler: 'slow', delay: 0, timeout: 250 });
+    const first = await eventually(cluster.events, { type: 'failed', key: 'first' });
+    const second = await eventually(cluster.events, { type: 'failed', key: 'second' });
+    expect(first.error?.message).toContain("'bounded' did not end within 200 ms (its timeout)");
+    expect(second.error?.message).toContain("'slow' did not end within 250 ms (its timer's timeout)");
   });
 });

@@ -76,6 +76,7 @@ export const TIMER_SPEC_SCHEMA: SchemaObject = {
     ifExists: { type: 'string', enum: ['error', 'replace', 'keep'], default: 'error' },
     delivery: { type: 'string', enum: ['at-least-once', 'at-most-once'], default: 'at-least-once' },
     ...RUN_POLICY_SCHEMAS,
+    timeout: { ...DURATION_OR_MS, description: 'how long one run may take (1 ms to 365 days); default none' },
     ...SLOT_POLICY_PROPERTIES,
   },
 };
@@ -136,6 +137,7 @@ export const TIMER_SCHEMA: SchemaObject = {
     },
     meta: { type: 'object' },
     ...RUN_POLICY_SCHEMAS,
+    timeout: { type: 'number', description: 'ms, when the timer has one' },
     catchup: { type: 'string', enum: ['skip', 'all'] },
     catchupWindow: { type: 'number' },
     jitter: { type: 'number' },

@@ -16,7 +16,7 @@ function refusalOf(spec: unknown): SundialError {
   throw new Error('expected a refusal, but the spec was accepted');
 }
 
-describe('run policies: overlap, retry, pauseAfterFailures (docs/spec.md §3.3a, §3.3b)', () => {
+describe('run policies: overlap, retry, pauseAfterFailures, timeout (docs/spec.md §3.2, §3.3a, §3.3b)', () => {
   it.each([
     ['overlap on a one-shot', { ...once, overlap: 'allow' }, 'overlap', /every or cron/],
     ['an overlap that is not one', { ...cron, overlap: 'buffer' }, 'overlap', /"buffer-one"/],
@@ -78,6 +78,11 @@ describe('run policies: overlap, retry, pauseAfterFailures (docs/spec.md §3.3a,
       'pauseAfterFailures',
       /overlap "allow"/,
     ],
+    ['timeout 0', { ...once, timeout: 0 }, 'timeout', /how long one run may take/],
+    ['a timeout over 365 days', { ...cron, timeout: '366d' }, 'timeout', /how long one run may take/],
+    ['a timeout that is no duration', { ...interval, timeout: '15min' }, 'timeout', /"15m"/],
+    ['a timeout that is not a number', { ...once, timeout: true }, 'timeout', /number of milliseconds/],
+    ['a timeout typo', { ...once, timeut: '1m' }, 'timeut', /"timeout"/],
   ])('refuses %s with its field and a fix', (_name, spec, field, fix) => {
     expect(refusalOf(spec)).toMatchObject({ reason: 'invalid', field, fix: expect.stringMatching(fix) });
   });
@@ -105,6 +110,14 @@ describe('run policies: overlap, retry, pauseAfterFailures (docs/spec.md §3.3a,
     expect(normalizeSpec({ ...interval, overlap: 'allow', pauseAfterFailures: 5 }).pauseAfterFailures).toBe(
       5,
     );
+  });
+
+  it('takes a timeout on every kind, in ms, and stores none unless given', () => {
+    expect(normalizeSpec({ ...once, timeout: '15m' }).timeout).toBe(900_000);
+    expect(normalizeSpec({ ...interval, timeout: 1 }).timeout).toBe(1);
+    expect(normalizeSpec({ ...cron, timeout: '365d' }).timeout).toBe(365 * 86_400_000);
+    expect(normalizeSpec({ ...cron, timeout: null })).not.toHaveProperty('timeout');
+    expect(normalizeSpec(cron)).not.toHaveProperty('timeout');
   });
 
   it('retryDelay: fixed waits delay; exponential doubles from delay, capped at maxDelay', () => {

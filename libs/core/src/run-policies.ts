@@ -1,10 +1,11 @@
 import { toMs } from './duration';
 import { type Input, isGiven, oneOf, plainObject, rejectUnknownFields } from './input-checks';
 import { refusals } from './refusals';
+import { runTimeoutMs } from './run-timeout';
 import { showValue } from './show-value';
 import type { NormalizedSpec, OverlapPolicy, RetryPolicy, TimerKind } from './types';
 
-/* The run policies of a spec (docs/spec.md §3.3a, §3.3b): overlap, retry, pauseAfterFailures. */
+/* The run policies of a spec (docs/spec.md §3.2, §3.3a, §3.3b): overlap, retry, pauseAfterFailures, timeout. */
 
 const OVERLAPS: readonly OverlapPolicy[] = ['skip', 'buffer-one', 'allow', 'cancel-other'];
 const BACKOFF_TYPES = ['fixed', 'exponential'] as const;
@@ -15,12 +16,13 @@ export const DEFAULT_RETRY_DELAY_MS = 1_000;
 const MAX_ATTEMPTS = 100;
 const MAX_RETRY_DELAY_MS = 365 * 86_400_000;
 
-type RunPolicies = Pick<NormalizedSpec, 'awaitTask' | 'overlap' | 'retry' | 'pauseAfterFailures'>;
+type RunPolicies = Pick<NormalizedSpec, 'awaitTask' | 'overlap' | 'retry' | 'pauseAfterFailures' | 'timeout'>;
 
 /**
- * The overlap, retry and pauseAfterFailures of a spec, with the awaitTask they imply: a periodic timer whose
- * slots do not wait for the run before them (`allow`, `cancel-other`) does not await its task. `awaitTask` is
- * the value validation.ts read (default true); `awaitTaskGiven` whether the spec said it.
+ * The overlap, retry, pauseAfterFailures and timeout of a spec, with the awaitTask they imply: a periodic
+ * timer whose slots do not wait for the run before them (`allow`, `cancel-other`) does not await its task.
+ * `awaitTask` is the value validation.ts read (default true); `awaitTaskGiven` whether the spec said it.
+ * A timeout (1 ms to 365 days, any kind) bounds each run as `withTimeout` does.
  */
 export function normalizeRunPolicies(
   input: Input,
@@ -38,6 +40,7 @@ export function normalizeRunPolicies(
   if (overlap !== undefined) policies.overlap = overlap;
   if (retry !== undefined) policies.retry = retry;
   if (pauseAfterFailures !== undefined) policies.pauseAfterFailures = pauseAfterFailures;
+  if (isGiven(input.timeout)) policies.timeout = runTimeoutMs(input.timeout);
   return policies;
 }
 

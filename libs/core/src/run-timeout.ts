@@ -25,6 +25,8 @@ export interface TimeoutOptions {
   clock?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** the option's name in a refusal (default `timeout`) */
   field?: string;
+  /** whose timeout it is, for the message: the handler's own (default) or its timer's (the spec's `timeout`) */
+  of?: 'handler' | 'timer';
 }
 
 /** A run timeout in ms: a positive number of ms or a Duration, at most 365 days; else `invalid`. */
@@ -54,6 +56,7 @@ export function withTimeout<P>(
   const ms = runTimeoutMs(timeout, options.field);
   const clock = options.clock ?? realClock;
   const name = options.name ?? (handler.name || 'handler');
+  const whose = options.of === 'timer' ? "its timer's timeout" : 'its timeout';
   return (payload, ctx) => {
     const outer = ctx.signal;
     const controller = new AbortController();
@@ -75,7 +78,7 @@ export function withTimeout<P>(
       const wait = clock.setTimeout(() => {
         outer.removeEventListener('abort', forward);
         const error = new RunTimeoutError(
-          `The handler '${name}' did not end within ${durationText(ms)} (its timeout); its signal was aborted.`,
+          `The handler '${name}' did not end within ${durationText(ms)} (${whose}); its signal was aborted.`,
         );
         controller.abort(error);
         reject(error);

@@ -97,6 +97,8 @@ export interface Timer extends SlotPolicy {
   overlap?: OverlapPolicy;
   retry?: RetryPolicy;
   pauseAfterFailures?: number;
+  /** how long one run may take, in ms, when given (docs/spec.md §3.2) */
+  timeout?: number;
 }
 
 /** What a caller asks for (docs/spec.md §2, "Input"). Exactly one of delay, at, every, cron. */
@@ -121,6 +123,8 @@ export interface TimerSpec {
   retry?: RetrySpec;
   /** pause a periodic timer after this many failed slots in a row (default: never) */
   pauseAfterFailures?: number;
+  /** how long one run may take: past it the run's signal aborts and it fails, reason 'timeout' (default: no bound) */
+  timeout?: number | Duration;
   /** periodic only (docs/spec.md §3.3c) */
   catchup?: Catchup;
   catchupWindow?: number | Duration;
@@ -158,6 +162,8 @@ export interface NormalizedSpec extends SlotPolicy {
   overlap?: OverlapPolicy;
   retry?: RetryPolicy;
   pauseAfterFailures?: number;
+  /** ms, when given */
+  timeout?: number;
 }
 
 /** What a handler receives besides its payload (docs/spec.md §3.2). */

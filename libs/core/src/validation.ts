@@ -44,6 +44,7 @@ const SPEC_FIELDS = [
   'overlap',
   'retry',
   'pauseAfterFailures',
+  'timeout',
   ...SLOT_POLICY_FIELDS,
 ];
 const SCHEDULE_FIELDS = ['delay', 'at', 'every', 'cron'] as const;
@@ -120,6 +121,7 @@ export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> =
   if (runPolicies.retry !== undefined) normalized.retry = runPolicies.retry;
   if (runPolicies.pauseAfterFailures !== undefined)
     normalized.pauseAfterFailures = runPolicies.pauseAfterFailures;
+  if (runPolicies.timeout !== undefined) normalized.timeout = runPolicies.timeout;
   if (maxRuns !== undefined) normalized.maxRuns = maxRuns;
   if (meta !== undefined) normalized.meta = meta;
   return Object.assign(normalized, slotPolicy);

@@ -23,6 +23,10 @@ describe('readSchedules', () => {
     expect(hash('{ every: 1m, handler: h, key: a }')).toBe(base);
     expect(hash('{ key: a, handler: h, every: 2m }')).not.toBe(base);
     expect(hash('{ key: a, handler: h, every: 60s, payload: { n: 1 } }')).not.toBe(base);
+    const bounded = hash('{ key: a, handler: h, every: 60s, timeout: 15m }');
+    expect(bounded).toEqual(expect.any(String));
+    expect(bounded).not.toBe(base);
+    expect(hash('{ key: a, handler: h, every: 60s, timeout: 900000 }')).toBe(bounded);
   });
 
   it('refuses a row with reason, field and fix, applies the others, and leaves the refused key untouched', () => {

@@ -59,6 +59,7 @@ function rowMatches(timer: Timer, spec: TimerSpec): boolean {
     (timer.catchup ?? 'once') === (wanted.catchup ?? 'once') &&
     sameRetry(timer.retry, wanted.retry) &&
     timer.pauseAfterFailures === wanted.pauseAfterFailures &&
+    timer.timeout === wanted.timeout &&
     timer.catchupWindow === wanted.catchupWindow &&
     timer.jitter === wanted.jitter &&
     timer.startAt === wanted.startAt &&

@@ -80,6 +80,7 @@ export function createEntry(id: string, spec: NormalizedSpec, now: number): Entr
     overlap: spec.overlap,
     retry: spec.retry && structuredClone(spec.retry),
     pauseAfterFailures: spec.pauseAfterFailures,
+    timeout: spec.timeout,
     catchup: spec.catchup,
     catchupWindow: spec.catchupWindow,
     jitter: spec.jitter,
@@ -138,6 +139,7 @@ export function toTimer(entry: Entry, status: TimerStatus = statusOf(entry)): Ti
     ...overlapOf(entry),
     ...(entry.retry && { retry: structuredClone(entry.retry) }),
     ...(entry.pauseAfterFailures !== undefined && { pauseAfterFailures: entry.pauseAfterFailures }),
+    ...(entry.timeout !== undefined && { timeout: entry.timeout }),
     ...slotPolicyOf(entry),
   };
 }

@@ -4,6 +4,7 @@ import { liveCronSlot, nextCronSlot } from '../cron';
 import { describeFailure } from '../failure';
 import { refusals } from '../refusals';
 import { retryDelay } from '../run-policies';
+import { withTimeout } from '../run-timeout';
 import { afterCronRun, gridSkips, nextGridSlot, type Skips } from '../schedule';
 import { dueOfSlot, hasSlotPolicy, lateSlot, slotAfter, slotAfterRun, type SlotStep } from '../slot-policy';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
@@ -217,10 +218,14 @@ export class FirePath implements ReleaseSteps {
     this.emit(entry.outcome!, entry, { reason: late.ended });
   }
 
-  /** Runs the handler; never rejects, whatever the handler does. */
+  /** Runs the handler, bounded by the timer's timeout (docs/spec.md §3.2); never rejects, whatever the handler does. */
   private async execute(entry: Entry, run: Run): Promise<void> {
-    const { handlers } = this.deps;
-    const handler = Object.hasOwn(handlers, entry.handler) ? handlers[entry.handler] : undefined;
+    const { handlers, clock } = this.deps;
+    const found = Object.hasOwn(handlers, entry.handler) ? handlers[entry.handler] : undefined;
+    const handler =
+      found && entry.timeout !== undefined
+        ? withTimeout(found, entry.timeout, { name: entry.handler, clock, of: 'timer' })
+        : found;
     const payload = structuredClone(entry.payload);
     const ctx: TimerContext = {
       id: run.id,

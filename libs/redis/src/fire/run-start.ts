@@ -9,6 +9,7 @@ import {
   type Timer,
   type TimerContext,
   type TimerHandler,
+  withTimeout,
 } from '@sundial/core';
 import { claimInstant, type ClaimResult } from '../store/claim-reply';
 import { decodeRow, type RowFields } from '../store/row';
@@ -75,8 +76,9 @@ export function attemptOf(claimed: Claimed): number {
 const OK: RunOutcome = Object.freeze({ outcome: 'ok' });
 
 /**
- * Calls the timer's handler; a throw (or a handler this worker lacks) is the run's failure. A handler
- * that returns no promise (or thenable) has its outcome at once: no promise, no microtask turns.
+ * Calls the timer's handler, bounded by the row's timeout (`to`, docs/spec.md §3.2) when it has one; a
+ * throw (or a handler this worker lacks) is the run's failure. A handler that returns no promise (or
+ * thenable) has its outcome at once: no promise, no microtask turns.
  */
 export function invokeHandler(
   handlers: Record<string, TimerHandler>,
@@ -89,7 +91,11 @@ export function invokeHandler(
   try {
     if (!handler) throw refusals.unknownHandler(fields.h, 'worker');
     const context = new RunContext(run, claimed, attempt);
-    const result = handler(context.payload, context);
+    const bounded =
+      fields.to === undefined
+        ? handler
+        : withTimeout(handler, Number(fields.to), { name: fields.h, of: 'timer' });
+    const result = bounded(context.payload, context);
     return isThenable(result) ? settled(result) : OK;
   } catch (error) {
     return failure(error);

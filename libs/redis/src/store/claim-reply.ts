@@ -46,8 +46,9 @@ export interface ClaimedBy {
  * running — when the reply leaves it out; a held run's id (its ref's: a claim holds the same id), status
  * (`running`), runCount (`hc` = `rc`) and lease owner (`lw`), and its `d` when that is its due (no
  * `tg`). (`rv` and `hc` are stored only for a timer that does not await its task.) The lease's end and
- * token and the job id are not put back: nothing reads them. A held one-shot's kept
- * ledger entries come as they are (`kept`), for its completion to send back (claimCopy).
+ * token and the job id are not put back: nothing reads them. Every other field comes as stored, an
+ * optional one (a policy, the timeout `to` that invokeHandler applies) only when the row has it. A held
+ * one-shot's kept ledger entries come as they are (`kept`), for its completion to send back (claimCopy).
  */
 export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResult {
   // indexed, not destructured with a rest: a claim parses one reply per timer

@@ -31,6 +31,7 @@ describe('row codec', () => {
       awaitTask: false,
       removeOnComplete: false,
       delivery: 'at-most-once',
+      timeout: 900_000,
     };
     expect(encodeSpecFields(cron)).toEqual({
       k: 'cron',
@@ -43,7 +44,10 @@ describe('row codec', () => {
       rm: '0',
       dl: 'm',
       m: '{"team":"billing"}',
+      to: '900000',
     });
+    const stored = { ...encodeSpecFields(cron), id: '1p0', key: 'k', sa: '0', d: '60000' };
+    expect(decodeRow(stored)).toMatchObject({ kind: 'cron', timeout: 900_000 });
   });
 
   it('decodes a freshly written row with absent fields (v, s, k too) as their defaults', () => {
@@ -122,6 +126,7 @@ describe('row codec', () => {
         removeOnComplete: false,
         delivery: 'at-most-once',
       },
+      { ...once, timeout: 30_000 },
     ];
     const created = { id: '7p0', sa: '1000', d: '6000' };
     for (const spec of specs) {

@@ -65,8 +65,8 @@ export function encodeSpecFields(spec: NormalizedSpec): RowFields {
 
 /**
  * The run policies (docs/design.md "Row hash fields"): `ov` b | c for overlap 'buffer-one' | 'cancel-other'
- * ('allow' is `aw` 0, 'skip' nothing), `ry` "attempts,f|e,delayMs[,maxDelayMs]", `pf` pauseAfterFailures:
- * set on `fields`.
+ * ('allow' is `aw` 0, 'skip' nothing), `ry` "attempts,f|e,delayMs[,maxDelayMs]", `pf` pauseAfterFailures,
+ * `to` timeout (ms): set on `fields`.
  */
 function encodeRunPolicies(spec: NormalizedSpec, fields: RowFields): void {
   if (spec.overlap === 'buffer-one' || spec.overlap === 'cancel-other') fields.ov = spec.overlap[0];
@@ -81,6 +81,7 @@ function encodeRunPolicies(spec: NormalizedSpec, fields: RowFields): void {
     fields.ry = parts.join(',');
   }
   if (spec.pauseAfterFailures !== undefined) fields.pf = String(spec.pauseAfterFailures);
+  if (spec.timeout !== undefined) fields.to = String(spec.timeout);
 }
 
 /**
@@ -88,7 +89,7 @@ function encodeRunPolicies(spec: NormalizedSpec, fields: RowFields): void {
  * written into it, not merged from an object of their own (createdTimer runs per spec of a scheduleMany).
  */
 function setRunPolicies(
-  timer: Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures'>,
+  timer: Pick<Timer, 'overlap' | 'retry' | 'pauseAfterFailures' | 'timeout'>,
   fields: RowFields,
   kind: string,
 ): void {
@@ -104,6 +105,7 @@ function setRunPolicies(
     timer.retry = { attempts: Number(attempts), backoff };
   }
   if (fields.pf !== undefined) timer.pauseAfterFailures = Number(fields.pf);
+  if (fields.to !== undefined) timer.timeout = Number(fields.to);
 }
 
 const OVERLAP_CODES: Record<string, OverlapPolicy> = { b: 'buffer-one', c: 'cancel-other' };
