@@ -80,4 +80,17 @@ describe('fire path: a handler that throws an odd value', () => {
       'stack',
     );
   });
+
+  it('fails a handler name this worker lacks with unknown-handler, even one Object.prototype has', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    await cluster.runner({ fine: () => undefined });
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      await cluster.timers.schedule({ key: `odd:${name}`, handler: name, delay: 0 });
+    }
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const failed = await eventually(cluster.events, { type: 'failed', key: `odd:${name}` });
+      expect(failed.error).toMatchObject({ reason: 'unknown-handler' });
+    }
+  });
 });

@@ -21,7 +21,8 @@ export interface DiscoveredCron extends DistributedCronMetadata {
  * (the in-memory engine or a TimerRunner) reads at each run.
  */
 export class TimerHandlerRegistry {
-  readonly handlers: Record<string, TimerHandler> = {};
+  /** no prototype: a handler named `__proto__` or `toString` is an own entry like any other */
+  readonly handlers: Record<string, TimerHandler> = Object.create(null) as Record<string, TimerHandler>;
   readonly crons: DiscoveredCron[] = [];
   private readonly owners = new Map<string, string>();
 

@@ -203,4 +203,31 @@ describe('@OnTimer on the memory backend', () => {
     expect((refused as Error).message).toBe('Typo.run: timeout "5 mins" is not a duration');
     await refusedRef.get(Timers).dispose();
   });
+
+  it('registers a handler whose name Object.prototype also has as a name like any other', async () => {
+    @Injectable()
+    class Odd {
+      readonly ran: string[] = [];
+      @OnTimer('__proto__')
+      proto(_payload: JsonValue, ctx: TimerContext): void {
+        this.ran.push(ctx.key);
+      }
+      @OnTimer('toString')
+      text(_payload: JsonValue, ctx: TimerContext): void {
+        this.ran.push(ctx.key);
+      }
+    }
+    const clock = new VirtualClock(0);
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+      providers: [Odd],
+    }).compile();
+    await moduleRef.init();
+    const timers = moduleRef.get(Timers);
+    await timers.schedule({ key: 'a', handler: '__proto__', delay: 1 });
+    await timers.schedule({ key: 'b', handler: 'toString', delay: 1 });
+    await clock.advance(1);
+    expect(moduleRef.get(Odd).ran.sort()).toEqual(['a', 'b']);
+    await moduleRef.close();
+  });
 });

@@ -87,7 +87,8 @@ export function invokeHandler(
   attempt: number,
 ): RunOutcome | Promise<RunOutcome> {
   const { fields } = claimed;
-  const handler = handlers[fields.h];
+  // Own properties only: a handler named `toString` or `constructor` is a name, not Object.prototype's.
+  const handler = Object.hasOwn(handlers, fields.h) ? handlers[fields.h] : undefined;
   try {
     if (!handler) throw refusals.unknownHandler(fields.h, 'worker');
     const context = new RunContext(run, claimed, attempt);
