@@ -3,11 +3,9 @@ import '../../../libs/server/src/register-paths';
 import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
-import { SundialErrorFilter } from './sundial-error.filter';
 
 async function main(): Promise<void> {
   const app = await NestFactory.create(AppModule.forRoot(), { logger: ['error', 'warn'] });
-  app.useGlobalFilters(new SundialErrorFilter());
   app.enableShutdownHooks();
   await app.listen(Number(process.env.PORT ?? 3000));
   const { port } = app.getHttpServer().address() as AddressInfo;

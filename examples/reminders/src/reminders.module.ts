@@ -1,4 +1,6 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { SundialErrorFilter } from '@sundial/client';
 import { DigestService } from './digest.service';
 import { HeartbeatService } from './heartbeat.service';
 import { RemindersController } from './reminders.controller';
@@ -25,6 +27,8 @@ export class RemindersModule {
         { provide: REPLICA, useValue: options.replica },
         RemindersService,
         HeartbeatService,
+        // A refusal from Timers (a bad snooze, a reminder not found) answers 4xx with reason/field/fix.
+        { provide: APP_FILTER, useClass: SundialErrorFilter },
         ...(options.digest === false ? [] : [DigestService]),
       ],
       exports: [options.outbox, RemindersService],

@@ -5,7 +5,6 @@ import { VirtualClock } from '@sundial/core';
 import { SundialTestingModule } from '@sundial/testing';
 import { MemoryOutbox, type Notification, Outbox } from '../src/outbox';
 import { RemindersModule } from '../src/reminders.module';
-import { SundialErrorFilter } from '../src/sundial-error.filter';
 
 describe('examples/reminders on the testing module', () => {
   let app: INestApplication;
@@ -25,7 +24,6 @@ describe('examples/reminders on the testing module', () => {
       ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
-    app.useGlobalFilters(new SundialErrorFilter());
     await app.listen(0, '127.0.0.1');
     base = `${await app.getUrl()}/entities`;
     clock = app.get(VirtualClock);
