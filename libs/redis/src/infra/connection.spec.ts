@@ -96,6 +96,22 @@ describe('closing a connection whose socket has closed', () => {
     }
   });
 
+  it('disconnect() of a client waiting to reconnect ends it, as BullMQ closes its connections (and waits for the end)', async () => {
+    const redis = openRedis({
+      port: await closedPort(),
+      retryStrategy: () => 60_000,
+      maxRetriesPerRequest: null,
+    });
+    const ping = redis.ping();
+    await new Promise((resolve) => redis.once('reconnecting', resolve));
+    const ended = new Promise((resolve) => redis.once('end', resolve));
+    redis.disconnect();
+    // ioredis 6.0.0 left it `reconnecting` for good: BullMQ's RedisConnection.disconnect() never returned
+    await ended;
+    expect(redis.status).toBe('end');
+    await expect(ping).rejects.toThrow('Connection is closed.');
+  });
+
   it('disconnect() of an ended client arms no timer (as Sentinel does after each primary look-up)', async () => {
     const redis = openRedis({ port: await closedPort(), retryStrategy: () => null, lazyConnect: true });
     const ended = new Promise((resolve) => redis.once('end', resolve));
