@@ -1,5 +1,7 @@
 import { RedisTimers } from '@sundial/redis';
 import { ensureBuilt, freePort, type RedisServer, startRedis } from '@sundial/testing';
+import { Redis } from 'ioredis';
+import { documentedAcl, documentedRepartitionGrant } from '../documented-acl';
 import { runCli } from './run-cli';
 
 const PREFIX = 'ops';
@@ -108,6 +110,37 @@ describe('sundial repartition', () => {
       expect(refused.stderr).toMatch(/^sundial: usage: /);
     }
   }, 30_000);
+
+  it('under the documented ACL user: refused before it changes anything, then moves with the documented +scan', async () => {
+    // The user's keys are `sundial:*` (docs/operations.md "A least-privilege ACL user").
+    const admin = new Redis(redis.url);
+    try {
+      await admin.call('ACL', 'SETUSER', ...documentedAcl('acl-secret'));
+      const seeded = new RedisTimers({ connection: redis.url, prefix: 'sundial', partitions: 1 });
+      await seeded.scheduleMany(keys.slice(0, 20).map((key) => ({ key, handler: 'h', delay: '1h' })));
+      await seeded.dispose();
+      const env = {
+        REDIS_URL: `redis://sundial:acl-secret@127.0.0.1:${redis.port}`,
+        SUNDIAL_PREFIX: 'sundial',
+      };
+
+      const refused = await sundial(['repartition', '--to', '2'], env);
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toMatch(
+        /^sundial: invalid \(field connection\): Redis refused SCAN to this user \(NOPERM .*\nfix: .*\+scan/,
+      );
+      // no fence: the apps with the old count go on writing
+      expect(await admin.get('sundial:repartition')).toBeNull();
+      expect(await admin.get('sundial:partitions')).toBe('1');
+
+      await admin.call('ACL', ...documentedRepartitionGrant());
+      const done = await sundial(['repartition', '--to', '2'], env);
+      expect(done.code).toBe(0);
+      expect(await admin.get('sundial:partitions')).toBe('2');
+    } finally {
+      admin.disconnect();
+    }
+  }, 60_000);
 
   it('exits 3 when Redis cannot be reached', async () => {
     const nobody = `redis://127.0.0.1:${await freePort()}`;

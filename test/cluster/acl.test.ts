@@ -15,6 +15,7 @@ import {
   startRedis,
   waitFor,
 } from '@sundial/testing';
+import { documentedAcl } from '../documented-acl';
 
 /**
  * The least-privilege ACL user of docs/operations.md, read from the document itself: a scheduler and a
@@ -158,16 +159,3 @@ describe('the documented ACL user and the Lua scripts', () => {
     expect([...called].filter((command) => !granted.has(command)).sort()).toEqual([]);
   });
 });
-
-/** The arguments of the `ACL SETUSER` in docs/operations.md, with `password` for its placeholder. */
-function documentedAcl(password: string): string[] {
-  const doc = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
-  const block = /<!-- acl:[^>]*-->\s*```bash\n([\s\S]*?)```/.exec(doc);
-  if (!block) throw new Error('docs/operations.md has no ACL block after its <!-- acl: --> marker');
-  const words = block[1].replace(/\\\n/g, ' ').replace(/\\\|/g, '|').trim().split(/\s+/);
-  expect(words.slice(0, 4)).toEqual(['redis-cli', 'ACL', 'SETUSER', 'sundial']);
-  return [
-    'sundial',
-    ...words.slice(4).map((word) => word.replace(/^'|'$/g, '').replace('>CHANGE-ME', `>${password}`)),
-  ];
-}

@@ -7,7 +7,7 @@ const HOUR = 3_600_000;
 
 /**
  * docs/spec.md §6.1 `sundial_fire_lateness_seconds`: a backfill asks for past slots now, so its runs
- * are late from when they were asked for, not from their slots. Counted from the slot, a backfill of
+ * are late from when they were asked for, not from their slots; so is a timer given a past `at`. Counted from the slot, a backfill of
  * the last two days observed each slot's age (millions of seconds, most in +Inf) and could raise
  * SundialFireLatenessHigh although nothing was late.
  */
@@ -31,6 +31,19 @@ describe('fire path: the lateness of backfill runs', () => {
     // each run keeps its slot as its due ...
     expect(work.calls.map((ctx) => timer.scheduledAt - ctx.due)).toEqual([3 * HOUR, 2 * HOUR, HOUR]);
     // ... and is late by the hand-off and the claim only (seconds at most on a busy host), not by hours
+    for (const run of runs) expect(run.latenessMs).toBeLessThan(10_000);
+  });
+
+  it('a one-shot scheduled (or rescheduled) for a time already past observes a lateness near 0, not its age', async () => {
+    const cluster = await fire.cluster();
+    const { runs, observer } = runsObserved();
+    await cluster.dispatcher();
+    await cluster.runner({ work: recorder().handler }, { observer });
+    const past = (await cluster.redisNow()) - HOUR;
+    await cluster.timers.schedule({ key: 'overdue-invoice', handler: 'work', at: past });
+    const moved = await cluster.timers.schedule({ key: 'moved', handler: 'work', delay: '1h' });
+    await cluster.timers.reschedule(moved.key, { at: past });
+    await waitFor(() => runs.length === 2, { what: 'the two runs observed' });
     for (const run of runs) expect(run.latenessMs).toBeLessThan(10_000);
   });
 

@@ -270,6 +270,13 @@ export const refusals = {
       `The timers under prefix '${prefix}' are already spread over ${count} partitions.`,
       'Pass another count, or leave them as they are.',
     ),
+  /** A repartition whose ACL user may not SCAN: checked before it writes anything. */
+  repartitionScanRefused: (reply: string) =>
+    refusals.invalid(
+      'connection',
+      `Redis refused SCAN to this user (${reply}); a repartition lists with it the keys a partition does not index. Nothing was changed.`,
+      'Run the repartition as a user with the apps\' ACL rules plus +scan (docs/operations.md "Changing the partition count"), then run it again.',
+    ),
   /** A second repartition while one to another count is under way. */
   repartitionBusy: (prefix: string, from: number, to: number) =>
     refusals.invalid(

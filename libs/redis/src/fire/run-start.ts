@@ -57,14 +57,15 @@ function lettingGo(resolve: (outcome: null) => void): () => void {
 
 /**
  * The instant a run's lateness (`sundial_fire_lateness_seconds`, docs/spec.md §6.1) counts from: its due,
- * except for a backfill run, whose due is a past slot it keeps for `ctx.due` but which nobody waited
- * for — a backfill asks for its slots now. Such a run counts from when its slot was asked for (`ba`:
- * the backfill call for the first slot, the end of the run before it for the next ones); counted
- * from the slot, each backfill run would observe the slot's age (days) and raise the lateness alert.
+ * unless nobody could wait for that due — it had passed when it was asked for. A timer scheduled or
+ * rescheduled for a past `at` counts from then (`sa`, its scheduledAt), and a backfill run, whose due
+ * is a past slot it keeps for `ctx.due`, from when its slot was asked for (`ba`: the backfill call for
+ * the first slot, the end of the run before it for the next ones). Counted from such a due, each run
+ * would observe the due's age (minutes, days) and raise the lateness alert on a healthy cluster.
  */
 export function latenessFrom(claimed: Claimed): number {
-  const askedAt = claimed.fields.bf === undefined ? undefined : Number(claimed.fields.ba);
-  return askedAt === undefined || !Number.isFinite(askedAt) ? claimed.due : Math.max(claimed.due, askedAt);
+  const askedAt = Number(claimed.fields.bf === undefined ? claimed.fields.sa : claimed.fields.ba);
+  return Number.isFinite(askedAt) ? Math.max(claimed.due, askedAt) : claimed.due;
 }
 
 /** A retry's try (`at`); a trigger run is always a first. */

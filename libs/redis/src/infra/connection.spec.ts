@@ -75,8 +75,8 @@ async function closedPort(): Promise<number> {
 }
 
 describe('closing a connection whose socket has closed', () => {
-  it('closeRedis ends one waiting to reconnect at once: its queue rejected, no timer left behind', async () => {
-    // waits a minute between attempts: the close comes while it waits
+  /** A client waiting to reconnect (a minute between attempts: the close comes while it waits), and a PING it queued. */
+  async function reconnecting() {
     const redis = openRedis({
       port: await closedPort(),
       retryStrategy: () => 60_000,
@@ -84,6 +84,11 @@ describe('closing a connection whose socket has closed', () => {
     });
     const ping = redis.ping();
     await new Promise((resolve) => redis.once('reconnecting', resolve)); // (once() would throw its error)
+    return { redis, ping };
+  }
+
+  it('closeRedis ends one waiting to reconnect at once: its queue rejected, no timer left behind', async () => {
+    const { redis, ping } = await reconnecting();
     const setTimeout = jest.spyOn(globalThis, 'setTimeout');
     try {
       await closeRedis(redis);
@@ -94,6 +99,16 @@ describe('closing a connection whose socket has closed', () => {
     } finally {
       setTimeout.mockRestore();
     }
+  });
+
+  it('disconnect() of a client waiting to reconnect ends it, as BullMQ closes its connections (and waits for the end)', async () => {
+    const { redis, ping } = await reconnecting();
+    const ended = new Promise((resolve) => redis.once('end', resolve));
+    redis.disconnect();
+    // ioredis 6.0.0 left it `reconnecting` for good: BullMQ's RedisConnection.disconnect() never returned
+    await ended;
+    expect(redis.status).toBe('end');
+    await expect(ping).rejects.toThrow('Connection is closed.');
   });
 
   it('disconnect() of an ended client arms no timer (as Sentinel does after each primary look-up)', async () => {

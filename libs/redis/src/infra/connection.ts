@@ -252,3 +252,10 @@ function dropWhileReconnecting(redis: Redis): void {
 export function isCluster(redis: RedisClient): redis is Cluster {
   return redis instanceof Cluster;
 }
+
+/** A Cluster's primaries, known once it is ready (a command waits for that, as any does); one node: itself. */
+export async function primaries(redis: RedisClient): Promise<Redis[]> {
+  if (!(redis instanceof Cluster)) return [redis];
+  if (redis.status !== 'ready') await redis.ping();
+  return redis.nodes('master');
+}

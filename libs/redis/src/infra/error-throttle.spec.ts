@@ -1,4 +1,5 @@
 import { VirtualClock } from '@sundial/core';
+import { EventEmitter } from 'node:events';
 import { ErrorThrottle, errorLogInterval } from './error-throttle';
 
 describe('ErrorThrottle (one listener of a BullMQ connection, on a virtual clock)', () => {
@@ -62,5 +63,18 @@ describe('ErrorThrottle (one listener of a BullMQ connection, on a virtual clock
       'E queue: connect ECONNREFUSED 127.0.0.1:6390',
       'E queue: Missing lock for job 7 (1 earlier errors not logged)',
     ]);
+  });
+
+  it('watched from a first error (its connection already lost), logs no recovery until a ready', async () => {
+    const { lines, throttle } = throttled();
+    // a BullMQ Worker whose connection was ready long ago and is now reconnecting
+    const client = Object.assign(new EventEmitter(), { status: 'reconnecting' });
+    const source = { getBackend: () => ({ client: Promise.resolve(client) }) };
+    throttle.recoversWith(source).error(refused);
+    await Promise.resolve(); // the client's promise settles
+    expect(lines).toEqual(['E queue: connect ECONNREFUSED 127.0.0.1:6390']);
+    client.status = 'ready';
+    client.emit('ready');
+    expect(lines.slice(1)).toEqual(['I queue: connected again']);
   });
 });

@@ -23,7 +23,9 @@ export interface ErrorLog {
 /** A BullMQ Queue or Worker: its backend's `client` is its (non-blocking) ioredis connection, once ready. */
 export interface ErrorSource {
   on(event: 'error', listener: (error: Error) => void): unknown;
-  getBackend(): { readonly client: Promise<{ on(event: 'ready', listener: () => void): unknown }> };
+  getBackend(): {
+    readonly client: Promise<{ status: string; on(event: 'ready', listener: () => void): unknown }>;
+  };
 }
 
 /** One listener's errors, `what` naming whose (`Sundial dispatcher queue`), logged as above. */
@@ -73,13 +75,17 @@ export class ErrorThrottle {
     this.log.info(`${this.what}: connected again${left}`);
   }
 
-  /** Recovers at each `ready` of `source`'s connection (its first one too); once per source. */
+  /**
+   * Recovers at each `ready` of `source`'s connection (its first one too: the client resolves once
+   * ready); once per source. Watched from a first error (a @nestjs/bullmq Worker's, in its listener),
+   * the client resolves at once, not ready: that is no recovery.
+   */
   recoversWith(source: Pick<ErrorSource, 'getBackend'>): this {
     if (this.watching) return this;
     this.watching = true;
     source.getBackend().client.then(
       (client) => {
-        this.recovered();
+        if (client.status === 'ready') this.recovered();
         client.on('ready', () => this.recovered());
       },
       () => undefined, // closed before it was ever ready: nothing to recover

@@ -113,4 +113,20 @@ describe('SundialMetrics', () => {
     });
     expect(await series(registry)).toContain('sundial_redis_up 1');
   });
+
+  it('answers the scrape while Redis is frozen: sundial_redis_up 0, the backlog gauges left out', async () => {
+    const registry = new Registry();
+    const never = () => new Promise<never>(() => undefined);
+    new SundialMetrics(registry).trackBacklog({
+      pending: never,
+      queueJobs: never,
+      overdue: never,
+      ping: never,
+    });
+    const scraped = await series(registry);
+    expect(scraped).toContain('sundial_redis_up 0');
+    expect(
+      scraped.filter((line) => /^sundial_(timers_pending|queue_jobs|timers_overdue)\{/.test(line)),
+    ).toEqual([]);
+  });
 });

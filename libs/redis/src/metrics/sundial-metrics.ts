@@ -21,6 +21,24 @@ export interface BacklogSource {
 const LATENESS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 
+/**
+ * How long a scrape waits for each reading of Redis. A frozen Redis (socket open, nothing answers) held
+ * the scheduler's /metrics for as long as it stayed frozen: Prometheus timed the scrape out and dropped
+ * every series of the process, sundial_redis_up with them, so SundialNoScheduler fired (check the
+ * scheduler pods) instead of SundialRedisDown. Past it a gauge's reading is left out, and Redis counts
+ * as not answering.
+ */
+export const SCRAPE_READ_MS = 1_000;
+
+/** `read`, or a rejection once it has taken SCRAPE_READ_MS. */
+function withinScrape<T>(read: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${SCRAPE_READ_MS} ms`)), SCRAPE_READ_MS);
+  });
+  return Promise.race([read, late]).finally(() => clearTimeout(timer));
+}
+
 /** The backlog sources of each registry, so that one gauge serves every app sharing the process. */
 const backlogSources = new WeakMap<Registry, Set<BacklogSource>>();
 
@@ -228,7 +246,7 @@ export class SundialMetrics implements Required<SundialObserver> {
           async collect() {
             const answers = await Promise.all(
               [...sources].map((source) =>
-                source.ping().then(
+                withinScrape(source.ping()).then(
                   () => true,
                   () => false,
                 ),
@@ -259,8 +277,8 @@ export class SundialMetrics implements Required<SundialObserver> {
           async collect() {
             this.reset();
             for (const source of sources) {
-              // Redis down: the scrape still answers, without this reading.
-              const reading = await read(source).catch(() => ({}));
+              // Redis down or frozen: the scrape still answers, without this reading.
+              const reading = await withinScrape(read(source)).catch(() => ({}));
               for (const [value, count] of Object.entries(reading)) {
                 this.set({ [label]: value } as Partial<Record<L, string>>, count);
               }

@@ -15,7 +15,7 @@ import { SundialKeys } from '../store/keys';
 import { defineCommands } from '../store/script-loader';
 import { KeyMover } from './key-mover';
 import { type RemovedPartitions, removePartitions } from './removed-partitions';
-import { scanPartition } from './scan-partition';
+import { checkScanAllowed, scanPartition } from './scan-partition';
 
 export interface RepartitionOptions {
   /** the Redis the timers are in: a redis://, redis+cluster:// or redis+sentinel:// URL, or ioredis options */
@@ -100,6 +100,7 @@ class Repartition {
   }
 
   async run(): Promise<RepartitionResult> {
+    await checkScanAllowed(this.redis);
     const record = await this.begin();
     if (!record) return this.result(this.to, { removed: 0, left: [] });
     const tagging = isCluster(this.redis) ? 'spread' : 'plain';

@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
-import { isCluster, type RedisClient } from '../infra/connection';
+import { refusals } from '@sundial/core';
+import { type Redis, ReplyError } from 'ioredis';
+import { isCluster, primaries, type RedisClient } from '../infra/connection';
 
 /**
  * The names that start with `base` (a partition base, or a queue's key prefix: on a Redis Cluster all in
@@ -21,5 +22,22 @@ export async function* scanPartition(
       cursor = next;
       if (names.length > 0) yield names;
     } while (cursor !== '0');
+  }
+}
+
+/**
+ * Resolves when every primary lets this user SCAN (one step of one key), else refuses: an ACL user
+ * with only the apps' commands (docs/operations.md "A least-privilege ACL user") is told so before the
+ * repartition writes anything, instead of failing once the old count's writes are fenced.
+ */
+export async function checkScanAllowed(redis: RedisClient): Promise<void> {
+  for (const node of await primaries(redis)) {
+    try {
+      await node.scan('0', 'COUNT', 1);
+    } catch (error) {
+      const reply = error instanceof ReplyError ? (error as Error).message : '';
+      if (/^NOPERM/.test(reply)) throw refusals.repartitionScanRefused(reply);
+      throw error;
+    }
   }
 }

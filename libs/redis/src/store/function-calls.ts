@@ -1,6 +1,6 @@
 import { refusals } from '@sundial/core';
-import { Cluster, type Redis, ReplyError } from 'ioredis';
-import type { RedisClient } from '../infra/connection';
+import { type Redis, ReplyError } from 'ioredis';
+import { primaries, type RedisClient } from '../infra/connection';
 import type { FunctionLibrary } from './script-functions';
 import type { ScriptArg } from './script-loader';
 
@@ -56,13 +56,6 @@ function loadOnce(redis: RedisClient, library: FunctionLibrary): Promise<void> {
     .finally(() => under.delete(library.name));
   under.set(library.name, load);
   return load;
-}
-
-/** A Cluster's primaries, known once it is ready (a command waits for that, as any does). */
-async function primaries(redis: RedisClient): Promise<Redis[]> {
-  if (!(redis instanceof Cluster)) return [redis];
-  if (redis.status !== 'ready') await redis.ping();
-  return redis.nodes('master');
 }
 
 /** FUNCTION LOAD; a library already there is the same code (its name ends with the code's hash). */
