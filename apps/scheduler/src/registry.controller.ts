@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { refusals, type TimersApi } from '@sundial/core';
+import { isTimerId, MAX_PARTITIONS } from '@sundial/redis';
 import { TIMERS_API } from './timers-api.token';
 
 /** `check(id)` and `snapshot()`: which entry ids are live right now (point-in-time). */
@@ -21,10 +22,8 @@ export class RegistryController {
   async check(@Param('id') id: string): Promise<{ id: string; live: boolean }> {
     // check(id) answers false for any string it cannot read; over HTTP a malformed id is the caller's
     // mistake (a key, a truncated copy), and echoing it back would say "not live" of something no timer has.
-    if (!TIMER_ID.test(id)) throw refusals.malformedId(id);
+    const partition = Number(id.slice(id.lastIndexOf('p') + 1));
+    if (!isTimerId(id) || partition >= MAX_PARTITIONS) throw refusals.malformedId(id);
     return { id, live: await this.timers.check(id) };
   }
 }
-
-/** A timer id as the Redis backend writes it: `<seq>p<partition>` (a 64-bit counter, a partition < 1024). */
-const TIMER_ID = /^(?:0|[1-9]\d{0,18})p(?:0|[1-9]\d{0,3})$/;
