@@ -190,6 +190,54 @@ describe('HTTP API: refusals at the edge', () => {
     });
   });
 
+  describe('refusals whose in-process wording names a call', () => {
+    it('backfill of a one-shot: its fix names the trigger route of that key, not trigger(key)', async () => {
+      expect((await api('POST', '/v1/timers', { key: 'qp:once', handler: 'log', delay: '1h' })).status).toBe(
+        201,
+      );
+      const range = { from: 0, to: 1000 };
+      expect(await refused('POST', `${keyPath('qp:once')}/backfill`, range)).toMatchObject({
+        reason: 'invalid',
+        field: 'key',
+        message: expect.stringContaining('has no slots to backfill'),
+        fix: 'Backfill an every or cron timer, or POST /v1/timers/qp%3Aonce/trigger to run a one-shot timer now.',
+      });
+    });
+  });
+
+  describe('GET /v1/registry/:id with an id that is not <seq>p<partition>', () => {
+    it.each(
+      [
+        'x',
+        'qp:inv:1',
+        '42',
+        '42p',
+        'p3',
+        '042p3',
+        '42p03',
+        '1p12345',
+        '4'.repeat(20) + 'p1',
+        '9007199254740993p1',
+        'a'.repeat(5000),
+      ].map((id) => [id.length > 30 ? `${id.slice(0, 8)}… (${id.length} characters)` : id, id]),
+    )('%s: 400 invalid on field id, not { live: false } echoed back', async (_label, id) => {
+      const reply = await api<ErrorBody>('GET', `/v1/registry/${encodeURIComponent(id)}`);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({ reason: 'invalid', field: 'id' });
+      expect(reply.body.error.message.length).toBeLessThan(120);
+      expect(reply.body.error.fix).toContain('<seq>p<partition>');
+    });
+
+    it('a well-formed id that is not live still answers { live: false }', async () => {
+      for (const id of ['0p0', '42p3', '9007199254740991p1023']) {
+        expect(await api('GET', `/v1/registry/${id}`)).toMatchObject({
+          status: 200,
+          body: { id, live: false },
+        });
+      }
+    });
+  });
+
   describe('a POST or PUT without a body', () => {
     it.each([
       ['POST', '/v1/timers'],

@@ -22,6 +22,12 @@ interface FixtureReport {
   runsAfter2d: number;
   runs: { key: string; due: number; payload: unknown }[];
   disposed: string;
+  testing: {
+    loaded: string[];
+    runsAfter13d: number;
+    runs: { key: string; due: number; payload: unknown }[];
+    lines: Record<string, unknown>[];
+  };
   bullmq: Resolved;
   redis: {
     run: { key: string; version: number; payload: unknown; signal: boolean };
@@ -97,19 +103,54 @@ describe('@sundial/client in a Nest 11 application', () => {
     expect(report.redis).toMatchObject({ status: 'completed', last: 'ok' });
   });
 
+  it("SundialTestingModule runs the app's timer on its VirtualClock, without @nestjs/testing", () => {
+    expect(report.testing.runsAfter13d).toBe(0);
+    expect(report.testing.runs).toEqual([
+      { key: 'trial:acme', due: Date.parse('2026-03-15T00:00:00Z'), payload: 'acme' },
+    ]);
+  });
+
+  it("Sundial's line reaches the Nest 11 app's own logger, with its fields", () => {
+    expect(report.testing.lines).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        msg: expect.stringMatching(/^ifExists keep/),
+        key: 'trial:acme',
+        requested: 'delay 86400000 ms',
+      }),
+    ]);
+  });
+
+  it('requiring @sundial/testing loads no package beyond what @sundial/client already needs', () => {
+    // its index also exports the monorepo's harness: node built-ins, and ioredis and @opentelemetry/api,
+    // which @sundial/redis loads for the client anyway
+    expect(report.testing.loaded).toEqual(['@sundial/testing']);
+  });
+
   it('closing the application disposes the timers', () => {
     expect(report.disposed).toBe('disposed');
   });
 
-  it("libs/client's peerDependencies accept Nest 11 (this fixture) and Nest 12 (the apps)", () => {
-    const client = JSON.parse(readFileSync(join(ROOT, 'libs', 'client', 'package.json'), 'utf8'));
+  it.each([
+    ['client', ['@nestjs/common', '@nestjs/core']],
+    ['testing', ['@nestjs/common']],
+  ])("libs/%s's peerDependencies accept Nest 11 (this fixture) and Nest 12 (the apps)", (lib, names) => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'libs', lib, 'package.json'), 'utf8'));
     const apps = JSON.parse(
       readFileSync(join(ROOT, 'node_modules', '@nestjs', 'core', 'package.json'), 'utf8'),
     );
-    for (const name of ['@nestjs/common', '@nestjs/core']) {
-      const majors = acceptedMajors(client.peerDependencies[name]);
+    for (const name of names) {
+      const majors = acceptedMajors(manifest.peerDependencies[name]);
       expect(majors).toContain(Number(report.app.version.split('.')[0]));
       expect(majors).toContain(Number(apps.version.split('.')[0]));
+    }
+  });
+
+  it('libs/testing names the libs it needs beside it as peers, at their version', () => {
+    const testing = JSON.parse(readFileSync(join(ROOT, 'libs', 'testing', 'package.json'), 'utf8'));
+    for (const lib of ['core', 'client']) {
+      const { version } = JSON.parse(readFileSync(join(ROOT, 'libs', lib, 'package.json'), 'utf8'));
+      expect(testing.peerDependencies[`@sundial/${lib}`]).toBe(`^${version}`);
     }
   });
 });

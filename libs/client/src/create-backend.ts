@@ -1,15 +1,18 @@
 import { createEngine, type TimersApi } from '@sundial/core';
 import { RedisTimers, SundialMetrics } from '@sundial/redis';
 import type { TimerHandlerRegistry } from './handler-registry';
+import { loggerOf } from './nest-logger';
 import type { SundialModuleOptions } from './sundial-module-options';
 
 /** The `TimersApi` the options ask for; the in-memory engine runs the app's registered handlers. */
 export function createBackend(options: SundialModuleOptions, registry: TimerHandlerRegistry): TimersApi {
   if (options.backend === 'memory') {
-    const { clock, limits, tombstoneMs, logger, ledger } = options;
+    const { clock, limits, tombstoneMs, ledger } = options;
+    const logger = loggerOf(options);
     return createEngine({ clock, handlers: registry.handlers, limits, tombstoneMs, logger, ledger });
   }
-  const { connection, prefix, partitions, limits, tombstoneMs, logger, ledger, startWaitMs } = options;
+  const { connection, prefix, partitions, limits, tombstoneMs, ledger, startWaitMs } = options;
+  const logger = loggerOf(options);
   const given = { connection, prefix, partitions, limits, tombstoneMs, logger, ledger, startWaitMs };
   return new RedisTimers({ ...given, observer: new SundialMetrics(options.metricsRegistry) });
 }

@@ -1,5 +1,6 @@
 import { closestName } from './closest-name';
 import { SundialError } from './errors';
+import { showValue } from './show-value';
 
 /**
  * The wording of Sundial's refusals (docs/spec.md §2), in one place: each says what went wrong (`reason`,
@@ -203,6 +204,13 @@ export const refusals = {
   /** backfill(key, { from, to }) on a range it cannot run. */
   badBackfillRange: (field: 'from' | 'to' | 'range', message: string, fix: string) =>
     new SundialError({ reason: 'invalid', field, message, fix }),
+  /** An id that is not `<seq>p<partition>` (HTTP `GET /v1/registry/:id`; `check(id)` answers false). */
+  malformedId: (id: string) =>
+    refusals.invalid(
+      'id',
+      `id ${showValue(id)} is not a timer id`,
+      'Pass the id a write returned (its "id" field): <seq>p<partition>, digits without leading zeros, e.g. "42p3". To look a timer up by its key, GET /v1/timers/:key.',
+    ),
   /** backfill on a one-shot timer: it has no slots. */
   backfillNotPeriodic: (key: string) =>
     new SundialError({

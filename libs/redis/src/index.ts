@@ -57,6 +57,8 @@ export type { StaleReason } from './store/replies';
 export { Backlog, type BacklogOptions } from './metrics/backlog';
 export { type BacklogSource, SundialMetrics } from './metrics/sundial-metrics';
 
+// Whether a string is an id this backend writes (`<seq>p<partition>`): HTTP's GET /v1/registry/:id.
+export { isTimerId } from './store/live-ids';
 // Internals the Redis test suites drive directly (scripts, fire commands, cron follow-ups); not for apps.
 export { claimCopy, cronDetach, cronFollowUp } from './fire/completion';
 export { type Completion, FireCommands, type FireJobData, type TimerRef } from './store/fire-commands';

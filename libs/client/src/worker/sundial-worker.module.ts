@@ -18,6 +18,7 @@ import {
 } from '@sundial/redis';
 import { TimerHandlerRegistry } from '../handler-registry';
 import { checkWorkerModuleOptions } from '../module-option-checks';
+import { loggerOf } from '../nest-logger';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { RedisBackendOptions, SundialModuleOptions } from '../sundial-module-options';
 import { FIRE_RUNNER, fireProcessor } from './fire-processor';
@@ -68,7 +69,7 @@ export class SundialWorkerModule {
             serve: served,
             consumers: 'external',
             observer: new SundialMetrics(options.metricsRegistry),
-            logger: redis.logger,
+            logger: loggerOf(redis),
           });
           // The processors were named when the module was defined; the connection decides the tags.
           if (runner.keys.tagging !== keys.tagging) throw taggingMismatch(runner.keys.tagging);
@@ -81,7 +82,7 @@ export class SundialWorkerModule {
         useFactory: (sundial: SundialModuleOptions | undefined): FireLoops | null => {
           if (!options.dispatch) return null;
           const redis = redisOptionsOf(sundial, options);
-          const shared = { ...redis, serve: served, logger: redis.logger };
+          const shared = { ...redis, serve: served, logger: loggerOf(redis) };
           // What a scheduler exports beside its loops (docs/spec.md §6.1): an app that runs them in
           // place of apps/scheduler feeds the same dashboard, alerts and autoscaler.
           const metrics = new SundialMetrics(options.metricsRegistry);

@@ -5,11 +5,19 @@
  */
 export const ID_CHUNK = 65_536;
 
-/** Where an id's bit is: its bitmap's suffix `<M>:<chunk>` and the bit offset; null for no id of ours. */
+/** An id as Sundial writes one: `<seq>p<M>`, both decimal without leading zeros. */
+const ID = /^(0|[1-9]\d*)p(0|[1-9]\d*)$/;
+
+/**
+ * Where an id's bit is: its bitmap's suffix `<M>:<chunk>` and the bit offset; null for no id of ours —
+ * also for one spelled another way (`07p1`) or whose seq a double cannot hold exactly, which would read
+ * the bit of another id (`7p1`, `9007199254740992p1`).
+ */
 export function idBit(id: string): { chunk: string; offset: number } | null {
-  const match = /^(\d+)p(\d+)$/.exec(id);
+  const match = ID.exec(id);
   if (!match) return null;
   const seq = Number(match[1]);
+  if (!Number.isSafeInteger(seq)) return null;
   const chunk = Math.floor(seq / ID_CHUNK);
   return { chunk: `${Number(match[2])}:${chunk}`, offset: seq - chunk * ID_CHUNK };
 }
@@ -25,4 +33,9 @@ export function idsOfBitmap(chunk: string, bitmap: Buffer): string[] {
     }
   });
   return ids;
+}
+
+/** Whether `id` is one Sundial could have written (`check(id)` answers false for any other string). */
+export function isTimerId(id: string): boolean {
+  return idBit(id) !== null;
 }

@@ -56,6 +56,32 @@ describe('SundialTestingModule', () => {
     await app.close();
   });
 
+  it("sends Sundial's lines to the test's Nest logger, with their fields", async () => {
+    const warned: unknown[][] = [];
+    const nest = {
+      log: () => undefined,
+      error: () => undefined,
+      warn: (...args: unknown[]) => void warned.push(args),
+    };
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' }), BillingModule],
+    })
+      .setLogger(nest)
+      .compile();
+    await app.init();
+    await app.get(Billing).trialStarted('acme');
+    await app
+      .get(Timers)
+      .schedule({ key: 'trial:acme', handler: 'trial.end', delay: '1d', ifExists: 'keep' });
+    await app.close();
+    expect(warned).toEqual([
+      [
+        expect.objectContaining({ msg: expect.stringMatching(/^ifExists keep/), key: 'trial:acme' }),
+        'Sundial',
+      ],
+    ]);
+  });
+
   it.each([
     ['now', { now: 'tomorrow' }],
     ['now', { now: '2026-03-01T12:00:00' }],
