@@ -13,5 +13,6 @@ export { SundialWorkerModule } from './worker/sundial-worker.module';
 export { SundialHealthIndicator } from './health/sundial-health.indicator';
 export { SundialHealthModule } from './health/sundial-health.module';
 export { SundialErrorFilter } from './http/sundial-error.filter';
+export { nestSundialLogger } from './nest-logger';
 // The metrics of docs/spec.md §6, for a host that serves its own registry.
 export { SundialMetrics } from '@sundial/redis';

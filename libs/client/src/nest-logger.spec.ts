@@ -4,9 +4,9 @@ import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
-import { type LogFields, silentLogger, type SundialLogger } from '@sundial/core';
+import { type LogFields, logsDebug, silentLogger, type SundialLogger, VirtualClock } from '@sundial/core';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
-import { SundialModule, SundialWorkerModule, Timers } from './index';
+import { nestSundialLogger, SundialModule, SundialWorkerModule, Timers } from './index';
 
 /** A Nest logger that records what it is given: [level, message, ...params]. */
 class RecordingLogger implements LoggerService {
@@ -53,6 +53,28 @@ describe("SundialModule's default logger: Sundial's lines through Nest's Logger"
     // not a JSON line of consoleLogger beside Nest's
     expect(logged).not.toHaveBeenCalled();
     logged.mockRestore();
+  });
+
+  it("drops Sundial's debug lines (one a run) unless asked for them, so none is even built", async () => {
+    const nest = new RecordingLogger();
+    const run = async (logger?: SundialLogger) => {
+      const clock = new VirtualClock(0);
+      const moduleRef = await Test.createTestingModule({
+        imports: [SundialModule.forRoot({ ...memory, clock, ...(logger && { logger }) })],
+      })
+        .setLogger(nest)
+        .compile();
+      const timers = moduleRef.get(Timers);
+      await timers.schedule({ key: 'k', handler: 'trial.end', delay: 10 });
+      // a stale wake (the engine's debug line) and a run
+      await timers.reschedule('k', { delay: 20 });
+      await clock.advance(20);
+      await moduleRef.close();
+    };
+    expect(logsDebug(nestSundialLogger())).toBe(false);
+    await run();
+    expect(nest.sundial().filter(([level]) => level === 'debug')).toEqual([]);
+    expect(logsDebug(nestSundialLogger({ debug: true }))).toBe(true);
   });
 
   it("an application's useLogger receives it too", async () => {

@@ -1,6 +1,6 @@
 import { inspect, type InspectOptionsStylized } from 'node:util';
 import { Logger } from '@nestjs/common';
-import type { LogFields, SundialLogger } from '@sundial/core';
+import { type LogFields, silentLogger, type SundialLogger } from '@sundial/core';
 
 /**
  * One Sundial line as a Nest logger takes it: an object whose own properties are `msg` and the fields,
@@ -33,15 +33,20 @@ class SundialLine {
  * The default `logger` of SundialModule, SundialWorkerModule and SundialTestingModule (docs/spec.md
  * §6.3): Sundial's lines go through Nest's `Logger` with context 'Sundial', so they reach whichever
  * logger the app gave Nest (`app.useLogger`, nestjs-pino, a test's `setLogger`) and Nest's level
- * filter applies, `debug` included. `info` is Nest's `log`.
+ * filter applies. `info` is Nest's `log`. Sundial's `debug` lines (one a run: `run ok`, stale claims,
+ * skipped slots) are dropped unless `debug: true`, as the console default drops them: Nest's own default
+ * levels include debug, and a line a run would flood an app's console (and build its fields a run).
  */
-export function nestSundialLogger(context = 'Sundial'): SundialLogger {
-  const logger = new Logger(context);
+export function nestSundialLogger(options: { context?: string; debug?: boolean } = {}): SundialLogger {
+  const logger = new Logger(options.context ?? 'Sundial');
   return {
     error: (message, fields) => logger.error(new SundialLine(message, fields)),
     warn: (message, fields) => logger.warn(new SundialLine(message, fields)),
     info: (message, fields) => logger.log(new SundialLine(message, fields)),
-    debug: (message, fields) => logger.debug(new SundialLine(message, fields)),
+    // silentLogger's own debug: logsDebug() knows it writes nothing, so no run builds a debug line
+    debug: options.debug
+      ? (message, fields) => logger.debug(new SundialLine(message, fields))
+      : silentLogger.debug,
   };
 }
 
