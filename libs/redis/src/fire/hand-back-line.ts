@@ -29,6 +29,17 @@ export function handBackLine(runs: HandedBackRun[]): { message: string; fields: 
   };
 }
 
+/**
+ * The warn line of at-most-once runs whose worker was lost (died, or stalled past its lease), settled by a
+ * reconcile pass or by the claim of a redelivered job: recorded failed with reason 'lost', not run again.
+ */
+export function lostLine(keys: string[]): string {
+  return (
+    `Sundial: ${keys.length} at-most-once run${keys.length === 1 ? '' : 's'} lost with ${keys.length === 1 ? 'its' : 'their'} worker ` +
+    `(lease expired), recorded failed with reason 'lost' and not run again: ${named(keys)}`
+  );
+}
+
 /** At most HAND_BACK_KEYS_NAMED keys, then how many more. */
 function named(keys: string[]): string {
   const shown = keys.slice(0, HAND_BACK_KEYS_NAMED).join(', ');
