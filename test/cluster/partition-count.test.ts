@@ -1,3 +1,4 @@
+import { repartition } from '@sundial/redis';
 import {
   type AppProcess,
   clusterEnv,
@@ -33,5 +34,34 @@ describe('cluster: the partition count is part of the data', () => {
     expect(refused).toContain('spread over 2 partitions, and this process was started with 4');
     expect(refused).toContain('SUNDIAL_PARTITIONS=2');
     apps.push(await spawnApp('worker', 'worker-2', clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '2' })));
+  }, 60_000);
+
+  // A repartition replaces the count the running processes have: each shuts down by itself. Its lines
+  // named a SIGTERM nobody sent (the process raised it at itself); they name the repartition.
+  it('a repartition stops the old-count processes; their shutdown lines name it, not a signal', async () => {
+    expect(apps.map((app) => app.name)).toEqual(['scheduler', 'worker-2']); // the first test's
+    await repartition({ connection: redis.url, to: 3 });
+    const ends = await Promise.all(apps.map((app) => app.exited));
+    expect(ends.map((end) => end.code)).toEqual(apps.map(() => 0));
+    for (const app of apps) {
+      const lines = app.lines.flatMap((line) => {
+        try {
+          return [JSON.parse(line) as { msg: string; reason?: string; signal?: string }];
+        } catch {
+          return [];
+        }
+      });
+      const shutdown = lines.filter((line) => /^(shutting down|shut down cleanly)$/.test(line.msg));
+      expect({
+        app: app.name,
+        shutdown: shutdown.map(({ msg, reason, signal }) => ({ msg, reason, signal })),
+      }).toEqual({
+        app: app.name,
+        shutdown: [
+          { msg: 'shutting down', reason: 'repartition', signal: undefined },
+          { msg: 'shut down cleanly', reason: 'repartition', signal: undefined },
+        ],
+      });
+    }
   }, 60_000);
 });

@@ -175,6 +175,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
       'SundialNoScheduler',
       'SundialRedisDown',
       'SundialOverdueBacklogGrowing',
+      'SundialOverdueBacklogStuck',
       'SundialRunsLost',
       'SundialReconcilerRearming',
     ];

@@ -68,3 +68,28 @@ describe('the apps’ pino logger', () => {
     expect(parseLogLevel('  ')).toBe('info');
   });
 });
+
+describe('errSaidOnce, the apps’ err serializer', () => {
+  it('says a cause the error’s message names already once (a start that waited for Redis in vain)', () => {
+    const { pino, lines } = capture('info');
+    const refused = new Error('connect ECONNREFUSED 127.0.0.1:6390');
+    const timeout = new Error(`Redis did not answer within 30000 ms at start: ${refused.message}`, {
+      cause: refused,
+    });
+    pino.fatal({ err: timeout }, 'sundial-worker could not start');
+    expect((lines[0].err as { message: string }).message).toBe(
+      'Redis did not answer within 30000 ms at start: connect ECONNREFUSED 127.0.0.1:6390',
+    );
+  });
+
+  it('still appends a cause the message does not name, as pino does', () => {
+    const { pino, lines } = capture('info');
+    const inner = new Error('EACCES');
+    const outer = new Error('could not read the file', { cause: new Error('open failed', { cause: inner }) });
+    pino.error({ err: outer }, 'x');
+    expect(lines[0].err).toMatchObject({
+      message: 'could not read the file: open failed: EACCES',
+      type: 'Error',
+    });
+  });
+});

@@ -37,9 +37,29 @@ export function createPino(level: LogLevelName, destination?: DestinationStream)
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { err: errSaidOnce },
     },
     destination ?? pino.destination({ dest: 1, sync: true }),
   );
+}
+
+/**
+ * pino's `err` serializer, whose `message` is the error's followed by each `cause`'s (`a: b: c`), except a
+ * cause whose message the line says already: a start that waited for Redis in vain says `Redis did not
+ * answer within 30000 ms at start: connect ECONNREFUSED …` with that connection error as its cause, and a
+ * bad REDIS_URL its parser's message; pino's own printed it twice.
+ */
+export function errSaidOnce(error: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const serialized = pino.stdSerializers.err(error);
+  if (!(error instanceof Error) || !('cause' in error)) return serialized;
+  let message = error.message;
+  const seen = new Set<unknown>([error]);
+  for (let cause = error.cause; cause instanceof Error && !seen.has(cause); cause = cause.cause) {
+    seen.add(cause);
+    if (!message.includes(cause.message)) message += `: ${cause.message}`;
+  }
+  serialized.message = message;
+  return serialized;
 }
 
 /** The library's logger interface over pino: a message and its fields become one line. */

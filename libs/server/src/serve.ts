@@ -26,7 +26,7 @@ export function serve(
   build()
     .then(async ({ app, config, shutdownDeadlineMs }) => {
       const logger = app.get<SundialLogger>(SUNDIAL_LOGGER);
-      exitOnSignal(app, logger, shutdownDeadlineMs);
+      const shutdown = exitOnSignal(app, logger, shutdownDeadlineMs);
       // Before listen, which starts the app's service: a Redis away for a moment is waited for.
       // A probe failing for want of Redis (RedisPing fails fast without queueing: its stream is shut, no
       // answer, a full Redis) waits; Redis refusing us (WRONGPASS, NOPERM: a reply that is not a
@@ -41,14 +41,15 @@ export function serve(
         partitions,
         ...(serve && { serve: serve.join(',') }),
       });
-      // A repartition replaced our count: shut down as on SIGTERM, to be started again with the new one.
+      // A repartition replaced our count: shut down as on SIGTERM, to be started again with the new one
+      // (its lines say `reason: 'repartition'`, not a signal).
       watchPartitionCount({
         connection: config.redisUrl,
         prefix,
         partitions,
         onReplaced: ({ message, fix }) => {
           logger.error(`${name} stops: ${message}`, { fix });
-          process.kill(process.pid, 'SIGTERM');
+          shutdown({ reason: 'repartition' });
         },
       });
     })

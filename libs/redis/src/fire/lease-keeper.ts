@@ -5,6 +5,7 @@ import { closeRedis, openRedis, type RedisConnection } from '../infra/connection
 import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import type { FireCommands, LeaseRef, LeaseRenewal, RunMode } from '../store/fire-commands';
 import type { SundialKeys } from '../store/keys';
+import { handBackLine } from './hand-back-line';
 import { reconcilePartition } from './reconciler';
 
 /** A run in progress on this worker. */
@@ -13,6 +14,8 @@ export interface ActiveRun extends LeaseRef {
   id: string;
   version: number;
   mode: RunMode;
+  /** its timer's delivery is at-most-once (row field `dl` 'm'): handed back, it is recorded lost, not run again */
+  atMostOnce: boolean;
   /** made when the handler first reads `ctx.signal` or the run is aborted: most runs need none */
   controller?: AbortController;
   /** handed back at shutdown: its outcome is no longer this worker's to record */
@@ -92,9 +95,16 @@ export class LeaseKeeper {
     return [...this.active];
   }
 
-  /** Shutdown: abort, stop waiting for, and release the claims of runs that did not finish in time. */
+  /**
+   * Shutdown: abort, stop waiting for, and release the claims of runs that did not finish in time, and say
+   * which timers they were (one warn line).
+   */
   async handBack(runs: ActiveRun[]): Promise<void> {
     const { commands, clock, workerId } = this.options;
+    if (runs.length > 0) {
+      const { message, fields } = handBackLine(runs);
+      this.options.logger.warn(message, { workerId, ...fields });
+    }
     for (const run of runs) {
       run.released = true;
       abort(run, 'the worker is shutting down');

@@ -6,6 +6,7 @@ import type { ReconcileCounts, SundialObserver } from '../metrics/observer';
 import { FireCommands } from '../store/fire-commands';
 import { migrateLiveIds } from '../store/live-ids-migration';
 import { lostCompletion } from './completion';
+import { HAND_BACK_KEYS_NAMED, lostLine } from './hand-back-line';
 
 export interface ReconcilerOptions extends PartitionedOptions, ServeOptions {
   /** pause between passes (SUNDIAL_RECONCILE_MS, default 5000 ms): bounds how late a lost timer can be */
@@ -35,23 +36,26 @@ export async function reconcilePartition(
   graceMs: number,
   batchLimit: number,
   observer: SundialObserver = {},
+  logger?: SundialLogger,
 ): Promise<ReconcileCounts> {
   const result = await commands.reconcile(partition, graceMs, batchLimit);
-  let lost = 0;
+  const lostKeys: string[] = [];
   if (result.lost.length > 0) {
     const now = clock.now();
     const settled = await commands.complete(
       partition,
       result.lost.map((fields) => lostCompletion(fields, now)),
     );
-    for (const reply of settled) {
+    for (const [i, reply] of settled.entries()) {
       if (reply.kind !== 'done') continue; // another replica settled it first
-      lost++;
+      lostKeys.push(result.lost[i].key);
       if (reply.missed > 0) observer.skipped?.({ reason: 'missed', count: reply.missed });
       if (reply.overlap > 0) observer.skipped?.({ reason: 'overlap', count: reply.overlap });
     }
   }
-  return { rearmed: result.rearmed, requeued: result.requeued, lost };
+  if (lostKeys.length > 0)
+    logger?.warn(lostLine(lostKeys), { partition, keys: lostKeys.slice(0, HAND_BACK_KEYS_NAMED) });
+  return { rearmed: result.rearmed, requeued: result.requeued, lost: lostKeys.length };
 }
 
 /**
@@ -106,6 +110,7 @@ export class Reconciler extends Partitioned<FireCommands> {
         this.graceMs,
         this.batchLimit,
         this.observer,
+        this.logger,
       );
       totals.rearmed += counts.rearmed;
       totals.requeued += counts.requeued;

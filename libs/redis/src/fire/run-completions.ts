@@ -3,6 +3,7 @@ import type { ClusterClock } from '../infra/cluster-clock';
 import type { RowFields } from '../store/row';
 import { claimCopy, cronFollowUp, lostCompletion } from './completion';
 import type { CompletionBatcher } from './completion-batcher';
+import { lostLine } from './hand-back-line';
 import type { ActiveRun, LeaseKeeper } from './lease-keeper';
 import type { RunFields, RunOutcome, RunReports } from './run-reports';
 import type { Claimed } from './run-start';
@@ -80,6 +81,8 @@ export class RunCompletions {
     const { batcher, reports, clock } = this.options;
     const completed = await batcher.complete(partition, lostCompletion(row, clock.now()));
     const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
-    if (completed.kind === 'done') reports.skips(completed, fields);
+    if (completed.kind !== 'done') return;
+    reports.skips(completed, fields);
+    this.options.logger.warn(lostLine([row.key]), fields);
   }
 }

@@ -34,6 +34,7 @@ export function startRun(partition: number, claimed: Claimed): ActiveRun {
     version: Number(fields.rv),
     runCount: fields.rc === undefined ? 0 : Number(fields.rc),
     mode: claimed.mode,
+    atMostOnce: fields.dl === 'm',
     released: false,
     letGo: undefined,
   };
