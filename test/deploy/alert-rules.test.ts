@@ -65,6 +65,27 @@ describe('Prometheus config and alert rules', () => {
     }
   });
 
+  it("the README's and the spec's lists of the alert rules name every alert, and no other", () => {
+    const names = alertRules()
+      .map((rule) => rule.alert)
+      .sort();
+    // the paragraph of each that lists them (a new alert added to alerts.yml only was missing from both)
+    const listed = (file: string, opening: string): string[] => {
+      const paragraph = repoFile(file)
+        .split('\n\n')
+        .find((text) => text.includes(opening));
+      return [...new Set(paragraph?.match(/\bSundial[A-Z]\w+/g) ?? [])].sort();
+    };
+    expect({ file: 'README.md', names: listed('README.md', 'The alert rules are') }).toEqual({
+      file: 'README.md',
+      names,
+    });
+    expect({ file: 'docs/spec.md', names: listed('docs/spec.md', 'holds the alert rules') }).toEqual({
+      file: 'docs/spec.md',
+      names,
+    });
+  });
+
   it('the Kubernetes PrometheusRule carries the same rules (scripts/sync-prometheus-rule.js was run)', () => {
     const committed = readYaml<{ spec: unknown }>('deploy/k8s/overlays/production/prometheus-rule.yaml');
     expect(committed.spec).toEqual({

@@ -79,6 +79,13 @@ describe('sundial CLI: a timer as text', () => {
     );
     expect(timerText({ ...timer, payload: { id: 42 } }, true)).toMatch(/^payload: +\{"id":42\}$/m);
   });
+
+  it("shows a timer's timeout, after its runs, only when it has one", () => {
+    expect(timerText({ ...timer, payload: null, timeout: 900_000 })).toMatch(
+      /^runs: +0\ntimeout: +15 min\n/m,
+    );
+    expect(timerText({ ...timer, payload: null })).not.toMatch(/^timeout:/m);
+  });
 });
 
 /** The requests each command sends, seen by a local HTTP server standing in for the scheduler. */

@@ -1,4 +1,4 @@
-import type { Timer } from '@sundial/core';
+import { durationText, type Timer } from '@sundial/core';
 import { fields, lastRun, schedule, time } from './output';
 
 /** A timer as `name: value` lines. The payload and meta are printed only when asked (`--show-payload`). */
@@ -18,6 +18,8 @@ export function timerText(timer: Timer, showPayload = false): string {
     ['id', `${timer.id} (version ${timer.version})`],
     ['payload', showPayload ? JSON.stringify(timer.payload) : payload],
   ];
+  // the bound of each run (the spec's timeout), which a run failed with reason timeout is measured against
+  if (timer.timeout !== undefined) rows.splice(6, 0, ['timeout', durationText(timer.timeout)]);
   if (showPayload && timer.meta !== undefined) rows.push(['meta', JSON.stringify(timer.meta)]);
   return fields(rows);
 }
