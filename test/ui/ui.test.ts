@@ -141,9 +141,12 @@ describe('operator UI in chromium against a running cluster', () => {
       handler: 'record',
       every: '1h',
       payload: { secret: 'top-s3cret' },
+      timeout: '15m',
     });
     await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent(key)}`);
     await page.getByRole('heading', { level: 1, name: `${key} pending` }).waitFor();
+    // the timer's run timeout, beside its schedule and policies
+    await page.locator('dt:text-is("Timeout") + dd', { hasText: '15 min a run' }).waitFor();
     expect(await page.content()).not.toContain('top-s3cret');
     await page.getByRole('button', { name: 'Show payload' }).click();
     await page.locator('#payload pre', { hasText: 'top-s3cret' }).waitFor();

@@ -18,6 +18,8 @@ export interface Timer {
   dueAt: number;
   delayMs?: number;
   everyMs?: number;
+  /** ms one run may take (the timer's `timeout`), when it has one */
+  timeout?: number;
   cron?: string;
   tz?: string;
   maxRuns?: number;

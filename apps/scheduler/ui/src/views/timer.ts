@@ -123,6 +123,7 @@ function fields(timer: Timer): HTMLElement {
     ['Id, version', `${timer.id}, v${timer.version}`],
   ];
   if (timer.delayMs !== undefined) rows.splice(3, 0, ['Delay', duration(timer.delayMs)]);
+  if (timer.timeout !== undefined) rows.splice(-3, 0, ['Timeout', `${duration(timer.timeout)} a run`]);
   return h(
     'dl',
     { class: 'fields' },
