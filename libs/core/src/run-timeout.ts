@@ -2,7 +2,7 @@ import { type Clock, realClock } from './clock';
 import { type Duration, durationText, toMs } from './duration';
 import { refusals } from './refusals';
 import { showValue } from './show-value';
-import type { Timer, TimerContext, TimerHandler } from './types';
+import type { TimerContext, TimerHandler } from './types';
 
 // Why this exists: a handler that never ends holds its run for ever — its lease is renewed while the
 // process lives, so a cron with the default overlap `skip` skips every slot after it, silently. A
@@ -65,7 +65,7 @@ export function withTimeout<P>(
     else outer.addEventListener('abort', forward, { once: true });
     let result: unknown;
     try {
-      result = handler(payload, new TimedContext(ctx, controller.signal));
+      result = handler(payload, withSignal(ctx, controller.signal));
     } catch (error) {
       outer.removeEventListener('abort', forward);
       throw error;
@@ -104,34 +104,12 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-/** The run's context with the timed signal; `timer` read from the run's own context when asked for. */
-class TimedContext<P> implements TimerContext<P> {
-  readonly id: string;
-  readonly key: string;
-  readonly version: number;
-  readonly due: number;
-  readonly claimedAt: number;
-  readonly runCount: number;
-  readonly attempt: number;
-  readonly payload: P;
-  readonly #outer: TimerContext<P>;
-
-  constructor(
-    outer: TimerContext<P>,
-    readonly signal: AbortSignal,
-  ) {
-    this.id = outer.id;
-    this.key = outer.key;
-    this.version = outer.version;
-    this.due = outer.due;
-    this.claimedAt = outer.claimedAt;
-    this.runCount = outer.runCount;
-    this.attempt = outer.attempt;
-    this.payload = outer.payload;
-    this.#outer = outer;
-  }
-
-  get timer(): Timer {
-    return this.#outer.timer;
-  }
+/**
+ * The run's context with the timed signal in place of its own; every other field read from the run's
+ * context itself (its getters run on it: the Redis runner's `timer` is made on first read), not copied.
+ */
+function withSignal<P>(ctx: TimerContext<P>, signal: AbortSignal): TimerContext<P> {
+  return new Proxy(ctx, {
+    get: (target, field) => (field === 'signal' ? signal : Reflect.get(target, field, target)),
+  });
 }
