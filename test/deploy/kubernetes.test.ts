@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
 import { workerConfigFromEnv } from '../../apps/worker/src/worker-config';
@@ -23,6 +24,12 @@ interface Container {
 }
 interface PodSpec {
   terminationGracePeriodSeconds: number;
+  automountServiceAccountToken?: boolean;
+  topologySpreadConstraints?: {
+    topologyKey: string;
+    whenUnsatisfiable: string;
+    labelSelector: { matchLabels: Record<string, string> };
+  }[];
   securityContext: Record<string, unknown>;
   containers: Container[];
 }
@@ -124,19 +131,75 @@ describe('Kubernetes manifests', () => {
           name: 'sundial',
           key: 'redis-url',
         });
-        // every setting it is given is one the apps read, or a standard OTEL_* one the OpenTelemetry SDK reads
+        // every setting it is given is one the apps read, a standard OTEL_* one the OpenTelemetry SDK
+        // reads, or NODE_OPTIONS (node's own)
         const read = envVarsReadByApps();
         const given = [
           ...Object.keys(containerEnv(production, container)),
           ...container.env.map((v) => v.name),
         ];
-        expect(given.filter((name) => !read.has(name) && !name.startsWith('OTEL_'))).toEqual([]);
+        expect(
+          given.filter((name) => !read.has(name) && !name.startsWith('OTEL_') && name !== 'NODE_OPTIONS'),
+        ).toEqual([]);
         // production traces to its collector, a tenth of the traces kept; the base leaves tracing off
         expect(containerEnv(production, container)).toMatchObject({
           OTEL_EXPORTER_OTLP_ENDPOINT: 'http://tempo.monitoring.svc:4318',
           OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         });
       }
+    }
+  });
+
+  it('pods: no service-account token; replicas spread over nodes and zones, each Deployment its own', () => {
+    const all = deployments(production);
+    for (const deployment of all) {
+      const { metadata, spec } = deployment.spec.template;
+      expect({ name: deployment.metadata.name, automount: spec.automountServiceAccountToken }).toEqual({
+        name: deployment.metadata.name,
+        automount: false,
+      });
+      const spread = spec.topologySpreadConstraints ?? [];
+      expect(spread.map((c) => c.topologyKey).sort()).toEqual([
+        'kubernetes.io/hostname',
+        'topology.kubernetes.io/zone',
+      ]);
+      for (const constraint of spread) {
+        // soft: a one-node or full cluster still runs every replica
+        expect(constraint.whenUnsatisfiable).toBe('ScheduleAnyway');
+        // counts this Deployment's pods, and only them
+        const counted = all.filter((other) =>
+          matches(constraint.labelSelector.matchLabels, other.spec.template.metadata.labels),
+        );
+        expect(counted.map((d) => d.metadata.name)).toEqual([deployment.metadata.name]);
+        expect(matches(constraint.labelSelector.matchLabels, metadata.labels)).toBe(true);
+      }
+    }
+  });
+
+  it('NODE_OPTIONS lets the V8 heap use three quarters of the memory a container has (node’s default: a quarter)', () => {
+    for (const deployment of deployments(production)) {
+      const [container] = deployment.spec.template.spec.containers;
+      const nodeOptions = containerEnv(production, container).NODE_OPTIONS;
+      // node sizes the heap from the memory it may use: the cgroup limit in a pod, all of it here
+      const probe = spawnSync(
+        process.execPath,
+        [
+          '-p',
+          "const os = require('node:os'), v8 = require('node:v8');" +
+            'v8.getHeapStatistics().heap_size_limit / Math.min(os.totalmem(), process.constrainedMemory() || Infinity)',
+        ],
+        { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: nodeOptions } },
+      );
+      expect({ container: container.name, stderr: probe.stderr, status: probe.status }).toEqual({
+        container: container.name,
+        stderr: '',
+        status: 0,
+      });
+      const share = Number(probe.stdout);
+      expect({ container: container.name, share: share >= 0.6 && share <= 0.85 }).toEqual({
+        container: container.name,
+        share: true,
+      });
     }
   });
 
