@@ -104,14 +104,16 @@ describe('Kubernetes manifests', () => {
     },
   );
 
-  it('production has every part, in namespace sundial: 2 schedulers, 3 workers', () => {
+  it('production has every part, in namespace sundial: 2 schedulers, 3 workers and up (KEDA’s)', () => {
     expect(production.map((o) => o.kind).sort()).toEqual(
       [...BASE_KINDS, 'Namespace', 'PrometheusRule', 'ScaledObject', 'ServiceMonitor'].sort(),
     );
     for (const object of production.filter((o) => o.kind !== 'Namespace'))
       expect(object.metadata.namespace).toBe('sundial');
     expect(find<Deployment>(production, 'Deployment', 'sundial-scheduler').spec.replicas).toBe(2);
-    expect(find<Deployment>(production, 'Deployment', 'sundial-worker').spec.replicas).toBe(3);
+    // KEDA's HPA sets the worker count: the Deployment leaves it out, so an apply never resets it
+    expect(find<Deployment>(production, 'Deployment', 'sundial-worker').spec).not.toHaveProperty('replicas');
+    expect(find<Deployment>(base, 'Deployment', 'sundial-worker').spec.replicas).toBe(3);
   });
 
   it('every container: the app entry point, non-root, read-only root, requests and limits, Redis URL from the Secret', () => {
@@ -278,7 +280,7 @@ describe('Kubernetes manifests', () => {
     >(production, 'ScaledObject', 'sundial-worker');
     expect(scaler.spec.scaleTargetRef.name).toBe('sundial-worker');
     expect(scaler.spec.minReplicaCount).toBe(
-      find<Deployment>(production, 'Deployment', 'sundial-worker').spec.replicas,
+      find<Deployment>(base, 'Deployment', 'sundial-worker').spec.replicas,
     );
     expect(scaler.spec.triggers[0]).toMatchObject({
       type: 'prometheus',
