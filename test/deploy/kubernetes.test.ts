@@ -240,12 +240,14 @@ describe('Kubernetes manifests', () => {
           ? workerConfigFromEnv(containerEnv(production, container)).shutdownGraceMs + WORKER_CLOSE_BOUND_MS
           : SCHEDULER_CLOSE_BOUND_MS;
       expect(spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStopMs + closeMs);
-      const pdb = find<K8sObject & { spec: { selector: { matchLabels: Record<string, string> } } }>(
-        production,
-        'PodDisruptionBudget',
-        deployment.metadata.name,
-      );
+      const pdb = find<
+        K8sObject & {
+          spec: { selector: { matchLabels: Record<string, string> }; unhealthyPodEvictionPolicy?: string };
+        }
+      >(production, 'PodDisruptionBudget', deployment.metadata.name);
       expect(matches(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
+      // pods made unready by a Redis outage (or a crash loop) can still be evicted: drains go on
+      expect(pdb.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
     }
     // the grace the worker really uses by default is the one the ConfigMap sets
     const worker = find<Deployment>(production, 'Deployment', 'sundial-worker').spec.template.spec
