@@ -11,6 +11,9 @@ interface Service {
   volumes?: string[];
   deploy?: { replicas?: number };
   stop_grace_period?: string;
+  restart?: string;
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
 }
 interface Compose {
   services: Record<string, Service>;
@@ -62,6 +65,19 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect(redis).toMatch(/--appendonly yes/);
     expect(redis).toMatch(/--maxmemory-policy noeviction/);
     expect(services.worker.deploy?.replicas).toBe(2);
+  });
+
+  it('the apps start once Redis answers PING, and are started again whenever they exit', () => {
+    expect(services.redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect(services.redis.restart).toBe('unless-stopped');
+    for (const app of ['scheduler', 'worker']) {
+      expect({ app, redis: services[app].depends_on?.redis }).toEqual({
+        app,
+        redis: { condition: 'service_healthy' },
+      });
+      // not on-failure: a repartition ends the processes of the old count with exit 0
+      expect({ app, restart: services[app].restart }).toEqual({ app, restart: 'unless-stopped' });
+    }
   });
 
   it('mounts and builds only files that exist', () => {

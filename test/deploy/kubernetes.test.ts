@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
 import { workerConfigFromEnv } from '../../apps/worker/src/worker-config';
@@ -23,6 +24,12 @@ interface Container {
 }
 interface PodSpec {
   terminationGracePeriodSeconds: number;
+  automountServiceAccountToken?: boolean;
+  topologySpreadConstraints?: {
+    topologyKey: string;
+    whenUnsatisfiable: string;
+    labelSelector: { matchLabels: Record<string, string> };
+  }[];
   securityContext: Record<string, unknown>;
   containers: Container[];
 }
@@ -97,14 +104,16 @@ describe('Kubernetes manifests', () => {
     },
   );
 
-  it('production has every part, in namespace sundial: 2 schedulers, 3 workers', () => {
+  it('production has every part, in namespace sundial: 2 schedulers, 3 workers and up (KEDA’s)', () => {
     expect(production.map((o) => o.kind).sort()).toEqual(
       [...BASE_KINDS, 'Namespace', 'PrometheusRule', 'ScaledObject', 'ServiceMonitor'].sort(),
     );
     for (const object of production.filter((o) => o.kind !== 'Namespace'))
       expect(object.metadata.namespace).toBe('sundial');
     expect(find<Deployment>(production, 'Deployment', 'sundial-scheduler').spec.replicas).toBe(2);
-    expect(find<Deployment>(production, 'Deployment', 'sundial-worker').spec.replicas).toBe(3);
+    // KEDA's HPA sets the worker count: the Deployment leaves it out, so an apply never resets it
+    expect(find<Deployment>(production, 'Deployment', 'sundial-worker').spec).not.toHaveProperty('replicas');
+    expect(find<Deployment>(base, 'Deployment', 'sundial-worker').spec.replicas).toBe(3);
   });
 
   it('every container: the app entry point, non-root, read-only root, requests and limits, Redis URL from the Secret', () => {
@@ -124,19 +133,75 @@ describe('Kubernetes manifests', () => {
           name: 'sundial',
           key: 'redis-url',
         });
-        // every setting it is given is one the apps read, or a standard OTEL_* one the OpenTelemetry SDK reads
+        // every setting it is given is one the apps read, a standard OTEL_* one the OpenTelemetry SDK
+        // reads, or NODE_OPTIONS (node's own)
         const read = envVarsReadByApps();
         const given = [
           ...Object.keys(containerEnv(production, container)),
           ...container.env.map((v) => v.name),
         ];
-        expect(given.filter((name) => !read.has(name) && !name.startsWith('OTEL_'))).toEqual([]);
+        expect(
+          given.filter((name) => !read.has(name) && !name.startsWith('OTEL_') && name !== 'NODE_OPTIONS'),
+        ).toEqual([]);
         // production traces to its collector, a tenth of the traces kept; the base leaves tracing off
         expect(containerEnv(production, container)).toMatchObject({
           OTEL_EXPORTER_OTLP_ENDPOINT: 'http://tempo.monitoring.svc:4318',
           OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         });
       }
+    }
+  });
+
+  it('pods: no service-account token; replicas spread over nodes and zones, each Deployment its own', () => {
+    const all = deployments(production);
+    for (const deployment of all) {
+      const { metadata, spec } = deployment.spec.template;
+      expect({ name: deployment.metadata.name, automount: spec.automountServiceAccountToken }).toEqual({
+        name: deployment.metadata.name,
+        automount: false,
+      });
+      const spread = spec.topologySpreadConstraints ?? [];
+      expect(spread.map((c) => c.topologyKey).sort()).toEqual([
+        'kubernetes.io/hostname',
+        'topology.kubernetes.io/zone',
+      ]);
+      for (const constraint of spread) {
+        // soft: a one-node or full cluster still runs every replica
+        expect(constraint.whenUnsatisfiable).toBe('ScheduleAnyway');
+        // counts this Deployment's pods, and only them
+        const counted = all.filter((other) =>
+          matches(constraint.labelSelector.matchLabels, other.spec.template.metadata.labels),
+        );
+        expect(counted.map((d) => d.metadata.name)).toEqual([deployment.metadata.name]);
+        expect(matches(constraint.labelSelector.matchLabels, metadata.labels)).toBe(true);
+      }
+    }
+  });
+
+  it('NODE_OPTIONS lets the V8 heap use three quarters of the memory a container has (node’s default: a quarter)', () => {
+    for (const deployment of deployments(production)) {
+      const [container] = deployment.spec.template.spec.containers;
+      const nodeOptions = containerEnv(production, container).NODE_OPTIONS;
+      // node sizes the heap from the memory it may use: the cgroup limit in a pod, all of it here
+      const probe = spawnSync(
+        process.execPath,
+        [
+          '-p',
+          "const os = require('node:os'), v8 = require('node:v8');" +
+            'v8.getHeapStatistics().heap_size_limit / Math.min(os.totalmem(), process.constrainedMemory() || Infinity)',
+        ],
+        { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: nodeOptions } },
+      );
+      expect({ container: container.name, stderr: probe.stderr, status: probe.status }).toEqual({
+        container: container.name,
+        stderr: '',
+        status: 0,
+      });
+      const share = Number(probe.stdout);
+      expect({ container: container.name, share: share >= 0.6 && share <= 0.85 }).toEqual({
+        container: container.name,
+        share: true,
+      });
     }
   });
 
@@ -175,12 +240,14 @@ describe('Kubernetes manifests', () => {
           ? workerConfigFromEnv(containerEnv(production, container)).shutdownGraceMs + WORKER_CLOSE_BOUND_MS
           : SCHEDULER_CLOSE_BOUND_MS;
       expect(spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStopMs + closeMs);
-      const pdb = find<K8sObject & { spec: { selector: { matchLabels: Record<string, string> } } }>(
-        production,
-        'PodDisruptionBudget',
-        deployment.metadata.name,
-      );
+      const pdb = find<
+        K8sObject & {
+          spec: { selector: { matchLabels: Record<string, string> }; unhealthyPodEvictionPolicy?: string };
+        }
+      >(production, 'PodDisruptionBudget', deployment.metadata.name);
       expect(matches(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
+      // pods made unready by a Redis outage (or a crash loop) can still be evicted: drains go on
+      expect(pdb.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
     }
     // the grace the worker really uses by default is the one the ConfigMap sets
     const worker = find<Deployment>(production, 'Deployment', 'sundial-worker').spec.template.spec
@@ -215,7 +282,7 @@ describe('Kubernetes manifests', () => {
     >(production, 'ScaledObject', 'sundial-worker');
     expect(scaler.spec.scaleTargetRef.name).toBe('sundial-worker');
     expect(scaler.spec.minReplicaCount).toBe(
-      find<Deployment>(production, 'Deployment', 'sundial-worker').spec.replicas,
+      find<Deployment>(base, 'Deployment', 'sundial-worker').spec.replicas,
     );
     expect(scaler.spec.triggers[0]).toMatchObject({
       type: 'prometheus',
