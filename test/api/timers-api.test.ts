@@ -512,14 +512,37 @@ describe('HTTP API', () => {
       expect(await statusOf('scope:a:1')).toBe('gone');
       expect(await statusOf('scope:ab:1')).toBe('pending');
       expect(await statusOf('scope:b:1')).toBe('pending');
-      const missing = await api<ErrorBody>('DELETE', '/v1/timers');
-      expect(missing).toMatchObject({ status: 400, body: { error: { reason: 'invalid', field: 'prefix' } } });
     });
 
-    it('`prefix=` alone cancels every timer', async () => {
+    it.each([
+      ['no prefix', '/v1/timers', 'prefix'],
+      ['a bare ?prefix', '/v1/timers?prefix', 'prefix'],
+      ['an empty prefix=', '/v1/timers?prefix=', 'prefix'],
+      ['all other than true', '/v1/timers?all=1', 'all'],
+      ['a prefix and all=true', '/v1/timers?prefix=scope:&all=true', 'prefix'],
+    ])(
+      '%s: 400 invalid, saying how to cancel all on purpose; nothing cancelled',
+      async (_what, path, field) => {
+        const live = (await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids.length;
+        expect(live).toBeGreaterThan(0);
+        expect(await api<ErrorBody>('DELETE', path)).toMatchObject({
+          status: 400,
+          body: {
+            error: {
+              reason: 'invalid',
+              field,
+              fix: expect.stringContaining('?all=true to cancel every timer'),
+            },
+          },
+        });
+        expect((await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids).toHaveLength(live);
+      },
+    );
+
+    it('`all=true` cancels every timer', async () => {
       const live = (await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids.length;
       expect(live).toBeGreaterThan(0);
-      expect(await api('DELETE', '/v1/timers?prefix=')).toMatchObject({
+      expect(await api('DELETE', '/v1/timers?all=true')).toMatchObject({
         status: 200,
         body: { cancelled: live },
       });

@@ -155,6 +155,25 @@ describe('sundial CLI: the request each command sends', () => {
     );
   });
 
+  it('cancel --prefix <scope> and --all send the scope or all=true; an empty --prefix is a usage error', async () => {
+    reply = { status: 200, body: { cancelled: 2 } };
+    expect(await main(['cancel', '--prefix', 'inv:42:'], env())).toBe(0);
+    expect(await main(['cancel', '--all'], env())).toBe(0);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'DELETE /v1/timers?prefix=inv%3A42%3A',
+      'DELETE /v1/timers?all=true',
+    ]);
+    expect(process.stdout.write).toHaveBeenCalledWith('cancelled 2 timer(s): every timer\n');
+    seen.length = 0;
+    for (const argv of [['--prefix', ''], ['--prefix='], ['k', '--all'], ['--prefix', 'a:', '--all']]) {
+      expect(await main(['cancel', ...argv], env())).toBe(2);
+      expect(process.stderr.write).toHaveBeenLastCalledWith(
+        expect.stringMatching(/fix: .*--all to cancel every timer on purpose/),
+      );
+    }
+    expect(seen).toEqual([]);
+  });
+
   it('a 5xx answer exits 3 (retrying may help), a 4xx exits 1, each with the reason and fix', async () => {
     reply = {
       status: 503,
