@@ -366,7 +366,10 @@ describe('HTTP API', () => {
       });
       await waitFor(async () => (await statusOf('run:block')) === 'running' && releases.has('run:block'));
       const reply = await api<ErrorBody>('POST', `${keyPath('run:block')}/reschedule`, { delay: '1h' });
-      expect(reply).toMatchObject({ status: 409, body: { error: { reason: 'inactive' } } });
+      expect(reply).toMatchObject({
+        status: 409,
+        body: { error: { reason: 'inactive', detail: { status: 'running' } } },
+      });
       releases.get('run:block')?.();
       await waitFor(async () => (await statusOf('run:block')) === 'completed');
       expect((await getTimer('run:block')).runCount).toBe(1);

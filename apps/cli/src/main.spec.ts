@@ -1,4 +1,4 @@
-import { refusals, type SundialError, type Timer } from '@sundial/core';
+import { checkDueBefore, refusals, SundialError, type Timer } from '@sundial/core';
 import { KEY_NOT_FOUND_FIX } from '../../scheduler/src/http-error.filter';
 import { idempotencyConflict } from '../../scheduler/src/idempotency-key';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -240,6 +240,13 @@ describe('sundial CLI: the request each command sends', () => {
         sent(refusals.inactive('k', 'paused', 'trigger')),
         'Run sundial resume k first.',
       ],
+      // the status is read from the refusal's detail, whatever its message says
+      [
+        ['trigger', 'k'],
+        409,
+        sent(refusals.inactive('k', 'paused', 'trigger'), { message: 'k: paused' }),
+        'Run sundial resume k first.',
+      ],
       [
         ['cancel', 'k', '--idempotency-key', 'r1'],
         422,
@@ -281,13 +288,7 @@ describe('sundial CLI: the request each command sends', () => {
       [
         ['list', '--status', 'failed', '--due-before', '+1h'],
         400,
-        refusals
-          .invalid(
-            'status',
-            'dueBefore lists pending timers only, but status is "failed"',
-            'Omit status (or pass status=pending) with dueBefore.',
-          )
-          .toJSON(),
+        sent(refused(() => checkDueBefore({ status: 'failed', dueBefore: 1 }))),
         'Leave out --status (or pass --status pending) with --due-before.',
       ],
       [
@@ -326,3 +327,13 @@ describe('sundial CLI: the request each command sends', () => {
     });
   });
 });
+
+/** The SundialError `call` throws. */
+function refused(call: () => unknown): SundialError {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof SundialError) return error;
+  }
+  throw new Error('not refused');
+}

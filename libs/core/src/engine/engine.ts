@@ -174,7 +174,7 @@ class MemoryEngine implements Engine {
     return this.operation(() => {
       const entry = this.findLive(key);
       const target = normalizeWhen(when);
-      if (heldRun(entry)) throw inactive(entry, 'rescheduled while it is running', 'replace');
+      if (heldRun(entry)) throw inactive(entry, 'rescheduled', 'running', 'replace');
       const now = this.clock.now();
       const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
       this.firePath.abortFreeRuns(entry);
@@ -193,7 +193,7 @@ class MemoryEngine implements Engine {
   async pause(key: string): Promise<Timer> {
     return this.operation(() => {
       const entry = this.findLive(key);
-      if (heldRun(entry)) throw inactive(entry, 'paused while it is running', 'wait');
+      if (heldRun(entry)) throw inactive(entry, 'paused', 'running', 'wait');
       if (!entry.paused) {
         this.firePath.abortFreeRuns(entry);
         this.firePath.withdraw(entry);
@@ -230,8 +230,8 @@ class MemoryEngine implements Engine {
     const now = this.clock.now();
     const [entry, triggered] = this.operation(() => {
       const entry = this.findLive(key);
-      if (heldRun(entry)) throw inactive(entry, 'triggered while it is running', 'wait');
-      if (entry.paused) throw inactive(entry, 'triggered while it is paused', 'resume');
+      if (heldRun(entry)) throw inactive(entry, 'triggered', 'running', 'wait');
+      if (entry.paused) throw inactive(entry, 'triggered', 'paused', 'resume');
       this.firePath.withdraw(entry);
       entry.version += 1;
       this.firePath.emit('scheduled', entry, { due: now, reason: 'trigger' });
@@ -249,8 +249,8 @@ class MemoryEngine implements Engine {
       const entry = this.findLive(key);
       const { from, to } = normalizeBackfillRange(range);
       if (entry.kind === 'once') throw refusals.backfillNotPeriodic(key);
-      if (heldRun(entry) || entry.backfill) throw inactive(entry, 'backfilled while it is running', 'wait');
-      if (entry.paused) throw inactive(entry, 'backfilled while it is paused', 'resume');
+      if (heldRun(entry) || entry.backfill) throw inactive(entry, 'backfilled', 'running', 'wait');
+      if (entry.paused) throw inactive(entry, 'backfilled', 'paused', 'resume');
       const [first, ...rest] = backfillSlots(entry, from, to, this.clock.now());
       if (first === undefined) return { slots: 0 };
       entry.backfill = { rest, resume: entry.slot };

@@ -4,7 +4,12 @@ import type { Entry } from './entry';
 /* The engine's own refusal wording (the rest is core's `refusals`): which operation a running or paused
  * timer refuses and what to do instead, and the batch index of a refused spec. */
 
-export function inactive(entry: Entry, what: string, instead: 'replace' | 'resume' | 'wait'): SundialError {
+export function inactive(
+  entry: Entry,
+  done: string,
+  status: 'running' | 'paused',
+  instead: 'replace' | 'resume' | 'wait',
+): SundialError {
   const fixes = {
     replace: "Wait for the run to end, or schedule the key again with ifExists: 'replace' to supersede it.",
     resume: 'Resume it first.',
@@ -13,8 +18,9 @@ export function inactive(entry: Entry, what: string, instead: 'replace' | 'resum
   return new SundialError({
     reason: 'inactive',
     field: 'key',
-    message: `the timer "${entry.key}" cannot be ${what}`,
+    message: `the timer "${entry.key}" cannot be ${done} while it is ${status}`,
     fix: fixes[instead],
+    detail: { status },
   });
 }
 
