@@ -32,7 +32,7 @@ import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
 import { Placement } from './placement';
 import { rememberRequests } from './request-memory';
-import { inactive } from './refusals';
+import { checkMs, inactive } from './refusals';
 import {
   DEFAULT_LEDGER_SIZE,
   validateLedgerSize,
@@ -59,6 +59,8 @@ export interface EngineOptions {
   requestWindowMs?: number;
   /** entries each timer's ledger keeps (default 50; 0: none), docs/spec.md §3.9 */
   ledger?: number;
+  /** how long dispose() lets running handlers end, on `clock`, before it aborts them (default 0), §5.1a */
+  shutdownGraceMs?: number;
 }
 
 /** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
@@ -78,6 +80,8 @@ class MemoryEngine implements Engine {
   private readonly ledger: Ledger;
   private readonly explain: ExplainReads;
   private disposed = false;
+  private closing: Promise<void> | undefined;
+  private readonly shutdownGraceMs: number;
 
   constructor(options: EngineOptions) {
     const { clock = realClock, handlers, limits = {}, tombstoneMs = DEFAULT_TOMBSTONE_MS } = options;
@@ -89,13 +93,8 @@ class MemoryEngine implements Engine {
         "Pass createEngine({ handlers: { 'invoice.remind': async (payload, ctx) => {} } }).",
       );
     }
-    if (!Number.isFinite(tombstoneMs) || tombstoneMs < 0) {
-      throw refusals.invalid(
-        'tombstoneMs',
-        `tombstoneMs ${showValue(tombstoneMs)} is not a duration`,
-        'Write tombstoneMs as a number of milliseconds of 0 or more, e.g. 604800000 (7 days).',
-      );
-    }
+    checkMs('tombstoneMs', tombstoneMs, '604800000 (7 days)');
+    this.shutdownGraceMs = checkMs('shutdownGraceMs', options.shutdownGraceMs ?? 0, '25000');
     this.clock = clock;
     this.store = new EntryStore(tombstoneMs);
     this.ledger = new Ledger(validateLedgerSize(options.ledger ?? DEFAULT_LEDGER_SIZE), tombstoneMs, () =>
@@ -306,8 +305,14 @@ class MemoryEngine implements Engine {
     return this.events.on(event, listener);
   }
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
+  /** Lets running handlers end within the grace (no run starts meanwhile), then cancels every live entry. */
+  dispose(): Promise<void> {
+    const drained = this.closing ? undefined : this.firePath.drain.drain(this.clock, this.shutdownGraceMs);
+    this.closing ??= drained ? drained.then(() => this.shutDown()) : Promise.resolve(this.shutDown());
+    return this.closing;
+  }
+
+  private shutDown(): void {
     this.disposed = true;
     this.outbox.hold(() => {
       const live = this.store.entries().filter((entry) => !entry.outcome);

@@ -1,4 +1,6 @@
 import { SundialError } from '../errors';
+import { refusals } from '../refusals';
+import { showValue } from '../show-value';
 import type { Entry } from './entry';
 
 /* The engine's own refusal wording (the rest is core's `refusals`): which operation a running or paused
@@ -34,4 +36,14 @@ export function atIndex(error: unknown, index: number): unknown {
     message: `specs[${index}]: ${error.message}`,
     fix: error.fix,
   });
+}
+
+/** An engine option in milliseconds: a finite number of 0 or more, or `invalid` naming it. */
+export function checkMs(field: string, value: number, example: string): number {
+  if (Number.isFinite(value) && value >= 0) return value;
+  throw refusals.invalid(
+    field,
+    `${field} ${showValue(value)} is not a duration`,
+    `Write ${field} as a number of milliseconds of 0 or more, e.g. ${example}.`,
+  );
 }
