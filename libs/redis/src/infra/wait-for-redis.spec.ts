@@ -28,7 +28,10 @@ describe('waitForRedis', () => {
       await expect(waitForRedis(redis, logger, { deadlineMs: 100 })).rejects.toMatchObject({
         reason: 'unavailable',
         field: 'connection',
-        fix: expect.stringContaining('startWaitMs'),
+        // a plain Node service's Dispatcher, TimerRunner or RedisTimers has the option too, not only SundialModule
+        fix: expect.stringContaining(
+          'RedisTimers, Dispatcher or TimerRunner) and that its credentials are right; their startWaitMs option',
+        ),
         cause: { message: refused },
       });
     } finally {
