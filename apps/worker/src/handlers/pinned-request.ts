@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { hasHeader } from './request-headers';
 
 /** A URL and the address its host was resolved to and checked at (the only address it is sent to). */
 export interface PinnedTarget {
@@ -35,10 +36,7 @@ export function pinnedRequest(target: PinnedTarget, init: RequestInit): Promise<
     else callback(null, address, family);
   };
   const headers = { ...init.headers };
-  if (
-    init.body !== undefined &&
-    !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')
-  ) {
+  if (init.body !== undefined && !hasHeader(headers, 'content-length')) {
     headers['content-length'] = String(Buffer.byteLength(init.body));
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -58,8 +56,4 @@ export function pinnedRequest(target: PinnedTarget, init: RequestInit): Promise<
     request.on('error', reject);
     request.end(init.body);
   });
-}
-
-export function hasHeader(headers: Record<string, string>, name: string): boolean {
-  return Object.keys(headers).some((header) => header.toLowerCase() === name);
 }
