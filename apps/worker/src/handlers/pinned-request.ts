@@ -27,7 +27,8 @@ interface RequestInit {
  * Sends one request to `target.url` over a connection to `target.address`: the connection's lookup
  * answers with that address, so no second resolution can lead elsewhere (DNS rebinding), while the
  * Host header and TLS SNI/certificate check still use the URL's name. No connection pooling: a
- * pooled socket would outlive the check it was made under. The answer's body is drained and dropped.
+ * pooled socket would outlive the check it was made under. The answer's body is never read: the
+ * connection closes once the status is in, so a target streaming without end holds no socket.
  */
 export function pinnedRequest(target: PinnedTarget, init: RequestInit): Promise<PinnedResponse> {
   const { url, address, family } = target;
@@ -45,7 +46,7 @@ export function pinnedRequest(target: PinnedTarget, init: RequestInit): Promise<
       url,
       { method: init.method, headers, signal: init.signal, lookup, agent: false },
       (response) => {
-        response.resume();
+        response.destroy();
         resolve({
           status: response.statusCode ?? 0,
           statusText: response.statusMessage ?? '',
