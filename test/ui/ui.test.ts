@@ -214,7 +214,7 @@ describe('operator UI in chromium against a running cluster', () => {
     await page.locator('#payload pre', { hasText: 'window.pwned=3' }).waitFor();
     await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent(markup(4))}`);
     await page.locator('#notice.error', { hasText: '<img src=x' }).waitFor();
-    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('main img, main script, #notice img').count()).toBe(0);
   });
 
