@@ -127,5 +127,14 @@ describe('a scheduler and a worker whose Redis Cluster vanished', () => {
     }).catch((error: Error) => {
       throw new Error(`${error.message}; not run: ${after.filter((key) => !ran(key)).join(', ')}`);
     });
+    // The nodes came back empty: each app says the timers are gone (docs/spec.md §4.1), once.
+    const lost = (app: AppProcess) => app.lines.filter((line) => line.includes("Redis lost Sundial's data"));
+    for (const app of apps) {
+      await waitFor(() => lost(app).length > 0, {
+        timeoutMs: 20_000,
+        what: `${app.name} to say the data is lost`,
+      });
+    }
+    expect(apps.map((app) => lost(app).length)).toEqual([1, 1]);
   }, 120_000);
 });

@@ -121,6 +121,10 @@ describe('cluster: Sentinel failover under load', () => {
       async () => (await readRuns(recordsClient)).filter((run) => run.key.startsWith('after:')).length >= 50,
       { timeoutMs: 30_000, intervalMs: 200, what: 'the timers scheduled after the failover to run' },
     );
+    // The promoted replica had the data: no process takes the failover for a loss (docs/spec.md §4.1).
+    expect(
+      apps.flatMap((app) => app.lines).filter((line) => line.includes("Redis lost Sundial's data")),
+    ).toEqual([]);
     console.log(
       `Sentinel failover: promoted ${failedOverAt - killedAt} ms after the kill; ${TIMERS} acknowledged timers all ran, ${twice.length} twice (run in the outage, claim or completion not replicated)`,
     );

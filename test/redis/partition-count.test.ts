@@ -28,7 +28,7 @@ describe('partition count', () => {
     expect((await same.get('a'))?.key).toBe('a');
   });
 
-  it('after Redis lost its data (a restart without persistence), a miss is a miss and the count is recorded again', async () => {
+  it('after Redis lost its data (a restart without persistence), a miss is a miss, said once, and the count is recorded again', async () => {
     const timers = store.open({ prefix: 'lost', partitions: 2 });
     await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });
     // What a restart without AOF or RDB leaves: no key under the prefix, `P:partitions` included.
@@ -37,6 +37,16 @@ describe('partition count', () => {
     expect(await timers.get('a')).toBeNull();
     expect(await timers.check('1p0')).toBe(false);
     expect(await store.raw.get('lost:partitions')).toBe('2');
+    // ... and not silently (docs/spec.md §4.1): one error line, with the fix.
+    expect(store.logs.filter((line) => line.message.includes("Redis lost Sundial's data"))).toEqual([
+      {
+        level: 'error',
+        message: expect.stringContaining(
+          "Sundial: Redis lost Sundial's data under prefix 'lost' (first written",
+        ),
+        fields: { fix: expect.stringContaining('appendonly yes'), since: expect.any(String) },
+      },
+    ]);
     // The record guards the data again: a client with another count is refused.
     const other = store.open({ prefix: 'lost', partitions: 3 });
     await expect(other.get('a')).rejects.toMatchObject({ reason: 'invalid', field: 'partitions' });

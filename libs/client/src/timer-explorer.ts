@@ -4,6 +4,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { SundialError, type TimerHandler } from '@sundial/core';
 import { DISTRIBUTED_CRON, type DistributedCronMetadata } from './decorators/distributed-cron.decorator';
 import { ON_TIMER, type OnTimerMetadata } from './decorators/on-timer.decorator';
+import { checkDecoratorOptions } from './decorators/decorator-options';
 import { TimerHandlerRegistry } from './handler-registry';
 
 /**
@@ -47,6 +48,7 @@ export class TimerExplorer implements OnModuleInit {
         fix: `Declare @OnTimer/@DistributedCron methods in a singleton provider (the default scope).`,
       });
     }
+    checkDecoratorOptions(owner, onTimer, cron);
     const handler = (target as TimerHandler).bind(instance) as TimerHandler;
     if (onTimer !== undefined) this.registry.add(onTimer.name, handler, owner, onTimer);
     if (cron !== undefined) this.registry.addCron({ ...cron, owner }, handler);

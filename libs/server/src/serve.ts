@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { SundialLogger } from '@sundial/core';
-import { isAwayNotRefused, waitForRedis, watchPartitionCount } from '@sundial/redis';
+import { isAwayNotRefused, SundialMetrics, waitForRedis, watchPartitionCount } from '@sundial/redis';
 import type { AddressInfo } from 'node:net';
 import type { ClusterConfig } from './cluster-config';
 import { exitOnSignal } from './exit-on-signal';
@@ -13,7 +13,7 @@ import { createPino } from './pino-logger';
  * Redis (up to 30 s: @sundial/redis wait-for-redis.ts), listen, and log the bound port (PORT=0 picks a free one, as
  * tests do). A failed start exits 1. A process whose
  * partition count a repartition replaced shuts down the same way (docs/operations.md "Changing the
- * partition count").
+ * partition count"). One that finds Redis lost its data says so, counts it, and goes on.
  */
 export function serve(
   name: string,
@@ -41,6 +41,7 @@ export function serve(
         partitions,
         ...(serve && { serve: serve.join(',') }),
       });
+      const metrics = new SundialMetrics(); // its sundial_redis_data_lost_total is exported at 0 from now
       // A repartition replaced our count: shut down as on SIGTERM, to be started again with the new one
       // (its lines say `reason: 'repartition'`, not a signal).
       watchPartitionCount({
@@ -50,6 +51,11 @@ export function serve(
         onReplaced: ({ message, fix }) => {
           logger.error(`${name} stops: ${message}`, { fix });
           shutdown({ reason: 'repartition' });
+        },
+        // Redis lost the timers (docs/operations.md "SundialRedisDataLost"): said, counted; the process goes on.
+        onDataLost: ({ message, fix, since, prefix: lostPrefix }) => {
+          logger.error(message, { fix, prefix: lostPrefix, since: new Date(since).toISOString() });
+          metrics.dataLost();
         },
       });
     })

@@ -23,15 +23,15 @@ export interface AppProcess {
 const START_DEADLINE_MS = 30_000;
 
 /**
- * Spawns `node dist/apps/<app>/src/main.js` (an example: `dist/examples/<name>/src/main.js`) with PORT=0
+ * Spawns `node dist/apps/<app>/src/main.js` (an example or a fixture: `dist/<path>/src/main.js`) with PORT=0
  * and resolves once it is ready: it logged the port it listens on and /health/ready answers 200.
  */
 export async function spawnApp(
-  app: 'scheduler' | 'worker' | 'examples/reminders',
+  app: 'scheduler' | 'worker' | 'examples/reminders' | 'test/fixtures/fastify',
   name: string,
   env: Record<string, string>,
 ): Promise<AppProcess> {
-  const entry = app.startsWith('examples/')
+  const entry = app.includes('/')
     ? join(DIST, app, 'src', 'main.js')
     : join(DIST, 'apps', app, 'src', 'main.js');
   // Owned: killed if this process ends first, so no app outlives its suite.

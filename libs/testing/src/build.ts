@@ -8,7 +8,7 @@ export const ROOT = basename(above) === 'dist' ? dirname(above) : above;
 export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp');
 const LOCK = join(DIST, '.build-lock');
-const SOURCES = ['apps', 'libs', 'scripts', 'examples', 'test/chaos'];
+const SOURCES = ['apps', 'libs', 'scripts', 'examples', 'test/chaos', 'test/fixtures/fastify'];
 const LOCK_STALE_MS = 5 * 60_000;
 
 /**

@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type TimerContext, VirtualClock } from '@sundial/core';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type DataLoss, watchPartitionCount } from '@sundial/redis';
 import { Redis } from 'ioredis';
 import { DistributedCron, SundialModule, Timers } from '../index';
 
@@ -248,6 +249,36 @@ describe('@DistributedCron', () => {
       });
       expect(row).toMatchObject({ cron: '0 9 * * *', status: 'pending' });
       await app.close();
+    });
+
+    it('re-registers its rows after Redis lost its data, on the reset the layout watch publishes', async () => {
+      const app = await boot(DailyDigest);
+      const timers = app.get(Timers);
+      const losses: DataLoss[] = [];
+      const connection = { url: redis.url, connectionName: 'layout-watch' };
+      const stop = watchPartitionCount({
+        connection,
+        prefix,
+        onReplaced: () => undefined,
+        onDataLost: (loss) => losses.push(loss),
+      });
+      const raw = new Redis(redis.url);
+      try {
+        // the watch has read the marker (its first command is that GET) before the data goes
+        await waitFor(async () => /name=layout-watch .*cmd=get/.test((await raw.client('LIST')) as string), {
+          what: 'the watch to read the marker',
+        });
+        await raw.del(...(await raw.keys(`${prefix}:*`))); // what a restart without persistence leaves
+        await waitFor(() => losses.length > 0, { timeoutMs: 10_000, what: 'the watch to notice the loss' });
+        const row = await waitFor(() => timers.get('cron:digest').then((timer) => timer ?? undefined), {
+          what: 'the row registered again',
+        });
+        expect(row).toMatchObject({ cron: '0 9 * * *', status: 'pending' });
+      } finally {
+        raw.disconnect();
+        await stop();
+        await app.close();
+      }
     });
 
     it('an app without crons does not listen on the events channel (every script would publish to it)', async () => {

@@ -2,9 +2,13 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, Optional } fro
 import { HttpAdapterHost } from '@nestjs/core';
 import { SundialError, SUNDIAL_HTTP_STATUS } from '@sundial/core';
 
-/** Express's response, when the filter is made without the app's HTTP adapter. */
-interface ExpressResponse {
-  status(code: number): { json(body: unknown): void };
+/**
+ * The response, when the filter is made without the app's HTTP adapter: Express's `Response` and
+ * Fastify's `FastifyReply` both answer `status(code).send(object)` with the object as JSON (Fastify's
+ * has no `json()`).
+ */
+interface HttpResponse {
+  status(code: number): { send(body: unknown): void };
 }
 
 /**
@@ -12,7 +16,8 @@ interface ExpressResponse {
  * apps/scheduler does — its status of docs/spec.md §2 and `{ error: { reason, field?, message, fix } }` —
  * instead of Nest's 500. Register it globally: `{ provide: APP_FILTER, useClass: SundialErrorFilter }`
  * among a module's providers, or `app.useGlobalFilters(new SundialErrorFilter(app.get(HttpAdapterHost)))`.
- * It answers through the app's HTTP adapter (Express or Fastify); made without one, as on Express.
+ * It answers through the app's HTTP adapter (Express or Fastify), or made without one (`new
+ * SundialErrorFilter()`) through the response's own `status(code).send(body)`, which both have.
  */
 @Catch(SundialError)
 export class SundialErrorFilter implements ExceptionFilter<SundialError> {
@@ -25,6 +30,6 @@ export class SundialErrorFilter implements ExceptionFilter<SundialError> {
     const body = { error: error.toJSON() };
     const adapter = this.adapterHost?.httpAdapter;
     if (adapter) adapter.reply(response, body, status);
-    else (response as ExpressResponse).status(status).json(body);
+    else (response as HttpResponse).status(status).send(body);
   }
 }

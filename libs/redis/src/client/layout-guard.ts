@@ -1,5 +1,6 @@
-import { refusals } from '@sundial/core';
+import { refusals, type SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
+import { DataMarker } from '../infra/data-marker';
 import { checkPartitionCount, readLayout } from '../infra/partition-count';
 import { KeyMover } from '../repartition/key-mover';
 import { SundialKeys } from '../store/keys';
@@ -21,15 +22,25 @@ export interface LayoutReader {
 export class LayoutGuard {
   /** set while a repartition this client joined is under way */
   private window: RepartitionWindow | null = null;
+  private readonly marker: DataMarker;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
     private readonly readers: LayoutReader[],
-  ) {}
+    private readonly logger: Pick<SundialLogger, 'error'>,
+  ) {
+    this.marker = new DataMarker(redis, keys);
+  }
+
+  /** At connect: remembers the data marker seen (data-marker.ts); joins the repartition the client joined. */
+  async start(joining: { from: number } | null): Promise<void> {
+    await this.marker.check();
+    if (joining) this.join(joining.from);
+  }
 
   /** This client started during a repartition from `from` partitions to its own count. */
-  join(from: number): void {
+  private join(from: number): void {
     const previous = new SundialKeys(this.keys.prefix, from, this.keys.tagging);
     this.window = new RepartitionWindow(this.redis, this.keys, new KeyMover(this.redis, previous, this.keys));
     for (const reader of this.readers) reader.previous = previous;
@@ -56,7 +67,14 @@ export class LayoutGuard {
     const { count, repartition } = await readLayout(this.redis, this.keys);
     if (!count && !repartition) {
       // `P:partitions` is gone: Redis lost its data (a restart without persistence). Nothing was moved, so
-      // the miss is true; the count is recorded again, as at start, so that another count is refused again.
+      // the miss is true, and said (once: the marker is written anew); the count is recorded again, as at
+      // start, so that another count is refused again.
+      const loss = await this.marker.check();
+      if (loss)
+        this.logger.error(`Sundial: ${loss.message}`, {
+          fix: loss.fix,
+          since: new Date(loss.since).toISOString(),
+        });
       await checkPartitionCount(this.redis, this.keys);
       return;
     }

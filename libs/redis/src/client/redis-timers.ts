@@ -97,7 +97,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.reads = new TimerReads(this.redis, this.keys);
     this.ledger = new LedgerReads(this.redis, this.keys);
     this.requests = new WriteRequests(this.redis, this.keys.prefix, options.requestWindowMs);
-    this.layout = new LayoutGuard(this.redis, this.keys, [this.reads, this.ledger]);
+    this.layout = new LayoutGuard(this.redis, this.keys, [this.reads, this.ledger], this.logger);
     const access = {
       get: (key: string) => this.get(key),
       call: <T>(read: () => Promise<T>) => this.call(read),
@@ -269,7 +269,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   private start(wait: boolean): Promise<void> {
     this.started ??= (async () => {
       const joining = await this.prepareStore(this.logger, wait ? undefined : 0);
-      if (joining) this.layout.join(joining.from);
+      await this.layout.start(joining);
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
       await this.clock.sync();
       this.connected = true;

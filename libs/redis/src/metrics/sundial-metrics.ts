@@ -60,6 +60,7 @@ export class SundialMetrics implements Required<SundialObserver> {
   private readonly lost: Counter;
   private readonly consumersRecreated: Counter<'partition'>;
   private readonly consumers: Gauge<'partition'>;
+  private readonly dataLosses: Counter;
   private readonly sources: Set<BacklogSource>;
 
   constructor(private readonly registry: Registry = register) {
@@ -154,6 +155,15 @@ export class SundialMetrics implements Required<SundialObserver> {
           registers,
         }),
     );
+    this.dataLosses = this.metric(
+      'sundial_redis_data_lost_total',
+      (name) =>
+        new Counter({
+          name,
+          help: "Times this process found that Redis had lost Sundial's data it had seen (every timer gone)",
+          registers,
+        }),
+    );
     this.sources = backlogSources.get(registry) ?? new Set();
     backlogSources.set(registry, this.sources);
     this.backlogGauge(
@@ -207,6 +217,11 @@ export class SundialMetrics implements Required<SundialObserver> {
 
   consuming({ partitions, on }: Events['consuming']): void {
     for (const partition of partitions) this.consumers.set({ partition: String(partition) }, on ? 1 : 0);
+  }
+
+  /** The apps' layout watch (serve.ts) found that Redis lost the data this process had seen. */
+  dataLost(): void {
+    this.dataLosses.inc();
   }
 
   /** Reads `source` on every scrape until the returned function is called (a scheduler's lifetime). */

@@ -145,6 +145,14 @@ export class SundialKeys {
     return `${this.prefix}:partitions`;
   }
 
+  /**
+   * `P:epoch`: `<ms>-<random hex>`, written by the first process that found it missing (docs/design.md
+   * "Data loss"): a process that saw one value and later finds none, or another, knows Redis lost its data.
+   */
+  get dataMarker(): string {
+    return `${this.prefix}:epoch`;
+  }
+
   /** `P:repartition`: a repartition in progress (docs/design.md "Repartition"), JSON `RepartitionRecord`. */
   get repartition(): string {
     return `${this.prefix}:repartition`;

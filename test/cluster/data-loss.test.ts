@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RedisTimers } from '@sundial/redis';
+import type { AppProcess, RedisServer } from '@sundial/testing';
+import { clusterEnv, ensureBuilt, killAll, readRuns, spawnApp, startRedis, waitFor } from '@sundial/testing';
+import { Redis } from 'ioredis';
+
+const LOST = "Redis lost Sundial's data";
+/** A reconnect and the 5 s look of each process, with room on a busy host. */
+const NOTICE_MS = 20_000;
+
+interface Line {
+  msg: string;
+  level: string;
+  fix?: string;
+  since?: string;
+}
+const lossLines = (app: AppProcess): Line[] =>
+  app.lines.flatMap((text) => {
+    try {
+      const line = JSON.parse(text) as Line;
+      return line.msg.startsWith(LOST) ? [line] : [];
+    } catch {
+      return [];
+    }
+  });
+const lostMetric = async (app: AppProcess) =>
+  /^sundial_redis_data_lost_total (\d+)$/m.exec((await app.api<string>('GET', '/metrics')).body)?.[1];
+
+/** Starts a private Redis with `args`, a scheduler following a schedules file, and a worker. */
+function cluster(args: string[] = []) {
+  const state = { redis: undefined as unknown as RedisServer, apps: [] as AppProcess[] };
+  const dir = mkdtempSync(join(tmpdir(), 'sundial-data-loss-'));
+  let timers: RedisTimers | undefined;
+  beforeAll(async () => {
+    [state.redis] = await Promise.all([startRedis({ args }), ensureBuilt()]);
+    writeFileSync(
+      join(dir, 'schedules.yaml'),
+      'timers:\n  - { key: "ping", handler: "record", every: "1h" }\n',
+    );
+    const env = clusterEnv(state.redis.url, { SUNDIAL_SCHEDULES_FILE: join(dir, 'schedules.yaml') });
+    state.apps.push(await spawnApp('scheduler', 'scheduler', env));
+    state.apps.push(await spawnApp('worker', 'worker', clusterEnv(state.redis.url)));
+  }, 180_000);
+  afterAll(async () => {
+    await killAll(state.apps);
+    await timers?.dispose();
+    await state.redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const client = () => (timers ??= new RedisTimers({ connection: state.redis.url, partitions: 2 }));
+  return { state, client };
+}
+
+describe('cluster: Redis losing the timers is said, counted and repaired (docs/operations.md SundialRedisDataLost)', () => {
+  const { state, client } = cluster();
+
+  it('a restart without persistence: each process logs one error with the fix; the schedules-file row comes back', async () => {
+    const startedAt = Date.now();
+    await client().schedule({ key: 'api:one', handler: 'record', every: '1h' });
+    // A first start on an empty Redis is no loss.
+    expect(state.apps.map(lossLines)).toEqual([[], []]);
+
+    await state.redis.restart(100);
+
+    for (const app of state.apps) {
+      const [line] = await waitFor(() => (lossLines(app).length > 0 ? lossLines(app) : undefined), {
+        timeoutMs: NOTICE_MS,
+        what: `${app.name} to notice the loss`,
+      });
+      expect(line.level).toBe('error');
+      expect(line.msg).toContain("under prefix 'sundial'");
+      expect(line.msg).toContain('Every timer created before is gone');
+      expect(line.fix).toContain('appendonly yes');
+      expect(Date.parse(line.since!)).toBeGreaterThan(startedAt - 60_000);
+      expect(Date.parse(line.since!)).toBeLessThanOrEqual(startedAt);
+      await waitFor(async () => (await lostMetric(app)) === '1', {
+        timeoutMs: NOTICE_MS,
+        what: `${app.name}'s sundial_redis_data_lost_total to be 1`,
+      });
+    }
+    // The reset event the processes published registers the file's rows again; an API timer stays gone.
+    await waitFor(async () => (await client().get('ping')) ?? undefined, {
+      timeoutMs: NOTICE_MS,
+      what: 'the schedules-file row to be registered again',
+    });
+    expect(await client().get('api:one')).toBeNull();
+    expect(state.apps.map((app) => lossLines(app).length)).toEqual([1, 1]);
+  }, 60_000);
+});
+
+describe('cluster: a Redis restart that keeps the data is no loss', () => {
+  const { state, client } = cluster(['--appendonly', 'yes', '--appendfsync', 'always']);
+
+  it('no line, no count: the marker the processes saw is still there', async () => {
+    await state.redis.restart(100);
+    // Due past the reconnect check and one 5 s look of every process: its run shows they have looked.
+    const due = new Date(Date.now() + 6_000).toISOString();
+    await client().schedule({ key: 'after', handler: 'record', at: due });
+    const records = new Redis(`${state.redis.url}/1`);
+    try {
+      await waitFor(async () => (await readRuns(records)).some((run) => run.key === 'after') || undefined, {
+        timeoutMs: NOTICE_MS,
+        what: 'the timer due after the restart to run',
+      });
+    } finally {
+      records.disconnect();
+    }
+    expect(state.apps.map(lossLines)).toEqual([[], []]);
+    for (const app of state.apps) expect(await lostMetric(app)).toBe('0');
+  }, 60_000);
+});
