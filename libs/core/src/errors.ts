@@ -7,6 +7,7 @@ export type SundialErrorReason =
   | 'inactive'
   | 'disposed'
   | 'unauthorized'
+  | 'forbidden'
   | 'unavailable'
   | 'idempotency-conflict'
   | 'unknown-handler'
