@@ -52,6 +52,19 @@ describe('HTTP API: refusals, ifExists, Idempotency-Key', () => {
       expect((await api('GET', keyPath('val:1'))).status).toBe(404);
     });
 
+    it("a limit's refusal names the scheduler's environment variable, not a library option", async () => {
+      const payload = await api<ErrorBody>('POST', '/v1/timers', {
+        ...base,
+        delay: 10,
+        payload: 'x'.repeat(MAX_PAYLOAD + 1),
+      });
+      const every = await api<ErrorBody>('POST', '/v1/timers', { ...base, every: 50 });
+      expect([payload.body.error.fix, every.body.error.fix]).toEqual([
+        expect.stringMatching(/or raise SUNDIAL_MAX_PAYLOAD_BYTES\.$/),
+        expect.stringMatching(/the minimum is set by SUNDIAL_MIN_EVERY_MS\.$/),
+      ]);
+    });
+
     it('a body that is not JSON: 400 invalid', async () => {
       const reply = await api<ErrorBody>('POST', '/v1/timers', undefined, {
         raw: '{"key": "val:1", handler',

@@ -1,17 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIST, ensureBuilt, type RedisServer, ROOT, startRedis } from '@sundial/testing';
+import {
+  DIST,
+  ensureBuilt,
+  type OutsideApp,
+  outsideApp,
+  type RedisServer,
+  ROOT,
+  startRedis,
+} from '@sundial/testing';
 
 /**
  * README "Use it from your Nest app", followed by a user whose app lives outside this checkout: the
@@ -23,6 +21,8 @@ import { DIST, ensureBuilt, type RedisServer, ROOT, startRedis } from '@sundial/
  */
 const LIBS = ['core', 'redis', 'client', 'testing'];
 const SETUP_DEADLINE_MS = 120_000;
+/** What a Nest app's tsconfig adds to the user's strict one. */
+const DECORATORS = { experimentalDecorators: true, emitDecoratorMetadata: true };
 
 /** The README's code block under "### Use it from your Nest app". */
 function readmeSnippet(): string {
@@ -91,23 +91,6 @@ main().catch((error: unknown) => {
 });
 `;
 
-const TSCONFIG = {
-  compilerOptions: {
-    module: 'commonjs',
-    target: 'ES2022',
-    moduleResolution: 'node',
-    strict: true,
-    experimentalDecorators: true,
-    emitDecoratorMetadata: true,
-    esModuleInterop: true,
-    skipLibCheck: true,
-    outDir: 'dist',
-    rootDir: 'src',
-    types: ['node'],
-  },
-  include: ['src'],
-};
-
 interface BootReport {
   timer: { key: string; handler: string; status: string; payload: unknown };
   cron: { key: string; cron: string; tz: string; meta: Record<string, string> } | null;
@@ -118,32 +101,24 @@ interface BootReport {
 
 describe('README "Use it from your Nest app" in an app outside the checkout', () => {
   let redis: RedisServer;
-  let dir: string;
+  let outside: OutsideApp;
   let app: string;
-  let tsc: { status: number | null; output: string };
+  let tsc: OutsideApp['tsc'];
 
   beforeAll(async () => {
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    dir = mkdtempSync(join(tmpdir(), 'sundial-outside-'));
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    app = join(dir, 'app');
-    for (const lib of LIBS) {
-      cpSync(join(DIST, 'libs', lib, 'src'), join(app, 'node_modules', '@sundial', lib), { recursive: true });
-    }
-    mkdirSync(join(app, 'src'));
-    writeFileSync(join(app, 'src', 'app.ts'), PRELUDE + readmeSnippet());
-    writeFileSync(join(app, 'src', 'main.ts'), MAIN);
-    usageModules().forEach((code, i) => writeFileSync(join(app, 'src', `usage${i}.ts`), code));
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
-    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', app], {
-      encoding: 'utf8',
-    });
-    tsc = { status: run.status, output: run.stdout + run.stderr };
+    const usage = Object.fromEntries(usageModules().map((code, i) => [`usage${i}.ts`, code]));
+    outside = outsideApp(
+      LIBS,
+      { 'app.ts': PRELUDE + readmeSnippet(), 'main.ts': MAIN, ...usage },
+      DECORATORS,
+    );
+    ({ app, tsc } = outside);
   }, SETUP_DEADLINE_MS);
 
   afterAll(async () => {
     await redis?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    outside?.remove();
   });
 
   it('ships each library with a package.json whose entry and declarations exist', () => {

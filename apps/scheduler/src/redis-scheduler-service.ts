@@ -1,3 +1,4 @@
+import { ENV_LIMIT_SETTINGS } from '@sundial/core';
 import { Backlog, Dispatcher, Reconciler, RedisTimers, SundialMetrics } from '@sundial/redis';
 import type { SchedulerServiceFactory } from './scheduler-service';
 import { SchedulesFollower } from './schedules/schedules-follower';
@@ -16,7 +17,12 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
     logger,
   };
   const metrics = new SundialMetrics();
-  const limits = { maxPayloadBytes: config.maxPayloadBytes, minEveryMs: config.minEveryMs };
+  // set by the environment here: a refusal's fix names SUNDIAL_MAX_PAYLOAD_BYTES, not a library option
+  const limits = {
+    maxPayloadBytes: config.maxPayloadBytes,
+    minEveryMs: config.minEveryMs,
+    setBy: ENV_LIMIT_SETTINGS,
+  };
   const timers = new RedisTimers({ ...shared, observer: metrics, limits });
   const follower =
     config.schedulesFile === undefined

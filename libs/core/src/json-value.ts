@@ -4,12 +4,19 @@ import type { JsonValue } from './types';
 /** Deeper nesting is refused rather than risking a stack overflow in the walk or in JSON itself. */
 const MAX_DEPTH = 100;
 
+/** A size bound in UTF-8 bytes, and where it is set (a refusal's fix names it: "raise <setBy>"). */
+export interface SizeLimit {
+  maxBytes: number;
+  setBy: string;
+}
+
 /**
- * Checks that `value` survives JSON unchanged and serializes to at most `maxBytes` UTF-8 bytes,
+ * Checks that `value` survives JSON unchanged and serializes to at most `limit.maxBytes` UTF-8 bytes,
  * and returns its JSON copy, which is what every backend stores and hands back.
  * Object properties holding `undefined` are the one loss accepted: JSON omits them, and so do we.
  */
-export function toJsonValue(value: unknown, field: string, maxBytes: number): JsonValue {
+export function toJsonValue(value: unknown, field: string, limit: SizeLimit): JsonValue {
+  const { maxBytes } = limit;
   const size = { bound: 0 };
   const copy = jsonCopy(value, 0, size);
   if (copy === NOT_JSON) {
@@ -33,7 +40,7 @@ export function toJsonValue(value: unknown, field: string, maxBytes: number): Js
       reason: 'payload-too-large',
       field,
       message: `${field} is ${bytes} bytes as JSON; the limit is ${maxBytes} bytes`,
-      fix: `Keep ${field} within ${maxBytes} bytes of JSON: store large data elsewhere and pass its id, or raise SUNDIAL_MAX_PAYLOAD_BYTES.`,
+      fix: `Keep ${field} within ${maxBytes} bytes of JSON: store large data elsewhere and pass its id, or raise ${limit.setBy}.`,
     });
   }
   return copy;

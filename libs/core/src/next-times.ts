@@ -3,7 +3,7 @@ import { firstDue } from './schedule';
 import { dueOfSlot, firstSlot, slotAfter, type SlotTimer } from './slot-policy';
 import { zoneOffset } from './time-zone';
 import type { NormalizedSpec, Timer } from './types';
-import { normalizeSpec, type ValidationLimits } from './validation';
+import { normalizeSpec, type SpecLimits } from './validation';
 
 /**
  * The next `count` due times of a live timer as its schedule and slot policies will produce them
@@ -25,7 +25,7 @@ export function nextTimesOf(timer: Timer, count: number): NextTime[] {
  */
 export function previewSpec(
   spec: unknown,
-  limits: Partial<ValidationLimits> | undefined,
+  limits: SpecLimits | undefined,
   now: number,
   count: number,
   /** what the backend's schedule checks beyond the spec rules, at the same point (the engine: its handlers) */

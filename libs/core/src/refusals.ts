@@ -116,7 +116,17 @@ export const refusals = {
       reason: 'unavailable',
       field: 'connection',
       message: `Redis did not answer within ${waitedMs} ms at start: ${why}`,
-      fix: "Check that Redis is up and reachable at the connection's address (REDIS_URL; SundialModule's connection) and that its credentials are right; SundialModule's startWaitMs sets how long a start waits (default 30000).",
+      fix: "Check that Redis is up and reachable at the connection's address (the apps' REDIS_URL; the connection option of SundialModule, RedisTimers, Dispatcher or TimerRunner) and that its credentials are right; their startWaitMs option sets how long a start waits (default 30000).",
+    }),
+  /**
+   * A start (`start()`, `connect()`) whose connection was closed (`close()`, `dispose()`) before it was
+   * done: it stops at once rather than waiting for a Redis that closed connection never reaches.
+   */
+  closedWhileStarting: () =>
+    new SundialError({
+      reason: 'disposed',
+      message: 'Closed while starting: close() (or dispose()) was called before the start was done.',
+      fix: 'Nothing to fix when the process is shutting down; otherwise close it only after start() (or connect()) has settled.',
     }),
   /** SundialWorkerModule in an app where no SundialModule is visible to it (none, or one not global). */
   workerWithoutSundialModule: () =>

@@ -25,7 +25,14 @@ export function normalizeDelay(delay: unknown): number {
   return ms;
 }
 
-export function normalizeEvery(every: unknown, minEveryMs: number): number {
+/** The shortest interval, and where it is set (a refusal's fix names it). */
+export interface EveryLimit {
+  min: number;
+  setBy: string;
+}
+
+export function normalizeEvery(every: unknown, limit: EveryLimit): number {
+  const minEveryMs = limit.min;
   const ms = withinBound(toMs(every as number | string, 'every'), every, 'every');
   if (ms <= 0) {
     throw refusals.invalid(
@@ -38,7 +45,7 @@ export function normalizeEvery(every: unknown, minEveryMs: number): number {
     throw refusals.invalid(
       'every',
       `every ${showValue(every)} is below this cluster's minimum interval of ${minEveryMs} ms`,
-      `Write every as at least ${minEveryMs} (ms), e.g. "${minEveryMs}ms"; the minimum is SUNDIAL_MIN_EVERY_MS.`,
+      `Write every as at least ${minEveryMs} (ms), e.g. "${minEveryMs}ms"; the minimum is set by ${limit.setBy}.`,
     );
   }
   return ms;

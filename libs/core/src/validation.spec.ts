@@ -228,7 +228,7 @@ const refusals: [string, unknown, Expected][] = [
       reason: 'payload-too-large',
       field: 'payload',
       message: 'payload is 65538 bytes as JSON; the limit is 65536 bytes',
-      fix: /SUNDIAL_MAX_PAYLOAD_BYTES/,
+      fix: /or raise the limits\.maxPayloadBytes option\.$/,
     },
   ],
   [
@@ -377,7 +377,7 @@ describe('normalizeSpec limits', () => {
     expect(normalizeSpec({ ...base, every: '1s' }, limits).everyMs).toBe(1000);
     expect(refusalOf(() => normalizeSpec({ ...base, every: 999 }, limits))).toMatchObject({
       field: 'every',
-      fix: 'Write every as at least 1000 (ms), e.g. "1000ms"; the minimum is SUNDIAL_MIN_EVERY_MS.',
+      fix: 'Write every as at least 1000 (ms), e.g. "1000ms"; the minimum is set by the limits.minEveryMs option.',
     });
   });
 

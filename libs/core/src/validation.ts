@@ -10,8 +10,8 @@ import {
 } from './input-checks';
 import { refusals } from './refusals';
 import { normalizeRunPolicies } from './run-policies';
-import { toJsonValue } from './json-value';
-import { normalizeAt, normalizeDelay, normalizeEvery } from './time-fields';
+import { type SizeLimit, toJsonValue } from './json-value';
+import { type EveryLimit, normalizeAt, normalizeDelay, normalizeEvery } from './time-fields';
 import { showValue } from './show-value';
 import { normalizeSlotPolicy, SLOT_POLICY_FIELDS } from './slot-fields';
 import type { Delivery, IfExists, JsonObject, NormalizedSpec } from './types';
@@ -25,6 +25,28 @@ export interface ValidationLimits {
 }
 
 export const DEFAULT_LIMITS: ValidationLimits = { maxPayloadBytes: 65_536, minEveryMs: 100 };
+
+/**
+ * Where a process sets each limit, as the fix of a refusal by that limit names it: a library's option
+ * (the default, as RedisTimers, createEngine and SundialModule take it) or the standalone scheduler's
+ * environment variable (ENV_LIMIT_SETTINGS).
+ */
+export type LimitSettings = Record<keyof ValidationLimits, string>;
+
+export const OPTION_LIMIT_SETTINGS: LimitSettings = {
+  maxPayloadBytes: 'the limits.maxPayloadBytes option',
+  minEveryMs: 'the limits.minEveryMs option',
+};
+
+export const ENV_LIMIT_SETTINGS: LimitSettings = {
+  maxPayloadBytes: 'SUNDIAL_MAX_PAYLOAD_BYTES',
+  minEveryMs: 'SUNDIAL_MIN_EVERY_MS',
+};
+
+/** The limits a spec is checked against (DEFAULT_LIMITS for those not given) and where they are set. */
+export interface SpecLimits extends Partial<ValidationLimits> {
+  setBy?: LimitSettings;
+}
 
 const SPEC_FIELDS = [
   'key',
@@ -75,8 +97,12 @@ type Schedule = Pick<NormalizedSpec, 'kind' | 'delayMs' | 'atMs' | 'everyMs' | '
  * An optional field that is `undefined` or `null` counts as absent (JSON clients often send null);
  * only `payload: null` is a value, and also its default.
  */
-export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> = {}): NormalizedSpec {
-  const maxPayloadBytes = limits.maxPayloadBytes ?? DEFAULT_LIMITS.maxPayloadBytes;
+export function normalizeSpec(spec: unknown, limits: SpecLimits = {}): NormalizedSpec {
+  const setBy = limits.setBy ?? OPTION_LIMIT_SETTINGS;
+  const payloadLimit = {
+    maxBytes: limits.maxPayloadBytes ?? DEFAULT_LIMITS.maxPayloadBytes,
+    setBy: setBy.maxPayloadBytes,
+  };
   const input = plainObject(
     spec,
     undefined,
@@ -85,16 +111,19 @@ export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> =
   rejectUnknownFields(input, SPEC_FIELDS, 'the timer spec');
   const key = validateNewKey(input.key);
   const handler = validateHandler(input.handler);
-  const schedule = normalizeSchedule(input, limits.minEveryMs ?? DEFAULT_LIMITS.minEveryMs);
+  const schedule = normalizeSchedule(input, {
+    min: limits.minEveryMs ?? DEFAULT_LIMITS.minEveryMs,
+    setBy: setBy.minEveryMs,
+  });
   const maxRuns = normalizeMaxRuns(input.maxRuns, schedule.kind);
-  const meta = normalizeMeta(input.meta, maxPayloadBytes);
+  const meta = normalizeMeta(input.meta, payloadLimit);
   const runPolicies = normalizeRunPolicies(
     input,
     schedule.kind,
     normalizeAwaitTask(input.awaitTask, schedule.kind),
     isGiven(input.awaitTask),
   );
-  const payload = toJsonValue(input.payload === undefined ? null : input.payload, 'payload', maxPayloadBytes);
+  const payload = toJsonValue(input.payload === undefined ? null : input.payload, 'payload', payloadLimit);
   const removeOnComplete = optionalBoolean(input.removeOnComplete, 'removeOnComplete', true);
   const ifExists = oneOf(input.ifExists, 'ifExists', IF_EXISTS);
   const delivery = oneOf(input.delivery, 'delivery', DELIVERIES);
@@ -178,7 +207,7 @@ export function normalizeBackfillRange(range: unknown): { from: number; to: numb
   return { from: normalizeAt(input.from, 'from'), to: normalizeAt(input.to, 'to') };
 }
 
-function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
+function normalizeSchedule(input: Input, minEvery: EveryLimit): Schedule {
   const given = givenFields(input, SCHEDULE_FIELDS);
   if (given.length === 0) {
     throw refusals.invalid(
@@ -208,7 +237,7 @@ function normalizeSchedule(input: Input, minEveryMs: number): Schedule {
     case 'at':
       return { kind: 'once', atMs: normalizeAt(input.at) };
     case 'every':
-      return { kind: 'interval', everyMs: normalizeEvery(input.every, minEveryMs) };
+      return { kind: 'interval', everyMs: normalizeEvery(input.every, minEvery) };
     case 'cron':
       return { kind: 'cron', ...normalizeCron(input.cron, input.tz) };
   }
@@ -267,10 +296,10 @@ function normalizeAwaitTask(awaitTask: unknown, kind: NormalizedSpec['kind']): b
   return value;
 }
 
-function normalizeMeta(meta: unknown, maxBytes: number): JsonObject | undefined {
+function normalizeMeta(meta: unknown, limit: SizeLimit): JsonObject | undefined {
   if (!isGiven(meta)) return undefined;
   plainObject(meta, 'meta', 'an object such as { "team": "billing" }');
-  return toJsonValue(meta, 'meta', maxBytes) as JsonObject;
+  return toJsonValue(meta, 'meta', limit) as JsonObject;
 }
 
 /** A handler name (docs/spec.md §2): where it is declared (`@OnTimer`) as where it is used. */

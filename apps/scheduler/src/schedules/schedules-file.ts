@@ -7,7 +7,7 @@ import {
   type RowOwner,
   type SundialErrorShape,
   type TimerSpec,
-  type ValidationLimits,
+  type SpecLimits,
 } from '@sundial/core';
 import { parse } from 'yaml';
 
@@ -54,7 +54,7 @@ const EXAMPLE =
  * `removeOnComplete: false` (a finished row stays, so it is not scheduled again until the row changes)
  * and `meta.sundialOwner` / `meta.sundialRow` (the row's hash, how a changed row is told apart).
  */
-export function readSchedules(text: string, limits: Partial<ValidationLimits>): SchedulesRead {
+export function readSchedules(text: string, limits: SpecLimits): SchedulesRead {
   const list = topLevelRows(text);
   if (!Array.isArray(list)) return { rows: null, problems: [list], untouched: new Set() };
   const rows: FileRow[] = [];
@@ -113,7 +113,7 @@ function keyOf(row: unknown): string | undefined {
 }
 
 /** A valid row as the spec the follower schedules; throws the SundialError that refuses it. */
-function rowSpec(row: unknown, limits: Partial<ValidationLimits>): TimerSpec {
+function rowSpec(row: unknown, limits: SpecLimits): TimerSpec {
   const normalized = normalizeSpec(row, limits);
   const spec = row as TimerSpec;
   if (spec.ifExists !== undefined) {

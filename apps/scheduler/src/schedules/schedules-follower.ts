@@ -8,7 +8,7 @@ import {
   removeOwnedRows,
   type SundialLogger,
   type TimersApi,
-  type ValidationLimits,
+  type SpecLimits,
 } from '@sundial/core';
 import { type FileRow, readSchedules, type SchedulesProblem, schedulesOwner } from './schedules-file';
 
@@ -16,7 +16,7 @@ export interface SchedulesFollowerOptions {
   /** SUNDIAL_SCHEDULES_FILE */
   path: string;
   timers: TimersApi;
-  limits: Partial<ValidationLimits>;
+  limits: SpecLimits;
   logger: SundialLogger;
   /** how often the file is read again besides its directory's watch events (default 250 ms) */
   checkMs?: number;

@@ -19,7 +19,7 @@ import {
   type TimerSpec,
   validateKey,
   validateScope,
-  type ValidationLimits,
+  type SpecLimits,
   type WriteOptions,
   refusals,
   type DescribeOptions,
@@ -49,7 +49,7 @@ import { TimerReads } from './timer-reads';
 import { WriteRequests } from './write-requests';
 
 export interface RedisTimersOptions extends PartitionedOptions {
-  limits?: Partial<ValidationLimits>;
+  limits?: SpecLimits; // default DEFAULT_LIMITS; setBy: where a refusal's fix says they are set
   /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days). */
   tombstoneMs?: number;
   /** Keys cancelled per Lua call by `cancelAll` (default 1000, a few ms of Redis): bounds how long one script holds Redis. */

@@ -16,7 +16,7 @@ import {
   type TimerDescription,
   type TimersApi,
   type TimerSpec,
-  type ValidationLimits,
+  type SpecLimits,
 } from '@sundial/core';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { LayoutGuard } from './layout-guard';
@@ -37,7 +37,7 @@ export class TimerExplain {
     private readonly ledger: LedgerReads,
     private readonly layout: LayoutGuard,
     private readonly clock: ClusterClock,
-    private readonly limits: Partial<ValidationLimits> | undefined,
+    private readonly limits: SpecLimits | undefined,
   ) {}
 
   history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {

@@ -1,4 +1,4 @@
-import { consoleLogger, type SundialLogger } from '@sundial/core';
+import { consoleLogger, refusals, type SundialLogger } from '@sundial/core';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
@@ -112,6 +112,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
   async start(): Promise<void> {
     await this.prepareStore(this.logger);
     await this.clock.start();
+    if (this.closed) throw refusals.closedWhileStarting(); // its subscriber is closed: nothing to subscribe
     const channels = new Map(
       [...this.states.keys()].map((partition) => [this.wakeChannel(partition), partition]),
     );

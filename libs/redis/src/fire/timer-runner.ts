@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { consoleLogger, type SundialLogger, type TimerHandler } from '@sundial/core';
+import { consoleLogger, refusals, type SundialLogger, type TimerHandler } from '@sundial/core';
 import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
@@ -179,6 +179,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     await this.prepareStore(this.logger);
     await this.clock.start();
     await this.leases.start();
+    // closed meanwhile: consumers made now would outlive the close and keep the process up
+    if (this.closing) throw refusals.closedWhileStarting();
     await this.consumers.start((partition, data) => this.processFireJob(partition, data));
     this.observer.consuming?.({ partitions: this.served, on: true });
   }

@@ -1,4 +1,4 @@
-import type { SundialLogger } from '@sundial/core';
+import { refusals, type SundialLogger } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
 import type { RedisClient } from './connection';
 import { ConnectionCause } from './connection-cause';
@@ -37,6 +37,8 @@ export class Subscription {
   private closed = false;
   private confirmed = false;
   private readonly onConfirmed = new Set<() => void>();
+  /** the waiters of confirmedWithin, told at close that no confirmation will come */
+  private readonly onClosed = new Set<() => void>();
   private failing: string | undefined;
   private retry: NodeJS.Timeout | undefined;
   /** why a SUBSCRIBE that ioredis gave up failed (`connect ECONNREFUSED …`, not `Reached the max retries …`) */
@@ -69,14 +71,21 @@ export class Subscription {
     return new Promise((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
+        this.onClosed.delete(abandon);
         resolve();
+      };
+      const abandon = (): void => {
+        clearTimeout(timer);
+        reject(refusals.closedWhileStarting());
       };
       const timer = setTimeout(() => {
         this.onConfirmed.delete(done);
+        this.onClosed.delete(abandon);
         const why = this.failing ?? 'Redis did not answer';
         reject(new Error(`could not subscribe to ${this.what} within ${deadlineMs} ms: ${why}`));
       }, deadlineMs);
       this.onConfirmed.add(done);
+      this.onClosed.add(abandon);
     });
   }
 
@@ -87,6 +96,8 @@ export class Subscription {
     this.cause.stop();
     this.connection.off('ready', this.again);
     this.onConfirmed.clear();
+    for (const abandon of this.onClosed) abandon();
+    this.onClosed.clear();
   }
 
   private readonly again = (): void => {

@@ -31,7 +31,7 @@ export interface WaitForRedisOptions {
  * by ioredis for ~10 s), so the bound holds and a ping that never settles cannot hang the start.
  */
 export async function waitForRedis(
-  redis: ErrorEvents & { ping(): Promise<unknown> },
+  redis: PingedConnection,
   logger: Pick<SundialLogger, 'warn' | 'info'>,
   { deadlineMs = START_REDIS_WAIT_MS, isOutage = isConnectionFailure }: WaitForRedisOptions = {},
 ): Promise<void> {
@@ -53,8 +53,11 @@ export async function waitForRedis(
   }
 }
 
+/** What the wait pings; `status` 'end': closed by its owner (ioredis), never to answer again. */
+type PingedConnection = ErrorEvents & { ping(): Promise<unknown>; readonly status?: string };
+
 async function waitOrRefuse(
-  redis: { ping(): Promise<unknown> },
+  redis: PingedConnection,
   logger: Pick<SundialLogger, 'warn' | 'info'>,
   deadlineMs: number,
   isOutage: (error: unknown) => boolean,
@@ -84,6 +87,8 @@ async function waitOrRefuse(
     } finally {
       clearTimeout(silent);
     }
+    // closed by close() or dispose() meanwhile: no answer will come, and Redis is not to blame
+    if (redis.status === 'end') throw refusals.closedWhileStarting();
     const message = (why as Error).message;
     if (Date.now() >= deadline) throw new RedisStartTimeout(deadlineMs, why as Error);
     sayWaiting(message);

@@ -1,0 +1,97 @@
+import type { SundialError } from '@sundial/core';
+import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
+import { freePort, type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { Redis } from 'ioredis';
+import { recordingLogger } from './library-host-fixture';
+
+/** Well under a start's own bounds (START_REDIS_WAIT_MS, START_SUBSCRIBE_MS: 30 s). */
+const PROMPT_MS = 3_000;
+
+/**
+ * A service shut down while it starts (a SIGTERM during a boot that waits for Redis, or for its
+ * subscription): close() or dispose() comes before start() or connect() is done. Before, the start went on
+ * pinging its closed connection, logged `waiting up to 30000 ms for Redis before starting: Connection is
+ * closed.`, held the process up for 30 s and then blamed Redis (`Redis did not answer within 30000 ms at
+ * start`, reason unavailable); a start waiting for its subscription did the same (`could not subscribe …
+ * within 30000 ms`). Now it stops at once with reason `disposed`.
+ */
+describe('close() while start() is under way', () => {
+  let server: RedisServer;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  /** Waits until `logger` has a line starting with `line`, closes, and says how the start settled and when. */
+  async function closeDuring(
+    start: Promise<void>,
+    logger: { lines: string[] },
+    line: string,
+    close: () => Promise<void>,
+  ): Promise<{ error: { reason: string; message: string }; prompt: boolean; lines: string[] }> {
+    const settled = start.then(
+      () => ({ reason: 'started', message: '' }),
+      (error: SundialError) => error,
+    );
+    await waitFor(() => logger.lines.some((seen) => seen.startsWith(line)), { what: line });
+    const closedAt = Date.now();
+    await close();
+    const { reason, message } = await settled;
+    return {
+      error: { reason, message },
+      prompt: Date.now() - closedAt < PROMPT_MS,
+      lines: logger.lines.filter((seen) => /did not answer|within 30000 ms/.test(seen)),
+    };
+  }
+
+  const closed = {
+    error: {
+      reason: 'disposed',
+      message: 'Closed while starting: close() (or dispose()) was called before the start was done.',
+    },
+    prompt: true,
+    lines: [],
+  };
+
+  it('a start waiting for Redis stops at close: Dispatcher, TimerRunner, RedisTimers.connect()', async () => {
+    const connection = `redis://127.0.0.1:${await freePort()}`; // nothing listens there
+    const dispatcherLog = recordingLogger();
+    const dispatcher = new Dispatcher({ connection, logger: dispatcherLog });
+    const runnerLog = recordingLogger();
+    const runner = new TimerRunner({ connection, handlers: {}, logger: runnerLog });
+    const timersLog = recordingLogger();
+    const timers = new RedisTimers({ connection, logger: timersLog });
+    const waiting = 'waiting up to 30000 ms for Redis before starting';
+    expect(
+      await Promise.all([
+        closeDuring(dispatcher.start(), dispatcherLog, waiting, () => dispatcher.close()),
+        closeDuring(runner.start(), runnerLog, waiting, () => runner.close(0)),
+        closeDuring(timers.connect(), timersLog, waiting, () => timers.dispose()),
+      ]),
+    ).toEqual([closed, closed, closed]);
+  }, 45_000);
+
+  it('a start waiting for its subscription stops at close: Dispatcher, TimerRunner', async () => {
+    // A user with every command and key but no channel: SUBSCRIBE answers NOPERM and is tried again.
+    await admin.acl('SETUSER', 'nosub', 'on', '>pw', '~*', '+@all', 'resetchannels');
+    const connection = `redis://nosub:pw@127.0.0.1:${server.port}`;
+    const dispatcherLog = recordingLogger();
+    const dispatcher = new Dispatcher({ connection, prefix: 'cws', logger: dispatcherLog });
+    const runnerLog = recordingLogger();
+    const runner = new TimerRunner({ connection, prefix: 'cws', handlers: {}, logger: runnerLog });
+    const refused = 'Sundial could not subscribe to';
+    expect(
+      await Promise.all([
+        closeDuring(dispatcher.start(), dispatcherLog, refused, () => dispatcher.close()),
+        closeDuring(runner.start(), runnerLog, refused, () => runner.close(0)),
+      ]),
+    ).toEqual([closed, closed]);
+    await admin.acl('DELUSER', 'nosub');
+  }, 45_000);
+});
