@@ -1,4 +1,5 @@
 // Copies the files tsc does not emit (the Lua scripts and their includes; the operator UI's HTML, CSS and icon;
+// the UI's modules from its tsc build's folder;
 // the libraries' package.json) next to the compiled code: `npm run build` step 3. (`nest build` copies
 // the Lua scripts through nest-cli.json's `assets`.)
 const { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
@@ -7,7 +8,16 @@ const { basename, join } = require('node:path');
 const root = join(__dirname, '..');
 const assets = [
   { from: 'libs/redis/src/store/commands', to: 'dist/libs/redis/src/store/commands', exts: ['.lua'] },
-  // The UI's own tsc build (step 2) writes its modules into the same folder: it is not emptied first.
+  // The UI's own tsc build (step 2) writes to dist/ui-build, by source path: its modules and the
+  // import-free @sundial/core modules they import as siblings (apps/scheduler/ui/tsconfig.json
+  // `rootDirs`) go into one folder, where the browser finds each beside the other; then its HTML and CSS.
+  { from: 'dist/ui-build/apps/scheduler/ui/src', to: 'dist/apps/scheduler/ui', exts: ['.js'] },
+  {
+    from: 'dist/ui-build/libs/core/src/browser',
+    to: 'dist/apps/scheduler/ui',
+    exts: ['.js'],
+    keepOthers: true,
+  },
   {
     from: 'apps/scheduler/ui/static',
     to: 'dist/apps/scheduler/ui',
@@ -27,6 +37,7 @@ for (const { from, to, exts, keepOthers = false } of assets) {
   const count = readdirSync(join(root, to), { recursive: true }).filter(wanted).length;
   console.log(`copy-assets: ${count} ${exts.join('/')} file(s) → ${to}`);
 }
+rmSync(join(root, 'dist/ui-build'), { recursive: true, force: true });
 
 // The libraries an application installs from a checkout (README "Add it to your app"): each compiled
 // dist/libs/<lib>/src gets its manifest, pointed at the compiled entry and its declarations, so

@@ -32,7 +32,7 @@ describe('HTTP API: refusals at the edge', () => {
         'prefx',
         'Did you mean prefix? GET /v1/timers takes prefix, status, limit, cursor, dueBefore.',
       ],
-      ['DELETE', '/v1/timers?prefix=&staus=paused', 'staus', 'DELETE /v1/timers takes prefix.'],
+      ['DELETE', '/v1/timers?prefix=&staus=paused', 'staus', 'DELETE /v1/timers takes prefix, all.'],
       [
         'GET',
         `${timer}/history?limt=5`,

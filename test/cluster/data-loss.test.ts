@@ -28,13 +28,17 @@ const lossLines = (app: AppProcess): Line[] =>
 const lostMetric = async (app: AppProcess) =>
   /^sundial_redis_data_lost_total (\d+)$/m.exec((await app.api<string>('GET', '/metrics')).body)?.[1];
 
-/** Starts a private Redis with `args`, a scheduler following a schedules file, and a worker. */
-function cluster(args: string[] = []) {
+/**
+ * Starts a private Redis with `args`, then `seed` on it (the data the processes start on), then a
+ * scheduler following a schedules file, and a worker.
+ */
+function cluster(args: string[] = [], seed?: (redisUrl: string) => Promise<void>) {
   const state = { redis: undefined as unknown as RedisServer, apps: [] as AppProcess[] };
   const dir = mkdtempSync(join(tmpdir(), 'sundial-data-loss-'));
   let timers: RedisTimers | undefined;
   beforeAll(async () => {
     [state.redis] = await Promise.all([startRedis({ args }), ensureBuilt()]);
+    await seed?.(state.redis.url);
     writeFileSync(
       join(dir, 'schedules.yaml'),
       'timers:\n  - { key: "ping", handler: "record", every: "1h" }\n',
@@ -109,5 +113,40 @@ describe('cluster: a Redis restart that keeps the data is no loss', () => {
     }
     expect(state.apps.map(lossLines)).toEqual([[], []]);
     for (const app of state.apps) expect(await lostMetric(app)).toBe('0');
+  }, 60_000);
+});
+
+describe('cluster: a rolling upgrade from a release without the data marker is no loss (docs/operations.md "Upgrading")', () => {
+  // The data of the release before P:epoch: the same rows and count, without the marker.
+  let due = 0;
+  let startedAt = 0;
+  const { state } = cluster([], async (url) => {
+    const before = new RedisTimers({ connection: url, partitions: 2 });
+    due = Date.now() + 15_000; // past the processes' start and their first 5 s look
+    await before.schedule({ key: 'old:once', handler: 'record', at: new Date(due).toISOString() });
+    await before.dispose();
+    const raw = new Redis(url);
+    await raw.del('sundial:epoch');
+    raw.disconnect();
+    startedAt = Date.now();
+  });
+
+  it('processes starting on data the release before wrote (timers, P:partitions, no P:epoch) write the marker and say nothing', async () => {
+    const records = new Redis(`${state.redis.url}/1`);
+    const raw = new Redis(state.redis.url);
+    try {
+      const run = await waitFor(async () => (await readRuns(records)).find((r) => r.key === 'old:once'), {
+        timeoutMs: 30_000,
+        what: "the old release's timer to run",
+      });
+      expect(run.at).toBeGreaterThanOrEqual(due);
+      expect(Number((await raw.get('sundial:epoch'))?.split('-')[0])).toBeGreaterThanOrEqual(startedAt);
+      // no loss line, the watch's nor a client's (`Sundial: Redis lost …`)
+      expect(state.apps.map((app) => app.lines.filter((line) => line.includes(LOST)))).toEqual([[], []]);
+      for (const app of state.apps) expect(await lostMetric(app)).toBe('0');
+    } finally {
+      records.disconnect();
+      raw.disconnect();
+    }
   }, 60_000);
 });

@@ -338,14 +338,14 @@ describe.each(BACKENDS)('%s backend: trigger', (name) => {
     expect(await h.timers.get('i')).toMatchObject({ runCount: 3, last: { status: 'ok' } });
   });
 
-  it('is refused while paused and while the timer runs', async () => {
-    const h = await backend.open();
+  it('is refused while paused and while the timer runs, naming the status it met', async () => {
+    const [h, met] = [await backend.open(), (status: string) => ({ reason: 'inactive', detail: { status } })];
     await h.timers.schedule({ key: 'p', handler: 'work', every: '1h' });
     await h.timers.pause('p');
-    await expect(h.timers.trigger('p')).rejects.toMatchObject({ reason: 'inactive' });
+    await expect(h.timers.trigger('p')).rejects.toMatchObject(met('paused'));
     await h.timers.schedule({ key: 'r', handler: 'work', every: 100, payload: { sleepMs: 1_000 } });
     await h.event({ type: 'running', key: 'r' });
-    await expect(h.timers.trigger('r')).rejects.toMatchObject({ reason: 'inactive' });
+    await expect(h.timers.trigger('r')).rejects.toMatchObject(met('running'));
   });
 
   it('counts toward maxRuns', async () => {

@@ -190,6 +190,35 @@ describe('operator UI in chromium against a running cluster', () => {
   });
 
   /**
+   * Text from the API is shown as text: markup in a run's error message, a payload, meta or a refusal
+   * (a crafted `#/timer/<key>` link) never becomes an element, and no handler of it runs.
+   */
+  it('markup in an error message, a payload, meta or a refusal is shown as text, never run', async () => {
+    const markup = (n: number) => `<img src=x onerror="window.pwned=${n}"><script>window.pwned=${n}</script>`;
+    const key = 'ui:markup';
+    // An `http` payload whose url is not a URL: the run fails, its message quoting the url as sent.
+    await api('POST', '/v1/timers', {
+      key,
+      handler: 'http',
+      delay: 0,
+      payload: { url: markup(1), note: markup(2) },
+      meta: { owner: markup(3) },
+      removeOnComplete: false,
+    });
+    await waitFor(async () => (await api<Timer>('GET', keyPath(key))).body.status === 'failed', {
+      what: `${key} to fail`,
+    });
+    await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent(key)}`);
+    await page.locator('dt:text-is("Last error") + dd', { hasText: markup(1) }).waitFor();
+    await page.getByRole('button', { name: 'Show payload' }).click();
+    await page.locator('#payload pre', { hasText: 'window.pwned=3' }).waitFor();
+    await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent(markup(4))}`);
+    await page.locator('#notice.error', { hasText: '<img src=x' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.locator('main img, main script, #notice img').count()).toBe(0);
+  });
+
+  /**
    * A page without an icon link makes a headed browser ask for /favicon.ico, a 404 and a console error
    * on every page (headless chromium does not ask): the page names its own icon, which is served.
    */

@@ -1,3 +1,5 @@
+import type { SundialErrorDetail } from '@sundial/core';
+
 /**
  * Why a command did not do what it was asked, in the API's own terms (reason, field, message, fix),
  * and the exit code that tells a script which kind of failure it was.
@@ -17,12 +19,15 @@ export interface ErrorFields {
   field?: string;
   message: string;
   fix: string;
+  /** what the refusal met, as the API sent it (docs/spec.md §2) */
+  detail?: SundialErrorDetail;
 }
 
 export class CliError extends Error {
   readonly reason: string;
   readonly field?: string;
   readonly fix: string;
+  readonly detail?: SundialErrorDetail;
 
   constructor(
     fields: ErrorFields,
@@ -33,6 +38,7 @@ export class CliError extends Error {
     this.reason = fields.reason;
     this.field = fields.field;
     this.fix = fields.fix;
+    this.detail = fields.detail;
   }
 
   toJSON(): ErrorFields & { status?: number } {
@@ -41,6 +47,7 @@ export class CliError extends Error {
       ...(this.field !== undefined && { field: this.field }),
       message: this.message,
       fix: this.fix,
+      ...(this.detail !== undefined && { detail: this.detail }),
       ...(this.status !== undefined && { status: this.status }),
     };
   }

@@ -37,7 +37,7 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
       return invalidFix(error, key);
     case 'unavailable':
       // a write cut off after it was sent (refusals.outcomeUnknown): it may have been applied
-      return /may or may not have been applied/.test(error.message ?? '')
+      return error.detail?.code === 'outcome-unknown'
         ? 'Run the same command again with the same --idempotency-key: a repeat changes nothing more. ' +
             `Without one, check with sundial get ${key} before running it again.`
         : error.fix;
@@ -51,20 +51,19 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
  * named as the flags are, camelCase for kebab-case: those fixes are kept).
  */
 function invalidFix(error: Partial<ErrorFields>, key: string): string | undefined {
-  const message = error.message ?? '';
   switch (error.field) {
     case 'Idempotency-Key':
       return 'Pass --idempotency-key 1 to 255 printable ASCII characters without spaces, e.g. a UUID (uuidgen).';
     case 'dueBefore':
       return 'Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d from now.';
     case 'status':
-      return /dueBefore lists pending timers only/.test(message)
+      return error.detail?.code === 'due-before-status'
         ? 'Leave out --status (or pass --status pending) with --due-before.'
         : error.fix;
     case 'cursor':
       return 'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.';
     case 'key':
-      return /has no slots to backfill/.test(message)
+      return error.detail?.code === 'one-shot'
         ? `Backfill an every or cron timer, or run sundial trigger ${key} to run a one-shot timer now.`
         : error.fix;
     default:
@@ -72,9 +71,9 @@ function invalidFix(error: Partial<ErrorFields>, key: string): string | undefine
   }
 }
 
-/** running: wait, or replace it; paused: resume it. The status is the one the message names. */
+/** running: wait, or replace it; paused: resume it. The status is the one the refusal met (`detail`). */
 function inactiveFix(error: Partial<ErrorFields>, key: string): string | undefined {
-  const status = /while it is (\w+)/.exec(error.message ?? '')?.[1];
+  const status = error.detail?.status;
   if (status === 'paused') return `Run sundial resume ${key} first.`;
   if (status === 'running') {
     return `Wait for the run to end (sundial get ${key} shows its status), or schedule it again with --if-exists replace to supersede the running work.`;

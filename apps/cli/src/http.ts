@@ -68,6 +68,7 @@ function refusal(body: unknown, text: string, context: RefusalContext): CliError
       (status === 404
         ? 'Check SUNDIAL_URL points at a Sundial scheduler of this version.'
         : 'See the scheduler logs.'),
+    ...(error?.detail !== undefined && { detail: error.detail }),
   };
   return new CliError(fields, status >= 500 ? EXIT.unavailable : EXIT.refused, status);
 }

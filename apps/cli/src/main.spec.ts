@@ -1,4 +1,4 @@
-import { refusals, type SundialError, type Timer } from '@sundial/core';
+import { checkDueBefore, refusals, SundialError, type Timer } from '@sundial/core';
 import { KEY_NOT_FOUND_FIX } from '../../scheduler/src/http-error.filter';
 import { idempotencyConflict } from '../../scheduler/src/idempotency-key';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -155,6 +155,25 @@ describe('sundial CLI: the request each command sends', () => {
     );
   });
 
+  it('cancel --prefix <scope> and --all send the scope or all=true; an empty --prefix is a usage error', async () => {
+    reply = { status: 200, body: { cancelled: 2 } };
+    expect(await main(['cancel', '--prefix', 'inv:42:'], env())).toBe(0);
+    expect(await main(['cancel', '--all'], env())).toBe(0);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'DELETE /v1/timers?prefix=inv%3A42%3A',
+      'DELETE /v1/timers?all=true',
+    ]);
+    expect(process.stdout.write).toHaveBeenCalledWith('cancelled 2 timer(s): every timer\n');
+    seen.length = 0;
+    for (const argv of [['--prefix', ''], ['--prefix='], ['k', '--all'], ['--prefix', 'a:', '--all']]) {
+      expect(await main(['cancel', ...argv], env())).toBe(2);
+      expect(process.stderr.write).toHaveBeenLastCalledWith(
+        expect.stringMatching(/fix: .*--all to cancel every timer on purpose/),
+      );
+    }
+    expect(seen).toEqual([]);
+  });
+
   it('a 5xx answer exits 3 (retrying may help), a 4xx exits 1, each with the reason and fix', async () => {
     reply = {
       status: 503,
@@ -221,6 +240,13 @@ describe('sundial CLI: the request each command sends', () => {
         sent(refusals.inactive('k', 'paused', 'trigger')),
         'Run sundial resume k first.',
       ],
+      // the status is read from the refusal's detail, whatever its message says
+      [
+        ['trigger', 'k'],
+        409,
+        sent(refusals.inactive('k', 'paused', 'trigger'), { message: 'k: paused' }),
+        'Run sundial resume k first.',
+      ],
       [
         ['cancel', 'k', '--idempotency-key', 'r1'],
         422,
@@ -262,13 +288,7 @@ describe('sundial CLI: the request each command sends', () => {
       [
         ['list', '--status', 'failed', '--due-before', '+1h'],
         400,
-        refusals
-          .invalid(
-            'status',
-            'dueBefore lists pending timers only, but status is "failed"',
-            'Omit status (or pass status=pending) with dueBefore.',
-          )
-          .toJSON(),
+        sent(refused(() => checkDueBefore({ status: 'failed', dueBefore: 1 }))),
         'Leave out --status (or pass --status pending) with --due-before.',
       ],
       [
@@ -307,3 +327,13 @@ describe('sundial CLI: the request each command sends', () => {
     });
   });
 });
+
+/** The SundialError `call` throws. */
+function refused(call: () => unknown): SundialError {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof SundialError) return error;
+  }
+  throw new Error('not refused');
+}

@@ -11,7 +11,7 @@ import { parseArgs } from './args';
 import { CliError, EXIT, usageError } from './cli-error';
 import type { Command } from './command';
 import { DEFAULT_URL, sundialHttp } from './http';
-import { createOutput } from './output';
+import { createOutput, printable } from './output';
 import { COMMANDS } from './registry';
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -50,7 +50,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 function describe(error: CliError): string {
   const where = error.field ? ` (field ${error.field})` : '';
   const status = error.status ? ` [HTTP ${error.status}]` : '';
-  return `sundial: ${error.reason}${where}: ${error.message}${status}\nfix: ${error.fix}\n`;
+  const text = `sundial: ${error.reason}${where}: ${error.message}${status}`;
+  return `${printable(text)}\nfix: ${printable(error.fix)}\n`;
 }
 
 function internal(error: unknown): CliError {

@@ -25,8 +25,26 @@ export function createOutput(
   };
 }
 
-/** A plain-text table: a header row and columns padded to their widest cell. */
-export function table(headers: string[], rows: string[][]): string {
+/**
+ * Control characters (C0, DEL, C1) and bidirectional overrides, which a terminal would act on rather
+ * than show: an ANSI escape in a handler's error message could recolour, hide or rewrite the lines
+ * around it, a newline forge a row, a right-to-left override reverse the text after it.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `text` as the terminal should show it: each such character written as its escape (`\n`, `\u001b`). */
+export function printable(text: string): string {
+  return text.replace(
+    UNPRINTABLE,
+    (char) => NAMED[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** A plain-text table: a header row and columns padded to their widest cell (each printable). */
+export function table(headers: string[], rawRows: string[][]): string {
+  const rows = rawRows.map((row) => row.map(printable));
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     cells
@@ -36,10 +54,10 @@ export function table(headers: string[], rows: string[][]): string {
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
-/** `key: value` lines, names aligned. */
+/** `key: value` lines, names aligned, values printable. */
 export function fields(rows: [string, string][]): string {
   const width = Math.max(...rows.map(([name]) => name.length)) + 1;
-  return rows.map(([name, value]) => `${`${name}:`.padEnd(width)} ${value}`).join('\n');
+  return rows.map(([name, value]) => `${`${name}:`.padEnd(width)} ${printable(value)}`).join('\n');
 }
 
 /** An instant as ISO 8601 (UTC), or — when there is none. */

@@ -3,11 +3,13 @@ import { SundialError } from '@sundial/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { apiTokenCheck, isApiPath } from './api-token';
+import { crossSiteRefusal } from './cross-site';
 import { BODY_TOO_LARGE_FIX } from './http-error.filter';
 
 /**
  * What the scheduler refuses before any body is read (call before the body parser is installed):
- * a `/v1` call without the API token (401, whatever its body), and a body whose Content-Length is
+ * a `/v1` call without the API token (401, whatever its body), a state-changing request a browser sent
+ * for another site's page (403, `cross-site.ts`), and a body whose Content-Length is
  * over the limit (413 at once: body-parser would otherwise wait for the whole declared body before
  * answering). And Node's own HTTP parser refusals (a malformed request line, an unknown method, a
  * bad header), which never reach Express, answer in the same JSON error shape.
@@ -20,6 +22,8 @@ export function refuseBeforeBody(
   app.use((request: IncomingMessage, response: ServerResponse, next: () => void) => {
     const unauthorized = isApiPath(targetPath(request.url)) && refuseToken(request.headers.authorization);
     if (unauthorized) return refuse(response, 401, unauthorized);
+    const crossSite = crossSiteRefusal(request);
+    if (crossSite) return refuse(response, 403, crossSite);
     const declared = Number(request.headers['content-length']);
     if (declared > options.bodyLimit) {
       return refuse(

@@ -81,7 +81,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       // in-process fix names list(); over HTTP the way to the live keys is the route.
       if (error.reason === 'not-found' && error.field === 'key') error.fix = KEY_NOT_FOUND_FIX;
       // backfill on a one-shot: the in-process fix names trigger(key); over HTTP it is the trigger route.
-      if (error.field === 'key' && /has no slots to backfill/.test(error.message)) {
+      if (error.detail?.code === 'one-shot') {
         const trigger = request.url.split('?')[0].replace(/\/backfill$/, '/trigger');
         error.fix = `Backfill an every or cron timer, or POST ${trigger} to run a one-shot timer now.`;
       }

@@ -14,6 +14,7 @@ import {
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { BackfillRange, ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
 import { isSundialError, refusals, SundialError } from '@sundial/core';
+import { cancelScope } from './cancel-scope';
 import { type ListQuery, parseListQuery } from './list-query-params';
 import { Idempotent, IdempotencyKey, writeOptions } from './idempotency-key';
 import {
@@ -100,21 +101,18 @@ export class TimersController {
   }
 
   @Delete()
-  @ApiOperation({ summary: 'Cancel every timer whose key starts with prefix (`prefix=` alone: all)' })
-  @ApiQuery({ name: 'prefix', required: true })
+  @ApiOperation({
+    summary: 'Cancel every timer whose key starts with prefix, or every timer with all=true',
+  })
+  @ApiQuery({ name: 'prefix', required: false, description: 'a non-empty key prefix (scope)' })
+  @ApiQuery({ name: 'all', required: false, enum: ['true'], description: 'cancel every timer' })
   @Idempotent()
   async cancelAll(
     @Query('prefix') prefix: string | undefined,
+    @Query('all') all: string | undefined,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<{ cancelled: number }> {
-    if (prefix === undefined) {
-      throw refusals.invalid(
-        'prefix',
-        'DELETE /v1/timers needs a prefix',
-        'Add ?prefix=<scope>, or ?prefix= to cancel all.',
-      );
-    }
-    const scope = prefix === '' ? undefined : prefix;
+    const scope = cancelScope(prefix, all);
     return { cancelled: await this.timers.cancelAll(scope, writeOptions(idempotencyKey)) };
   }
 

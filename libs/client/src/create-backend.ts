@@ -1,5 +1,5 @@
 import { createEngine, type TimersApi } from '@sundial/core';
-import { RedisTimers, SundialMetrics } from '@sundial/redis';
+import { DEFAULT_CLOSE_GRACE_MS, RedisTimers, SundialMetrics } from '@sundial/redis';
 import type { TimerHandlerRegistry } from './handler-registry';
 import { loggerOf } from './nest-logger';
 import type { SundialModuleOptions } from './sundial-module-options';
@@ -7,9 +7,10 @@ import type { SundialModuleOptions } from './sundial-module-options';
 /** The `TimersApi` the options ask for; the in-memory engine runs the app's registered handlers. */
 export function createBackend(options: SundialModuleOptions, registry: TimerHandlerRegistry): TimersApi {
   if (options.backend === 'memory') {
-    const { clock, limits, tombstoneMs, ledger } = options;
+    const { clock, limits, tombstoneMs, ledger, shutdownGraceMs = DEFAULT_CLOSE_GRACE_MS } = options;
     const logger = loggerOf(options);
-    return createEngine({ clock, handlers: registry.handlers, limits, tombstoneMs, logger, ledger });
+    const handlers = registry.handlers;
+    return createEngine({ clock, handlers, limits, tombstoneMs, logger, ledger, shutdownGraceMs });
   }
   const { connection, prefix, partitions, limits, tombstoneMs, ledger, startWaitMs } = options;
   const logger = loggerOf(options);

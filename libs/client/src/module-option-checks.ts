@@ -8,7 +8,7 @@ import type { SundialWorkerModuleOptions } from './worker/sundial-worker-options
 
 const COMMON = ['backend', 'limits', 'tombstoneMs', 'logger', 'ledger', 'appName'] as const;
 const REDIS_FIELDS = [...COMMON, 'connection', 'prefix', 'partitions', 'metricsRegistry', 'startWaitMs'];
-const MEMORY_FIELDS = [...COMMON, 'clock', 'handlers'];
+const MEMORY_FIELDS = [...COMMON, 'clock', 'handlers', 'shutdownGraceMs'];
 const LIMIT_FIELDS = ['maxPayloadBytes', 'minEveryMs'];
 const WORKER_FIELDS = [
   'prefix',
@@ -42,6 +42,7 @@ export function checkSundialModuleOptions(value: unknown): SundialModuleOptions 
   if (memory) {
     read.methods('clock', ['now', 'setTimeout', 'clearTimeout'], 'a Clock (e.g. new VirtualClock())');
     read.handlers('handlers');
+    read.integer('shutdownGraceMs', 0, '25000');
   } else {
     checkConnection(read);
     checkQueueIdentity(read);

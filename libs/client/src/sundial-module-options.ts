@@ -41,6 +41,11 @@ export interface MemoryBackendOptions extends CommonOptions {
   backend: 'memory';
   clock?: Clock;
   handlers?: Readonly<Record<string, TimerHandler>>;
+  /**
+   * how long the app's shutdown lets running handlers end before their signals abort (default 25000,
+   * as SundialWorkerModule's on Redis), measured on `clock`; no run starts meanwhile
+   */
+  shutdownGraceMs?: number;
 }
 
 export type SundialModuleOptions = RedisBackendOptions | MemoryBackendOptions;

@@ -1,3 +1,4 @@
+import { SundialError } from './errors';
 import { refusals } from './refusals';
 import { showValue } from './show-value';
 import type { ListOptions } from './types';
@@ -23,11 +24,13 @@ export function checkDueBefore(options: ListOptions): number | undefined {
     );
   }
   if (status !== undefined && status !== 'pending') {
-    throw refusals.invalid(
-      'status',
-      `dueBefore lists pending timers only, but status is ${showValue(status)}`,
-      'Omit status (or pass status=pending) with dueBefore.',
-    );
+    throw new SundialError({
+      reason: 'invalid',
+      field: 'status',
+      message: `dueBefore lists pending timers only, but status is ${showValue(status)}`,
+      fix: 'Omit status (or pass status=pending) with dueBefore.',
+      detail: { code: 'due-before-status' },
+    });
   }
   return dueBefore;
 }

@@ -1,4 +1,5 @@
 import { SundialError } from './errors';
+export { durationText } from './browser/duration-text';
 import { showValue } from './show-value';
 
 /** The units a duration may use, smallest first. */
@@ -31,26 +32,6 @@ const FORMAT_HINT =
 export function duration(text: string): number {
   return parseDuration(text, 'duration');
 }
-
-/**
- * A length of time for people to read, in its largest whole-enough unit: `"300 ms"`, `"30 s"`,
- * `"1.5 h"`, `"14 d"` (one decimal under 10). The CLI's words; the operator UI, which the browser loads
- * without a bundler and so cannot import this package, keeps the same function in
- * apps/scheduler/ui/src/format.ts (`duration`).
- */
-export function durationText(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const [size, unit] = TEXT_UNITS.find(([size]) => ms >= size)!;
-  const value = ms / size;
-  return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10} ${unit}`;
-}
-
-const TEXT_UNITS: [number, string][] = [
-  [86_400_000, 'd'],
-  [3_600_000, 'h'],
-  [60_000, 'min'],
-  [1000, 's'],
-];
 
 /**
  * Reads a delay or interval given as milliseconds (a number) or as a duration string.

@@ -7,17 +7,34 @@ export type SundialErrorReason =
   | 'inactive'
   | 'disposed'
   | 'unauthorized'
+  | 'forbidden'
   | 'unavailable'
   | 'idempotency-conflict'
   | 'unknown-handler'
   | 'forbidden-target'
   | 'lost';
 
+/**
+ * What a refusal met, as data, for a caller that phrases its own fix (the CLI, the HTTP API) rather
+ * than parse the message (docs/spec.md §2). Present only on the refusals that name one.
+ */
+export interface SundialErrorDetail {
+  /** `inactive`: the status of the timer that refused the call */
+  status?: 'running' | 'paused';
+  /**
+   * which refusal it is where `reason` and `field` leave it open: `outcome-unknown` (`unavailable`: a write
+   * cut off in flight, which may have been applied), `one-shot` (`invalid` on `key`: a backfill of a timer
+   * that runs once), `due-before-status` (`invalid` on `status`: a status other than pending with dueBefore)
+   */
+  code?: 'outcome-unknown' | 'one-shot' | 'due-before-status';
+}
+
 export interface SundialErrorShape {
   reason: SundialErrorReason;
   field?: string;
   message: string;
   fix: string;
+  detail?: SundialErrorDetail;
 }
 
 /** Every refusal: what went wrong (`reason`, `field`, `message`) and what to write instead (`fix`). */
@@ -25,6 +42,7 @@ export class SundialError extends Error implements SundialErrorShape {
   readonly reason: SundialErrorReason;
   readonly field?: string;
   readonly fix: string;
+  readonly detail?: SundialErrorDetail;
 
   constructor(shape: SundialErrorShape) {
     super(shape.message);
@@ -32,11 +50,18 @@ export class SundialError extends Error implements SundialErrorShape {
     this.reason = shape.reason;
     this.field = shape.field;
     this.fix = shape.fix;
+    this.detail = shape.detail;
   }
 
   toJSON(): SundialErrorShape {
-    const { reason, field, message, fix } = this;
-    return field === undefined ? { reason, message, fix } : { reason, field, message, fix };
+    const { reason, field, message, fix, detail } = this;
+    return {
+      reason,
+      ...(field !== undefined && { field }),
+      message,
+      fix,
+      ...(detail !== undefined && { detail }),
+    };
   }
 }
 

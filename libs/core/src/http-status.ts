@@ -13,6 +13,7 @@ export const SUNDIAL_HTTP_STATUS: Readonly<Partial<Record<SundialErrorReason, nu
   'not-found': 404,
   inactive: 409,
   unauthorized: 401,
+  forbidden: 403,
   disposed: 503,
   unavailable: 503,
   'idempotency-conflict': 422,

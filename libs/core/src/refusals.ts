@@ -26,7 +26,7 @@ export const refusals = {
       message: `No live timer under key ${JSON.stringify(key)}.`,
       fix: 'Schedule it first, or check the key (list() shows the live ones).',
     }),
-  inactive: (key: string, status: string, operation: string) =>
+  inactive: (key: string, status: 'running' | 'paused', operation: string) =>
     new SundialError({
       reason: 'inactive',
       field: 'key',
@@ -35,6 +35,7 @@ export const refusals = {
         status === 'running'
           ? "Wait for the run to settle, or schedule with ifExists: 'replace' to supersede the running work."
           : 'Resume it first.',
+      detail: { status },
     }),
   /** `field` undefined: the value as a whole (e.g. a spec that is not an object) */
   invalid: (field: string | undefined, message: string, fix: string) =>
@@ -145,6 +146,7 @@ export const refusals = {
     new SundialError({
       reason: 'unavailable',
       message: `Redis became unreachable (${cause instanceof Error ? cause.message : String(cause)}) while this write was in flight: it may or may not have been applied.`,
+      detail: { code: 'outcome-unknown' },
       fix:
         'Retry with the same requestId (over HTTP, the same Idempotency-Key header): a repeated request returns ' +
         'the first result and changes nothing more. Without one, check the timer with get(key) before retrying.',
@@ -218,6 +220,7 @@ export const refusals = {
       field: 'key',
       message: `Timer ${JSON.stringify(key)} runs once (delay/at): it has no slots to backfill.`,
       fix: 'Backfill an every or cron timer, or use trigger(key) to run a one-shot timer now.',
+      detail: { code: 'one-shot' },
     }),
   /** A process (or client) whose partition count is not the one the timers under `prefix` have. */
   partitionCount: (prefix: string, stored: number, mine: number) =>

@@ -149,6 +149,12 @@ const refusals: [string, unknown, Expected][] = [
   ],
   ['a missing key', { handler: 'h', delay: 1 }, { field: 'key', message: 'key undefined is not a string' }],
   ['a numeric key', { ...once, key: 42 }, { field: 'key', message: 'key 42 is not a string' }],
+  ['the key "."', { ...once, key: '.' }, { field: 'key', message: /URL dot-segment/ }],
+  [
+    'the key ".."',
+    { ...once, key: '..' },
+    { field: 'key', message: /URL dot-segment/, fix: /invoice:42:remind/ },
+  ],
   [
     'an empty handler',
     { ...once, handler: '' },
@@ -474,6 +480,11 @@ describe('normalizeSpec accepts', () => {
       'keys and handlers using their whole alphabet',
       { key: 'a-Z_0.9:/@', handler: 'A-z_0.9:', delay: 1 },
       { ...defaults, key: 'a-Z_0.9:/@', handler: 'A-z_0.9:', kind: 'once', delayMs: 1 },
+    ],
+    [
+      'a key of three dots (only "." and ".." are URL dot-segments)',
+      { key: '...', handler: 'h', delay: 1 },
+      { ...defaults, key: '...', handler: 'h', kind: 'once', delayMs: 1 },
     ],
   ])('%s', (_name, spec, expected) => {
     expect(normalizeSpec(spec)).toStrictEqual(expected);

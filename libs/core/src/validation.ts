@@ -83,7 +83,7 @@ export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> =
     '{ "key": "invoice:42", "handler": "invoice.remind", "delay": "3d" }',
   );
   rejectUnknownFields(input, SPEC_FIELDS, 'the timer spec');
-  const key = validateKey(input.key);
+  const key = validateNewKey(input.key);
   const handler = validateHandler(input.handler);
   const schedule = normalizeSchedule(input, limits.minEveryMs ?? DEFAULT_LIMITS.minEveryMs);
   const maxRuns = normalizeMaxRuns(input.maxRuns, schedule.kind);
@@ -130,6 +130,24 @@ export function normalizeSpec(spec: unknown, limits: Partial<ValidationLimits> =
 /** A timer key: 1–256 characters of `[A-Za-z0-9:_\-./@]`. */
 export function validateKey(key: unknown, field = 'key'): string {
   return checkName(key, field, KEY_RULE);
+}
+
+/**
+ * The key of a timer being created: a key, and not `.` or `..` — as a URL path segment those name the
+ * route's parent (browsers, fetch and curl resolve `/v1/timers/..` to `/v1/`, `%2E%2E` too), so the HTTP
+ * API, the CLI and the UI could never reach such a timer. Lookups still accept them (validateKey), so a
+ * timer created before this rule can be read and cancelled from code.
+ */
+function validateNewKey(key: unknown): string {
+  const valid = validateKey(key);
+  if (valid === '.' || valid === '..') {
+    throw refusals.invalid(
+      'key',
+      `key ${showValue(valid)} is a URL dot-segment: no HTTP route could name the timer`,
+      `Use a key with a letter or digit, e.g. ${KEY_RULE.example}.`,
+    );
+  }
+  return valid;
 }
 
 /** A scope is a key prefix; `''` (or none) means every key. */

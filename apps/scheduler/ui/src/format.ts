@@ -1,4 +1,6 @@
 /** How times, durations and schedules read in the UI: local time with the offset, and "in 5 min". */
+// @sundial/core's, compiled by this UI's build and served beside its modules (tsconfig.json `rootDirs`)
+import { durationText } from './duration-text.js';
 import type { Timer } from './types.js';
 
 /** `2026-12-03 09:38:30` in the browser's zone (the header names it): unambiguous, sortable. */
@@ -23,29 +25,14 @@ export function browserZone(now = new Date()): string {
 /** "in 4 min", "12 s ago": relative to now, for the list and the timeline. */
 export function relative(at: number, now = Date.now()): string {
   const ms = at - now;
-  const text = duration(Math.abs(ms));
+  const text = durationText(Math.abs(ms));
   return ms >= 0 ? `in ${text}` : `${text} ago`;
-}
-
-/** "300 ms", "30 s", "1.5 h": the same words as `durationText` in @sundial/core, which the CLI uses (this
- * module is loaded by the browser as it is, without a bundler, so it cannot import that package). */
-export function duration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const units: [number, string][] = [
-    [86_400_000, 'd'],
-    [3_600_000, 'h'],
-    [60_000, 'min'],
-    [1000, 's'],
-  ];
-  const [size, unit] = units.find(([size]) => ms >= size)!;
-  const value = ms / size;
-  return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10} ${unit}`;
 }
 
 /** The schedule in words: "cron 0 7 * * 1-5 (America/Toronto)", "every 30 s", "once". */
 export function schedule(timer: Timer): string {
   if (timer.cron) return `cron ${timer.cron}${timer.tz ? ` (${timer.tz})` : ''}`;
-  if (timer.everyMs !== undefined) return `every ${duration(timer.everyMs)}`;
+  if (timer.everyMs !== undefined) return `every ${durationText(timer.everyMs)}`;
   return 'once';
 }
 

@@ -1,10 +1,11 @@
 import type { JsonValue, TimerContext, TimerHandler } from '@sundial/core';
-import { refusals, SundialError } from '@sundial/core';
+import { MAX_TIMEOUT_MS, refusals, SundialError } from '@sundial/core';
 import { context, propagation } from '@opentelemetry/api';
 import { lookup } from 'node:dns/promises';
 import { AllowList } from './allow-list';
 import { ipLiteral, isInternalAddress } from './internal-address';
-import { hasHeader, pinnedRequest, type PinnedTarget } from './pinned-request';
+import { pinnedRequest, type PinnedTarget } from './pinned-request';
+import { forbiddenHeader, hasHeader, withoutBodyHeaders, withoutCredentials } from './request-headers';
 
 /** Resolves a hostname to the one address a call will connect to (tests inject one). */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }>;
@@ -40,7 +41,7 @@ export function createHttpHandler(
       ctx.signal,
       AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     ]);
-    const headers: Record<string, string> = {};
+    let headers: Record<string, string> = {};
     // The run's trace goes on with the call (W3C `traceparent`; nothing when tracing is off; the http
     // instrumentation, when loaded, puts its client span's there). The payload's headers come after.
     propagation.inject(context.active(), headers);
@@ -58,7 +59,10 @@ export function createHttpHandler(
       const response = await pinnedRequest(target, { method, headers, body, signal });
       const { location } = response;
       if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
+        const from = target.url.origin;
         target = await pin(targetUrl(new URL(location, target.url).href, allowList), allowList, resolve);
+        // As fetch and curl do: the payload's credentials go to the origin it named, not on to another.
+        if (target.url.origin !== from) headers = withoutCredentials(headers);
         // As browsers do: 303 (and 301/302 after a POST) continue as a GET without body.
         if (
           response.status === 303 ||
@@ -66,6 +70,7 @@ export function createHttpHandler(
         ) {
           method = 'GET';
           body = undefined;
+          headers = withoutBodyHeaders(headers);
         }
         continue;
       }
@@ -143,10 +148,21 @@ function parsePayload(payload: JsonValue): HttpRequestPayload {
   ) {
     throw refusals.invalid('payload.headers', 'headers must be an object of strings', PAYLOAD_FIX);
   }
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0))) {
+  const forbidden = headers && forbiddenHeader(headers as Record<string, string>);
+  if (forbidden) {
+    throw refusals.invalid(
+      'payload.headers',
+      `the header "${forbidden}" is the handler's to set, not the payload's`,
+      'Leave out Host, Content-Length, Transfer-Encoding, Connection and the other hop-by-hop headers: the handler writes them from the url and body.',
+    );
+  }
+  if (
+    timeoutMs !== undefined &&
+    (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || timeoutMs > MAX_TIMEOUT_MS)
+  ) {
     throw refusals.invalid(
       'payload.timeoutMs',
-      'timeoutMs must be a positive number of milliseconds',
+      `timeoutMs must be a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`,
       PAYLOAD_FIX,
     );
   }

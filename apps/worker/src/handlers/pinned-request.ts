@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { hasHeader } from './request-headers';
 
 /** A URL and the address its host was resolved to and checked at (the only address it is sent to). */
 export interface PinnedTarget {
@@ -26,7 +27,8 @@ interface RequestInit {
  * Sends one request to `target.url` over a connection to `target.address`: the connection's lookup
  * answers with that address, so no second resolution can lead elsewhere (DNS rebinding), while the
  * Host header and TLS SNI/certificate check still use the URL's name. No connection pooling: a
- * pooled socket would outlive the check it was made under. The answer's body is drained and dropped.
+ * pooled socket would outlive the check it was made under. The answer's body is never read: the
+ * connection closes once the status is in, so a target streaming without end holds no socket.
  */
 export function pinnedRequest(target: PinnedTarget, init: RequestInit): Promise<PinnedResponse> {
   const { url, address, family } = target;
@@ -35,10 +37,7 @@ export function pinnedRequest(target: PinnedTarget, init: RequestInit): Promise<
     else callback(null, address, family);
   };
   const headers = { ...init.headers };
-  if (
-    init.body !== undefined &&
-    !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')
-  ) {
+  if (init.body !== undefined && !hasHeader(headers, 'content-length')) {
     headers['content-length'] = String(Buffer.byteLength(init.body));
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -47,7 +46,7 @@ export function pinnedRequest(target: PinnedTarget, init: RequestInit): Promise<
       url,
       { method: init.method, headers, signal: init.signal, lookup, agent: false },
       (response) => {
-        response.resume();
+        response.destroy();
         resolve({
           status: response.statusCode ?? 0,
           statusText: response.statusMessage ?? '',
@@ -58,8 +57,4 @@ export function pinnedRequest(target: PinnedTarget, init: RequestInit): Promise<
     request.on('error', reject);
     request.end(init.body);
   });
-}
-
-export function hasHeader(headers: Record<string, string>, name: string): boolean {
-  return Object.keys(headers).some((header) => header.toLowerCase() === name);
 }

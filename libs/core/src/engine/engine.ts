@@ -32,7 +32,7 @@ import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
 import { Placement } from './placement';
 import { rememberRequests } from './request-memory';
-import { inactive } from './refusals';
+import { checkMs, inactive } from './refusals';
 import {
   DEFAULT_LEDGER_SIZE,
   validateLedgerSize,
@@ -59,6 +59,8 @@ export interface EngineOptions {
   requestWindowMs?: number;
   /** entries each timer's ledger keeps (default 50; 0: none), docs/spec.md §3.9 */
   ledger?: number;
+  /** how long dispose() lets running handlers end, on `clock`, before it aborts them (default 0), §5.1a */
+  shutdownGraceMs?: number;
 }
 
 /** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
@@ -78,6 +80,8 @@ class MemoryEngine implements Engine {
   private readonly ledger: Ledger;
   private readonly explain: ExplainReads;
   private disposed = false;
+  private closing: Promise<void> | undefined;
+  private readonly shutdownGraceMs: number;
 
   constructor(options: EngineOptions) {
     const { clock = realClock, handlers, limits = {}, tombstoneMs = DEFAULT_TOMBSTONE_MS } = options;
@@ -89,13 +93,8 @@ class MemoryEngine implements Engine {
         "Pass createEngine({ handlers: { 'invoice.remind': async (payload, ctx) => {} } }).",
       );
     }
-    if (!Number.isFinite(tombstoneMs) || tombstoneMs < 0) {
-      throw refusals.invalid(
-        'tombstoneMs',
-        `tombstoneMs ${showValue(tombstoneMs)} is not a duration`,
-        'Write tombstoneMs as a number of milliseconds of 0 or more, e.g. 604800000 (7 days).',
-      );
-    }
+    checkMs('tombstoneMs', tombstoneMs, '604800000 (7 days)');
+    this.shutdownGraceMs = checkMs('shutdownGraceMs', options.shutdownGraceMs ?? 0, '25000');
     this.clock = clock;
     this.store = new EntryStore(tombstoneMs);
     this.ledger = new Ledger(validateLedgerSize(options.ledger ?? DEFAULT_LEDGER_SIZE), tombstoneMs, () =>
@@ -174,7 +173,7 @@ class MemoryEngine implements Engine {
     return this.operation(() => {
       const entry = this.findLive(key);
       const target = normalizeWhen(when);
-      if (heldRun(entry)) throw inactive(entry, 'rescheduled while it is running', 'replace');
+      if (heldRun(entry)) throw inactive(entry, 'rescheduled', 'running', 'replace');
       const now = this.clock.now();
       const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
       this.firePath.abortFreeRuns(entry);
@@ -193,7 +192,7 @@ class MemoryEngine implements Engine {
   async pause(key: string): Promise<Timer> {
     return this.operation(() => {
       const entry = this.findLive(key);
-      if (heldRun(entry)) throw inactive(entry, 'paused while it is running', 'wait');
+      if (heldRun(entry)) throw inactive(entry, 'paused', 'running', 'wait');
       if (!entry.paused) {
         this.firePath.abortFreeRuns(entry);
         this.firePath.withdraw(entry);
@@ -230,8 +229,8 @@ class MemoryEngine implements Engine {
     const now = this.clock.now();
     const [entry, triggered] = this.operation(() => {
       const entry = this.findLive(key);
-      if (heldRun(entry)) throw inactive(entry, 'triggered while it is running', 'wait');
-      if (entry.paused) throw inactive(entry, 'triggered while it is paused', 'resume');
+      if (heldRun(entry)) throw inactive(entry, 'triggered', 'running', 'wait');
+      if (entry.paused) throw inactive(entry, 'triggered', 'paused', 'resume');
       this.firePath.withdraw(entry);
       entry.version += 1;
       this.firePath.emit('scheduled', entry, { due: now, reason: 'trigger' });
@@ -249,8 +248,8 @@ class MemoryEngine implements Engine {
       const entry = this.findLive(key);
       const { from, to } = normalizeBackfillRange(range);
       if (entry.kind === 'once') throw refusals.backfillNotPeriodic(key);
-      if (heldRun(entry) || entry.backfill) throw inactive(entry, 'backfilled while it is running', 'wait');
-      if (entry.paused) throw inactive(entry, 'backfilled while it is paused', 'resume');
+      if (heldRun(entry) || entry.backfill) throw inactive(entry, 'backfilled', 'running', 'wait');
+      if (entry.paused) throw inactive(entry, 'backfilled', 'paused', 'resume');
       const [first, ...rest] = backfillSlots(entry, from, to, this.clock.now());
       if (first === undefined) return { slots: 0 };
       entry.backfill = { rest, resume: entry.slot };
@@ -306,8 +305,14 @@ class MemoryEngine implements Engine {
     return this.events.on(event, listener);
   }
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
+  /** Lets running handlers end within the grace (no run starts meanwhile), then cancels every live entry. */
+  dispose(): Promise<void> {
+    const drained = this.closing ? undefined : this.firePath.drain.drain(this.clock, this.shutdownGraceMs);
+    this.closing ??= drained ? drained.then(() => this.shutDown()) : Promise.resolve(this.shutDown());
+    return this.closing;
+  }
+
+  private shutDown(): void {
     this.disposed = true;
     this.outbox.hold(() => {
       const live = this.store.entries().filter((entry) => !entry.outcome);

@@ -13,6 +13,7 @@ import type { EntryStore } from './entry-store';
 import type { EventHub } from './events';
 import type { Outbox } from './outbox';
 import { exhausted, release, type ReleaseSteps } from './release';
+import { RunDrain } from './run-drain';
 
 export type CancelReason = 'cancelled' | 'replaced' | 'reset' | 'disposed';
 
@@ -36,6 +37,9 @@ export interface FirePathDeps {
  * stale and changes nothing (docs/spec.md §3.2, §3.5).
  */
 export class FirePath implements ReleaseSteps {
+  /** the handlers executing; once draining (a dispose with a grace), no wake starts a run */
+  readonly drain = new RunDrain();
+
   constructor(private readonly deps: FirePathDeps) {}
 
   /**
@@ -125,7 +129,7 @@ export class FirePath implements ReleaseSteps {
     if (next !== null) this.armSlot(entry, next);
     this.emit('running', run, { due });
     if (next !== null) this.emitSkips(run, step ?? this.skipsOf(entry, due, now, now, next));
-    void this.execute(entry, run);
+    this.drain.track(this.execute(entry, run));
   }
 
   /** A free tick's next slot after `now`; null when a cron has none left (then its run holds the timer). */
@@ -193,6 +197,7 @@ export class FirePath implements ReleaseSteps {
    * is stale. No held run is ever in flight here: nothing is armed while one holds the timer.
    */
   private wake(id: string, key: string, version: number): void {
+    if (this.drain.draining) return;
     const entry = this.deps.store.get(key);
     const stale = (reason: string, kind: TimerKind | null) =>
       this.emit('stale', { id, key, version, kind }, { reason });

@@ -13,7 +13,10 @@ import { stampTraceParent } from '../tracing/trace-parent';
 /** A script's reply on one key's row: the row as written, or the refusal it stands for. */
 export function expectTimer(key: string, operation: string, reply: RowReply): Timer {
   if (reply.code === 'not-found') throw refusals.notFound(key);
-  if (reply.code === 'inactive') throw refusals.inactive(key, reply.fields.s, operation);
+  // a live row that refuses is running (or backfilling, shown as running) or paused
+  if (reply.code === 'inactive') {
+    throw refusals.inactive(key, reply.fields.s === 'paused' ? 'paused' : 'running', operation);
+  }
   if (reply.code !== 'ok') throw new Error(`Unexpected reply '${reply.code}' from ${operation}`);
   return decodeRow(reply.fields);
 }

@@ -82,6 +82,28 @@ describe('SundialTestingModule', () => {
     ]);
   });
 
+  it('app.close() gives a running handler its shutdownGraceMs (on the virtual clock), as on Redis', async () => {
+    let release = (): void => undefined;
+    const signals: AbortSignal[] = [];
+    const slow = async (_payload: JsonValue, ctx: TimerContext) => {
+      signals.push(ctx.signal);
+      await new Promise<void>((resolve) => (release = resolve));
+    };
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ handlers: { slow }, shutdownGraceMs: 5_000 })],
+    }).compile();
+    await app.init();
+    await app.get(Timers).schedule({ key: 'slow', handler: 'slow', delay: 10 });
+    await app.get(VirtualClock).advance(10);
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    await app.get(VirtualClock).advance(4_000);
+    expect([closed, signals[0].aborted]).toEqual([false, false]);
+    release();
+    await closing;
+    expect(signals[0].aborted).toBe(false);
+  });
+
   it.each([
     ['now', { now: 'tomorrow' }],
     ['now', { now: '2026-03-01T12:00:00' }],
@@ -90,6 +112,7 @@ describe('SundialTestingModule', () => {
     ['handlers.remind', { handlers: { remind: 'yes' } }],
     ['appName', { appName: '' }],
     ['clock', { clock: new VirtualClock(0) }],
+    ['shutdownGraceMs', { shutdownGraceMs: -1 }],
   ])('refuses a wrong %s with the refusal shape', (field, options) => {
     let error: unknown;
     try {

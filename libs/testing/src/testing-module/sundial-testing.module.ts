@@ -9,6 +9,11 @@ export interface SundialTestingModuleOptions {
   handlers?: Readonly<Record<string, TimerHandler>>;
   /** as `SundialModule`'s, for apps whose crons are named with it */
   appName?: string;
+  /**
+   * how long `app.close()` lets running handlers end, on the virtual clock (default 0: their signals
+   * abort at once, since no one advances the clock while the app closes); advance the clock to end it
+   */
+  shutdownGraceMs?: number;
 }
 
 /**
@@ -25,8 +30,9 @@ export class SundialTestingModule {
       options,
       "SundialTestingModule.forRoot({ now: '2026-03-01T09:00:00Z' })",
     );
-    read.only(['now', 'handlers', 'appName']);
+    read.only(['now', 'handlers', 'appName', 'shutdownGraceMs']);
     read.handlers('handlers');
+    read.integer('shutdownGraceMs', 0, '5000');
     read.text('appName', 'billing');
     const start = options.now === undefined ? Date.now() : normalizeAt(options.now, 'now');
     const clock = new VirtualClock(start);
@@ -39,6 +45,7 @@ export class SundialTestingModule {
           clock,
           handlers: options.handlers,
           appName: options.appName,
+          shutdownGraceMs: options.shutdownGraceMs ?? 0,
         }),
       ],
       providers: [{ provide: VirtualClock, useValue: clock }],

@@ -4,7 +4,8 @@
  */
 import { api, timerPath } from '../api.js';
 import { h, statusBadge, table } from '../dom.js';
-import { duration, formatTime, lastRun, relative, schedule } from '../format.js';
+import { durationText } from '../duration-text.js';
+import { formatTime, lastRun, relative, schedule } from '../format.js';
 import { describeError, notify, notifyError } from '../notice.js';
 import type { LedgerEntry, NextTimes, Timer } from '../types.js';
 
@@ -122,8 +123,8 @@ function fields(timer: Timer): HTMLElement {
     ['Scheduled at', formatTime(timer.scheduledAt)],
     ['Id, version', `${timer.id}, v${timer.version}`],
   ];
-  if (timer.delayMs !== undefined) rows.splice(3, 0, ['Delay', duration(timer.delayMs)]);
-  if (timer.timeout !== undefined) rows.splice(-3, 0, ['Timeout', `${duration(timer.timeout)} a run`]);
+  if (timer.delayMs !== undefined) rows.splice(3, 0, ['Delay', durationText(timer.delayMs)]);
+  if (timer.timeout !== undefined) rows.splice(-3, 0, ['Timeout', `${durationText(timer.timeout)} a run`]);
   return h(
     'dl',
     { class: 'fields' },

@@ -1,0 +1,121 @@
+import type { ListResult, Timer } from '@sundial/core';
+import { type ErrorBody, keyPath } from '@sundial/testing';
+import { useCluster } from './cluster-fixture';
+
+/** docs/spec.md §3.6 and §5.2 over HTTP: the registry, list and cancelAll, on a real scheduler and worker. */
+describe('HTTP API: registry, list, cancelAll', () => {
+  const { api, statusOf } = useCluster();
+
+  describe('registry, list, cancelAll', () => {
+    it('check and snapshot follow the live ids', async () => {
+      const created = await api<Timer>('POST', '/v1/timers', {
+        key: 'reg:1',
+        handler: 'record',
+        delay: '1h',
+      });
+      expect((await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids).toContain(created.body.id);
+      await api('DELETE', keyPath('reg:1'));
+      expect((await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids).not.toContain(created.body.id);
+      expect((await api('GET', `/v1/registry/${created.body.id}`)).body).toEqual({
+        id: created.body.id,
+        live: false,
+      });
+    });
+
+    it('lists by prefix and status, page by page with limit and cursor', async () => {
+      for (let n = 1; n <= 5; n++)
+        await api('POST', '/v1/timers', { key: `ls:${n}`, handler: 'record', delay: '1h' });
+      await api('POST', `${keyPath('ls:3')}/pause`);
+      const keys: string[] = [];
+      let cursor = '';
+      for (let page = 0; page < 10; page++) {
+        const reply = await api<ListResult>(
+          'GET',
+          `/v1/timers?prefix=ls:&limit=2&cursor=${encodeURIComponent(cursor)}`,
+        );
+        expect(reply.body.items.length).toBeLessThanOrEqual(2);
+        keys.push(...reply.body.items.map((timer) => timer.key));
+        if (!reply.body.nextCursor) break;
+        cursor = reply.body.nextCursor;
+      }
+      expect(keys.sort()).toEqual(['ls:1', 'ls:2', 'ls:3', 'ls:4', 'ls:5']);
+      const paused = await api<ListResult>('GET', '/v1/timers?prefix=ls:&status=paused');
+      expect(paused.body.items.map((timer) => timer.key)).toEqual(['ls:3']);
+      expect((await api<ErrorBody>('GET', '/v1/timers?limit=zero')).body.error).toMatchObject({
+        reason: 'invalid',
+        field: 'limit',
+      });
+      expect((await api<ErrorBody>('GET', '/v1/timers?status=sleeping')).body.error).toMatchObject({
+        reason: 'invalid',
+        field: 'status',
+      });
+    });
+
+    it('lists by due with dueBefore as an ISO instant or epoch ms; a bad one is refused', async () => {
+      const now = Date.now();
+      for (const [key, minutes] of [
+        ['due:b', 20],
+        ['due:a', 40],
+        ['due:c', 90],
+      ] as const)
+        await api('POST', '/v1/timers', { key, handler: 'record', at: now + minutes * 60_000 });
+      const hour = new Date(now + 3_600_000).toISOString();
+      for (const dueBefore of [hour, String(now + 3_600_000)]) {
+        const reply = await api<ListResult>('GET', `/v1/timers?prefix=due:&dueBefore=${dueBefore}`);
+        expect(reply.body.items.map((timer) => timer.key)).toEqual(['due:b', 'due:a']);
+      }
+      expect((await api<ErrorBody>('GET', '/v1/timers?dueBefore=tomorrow')).body.error).toMatchObject({
+        reason: 'invalid',
+        field: 'dueBefore',
+      });
+    });
+
+    it('cancelAll by scope returns the count and touches nothing outside the scope', async () => {
+      for (const key of ['scope:a:1', 'scope:a:2', 'scope:a:3', 'scope:ab:1', 'scope:b:1']) {
+        await api('POST', '/v1/timers', { key, handler: 'record', delay: '1h' });
+      }
+      expect(await api('DELETE', '/v1/timers?prefix=scope:a:')).toMatchObject({
+        status: 200,
+        body: { cancelled: 3 },
+      });
+      expect(await statusOf('scope:a:1')).toBe('gone');
+      expect(await statusOf('scope:ab:1')).toBe('pending');
+      expect(await statusOf('scope:b:1')).toBe('pending');
+    });
+
+    it.each([
+      ['no prefix', '/v1/timers', 'prefix'],
+      ['a bare ?prefix', '/v1/timers?prefix', 'prefix'],
+      ['an empty prefix=', '/v1/timers?prefix=', 'prefix'],
+      ['all other than true', '/v1/timers?all=1', 'all'],
+      ['a prefix and all=true', '/v1/timers?prefix=scope:&all=true', 'prefix'],
+    ])(
+      '%s: 400 invalid, saying how to cancel all on purpose; nothing cancelled',
+      async (_what, path, field) => {
+        const live = (await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids.length;
+        expect(live).toBeGreaterThan(0);
+        expect(await api<ErrorBody>('DELETE', path)).toMatchObject({
+          status: 400,
+          body: {
+            error: {
+              reason: 'invalid',
+              field,
+              fix: expect.stringContaining('?all=true to cancel every timer'),
+            },
+          },
+        });
+        expect((await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids).toHaveLength(live);
+      },
+    );
+
+    it('`all=true` cancels every timer', async () => {
+      const live = (await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids.length;
+      expect(live).toBeGreaterThan(0);
+      expect(await api('DELETE', '/v1/timers?all=true')).toMatchObject({
+        status: 200,
+        body: { cancelled: live },
+      });
+      expect((await api<{ ids: string[] }>('GET', '/v1/registry')).body.ids).toEqual([]);
+    });
+  });
+});
