@@ -128,7 +128,8 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
       await this.loops.reconciler.close();
       await this.loops.dispatcher.close();
     }
-    await this.stopDataWatch();
-    await this.runner.close(this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
+    // The watch's connection closes beside the drain, not before it: the grace is the handlers'.
+    const grace = this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
+    await Promise.all([this.runner.close(grace), this.stopDataWatch()]);
   }
 }
