@@ -1,4 +1,7 @@
-import { repartition, SundialKeys } from '@sundial/redis';
+import { type DataLoss, repartition, SundialKeys, watchPartitionCount } from '@sundial/redis';
+import type { TimerEvent } from '@sundial/core';
+import { waitFor } from '@sundial/testing';
+import { Redis } from 'ioredis';
 import { DataMarker } from '../../libs/redis/src/infra/data-marker';
 import { useStore } from './store-fixture';
 
@@ -53,4 +56,70 @@ describe('the data marker (P:epoch)', () => {
     expect(await store.raw.get('dm-move:partitions')).toBe('3');
     expect(await seen.check()).toBeNull();
   });
+
+  it('one loss, one reset: only the process whose SET NX wrote the new marker publishes it', async () => {
+    const prefix = 'dm-one-reset';
+    await store.raw.set(`${prefix}:epoch`, `${Date.now()}-000000000000`);
+    const watches = 3;
+    const losses: DataLoss[] = [];
+    const stops = Array.from({ length: watches }, () =>
+      watchPartitionCount({
+        connection: store.url(),
+        prefix,
+        intervalMs: 50,
+        told: new Set<string>(), // each its own process
+        onDataLost: (loss) => losses.push(loss),
+      }),
+    );
+    const listener = new Redis(store.url());
+    const resets: string[] = [];
+    try {
+      await listener.subscribe(`${prefix}:events`);
+      listener.on('message', (_channel: string, message: string) => resets.push(message));
+      // every watch has read the marker (its first command is that GET) before the data goes
+      await waitForWatchesToLook(store.raw, watches);
+      await store.raw.del(`${prefix}:epoch`, `${prefix}:partitions`);
+      await waitFor(() => (losses.length === watches ? true : undefined), {
+        timeoutMs: 10_000,
+        what: 'each watch to notice the loss',
+      });
+      // a message published now arrives after any reset the watches published
+      await store.raw.publish(`${prefix}:events`, 'end');
+      await waitFor(() => resets.includes('end') || undefined, { what: 'the end message' });
+      expect(resets.filter((message) => message !== 'end').map((message) => JSON.parse(message))).toEqual([
+        expect.objectContaining({ type: 'reset', count: 0 }),
+      ]);
+      expect(losses.filter((loss) => loss.reset)).toHaveLength(1);
+    } finally {
+      listener.disconnect();
+      await Promise.all(stops.map((stop) => stop()));
+    }
+  });
+
+  it('a client away while the data was lost tells its reset listeners once back: the reset published then went unheard', async () => {
+    const timers = store.open({ prefix: 'dm-away' });
+    await timers.get('x'); // connected: the marker recorded
+    const resets: TimerEvent[] = [];
+    timers.on('reset', (event) => void resets.push(event));
+    await timers.get('x'); // subscribed, and the marker read
+    // Its subscriber connection cut, and meanwhile the marker written anew (the reset published then is lost).
+    await store.raw
+      .multi()
+      .call('CLIENT', 'KILL', 'TYPE', 'pubsub')
+      .set('dm-away:epoch', `${Date.now()}-0a0a0a0a0a0a`)
+      .exec();
+    await waitFor(() => resets.length > 0 || undefined, { what: 'the reset after the reconnect' });
+    expect(resets).toEqual([expect.objectContaining({ type: 'reset', count: 0 })]);
+  });
 });
+
+/** Until `count` watch connections have read the marker (their first command is that GET). */
+async function waitForWatchesToLook(raw: Redis, count: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const list = (await raw.client('LIST')) as string;
+      return (list.match(/name=sundial-watch .*cmd=get/g) ?? []).length >= count || undefined;
+    },
+    { what: 'the watches to read the marker' },
+  );
+}

@@ -14,7 +14,7 @@ export {
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export type { DataLoss } from './infra/data-marker';
-export { type PartitionCountWatch, watchPartitionCount } from './infra/partition-count';
+export { type PartitionCountWatch, reportDataLoss, watchPartitionCount } from './infra/layout-watch';
 export { type ConnectionErrorEvent, type ErrorEvents } from './infra/connection-cause';
 export {
   isAwayNotRefused,

@@ -1,6 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import type { SundialLogger } from '@sundial/core';
-import { isAwayNotRefused, SundialMetrics, waitForRedis, watchPartitionCount } from '@sundial/redis';
+import {
+  isAwayNotRefused,
+  reportDataLoss,
+  SundialMetrics,
+  waitForRedis,
+  watchPartitionCount,
+} from '@sundial/redis';
 import type { AddressInfo } from 'node:net';
 import type { ClusterConfig } from './cluster-config';
 import { exitOnSignal } from './exit-on-signal';
@@ -53,10 +59,7 @@ export function serve(
           shutdown({ reason: 'repartition' });
         },
         // Redis lost the timers (docs/operations.md "SundialRedisDataLost"): said, counted; the process goes on.
-        onDataLost: ({ message, fix, since, prefix: lostPrefix }) => {
-          logger.error(message, { fix, prefix: lostPrefix, since: new Date(since).toISOString() });
-          metrics.dataLost();
-        },
+        onDataLost: reportDataLoss(logger, metrics),
       });
     })
     .catch((error: unknown) => {

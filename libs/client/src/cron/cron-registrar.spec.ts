@@ -255,9 +255,8 @@ describe('@DistributedCron', () => {
       const app = await boot(DailyDigest);
       const timers = app.get(Timers);
       const losses: DataLoss[] = [];
-      const connection = { url: redis.url, connectionName: 'layout-watch' };
       const stop = watchPartitionCount({
-        connection,
+        connection: redis.url,
         prefix,
         onReplaced: () => undefined,
         onDataLost: (loss) => losses.push(loss),
@@ -265,7 +264,7 @@ describe('@DistributedCron', () => {
       const raw = new Redis(redis.url);
       try {
         // the watch has read the marker (its first command is that GET) before the data goes
-        await waitFor(async () => /name=layout-watch .*cmd=get/.test((await raw.client('LIST')) as string), {
+        await waitFor(async () => /name=sundial-watch .*cmd=get/.test((await raw.client('LIST')) as string), {
           what: 'the watch to read the marker',
         });
         await raw.del(...(await raw.keys(`${prefix}:*`))); // what a restart without persistence leaves

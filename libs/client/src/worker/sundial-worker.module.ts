@@ -21,6 +21,7 @@ import { checkWorkerModuleOptions } from '../module-option-checks';
 import { loggerOf } from '../nest-logger';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { RedisBackendOptions, SundialModuleOptions } from '../sundial-module-options';
+import { DATA_WATCH, dataWatch } from './data-watch';
 import { FIRE_RUNNER, fireProcessor } from './fire-processor';
 import {
   FIRE_LOOPS,
@@ -93,6 +94,12 @@ export class SundialWorkerModule {
             metrics,
           };
         },
+        inject: [SUNDIAL_OPTIONAL],
+      },
+      {
+        provide: DATA_WATCH,
+        useFactory: (sundial: SundialModuleOptions | undefined) =>
+          dataWatch(redisOptionsOf(sundial, options), options),
         inject: [SUNDIAL_OPTIONAL],
       },
       ...processors,

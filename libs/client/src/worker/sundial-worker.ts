@@ -16,6 +16,7 @@ import {
 } from '@sundial/redis';
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
+import { DATA_WATCH, type DataWatch } from './data-watch';
 
 /** How long the configKey connection's check waits for an answer before it leaves the connection be. */
 const SHARED_CHECK_MS = 5000;
@@ -44,12 +45,14 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   private stopped: Promise<void> | undefined;
   private running = false;
   private untrackBacklog = (): void => undefined;
+  private stopDataWatch = (): Promise<void> => Promise.resolve();
 
   constructor(
     @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
     @Inject(FIRE_PROCESSORS) private readonly processors: FireProcessor[],
     @Inject(FIRE_LOOPS) private readonly loops: FireLoops | null,
     @Inject(SUNDIAL_WORKER_OPTIONS) private readonly options: SundialWorkerModuleOptions,
+    @Inject(DATA_WATCH) private readonly dataWatch: DataWatch,
   ) {}
 
   get workerId(): string {
@@ -85,6 +88,8 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     for (const processor of this.processors) this.runner.attachConsumer(processor.worker);
     await this.runner.start();
     await this.checkSharedConnection();
+    // Redis losing the timers is said, counted, and the @DistributedCron rows written again (data-watch.ts).
+    this.stopDataWatch = this.dataWatch();
     if (this.loops) {
       await this.loops.dispatcher.start();
       this.loops.reconciler.start();
@@ -123,6 +128,8 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
       await this.loops.reconciler.close();
       await this.loops.dispatcher.close();
     }
-    await this.runner.close(this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
+    // The watch's connection closes beside the drain, not before it: the grace is the handlers'.
+    const grace = this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
+    await Promise.all([this.runner.close(grace), this.stopDataWatch()]);
   }
 }

@@ -4,9 +4,21 @@ import type { RedisClient } from '../infra/connection';
 import { closeRedis } from '../infra/connection';
 import { Subscription } from '../infra/subscription';
 
+/** Where the events are published, and how to read the data marker `P:epoch` (infra/data-marker.ts). */
+export interface EventSource {
+  channel: string;
+  epoch: () => Promise<string | null>;
+}
+
+const RESET: Omit<TimerEvent, 'at'> = { type: 'reset', id: '', key: '', version: 0, kind: null, count: 0 };
+
 /**
  * Cluster-wide events: one subscriber connection on `P:events`, opened at the first listener.
- * A listener that throws is logged and never stops the others.
+ * A listener that throws is logged and never stops the others. What was published while the connection
+ * was away is not heard; of that, the `reset` that follows Redis losing its data matters (the
+ * @DistributedCron and schedules-file rows are registered again on it), and it is published by one
+ * process as it reconnects, often before the others are subscribed again: after each reconnect the data
+ * marker is read, and one that changed since the last read tells this process's listeners a `reset`.
  */
 export class EventSubscriber {
   private readonly listeners = new Map<TimerEventName, Set<TimerListener>>();
@@ -16,10 +28,12 @@ export class EventSubscriber {
   private subscribed: Promise<void> = Promise.resolve();
   /** `subscribed` has settled: a call need not wait for it (nearly every call). */
   private settled = true;
+  /** `P:epoch` as last read: at the first subscription, then after each reconnect */
+  private epoch: string | null = null;
 
   constructor(
     private readonly openConnection: () => RedisClient,
-    private readonly channel: string,
+    private readonly source: EventSource,
     private readonly logger: Pick<SundialLogger, 'error' | 'warn' | 'info'>,
   ) {}
 
@@ -76,11 +90,27 @@ export class EventSubscriber {
     // SUBSCRIBE again each time the connection is ready (infra/subscription.ts): a first listener that came
     // while Redis was unreachable (RedisTimers gives up a command after one failed reconnect) is subscribed
     // once Redis is back, instead of staying deaf for the client's life.
-    this.subscription = new Subscription(connection, [this.channel], this.channel, this.logger);
+    const { channel } = this.source;
+    const resubscribed = () => void this.readEpoch();
+    this.subscription = new Subscription(connection, [channel], channel, this.logger, resubscribed);
     // A failed subscription must not fail every later call: events are best effort, calls are not.
     this.settled = false;
     this.subscribed = this.subscription.firstAttempt.then(() => {
       this.settled = true;
+      void this.readEpoch();
     });
+  }
+
+  /**
+   * A marker other than the one read before: Redis lost its data while this connection was away, and
+   * the `reset` published then may not have been heard. Heard or not, the listeners get one (a second
+   * pass of a registrar writes nothing). None yet: the process that writes it anew publishes the reset,
+   * which this connection, subscribed again, hears.
+   */
+  private async readEpoch(): Promise<void> {
+    const found = await this.source.epoch().catch(() => null);
+    const before = this.epoch;
+    this.epoch = found;
+    if (before !== null && found !== null && found !== before) this.emitLocal({ ...RESET, at: Date.now() });
   }
 }

@@ -105,7 +105,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.explain = new TimerExplain(access, this.ledger, this.layout, this.clock, options.limits);
     this.events = new EventSubscriber(
       () => duplicateRedis(this.redis, SUBSCRIBER_OPTIONS),
-      this.keys.eventsChannel,
+      { channel: this.keys.eventsChannel, epoch: () => this.redis.get(this.keys.dataMarker) },
       this.logger,
     );
   }

@@ -1,0 +1,98 @@
+import { refusals, type SundialError, type SundialLogger } from '@sundial/core';
+import { SundialKeys } from '../store/keys';
+import { closeRedis, openRedis, type RedisConnection, withErrorListener } from './connection';
+import { type DataLoss, DataMarker } from './data-marker';
+import { readLayout } from './partition-count';
+
+export interface PartitionCountWatch {
+  /** where the timers are, and the count this process runs with */
+  connection: RedisConnection;
+  prefix?: string;
+  partitions?: number;
+  /** how often to look (default 5 s) */
+  intervalMs?: number;
+  /**
+   * called once when a finished repartition replaced our count: the refusal a restart would meet;
+   * without it the count is not looked at (an app embedding the worker: only the data is watched)
+   */
+  onReplaced?: (refusal: SundialError) => void;
+  /**
+   * called when Redis lost the data this process had seen (data-marker.ts), once a loss; the process
+   * that wrote the new marker has published a `reset` event (`count` 0) first, so that @DistributedCron
+   * and schedules-file rows are registered again
+   */
+  onDataLost?: (loss: DataLoss) => void;
+  /**
+   * the losses told so far (by marker), shared by the watches that tell the same process's loss: the
+   * standalone worker runs serve's watch and its SundialWorkerModule's, and says the loss once (default
+   * process-wide; a test running several "processes" in one gives each its own)
+   */
+  told?: Set<string>;
+}
+
+const toldInThisProcess = new Set<string>();
+
+const DEFAULT_WATCH_MS = 5000;
+/** The watch connection's CLIENT SETNAME. */
+export const WATCH_CONNECTION = 'sundial-watch';
+
+/**
+ * For a long-running process (the apps' `serve`, SundialWorkerModule): a repartition leaves the processes
+ * of the old count safe — their writes are fenced off, their fire path acts on rows where they are — but
+ * they no longer serve every partition. Once `P:partitions` holds another count (and no repartition is
+ * under way), `onReplaced` is told, once; the apps then shut down and are started again with the new
+ * count. The same looks, and each (re)connect, check that Redis still holds the data this process saw
+ * (`onDataLost`). Resolves a stop function. A failed look (Redis away) is tried again at the next interval.
+ */
+export function watchPartitionCount(options: PartitionCountWatch): () => Promise<void> {
+  const keys = new SundialKeys(options.prefix, options.partitions);
+  // Named, as the health check's is: CLIENT LIST tells it from the others (tests wait for its first look).
+  const redis = withErrorListener(openRedis(options.connection, { connectionName: WATCH_CONNECTION }));
+  const marker = new DataMarker(redis, keys);
+  const told = options.told ?? toldInThisProcess;
+  let stopped = false;
+  const checkDataOnce = async (): Promise<void> => {
+    const loss = await marker.check().catch(() => null);
+    if (!loss || stopped || told.has(loss.marker)) return;
+    told.add(loss.marker);
+    options.onDataLost?.(loss);
+  };
+  // One check at a time: a reconnect's and an interval's, side by side, would both tell one loss.
+  let checking = Promise.resolve();
+  const checkData = (): Promise<void> => (checking = checking.then(checkDataOnce));
+  // 'ready': the first connect (the marker is recorded), and each reconnect (a restarted Redis).
+  if (options.onDataLost) redis.on('ready', () => void checkData());
+  const look = async (): Promise<void> => {
+    if (options.onDataLost) await checkData();
+    if (!options.onReplaced) return;
+    const { count, repartition } = await readLayout(redis, keys).catch(() => ({
+      count: 0,
+      repartition: null,
+    }));
+    if (stopped || repartition || !count || count === keys.partitions) return;
+    stopped = true;
+    clearInterval(timer);
+    options.onReplaced(refusals.partitionCount(keys.prefix, count, keys.partitions));
+  };
+  const timer = setInterval(() => void look(), options.intervalMs ?? DEFAULT_WATCH_MS);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await closeRedis(redis);
+  };
+}
+
+/**
+ * What every process that watches says of a loss (docs/operations.md "SundialRedisDataLost"): one error
+ * line with what happened, since when and the fix, and `sundial_redis_data_lost_total` counted.
+ */
+export function reportDataLoss(
+  logger: Pick<SundialLogger, 'error'>,
+  metrics: { dataLost(): void },
+): (loss: DataLoss) => void {
+  return ({ message, fix, since, prefix }) => {
+    logger.error(message, { fix, prefix, since: new Date(since).toISOString() });
+    metrics.dataLost();
+  };
+}
