@@ -74,11 +74,12 @@ export async function refusal(promise: Promise<unknown>): Promise<SundialError> 
 }
 
 /**
- * Every Redis key under a prefix but `P:partitions` (the layout's record, written at start), sorted
- * (tests only: KEYS is fine on a private server).
+ * Every Redis key under a prefix but `P:partitions` and `P:epoch` (the layout's record and the data
+ * marker, written at start), sorted (tests only: KEYS is fine on a private server).
  */
 export async function keysUnder(raw: Redis, prefix: string): Promise<string[]> {
-  return (await raw.keys(`${prefix}:*`)).filter((key) => key !== `${prefix}:partitions`).sort();
+  const written = [`${prefix}:partitions`, `${prefix}:epoch`];
+  return (await raw.keys(`${prefix}:*`)).filter((key) => !written.includes(key)).sort();
 }
 
 /** Puts a due timer into `running` through the fire path's real claim script, as a worker would. */
