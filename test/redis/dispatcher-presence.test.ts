@@ -53,6 +53,16 @@ describe('runners tell a prefix with no dispatcher', () => {
     expect(lines[1].message).toContain(`A Sundial dispatcher runs again for prefix '${cluster.prefix}'`);
   });
 
+  it("a runner fed by SundialWorkerModule (consumers 'external') words the fix for a Nest deployment", async () => {
+    const cluster = await fire.cluster();
+    const { logger, lines } = presenceLines();
+    await cluster.runner({}, { logger, dispatcherGraceMs: GRACE_MS, consumers: 'external' });
+    await waitFor(() => lines.length > 0, { what: 'the warn line' });
+    expect(lines[0].fields.fix).toBe(
+      `Deploy the scheduler (apps/scheduler, at least one replica) with SUNDIAL_PREFIX=${cluster.prefix}, or in an app of this prefix pass dispatch: true to SundialWorkerModule.forRoot.`,
+    );
+  });
+
   it('a runner and a dispatcher started together: timers fire and nothing is said; the dispatcher gone: the warn', async () => {
     const cluster = await fire.cluster();
     const { logger, lines } = presenceLines();
