@@ -1,46 +1,25 @@
 import { RedisTimers } from '@sundial/redis';
-import type { AppProcess, RedisServer } from '@sundial/testing';
-import { clusterEnv, ensureBuilt, killAll, readRuns, spawnApp, startRedis, waitFor } from '@sundial/testing';
+import type { AppProcess } from '@sundial/testing';
+import { clusterEnv, readRuns, spawnApp, waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
+import { appLines, useAppsOnPrivateRedis } from './app-fixture';
 
 const NONE = 'No Sundial dispatcher has run for';
 const AGAIN = 'A Sundial dispatcher runs again for';
 /** The worker's grace (15 s, its default) and a 5 s look, with room on a busy host. */
 const NOTICE_MS = 35_000;
 
-interface Line {
-  msg: string;
-  level: string;
-  prefix?: string;
-  fix?: string;
-}
-const presenceLines = (app: AppProcess): Line[] =>
-  app.lines.flatMap((text) => {
-    try {
-      const line = JSON.parse(text) as Line;
-      return line.msg.startsWith(NONE) || line.msg.startsWith(AGAIN) ? [line] : [];
-    } catch {
-      return [];
-    }
-  });
+const presenceLines = (app: AppProcess) => appLines(app, NONE, AGAIN);
 
 /**
  * docs/spec.md §4.2, the standalone apps: a worker deployed without a scheduler (or with the scheduler
  * scaled to 0) says so once, 15 s after its start, with the fix; a scheduler started then is said too.
  */
 describe('cluster: a worker with no scheduler says so (docs/spec.md §4.2)', () => {
-  let redis: RedisServer;
-  const apps: AppProcess[] = [];
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-  }, 180_000);
-  afterAll(async () => {
-    await killAll(apps);
-    await redis?.stop();
-  });
+  const { redis, apps } = useAppsOnPrivateRedis();
 
   it('one warn naming the prefix and the fix; a scheduler started later: one info line', async () => {
-    const env = clusterEnv(redis.url);
+    const env = clusterEnv(redis().url);
     const worker = await spawnApp('worker', 'worker', env);
     apps.push(worker);
     const [warn] = await waitFor(() => presenceLines(worker).length > 0 && presenceLines(worker), {
@@ -61,14 +40,14 @@ describe('cluster: a worker with no scheduler says so (docs/spec.md §4.2)', () 
   }, 120_000);
 
   it('a cluster started together, its scheduler restarted: the timer runs and the worker says nothing past its grace', async () => {
-    const env = clusterEnv(redis.url, { SUNDIAL_PREFIX: 'together' });
+    const env = clusterEnv(redis().url, { SUNDIAL_PREFIX: 'together' });
     const [scheduler, worker] = await Promise.all([
       spawnApp('scheduler', 'scheduler-1', env),
       spawnApp('worker', 'worker-1', env),
     ]);
     apps.push(scheduler, worker);
-    const timers = new RedisTimers({ connection: redis.url, prefix: 'together', partitions: 2 });
-    const records = new Redis(`${redis.url}/1`);
+    const timers = new RedisTimers({ connection: redis().url, prefix: 'together', partitions: 2 });
+    const records = new Redis(`${redis().url}/1`);
     try {
       // Due past the worker's grace (15 s) and a few of its looks.
       await timers.schedule({ key: 'past-grace', handler: 'record', delay: '22s' });
