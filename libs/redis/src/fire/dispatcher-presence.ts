@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { SundialLogger } from '@sundial/core';
+import { refusals, type SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
 
@@ -21,6 +21,20 @@ const LOOK_EVERY_MS = 5_000;
  * cluster's start the dispatcher may come up after the workers.
  */
 export const DEFAULT_DISPATCHER_GRACE_MS = 15_000;
+
+/** The least grace: the looks, a third of it apart, stay 100 ms or more apart. */
+const MIN_DISPATCHER_GRACE_MS = 300;
+
+/** `dispatcherGraceMs` as given (default DEFAULT_DISPATCHER_GRACE_MS), or the `invalid` refusal. */
+export function dispatcherGraceOf(value: unknown): number {
+  if (value === undefined) return DEFAULT_DISPATCHER_GRACE_MS;
+  if (Number.isSafeInteger(value) && (value as number) >= MIN_DISPATCHER_GRACE_MS) return value as number;
+  throw refusals.invalid(
+    'dispatcherGraceMs',
+    `dispatcherGraceMs ${JSON.stringify(value) ?? String(value)} is not an integer of at least ${MIN_DISPATCHER_GRACE_MS} (ms the runner lets pass with no dispatcher seen before it warns).`,
+    `Write dispatcherGraceMs as an integer of at least ${MIN_DISPATCHER_GRACE_MS}, or leave it out for the default (${DEFAULT_DISPATCHER_GRACE_MS}).`,
+  );
+}
 
 /** The dispatcher's side: `P:dispatcher` set to its id with a TTL, every few seconds at most. */
 export class DispatcherAnnouncer {
@@ -49,8 +63,8 @@ export interface PresenceWatchOptions {
   logger: SundialLogger;
   /** what the warn line tells to do, for the process's context */
   fix: string;
-  /** default DEFAULT_DISPATCHER_GRACE_MS; the looks come every third of it, at most every 5 s */
-  graceMs?: number;
+  /** dispatcherGraceOf's; the looks come every third of it, at most every 5 s */
+  graceMs: number;
   fields?: Record<string, unknown>;
 }
 
@@ -66,7 +80,7 @@ export class DispatcherPresenceWatch {
   constructor(private readonly options: PresenceWatchOptions) {}
 
   start(): void {
-    const graceMs = this.options.graceMs ?? DEFAULT_DISPATCHER_GRACE_MS;
+    const { graceMs } = this.options;
     const startedAt = performance.now();
     this.timer = setInterval(
       () => void this.look(performance.now() - startedAt >= graceMs),

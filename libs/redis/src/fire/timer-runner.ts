@@ -15,7 +15,7 @@ import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
-import { DispatcherPresenceWatch, noDispatcherFix } from './dispatcher-presence';
+import { dispatcherGraceOf, DispatcherPresenceWatch, noDispatcherFix } from './dispatcher-presence';
 import { claimAtDue } from './due-claims';
 import {
   DEFAULT_LEASE_MS,
@@ -118,6 +118,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     // before any connection opens: a bad option changes nothing
     const served = servedPartitions(options);
     const claimAheadMs = claimAheadOf(options.claimAheadMs);
+    const dispatcherGraceMs = dispatcherGraceOf(options.dispatcherGraceMs);
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.claimAheadMs = claimAheadMs;
     this.handlers = options.handlers;
@@ -171,7 +172,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       redis: this.redis,
       keys: this.keys,
       logger: this.logger,
-      graceMs: options.dispatcherGraceMs,
+      graceMs: dispatcherGraceMs,
       fix: noDispatcherFix(this.keys.prefix, options.consumers ?? 'own'),
       fields: { workerId: this.workerId },
     });
