@@ -1,7 +1,7 @@
 import { SundialMetrics } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
 import { Registry } from 'prom-client';
-import { claimedByDeadWorker, eventually, recorder, refOf, useFirePath } from './fire-fixture';
+import { claimedByDeadWorker, eventually, recorder, refOf, story, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
 
@@ -43,6 +43,16 @@ describe('fire path: a worker counts the lost runs it settles', () => {
     });
     expect(await lostCounts(registry)).toEqual({ requeued: 1, lost: 1 });
     expect(handler.calls.map((ctx) => ctx.key)).toEqual(['lost:again']);
+    // the ledger says what the counters say: the dead worker's run ended lost (requeued) before the re-run
+    const entries = await cluster.timers.history('lost:again');
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['claimed', 1],
+      ['lost', 1, 'requeued'],
+      ['claimed', 1],
+      ['completed', 1],
+    ]);
+    expect((await cluster.timers.describe('lost:again')).counters).toMatchObject({ runs: 2, lost: 1 });
     // nothing left for a reconciler to settle, or to count again
     expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 0, lost: 0 });
   });

@@ -209,6 +209,10 @@ local function claim(id, key, version)
   -- leaves `armed` now. A held run's `claimed` entry waits on the row after it (`kept`: the completion
   -- writes them all in one LPUSH); a free run's is written at once, by its `running` event.
   local kept
+  if requeued then
+    -- the dead worker's run ends here, as the reconciler's requeue records it: before this claim's entry
+    row.lq = ledger_defer(row, ledger_entry(now, 'lost', row.v, { r = 'requeued', w = row.lw }))
+  end
   if free then
     ledger_fold_armed(row)
   else
