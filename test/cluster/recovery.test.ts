@@ -1,4 +1,4 @@
-import type { Timer, TimerEvent, TimerSpec } from '@sundial/core';
+import type { Timer, TimerEvent } from '@sundial/core';
 import { RedisTimers, SundialKeys } from '@sundial/redis';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -15,6 +15,7 @@ import {
   startRedis,
   waitFor,
 } from '@sundial/testing';
+import { midRunSpecs, settledTimers } from './mid-run';
 
 /**
  * Failures of real processes: a worker SIGKILLed mid-run, fire jobs deleted behind the system's back,
@@ -54,37 +55,13 @@ describe('cluster recovery', () => {
   const runsOf = async (prefix: string): Promise<RunRecord[]> =>
     (await readRuns(records)).filter((run) => run.key.startsWith(prefix));
 
-  /** Waits until every key is settled (completed or failed; they are kept: removeOnComplete false). */
-  const settled = (keys: string[]): Promise<Timer[]> =>
-    waitFor(
-      async () => {
-        const timers = await Promise.all(keys.map((key) => client.get(key)));
-        return (
-          timers.every((timer) => timer?.status === 'completed' || timer?.status === 'failed') &&
-          (timers as Timer[])
-        );
-      },
-      { timeoutMs: 30_000, intervalMs: 100, what: `${keys.length} timers to settle` },
-    );
+  const settled = (keys: string[]): Promise<Timer[]> => settledTimers(client, keys);
 
   it('SIGKILL of a worker mid-run: at-least-once runs again and is counted; at-most-once is recorded lost', async () => {
     // Only the worker that dies has a short lease: the others must not look dead when they stall.
     const doomed = await startWorker('doomed', SHORT_LEASE);
-    const specs: TimerSpec[] = [];
-    for (const delivery of ['at-least-once', 'at-most-once'] as const) {
-      for (let n = 0; n < 10; n++) {
-        specs.push({
-          key: `kill:${delivery}:${n}`,
-          handler: 'slow',
-          // the first run outlasts the test; a re-run after the worker died is quick
-          payload: { ms: 120_000, rerunMs: 50 },
-          delay: 100,
-          delivery,
-          removeOnComplete: false,
-        });
-      }
-    }
-    const keys = (await client.scheduleMany(specs)).map((timer) => timer.key);
+    // the first run outlasts the test; a re-run after the worker died is quick
+    const keys = (await client.scheduleMany(midRunSpecs('kill:', 10))).map((timer) => timer.key);
     await waitFor(async () => (await runsOf('kill:')).length === keys.length, { what: 'every run to start' });
     expect(new Set((await runsOf('kill:')).map((run) => run.pid))).toEqual(new Set([doomed.pid]));
 

@@ -228,3 +228,31 @@ export function story(entries: LedgerEntry[]): (string | number)[][] {
     .reverse()
     .map(({ event, version, reason }) => (reason ? [event, version, reason] : [event, version]));
 }
+
+/**
+ * A one-shot (handler 'h', due now) claimed by a worker that then dies: its lease (100 ms) runs out and
+ * nothing settles it until a claim of a redelivered job or a reconcile pass does.
+ */
+export async function claimedByDeadWorker(
+  cluster: FireCluster,
+  raw: Redis,
+  key: string,
+  delivery: 'at-least-once' | 'at-most-once',
+) {
+  const timer = await cluster.timers.schedule({
+    key,
+    handler: 'h',
+    delay: 0,
+    delivery,
+    removeOnComplete: false,
+  });
+  await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5, what: 'due' });
+  const [claim] = await cluster.commands.claim(0, 100, 'dead-worker', [refOf(timer)]);
+  if (claim.kind !== 'claimed') throw new Error(`the dead worker's claim of ${key} answered ${claim.kind}`);
+  const leases = cluster.timers.keys.leases(0);
+  await waitFor(async () => Number(await raw.zscore(leases, key)) < (await cluster.redisNow()), {
+    intervalMs: 10,
+    what: 'lease expiry',
+  });
+  return timer;
+}

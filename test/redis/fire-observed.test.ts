@@ -16,6 +16,7 @@ function watchers() {
     stale: [],
     skipped: [],
     reconciled: [],
+    workerLost: [],
     consumerRecreated: [],
     consuming: [],
   };
@@ -26,6 +27,7 @@ function watchers() {
     stale: (event) => reported.stale.push(event),
     skipped: (event) => reported.skipped.push(event),
     reconciled: (event) => reported.reconciled.push(event),
+    workerLost: (event) => reported.workerLost.push(event),
     consumerRecreated: (event) => reported.consumerRecreated.push(event),
     consuming: (event) => reported.consuming.push(event),
   };

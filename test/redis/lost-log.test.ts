@@ -1,6 +1,13 @@
 import type { SundialLogger } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
-import { eventually, type FireCluster, recorder, refOf, useFirePath } from './fire-fixture';
+import {
+  claimedByDeadWorker,
+  eventually,
+  type FireCluster,
+  recorder,
+  refOf,
+  useFirePath,
+} from './fire-fixture';
 
 const fire = useFirePath();
 
@@ -12,24 +19,8 @@ function warnings(): SundialLogger & { warned: string[] } {
 }
 
 /** An at-most-once one-shot claimed by a worker that then dies: its lease (100 ms) runs out. */
-async function lostRun(cluster: FireCluster, key: string) {
-  const timer = await cluster.timers.schedule({
-    key,
-    handler: 'h',
-    delay: 0,
-    delivery: 'at-most-once',
-    removeOnComplete: false,
-  });
-  await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5, what: 'due' });
-  const [claim] = await cluster.commands.claim(0, 100, 'dead-worker', [refOf(timer)]);
-  expect(claim.kind).toBe('claimed');
-  const leases = cluster.timers.keys.leases(0);
-  await waitFor(async () => Number(await fire.raw.zscore(leases, key)) < (await cluster.redisNow()), {
-    intervalMs: 10,
-    what: 'lease expiry',
-  });
-  return timer;
-}
+const lostRun = (cluster: FireCluster, key: string) =>
+  claimedByDeadWorker(cluster, fire.raw, key, 'at-most-once');
 
 /**
  * docs/operations.md SundialRunsLost sends the on-call to the logs for the lost timers' keys. A worker

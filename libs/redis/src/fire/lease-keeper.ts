@@ -3,6 +3,7 @@ import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { closeRedis, openRedis, type RedisConnection } from '../infra/connection';
 import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
+import type { SundialObserver } from '../metrics/observer';
 import type { FireCommands, LeaseRef, LeaseRenewal, RunMode } from '../store/fire-commands';
 import type { SundialKeys } from '../store/keys';
 import { handBackLine } from './hand-back-line';
@@ -34,6 +35,8 @@ export interface LeaseKeeperOptions {
   workerId: string;
   leaseMs: number;
   logger: SundialLogger;
+  /** told the counts of the reconcile that settles a hand-back (metrics: SundialMetrics) */
+  observer: SundialObserver;
 }
 
 /** An abort heard on `P:abort`: which runs it stops (a key and id, versions up to `version`) and when it came. */
@@ -100,7 +103,7 @@ export class LeaseKeeper {
    * which timers they were (one warn line).
    */
   async handBack(runs: ActiveRun[]): Promise<void> {
-    const { commands, clock, workerId } = this.options;
+    const { commands, clock, workerId, observer } = this.options;
     if (runs.length > 0) {
       const { message, fields } = handBackLine(runs);
       this.options.logger.warn(message, { workerId, ...fields });
@@ -114,7 +117,9 @@ export class LeaseKeeper {
       try {
         await commands.release(partition, workerId, held.map(leaseRef));
         const { graceMs, batchLimit } = SHUTDOWN_RECONCILE;
-        await reconcilePartition(commands, clock, partition, graceMs, batchLimit);
+        // its settlements are this process's to count: the runs recorded lost or put back to run again
+        const counts = await reconcilePartition(commands, clock, partition, graceMs, batchLimit, observer);
+        observer.reconciled?.(counts);
       } catch (error) {
         this.options.logger.error(`Sundial could not release claims: ${(error as Error).message}`, {
           partition,

@@ -81,7 +81,8 @@ export class RunCompletions {
     const { batcher, reports, clock } = this.options;
     const completed = await batcher.complete(partition, lostCompletion(row, clock.now()));
     const fields = { key: row.key, id: row.id, version: Number(row.v), partition, handler: row.h };
-    if (completed.kind !== 'done') return;
+    if (completed.kind !== 'done') return; // settled by another claim or a reconciler, which counted it
+    reports.workerLost('lost');
     reports.skips(completed, fields);
     this.options.logger.warn(lostLine([row.key]), fields);
   }

@@ -52,6 +52,11 @@ export class RunReports {
     this.logger.info('run outcome not recorded: the timer changed while it ran', { ...fields, reason });
   }
 
+  /** A run whose worker was lost, settled at claim: taken over to run again, or recorded lost (docs/spec.md §3.8). */
+  workerLost(outcome: 'requeued' | 'lost'): void {
+    this.observer.workerLost?.({ outcome });
+  }
+
   skips(skips: Skips, fields: RunFields): void {
     for (const reason of ['missed', 'overlap'] as const) {
       if (skips[reason] === 0) continue;

@@ -167,6 +167,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       workerId: this.workerId,
       leaseMs: this.leaseMs,
       logger: this.logger,
+      observer,
     });
     this.dispatchers = new DispatcherPresenceWatch({
       redis: this.redis,
@@ -282,7 +283,11 @@ export class TimerRunner extends Partitioned<FireCommands> {
         aheadMs: this.claimAheadMs,
         stopped: () => this.graceOver,
         settle: (result, ref, times, calls) => {
-          if (result.kind === 'claimed') runs.push(this.run(partition, result, ref, times, calls));
+          if (result.kind === 'claimed') {
+            // a dead worker's at-least-once run, taken over by this claim: counted as a requeue
+            if (result.requeued) this.reports.workerLost('requeued');
+            runs.push(this.run(partition, result, ref, times, calls));
+          }
           if (result.kind === 'lost') runs.push(this.completions.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
         },

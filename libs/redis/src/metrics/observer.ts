@@ -40,8 +40,13 @@ export interface SundialObserverEvents {
   stale: { reason: StaleReason; phase: 'claim' | 'complete' };
   /** TimerRunner and Reconciler (lost runs): periodic slots gone past without a run (docs/spec.md §3.3) */
   skipped: { reason: SkipReason; count: number };
-  /** Reconciler: after every pass */
+  /** Reconciler: after every pass; TimerRunner: after the reconcile of its hand-back at shutdown */
   reconciled: ReconcileCounts;
+  /**
+   * TimerRunner: a run whose worker was lost, settled by a claim of its redelivered fire job — an
+   * at-least-once run taken over to run again (`requeued`), or an at-most-once one recorded lost (`lost`)
+   */
+  workerLost: { outcome: 'requeued' | 'lost' };
   /** TimerRunner: a partition's fire-job consumer had stopped taking jobs; it was closed and made anew */
   consumerRecreated: { partition: number };
   /** TimerRunner: it takes the fire jobs of `partitions` (at start, `on`), or no longer (at close) */

@@ -211,6 +211,10 @@ export class SundialMetrics implements Required<SundialObserver> {
     this.lost.inc(counts.lost);
   }
 
+  workerLost({ outcome }: Events['workerLost']): void {
+    (outcome === 'lost' ? this.lost : this.requeued).inc();
+  }
+
   consumerRecreated({ partition }: Events['consumerRecreated']): void {
     this.consumersRecreated.inc({ partition: String(partition) });
   }

@@ -15,6 +15,11 @@ export type ClaimResult =
       rerun: boolean;
       /** a held one-shot's kept ledger entries as claim.lua left them on its row (`lq`; '' for none) */
       kept?: string;
+      /**
+       * a held run taken over from a worker whose lease had expired (at-least-once, the claim of a
+       * redelivered fire job): put back to run again, counted as the reconciler counts its requeues
+       */
+      requeued?: boolean;
     }
   | { kind: 'early'; waitMs: number }
   | { kind: 'check'; due: number; fields: RowFields }
@@ -69,9 +74,12 @@ export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResul
       }
       const due = Number(reply[1]);
       const leftMs = Number(reply[2]) / 1000; // sent in µs
-      // a held one-shot's 5th element is its kept entries (`lq`), a free run's says 'rerun'
-      if (code === 'held')
-        return { kind: 'claimed', mode: code, due, leftMs, fields, rerun: false, kept: reply[4] };
+      // a held one-shot's 5th element is its kept entries (`lq`), a free run's says 'rerun'; a held run's
+      // 6th says 'requeued' when it took over a dead worker's run
+      if (code === 'held') {
+        const requeued = reply[5] === 'requeued';
+        return { kind: 'claimed', mode: code, due, leftMs, fields, rerun: false, kept: reply[4], requeued };
+      }
       return { kind: 'claimed', mode: code, due, leftMs, fields, rerun: reply[4] === 'rerun' };
     }
     case 'early':

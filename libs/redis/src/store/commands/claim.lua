@@ -8,7 +8,10 @@
 -- Output: one reply per timer (a repeated call with the same token answers its first reply):
 --   { 'held' | 'free', due, leftUs, row }  claimed (the row after the claim; a free run's `d` is its
 --                                  next tick, and the grid slots between `due` and it are one 'skipped'
---                                  event; a free run's re-run adds 'rerun', its slots already counted).
+--                                  event; a free run's re-run adds 'rerun', its slots already counted;
+--                                  a held run adds its kept entries — a one-shot's `lq`, else '' — and
+--                                  'requeued' when it took over the run of a worker whose lease had
+--                                  expired, at-least-once: the worker counts it as the reconciler would).
 --                                  leftUs: µs from this call's Redis TIME to the due (0 once due): the
 --                                  worker starts the handler that long after the reply reaches it, so
 --                                  never before the due by Redis's clock
@@ -60,8 +63,9 @@ ledger.worker = worker
 -- `tg`), `s` (running) and `hc` (= `rc`) — nor what it
 -- never reads (the lease `lw`/`lu`/`ct`, the job `j`): fewer fields for cjson to encode and the worker
 -- to parse. A held one-shot's kept entries (`lq`, '' for none) come after the row, as they are: its
--- completion sends them back instead of reading its row (includes/one-shot-rows).
-local function claimed_reply(code, due_text, row, rerun, keeps_last)
+-- completion sends them back instead of reading its row (includes/one-shot-rows). A held run that took
+-- over a dead worker's run (`requeued`) says so after them (a held run of another kind: '' first).
+local function claimed_reply(code, due_text, row, rerun, keeps_last, requeued)
   -- (`+ 0`: the due is a number text this store wrote; the time left, in µs, is never negative)
   local left = int(math.max(0, (due_text + 0) * 1000 - now_micros))
   local kept = row.lq
@@ -75,8 +79,8 @@ local function claimed_reply(code, due_text, row, rerun, keeps_last)
     if not row.tg then
       row.d = nil
     end
-    if row.k == 'once' then
-      return { code, due_text, left, cjson.encode(row), kept or '' }
+    if row.k == 'once' or requeued then
+      return { code, due_text, left, cjson.encode(row), row.k == 'once' and kept or '', requeued }
     end
   end
   return { code, due_text, left, cjson.encode(row), rerun }
@@ -165,6 +169,8 @@ local function claim(id, key, version)
     row.rc = row.hc or row.rc
     return claimed_reply('held', row.tg or row.d, row)
   end
+  -- 'requeued' when this claim takes over a dead worker's at-least-once run (counted by the worker)
+  local requeued = nil
   if row.s == 'running' then
     -- Same version still running: a duplicate delivery while its worker lives, or a dead worker's run.
     if tonumber(row.lu or '0') > now then
@@ -173,6 +179,7 @@ local function claim(id, key, version)
     if row.dl == 'm' then
       return { 'lost', cjson.encode(row) }
     end
+    requeued = 'requeued'
   elseif row.s ~= 'pending' then
     return stale(row, id, key, version, 'status')
   end
@@ -202,6 +209,10 @@ local function claim(id, key, version)
   -- leaves `armed` now. A held run's `claimed` entry waits on the row after it (`kept`: the completion
   -- writes them all in one LPUSH); a free run's is written at once, by its `running` event.
   local kept
+  if requeued then
+    -- the dead worker's run ends here, as the reconciler's requeue records it: before this claim's entry
+    row.lq = ledger_defer(row, ledger_entry(now, 'lost', row.v, { r = 'requeued', w = row.lw }))
+  end
   if free then
     ledger_fold_armed(row)
   else
@@ -260,7 +271,7 @@ local function claim(id, key, version)
     end
     redis.call('HSET', hash, unpack(written))
   end
-  return claimed_reply(free and 'free' or 'held', due_text, row)
+  return claimed_reply(free and 'free' or 'held', due_text, row, nil, nil, requeued)
 end
 
 local replies = {}
