@@ -5,26 +5,13 @@ import { RedisTimers } from '@sundial/redis';
 import type { AppProcess, RedisServer } from '@sundial/testing';
 import { clusterEnv, ensureBuilt, killAll, readRuns, spawnApp, startRedis, waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
+import { appLines } from './app-fixture';
 
 const LOST = "Redis lost Sundial's data";
 /** A reconnect and the 5 s look of each process, with room on a busy host. */
 const NOTICE_MS = 20_000;
 
-interface Line {
-  msg: string;
-  level: string;
-  fix?: string;
-  since?: string;
-}
-const lossLines = (app: AppProcess): Line[] =>
-  app.lines.flatMap((text) => {
-    try {
-      const line = JSON.parse(text) as Line;
-      return line.msg.startsWith(LOST) ? [line] : [];
-    } catch {
-      return [];
-    }
-  });
+const lossLines = (app: AppProcess) => appLines(app, LOST);
 const lostMetric = async (app: AppProcess) =>
   /^sundial_redis_data_lost_total (\d+)$/m.exec((await app.api<string>('GET', '/metrics')).body)?.[1];
 

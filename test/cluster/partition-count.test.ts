@@ -1,46 +1,29 @@
 import { repartition } from '@sundial/redis';
-import {
-  type AppProcess,
-  clusterEnv,
-  ensureBuilt,
-  killAll,
-  type RedisServer,
-  spawnApp,
-  spawnRefused,
-  startRedis,
-} from '@sundial/testing';
+import { clusterEnv, spawnApp, spawnRefused } from '@sundial/testing';
+import { useAppsOnPrivateRedis } from './app-fixture';
 
 /** A process started with another partition count than the data's refuses to start, saying how to fix it. */
 describe('cluster: the partition count is part of the data', () => {
-  let redis: RedisServer;
-  const apps: AppProcess[] = [];
-
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-  }, 180_000);
-  afterAll(async () => {
-    await killAll(apps);
-    await redis?.stop();
-  });
+  const { redis, apps } = useAppsOnPrivateRedis();
 
   it('starts the first process, and refuses a worker with another SUNDIAL_PARTITIONS', async () => {
-    apps.push(await spawnApp('scheduler', 'scheduler', clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '2' })));
+    apps.push(await spawnApp('scheduler', 'scheduler', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '2' })));
     const refused = await spawnRefused(
       'worker',
       'worker',
-      clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '4' }),
+      clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '4' }),
     );
     expect(refused).toContain('exited at start');
     expect(refused).toContain('spread over 2 partitions, and this process was started with 4');
     expect(refused).toContain('SUNDIAL_PARTITIONS=2');
-    apps.push(await spawnApp('worker', 'worker-2', clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '2' })));
+    apps.push(await spawnApp('worker', 'worker-2', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '2' })));
   }, 60_000);
 
   // A repartition replaces the count the running processes have: each shuts down by itself. Its lines
   // named a SIGTERM nobody sent (the process raised it at itself); they name the repartition.
   it('a repartition stops the old-count processes; their shutdown lines name it, not a signal', async () => {
     expect(apps.map((app) => app.name)).toEqual(['scheduler', 'worker-2']); // the first test's
-    await repartition({ connection: redis.url, to: 3 });
+    await repartition({ connection: redis().url, to: 3 });
     const ends = await Promise.all(apps.map((app) => app.exited));
     expect(ends.map((end) => end.code)).toEqual(apps.map(() => 0));
     for (const app of apps) {

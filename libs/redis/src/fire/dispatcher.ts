@@ -8,6 +8,7 @@ import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/s
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
 import { DispatchSpans } from '../tracing/fire-spans';
+import { DispatcherAnnouncer } from './dispatcher-presence';
 
 export interface DispatcherOptions extends PartitionedOptions, ServeOptions {
   /** timers per fire job (default 100) */
@@ -85,6 +86,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
   /** the served partitions' states, by partition */
   private readonly states = new Map<number, PartitionState>();
   private readonly passes = new Set<Promise<void>>();
+  private readonly announcer: DispatcherAnnouncer;
   private closed = false;
 
   constructor(options: DispatcherOptions) {
@@ -96,6 +98,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
     this.logger = options.logger ?? consoleLogger;
     this.subscriber = openRedis(options.connection, SUBSCRIBER_OPTIONS);
     this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
+    this.announcer = new DispatcherAnnouncer(this.redis, this.keys);
     for (const partition of served) {
       const queue = new Queue<FireJobData>(this.keys.queueName(partition), {
         connection: this.bullRedis,
@@ -211,6 +214,8 @@ export class Dispatcher extends Partitioned<FireCommands> {
           if (open.calls >= CALLS_PER_JOB || !state.again || this.closed) await add();
         }
       } while (state.again && !this.closed);
+      // the runners' sign that timers are handed off under this prefix: one SET every few seconds at most
+      this.announcer.announce();
     } catch (error) {
       this.logger.error(`Sundial dispatcher: ${(error as Error).message}`, { partition });
     }

@@ -15,6 +15,7 @@ import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
+import { dispatcherGraceOf, DispatcherPresenceWatch, noDispatcherFix } from './dispatcher-presence';
 import { claimAtDue } from './due-claims';
 import {
   DEFAULT_LEASE_MS,
@@ -57,6 +58,8 @@ export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   consumers?: FireConsumersMode;
   /** a consumer that took no job this long while jobs waited longer is made anew (default 30 s) */
   consumerStallMs?: number;
+  /** with no dispatcher seen this long while it runs, one warn line (default 15 s; docs/spec.md §4.2) */
+  dispatcherGraceMs?: number;
 }
 
 /**
@@ -109,11 +112,13 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private closing: Promise<void> | undefined;
   private graceOver = false;
   private readonly ticks = new RedisTicks();
+  private readonly dispatchers: DispatcherPresenceWatch;
 
   constructor(options: TimerRunnerOptions) {
     // before any connection opens: a bad option changes nothing
     const served = servedPartitions(options);
     const claimAheadMs = claimAheadOf(options.claimAheadMs);
+    const dispatcherGraceMs = dispatcherGraceOf(options.dispatcherGraceMs);
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.claimAheadMs = claimAheadMs;
     this.handlers = options.handlers;
@@ -164,6 +169,14 @@ export class TimerRunner extends Partitioned<FireCommands> {
       logger: this.logger,
       observer,
     });
+    this.dispatchers = new DispatcherPresenceWatch({
+      redis: this.redis,
+      keys: this.keys,
+      logger: this.logger,
+      graceMs: dispatcherGraceMs,
+      fix: noDispatcherFix(this.keys.prefix, options.consumers ?? 'own'),
+      fields: { workerId: this.workerId },
+    });
     this.completions = new RunCompletions({
       batcher: this.batcher,
       reports: this.reports,
@@ -184,6 +197,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     if (this.closing) throw refusals.closedWhileStarting();
     await this.consumers.start((partition, data) => this.processFireJob(partition, data));
     this.observer.consuming?.({ partitions: this.served, on: true });
+    this.dispatchers.start();
   }
 
   /** With `consumers: 'external'`: a consumer to start once the runner listens, and to stop at close. */
@@ -210,6 +224,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   private async shutdown(graceMs: number): Promise<void> {
     this.observer.consuming?.({ partitions: this.served, on: false });
+    this.dispatchers.stop();
     const consumersClosed = this.consumers.close();
     await settledWithin(this.drained(consumersClosed), graceMs);
     this.graceOver = true;

@@ -153,6 +153,14 @@ export class SundialKeys {
     return `${this.prefix}:epoch`;
   }
 
+  /**
+   * `P:dispatcher`: a dispatcher handed timers off under this prefix lately — its id, written every few
+   * seconds with a TTL (fire/dispatcher-presence.ts); the runners warn when it stays missing.
+   */
+  get dispatcherSeen(): string {
+    return `${this.prefix}:dispatcher`;
+  }
+
   /** `P:repartition`: a repartition in progress (docs/design.md "Repartition"), JSON `RepartitionRecord`. */
   get repartition(): string {
     return `${this.prefix}:repartition`;

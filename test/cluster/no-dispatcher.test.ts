@@ -1,0 +1,68 @@
+import { RedisTimers } from '@sundial/redis';
+import type { AppProcess } from '@sundial/testing';
+import { clusterEnv, readRuns, spawnApp, waitFor } from '@sundial/testing';
+import { Redis } from 'ioredis';
+import { appLines, useAppsOnPrivateRedis } from './app-fixture';
+
+const NONE = 'No Sundial dispatcher has run for';
+const AGAIN = 'A Sundial dispatcher runs again for';
+/** The worker's grace (15 s, its default) and a 5 s look, with room on a busy host. */
+const NOTICE_MS = 35_000;
+
+const presenceLines = (app: AppProcess) => appLines(app, NONE, AGAIN);
+
+/**
+ * docs/spec.md §4.2, the standalone apps: a worker deployed without a scheduler (or with the scheduler
+ * scaled to 0) says so once, 15 s after its start, with the fix; a scheduler started then is said too.
+ */
+describe('cluster: a worker with no scheduler says so (docs/spec.md §4.2)', () => {
+  const { redis, apps } = useAppsOnPrivateRedis();
+
+  it('one warn naming the prefix and the fix; a scheduler started later: one info line', async () => {
+    const env = clusterEnv(redis().url);
+    const worker = await spawnApp('worker', 'worker', env);
+    apps.push(worker);
+    const [warn] = await waitFor(() => presenceLines(worker).length > 0 && presenceLines(worker), {
+      timeoutMs: NOTICE_MS,
+      what: 'the warn line',
+    });
+    expect(warn).toMatchObject({
+      level: 'warn',
+      prefix: 'sundial',
+      fix: expect.stringMatching(/^Deploy the scheduler .*SUNDIAL_PREFIX=sundial, or .*dispatch: true/),
+    });
+    // the worker stays healthy: restarting it would not help
+    expect((await worker.api('GET', '/health/ready')).status).toBe(200);
+
+    apps.push(await spawnApp('scheduler', 'scheduler', env));
+    await waitFor(() => presenceLines(worker).length > 1, { timeoutMs: NOTICE_MS, what: 'the info line' });
+    expect(presenceLines(worker).map((line) => line.level)).toEqual(['warn', 'info']);
+  }, 120_000);
+
+  it('a cluster started together, its scheduler restarted: the timer runs and the worker says nothing past its grace', async () => {
+    const env = clusterEnv(redis().url, { SUNDIAL_PREFIX: 'together' });
+    const [scheduler, worker] = await Promise.all([
+      spawnApp('scheduler', 'scheduler-1', env),
+      spawnApp('worker', 'worker-1', env),
+    ]);
+    apps.push(scheduler, worker);
+    const timers = new RedisTimers({ connection: redis().url, prefix: 'together', partitions: 2 });
+    const records = new Redis(`${redis().url}/1`);
+    try {
+      // Due past the worker's grace (15 s) and a few of its looks.
+      await timers.schedule({ key: 'past-grace', handler: 'record', delay: '22s' });
+      // A rolling restart: the old scheduler stops, a new one starts.
+      scheduler.kill('SIGTERM');
+      await scheduler.exited;
+      apps.push(await spawnApp('scheduler', 'scheduler-2', env));
+      await waitFor(async () => (await readRuns(records)).some((run) => run.key === 'past-grace'), {
+        timeoutMs: NOTICE_MS,
+        what: 'the timer to run',
+      });
+      expect(presenceLines(worker)).toEqual([]);
+    } finally {
+      records.disconnect();
+      await timers.dispose();
+    }
+  }, 120_000);
+});
