@@ -46,6 +46,15 @@ export class DispatcherAnnouncer {
     private readonly keys: SundialKeys,
   ) {}
 
+  /**
+   * At the dispatcher's start, awaited: a started dispatcher is present at once (a cluster's keyspace is
+   * then the same before and after its first pass, and the runners' first look already finds it).
+   */
+  async start(): Promise<void> {
+    this.lastAt = performance.now();
+    await this.redis.set(this.keys.dispatcherSeen, this.id, 'PX', ANNOUNCED_FOR_MS);
+  }
+
   /** Called after each pass that took from Redis; not awaited, a failure is the next one's to retry. */
   announce(): void {
     const now = performance.now();

@@ -133,6 +133,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
       this.passAll,
     );
     await this.subscription.confirmedWithin(START_SUBSCRIBE_MS);
+    await this.announcer.start();
     this.passAll();
     this.redis.on('ready', this.passAll);
   }
