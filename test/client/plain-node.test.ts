@@ -140,6 +140,7 @@ describe('a plain Node.js service on @sundial/redis', () => {
     service.child.kill('SIGTERM');
     const end = await Promise.race([
       service.ended,
+      // a deadline, not a wait: the race ends when the process does (in ~0.3 s, its grace)
       new Promise((resolve) => setTimeout(resolve, 15_000, 'still running')),
     ]);
     expect({ end, lines: service.lines.filter((line) => parsed(line) === undefined) }).toEqual({

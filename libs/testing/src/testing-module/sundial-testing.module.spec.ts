@@ -97,7 +97,7 @@ describe('SundialTestingModule', () => {
     await app.get(VirtualClock).advance(10);
     let closed = false;
     const closing = app.close().then(() => (closed = true));
-    await app.get(VirtualClock).advance(4_000);
+    await app.get(VirtualClock).advance(4_000); // virtual time: no real wait
     expect([closed, signals[0].aborted]).toEqual([false, false]);
     release();
     await closing;
