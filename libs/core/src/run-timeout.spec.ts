@@ -62,8 +62,7 @@ describe('withTimeout', () => {
       withTimeout(
         (_payload, ctx) => {
           contexts.push(ctx);
-          // 5 s of the harness's virtual clock (clock.advance below), no real time
-          return new Promise<void>((resolve) => on.setTimeout(resolve, 5_000));
+          return new Promise<void>((resolve) => on.setTimeout(resolve, 5_000)); // virtual clock: no real time
         },
         '30s',
         { clock: on },
