@@ -24,6 +24,7 @@ import {
   fireConsumerOptions,
   type FireJobConsumer,
 } from './fire-consumer';
+import { InFlightJobs } from './in-flight-jobs';
 import { LeaseKeeper } from './lease-keeper';
 import { RunCompletions } from './run-completions';
 import { RunReports, type RunFields } from './run-reports';
@@ -108,7 +109,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
    */
   private readonly claimRedis: RedisClient;
   private readonly claims: RidingClaims;
-  private readonly jobs = new Set<Promise<void>>();
+  private readonly jobs = new InFlightJobs();
   private closing: Promise<void> | undefined;
   private graceOver = false;
   private readonly ticks = new RedisTicks();
@@ -207,7 +208,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   /** One fire job of `partition`'s queue, as a consumer hands it over (`job.data`). */
   processFireJob(partition: number, data: FireJobData): Promise<void> {
-    const job = this.track(this.fire(partition, data.timers));
+    const job = this.jobs.track(this.fire(partition, data.timers));
     this.consumers.taken(partition, job);
     return job;
   }
@@ -226,7 +227,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.observer.consuming?.({ partitions: this.served, on: false });
     this.dispatchers.stop();
     const consumersClosed = this.consumers.close();
-    await settledWithin(this.drained(consumersClosed), graceMs);
+    await settledWithin(this.jobs.drained(consumersClosed), graceMs);
     this.graceOver = true;
     // A run whose handler finished keeps its claim: its completion is still being sent.
     const handedBack = this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
@@ -246,23 +247,6 @@ export class TimerRunner extends Partitioned<FireCommands> {
       closeRedis(this.claimRedis),
       this.closeConnection(),
     ]);
-  }
-
-  /**
-   * Every job settled, those the consumers still hand over while they close included: a BullMQ Worker
-   * runs the job it fetched before its close() was called, and its close resolves after. Waiting only
-   * for the jobs running when the close began, the wait could end while such a job's handler went on:
-   * its run was handed back and ran again elsewhere at the same version (runCount 2; seen once in
-   * test/cluster/repartition.test.ts as the old count's workers shut down, test/redis/close-late-job.test.ts).
-   */
-  private async drained(consumersClosed: Promise<void>): Promise<void> {
-    await Promise.allSettled([consumersClosed, ...this.jobs]);
-    while (this.jobs.size > 0) await Promise.allSettled([...this.jobs]);
-  }
-
-  private track(job: Promise<void>): Promise<void> {
-    this.jobs.add(job);
-    return job.finally(() => this.jobs.delete(job));
   }
 
   /**
