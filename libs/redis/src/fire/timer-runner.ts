@@ -15,7 +15,8 @@ import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
-import { dispatcherGraceOf, DispatcherPresenceWatch, noDispatcherFix } from './dispatcher-presence';
+import { dispatcherGraceOf } from './dispatcher-presence';
+import { DispatcherPresenceWatch } from './dispatcher-presence-watch';
 import { claimAtDue } from './due-claims';
 import {
   DEFAULT_LEASE_MS,
@@ -59,7 +60,7 @@ export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   consumers?: FireConsumersMode;
   /** a consumer that took no job this long while jobs waited longer is made anew (default 30 s) */
   consumerStallMs?: number;
-  /** with no dispatcher seen this long while it runs, one warn line (default 15 s; docs/spec.md §4.2) */
+  /** with a partition no dispatcher serves this long while it runs, one warn line (default 15 s; docs/spec.md §4.2) */
   dispatcherGraceMs?: number;
 }
 
@@ -174,8 +175,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
       redis: this.redis,
       keys: this.keys,
       logger: this.logger,
+      clock: this.clock,
       graceMs: dispatcherGraceMs,
-      fix: noDispatcherFix(this.keys.prefix, options.consumers ?? 'own'),
+      context: options.consumers ?? 'own',
       fields: { workerId: this.workerId },
     });
     this.completions = new RunCompletions({
