@@ -163,11 +163,13 @@ export class SundialKeys {
   }
 
   /**
-   * `P:dispatcher`: a dispatcher handed timers off under this prefix lately — its id, written every few
-   * seconds with a TTL (fire/dispatcher-presence.ts); the runners warn when it stays missing.
+   * `P:dispatchers`: the dispatchers that handed timers off under this prefix lately — a zset, member
+   * `<host-pid>|<partition count>|<served partitions>`, score the ms (Redis clock) its announcement
+   * lasts to; written every few seconds with a TTL (fire/dispatcher-presence.ts). The runners warn when
+   * a partition has none.
    */
-  get dispatcherSeen(): string {
-    return `${this.prefix}:dispatcher`;
+  get dispatchers(): string {
+    return `${this.prefix}:dispatchers`;
   }
 
   /** `P:repartition`: a repartition in progress (docs/design.md "Repartition"), JSON `RepartitionRecord`. */
