@@ -64,7 +64,7 @@ export class DataMarker {
     const names = [this.keys.dataMarker, ...(layout?.all().map((n) => layout.partitionMarker(n)) ?? [])];
     // One GET each, sent side by side: one round trip, on a Redis Cluster one write per shard.
     const found = await Promise.all(names.map((name) => this.redis.get(name)));
-    const settled = layout ? await this.settledCount(layout.partitions) : true;
+    const settled = layout ? await this.layoutSettled(layout.partitions) : true;
     const looks = names.map((name, i): Look => {
       const partition = i === 0 ? null : i - 1;
       return { name, partition, found: found[i], conclusive: partition === null || settled };
@@ -77,7 +77,7 @@ export class DataMarker {
    * no repartition. A repartition deletes the markers of the partitions its new count does not have, and
    * sets the new count before it does: a look that read them while it ran concludes nothing on them.
    */
-  private async settledCount(read: number): Promise<boolean> {
+  private async layoutSettled(read: number): Promise<boolean> {
     const { count, repartition } = await readLayout(this.redis, this.keys);
     if (repartition) return false;
     const current = count || this.keys.partitions; // none: lost too, and written again below
