@@ -13,7 +13,7 @@ export {
 } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
-export type { DataLoss } from './infra/data-marker';
+export type { DataLoss } from './infra/data-loss';
 export { type PartitionCountWatch, reportDataLoss, watchPartitionCount } from './infra/layout-watch';
 export { type ConnectionErrorEvent, type ErrorEvents } from './infra/connection-cause';
 export {

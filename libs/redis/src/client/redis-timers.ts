@@ -105,7 +105,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.explain = new TimerExplain(access, this.ledger, this.layout, this.clock, options.limits);
     this.events = new EventSubscriber(
       () => duplicateRedis(this.redis, SUBSCRIBER_OPTIONS),
-      { channel: this.keys.eventsChannel, epoch: () => this.redis.get(this.keys.dataMarker) },
+      { channel: this.keys.eventsChannel, markers: () => this.layout.readMarkers() },
       this.logger,
     );
   }
