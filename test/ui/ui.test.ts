@@ -207,6 +207,11 @@ describe('operator UI in chromium against a running cluster', () => {
       'Fix: Check the key: search Timers for the key prefix “ui:gone:” to see the live timers',
     );
     expect(await notice().textContent()).not.toMatch(/\/v1|GET |\?prefix=|\.\./);
+    // a prefix the API refuses: the fix names the form's field
+    await page.goto(`${apps.schedulers[0].url}/ui/#/`);
+    await page.getByRole('searchbox', { name: 'Key prefix' }).fill('a b');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#notice.error', { hasText: 'Fix: Enter a Key prefix of 0–256 characters' }).waitFor();
   });
 
   it('cancels the live timers of the searched prefix after a confirmation naming their count; refuses an empty prefix', async () => {

@@ -16,7 +16,7 @@ export function uiFix(error: ApiError, key?: string): string {
     case 'inactive':
       return inactiveFix(error);
     case 'invalid':
-      return error.field === 'cursor' ? 'Press Search again to start from the first page.' : error.fix;
+      return invalidFix(error);
     case 'unavailable':
       // a write cut off after it was sent: it may have been applied
       return error.detail?.code === 'outcome-unknown'
@@ -32,6 +32,14 @@ function notFoundFix(key: string | undefined): string {
   const scope = key?.slice(0, Math.max(key.lastIndexOf(':'), key.lastIndexOf('/')) + 1);
   const search = scope ? `search Timers for the key prefix “${scope}”` : 'search Timers by its key prefix';
   return `Check the key: ${search} to see the live timers (an ended timer is listed only when it was kept, removeOnComplete false).`;
+}
+
+/** The list's query fields the operator sets through the search form (a cursor through the pager). */
+function invalidFix(error: ApiError): string {
+  if (error.field === 'cursor') return 'Press Search again to start from the first page.';
+  // the API's "Write prefix as …": the field on this page is "Key prefix"
+  if (error.field === 'prefix') return error.fix.replace(/^Write prefix as /, 'Enter a Key prefix of ');
+  return error.fix;
 }
 
 /** The status the refusal met (`detail.status`): paused → Resume; running → wait for the run. */
