@@ -29,6 +29,8 @@ function substitute(expr: string): string {
 }
 
 const PARTITIONS = 2;
+/** Labels Prometheus adds to every series of a target (Kubernetes' ServiceMonitor adds `namespace`, `pod`). */
+const TARGET_LABELS = new Set(['job', 'instance', 'namespace', 'pod']);
 
 /**
  * A real Prometheus scrapes a running cluster (scheduler and worker processes, private Redis) under a
@@ -141,6 +143,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
       panel.targets.map((target) => ({ panel: panel.title, expr: substitute(target.expr) })),
     );
     expect(queries.length).toBeGreaterThanOrEqual(12);
+    const answered: { panel: string; samples: Sample[] }[] = [];
     // Each returns at least one sample with a number (not only NaN) once Prometheus has scraped the
     // events above twice; one shared deadline for them all.
     const deadline = Date.now() + 20_000;
@@ -164,7 +167,16 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
         throw new Error(`${error.message}; last result ${JSON.stringify(last)}`);
       });
       expect(samples.length).toBeGreaterThan(0);
+      answered.push({ panel, samples });
     }
+    // The failing handler can be told on the dashboard (the runbook of SundialRunFailureRatioHigh and
+    // the alert's description send the on-call there): a series of the failed runs names it.
+    expect(
+      answered
+        .filter(({ panel }) => panel === 'Fired per second, by status')
+        .flatMap(({ samples }) => samples.map((sample) => sample.metric.handler))
+        .filter(Boolean),
+    ).toContain('http');
 
     // The alert rules: each expression evaluates; those about a broken cluster stay quiet on this one.
     const rules = readYaml<{ groups: { rules: { alert: string; expr: string }[] }[] }>(
@@ -209,4 +221,52 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
     );
     expect(loaded.map((rule) => rule.name).sort()).toEqual(rules.map((rule) => rule.alert).sort());
   }, 90_000);
+
+  /**
+   * What the on-call reads names metrics and labels: the runbooks, the README, the dashboard, the alert
+   * rules and the KEDA trigger. Each metric must be one the apps export (in this cluster's real scrapes,
+   * after the load above) and each label named on it one its samples carry: a misspelt name in a runbook
+   * query shows an empty result and leaves the on-call stuck.
+   */
+  it('every metric and label named in the runbooks, README, dashboard and alert rules is in a real scrape', async () => {
+    const scrape = (
+      await Promise.all(
+        [scheduler, worker].map(async (app) => (await app.api<string>('GET', '/metrics')).body),
+      )
+    ).join('\n');
+    const families = new Map<string, string>(
+      [...scrape.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m): [string, string] => [m[1], m[2]]),
+    );
+    const family = (name: string): string | undefined => {
+      if (families.has(name)) return name;
+      const base = name.replace(/_(bucket|sum|count)$/, '');
+      return families.get(base) === 'histogram' ? base : undefined;
+    };
+    const labelsOf = (name: string): Set<string> =>
+      new Set(
+        [...scrape.matchAll(new RegExp(`^${name}\\{([^}]*)\\}`, 'gm'))].flatMap((m) =>
+          [...m[1].matchAll(/(\w+)="/g)].map((l) => l[1]),
+        ),
+      );
+    const sources = [
+      'docs/operations.md',
+      'README.md',
+      'deploy/grafana/dashboards/sundial.json',
+      'deploy/prometheus/alerts.yml',
+      'deploy/k8s/overlays/production/worker-scaler.yaml',
+    ];
+    for (const path of sources) {
+      const text = repoFile(path);
+      const unknown = [...new Set(text.match(/\bsundial_[a-z_]+[a-z]/g))].filter((name) => !family(name));
+      expect({ path, unknown }).toEqual({ path, unknown: [] });
+      const badLabels = [...text.matchAll(/\b(sundial_[a-z_]+[a-z])\{([^}]*)\}/g)].flatMap(
+        ([, name, selector]) =>
+          [...selector.matchAll(/(\w+)\s*=~?\s*\\?"/g)]
+            .map((l) => l[1])
+            .filter((label) => !TARGET_LABELS.has(label) && !labelsOf(name).has(label))
+            .map((label) => `${name}{${label}}`),
+      );
+      expect({ path, badLabels }).toEqual({ path, badLabels: [] });
+    }
+  });
 });

@@ -87,8 +87,9 @@ describe('operator UI in chromium against a running cluster', () => {
   it('without the token the list is refused with the reason and fix; with it, the timers show', async () => {
     await page.goto(`${apps.schedulers[0].url}/ui/`);
     await page.locator('#notice.error').waitFor();
-    expect(await notice().textContent()).toMatch(
-      /^unauthorized: missing Authorization header\. Fix: .*Enter the API token above\.$/,
+    // the fix is what to do in this page, not the HTTP header to send
+    expect(await notice().textContent()).toBe(
+      "unauthorized: missing Authorization header. Fix: Enter the scheduler's API token (its SUNDIAL_API_TOKEN) in the API token field above and press Use.",
     );
     await page.getByLabel('API token').fill(TOKEN);
     await page.getByRole('button', { name: 'Use' }).click();
@@ -187,6 +188,68 @@ describe('operator UI in chromium against a running cluster', () => {
     await page.locator('#notice', { hasText: `${key}: cancelled.` }).waitFor();
     await page.waitForURL(/\/ui\/#\/$/);
     expect((await api('GET', keyPath(key))).status).toBe(404);
+  });
+
+  it('a refusal met after the page was drawn reads as what to do in the UI, not the HTTP call to make', async () => {
+    const key = 'ui:refused:1';
+    await api('POST', '/v1/timers', { key, handler: 'record', delay: '1h' });
+    await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent(key)}`);
+    await page.getByRole('heading', { level: 1, name: `${key} pending` }).waitFor();
+    // paused behind the page's back: its Trigger button is still enabled, the API refuses
+    await api('POST', `${keyPath(key)}/pause`);
+    await page.getByRole('button', { name: 'Trigger now' }).click();
+    await page.locator('#notice.error', { hasText: 'inactive:' }).waitFor();
+    expect(await notice().textContent()).toMatch(/ while it is paused\. Fix: Press Resume first\.$/);
+    // a key that is not there: search its scope on the Timers page (the API's fix names GET /v1/timers)
+    await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent('ui:gone:7')}`);
+    await page.locator('#notice.error', { hasText: 'not-found:' }).waitFor();
+    expect(await notice().textContent()).toContain(
+      'Fix: Check the key: search Timers for the key prefix “ui:gone:” to see the live timers',
+    );
+    expect(await notice().textContent()).not.toMatch(/\/v1|GET |\?prefix=|\.\./);
+    // a prefix the API refuses: the fix names the form's field
+    await page.goto(`${apps.schedulers[0].url}/ui/#/`);
+    await page.getByRole('searchbox', { name: 'Key prefix' }).fill('a b');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#notice.error', { hasText: 'Fix: Enter a Key prefix of 0–256 characters' }).waitFor();
+  });
+
+  it('cancels the live timers of the searched prefix after a confirmation naming their count; refuses an empty prefix', async () => {
+    for (const key of ['bulk:a:1', 'bulk:a:2', 'bulk:a:3', 'bulk:ab'])
+      await api('POST', '/v1/timers', { key, handler: 'record', delay: '1h' });
+    const dialogs: string[] = [];
+    const answer = (accept: boolean) =>
+      page.once('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void (accept ? dialog.accept() : dialog.dismiss());
+      });
+    const live = async (prefix: string) =>
+      (await api<{ items: Timer[] }>('GET', `/v1/timers?prefix=${encodeURIComponent(prefix)}&limit=1000`))
+        .body.items.length;
+    // No prefix: refused in the page, no question asked, nothing sent.
+    await page.goto(`${apps.schedulers[0].url}/ui/#/`);
+    await page.locator('caption', { hasText: 'Timers 1–100' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel timers with this prefix…' }).click();
+    await page.locator('#notice.error', { hasText: 'needs a non-empty key prefix' }).waitFor();
+    expect(dialogs).toEqual([]);
+    expect(await live('load:')).toBe(TIMERS);
+
+    await page.goto(`${apps.schedulers[0].url}/ui/#/?prefix=${encodeURIComponent('bulk:a:')}`);
+    await page.locator('caption', { hasText: 'with prefix “bulk:a:”' }).waitFor();
+    const cancel = page.getByRole('button', { name: 'Cancel timers with this prefix…' });
+    answer(false); // dismissed: nothing cancelled
+    await cancel.click();
+    await waitFor(() => dialogs.length === 1, { what: 'the confirmation' });
+    expect(await live('bulk:')).toBe(4);
+    answer(true);
+    await cancel.click();
+    await page.locator('#notice', { hasText: 'Cancelled 3 timers with prefix “bulk:a:”.' }).waitFor();
+    expect(dialogs).toEqual([
+      'Cancel 3 live timers whose key starts with “bulk:a:”? They will not run again.',
+      'Cancel 3 live timers whose key starts with “bulk:a:”? They will not run again.',
+    ]);
+    expect(await live('bulk:')).toBe(1); // bulk:ab is outside the prefix
+    await page.locator('p', { hasText: 'No timers match.' }).waitFor();
   });
 
   /**

@@ -5,13 +5,15 @@
 
 const TOKEN_KEY = 'sundial.apiToken';
 
-/** A refusal as the API sends it: `{ error: { reason, field?, message, fix } }`. */
+/** A refusal as the API sends it: `{ error: { reason, field?, message, fix, detail? } }`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly reason: string,
     readonly fix: string,
     message: string,
+    readonly field?: string,
+    readonly detail?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -43,13 +45,25 @@ export async function api<T>(method: string, path: string, query: Record<string,
   return body as T;
 }
 
+interface ErrorBody {
+  error?: {
+    reason?: string;
+    field?: string;
+    message?: string;
+    fix?: string;
+    detail?: Record<string, unknown>;
+  };
+}
+
 function toApiError(status: number, body: unknown): ApiError {
-  const error = (body as { error?: { reason?: string; message?: string; fix?: string } } | null)?.error;
+  const error = (body as ErrorBody | null)?.error;
   return new ApiError(
     status,
     error?.reason ?? `http-${status}`,
     error?.fix ?? '',
     error?.message ?? `the scheduler answered ${status}`,
+    error?.field,
+    error?.detail,
   );
 }
 

@@ -16,7 +16,7 @@ function route(): void {
   let view: HTMLElement;
   if (path.startsWith('/timer/')) view = timerView(decodeURIComponent(path.slice('/timer/'.length)), route);
   else if (path === '/timeline') view = timelineView(params);
-  else view = timersView(params);
+  else view = timersView(params, route);
   main.replaceChildren(view);
   const section = path === '/timeline' ? '#/timeline' : path.startsWith('/timer/') ? null : '#/';
   for (const link of document.querySelectorAll('nav[aria-label="Pages"] a')) {

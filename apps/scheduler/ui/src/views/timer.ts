@@ -17,10 +17,10 @@ export function timerView(key: string, rerender: () => void): HTMLElement {
   void api<Timer>('GET', timerPath(key)).then(
     (timer) => section.replaceChildren(...render(timer, rerender)),
     (error: unknown) => {
-      notifyError(error);
+      notifyError(error, key);
       section.replaceChildren(
         h('h1', {}, key),
-        h('p', {}, describeError(error)),
+        h('p', {}, describeError(error, key)),
         h('p', {}, h('a', { href: '#/' }, 'All timers')),
       );
     },
@@ -69,7 +69,7 @@ function actions(timer: Timer, rerender: () => void): HTMLElement {
       if (action === 'cancel') location.hash = '#/';
       else rerender();
     } catch (error) {
-      notifyError(error);
+      notifyError(error, timer.key);
     }
   };
   const labels: Record<Action, string> = {

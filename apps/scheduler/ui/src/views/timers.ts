@@ -6,10 +6,11 @@ import { h, statusBadge, table } from '../dom.js';
 import { formatTime, lastRun, relative, schedule } from '../format.js';
 import { pagedList } from '../pager.js';
 import type { Timer } from '../types.js';
+import { cancelPrefixButton } from './cancel-prefix.js';
 
 const STATUSES = ['', 'pending', 'running', 'paused', 'completed', 'failed'];
 
-export function timersView(params: URLSearchParams): HTMLElement {
+export function timersView(params: URLSearchParams, rerender: () => void): HTMLElement {
   const prefix = params.get('prefix') ?? '';
   const status = params.get('status') ?? '';
   const list = pagedList({
@@ -21,7 +22,13 @@ export function timersView(params: URLSearchParams): HTMLElement {
       return timerTable(`Timers ${first}–${first + items.length - 1}${filter}, by key`, items);
     },
   });
-  return h('section', {}, h('h1', {}, 'Timers'), filters(prefix, status), list);
+  // Acts on the searched prefix (the one in the URL), whatever the status filter: every live timer of it.
+  const bulk = h(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': 'Actions on the prefix' },
+    cancelPrefixButton(prefix, rerender),
+  );
+  return h('section', {}, h('h1', {}, 'Timers'), filters(prefix, status), bulk, list);
 }
 
 /** The search form: it writes the filters into the URL, so a filtered list can be bookmarked. */

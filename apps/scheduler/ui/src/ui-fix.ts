@@ -1,0 +1,52 @@
+/**
+ * The API's fix in the UI's terms (docs/spec.md §5.6), as apps/cli/src/cli-fix.ts does for the CLI: the
+ * API names its routes, headers and body fields (`GET /v1/timers?prefix=`, `Authorization: Bearer`,
+ * `ifExists: 'replace'`); the operator in this page presses buttons and fills fields. A fix with
+ * nothing of the kind in it (Redis down, a bad prefix's characters) is kept as the API wrote it.
+ */
+import type { ApiError } from './api.js';
+
+export function uiFix(error: ApiError, key?: string): string {
+  if (error.status === 401) {
+    return "Enter the scheduler's API token (its SUNDIAL_API_TOKEN) in the API token field above and press Use.";
+  }
+  switch (error.reason) {
+    case 'not-found':
+      return error.field === 'key' ? notFoundFix(key) : error.fix;
+    case 'inactive':
+      return inactiveFix(error);
+    case 'invalid':
+      return invalidFix(error);
+    case 'unavailable':
+      // a write cut off after it was sent: it may have been applied
+      return error.detail?.code === 'outcome-unknown'
+        ? 'Press Refresh to see whether it was applied before doing it again.'
+        : error.fix;
+    default:
+      return error.fix;
+  }
+}
+
+/** Where the live timers are: the Timers page, searched by the key's scope (up to its last `:` or `/`). */
+function notFoundFix(key: string | undefined): string {
+  const scope = key?.slice(0, Math.max(key.lastIndexOf(':'), key.lastIndexOf('/')) + 1);
+  const search = scope ? `search Timers for the key prefix “${scope}”` : 'search Timers by its key prefix';
+  return `Check the key: ${search} to see the live timers (an ended timer is listed only when it was kept, removeOnComplete false).`;
+}
+
+/** The list's query fields the operator sets through the search form (a cursor through the pager). */
+function invalidFix(error: ApiError): string {
+  if (error.field === 'cursor') return 'Press Search again to start from the first page.';
+  // the API's "Write prefix as …": the field on this page is "Key prefix"
+  if (error.field === 'prefix') return error.fix.replace(/^Write prefix as /, 'Enter a Key prefix of ');
+  return error.fix;
+}
+
+/** The status the refusal met (`detail.status`): paused → Resume; running → wait for the run. */
+function inactiveFix(error: ApiError): string {
+  if (error.detail?.status === 'paused') return 'Press Resume first.';
+  if (error.detail?.status === 'running') {
+    return 'Wait for the run to end (Refresh shows its status), then try again.';
+  }
+  return error.fix;
+}

@@ -1,0 +1,59 @@
+/**
+ * Cancelling every live timer of a key prefix (`DELETE /v1/timers?prefix=`), guarded: the button acts
+ * on the prefix the list was searched with, an empty prefix is refused here as the API refuses it (an
+ * empty one never means "all": cancelling every timer stays a CLI act, `sundial cancel --all`), and
+ * the confirmation names how many live timers it will cancel, counted just before.
+ */
+import { api } from '../api.js';
+import { h } from '../dom.js';
+import { notify, notifyError } from '../notice.js';
+import type { ListResult } from '../types.js';
+
+const LIVE = new Set(['pending', 'running', 'paused']);
+/** the API's largest page: a count of 10,000 live timers costs 10 reads */
+const COUNT_PAGE = 1000;
+
+export function cancelPrefixButton(prefix: string, after: () => void): HTMLElement {
+  return h(
+    'button',
+    { type: 'button', class: 'danger', onclick: () => void cancelPrefix(prefix, after) },
+    'Cancel timers with this prefix…',
+  );
+}
+
+async function cancelPrefix(prefix: string, after: () => void): Promise<void> {
+  if (prefix === '') {
+    notify(
+      'invalid: Cancelling by prefix needs a non-empty key prefix; an empty one does not mean all. ' +
+        'Fix: Enter a key prefix above and press Search, then cancel the timers it lists.',
+      'error',
+    );
+    return;
+  }
+  try {
+    const count = await countLive(prefix);
+    if (count === 0) {
+      notify(`No live timer has a key starting with “${prefix}”: nothing to cancel.`);
+      return;
+    }
+    const what = count === 1 ? '1 live timer' : `${count} live timers`;
+    if (!confirm(`Cancel ${what} whose key starts with “${prefix}”? They will not run again.`)) return;
+    const { cancelled } = await api<{ cancelled: number }>('DELETE', 'timers', { prefix });
+    notify(`Cancelled ${cancelled} ${cancelled === 1 ? 'timer' : 'timers'} with prefix “${prefix}”.`);
+    after();
+  } catch (error) {
+    notifyError(error);
+  }
+}
+
+/** The live timers under `prefix` now (the list also holds ended timers kept with removeOnComplete false). */
+async function countLive(prefix: string): Promise<number> {
+  let count = 0;
+  let cursor = '';
+  do {
+    const page = await api<ListResult>('GET', 'timers', { prefix, limit: String(COUNT_PAGE), cursor });
+    count += page.items.filter((timer) => LIVE.has(timer.status)).length;
+    cursor = page.nextCursor ?? '';
+  } while (cursor);
+  return count;
+}
