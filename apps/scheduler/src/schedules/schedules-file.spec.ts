@@ -29,13 +29,21 @@ describe('readSchedules', () => {
     expect(hash('{ key: a, handler: h, every: 60s, timeout: 900000 }')).toBe(bounded);
   });
 
-  it('refuses a row with reason, field and fix, applies the others, and leaves the refused key untouched', () => {
+  it('refuses a row with reason, field and fix, applies the others, and leaves the refused keys untouched', () => {
     const read = readSchedules(
-      'timers:\n  - { key: ok, handler: h, every: 1m }\n  - { key: bad, handler: h, every: soon }\n  - { key: ok, handler: h, every: 2m }\n  - [not, a, row]\n',
+      'timers:\n  - { key: dup, handler: h, every: 1m }\n  - { key: bad, handler: h, every: soon }\n  - { key: dup, handler: h, every: 2m }\n  - [not, a, row]\n  - { key: ok, handler: h, every: 1m }\n',
       LIMITS,
     );
     expect(read.rows?.map(({ spec }) => spec.key)).toEqual(['ok']);
     expect(read.problems).toEqual([
+      expect.objectContaining({
+        row: 1,
+        key: 'dup',
+        reason: 'invalid',
+        field: 'key',
+        message: 'the key dup is on row 3 too; its timer stays as it is',
+        fix: 'Give each row its own key.',
+      }),
       expect.objectContaining({
         row: 2,
         key: 'bad',
@@ -45,14 +53,15 @@ describe('readSchedules', () => {
       }),
       expect.objectContaining({
         row: 3,
-        key: 'ok',
+        key: 'dup',
         reason: 'invalid',
         field: 'key',
-        fix: 'Give each row its own key.',
+        message: 'the key dup is on row 1 too; its timer stays as it is',
       }),
       expect.objectContaining({ row: 4, reason: 'invalid' }),
     ]);
-    expect([...read.untouched]).toEqual(['bad']);
+    // Neither row of `dup` wins: the timer under it stays as it was until the file says which one.
+    expect([...read.untouched]).toEqual(['dup', 'bad']);
   });
 
   it.each([
