@@ -99,6 +99,22 @@ describe('readSchedules', () => {
     ]);
   });
 
+  it('reads a file with a byte order mark and CRLF line ends as the same rows', () => {
+    const text = 'timers:\n  - { key: a, handler: h, every: 1m }\n';
+    const windows = readSchedules(`\uFEFF${text.replace(/\n/g, '\r\n')}`, LIMITS);
+    expect(windows.problems).toEqual([]);
+    expect(windows.rows).toEqual(readSchedules(text, LIMITS).rows);
+  });
+
+  it('names the line of a YAML error, and refuses a file of comments only as empty', () => {
+    const [syntax] = readSchedules('timers:\n  - { key: a, handler: h\n', LIMITS).problems;
+    expect(syntax.message).toMatch(/line 3, column 1/);
+    expect(readSchedules('# rows go here\n', LIMITS)).toMatchObject({
+      rows: null,
+      problems: [expect.objectContaining({ message: expect.stringMatching(/no top-level timers list/) })],
+    });
+  });
+
   it('reads `timers: []` as no rows: every row of the file removed', () => {
     expect(readSchedules('timers: []\n', LIMITS)).toEqual({ rows: [], problems: [], untouched: new Set() });
   });
