@@ -115,6 +115,18 @@ describe('readSchedules', () => {
     });
   });
 
+  it('reads rows that share fields through an anchor and a merge key', () => {
+    const read = readSchedules(
+      'timers:\n  - &daily { key: a, handler: h, cron: "0 6 * * *", tz: UTC }\n  - { <<: *daily, key: b }\n',
+      LIMITS,
+    );
+    expect(read.problems).toEqual([]);
+    expect(read.rows?.map(({ spec }) => [spec.key, spec.cron, spec.tz])).toEqual([
+      ['a', '0 6 * * *', 'UTC'],
+      ['b', '0 6 * * *', 'UTC'],
+    ]);
+  });
+
   it('reads `timers: []` as no rows: every row of the file removed', () => {
     expect(readSchedules('timers: []\n', LIMITS)).toEqual({ rows: [], problems: [], untouched: new Set() });
   });

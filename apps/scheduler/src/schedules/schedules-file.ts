@@ -87,7 +87,8 @@ export function readSchedules(text: string, limits: SpecLimits): SchedulesRead {
 function topLevelRows(text: string): unknown[] | SchedulesProblem {
   let document: unknown;
   try {
-    document = parse(text);
+    // `merge`: rows may share fields through an anchor and `<<: *anchor`, as YAML written for GitOps does
+    document = parse(text, { merge: true });
   } catch (error) {
     return fileProblem(`it is not YAML: ${(error as Error).message}`, 'Fix the YAML syntax.');
   }
