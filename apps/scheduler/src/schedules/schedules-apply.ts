@@ -61,7 +61,7 @@ export async function applySchedules(
         field: 'key',
         row,
         key,
-        message: `The key ${key} holds a timer not created from the schedules file (through the API).`,
+        message: `The key ${key} holds a timer not created from the schedules file (through the API, or a @DistributedCron row); it is left as it is.`,
         fix: `Give the row another key, or cancel ${key} if it is a leftover.`,
       });
     }
