@@ -1,15 +1,6 @@
 import type { Timer } from '@sundial/core';
-import { RedisTimers } from '@sundial/redis';
-import { Redis } from 'ioredis';
-import {
-  type AppProcess,
-  ensureBuilt,
-  killAll,
-  type RedisServer,
-  spawnApp,
-  startRedis,
-  waitFor,
-} from '@sundial/testing';
+import { type AppProcess, spawnApp, waitFor } from '@sundial/testing';
+import { useAppsOnPrivateRedis } from '../cluster/app-fixture';
 import type { RunRecord } from '../fixtures/fastify/src/run-log';
 
 /**
@@ -19,32 +10,16 @@ import type { RunRecord } from '../fixtures/fastify/src/run-log';
  * the delivery modes of docs/spec.md §3.8 hold when a replica is SIGKILLed mid-run or stopped with SIGTERM.
  */
 describe('a Nest app on Fastify', () => {
-  let redis: RedisServer;
-  let timers: RedisTimers;
-  let records: Redis;
-  const replicas: AppProcess[] = [];
-
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    timers = new RedisTimers({ connection: redis.url });
-    records = new Redis(redis.url);
-  }, 180_000);
-
-  afterAll(async () => {
-    await timers?.dispose();
-    records?.disconnect();
-    await killAll(replicas);
-    await redis?.stop();
-  });
+  const { redis, apps: replicas, timers, raw: records } = useAppsOnPrivateRedis();
 
   async function replica(name: string, env: Record<string, string> = {}): Promise<AppProcess> {
-    const app = await spawnApp('test/fixtures/fastify', name, { REDIS_URL: redis.url, ...env });
+    const app = await spawnApp('test/fixtures/fastify', name, { REDIS_URL: redis().url, ...env });
     replicas.push(app);
     return app;
   }
 
   const allRuns = async (): Promise<RunRecord[]> =>
-    (await records.lrange('fixture:runs', 0, -1)).map((line) => JSON.parse(line) as RunRecord);
+    (await records().lrange('fixture:runs', 0, -1)).map((line) => JSON.parse(line) as RunRecord);
 
   const runsOf = async (key: string): Promise<Omit<RunRecord, 'due'>[]> =>
     (await allRuns())
@@ -68,7 +43,7 @@ describe('a Nest app on Fastify', () => {
   const settled = (key: string): Promise<Timer> =>
     waitFor(
       async () => {
-        const timer = await timers.get(key);
+        const timer = await timers().get(key);
         return (timer?.status === 'completed' || timer?.status === 'failed') && timer;
       },
       { what: `${key} to settle`, timeoutMs: 20_000 },

@@ -1,13 +1,5 @@
-import {
-  type AppProcess,
-  ensureBuilt,
-  httpClient,
-  killAll,
-  type RedisServer,
-  spawnApp,
-  startRedis,
-  waitFor,
-} from '@sundial/testing';
+import { type AppProcess, httpClient, spawnApp, waitFor } from '@sundial/testing';
+import { useAppsOnPrivateRedis } from './app-fixture';
 
 const TOKEN = 'tok-7c1d-never-logged';
 const SECRETS = [TOKEN, 'payload-secret-4f2a', 'meta-secret-9e0b'];
@@ -16,24 +8,20 @@ type Line = Record<string, unknown> & { level?: string; msg?: string };
 
 /** docs/spec.md §6.3: JSON lines through pino, request lines with redaction, timer lines with their fields. */
 describe('logs', () => {
-  let redis: RedisServer;
-  let apps: AppProcess[] = [];
+  const { redis, apps } = useAppsOnPrivateRedis();
 
+  // after the fixture's beforeAll (Redis up, build checked): hooks run in the order they are declared
   beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     const env = {
-      REDIS_URL: redis.url,
+      REDIS_URL: redis().url,
       SUNDIAL_API_TOKEN: TOKEN,
       SUNDIAL_PARTITIONS: '2',
       LOG_LEVEL: 'debug',
     };
-    apps = await Promise.all([spawnApp('scheduler', 'scheduler', env), spawnApp('worker', 'worker', env)]);
+    apps.push(
+      ...(await Promise.all([spawnApp('scheduler', 'scheduler', env), spawnApp('worker', 'worker', env)])),
+    );
   }, 180_000);
-
-  afterAll(async () => {
-    await killAll(apps);
-    await redis?.stop();
-  });
 
   it('request lines redact the token and leave bodies out; a run’s lines carry its timer', async () => {
     const [scheduler, worker] = apps;

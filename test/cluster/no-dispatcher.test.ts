@@ -5,11 +5,12 @@ import { Redis } from 'ioredis';
 import { appLines, useAppsOnPrivateRedis } from './app-fixture';
 
 const NONE = 'No Sundial dispatcher has run for';
+const SOME = 'No Sundial dispatcher serves partitions';
 const AGAIN = 'A Sundial dispatcher runs again for';
 /** The worker's grace (15 s, its default) and a 5 s look, with room on a busy host. */
 const NOTICE_MS = 35_000;
 
-const presenceLines = (app: AppProcess) => appLines(app, NONE, AGAIN);
+const presenceLines = (app: AppProcess) => appLines(app, NONE, SOME, AGAIN);
 
 /**
  * docs/spec.md §4.2, the standalone apps: a worker deployed without a scheduler (or with the scheduler
@@ -38,6 +39,25 @@ describe('cluster: a worker with no scheduler says so (docs/spec.md §4.2)', () 
     await waitFor(() => presenceLines(worker).length > 1, { timeoutMs: NOTICE_MS, what: 'the info line' });
     expect(presenceLines(worker).map((line) => line.level)).toEqual(['warn', 'info']);
   }, 120_000);
+
+  it('a scheduler serving partition 0 of 2: the worker (SUNDIAL_DISPATCHER_GRACE_MS) names partition 1 and the serve setting', async () => {
+    const env = clusterEnv(redis().url, { SUNDIAL_PREFIX: 'subset' });
+    apps.push(await spawnApp('scheduler', 'scheduler-0', { ...env, SUNDIAL_SERVE_PARTITIONS: '0' }));
+    const worker = await spawnApp('worker', 'worker', { ...env, SUNDIAL_DISPATCHER_GRACE_MS: '600' });
+    apps.push(worker);
+    // waitFor's 10 s deadline: with the default grace (15 s) it would pass with nothing said.
+    const [warn] = await waitFor(() => presenceLines(worker).length > 0 && presenceLines(worker), {
+      what: 'the warn line',
+    });
+    expect(warn).toMatchObject({
+      level: 'warn',
+      msg: expect.stringContaining("partitions 1 (of 2) of prefix 'subset'"),
+      partitions: [1],
+      fix: expect.stringMatching(
+        /^Have a dispatcher serve partitions 1: .*SUNDIAL_SERVE_PARTITIONS .*dispatch: true, serve/,
+      ),
+    });
+  }, 60_000);
 
   it('a cluster started together, its scheduler restarted: the timer runs and the worker says nothing past its grace', async () => {
     const env = clusterEnv(redis().url, { SUNDIAL_PREFIX: 'together' });

@@ -10,6 +10,25 @@ describe('the data marker (P:epoch)', () => {
   const store = useStore();
   const marker = (prefix: string, partitions = 2) =>
     new DataMarker(store.raw, new SundialKeys(prefix, partitions));
+  /** A watch's marker: `P:epoch` and every partition's `P:{pN}:epoch`. */
+  const watched = (prefix: string, partitions = 3) =>
+    new DataMarker(store.raw, new SundialKeys(prefix, partitions), { partitions: true });
+  const resetsOn = async (prefix: string) => {
+    const listener = new Redis(store.url());
+    const messages: string[] = [];
+    await listener.subscribe(`${prefix}:events`);
+    listener.on('message', (_channel: string, message: string) => messages.push(message));
+    return {
+      /** the resets published so far: a message published now arrives after them */
+      async all(): Promise<TimerEvent[]> {
+        await store.raw.publish(`${prefix}:events`, 'end');
+        await waitFor(() => messages.includes('end') || undefined, { what: 'the end message' });
+        messages.splice(messages.indexOf('end'), 1);
+        return messages.map((message) => JSON.parse(message) as TimerEvent);
+      },
+      close: () => listener.disconnect(),
+    };
+  };
 
   it('a first start on an empty Redis records it, and is no loss', async () => {
     const first = marker('dm-first');
@@ -45,6 +64,89 @@ describe('the data marker (P:epoch)', () => {
     expect(await fast.check()).not.toBeNull();
     expect(await slow.check()).not.toBeNull();
     expect([await fast.check(), await slow.check()]).toEqual([null, null]);
+  });
+
+  it("a partition's marker gone (its Redis Cluster shard flushed): the loss names it, once; one reset", async () => {
+    const resets = await resetsOn('dm-part');
+    try {
+      const seen = watched('dm-part', 3);
+      expect(await seen.check()).toBeNull();
+      const markers = await store.raw.mget(
+        'dm-part:epoch',
+        'dm-part:{p0}:epoch',
+        'dm-part:{p1}:epoch',
+        'dm-part:{p2}:epoch',
+      );
+      expect(markers).toEqual(Array(4).fill(expect.stringMatching(/^\d+-[0-9a-f]{12}$/)));
+      await store.raw.del('dm-part:{p1}:epoch');
+
+      const loss = await seen.check();
+      expect(loss).toMatchObject({ partitions: [1], count: 3, all: false, reset: true, marker: markers[2] });
+      expect(loss?.message).toContain("Redis lost Sundial's data under prefix 'dm-part' in partition 1 of 3");
+      expect(await store.raw.get('dm-part:{p1}:epoch')).not.toBeNull();
+      expect(await seen.check()).toBeNull();
+      expect(await resets.all()).toEqual([expect.objectContaining({ type: 'reset', count: 0 })]);
+    } finally {
+      resets.close();
+    }
+  });
+
+  it('several partitions lost at once, noticed by several processes side by side: each tells it, one reset', async () => {
+    const resets = await resetsOn('dm-parts');
+    try {
+      const processes = [watched('dm-parts', 4), watched('dm-parts', 4), watched('dm-parts', 4)];
+      await Promise.all(processes.map((process) => process.check()));
+      await store.raw.del('dm-parts:{p0}:epoch', 'dm-parts:{p2}:epoch');
+      const losses = await Promise.all(processes.map((process) => process.check()));
+      expect(losses.map((loss) => loss?.partitions)).toEqual([
+        [0, 2],
+        [0, 2],
+        [0, 2],
+      ]);
+      expect(losses.filter((loss) => loss?.reset)).toHaveLength(1);
+      expect(await resets.all()).toEqual([expect.objectContaining({ type: 'reset' })]);
+      expect(await Promise.all(processes.map((process) => process.check()))).toEqual([null, null, null]);
+    } finally {
+      resets.close();
+    }
+  });
+
+  it('P:epoch lost alone (the shard of the keys outside the partitions): said so, the timers intact', async () => {
+    const seen = watched('dm-global', 2);
+    await seen.check();
+    await store.raw.del('dm-global:epoch', 'dm-global:partitions');
+    const loss = await seen.check();
+    expect(loss).toMatchObject({ partitions: [], all: false, reset: true });
+    expect(loss?.message).toContain("under prefix 'dm-global' outside its partitions");
+    expect(loss?.message).toContain('The timers are intact');
+    expect(await store.raw.get('dm-global:partitions')).toBe('2');
+  });
+
+  it("data of a release before the partitions' markers (P:epoch, no P:{pN}:epoch): recorded, no loss", async () => {
+    await store.raw.set('dm-roll:epoch', `${Date.now()}-0123456789ab`);
+    await store.raw.set('dm-roll:partitions', '2');
+    const seen = watched('dm-roll', 2);
+    expect(await seen.check()).toBeNull();
+    expect(await store.raw.exists('dm-roll:{p0}:epoch', 'dm-roll:{p1}:epoch')).toBe(2);
+    expect(await seen.check()).toBeNull();
+  });
+
+  it("repartitions that create and remove partitions are no loss; a removed partition's marker goes with it", async () => {
+    const timers = store.open({ prefix: 'dm-grow', partitions: 2 });
+    await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });
+    const seen = watched('dm-grow', 2);
+    expect(await seen.check()).toBeNull();
+    await repartition({ connection: store.url(), prefix: 'dm-grow', to: 4 });
+    // the look that finds the new count, then the one that records the new partitions, then one more
+    expect([await seen.check(), await seen.check(), await seen.check()]).toEqual([null, null, null]);
+    expect(await store.raw.exists('dm-grow:{p2}:epoch', 'dm-grow:{p3}:epoch')).toBe(2);
+    const shrunk = await repartition({ connection: store.url(), prefix: 'dm-grow', to: 2 });
+    expect(shrunk.left).toEqual([]);
+    expect(await store.raw.exists('dm-grow:{p2}:epoch', 'dm-grow:{p3}:epoch')).toBe(0);
+    expect([await seen.check(), await seen.check()]).toEqual([null, null]);
+    // and a partition lost after them is still noticed
+    await store.raw.del('dm-grow:{p1}:epoch');
+    expect(await seen.check()).toMatchObject({ partitions: [1], count: 2 });
   });
 
   it('a repartition, moving every key to another count, is no loss', async () => {
@@ -96,21 +198,29 @@ describe('the data marker (P:epoch)', () => {
     }
   });
 
-  it('a client away while the data was lost tells its reset listeners once back: the reset published then went unheard', async () => {
-    const timers = store.open({ prefix: 'dm-away' });
-    await timers.get('x'); // connected: the marker recorded
-    const resets: TimerEvent[] = [];
-    timers.on('reset', (event) => void resets.push(event));
-    await timers.get('x'); // subscribed, and the marker read
-    // Its subscriber connection cut, and meanwhile the marker written anew (the reset published then is lost).
-    await store.raw
-      .multi()
-      .call('CLIENT', 'KILL', 'TYPE', 'pubsub')
-      .set('dm-away:epoch', `${Date.now()}-0a0a0a0a0a0a`)
-      .exec();
-    await waitFor(() => resets.length > 0 || undefined, { what: 'the reset after the reconnect' });
-    expect(resets).toEqual([expect.objectContaining({ type: 'reset', count: 0 })]);
-  });
+  it.each([
+    { what: 'the data', prefix: 'dm-away', marker: 'dm-away:epoch' },
+    // a partition's marker, as a watch wrote it (a client writes P:epoch only)
+    { what: "a partition's data", prefix: 'dm-away-part', marker: 'dm-away-part:{p0}:epoch' },
+  ])(
+    'a client away while $what was lost tells its reset listeners once back: the reset published then went unheard',
+    async ({ prefix, marker }) => {
+      if (marker.includes('{')) await store.raw.set(marker, `${Date.now()}-0b0b0b0b0b0b`);
+      const timers = store.open({ prefix });
+      await timers.get('x'); // connected: the marker recorded
+      const resets: TimerEvent[] = [];
+      timers.on('reset', (event) => void resets.push(event));
+      await timers.get('x'); // subscribed, and the markers read
+      // Its subscriber connection cut, and meanwhile the marker written anew (the reset published then is lost).
+      await store.raw
+        .multi()
+        .call('CLIENT', 'KILL', 'TYPE', 'pubsub')
+        .set(marker, `${Date.now()}-0a0a0a0a0a0a`)
+        .exec();
+      await waitFor(() => resets.length > 0 || undefined, { what: 'the reset after the reconnect' });
+      expect(resets).toEqual([expect.objectContaining({ type: 'reset', count: 0 })]);
+    },
+  );
 });
 
 /** Until `count` watch connections have read the marker (their first command is that GET). */

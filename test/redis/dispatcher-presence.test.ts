@@ -27,8 +27,9 @@ function presenceLines(): { logger: SundialLogger; lines: Line[] } {
 
 /**
  * docs/spec.md §4.2: a timer fires only where a dispatcher hands it off, and a prefix with none fails
- * nothing by itself. Each dispatcher writes `P:dispatcher` (TTL 15 s) every few seconds from its passes;
- * each runner looks, and says once when none has run past its grace, and once when one runs again.
+ * nothing by itself. Each dispatcher writes its member of `P:dispatchers` (the partitions it serves, for
+ * 15 s) every few seconds from its passes; each runner looks, and says once when a partition has none
+ * past its grace (naming them when dispatchers run for others), and once when every one has again.
  */
 describe('runners tell a prefix with no dispatcher', () => {
   const fire = useFirePath();
@@ -51,6 +52,69 @@ describe('runners tell a prefix with no dispatcher', () => {
     await waitFor(() => lines.length > 1, { what: 'the info line' });
     expect(lines.map((line) => line.level)).toEqual(['warn', 'info']);
     expect(lines[1].message).toContain(`A Sundial dispatcher runs again for prefix '${cluster.prefix}'`);
+  });
+
+  it('dispatchers serving overlapping subsets (0-3, 2-5 of 8): one warn naming 6,7 and the serve fix; a third for 6,7: the info line; it gone: the warn again', async () => {
+    const cluster = await fire.cluster({ partitions: 8 });
+    const { logger, lines } = presenceLines();
+    await cluster.dispatcher({ serve: [0, 1, 2, 3] });
+    await cluster.dispatcher({ serve: [2, 3, 4, 5] });
+    // A runner of partition 0 alone: it names every partition of the prefix with no dispatcher.
+    await cluster.runner({}, { logger, dispatcherGraceMs: GRACE_MS, serve: [0] });
+    const [warn] = await waitFor(() => lines.length > 0 && lines, { what: 'the warn line' });
+    expect(warn.level).toBe('warn');
+    expect(warn.message).toBe(
+      `No Sundial dispatcher serves partitions 6,7 (of 8) of prefix '${cluster.prefix}': their due timers stay pending and reach no worker until one does`,
+    );
+    expect(warn.fields).toMatchObject({
+      prefix: cluster.prefix,
+      partitions: [6, 7],
+      fix: `Have a Dispatcher for prefix '${cluster.prefix}' serve partitions 6,7: its serve option names them (left out, it serves every partition; docs/spec.md §5.5), or a scheduler (apps/scheduler) with SUNDIAL_PREFIX=${cluster.prefix} whose SUNDIAL_SERVE_PARTITIONS names them (unset, it serves every partition).`,
+    });
+
+    const third = await cluster.dispatcher({ serve: [6, 7] });
+    await waitFor(() => lines.length > 1, { what: 'the info line' });
+    expect(lines[1]).toMatchObject({
+      level: 'info',
+      message: `A Sundial dispatcher runs again for prefix '${cluster.prefix}', every partition served: due timers reach the workers`,
+    });
+
+    // Its announcement expiring (what this ZREM stands for): 6 and 7 are said again.
+    await third.close();
+    const members = await fire.raw.zrange(`${cluster.prefix}:dispatchers`, '0', '-1');
+    await fire.raw.zrem(`${cluster.prefix}:dispatchers`, ...members.filter((m) => m.endsWith('|8|6,7')));
+    await waitFor(() => lines.length > 2, { what: 'the second warn line' });
+    expect(lines.map((line) => line.level)).toEqual(['warn', 'info', 'warn']);
+    expect(lines[2].fields.partitions).toEqual([6, 7]);
+  });
+
+  it("subsets in a Nest deployment (consumers 'external'): the partitions, SUNDIAL_SERVE_PARTITIONS and SundialWorkerModule's serve", async () => {
+    const cluster = await fire.cluster({ partitions: 4 });
+    const { logger, lines } = presenceLines();
+    await cluster.dispatcher({ serve: [0] });
+    await cluster.runner({}, { logger, dispatcherGraceMs: GRACE_MS, consumers: 'external' });
+    await waitFor(() => lines.length > 0, { what: 'the warn line' });
+    expect(lines[0].message).toContain('No Sundial dispatcher serves partitions 1-3 (of 4)');
+    expect(lines[0].fields.fix).toBe(
+      `Have a dispatcher serve partitions 1-3: a scheduler (apps/scheduler) with SUNDIAL_PREFIX=${cluster.prefix} whose SUNDIAL_SERVE_PARTITIONS names them (unset, it serves every partition), or an app of this prefix whose SundialWorkerModule.forRoot({ dispatch: true, serve }) names them in serve (left out, every partition).`,
+    );
+  });
+
+  it("announcements: one member per dispatcher, lasting 15 s; a dead one's is dropped by the next announcement", async () => {
+    const cluster = await fire.cluster({ partitions: 8 });
+    const key = `${cluster.prefix}:dispatchers`;
+    // A dispatcher that died 1 s ago (its announcement ran out), left in the set.
+    await fire.raw.zadd(key, (await cluster.redisNow()) - 1_000, 'gone-1|8|0-7');
+    await cluster.dispatcher({ serve: [1, 2, 3, 5] });
+    const now = await cluster.redisNow();
+    const [member, score] = await fire.raw.zrange(key, '0', '-1', 'WITHSCORES');
+    expect(member).toMatch(/^.+-\d+\|8\|1-3,5$/);
+    // Scored with the time it lasts to, on Redis's clock (within the clock estimate and a round trip).
+    expect(Math.abs(Number(score) - (now + 15_000))).toBeLessThan(250);
+    expect(await fire.raw.zcard(key)).toBe(1);
+    const ttl = await fire.raw.pttl(key);
+    expect(ttl).toBeGreaterThan(14_000);
+    expect(ttl).toBeLessThanOrEqual(15_000);
   });
 
   it("a runner fed by SundialWorkerModule (consumers 'external') words the fix for a Nest deployment", async () => {
@@ -76,7 +140,7 @@ describe('runners tell a prefix with no dispatcher', () => {
 
     // Scaled to 0: the announcement expires (its TTL, 15 s, is what this DEL stands for).
     await dispatcher.close();
-    await fire.raw.del(`${cluster.prefix}:dispatcher`);
+    await fire.raw.del(`${cluster.prefix}:dispatchers`);
     await waitFor(() => lines.length > 0, { what: 'the warn line' });
     expect(lines.map((line) => line.level)).toEqual(['warn']);
   });
@@ -99,7 +163,7 @@ describe('runners tell a prefix with no dispatcher', () => {
       await Promise.all([dispatcher.start(), runner.start()]);
       await timers.schedule({ key: 'acl', handler: 'job', delay: 3 * GRACE_MS + 500 });
       await waitFor(() => ran.calls.length === 1, { what: 'the timer to run' });
-      expect(await fire.raw.exists('sundial:dispatcher')).toBe(1);
+      expect(await fire.raw.zcard('sundial:dispatchers')).toBe(1);
       expect(lines).toEqual([]);
       // The one refusal documented: the maxmemory-policy check at start, skipped without CONFIG.
       const refused = ((await fire.raw.call('ACL', 'LOG')) as unknown[][]).map(

@@ -230,6 +230,31 @@ export function story(entries: LedgerEntry[]): (string | number)[][] {
 }
 
 /**
+ * A worker that claimed `timer` once it was due (by Redis's clock) and then died: its lease (`leaseMs`)
+ * is never renewed.
+ */
+export async function claimAndDie(
+  cluster: FireCluster,
+  timer: Parameters<typeof refOf>[0],
+  leaseMs: number,
+  workerId = 'dead-worker',
+): Promise<void> {
+  await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5, what: 'due' });
+  const [claim] = await cluster.commands.claim(0, leaseMs, workerId, [refOf(timer)]);
+  if (claim.kind !== 'claimed')
+    throw new Error(`the dead worker's claim of ${timer.key} answered ${claim.kind}`);
+}
+
+/** The lease of `member` (a key, or `key|version` for a free run) in partition 0 has expired by Redis's clock. */
+export async function leaseExpired(cluster: FireCluster, raw: Redis, member: string): Promise<void> {
+  const leases = cluster.timers.keys.leases(0);
+  await waitFor(async () => Number(await raw.zscore(leases, member)) < (await cluster.redisNow()), {
+    intervalMs: 10,
+    what: 'lease expiry',
+  });
+}
+
+/**
  * A one-shot (handler 'h', due now) claimed by a worker that then dies: its lease (100 ms) runs out and
  * nothing settles it until a claim of a redelivered job or a reconcile pass does.
  */
@@ -246,13 +271,7 @@ export async function claimedByDeadWorker(
     delivery,
     removeOnComplete: false,
   });
-  await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5, what: 'due' });
-  const [claim] = await cluster.commands.claim(0, 100, 'dead-worker', [refOf(timer)]);
-  if (claim.kind !== 'claimed') throw new Error(`the dead worker's claim of ${key} answered ${claim.kind}`);
-  const leases = cluster.timers.keys.leases(0);
-  await waitFor(async () => Number(await raw.zscore(leases, key)) < (await cluster.redisNow()), {
-    intervalMs: 10,
-    what: 'lease expiry',
-  });
+  await claimAndDie(cluster, timer, 100);
+  await leaseExpired(cluster, raw, key);
   return timer;
 }

@@ -1,15 +1,7 @@
-import type { LedgerEntry } from '@sundial/core';
-import { RedisTimers } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
-import { recorder, refOf, useFirePath, work } from './fire-fixture';
+import { claimAndDie, leaseExpired, recorder, refOf, story, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();
-
-/** Oldest first, as `[event, version, reason?]`: the order things happened in. */
-const story = (entries: LedgerEntry[]) =>
-  [...entries]
-    .reverse()
-    .map(({ event, version, reason }) => (reason ? [event, version, reason] : [event, version]));
 
 describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
   it('a replace while a run is in flight: the run’s completion is recorded stale, with its version and reason, in order', async () => {
@@ -170,176 +162,6 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     });
   });
 
-  it('cancelAll of timers with no ledger list writes none: history shows each cancel, with the kept hand-off', async () => {
-    const cluster = await fire.cluster();
-    // Handed over 900 ms before its due, with no runner: the hand-off is kept on the row (`lq`).
-    await cluster.dispatcher({ leadMs: 900 });
-    await cluster.timers.schedule({ key: 'bulk:armed', handler: 'h', delay: 1_500 });
-    await cluster.timers.schedule({ key: 'bulk:fresh', handler: 'h', delay: '1h' });
-    await waitFor(async () => (await cluster.timers.history('bulk:armed'))[0].event === 'armed', {
-      timeoutMs: 5_000,
-    });
-    expect(await cluster.timers.cancelAll('bulk:')).toBe(2);
-    for (const key of ['bulk:armed', 'bulk:fresh']) {
-      expect(await fire.raw.exists(cluster.timers.keys.ledger(key))).toBe(0);
-    }
-    const armed = await cluster.timers.history('bulk:armed');
-    expect(story(armed)).toEqual([
-      ['scheduled', 1],
-      ['armed', 1],
-      ['cancelled', 2, 'cancelled'],
-    ]);
-    expect(story(await cluster.timers.history('bulk:fresh'))).toEqual([
-      ['scheduled', 1],
-      ['cancelled', 2, 'cancelled'],
-    ]);
-    expect(await cluster.timers.history('bulk:armed', { limit: 1 })).toEqual(armed.slice(0, 1));
-    // Scheduled again, the key goes on in the same ledger: the derived entries are written under the new one.
-    await cluster.timers.schedule({ key: 'bulk:armed', handler: 'h', delay: '1h' });
-    await cluster.timers.pause('bulk:armed');
-    expect(story(await cluster.timers.history('bulk:armed'))).toEqual([
-      ['scheduled', 1],
-      ['armed', 1],
-      ['cancelled', 2, 'cancelled'],
-      ['scheduled', 1],
-      ['paused', 2],
-    ]);
-    expect(await fire.raw.pttl(cluster.timers.keys.ledger('bulk:armed'))).toBe(-1);
-  });
-
-  it('a global cancelAll over timers with and without a list: each cancel recorded once, reason reset', async () => {
-    const cluster = await fire.cluster();
-    // A list, then a hand-off kept on the row: both go into the list with the cancel.
-    await cluster.dispatcher({ leadMs: 900 });
-    await cluster.timers.schedule({ key: 'r:listed', handler: 'h', delay: '1h' });
-    await cluster.timers.pause('r:listed');
-    await cluster.timers.reschedule('r:listed', { delay: 1_500 });
-    await waitFor(async () => (await cluster.timers.history('r:listed'))[0].event === 'armed', {
-      timeoutMs: 5_000,
-    });
-    await cluster.timers.schedule({ key: 'r:fresh', handler: 'h', delay: '1h' });
-    expect(await cluster.timers.cancelAll()).toBe(2);
-    expect(story(await cluster.timers.history('r:listed'))).toEqual([
-      ['scheduled', 1],
-      ['paused', 2],
-      ['rescheduled', 3],
-      ['armed', 3],
-      ['cancelled', 4, 'reset'],
-    ]);
-    expect(await fire.raw.llen(cluster.timers.keys.ledger('r:listed'))).toBe(5);
-    expect(story(await cluster.timers.history('r:fresh'))).toEqual([
-      ['scheduled', 1],
-      ['cancelled', 2, 'reset'],
-    ]);
-    const tombstoneEnd = await fire.raw.pexpiretime(cluster.timers.keys.tombstone('r:fresh'));
-    expect(await fire.raw.exists(cluster.timers.keys.cancelRecord('r:fresh', tombstoneEnd))).toBe(1);
-    await cluster.timers.schedule({ key: 'r:fresh', handler: 'h', delay: '1h' });
-    expect(story(await cluster.timers.history('r:fresh'))).toEqual([
-      ['scheduled', 1],
-      ['cancelled', 2, 'reset'],
-      ['scheduled', 1],
-    ]);
-  });
-
-  it('a cancelAll whose record ms another call holds writes each key’s entries to its list', async () => {
-    const cluster = await fire.cluster();
-    const tombstoneMs = 60_000;
-    const timers = new RedisTimers({ connection: fire.url(), prefix: cluster.prefix, tombstoneMs });
-    try {
-      await timers.schedule({ key: 'taken:listed', handler: 'h', delay: '1h' });
-      await timers.pause('taken:listed');
-      await timers.resume('taken:listed');
-      await timers.schedule({ key: 'taken:fresh', handler: 'h', delay: '1h' });
-      // Another call's records (another reason) on every ms this cancelAll's tombstones may expire at.
-      const from = (await cluster.redisNow()) + tombstoneMs;
-      const taken = fire.raw.pipeline();
-      for (let ms = from; ms < from + 10_000; ms++) {
-        taken.set(timers.keys.cancelRecord('taken:fresh', ms), '{"a":0,"r":"reset"}', 'PX', tombstoneMs * 2);
-      }
-      await taken.exec();
-      expect(await timers.cancelAll('taken:')).toBe(2);
-      const end = await fire.raw.pexpiretime(timers.keys.tombstone('taken:fresh'));
-      expect(end - from).toBeLessThan(10_000);
-      expect(await fire.raw.llen(timers.keys.ledger('taken:fresh'))).toBe(2);
-      expect(await fire.raw.pexpiretime(timers.keys.ledger('taken:fresh'))).toBeGreaterThan(from);
-      expect(story(await timers.history('taken:fresh'))).toEqual([
-        ['scheduled', 1],
-        ['cancelled', 2, 'cancelled'],
-      ]);
-      expect(story(await timers.history('taken:listed'))).toEqual([
-        ['scheduled', 1],
-        ['paused', 2],
-        ['resumed', 3],
-        ['cancelled', 4, 'cancelled'],
-      ]);
-    } finally {
-      await timers.dispose();
-    }
-  });
-
-  it('keeps the last `ledger` entries only', async () => {
-    const cluster = await fire.cluster();
-    const timers = new RedisTimers({ connection: fire.url(), prefix: cluster.prefix, ledger: 5 });
-    try {
-      await timers.schedule({ key: 'capped', handler: 'h', delay: '1h' });
-      for (let i = 0; i < 4; i++) {
-        await timers.pause('capped');
-        await timers.resume('capped');
-      }
-      const entries = await timers.history('capped', { limit: 200 });
-      expect(entries.map((entry) => [entry.event, entry.version])).toEqual([
-        ['resumed', 9],
-        ['paused', 8],
-        ['resumed', 7],
-        ['paused', 6],
-        ['resumed', 5],
-      ]);
-      expect(await fire.raw.llen(timers.keys.ledger('capped'))).toBe(5);
-      expect(await timers.history('capped', { limit: 2 })).toEqual(entries.slice(0, 2));
-    } finally {
-      await timers.dispose();
-    }
-  });
-
-  it('ledger: 0 (SUNDIAL_LEDGER=off) writes no ledger; history of a live timer is empty', async () => {
-    const cluster = await fire.cluster();
-    const timers = new RedisTimers({ connection: fire.url(), prefix: cluster.prefix, ledger: 0 });
-    try {
-      await timers.schedule({ key: 'quiet', handler: 'h', delay: '1h' });
-      await timers.pause('quiet');
-      await timers.cancel('quiet');
-      expect(await fire.raw.exists(timers.keys.ledger('quiet'))).toBe(0);
-      expect(await timers.history('quiet')).toEqual([]);
-      await expect(timers.history('never')).rejects.toMatchObject({ reason: 'not-found' });
-    } finally {
-      await timers.dispose();
-    }
-  });
-
-  it('costs a pending timer nothing: its first entry is implied by the row (MEMORY USAGE with and without)', async () => {
-    const cluster = await fire.cluster();
-    const off = new RedisTimers({ connection: fire.url(), prefix: `${cluster.prefix}off`, ledger: 0 });
-    try {
-      const spec = { handler: 'h', delay: '30d' as const, payload: { invoice: 42 } };
-      await cluster.timers.schedule({ ...spec, key: 'mem:1' });
-      await off.schedule({ ...spec, key: 'mem:1' });
-      const usage = (name: string) =>
-        fire.raw.call('MEMORY', 'USAGE', name, 'SAMPLES', '0') as Promise<number | null>;
-      const withLedger = await usage(cluster.timers.keys.row('mem:1'));
-      expect(await usage(cluster.timers.keys.ledger('mem:1'))).toBeNull();
-      expect(await usage(off.keys.row('mem:1'))).toBe(withLedger);
-      expect(await cluster.timers.history('mem:1')).toEqual([
-        expect.objectContaining({ event: 'scheduled', version: 1 }),
-      ]);
-      // The first change writes the implied entry under its own: two small entries.
-      await cluster.timers.pause('mem:1');
-      expect(await fire.raw.llen(cluster.timers.keys.ledger('mem:1'))).toBe(2);
-      expect(await usage(cluster.timers.keys.ledger('mem:1'))).toBeLessThan(250);
-    } finally {
-      await off.dispose();
-    }
-  });
-
   it.each([
     ['at-least-once', ['lost', 1, 'requeued'], 'dead-worker'],
     ['at-most-once', ['lost', 1, 'lost'], 'dead-worker'],
@@ -354,13 +176,8 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
         delivery,
         removeOnComplete: false,
       });
-      await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5 });
-      const [claim] = await cluster.commands.claim(0, 50, worker, [refOf(timer)]);
-      expect(claim.kind).toBe('claimed');
-      const leases = cluster.timers.keys.leases(0);
-      await waitFor(async () => Number(await fire.raw.zscore(leases, 'k')) < (await cluster.redisNow()), {
-        intervalMs: 10,
-      });
+      await claimAndDie(cluster, timer, 50, worker);
+      await leaseExpired(cluster, fire.raw, 'k');
       await cluster.reconciler().reconcileOnce();
       const entries = await cluster.timers.history('k');
       expect(story(entries)).toEqual([['scheduled', 1], ['claimed', 1], lost]);

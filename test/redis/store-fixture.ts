@@ -75,11 +75,11 @@ export async function refusal(promise: Promise<unknown>): Promise<SundialError> 
 
 /**
  * Every Redis key under a prefix but `P:partitions` and `P:epoch` (the layout's record and the data
- * marker, written at start) and `P:dispatcher` (a running dispatcher's presence), sorted (tests only:
+ * marker, written at start) and `P:dispatchers` (the running dispatchers' presence), sorted (tests only:
  * KEYS is fine on a private server).
  */
 export async function keysUnder(raw: Redis, prefix: string): Promise<string[]> {
-  const written = [`${prefix}:partitions`, `${prefix}:epoch`, `${prefix}:dispatcher`];
+  const written = [`${prefix}:partitions`, `${prefix}:epoch`, `${prefix}:dispatchers`];
   return (await raw.keys(`${prefix}:*`)).filter((key) => !written.includes(key)).sort();
 }
 

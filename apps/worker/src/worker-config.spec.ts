@@ -1,30 +1,54 @@
 import { SundialError } from '@sundial/core';
-import { DEFAULT_CLAIM_AHEAD_MS } from '@sundial/redis';
-import { workerConfigFromEnv } from './worker-config';
+import { DEFAULT_CLAIM_AHEAD_MS, DEFAULT_DISPATCHER_GRACE_MS } from '@sundial/redis';
+import { type WorkerConfig, workerConfigFromEnv } from './worker-config';
 
-describe('SUNDIAL_CLAIM_AHEAD_MS', () => {
-  it('unset or blank is the runner default; a value from 0 to 50 is taken as is', () => {
-    expect(workerConfigFromEnv({}).claimAheadMs).toBe(DEFAULT_CLAIM_AHEAD_MS);
-    expect(workerConfigFromEnv({ SUNDIAL_CLAIM_AHEAD_MS: ' ' }).claimAheadMs).toBe(DEFAULT_CLAIM_AHEAD_MS);
-    expect(workerConfigFromEnv({ SUNDIAL_CLAIM_AHEAD_MS: '0' }).claimAheadMs).toBe(0);
-    expect(workerConfigFromEnv({ SUNDIAL_CLAIM_AHEAD_MS: '50' }).claimAheadMs).toBe(50);
+/**
+ * docs/spec.md §5.4: the runner options the worker reads from its environment and checks with the
+ * runner's own bounds (§3.2 `claimAheadMs`, §4.2 `dispatcherGraceMs`), a refusal naming the variable.
+ */
+describe.each([
+  {
+    variable: 'SUNDIAL_CLAIM_AHEAD_MS',
+    option: 'claimAheadMs' as const,
+    fallback: DEFAULT_CLAIM_AHEAD_MS,
+    taken: [0, 50],
+    pastBound: '80',
+    bound: 'from 0 to 50',
+    notWhole: ['2.5', '-1'],
+  },
+  {
+    variable: 'SUNDIAL_DISPATCHER_GRACE_MS',
+    option: 'dispatcherGraceMs' as const,
+    fallback: DEFAULT_DISPATCHER_GRACE_MS,
+    taken: [300, 60_000],
+    pastBound: '100',
+    bound: 'at least 300',
+    notWhole: ['15s', '-1'],
+  },
+])('$variable', ({ variable, option, fallback, taken, pastBound, bound, notWhole }) => {
+  const read = (value?: string): WorkerConfig[typeof option] =>
+    workerConfigFromEnv(value === undefined ? {} : { [variable]: value })[option];
+
+  it('unset or blank is the runner default; a value within the bound is taken as is', () => {
+    expect(read()).toBe(fallback);
+    expect(read(' ')).toBe(fallback);
+    for (const value of taken) expect(read(String(value))).toBe(value);
   });
 
   it('refuses a value past the bound naming the variable, the bound and the fix', () => {
     let refusal: unknown;
     try {
-      workerConfigFromEnv({ SUNDIAL_CLAIM_AHEAD_MS: '80' });
+      read(pastBound);
     } catch (error) {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(SundialError);
-    expect(refusal).toMatchObject({ reason: 'invalid', field: 'SUNDIAL_CLAIM_AHEAD_MS' });
-    expect((refusal as SundialError).message).toContain('from 0 to 50');
-    expect((refusal as SundialError).fix).toContain('SUNDIAL_CLAIM_AHEAD_MS');
+    expect(refusal).toMatchObject({ reason: 'invalid', field: variable });
+    expect((refusal as SundialError).message).toContain(bound);
+    expect((refusal as SundialError).fix).toContain(`Write ${variable} as an integer`);
   });
 
   it('refuses what is not a whole number of ms', () => {
-    expect(() => workerConfigFromEnv({ SUNDIAL_CLAIM_AHEAD_MS: '2.5' })).toThrow(/SUNDIAL_CLAIM_AHEAD_MS/);
-    expect(() => workerConfigFromEnv({ SUNDIAL_CLAIM_AHEAD_MS: '-1' })).toThrow(/SUNDIAL_CLAIM_AHEAD_MS/);
+    for (const value of notWhole) expect(() => read(value)).toThrow(new RegExp(variable));
   });
 });

@@ -4,7 +4,9 @@ import {
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_CONSUMER_STALL_MS,
+  DEFAULT_DISPATCHER_GRACE_MS,
   DEFAULT_LEASE_MS,
+  dispatcherGraceOf,
 } from '@sundial/redis';
 import {
   type ClusterConfig,
@@ -32,6 +34,8 @@ export interface WorkerConfig extends ClusterConfig {
   consumerStallMs: number;
   /** how long before a timer's due its claim goes (docs/spec.md §3.2) */
   claimAheadMs: number;
+  /** how long the runner lets pass with a partition no dispatcher serves before it warns (docs/spec.md §4.2) */
+  dispatcherGraceMs: number;
 }
 
 export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
@@ -47,6 +51,11 @@ export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
     claimAheadMs: claimAheadOf(
       envInt(env, 'SUNDIAL_CLAIM_AHEAD_MS', DEFAULT_CLAIM_AHEAD_MS),
       'SUNDIAL_CLAIM_AHEAD_MS',
+    ),
+    // the bound (≥ 300) is the runner's own check, named after the variable
+    dispatcherGraceMs: dispatcherGraceOf(
+      envInt(env, 'SUNDIAL_DISPATCHER_GRACE_MS', DEFAULT_DISPATCHER_GRACE_MS),
+      'SUNDIAL_DISPATCHER_GRACE_MS',
     ),
     handlersModule: envOptional(env, 'SUNDIAL_HANDLERS_MODULE'),
   };

@@ -41,6 +41,7 @@ export class WorkerModule {
           leaseMs: config.leaseMs,
           consumerStallMs: config.consumerStallMs,
           claimAheadMs: config.claimAheadMs,
+          dispatcherGraceMs: config.dispatcherGraceMs,
           shutdownGraceMs: config.shutdownGraceMs,
           autoStart: false,
         }),

@@ -1,14 +1,7 @@
-import { Redis } from 'ioredis';
-import {
-  type AppProcess,
-  ensureBuilt,
-  killAll,
-  type RedisServer,
-  spawnApp,
-  startRedis,
-  waitFor,
-} from '@sundial/testing';
+import { spawnApp, waitFor } from '@sundial/testing';
+import { useAppsOnPrivateRedis } from '../../../test/cluster/app-fixture';
 import type { Notification } from '../src/outbox';
+import { sentOf } from './sent';
 
 /**
  * examples/reminders, 3 replicas, a digest every second whose handler works 600 ms: the replica running a
@@ -16,39 +9,26 @@ import type { Notification } from '../src/outbox';
  * `catchup: 'all'` runs, in order, the slots that came while the dead run's lease ran out.
  */
 describe('examples/reminders: a replica killed mid-run', () => {
-  let redis: RedisServer;
-  let outbox: Redis;
-  let replicas: AppProcess[] = [];
-  const sent = async (kind: Notification['kind']) =>
-    (await outbox.lrange('reminders:outbox', 0, -1))
-      .map((line) => JSON.parse(line) as Notification)
-      .filter((notification) => notification.kind === kind);
+  const { redis, apps: replicas, raw: outbox } = useAppsOnPrivateRedis();
+  const sent = (kind: Notification['kind']) => sentOf(outbox(), kind);
 
+  // after the fixture's beforeAll (Redis up, build checked): hooks run in the order they are declared
   beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    outbox = new Redis(redis.url);
-    replicas = await Promise.all(
-      [0, 1, 2].map((n) =>
-        spawnApp('examples/reminders', `k${n}`, {
-          REDIS_URL: redis.url,
-          REPLICA_NAME: `k${n}`,
-          DIGEST_CRON: '* * * * * *',
-          DIGEST_WORK_MS: '600',
-          DIGEST_CATCHUP: 'all',
-          // A slot that comes during a (late, catching-up) run is run right after it, not skipped.
-          DIGEST_OVERLAP: 'buffer-one',
-          SUNDIAL_LEASE_MS: '1500',
-          HEARTBEAT_EVERY: '1h',
-        }),
-      ),
+    const spawned = [0, 1, 2].map((n) =>
+      spawnApp('examples/reminders', `k${n}`, {
+        REDIS_URL: redis().url,
+        REPLICA_NAME: `k${n}`,
+        DIGEST_CRON: '* * * * * *',
+        DIGEST_WORK_MS: '600',
+        DIGEST_CATCHUP: 'all',
+        // A slot that comes during a (late, catching-up) run is run right after it, not skipped.
+        DIGEST_OVERLAP: 'buffer-one',
+        SUNDIAL_LEASE_MS: '1500',
+        HEARTBEAT_EVERY: '1h',
+      }),
     );
+    replicas.push(...(await Promise.all(spawned)));
   }, 180_000);
-
-  afterAll(async () => {
-    await killAll(replicas);
-    outbox?.disconnect();
-    await redis?.stop();
-  });
 
   it('loses no slot: the killed run is completed by another replica, every slot runs to completion once', async () => {
     // A run under way: started, not yet completed.
@@ -63,7 +43,7 @@ describe('examples/reminders: a replica killed mid-run', () => {
     const victim = replicas.find((replica) => replica.name === running.replica)!;
     victim.kill('SIGKILL');
     await victim.exited;
-    replicas = replicas.filter((replica) => replica !== victim);
+    replicas.splice(replicas.indexOf(victim), 1);
     // It died before sending its digest (else the test saw a finished run, and proves nothing).
     expect((await sent('digest')).some((digest) => digest.due === running.due)).toBe(false);
 

@@ -1,60 +1,41 @@
-import { RedisTimers } from '@sundial/redis';
-import { Redis } from 'ioredis';
-import {
-  type AppProcess,
-  ensureBuilt,
-  killAll,
-  type RedisServer,
-  spawnApp,
-  startRedis,
-  waitFor,
-} from '@sundial/testing';
+import { spawnApp, waitFor } from '@sundial/testing';
+import { useAppsOnPrivateRedis } from '../../../test/cluster/app-fixture';
 import type { Notification } from '../src/outbox';
+import { sentOf } from './sent';
 
 /**
  * examples/reminders as deployed: 3 replicas (child processes from dist) on one private Redis, each
  * serving HTTP, running the handlers and dispatching — no Sundial service beside them.
  */
 describe('examples/reminders: 3 replicas', () => {
-  let redis: RedisServer;
-  let outbox: Redis;
-  let timers: RedisTimers;
-  let replicas: AppProcess[] = [];
+  const { redis, apps: replicas, timers, raw: outbox } = useAppsOnPrivateRedis({ prefix: 'reminders' });
   const env = (extra: Record<string, string> = {}) => ({
-    REDIS_URL: redis.url,
+    REDIS_URL: redis().url,
     DIGEST_CRON: '* * * * * *',
     HEARTBEAT_EVERY: '1h',
     // every entry of the ~16 slots the first test looks at stays in the ledger it reads
     SUNDIAL_LEDGER: '200',
     ...extra,
   });
-  const boot = (extra: Record<string, string> = {}) =>
-    Promise.all(
-      [0, 1, 2].map((n) => spawnApp('examples/reminders', `r${n}`, { ...env(extra), REPLICA_NAME: `r${n}` })),
+  /** Three replicas, in `replicas` (killed after the suite if still up). */
+  const boot = async (extra: Record<string, string> = {}) => {
+    replicas.push(
+      ...(await Promise.all(
+        [0, 1, 2].map((n) =>
+          spawnApp('examples/reminders', `r${n}`, { ...env(extra), REPLICA_NAME: `r${n}` }),
+        ),
+      )),
     );
-  const sent = async (kind: Notification['kind']) =>
-    (await outbox.lrange('reminders:outbox', 0, -1))
-      .map((line) => JSON.parse(line) as Notification)
-      .filter((notification) => notification.kind === kind);
+  };
+  const sent = (kind: Notification['kind']) => sentOf(outbox(), kind);
   const stopAll = async () => {
     for (const replica of replicas) replica.kill('SIGTERM');
     await Promise.all(replicas.map((replica) => replica.exited));
-    replicas = [];
+    replicas.splice(0);
   };
 
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    outbox = new Redis(redis.url);
-    timers = new RedisTimers({ connection: redis.url, prefix: 'reminders' });
-    replicas = await boot();
-  }, 180_000);
-
-  afterAll(async () => {
-    await killAll(replicas);
-    await timers?.dispose();
-    outbox?.disconnect();
-    await redis?.stop();
-  });
+  // after the fixture's beforeAll (Redis up, build checked): hooks run in the order they are declared
+  beforeAll(() => boot(), 180_000);
 
   it('a @DistributedCron every second runs at most once per slot over 10+ slots, a replica killed meanwhile; a slot not run is recorded skipped', async () => {
     const digests = await waitFor(
@@ -67,7 +48,7 @@ describe('examples/reminders: 3 replicas', () => {
     const victim = replicas.find((replica) => replica.name !== digests.at(-1)!.replica)!;
     victim.kill('SIGKILL');
     await victim.exited;
-    replicas = replicas.filter((replica) => replica !== victim);
+    replicas.splice(replicas.indexOf(victim), 1);
     const after = await waitFor(
       async () => ((await sent('digest')).length >= digests.length + 10 ? sent('digest') : undefined),
       {
@@ -77,7 +58,7 @@ describe('examples/reminders: 3 replicas', () => {
     );
     const dues = after.map((digest) => digest.due).sort((a, b) => a - b);
     const [first, last] = [dues[0], dues.at(-1)!];
-    const history = await timers.history('cron:reminders.digest', { limit: 200 });
+    const history = await timers().history('cron:reminders.digest', { limit: 200 });
     // No slot twice. A slot between the first run and the last that did not run was passed over and
     // recorded: with overlap 'skip' and catchup 'once' (the defaults), a run that ends after the next
     // slot came skips it (docs/spec.md §3.3) — on a loaded machine a run can take that long. Each such
@@ -97,7 +78,7 @@ describe('examples/reminders: 3 replicas', () => {
       context,
     });
     expect(new Set(after.slice(digests.length).map((digest) => digest.replica)).has(victim.name)).toBe(false);
-    const rows = await timers.list({ prefix: 'cron:' });
+    const rows = await timers().list({ prefix: 'cron:' });
     expect(rows.items.map((row) => row.key)).toEqual(['cron:reminders.digest']);
   }, 60_000);
 
@@ -123,26 +104,26 @@ describe('examples/reminders: 3 replicas', () => {
   });
 
   it('redeploys: the row follows the changed cron, then the removed decorator; API timers untouched', async () => {
-    await timers.schedule({
+    await timers().schedule({
       key: 'cron:reminders.digest.manual',
       handler: 'reminders.digest',
       cron: '0 9 * * *',
       tz: 'UTC',
     });
-    const before = await timers.get('cron:reminders.digest');
+    const before = await timers().get('cron:reminders.digest');
     await stopAll();
 
-    replicas = await boot({ DIGEST_CRON: '*/2 * * * * *' });
-    expect(await timers.get('cron:reminders.digest')).toMatchObject({
+    await boot({ DIGEST_CRON: '*/2 * * * * *' });
+    expect(await timers().get('cron:reminders.digest')).toMatchObject({
       cron: '*/2 * * * * *',
       handler: 'reminders.digest',
     });
-    expect((await timers.get('cron:reminders.digest'))?.id).not.toBe(before?.id);
+    expect((await timers().get('cron:reminders.digest'))?.id).not.toBe(before?.id);
     await stopAll();
 
-    replicas = await boot({ DIGEST_ENABLED: 'false' });
-    expect(await timers.get('cron:reminders.digest')).toBeNull();
-    expect(await timers.get('cron:reminders.digest.manual')).toMatchObject({ cron: '0 9 * * *' });
-    expect(await timers.get('reminders:heartbeat')).toMatchObject({ kind: 'interval' });
+    await boot({ DIGEST_ENABLED: 'false' });
+    expect(await timers().get('cron:reminders.digest')).toBeNull();
+    expect(await timers().get('cron:reminders.digest.manual')).toMatchObject({ cron: '0 9 * * *' });
+    expect(await timers().get('reminders:heartbeat')).toMatchObject({ kind: 'interval' });
   }, 120_000);
 });

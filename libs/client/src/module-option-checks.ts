@@ -1,5 +1,5 @@
 import { OptionReader, validateLedgerSize } from '@sundial/core';
-import { claimAheadOf, parseRedisUrl, servedPartitions } from '@sundial/redis';
+import { claimAheadOf, dispatcherGraceOf, parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { SundialModuleOptions } from './sundial-module-options';
 import type { SundialWorkerModuleOptions } from './worker/sundial-worker-options';
 
@@ -20,6 +20,7 @@ const WORKER_FIELDS = [
   'leaseMs',
   'claimAheadMs',
   'consumerStallMs',
+  'dispatcherGraceMs',
   'shutdownGraceMs',
   'handlers',
   'dispatch',
@@ -80,6 +81,7 @@ export function checkWorkerModuleOptions(value: unknown): SundialWorkerModuleOpt
   read.integer('leaseMs', 100, '30000');
   claimAheadOf(read.given.claimAheadMs);
   read.integer('consumerStallMs', 100, '30000');
+  dispatcherGraceOf(read.given.dispatcherGraceMs);
   read.integer('shutdownGraceMs', 0, '25000');
   read.handlers('handlers');
   read.boolean('dispatch');

@@ -118,6 +118,8 @@ describe('module options', () => {
     ['claimAheadMs', { claimAheadMs: 51 }],
     ['claimAheadMs', { claimAheadMs: -1 }],
     ['consumerStallMs', { consumerStallMs: '30s' }],
+    ['dispatcherGraceMs', { dispatcherGraceMs: 299 }],
+    ['dispatcherGraceMs', { dispatcherGraceMs: '15s' }],
     ['shutdownGraceMs', { shutdownGraceMs: -1 }],
     ['handlers', { handlers: [] }],
     ['dispatch', { dispatch: 'yes' }],
@@ -130,5 +132,15 @@ describe('module options', () => {
     const error = caught(() => SundialWorkerModule.forRoot(given));
     expect(error).toBeInstanceOf(SundialError);
     expect(error).toEqual(refusal(field));
+  });
+
+  it("SundialWorkerModule.forRoot takes the runner's dispatcherGraceMs (docs/spec.md §4.2), its words for one too short", () => {
+    expect(() => SundialWorkerModule.forRoot({ dispatcherGraceMs: 300 })).not.toThrow();
+    expect(caught(() => SundialWorkerModule.forRoot({ dispatcherGraceMs: 299 }))).toMatchObject({
+      reason: 'invalid',
+      field: 'dispatcherGraceMs',
+      message: expect.stringContaining('dispatcherGraceMs 299 is not an integer of at least 300'),
+      fix: 'Write dispatcherGraceMs as an integer of at least 300, or leave it out for the default (15000).',
+    });
   });
 });

@@ -1,20 +1,10 @@
-import { SundialError } from './errors';
 import { retryDelay } from './run-policies';
 import { normalizeSpec } from './validation';
+import { refusalOf } from '../../../test/engine/validation-cases';
 
 const cron = { key: 'digest', handler: 'digest.send', cron: '0 7 * * *', tz: 'UTC' };
 const interval = { key: 'beat', handler: 'beat', every: '1m' };
 const once = { key: 'remind', handler: 'remind', delay: '3d' };
-
-function refusalOf(spec: unknown): SundialError {
-  try {
-    normalizeSpec(spec);
-  } catch (error) {
-    if (error instanceof SundialError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal, but the spec was accepted');
-}
 
 describe('run policies: overlap, retry, pauseAfterFailures, timeout (docs/spec.md §3.2, §3.3a, §3.3b)', () => {
   it.each([
@@ -84,7 +74,11 @@ describe('run policies: overlap, retry, pauseAfterFailures, timeout (docs/spec.m
     ['a timeout that is not a number', { ...once, timeout: true }, 'timeout', /number of milliseconds/],
     ['a timeout typo', { ...once, timeut: '1m' }, 'timeut', /"timeout"/],
   ])('refuses %s with its field and a fix', (_name, spec, field, fix) => {
-    expect(refusalOf(spec)).toMatchObject({ reason: 'invalid', field, fix: expect.stringMatching(fix) });
+    expect(refusalOf(() => normalizeSpec(spec))).toMatchObject({
+      reason: 'invalid',
+      field,
+      fix: expect.stringMatching(fix),
+    });
   });
 
   it('applies the defaults: no overlap field unless given, a fixed 1 s backoff, awaitTask from overlap', () => {

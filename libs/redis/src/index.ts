@@ -13,7 +13,7 @@ export {
 } from './infra/connection';
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
-export type { DataLoss } from './infra/data-marker';
+export type { DataLoss } from './infra/data-loss';
 export { type PartitionCountWatch, reportDataLoss, watchPartitionCount } from './infra/layout-watch';
 export { type ConnectionErrorEvent, type ErrorEvents } from './infra/connection-cause';
 export {
@@ -37,6 +37,7 @@ export { DEFAULT_RECONCILE_MS, Reconciler, type ReconcilerOptions } from './fire
 export { DEFAULT_CLOSE_GRACE_MS, TimerRunner, type TimerRunnerOptions } from './fire/timer-runner';
 export { RUN_TIMING_CHANNEL, type RunTiming } from './fire/run-timing';
 export { claimAheadOf, DEFAULT_CLAIM_AHEAD_MS, MAX_CLAIM_AHEAD_MS } from './fire/claim-ahead';
+export { DEFAULT_DISPATCHER_GRACE_MS, dispatcherGraceOf } from './fire/dispatcher-presence';
 export { DEFAULT_CONSUMER_STALL_MS } from './fire/consumer-watchdog';
 export {
   DEFAULT_CONCURRENCY,

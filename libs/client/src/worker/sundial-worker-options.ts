@@ -43,6 +43,11 @@ export interface SundialWorkerModuleOptions {
    * replaced by a BullMQ Worker the runner makes on SundialModule's connection (default 30 s, `DEFAULT_CONSUMER_STALL_MS`)
    */
   consumerStallMs?: number;
+  /**
+   * how long the runner lets pass with a partition no dispatcher serves before it warns, once (default
+   * 15 s, `DEFAULT_DISPATCHER_GRACE_MS`; an integer ≥ 300; docs/spec.md §4.2)
+   */
+  dispatcherGraceMs?: number;
   /** at shutdown, how long running handlers may go on before their signals abort (default 25 s, `DEFAULT_CLOSE_GRACE_MS`) */
   shutdownGraceMs?: number;
   /** plain handlers beside the `@OnTimer` methods (the standalone worker's built-ins) */

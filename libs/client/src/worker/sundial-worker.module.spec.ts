@@ -2,7 +2,7 @@ import { Injectable, type ModuleMetadata } from '@nestjs/common';
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
-import type { JsonValue, TimerContext } from '@sundial/core';
+import { type JsonValue, type LogFields, silentLogger, type TimerContext } from '@sundial/core';
 import type { Queue, RedisQueueBackend } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { Registry } from 'prom-client';
@@ -208,6 +208,33 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
     // Both were due at once: partition 1's is left to a process that serves it.
     expect(app.get(Reminders).seen.map((seen) => seen.ctx.key)).toEqual([mine]);
     expect(await timers.get(theirs)).toMatchObject({ status: 'pending', runCount: 0 });
+  });
+
+  it('dispatcherGraceMs reaches the runner: with no dispatcher it warns past it, worded for a Nest app', async () => {
+    const p = `w${prefix++}`;
+    const warned: { message: string; fields: LogFields; at: number }[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (message: string, fields: LogFields = {}) => warned.push({ message, fields, at: Date.now() }),
+    };
+    const app = await Test.createTestingModule({
+      imports: [
+        SundialModule.forRoot({ connection: redis.url, prefix: p, logger }),
+        SundialWorkerModule.forRoot({ prefix: p, dispatcherGraceMs: 600 }),
+      ],
+    }).compile();
+    apps.push(app);
+    const startedAt = Date.now();
+    await app.init();
+    // Under the default grace (15 s) this deadline passes with nothing said.
+    const [line] = await waitFor(() => warned.length > 0 && warned, { what: 'the warn line' });
+    expect(line.at - startedAt).toBeGreaterThanOrEqual(600);
+    expect(line.message).toBe(
+      `No Sundial dispatcher has run for prefix '${p}' for 15 s: due timers stay pending and reach no worker until one runs`,
+    );
+    expect(line.fields.fix).toBe(
+      `Deploy the scheduler (apps/scheduler, at least one replica) with SUNDIAL_PREFIX=${p}, or in an app of this prefix pass dispatch: true to SundialWorkerModule.forRoot.`,
+    );
   });
 
   describe('dispatch: true exports what apps/scheduler exports for its loops (docs/spec.md §6.1)', () => {

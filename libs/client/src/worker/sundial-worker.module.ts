@@ -67,6 +67,7 @@ export class SundialWorkerModule {
             leaseMs: options.leaseMs,
             claimAheadMs: options.claimAheadMs,
             consumerStallMs: options.consumerStallMs,
+            dispatcherGraceMs: options.dispatcherGraceMs,
             serve: served,
             consumers: 'external',
             observer: new SundialMetrics(options.metricsRegistry),

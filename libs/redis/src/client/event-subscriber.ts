@@ -4,10 +4,13 @@ import type { RedisClient } from '../infra/connection';
 import { closeRedis } from '../infra/connection';
 import { Subscription } from '../infra/subscription';
 
-/** Where the events are published, and how to read the data marker `P:epoch` (infra/data-marker.ts). */
+/**
+ * Where the events are published, and how to read the data markers (`P:epoch`, each partition's
+ * `P:{pN}:epoch`; infra/data-marker.ts), each null where there is none.
+ */
 export interface EventSource {
   channel: string;
-  epoch: () => Promise<string | null>;
+  markers: () => Promise<(string | null)[]>;
 }
 
 const RESET: Omit<TimerEvent, 'at'> = { type: 'reset', id: '', key: '', version: 0, kind: null, count: 0 };
@@ -18,7 +21,7 @@ const RESET: Omit<TimerEvent, 'at'> = { type: 'reset', id: '', key: '', version:
  * was away is not heard; of that, the `reset` that follows Redis losing its data matters (the
  * @DistributedCron and schedules-file rows are registered again on it), and it is published by one
  * process as it reconnects, often before the others are subscribed again: after each reconnect the data
- * marker is read, and one that changed since the last read tells this process's listeners a `reset`.
+ * markers are read, and one that changed since the last read tells this process's listeners a `reset`.
  */
 export class EventSubscriber {
   private readonly listeners = new Map<TimerEventName, Set<TimerListener>>();
@@ -28,8 +31,8 @@ export class EventSubscriber {
   private subscribed: Promise<void> = Promise.resolve();
   /** `subscribed` has settled: a call need not wait for it (nearly every call). */
   private settled = true;
-  /** `P:epoch` as last read: at the first subscription, then after each reconnect */
-  private epoch: string | null = null;
+  /** the data markers as last read: at the first subscription, then after each reconnect */
+  private markers: (string | null)[] = [];
 
   constructor(
     private readonly openConnection: () => RedisClient,
@@ -91,26 +94,30 @@ export class EventSubscriber {
     // while Redis was unreachable (RedisTimers gives up a command after one failed reconnect) is subscribed
     // once Redis is back, instead of staying deaf for the client's life.
     const { channel } = this.source;
-    const resubscribed = () => void this.readEpoch();
+    const resubscribed = () => void this.readMarkers();
     this.subscription = new Subscription(connection, [channel], channel, this.logger, resubscribed);
     // A failed subscription must not fail every later call: events are best effort, calls are not.
     this.settled = false;
     this.subscribed = this.subscription.firstAttempt.then(() => {
       this.settled = true;
-      void this.readEpoch();
+      void this.readMarkers();
     });
   }
 
   /**
-   * A marker other than the one read before: Redis lost its data while this connection was away, and
-   * the `reset` published then may not have been heard. Heard or not, the listeners get one (a second
-   * pass of a registrar writes nothing). None yet: the process that writes it anew publishes the reset,
-   * which this connection, subscribed again, hears.
+   * A marker other than the one read before (`P:epoch`, or a partition's on a Redis Cluster's lost shard):
+   * Redis lost data while this connection was away, and the `reset` published then may not have been
+   * heard. Heard or not, the listeners get one (a second pass of a registrar writes nothing). None yet
+   * (or none before: a release before the partitions' markers): the process that writes it publishes the
+   * reset of a loss, which this connection, subscribed again, hears.
    */
-  private async readEpoch(): Promise<void> {
-    const found = await this.source.epoch().catch(() => null);
-    const before = this.epoch;
-    this.epoch = found;
-    if (before !== null && found !== null && found !== before) this.emitLocal({ ...RESET, at: Date.now() });
+  private async readMarkers(): Promise<void> {
+    const found = await this.source.markers().catch(() => []);
+    const before = this.markers;
+    if (found.length > 0) this.markers = found;
+    const replaced = found.some(
+      (value, i) => value !== null && (before[i] ?? null) !== null && value !== before[i],
+    );
+    if (replaced) this.emitLocal({ ...RESET, at: Date.now() });
   }
 }

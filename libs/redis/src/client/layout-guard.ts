@@ -1,6 +1,6 @@
 import { refusals, type SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
-import { DataMarker } from '../infra/data-marker';
+import { DataMarker, readMarkers } from '../infra/data-marker';
 import { checkPartitionCount, readLayout } from '../infra/partition-count';
 import { KeyMover } from '../repartition/key-mover';
 import { SundialKeys } from '../store/keys';
@@ -37,6 +37,11 @@ export class LayoutGuard {
   async start(joining: { from: number } | null): Promise<void> {
     await this.marker.check();
     if (joining) this.join(joining.from);
+  }
+
+  /** The data markers now (`P:epoch`, each partition's): what the events connection compares after a reconnect. */
+  readMarkers(): Promise<(string | null)[]> {
+    return readMarkers(this.redis, this.keys);
   }
 
   /** This client started during a repartition from `from` partitions to its own count. */

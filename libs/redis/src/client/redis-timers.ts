@@ -4,7 +4,6 @@ import {
   consoleLogger,
   type BackfillRange,
   type BackfillResult,
-  backfillSlots,
   type ListOptions,
   normalizeBackfillRange,
   type ListResult,
@@ -39,6 +38,7 @@ import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import { StoreCommands } from '../store/store-commands';
+import { backfillRow } from './backfill-row';
 import { EventSubscriber } from './event-subscriber';
 import { LayoutGuard } from './layout-guard';
 import type { SundialObserver } from '../metrics/observer';
@@ -105,7 +105,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     this.explain = new TimerExplain(access, this.ledger, this.layout, this.clock, options.limits);
     this.events = new EventSubscriber(
       () => duplicateRedis(this.redis, SUBSCRIBER_OPTIONS),
-      { channel: this.keys.eventsChannel, epoch: () => this.redis.get(this.keys.dataMarker) },
+      { channel: this.keys.eventsChannel, markers: () => this.layout.readMarkers() },
       this.logger,
     );
   }
@@ -181,28 +181,15 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.onKey('trigger', key, [], options, () => (requests) => this.commands.trigger(key, requests));
   }
 
-  /**
-   * Runs the slots of [from, to] now, in order, each due at its slot (docs/spec.md §3.3c). The slots are
-   * found here, by core's rule, for the row as read; backfill.lua takes them only for that version.
-   */
+  /** Runs the slots of [from, to] now, in order, each due at its slot (docs/spec.md §3.3c; backfillRow). */
   backfill(key: string, range: BackfillRange, options?: WriteOptions): Promise<BackfillResult> {
     return this.write(async () => {
       validateKey(key);
-      const { from, to } = normalizeBackfillRange(range);
+      const bounds = normalizeBackfillRange(range);
       await this.layout.beforeWrite([key]);
-      return this.requests.run('backfill', [key, range], options, async (requests) => {
-        for (;;) {
-          const timer = await this.reads.get(key);
-          if (!timer || !['pending', 'running', 'paused'].includes(timer.status))
-            throw refusals.notFound(key);
-          if (timer.kind === 'once') throw refusals.backfillNotPeriodic(key);
-          const slots = backfillSlots(timer, from, to, this.clock.now());
-          if (slots.length === 0) return { slots: 0 };
-          const reply = await this.commands.backfill(key, timer, slots, requests);
-          // The row moved on between the read and the script: read it again.
-          if (reply.code !== 'retry') return expectTimer(key, 'backfill', reply) && { slots: slots.length };
-        }
-      });
+      return this.requests.run('backfill', [key, range], options, (requests) =>
+        backfillRow(this.reads, this.commands, () => this.clock.now(), key, bounds, requests),
+      );
     });
   }
 

@@ -98,7 +98,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
     this.logger = options.logger ?? consoleLogger;
     this.subscriber = openRedis(options.connection, SUBSCRIBER_OPTIONS);
     this.bullRedis = openRedis(options.connection, { maxRetriesPerRequest: null });
-    this.announcer = new DispatcherAnnouncer(this.redis, this.keys);
+    this.announcer = new DispatcherAnnouncer(this.redis, this.keys, this.clock, served);
     for (const partition of served) {
       const queue = new Queue<FireJobData>(this.keys.queueName(partition), {
         connection: this.bullRedis,
@@ -215,7 +215,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
           if (open.calls >= CALLS_PER_JOB || !state.again || this.closed) await add();
         }
       } while (state.again && !this.closed);
-      // the runners' sign that timers are handed off under this prefix: one SET every few seconds at most
+      // the runners' sign that these partitions are handed off: one round trip every few seconds at most
       this.announcer.announce();
     } catch (error) {
       this.logger.error(`Sundial dispatcher: ${(error as Error).message}`, { partition });

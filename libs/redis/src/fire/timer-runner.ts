@@ -15,7 +15,8 @@ import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
-import { dispatcherGraceOf, DispatcherPresenceWatch, noDispatcherFix } from './dispatcher-presence';
+import { dispatcherGraceOf } from './dispatcher-presence';
+import { DispatcherPresenceWatch } from './dispatcher-presence-watch';
 import { claimAtDue } from './due-claims';
 import {
   DEFAULT_LEASE_MS,
@@ -24,6 +25,7 @@ import {
   fireConsumerOptions,
   type FireJobConsumer,
 } from './fire-consumer';
+import { InFlightJobs } from './in-flight-jobs';
 import { LeaseKeeper } from './lease-keeper';
 import { RunCompletions } from './run-completions';
 import { RunReports, type RunFields } from './run-reports';
@@ -58,7 +60,7 @@ export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   consumers?: FireConsumersMode;
   /** a consumer that took no job this long while jobs waited longer is made anew (default 30 s) */
   consumerStallMs?: number;
-  /** with no dispatcher seen this long while it runs, one warn line (default 15 s; docs/spec.md §4.2) */
+  /** with a partition no dispatcher serves this long while it runs, one warn line (default 15 s; docs/spec.md §4.2) */
   dispatcherGraceMs?: number;
 }
 
@@ -108,7 +110,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
    */
   private readonly claimRedis: RedisClient;
   private readonly claims: RidingClaims;
-  private readonly jobs = new Set<Promise<void>>();
+  private readonly jobs = new InFlightJobs();
   private closing: Promise<void> | undefined;
   private graceOver = false;
   private readonly ticks = new RedisTicks();
@@ -173,8 +175,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
       redis: this.redis,
       keys: this.keys,
       logger: this.logger,
+      clock: this.clock,
       graceMs: dispatcherGraceMs,
-      fix: noDispatcherFix(this.keys.prefix, options.consumers ?? 'own'),
+      context: options.consumers ?? 'own',
       fields: { workerId: this.workerId },
     });
     this.completions = new RunCompletions({
@@ -207,7 +210,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   /** One fire job of `partition`'s queue, as a consumer hands it over (`job.data`). */
   processFireJob(partition: number, data: FireJobData): Promise<void> {
-    const job = this.track(this.fire(partition, data.timers));
+    const job = this.jobs.track(this.fire(partition, data.timers));
     this.consumers.taken(partition, job);
     return job;
   }
@@ -226,7 +229,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.observer.consuming?.({ partitions: this.served, on: false });
     this.dispatchers.stop();
     const consumersClosed = this.consumers.close();
-    await settledWithin(this.drained(consumersClosed), graceMs);
+    await settledWithin(this.jobs.drained(consumersClosed), graceMs);
     this.graceOver = true;
     // A run whose handler finished keeps its claim: its completion is still being sent.
     const handedBack = this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
@@ -246,23 +249,6 @@ export class TimerRunner extends Partitioned<FireCommands> {
       closeRedis(this.claimRedis),
       this.closeConnection(),
     ]);
-  }
-
-  /**
-   * Every job settled, those the consumers still hand over while they close included: a BullMQ Worker
-   * runs the job it fetched before its close() was called, and its close resolves after. Waiting only
-   * for the jobs running when the close began, the wait could end while such a job's handler went on:
-   * its run was handed back and ran again elsewhere at the same version (runCount 2; seen once in
-   * test/cluster/repartition.test.ts as the old count's workers shut down, test/redis/close-late-job.test.ts).
-   */
-  private async drained(consumersClosed: Promise<void>): Promise<void> {
-    await Promise.allSettled([consumersClosed, ...this.jobs]);
-    while (this.jobs.size > 0) await Promise.allSettled([...this.jobs]);
-  }
-
-  private track(job: Promise<void>): Promise<void> {
-    this.jobs.add(job);
-    return job.finally(() => this.jobs.delete(job));
   }
 
   /**

@@ -1,71 +1,145 @@
 import { randomBytes } from 'node:crypto';
-import type { SundialKeys } from '../store/keys';
-import type { RedisClient } from './connection';
+import { SundialKeys } from '../store/keys';
+import { isCluster, type RedisClient } from './connection';
+import { type DataLoss, dataLoss } from './data-loss';
+import { readLayout } from './partition-count';
 
-/** What a process noticed: the data it saw under its prefix is gone (docs/operations.md "SundialRedisDataLost"). */
-export interface DataLoss {
-  prefix: string;
-  /** when the lost data's marker was written (ms since the epoch): the first start on that data */
-  since: number;
-  /** the lost data's marker (`<ms>-<random>`): names this loss */
-  marker: string;
-  message: string;
-  fix: string;
+export type { DataLoss } from './data-loss';
+
+export interface DataMarkerOptions {
   /**
-   * whether this process published the `reset` event: it wrote the new marker (its `SET NX` won); every
-   * other process that notices the same loss found that marker there and publishes nothing
+   * also watch every partition's marker `P:{pN}:epoch` (the watches of layout-watch.ts); without it only
+   * `P:epoch` (a client's `LayoutGuard`: no command per partition at its connect)
    */
-  reset: boolean;
+  partitions?: boolean;
+}
+
+/** One marker of a look: its name, its value now, and whether this look may conclude on it. */
+interface Look {
+  name: string;
+  partition: number | null;
+  found: string | null;
+  conclusive: boolean;
 }
 
 /**
  * Redis losing Sundial's data (a restart without persistence, a FLUSHALL, a failover to an empty replica)
- * would otherwise go unnoticed: the next read finds nothing and answers a miss. `P:epoch` is written once,
- * by the first process that finds it missing; each process remembers the value it saw. A later look that
- * finds none, or another one, is a loss; the marker and `P:partitions` are then written anew (as at a
- * first start) and the new marker is remembered, so one loss is told once per process. The one process
- * whose `SET NX` wrote the new marker publishes a `reset` event (`count` 0), so that @DistributedCron
- * and schedules-file rows are registered again: one loss, one reset, however many processes notice it.
- * A repartition, a failover that kept the data and a reconnect leave `P:epoch` as it was: no loss.
+ * would otherwise go unnoticed: the next read finds nothing and answers a miss. A marker `<ms>-<random>`
+ * is written (`SET NX`) by the first process that finds it missing: `P:epoch` for the prefix, and with
+ * `partitions` one per partition, `P:{pN}:epoch`, in the partition's slot — on a Redis Cluster each shard
+ * holds the markers of its partitions, so a shard lost alone is noticed too. Each process remembers the
+ * values it saw. A later look that finds one gone, or another, is a loss; the lost markers and
+ * `P:partitions` are then written anew (as at a first start) and remembered, so one loss is told once per
+ * process. The one process whose `SET NX` wrote the new value of the first lost marker (`P:epoch`, else
+ * the lowest lost partition's) publishes a `reset` event (`count` 0), so that @DistributedCron and
+ * schedules-file rows are registered again: one loss, one reset, however many processes notice it and
+ * however many partitions it took. A marker first seen (a first start, a release before the markers, a
+ * partition a repartition created) is recorded, no loss. A repartition, a failover that kept the data and
+ * a reconnect leave every marker as it was.
  */
 export class DataMarker {
-  private seen: string | null = null;
+  /** marker name → the value this process saw there */
+  private readonly seen = new Map<string, string>();
+  /** the stored partition count, as last read: the partitions whose markers the next look reads */
+  private count: number;
+  private readonly tagging: SundialKeys['tagging'];
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
-  ) {}
+    private readonly options: DataMarkerOptions = {},
+  ) {
+    this.count = keys.partitions;
+    this.tagging = isCluster(redis) ? 'spread' : 'plain';
+  }
 
   /**
-   * Resolves the loss when the marker this process saw is gone or replaced, else null (the first look
-   * only records what it finds). Rejects when Redis does not answer: nothing is concluded then.
+   * Resolves the loss when a marker this process saw is gone or replaced, else null (a first look only
+   * records what it finds). Rejects when Redis does not answer: nothing is concluded then.
    */
   async check(): Promise<DataLoss | null> {
-    const found = await this.redis.get(this.keys.dataMarker);
-    const before = this.seen;
-    if (found !== null && (before === null || found === before)) {
-      this.seen = found;
-      return null;
+    const layout = this.options.partitions
+      ? new SundialKeys(this.keys.prefix, this.count, this.tagging)
+      : null;
+    const names = [this.keys.dataMarker, ...(layout?.all().map((n) => layout.partitionMarker(n)) ?? [])];
+    // One GET each, sent side by side: one round trip, on a Redis Cluster one write per shard.
+    const found = await Promise.all(names.map((name) => this.redis.get(name)));
+    const settled = layout ? await this.layoutSettled(layout.partitions) : true;
+    const looks = names.map((name, i): Look => {
+      const partition = i === 0 ? null : i - 1;
+      return { name, partition, found: found[i], conclusive: partition === null || settled };
+    });
+    return this.conclude(looks);
+  }
+
+  /**
+   * Whether the partitions read are still the data's: the layout read after them holds the same count and
+   * no repartition. A repartition deletes the markers of the partitions its new count does not have, and
+   * sets the new count before it does: a look that read them while it ran concludes nothing on them.
+   */
+  private async layoutSettled(read: number): Promise<boolean> {
+    const { count, repartition } = await readLayout(this.redis, this.keys);
+    if (repartition) return false;
+    const current = count || this.keys.partitions; // none: lost too, and written again below
+    if (current === read) return true;
+    this.count = current;
+    // The partitions of the new count not seen yet are recorded at the next look; gone ones are forgotten.
+    const kept = new SundialKeys(this.keys.prefix, current, this.tagging);
+    const names = new Set([this.keys.dataMarker, ...kept.all().map((n) => kept.partitionMarker(n))]);
+    for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
+    return false;
+  }
+
+  private async conclude(looks: Look[]): Promise<DataLoss | null> {
+    const lost: { look: Look; before: string }[] = [];
+    const missing: Look[] = [];
+    // What this look saw, remembered only once it is all done: a look that fails concludes nothing.
+    const now = new Map<string, string>();
+    for (const look of looks) {
+      if (!look.conclusive) continue;
+      const before = this.seen.get(look.name);
+      if (before !== undefined && look.found !== before) lost.push({ look, before });
+      if (look.found === null) missing.push(look);
+      else now.set(look.name, look.found);
     }
-    const mine = found === null ? await this.record() : null;
-    this.seen = found ?? mine?.marker ?? null;
-    if (before === null) return null;
+    const written = await this.record(missing, now);
+    for (const [name, value] of now) this.seen.set(name, value);
+    if (lost.length === 0) return null;
     await this.redis.set(this.keys.partitionCount, String(this.keys.partitions), 'NX');
     // Best effort: a reset that could not be published leaves the rows to the next boot, not the line unsaid.
-    const reset = mine?.written
+    const reset = written.has(lost[0].look.name)
       ? await this.publishReset().then(
           () => true,
           () => false,
         )
       : false;
-    return dataLoss(this.keys.prefix, before, reset);
+    return dataLoss(
+      {
+        prefix: this.keys.prefix,
+        partitions: lost.flatMap(({ look }) => (look.partition === null ? [] : [look.partition])),
+        count: this.count,
+        markers: lost.map(({ before }) => before),
+        reset,
+      },
+      this.options.partitions === true,
+    );
   }
 
-  /** Writes a marker unless there is one; resolves the one there, and whether it is the one written. */
-  private async record(): Promise<{ marker: string; written: boolean }> {
-    const mine = `${Date.now()}-${randomBytes(6).toString('hex')}`;
-    const written = (await this.redis.set(this.keys.dataMarker, mine, 'NX')) === 'OK';
-    return { marker: written ? mine : ((await this.redis.get(this.keys.dataMarker)) ?? mine), written };
+  /**
+   * Writes a marker where there is none (`SET NX GET`: the one there, if another process was first),
+   * side by side; puts each one there in `now`; resolves the names whose marker this process wrote.
+   */
+  private async record(missing: Look[], now: Map<string, string>): Promise<Set<string>> {
+    const written = new Set<string>();
+    await Promise.all(
+      missing.map(async ({ name }) => {
+        const mine = `${Date.now()}-${randomBytes(6).toString('hex')}`;
+        const there = await this.redis.set(name, mine, 'NX', 'GET');
+        if (there === null) written.add(name);
+        now.set(name, there ?? mine);
+      }),
+    );
+    return written;
   }
 
   /** What a global `cancelAll()` publishes: the registrars write their rows again (docs/spec.md §4.1). */
@@ -75,19 +149,11 @@ export class DataMarker {
   }
 }
 
-function dataLoss(prefix: string, marker: string, reset: boolean): DataLoss {
-  const since = Number(marker.split('-')[0]);
-  return {
-    prefix,
-    since,
-    marker,
-    message:
-      `Redis lost Sundial's data under prefix '${prefix}' (first written ${new Date(since).toISOString()}): ` +
-      'it restarted without persistence, was flushed, or failed over to an empty replica. Every timer ' +
-      'created before is gone; @DistributedCron and schedules-file rows are registered again',
-    fix:
-      'restore Redis from a backup, or recreate the timers created through the API; turn on AOF ' +
-      '(appendonly yes, docs/operations.md "Redis settings") so that a restart keeps them',
-    reset,
-  };
+/**
+ * Every marker's value now (`P:epoch`, then `P:{pN}:epoch` of each partition of `keys`; null where none),
+ * one GET each side by side: what a client's events connection reads after it subscribed again.
+ */
+export function readMarkers(redis: RedisClient, keys: SundialKeys): Promise<(string | null)[]> {
+  const names = [keys.dataMarker, ...keys.all().map((n) => keys.partitionMarker(n))];
+  return Promise.all(names.map((name) => redis.get(name)));
 }

@@ -1,7 +1,8 @@
 import { refusals, type SundialError, type SundialLogger } from '@sundial/core';
 import { SundialKeys } from '../store/keys';
 import { closeRedis, openRedis, type RedisConnection, withErrorListener } from './connection';
-import { type DataLoss, DataMarker } from './data-marker';
+import type { DataLoss } from './data-loss';
+import { DataMarker } from './data-marker';
 import { readLayout } from './partition-count';
 
 export interface PartitionCountWatch {
@@ -17,9 +18,9 @@ export interface PartitionCountWatch {
    */
   onReplaced?: (refusal: SundialError) => void;
   /**
-   * called when Redis lost the data this process had seen (data-marker.ts), once a loss; the process
-   * that wrote the new marker has published a `reset` event (`count` 0) first, so that @DistributedCron
-   * and schedules-file rows are registered again
+   * called when Redis lost data this process had seen (data-marker.ts: `P:epoch` or a partition's
+   * `P:{pN}:epoch`), once a loss; the process that wrote the new marker has published a `reset` event
+   * (`count` 0) first, so that @DistributedCron and schedules-file rows are registered again
    */
   onDataLost?: (loss: DataLoss) => void;
   /**
@@ -42,13 +43,14 @@ export const WATCH_CONNECTION = 'sundial-watch';
  * they no longer serve every partition. Once `P:partitions` holds another count (and no repartition is
  * under way), `onReplaced` is told, once; the apps then shut down and are started again with the new
  * count. The same looks, and each (re)connect, check that Redis still holds the data this process saw
- * (`onDataLost`). Resolves a stop function. A failed look (Redis away) is tried again at the next interval.
+ * (`onDataLost`): the markers `P:epoch` and `P:{pN}:epoch` of every partition of the stored count, one GET
+ * each sent side by side (one round trip per shard), then `P:partitions` and `P:repartition`. Resolves a stop function. A failed look (Redis away) is tried again at the next interval.
  */
 export function watchPartitionCount(options: PartitionCountWatch): () => Promise<void> {
   const keys = new SundialKeys(options.prefix, options.partitions);
   // Named, as the health check's is: CLIENT LIST tells it from the others (tests wait for its first look).
   const redis = withErrorListener(openRedis(options.connection, { connectionName: WATCH_CONNECTION }));
-  const marker = new DataMarker(redis, keys);
+  const marker = new DataMarker(redis, keys, { partitions: true });
   const told = options.told ?? toldInThisProcess;
   let stopped = false;
   const checkDataOnce = async (): Promise<void> => {
@@ -91,8 +93,9 @@ export function reportDataLoss(
   logger: Pick<SundialLogger, 'error'>,
   metrics: { dataLost(): void },
 ): (loss: DataLoss) => void {
-  return ({ message, fix, since, prefix }) => {
-    logger.error(message, { fix, prefix, since: new Date(since).toISOString() });
+  return ({ message, fix, since, prefix, partitions, all }) => {
+    const where = all ? {} : { partitions };
+    logger.error(message, { fix, prefix, since: new Date(since).toISOString(), ...where });
     metrics.dataLost();
   };
 }

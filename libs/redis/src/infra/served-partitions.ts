@@ -30,3 +30,35 @@ export function servedPartitions(options: { partitions?: number } & ServeOptions
   }
   return [...seen].sort((a, b) => a - b);
 }
+
+/**
+ * Ascending partitions in SUNDIAL_SERVE_PARTITIONS' notation, runs of three or more as ranges:
+ * `[0, 1, 2, 3, 6, 7]` → `0-3,6,7` (what a log line and a dispatcher's presence say).
+ */
+export function partitionRanges(partitions: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < partitions.length;) {
+    let end = i;
+    while (end + 1 < partitions.length && partitions[end + 1] === partitions[end] + 1) end++;
+    if (end - i >= 2) parts.push(`${partitions[i]}-${partitions[end]}`);
+    else parts.push(...partitions.slice(i, end + 1).map(String));
+    i = end + 1;
+  }
+  return parts.join(',');
+}
+
+/**
+ * What partitionRanges wrote, read back; null for any other text or a partition not below `count`
+ * (nothing is guessed, and a range of a billion is not spelled out).
+ */
+export function readPartitionRanges(text: string, count: number): number[] | null {
+  const partitions: number[] = [];
+  for (const item of text.split(',')) {
+    const range = /^(\d+)(?:-(\d+))?$/.exec(item);
+    if (!range) return null;
+    const [first, last] = [Number(range[1]), Number(range[2] ?? range[1])];
+    if (last < first || last >= count) return null;
+    for (let n = first; n <= last; n++) partitions.push(n);
+  }
+  return partitions;
+}

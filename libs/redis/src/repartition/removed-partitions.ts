@@ -10,9 +10,10 @@ import { scanPartition } from './scan-partition';
  * spent when empty), the ids moved into it by an earlier repartition (no put
  * comes here again), its remembered answers (those of calls on one key were copied to every new
  * partition; the rest name this partition's share of a call; every write here is fenced anyway) and the
- * records of its fire jobs (`jobs`: they name hand-offs of rows that have moved).
+ * records of its fire jobs (`jobs`: they name hand-offs of rows that have moved) and its data marker
+ * (`epoch`: the watches read the markers of the stored count's partitions only, infra/data-marker.ts).
  */
-const SPENT = /^(?:seq|moved|ic|jobs|q:.*)$/s;
+const SPENT = /^(?:seq|moved|ic|jobs|epoch|q:.*)$/s;
 /** A live-id bitmap (store/live-ids.ts): spent once no bit is set (a set bit is a live id not moved). */
 const LIVE_IDS = /^i:/;
 /** Kept: it refuses the writes of a process still running with the old count (includes/layout-fence.lua). */

@@ -154,11 +154,22 @@ export class SundialKeys {
   }
 
   /**
-   * `P:dispatcher`: a dispatcher handed timers off under this prefix lately — its id, written every few
-   * seconds with a TTL (fire/dispatcher-presence.ts); the runners warn when it stays missing.
+   * `P:{pN}:epoch`: partition N's data marker (`<ms>-<random hex>`, docs/design.md "Data loss"), in the
+   * partition's slot: on a Redis Cluster it goes with the shard that holds the partition, so a shard lost
+   * alone (flushed, failed over to an empty replica) is noticed, which `P:epoch` (on one shard) cannot.
    */
-  get dispatcherSeen(): string {
-    return `${this.prefix}:dispatcher`;
+  partitionMarker(partition: number): string {
+    return `${this.base(partition)}epoch`;
+  }
+
+  /**
+   * `P:dispatchers`: the dispatchers that handed timers off under this prefix lately — a zset, member
+   * `<host-pid>|<partition count>|<served partitions>`, score the ms (Redis clock) its announcement
+   * lasts to; written every few seconds with a TTL (fire/dispatcher-presence.ts). The runners warn when
+   * a partition has none.
+   */
+  get dispatchers(): string {
+    return `${this.prefix}:dispatchers`;
   }
 
   /** `P:repartition`: a repartition in progress (docs/design.md "Repartition"), JSON `RepartitionRecord`. */

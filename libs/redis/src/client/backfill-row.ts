@@ -1,0 +1,29 @@
+import { type BackfillResult, backfillSlots, refusals } from '@sundial/core';
+import type { CallRequests } from '../store/requests';
+import type { StoreCommands } from '../store/store-commands';
+import type { TimerReads } from './timer-reads';
+import { expectTimer } from './write-replies';
+
+/**
+ * Runs the slots of [from, to] of `key`'s row now, in order, each due at its slot (docs/spec.md §3.3c).
+ * The slots are found here, by core's rule, for the row as read; backfill.lua takes them only for that
+ * version, and answers 'retry' when the row moved on between the read and the script: it is read again.
+ */
+export async function backfillRow(
+  reads: TimerReads,
+  commands: StoreCommands,
+  now: () => number,
+  key: string,
+  range: { from: number; to: number },
+  requests: CallRequests,
+): Promise<BackfillResult> {
+  for (;;) {
+    const timer = await reads.get(key);
+    if (!timer || !['pending', 'running', 'paused'].includes(timer.status)) throw refusals.notFound(key);
+    if (timer.kind === 'once') throw refusals.backfillNotPeriodic(key);
+    const slots = backfillSlots(timer, range.from, range.to, now());
+    if (slots.length === 0) return { slots: 0 };
+    const reply = await commands.backfill(key, timer, slots, requests);
+    if (reply.code !== 'retry') return expectTimer(key, 'backfill', reply) && { slots: slots.length };
+  }
+}

@@ -1,0 +1,116 @@
+import type { SundialLogger } from '@sundial/core';
+import type { ClusterClock } from '../infra/cluster-clock';
+import type { RedisClient } from '../infra/connection';
+import { partitionRanges } from '../infra/served-partitions';
+import type { SundialKeys } from '../store/keys';
+import { ANNOUNCED_FOR_MS, servedBy } from './dispatcher-presence';
+import type { FireConsumersMode } from './fire-consumer';
+
+// Why a file of its own: the runners' side of dispatcher-presence.ts — which partitions of the prefix no
+// dispatcher serves, said once, and worded for where the runner runs (docs/spec.md §4.2).
+
+/** How often a runner looks: one ZRANGE, at the cadence of the apps' layout watch. */
+const LOOK_EVERY_MS = 5_000;
+
+/** Who feeds the runner: the Nest module (`external`: apps/worker, an app's SundialWorkerModule) or itself. */
+type PresenceContext = FireConsumersMode;
+
+export interface PresenceWatchOptions {
+  redis: RedisClient;
+  keys: SundialKeys;
+  clock: ClusterClock;
+  logger: SundialLogger;
+  /** what the warn line tells to do is worded for it */
+  context: PresenceContext;
+  /** dispatcherGraceOf's; the looks come every third of it, at most every 5 s */
+  graceMs: number;
+  fields?: Record<string, unknown>;
+}
+
+/**
+ * The runner's side: from its start, every 5 s, one `ZRANGE P:dispatchers <now> +inf BYSCORE` (the
+ * announcements still lasting), whose members' partitions together are those served. Every partition
+ * of the prefix is looked at, not only the runner's own `serve`: a partition with no dispatcher is stuck
+ * whoever consumes it. Once the runner has run for the grace, a set of unserved partitions not said yet
+ * is said (one warn line: the prefix, the partitions, the fix); all served again after that: one info
+ * line. A failed look (Redis away) says nothing.
+ */
+export class DispatcherPresenceWatch {
+  private timer: NodeJS.Timeout | undefined;
+  /** the unserved partitions last said ('' once all are served, or before any was said) */
+  private said = '';
+
+  constructor(private readonly options: PresenceWatchOptions) {}
+
+  start(): void {
+    const { graceMs } = this.options;
+    const startedAt = performance.now();
+    this.timer = setInterval(
+      () => void this.look(performance.now() - startedAt >= graceMs),
+      Math.min(LOOK_EVERY_MS, graceMs / 3),
+    );
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private async look(pastGrace: boolean): Promise<void> {
+    const { redis, keys, clock, logger, context, fields } = this.options;
+    const members = await redis.zrange(keys.dispatchers, clock.now(), '+inf', 'BYSCORE').catch(() => null);
+    if (members === null) return;
+    const unserved = unservedPartitions(members, keys.partitions);
+    const now = partitionRanges(unserved);
+    if (now === this.said || (now !== '' && !pastGrace)) return;
+    this.said = now;
+    const prefix = keys.prefix;
+    if (now === '') {
+      logger.info(
+        `A Sundial dispatcher runs again for prefix '${prefix}', every partition served: due timers reach the workers`,
+        {
+          ...fields,
+          prefix,
+        },
+      );
+    } else if (unserved.length === keys.partitions) {
+      logger.warn(
+        `No Sundial dispatcher has run for prefix '${prefix}' for ${ANNOUNCED_FOR_MS / 1000} s: due timers stay pending and reach no worker until one runs`,
+        { ...fields, prefix, fix: noDispatcherFix(prefix, context) },
+      );
+    } else {
+      logger.warn(
+        `No Sundial dispatcher serves partitions ${now} (of ${keys.partitions}) of prefix '${prefix}': their due timers stay pending and reach no worker until one does`,
+        { ...fields, prefix, partitions: unserved, fix: unservedFix(prefix, now, context) },
+      );
+    }
+  }
+}
+
+/** The partitions of `count` that none of the announcements `members` serves, ascending. */
+export function unservedPartitions(members: readonly string[], count: number): number[] {
+  const served = new Set<number>();
+  for (const member of members) {
+    const partitions = servedBy(member, count);
+    if (partitions === 'all') return [];
+    for (const partition of partitions) served.add(partition);
+  }
+  return Array.from({ length: count }, (_, n) => n).filter((n) => !served.has(n));
+}
+
+const SCHEDULER = 'the scheduler (apps/scheduler, at least one replica)';
+
+/** The warn line's fix when no dispatcher runs for the prefix at all. */
+export function noDispatcherFix(prefix: string, context: PresenceContext): string {
+  return context === 'external'
+    ? `Deploy ${SCHEDULER} with SUNDIAL_PREFIX=${prefix}, or in an app of this prefix pass dispatch: true to SundialWorkerModule.forRoot.`
+    : `Construct and start a Dispatcher for prefix '${prefix}' in this service beside the TimerRunner (docs/spec.md §5.5), or deploy ${SCHEDULER} with SUNDIAL_PREFIX=${prefix}.`;
+}
+
+/** The warn line's fix when dispatchers run but leave `partitions` (as partitionRanges wrote them) out. */
+export function unservedFix(prefix: string, partitions: string, context: PresenceContext): string {
+  const scheduler = `a scheduler (apps/scheduler) with SUNDIAL_PREFIX=${prefix} whose SUNDIAL_SERVE_PARTITIONS names them (unset, it serves every partition)`;
+  return context === 'external'
+    ? `Have a dispatcher serve partitions ${partitions}: ${scheduler}, or an app of this prefix whose SundialWorkerModule.forRoot({ dispatch: true, serve }) names them in serve (left out, every partition).`
+    : `Have a Dispatcher for prefix '${prefix}' serve partitions ${partitions}: its serve option names them (left out, it serves every partition; docs/spec.md §5.5), or ${scheduler}.`;
+}

@@ -1,0 +1,76 @@
+/** What a process noticed: data it saw under its prefix is gone (docs/operations.md "SundialRedisDataLost"). */
+export interface DataLoss {
+  prefix: string;
+  /**
+   * the partitions whose data is gone (their marker `P:{pN}:epoch` gone or replaced), ascending; empty when
+   * they were not looked at (a client reads `P:epoch` only) or none is lost (only `P:epoch`'s shard was)
+   */
+  partitions: number[];
+  /** the partition count the data is stored with (`P:partitions`), which `partitions` are of */
+  count: number;
+  /** whether every partition's data is gone (or, for a client that reads `P:epoch` only, is taken to be) */
+  all: boolean;
+  /** when the lost data's marker was written (ms since the epoch): the first start on that data */
+  since: number;
+  /** the lost data's (first) marker (`<ms>-<random>`): names this loss, so a process tells it once */
+  marker: string;
+  message: string;
+  fix: string;
+  /**
+   * whether this process published the `reset` event: it wrote the new marker of the first lost one (its
+   * `SET NX` won); every other process that notices the same loss found that marker there and publishes
+   * nothing
+   */
+  reset: boolean;
+}
+
+/** What a look found lost: `P:epoch` (the prefix's own keys' shard) and the partitions, and since when. */
+export interface LostMarkers {
+  prefix: string;
+  partitions: number[];
+  count: number;
+  /** the lost markers' values, in look order (`P:epoch` first) */
+  markers: string[];
+  reset: boolean;
+}
+
+const CAUSE = 'restarted without persistence, was flushed, or failed over to an empty replica';
+const FIX =
+  'restore Redis from a backup, or recreate the timers created through the API; turn on AOF ' +
+  '(appendonly yes, on every shard, docs/operations.md "Redis settings") so that a restart keeps them';
+
+/** The one error line's message and fix for a loss (docs/spec.md §6.3 "Data loss"). */
+export function dataLoss(lost: LostMarkers, looked: boolean): DataLoss {
+  const since = Math.min(...lost.markers.map((marker) => Number(marker.split('-')[0])));
+  const { prefix, partitions, count } = lost;
+  const all = !looked || partitions.length === count;
+  const when = `first written ${new Date(since).toISOString()}`;
+  const rows = '@DistributedCron and schedules-file rows are registered again';
+  let message: string;
+  if (all) {
+    message =
+      `Redis lost Sundial's data under prefix '${prefix}' (${when}): it ${CAUSE}. ` +
+      `Every timer created before is gone; ${rows}`;
+  } else if (partitions.length > 0) {
+    message =
+      `Redis lost Sundial's data under prefix '${prefix}' in partition${partitions.length > 1 ? 's' : ''} ` +
+      `${partitions.join(', ')} of ${count} (${when}): the Redis shard that holds them ${CAUSE}. ` +
+      `Every timer created before in them is gone; ${rows}`;
+  } else {
+    message =
+      `Redis lost Sundial's data under prefix '${prefix}' outside its partitions (${when}): the Redis shard ` +
+      `that holds '${prefix}:partitions' and the request ids' pins ${CAUSE}. The timers are intact; ` +
+      'a request id used before may now be used for another call without an idempotency-conflict';
+  }
+  return {
+    prefix,
+    partitions,
+    count,
+    all,
+    since,
+    marker: lost.markers[0],
+    message,
+    fix: FIX,
+    reset: lost.reset,
+  };
+}
