@@ -122,6 +122,13 @@ describe('the scheduler follows SUNDIAL_SCHEDULES_FILE', () => {
     ]);
     expect(await timers.get('api:report')).toEqual(api);
     expect(reportsOf('broken')).toHaveLength(1);
+
+    // What the operator checks after a sync (docs/spec.md §6.1): the text applied, two rows refused.
+    const metrics = await (await fetch(`${scheduler.url}/metrics`)).text();
+    expect(metrics).toMatch(/^sundial_schedules_file_problems 2$/m);
+    expect(metrics).toMatch(/^sundial_schedules_file_rows 3$/m);
+    const appliedAt = Number(/^sundial_schedules_file_applied_timestamp_seconds (\S+)$/m.exec(metrics)?.[1]);
+    expect(Date.now() / 1000 - appliedAt).toBeLessThan(60);
   });
 
   it('schedules its rows again after a global cancelAll (reset)', async () => {
@@ -147,12 +154,14 @@ describe('SchedulesFollower', () => {
   let timers: RedisTimers;
   let follower: SchedulesFollower;
   let version = 0;
+  /** As the kubelet updates a ConfigMap volume: a new dir, `..data` swapped to it, the old dir deleted. */
   const swap = (text: string) => {
-    const next = join(dir, `..v${++version}`);
-    mkdirSync(next);
-    writeFileSync(join(next, 'schedules.yaml'), text);
+    const next = `..v${++version}`;
+    mkdirSync(join(dir, next));
+    writeFileSync(join(dir, next, 'schedules.yaml'), text);
     symlinkSync(next, join(dir, '..data_tmp'));
     renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+    if (version > 1) rmSync(join(dir, `..v${version - 1}`), { recursive: true });
   };
 
   afterEach(() => jest.restoreAllMocks());

@@ -2,6 +2,7 @@ import { ENV_LIMIT_SETTINGS } from '@sundial/core';
 import { Backlog, Dispatcher, Reconciler, RedisTimers, SundialMetrics } from '@sundial/redis';
 import type { SchedulerServiceFactory } from './scheduler-service';
 import { SchedulesFollower } from './schedules/schedules-follower';
+import { SchedulesFileMetrics } from './schedules/schedules-metrics';
 
 /**
  * The scheduler's app service: the Timers API over Redis (every partition), plus the dispatcher and
@@ -27,7 +28,13 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
   const follower =
     config.schedulesFile === undefined
       ? undefined
-      : new SchedulesFollower({ path: config.schedulesFile, timers, limits, logger });
+      : new SchedulesFollower({
+          path: config.schedulesFile,
+          timers,
+          limits,
+          logger,
+          onStatus: new SchedulesFileMetrics().update,
+        });
   const dispatcher = new Dispatcher({ ...shared, serve: config.serve });
   const reconciler = new Reconciler({
     ...shared,

@@ -29,13 +29,21 @@ describe('readSchedules', () => {
     expect(hash('{ key: a, handler: h, every: 60s, timeout: 900000 }')).toBe(bounded);
   });
 
-  it('refuses a row with reason, field and fix, applies the others, and leaves the refused key untouched', () => {
+  it('refuses a row with reason, field and fix, applies the others, and leaves the refused keys untouched', () => {
     const read = readSchedules(
-      'timers:\n  - { key: ok, handler: h, every: 1m }\n  - { key: bad, handler: h, every: soon }\n  - { key: ok, handler: h, every: 2m }\n  - [not, a, row]\n',
+      'timers:\n  - { key: dup, handler: h, every: 1m }\n  - { key: bad, handler: h, every: soon }\n  - { key: dup, handler: h, every: 2m }\n  - [not, a, row]\n  - { key: ok, handler: h, every: 1m }\n',
       LIMITS,
     );
     expect(read.rows?.map(({ spec }) => spec.key)).toEqual(['ok']);
     expect(read.problems).toEqual([
+      expect.objectContaining({
+        row: 1,
+        key: 'dup',
+        reason: 'invalid',
+        field: 'key',
+        message: 'the key dup is on row 3 too; its timer stays as it is',
+        fix: 'Give each row its own key.',
+      }),
       expect.objectContaining({
         row: 2,
         key: 'bad',
@@ -45,14 +53,15 @@ describe('readSchedules', () => {
       }),
       expect.objectContaining({
         row: 3,
-        key: 'ok',
+        key: 'dup',
         reason: 'invalid',
         field: 'key',
-        fix: 'Give each row its own key.',
+        message: 'the key dup is on row 1 too; its timer stays as it is',
       }),
       expect.objectContaining({ row: 4, reason: 'invalid' }),
     ]);
-    expect([...read.untouched]).toEqual(['bad']);
+    // Neither row of `dup` wins: the timer under it stays as it was until the file says which one.
+    expect([...read.untouched]).toEqual(['dup', 'bad']);
   });
 
   it.each([
@@ -87,6 +96,34 @@ describe('readSchedules', () => {
         reason: 'invalid',
         message: expect.stringMatching(/^The schedules file is not applied/),
       }),
+    ]);
+  });
+
+  it('reads a file with a byte order mark and CRLF line ends as the same rows', () => {
+    const text = 'timers:\n  - { key: a, handler: h, every: 1m }\n';
+    const windows = readSchedules(`\uFEFF${text.replace(/\n/g, '\r\n')}`, LIMITS);
+    expect(windows.problems).toEqual([]);
+    expect(windows.rows).toEqual(readSchedules(text, LIMITS).rows);
+  });
+
+  it('names the line of a YAML error, and refuses a file of comments only as empty', () => {
+    const [syntax] = readSchedules('timers:\n  - { key: a, handler: h\n', LIMITS).problems;
+    expect(syntax.message).toMatch(/line 3, column 1/);
+    expect(readSchedules('# rows go here\n', LIMITS)).toMatchObject({
+      rows: null,
+      problems: [expect.objectContaining({ message: expect.stringMatching(/no top-level timers list/) })],
+    });
+  });
+
+  it('reads rows that share fields through an anchor and a merge key', () => {
+    const read = readSchedules(
+      'timers:\n  - &daily { key: a, handler: h, cron: "0 6 * * *", tz: UTC }\n  - { <<: *daily, key: b }\n',
+      LIMITS,
+    );
+    expect(read.problems).toEqual([]);
+    expect(read.rows?.map(({ spec }) => [spec.key, spec.cron, spec.tz])).toEqual([
+      ['a', '0 6 * * *', 'UTC'],
+      ['b', '0 6 * * *', 'UTC'],
     ]);
   });
 

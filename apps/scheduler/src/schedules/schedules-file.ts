@@ -60,23 +60,25 @@ export function readSchedules(text: string, limits: SpecLimits): SchedulesRead {
   const rows: FileRow[] = [];
   const problems: SchedulesProblem[] = [];
   const untouched = new Set<string>();
-  const seen = new Set<string>();
+  const positions = rowsByKey(list);
   list.forEach((row: unknown, index) => {
     const key = keyOf(row);
     try {
-      if (key !== undefined && seen.has(key)) {
+      // Every row of a key given twice is refused, not the first applied: which one is meant is not
+      // for the follower to guess, and a row added above an existing one would otherwise replace it.
+      const others = key === undefined ? [] : (positions.get(key) ?? []).filter((at) => at !== index + 1);
+      if (others.length > 0) {
         throw refusals.invalid(
           'key',
-          `the key ${key} is on an earlier row too`,
+          `the key ${key} is on row ${others.join(', ')} too; its timer stays as it is`,
           'Give each row its own key.',
         );
       }
       rows.push({ row: index + 1, spec: rowSpec(row, limits) });
-      if (key !== undefined) seen.add(key);
     } catch (error) {
       if (!isSundialError(error)) throw error;
       problems.push({ row: index + 1, ...(key !== undefined && { key }), ...error.toJSON() });
-      if (key !== undefined && !seen.has(key)) untouched.add(key);
+      if (key !== undefined) untouched.add(key);
     }
   });
   return { rows, problems, untouched };
@@ -85,7 +87,8 @@ export function readSchedules(text: string, limits: SpecLimits): SchedulesRead {
 function topLevelRows(text: string): unknown[] | SchedulesProblem {
   let document: unknown;
   try {
-    document = parse(text);
+    // `merge`: rows may share fields through an anchor and `<<: *anchor`, as YAML written for GitOps does
+    document = parse(text, { merge: true });
   } catch (error) {
     return fileProblem(`it is not YAML: ${(error as Error).message}`, 'Fix the YAML syntax.');
   }
@@ -105,6 +108,16 @@ function topLevelRows(text: string): unknown[] | SchedulesProblem {
 
 function fileProblem(message: string, fix: string): SchedulesProblem {
   return { reason: 'invalid', message: `The schedules file is not applied: ${message}.`, fix };
+}
+
+/** key → the 1-based rows that give it */
+function rowsByKey(list: unknown[]): Map<string, number[]> {
+  const positions = new Map<string, number[]>();
+  list.forEach((row, index) => {
+    const key = keyOf(row);
+    if (key !== undefined) positions.set(key, [...(positions.get(key) ?? []), index + 1]);
+  });
+  return positions;
 }
 
 function keyOf(row: unknown): string | undefined {

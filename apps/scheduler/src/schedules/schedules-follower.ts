@@ -1,16 +1,20 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  ensureOwnedRow,
-  isSundialError,
-  removeOwnedRows,
-  type SundialLogger,
-  type TimersApi,
-  type SpecLimits,
-} from '@sundial/core';
-import { type FileRow, readSchedules, type SchedulesProblem, schedulesOwner } from './schedules-file';
+import { isSundialError, type SundialLogger, type TimersApi, type SpecLimits } from '@sundial/core';
+import { applySchedules } from './schedules-apply';
+import { readSchedules, type SchedulesProblem } from './schedules-file';
+
+/** What a pass found, for the gauges of docs/spec.md §6.1 (`SchedulesFileMetrics`). */
+export interface SchedulesStatus {
+  /** problems reported by the pass: refused rows, or 1 for a file refused or unreadable as a whole */
+  problems: number;
+  /** valid rows of the text applied, when the pass applied one */
+  rows: number;
+  /** epoch ms of the apply; absent when the pass applied nothing (the file refused or unreadable) */
+  appliedAt?: number;
+}
 
 export interface SchedulesFollowerOptions {
   /** SUNDIAL_SCHEDULES_FILE */
@@ -20,32 +24,44 @@ export interface SchedulesFollowerOptions {
   logger: SundialLogger;
   /** how often the file is read again besides its directory's watch events (default 250 ms) */
   checkMs?: number;
+  /** told after each pass that reached a verdict */
+  onStatus?: (status: SchedulesStatus) => void;
 }
 
 const DEFAULT_CHECK_MS = 250;
 /**
  * Editors write a file in several steps (an edit in place truncates it, then writes): a pass waits this
- * long after a watch event, and a text read for the first time is read again this much later and
- * applied only if it stayed.
+ * long after a watch event, and a text read for the first time is read again at least this much later
+ * and applied only if it stayed.
  */
 const SETTLE_MS = 20;
+/**
+ * A text is applied only once the file has not changed for this long (its mtime, or the time the
+ * follower first read the text): a writer that writes in place in several writes with pauses between
+ * them (a script, a slow copy) left a part of the file for longer than SETTLE_MS, and that part — the
+ * rows before the pause — was applied: the later rows' timers cancelled and made anew a moment later
+ * (their runs, pauses and finished one-shots lost). Within the spec's second: a ConfigMap swap or an
+ * edit is applied ~300 ms after it.
+ */
+const QUIET_MS = 300;
 
 /**
- * Keeps the timers of a schedules file (docs/spec.md §5.4) in step with it while the scheduler runs: a
+ * Keeps the timers of a schedules file (docs/spec.md §5.1) in step with it while the scheduler runs: a
  * row added is scheduled, a row changed is replaced, a row removed has its timer cancelled, within a
  * second of the edit and without a restart. It watches the file's directory (an edit in place, a
  * rename) and also reads the file every `checkMs`: a Kubernetes ConfigMap is updated by swapping a
- * symlink, which a watch does not always report. A refused row (or file) is logged once, with its
+ * symlink, which a watch does not always report. A text is applied once whole (`settled`), by
+ * `applySchedules`. A refused row (or file, or a file that cannot be read) is logged once, with its
  * reason, field and fix, and changes nothing; the valid rows still apply. It writes only rows marked as
  * its own and never touches a timer created through the API. After a global `cancelAll()` (`reset`)
  * it schedules its rows again.
  */
 export class SchedulesFollower {
   private readonly checkMs: number;
-  /** the text last applied in full; a pass over the same text does nothing */
+  /** the text last applied in full (or refused as a whole); a pass over the same text does nothing */
   private applied: string | undefined;
-  /** the text the last read found: another text is applied only once a second read finds it too */
-  private lastRead: string | undefined;
+  /** the text not yet applied that the last read found, and when it was first read */
+  private candidate: { text: string; since: number } | undefined;
   /** what the last pass reported, so a problem that stays is logged once */
   private reported = new Set<string>();
   private pending = false;
@@ -55,6 +71,8 @@ export class SchedulesFollower {
   private settle: NodeJS.Timeout | undefined;
   private stopFollowingReset = (): void => undefined;
   private stopped = false;
+  /** ends a pass's wait for the file to settle at `stop()` */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: SchedulesFollowerOptions) {
     this.checkMs = options.checkMs ?? DEFAULT_CHECK_MS;
@@ -73,6 +91,7 @@ export class SchedulesFollower {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.stopFollowingReset();
     this.watcher?.close();
     clearInterval(this.ticker);
@@ -110,9 +129,14 @@ export class SchedulesFollower {
 
   private async pass(): Promise<void> {
     let text: string;
+    let mtimeMs: number;
     try {
       text = await readFile(this.options.path, 'utf8');
+      // after the read: a write since then makes the file look busy, never settled
+      mtimeMs = (await stat(this.options.path)).mtimeMs;
     } catch (error) {
+      // Kept as they are: a file missing for a moment (a volume remounted, a delete then a write) must
+      // not cancel every row. `timers: []` removes them.
       this.applied = undefined;
       return this.report([
         {
@@ -123,22 +147,26 @@ export class SchedulesFollower {
         },
       ]);
     }
-    if (text !== this.lastRead && text !== this.applied) {
-      // Read mid-edit, maybe: the periodic read does not wait for the watch's settle, and a write in
-      // place has the file empty (or part-written) for a moment — seen under load, where the empty file
-      // was reported and the next pass reported its rows' problems again. Read again once it settled.
-      this.lastRead = text;
-      this.pending = true;
-      await sleep(SETTLE_MS);
-      return;
-    }
-    this.lastRead = text;
-    if (text === this.applied) return;
+    if (text === this.applied || !(await this.settled(text, mtimeMs))) return;
     const read = readSchedules(text, this.options.limits);
+    if (!read.rows) {
+      this.applied = text; // refused as a whole: nothing to apply until it changes (or a reset)
+      return this.report(read.problems);
+    }
+    const started = Date.now();
     try {
-      const problems = read.rows ? await this.apply(read.rows, read.untouched) : [];
+      const done = await applySchedules(this.options.timers, read.rows, read.untouched, this.options.logger);
       this.applied = text;
-      this.report([...read.problems, ...problems]);
+      const problems = [...read.problems, ...done.problems];
+      this.options.logger.info('schedules file applied', {
+        file: this.options.path,
+        rows: read.rows.length - done.problems.length,
+        written: done.written,
+        removed: done.removed,
+        problems: problems.length,
+        durationMs: Date.now() - started,
+      });
+      this.report(problems, { rows: read.rows.length - done.problems.length, appliedAt: Date.now() });
     } catch (error) {
       // Redis is unreachable (or refused something unexpected): the next check tries the text again.
       this.report([
@@ -152,42 +180,26 @@ export class SchedulesFollower {
     }
   }
 
-  /** Writes the rows that differ, removes the owned rows no longer in the file; returns what was refused. */
-  private async apply(rows: FileRow[], untouched: ReadonlySet<string>): Promise<SchedulesProblem[]> {
-    const { timers, logger } = this.options;
-    const problems: SchedulesProblem[] = [];
-    const keep = new Set(untouched);
-    for (const { row, spec } of rows) {
-      keep.add(spec.key);
-      let outcome: Awaited<ReturnType<typeof ensureOwnedRow>>;
-      try {
-        outcome = await ensureOwnedRow(timers, spec, schedulesOwner);
-      } catch (error) {
-        // A row the store refuses (e.g. a cron without a next slot): reported like an invalid one.
-        if (!isSundialError(error) || error.reason === 'unavailable') throw error;
-        problems.push({ row, key: spec.key, ...error.toJSON() });
-        continue;
-      }
-      if (outcome === 'written') logger.info('schedules file: row applied', { key: spec.key });
-      if (outcome === 'foreign') {
-        problems.push({
-          reason: 'duplicate-key',
-          field: 'key',
-          row,
-          key: spec.key,
-          message: `The key ${spec.key} holds a timer not created from the schedules file (through the API).`,
-          fix: `Give the row another key, or cancel ${spec.key} if it is a leftover.`,
-        });
-      }
-    }
-    for (const key of await removeOwnedRows(timers, schedulesOwner, keep)) {
-      logger.info('schedules file: row removed, its timer cancelled', { key });
-    }
-    return problems;
+  /**
+   * Whether `text` is whole: read again at least SETTLE_MS after it was first read, and the file unchanged
+   * for QUIET_MS. Not yet: waits until it may be, and has the drain read the file again. A file read
+   * mid-edit (empty, or the rows before a writer's pause) is thus neither applied nor reported.
+   */
+  private async settled(text: string, mtimeMs: number): Promise<boolean> {
+    const now = Date.now();
+    if (this.candidate?.text !== text) this.candidate = { text, since: now };
+    const seenFor = now - this.candidate.since;
+    const quietFor = Math.max(seenFor, now - mtimeMs);
+    if (seenFor >= SETTLE_MS && quietFor >= QUIET_MS) return true;
+    this.pending = true;
+    const wait = Math.max(SETTLE_MS - seenFor, QUIET_MS - quietFor);
+    await sleep(wait, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+    return false;
   }
 
-  /** Logs each problem not already reported by the previous pass. */
-  private report(problems: SchedulesProblem[]): void {
+  /** Logs each problem not already reported by the previous pass; tells `onStatus`. */
+  private report(problems: SchedulesProblem[], applied?: { rows: number; appliedAt: number }): void {
+    this.options.onStatus?.({ problems: problems.length, rows: applied?.rows ?? 0, ...applied });
     const now = new Set<string>();
     for (const problem of problems) {
       const signature = JSON.stringify(problem);
