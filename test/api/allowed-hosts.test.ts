@@ -90,6 +90,9 @@ describe('the Host a request names (DNS rebinding)', () => {
       });
     }
     expect((await send(open, 'localhost:3000')).status).toBe(201);
+    // HTTP/1.0 without Host (no browser sends one so)
+    const bare = await rawHttp(Number(new URL(open.url).port), 'GET /health/live HTTP/1.0\r\n\r\n');
+    expect(bare.status).toBe(200);
   });
 
   it('SUNDIAL_ALLOWED_HOSTS adds names and *.domain suffixes, in any case; nothing else', async () => {
