@@ -23,7 +23,13 @@ async function main(): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
   const privateRedis = (await answersPing(redisUrl)) ? undefined : await startPrivateRedis(redisUrl);
-  const env = { ...process.env, REDIS_URL: redisUrl };
+  // A local cluster, without an API token unless one is set: its ports on loopback only, so that no
+  // other machine of the network can drive it (SUNDIAL_LISTEN_HOST=0.0.0.0 opens them).
+  const env = {
+    ...process.env,
+    REDIS_URL: redisUrl,
+    SUNDIAL_LISTEN_HOST: process.env.SUNDIAL_LISTEN_HOST || '127.0.0.1',
+  };
   const apps = [
     run('scheduler', process.execPath, [join(DIST, 'apps/scheduler/src/main.js')], {
       ...env,

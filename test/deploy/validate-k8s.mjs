@@ -4,6 +4,7 @@ const MODULES = {
   v1: 'kubernetes-models/v1',
   'apps/v1': 'kubernetes-models/apps/v1',
   'policy/v1': 'kubernetes-models/policy/v1',
+  'networking.k8s.io/v1': 'kubernetes-models/networking.k8s.io/v1',
   'monitoring.coreos.com/v1': '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
   'keda.sh/v1alpha1': '@kubernetes-models/keda/keda.sh/v1alpha1',
 };

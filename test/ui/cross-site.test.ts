@@ -1,17 +1,4 @@
-import {
-  type AppProcess,
-  clusterEnv,
-  ensureBuilt,
-  killAll,
-  type RedisServer,
-  spawnCluster,
-  startRedis,
-} from '@sundial/testing';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { useSchedulerInChromium } from './chromium-fixture';
 
 /**
  * The attack `apps/scheduler/src/cross-site.ts` stops, in a real browser: a page on another site
@@ -19,29 +6,14 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * which needs no preflight, to a scheduler without SUNDIAL_API_TOKEN. Nothing is written.
  */
 describe('a cross-site page in chromium against a scheduler without a token', () => {
-  let redis: RedisServer;
-  let scheduler: AppProcess;
-  let site: Server;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    [scheduler] = (await spawnCluster(clusterEnv(redis.url), 1, 0)).schedulers;
-    site = createServer((_request, response) => response.end('<!doctype html><title>elsewhere</title>'));
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => site?.close(resolve));
-    await killAll(scheduler ? [scheduler] : []);
-    await redis?.stop();
-  });
+  const fixture = useSchedulerInChromium((_request, response) =>
+    response.end('<!doctype html><title>elsewhere</title>'),
+  );
 
   it('cannot schedule a timer through a no-cors text/plain POST', async () => {
+    const { browser, scheduler } = fixture;
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+    await page.goto(`${fixture.siteUrl}/`);
     const target = new URL(scheduler.url);
     target.hostname = 'localhost';
     await page.evaluate(async (api) => {

@@ -2,13 +2,15 @@ import type { INestApplication } from '@nestjs/common';
 import { SundialError } from '@sundial/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { hostRefusal, type AllowedHosts } from './allowed-hosts';
 import { apiTokenCheck, isApiPath } from './api-token';
 import { crossSiteRefusal } from './cross-site';
 import { BODY_TOO_LARGE_FIX } from './http-error.filter';
 
 /**
  * What the scheduler refuses before any body is read (call before the body parser is installed):
- * a `/v1` call without the API token (401, whatever its body), a state-changing request a browser sent
+ * a request whose `Host` is not a name it answers to (403, `allowed-hosts.ts`: DNS rebinding, whatever
+ * the path), a `/v1` call without the API token (401, whatever its body), a state-changing request a browser sent
  * for another site's page (403, `cross-site.ts`), and a body whose Content-Length is
  * over the limit (413 at once: body-parser would otherwise wait for the whole declared body before
  * answering). And Node's own HTTP parser refusals (a malformed request line, an unknown method, a
@@ -16,10 +18,12 @@ import { BODY_TOO_LARGE_FIX } from './http-error.filter';
  */
 export function refuseBeforeBody(
   app: INestApplication,
-  options: { apiToken?: string; bodyLimit: number },
+  options: { apiToken?: string; allowedHosts: AllowedHosts; bodyLimit: number },
 ): void {
   const refuseToken = apiTokenCheck(options.apiToken);
   app.use((request: IncomingMessage, response: ServerResponse, next: () => void) => {
+    const foreignHost = hostRefusal(request.headers.host, options.allowedHosts);
+    if (foreignHost) return refuse(response, 403, foreignHost);
     const unauthorized = isApiPath(targetPath(request.url)) && refuseToken(request.headers.authorization);
     if (unauthorized) return refuse(response, 401, unauthorized);
     const crossSite = crossSiteRefusal(request);

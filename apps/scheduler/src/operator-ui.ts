@@ -8,18 +8,13 @@ const UI_DIR = join(__dirname, '..', 'ui');
 /**
  * The operator UI at `/ui/` (docs/spec.md §5.2): static files from the build, same origin as the API,
  * so it needs no CORS. The files are public; every `/v1` call they make carries the API token the
- * operator enters. The policy lets the page load nothing but its own files.
+ * operator enters. Its Content-Security-Policy (its own files only) is security-headers.ts's.
  */
 export function serveOperatorUi(app: NestExpressApplication): void {
   app.useStaticAssets(UI_DIR, {
     prefix: '/ui/',
     index: 'index.html',
     setHeaders: (response: ServerResponse) => {
-      response.setHeader(
-        'content-security-policy',
-        "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'self'",
-      );
-      response.setHeader('x-content-type-options', 'nosniff');
       response.setHeader('cache-control', 'no-cache');
     },
   });

@@ -10,6 +10,7 @@ import { RouteInputGuard } from './route-input';
 import { allowedMethods, answerRouteEdges } from './route-methods';
 import { parseBodies } from './request-body';
 import { serveOperatorUi } from './operator-ui';
+import { setSecurityHeaders } from './security-headers';
 import type { SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
 import { SchedulerModule } from './scheduler.module';
@@ -43,8 +44,10 @@ export async function createSchedulerApp(
   );
   const allowed = allowedMethods(document);
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
-  // The token and a declared Content-Length over the limit are refused before any body is read.
-  refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
+  // On every answer, refusals included.
+  setSecurityHeaders(app);
+  // A foreign Host, the token and a declared Content-Length over the limit are refused before any body is read.
+  refuseBeforeBody(app, { apiToken: config.apiToken, allowedHosts: config.allowedHosts, bodyLimit });
   answerRouteEdges(app, allowed);
   parseBodies(app, bodyLimit);
   app.useGlobalFilters(new HttpErrorFilter(app.get<SundialLogger>(SUNDIAL_LOGGER), allowed));

@@ -1,11 +1,14 @@
 import { DEFAULT_LIMITS } from '@sundial/core';
 import { DEFAULT_RECONCILE_MS } from '@sundial/redis';
 import { type ClusterConfig, clusterConfigFromEnv, type Env, envInt, envOptional } from '@sundial/server';
+import { type AllowedHosts, allowedHostsFromEnv } from './allowed-hosts';
 
 export interface SchedulerConfig extends ClusterConfig {
   port: number;
   /** when set, every `/v1` call needs `Authorization: Bearer <apiToken>` */
   apiToken?: string;
+  /** SUNDIAL_ALLOWED_HOSTS: the names a request's `Host` may give besides IPs, localhost, single labels */
+  allowedHosts: AllowedHosts;
   maxPayloadBytes: number;
   minEveryMs: number;
   reconcileMs: number;
@@ -14,10 +17,12 @@ export interface SchedulerConfig extends ClusterConfig {
 }
 
 export function schedulerConfigFromEnv(env: Env = process.env): SchedulerConfig {
+  const apiToken = envOptional(env, 'SUNDIAL_API_TOKEN');
   return {
     ...clusterConfigFromEnv(env),
     port: envInt(env, 'PORT', 3000),
-    apiToken: envOptional(env, 'SUNDIAL_API_TOKEN'),
+    apiToken,
+    allowedHosts: allowedHostsFromEnv(env, apiToken !== undefined),
     maxPayloadBytes: envInt(env, 'SUNDIAL_MAX_PAYLOAD_BYTES', DEFAULT_LIMITS.maxPayloadBytes, 1),
     minEveryMs: envInt(env, 'SUNDIAL_MIN_EVERY_MS', DEFAULT_LIMITS.minEveryMs, 1),
     reconcileMs: envInt(env, 'SUNDIAL_RECONCILE_MS', DEFAULT_RECONCILE_MS, 10),

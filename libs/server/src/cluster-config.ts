@@ -1,7 +1,7 @@
 import { refusals } from '@sundial/core';
 import { parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { Env } from './env';
-import { envInt, envString } from './env';
+import { envInt, envOptional, envString } from './env';
 import { type LogLevelName, parseLogLevel } from './pino-logger';
 
 /** What every Sundial process reads from the environment (docs/spec.md §5.4). */
@@ -12,6 +12,8 @@ export interface ClusterConfig {
   /** SUNDIAL_SERVE_PARTITIONS: the partitions this process hands off, reconciles, consumes (undefined: all) */
   serve?: number[];
   logLevel: LogLevelName;
+  /** SUNDIAL_LISTEN_HOST: the address the HTTP port binds (undefined: every interface, as in a container) */
+  listenHost?: string;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -31,6 +33,7 @@ export function clusterConfigFromEnv(env: Env): ClusterConfig {
     partitions,
     serve: parseServePartitions(env.SUNDIAL_SERVE_PARTITIONS, partitions),
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    listenHost: envOptional(env, 'SUNDIAL_LISTEN_HOST'),
   };
 }
 

@@ -38,11 +38,15 @@ export function serve(
       // answer, a full Redis) waits; Redis refusing us (WRONGPASS, NOPERM: a reply that is not a
       // transient one) fails the start at once, saying so.
       await waitForRedis(app.get(RedisPing), logger, { isOutage: isAwayNotRefused });
-      await app.listen(config.port);
-      const { port } = app.getHttpServer().address() as AddressInfo;
+      // Every interface unless told (a container's port is reached through its pod or service address).
+      await (config.listenHost === undefined
+        ? app.listen(config.port)
+        : app.listen(config.port, config.listenHost));
+      const { port, address } = app.getHttpServer().address() as AddressInfo;
       const { prefix, partitions, serve } = config;
       logger.info(`${name} listening`, {
         port,
+        address,
         prefix,
         partitions,
         ...(serve && { serve: serve.join(',') }),

@@ -1,0 +1,61 @@
+import {
+  type AppProcess,
+  clusterEnv,
+  ensureBuilt,
+  killAll,
+  type RedisServer,
+  spawnCluster,
+  startRedis,
+} from '@sundial/testing';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium } from 'playwright-core';
+
+/** Debian's `chromium` package (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface ChromiumFixture {
+  readonly browser: Browser;
+  /** the scheduler, without SUNDIAL_API_TOKEN, as `npm start` runs it */
+  readonly scheduler: AppProcess;
+  /** another site, on 127.0.0.1: its origin */
+  readonly siteUrl: string;
+}
+
+/**
+ * For the suite that calls it (beforeAll/afterAll): a private Redis, one built scheduler on it without
+ * a token, another site answering with `site`, and chromium launched with `args` besides --no-sandbox.
+ */
+export function useSchedulerInChromium(site: RequestListener, args: string[] = []): ChromiumFixture {
+  let redis: RedisServer | undefined;
+  let scheduler: AppProcess | undefined;
+  let server: Server | undefined;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    [scheduler] = (await spawnCluster(clusterEnv(redis.url), 1, 0)).schedulers;
+    server = createServer(site);
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', ...args] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await killAll(scheduler ? [scheduler] : []);
+    await redis?.stop();
+  });
+
+  return {
+    get browser() {
+      return browser!;
+    },
+    get scheduler() {
+      return scheduler!;
+    },
+    get siteUrl() {
+      return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    },
+  };
+}
