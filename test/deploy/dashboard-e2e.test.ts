@@ -1,5 +1,7 @@
 import { SundialKeys } from '@sundial/redis';
 import { Redis } from 'ioredis';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type AppProcess,
@@ -47,8 +49,11 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
 
   beforeAll(async () => {
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    // A schedules file, so that the scheduler exports the file's gauges the runbooks name.
+    const schedules = join(mkdtempSync(join(tmpdir(), 'sundial-dashboard-')), 'schedules.yaml');
+    writeFileSync(schedules, 'timers:\n  - key: dashboard:file-row\n    handler: log\n    every: 1h\n');
     const cluster = await spawnCluster(
-      clusterEnv(redis.url, { SUNDIAL_PARTITIONS: String(PARTITIONS) }),
+      clusterEnv(redis.url, { SUNDIAL_PARTITIONS: String(PARTITIONS), SUNDIAL_SCHEDULES_FILE: schedules }),
       1,
       1,
     );
