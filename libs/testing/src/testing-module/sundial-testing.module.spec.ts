@@ -1,6 +1,6 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DistributedCron, OnTimer, Timers } from '@sundial/client';
+import { DistributedCron, DistributedInterval, OnTimer, Timers } from '@sundial/client';
 import { type JsonValue, SundialError, type TimerContext, VirtualClock } from '@sundial/core';
 import { SundialTestingModule, type SundialTestingModuleOptions } from './sundial-testing.module';
 
@@ -39,6 +39,16 @@ class Billing {
 @Module({ providers: [Audit, Billing], exports: [Billing, Audit] })
 class BillingModule {}
 
+@Injectable()
+class Heartbeat {
+  constructor(@Inject(Audit) private readonly audit: Audit) {}
+
+  @DistributedInterval('billing.heartbeat', '15m')
+  beat(_payload: JsonValue, ctx: TimerContext): void {
+    this.audit.lines.push(`beat ${new Date(ctx.due).toISOString().slice(11, 16)}`);
+  }
+}
+
 describe('SundialTestingModule', () => {
   it("drives the app's @OnTimer and @DistributedCron methods on a virtual clock", async () => {
     const app = await Test.createTestingModule({
@@ -53,6 +63,17 @@ describe('SundialTestingModule', () => {
     expect(lines.filter((line) => line.startsWith('nightly'))).toHaveLength(14);
     expect(lines[0]).toBe('nightly 2026-03-02');
     expect(lines.at(-1)).toBe('trial of acme ended at 2026-03-15T12:00:00.000Z');
+    await app.close();
+  });
+
+  it('drives @DistributedInterval methods on the virtual clock: one run a period', async () => {
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' })],
+      providers: [Audit, Heartbeat],
+    }).compile();
+    await app.init();
+    await app.get(VirtualClock).advance('1h');
+    expect(app.get(Audit).lines).toEqual(['beat 12:15', 'beat 12:30', 'beat 12:45', 'beat 13:00']);
     await app.close();
   });
 
