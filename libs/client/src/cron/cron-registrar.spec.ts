@@ -5,7 +5,7 @@ import { waitFor } from '@sundial/testing';
 import { type DataLoss, watchPartitionCount } from '@sundial/redis';
 import { Redis } from 'ioredis';
 import { registrarOnRedis } from '../../../../test/client/registrar-on-redis';
-import { DistributedCron, DistributedInterval, SundialModule, Timers } from '../index';
+import { CronRegistrar, DistributedCron, DistributedInterval, SundialModule, Timers } from '../index';
 
 const runs: number[] = [];
 
@@ -123,6 +123,12 @@ describe('@DistributedCron', () => {
       expect(items.map((row) => [row.key, row.version])).toEqual([['cron:digest', 1]]);
       const intervals = await apps[0].get(Timers).list({ prefix: 'interval:' });
       expect(intervals.items.map((row) => [row.key, row.version])).toEqual([['interval:digest.progress', 1]]);
+      // this app's rows, with their next runs (SchedulerRegistry.getCronJobs())
+      const rows = await apps[1].get(CronRegistrar).rows();
+      expect(rows.map((row) => [row.key, row.dueAt > Date.now()])).toEqual([
+        ['cron:digest', true],
+        ['interval:digest.progress', true],
+      ]);
       await Promise.all(apps.map((app) => app.close()));
     });
 

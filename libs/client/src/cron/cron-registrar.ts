@@ -6,7 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { ensureOwnedRow, removeOwnedRows, type RowOwner } from '@sundial/core';
+import { ensureOwnedRow, removeOwnedRows, type RowOwner, type Timer } from '@sundial/core';
 import { type DiscoveredRow, TimerHandlerRegistry } from '../handler-registry';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { SundialModuleOptions } from '../sundial-module-options';
@@ -89,6 +89,18 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
         );
       }
     }
+  }
+
+  /**
+   * `SchedulerRegistry.getCronJobs()`'s counterpart: the rows of this app's `@DistributedCron` and
+   * `@DistributedInterval` methods (not `disabled`), as stored now, in the order found — `dueAt` is each
+   * one's next run, `status` says whether it is paused. A row cancelled since (until the next boot or
+   * reset writes it again) is left out.
+   */
+  async rows(): Promise<Timer[]> {
+    const keys = this.registry.crons.filter((row) => !row.disabled).map(rowKey);
+    const rows = await Promise.all(keys.map((key) => this.timers.get(key)));
+    return rows.filter((row): row is Timer => row !== null && this.owner.owns(row));
   }
 
   private async ensure(row: DiscoveredRow): Promise<void> {

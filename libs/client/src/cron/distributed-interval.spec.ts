@@ -177,7 +177,15 @@ describe('@DistributedInterval', () => {
       // '30s' from the config is the same row: nothing written, the grid goes on
       const same = await boot(ConfiguredHeartbeat, '30000');
       expect(await same.get(Timers).get('interval:beat')).toMatchObject({ id: created?.id, version: 1 });
+      // paused (getCronJob(name).stop()): the next boot leaves it paused
+      await same.get(Timers).pause('interval:beat');
       await same.close();
+      const again = await boot(Heartbeat);
+      expect(await again.get(Timers).get('interval:beat')).toMatchObject({
+        id: created?.id,
+        status: 'paused',
+      });
+      await again.close();
 
       const slower = await boot(SlowerHeartbeat);
       const replaced = await slower.get(Timers).get('interval:beat');
