@@ -6,14 +6,22 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { ensureOwnedRow, removeOwnedRows, type RowOwner, type Timer } from '@sundial/core';
+import {
+  ensureOwnedRow,
+  isSundialError,
+  normalizeSpec,
+  removeOwnedRows,
+  type RowOwner,
+  type Timer,
+  type TimerSpec,
+} from '@sundial/core';
 import { type DiscoveredRow, TimerHandlerRegistry } from '../handler-registry';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { SundialModuleOptions } from '../sundial-module-options';
 import { connectBackend } from '../create-backend';
 import { Timers } from '../timers';
 import { cronRowOwner, ROW_KINDS, type RowSchedule, rowKey, rowSpec } from './cron-rows';
-import { rowRefusal, withOwner } from './row-refusal';
+import { decoratorOf, rowRefusal, withOwner } from './row-refusal';
 import { RowSources } from './row-sources';
 
 const DEFAULT_APP = 'app';
@@ -110,8 +118,19 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
         : { every: await this.sources.period(row) };
     const spec = rowSpec(withOverlap(row), schedule, this.app);
     const outcome = await ensureOwnedRow(this.timers, spec, this.owner).catch((error: unknown) => {
+      if (windowOver(spec, error)) return 'ended' as const;
       throw withOwner(row, error);
     });
+    if (outcome === 'ended') {
+      // Its last slot has passed: the row ended (and was removed) or never started. Nothing to write —
+      // and no reason to stop every later boot of an app that keeps a finished campaign's method.
+      const stale = await this.timers.get(spec.key);
+      if (stale && this.owner.owns(stale)) await this.timers.cancel(spec.key);
+      this.logger.warn(
+        `${decoratorOf(row)}: not written, its endAt ${new Date(normalizeSpec(spec).endAt!).toISOString()} leaves no slot to run. Remove the method, or move endAt.`,
+      );
+      return;
+    }
     if (outcome === 'foreign') {
       throw rowRefusal(
         row,
@@ -153,4 +172,18 @@ function withOverlap(row: DiscoveredRow): DiscoveredRow {
     );
   }
   return waitForCompletion ? row : { ...row, overlap: 'allow' };
+}
+
+/**
+ * A refusal saying `endAt` leaves no slot from now on, for a spec whose window is well-formed (`endAt`
+ * after `startAt`): the window is over. An `endAt` not after `startAt` is a mistake and still refused.
+ */
+function windowOver(spec: TimerSpec, error: unknown): boolean {
+  if (!isSundialError(error) || error.field !== 'endAt' || spec.endAt === undefined) return false;
+  try {
+    normalizeSpec(spec); // refuses an endAt not after startAt, as the write did
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -134,6 +134,45 @@ describe('@DistributedInterval', () => {
     );
   });
 
+  it('a row whose endAt has passed is not written, and no later boot stops on it; endAt before startAt still does', async () => {
+    @Injectable()
+    class Campaign {
+      @DistributedCron('promo.daily', '0 9 * * *', { endAt: '2026-03-03T00:00:00Z' })
+      daily(): void {}
+
+      @DistributedInterval('promo.beat', '1h', { endAt: '2026-03-03T00:00:00Z' })
+      beat(): void {}
+    }
+    const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
+    const first = await onMemory([Campaign], undefined, clock);
+    await first.init();
+    expect(await first.get(Timers).get('cron:promo.daily')).not.toBeNull();
+    await clock.advance('5d');
+    await first.close();
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const later = await onMemory([Campaign], undefined, clock);
+    await later.init();
+    expect(warn.mock.calls.map(([message]) => message)).toEqual([
+      expect.stringMatching(
+        /^@DistributedCron\('promo.daily'\) on Campaign.daily: not written, its endAt 2026-03-03T00:00:00.000Z leaves no slot/,
+      ),
+      expect.stringMatching(/^@DistributedInterval\('promo.beat'\) on Campaign.beat: not written/),
+    ]);
+    warn.mockRestore();
+    expect((await later.get(Timers).list({})).items).toEqual([]);
+    await later.close();
+
+    @Injectable()
+    class Backwards {
+      @DistributedInterval('promo.beat', '1h', {
+        startAt: '2026-03-05T00:00:00Z',
+        endAt: '2026-03-04T00:00:00Z',
+      })
+      beat(): void {}
+    }
+    expect(await refusalOf([Backwards])).toMatchObject({ reason: 'invalid', field: 'endAt' });
+  });
+
   it('waitForCompletion: true waits for the run (overlap skip) and takes a retry', async () => {
     const app = await onMemory([WaitingHeartbeat]);
     await app.init();
