@@ -265,7 +265,12 @@ describe('@DistributedCron', () => {
           what: 'the row registered again',
         });
         expect(row).toMatchObject({ cron: '0 9 * * *', status: 'pending' });
-        expect(await timers.get('interval:digest.progress')).toMatchObject({ everyMs: 3_600_000 });
+        // written after the cron's, in the same pass
+        const interval = await waitFor(
+          () => timers.get('interval:digest.progress').then((timer) => timer ?? undefined),
+          { what: 'the interval row registered again' },
+        );
+        expect(interval).toMatchObject({ everyMs: 3_600_000 });
       } finally {
         raw.disconnect();
         await stop();

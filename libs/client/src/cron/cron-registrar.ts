@@ -151,6 +151,16 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
  */
 function withOverlap(row: DiscoveredRow): DiscoveredRow {
   const { overlap } = row;
+  const waitOption = row.retry !== undefined ? 'retry' : row.catchup === 'all' ? "catchup: 'all'" : undefined;
+  if (row.kind === 'interval' && row.waitForCompletion === undefined && overlap === undefined && waitOption) {
+    // Said in the decorator's words: the row's own refusal would name an overlap 'allow' nobody wrote.
+    throw rowRefusal(
+      row,
+      waitOption === 'retry' ? 'retry' : 'catchup',
+      `${waitOption} needs runs that wait, and an interval does not wait unless told (waitForCompletion false, as @Interval).`,
+      `Add waitForCompletion: true (a run that throws after its last try then ends the interval), or remove ${waitOption}.`,
+    );
+  }
   const waitForCompletion =
     row.waitForCompletion ?? (row.kind === 'interval' && overlap === undefined ? false : undefined);
   if (waitForCompletion === undefined) return row;

@@ -183,6 +183,23 @@ describe('@DistributedInterval', () => {
     await app.close();
   });
 
+  it('refuses a retry on an interval that does not wait, saying to add waitForCompletion', async () => {
+    @Injectable()
+    class Retrying {
+      @DistributedInterval('beat', '1m', { retry: { attempts: 3 } })
+      beat(): void {}
+    }
+    const refused = await refusalOf([Retrying]);
+    expect(refused).toMatchObject({
+      reason: 'invalid',
+      field: 'retry',
+      fix: expect.stringContaining('Add waitForCompletion: true'),
+    });
+    expect((refused as Error).message).toContain(
+      "@DistributedInterval('beat') on Retrying.beat: retry needs runs",
+    );
+  });
+
   it.each([
     ['waitForCompleton', misspelt, 'Did you mean "waitForCompletion"?'],
     ['timeZone', zoned, 'Remove "timeZone"'],
