@@ -19,7 +19,8 @@ async function watchesLooked(raw: Redis): Promise<string[]> {
  * examples/reminders as deployed — replicas embedding SundialWorkerModule with `dispatch: true`, no
  * apps/scheduler or apps/worker — on a Redis without persistence (docs/spec.md §4.1,
  * docs/operations.md "SundialRedisDataLost"): a restart that lost the data is said once by each
- * replica, and the daily digest's @DistributedCron row comes back without a redeploy.
+ * replica, and the daily digest's @DistributedCron row and the heartbeat's @DistributedInterval row come
+ * back without a redeploy.
  */
 describe('examples/reminders: Redis restarted without persistence', () => {
   let redis: RedisServer;
@@ -73,6 +74,12 @@ describe('examples/reminders: Redis restarted without persistence', () => {
       what: 'the digest row registered again',
     });
     expect(row).toMatchObject({ cron: '0 8 * * *', status: 'pending' });
+    // the heartbeat's @DistributedInterval row too (a boot-time schedule({ ifExists: 'keep' }) stayed gone)
+    const beat = await waitFor(async () => (await timers.get('interval:reminders.heartbeat')) ?? undefined, {
+      timeoutMs: NOTICE_MS,
+      what: 'the heartbeat row registered again',
+    });
+    expect(beat).toMatchObject({ everyMs: 3_600_000, status: 'pending' });
     // one line per replica: the reconnect said nothing, the loss was said once
     expect(replicas.map((replica) => lossLines(replica).length)).toEqual([1, 1]);
     expect(lossLines(replicas[0])[0]).toContain('appendonly yes');

@@ -124,6 +124,6 @@ describe('examples/reminders: 3 replicas', () => {
     await boot({ DIGEST_ENABLED: 'false' });
     expect(await timers().get('cron:reminders.digest')).toBeNull();
     expect(await timers().get('cron:reminders.digest.manual')).toMatchObject({ cron: '0 9 * * *' });
-    expect(await timers().get('reminders:heartbeat')).toMatchObject({ kind: 'interval' });
+    expect(await timers().get('interval:reminders.heartbeat')).toMatchObject({ kind: 'interval' });
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { createEngine, type TimersApi } from '@sundial/core';
 import { DEFAULT_CLOSE_GRACE_MS, RedisTimers, SundialMetrics } from '@sundial/redis';
+import { logFailedRuns } from './failed-run-lines';
 import type { TimerHandlerRegistry } from './handler-registry';
 import { loggerOf } from './nest-logger';
 import type { SundialModuleOptions } from './sundial-module-options';
@@ -10,7 +11,9 @@ export function createBackend(options: SundialModuleOptions, registry: TimerHand
     const { clock, limits, tombstoneMs, ledger, shutdownGraceMs = DEFAULT_CLOSE_GRACE_MS } = options;
     const logger = loggerOf(options);
     const handlers = registry.handlers;
-    return createEngine({ clock, handlers, limits, tombstoneMs, logger, ledger, shutdownGraceMs });
+    const engine = createEngine({ clock, handlers, limits, tombstoneMs, logger, ledger, shutdownGraceMs });
+    logFailedRuns(engine, logger);
+    return engine;
   }
   const { connection, prefix, partitions, limits, tombstoneMs, ledger, startWaitMs } = options;
   const logger = loggerOf(options);

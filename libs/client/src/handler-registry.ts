@@ -7,6 +7,7 @@ import {
   withTimeout,
 } from '@sundial/core';
 import type { DistributedCronMetadata } from './decorators/distributed-cron.decorator';
+import type { DistributedIntervalMetadata } from './decorators/distributed-interval.decorator';
 import type { HandlerOptions } from './decorators/on-timer.decorator';
 
 /** A `@DistributedCron` method found at boot; its handler is registered under `name` too. */
@@ -15,15 +16,25 @@ export interface DiscoveredCron extends DistributedCronMetadata {
   owner: string;
 }
 
+/** A `@DistributedInterval` method found at boot; its handler is registered under `name` too. */
+export interface DiscoveredInterval extends DistributedIntervalMetadata {
+  /** `Provider.method`, for messages */
+  owner: string;
+}
+
+/** A row declared in code, kept by the registrar (docs/spec.md §5.1). */
+export type DiscoveredRow = DiscoveredCron | DiscoveredInterval;
+
 /**
- * The handlers of this app: `@OnTimer` and `@DistributedCron` methods found by the explorer, plus those
+ * The handlers of this app: `@OnTimer`, `@DistributedCron` and `@DistributedInterval` methods found by the explorer, plus those
  * given as plain functions in options. `handlers` is one live object that the backend running them
  * (the in-memory engine or a TimerRunner) reads at each run.
  */
 export class TimerHandlerRegistry {
   /** no prototype: a handler named `__proto__` or `toString` is an own entry like any other */
   readonly handlers: Record<string, TimerHandler> = Object.create(null) as Record<string, TimerHandler>;
-  readonly crons: DiscoveredCron[] = [];
+  /** the `@DistributedCron` and `@DistributedInterval` rows, in the order found */
+  readonly crons: DiscoveredRow[] = [];
   private readonly owners = new Map<string, string>();
 
   /** `clock`: the backend's, where a handler's timeout is armed (a VirtualClock under the testing module). */
@@ -58,7 +69,7 @@ export class TimerHandlerRegistry {
     this.handlers[name] = run;
   }
 
-  addCron(cron: DiscoveredCron, handler: TimerHandler): void {
+  addCron(cron: DiscoveredRow, handler: TimerHandler): void {
     this.add(cron.name, handler, cron.owner, cron);
     this.crons.push(cron);
   }

@@ -4,9 +4,22 @@ export * from './sundial.module';
 export * from './timers';
 export * from './decorators/on-timer.decorator';
 export * from './decorators/distributed-cron.decorator';
-export { TimerHandlerRegistry, type DiscoveredCron } from './handler-registry';
+export * from './decorators/distributed-interval.decorator';
+export {
+  TimerHandlerRegistry,
+  type DiscoveredCron,
+  type DiscoveredInterval,
+  type DiscoveredRow,
+} from './handler-registry';
 export { CronRegistrar } from './cron/cron-registrar';
-export { CRON_KEY_PREFIX, CRON_OWNER_MARKER, cronKey } from './cron/cron-rows';
+export {
+  CRON_KEY_PREFIX,
+  CRON_OWNER_MARKER,
+  cronKey,
+  INTERVAL_KEY_PREFIX,
+  INTERVAL_OWNER_MARKER,
+  intervalKey,
+} from './cron/cron-rows';
 export * from './worker/sundial-worker-options';
 export { SundialWorker } from './worker/sundial-worker';
 export { SundialWorkerModule } from './worker/sundial-worker.module';

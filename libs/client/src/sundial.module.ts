@@ -45,7 +45,8 @@ import { Timers } from './timers';
     TimerExplorer,
     CronRegistrar,
   ],
-  exports: [Timers, TimerHandlerRegistry, SUNDIAL_MODULE_OPTIONS],
+  // CronRegistrar: its rows(), the app's declared rows and their next runs
+  exports: [Timers, TimerHandlerRegistry, CronRegistrar, SUNDIAL_MODULE_OPTIONS],
 })
 export class SundialModule extends ConfigurableSundialModule implements OnApplicationShutdown {
   constructor(@Inject(Timers) private readonly timers: Timers) {

@@ -1,11 +1,11 @@
 import { Injectable, Logger, type Type } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type TimerContext, VirtualClock } from '@sundial/core';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing';
 import { type DataLoss, watchPartitionCount } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import { DistributedCron, SundialModule, Timers } from '../index';
+import { registrarOnRedis } from '../../../../test/client/registrar-on-redis';
+import { CronRegistrar, DistributedCron, DistributedInterval, SundialModule, Timers } from '../index';
 
 const runs: number[] = [];
 
@@ -15,6 +15,10 @@ class DailyDigest {
   send(_payload: unknown, ctx: TimerContext): void {
     runs.push(ctx.due);
   }
+
+  // kept by the same registrar: each test of the rows' life below covers it too
+  @DistributedInterval('digest.progress', '1h')
+  progress(): void {}
 }
 
 @Injectable()
@@ -108,41 +112,23 @@ describe('@DistributedCron', () => {
   });
 
   describe('with Redis: replicas and redeploys', () => {
-    let redis: RedisServer;
-    let n = 0;
-    let prefix: string;
-    beforeAll(async () => {
-      redis = await startRedis();
-    });
-    beforeEach(() => {
-      prefix = `c${n++}`;
-    });
-    afterAll(async () => {
-      await redis.stop();
-    });
-
-    async function boot(
-      provider: Type,
-      extra: TestingModule[] = [],
-      appName?: string,
-    ): Promise<TestingModule> {
-      const app = await Test.createTestingModule({
-        imports: [
-          ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ DIGEST_CRON: '30 7 * * 1' })] }),
-          SundialModule.forRoot({ connection: redis.url, prefix, appName }),
-        ],
-        providers: [provider],
-      }).compile();
-      extra.push(app);
-      await app.init();
-      return app;
-    }
+    const redisApps = registrarOnRedis('c');
+    const boot = (provider: Type, into: TestingModule[] = [], appName?: string) =>
+      redisApps.boot([provider], { config: { DIGEST_CRON: '30 7 * * 1' }, appName, into });
 
     it('three replicas booting at once leave exactly one row', async () => {
       const apps: TestingModule[] = [];
       await Promise.all([boot(DailyDigest, apps), boot(DailyDigest, apps), boot(DailyDigest, apps)]);
       const { items } = await apps[0].get(Timers).list({ prefix: 'cron:' });
       expect(items.map((row) => [row.key, row.version])).toEqual([['cron:digest', 1]]);
+      const intervals = await apps[0].get(Timers).list({ prefix: 'interval:' });
+      expect(intervals.items.map((row) => [row.key, row.version])).toEqual([['interval:digest.progress', 1]]);
+      // this app's rows, with their next runs (SchedulerRegistry.getCronJobs())
+      const rows = await apps[1].get(CronRegistrar).rows();
+      expect(rows.map((row) => [row.key, row.dueAt > Date.now()])).toEqual([
+        ['cron:digest', true],
+        ['interval:digest.progress', true],
+      ]);
       await Promise.all(apps.map((app) => app.close()));
     });
 
@@ -220,7 +206,8 @@ describe('@DistributedCron', () => {
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       const removed = await boot(NoCron, [], 'billing');
       expect(await removed.get(Timers).get('cron:digest')).toBeNull();
-      expect(warn).toHaveBeenCalledTimes(1);
+      expect(await removed.get(Timers).get('interval:digest.progress')).toBeNull();
+      expect(warn).toHaveBeenCalledTimes(2);
       warn.mockRestore();
       await removed.close();
     });
@@ -230,7 +217,7 @@ describe('@DistributedCron', () => {
       const plain = await boot(NoCron, apps);
       await plain.get(Timers).schedule({ key: 'cron:digest', handler: 'other', every: '1h' });
       const app = await Test.createTestingModule({
-        imports: [SundialModule.forRoot({ connection: redis.url, prefix })],
+        imports: [SundialModule.forRoot({ connection: redisApps.url(), prefix: redisApps.prefix() })],
         providers: [DailyDigest],
       }).compile();
       const refused = await app.init().catch((error: unknown) => error);
@@ -248,6 +235,11 @@ describe('@DistributedCron', () => {
         what: 'the row registered again',
       });
       expect(row).toMatchObject({ cron: '0 9 * * *', status: 'pending' });
+      const interval = await waitFor(
+        () => timers.get('interval:digest.progress').then((timer) => timer ?? undefined),
+        { what: 'the interval row registered again' },
+      );
+      expect(interval).toMatchObject({ everyMs: 3_600_000, status: 'pending' });
       await app.close();
     });
 
@@ -256,23 +248,29 @@ describe('@DistributedCron', () => {
       const timers = app.get(Timers);
       const losses: DataLoss[] = [];
       const stop = watchPartitionCount({
-        connection: redis.url,
-        prefix,
+        connection: redisApps.url(),
+        prefix: redisApps.prefix(),
         onReplaced: () => undefined,
         onDataLost: (loss) => losses.push(loss),
       });
-      const raw = new Redis(redis.url);
+      const raw = new Redis(redisApps.url());
       try {
         // the watch has read the marker (its first command is that GET) before the data goes
         await waitFor(async () => /name=sundial-watch .*cmd=get/.test((await raw.client('LIST')) as string), {
           what: 'the watch to read the marker',
         });
-        await raw.del(...(await raw.keys(`${prefix}:*`))); // what a restart without persistence leaves
+        await raw.del(...(await raw.keys(`${redisApps.prefix()}:*`))); // what a restart without persistence leaves
         await waitFor(() => losses.length > 0, { timeoutMs: 10_000, what: 'the watch to notice the loss' });
         const row = await waitFor(() => timers.get('cron:digest').then((timer) => timer ?? undefined), {
           what: 'the row registered again',
         });
         expect(row).toMatchObject({ cron: '0 9 * * *', status: 'pending' });
+        // written after the cron's, in the same pass
+        const interval = await waitFor(
+          () => timers.get('interval:digest.progress').then((timer) => timer ?? undefined),
+          { what: 'the interval row registered again' },
+        );
+        expect(interval).toMatchObject({ everyMs: 3_600_000 });
       } finally {
         raw.disconnect();
         await stop();
@@ -282,8 +280,8 @@ describe('@DistributedCron', () => {
 
     it('an app without crons does not listen on the events channel (every script would publish to it)', async () => {
       const subscribers = async () => {
-        const client = new Redis(redis.url);
-        const [, count] = (await client.pubsub('NUMSUB', `${prefix}:events`)) as [string, number];
+        const client = new Redis(redisApps.url());
+        const [, count] = (await client.pubsub('NUMSUB', `${redisApps.prefix()}:events`)) as [string, number];
         client.disconnect();
         return count;
       };

@@ -1,26 +1,35 @@
 import {
   Inject,
   Injectable,
-  type InjectionToken,
   Logger,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { ensureOwnedRow, removeOwnedRows, type RowOwner, SundialError } from '@sundial/core';
-import type { CronExpressionSource } from '../decorators/distributed-cron.decorator';
-import { type DiscoveredCron, TimerHandlerRegistry } from '../handler-registry';
+import {
+  ensureOwnedRow,
+  isSundialError,
+  normalizeSpec,
+  removeOwnedRows,
+  type RowOwner,
+  type Timer,
+  type TimerSpec,
+} from '@sundial/core';
+import { type DiscoveredRow, TimerHandlerRegistry } from '../handler-registry';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { SundialModuleOptions } from '../sundial-module-options';
 import { connectBackend } from '../create-backend';
 import { Timers } from '../timers';
-import { CRON_KEY_PREFIX, cronKey, cronRowOwner, cronSpec } from './cron-rows';
+import { cronRowOwner, ROW_KINDS, type RowSchedule, rowKey, rowSpec } from './cron-rows';
+import { decoratorOf, rowRefusal, withOwner } from './row-refusal';
+import { RowSources } from './row-sources';
 
 const DEFAULT_APP = 'app';
 
 /**
- * Keeps one row per `@DistributedCron` (docs/spec.md §5.1), at every boot of every replica: creates the
- * missing ones, replaces those whose expression, zone, delivery or policies changed, and removes the rows this app
+ * Keeps one row per `@DistributedCron` and `@DistributedInterval` (docs/spec.md §5.1), at every boot of
+ * every replica: creates the missing ones, replaces those whose expression, zone, period, delivery or
+ * policies changed, and removes the rows this app
  * owns whose decorator is gone or `disabled`. Replicas booting together converge on one row per name: a
  * create that loses the race finds the winner's row equal to its own. Rows without this app's owner
  * marker (created through the API) are never touched. After a global `cancelAll()` (`reset`) it
@@ -33,17 +42,19 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   /** whether the app named itself (`appName`), or goes by the default every unnamed service shares */
   private readonly named: boolean;
   private readonly owner: RowOwner;
+  private readonly sources: RowSources;
   private stopFollowingReset = (): void => undefined;
 
   constructor(
     @Inject(Timers) private readonly timers: Timers,
     @Inject(TimerHandlerRegistry) private readonly registry: TimerHandlerRegistry,
-    @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+    @Inject(ModuleRef) moduleRef: ModuleRef,
     @Inject(SUNDIAL_MODULE_OPTIONS) options: SundialModuleOptions,
   ) {
     this.app = options.appName ?? DEFAULT_APP;
     this.named = options.appName !== undefined;
     this.owner = cronRowOwner(this.app);
+    this.sources = new RowSources(moduleRef);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -66,7 +77,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * One pass: every declared row written if it differs, every orphaned owned row removed — except by an
-   * app that declares no @DistributedCron and has no `appName` of its own: under the default name, that
+   * app that declares no @DistributedCron/@DistributedInterval and has no `appName` of its own: under the default name, that
    * is as likely another service on the same Redis (an API that only schedules timers) as the crons' own
    * app after its last decorator went, and removing would delete the other service's crons at each of its
    * boots. Such a row is removed by its app, named or with the cron marked `disabled`.
@@ -75,88 +86,57 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     const declared = this.registry.crons.filter((cron) => !cron.disabled);
     for (const cron of declared) await this.ensure(cron);
     if (!this.named && this.registry.crons.length === 0) return;
-    const keep = new Set(declared.map((cron) => cronKey(cron.name)));
-    for (const key of await removeOwnedRows(this.timers, this.owner, keep, CRON_KEY_PREFIX)) {
-      // Also what an app does to another's rows under the same appName: said.
-      this.logger.warn(
-        `removed ${key}: its @DistributedCron('${key.slice(CRON_KEY_PREFIX.length)}') is gone from this app or disabled (appName '${this.app}'). ` +
-          `A service with other @DistributedCron methods on this Redis and prefix needs an appName of its own.`,
-      );
+    const keep = new Set(declared.map(rowKey));
+    for (const [kind, { prefix }] of Object.entries(ROW_KINDS)) {
+      const decorator = kind === 'cron' ? '@DistributedCron' : '@DistributedInterval';
+      for (const key of await removeOwnedRows(this.timers, this.owner, keep, prefix)) {
+        // Also what an app does to another's rows under the same appName: said.
+        this.logger.warn(
+          `removed ${key}: its ${decorator}('${key.slice(prefix.length)}') is gone from this app or disabled (appName '${this.app}'). ` +
+            `A service with other ${decorator} methods on this Redis and prefix needs an appName of its own.`,
+        );
+      }
     }
   }
 
-  private async ensure(cron: DiscoveredCron): Promise<void> {
-    const spec = cronSpec(withOverlap(cron), await this.expressionOf(cron), this.app);
+  /**
+   * `SchedulerRegistry.getCronJobs()`'s counterpart: the rows of this app's `@DistributedCron` and
+   * `@DistributedInterval` methods (not `disabled`), as stored now, in the order found — `dueAt` is each
+   * one's next run, `status` says whether it is paused. A row cancelled since (until the next boot or
+   * reset writes it again) is left out.
+   */
+  async rows(): Promise<Timer[]> {
+    const keys = this.registry.crons.filter((row) => !row.disabled).map(rowKey);
+    const rows = await Promise.all(keys.map((key) => this.timers.get(key)));
+    return rows.filter((row): row is Timer => row !== null && this.owner.owns(row));
+  }
+
+  private async ensure(row: DiscoveredRow): Promise<void> {
+    const schedule: RowSchedule =
+      row.kind === 'cron'
+        ? { cron: await this.sources.expression(row), tz: row.timeZone ?? 'UTC' }
+        : { every: await this.sources.period(row) };
+    const spec = rowSpec(withOverlap(row), schedule, this.app);
     const outcome = await ensureOwnedRow(this.timers, spec, this.owner).catch((error: unknown) => {
-      throw withOwner(cron, error);
+      if (windowOver(spec, error)) return 'ended' as const;
+      throw withOwner(row, error);
     });
+    if (outcome === 'ended') {
+      // Its last slot has passed: the row ended (and was removed) or never started. Nothing to write —
+      // and no reason to stop every later boot of an app that keeps a finished campaign's method.
+      const stale = await this.timers.get(spec.key);
+      if (stale && this.owner.owns(stale)) await this.timers.cancel(spec.key);
+      this.logger.warn(
+        `${decoratorOf(row)}: not written, its endAt ${new Date(normalizeSpec(spec).endAt!).toISOString()} leaves no slot to run. Remove the method, or move endAt.`,
+      );
+      return;
+    }
     if (outcome === 'foreign') {
-      throw refusal(
-        cron,
+      throw rowRefusal(
+        row,
         'key',
         `the key ${spec.key} holds a timer this app did not create (created through the API or by another app).`,
-        `Rename the @DistributedCron, or cancel ${spec.key} if it is a leftover.`,
-      );
-    }
-  }
-
-  private async expressionOf(cron: DiscoveredCron): Promise<string> {
-    const source: CronExpressionSource = cron.expression;
-    if (typeof source === 'string') return source;
-    const from =
-      'config' in source ? `config key '${source.config}'` : `provider ${tokenName(source.inject)}`;
-    const value: unknown =
-      'config' in source
-        ? (await this.configService(cron, from)).get<unknown>(source.config)
-        : this.provided(
-            cron,
-            source.inject,
-            from,
-            `Provide ${tokenName(source.inject)} (useValue: "0 9 * * *")`,
-          );
-    if (typeof value !== 'string' || value.trim() === '') {
-      throw refusal(
-        cron,
-        'cron',
-        `the ${from} gives ${JSON.stringify(value)}, not a cron expression.`,
-        `Set ${from} to a cron expression such as "0 9 * * *".`,
-      );
-    }
-    return value;
-  }
-
-  /** @nestjs/config is loaded only by apps whose crons read it: SundialModule works without it. */
-  private async configService(
-    cron: DiscoveredCron,
-    from: string,
-  ): Promise<{ get<T>(key: string): T | undefined }> {
-    const config = await import('@nestjs/config').catch(() => undefined);
-    if (!config) {
-      throw refusal(
-        cron,
-        'cron',
-        'its expression comes from a config key, but @nestjs/config is not installed.',
-        'npm install @nestjs/config and import ConfigModule.forRoot(), or write the expression in code.',
-      );
-    }
-    return this.provided(
-      cron,
-      config.ConfigService,
-      from,
-      'Import ConfigModule.forRoot({ isGlobal: true }) (in a test module too)',
-    );
-  }
-
-  /** The provider an expression is read through; Nest's bare "could not find" becomes a refusal. */
-  private provided<T>(cron: DiscoveredCron, token: InjectionToken, from: string, provide: string): T {
-    try {
-      return this.moduleRef.get<T>(token, { strict: false });
-    } catch {
-      throw refusal(
-        cron,
-        'cron',
-        `its expression comes from the ${from}, but this app provides no ${tokenName(token)}.`,
-        `${provide}, or write the expression in code.`,
+        `Rename the decorator's row, or cancel ${spec.key} if it is a leftover.`,
       );
     }
   }
@@ -165,49 +145,55 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
 /**
  * `waitForCompletion` in Sundial's words: `false` is `overlap: 'allow'` (the next slot is armed at the
  * claim, as `@Cron`'s `false` lets one process run ticks side by side); `true` waits for the run, which
- * `allow` and `cancel-other` do not. An `overlap` that says otherwise stops the boot.
+ * `allow` and `cancel-other` do not. An `overlap` that says otherwise stops the boot. Absent, a cron
+ * waits (its row's default, `skip`) and an interval does not, as `@Interval` does not: an interval that
+ * waits ends when a run throws (docs/spec.md §3.3), a cluster's heartbeat gone until the next boot.
  */
-function withOverlap(cron: DiscoveredCron): DiscoveredCron {
-  const { waitForCompletion, overlap } = cron;
-  if (waitForCompletion === undefined) return cron;
+function withOverlap(row: DiscoveredRow): DiscoveredRow {
+  const { overlap } = row;
+  const waitOption = row.retry !== undefined ? 'retry' : row.catchup === 'all' ? "catchup: 'all'" : undefined;
+  if (row.kind === 'interval' && row.waitForCompletion === undefined && overlap === undefined && waitOption) {
+    // Said in the decorator's words: the row's own refusal would name an overlap 'allow' nobody wrote.
+    throw rowRefusal(
+      row,
+      waitOption === 'retry' ? 'retry' : 'catchup',
+      `${waitOption} needs runs that wait, and an interval does not wait unless told (waitForCompletion false, as @Interval).`,
+      `Add waitForCompletion: true (a run that throws after its last try then ends the interval), or remove ${waitOption}.`,
+    );
+  }
+  const waitForCompletion =
+    row.waitForCompletion ?? (row.kind === 'interval' && overlap === undefined ? false : undefined);
+  if (waitForCompletion === undefined) return row;
   const detached = overlap === 'allow' || overlap === 'cancel-other';
   if (waitForCompletion === false && overlap !== undefined && overlap !== 'allow') {
-    throw refusal(
-      cron,
+    throw rowRefusal(
+      row,
       'waitForCompletion',
       `waitForCompletion: false (runs overlap: overlap 'allow') contradicts overlap '${overlap}'.`,
       `Remove waitForCompletion, or set overlap: 'allow'.`,
     );
   }
   if (waitForCompletion && detached) {
-    throw refusal(
-      cron,
+    throw rowRefusal(
+      row,
       'waitForCompletion',
       `waitForCompletion: true contradicts overlap '${overlap}', which does not wait for the run.`,
       'Remove waitForCompletion, or choose an overlap that waits (skip or buffer-one).',
     );
   }
-  return waitForCompletion ? cron : { ...cron, overlap: 'allow' };
+  return waitForCompletion ? row : { ...row, overlap: 'allow' };
 }
 
-function refusal(cron: DiscoveredCron, field: string, message: string, fix: string): SundialError {
-  return new SundialError({
-    reason: 'invalid',
-    field,
-    message: `@DistributedCron('${cron.name}') on ${cron.owner}: ${message}`,
-    fix,
-  });
-}
-
-/** A refused row names the decorator it came from. */
-function withOwner(cron: DiscoveredCron, error: unknown): unknown {
-  if (!(error instanceof SundialError)) return error;
-  return new SundialError({
-    ...error.toJSON(),
-    message: `@DistributedCron('${cron.name}') on ${cron.owner}: ${error.message}`,
-  });
-}
-
-function tokenName(token: InjectionToken): string {
-  return typeof token === 'function' ? token.name : String(token);
+/**
+ * A refusal saying `endAt` leaves no slot from now on, for a spec whose window is well-formed (`endAt`
+ * after `startAt`): the window is over. An `endAt` not after `startAt` is a mistake and still refused.
+ */
+function windowOver(spec: TimerSpec, error: unknown): boolean {
+  if (!isSundialError(error) || error.field !== 'endAt' || spec.endAt === undefined) return false;
+  try {
+    normalizeSpec(spec); // refuses an endAt not after startAt, as the write did
+    return true;
+  } catch {
+    return false;
+  }
 }

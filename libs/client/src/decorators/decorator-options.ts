@@ -1,5 +1,6 @@
 import { OptionReader, refusals } from '@sundial/core';
 import { CRON_POLICY_OPTIONS, type DistributedCronMetadata } from './distributed-cron.decorator';
+import type { DistributedIntervalMetadata } from './distributed-interval.decorator';
 import type { OnTimerMetadata } from './on-timer.decorator';
 
 const ON_TIMER_OPTIONS = ['timeout'] as const;
@@ -11,9 +12,11 @@ const DISTRIBUTED_CRON_OPTIONS = [
   'timeout',
   ...CRON_POLICY_OPTIONS,
 ] as const;
+/** @DistributedCron's, but `timeZone`: an interval's grid is counted in ms. */
+const DISTRIBUTED_INTERVAL_OPTIONS = DISTRIBUTED_CRON_OPTIONS.filter((option) => option !== 'timeZone');
 
 /**
- * The options of an `@OnTimer` or `@DistributedCron` method, checked at boot: a field the decorator does
+ * The options of an `@OnTimer`, `@DistributedCron` or `@DistributedInterval` method, checked at boot: a field the decorator does
  * not know (a `timezone`, or `@nestjs/schedule`'s `utcOffset`, passed in a variable that TypeScript does
  * not check as a literal) is refused with a "did you mean", not ignored. `delivery` on `@OnTimer` is
  * refused with where it goes: it is each timer's.
@@ -22,6 +25,7 @@ export function checkDecoratorOptions(
   owner: string,
   onTimer: OnTimerMetadata | undefined,
   cron: DistributedCronMetadata | undefined,
+  interval?: DistributedIntervalMetadata,
 ): void {
   if (onTimer !== undefined) {
     const { name, ...options } = onTimer;
@@ -35,9 +39,15 @@ export function checkDecoratorOptions(
     OptionReader.of(`${owner} @OnTimer`, options, '{ timeout }').only(ON_TIMER_OPTIONS);
   }
   if (cron !== undefined) {
-    const { name: _name, expression: _expression, ...options } = cron;
+    const { kind: _kind, name: _name, expression: _expression, ...options } = cron;
     OptionReader.of(`${owner} @DistributedCron`, options, '{ timeZone, delivery, … }').only(
       DISTRIBUTED_CRON_OPTIONS,
+    );
+  }
+  if (interval !== undefined) {
+    const { kind: _kind, name: _name, every: _every, ...options } = interval;
+    OptionReader.of(`${owner} @DistributedInterval`, options, '{ waitForCompletion, delivery, … }').only(
+      DISTRIBUTED_INTERVAL_OPTIONS,
     );
   }
 }

@@ -46,6 +46,7 @@ export interface DistributedCronOptions extends CronPolicyOptions, HandlerOption
 }
 
 export interface DistributedCronMetadata extends DistributedCronOptions {
+  kind: 'cron';
   name: string;
   expression: CronExpressionSource;
 }
@@ -61,6 +62,6 @@ export function DistributedCron(
   expression: CronExpressionSource,
   options: DistributedCronOptions = {},
 ): MethodDecorator {
-  const metadata: DistributedCronMetadata = { ...options, name, expression };
+  const metadata: DistributedCronMetadata = { ...options, kind: 'cron', name, expression };
   return SetMetadata(DISTRIBUTED_CRON, metadata);
 }

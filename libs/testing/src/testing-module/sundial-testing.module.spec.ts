@@ -1,6 +1,6 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DistributedCron, OnTimer, Timers } from '@sundial/client';
+import { CronRegistrar, DistributedCron, DistributedInterval, OnTimer, Timers } from '@sundial/client';
 import { type JsonValue, SundialError, type TimerContext, VirtualClock } from '@sundial/core';
 import { SundialTestingModule, type SundialTestingModuleOptions } from './sundial-testing.module';
 
@@ -39,6 +39,27 @@ class Billing {
 @Module({ providers: [Audit, Billing], exports: [Billing, Audit] })
 class BillingModule {}
 
+@Injectable()
+class Heartbeat {
+  constructor(@Inject(Audit) private readonly audit: Audit) {}
+
+  @DistributedInterval('billing.heartbeat', '15m')
+  beat(_payload: JsonValue, ctx: TimerContext): void {
+    this.audit.lines.push(`beat ${new Date(ctx.due).toISOString().slice(11, 16)}`);
+  }
+}
+
+/** A Nest logger for `setLogger` that keeps its warn calls (each call's arguments) in `warned`. */
+function warnings() {
+  const warned: unknown[][] = [];
+  const nest = {
+    log: () => undefined,
+    error: () => undefined,
+    warn: (...args: unknown[]) => void warned.push(args),
+  };
+  return { warned, nest };
+}
+
 describe('SundialTestingModule', () => {
   it("drives the app's @OnTimer and @DistributedCron methods on a virtual clock", async () => {
     const app = await Test.createTestingModule({
@@ -56,13 +77,58 @@ describe('SundialTestingModule', () => {
     await app.close();
   });
 
+  it('drives @DistributedInterval methods on the virtual clock: one run a period', async () => {
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' })],
+      providers: [Audit, Heartbeat],
+    }).compile();
+    await app.init();
+    await app.get(VirtualClock).advance('1h');
+    expect(app.get(Audit).lines).toEqual(['beat 12:15', 'beat 12:30', 'beat 12:45', 'beat 13:00']);
+    // SchedulerRegistry.getCronJobs(): the app's declared rows and their next runs
+    const rows = await app.get(CronRegistrar).rows();
+    expect(rows.map((row) => [row.key, new Date(row.dueAt).toISOString()])).toEqual([
+      ['interval:billing.heartbeat', '2026-03-01T13:15:00.000Z'],
+    ]);
+    await app.close();
+  });
+
+  it('a throwing @DistributedCron is a run failed line (warn) and a failed ledger entry, and goes on', async () => {
+    @Injectable()
+    class Flaky {
+      @DistributedCron('flaky.hourly', '0 * * * *')
+      run(): void {
+        throw new Error('the upstream said no');
+      }
+    }
+    const { warned, nest } = warnings();
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:30:00Z' })],
+      providers: [Flaky],
+    })
+      .setLogger(nest)
+      .compile();
+    await app.init();
+    await app.get(VirtualClock).advance('2h');
+    expect(warned).toEqual([
+      [
+        expect.objectContaining({
+          msg: 'run failed',
+          key: 'cron:flaky.hourly',
+          due: Date.parse('2026-03-01T13:00:00Z'),
+          error: expect.objectContaining({ message: 'the upstream said no' }),
+        }),
+        'Sundial',
+      ],
+      [expect.objectContaining({ msg: 'run failed', due: Date.parse('2026-03-01T14:00:00Z') }), 'Sundial'],
+    ]);
+    const history = await app.get(Timers).history('cron:flaky.hourly');
+    expect(history.filter((entry) => entry.event === 'failed')).toHaveLength(2);
+    await app.close();
+  });
+
   it("sends Sundial's lines to the test's Nest logger, with their fields", async () => {
-    const warned: unknown[][] = [];
-    const nest = {
-      log: () => undefined,
-      error: () => undefined,
-      warn: (...args: unknown[]) => void warned.push(args),
-    };
+    const { warned, nest } = warnings();
     const app = await Test.createTestingModule({
       imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' }), BillingModule],
     })

@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { occurrences } from '../../../test/engine/cron-cases';
+
+/**
+ * README "Coming from @nestjs/schedule" says every value of its `CronExpression` enum reads the same in
+ * Sundial. Checked against the real thing when it is installed: the enum of @nestjs/schedule and the
+ * `cron` package it runs them with, from this checkout's node_modules or from the folder named by
+ * SUNDIAL_NESTJS_SCHEDULE_DIR (one holding node_modules/@nestjs/schedule, e.g. after `npm install
+ * @nestjs/schedule` in a scratch folder: this repository does not depend on it). Neither: skipped.
+ */
+const roots = [process.env.SUNDIAL_NESTJS_SCHEDULE_DIR, process.cwd()].filter(
+  (root): root is string => root !== undefined && root !== '',
+);
+const ENUM = 'node_modules/@nestjs/schedule/dist/enums/cron-expression.enum.js';
+/**
+ * Whole-hour DST zones and one without DST. Not Australia/Lord_Howe: on its half-hour fall-back the cron
+ * package runs "02:00" at the instant the clock is turned back to 01:30 (15:00Z), Sundial when the
+ * clock reads 02:00 (15:30Z).
+ */
+const ZONES = ['UTC', 'America/Toronto', 'Europe/Berlin', 'Asia/Kolkata'];
+const root = roots.find((dir) => existsSync(join(dir, ENUM)));
+
+interface CronTimeClass {
+  new (
+    expression: string,
+    timeZone?: string,
+  ): {
+    getNextDateFrom(start: Date, timeZone?: string): { toMillis(): number };
+  };
+}
+
+function load(dir: string): { expressions: [string, string][]; CronTime: CronTimeClass } {
+  // Node's own require (ES modules included, Node >= 22.12), from where the packages are installed.
+  const require = createRequire(join(dir, 'package.json'));
+  const { CronExpression } = require(join(dir, ENUM)) as { CronExpression: Record<string, string> };
+  const schedule = createRequire(join(dir, 'node_modules/@nestjs/schedule/package.json'));
+  const { CronTime } = schedule('cron') as { CronTime: CronTimeClass };
+  return { expressions: Object.entries(CronExpression), CronTime };
+}
+
+/** The next `count` times of `expression` after `from` as the `cron` package computes them. */
+function theirs(CronTime: CronTimeClass, expression: string, tz: string, from: string, count: number) {
+  const time = new CronTime(expression, tz);
+  const found: string[] = [];
+  let after = new Date(from);
+  for (let i = 0; i < count; i++) {
+    after = new Date(time.getNextDateFrom(after, tz).toMillis());
+    found.push(after.toISOString());
+  }
+  return found;
+}
+
+/** `time` is the instant a spring-forward gap of `tz` ends (the offset grew at it). */
+function endsGap(time: string, tz: string): boolean {
+  const at = Date.parse(time);
+  return offsetMinutes(tz, at) > offsetMinutes(tz, at - 1);
+}
+
+function offsetMinutes(tz: string, at: number): number {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'longOffset' })
+    .formatToParts(at)
+    .find((part) => part.type === 'timeZoneName')!.value;
+  const match = /GMT(?:([+-])(\d\d):(\d\d))?/.exec(name)!;
+  return match[1] === undefined
+    ? 0
+    : (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]));
+}
+
+(root === undefined ? describe.skip : describe)(
+  `@nestjs/schedule's CronExpression (${root ?? 'not installed: skipped'})`,
+  () => {
+    const { expressions, CronTime } =
+      root === undefined ? { expressions: [], CronTime: undefined } : load(root);
+
+    it('has values to compare', () => {
+      expect(expressions.length).toBeGreaterThan(50);
+    });
+
+    it.each(expressions)(
+      '%s (%j) gives the times the cron package gives, in UTC and three zones',
+      (_name, expression) => {
+        for (const tz of ZONES) {
+          // from both DST seasons, and the day before Europe's switch to summer time
+          for (const from of ['2026-02-20T00:00:00Z', '2026-03-28T12:00:00Z', '2026-09-25T00:00:00Z']) {
+            const ours = occurrences(expression, tz, from, 8);
+            const cron = theirs(CronTime!, expression, tz, from, 8);
+            const until = [ours, cron].map((times) => times.at(-1)!).sort()[0];
+            // The one deviation (docs/spec.md §3.3): a wall time a spring-forward skips is not run that
+            // day; the cron package runs it at the end of the gap.
+            const gapRuns = cron.filter((time) => !ours.includes(time));
+            expect(gapRuns.filter((time) => !endsGap(time, tz))).toEqual([]);
+            expect([tz, from, ours.filter((time) => time <= until)]).toEqual([
+              tz,
+              from,
+              cron.filter((time) => time <= until && !gapRuns.includes(time)),
+            ]);
+          }
+        }
+      },
+    );
+  },
+);
