@@ -1,5 +1,6 @@
 import { ledgerSizeFromEnv, refusals, type SundialLogger, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
+import { checkKeyPrefix } from '../store/key-prefix';
 import { SundialKeys } from '../store/keys';
 import { migrateLiveIds } from '../store/live-ids-migration';
 import { defineCommands, loadFunctions } from '../store/script-loader';
@@ -47,6 +48,7 @@ export abstract class Partitioned<Commands = undefined> {
     redisOptions: RedisOptions = {},
   ) {
     this.startWaitMs = checkStartWait(options.startWaitMs);
+    checkKeyPrefix(options.prefix ?? 'sundial'); // before the connection opens: a refusal leaves none
     this.redis = openRedis(options.connection, redisOptions);
     this.keys = new SundialKeys(
       options.prefix,
