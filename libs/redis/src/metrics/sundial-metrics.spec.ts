@@ -101,6 +101,27 @@ describe('SundialMetrics', () => {
     ).toEqual([]);
   });
 
+  it('adds up the backlogs of two prefixes sharing a registry, and reads one prefix once', async () => {
+    // Two installations in one process: b's reading of partition 0 used to overwrite a's.
+    const registry = new Registry();
+    const backlog = (prefix: string, overdue: number): BacklogSource => ({
+      prefix,
+      pending: () => Promise.resolve({ 0: overdue + 1 }),
+      queueJobs: () => Promise.resolve({ waiting: overdue }),
+      overdue: () => Promise.resolve({ 0: overdue }),
+      ping: () => Promise.resolve(),
+    });
+    for (const source of [backlog('a', 7), backlog('a', 7), backlog('b', 0), backlog('c', 2)])
+      new SundialMetrics(registry).trackBacklog(source);
+    expect(await series(registry)).toEqual(
+      expect.arrayContaining([
+        'sundial_timers_overdue{partition="0"} 9',
+        'sundial_timers_pending{partition="0"} 12',
+        'sundial_queue_jobs{state="waiting"} 9',
+      ]),
+    );
+  });
+
   it('exports sundial_redis_up only once a backlog source is tracked, 1 while its Redis answers', async () => {
     const registry = new Registry();
     const metrics = new SundialMetrics(registry);

@@ -15,6 +15,11 @@ export interface BacklogSource {
   overdue(): Promise<Record<string, number>>;
   /** resolves when Redis answers */
   ping(): Promise<void>;
+  /**
+   * the key prefix read (a Backlog's): sources of one prefix read the same data, so one reading counts;
+   * those of different prefixes (installations sharing a process and a registry) add up
+   */
+  readonly prefix?: string;
 }
 
 /** Lateness is ms when healthy and seconds when a backlog builds up (docs/spec.md §6.1). */
@@ -295,13 +300,21 @@ export class SundialMetrics implements Required<SundialObserver> {
           registers: [this.registry],
           async collect() {
             this.reset();
+            // Each prefix's first answer counts once; several prefixes add up, so one installation's
+            // backlog is never written over by another's reading of the same partition or state.
+            const totals = new Map<string, number>();
+            const counted = new Set<string>();
             for (const source of sources) {
+              if (counted.has(source.prefix ?? '')) continue;
               // Redis down or frozen: the scrape still answers, without this reading.
-              const reading = await withinScrape(read(source)).catch(() => ({}));
-              for (const [value, count] of Object.entries(reading)) {
-                this.set({ [label]: value } as Partial<Record<L, string>>, count);
-              }
+              const reading = await withinScrape(read(source)).catch(() => null);
+              if (!reading) continue;
+              counted.add(source.prefix ?? '');
+              for (const [value, count] of Object.entries(reading))
+                totals.set(value, (totals.get(value) ?? 0) + count);
             }
+            for (const [value, count] of totals)
+              this.set({ [label]: value } as Partial<Record<L, string>>, count);
           },
         }),
     );
