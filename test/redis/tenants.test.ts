@@ -77,6 +77,27 @@ describe('tenants on one Redis', () => {
     ]);
   });
 
+  it('a prefix under another installation’s (nest:x under nest) is warned of at start, once, with the fix', async () => {
+    await store.open({ prefix: 'nest' }).schedule({ key: 'k', handler: 'h', delay: '1h' });
+    await store.open({ prefix: 'nested' }).schedule({ key: 'k', handler: 'h', delay: '1h' });
+    expect(store.logs).toEqual([]);
+    for (const timers of [store.open({ prefix: 'nest:x:y' }), store.open({ prefix: 'nest:x:y' })])
+      await timers.schedule({ key: `k${store.logs.length}`, handler: 'h', delay: '1h' });
+    expect(store.logs).toEqual([
+      {
+        level: 'warn',
+        message: expect.stringContaining(
+          "Sundial prefix 'nest:x:y' lies under prefix 'nest' of another installation on this Redis",
+        ),
+        fields: expect.objectContaining({
+          prefix: 'nest:x:y',
+          under: 'nest',
+          fix: expect.stringContaining("'nest-x-y'"),
+        }),
+      },
+    ]);
+  });
+
   it("the documented ACL user of one prefix reaches none of another prefix's keys or channels", async () => {
     const user = documentedAcl('pw').map((word) =>
       word === 'sundial' ? 'tenant-acl' : word.replace(/^([~&])sundial:\*$/, '$1acl:*'),
