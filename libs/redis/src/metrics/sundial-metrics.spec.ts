@@ -57,6 +57,28 @@ describe('SundialMetrics', () => {
     );
   });
 
+  it('keeps a partition’s sundial_fire_consumers at 1 while another runner of the process still consumes it', async () => {
+    // Two installations (or two runners) in one process: b's close used to set a's partitions 0 and 1 to 0.
+    const registry = new Registry();
+    const [a, b] = [new SundialMetrics(registry), new SundialMetrics(registry)];
+    a.consuming({ partitions: [0, 1], on: true });
+    b.consuming({ partitions: [0, 1, 2], on: true });
+    b.consuming({ partitions: [0, 1, 2], on: false });
+    const consumers = async () =>
+      (await series(registry)).filter((line) => line.startsWith('sundial_fire_consumers{'));
+    expect(await consumers()).toEqual([
+      'sundial_fire_consumers{partition="0"} 1',
+      'sundial_fire_consumers{partition="1"} 1',
+      'sundial_fire_consumers{partition="2"} 0',
+    ]);
+    a.consuming({ partitions: [0, 1], on: false });
+    expect(await consumers()).toEqual([
+      'sundial_fire_consumers{partition="0"} 0',
+      'sundial_fire_consumers{partition="1"} 0',
+      'sundial_fire_consumers{partition="2"} 0',
+    ]);
+  });
+
   it('reuses the metrics already registered: a second instance adds to the same series', async () => {
     const registry = new Registry();
     new SundialMetrics(registry).cancelled({ count: 1 });
