@@ -77,6 +77,19 @@ describe('tenants on one Redis', () => {
     ]);
   });
 
+  it('another prefix losing its data (dl2, dl:b: their keys deleted) is no loss of this one', async () => {
+    const [a, b, c] = ['dl', 'dl2', 'dl:b'].map((prefix) => store.open({ prefix, partitions: 2 }));
+    for (const timers of [a, b, c]) await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+    for (const prefix of ['dl2', 'dl:b']) await store.raw.del(...(await store.raw.keys(`${prefix}:*`)));
+    expect((await a.list()).items.map((timer) => timer.key)).toEqual(['k']);
+    expect(store.logs.filter((line) => line.message.includes("lost Sundial's data"))).toEqual([]);
+    await b.list();
+    const lost = store.logs.filter((line) => line.message.includes("lost Sundial's data"));
+    expect(lost.map((line) => line.message)).toEqual([
+      expect.stringContaining("Redis lost Sundial's data under prefix 'dl2'"),
+    ]);
+  });
+
   it('a prefix under another installation’s (nest:x under nest) is warned of at start, once, with the fix', async () => {
     await store.open({ prefix: 'nest' }).schedule({ key: 'k', handler: 'h', delay: '1h' });
     await store.open({ prefix: 'nested' }).schedule({ key: 'k', handler: 'h', delay: '1h' });
