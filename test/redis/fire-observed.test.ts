@@ -1,5 +1,5 @@
 import type { LogFields, SundialLogger } from '@sundial/core';
-import type { SundialObserver, SundialObserverEvents } from '@sundial/redis';
+import { type SundialObserver, type SundialObserverEvents, TimerRunner } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
 import { eventually, gate, matching, recorder, useFirePath } from './fire-fixture';
 
@@ -57,6 +57,14 @@ describe('fire path: what is reported', () => {
       { partitions: [0, 2], on: true },
       { partitions: [0, 2], on: false },
     ]);
+  });
+
+  it('a runner closed before it started reports nothing: another runner’s partitions stay counted', async () => {
+    const cluster = await fire.cluster();
+    const { reported, observer } = watchers();
+    const idle = new TimerRunner({ connection: fire.url(), prefix: cluster.prefix, handlers: {}, observer });
+    await idle.close();
+    expect(reported.consuming).toEqual([]);
   });
 
   it('an interval brought back after downtime runs once, late, and counts the slots it missed', async () => {

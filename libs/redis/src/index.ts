@@ -22,6 +22,7 @@ export {
   waitForRedis,
   type WaitForRedisOptions,
 } from './infra/wait-for-redis';
+export { checkKeyPrefix } from './store/key-prefix';
 export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.

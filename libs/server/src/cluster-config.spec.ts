@@ -41,6 +41,19 @@ describe('SUNDIAL_SERVE_PARTITIONS', () => {
   });
 });
 
+describe('SUNDIAL_PREFIX', () => {
+  it('a prefix with a brace stops the config read at start, naming the variable', () => {
+    // Redis would hash its keys by the braces; 'a:{p1}:x' lands in prefix 'a''s partition 1.
+    for (const prefix of ['a:{p1}:x', 'tenant{1}']) {
+      expect(() => clusterConfigFromEnv({ SUNDIAL_PREFIX: prefix })).toThrow(
+        `SUNDIAL_PREFIX: The key prefix "${prefix}" is not a non-empty string without "{" or "}"`,
+      );
+    }
+    expect(clusterConfigFromEnv({ SUNDIAL_PREFIX: 'a:b' }).prefix).toBe('a:b');
+    expect(clusterConfigFromEnv({ SUNDIAL_PREFIX: ' ' }).prefix).toBe('sundial');
+  });
+});
+
 function catching(call: () => unknown): SundialError {
   try {
     call();

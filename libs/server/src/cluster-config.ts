@@ -1,5 +1,5 @@
 import { refusals } from '@sundial/core';
-import { parseRedisUrl, servedPartitions } from '@sundial/redis';
+import { checkKeyPrefix, parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { Env } from './env';
 import { envInt, envOptional, envString } from './env';
 import { type LogLevelName, parseLogLevel } from './pino-logger';
@@ -20,21 +20,29 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 export function clusterConfigFromEnv(env: Env): ClusterConfig {
   const redisUrl = envString(env, 'REDIS_URL', DEFAULT_REDIS_URL);
-  try {
-    parseRedisUrl(redisUrl); // a malformed URL stops the process at start, saying what to write
-  } catch (error) {
-    const { message, fix } = error as { message: string; fix: string };
-    throw new Error(`REDIS_URL: ${message} ${fix}`, { cause: error });
-  }
+  // a malformed URL, or a prefix with a brace, stops the process at start, saying what to write
+  checked('REDIS_URL', () => parseRedisUrl(redisUrl));
+  const prefix = envString(env, 'SUNDIAL_PREFIX', 'sundial');
+  checked('SUNDIAL_PREFIX', () => checkKeyPrefix(prefix));
   const partitions = envInt(env, 'SUNDIAL_PARTITIONS', 1, 1);
   return {
     redisUrl,
-    prefix: envString(env, 'SUNDIAL_PREFIX', 'sundial'),
+    prefix,
     partitions,
     serve: parseServePartitions(env.SUNDIAL_SERVE_PARTITIONS, partitions),
     logLevel: parseLogLevel(env.LOG_LEVEL),
     listenHost: envOptional(env, 'SUNDIAL_LISTEN_HOST'),
   };
+}
+
+/** Runs a check of one variable; its refusal becomes `<NAME>: <message> <fix>`. */
+function checked(name: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (error) {
+    const { message, fix } = error as { message: string; fix: string };
+    throw new Error(`${name}: ${message} ${fix}`, { cause: error });
+  }
 }
 
 const SERVE_ENV = 'SUNDIAL_SERVE_PARTITIONS';

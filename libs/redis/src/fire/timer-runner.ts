@@ -113,6 +113,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly jobs = new InFlightJobs();
   private closing: Promise<void> | undefined;
   private graceOver = false;
+  /** it told its observer it consumes (sundial_fire_consumers): its close then tells it stopped */
+  private consumed = false;
   private readonly ticks = new RedisTicks();
   private readonly dispatchers: DispatcherPresenceWatch;
 
@@ -200,6 +202,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     if (this.closing) throw refusals.closedWhileStarting();
     await this.consumers.start((partition, data) => this.processFireJob(partition, data));
     this.observer.consuming?.({ partitions: this.served, on: true });
+    this.consumed = true;
     this.dispatchers.start();
   }
 
@@ -226,7 +229,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
   }
 
   private async shutdown(graceMs: number): Promise<void> {
-    this.observer.consuming?.({ partitions: this.served, on: false });
+    // only after its `on`: a runner closed before it consumed must not end another runner's count
+    if (this.consumed) this.observer.consuming?.({ partitions: this.served, on: false });
     this.dispatchers.stop();
     const consumersClosed = this.consumers.close();
     await settledWithin(this.jobs.drained(consumersClosed), graceMs);

@@ -1,5 +1,7 @@
 import { ledgerSizeFromEnv, refusals, type SundialLogger, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
+import { checkKeyPrefix } from '../store/key-prefix';
+import { warnNestedPrefix } from './nested-prefix';
 import { SundialKeys } from '../store/keys';
 import { migrateLiveIds } from '../store/live-ids-migration';
 import { defineCommands, loadFunctions } from '../store/script-loader';
@@ -47,6 +49,7 @@ export abstract class Partitioned<Commands = undefined> {
     redisOptions: RedisOptions = {},
   ) {
     this.startWaitMs = checkStartWait(options.startWaitMs);
+    checkKeyPrefix(options.prefix ?? 'sundial'); // before the connection opens: a refusal leaves none
     this.redis = openRedis(options.connection, redisOptions);
     this.keys = new SundialKeys(
       options.prefix,
@@ -78,6 +81,7 @@ export abstract class Partitioned<Commands = undefined> {
     if (waitMs > 0) await waitForRedis(this.redis, logger, { deadlineMs: waitMs });
     await loadFunctions(this.redis);
     const joining = await checkPartitionCount(this.redis, this.keys);
+    await warnNestedPrefix(this.redis, this.keys, logger);
     await migrateLiveIds(this.redis, this.keys);
     return joining;
   }

@@ -32,6 +32,11 @@ export class Backlog extends Partitioned implements BacklogSource {
     });
   }
 
+  /** The prefix this backlog reads: SundialMetrics counts one reading per prefix (sundial-metrics.ts). */
+  get prefix(): string {
+    return this.keys.prefix;
+  }
+
   async pending(): Promise<Record<string, number>> {
     const counts = await Promise.all(
       this.keys.all().map(async (n) => {

@@ -57,6 +57,28 @@ describe('SundialMetrics', () => {
     );
   });
 
+  it('keeps a partition’s sundial_fire_consumers at 1 while another runner of the process still consumes it', async () => {
+    // Two installations (or two runners) in one process: b's close used to set a's partitions 0 and 1 to 0.
+    const registry = new Registry();
+    const [a, b] = [new SundialMetrics(registry), new SundialMetrics(registry)];
+    a.consuming({ partitions: [0, 1], on: true });
+    b.consuming({ partitions: [0, 1, 2], on: true });
+    b.consuming({ partitions: [0, 1, 2], on: false });
+    const consumers = async () =>
+      (await series(registry)).filter((line) => line.startsWith('sundial_fire_consumers{'));
+    expect(await consumers()).toEqual([
+      'sundial_fire_consumers{partition="0"} 1',
+      'sundial_fire_consumers{partition="1"} 1',
+      'sundial_fire_consumers{partition="2"} 0',
+    ]);
+    a.consuming({ partitions: [0, 1], on: false });
+    expect(await consumers()).toEqual([
+      'sundial_fire_consumers{partition="0"} 0',
+      'sundial_fire_consumers{partition="1"} 0',
+      'sundial_fire_consumers{partition="2"} 0',
+    ]);
+  });
+
   it('reuses the metrics already registered: a second instance adds to the same series', async () => {
     const registry = new Registry();
     new SundialMetrics(registry).cancelled({ count: 1 });
@@ -99,6 +121,27 @@ describe('SundialMetrics', () => {
     expect(
       after.filter((line) => /^sundial_(timers_pending|queue_jobs|timers_overdue)\{/.test(line)),
     ).toEqual([]);
+  });
+
+  it('adds up the backlogs of two prefixes sharing a registry, and reads one prefix once', async () => {
+    // Two installations in one process: b's reading of partition 0 used to overwrite a's.
+    const registry = new Registry();
+    const backlog = (prefix: string, overdue: number): BacklogSource => ({
+      prefix,
+      pending: () => Promise.resolve({ 0: overdue + 1 }),
+      queueJobs: () => Promise.resolve({ waiting: overdue }),
+      overdue: () => Promise.resolve({ 0: overdue }),
+      ping: () => Promise.resolve(),
+    });
+    for (const source of [backlog('a', 7), backlog('a', 7), backlog('b', 0), backlog('c', 2)])
+      new SundialMetrics(registry).trackBacklog(source);
+    expect(await series(registry)).toEqual(
+      expect.arrayContaining([
+        'sundial_timers_overdue{partition="0"} 9',
+        'sundial_timers_pending{partition="0"} 12',
+        'sundial_queue_jobs{state="waiting"} 9',
+      ]),
+    );
   });
 
   it('exports sundial_redis_up only once a backlog source is tracked, 1 while its Redis answers', async () => {

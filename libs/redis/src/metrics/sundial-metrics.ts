@@ -15,6 +15,11 @@ export interface BacklogSource {
   overdue(): Promise<Record<string, number>>;
   /** resolves when Redis answers */
   ping(): Promise<void>;
+  /**
+   * the key prefix read (a Backlog's): sources of one prefix read the same data, so one reading counts;
+   * those of different prefixes (installations sharing a process and a registry) add up
+   */
+  readonly prefix?: string;
 }
 
 /** Lateness is ms when healthy and seconds when a backlog builds up (docs/spec.md §6.1). */
@@ -41,6 +46,8 @@ function withinScrape<T>(read: Promise<T>): Promise<T> {
 
 /** The backlog sources of each registry, so that one gauge serves every app sharing the process. */
 const backlogSources = new WeakMap<Registry, Set<BacklogSource>>();
+/** Per registry, the runners taking each partition's fire jobs: one closing leaves another's 1 standing. */
+const consumingRunners = new WeakMap<Registry, Map<string, number>>();
 
 /**
  * The Prometheus metrics of docs/spec.md §6.1 on one registry (prom-client's global one by default). Several
@@ -62,6 +69,7 @@ export class SundialMetrics implements Required<SundialObserver> {
   private readonly consumers: Gauge<'partition'>;
   private readonly dataLosses: Counter;
   private readonly sources: Set<BacklogSource>;
+  private readonly runners: Map<string, number>;
 
   constructor(private readonly registry: Registry = register) {
     const registers = [registry];
@@ -166,6 +174,8 @@ export class SundialMetrics implements Required<SundialObserver> {
     );
     this.sources = backlogSources.get(registry) ?? new Set();
     backlogSources.set(registry, this.sources);
+    this.runners = consumingRunners.get(registry) ?? new Map();
+    consumingRunners.set(registry, this.runners);
     this.backlogGauge(
       'sundial_timers_pending',
       'Timers waiting to fire (due + armed), by partition',
@@ -219,8 +229,13 @@ export class SundialMetrics implements Required<SundialObserver> {
     this.consumersRecreated.inc({ partition: String(partition) });
   }
 
+  /** 1 while any runner of the process takes the partition's jobs (two installations, or two runners, in one). */
   consuming({ partitions, on }: Events['consuming']): void {
-    for (const partition of partitions) this.consumers.set({ partition: String(partition) }, on ? 1 : 0);
+    for (const partition of partitions.map(String)) {
+      const runners = Math.max(0, (this.runners.get(partition) ?? 0) + (on ? 1 : -1));
+      this.runners.set(partition, runners);
+      this.consumers.set({ partition }, runners > 0 ? 1 : 0);
+    }
   }
 
   /** The apps' layout watch (serve.ts) found that Redis lost the data this process had seen. */
@@ -295,13 +310,21 @@ export class SundialMetrics implements Required<SundialObserver> {
           registers: [this.registry],
           async collect() {
             this.reset();
+            // Each prefix's first answer counts once; several prefixes add up, so one installation's
+            // backlog is never written over by another's reading of the same partition or state.
+            const totals = new Map<string, number>();
+            const counted = new Set<string>();
             for (const source of sources) {
+              if (counted.has(source.prefix ?? '')) continue;
               // Redis down or frozen: the scrape still answers, without this reading.
-              const reading = await withinScrape(read(source)).catch(() => ({}));
-              for (const [value, count] of Object.entries(reading)) {
-                this.set({ [label]: value } as Partial<Record<L, string>>, count);
-              }
+              const reading = await withinScrape(read(source)).catch(() => null);
+              if (!reading) continue;
+              counted.add(source.prefix ?? '');
+              for (const [value, count] of Object.entries(reading))
+                totals.set(value, (totals.get(value) ?? 0) + count);
             }
+            for (const [value, count] of totals)
+              this.set({ [label]: value } as Partial<Record<L, string>>, count);
           },
         }),
     );

@@ -11,6 +11,7 @@ import { readLayout, type RepartitionRecord } from '../infra/partition-count';
 import { isConnectionFailure } from '../infra/connection-failure';
 import { reconcilePartition } from '../fire/reconciler';
 import { FireCommands } from '../store/fire-commands';
+import { checkKeyPrefix } from '../store/key-prefix';
 import { SundialKeys } from '../store/keys';
 import { defineCommands } from '../store/script-loader';
 import { KeyMover } from './key-mover';
@@ -74,6 +75,7 @@ export async function repartition(options: RepartitionOptions): Promise<Repartit
   const { to } = options;
   if (!Number.isInteger(to) || to < 1 || to > MAX_PARTITIONS)
     throw refusals.repartitionTarget(to, MAX_PARTITIONS);
+  checkKeyPrefix(options.prefix ?? 'sundial'); // a brace prefix reaches into another prefix's keys
   const redis = openRedis(options.connection);
   try {
     defineCommands(redis);

@@ -1,4 +1,5 @@
 import { DEFAULT_LEDGER_SIZE, fnv1a32 } from '@sundial/core';
+import { checkKeyPrefix } from './key-prefix';
 
 export { fnv1a32 };
 
@@ -42,6 +43,7 @@ export class SundialKeys {
     readonly tagging: PartitionTags = 'plain',
     readonly ledgerSize = DEFAULT_LEDGER_SIZE,
   ) {
+    checkKeyPrefix(prefix);
     if (!Number.isInteger(partitions) || partitions < 1) {
       throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
     }
