@@ -190,6 +190,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
       'SundialOverdueBacklogStuck',
       'SundialRunsLost',
       'SundialReconcilerRearming',
+      'SundialSchedulesFileProblems',
     ];
     for (const rule of rules) {
       const reply = await prometheus.query(rule.expr);
