@@ -1,5 +1,7 @@
 import { SundialKeys } from '@sundial/redis';
 import { Redis } from 'ioredis';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type AppProcess,
@@ -44,11 +46,22 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
   let worker: AppProcess;
   let prometheus: PrometheusServer;
   let direct: Redis;
+  // The scheduler follows a schedules file (one row), so that the sundial_schedules_file_* gauges the
+  // runbooks and SundialSchedulesFileProblems name are in the scrape.
+  const schedulesDir = mkdtempSync(join(tmpdir(), 'sundial-e2e-'));
+  const schedulesFile = join(schedulesDir, 'schedules.yaml');
 
   beforeAll(async () => {
+    writeFileSync(
+      schedulesFile,
+      'timers:\n  - { key: "file:yearly", handler: record, cron: "0 0 1 1 *", tz: UTC }\n',
+    );
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     const cluster = await spawnCluster(
-      clusterEnv(redis.url, { SUNDIAL_PARTITIONS: String(PARTITIONS) }),
+      clusterEnv(redis.url, {
+        SUNDIAL_PARTITIONS: String(PARTITIONS),
+        SUNDIAL_SCHEDULES_FILE: schedulesFile,
+      }),
       1,
       1,
     );
@@ -69,6 +82,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
     await prometheus?.stop();
     await killAll(apps);
     await redis?.stop();
+    rmSync(schedulesDir, { recursive: true, force: true });
   });
 
   const post = async (spec: Record<string, unknown>): Promise<void> => {
