@@ -256,4 +256,22 @@ describe('HTTP API: refusals at the edge', () => {
       },
     );
   });
+
+  describe('the owner mark in meta (docs/spec.md §5.1)', () => {
+    // A timer created with it was taken for a row of the schedules file and removed by its follower.
+    const marked = { handler: 'log', every: '1h', meta: { sundialOwner: 'schedules-file', team: 'a' } };
+    it.each([
+      ['POST', '/v1/timers', { key: 'qp:marked', ...marked }],
+      ['PUT', keyPath('qp:marked'), marked],
+      ['PUT', timer, marked],
+      ['POST', '/v1/preview', { key: 'qp:marked', ...marked }],
+    ])('%s %s with meta.sundialOwner: 400 invalid naming it, nothing changed', async (method, path, body) => {
+      expect(await refused(method, path, body)).toMatchObject({
+        reason: 'invalid',
+        field: 'meta.sundialOwner',
+        message: expect.stringContaining('schedules file'),
+        fix: expect.stringMatching(/^Rename meta\.sundialOwner/),
+      });
+    });
+  });
 });

@@ -124,6 +124,23 @@ describe('sundial CLI against a running cluster', () => {
     });
   });
 
+  it('trigger of an ended timer: the fix says how the list shows it (it is listed, as completed)', async () => {
+    // The fix said the list "lists the live timers", but a timer kept by removeOnComplete false is listed
+    // after it ended, and trigger refuses it all the same.
+    const args = ['--handler', 'record', '--delay', '50ms', '--remove-on-complete', 'false'];
+    expect((await sundial(['schedule', '--key', 'cli:ended:1', ...args])).code).toBe(0);
+    await waitFor(async () => (await json<Timer>(['get', 'cli:ended:1'])).status === 'completed', {
+      what: 'cli:ended:1 completed',
+    });
+    const listed = await json<ListResult>(['list', '--prefix', 'cli:ended:']);
+    expect(listed.items.map((timer) => [timer.key, timer.status])).toEqual([['cli:ended:1', 'completed']]);
+    const refused = await sundial(['trigger', 'cli:ended:1']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'fix: Check the key; sundial list --prefix cli:ended: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.\n',
+    );
+  });
+
   it('prints the refusal with its reason, field and fix, and exits 1; nothing is written', async () => {
     const refused = await sundial(['schedule', '--key', 'cli:bad', '--handler', 'record', '--every', '10ms']);
     expect(refused.code).toBe(1);
@@ -132,7 +149,7 @@ describe('sundial CLI against a running cluster', () => {
       /^sundial: invalid \(field every\): .*minimum interval.* \[HTTP 400\]\nfix: .+/,
     );
     expect((await sundial(['get', 'cli:bad'])).stderr).toMatch(
-      /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: Check the key; sundial list --prefix cli: lists the live timers\.\n$/,
+      /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: Check the key; sundial list --prefix cli: lists the timers under it\. One listed as completed, failed or cancelled has ended \(kept by removeOnComplete false\): schedule it again to run it\.\n$/,
     );
 
     const jsonRefusal = await sundial(['pause', 'cli:missing', '--json']);

@@ -1,6 +1,6 @@
 import { SundialKeys } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -46,14 +46,22 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
   let worker: AppProcess;
   let prometheus: PrometheusServer;
   let direct: Redis;
+  // The scheduler follows a schedules file (one row), so that the sundial_schedules_file_* gauges the
+  // runbooks and SundialSchedulesFileProblems name are in the scrape.
+  const schedulesDir = mkdtempSync(join(tmpdir(), 'sundial-e2e-'));
+  const schedulesFile = join(schedulesDir, 'schedules.yaml');
 
   beforeAll(async () => {
+    writeFileSync(
+      schedulesFile,
+      'timers:\n  - { key: "file:yearly", handler: record, cron: "0 0 1 1 *", tz: UTC }\n',
+    );
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    // A schedules file, so that the scheduler exports the file's gauges the runbooks name.
-    const schedules = join(mkdtempSync(join(tmpdir(), 'sundial-dashboard-')), 'schedules.yaml');
-    writeFileSync(schedules, 'timers:\n  - key: dashboard:file-row\n    handler: log\n    every: 1h\n');
     const cluster = await spawnCluster(
-      clusterEnv(redis.url, { SUNDIAL_PARTITIONS: String(PARTITIONS), SUNDIAL_SCHEDULES_FILE: schedules }),
+      clusterEnv(redis.url, {
+        SUNDIAL_PARTITIONS: String(PARTITIONS),
+        SUNDIAL_SCHEDULES_FILE: schedulesFile,
+      }),
       1,
       1,
     );
@@ -74,6 +82,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
     await prometheus?.stop();
     await killAll(apps);
     await redis?.stop();
+    rmSync(schedulesDir, { recursive: true, force: true });
   });
 
   const post = async (spec: Record<string, unknown>): Promise<void> => {
@@ -195,6 +204,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
       'SundialOverdueBacklogStuck',
       'SundialRunsLost',
       'SundialReconcilerRearming',
+      'SundialSchedulesFileProblems',
     ];
     for (const rule of rules) {
       const reply = await prometheus.query(rule.expr);

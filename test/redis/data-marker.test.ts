@@ -198,6 +198,55 @@ describe('the data marker (P:epoch)', () => {
     }
   });
 
+  it('a watch of both the data and the count reads P:partitions and P:repartition once a look, and still tells a repartition', async () => {
+    // The data check and the count watch each read them: two reads every 5 s per process, one of them spare.
+    const prefix = 'dm-once';
+    const monitor = await store.raw.monitor();
+    const gets = new Map<string, number>();
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'get') gets.set(args[1], (gets.get(args[1]) ?? 0) + 1);
+    });
+    const replaced: string[] = [];
+    const watchBoth = () =>
+      watchPartitionCount({
+        connection: store.url(),
+        prefix,
+        partitions: 2,
+        intervalMs: 20,
+        told: new Set<string>(),
+        onDataLost: () => undefined,
+        onReplaced: (refusal) => replaced.push(refusal.message),
+      });
+    const stop = watchBoth();
+    try {
+      await waitFor(() => ((gets.get(`${prefix}:epoch`) ?? 0) >= 4 ? true : undefined), {
+        what: 'four looks of the watch',
+      });
+      await stop();
+      // MONITOR shows commands in the order Redis ran them: once this GET is seen, the watch's are too.
+      await store.raw.get(`${prefix}:end`);
+      await waitFor(() => gets.has(`${prefix}:end`) || undefined, { what: 'the monitor caught up' });
+      const count = (name: string) => gets.get(`${prefix}:${name}`) ?? 0;
+      // Each check (a look's, the connect's) reads P:epoch, then the layout once, and no look reads it
+      // again (it did: one more read per look). The stop may cut the last check after its P:epoch.
+      expect(count('epoch')).toBeGreaterThanOrEqual(4);
+      for (const name of ['partitions', 'repartition'])
+        expect([0, 1]).toContain(count('epoch') - count(name));
+    } finally {
+      monitor.disconnect();
+      await stop();
+    }
+    // The shared read still tells a finished repartition to another count.
+    const watch = watchBoth();
+    try {
+      await store.raw.set(`${prefix}:partitions`, '4');
+      await waitFor(() => replaced.length > 0 || undefined, { what: 'the new count told' });
+      expect(replaced).toEqual([expect.stringContaining('4')]);
+    } finally {
+      await watch();
+    }
+  });
+
   it.each([
     { what: 'the data', prefix: 'dm-away', marker: 'dm-away:epoch' },
     // a partition's marker, as a watch wrote it (a client writes P:epoch only)

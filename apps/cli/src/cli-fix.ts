@@ -24,7 +24,8 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
   switch (error.reason) {
     case 'not-found':
       return error.field === 'key'
-        ? `Check the key; ${listCommand(context.key)} lists the live timers.`
+        ? // The list also holds ended timers kept by removeOnComplete false: say how to read one there.
+          `Check the key; ${listCommand(context.key)} lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.`
         : // no such route: SUNDIAL_URL is not a scheduler's root, or the scheduler is older than the CLI
           `Check that SUNDIAL_URL (${context.url}) is the root of a Sundial scheduler of this version.`;
     case 'duplicate-key':

@@ -214,13 +214,13 @@ describe('sundial CLI: the request each command sends', () => {
         ['get', 'inv:42'],
         404,
         sent(refusals.notFound('inv:42'), { fix: KEY_NOT_FOUND_FIX }),
-        'Check the key; sundial list --prefix inv: lists the live timers.',
+        'Check the key; sundial list --prefix inv: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.',
       ],
       [
         ['history', 'solo'],
         404,
         sent(refusals.notFound('solo'), { fix: KEY_NOT_FOUND_FIX }),
-        'Check the key; sundial list lists the live timers.',
+        'Check the key; sundial list lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.',
       ],
       [
         ['schedule', '--key', 'a b', '--handler', 'log', '--delay', '1h'],

@@ -1,4 +1,4 @@
-import { durationText, type Timer } from '@sundial/core';
+import type { Timer } from '@sundial/core';
 
 /** Where a command's answer goes: JSON for scripts (`--json`), text for people. */
 export interface Output {
@@ -67,12 +67,8 @@ export function time(at: number | string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? String(at) : date.toISOString();
 }
 
-/** The schedule in words, as the operator UI writes it: "cron 0 7 * * 1-5 (America/Toronto)", "every 30 s", "once". */
-export function schedule(timer: Timer): string {
-  if (timer.cron) return `cron ${timer.cron}${timer.tz ? ` (${timer.tz})` : ''}`;
-  if (timer.everyMs !== undefined) return `every ${durationText(timer.everyMs)}`;
-  return 'once';
-}
+/** The schedule in words, from the one source the operator UI uses too (libs/core/src/browser). */
+export { scheduleText as schedule } from '@sundial/core';
 
 export function lastRun(timer: Timer): string {
   const last = timer.last;

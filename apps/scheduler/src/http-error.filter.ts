@@ -10,7 +10,7 @@ export const BODY_TOO_LARGE_FIX =
 
 /** How an HTTP caller finds the live keys (the TimersApi's own not-found fix names `list()`, its call). */
 export const KEY_NOT_FOUND_FIX =
-  'Check the key (URL-encoded in the path); GET /v1/timers?prefix=<scope> lists the live timers.';
+  'Check the key (URL-encoded in the path); GET /v1/timers?prefix=<scope> lists the timers under it. One with status completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.';
 
 const PATH_ENCODING_FIX =
   'URL-encode the key in the path (encodeURIComponent): a key is letters, digits and : _ - . / @, a "/" in it as %2F.';

@@ -1,4 +1,4 @@
-import { duration, toMs } from './duration';
+import { duration, scheduleText, toMs } from './duration';
 
 const refusal = (fields: Record<string, unknown>) =>
   expect.objectContaining({ reason: 'invalid', ...fields });
@@ -86,5 +86,17 @@ describe('toMs', () => {
     expect(() => toMs(value as number, 'delay')).toThrow(
       refusal({ field: 'delay', fix: expect.stringContaining('number of milliseconds') }),
     );
+  });
+});
+
+describe('scheduleText: the schedule in words of the CLI and the operator UI', () => {
+  it.each([
+    [{ cron: '0 7 * * 1-5', tz: 'America/Toronto' }, 'cron 0 7 * * 1-5 (America/Toronto)'],
+    [{ cron: '0 7 * * *' }, 'cron 0 7 * * *'],
+    [{ everyMs: 30_000 }, 'every 30 s'],
+    [{ everyMs: 300 }, 'every 300 ms'],
+    [{}, 'once'],
+  ])('%p reads %p', (timer, text) => {
+    expect(scheduleText(timer)).toBe(text);
   });
 });

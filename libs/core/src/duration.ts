@@ -1,5 +1,5 @@
 import { SundialError } from './errors';
-export { durationText } from './browser/duration-text';
+export { durationText, type ScheduleFields, scheduleText } from './browser/duration-text';
 import { showValue } from './show-value';
 
 /** The units a duration may use, smallest first. */

@@ -20,5 +20,6 @@ export * from './virtual-clock';
 export * from './engine';
 export * from './logger';
 export * from './owned-rows';
+export * from './owner-mark';
 export * from './ledger';
 export * from './next-times';

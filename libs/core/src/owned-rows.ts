@@ -41,10 +41,11 @@ export async function ensureOwnedRow(
     if (row && !owner.owns(row)) return 'foreign';
     if (row && owner.matches(row, spec)) return 'unchanged';
     try {
-      if (!row) await timers.schedule({ ...spec, ifExists: 'error' });
+      // ownedRow: the one write allowed to carry the owner mark (`meta.sundialOwner`, ./owner-mark).
+      if (!row) await timers.schedule({ ...spec, ifExists: 'error' }, { ownedRow: true });
       else {
         const requestId = `owned-row:${row.id}:${requestFingerprint('replace', [spec])}`;
-        await timers.schedule({ ...spec, ifExists: 'replace' }, { requestId });
+        await timers.schedule({ ...spec, ifExists: 'replace' }, { requestId, ownedRow: true });
       }
       return 'written';
     } catch (error) {

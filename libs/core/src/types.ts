@@ -267,6 +267,12 @@ export interface WriteOptions {
    * remembered: its retry runs again.
    */
   requestId?: string;
+  /**
+   * `schedule`/`scheduleMany` only: the write of a declarative source (`ensureOwnedRow`: the schedules
+   * file, `@DistributedCron`), the one write whose `meta` may carry `sundialOwner` (docs/spec.md §5.1).
+   * The HTTP API never sets it.
+   */
+  ownedRow?: boolean;
 }
 
 /** The operations every backend offers: the in-memory engine, the Redis client, the HTTP API. */

@@ -8,6 +8,7 @@ import {
   plainObject,
   rejectUnknownFields,
 } from './input-checks';
+import { refuseOwnerMark } from './owner-mark';
 import { refusals } from './refusals';
 import { normalizeRunPolicies } from './run-policies';
 import { type SizeLimit, toJsonValue } from './json-value';
@@ -95,9 +96,10 @@ type Schedule = Pick<NormalizedSpec, 'kind' | 'delayMs' | 'atMs' | 'everyMs' | '
  * (docs/spec.md §2). Throws SundialError: `payload-too-large` for an oversized payload or meta, else
  * `invalid`.
  * An optional field that is `undefined` or `null` counts as absent (JSON clients often send null);
- * only `payload: null` is a value, and also its default.
+ * only `payload: null` is a value, and also its default. `meta.sundialOwner` is refused unless
+ * `ownedRow` (the write of a declarative source, `WriteOptions.ownedRow`).
  */
-export function normalizeSpec(spec: unknown, limits: SpecLimits = {}): NormalizedSpec {
+export function normalizeSpec(spec: unknown, limits: SpecLimits = {}, ownedRow = false): NormalizedSpec {
   const setBy = limits.setBy ?? OPTION_LIMIT_SETTINGS;
   const payloadLimit = {
     maxBytes: limits.maxPayloadBytes ?? DEFAULT_LIMITS.maxPayloadBytes,
@@ -117,6 +119,7 @@ export function normalizeSpec(spec: unknown, limits: SpecLimits = {}): Normalize
   });
   const maxRuns = normalizeMaxRuns(input.maxRuns, schedule.kind);
   const meta = normalizeMeta(input.meta, payloadLimit);
+  if (!ownedRow) refuseOwnerMark(meta);
   const runPolicies = normalizeRunPolicies(
     input,
     schedule.kind,

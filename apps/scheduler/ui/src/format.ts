@@ -29,12 +29,8 @@ export function relative(at: number, now = Date.now()): string {
   return ms >= 0 ? `in ${text}` : `${text} ago`;
 }
 
-/** The schedule in words: "cron 0 7 * * 1-5 (America/Toronto)", "every 30 s", "once". */
-export function schedule(timer: Timer): string {
-  if (timer.cron) return `cron ${timer.cron}${timer.tz ? ` (${timer.tz})` : ''}`;
-  if (timer.everyMs !== undefined) return `every ${durationText(timer.everyMs)}`;
-  return 'once';
-}
+/** The schedule in words, from the one source the CLI uses too (libs/core/src/browser). */
+export { scheduleText as schedule } from './duration-text.js';
 
 /** The last run's outcome in a few words. */
 export function lastRun(timer: Timer): string {

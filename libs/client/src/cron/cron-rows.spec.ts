@@ -10,8 +10,12 @@ describe('cronRowOwner: which stored row already says what the decorator says', 
       'app',
     );
     const { matches } = cronRowOwner('app');
-    expect(matches(await engine.schedule(spec), spec)).toBe(true);
-    const bounded = await engine.schedule({ ...spec, timeout: '15m', ifExists: 'replace' });
+    // Written as the registrar writes it (ensureOwnedRow): only an owner's write may carry its mark.
+    expect(matches(await engine.schedule(spec, { ownedRow: true }), spec)).toBe(true);
+    const bounded = await engine.schedule(
+      { ...spec, timeout: '15m', ifExists: 'replace' },
+      { ownedRow: true },
+    );
     expect(matches(bounded, spec)).toBe(false);
     expect(matches(bounded, { ...spec, timeout: 900_000 })).toBe(true);
     await engine.dispose();

@@ -71,7 +71,7 @@ export function cronRowOwner(app: string): RowOwner {
 
 function rowMatches(timer: Timer, spec: TimerSpec): boolean {
   // Normalized, as the row stores it: durations and instants in ms, retry with its defaults.
-  const wanted = normalizeSpec(spec);
+  const wanted = normalizeSpec(spec, {}, true);
   return (
     timer.kind === wanted.kind &&
     timer.handler === wanted.handler &&

@@ -19,3 +19,20 @@ export function durationText(ms: number): string {
   const value = ms / size;
   return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10} ${unit}`;
 }
+
+/** What `scheduleText` reads of a timer (the API's Timer and the UI's own type both have it). */
+export interface ScheduleFields {
+  cron?: string;
+  tz?: string;
+  everyMs?: number;
+}
+
+/**
+ * A timer's schedule in words, as the CLI and the operator UI write it: `"cron 0 7 * * 1-5
+ * (America/Toronto)"`, `"every 30 s"` (`durationText`), `"once"`.
+ */
+export function scheduleText(timer: ScheduleFields): string {
+  if (timer.cron) return `cron ${timer.cron}${timer.tz ? ` (${timer.tz})` : ''}`;
+  if (timer.everyMs !== undefined) return `every ${durationText(timer.everyMs)}`;
+  return 'once';
+}

@@ -14,6 +14,7 @@ import type {
   TimerListener,
   TimerSpec,
   TimersApi,
+  WriteOptions,
 } from '../types';
 import {
   normalizeBackfillRange,
@@ -127,12 +128,12 @@ class MemoryEngine implements Engine {
     });
   }
 
-  async schedule(spec: TimerSpec): Promise<Timer> {
-    return this.operation(() => this.placement.schedule(spec));
+  async schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer> {
+    return this.operation(() => this.placement.schedule(spec, options?.ownedRow === true));
   }
 
-  async scheduleMany(specs: TimerSpec[]): Promise<Timer[]> {
-    return this.operation(() => this.placement.scheduleMany(specs));
+  async scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]> {
+    return this.operation(() => this.placement.scheduleMany(specs, options?.ownedRow === true));
   }
 
   /** A finished row kept by `removeOnComplete: false` is dropped silently: there was nothing to cancel. */

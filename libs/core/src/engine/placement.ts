@@ -31,12 +31,13 @@ export class Placement {
 
   constructor(private readonly deps: PlacementDeps) {}
 
-  schedule(spec: TimerSpec): Timer {
-    return this.place(this.normalize(spec));
+  /** `ownedRow`: a declarative source's write, which may carry `meta.sundialOwner` (WriteOptions). */
+  schedule(spec: TimerSpec, ownedRow = false): Timer {
+    return this.place(this.normalize(spec, ownedRow));
   }
 
   /** All or nothing: every spec is checked before the first one is placed. */
-  scheduleMany(specs: TimerSpec[]): Timer[] {
+  scheduleMany(specs: TimerSpec[], ownedRow = false): Timer[] {
     if (!Array.isArray(specs)) {
       throw refusals.invalid(
         'specs',
@@ -46,7 +47,7 @@ export class Placement {
     }
     const normalized = specs.map((spec, index) => {
       try {
-        return this.normalize(spec);
+        return this.normalize(spec, ownedRow);
       } catch (error) {
         throw atIndex(error, index);
       }
@@ -62,8 +63,8 @@ export class Placement {
     return normalized.map((spec) => this.place(spec));
   }
 
-  private normalize(spec: TimerSpec): NormalizedSpec {
-    const normalized = normalizeSpec(spec, this.deps.limits);
+  private normalize(spec: TimerSpec, ownedRow: boolean): NormalizedSpec {
+    const normalized = normalizeSpec(spec, this.deps.limits, ownedRow);
     assertKnownHandler(this.deps.handlers, normalized.handler);
     return normalized;
   }

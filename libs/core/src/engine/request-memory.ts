@@ -49,9 +49,10 @@ export function rememberRequests(
   };
 
   return {
-    schedule: (spec, options) => remembered('schedule', [spec], options, () => api.schedule(spec)),
+    // Passed on for `ownedRow` (the owner mark, ../owner-mark); the engine does not read `requestId`.
+    schedule: (spec, options) => remembered('schedule', [spec], options, () => api.schedule(spec, options)),
     scheduleMany: (specs, options) =>
-      remembered('scheduleMany', [specs], options, () => api.scheduleMany(specs)),
+      remembered('scheduleMany', [specs], options, () => api.scheduleMany(specs, options)),
     cancel: (key, options) => remembered('cancel', [key], options, () => api.cancel(key)),
     cancelAll: (scope, options) =>
       remembered('cancelAll', [scope ?? ''], options, () => api.cancelAll(scope)),

@@ -112,7 +112,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer> {
     return this.write(async () => {
-      const normalized = [this.normalize(spec)];
+      const normalized = [this.normalize(spec, options)];
       return (await this.scheduleNormalized(normalized, 'schedule', [spec], options))[0];
     });
   }
@@ -126,7 +126,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
           'Pass an array, e.g. [spec1, spec2].',
         );
       }
-      const normalized = specs.map((spec) => this.normalize(spec));
+      const normalized = specs.map((spec) => this.normalize(spec, options));
       return this.scheduleNormalized(normalized, 'scheduleMany', [specs], options);
     });
   }
@@ -267,8 +267,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.started;
   }
 
-  private normalize(spec: TimerSpec): NormalizedSpec {
-    return normalizeSpec(spec, this.options.limits);
+  private normalize(spec: TimerSpec, options?: WriteOptions): NormalizedSpec {
+    return normalizeSpec(spec, this.options.limits, options?.ownedRow === true);
   }
 
   /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SundialKeys } from '../store/keys';
 import { isCluster, type RedisClient } from './connection';
 import { type DataLoss, dataLoss } from './data-loss';
-import { readLayout } from './partition-count';
+import { readLayout, type StoredLayout } from './partition-count';
 
 export type { DataLoss } from './data-loss';
 
@@ -43,6 +43,8 @@ export class DataMarker {
   /** the stored partition count, as last read: the partitions whose markers the next look reads */
   private count: number;
   private readonly tagging: SundialKeys['tagging'];
+  /** `P:partitions`/`P:repartition` as the last check read them (undefined: it read none, or failed) */
+  private layoutRead: StoredLayout | undefined;
 
   constructor(
     private readonly redis: RedisClient,
@@ -58,6 +60,7 @@ export class DataMarker {
    * records what it finds). Rejects when Redis does not answer: nothing is concluded then.
    */
   async check(): Promise<DataLoss | null> {
+    this.layoutRead = undefined;
     const layout = this.options.partitions
       ? new SundialKeys(this.keys.prefix, this.count, this.tagging)
       : null;
@@ -78,7 +81,8 @@ export class DataMarker {
    * sets the new count before it does: a look that read them while it ran concludes nothing on them.
    */
   private async layoutSettled(read: number): Promise<boolean> {
-    const { count, repartition } = await readLayout(this.redis, this.keys);
+    this.layoutRead = await readLayout(this.redis, this.keys);
+    const { count, repartition } = this.layoutRead;
     if (repartition) return false;
     const current = count || this.keys.partitions; // none: lost too, and written again below
     if (current === read) return true;
@@ -88,6 +92,14 @@ export class DataMarker {
     const names = new Set([this.keys.dataMarker, ...kept.all().map((n) => kept.partitionMarker(n))]);
     for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
     return false;
+  }
+
+  /**
+   * The layout the last `check` read (with `partitions`, once its markers were read), so that a watch
+   * looking at the count right after it need not read it again; undefined when it read none.
+   */
+  lastLayout(): StoredLayout | undefined {
+    return this.layoutRead;
   }
 
   private async conclude(looks: Look[]): Promise<DataLoss | null> {

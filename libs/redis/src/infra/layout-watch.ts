@@ -44,7 +44,8 @@ export const WATCH_CONNECTION = 'sundial-watch';
  * under way), `onReplaced` is told, once; the apps then shut down and are started again with the new
  * count. The same looks, and each (re)connect, check that Redis still holds the data this process saw
  * (`onDataLost`): the markers `P:epoch` and `P:{pN}:epoch` of every partition of the stored count, one GET
- * each sent side by side (one round trip per shard), then `P:partitions` and `P:repartition`. Resolves a stop function. A failed look (Redis away) is tried again at the next interval.
+ * each sent side by side (one round trip per shard), then `P:partitions` and `P:repartition`, read once
+ * a look for both watches. Resolves a stop function. A failed look (Redis away) is tried again at the next interval.
  */
 export function watchPartitionCount(options: PartitionCountWatch): () => Promise<void> {
   const keys = new SundialKeys(options.prefix, options.partitions);
@@ -67,10 +68,10 @@ export function watchPartitionCount(options: PartitionCountWatch): () => Promise
   const look = async (): Promise<void> => {
     if (options.onDataLost) await checkData();
     if (!options.onReplaced) return;
-    const { count, repartition } = await readLayout(redis, keys).catch(() => ({
-      count: 0,
-      repartition: null,
-    }));
+    // The data check has just read P:partitions and P:repartition (after its markers): one read a look.
+    const read = options.onDataLost ? marker.lastLayout() : undefined;
+    const { count, repartition } =
+      read ?? (await readLayout(redis, keys).catch(() => ({ count: 0, repartition: null })));
     if (stopped || repartition || !count || count === keys.partitions) return;
     stopped = true;
     clearInterval(timer);
