@@ -30,7 +30,7 @@ describe('cronRowOwner: which stored row already says what the decorator says', 
     );
     expect(spec).toMatchObject({ key: 'interval:beat', every: '30s' });
     const { matches, owns } = cronRowOwner('app');
-    const row = await engine.schedule(spec);
+    const row = await engine.schedule(spec, { ownedRow: true }); // as the registrar writes it
     expect([owns(row), matches(row, spec), matches(row, { ...spec, every: 30_000 })]).toEqual([
       true,
       true,
