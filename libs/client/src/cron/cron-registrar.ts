@@ -127,7 +127,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
       const stale = await this.timers.get(spec.key);
       if (stale && this.owner.owns(stale)) await this.timers.cancel(spec.key);
       this.logger.warn(
-        `${decoratorOf(row)}: not written, its endAt ${new Date(normalizeSpec(spec).endAt!).toISOString()} leaves no slot to run. Remove the method, or move endAt.`,
+        `${decoratorOf(row)}: not written, its endAt ${new Date(normalizeSpec(spec, {}, true).endAt!).toISOString()} leaves no slot to run. Remove the method, or move endAt.`,
       );
       return;
     }
@@ -191,7 +191,7 @@ function withOverlap(row: DiscoveredRow): DiscoveredRow {
 function windowOver(spec: TimerSpec, error: unknown): boolean {
   if (!isSundialError(error) || error.field !== 'endAt' || spec.endAt === undefined) return false;
   try {
-    normalizeSpec(spec); // refuses an endAt not after startAt, as the write did
+    normalizeSpec(spec, {}, true); // refuses an endAt not after startAt, as the (owner's) write did
     return true;
   } catch {
     return false;
