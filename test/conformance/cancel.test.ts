@@ -31,7 +31,7 @@ describe.each(BACKENDS)('%s backend: cancel and cancelAll', (name) => {
 
   it('cancel aborts the signal of a running handler, and its completion changes nothing', async () => {
     const h = await backend.open();
-    await h.timers.schedule({ key: 'k', handler: 'work', every: 100, payload: { sleepMs: 2_000 } });
+    await h.timers.schedule({ key: 'k', handler: 'work', every: 100, payload: { sleepMs: 2_000 } }); // on the backend's clock: virtual for memory; a real short wait on Redis
     const run = await h.started({ key: 'k' });
     expect(run.signal.aborted).toBe(false);
     await h.timers.cancel('k');

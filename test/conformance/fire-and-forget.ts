@@ -8,7 +8,7 @@ export async function startFireAndForget(backend: Backend): Promise<Harness> {
     handler: 'work',
     every: 100,
     awaitTask: false,
-    payload: { sleepMs: 2_000 },
+    payload: { sleepMs: 2_000 }, // on the backend's clock: virtual for memory; a real short wait on Redis
   });
   await h.started({ key: 'f' });
   return h;

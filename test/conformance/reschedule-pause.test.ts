@@ -33,7 +33,7 @@ describe.each(BACKENDS)('%s backend: reschedule', (name) => {
 
   it('is refused with inactive while the timer runs, and with not-found without a live timer', async () => {
     const h = await backend.open();
-    await h.timers.schedule({ key: 'k', handler: 'work', delay: 10, payload: { sleepMs: 1_000 } });
+    await h.timers.schedule({ key: 'k', handler: 'work', delay: 10, payload: { sleepMs: 1_000 } }); // on the backend's clock: virtual for memory; a real short wait on Redis
     await h.event({ type: 'running', key: 'k' });
     await expect(h.timers.reschedule('k', { delay: '1h' })).rejects.toMatchObject({
       reason: 'inactive',
@@ -130,7 +130,7 @@ describe.each(BACKENDS)('%s backend: pause and resume', (name) => {
 
   it('pause is refused with inactive while a run holds the timer', async () => {
     const h = await backend.open();
-    await h.timers.schedule({ key: 'i', handler: 'work', every: 100, payload: { sleepMs: 1_000 } });
+    await h.timers.schedule({ key: 'i', handler: 'work', every: 100, payload: { sleepMs: 1_000 } }); // on the backend's clock: virtual for memory; a real short wait on Redis
     await h.event({ type: 'running', key: 'i' });
     await expect(h.timers.pause('i')).rejects.toMatchObject({ reason: 'inactive' });
     expect(await h.timers.get('i')).toMatchObject({ status: 'running', version: 1 });

@@ -74,7 +74,7 @@ describe.each(BACKENDS)('%s backend: a timer with a timeout', (name) => {
 
   it('leaves a timer without a timeout, and a run that ends in time, as they were', async () => {
     const h = await backend.open();
-    await h.timers.schedule({ key: 'slow', handler: 'work', delay: 0, payload: { sleepMs: 1_000 } });
+    await h.timers.schedule({ key: 'slow', handler: 'work', delay: 0, payload: { sleepMs: 1_000 } }); // on the backend's clock: virtual for memory; a real short wait on Redis
     await h.timers.schedule({
       key: 'quick',
       handler: 'work',

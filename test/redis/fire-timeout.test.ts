@@ -40,7 +40,7 @@ describe('fire path: a run that outlives its timeout', () => {
     await cluster.timers.schedule({ key: 'tick', handler: 'stuck', cron: '* * * * * *', tz: 'UTC' });
     // without the timeout the first run holds the row for good and every later slot is skipped
     await waitFor(() => matching(cluster.events, { type: 'failed', key: 'tick' }).length >= 2, {
-      timeoutMs: 5_000,
+      timeoutMs: 5_000, // a deadline, left as soon as it holds
       what: 'two timed-out runs of the cron',
     });
     expect(matching(cluster.events, { type: 'failed', key: 'tick' })[1].error).toMatchObject({

@@ -12,7 +12,7 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     await cluster.timers.schedule({ key: 'bulk:armed', handler: 'h', delay: 1_500 });
     await cluster.timers.schedule({ key: 'bulk:fresh', handler: 'h', delay: '1h' });
     await waitFor(async () => (await cluster.timers.history('bulk:armed'))[0].event === 'armed', {
-      timeoutMs: 5_000,
+      timeoutMs: 5_000, // a deadline, left as soon as it holds
     });
     expect(await cluster.timers.cancelAll('bulk:')).toBe(2);
     for (const key of ['bulk:armed', 'bulk:fresh']) {
@@ -50,7 +50,7 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     await cluster.timers.pause('r:listed');
     await cluster.timers.reschedule('r:listed', { delay: 1_500 });
     await waitFor(async () => (await cluster.timers.history('r:listed'))[0].event === 'armed', {
-      timeoutMs: 5_000,
+      timeoutMs: 5_000, // a deadline, left as soon as it holds
     });
     await cluster.timers.schedule({ key: 'r:fresh', handler: 'h', delay: '1h' });
     expect(await cluster.timers.cancelAll()).toBe(2);

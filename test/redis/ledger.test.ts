@@ -39,7 +39,7 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     await cluster.runner({ h: handler.handler }, { workerId: 'w-2' });
     await cluster.timers.schedule({ key: 'moved', handler: 'h', delay: 1_500 });
     await waitFor(async () => (await cluster.timers.history('moved'))[0].event === 'armed', {
-      timeoutMs: 5_000,
+      timeoutMs: 5_000, // a deadline, left as soon as it holds
     });
     await cluster.timers.reschedule('moved', { delay: '1h' });
     const entries = await waitFor(async () => {

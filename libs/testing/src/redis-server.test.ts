@@ -123,7 +123,7 @@ async function serverOfChild(then: string) {
 async function expectGone(port: number): Promise<void> {
   try {
     await waitFor(() => connectRaw(port).then(() => false, isRefused), {
-      timeoutMs: 5_000,
+      timeoutMs: 5_000, // a deadline, left as soon as it holds
       what: `the server on port ${port} to go`,
     });
   } catch (error) {

@@ -97,7 +97,7 @@ describe('@DistributedInterval', () => {
       delivery: 'at-least-once',
       meta: { sundialOwner: 'distributed-interval', sundialApp: 'app' },
     });
-    await clock.advance('95s');
+    await clock.advance('95s'); // virtual clock
     expect(dues.map((due) => (due - row!.scheduledAt) / 1000)).toEqual([30, 60, 90]);
     await app.close();
   });
@@ -147,7 +147,7 @@ describe('@DistributedInterval', () => {
     const first = await onMemory([Campaign], undefined, clock);
     await first.init();
     expect(await first.get(Timers).get('cron:promo.daily')).not.toBeNull();
-    await clock.advance('5d');
+    await clock.advance('5d'); // virtual clock
     await first.close();
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const later = await onMemory([Campaign], undefined, clock);
