@@ -164,13 +164,16 @@ describe('SchedulesFollower under GitOps', () => {
     const { path, timers, start, lines } = await setUp('replicas', file(['k0', 'gone']));
     let armed = false;
     let writers = 0;
-    let bothWrite = (): void => undefined;
-    const gate = new Promise<void>((resolve) => (bothWrite = resolve));
     const replica = () =>
       counted(timers, async (name, args) => {
         if (!armed || name !== 'schedule' || (args[0] as TimerSpec).key !== 'k0') return;
-        if (++writers === 2) bothWrite();
-        await Promise.race([gate, sleep(5_000)]); // deadline: the other replica writes within a second of the edit
+        writers++;
+        // each write held until the other replica's has come too (within a second of the edit)
+        await waitFor(() => writers >= 2, {
+          timeoutMs: FOLLOW_DEADLINE_MS,
+          intervalMs: 5,
+          what: 'the other replica to write k0',
+        });
       }).api;
     const [first, second] = [replica(), replica()];
     await start(first);
