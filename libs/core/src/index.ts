@@ -10,6 +10,7 @@ export * from './run-timeout';
 export * from './request-id';
 export * from './duration';
 export * from './validation';
+export { validateHandler, validateKey, validateScope } from './names';
 export { checkDueBefore, compareDue, decodeDueCursor, type DuePosition, encodeDueCursor } from './due-order';
 export { DEFAULT_RETRY_DELAY_MS, retryDelay } from './run-policies';
 export * from './cron';
