@@ -1,6 +1,6 @@
 import { type RedisServer, rawHttp, startRedis } from '@sundial/testing';
 import Redis from 'ioredis';
-import { parseAllowedHosts } from '../../apps/scheduler/src/allowed-hosts';
+import { parseAllowedHosts } from '@sundial/server';
 import { type RunningApp, startScheduler } from '../local-cluster';
 
 /**

@@ -1,8 +1,8 @@
-import { policyFor } from '../../apps/scheduler/src/security-headers';
+import { policyFor } from '@sundial/server';
 import { useScheduler } from './scheduler-fixture';
 
 /**
- * Every answer of the scheduler carries the security headers (apps/scheduler/src/security-headers.ts):
+ * Every answer of the scheduler carries the security headers (libs/server/src/security-headers.ts):
  * no MIME sniffing, no referrer, never framed; JSON loads nothing, the UI and /docs only their own
  * files (test/ui/security-headers.test.ts runs the pages under them in chromium).
  */

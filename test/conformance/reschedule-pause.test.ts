@@ -155,4 +155,26 @@ describe.each(BACKENDS)('%s backend: pause and resume', (name) => {
     await expect(h.timers.reschedule('done', { delay: 1 })).rejects.toMatchObject({ reason: 'not-found' });
     await expect(h.timers.pause('nope')).rejects.toMatchObject({ reason: 'not-found' });
   });
+
+  // docs/spec.md §2: the fix says where the key's timers are listed, and that a listed one may have
+  // ended (list() shows the finished rows removeOnComplete: false keeps, not only the live ones).
+  it('not-found’s fix names the list call for the key’s scope, and says a kept row there has ended', async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'jobs:done', handler: 'work', delay: 1, removeOnComplete: false });
+    await h.event({ type: 'completed', key: 'jobs:done' });
+    const refusal = { reason: 'not-found', field: 'key' };
+    await expect(h.timers.pause('jobs:done')).rejects.toMatchObject({
+      ...refusal,
+      fix: expect.stringMatching(
+        /^Check the key; list\(\{ prefix: "jobs:" \}\) lists the timers under it\. One with status completed, failed or cancelled has ended .*schedule it again/,
+      ),
+    });
+    expect((await h.timers.list({ prefix: 'jobs:' })).items).toMatchObject([
+      { key: 'jobs:done', status: 'completed' },
+    ]);
+    await expect(h.timers.trigger('plain')).rejects.toMatchObject({
+      ...refusal,
+      fix: expect.stringMatching(/^Check the key; list\(\) lists the timers/),
+    });
+  });
 });

@@ -300,18 +300,33 @@ describe.each(BACKENDS)('%s backend: scheduleMany', (name) => {
     expect(await h.timers.snapshot()).toEqual([taken.id]);
   });
 
-  // DISAGREEMENT (reported, not fixed here: redis-timers.ts is being split in the layout work): the
-  // engine names the refused spec in `field` (`specs[1].delay`); RedisTimers says just `delay`.
-  (name === 'redis' ? it.failing : it)('names the refused spec of a batch in the field', async () => {
+  // docs/spec.md §3.1: a refused batch names the spec that was refused, `specs[i].field`, on every backend.
+  it('names the refused spec of a batch in the field', async () => {
     const h = await backend.open();
     await h.timers.schedule({ key: 'taken', handler: 'work', delay: '1m' });
-    const refused = (specs: TimerSpec[]) =>
-      h.timers.scheduleMany([{ key: 'a', handler: 'work', delay: '1m' }, ...specs]);
-    await expect(refused([{ key: 'b', handler: 'work', delay: -1 }])).rejects.toMatchObject({
-      field: 'specs[1].delay',
+    const spec = (key: string, more: Partial<TimerSpec> = {}): TimerSpec => ({
+      key,
+      handler: 'work',
+      delay: '1m',
+      ...more,
     });
-    await expect(refused([{ key: 'taken', handler: 'work', delay: '1m' }])).rejects.toMatchObject({
-      field: 'specs[1].key',
-    });
+    const cases: [TimerSpec[], string, string][] = [
+      [[spec('a'), spec('b', { delay: -1 })], 'invalid', 'specs[1].delay'],
+      [[spec('a'), spec('b'), 'nope' as never], 'invalid', 'specs[2]'],
+      [[spec('a'), spec('b', { meta: { sundialOwner: 'x' } })], 'invalid', 'specs[1].meta.sundialOwner'],
+      [[spec('a'), spec('b'), spec('taken')], 'duplicate-key', 'specs[2].key'],
+      // A key named twice is refused at its second spec, before (and whether or not) it is found live.
+      [[spec('a'), spec('b'), spec('a', { delay: '2m' })], 'duplicate-key', 'specs[2].key'],
+      [[spec('taken'), spec('taken', { delay: '2m' })], 'duplicate-key', 'specs[1].key'],
+    ];
+    for (const [specs, reason, field] of cases) {
+      const index = /^specs\[(\d+)\]/.exec(field)?.[1];
+      await expect(h.timers.scheduleMany(specs)).rejects.toMatchObject({
+        reason,
+        field,
+        message: expect.stringMatching(new RegExp(`^specs\\[${index}\\]: `)),
+      });
+    }
+    expect((await h.timers.list()).items.map((timer) => timer.key)).toEqual(['taken']);
   });
 });

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '@sundial/testing';
-import { hostRefusal } from '../../apps/scheduler/src/allowed-hosts';
+import { hostRefusal } from '@sundial/server';
 import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
 import { containerEnv, type Deployment, find, matches } from './k8s-objects';
 import { type K8sObject, kustomize } from './tools';
@@ -117,10 +117,13 @@ describe('Kubernetes: who may call the pods, and by which name', () => {
       `${service}.sundial.svc.cluster.local`,
       '10.0.0.7:3000',
     ]) {
-      expect({ host, refused: hostRefusal(host, allowedHosts) }).toEqual({ host, refused: null });
+      expect({ host, refused: hostRefusal(host, allowedHosts, 'scheduler') }).toEqual({
+        host,
+        refused: null,
+      });
     }
     for (const host of [`${service}.other`, 'sundial.example.com']) {
-      expect(hostRefusal(host, allowedHosts)?.reason).toBe('forbidden');
+      expect(hostRefusal(host, allowedHosts, 'scheduler')?.reason).toBe('forbidden');
     }
   });
 
@@ -151,7 +154,7 @@ describe('Kubernetes: who may call the pods, and by which name', () => {
         scheduler.metadata.namespace,
       );
       expect(
-        hostRefusal('sundial-scheduler.timers.svc', schedulerConfigFromEnv(env).allowedHosts),
+        hostRefusal('sundial-scheduler.timers.svc', schedulerConfigFromEnv(env).allowedHosts, 'scheduler'),
       ).toBeNull();
     } finally {
       rmSync(copy, { recursive: true, force: true });

@@ -222,7 +222,7 @@ describe('RedisTimers.scheduleMany', () => {
         { key: 'b', handler: 'h', every: 5 },
       ]),
     );
-    expect(error).toMatchObject({ reason: 'invalid', field: 'every' });
+    expect(error).toMatchObject({ reason: 'invalid', field: 'specs[1].every' });
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual([]);
   });
 
@@ -242,6 +242,7 @@ describe('RedisTimers.scheduleMany', () => {
         await refusal(timers.scheduleMany([...fresh, { key: 'taken', handler: 'h', delay: 5 }])),
       ).toMatchObject({
         reason: 'duplicate-key',
+        field: `specs[${count}].key`,
         message: expect.stringContaining('taken'),
       });
       expect(
@@ -251,7 +252,7 @@ describe('RedisTimers.scheduleMany', () => {
             { key: 'twice', handler: 'h', delay: 6 },
           ]),
         ),
-      ).toMatchObject({ reason: 'duplicate-key' });
+      ).toMatchObject({ reason: 'duplicate-key', field: 'specs[1].key' });
       expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
     },
   );

@@ -6,9 +6,9 @@ const REBOUND = 'rebound.attacker.test';
 
 /**
  * The scheduler's pages under their Content-Security-Policy in a real browser
- * (apps/scheduler/src/security-headers.ts): the operator UI and Swagger UI at /docs work and report
+ * (libs/server/src/security-headers.ts): the operator UI and Swagger UI at /docs work and report
  * no violation; neither can be framed by another site (clickjacking); and a page reached through a
- * name rebound to the scheduler's address is refused (apps/scheduler/src/allowed-hosts.ts).
+ * name rebound to the scheduler's address is refused (libs/server/src/allowed-hosts.ts).
  */
 describe('the scheduler’s pages in chromium: CSP, framing, rebinding', () => {
   // Another site, whose page frames the URL of its `frame` parameter.

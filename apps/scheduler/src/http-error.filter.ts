@@ -8,7 +8,7 @@ import type { AllowedMethods } from './route-methods';
 export const BODY_TOO_LARGE_FIX =
   'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.';
 
-/** How an HTTP caller finds the live keys (the TimersApi's own not-found fix names `list()`, its call). */
+/** How an HTTP caller finds the live keys (the TimersApi's own not-found fix names `list({ prefix })`, its call). */
 export const KEY_NOT_FOUND_FIX =
   'Check the key (URL-encoded in the path); GET /v1/timers?prefix=<scope> lists the timers under it. One with status completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.';
 

@@ -8,7 +8,7 @@ const UI_DIR = join(__dirname, '..', 'ui');
 /**
  * The operator UI at `/ui/` (docs/spec.md §5.2): static files from the build, same origin as the API,
  * so it needs no CORS. The files are public; every `/v1` call they make carries the API token the
- * operator enters. Its Content-Security-Policy (its own files only) is security-headers.ts's.
+ * operator enters. Its Content-Security-Policy (its own files only) is libs/server/src/security-headers.ts's.
  */
 export function serveOperatorUi(app: NestExpressApplication): void {
   app.useStaticAssets(UI_DIR, {

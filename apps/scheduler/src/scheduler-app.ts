@@ -2,7 +2,7 @@ import { NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { SundialLogger } from '@sundial/core';
-import { createNestLogger, createPino, SUNDIAL_LOGGER } from '@sundial/server';
+import { createNestLogger, createPino, guardHttpEdge, SUNDIAL_LOGGER } from '@sundial/server';
 import { ApiTokenGuard } from './api-token';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
@@ -10,7 +10,6 @@ import { RouteInputGuard } from './route-input';
 import { allowedMethods, answerRouteEdges } from './route-methods';
 import { parseBodies } from './request-body';
 import { serveOperatorUi } from './operator-ui';
-import { setSecurityHeaders } from './security-headers';
 import type { SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
 import { SchedulerModule } from './scheduler.module';
@@ -44,10 +43,10 @@ export async function createSchedulerApp(
   );
   const allowed = allowedMethods(document);
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
-  // On every answer, refusals included.
-  setSecurityHeaders(app);
-  // A foreign Host, the token and a declared Content-Length over the limit are refused before any body is read.
-  refuseBeforeBody(app, { apiToken: config.apiToken, allowedHosts: config.allowedHosts, bodyLimit });
+  // The security headers on every answer, refusals included; a foreign Host refused first.
+  guardHttpEdge(app, { allowedHosts: config.allowedHosts, app: 'scheduler' });
+  // The token and a declared Content-Length over the limit are refused before any body is read.
+  refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
   answerRouteEdges(app, allowed);
   parseBodies(app, bodyLimit);
   app.useGlobalFilters(new HttpErrorFilter(app.get<SundialLogger>(SUNDIAL_LOGGER), allowed));

@@ -1,7 +1,14 @@
 import { DEFAULT_LIMITS } from '@sundial/core';
 import { DEFAULT_RECONCILE_MS } from '@sundial/redis';
-import { type ClusterConfig, clusterConfigFromEnv, type Env, envInt, envOptional } from '@sundial/server';
-import { type AllowedHosts, allowedHostsFromEnv } from './allowed-hosts';
+import {
+  type AllowedHosts,
+  allowedHostsFromEnv,
+  type ClusterConfig,
+  clusterConfigFromEnv,
+  type Env,
+  envInt,
+  envOptional,
+} from '@sundial/server';
 
 export interface SchedulerConfig extends ClusterConfig {
   port: number;

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { createNestLogger, createPino, sundialLogger } from '@sundial/server';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createNestLogger, createPino, guardHttpEdge, sundialLogger } from '@sundial/server';
 import { type HandlerMap, loadHandlersModule } from './handlers-module';
 import { createHttpHandler } from './handlers/http.handler';
 import { createLogHandler } from './handlers/log.handler';
@@ -8,7 +9,8 @@ import type { WorkerConfig } from './worker-config';
 import { WorkerModule } from './worker.module';
 
 /**
- * Builds the worker application, not yet listening. Handlers: the built-ins (`http`, `log`), then
+ * Builds the worker application, not yet listening; its port (/health, /metrics) guarded as the
+ * scheduler's is (`guardHttpEdge`). Handlers: the built-ins (`http`, `log`), then
  * those of SUNDIAL_HANDLERS_MODULE, then `extra` (tests); a later one wins on a shared name.
  */
 export async function createWorkerApp(
@@ -22,7 +24,12 @@ export async function createWorkerApp(
     ...(config.handlersModule ? await loadHandlersModule(config.handlersModule) : {}),
     ...extra,
   };
-  return NestFactory.create(WorkerModule.forRoot(config, pino, handlers), {
+  const app = await NestFactory.create<NestExpressApplication>(WorkerModule.forRoot(config, pino, handlers), {
     logger: createNestLogger(pino),
   });
+  // The stack is nobody's business.
+  app.disable('x-powered-by');
+  // As the scheduler's port: the security headers on every answer, a foreign Host refused.
+  guardHttpEdge(app, { allowedHosts: config.allowedHosts, app: 'worker' });
+  return app;
 }

@@ -9,6 +9,8 @@ import {
   dispatcherGraceOf,
 } from '@sundial/redis';
 import {
+  type AllowedHosts,
+  allowedHostsFromEnv,
   type ClusterConfig,
   clusterConfigFromEnv,
   type Env,
@@ -20,6 +22,8 @@ import {
 export interface WorkerConfig extends ClusterConfig {
   /** HTTP port of /health and /metrics (default 3001, beside the scheduler's 3000) */
   port: number;
+  /** SUNDIAL_ALLOWED_HOSTS: the names a request's `Host` may give besides IPs, localhost, single labels */
+  allowedHosts: AllowedHosts;
   /** jobs run at once per partition queue */
   concurrency: number;
   /** hosts (`host` or `host:port`) the built-in `http` handler may call */
@@ -42,6 +46,8 @@ export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
   return {
     ...clusterConfigFromEnv(env),
     port: envInt(env, 'PORT', 3001),
+    // The worker takes no API token: unset, only the names always allowed.
+    allowedHosts: allowedHostsFromEnv(env, false),
     concurrency: envInt(env, 'WORKER_CONCURRENCY', DEFAULT_CONCURRENCY, 1),
     httpAllow: envList(env, 'SUNDIAL_HTTP_ALLOW'),
     shutdownGraceMs: envInt(env, 'SUNDIAL_SHUTDOWN_GRACE_MS', DEFAULT_CLOSE_GRACE_MS),

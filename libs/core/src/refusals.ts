@@ -11,6 +11,15 @@ import { showValue } from './show-value';
 export const registerHandler = (name: string): string =>
   `an @OnTimer('${name}') method in a Nest app, or createEngine({ handlers })`;
 
+/**
+ * The list call that shows a key's neighbours: its scope (the key up to its last `:` or `/`) as the
+ * prefix, as the HTTP API's and the CLI's not-found fixes name theirs; `list()` for a key without one.
+ */
+const listCall = (key: string): string => {
+  const scope = key.slice(0, Math.max(key.lastIndexOf(':'), key.lastIndexOf('/')) + 1);
+  return scope === '' ? 'list()' : `list({ prefix: ${JSON.stringify(scope)} })`;
+};
+
 export const refusals = {
   duplicateKey: (key: string) =>
     new SundialError({
@@ -24,7 +33,7 @@ export const refusals = {
       reason: 'not-found',
       field: 'key',
       message: `No live timer under key ${JSON.stringify(key)}.`,
-      fix: 'Schedule it first, or check the key (list() shows the live ones).',
+      fix: `Check the key; ${listCall(key)} lists the timers under it. One with status completed, failed or cancelled has ended (kept by removeOnComplete: false): schedule it again to run it.`,
     }),
   inactive: (key: string, status: 'running' | 'paused', operation: string) =>
     new SundialError({

@@ -1,4 +1,5 @@
-import { normalizeSpec, normalizeWhen, validateKey, validateScope } from './validation';
+import { validateKey, validateScope } from './names';
+import { normalizeSpec, normalizeWhen } from './validation';
 import type { NormalizedSpec } from './types';
 import { base, type Expected, once, refusalOf } from '../../../test/engine/validation-cases';
 

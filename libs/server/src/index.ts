@@ -8,3 +8,6 @@ export { createNestLogger, LoggingModule, SUNDIAL_LOGGER } from './logging.modul
 export { createPino, LOG_LEVELS, type LogLevelName, parseLogLevel, sundialLogger } from './pino-logger';
 export { Lifecycle, type Phase } from './lifecycle';
 export { serve } from './serve';
+export { type AllowedHosts, allowedHostsFromEnv, hostRefusal, parseAllowedHosts } from './allowed-hosts';
+export { guardHttpEdge, refuseEarly } from './http-edge';
+export { policyFor } from './security-headers';

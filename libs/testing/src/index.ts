@@ -23,7 +23,7 @@ export { waitFor } from './wait-for';
 export { outageLines, type OutageLines, outageRecovered } from './outage-lines';
 export { oddThrownValues } from './odd-thrown-values';
 export { type OutsideApp, outsideApp } from './outside-app';
-export { rawHttp } from './raw-http';
+export { type RawReply, rawHttp } from './raw-http';
 // Sundial in a test of the user's Nest app: the memory backend on a VirtualClock (docs/spec.md §5.1).
 export {
   SundialTestingModule,

@@ -16,13 +16,8 @@ import type {
   TimersApi,
   WriteOptions,
 } from '../types';
-import {
-  normalizeBackfillRange,
-  normalizeWhen,
-  validateKey,
-  validateScope,
-  type ValidationLimits,
-} from '../validation';
+import { validateKey, validateScope } from '../names';
+import { normalizeBackfillRange, normalizeWhen, type ValidationLimits } from '../validation';
 import { heldRun, toTimer, type Entry } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';

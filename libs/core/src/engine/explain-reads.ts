@@ -14,7 +14,8 @@ import {
 import { nextTimesOf, previewSpec } from '../next-times';
 import { refusals } from '../refusals';
 import type { Timer, TimerHandler, TimerSpec } from '../types';
-import { validateKey, type ValidationLimits } from '../validation';
+import { validateKey } from '../names';
+import type { ValidationLimits } from '../validation';
 import { toTimer } from './entry';
 import type { EntryStore } from './entry-store';
 import { assertKnownHandler } from './known-handler';

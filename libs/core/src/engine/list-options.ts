@@ -2,7 +2,7 @@ import { checkDueBefore } from '../due-order';
 import { refusals } from '../refusals';
 import { showValue } from '../show-value';
 import type { ListOptions, TimerStatus } from '../types';
-import { validateScope } from '../validation';
+import { validateScope } from '../names';
 import type { ListQuery } from './entry-store';
 
 const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];

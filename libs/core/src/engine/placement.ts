@@ -1,8 +1,8 @@
 import type { Clock } from '../clock';
+import { liveKeyInBatch, normalizeBatch } from '../batch-refusals';
 import { refusals } from '../refusals';
 import { firstDue } from '../schedule';
 import { firstSlot } from '../slot-policy';
-import { showValue } from '../show-value';
 import type { NormalizedSpec, Timer, TimerHandler, TimerSpec } from '../types';
 import { normalizeSpec, type ValidationLimits } from '../validation';
 import { createEntry, toTimer } from './entry';
@@ -10,7 +10,6 @@ import type { EntryStore } from './entry-store';
 import type { FirePath } from './fire-path';
 import type { SundialLogger } from '../logger';
 import { assertKnownHandler } from './known-handler';
-import { atIndex } from './refusals';
 import { describeWhen, whenOfSpec, whenOfTimer } from './when';
 
 export interface PlacementDeps {
@@ -38,28 +37,11 @@ export class Placement {
 
   /** All or nothing: every spec is checked before the first one is placed. */
   scheduleMany(specs: TimerSpec[], ownedRow = false): Timer[] {
-    if (!Array.isArray(specs)) {
-      throw refusals.invalid(
-        'specs',
-        `specs must be an array of timer specs, got ${showValue(specs)}`,
-        "Pass an array, e.g. [{ key: 'a', handler: 'h', delay: '1m' }].",
-      );
-    }
-    const normalized = specs.map((spec, index) => {
-      try {
-        return this.normalize(spec, ownedRow);
-      } catch (error) {
-        throw atIndex(error, index);
-      }
-    });
-    const placed = new Set<string>();
-    normalized.forEach((spec, index) => {
-      const live = this.deps.store.get(spec.key)?.outcome === null;
-      if (spec.ifExists === 'error' && (live || placed.has(spec.key))) {
-        throw atIndex(refusals.duplicateKey(spec.key), index);
-      }
-      placed.add(spec.key);
-    });
+    const normalized = normalizeBatch(specs, (spec) => this.normalize(spec, ownedRow));
+    const live = normalized.find(
+      (spec) => spec.ifExists === 'error' && this.deps.store.get(spec.key)?.outcome === null,
+    );
+    if (live) throw liveKeyInBatch(normalized, live.key);
     return normalized.map((spec) => this.place(spec));
   }
 

@@ -4,7 +4,7 @@ import { showValue } from '../show-value';
 import type { Entry } from './entry';
 
 /* The engine's own refusal wording (the rest is core's `refusals`): which operation a running or paused
- * timer refuses and what to do instead, and the batch index of a refused spec. */
+ * timer refuses and what to do instead, and an engine option's range. */
 
 export function inactive(
   entry: Entry,
@@ -23,18 +23,6 @@ export function inactive(
     message: `the timer "${entry.key}" cannot be ${done} while it is ${status}`,
     fix: fixes[instead],
     detail: { status },
-  });
-}
-
-/** Names the spec an error in a batch came from: `specs[3].delay`. */
-export function atIndex(error: unknown, index: number): unknown {
-  if (!(error instanceof SundialError)) return error;
-  const field = error.field === undefined ? `specs[${index}]` : `specs[${index}].${error.field}`;
-  return new SundialError({
-    reason: error.reason,
-    field,
-    message: `specs[${index}]: ${error.message}`,
-    fix: error.fix,
   });
 }
 

@@ -21,6 +21,7 @@ import {
   type SpecLimits,
   type WriteOptions,
   refusals,
+  normalizeBatch,
   type DescribeOptions,
   type HistoryOptions,
   type LedgerEntry,
@@ -119,14 +120,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]> {
     return this.write(async () => {
-      if (!Array.isArray(specs)) {
-        throw refusals.invalid(
-          'specs',
-          'scheduleMany expects an array of timer specs.',
-          'Pass an array, e.g. [spec1, spec2].',
-        );
-      }
-      const normalized = specs.map((spec) => this.normalize(spec, options));
+      const normalized = normalizeBatch(specs, (spec) => this.normalize(spec, options));
       return this.scheduleNormalized(normalized, 'scheduleMany', [specs], options);
     });
   }
@@ -329,9 +323,9 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     options: WriteOptions | undefined,
   ): Promise<Timer[]> {
     await this.layout.beforeWrite(specs.map((spec) => spec.key));
-    const { encode, answer } = scheduleCodec(specs, this.logger, this.keys, this.options.observer);
+    const codec = scheduleCodec(specs, operation, this.logger, this.keys, this.options.observer);
     return this.requests.run(operation, args, options, (requests) =>
-      this.commands.scheduleAll(specs, encode, requests, answer),
+      this.commands.scheduleAll(specs, codec, requests),
     );
   }
 }

@@ -1,7 +1,8 @@
-import { type NormalizedSpec, refusals, type SundialLogger, type Timer } from '@sundial/core';
+import { liveKeyInBatch, type NormalizedSpec, refusals, type SundialLogger, type Timer } from '@sundial/core';
 import type { SundialObserver } from '../metrics/observer';
 import type { SundialKeys } from '../store/keys';
 import type { RowReply } from '../store/replies';
+import type { ScheduleCodec } from '../store/store-commands';
 import { createdTimer, decodeRow, encodeSpecFields, type RowFields } from '../store/row';
 import { stampTraceParent } from '../tracing/trace-parent';
 
@@ -24,14 +25,15 @@ export function expectTimer(key: string, operation: string, reply: RowReply): Ti
 /**
  * A schedule write's two ends (StoreCommands.scheduleAll): its rows encoded per call as the call is sent,
  * and each reply made a Timer as its call is answered — a created row from the spec and the row sent,
- * a kept one from the row Redis holds.
+ * a kept one from the row Redis holds — or the refusal of a key found live.
  */
 export function scheduleCodec(
   specs: NormalizedSpec[],
+  operation: 'schedule' | 'scheduleMany',
   logger: SundialLogger,
   keys: SundialKeys,
   observer: SundialObserver | undefined,
-) {
+): ScheduleCodec<Timer> {
   const encode = (indexes: number[]): RowFields[] => {
     const rows = indexes.map((i) => encodeSpecFields(specs[i]));
     stampTraceParent(rows);
@@ -46,7 +48,10 @@ export function scheduleCodec(
     warnIfKeptMoved(logger, keys, specs[i], timer);
     return timer;
   };
-  return { encode, answer };
+  // A batch's refusal names the spec that asked for the live key (docs/spec.md §3.1).
+  const duplicate = (key: string): unknown =>
+    operation === 'scheduleMany' ? liveKeyInBatch(specs, key) : refusals.duplicateKey(key);
+  return { encode, answer, duplicate };
 }
 
 /**

@@ -84,6 +84,13 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
   return withErrorListener(target === undefined ? new Redis(merged) : new Redis(target.url, merged));
 }
 
+/** Whether `openRedis(connection)` opens a Redis Cluster: told from the URL, before any socket is opened. */
+export function namesCluster(connection: RedisConnection): boolean {
+  if (connection instanceof Redis) return false;
+  const url = typeof connection === 'string' ? connection : connection.url;
+  return url !== undefined && parseRedisUrl(url).kind === 'cluster';
+}
+
 /**
  * A Cluster's node connections take the options except the ones ioredis keeps at the top level:
  * the reconnect cadence applies to the cluster as a whole, and a command waiting for a node after a

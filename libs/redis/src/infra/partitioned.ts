@@ -1,13 +1,12 @@
 import { ledgerSizeFromEnv, refusals, type SundialLogger, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
-import { checkKeyPrefix } from '../store/key-prefix';
 import { warnNestedPrefix } from './nested-prefix';
 import { SundialKeys } from '../store/keys';
 import { migrateLiveIds } from '../store/live-ids-migration';
 import { defineCommands, loadFunctions } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
 import { checkPartitionCount, type RepartitionRecord } from './partition-count';
-import { closeRedis, isCluster, openRedis, type RedisClient, type RedisConnection } from './connection';
+import { closeRedis, namesCluster, openRedis, type RedisClient, type RedisConnection } from './connection';
 import { START_REDIS_WAIT_MS, waitForRedis } from './wait-for-redis';
 
 /** Where the partitions are: what every Redis-backed class of this lib is given. */
@@ -49,16 +48,16 @@ export abstract class Partitioned<Commands = undefined> {
     redisOptions: RedisOptions = {},
   ) {
     this.startWaitMs = checkStartWait(options.startWaitMs);
-    checkKeyPrefix(options.prefix ?? 'sundial'); // before the connection opens: a refusal leaves none
-    this.redis = openRedis(options.connection, redisOptions);
+    // Every option checked before the connection opens: a refusal leaves none behind.
     this.keys = new SundialKeys(
       options.prefix,
       options.partitions,
-      isCluster(this.redis) ? 'spread' : 'plain',
+      namesCluster(options.connection) ? 'spread' : 'plain',
       options.ledger === undefined
         ? ledgerSizeFromEnv(process.env.SUNDIAL_LEDGER)
         : validateLedgerSize(options.ledger),
     );
+    this.redis = openRedis(options.connection, redisOptions);
     defineCommands(this.redis);
     this.clock = new ClusterClock(this.redis);
     this.commands = commands(this.redis, this.keys, this.clock);

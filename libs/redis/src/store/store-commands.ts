@@ -39,6 +39,17 @@ export interface ScheduleCall {
 }
 
 /**
+ * What a schedule write is given by its caller (client/write-replies.ts `scheduleCodec`): `encode` makes
+ * the rows of a call (given the indexes of its specs), `answer` a spec's answer from its reply and row,
+ * `duplicate` the refusal of a key found live (it names the spec in a batch).
+ */
+export interface ScheduleCodec<T> {
+  encode(indexes: number[]): RowFields[];
+  answer(index: number, reply: RowReply, row: RowFields): T;
+  duplicate(key: string): unknown;
+}
+
+/**
  * Typed calls to the store's Lua commands (docs/design.md "Store scripts and arguments"): argument
  * packing, batching and reply parsing, beside `FireCommands` for the fire path. Each write names its
  * calls' requests (`requests(part)`), so a call repeated after a lost reply answers as the first did
@@ -63,22 +74,20 @@ export class StoreCommands {
    * are encoded (`encode`, given the indexes of its specs) just before it is sent, so Redis runs the
    * first call while the next ones are being encoded, and each call's replies are turned into the
    * caller's answers (`answer`, given a spec's index, reply and row) as they arrive, while Redis runs
-   * the later calls. Answers in the order of `specs`; refuses a duplicate key with the whole batch
-   * unchanged: in one partition its first call checks the keys of the others (guards) and they run only
+   * the later calls. Answers in the order of `specs`; refuses a live key (`duplicate`) with the whole
+   * batch unchanged (a key named twice was refused before, `refuseRepeatedKeys`): in one partition its first call checks the keys of the others (guards) and they run only
    * if it was answered 'ok' (schedule.lua); over several partitions `refuseDuplicates` checks them all first.
    */
   async scheduleAll<T>(
     specs: NormalizedSpec[],
-    encode: (indexes: number[]) => RowFields[],
+    { encode, answer, duplicate }: ScheduleCodec<T>,
     requests: CallRequests,
-    answer: (index: number, reply: RowReply, row: RowFields) => T,
   ): Promise<T[]> {
     const calls = this.scheduleCalls(specs.map((spec) => spec.key));
     const partitions = new Set(calls.map((call) => call.partition)).size;
     // A retry's calls answer as they did the first time: its own keys are no duplicates.
     const checked = calls.length > 1 && !requests.repeated;
-    if (checked) refuseRepeatedKeys(specs);
-    if (checked && partitions > 1) await this.refuseDuplicates(specs);
+    if (checked && partitions > 1) await this.refuseDuplicates(specs, duplicate);
     const answers: T[] = new Array<T>(specs.length);
     const firsts = new Map<number, { id: string; done: Promise<RowReply[]> }>();
     await Promise.all(
@@ -109,7 +118,7 @@ export class StoreCommands {
           if (batch[0].code === 'refused')
             throw new Error(`schedule call ${n} found its batch's first call unanswered`);
         }
-        if (batch[0].code === 'duplicate') throw refusals.duplicateKey(batch[0].fields.key);
+        if (batch[0].code === 'duplicate') throw duplicate(batch[0].fields.key);
         batch.forEach((reply, j) => (answers[indexes[j]] = answer(indexes[j], reply, rows[j])));
       }),
     );
@@ -122,7 +131,10 @@ export class StoreCommands {
    * calls with the keys as guards and no spec, as bounded as the writes. (A concurrent writer can still
    * win the race between check and write.)
    */
-  private async refuseDuplicates(specs: NormalizedSpec[]): Promise<void> {
+  private async refuseDuplicates(
+    specs: NormalizedSpec[],
+    duplicate: ScheduleCodec<unknown>['duplicate'],
+  ): Promise<void> {
     const strict = specs.filter((spec) => spec.ifExists === 'error').map((spec) => spec.key);
     const replies = await Promise.all(
       this.scheduleCalls(strict, GUARD_BATCH).map(({ partition, indexes }) =>
@@ -132,8 +144,8 @@ export class StoreCommands {
         ),
       ),
     );
-    const duplicate = replies.flat().find((reply) => reply.code === 'duplicate');
-    if (duplicate) throw refusals.duplicateKey(duplicate.fields.key);
+    const live = replies.flat().find((reply) => reply.code === 'duplicate');
+    if (live) throw duplicate(live.fields.key);
   }
 
   /**
@@ -310,15 +322,6 @@ function guardKeys(specs: NormalizedSpec[], calls: ScheduleCall[], n: number): s
     for (const i of indexes) if (specs[i].ifExists === 'error') keys.push(specs[i].key);
   });
   return keys;
-}
-
-/** A batch that names an ifExists 'error' key twice is refused before anything is sent. */
-function refuseRepeatedKeys(specs: NormalizedSpec[]): void {
-  const seen = new Set<string>();
-  for (const spec of specs) {
-    if (spec.ifExists === 'error' && seen.has(spec.key)) throw refusals.duplicateKey(spec.key);
-    seen.add(spec.key);
-  }
 }
 
 /** cancel.lua's reply: 1 when it cancelled a live timer. */

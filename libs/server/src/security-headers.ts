@@ -26,16 +26,23 @@ const POLICIES: { prefix: RegExp; policy: string }[] = [
 const DEFAULT_POLICY = `default-src 'none'; ${NEVER_FRAMED}`;
 
 /**
- * Sets the security headers on every answer of the scheduler, refusals included (install first): a
- * page of the UI or of `/docs` framed by another site could be clicked through (clickjacking its
- * pause, trigger and cancel buttons), and a JSON answer must never be sniffed into a page.
+ * Sets the security headers on every answer of the app (the scheduler's, the worker's health and
+ * metrics port), refusals included (install first): a page of the UI or of `/docs` framed by another
+ * site could be clicked through (clickjacking its pause, trigger and cancel buttons), and a JSON answer
+ * must never be sniffed into a page.
  */
 export function setSecurityHeaders(app: INestApplication): void {
   app.use((request: IncomingMessage, response: ServerResponse, next: () => void) => {
-    for (const [name, value] of Object.entries(COMMON_HEADERS)) response.setHeader(name, value);
-    response.setHeader('content-security-policy', policyFor(request.url ?? '/'));
+    for (const [name, value] of Object.entries(securityHeaders(request.url ?? '/'))) {
+      response.setHeader(name, value);
+    }
     next();
   });
+}
+
+/** The security headers of an answer to `url` (also written by hand on an answer Express never sees). */
+export function securityHeaders(url: string): Record<string, string> {
+  return { ...COMMON_HEADERS, 'content-security-policy': policyFor(url) };
 }
 
 /** The policy for a request's path (the origin form; an absolute-form URL gets the strictest). */

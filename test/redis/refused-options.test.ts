@@ -1,0 +1,66 @@
+import { Dispatcher, Reconciler } from '@sundial/redis';
+import Redis from 'ioredis';
+import { useStore } from './store-fixture';
+
+/**
+ * A Redis-backed class refused for a bad option (docs/spec.md §2: a refusal changes nothing) opens no
+ * connection: the options are checked before its connection is made, so a process that catches the
+ * refusal (or a test that tries several) is left with no socket to Redis it cannot close.
+ */
+describe('a refused option leaves no connection open', () => {
+  const store = useStore();
+
+  /** The connections Redis has, seen after a connection made later than every refused one has answered. */
+  const connectionsAfter = async (refused: () => void): Promise<number> => {
+    refused();
+    // Redis accepts connections in the order they came: once this later one has answered a command,
+    // any that a refused constructor opened is listed too.
+    const later = new Redis(store.url());
+    try {
+      await later.ping();
+      const listed = (await store.raw.client('LIST')) as string;
+      return listed.trim().split('\n').length - 1; // the later one's own line
+    } finally {
+      await later.quit();
+    }
+  };
+
+  it.each([
+    ['ledger -1', { ledger: -1 }, 'ledger'],
+    ['ledger 2.5', { ledger: 2.5 }, 'ledger'],
+    ['ledger 5000', { ledger: 5_000 }, 'ledger'],
+  ])('%s: RedisTimers, Dispatcher and Reconciler are refused with no connection', async (_, bad, field) => {
+    const before = await connectionsAfter(() => undefined);
+    const classes = [
+      () => store.open(bad),
+      () => new Dispatcher({ connection: store.url(), prefix: 'refused', ...bad }),
+      () => new Reconciler({ connection: store.url(), prefix: 'refused', ...bad }),
+    ];
+    for (const open of classes) {
+      expect(
+        await connectionsAfter(() =>
+          expect(open).toThrow(expect.objectContaining({ reason: 'invalid', field })),
+        ),
+      ).toBe(before);
+    }
+  });
+
+  it('a bad SUNDIAL_LEDGER and a bad partition count are refused with no connection', async () => {
+    const before = await connectionsAfter(() => undefined);
+    process.env.SUNDIAL_LEDGER = 'lots';
+    try {
+      const refused = () => store.open();
+      expect(
+        await connectionsAfter(() =>
+          expect(refused).toThrow(expect.objectContaining({ field: 'SUNDIAL_LEDGER' })),
+        ),
+      ).toBe(before);
+    } finally {
+      delete process.env.SUNDIAL_LEDGER;
+    }
+    const zero = () => store.open({ partitions: 0 });
+    expect(await connectionsAfter(() => expect(zero).toThrow(/partitions must be a positive integer/))).toBe(
+      before,
+    );
+  });
+});
