@@ -15,6 +15,7 @@ import {
   type OtlpReceiver,
   type ReceivedSpan,
   type RedisServer,
+  spawnApp,
   spawnCluster,
   startOtlpReceiver,
   startRedis,
@@ -35,7 +36,8 @@ function only(spans: ReceivedSpan[], name: string): ReceivedSpan {
  * Tracing across real processes (docs/design.md "Tracing"): this test, a scheduler and a worker, each
  * exporting OTLP/HTTP JSON to a receiver here. A timer scheduled in a test's span must come back as ONE
  * trace: the test's span → the scheduler's dispatch → the worker's run (and claim) → the span the
- * handler made itself, with the timer's attributes.
+ * handler made itself, with the timer's attributes. A second pair (prefix `dropped`) names itself through
+ * OTEL_* resource variables, and its scheduler samples no trace it starts itself.
  */
 describe('cluster: one trace from schedule() to the handler', () => {
   let redis: RedisServer;
@@ -43,6 +45,8 @@ describe('cluster: one trace from schedule() to the handler', () => {
   let apps: AppProcess[] = [];
   let scheduler: AppProcess;
   let client: RedisTimers;
+  /** the second pair's timers */
+  let dropped: RedisTimers;
   let provider: TracerProvider;
   let target: Server;
   const targetHeaders: Record<string, string | string[] | undefined>[] = [];
@@ -82,8 +86,21 @@ describe('cluster: one trace from schedule() to the handler', () => {
       OTEL_BSP_SCHEDULE_DELAY: '100',
       SUNDIAL_HTTP_ALLOW: `127.0.0.1:${targetPort}`,
     });
-    const cluster = await spawnCluster(env, 1, 1);
-    apps = [...cluster.schedulers, ...cluster.workers];
+    const droppedEnv = { ...env, SUNDIAL_PREFIX: 'dropped' };
+    const [cluster, ...pair] = await Promise.all([
+      spawnCluster(env, 1, 1),
+      spawnApp('scheduler', 'dropped-scheduler', {
+        ...droppedEnv,
+        OTEL_TRACES_SAMPLER: 'parentbased_always_off',
+        OTEL_RESOURCE_ATTRIBUTES: 'service.name=billing-scheduler,deployment.environment=test',
+      }),
+      spawnApp('worker', 'dropped-worker', {
+        ...droppedEnv,
+        OTEL_SERVICE_NAME: 'billing-worker',
+        OTEL_RESOURCE_ATTRIBUTES: 'service.name=not-this-one',
+      }),
+    ]);
+    apps = [...cluster.schedulers, ...cluster.workers, ...pair];
     scheduler = cluster.schedulers[0];
     // This process traces too: its spans are the callers' the timers' traces start from.
     provider = new TracerProvider({
@@ -95,10 +112,12 @@ describe('cluster: one trace from schedule() to the handler', () => {
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     trace.setGlobalTracerProvider(provider);
     client = new RedisTimers({ connection: redis.url, partitions: 2 });
+    dropped = new RedisTimers({ connection: redis.url, partitions: 2, prefix: 'dropped' });
   }, 180_000);
 
   afterAll(async () => {
     await client?.dispose();
+    await dropped?.dispose();
     await provider?.shutdown();
     trace.disable();
     propagation.disable();
@@ -211,5 +230,42 @@ describe('cluster: one trace from schedule() to the handler', () => {
       });
     }
     expect(receiver.trace(traceId).map((span) => span.name)).toEqual(['test.schedule']);
+  });
+
+  it('names an app by OTEL_SERVICE_NAME, else by the service.name of OTEL_RESOURCE_ATTRIBUTES', async () => {
+    const [, traceId] = await inTestSpan('test.schedule', () =>
+      dropped.schedule({ key: 'named:once', handler: 'traced', delay: '300ms' }),
+    );
+    const spans = await traceWith(traceId, ['sundial.dispatch', 'sundial.run']);
+    const dispatch = only(spans, 'sundial.dispatch');
+    expect([dispatch.service, dispatch.resource['deployment.environment']]).toEqual([
+      'billing-scheduler',
+      'test',
+    ]);
+    expect(only(spans, 'sundial.run').service).toBe('billing-worker');
+  });
+
+  it('leaves a periodic run untraced when the sampler dropped its dispatch: the worker follows that decision', async () => {
+    // The scheduling span is sampled, so it is recorded on the row; each run's dispatch starts a trace
+    // of its own, which this scheduler's sampler drops.
+    await inTestSpan('test.schedule', () =>
+      dropped.schedule({
+        key: 'dropped:every',
+        handler: 'traced',
+        every: '300ms',
+        maxRuns: 2,
+        removeOnComplete: false,
+      }),
+    );
+    await waitFor(async () => (await dropped.get('dropped:every'))?.status === 'completed', {
+      timeoutMs: 20_000, // deadline
+      what: 'the two runs of dropped:every',
+    });
+    // A traced one-shot after them on the same worker: once its spans are in, the runs' would be too.
+    const [, traceId] = await inTestSpan('test.schedule', () =>
+      dropped.schedule({ key: 'dropped:once', handler: 'traced', delay: '100ms' }),
+    );
+    await traceWith(traceId, ['sundial.dispatch', 'sundial.run', 'test.handler']);
+    expect(receiver.spans.filter((span) => span.attributes['sundial.key'] === 'dropped:every')).toEqual([]);
   });
 });

@@ -30,10 +30,14 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { defaultResource, resourceFromAttributes } =
+    require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const started = new NodeSDK({
-    // The SDK's `serviceName` overrides every detected resource, so OTEL_SERVICE_NAME is read here.
-    serviceName: env.OTEL_SERVICE_NAME?.trim() || serviceName,
+    // service.name: OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES's, else the app's (the OTel spec's
+    // order). The app's is the base resource, beneath what the SDK detects; `serviceName` overrides all.
+    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || undefined,
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [

@@ -46,7 +46,8 @@ function timerAttributes(key: string, id: string, version: number, due: number):
 /**
  * The dispatcher's spans of one take: one `sundial.dispatch` (producer) per traced timer, from the take
  * to its job's `addBulk`. Each timer's ref in the job carries its span's traceparent (`tp`), so the
- * worker's run span is its child.
+ * worker's run span is its child — also when the sampler dropped the dispatch (flags 00): the run
+ * follows that decision rather than start a trace of its own without it.
  */
 export class DispatchSpans {
   private constructor(private readonly spans: Span[]) {}
@@ -107,7 +108,8 @@ export class RunSpan {
 
   /**
    * The span of a claimed run, or undefined when untraced: a child of the dispatcher's span (`jobTrace`,
-   * from the fire job), or — a job added by an untraced dispatcher — placed by the row's own `tp`.
+   * from the fire job, sampled or not), or — a job added by a dispatcher with tracing off — placed by
+   * the row's own `tp`.
    */
   static start(
     fields: RowFields,

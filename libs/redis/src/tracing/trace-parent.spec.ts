@@ -1,5 +1,7 @@
-import { trace, TraceFlags } from '@opentelemetry/api';
-import { contextOf, traceParentOf } from './trace-parent';
+import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import type { RowFields } from '../store/row';
+import { contextOf, stampTraceParent, traceParentOf } from './trace-parent';
 
 const traceId = '0af7651916cd43dd8448eb211c80319c';
 const spanId = 'b7ad6b7169203331';
@@ -11,16 +13,20 @@ describe('traceparent codec', () => {
     );
   });
 
-  it('writes nothing for an unsampled or invalid one', () => {
-    expect(traceParentOf({ traceId, spanId, traceFlags: TraceFlags.NONE })).toBeUndefined();
+  it('writes an unsampled one with flags 00 (a run follows its dispatch’s decision), nothing for an invalid one', () => {
+    expect(traceParentOf({ traceId, spanId, traceFlags: TraceFlags.NONE })).toBe(
+      `00-${traceId}-${spanId}-00`,
+    );
     expect(
       traceParentOf(trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId, traceFlags: 1 }).spanContext()),
     ).toBeUndefined();
   });
 
-  it('reads one back as a remote parent', () => {
+  it('reads one back as a remote parent, sampled or not', () => {
     const parent = contextOf(`00-${traceId}-${spanId}-01`);
     expect(trace.getSpanContext(parent!)).toEqual({ traceId, spanId, traceFlags: 1, isRemote: true });
+    const unsampled = contextOf(`00-${traceId}-${spanId}-00`);
+    expect(trace.getSpanContext(unsampled!)).toEqual({ traceId, spanId, traceFlags: 0, isRemote: true });
   });
 
   it('reads nothing from text that is not a valid traceparent', () => {
@@ -33,5 +39,22 @@ describe('traceparent codec', () => {
     ]) {
       expect(contextOf(text)).toBeUndefined();
     }
+  });
+
+  describe('stampTraceParent', () => {
+    beforeAll(() => context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()));
+    afterAll(() => context.disable());
+
+    function stamped(traceFlags: TraceFlags): string | undefined {
+      const row = { key: 'k' } as RowFields;
+      const active = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags });
+      context.with(active, () => stampTraceParent([row]));
+      return row.tp;
+    }
+
+    it('records the active span when it is sampled, and only then', () => {
+      expect(stamped(TraceFlags.SAMPLED)).toBe(`00-${traceId}-${spanId}-01`);
+      expect(stamped(TraceFlags.NONE)).toBeUndefined();
+    });
   });
 });
