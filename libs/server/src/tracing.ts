@@ -56,6 +56,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
 export async function stopTracing(): Promise<void> {
   const running = sdk;
   sdk = undefined;
-  // A collector that cannot be reached costs the last spans (the SDK logs it), not a clean exit.
+  // A collector that cannot be reached costs the last spans (the SDK says so only at OTEL_LOG_LEVEL=debug),
+  // not a clean exit.
   await running?.shutdown().catch(() => undefined);
 }

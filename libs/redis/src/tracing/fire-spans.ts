@@ -9,6 +9,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
+import type { ClaimTimes } from '../fire/run-timing';
 import type { Completion, DueTimers } from '../store/fire-commands';
 import type { RowFields } from '../store/row';
 import { contextOf, traceParentOf } from './trace-parent';
@@ -97,7 +98,8 @@ export type RunEnd = Pick<Completion, 'outcome' | 'error'> | null;
 
 /**
  * A traced run's `sundial.run` span (consumer), from its claim to its handler's end, with a
- * `sundial.claim` child for the claim's round trip. The handler runs inside it (`within`), so its own
+ * `sundial.claim` child for the claim's round trip (sent to answered: a claim made ahead then waits
+ * for its due in the run span, not in the claim's). The handler runs inside it (`within`), so its own
  * spans and outgoing calls join the trace.
  */
 export class RunSpan {
@@ -115,7 +117,7 @@ export class RunSpan {
     fields: RowFields,
     due: number,
     jobTrace: string | undefined,
-    claimStartedAt: number,
+    claim: Pick<ClaimTimes, 'claimSentAt' | 'claimAnsweredAt'>,
     latenessMs: number,
   ): RunSpan | undefined {
     const traceParent = jobTrace ?? fields.tp;
@@ -126,7 +128,7 @@ export class RunSpan {
       'sundial.run',
       {
         kind: SpanKind.CONSUMER,
-        startTime: claimStartedAt,
+        startTime: claim.claimSentAt,
         links: where.links,
         attributes: {
           ...timerAttributes(fields.key, fields.id, Number(fields.rv), due),
@@ -139,7 +141,9 @@ export class RunSpan {
       where.parent,
     );
     const runContext = trace.setSpan(where.parent, span);
-    tracer.startSpan('sundial.claim', { startTime: claimStartedAt }, runContext).end();
+    tracer
+      .startSpan('sundial.claim', { startTime: claim.claimSentAt }, runContext)
+      .end(claim.claimAnsweredAt);
     return new RunSpan(span, runContext);
   }
 
