@@ -232,6 +232,47 @@ describe('cluster: one trace from schedule() to the handler', () => {
     expect(receiver.trace(traceId).map((span) => span.name)).toEqual(['test.schedule']);
   });
 
+  it('keeps the timers of one fire job in their own traces, and an untraced one’s handler in none of them', async () => {
+    const keys = ['batch:a', 'batch:b', 'batch:c', 'batch:d', 'batch:e', 'batch:f'];
+    const partition = client.keys.partitionOf('batch:a');
+    const [a, b, untraced] = keys.filter((key) => client.keys.partitionOf(key) === partition);
+    const at = Date.now() + 600;
+    const [, traceA, spanA] = await inTestSpan('test.a', () =>
+      client.schedule({ key: a, handler: 'traced', at }),
+    );
+    const [, traceB, spanB] = await inTestSpan('test.b', () =>
+      client.schedule({ key: b, handler: 'traced', at }),
+    );
+    await client.schedule({ key: untraced, handler: 'traced', at });
+    const traces = await Promise.all(
+      [traceA, traceB].map((traceId) =>
+        traceWith(traceId, ['sundial.dispatch', 'sundial.run', 'test.handler']),
+      ),
+    );
+    const dispatches = traces.map((spans) => only(spans, 'sundial.dispatch'));
+    expect(dispatches[0].attributes['sundial.job_id']).toBe(dispatches[1].attributes['sundial.job_id']);
+    const expected = [
+      { key: a, testSpan: spanA },
+      { key: b, testSpan: spanB },
+    ];
+    for (const [n, { key, testSpan }] of expected.entries()) {
+      const spans = traces[n];
+      // no span of another timer in this trace
+      const keyed = spans.filter((span) => span.attributes['sundial.key'] !== undefined);
+      expect(new Set(keyed.map((span) => span.attributes['sundial.key']))).toEqual(new Set([key]));
+      expect(dispatches[n].parentSpanId).toBe(testSpan);
+      expect(only(spans, 'test.handler').parentSpanId).toBe(only(spans, 'sundial.run').spanId);
+    }
+    const alone = await waitFor(
+      () =>
+        receiver.spans.find(
+          (span) => span.name === 'test.handler' && span.attributes['sundial.key'] === untraced,
+        ),
+      { what: 'the untraced run’s handler span' },
+    );
+    expect(alone.parentSpanId).toBe('');
+  });
+
   it('names an app by OTEL_SERVICE_NAME, else by the service.name of OTEL_RESOURCE_ATTRIBUTES', async () => {
     const [, traceId] = await inTestSpan('test.schedule', () =>
       dropped.schedule({ key: 'named:once', handler: 'traced', delay: '300ms' }),
