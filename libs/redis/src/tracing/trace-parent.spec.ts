@@ -1,7 +1,5 @@
-import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import type { RowFields } from '../store/row';
-import { contextOf, stampTraceParent, traceParentOf } from './trace-parent';
+import { trace, TraceFlags } from '@opentelemetry/api';
+import { contextOf, traceParentOf } from './trace-parent';
 
 const traceId = '0af7651916cd43dd8448eb211c80319c';
 const spanId = 'b7ad6b7169203331';
@@ -39,22 +37,5 @@ describe('traceparent codec', () => {
     ]) {
       expect(contextOf(text)).toBeUndefined();
     }
-  });
-
-  describe('stampTraceParent', () => {
-    beforeAll(() => context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()));
-    afterAll(() => context.disable());
-
-    function stamped(traceFlags: TraceFlags): string | undefined {
-      const row = { key: 'k' } as RowFields;
-      const active = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags });
-      context.with(active, () => stampTraceParent([row]));
-      return row.tp;
-    }
-
-    it('records the active span when it is sampled, and only then', () => {
-      expect(stamped(TraceFlags.SAMPLED)).toBe(`00-${traceId}-${spanId}-01`);
-      expect(stamped(TraceFlags.NONE)).toBeUndefined();
-    });
   });
 });
