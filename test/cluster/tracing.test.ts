@@ -15,6 +15,7 @@ import {
   type OtlpReceiver,
   type ReceivedSpan,
   type RedisServer,
+  spawnApp,
   spawnCluster,
   startOtlpReceiver,
   startRedis,
@@ -35,7 +36,8 @@ function only(spans: ReceivedSpan[], name: string): ReceivedSpan {
  * Tracing across real processes (docs/design.md "Tracing"): this test, a scheduler and a worker, each
  * exporting OTLP/HTTP JSON to a receiver here. A timer scheduled in a test's span must come back as ONE
  * trace: the test's span → the scheduler's dispatch → the worker's run (and claim) → the span the
- * handler made itself, with the timer's attributes.
+ * handler made itself, with the timer's attributes. A second pair (prefix `dropped`) names itself through
+ * OTEL_* resource variables, and its scheduler samples no trace it starts itself.
  */
 describe('cluster: one trace from schedule() to the handler', () => {
   let redis: RedisServer;
@@ -43,6 +45,8 @@ describe('cluster: one trace from schedule() to the handler', () => {
   let apps: AppProcess[] = [];
   let scheduler: AppProcess;
   let client: RedisTimers;
+  /** the second pair's timers */
+  let dropped: RedisTimers;
   let provider: TracerProvider;
   let target: Server;
   const targetHeaders: Record<string, string | string[] | undefined>[] = [];
@@ -82,8 +86,21 @@ describe('cluster: one trace from schedule() to the handler', () => {
       OTEL_BSP_SCHEDULE_DELAY: '100',
       SUNDIAL_HTTP_ALLOW: `127.0.0.1:${targetPort}`,
     });
-    const cluster = await spawnCluster(env, 1, 1);
-    apps = [...cluster.schedulers, ...cluster.workers];
+    const droppedEnv = { ...env, SUNDIAL_PREFIX: 'dropped' };
+    const [cluster, ...pair] = await Promise.all([
+      spawnCluster(env, 1, 1),
+      spawnApp('scheduler', 'dropped-scheduler', {
+        ...droppedEnv,
+        OTEL_TRACES_SAMPLER: 'parentbased_always_off',
+        OTEL_RESOURCE_ATTRIBUTES: 'service.name=billing-scheduler,deployment.environment=test',
+      }),
+      spawnApp('worker', 'dropped-worker', {
+        ...droppedEnv,
+        OTEL_SERVICE_NAME: 'billing-worker',
+        OTEL_RESOURCE_ATTRIBUTES: 'service.name=not-this-one',
+      }),
+    ]);
+    apps = [...cluster.schedulers, ...cluster.workers, ...pair];
     scheduler = cluster.schedulers[0];
     // This process traces too: its spans are the callers' the timers' traces start from.
     provider = new TracerProvider({
@@ -95,10 +112,12 @@ describe('cluster: one trace from schedule() to the handler', () => {
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     trace.setGlobalTracerProvider(provider);
     client = new RedisTimers({ connection: redis.url, partitions: 2 });
+    dropped = new RedisTimers({ connection: redis.url, partitions: 2, prefix: 'dropped' });
   }, 180_000);
 
   afterAll(async () => {
     await client?.dispose();
+    await dropped?.dispose();
     await provider?.shutdown();
     trace.disable();
     propagation.disable();
@@ -211,5 +230,83 @@ describe('cluster: one trace from schedule() to the handler', () => {
       });
     }
     expect(receiver.trace(traceId).map((span) => span.name)).toEqual(['test.schedule']);
+  });
+
+  it('keeps the timers of one fire job in their own traces, and an untraced one’s handler in none of them', async () => {
+    const keys = ['batch:a', 'batch:b', 'batch:c', 'batch:d', 'batch:e', 'batch:f'];
+    const partition = client.keys.partitionOf('batch:a');
+    const [a, b, untraced] = keys.filter((key) => client.keys.partitionOf(key) === partition);
+    const at = Date.now() + 600;
+    const [, traceA, spanA] = await inTestSpan('test.a', () =>
+      client.schedule({ key: a, handler: 'traced', at }),
+    );
+    const [, traceB, spanB] = await inTestSpan('test.b', () =>
+      client.schedule({ key: b, handler: 'traced', at }),
+    );
+    await client.schedule({ key: untraced, handler: 'traced', at });
+    const traces = await Promise.all(
+      [traceA, traceB].map((traceId) =>
+        traceWith(traceId, ['sundial.dispatch', 'sundial.run', 'test.handler']),
+      ),
+    );
+    const dispatches = traces.map((spans) => only(spans, 'sundial.dispatch'));
+    expect(dispatches[0].attributes['sundial.job_id']).toBe(dispatches[1].attributes['sundial.job_id']);
+    const expected = [
+      { key: a, testSpan: spanA },
+      { key: b, testSpan: spanB },
+    ];
+    for (const [n, { key, testSpan }] of expected.entries()) {
+      const spans = traces[n];
+      // no span of another timer in this trace
+      const keyed = spans.filter((span) => span.attributes['sundial.key'] !== undefined);
+      expect(new Set(keyed.map((span) => span.attributes['sundial.key']))).toEqual(new Set([key]));
+      expect(dispatches[n].parentSpanId).toBe(testSpan);
+      expect(only(spans, 'test.handler').parentSpanId).toBe(only(spans, 'sundial.run').spanId);
+    }
+    const alone = await waitFor(
+      () =>
+        receiver.spans.find(
+          (span) => span.name === 'test.handler' && span.attributes['sundial.key'] === untraced,
+        ),
+      { what: 'the untraced run’s handler span' },
+    );
+    expect(alone.parentSpanId).toBe('');
+  });
+
+  it('names an app by OTEL_SERVICE_NAME, else by the service.name of OTEL_RESOURCE_ATTRIBUTES', async () => {
+    const [, traceId] = await inTestSpan('test.schedule', () =>
+      dropped.schedule({ key: 'named:once', handler: 'traced', delay: '300ms' }),
+    );
+    const spans = await traceWith(traceId, ['sundial.dispatch', 'sundial.run']);
+    const dispatch = only(spans, 'sundial.dispatch');
+    expect([dispatch.service, dispatch.resource['deployment.environment']]).toEqual([
+      'billing-scheduler',
+      'test',
+    ]);
+    expect(only(spans, 'sundial.run').service).toBe('billing-worker');
+  });
+
+  it('leaves a periodic run untraced when the sampler dropped its dispatch: the worker follows that decision', async () => {
+    // The scheduling span is sampled, so it is recorded on the row; each run's dispatch starts a trace
+    // of its own, which this scheduler's sampler drops.
+    await inTestSpan('test.schedule', () =>
+      dropped.schedule({
+        key: 'dropped:every',
+        handler: 'traced',
+        every: '300ms',
+        maxRuns: 2,
+        removeOnComplete: false,
+      }),
+    );
+    await waitFor(async () => (await dropped.get('dropped:every'))?.status === 'completed', {
+      timeoutMs: 20_000, // deadline
+      what: 'the two runs of dropped:every',
+    });
+    // A traced one-shot after them on the same worker: once its spans are in, the runs' would be too.
+    const [, traceId] = await inTestSpan('test.schedule', () =>
+      dropped.schedule({ key: 'dropped:once', handler: 'traced', delay: '100ms' }),
+    );
+    await traceWith(traceId, ['sundial.dispatch', 'sundial.run', 'test.handler']);
+    expect(receiver.spans.filter((span) => span.attributes['sundial.key'] === 'dropped:every')).toEqual([]);
   });
 });

@@ -30,10 +30,14 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { defaultResource, resourceFromAttributes } =
+    require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const started = new NodeSDK({
-    // The SDK's `serviceName` overrides every detected resource, so OTEL_SERVICE_NAME is read here.
-    serviceName: env.OTEL_SERVICE_NAME?.trim() || serviceName,
+    // service.name: OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES's, else the app's (the OTel spec's
+    // order). The app's is the base resource, beneath what the SDK detects; `serviceName` overrides all.
+    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || undefined,
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
@@ -52,6 +56,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
 export async function stopTracing(): Promise<void> {
   const running = sdk;
   sdk = undefined;
-  // A collector that cannot be reached costs the last spans (the SDK logs it), not a clean exit.
+  // A collector that cannot be reached costs the last spans (the SDK says so only at OTEL_LOG_LEVEL=debug),
+  // not a clean exit.
   await running?.shutdown().catch(() => undefined);
 }

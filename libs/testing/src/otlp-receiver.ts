@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 /** A span as an OTLP exporter sent it, flattened: attribute values decoded, its service attached. */
 export interface ReceivedSpan {
   service: string;
+  /** its process's resource (service.name is `service`) */
+  resource: Record<string, string | number | boolean>;
   traceId: string;
   spanId: string;
   parentSpanId: string;
@@ -37,7 +39,7 @@ interface ExportRequest {
   resourceSpans?: {
     resource?: { attributes?: KeyValue[] };
     scopeSpans?: {
-      spans?: (Omit<ReceivedSpan, 'service' | 'attributes'> & { attributes?: KeyValue[] })[];
+      spans?: (Omit<ReceivedSpan, 'service' | 'resource' | 'attributes'> & { attributes?: KeyValue[] })[];
     }[];
   }[];
 }
@@ -73,10 +75,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 
 function flatten(body: ExportRequest): ReceivedSpan[] {
   return (body.resourceSpans ?? []).flatMap((resourceSpans) => {
-    const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name']);
+    const resource = attributesOf(resourceSpans.resource?.attributes);
+    const service = String(resource['service.name']);
     return (resourceSpans.scopeSpans ?? []).flatMap((scope) =>
       (scope.spans ?? []).map((span) => ({
         service,
+        resource,
         traceId: span.traceId,
         spanId: span.spanId,
         parentSpanId: span.parentSpanId ?? '',

@@ -322,7 +322,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const startedAt = this.clock.now();
     const latenessMs = Math.max(0, startedAt - latenessFrom(claimed));
     if (runTimings.hasSubscribers) publishRunTiming(run.key, claimed, times, claimCalls);
-    const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times.claimSentAt, latenessMs);
+    const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times, latenessMs);
     const attempt = attemptOf(claimed);
     const { handlers } = this;
     const handled = span

@@ -9,6 +9,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
+import type { ClaimTimes } from '../fire/run-timing';
 import type { Completion, DueTimers } from '../store/fire-commands';
 import type { RowFields } from '../store/row';
 import { contextOf, traceParentOf } from './trace-parent';
@@ -46,7 +47,8 @@ function timerAttributes(key: string, id: string, version: number, due: number):
 /**
  * The dispatcher's spans of one take: one `sundial.dispatch` (producer) per traced timer, from the take
  * to its job's `addBulk`. Each timer's ref in the job carries its span's traceparent (`tp`), so the
- * worker's run span is its child.
+ * worker's run span is its child — also when the sampler dropped the dispatch (flags 00): the run
+ * follows that decision rather than start a trace of its own without it.
  */
 export class DispatchSpans {
   private constructor(private readonly spans: Span[]) {}
@@ -96,7 +98,8 @@ export type RunEnd = Pick<Completion, 'outcome' | 'error'> | null;
 
 /**
  * A traced run's `sundial.run` span (consumer), from its claim to its handler's end, with a
- * `sundial.claim` child for the claim's round trip. The handler runs inside it (`within`), so its own
+ * `sundial.claim` child for the claim's round trip (sent to answered: a claim made ahead then waits
+ * for its due in the run span, not in the claim's). The handler runs inside it (`within`), so its own
  * spans and outgoing calls join the trace.
  */
 export class RunSpan {
@@ -107,13 +110,14 @@ export class RunSpan {
 
   /**
    * The span of a claimed run, or undefined when untraced: a child of the dispatcher's span (`jobTrace`,
-   * from the fire job), or — a job added by an untraced dispatcher — placed by the row's own `tp`.
+   * from the fire job, sampled or not), or — a job added by a dispatcher with tracing off — placed by
+   * the row's own `tp`.
    */
   static start(
     fields: RowFields,
     due: number,
     jobTrace: string | undefined,
-    claimStartedAt: number,
+    claim: Pick<ClaimTimes, 'claimSentAt' | 'claimAnsweredAt'>,
     latenessMs: number,
   ): RunSpan | undefined {
     const traceParent = jobTrace ?? fields.tp;
@@ -124,7 +128,7 @@ export class RunSpan {
       'sundial.run',
       {
         kind: SpanKind.CONSUMER,
-        startTime: claimStartedAt,
+        startTime: claim.claimSentAt,
         links: where.links,
         attributes: {
           ...timerAttributes(fields.key, fields.id, Number(fields.rv), due),
@@ -137,7 +141,9 @@ export class RunSpan {
       where.parent,
     );
     const runContext = trace.setSpan(where.parent, span);
-    tracer.startSpan('sundial.claim', { startTime: claimStartedAt }, runContext).end();
+    tracer
+      .startSpan('sundial.claim', { startTime: claim.claimSentAt }, runContext)
+      .end(claim.claimAnsweredAt);
     return new RunSpan(span, runContext);
   }
 

@@ -11,16 +11,20 @@ describe('traceparent codec', () => {
     );
   });
 
-  it('writes nothing for an unsampled or invalid one', () => {
-    expect(traceParentOf({ traceId, spanId, traceFlags: TraceFlags.NONE })).toBeUndefined();
+  it('writes an unsampled one with flags 00 (a run follows its dispatch’s decision), nothing for an invalid one', () => {
+    expect(traceParentOf({ traceId, spanId, traceFlags: TraceFlags.NONE })).toBe(
+      `00-${traceId}-${spanId}-00`,
+    );
     expect(
       traceParentOf(trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId, traceFlags: 1 }).spanContext()),
     ).toBeUndefined();
   });
 
-  it('reads one back as a remote parent', () => {
+  it('reads one back as a remote parent, sampled or not', () => {
     const parent = contextOf(`00-${traceId}-${spanId}-01`);
     expect(trace.getSpanContext(parent!)).toEqual({ traceId, spanId, traceFlags: 1, isRemote: true });
+    const unsampled = contextOf(`00-${traceId}-${spanId}-00`);
+    expect(trace.getSpanContext(unsampled!)).toEqual({ traceId, spanId, traceFlags: 0, isRemote: true });
   });
 
   it('reads nothing from text that is not a valid traceparent', () => {

@@ -11,11 +11,17 @@ import type { RowFields } from '../store/row';
 /** W3C `traceparent`, version 00: trace id, parent span id, flags. */
 const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-/** The W3C `traceparent` of a span context, or undefined unless it is valid and sampled. */
+function sampled(spanContext: SpanContext): boolean {
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0;
+}
+
+/**
+ * The W3C `traceparent` of a span context, sampled or not (its flags say which), or undefined when it
+ * is not valid.
+ */
 export function traceParentOf(spanContext: SpanContext): string | undefined {
-  if (!isSpanContextValid(spanContext) || (spanContext.traceFlags & TraceFlags.SAMPLED) === 0)
-    return undefined;
-  return `00-${spanContext.traceId}-${spanContext.spanId}-01`;
+  if (!isSpanContextValid(spanContext)) return undefined;
+  return `00-${spanContext.traceId}-${spanContext.spanId}-${sampled(spanContext) ? '01' : '00'}`;
 }
 
 /** A context whose (remote) parent span is `traceParent`, or undefined when the text is not one. */
@@ -38,7 +44,7 @@ export function contextOf(traceParent: string): Context | undefined {
  * `getActiveSpan()` per call.
  */
 export function stampTraceParent(rows: RowFields[]): void {
-  const span = trace.getActiveSpan();
-  const traceParent = span && traceParentOf(span.spanContext());
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  const traceParent = spanContext && sampled(spanContext) && traceParentOf(spanContext);
   if (traceParent) for (const row of rows) row.tp = traceParent;
 }
