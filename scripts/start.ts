@@ -30,16 +30,17 @@ async function main(): Promise<void> {
     REDIS_URL: redisUrl,
     SUNDIAL_LISTEN_HOST: process.env.SUNDIAL_LISTEN_HOST || '127.0.0.1',
   };
-  const apps = [
-    run('scheduler', process.execPath, [join(DIST, 'apps/scheduler/src/main.js')], {
+  const named = Object.entries({
+    scheduler: run('scheduler', process.execPath, [join(DIST, 'apps/scheduler/src/main.js')], {
       ...env,
       PORT: process.env.PORT || '3000',
     }),
-    run('worker', process.execPath, [join(DIST, 'apps/worker/src/main.js')], {
+    worker: run('worker', process.execPath, [join(DIST, 'apps/worker/src/main.js')], {
       ...env,
       PORT: process.env.WORKER_PORT || '3001',
     }),
-  ];
+  });
+  const apps = named.map(([, app]) => app);
   // Children run in their own process groups (so Ctrl-C reaches them once, from here).
   let stopping = false;
   const stopAll = (signal: NodeJS.Signals): void => {
@@ -59,12 +60,18 @@ async function main(): Promise<void> {
     if (!stopping) stopAll('SIGTERM');
   }, 500);
   const codes = await Promise.all(
-    apps.map(
-      (app) =>
+    named.map(
+      ([name, app]) =>
         new Promise<number>((done) =>
           app.once('exit', (code) => {
-            // One app gone on its own means the cluster is broken: stop the other one too.
-            if (!stopping) stopAll('SIGTERM');
+            // One app gone on its own means the cluster is broken: stop the other one too, saying why
+            // (its own lines went by; the other's shutdown lines that follow are not a second failure).
+            if (!stopping) {
+              console.error(
+                `[start] the ${name} exited (code ${code}), see its lines above: stopping the rest`,
+              );
+              stopAll('SIGTERM');
+            }
             done(code ?? 1);
           }),
         ),
