@@ -104,6 +104,12 @@ describe('npm start with a private redis-server', () => {
       try {
         await bothReady(port, workerPort);
         expect(output.lines).toContainEqual(expect.stringContaining('starting a private redis-server'));
+        // where to go next, in one line among the apps' JSON logs
+        const api = `http://127.0.0.1:${port}`;
+        const ready =
+          `[start] ready: API ${api}/v1/timers, its docs ${api}/docs, the operator UI ${api}/ui/; ` +
+          `the worker on http://127.0.0.1:${workerPort}. Ctrl-C stops them and the private redis-server.`;
+        await waitFor(() => output.lines.includes(ready), { timeoutMs: 5_000, what: 'the ready line' });
         expect(alive()).toHaveLength(3);
         let ended: ChildEnd | undefined;
         void output.ended.then((how) => (ended = how));
