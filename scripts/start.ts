@@ -16,6 +16,9 @@ import { isAwayNotRefused, openRedis, parseRedisUrl } from '@sundial/redis';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const DIST = join(__dirname, '..');
+/** How long start.js looks for both apps to be ready before it gives up saying so (their lines say why). */
+const READY_WAIT_MS = 60_000;
+const READY_POLL_MS = 250;
 
 async function main(): Promise<void> {
   // The terminal or pipe this writes to may go before the apps do (a closed terminal, a killed npm):
@@ -30,16 +33,18 @@ async function main(): Promise<void> {
     REDIS_URL: redisUrl,
     SUNDIAL_LISTEN_HOST: process.env.SUNDIAL_LISTEN_HOST || '127.0.0.1',
   };
-  const apps = [
-    run('scheduler', process.execPath, [join(DIST, 'apps/scheduler/src/main.js')], {
+  const ports = { scheduler: process.env.PORT || '3000', worker: process.env.WORKER_PORT || '3001' };
+  const named = Object.entries({
+    scheduler: run('scheduler', process.execPath, [join(DIST, 'apps/scheduler/src/main.js')], {
       ...env,
-      PORT: process.env.PORT || '3000',
+      PORT: ports.scheduler,
     }),
-    run('worker', process.execPath, [join(DIST, 'apps/worker/src/main.js')], {
+    worker: run('worker', process.execPath, [join(DIST, 'apps/worker/src/main.js')], {
       ...env,
-      PORT: process.env.WORKER_PORT || '3001',
+      PORT: ports.worker,
     }),
-  ];
+  });
+  const apps = named.map(([, app]) => app);
   // Children run in their own process groups (so Ctrl-C reaches them once, from here).
   let stopping = false;
   const stopAll = (signal: NodeJS.Signals): void => {
@@ -58,13 +63,20 @@ async function main(): Promise<void> {
     clearInterval(watch);
     if (!stopping) stopAll('SIGTERM');
   }, 500);
+  void sayWhenReady(env.SUNDIAL_LISTEN_HOST, ports, privateRedis !== undefined, () => stopping);
   const codes = await Promise.all(
-    apps.map(
-      (app) =>
+    named.map(
+      ([name, app]) =>
         new Promise<number>((done) =>
           app.once('exit', (code) => {
-            // One app gone on its own means the cluster is broken: stop the other one too.
-            if (!stopping) stopAll('SIGTERM');
+            // One app gone on its own means the cluster is broken: stop the other one too, saying why
+            // (its own lines went by; the other's shutdown lines that follow are not a second failure).
+            if (!stopping) {
+              console.error(
+                `[start] the ${name} exited (code ${code}), see its lines above: stopping the rest`,
+              );
+              stopAll('SIGTERM');
+            }
             done(code ?? 1);
           }),
         ),
@@ -143,6 +155,33 @@ async function startPrivateRedis(url: string): Promise<ChildProcess> {
   }
   redis.kill('SIGKILL');
   return fail(`redis-server did not answer PING at ${url} within 10 s.`);
+}
+
+/**
+ * Once both apps answer /health/ready, one line saying where to go next (the README's curl, the UI, the
+ * API's docs): their own lines are JSON logs, in which a newcomer does not see that the cluster is up.
+ */
+async function sayWhenReady(
+  listenHost: string,
+  ports: { scheduler: string; worker: string },
+  withRedis: boolean,
+  stopping: () => boolean,
+): Promise<void> {
+  const host = ['0.0.0.0', '::'].includes(listenHost) ? '127.0.0.1' : listenHost;
+  const base = (port: string) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const ready = async (port: string) =>
+    (await fetch(`${base(port)}/health/ready`).catch(() => undefined))?.ok === true;
+  for (const deadline = Date.now() + READY_WAIT_MS; Date.now() < deadline && !stopping();) {
+    if ((await ready(ports.scheduler)) && (await ready(ports.worker))) {
+      const api = base(ports.scheduler);
+      console.log(
+        `[start] ready: API ${api}/v1/timers, its docs ${api}/docs, the operator UI ${api}/ui/; ` +
+          `the worker on ${base(ports.worker)}. Ctrl-C stops them${withRedis ? ' and the private redis-server' : ''}.`,
+      );
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+  }
 }
 
 /** Spawns a child in its own process group and copies its output, each line prefixed with its name. */

@@ -1,6 +1,6 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -104,6 +104,12 @@ describe('npm start with a private redis-server', () => {
       try {
         await bothReady(port, workerPort);
         expect(output.lines).toContainEqual(expect.stringContaining('starting a private redis-server'));
+        // where to go next, in one line among the apps' JSON logs
+        const api = `http://127.0.0.1:${port}`;
+        const ready =
+          `[start] ready: API ${api}/v1/timers, its docs ${api}/docs, the operator UI ${api}/ui/; ` +
+          `the worker on http://127.0.0.1:${workerPort}. Ctrl-C stops them and the private redis-server.`;
+        await waitFor(() => output.lines.includes(ready), { timeoutMs: 5_000, what: 'the ready line' });
         expect(alive()).toHaveLength(3);
         let ended: ChildEnd | undefined;
         void output.ended.then((how) => (ended = how));
@@ -150,6 +156,46 @@ describe('npm start on a Redis that refuses REDIS_URL', () => {
         'WRONGPASS invalid username-password pair or user is disabled.',
       'Fix the user and password in REDIS_URL (redis://user:password@host:port), or point it at another Redis.',
     ]);
+  }, 60_000);
+});
+
+/**
+ * `npm start` where another process holds PORT (a newcomer's other dev server on 3000): the scheduler's
+ * fatal line names the port and says what to do, and start.js says which app stopped the cluster. It used
+ * to log only Node's `listen EADDRINUSE` under "scheduler could not start", and then the worker's own
+ * shutdown lines, with nothing saying which came first.
+ */
+describe('npm start when PORT is taken', () => {
+  let redis: RedisServer;
+  let taken: Server;
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  }, 180_000);
+  afterAll(async () => {
+    taken?.close();
+    await redis?.stop();
+  });
+
+  it('exits 1 naming the port and the fix, and which app stopped the rest', async () => {
+    const port = (taken.address() as AddressInfo).port;
+    const start = spawnStart({ REDIS_URL: redis.url }, port, await freePort(), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = childOutput(start);
+    expect(await output.ended).toEqual({ code: 1, signal: null });
+    const fatal = output.lines
+      .filter((line) => line.startsWith('[scheduler] {'))
+      .map((line) => JSON.parse(line.slice('[scheduler] '.length)) as Record<string, unknown>)
+      .find((line) => line.level === 'fatal');
+    expect(fatal).toMatchObject({
+      msg: `scheduler could not start: port ${port} on 127.0.0.1 is in use by another process`,
+      fix: expect.stringContaining('set PORT'),
+    });
+    expect(output.lines).toContain(
+      '[start] the scheduler exited (code 1), see its lines above: stopping the rest',
+    );
   }, 60_000);
 });
 

@@ -15,9 +15,9 @@ import {
  * README "Use it from your Nest app", followed by a user whose app lives outside this checkout: the
  * README's code, compiled with the user's own strict tsc against the libraries as `npm install
  * --install-links <checkout>/dist/libs/<lib>/src` leaves them (a copy of each folder in
- * node_modules/@sundial), then booted on Redis. Only what the README shows is used; the app's other
- * packages (@nestjs/*, ioredis…) come from this checkout's node_modules, one directory up, as an app's
- * own node_modules would hold them.
+ * node_modules/@sundial), then booted on Redis. Only what the README shows is used, as it is (its Invoice
+ * and Mailer included); the app's other packages (@nestjs/*, ioredis…) come from this checkout's
+ * node_modules, one directory up, as an app's own node_modules would hold them.
  */
 const LIBS = ['core', 'redis', 'client', 'testing'];
 const SETUP_DEADLINE_MS = 120_000;
@@ -42,7 +42,8 @@ const USAGE_BLOCKS = [
 
 /**
  * Each of USAGE_BLOCKS as a module of the app: its imports, then its code as the body of an async function
- * (it awaits at top level), beside what it leaves to the user (sendReminder). Compiled, not run.
+ * (it awaits at top level). Compiled, not run. Nothing is added: a name the block uses but does not
+ * define or import fails the compile, as it would for a user typing it in.
  */
 function usageModules(): string[] {
   return USAGE_BLOCKS.map(([file, heading]) => {
@@ -52,24 +53,12 @@ function usageModules(): string[] {
     const lines = block[1].split('\n');
     return [
       ...lines.filter((line) => line.startsWith('import ')),
-      'declare function sendReminder(payload: unknown, signal: AbortSignal): Promise<void>;',
       'export async function usage(): Promise<void> {',
       ...lines.filter((line) => !line.startsWith('import ')),
       '}',
     ].join('\n');
   });
 }
-
-/** What the README leaves to the user: their Invoice type and their Mailer. */
-const PRELUDE = `
-interface Invoice { id: number }
-export class Mailer {
-  readonly sent: number[] = [];
-  async send(id: number, options: { signal: AbortSignal }): Promise<void> {
-    if (!options.signal.aborted) this.sent.push(id);
-  }
-}
-`;
 
 const MAIN = `
 import { NestFactory } from '@nestjs/core';
@@ -108,11 +97,7 @@ describe('README "Use it from your Nest app" in an app outside the checkout', ()
   beforeAll(async () => {
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     const usage = Object.fromEntries(usageModules().map((code, i) => [`usage${i}.ts`, code]));
-    outside = outsideApp(
-      LIBS,
-      { 'app.ts': PRELUDE + readmeSnippet(), 'main.ts': MAIN, ...usage },
-      DECORATORS,
-    );
+    outside = outsideApp(LIBS, { 'app.ts': readmeSnippet(), 'main.ts': MAIN, ...usage }, DECORATORS);
     ({ app, tsc } = outside);
   }, SETUP_DEADLINE_MS);
 

@@ -7,6 +7,7 @@ import {
   NEXT_SCHEMA,
   PREVIEW_SCHEMA,
   TIMER_SPEC_SCHEMA,
+  withExample,
 } from './openapi-schemas';
 import { queryNumber } from './list-query-params';
 import { BODY_EXAMPLES, requiredBody } from './request-body';
@@ -64,7 +65,7 @@ export class ExplainController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Validate a TimerSpec and show its first due times; writes nothing' })
   @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
-  @ApiBody({ schema: TIMER_SPEC_SCHEMA })
+  @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
   @ApiResponse({ status: 200, schema: PREVIEW_SCHEMA })
   preview(@Body() body: unknown, @Query('count') count?: string): Promise<Preview> {
     const spec = requiredBody(body, 'POST /v1/preview', BODY_EXAMPLES.spec) as TimerSpec;

@@ -51,6 +51,11 @@ const SLOT_POLICY_PROPERTIES: Record<string, SchemaObject> = {
   endAt: INSTANT,
 };
 
+/** A route's body schema with `examples[0]` as its example: what Swagger UI's "Try it out" sends. */
+export function withExample(schema: SchemaObject, examples: readonly object[]): SchemaObject {
+  return { ...schema, example: examples[0] };
+}
+
 export const TIMER_SPEC_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['handler'],

@@ -26,24 +26,33 @@ export function parseBodies(app: NestExpressApplication, limit: number): void {
   });
 }
 
-/** What each route with a body takes, as an example for the fix. */
+/**
+ * What each route with a body takes: the fix of a request without one names them all, and /docs shows
+ * the first as the route's example body, which Swagger UI's "Try it out" sends as it is (without one it
+ * makes up a body of every field, which the API refuses).
+ */
 export const BODY_EXAMPLES = {
-  spec: '{"key":"invoice:42","handler":"log","delay":"5s"}',
-  putSpec: '{"handler":"log","delay":"5s"}',
-  when: '{"delay":"10m"} or {"at":"2026-03-01T09:00:00Z"}',
-  range: '{"from":"2026-03-01T00:00:00Z","to":"2026-03-02T00:00:00Z"}',
-} as const;
+  spec: [{ key: 'invoice:42', handler: 'log', delay: '5s' }],
+  putSpec: [{ handler: 'log', delay: '5s' }],
+  when: [{ delay: '10m' }, { at: '2026-03-01T09:00:00Z' }],
+  range: [{ from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00Z' }],
+} as const satisfies Record<string, readonly object[]>;
+
+/** Examples as a fix writes them: `{"delay":"10m"} or {"at":…}`. */
+export function examplesText(examples: readonly object[]): string {
+  return examples.map((example) => JSON.stringify(example)).join(' or ');
+}
 
 /**
  * The parsed body of a route that needs one. A request without a body reaches the route as
  * `undefined` (parseBodies), which the TimersApi's checks would call "got undefined" (or, for zero
  * bytes parsed as `{}`, a missing key): refused here, saying there was no body (docs/spec.md §5.2).
  */
-export function requiredBody(body: unknown, route: string, example: string): unknown {
+export function requiredBody(body: unknown, route: string, examples: readonly object[]): unknown {
   if (body !== undefined) return body;
   throw refusals.invalid(
     'body',
     `${route} takes a JSON body, and the request had no body`,
-    `Send a JSON body (any Content-Type is read as JSON), e.g. ${example}.`,
+    `Send a JSON body (any Content-Type is read as JSON), e.g. ${examplesText(examples)}.`,
   );
 }

@@ -23,9 +23,10 @@ import {
   RESCHEDULE_SCHEMA,
   TIMER_SCHEMA,
   TIMER_SPEC_SCHEMA,
+  withExample,
 } from './openapi-schemas';
 import { KEY_NOT_FOUND_FIX } from './http-error.filter';
-import { BODY_EXAMPLES, requiredBody } from './request-body';
+import { BODY_EXAMPLES, examplesText, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
 /**
@@ -41,7 +42,7 @@ export class TimersController {
 
   @Post()
   @ApiOperation({ summary: 'Schedule a timer (ifExists: error | replace | keep)' })
-  @ApiBody({ schema: TIMER_SPEC_SCHEMA })
+  @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
   @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
   @Idempotent()
   schedule(@Body() body: unknown, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
@@ -51,7 +52,7 @@ export class TimersController {
 
   @Put(':key')
   @ApiOperation({ summary: 'Create or replace the timer under key: 201 when created, 200 when replaced' })
-  @ApiBody({ schema: TIMER_SPEC_SCHEMA })
+  @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.putSpec) })
   @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
   @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
   @Idempotent()
@@ -128,7 +129,7 @@ export class TimersController {
 
   @Post(':key/reschedule')
   @HttpCode(200)
-  @ApiBody({ schema: RESCHEDULE_SCHEMA })
+  @ApiBody({ schema: withExample(RESCHEDULE_SCHEMA, BODY_EXAMPLES.when) })
   @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
   @Idempotent()
   reschedule(
@@ -164,7 +165,7 @@ export class TimersController {
   @Post(':key/backfill')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run the slots of a past range now, in order, each with its own due' })
-  @ApiBody({ schema: BACKFILL_SCHEMA })
+  @ApiBody({ schema: withExample(BACKFILL_SCHEMA, BODY_EXAMPLES.range) })
   @ApiResponse({ status: 200, schema: BACKFILL_RESULT_SCHEMA })
   @Idempotent()
   async backfill(
@@ -184,7 +185,7 @@ function putSpec(key: string, body: unknown): TimerSpec {
     throw refusals.invalid(
       'body',
       'the body must be a JSON object (a TimerSpec)',
-      `Send e.g. ${BODY_EXAMPLES.putSpec}.`,
+      `Send e.g. ${examplesText(BODY_EXAMPLES.putSpec)}.`,
     );
   }
   const spec = body as Partial<TimerSpec>;

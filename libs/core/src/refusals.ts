@@ -35,6 +35,17 @@ export const refusals = {
       message: `No live timer under key ${JSON.stringify(key)}.`,
       fix: `Check the key; ${listCall(key)} lists the timers under it. One with status completed, failed or cancelled has ended (kept by removeOnComplete: false): schedule it again to run it.`,
     }),
+  /**
+   * `history` of a key with no timer, no tombstone and no ledger: not "no live timer", which would hide
+   * that a history outlives its timer.
+   */
+  noHistory: (key: string) =>
+    new SundialError({
+      reason: 'not-found',
+      field: 'key',
+      message: `No timer and no history under key ${JSON.stringify(key)} (a ledger is kept 7 days after its timer ended).`,
+      fix: `Check the key; ${listCall(key)} lists the timers under it.`,
+    }),
   inactive: (key: string, status: 'running' | 'paused', operation: string) =>
     new SundialError({
       reason: 'inactive',

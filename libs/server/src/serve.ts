@@ -13,11 +13,12 @@ import { exitOnSignal } from './exit-on-signal';
 import { RedisPing } from './redis-ping';
 import { SUNDIAL_LOGGER } from './logging.module';
 import { createPino } from './pino-logger';
+import { startFailure } from './start-failure';
 
 /**
  * The body of both entry points: build the app, exit 0 on SIGTERM/SIGINT after a clean close, wait for
  * Redis (up to 30 s: @sundial/redis wait-for-redis.ts), listen, and log the bound port (PORT=0 picks a free one, as
- * tests do). A failed start exits 1. A process whose
+ * tests do). A failed start exits 1, its fatal line saying what to do where it can (a port in use). A process whose
  * partition count a repartition replaced shuts down the same way (docs/operations.md "Changing the
  * partition count"). One that finds Redis lost its data says so, counts it, and goes on.
  */
@@ -67,7 +68,8 @@ export function serve(
       });
     })
     .catch((error: unknown) => {
-      createPino('fatal').fatal({ err: error }, `${name} could not start`);
+      const { why, fix } = startFailure(error);
+      createPino('fatal').fatal({ err: error, fix }, `${name} could not start${why ? `: ${why}` : ''}`);
       process.exit(1);
     });
 }

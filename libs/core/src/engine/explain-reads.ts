@@ -48,7 +48,7 @@ export class ExplainReads {
     const entries = ledger.entries(key, limit);
     if (entries) return entries;
     if (store.get(key) || store.tombstone(key, clock.now())) return [];
-    throw refusals.notFound(key);
+    throw refusals.noHistory(key);
   }
 
   next(key: string, options?: NextOptions): NextTime[] {

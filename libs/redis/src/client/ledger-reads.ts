@@ -67,7 +67,7 @@ export class LedgerReads {
     const moving = await this.previousLedger(key, limit);
     if (moving.length > 0) return moving.map(decodeLedgerEntry);
     if (buriedId !== null) return [];
-    throw refusals.notFound(key);
+    throw refusals.noHistory(key);
   }
 
   /**

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the modules ioredis itself loads (under jest too) */
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
-import { consoleLogger } from '@sundial/core';
+import type { SundialLogger } from '@sundial/core';
 import { loadAsCallback, pipelinePatch } from './ioredis-pipelines';
 
 /**
@@ -23,7 +23,8 @@ import { loadAsCallback, pipelinePatch } from './ioredis-pipelines';
  * Pipelines and `multi()` had the same cost by two more such objects: ioredis-pipelines.ts.
  *
  * Pinned: only ioredis 6.0.0 whose replaced functions have exactly the source text they were copied
- * from (each patch's `pinned`); with any other ioredis nothing is patched and a warning says so.
+ * from (each patch's `pinned`); with any other ioredis nothing is patched, and the first start of a
+ * Sundial class says so through its logger (reportIoredisPatch).
  */
 const PINNED_VERSION = '6.0.0';
 
@@ -95,17 +96,23 @@ const commandPatch: IoredisPatch = {
 };
 
 let installed = false;
+/** What installIoredisClosures found when it left ioredis as it is: said once, by reportIoredisPatch. */
+let notice: { level: 'info' | 'warn'; message: string; fields?: Record<string, unknown> } | undefined;
 
-/** Replaces the closures once per process; a no-op after the first call. */
+/**
+ * Replaces the closures once per process; a no-op after the first call. It logs nothing (no logger is
+ * at hand where a connection opens): what it found is said by reportIoredisPatch.
+ */
 export function installIoredisClosures(): void {
   if (installed) return;
   installed = true;
   const { version } = require('ioredis/package.json') as { version: string };
   if (version !== PINNED_VERSION) {
     // Another ioredis (a newcomer's `npm install` takes the newest 6.x): nothing is wrong, so one info line.
-    consoleLogger.info(
-      `ioredis ${version} runs as it is; Sundial trims its per-command garbage on ${PINNED_VERSION} only (npm install ioredis@${PINNED_VERSION} to save that GC work, nothing else changes)`,
-    );
+    notice = {
+      level: 'info',
+      message: `ioredis ${version} runs as it is; Sundial trims its per-command garbage on ${PINNED_VERSION} only (npm install ioredis@${PINNED_VERSION} to save that GC work, nothing else changes)`,
+    };
     return;
   }
   const patches = [commandPatch, pipelinePatch];
@@ -113,13 +120,26 @@ export function installIoredisClosures(): void {
   const found = Object.fromEntries(pinned.map(([name, { code }]) => [name, fingerprint(code())]));
   const expected = Object.fromEntries(pinned.map(([name, pin]) => [name, pin.fingerprint]));
   if (pinned.some(([name, pin]) => found[name] !== pin.fingerprint)) {
-    consoleLogger.warn(
-      'ioredis is the pinned version but its code is not what Sundial replaces (patched?): left as it is (more GC work per command, nothing else changes)',
-      { ioredis: version, fingerprints: found, expected },
-    );
+    notice = {
+      level: 'warn',
+      message:
+        'ioredis is the pinned version but its code is not what Sundial replaces (patched?): left as it is (more GC work per command, nothing else changes)',
+      fields: { ioredis: version, fingerprints: found, expected },
+    };
     return;
   }
   for (const patch of patches) patch.install();
+}
+
+/**
+ * Says, once per process and through the first logger given (a Nest app's own, under `SundialModule`),
+ * why installIoredisClosures left ioredis as it is; nothing when it replaced the closures.
+ */
+export function reportIoredisPatch(logger: Pick<SundialLogger, 'warn' | 'info'>): void {
+  if (!notice) return;
+  const { level, message, fields } = notice;
+  notice = undefined;
+  logger[level](message, fields);
 }
 
 /** sha256 (first 16 hex digits) of a function or class, as text. */

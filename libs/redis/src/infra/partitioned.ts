@@ -7,6 +7,7 @@ import { defineCommands, loadFunctions } from '../store/script-loader';
 import { ClusterClock } from './cluster-clock';
 import { checkPartitionCount, type RepartitionRecord } from './partition-count';
 import { closeRedis, namesCluster, openRedis, type RedisClient, type RedisConnection } from './connection';
+import { reportIoredisPatch } from './ioredis-closures';
 import { START_REDIS_WAIT_MS, waitForRedis } from './wait-for-redis';
 
 /** Where the partitions are: what every Redis-backed class of this lib is given. */
@@ -64,8 +65,8 @@ export abstract class Partitioned<Commands = undefined> {
   }
 
   /**
-   * At start: waits for Redis to answer (up to `startWaitMs`: a process started during a short outage
-   * starts once Redis is back, instead of failing its checks after ioredis's retries and, on Kubernetes,
+   * At start: says why ioredis runs unpatched, if it does (once per process, reportIoredisPatch). Waits
+   * for Redis to answer (up to `startWaitMs`: a process started during a short outage starts once Redis is back, instead of failing its checks after ioredis's retries and, on Kubernetes,
    * crash-looping with back-off long after). Then loads the Redis Functions (`loadFunctions`: a Redis before 7.0 or an ACL user that may not
    * load them is refused here, not at the first fire call or write). Refuses to go on when the timers
    * under this prefix were written with another partition count; resolves the repartition this process
@@ -77,6 +78,7 @@ export abstract class Partitioned<Commands = undefined> {
     logger: Pick<SundialLogger, 'warn' | 'info'>,
     waitMs = this.startWaitMs,
   ): Promise<RepartitionRecord | null> {
+    reportIoredisPatch(logger);
     if (waitMs > 0) await waitForRedis(this.redis, logger, { deadlineMs: waitMs });
     await loadFunctions(this.redis);
     const joining = await checkPartitionCount(this.redis, this.keys);

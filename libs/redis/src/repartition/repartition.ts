@@ -8,6 +8,7 @@ import {
   type RedisConnection,
 } from '../infra/connection';
 import { readLayout, type RepartitionRecord } from '../infra/partition-count';
+import { ConnectionCause } from '../infra/connection-cause';
 import { isConnectionFailure } from '../infra/connection-failure';
 import { reconcilePartition } from '../fire/reconciler';
 import { FireCommands } from '../store/fire-commands';
@@ -69,7 +70,8 @@ const RECONCILE_GRACE_MS = 2000;
  * and index entry is in its new partition and `P:partitions` holds `to`. Refuses (SundialError, field
  * `to`) a count out of range, the count the timers have, or a repartition to another count under way;
  * one to the same count (whose process died) is resumed. Runs in progress are not interrupted: their
- * keys move when they end. A Redis that cannot be reached is refused `unavailable` (run it again to resume).
+ * keys move when they end. A Redis that cannot be reached is refused `unavailable`, naming the connection's
+ * error (`connect ECONNREFUSED …`, `getaddrinfo ENOTFOUND …`); run it again to resume.
  */
 export async function repartition(options: RepartitionOptions): Promise<RepartitionResult> {
   const { to } = options;
@@ -77,12 +79,15 @@ export async function repartition(options: RepartitionOptions): Promise<Repartit
     throw refusals.repartitionTarget(to, MAX_PARTITIONS);
   checkKeyPrefix(options.prefix ?? 'sundial'); // a brace prefix reaches into another prefix's keys
   const redis = openRedis(options.connection);
+  // ioredis gives a command up saying only "max retries": the refusal names the connection's own error
+  const cause = new ConnectionCause(redis);
   try {
     defineCommands(redis);
     return await new Repartition(redis, options).run();
   } catch (error) {
-    throw isConnectionFailure(error) ? refusals.unavailable(error) : error;
+    throw isConnectionFailure(error) ? refusals.unavailable(cause.of(error as Error)) : error;
   } finally {
+    cause.stop();
     await closeRedis(redis);
   }
 }
