@@ -4,7 +4,7 @@ import { waitFor } from './wait-for';
 
 /** A private primary, its replica and three Sentinels watching them. */
 export interface RedisSentinels {
-  /** `redis+sentinel://127.0.0.1:s1,…/<name>`: what REDIS_URL takes */
+  /** `redis+sentinel://127.0.0.1:s1,…/<name>[?sentinelPassword=…]`: what REDIS_URL takes */
   url: string;
   name: string;
   primary: RedisServer;
@@ -20,9 +20,11 @@ const NAME = 'sundial';
 /**
  * Starts a primary, one replica of it and three `redis-server --sentinel` (quorum 2, a primary is down
  * after 1 s of silence), and resolves once the Sentinels know the replica and each other, so a
- * failover can happen.
+ * failover can happen. With `sentinelPassword` the Sentinels require it (`requirepass`), Redis does not.
  */
-export async function startRedisSentinels(): Promise<RedisSentinels> {
+export async function startRedisSentinels({
+  sentinelPassword,
+}: { sentinelPassword?: string } = {}): Promise<RedisSentinels> {
   const primary = await startRedis();
   const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
   const sentinels = await Promise.all(
@@ -32,6 +34,7 @@ export async function startRedisSentinels(): Promise<RedisSentinels> {
           `sentinel monitor ${NAME} 127.0.0.1 ${primary.port} 2`,
           `sentinel down-after-milliseconds ${NAME} 1000`,
           `sentinel failover-timeout ${NAME} 5000`,
+          ...(sentinelPassword === undefined ? [] : [`requirepass ${sentinelPassword}`]),
           '',
         ].join('\n'),
         args: ['--sentinel'],
@@ -40,7 +43,8 @@ export async function startRedisSentinels(): Promise<RedisSentinels> {
   );
   const servers = [primary, replica, ...sentinels];
   const stop = () => Promise.all(servers.map((server) => server.stop())).then(() => undefined);
-  const asking = sentinels.map((sentinel) => new Redis(sentinel.url));
+  const ask = (sentinel: RedisServer) => new Redis(sentinel.url, { password: sentinelPassword });
+  const asking = sentinels.map(ask);
   try {
     await waitFor(
       async () => {
@@ -62,13 +66,15 @@ export async function startRedisSentinels(): Promise<RedisSentinels> {
     for (const sentinel of asking) sentinel.disconnect();
   }
   return {
-    url: `redis+sentinel://${sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(',')}/${NAME}`,
+    url: `redis+sentinel://${sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(',')}/${NAME}${
+      sentinelPassword === undefined ? '' : `?sentinelPassword=${encodeURIComponent(sentinelPassword)}`
+    }`,
     name: NAME,
     primary,
     replica,
     sentinels,
     primaryPort: async () => {
-      const sentinel = new Redis(sentinels[0].url);
+      const sentinel = ask(sentinels[0]);
       try {
         const [, port] = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', NAME)) as string[];
         return Number(port);
