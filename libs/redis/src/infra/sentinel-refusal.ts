@@ -1,4 +1,5 @@
 import { refusals, type SundialError } from '@sundial/core';
+import { ERROR_EVENTS, type ErrorEvents } from './connection-cause';
 
 /**
  * What ioredis reports when no Sentinel gave it a primary: `All sentinels are unreachable. Retrying from
@@ -30,4 +31,23 @@ export function sentinelRefusal(error: unknown): SundialError | undefined {
     );
   }
   return undefined;
+}
+
+/**
+ * Rejects `refused` with the first Sentinel refusal `connection` reports (its commands would wait for a
+ * primary for ever meanwhile): for a start's wait for Redis (wait-for-redis.ts) and a repartition.
+ */
+export function whenSentinelsRefuse(connection: ErrorEvents): { refused: Promise<never>; stop(): void } {
+  let reject: (error: SundialError) => void = () => undefined;
+  const refused = new Promise<never>((_, rejectWith) => (reject = rejectWith));
+  refused.catch(() => undefined);
+  const onError = (error: unknown): void => {
+    const refusal = sentinelRefusal(error);
+    if (refusal) reject(refusal);
+  };
+  for (const event of ERROR_EVENTS) connection.on?.(event, onError);
+  const stop = (): void => {
+    for (const event of ERROR_EVENTS) connection.off?.(event, onError);
+  };
+  return { refused, stop };
 }

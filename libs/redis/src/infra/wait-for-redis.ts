@@ -2,7 +2,7 @@ import { refusals, SundialError, type SundialLogger } from '@sundial/core';
 import { ReplyError } from 'ioredis';
 import { ConnectionCause, ERROR_EVENTS, type ErrorEvents } from './connection-cause';
 import { isConnectionFailure } from './connection-failure';
-import { sentinelRefusal } from './sentinel-refusal';
+import { whenSentinelsRefuse } from './sentinel-refusal';
 
 /**
  * How long a start waits for Redis to answer before it fails: the apps (libs/server serve.ts), and the
@@ -44,15 +44,16 @@ export async function waitForRedis(
   refused.catch(() => undefined);
   const onError = (error: unknown): void => {
     if (error instanceof ReplyError && !isOutage(error)) refuse(error);
-    const bySentinel = sentinelRefusal(error);
-    if (bySentinel) refuse(bySentinel);
   };
   for (const event of ERROR_EVENTS) redis.on?.(event, onError);
+  const sentinels = whenSentinelsRefuse(redis);
+  sentinels.refused.catch(refuse);
   const cause = new ConnectionCause(redis);
   try {
     await waitOrRefuse(redis, logger, deadlineMs, isOutage, refused, (error) => cause.of(error));
   } finally {
     cause.stop();
+    sentinels.stop();
     for (const event of ERROR_EVENTS) redis.off?.(event, onError);
   }
 }

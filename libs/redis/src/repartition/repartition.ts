@@ -9,6 +9,7 @@ import {
 } from '../infra/connection';
 import { readLayout, type RepartitionRecord } from '../infra/partition-count';
 import { isConnectionFailure } from '../infra/connection-failure';
+import { whenSentinelsRefuse } from '../infra/sentinel-refusal';
 import { reconcilePartition } from '../fire/reconciler';
 import { FireCommands } from '../store/fire-commands';
 import { checkKeyPrefix } from '../store/key-prefix';
@@ -77,12 +78,17 @@ export async function repartition(options: RepartitionOptions): Promise<Repartit
     throw refusals.repartitionTarget(to, MAX_PARTITIONS);
   checkKeyPrefix(options.prefix ?? 'sundial'); // a brace prefix reaches into another prefix's keys
   const redis = openRedis(options.connection);
+  // Sentinels that know no such primary or refuse the AUTH: its commands would wait for ever
+  const sentinels = whenSentinelsRefuse(redis);
   try {
     defineCommands(redis);
-    return await new Repartition(redis, options).run();
+    const run = new Repartition(redis, options).run();
+    run.catch(() => undefined); // the refusal may win: the close below then rejects what it waits for
+    return await Promise.race([run, sentinels.refused]);
   } catch (error) {
     throw isConnectionFailure(error) ? refusals.unavailable(error) : error;
   } finally {
+    sentinels.stop();
     await closeRedis(redis);
   }
 }
