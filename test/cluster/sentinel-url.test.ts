@@ -2,7 +2,21 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { closeRedis, openRedis } from '@sundial/redis';
-import { DIST, ensureBuilt, type RedisSentinels, startRedisSentinels, waitFor } from '@sundial/testing';
+import {
+  type AppProcess,
+  clusterEnv,
+  DIST,
+  ensureBuilt,
+  killAll,
+  makeTestCerts,
+  readRuns,
+  type RedisSentinels,
+  spawnApp,
+  startRedis,
+  startRedisSentinels,
+  waitFor,
+} from '@sundial/testing';
+import { Redis } from 'ioredis';
 import { libraryHost, recordingLogger } from '../redis/library-host-fixture';
 
 /** Far below the 30 s a start waits for Redis; a refusal must come well within it. */
@@ -101,4 +115,48 @@ describe('Sentinel URLs: credentials of their own, refusals at once', () => {
     expect(fatal).toContain('SENTINEL MASTERS');
     expect(fatal).not.toContain(PASSWORD);
   }, 30_000);
+});
+
+/**
+ * `rediss+sentinel://` with Sentinels and Redis that listen with TLS alone: the apps reach both, given
+ * only the URL and the CA (`NODE_EXTRA_CA_CERTS`, docs/operations.md "TLS"). The URL used to set only
+ * ioredis's `tls`, which Sentinel mode ignores: the Sentinels were asked in plain TCP, and the primary
+ * would have been too (ioredis's `sentinelTLS` and `enableTLSForSentinelMode`).
+ */
+describe('Sentinel over TLS', () => {
+  let redis: RedisSentinels;
+  let apps: AppProcess[] = [];
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedisSentinels({ tls: makeTestCerts() }), ensureBuilt()]);
+  }, 60_000);
+  afterAll(async () => {
+    await killAll(apps);
+    await redis?.stop();
+  });
+
+  it('a scheduler and a worker on the rediss+sentinel:// URL alone run a timer', async () => {
+    expect(redis.url).toMatch(/^rediss\+sentinel:\/\//);
+    const records = await startRedis();
+    const recordsClient = new Redis(records.url);
+    try {
+      const env = {
+        ...clusterEnv(redis.url, { SUNDIAL_TEST_RECORD_URL: records.url }),
+        NODE_EXTRA_CA_CERTS: redis.tlsCa ?? '',
+      };
+      apps = await Promise.all([
+        spawnApp('scheduler', 'tls-scheduler', env),
+        spawnApp('worker', 'tls-worker', env),
+      ]);
+      const created = await apps[0].api('POST', '/v1/timers', { key: 'tls', handler: 'record', delay: 0 });
+      expect(created.status).toBe(201);
+      await waitFor(async () => (await readRuns(recordsClient)).length > 0, {
+        timeoutMs: 15_000, // deadline
+        what: 'the run',
+      });
+    } finally {
+      recordsClient.disconnect();
+      await records.stop();
+    }
+  }, 60_000);
 });
