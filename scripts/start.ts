@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ReplyError } from 'ioredis';
 import '../libs/server/src/register-paths';
-import { isAwayNotRefused, openRedis, parseRedisUrl } from '@sundial/redis';
+import { isAwayNotRefused, openRedis, parseRedisUrl, sentinelRefusal } from '@sundial/redis';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -106,6 +106,9 @@ async function answersPing(url: string): Promise<boolean> {
   try {
     return (await client.ping()) === 'PONG';
   } catch (error) {
+    // Sentinels that know no such master, or refuse the AUTH: not "nothing answers"
+    const bySentinel = sentinelRefusal(error);
+    if (bySentinel) return fail(`${bySentinel.message}\n${bySentinel.fix}`);
     if (!(error instanceof Error && error instanceof ReplyError)) return false;
     // "not now" (loading its data, a busy script, a failover): the apps wait for it at start
     if (isAwayNotRefused(error)) return true;

@@ -11,10 +11,12 @@ import {
   freePort,
   httpClient,
   type RedisCluster,
+  type RedisSentinels,
   type RedisServer,
   spawnOwned,
   startRedis,
   startRedisCluster,
+  startRedisSentinels,
   waitFor,
 } from '@sundial/testing';
 
@@ -34,21 +36,12 @@ describe('npm start on a Redis Cluster URL', () => {
   });
 
   it('starts a scheduler and a worker that are ready, and stops them on SIGINT', async () => {
-    const [port, workerPort] = [await freePort(), await freePort()];
-    const start = spawnStart({ REDIS_URL: cluster.url, LOG_LEVEL: 'warn' }, port, workerPort, {
-      stdio: 'ignore',
-    });
-    const exited = new Promise<number | null>((resolve) => start.once('exit', (code) => resolve(code)));
-    try {
-      await bothReady(port, workerPort);
+    await startsReady(cluster.url, async (port, workerPort) => {
       // Bound to 127.0.0.1 alone (no token is set): another address of the machine is refused. On Linux
       // 127.0.0.2 is one too, which a port bound to every interface (0.0.0.0, ::) takes.
       for (const appPort of [port, workerPort]) expect(await connects('127.0.0.2', appPort)).toBe(false);
       expect(await connects('127.0.0.1', port)).toBe(true);
-    } finally {
-      start.kill('SIGINT'); // forwarded to both apps, which drain and exit 0
-    }
-    expect(await exited).toBe(0);
+    });
   }, 120_000);
 });
 
@@ -142,15 +135,7 @@ describe('npm start on a Redis that refuses REDIS_URL', () => {
   });
 
   it("exits 1 with Redis's refusal and how to fix it, starting nothing", async () => {
-    const [port, workerPort] = [await freePort(), await freePort()];
-    const redisUrl = `redis://nobody:wrong@127.0.0.1:${redis.port}`;
-    // cwd: where a private redis-server would keep its data, were one started.
-    const start = spawnStart({ REDIS_URL: redisUrl }, port, workerPort, {
-      cwd: tmpdir(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output = childOutput(start);
-    expect(await output.ended).toEqual({ code: 1, signal: null });
+    const output = await refusedStart(`redis://nobody:wrong@127.0.0.1:${redis.port}`);
     expect(output.lines).toEqual([
       '[start] The Redis at REDIS_URL answers, but refuses this connection: ' +
         'WRONGPASS invalid username-password pair or user is disabled.',
@@ -198,6 +183,65 @@ describe('npm start when PORT is taken', () => {
     );
   }, 60_000);
 });
+
+/**
+ * `npm start` through Sentinels with a password of their own (docs/operations.md "Redis settings"):
+ * the URL's query gives it, and a master name they do not know stops it at once saying so. It used to
+ * take that for "nothing answers" and say to start the Sentinel deployment, with the URL's password.
+ */
+describe('npm start on a Sentinel URL', () => {
+  let sentinels: RedisSentinels;
+  beforeAll(async () => {
+    [sentinels] = await Promise.all([startRedisSentinels({ sentinelPassword: 'watch' }), ensureBuilt()]);
+  }, 180_000);
+  afterAll(async () => {
+    await sentinels?.stop();
+  });
+
+  it('starts a scheduler and a worker that are ready, and stops them on SIGINT', async () => {
+    await startsReady(sentinels.url, async () => undefined);
+  }, 120_000);
+
+  it('exits 1 on a master name the Sentinels do not know, saying what to write', async () => {
+    const output = await refusedStart(sentinels.url.replace(`/${sentinels.name}?`, '/nosuch?'));
+    expect(output.lines).toEqual([
+      '[start] The Sentinels know no primary by the master name in the Redis URL (ERR No such master with that name).',
+      expect.stringContaining('SENTINEL MASTERS'),
+    ]);
+  }, 60_000);
+});
+
+/** `npm start` on `redisUrl` gets both apps ready (then `check`s them), and stops them on SIGINT, exiting 0. */
+async function startsReady(
+  redisUrl: string,
+  check: (port: number, workerPort: number) => Promise<void>,
+): Promise<void> {
+  const [port, workerPort] = [await freePort(), await freePort()];
+  const start = spawnStart({ REDIS_URL: redisUrl, LOG_LEVEL: 'warn' }, port, workerPort, {
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => start.once('exit', (code) => resolve(code)));
+  try {
+    await bothReady(port, workerPort);
+    await check(port, workerPort);
+  } finally {
+    start.kill('SIGINT'); // forwarded to both apps, which drain and exit 0
+  }
+  expect(await exited).toBe(0);
+}
+
+/** `npm start` on `redisUrl`, which must exit 1 at once: its output. */
+async function refusedStart(redisUrl: string): Promise<{ lines: string[] }> {
+  const [port, workerPort] = [await freePort(), await freePort()];
+  // cwd: where a private redis-server would keep its data, were one started.
+  const start = spawnStart({ REDIS_URL: redisUrl }, port, workerPort, {
+    cwd: tmpdir(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = childOutput(start);
+  expect(await output.ended).toEqual({ code: 1, signal: null });
+  return output;
+}
 
 /** dist/scripts/start.js with the scheduler on `port` and the worker on `workerPort`. */
 function spawnStart(

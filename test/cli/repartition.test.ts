@@ -1,5 +1,12 @@
 import { RedisTimers } from '@sundial/redis';
-import { ensureBuilt, freePort, type RedisServer, startRedis } from '@sundial/testing';
+import {
+  ensureBuilt,
+  freePort,
+  type RedisSentinels,
+  type RedisServer,
+  startRedis,
+  startRedisSentinels,
+} from '@sundial/testing';
 import { Redis } from 'ioredis';
 import { documentedAcl, documentedRepartitionGrant } from '../documented-acl';
 import { runCli } from './run-cli';
@@ -149,5 +156,38 @@ describe('sundial repartition', () => {
     expect(run.stderr.split('\n')[0]).toBe(
       `sundial: unavailable: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); the call changed nothing.`,
     );
+  }, 60_000);
+});
+
+/**
+ * Through Sentinel: a master name the Sentinels do not know is refused at once, naming the fix. The
+ * repartition's commands used to wait for a primary for ever (nothing printed; the CLI never returned).
+ */
+describe('sundial repartition through Sentinel', () => {
+  let sentinels: RedisSentinels;
+
+  beforeAll(async () => {
+    [sentinels] = await Promise.all([startRedisSentinels({ sentinelPassword: 'watch' }), ensureBuilt()]);
+  }, 180_000);
+  afterAll(() => sentinels?.stop());
+
+  it('moves the timers; a master name the Sentinels do not know exits 1 at once, saying what to write', async () => {
+    const timers = new RedisTimers({ connection: sentinels.url, prefix: 'viasentinel' });
+    await timers.schedule({ key: 'k', handler: 'log', delay: 600_000 });
+    await timers.dispose();
+    const env = { SUNDIAL_PREFIX: 'viasentinel' };
+    const moved = await runCli(['repartition', '--to', '2', '--redis-url', sentinels.url], env);
+    expect({ code: moved.code, stderr: moved.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    expect(moved.stdout).toMatch(/viasentinel\s+1\s+2\s+\d+\s/);
+
+    const at = Date.now();
+    const wrongName = sentinels.url.replace(`/${sentinels.name}?`, '/nosuch?');
+    const refused = await runCli(['repartition', '--to', '3', '--redis-url', wrongName], env);
+    expect(Date.now() - at).toBeLessThan(10_000); // far below a wait for Redis
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'sundial: invalid (field connection): The Sentinels know no primary by the master name in the Redis URL',
+    );
+    expect(refused.stderr).toContain('SENTINEL MASTERS');
   }, 60_000);
 });

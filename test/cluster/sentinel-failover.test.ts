@@ -1,20 +1,8 @@
 import type { Timer } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import {
-  type AppProcess,
-  clusterEnv,
-  ensureBuilt,
-  killAll,
-  readRuns,
-  type RedisSentinels,
-  type RedisServer,
-  type RunRecord,
-  spawnCluster,
-  startRedis,
-  startRedisSentinels,
-  waitFor,
-} from '@sundial/testing';
+import { type AppProcess, type RedisSentinels, readRuns, type RunRecord, waitFor } from '@sundial/testing';
+import { type SentinelApps, startSentinelApps } from './sentinel-fixture';
 
 const TIMERS = 1500;
 const LEASE_MS = 3000;
@@ -25,31 +13,24 @@ const LEASE_MS = 3000;
  * acknowledged (and replicated) before the kill then runs — at least once: a claim or completion the
  * replica never got runs again, which at-least-once delivery allows — none early, and the apps serve
  * new timers on the promoted replica without a restart, readiness answering 503 meanwhile.
+ * (test/cluster/sentinel-switch.test.ts: a failover that finds the old primary alive.)
  */
 describe('cluster: Sentinel failover under load', () => {
+  let started: SentinelApps;
   let redis: RedisSentinels;
-  let records: RedisServer;
   let apps: AppProcess[] = [];
   let client: RedisTimers;
   let recordsClient: Redis;
 
   beforeAll(async () => {
-    [redis, records] = await Promise.all([startRedisSentinels(), startRedis(), ensureBuilt()]);
-    const env = clusterEnv(redis.url, {
-      SUNDIAL_TEST_RECORD_URL: records.url,
-      SUNDIAL_LEASE_MS: String(LEASE_MS),
-    });
-    const cluster = await spawnCluster(env, 1, 2);
-    apps = [...cluster.schedulers, ...cluster.workers];
+    started = await startSentinelApps(2, LEASE_MS);
+    ({ redis, apps, recordsClient } = started);
     client = new RedisTimers({ connection: redis.url, partitions: 2 });
-    recordsClient = new Redis(records.url);
   }, 180_000);
 
   afterAll(async () => {
     await client?.dispose();
-    recordsClient?.disconnect();
-    await killAll(apps);
-    await Promise.all([redis?.stop(), records?.stop()]);
+    await started?.stop();
   });
 
   it('runs every acknowledged timer after the primary dies, and serves again', async () => {

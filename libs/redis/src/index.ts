@@ -4,6 +4,7 @@
 export { RedisTimers, type RedisTimersOptions } from './client/redis-timers';
 export {
   closeRedis,
+  followFailovers,
   openRedis,
   parseRedisUrl,
   type RedisClient,
@@ -22,6 +23,7 @@ export {
   waitForRedis,
   type WaitForRedisOptions,
 } from './infra/wait-for-redis';
+export { sentinelRefusal } from './infra/sentinel-refusal';
 export { checkKeyPrefix } from './store/key-prefix';
 export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
 

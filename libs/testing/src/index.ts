@@ -17,6 +17,7 @@ export { clusterEnv, SHORT_LEASE, spawnCluster } from './process-cluster';
 export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } from './recording-handlers';
 export { type RedisCluster, startRedisCluster } from './redis-cluster';
 export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
+export { makeTestCerts, type TestCerts } from './test-certs';
 export { freePort, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
 export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
 export { waitFor } from './wait-for';

@@ -159,7 +159,8 @@ async function waitForPing(port: number, child: ChildProcess): Promise<void> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`);
     try {
-      if ((await rawCommand(port, 'PING')) === '+PONG') return;
+      // NOAUTH: up, with a password (Sentinels with `requirepass`, redis-sentinel.ts)
+      if (/^(\+PONG|-NOAUTH)/.test(await rawCommand(port, 'PING'))) return;
     } catch (error) {
       lastError = (error as Error).message;
     }
@@ -173,7 +174,11 @@ async function stop(child: ChildProcess, port: number, dir: string | null): Prom
   if (child.exitCode === null && child.signalCode === null) {
     // 'close' (not 'exit') also waits for the output pipes, so no handle outlives the suite.
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    await rawCommand(port, 'SHUTDOWN NOSAVE').catch(() => undefined);
+    const refused = await rawCommand(port, 'SHUTDOWN NOSAVE').then(
+      (reply) => reply.startsWith('-NOAUTH'),
+      () => false,
+    );
+    if (refused) child.kill('SIGTERM'); // a password: redis-server shuts down on SIGTERM as well
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
     await exited;
     clearTimeout(timer);

@@ -7,6 +7,7 @@ import {
   Backlog,
   Dispatcher,
   fireConsumerOptions,
+  followFailovers,
   openRedis,
   parseRedisUrl,
   Reconciler,
@@ -174,7 +175,8 @@ function redisOptionsOf(
 /**
  * BullMQ's connection options: it takes `url` for one node; of a client we give its options, so BullMQ
  * opens (and closes) connections of its own with the `maxRetriesPerRequest: null` its workers need (and
- * the client's reconnect strategy: the host's). A URL or options get Sundial's reconnect cadence unless
+ * the client's reconnect strategy: the host's; through Sentinel, they follow a failover at once:
+ * followFailovers). A URL or options get Sundial's reconnect cadence unless
  * they name a `retryStrategy`, as Sundial's own connections do: BullMQ's back-off (1 s growing to 20 s)
  * kept the workers from fire jobs for up to ~20 s after an outage. A Cluster or Sentinel URL
  * (docs/spec.md §5.4) is one BullMQ cannot read: it gets a client opened by `openRedis`, shared by the
@@ -183,13 +185,13 @@ function redisOptionsOf(
  */
 function bullConnection(connection: RedisBackendOptions['connection']): ConnectionOptions {
   if (connection instanceof Redis) {
-    return { ...connection.options, maxRetriesPerRequest: null } as ConnectionOptions;
+    return followFailovers({ ...connection.options, maxRetriesPerRequest: null }) as ConnectionOptions;
   }
   const url = typeof connection === 'string' ? connection : connection.url;
   if (url !== undefined && parseRedisUrl(url).kind !== 'node') {
     return openRedis(connection, { maxRetriesPerRequest: null }) as ConnectionOptions;
   }
-  return withReconnectCadence(
-    typeof connection === 'string' ? { url: connection } : connection,
+  return followFailovers(
+    withReconnectCadence(typeof connection === 'string' ? { url: connection } : connection),
   ) as ConnectionOptions;
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { isSundialError } from '@sundial/core';
+import { Redis } from 'ioredis';
 import { closeRedis, openRedis, parseRedisUrl } from './connection';
 
 describe('parseRedisUrl', () => {
@@ -42,6 +43,32 @@ describe('parseRedisUrl', () => {
     });
   });
 
+  it("reads the Sentinels' own credentials apart from Redis's, and TLS to both", () => {
+    expect(
+      parseRedisUrl('rediss+sentinel://app:r%40pw@s1/m?sentinelUsername=watch&sentinelPassword=s%2Bpw%26'),
+    ).toEqual({
+      kind: 'sentinel',
+      sentinels: [{ host: 's1', port: 26379 }],
+      name: 'm',
+      options: {
+        username: 'app',
+        password: 'r@pw',
+        sentinelUsername: 'watch',
+        sentinelPassword: 's+pw&',
+        // without enableTLSForSentinelMode ioredis reaches the primary in plain TCP
+        tls: {},
+        enableTLSForSentinelMode: true,
+        sentinelTLS: {},
+      },
+    });
+  });
+
+  it('shows no Sentinel password in a refusal', () => {
+    const refusal = catchError(() => parseRedisUrl('redis+sentinel://s1/m?sentinelPassword=hush&db=2'));
+    expect((refusal as Error).message).toContain('not db');
+    expect((refusal as Error).message).not.toContain('hush');
+  });
+
   it.each([
     ['http://127.0.0.1:6379', 'does not start with redis://'],
     ['redis://h1:1,h2:2', 'names one node'],
@@ -50,6 +77,8 @@ describe('parseRedisUrl', () => {
     ['redis+cluster://h1:7000,,h2:7001', '"" is not host or host:port'],
     ['redis+sentinel://s1:26379', 'ends with /<master name>'],
     ['redis+sentinel://s1:26379/m/x', 'ends with /<master name>'],
+    ['redis+sentinel://s1/m?password=x', 'takes sentinelUsername and sentinelPassword, not password'],
+    ['redis+cluster://h1:7000?sentinelPassword=x', 'no path or query'],
   ])('refuses %s, saying why and what to write', (url, why) => {
     const refusal = catchError(() => parseRedisUrl(url));
     expect(isSundialError(refusal)).toBe(true);
@@ -62,6 +91,23 @@ describe('parseRedisUrl', () => {
     const refusal = catchError(() => parseRedisUrl('redis+sentinel://user:hunter2@s1'));
     expect((refusal as Error).message).not.toContain('hunter2');
     expect((refusal as Error).message).toContain('redis+sentinel://***@s1');
+  });
+});
+
+describe('connections through Sentinel', () => {
+  const sentinels = [{ host: '127.0.0.1', port: 1 }];
+
+  it.each([
+    ['a URL', () => 'redis+sentinel://127.0.0.1:1/m'],
+    ['options', () => ({ sentinels, name: 'm' })],
+    ['an ioredis client of the host', () => new Redis({ sentinels, name: 'm', lazyConnect: true })],
+  ])('from %s follow a failover at the announcement (failoverDetector)', async (_, connection) => {
+    const given = connection();
+    const redis = openRedis(given, { lazyConnect: true });
+    // without it a connection stays on the old primary until Sentinel demotes it, ~10 s later
+    expect(redis.options).toMatchObject({ failoverDetector: true });
+    await closeRedis(redis);
+    if (given instanceof Redis) given.disconnect();
   });
 });
 

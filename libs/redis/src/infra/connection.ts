@@ -15,8 +15,8 @@ import { settledWithin } from './settled-within';
  * `{ url, ...options }` (docs/spec.md §5.1's `connection: { url }`). The URL names one of three shapes:
  * - `redis://host:port[/db]` or `rediss://…` (TLS): one node;
  * - `redis+cluster://h1:p1,h2:p2` (or `rediss+cluster://`): a Redis Cluster, from any of its nodes;
- * - `redis+sentinel://h1:p1,h2:p2/mastername[/db]` (or `rediss+sentinel://`): the primary that these
- *   Sentinels name, followed across failovers.
+ * - `redis+sentinel://h1:p1,h2:p2/mastername[/db][?sentinelUsername=u&sentinelPassword=p]` (or
+ *   `rediss+sentinel://`, TLS to both): the primary that these Sentinels name, followed across failovers.
  * The options apply to every node connection.
  * Or an existing ioredis client: Sundial then opens its own connections with `duplicate()` (its
  * options, reconnect strategy included, are the host's) and never closes the one it was given.
@@ -69,7 +69,9 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
   // and before any disconnect, which would leave a 2 s timer behind on a socket already closed.
   installIoredisClosures();
   installClosedSocketDisconnect();
-  if (connection instanceof Redis) return withErrorListener(connection.duplicate(overrides));
+  if (connection instanceof Redis) {
+    return withErrorListener(connection.duplicate({ ...followFailovers(connection.options), ...overrides }));
+  }
   const { url, ...options } = typeof connection === 'string' ? { url: connection } : connection;
   const target = url === undefined ? undefined : parseRedisUrl(url);
   const merged = withReconnectCadence({ ...options, ...overrides });
@@ -78,10 +80,27 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
     // The primary is found and re-found through the Sentinels; reconnects to them keep the same cadence.
     const { sentinels, name, options: fromUrl } = target;
     return withErrorListener(
-      new Redis({ sentinelRetryStrategy: reconnectDelayMs, ...fromUrl, ...merged, sentinels, name }),
+      new Redis(
+        followFailovers({ sentinelRetryStrategy: reconnectDelayMs, ...fromUrl, ...merged, sentinels, name }),
+      ),
     );
   }
-  return withErrorListener(target === undefined ? new Redis(merged) : new Redis(target.url, merged));
+  return withErrorListener(
+    target === undefined ? new Redis(followFailovers(merged)) : new Redis(target.url, merged),
+  );
+}
+
+/**
+ * A connection found through Sentinel leaves the old primary as soon as a Sentinel announces the new one
+ * (`+switch-master`, ioredis option `failoverDetector`), a host's client's connections too (its options
+ * carry ioredis's default, `false`, which cannot be told from a choice). Without it a
+ * connection stays on the old primary until Sentinel demotes it, up to ~10 s after a failover that found
+ * it alive (`SENTINEL FAILOVER`, a network split that healed): the claims, completions and writes made
+ * there meanwhile were acknowledged, then dropped with the old primary's data, and every run of that
+ * while ran again (test/cluster/sentinel-failover.test.ts).
+ */
+export function followFailovers<Options extends RedisOptions>(options: Options): Options {
+  return options.sentinels === undefined ? options : { ...options, failoverDetector: true };
 }
 
 /** Whether `openRedis(connection)` opens a Redis Cluster: told from the URL, before any socket is opened. */
@@ -144,15 +163,16 @@ export function parseRedisUrl(url: string): RedisTarget {
       throw invalidUrl(url, 'a redis:// URL names one node, and this one lists several');
     return { kind: 'node', url };
   }
-  const at = rest.lastIndexOf('@', rest.indexOf('/') < 0 ? undefined : rest.indexOf('/'));
-  const credentials = at < 0 ? '' : rest.slice(0, at);
-  const [hostList, ...path] = rest.slice(at + 1).split('/');
+  const [address, query] = rest.split(/\?(.*)/s);
+  const at = address.lastIndexOf('@', address.indexOf('/') < 0 ? undefined : address.indexOf('/'));
+  const credentials = at < 0 ? '' : address.slice(0, at);
+  const [hostList, ...path] = address.slice(at + 1).split('/');
   const defaultPort = topology === 'sentinel' ? DEFAULT_PORTS.sentinel : DEFAULT_PORTS.node;
   const nodes = hostList.split(',').map((entry) => hostPort(url, entry, defaultPort));
   const options: RedisOptions = { ...auth(credentials), ...(scheme === 'rediss' && { tls: {} }) };
   if (topology === 'cluster') {
-    if (path.some((part) => part !== '')) {
-      throw invalidUrl(url, 'a Redis Cluster has only database 0, so a cluster URL takes no path');
+    if (path.some((part) => part !== '') || query !== undefined) {
+      throw invalidUrl(url, 'a Redis Cluster has only database 0, so a cluster URL takes no path or query');
     }
     return { kind: 'cluster', nodes, options };
   }
@@ -164,8 +184,31 @@ export function parseRedisUrl(url: string): RedisTarget {
     kind: 'sentinel',
     sentinels: nodes,
     name: decodeURIComponent(name),
-    options: { ...options, ...(db !== undefined && { db: Number(db) }) },
+    options: {
+      ...options,
+      ...(db !== undefined && { db: Number(db) }),
+      // rediss+sentinel://: TLS to the Sentinels and to the primary they name (ioredis connects to the
+      // primary in plain TCP, `tls` or not, unless enableTLSForSentinelMode is set)
+      ...(scheme === 'rediss' && { enableTLSForSentinelMode: true, sentinelTLS: {} }),
+      ...sentinelAuth(url, query),
+    },
   };
+}
+
+/**
+ * A Sentinel URL's query: the Sentinels' own credentials, which are not Redis's (`user:password@` is
+ * the primary's): `?sentinelUsername=<user>&sentinelPassword=<password>`, URL-encoded.
+ */
+function sentinelAuth(url: string, query = ''): Pick<RedisOptions, 'sentinelUsername' | 'sentinelPassword'> {
+  const given: Record<string, string> = {};
+  for (const pair of query.split('&').filter((part) => part !== '')) {
+    const [field, value = ''] = pair.split(/=(.*)/s);
+    if (field !== 'sentinelUsername' && field !== 'sentinelPassword') {
+      throw invalidUrl(url, `a Sentinel URL takes sentinelUsername and sentinelPassword, not ${field}`);
+    }
+    given[field] = decodeURIComponent(value);
+  }
+  return given;
 }
 
 function hostPort(url: string, entry: string, defaultPort: number): HostPort {
@@ -191,11 +234,11 @@ function auth(credentials: string): Pick<RedisOptions, 'username' | 'password'> 
 
 function invalidUrl(url: string, why: string): Error {
   // The password stays out of logs and replies.
-  const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+  const shown = url.replace(/\/\/[^@/]*@/, '//***@').replace(/(sentinelPassword=)[^&]*/g, '$1***');
   return refusals.invalid(
     'connection',
     `The Redis URL ${shown} cannot be used: ${why}.`,
-    'Write redis://host:port for one node, redis+cluster://host1:port1,host2:port2 for a Redis Cluster, or redis+sentinel://host1:port1,host2:port2/mastername for Sentinel (rediss… for TLS).',
+    'Write redis://host:port for one node, redis+cluster://host1:port1,host2:port2 for a Redis Cluster, or redis+sentinel://host1:port1,host2:port2/mastername for Sentinel (rediss… for TLS; ?sentinelPassword=… when the Sentinels have a password of their own).',
   );
 }
 

@@ -2,6 +2,7 @@ import { refusals, SundialError, type SundialLogger } from '@sundial/core';
 import { ReplyError } from 'ioredis';
 import { ConnectionCause, ERROR_EVENTS, type ErrorEvents } from './connection-cause';
 import { isConnectionFailure } from './connection-failure';
+import { whenSentinelsRefuse } from './sentinel-refusal';
 
 /**
  * How long a start waits for Redis to answer before it fails: the apps (libs/server serve.ts), and the
@@ -36,7 +37,8 @@ export async function waitForRedis(
   { deadlineMs = START_REDIS_WAIT_MS, isOutage = isConnectionFailure }: WaitForRedisOptions = {},
 ): Promise<void> {
   // Redis refusing the connection's AUTH (WRONGPASS, NOAUTH) reaches a queued ping only sometimes (when
-  // ioredis gives the queue up on a reconnect, it says max retries): the connection's own error says it.
+  // ioredis gives the queue up on a reconnect, it says max retries): the connection's own error says it;
+  // so does a Sentinel's refusal (sentinel-refusal.ts), which ioredis retries for ever.
   let refuse: (error: unknown) => void = () => undefined;
   const refused = new Promise<never>((_, reject) => (refuse = reject));
   refused.catch(() => undefined);
@@ -44,11 +46,14 @@ export async function waitForRedis(
     if (error instanceof ReplyError && !isOutage(error)) refuse(error);
   };
   for (const event of ERROR_EVENTS) redis.on?.(event, onError);
+  const sentinels = whenSentinelsRefuse(redis);
+  sentinels.refused.catch(refuse);
   const cause = new ConnectionCause(redis);
   try {
     await waitOrRefuse(redis, logger, deadlineMs, isOutage, refused, (error) => cause.of(error));
   } finally {
     cause.stop();
+    sentinels.stop();
     for (const event of ERROR_EVENTS) redis.off?.(event, onError);
   }
 }

@@ -10,6 +10,7 @@ import {
 import { readLayout, type RepartitionRecord } from '../infra/partition-count';
 import { ConnectionCause } from '../infra/connection-cause';
 import { isConnectionFailure } from '../infra/connection-failure';
+import { whenSentinelsRefuse } from '../infra/sentinel-refusal';
 import { reconcilePartition } from '../fire/reconciler';
 import { FireCommands } from '../store/fire-commands';
 import { checkKeyPrefix } from '../store/key-prefix';
@@ -81,13 +82,18 @@ export async function repartition(options: RepartitionOptions): Promise<Repartit
   const redis = openRedis(options.connection);
   // ioredis gives a command up saying only "max retries": the refusal names the connection's own error
   const cause = new ConnectionCause(redis);
+  // Sentinels that know no such primary or refuse the AUTH: its commands would wait for ever
+  const sentinels = whenSentinelsRefuse(redis);
   try {
     defineCommands(redis);
-    return await new Repartition(redis, options).run();
+    const run = new Repartition(redis, options).run();
+    run.catch(() => undefined); // the refusal may win: the close below then rejects what it waits for
+    return await Promise.race([run, sentinels.refused]);
   } catch (error) {
     throw isConnectionFailure(error) ? refusals.unavailable(cause.of(error as Error)) : error;
   } finally {
     cause.stop();
+    sentinels.stop();
     await closeRedis(redis);
   }
 }

@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { closeRedis, openRedis } from '@sundial/redis';
+import {
+  type AppProcess,
+  clusterEnv,
+  DIST,
+  ensureBuilt,
+  killAll,
+  makeTestCerts,
+  readRuns,
+  type RedisSentinels,
+  spawnApp,
+  startRedis,
+  startRedisSentinels,
+  waitFor,
+} from '@sundial/testing';
+import { Redis } from 'ioredis';
+import { libraryHost, recordingLogger } from '../redis/library-host-fixture';
+
+/** Far below the 30 s a start waits for Redis; a refusal must come well within it. */
+const AT_ONCE_MS = 5_000;
+const PASSWORD = 's+cret&';
+
+/**
+ * REDIS_URL through Sentinels that have a password of their own (docs/operations.md "Redis settings"):
+ * the Sentinels' credentials go in the URL's query, Redis's before the hosts. What the Sentinels refuse —
+ * their AUTH, a master name they do not know — fails a start at once, saying which and what to write,
+ * where it waited out its 30 s before and then blamed Redis for not answering.
+ */
+describe('Sentinel URLs: credentials of their own, refusals at once', () => {
+  let redis: RedisSentinels;
+  const closers: (() => Promise<void>)[] = [];
+  const hosts = () => redis.sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(',');
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedisSentinels({ sentinelPassword: PASSWORD }), ensureBuilt()]);
+  }, 60_000);
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('takes the Sentinels’ password from the query, with one Sentinel down at start', async () => {
+    expect(redis.url).toContain(`?sentinelPassword=${encodeURIComponent(PASSWORD)}`);
+    const nothing = openRedis('redis://127.0.0.1:1'); // the first Sentinel listed answers nothing
+    closers.push(() => closeRedis(nothing));
+    const url = `redis+sentinel://127.0.0.1:1,${hosts()}/${redis.name}?sentinelPassword=${encodeURIComponent(PASSWORD)}`;
+    const { runner, dispatcher, timers, runs, close } = libraryHost({
+      connection: url,
+      prefix: 'su',
+      logger: recordingLogger(),
+    });
+    closers.push(close);
+    await Promise.all([runner.start(), dispatcher.start(), timers.connect()]);
+    await timers.schedule({ key: 'through-sentinels', handler: 'note', delay: 0 });
+    await waitFor(() => runs.length > 0, { timeoutMs: 15_000, what: 'the run' }); // deadline
+    expect(runs).toEqual(['through-sentinels']);
+  }, 60_000);
+
+  it.each([
+    [
+      'without the Sentinels’ password',
+      () => `redis+sentinel://${hosts()}/${redis.name}`,
+      /^The Sentinels refused the connection \(NOAUTH/,
+      '?sentinelPassword=<password>',
+    ],
+    [
+      'with a master name the Sentinels do not know',
+      () => `${redis.url.replace(`/${redis.name}?`, '/nosuch?')}`,
+      /^The Sentinels know no primary by the master name in the Redis URL \(ERR No such master/,
+      'SENTINEL MASTERS',
+    ],
+  ])(
+    'a library start %s fails at once, saying what to write',
+    async (_, url, message, fix) => {
+      const { runner, dispatcher, timers, close } = libraryHost({
+        connection: url(),
+        prefix: 'su',
+        logger: recordingLogger(),
+      });
+      closers.push(close);
+      for (const started of [() => runner.start(), () => dispatcher.start(), () => timers.connect()]) {
+        const at = Date.now();
+        const refusal = await started().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(refusal).toMatchObject({ reason: 'invalid', field: 'connection' });
+        expect((refusal as Error).message).toMatch(message);
+        expect((refusal as { fix: string }).fix).toContain(fix);
+        expect(Date.now() - at).toBeLessThan(AT_ONCE_MS);
+      }
+    },
+    60_000,
+  );
+
+  it('the scheduler app with a wrong master name exits 1 at once with the reason, field and fix', async () => {
+    const at = Date.now();
+    const app = spawn(process.execPath, [join(DIST, 'apps', 'scheduler', 'src', 'main.js')], {
+      env: { ...process.env, REDIS_URL: redis.url.replace(`/${redis.name}?`, '/nosuch?'), PORT: '0' },
+    });
+    let output = '';
+    app.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const [code] = (await once(app, 'exit')) as [number];
+    expect(code).toBe(1);
+    expect(Date.now() - at).toBeLessThan(AT_ONCE_MS * 2); // the app's own start, and the refusal
+    const fatal = output.split('\n').find((line) => line.includes('"level":"fatal"')) ?? '';
+    expect(fatal).toContain('"reason":"invalid"');
+    expect(fatal).toContain('"field":"connection"');
+    expect(fatal).toContain('The Sentinels know no primary by the master name');
+    expect(fatal).toContain('SENTINEL MASTERS');
+    expect(fatal).not.toContain(PASSWORD);
+  }, 30_000);
+});
+
+/**
+ * `rediss+sentinel://` with Sentinels and Redis that listen with TLS alone: the apps reach both, given
+ * only the URL and the CA (`NODE_EXTRA_CA_CERTS`, docs/operations.md "TLS"). The URL used to set only
+ * ioredis's `tls`, which Sentinel mode ignores: the Sentinels were asked in plain TCP, and the primary
+ * would have been too (ioredis's `sentinelTLS` and `enableTLSForSentinelMode`).
+ */
+describe('Sentinel over TLS', () => {
+  let redis: RedisSentinels;
+  let apps: AppProcess[] = [];
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedisSentinels({ tls: makeTestCerts() }), ensureBuilt()]);
+  }, 60_000);
+  afterAll(async () => {
+    await killAll(apps);
+    await redis?.stop();
+  });
+
+  it('a scheduler and a worker on the rediss+sentinel:// URL alone run a timer', async () => {
+    expect(redis.url).toMatch(/^rediss\+sentinel:\/\//);
+    const records = await startRedis();
+    const recordsClient = new Redis(records.url);
+    try {
+      const env = {
+        ...clusterEnv(redis.url, { SUNDIAL_TEST_RECORD_URL: records.url }),
+        NODE_EXTRA_CA_CERTS: redis.tlsCa ?? '',
+      };
+      apps = await Promise.all([
+        spawnApp('scheduler', 'tls-scheduler', env),
+        spawnApp('worker', 'tls-worker', env),
+      ]);
+      const created = await apps[0].api('POST', '/v1/timers', { key: 'tls', handler: 'record', delay: 0 });
+      expect(created.status).toBe(201);
+      await waitFor(async () => (await readRuns(recordsClient)).length > 0, {
+        timeoutMs: 15_000, // deadline
+        what: 'the run',
+      });
+    } finally {
+      recordsClient.disconnect();
+      await records.stop();
+    }
+  }, 60_000);
+});
