@@ -111,6 +111,27 @@ describe('the data marker (P:epoch)', () => {
     }
   });
 
+  it('two shards lost seconds apart, one process seeing both at once: each loss has its reset', async () => {
+    // A looks between the two losses, B only after both: B finds p1 written anew by A and p2 gone.
+    const resets = await resetsOn('dm-two');
+    try {
+      const [a, b] = [watched('dm-two', 3), watched('dm-two', 3)];
+      await Promise.all([a.check(), b.check()]);
+      await store.raw.del('dm-two:{p1}:epoch');
+      expect(await a.check()).toMatchObject({ partitions: [1], reset: true });
+      await store.raw.del('dm-two:{p2}:epoch');
+      // B wrote p2's new marker: the reset of p2's loss is its to publish (A's covered p1 only).
+      expect(await b.check()).toMatchObject({ partitions: [1, 2], reset: true });
+      expect(await a.check()).toMatchObject({ partitions: [2], reset: false });
+      expect(await resets.all()).toEqual([
+        expect.objectContaining({ type: 'reset', count: 0 }),
+        expect.objectContaining({ type: 'reset', count: 0 }),
+      ]);
+    } finally {
+      resets.close();
+    }
+  });
+
   it('P:epoch lost alone (the shard of the keys outside the partitions): said so, the timers intact', async () => {
     const seen = watched('dm-global', 2);
     await seen.check();

@@ -17,9 +17,9 @@ export interface DataLoss {
   message: string;
   fix: string;
   /**
-   * whether this process published the `reset` event: it wrote the new marker of the first lost one (its
-   * `SET NX` won); every other process that notices the same loss found that marker there and publishes
-   * nothing
+   * whether this process published the `reset` event: it wrote the new marker of the first lost one it
+   * found gone (its `SET NX` won); every other process that notices the same loss found that marker there
+   * and publishes nothing
    */
   reset: boolean;
 }

@@ -30,10 +30,10 @@ interface Look {
  * holds the markers of its partitions, so a shard lost alone is noticed too. Each process remembers the
  * values it saw. A later look that finds one gone, or another, is a loss; the lost markers and
  * `P:partitions` are then written anew (as at a first start) and remembered, so one loss is told once per
- * process. The one process whose `SET NX` wrote the new value of the first lost marker (`P:epoch`, else
- * the lowest lost partition's) publishes a `reset` event (`count` 0), so that @DistributedCron and
- * schedules-file rows are registered again: one loss, one reset, however many processes notice it and
- * however many partitions it took. A marker first seen (a first start, a release before the markers, a
+ * process. The one process whose `SET NX` wrote the new value of the first lost marker it found gone
+ * (`P:epoch`, else the lowest lost partition's) publishes a `reset` event (`count` 0), so that
+ * @DistributedCron and schedules-file rows are registered again: one loss, one reset, however many
+ * processes notice it and however many partitions it took; a second shard lost seconds later has its own. A marker first seen (a first start, a release before the markers, a
  * partition a repartition created) is recorded, no loss. A repartition, a failover that kept the data and
  * a reconnect leave every marker as it was.
  */
@@ -118,13 +118,18 @@ export class DataMarker {
     for (const [name, value] of now) this.seen.set(name, value);
     if (lost.length === 0) return null;
     await this.redis.set(this.keys.partitionCount, String(this.keys.partitions), 'NX');
+    // The reset is owed by the process that wrote the first lost marker this look found gone. One found
+    // written anew was found gone, and its reset owed, by an earlier look (of another process): this one
+    // may also find another marker gone since (two shards lost seconds apart), whose reset is its own.
     // Best effort: a reset that could not be published leaves the rows to the next boot, not the line unsaid.
-    const reset = written.has(lost[0].look.name)
-      ? await this.publishReset().then(
-          () => true,
-          () => false,
-        )
-      : false;
+    const gone = lost.find(({ look }) => look.found === null);
+    const reset =
+      gone && written.has(gone.look.name)
+        ? await this.publishReset().then(
+            () => true,
+            () => false,
+          )
+        : false;
     return dataLoss(
       {
         prefix: this.keys.prefix,
