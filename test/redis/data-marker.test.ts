@@ -170,6 +170,29 @@ describe('the data marker (P:epoch)', () => {
     expect(await seen.check()).toMatchObject({ partitions: [1], count: 2 });
   });
 
+  it.each([
+    // shrinking: partition 2 goes at the end, its keys not yet moved are lost
+    { what: 'a partition it removes', from: 3, to: 2, lost: 2, of: 3 },
+    // growing: partition 3 is new, the keys moved into it are lost
+    { what: 'a partition it creates', from: 2, to: 4, lost: 3, of: 4 },
+    // kept: partition 0 is in both counts
+    { what: 'a partition both counts have', from: 2, to: 3, lost: 0, of: 2 },
+  ])('a loss during a repartition, of $what, is told while it runs', async ({ from, to, lost, of }) => {
+    const prefix = `dm-during-${from}-${to}`;
+    const seen = watched(prefix, from);
+    expect(await seen.check()).toBeNull();
+    // What `repartition()` writes as it begins (the watch reads only this record and the count).
+    const record = { from, to, state: 'moving', startedAt: Date.now() };
+    await store.raw.set(`${prefix}:repartition`, JSON.stringify(record));
+    // the look that finds the repartition, then the one that records its new count's partitions
+    expect([await seen.check(), await seen.check()]).toEqual([null, null]);
+    expect(await store.raw.exists(`${prefix}:{p${to - 1}}:epoch`)).toBe(1);
+    await store.raw.del(`${prefix}:{p${lost}}:epoch`);
+    const loss = await seen.check();
+    expect(loss).toMatchObject({ partitions: [lost], count: of, all: false, reset: true });
+    expect(await seen.check()).toBeNull();
+  });
+
   it('a repartition, moving every key to another count, is no loss', async () => {
     const timers = store.open({ prefix: 'dm-move', partitions: 2 });
     await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });

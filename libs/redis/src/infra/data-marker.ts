@@ -14,10 +14,11 @@ export interface DataMarkerOptions {
   partitions?: boolean;
 }
 
-/** One marker of a look: its name, its value now, and whether this look may conclude on it. */
+/** One marker of a look: its name, partition (of `count`), value now, and whether the look may conclude on it. */
 interface Look {
   name: string;
   partition: number | null;
+  count: number;
   found: string | null;
   conclusive: boolean;
 }
@@ -33,9 +34,10 @@ interface Look {
  * process. The one process whose `SET NX` wrote the new value of the first lost marker it found gone
  * (`P:epoch`, else the lowest lost partition's) publishes a `reset` event (`count` 0), so that
  * @DistributedCron and schedules-file rows are registered again: one loss, one reset, however many
- * processes notice it and however many partitions it took; a second shard lost seconds later has its own. A marker first seen (a first start, a release before the markers, a
- * partition a repartition created) is recorded, no loss. A repartition, a failover that kept the data and
- * a reconnect leave every marker as it was.
+ * processes notice it and however many partitions it took; a second shard lost seconds later has its own.
+ * A marker first seen (a first start, a release before the markers, a partition a repartition creates) is
+ * recorded, no loss. A repartition, a failover that kept the data and a reconnect leave every marker as it
+ * was; a loss while a repartition runs is told then (`conclusive`).
  */
 export class DataMarker {
   /** marker name → the value this process saw there */
@@ -43,6 +45,8 @@ export class DataMarker {
   /** the stored partition count, as last read: the partitions whose markers the next look reads */
   private count: number;
   private readonly tagging: SundialKeys['tagging'];
+  /** the new count of the repartition under way that the last look found (null: none) */
+  private target: number | null = null;
   /** `P:partitions`/`P:repartition` as the last check read them (undefined: it read none, or failed) */
   private layoutRead: StoredLayout | undefined;
 
@@ -61,37 +65,61 @@ export class DataMarker {
    */
   async check(): Promise<DataLoss | null> {
     this.layoutRead = undefined;
-    const layout = this.options.partitions
-      ? new SundialKeys(this.keys.prefix, this.count, this.tagging)
-      : null;
-    const names = [this.keys.dataMarker, ...(layout?.all().map((n) => layout.partitionMarker(n)) ?? [])];
+    const looks = this.looks();
     // One GET each, sent side by side: one round trip, on a Redis Cluster one write per shard.
-    const found = await Promise.all(names.map((name) => this.redis.get(name)));
-    const settled = layout ? await this.layoutSettled(layout.partitions) : true;
-    const looks = names.map((name, i): Look => {
-      const partition = i === 0 ? null : i - 1;
-      return { name, partition, found: found[i], conclusive: partition === null || settled };
-    });
+    const found = await Promise.all(looks.map(({ name }) => this.redis.get(name)));
+    const conclusive = this.options.partitions ? await this.conclusive() : () => true;
+    for (const [i, look] of looks.entries()) {
+      look.found = found[i];
+      look.conclusive = look.partition === null || conclusive(look.name);
+    }
     return this.conclude(looks);
   }
 
   /**
-   * Whether the partitions read are still the data's: the layout read after them holds the same count and
-   * no repartition. A repartition deletes the markers of the partitions its new count does not have, and
-   * sets the new count before it does: a look that read them while it ran concludes nothing on them.
+   * `P:epoch`, then with `partitions` the markers of the stored count's partitions and, while a
+   * repartition the last look found is under way, those of its new count's not among them (a partition it
+   * creates, which the keys it moves fill from its start: its loss then is a loss too).
    */
-  private async layoutSettled(read: number): Promise<boolean> {
+  private looks(): Look[] {
+    const looks: Look[] = [
+      { name: this.keys.dataMarker, partition: null, count: 0, found: null, conclusive: true },
+    ];
+    if (!this.options.partitions) return looks;
+    const names = new Set<string>();
+    for (const count of new Set([this.count, this.target ?? this.count])) {
+      const layout = new SundialKeys(this.keys.prefix, count, this.tagging);
+      for (const partition of layout.all()) {
+        const name = layout.partitionMarker(partition);
+        if (!names.has(name)) looks.push({ name, partition, count, found: null, conclusive: false });
+        names.add(name);
+      }
+    }
+    return looks;
+  }
+
+  /**
+   * Which partition markers just read are still the data's, by the layout read after them. A repartition
+   * deletes the markers of the partitions its new count does not have only once it set that count: with
+   * the count read as before, none was deleted (a repartition under way or not); with another, only those
+   * of the new count's partitions are (the others are forgotten).
+   */
+  private async conclusive(): Promise<(name: string) => boolean> {
     this.layoutRead = await readLayout(this.redis, this.keys);
     const { count, repartition } = this.layoutRead;
-    if (repartition) return false;
     const current = count || this.keys.partitions; // none: lost too, and written again below
-    if (current === read) return true;
+    this.target = repartition && repartition.to !== current ? repartition.to : null;
+    if (current === this.count) return () => true;
     this.count = current;
-    // The partitions of the new count not seen yet are recorded at the next look; gone ones are forgotten.
-    const kept = new SundialKeys(this.keys.prefix, current, this.tagging);
-    const names = new Set([this.keys.dataMarker, ...kept.all().map((n) => kept.partitionMarker(n))]);
-    for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
-    return false;
+    const kept = this.markerNames(current);
+    for (const name of this.seen.keys()) if (!kept.has(name)) this.seen.delete(name);
+    return (name) => kept.has(name);
+  }
+
+  /** `P:epoch` and the markers of `count`'s partitions. */
+  private markerNames(count: number): Set<string> {
+    const layout = new SundialKeys(this.keys.prefix, count, this.tagging);
+    return new Set([this.keys.dataMarker, ...layout.all().map((n) => layout.partitionMarker(n))]);
   }
 
   /**
@@ -133,8 +161,10 @@ export class DataMarker {
     return dataLoss(
       {
         prefix: this.keys.prefix,
-        partitions: lost.flatMap(({ look }) => (look.partition === null ? [] : [look.partition])),
-        count: this.count,
+        ...lostPartitions(
+          lost.map(({ look }) => look),
+          this.count,
+        ),
         markers: lost.map(({ before }) => before),
         reset,
       },
@@ -164,6 +194,18 @@ export class DataMarker {
     const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: Date.now(), count: 0 };
     await this.redis.publish(this.keys.eventsChannel, JSON.stringify(reset));
   }
+}
+
+/**
+ * The partitions lost, ascending, and the count they are of: during a repartition, the larger of the two
+ * counts whose markers were read (with a partition of each lost, a whole Redis lost is `all` of it).
+ */
+function lostPartitions(looks: Look[], count: number): { partitions: number[]; count: number } {
+  const partitions = looks.flatMap(({ partition }) => (partition === null ? [] : [partition]));
+  return {
+    partitions: [...new Set(partitions)].sort((a, b) => a - b),
+    count: Math.max(count, ...looks.map((look) => look.count)),
+  };
 }
 
 /**
