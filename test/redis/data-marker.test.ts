@@ -3,16 +3,15 @@ import type { TimerEvent } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
 import { DataMarker } from '../../libs/redis/src/infra/data-marker';
-import { useStore } from './store-fixture';
+import { useStore, waitForWatchesToLook } from './store-fixture';
 
 /** docs/spec.md §4.1: Redis losing the timers is noticed; what keeps the data is no loss. */
 describe('the data marker (P:epoch)', () => {
   const store = useStore();
+  /** A process's marker: `P:epoch` and every partition's `P:{pN}:epoch`. */
   const marker = (prefix: string, partitions = 2) =>
     new DataMarker(store.raw, new SundialKeys(prefix, partitions));
-  /** A watch's marker: `P:epoch` and every partition's `P:{pN}:epoch`. */
-  const watched = (prefix: string, partitions = 3) =>
-    new DataMarker(store.raw, new SundialKeys(prefix, partitions), { partitions: true });
+  const watched = (prefix: string, partitions = 3) => marker(prefix, partitions);
   const resetsOn = async (prefix: string) => {
     const listener = new Redis(store.url());
     const messages: string[] = [];
@@ -315,14 +314,3 @@ describe('the data marker (P:epoch)', () => {
     },
   );
 });
-
-/** Until `count` watch connections have read the marker (their first command is that GET). */
-async function waitForWatchesToLook(raw: Redis, count: number): Promise<void> {
-  await waitFor(
-    async () => {
-      const list = (await raw.client('LIST')) as string;
-      return (list.match(/name=sundial-watch .*cmd=get/g) ?? []).length >= count || undefined;
-    },
-    { what: 'the watches to read the marker' },
-  );
-}

@@ -6,14 +6,6 @@ import { readLayout, type StoredLayout } from './partition-count';
 
 export type { DataLoss } from './data-loss';
 
-export interface DataMarkerOptions {
-  /**
-   * also watch every partition's marker `P:{pN}:epoch` (the watches of layout-watch.ts); without it only
-   * `P:epoch` (a client's `LayoutGuard`: no command per partition at its connect)
-   */
-  partitions?: boolean;
-}
-
 /** One marker of a look: its name, partition (of `count`), value now, and whether the look may conclude on it. */
 interface Look {
   name: string;
@@ -53,7 +45,6 @@ export class DataMarker {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
-    private readonly options: DataMarkerOptions = {},
   ) {
     this.count = keys.partitions;
     this.tagging = isCluster(redis) ? 'spread' : 'plain';
@@ -68,7 +59,7 @@ export class DataMarker {
     const looks = this.looks();
     // One GET each, sent side by side: one round trip, on a Redis Cluster one write per shard.
     const found = await Promise.all(looks.map(({ name }) => this.redis.get(name)));
-    const conclusive = this.options.partitions ? await this.conclusive() : () => true;
+    const conclusive = await this.conclusive();
     for (const [i, look] of looks.entries()) {
       look.found = found[i];
       look.conclusive = look.partition === null || conclusive(look.name);
@@ -77,7 +68,7 @@ export class DataMarker {
   }
 
   /**
-   * `P:epoch`, then with `partitions` the markers of the stored count's partitions and, while a
+   * `P:epoch`, then the markers of the stored count's partitions and, while a
    * repartition the last look found is under way, those of its new count's not among them (a partition it
    * creates, which the keys it moves fill from its start: its loss then is a loss too).
    */
@@ -85,7 +76,6 @@ export class DataMarker {
     const looks: Look[] = [
       { name: this.keys.dataMarker, partition: null, count: 0, found: null, conclusive: true },
     ];
-    if (!this.options.partitions) return looks;
     const names = new Set<string>();
     for (const count of new Set([this.count, this.target ?? this.count])) {
       const layout = new SundialKeys(this.keys.prefix, count, this.tagging);
@@ -158,18 +148,15 @@ export class DataMarker {
             () => false,
           )
         : false;
-    return dataLoss(
-      {
-        prefix: this.keys.prefix,
-        ...lostPartitions(
-          lost.map(({ look }) => look),
-          this.count,
-        ),
-        markers: lost.map(({ before }) => before),
-        reset,
-      },
-      this.options.partitions === true,
-    );
+    return dataLoss({
+      prefix: this.keys.prefix,
+      ...lostPartitions(
+        lost.map(({ look }) => look),
+        this.count,
+      ),
+      markers: lost.map(({ before }) => before),
+      reset,
+    });
   }
 
   /**
