@@ -3,7 +3,7 @@ import type { TimerEvent } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
 import { DataMarker } from '../../libs/redis/src/infra/data-marker';
-import { useStore, waitForWatchesToLook } from './store-fixture';
+import { eventsOn, useStore, waitForWatchesToLook } from './store-fixture';
 
 /** docs/spec.md §4.1: Redis losing the timers is noticed; what keeps the data is no loss. */
 describe('the data marker (P:epoch)', () => {
@@ -12,22 +12,7 @@ describe('the data marker (P:epoch)', () => {
   const marker = (prefix: string, partitions = 2) =>
     new DataMarker(store.raw, new SundialKeys(prefix, partitions));
   const watched = (prefix: string, partitions = 3) => marker(prefix, partitions);
-  const resetsOn = async (prefix: string) => {
-    const listener = new Redis(store.url());
-    const messages: string[] = [];
-    await listener.subscribe(`${prefix}:events`);
-    listener.on('message', (_channel: string, message: string) => messages.push(message));
-    return {
-      /** the resets published so far: a message published now arrives after them */
-      async all(): Promise<TimerEvent[]> {
-        await store.raw.publish(`${prefix}:events`, 'end');
-        await waitFor(() => messages.includes('end') || undefined, { what: 'the end message' });
-        messages.splice(messages.indexOf('end'), 1);
-        return messages.map((message) => JSON.parse(message) as TimerEvent);
-      },
-      close: () => listener.disconnect(),
-    };
-  };
+  const resetsOn = (prefix: string) => eventsOn(store.raw, store.url(), prefix);
 
   it('a first start on an empty Redis records it, and is no loss', async () => {
     const first = marker('dm-first');

@@ -104,3 +104,21 @@ export async function waitForWatchesToLook(raw: Redis, count: number): Promise<v
     { what: 'the watches to read the marker' },
   );
 }
+
+/** The events published on `prefix` from now (a listener of its own on `url`). */
+export async function eventsOn(raw: Redis, url: string, prefix: string) {
+  const listener = new Redis(url);
+  const messages: string[] = [];
+  await listener.subscribe(`${prefix}:events`);
+  listener.on('message', (_channel: string, message: string) => messages.push(message));
+  return {
+    /** the events published so far: a message published now arrives after them */
+    async all(): Promise<TimerEvent[]> {
+      await raw.publish(`${prefix}:events`, 'end');
+      await waitFor(() => messages.includes('end') || undefined, { what: 'the end message' });
+      messages.splice(messages.indexOf('end'), 1);
+      return messages.map((message) => JSON.parse(message) as TimerEvent);
+    },
+    close: () => listener.disconnect(),
+  };
+}

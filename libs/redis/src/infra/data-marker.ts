@@ -37,6 +37,8 @@ export class DataMarker {
   /** the stored partition count, as last read: the partitions whose markers the next look reads */
   private count: number;
   private readonly tagging: SundialKeys['tagging'];
+  /** this process wrote the first lost marker a look found gone, and has not published its reset yet */
+  private resetOwed = false;
   /** the new count of the repartition under way that the last look found (null: none) */
   private target: number | null = null;
   /** `P:partitions`/`P:repartition` as the last check read them (undefined: it read none, or failed) */
@@ -123,7 +125,8 @@ export class DataMarker {
   private async conclude(looks: Look[]): Promise<DataLoss | null> {
     const lost: { look: Look; before: string }[] = [];
     const missing: Look[] = [];
-    // What this look saw, remembered only once it is all done: a look that fails concludes nothing.
+    // What this look saw, remembered only once its writes are all done: a look that fails concludes
+    // nothing, and the next one finds the same loss (the markers it wrote are other values than before).
     const now = new Map<string, string>();
     for (const look of looks) {
       if (!look.conclusive) continue;
@@ -132,28 +135,22 @@ export class DataMarker {
       if (look.found === null) missing.push(look);
       else now.set(look.name, look.found);
     }
-    const written = await this.record(missing, now);
-    for (const [name, value] of now) this.seen.set(name, value);
-    if (lost.length === 0) return null;
-    await this.redis.set(this.keys.partitionCount, String(this.keys.partitions), 'NX');
-    // The reset is owed by the process that wrote the first lost marker this look found gone. One found
+    // The reset is owed by the process that writes the first lost marker this look found gone. One found
     // written anew was found gone, and its reset owed, by an earlier look (of another process): this one
     // may also find another marker gone since (two shards lost seconds apart), whose reset is its own.
-    // Best effort: a reset that could not be published leaves the rows to the next boot, not the line unsaid.
-    const gone = lost.find(({ look }) => look.found === null);
-    const reset =
-      gone && written.has(gone.look.name)
-        ? await this.publishReset().then(
-            () => true,
-            () => false,
-          )
-        : false;
+    const gone = lost.find(({ look }) => look.found === null)?.look.name;
+    await this.record(missing, now, gone);
+    if (lost.length > 0) await this.redis.set(this.keys.partitionCount, String(this.keys.partitions), 'NX');
+    for (const [name, value] of now) this.seen.set(name, value);
+    const reset = await this.publishOwedReset();
+    if (lost.length === 0) return null;
+    const partitions = lostPartitions(
+      lost.map(({ look }) => look),
+      this.count,
+    );
     return dataLoss({
       prefix: this.keys.prefix,
-      ...lostPartitions(
-        lost.map(({ look }) => look),
-        this.count,
-      ),
+      ...partitions,
       markers: lost.map(({ before }) => before),
       reset,
     });
@@ -161,19 +158,32 @@ export class DataMarker {
 
   /**
    * Writes a marker where there is none (`SET NX GET`: the one there, if another process was first),
-   * side by side; puts each one there in `now`; resolves the names whose marker this process wrote.
+   * side by side, and puts each one there in `now`. Writing `gone`'s owes the reset, until published.
    */
-  private async record(missing: Look[], now: Map<string, string>): Promise<Set<string>> {
-    const written = new Set<string>();
+  private async record(missing: Look[], now: Map<string, string>, gone: string | undefined): Promise<void> {
     await Promise.all(
       missing.map(async ({ name }) => {
         const mine = `${Date.now()}-${randomBytes(6).toString('hex')}`;
         const there = await this.redis.set(name, mine, 'NX', 'GET');
-        if (there === null) written.add(name);
+        if (there === null && name === gone) this.resetOwed = true;
         now.set(name, there ?? mine);
       }),
     );
-    return written;
+  }
+
+  /**
+   * Publishes the reset this process owes, if any; resolves whether it did. One that could not be
+   * published (Redis away again, a publish refused) stays owed and is tried again at the next look:
+   * the rows are registered again later, not never.
+   */
+  private async publishOwedReset(): Promise<boolean> {
+    if (!this.resetOwed) return false;
+    const published = await this.publishReset().then(
+      () => true,
+      () => false,
+    );
+    if (published) this.resetOwed = false;
+    return published;
   }
 
   /** What a global `cancelAll()` publishes: the registrars write their rows again (docs/spec.md §4.1). */
