@@ -70,9 +70,9 @@ export class DataMarker {
   }
 
   /**
-   * `P:epoch`, then the markers of the stored count's partitions and, while a
-   * repartition the last look found is under way, those of its new count's not among them (a partition it
-   * creates, which the keys it moves fill from its start: its loss then is a loss too).
+   * `P:epoch`, then the markers of the stored count's partitions and, while a repartition the last look
+   * found is under way, those of its new count's not among them (a partition it creates, which the keys it
+   * moves fill from its start: its loss then is a loss too).
    */
   private looks(): Look[] {
     const looks: Look[] = [
