@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type LogFields, silentLogger } from '@sundial/core';
 import { keySlot, RedisTimers, SundialKeys } from '@sundial/redis';
 import {
   type AppProcess,
@@ -45,8 +46,8 @@ function keyIn(keys: SundialKeys, partitions: number[]): string {
 /**
  * docs/spec.md §4.1 on a real 3-primary Redis Cluster: one shard loses its data alone (FLUSHALL on that
  * node: what a failover to an empty replica or a restart without AOF of one primary leaves) while the
- * others, and `P:epoch`, keep theirs. Each process says it once naming the lost partitions, counts it,
- * one `reset` is published, and the schedules-file rows of those partitions are registered again.
+ * others, and `P:epoch`, keep theirs. Each process says it once naming the lost partitions, counts it
+ * (a process with only a client says it, without a counter), one `reset` is published, and the schedules-file rows of those partitions are registered again.
  */
 describe('a Redis Cluster shard that loses its data alone', () => {
   const keys = new SundialKeys('sundial', PARTITIONS, 'spread');
@@ -54,7 +55,9 @@ describe('a Redis Cluster shard that loses its data alone', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sundial-shard-loss-'));
   let cluster: RedisCluster;
   let apps: AppProcess[] = [];
+  /** the test's own client: a process with no watch, which looks itself (docs/spec.md §4.1) */
   let client: RedisTimers;
+  const clientLines: { message: string; fields?: LogFields }[] = [];
   /** the node flushed, the partitions it holds, and a direct connection to each node */
   let victim: RedisServer;
   let lost: number[];
@@ -87,7 +90,11 @@ describe('a Redis Cluster shard that loses its data alone', () => {
       spawnApp('scheduler', 'scheduler', { ...env, SUNDIAL_SCHEDULES_FILE: join(dir, 'schedules.yaml') }),
       spawnApp('worker', 'worker', env),
     ]);
-    client = new RedisTimers({ connection: cluster.url, partitions: PARTITIONS });
+    const logger = {
+      ...silentLogger,
+      error: (message: string, fields?: LogFields) => clientLines.push({ message, fields }),
+    };
+    client = new RedisTimers({ connection: cluster.url, partitions: PARTITIONS, logger });
   }, 180_000);
 
   afterAll(async () => {
@@ -147,6 +154,17 @@ describe('a Redis Cluster shard that loses its data alone', () => {
           what: `${app.name}'s sundial_redis_data_lost_total to be 1`,
         });
       }
+      // The client-only process says it too, once, naming them.
+      await waitFor(() => clientLines.some((line) => line.message.includes(LOST)) || undefined, {
+        timeoutMs: NOTICE_MS,
+        what: "the client to notice the shard's loss",
+      });
+      expect(clientLines.filter((line) => line.message.includes(LOST))).toEqual([
+        {
+          message: expect.stringContaining(`Sundial: ${LOST} under prefix 'sundial' ${expected}`),
+          fields: expect.objectContaining({ partitions: lost }),
+        },
+      ]);
       // The rows of the lost partitions are registered again (the reset); the API timer there is gone,
       // the one on a shard that kept its data is not.
       await waitFor(

@@ -3,32 +3,16 @@ import type { TimerEvent } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
 import { DataMarker } from '../../libs/redis/src/infra/data-marker';
-import { useStore } from './store-fixture';
+import { eventsOn, useStore, waitForWatchesToLook } from './store-fixture';
 
 /** docs/spec.md §4.1: Redis losing the timers is noticed; what keeps the data is no loss. */
 describe('the data marker (P:epoch)', () => {
   const store = useStore();
+  /** A process's marker: `P:epoch` and every partition's `P:{pN}:epoch`. */
   const marker = (prefix: string, partitions = 2) =>
     new DataMarker(store.raw, new SundialKeys(prefix, partitions));
-  /** A watch's marker: `P:epoch` and every partition's `P:{pN}:epoch`. */
-  const watched = (prefix: string, partitions = 3) =>
-    new DataMarker(store.raw, new SundialKeys(prefix, partitions), { partitions: true });
-  const resetsOn = async (prefix: string) => {
-    const listener = new Redis(store.url());
-    const messages: string[] = [];
-    await listener.subscribe(`${prefix}:events`);
-    listener.on('message', (_channel: string, message: string) => messages.push(message));
-    return {
-      /** the resets published so far: a message published now arrives after them */
-      async all(): Promise<TimerEvent[]> {
-        await store.raw.publish(`${prefix}:events`, 'end');
-        await waitFor(() => messages.includes('end') || undefined, { what: 'the end message' });
-        messages.splice(messages.indexOf('end'), 1);
-        return messages.map((message) => JSON.parse(message) as TimerEvent);
-      },
-      close: () => listener.disconnect(),
-    };
-  };
+  const watched = (prefix: string, partitions = 3) => marker(prefix, partitions);
+  const resetsOn = (prefix: string) => eventsOn(store.raw, store.url(), prefix);
 
   it('a first start on an empty Redis records it, and is no loss', async () => {
     const first = marker('dm-first');
@@ -111,6 +95,27 @@ describe('the data marker (P:epoch)', () => {
     }
   });
 
+  it('two shards lost seconds apart, one process seeing both at once: each loss has its reset', async () => {
+    // A looks between the two losses, B only after both: B finds p1 written anew by A and p2 gone.
+    const resets = await resetsOn('dm-two');
+    try {
+      const [a, b] = [watched('dm-two', 3), watched('dm-two', 3)];
+      await Promise.all([a.check(), b.check()]);
+      await store.raw.del('dm-two:{p1}:epoch');
+      expect(await a.check()).toMatchObject({ partitions: [1], reset: true });
+      await store.raw.del('dm-two:{p2}:epoch');
+      // B wrote p2's new marker: the reset of p2's loss is its to publish (A's covered p1 only).
+      expect(await b.check()).toMatchObject({ partitions: [1, 2], reset: true });
+      expect(await a.check()).toMatchObject({ partitions: [2], reset: false });
+      expect(await resets.all()).toEqual([
+        expect.objectContaining({ type: 'reset', count: 0 }),
+        expect.objectContaining({ type: 'reset', count: 0 }),
+      ]);
+    } finally {
+      resets.close();
+    }
+  });
+
   it('P:epoch lost alone (the shard of the keys outside the partitions): said so, the timers intact', async () => {
     const seen = watched('dm-global', 2);
     await seen.check();
@@ -147,6 +152,29 @@ describe('the data marker (P:epoch)', () => {
     // and a partition lost after them is still noticed
     await store.raw.del('dm-grow:{p1}:epoch');
     expect(await seen.check()).toMatchObject({ partitions: [1], count: 2 });
+  });
+
+  it.each([
+    // shrinking: partition 2 goes at the end, its keys not yet moved are lost
+    { what: 'a partition it removes', from: 3, to: 2, lost: 2, of: 3 },
+    // growing: partition 3 is new, the keys moved into it are lost
+    { what: 'a partition it creates', from: 2, to: 4, lost: 3, of: 4 },
+    // kept: partition 0 is in both counts
+    { what: 'a partition both counts have', from: 2, to: 3, lost: 0, of: 2 },
+  ])('a loss during a repartition, of $what, is told while it runs', async ({ from, to, lost, of }) => {
+    const prefix = `dm-during-${from}-${to}`;
+    const seen = watched(prefix, from);
+    expect(await seen.check()).toBeNull();
+    // What `repartition()` writes as it begins (the watch reads only this record and the count).
+    const record = { from, to, state: 'moving', startedAt: Date.now() };
+    await store.raw.set(`${prefix}:repartition`, JSON.stringify(record));
+    // the look that finds the repartition, then the one that records its new count's partitions
+    expect([await seen.check(), await seen.check()]).toEqual([null, null]);
+    expect(await store.raw.exists(`${prefix}:{p${to - 1}}:epoch`)).toBe(1);
+    await store.raw.del(`${prefix}:{p${lost}}:epoch`);
+    const loss = await seen.check();
+    expect(loss).toMatchObject({ partitions: [lost], count: of, all: false, reset: true });
+    expect(await seen.check()).toBeNull();
   });
 
   it('a repartition, moving every key to another count, is no loss', async () => {
@@ -271,14 +299,3 @@ describe('the data marker (P:epoch)', () => {
     },
   );
 });
-
-/** Until `count` watch connections have read the marker (their first command is that GET). */
-async function waitForWatchesToLook(raw: Redis, count: number): Promise<void> {
-  await waitFor(
-    async () => {
-      const list = (await raw.client('LIST')) as string;
-      return (list.match(/name=sundial-watch .*cmd=get/g) ?? []).length >= count || undefined;
-    },
-    { what: 'the watches to read the marker' },
-  );
-}

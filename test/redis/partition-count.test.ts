@@ -44,7 +44,7 @@ describe('partition count', () => {
         message: expect.stringContaining(
           "Sundial: Redis lost Sundial's data under prefix 'lost' (first written",
         ),
-        fields: { fix: expect.stringContaining('appendonly yes'), since: expect.any(String) },
+        fields: { fix: expect.stringContaining('appendonly yes'), prefix: 'lost', since: expect.any(String) },
       },
     ]);
     // The record guards the data again: a client with another count is refused.

@@ -1,7 +1,7 @@
 import { silentLogger, SundialError, type Timer, type TimerEvent, type TimerEventName } from '@sundial/core';
 import { defineCommands, FireCommands, RedisTimers, type RedisTimersOptions } from '@sundial/redis';
 import Redis from 'ioredis';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
 
 export { eventually, redisNow } from './fire-fixture';
 
@@ -74,13 +74,14 @@ export async function refusal(promise: Promise<unknown>): Promise<SundialError> 
 }
 
 /**
- * Every Redis key under a prefix but `P:partitions` and `P:epoch` (the layout's record and the data
- * marker, written at start) and `P:dispatchers` (the running dispatchers' presence), sorted (tests only:
- * KEYS is fine on a private server).
+ * Every Redis key under a prefix but `P:partitions`, `P:epoch` and the partitions' `P:{pN}:epoch` (the
+ * layout's record and the data markers, written at start) and `P:dispatchers` (the running dispatchers'
+ * presence), sorted (tests only: KEYS is fine on a private server).
  */
 export async function keysUnder(raw: Redis, prefix: string): Promise<string[]> {
   const written = [`${prefix}:partitions`, `${prefix}:epoch`, `${prefix}:dispatchers`];
-  return (await raw.keys(`${prefix}:*`)).filter((key) => !written.includes(key)).sort();
+  const marker = /^[^{]*:\{[^}]*\}:epoch$/;
+  return (await raw.keys(`${prefix}:*`)).filter((key) => !written.includes(key) && !marker.test(key)).sort();
 }
 
 /** Puts a due timer into `running` through the fire path's real claim script, as a worker would. */
@@ -91,4 +92,33 @@ export async function claim(raw: Redis, timers: RedisTimers, timer: Timer): Prom
     { id, key, version, due },
   ]);
   expect(result.kind).toBe('claimed');
+}
+
+/** Until `count` watch connections have read the marker (their first command is that GET). */
+export async function waitForWatchesToLook(raw: Redis, count: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const list = (await raw.client('LIST')) as string;
+      return (list.match(/name=sundial-watch .*cmd=get/g) ?? []).length >= count || undefined;
+    },
+    { what: 'the watches to read the marker' },
+  );
+}
+
+/** The events published on `prefix` from now (a listener of its own on `url`). */
+export async function eventsOn(raw: Redis, url: string, prefix: string) {
+  const listener = new Redis(url);
+  const messages: string[] = [];
+  await listener.subscribe(`${prefix}:events`);
+  listener.on('message', (_channel: string, message: string) => messages.push(message));
+  return {
+    /** the events published so far: a message published now arrives after them */
+    async all(): Promise<TimerEvent[]> {
+      await raw.publish(`${prefix}:events`, 'end');
+      await waitFor(() => messages.includes('end') || undefined, { what: 'the end message' });
+      messages.splice(messages.indexOf('end'), 1);
+      return messages.map((message) => JSON.parse(message) as TimerEvent);
+    },
+    close: () => listener.disconnect(),
+  };
 }

@@ -1,12 +1,16 @@
 import { refusals, type SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
+import { dataLook, watched } from '../infra/data-look';
 import { DataMarker, readMarkers } from '../infra/data-marker';
+import { reportDataLoss } from '../infra/layout-watch';
 import { checkPartitionCount, readLayout } from '../infra/partition-count';
 import { KeyMover } from '../repartition/key-mover';
 import { SundialKeys } from '../store/keys';
 import { RepartitionWindow } from './repartition-window';
 
 const SETTLED: Promise<void> = Promise.resolve();
+/** How often a client looks at the data markers (as the watches do, infra/layout-watch.ts). */
+const DATA_LOOK_MS = 5000;
 
 /** A read of the timers that, while a repartition runs, also looks in the old layout. */
 export interface LayoutReader {
@@ -17,26 +21,56 @@ export interface LayoutReader {
  * How a RedisTimers behaves around a repartition (docs/design.md "Repartition"), kept apart from the
  * Timers API itself: a client whose count a repartition replaced refuses instead of answering wrongly;
  * a client that joined one (it has the new count) reads the old layout too and moves a key before writing
- * it, until the repartition ended.
+ * it, until the repartition ended. It also watches the data (data-marker.ts) where no watch does.
  */
 export class LayoutGuard {
   /** set while a repartition this client joined is under way */
   private window: RepartitionWindow | null = null;
   private readonly marker: DataMarker;
+  /** one look at the data markers, telling a loss once per process (`Sundial: Redis lost …`) */
+  private readonly lookAtData: () => Promise<void>;
+  private dataTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
     private readonly readers: LayoutReader[],
-    private readonly logger: Pick<SundialLogger, 'error'>,
+    logger: Pick<SundialLogger, 'error'>,
   ) {
     this.marker = new DataMarker(redis, keys);
+    // The watches' line, led by `Sundial:`; no counter (a client has no metrics registry).
+    const say: typeof logger = { error: (message, fields) => logger.error(`Sundial: ${message}`, fields) };
+    const onDataLost = reportDataLoss(say, { dataLost: () => undefined });
+    this.lookAtData = dataLook({ marker: this.marker, onDataLost, stopped: () => this.closed });
   }
 
-  /** At connect: remembers the data marker seen (data-marker.ts); joins the repartition the client joined. */
+  /**
+   * At connect: remembers the data markers seen (data-marker.ts), and from then looks at them every 5 s
+   * and at each reconnect (`lookUnlessWatched`). Joins the repartition the client joined.
+   */
   async start(joining: { from: number } | null): Promise<void> {
     await this.marker.check();
     if (joining) this.join(joining.from);
+    if (this.dataTimer) return;
+    const look = () => void this.lookUnlessWatched();
+    this.dataTimer = setInterval(look, DATA_LOOK_MS);
+    this.dataTimer.unref();
+    this.redis.on('ready', look);
+  }
+
+  /**
+   * A look at the data markers, unless a watch runs on the prefix in this process: that one says the loss
+   * and counts it (`sundial_redis_data_lost_total`), which it would not once the client said it.
+   */
+  private async lookUnlessWatched(): Promise<void> {
+    if (!watched(this.keys.prefix)) await this.lookAtData();
+  }
+
+  /** Stops the looks (the client is disposed). */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.dataTimer);
   }
 
   /** The data markers now (`P:epoch`, each partition's): what the events connection compares after a reconnect. */
@@ -72,14 +106,9 @@ export class LayoutGuard {
     const { count, repartition } = await readLayout(this.redis, this.keys);
     if (!count && !repartition) {
       // `P:partitions` is gone: Redis lost its data (a restart without persistence). Nothing was moved, so
-      // the miss is true, and said (once: the marker is written anew); the count is recorded again, as at
-      // start, so that another count is refused again.
-      const loss = await this.marker.check();
-      if (loss)
-        this.logger.error(`Sundial: ${loss.message}`, {
-          fix: loss.fix,
-          since: new Date(loss.since).toISOString(),
-        });
+      // the miss is true, and said now (once: the marker is written anew); the count is recorded again,
+      // as at start, so that another count is refused again.
+      await this.lookUnlessWatched();
       await checkPartitionCount(this.redis, this.keys);
       return;
     }

@@ -233,6 +233,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.layout.close();
     this.events.emitLocal({ type: 'disposed', id: '', key: '', version: 0, kind: null, at: Date.now() });
     await this.events.close();
     await this.closeConnection();

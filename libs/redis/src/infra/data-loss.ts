@@ -3,12 +3,12 @@ export interface DataLoss {
   prefix: string;
   /**
    * the partitions whose data is gone (their marker `P:{pN}:epoch` gone or replaced), ascending; empty when
-   * they were not looked at (a client reads `P:epoch` only) or none is lost (only `P:epoch`'s shard was)
+   * none is lost (only `P:epoch`'s shard was)
    */
   partitions: number[];
   /** the partition count the data is stored with (`P:partitions`), which `partitions` are of */
   count: number;
-  /** whether every partition's data is gone (or, for a client that reads `P:epoch` only, is taken to be) */
+  /** whether every partition's data is gone */
   all: boolean;
   /** when the lost data's marker was written (ms since the epoch): the first start on that data */
   since: number;
@@ -17,9 +17,9 @@ export interface DataLoss {
   message: string;
   fix: string;
   /**
-   * whether this process published the `reset` event: it wrote the new marker of the first lost one (its
-   * `SET NX` won); every other process that notices the same loss found that marker there and publishes
-   * nothing
+   * whether this process published the `reset` event: it wrote the new marker of the first lost one it
+   * found gone (its `SET NX` won); every other process that notices the same loss found that marker there
+   * and publishes nothing
    */
   reset: boolean;
 }
@@ -40,10 +40,10 @@ const FIX =
   '(appendonly yes, on every shard, docs/operations.md "Redis settings") so that a restart keeps them';
 
 /** The one error line's message and fix for a loss (docs/spec.md §6.3 "Data loss"). */
-export function dataLoss(lost: LostMarkers, looked: boolean): DataLoss {
+export function dataLoss(lost: LostMarkers): DataLoss {
   const since = Math.min(...lost.markers.map((marker) => Number(marker.split('-')[0])));
   const { prefix, partitions, count } = lost;
-  const all = !looked || partitions.length === count;
+  const all = partitions.length === count;
   const when = `first written ${new Date(since).toISOString()}`;
   const rows = '@DistributedCron and schedules-file rows are registered again';
   let message: string;

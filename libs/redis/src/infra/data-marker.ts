@@ -6,18 +6,11 @@ import { readLayout, type StoredLayout } from './partition-count';
 
 export type { DataLoss } from './data-loss';
 
-export interface DataMarkerOptions {
-  /**
-   * also watch every partition's marker `P:{pN}:epoch` (the watches of layout-watch.ts); without it only
-   * `P:epoch` (a client's `LayoutGuard`: no command per partition at its connect)
-   */
-  partitions?: boolean;
-}
-
-/** One marker of a look: its name, its value now, and whether this look may conclude on it. */
+/** One marker of a look: its name, partition (of `count`), value now, and whether the look may conclude on it. */
 interface Look {
   name: string;
   partition: number | null;
+  count: number;
   found: string | null;
   conclusive: boolean;
 }
@@ -30,12 +23,13 @@ interface Look {
  * holds the markers of its partitions, so a shard lost alone is noticed too. Each process remembers the
  * values it saw. A later look that finds one gone, or another, is a loss; the lost markers and
  * `P:partitions` are then written anew (as at a first start) and remembered, so one loss is told once per
- * process. The one process whose `SET NX` wrote the new value of the first lost marker (`P:epoch`, else
- * the lowest lost partition's) publishes a `reset` event (`count` 0), so that @DistributedCron and
- * schedules-file rows are registered again: one loss, one reset, however many processes notice it and
- * however many partitions it took. A marker first seen (a first start, a release before the markers, a
- * partition a repartition created) is recorded, no loss. A repartition, a failover that kept the data and
- * a reconnect leave every marker as it was.
+ * process. The one process whose `SET NX` wrote the new value of the first lost marker it found gone
+ * (`P:epoch`, else the lowest lost partition's) publishes a `reset` event (`count` 0), so that
+ * @DistributedCron and schedules-file rows are registered again: one loss, one reset, however many
+ * processes notice it and however many partitions it took; a second shard lost seconds later has its own.
+ * A marker first seen (a first start, a release before the markers, a partition a repartition creates) is
+ * recorded, no loss. A repartition, a failover that kept the data and a reconnect leave every marker as it
+ * was; a loss while a repartition runs is told then (`conclusive`).
  */
 export class DataMarker {
   /** marker name → the value this process saw there */
@@ -43,13 +37,16 @@ export class DataMarker {
   /** the stored partition count, as last read: the partitions whose markers the next look reads */
   private count: number;
   private readonly tagging: SundialKeys['tagging'];
+  /** this process wrote the first lost marker a look found gone, and has not published its reset yet */
+  private resetOwed = false;
+  /** the new count of the repartition under way that the last look found (null: none) */
+  private target: number | null = null;
   /** `P:partitions`/`P:repartition` as the last check read them (undefined: it read none, or failed) */
   private layoutRead: StoredLayout | undefined;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
-    private readonly options: DataMarkerOptions = {},
   ) {
     this.count = keys.partitions;
     this.tagging = isCluster(redis) ? 'spread' : 'plain';
@@ -61,37 +58,60 @@ export class DataMarker {
    */
   async check(): Promise<DataLoss | null> {
     this.layoutRead = undefined;
-    const layout = this.options.partitions
-      ? new SundialKeys(this.keys.prefix, this.count, this.tagging)
-      : null;
-    const names = [this.keys.dataMarker, ...(layout?.all().map((n) => layout.partitionMarker(n)) ?? [])];
+    const looks = this.looks();
     // One GET each, sent side by side: one round trip, on a Redis Cluster one write per shard.
-    const found = await Promise.all(names.map((name) => this.redis.get(name)));
-    const settled = layout ? await this.layoutSettled(layout.partitions) : true;
-    const looks = names.map((name, i): Look => {
-      const partition = i === 0 ? null : i - 1;
-      return { name, partition, found: found[i], conclusive: partition === null || settled };
-    });
+    const found = await Promise.all(looks.map(({ name }) => this.redis.get(name)));
+    const conclusive = await this.conclusive();
+    for (const [i, look] of looks.entries()) {
+      look.found = found[i];
+      look.conclusive = look.partition === null || conclusive(look.name);
+    }
     return this.conclude(looks);
   }
 
   /**
-   * Whether the partitions read are still the data's: the layout read after them holds the same count and
-   * no repartition. A repartition deletes the markers of the partitions its new count does not have, and
-   * sets the new count before it does: a look that read them while it ran concludes nothing on them.
+   * `P:epoch`, then the markers of the stored count's partitions and, while a repartition the last look
+   * found is under way, those of its new count's not among them (a partition it creates, which the keys it
+   * moves fill from its start: its loss then is a loss too).
    */
-  private async layoutSettled(read: number): Promise<boolean> {
+  private looks(): Look[] {
+    const looks: Look[] = [
+      { name: this.keys.dataMarker, partition: null, count: 0, found: null, conclusive: true },
+    ];
+    const names = new Set<string>();
+    for (const count of new Set([this.count, this.target ?? this.count])) {
+      const layout = new SundialKeys(this.keys.prefix, count, this.tagging);
+      for (const partition of layout.all()) {
+        const name = layout.partitionMarker(partition);
+        if (!names.has(name)) looks.push({ name, partition, count, found: null, conclusive: false });
+        names.add(name);
+      }
+    }
+    return looks;
+  }
+
+  /**
+   * Which partition markers just read are still the data's, by the layout read after them. A repartition
+   * deletes the markers of the partitions its new count does not have only once it set that count: with
+   * the count read as before, none was deleted (a repartition under way or not); with another, only those
+   * of the new count's partitions are (the others are forgotten).
+   */
+  private async conclusive(): Promise<(name: string) => boolean> {
     this.layoutRead = await readLayout(this.redis, this.keys);
     const { count, repartition } = this.layoutRead;
-    if (repartition) return false;
     const current = count || this.keys.partitions; // none: lost too, and written again below
-    if (current === read) return true;
+    this.target = repartition && repartition.to !== current ? repartition.to : null;
+    if (current === this.count) return () => true;
     this.count = current;
-    // The partitions of the new count not seen yet are recorded at the next look; gone ones are forgotten.
-    const kept = new SundialKeys(this.keys.prefix, current, this.tagging);
-    const names = new Set([this.keys.dataMarker, ...kept.all().map((n) => kept.partitionMarker(n))]);
-    for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
-    return false;
+    const kept = this.markerNames(current);
+    for (const name of this.seen.keys()) if (!kept.has(name)) this.seen.delete(name);
+    return (name) => kept.has(name);
+  }
+
+  /** `P:epoch` and the markers of `count`'s partitions. */
+  private markerNames(count: number): Set<string> {
+    const layout = new SundialKeys(this.keys.prefix, count, this.tagging);
+    return new Set([this.keys.dataMarker, ...layout.all().map((n) => layout.partitionMarker(n))]);
   }
 
   /**
@@ -105,7 +125,8 @@ export class DataMarker {
   private async conclude(looks: Look[]): Promise<DataLoss | null> {
     const lost: { look: Look; before: string }[] = [];
     const missing: Look[] = [];
-    // What this look saw, remembered only once it is all done: a look that fails concludes nothing.
+    // What this look saw, remembered only once its writes are all done: a look that fails concludes
+    // nothing, and the next one finds the same loss (the markers it wrote are other values than before).
     const now = new Map<string, string>();
     for (const look of looks) {
       if (!look.conclusive) continue;
@@ -114,44 +135,55 @@ export class DataMarker {
       if (look.found === null) missing.push(look);
       else now.set(look.name, look.found);
     }
-    const written = await this.record(missing, now);
+    // The reset is owed by the process that writes the first lost marker this look found gone. One found
+    // written anew was found gone, and its reset owed, by an earlier look (of another process): this one
+    // may also find another marker gone since (two shards lost seconds apart), whose reset is its own.
+    const gone = lost.find(({ look }) => look.found === null)?.look.name;
+    await this.record(missing, now, gone);
+    if (lost.length > 0) await this.redis.set(this.keys.partitionCount, String(this.keys.partitions), 'NX');
     for (const [name, value] of now) this.seen.set(name, value);
+    const reset = await this.publishOwedReset();
     if (lost.length === 0) return null;
-    await this.redis.set(this.keys.partitionCount, String(this.keys.partitions), 'NX');
-    // Best effort: a reset that could not be published leaves the rows to the next boot, not the line unsaid.
-    const reset = written.has(lost[0].look.name)
-      ? await this.publishReset().then(
-          () => true,
-          () => false,
-        )
-      : false;
-    return dataLoss(
-      {
-        prefix: this.keys.prefix,
-        partitions: lost.flatMap(({ look }) => (look.partition === null ? [] : [look.partition])),
-        count: this.count,
-        markers: lost.map(({ before }) => before),
-        reset,
-      },
-      this.options.partitions === true,
+    const partitions = lostPartitions(
+      lost.map(({ look }) => look),
+      this.count,
     );
+    return dataLoss({
+      prefix: this.keys.prefix,
+      ...partitions,
+      markers: lost.map(({ before }) => before),
+      reset,
+    });
   }
 
   /**
    * Writes a marker where there is none (`SET NX GET`: the one there, if another process was first),
-   * side by side; puts each one there in `now`; resolves the names whose marker this process wrote.
+   * side by side, and puts each one there in `now`. Writing `gone`'s owes the reset, until published.
    */
-  private async record(missing: Look[], now: Map<string, string>): Promise<Set<string>> {
-    const written = new Set<string>();
+  private async record(missing: Look[], now: Map<string, string>, gone: string | undefined): Promise<void> {
     await Promise.all(
       missing.map(async ({ name }) => {
         const mine = `${Date.now()}-${randomBytes(6).toString('hex')}`;
         const there = await this.redis.set(name, mine, 'NX', 'GET');
-        if (there === null) written.add(name);
+        if (there === null && name === gone) this.resetOwed = true;
         now.set(name, there ?? mine);
       }),
     );
-    return written;
+  }
+
+  /**
+   * Publishes the reset this process owes, if any; resolves whether it did. One that could not be
+   * published (Redis away again, a publish refused) stays owed and is tried again at the next look:
+   * the rows are registered again later, not never.
+   */
+  private async publishOwedReset(): Promise<boolean> {
+    if (!this.resetOwed) return false;
+    const published = await this.publishReset().then(
+      () => true,
+      () => false,
+    );
+    if (published) this.resetOwed = false;
+    return published;
   }
 
   /** What a global `cancelAll()` publishes: the registrars write their rows again (docs/spec.md §4.1). */
@@ -159,6 +191,18 @@ export class DataMarker {
     const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: Date.now(), count: 0 };
     await this.redis.publish(this.keys.eventsChannel, JSON.stringify(reset));
   }
+}
+
+/**
+ * The partitions lost, ascending, and the count they are of: during a repartition, the larger of the two
+ * counts whose markers were read (with a partition of each lost, a whole Redis lost is `all` of it).
+ */
+function lostPartitions(looks: Look[], count: number): { partitions: number[]; count: number } {
+  const partitions = looks.flatMap(({ partition }) => (partition === null ? [] : [partition]));
+  return {
+    partitions: [...new Set(partitions)].sort((a, b) => a - b),
+    count: Math.max(count, ...looks.map((look) => look.count)),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { refusals, type SundialError, type SundialLogger } from '@sundial/core';
 import { SundialKeys } from '../store/keys';
 import { closeRedis, openRedis, type RedisConnection, withErrorListener } from './connection';
+import { dataLook, watchRuns } from './data-look';
 import type { DataLoss } from './data-loss';
 import { DataMarker } from './data-marker';
 import { readLayout } from './partition-count';
@@ -31,8 +32,6 @@ export interface PartitionCountWatch {
   told?: Set<string>;
 }
 
-const toldInThisProcess = new Set<string>();
-
 const DEFAULT_WATCH_MS = 5000;
 /** The watch connection's CLIENT SETNAME. */
 export const WATCH_CONNECTION = 'sundial-watch';
@@ -51,25 +50,18 @@ export function watchPartitionCount(options: PartitionCountWatch): () => Promise
   const keys = new SundialKeys(options.prefix, options.partitions);
   // Named, as the health check's is: CLIENT LIST tells it from the others (tests wait for its first look).
   const redis = withErrorListener(openRedis(options.connection, { connectionName: WATCH_CONNECTION }));
-  const marker = new DataMarker(redis, keys, { partitions: true });
-  const told = options.told ?? toldInThisProcess;
+  const marker = new DataMarker(redis, keys);
   let stopped = false;
-  const checkDataOnce = async (): Promise<void> => {
-    const loss = await marker.check().catch(() => null);
-    if (!loss || stopped || told.has(loss.marker)) return;
-    told.add(loss.marker);
-    options.onDataLost?.(loss);
-  };
-  // One check at a time: a reconnect's and an interval's, side by side, would both tell one loss.
-  let checking = Promise.resolve();
-  const checkData = (): Promise<void> => (checking = checking.then(checkDataOnce));
+  const { onDataLost, told } = options;
+  const checkData = onDataLost ? dataLook({ marker, onDataLost, told, stopped: () => stopped }) : null;
+  const watching = onDataLost ? watchRuns(keys.prefix) : () => undefined;
   // 'ready': the first connect (the marker is recorded), and each reconnect (a restarted Redis).
-  if (options.onDataLost) redis.on('ready', () => void checkData());
+  if (checkData) redis.on('ready', () => void checkData());
   const look = async (): Promise<void> => {
-    if (options.onDataLost) await checkData();
+    if (checkData) await checkData();
     if (!options.onReplaced) return;
     // The data check has just read P:partitions and P:repartition (after its markers): one read a look.
-    const read = options.onDataLost ? marker.lastLayout() : undefined;
+    const read = checkData ? marker.lastLayout() : undefined;
     const { count, repartition } =
       read ?? (await readLayout(redis, keys).catch(() => ({ count: 0, repartition: null })));
     if (stopped || repartition || !count || count === keys.partitions) return;
@@ -81,6 +73,7 @@ export function watchPartitionCount(options: PartitionCountWatch): () => Promise
   timer.unref();
   return async () => {
     stopped = true;
+    watching();
     clearInterval(timer);
     await closeRedis(redis);
   };

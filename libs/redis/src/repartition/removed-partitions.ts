@@ -11,7 +11,8 @@ import { scanPartition } from './scan-partition';
  * comes here again), its remembered answers (those of calls on one key were copied to every new
  * partition; the rest name this partition's share of a call; every write here is fenced anyway) and the
  * records of its fire jobs (`jobs`: they name hand-offs of rows that have moved) and its data marker
- * (`epoch`: the watches read the markers of the stored count's partitions only, infra/data-marker.ts).
+ * (`epoch`: once the new count is set, the watches read the markers of its partitions only,
+ * infra/data-marker.ts).
  */
 const SPENT = /^(?:seq|moved|ic|jobs|epoch|q:.*)$/s;
 /** A live-id bitmap (store/live-ids.ts): spent once no bit is set (a set bit is a live id not moved). */

@@ -1,0 +1,57 @@
+import type { DataLoss } from './data-loss';
+import type { DataMarker } from './data-marker';
+
+/** The losses told so far in this process, by their first lost marker's value (data-loss.ts `marker`). */
+const toldInThisProcess = new Set<string>();
+/** prefix → how many watches that tell a loss (layout-watch.ts) run in this process */
+const watchesInThisProcess = new Map<string, number>();
+
+export interface DataLookOptions {
+  /** where the watch or client reads the markers */
+  marker: DataMarker;
+  /** told once a loss (not after `stopped`) */
+  onDataLost: (loss: DataLoss) => void;
+  stopped: () => boolean;
+  /**
+   * the losses told so far, shared by the watches and clients that tell the same process's loss (default
+   * process-wide; a test running several "processes" in one gives each its own)
+   */
+  told?: Set<string>;
+}
+
+/**
+ * One look at the data markers (DataMarker.check), one at a time — a reconnect's and an interval's side
+ * by side would both tell one loss — telling each loss once per process: the standalone worker runs
+ * serve's watch and its SundialWorkerModule's, and an app's RedisTimers may look too. A failed look
+ * (Redis away) concludes nothing.
+ */
+export function dataLook({ marker, onDataLost, stopped, told = toldInThisProcess }: DataLookOptions) {
+  const once = async (): Promise<void> => {
+    const loss = await marker.check().catch(() => null);
+    if (!loss || stopped() || told.has(loss.marker)) return;
+    told.add(loss.marker);
+    onDataLost(loss);
+  };
+  let checking = Promise.resolve();
+  return (): Promise<void> => (checking = checking.then(once));
+}
+
+/**
+ * A watch that tells a loss runs on `prefix` in this process from now to the returned call: a client's
+ * own looks then stop (`watched`), so the loss is said, and counted in `sundial_redis_data_lost_total`,
+ * by the watch.
+ */
+export function watchRuns(prefix: string): () => void {
+  watchesInThisProcess.set(prefix, (watchesInThisProcess.get(prefix) ?? 0) + 1);
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    watchesInThisProcess.set(prefix, (watchesInThisProcess.get(prefix) ?? 1) - 1);
+  };
+}
+
+/** Whether a watch that tells a loss runs on `prefix` in this process. */
+export function watched(prefix: string): boolean {
+  return (watchesInThisProcess.get(prefix) ?? 0) > 0;
+}
