@@ -1,19 +1,9 @@
 import type { ListResult, Preview, Timer } from '@sundial/core';
-import {
-  type AppProcess,
-  clusterEnv,
-  ensureBuilt,
-  freePort,
-  killAll,
-  type RedisServer,
-  spawnCluster,
-  startRedis,
-  waitFor,
-} from '@sundial/testing';
+import { freePort, waitFor } from '@sundial/testing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Run, runCli } from './run-cli';
+import { withCliCluster } from './cli-cluster';
 
 const TOKEN = 'cli-test-token';
 
@@ -22,23 +12,7 @@ const TOKEN = 'cli-test-token';
  * worker, as child processes): its answers, its refusals (reason, fix, exit code) and its --json.
  */
 describe('sundial CLI against a running cluster', () => {
-  let redis: RedisServer;
-  let apps: { schedulers: AppProcess[]; workers: AppProcess[] };
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    apps = await spawnCluster(clusterEnv(redis.url, { SUNDIAL_API_TOKEN: TOKEN }), 1, 1);
-    env = { SUNDIAL_URL: apps.schedulers[0].url, SUNDIAL_TOKEN: TOKEN };
-  }, 180_000);
-
-  afterAll(async () => {
-    await killAll([...(apps?.schedulers ?? []), ...(apps?.workers ?? [])]);
-    await redis?.stop();
-  });
-
-  const sundial = (args: string[], extraEnv: Record<string, string> = env): Promise<Run> =>
-    runCli(args, extraEnv);
+  const sundial = withCliCluster(TOKEN);
 
   const json = async <T>(args: string[]): Promise<T> => {
     const run = await sundial([...args, '--json']);
@@ -166,7 +140,7 @@ describe('sundial CLI against a running cluster', () => {
   });
 
   it('without the API token: unauthorized, with the fix, exit 1', async () => {
-    const run = await sundial(['list'], { SUNDIAL_URL: env.SUNDIAL_URL, SUNDIAL_TOKEN: '' });
+    const run = await sundial(['list'], { SUNDIAL_TOKEN: '' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       /^sundial: unauthorized \(field authorization\): missing Authorization header \[HTTP 401\]\nfix: Set SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN/,
