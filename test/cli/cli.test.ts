@@ -76,9 +76,33 @@ describe('sundial CLI against a running cluster', () => {
     expect((await json<Timer>(['get', 'cli:once'])).status).toBe('paused');
     expect((await sundial(['resume', 'cli:once'])).stdout).toMatch(/^resumed cli:once: status pending/);
     const next = await sundial(['next', 'cli:once']);
-    expect(next.stdout).toMatch(/^# +AT +OFFSET\n1 +\d{4}-\d\d-\d\dT/);
+    expect(next.stdout).toMatch(/^# +AT +OFFSET +LOCAL\n1 +\d{4}-\d\d-\d\dT/);
     expect((await sundial(['trigger', 'cli:once'])).stdout).toMatch(/^triggered cli:once/);
     expect(await sundial(['cancel', 'cli:once'])).toMatchObject({ code: 0, stdout: 'cancelled cli:once\n' });
+  });
+
+  it("a running timer says since when; a cron's next times show its zone's wall time", async () => {
+    // the gated run goes on until the worker stops (its payload's release key is never set)
+    const args = ['--handler', 'gated', '--delay', '50ms', '--payload', '{"release":"cli:never"}'];
+    expect((await sundial(['schedule', '--key', 'cli:running', ...args])).code).toBe(0);
+    const running = await waitFor(
+      async () => {
+        const timer = await json<Timer>(['get', 'cli:running']);
+        return timer.status === 'running' ? timer : undefined;
+      },
+      { what: 'cli:running to run' },
+    );
+    // It printed "last run: running", without when the run started.
+    expect((await sundial(['get', 'cli:running'])).stdout).toMatch(
+      new RegExp(`^last run: +running, started ${new Date(running.last!.started).toISOString()}$`, 'm'),
+    );
+
+    const cron = ['--handler', 'record', '--cron', '0 9 * * 1-5', '--tz', 'America/Toronto'];
+    expect((await sundial(['schedule', '--key', 'cli:cron', ...cron])).code).toBe(0);
+    // The table had the instant in UTC (14:00Z) beside -05:00, which reads as 14:00 in Toronto.
+    expect((await sundial(['next', 'cli:cron', '--count', '1'])).stdout).toMatch(
+      /^# +AT +OFFSET +LOCAL\n1 +\d{4}-\d\d-\d\dT1[34]:00:00\.000Z +-0[45]:00 +\d{4}-\d\d-\d\dT09:00:00\.000-0[45]:00\n$/,
+    );
   });
 
   it('schedules from --file, flags overriding the file', async () => {

@@ -118,6 +118,25 @@ describe('sundial CLI: pipes, silent schedulers and bad settings', () => {
     expect(requests).toBe(0);
   });
 
+  it("an option left without its value is refused, not given the next option's name as its value", async () => {
+    requests = 0;
+    // `--prefix --json` listed the timers under the prefix "--json": none, said as JSON.
+    const run = await runCli(['list', '--prefix', '--json'], { SUNDIAL_URL: listerUrl });
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(JSON.parse(run.stderr)).toEqual({
+      error: {
+        reason: 'usage',
+        message: '--prefix needs a value',
+        fix: 'Write --prefix <value> (or --prefix=<value>).',
+      },
+    });
+    // a mistyped flag last on the line is named unknown (it was "--shw-payload needs a value")
+    expect((await runCli(['get', 'k', '--shw-payload'], { SUNDIAL_URL: listerUrl })).stderr).toMatch(
+      /^sundial: usage: unknown option --shw-payload\n/,
+    );
+    expect(requests).toBe(0);
+  });
+
   it('help: -h after a command shows its usage; help of an unknown command is a bad command line', async () => {
     requests = 0;
     // `get -h` asked the scheduler for the timer "-h".

@@ -30,6 +30,10 @@ export const repartition: Command = {
       throw usageError(`--to ${to} is not a whole number`, 'Write the new partition count, e.g. --to 8.');
     const connection = option(args, 'redis-url') ?? (env.REDIS_URL?.trim() || DEFAULT_REDIS_URL);
     const prefix = option(args, 'prefix') ?? (env.SUNDIAL_PREFIX?.trim() || DEFAULT_PREFIX);
+    // which Redis and prefix it works on, the password left out (not with --json: stderr is then
+    // the refusal's JSON alone)
+    if (!out.json)
+      out.progress(`repartition: prefix ${prefix} on Redis ${connection.replace(/\/\/[^@/]*@/, '//***@')}`);
     // Loaded here, not at the top: the other commands need neither ioredis nor BullMQ.
     const redis = await import('@sundial/redis');
     let lastPhase = '';
