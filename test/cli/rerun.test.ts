@@ -53,6 +53,24 @@ describe('sundial CLI: state-changing commands run again', () => {
     );
   });
 
+  it('schedule run again: --if-exists keep and a retry with the same --idempotency-key say nothing changed', async () => {
+    const spec = ['schedule', '--key', 'again:5', '--handler', 'record', '--delay', '1h'];
+    expect((await sundial([...spec, '--idempotency-key', 's-1'])).stdout).toMatch(
+      /^scheduled\nkey: +again:5\n/,
+    );
+    // Both printed "scheduled", though the timer there was returned as it was.
+    for (const rerun of [
+      ['--idempotency-key', 's-1'],
+      ['--if-exists', 'keep'],
+    ]) {
+      expect((await sundial([...spec, ...rerun])).stdout).toMatch(
+        /^again:5 was already scheduled: nothing changed\nkey: +again:5\n/,
+      );
+    }
+    expect((await get('again:5')).version).toBe(1);
+    expect((await sundial([...spec, '--if-exists', 'replace'])).stdout).toMatch(/^scheduled\n/);
+  });
+
   it('reschedule: --delay or --at, one of them; a paused timer comes back pending at the new due', async () => {
     expect(
       (await sundial(['schedule', '--key', 'again:3', '--handler', 'record', '--delay', '1h'])).code,
