@@ -63,6 +63,8 @@ describe('sundial CLI against a running cluster', () => {
     expect(list.stdout).toMatch(
       /^KEY +STATUS +SCHEDULE +HANDLER +DUE +RUNS +LAST\ncli:every +\S+ +every 300 ms +record /,
     );
+    // how many it listed, under the table (it gave no count)
+    expect(list.stdout).toMatch(/\n1 timer\(s\)\n$/);
   });
 
   it('pauses, resumes, shows next times, triggers and cancels, each answered with the new state', async () => {
@@ -205,6 +207,9 @@ describe('sundial CLI against a running cluster', () => {
     const page = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2']);
     expect(page.items).toHaveLength(2);
     expect(page.nextCursor).toEqual(expect.any(String));
+    expect((await sundial(['list', '--prefix', 'cli:page:', '--limit', '2'])).stdout).toMatch(
+      /\n2 timer\(s\) on this page\nmore: sundial list --prefix cli:page: --limit 2 --cursor \S+\n$/,
+    );
     const all = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2', '--all']);
     expect(all.items.map((t) => t.key).sort()).toEqual([0, 1, 2, 3, 4].map((n) => `cli:page:${n}`));
     const due = await json<ListResult>(['list', '--prefix', 'cli:page:', '--due-before', '+1h']);
