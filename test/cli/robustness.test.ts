@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { ensureBuilt } from '@sundial/testing';
+import { ensureBuilt, waitFor } from '@sundial/testing';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import {
@@ -97,6 +97,24 @@ describe('sundial CLI: pipes, silent schedulers and bad settings', () => {
       /did not answer within 300 ms: the request was sent and may or may not have been applied\nfix: Check with sundial list, or run the same command again with the same --idempotency-key/,
     );
     expect(Date.now() - started).toBeLessThan(10_000); // deadline: two runs of 300 ms each and node's start
+  });
+
+  it('Ctrl-C ends the command at once (exit 130), a write told it may have been applied', async () => {
+    const child = spawn(process.execPath, [BIN, 'pause', 'k', '--idempotency-key', 'op-1'], {
+      env: { ...process.env, SUNDIAL_URL: silentUrl },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const connected = sockets.length;
+    await waitFor(() => sockets.length > connected, { what: 'the CLI to connect' });
+    child.kill('SIGINT');
+    // It died without a word: the operator could not tell whether the pause went through.
+    expect(await closed).toBe(130);
+    expect(stderr).toBe(
+      'sundial: interrupted: the request may or may not have been applied\n' +
+        'fix: With an --idempotency-key, run sundial pause k --idempotency-key op-1 again (a repeat changes nothing more); without one, check with sundial get or sundial list first.\n',
+    );
   });
 
   it('an unusable SUNDIAL_URL or SUNDIAL_TIMEOUT_MS is a bad command line (exit 2) that sends nothing', async () => {

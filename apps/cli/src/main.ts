@@ -3,7 +3,7 @@
  * `sundial` — the command line over a Sundial scheduler's HTTP API (SUNDIAL_URL, SUNDIAL_TOKEN), and
  * `repartition` over Redis itself (REDIS_URL, SUNDIAL_PREFIX).
  * Exit codes: 0 done, 1 refused (reason and fix printed), 2 bad command line,
- * 3 scheduler or Redis unreachable or failing (retrying may help).
+ * 3 scheduler or Redis unreachable or failing (retrying may help), 130 interrupted (Ctrl-C).
  */
 // Resolves @sundial/* in the compiled tree (repartition loads @sundial/redis).
 import '../../../libs/server/src/register-paths';
@@ -11,6 +11,7 @@ import { parseArgs } from './args';
 import { CliError, EXIT, usageError } from './cli-error';
 import type { Command } from './command';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_URL, sundialHttp } from './http';
+import { EXIT_INTERRUPTED, interruptedText } from './interrupt';
 import { createOutput, printable } from './output';
 import { COMMANDS } from './registry';
 
@@ -84,7 +85,8 @@ function help(name?: string): string {
     `waiting SUNDIAL_TIMEOUT_MS (default ${DEFAULT_TIMEOUT_MS}) for each answer;`,
     'repartition talks to Redis at REDIS_URL (or --redis-url) under SUNDIAL_PREFIX (or --prefix).',
     '--json prints the API answer as JSON (errors as {"error": {...}} on stderr).',
-    'Exit codes: 0 done, 1 refused, 2 bad command line, 3 scheduler or Redis unreachable or failing.',
+    'Exit codes: 0 done, 1 refused, 2 bad command line, 3 scheduler or Redis unreachable or failing,',
+    '130 interrupted (Ctrl-C).',
     "sundial help <command> (or sundial <command> --help) shows a command's usage.",
     '',
   ].join('\n');
@@ -104,6 +106,10 @@ function endWhenReaderCloses(stream: NodeJS.WriteStream): void {
 if (require.main === module) {
   endWhenReaderCloses(process.stdout);
   endWhenReaderCloses(process.stderr);
+  process.once('SIGINT', () => {
+    process.stderr.write(interruptedText(process.argv.slice(2)));
+    process.exit(EXIT_INTERRUPTED);
+  });
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
