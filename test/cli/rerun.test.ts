@@ -42,6 +42,21 @@ describe('sundial CLI: state-changing commands run again', () => {
     expect((await get('again:1')).version).toBe(4);
   });
 
+  it('next of a paused timer says it is paused, not that it will never run again', async () => {
+    const cron = ['--handler', 'record', '--cron', '@daily', '--tz', 'Asia/Kolkata'];
+    expect((await sundial(['schedule', '--key', 'again:6', ...cron])).code).toBe(0);
+    expect((await sundial(['pause', 'again:6'])).code).toBe(0);
+    // It printed "again:6 will not run again on its schedule": the API lists none while paused.
+    expect(await sundial(['next', 'again:6'])).toMatchObject({
+      code: 0,
+      stdout: 'again:6 is paused: no due times until sundial resume again:6\n',
+    });
+    expect(JSON.parse((await sundial(['next', 'again:6', '--json'])).stdout)).toEqual({
+      key: 'again:6',
+      times: [],
+    });
+  });
+
   it('a retry with the same --idempotency-key is told apart from the first call', async () => {
     expect(
       (await sundial(['schedule', '--key', 'again:2', '--handler', 'record', '--delay', '1h'])).code,

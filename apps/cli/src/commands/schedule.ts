@@ -3,7 +3,7 @@ import { option } from '../args';
 import type { Command } from '../command';
 import { specFromArgs } from '../spec-from-args';
 import { timerText } from '../timer-text';
-import { idempotencyHeader, timerBefore } from './timer-action';
+import { idempotencyHeader, readTimer } from './timer-action';
 
 const usage =
   'sundial schedule [--file spec.json] --key <key> --handler <name> (--delay 5s | --at <ISO> | --every 30s | --cron "<expr>" --tz <zone>) [--payload <json>] [--<any TimerSpec field> <value>] [--idempotency-key <id>] [--json]';
@@ -15,7 +15,7 @@ export const schedule: Command = {
   async run({ args, api, out }) {
     const spec = specFromArgs(args, usage);
     const key = typeof spec.key === 'string' ? spec.key : undefined;
-    const before = key === undefined ? undefined : await timerBefore(api, key);
+    const before = key === undefined ? undefined : await readTimer(api, key);
     const timer = await api.request<Timer>('POST', 'timers', {
       body: spec,
       headers: idempotencyHeader(option(args, 'idempotency-key')),

@@ -29,7 +29,7 @@ export function timerAction(action: Action, done: string, summary: string): Comm
       onlyOptions(args, ['idempotency-key'], usage);
       const key = requireKey(args, usage);
       const noChange = NO_CHANGE[action];
-      const before = noChange && (await timerBefore(api, key))?.version;
+      const before = noChange && (await readTimer(api, key))?.version;
       const timer = await api.request<Timer>('POST', timerPath(key, action), {
         headers: idempotencyHeader(option(args, 'idempotency-key')),
         key,
@@ -44,8 +44,8 @@ export function timerAction(action: Action, done: string, summary: string): Comm
   };
 }
 
-/** The timer under `key` now; undefined when it is refused (the write's own refusal then says why). */
-export async function timerBefore(api: SundialHttp, key: string): Promise<Timer | undefined> {
+/** The timer under `key` now; undefined when it is refused (not found: the caller says what follows). */
+export async function readTimer(api: SundialHttp, key: string): Promise<Timer | undefined> {
   try {
     return await api.request<Timer>('GET', timerPath(key), { key });
   } catch (error) {
