@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ReplyError } from 'ioredis';
 import '../libs/server/src/register-paths';
-import { isAwayNotRefused, openRedis, parseRedisUrl, sentinelRefusal } from '@sundial/redis';
+import { isAwayNotRefused, openRedis, parseRedisUrl, sentinelRefusal, urlForDisplay } from '@sundial/redis';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -124,10 +124,14 @@ async function answersPing(url: string): Promise<boolean> {
 async function startPrivateRedis(url: string): Promise<ChildProcess> {
   // A Cluster or Sentinel deployment is the user's to start: only a single local node is started here.
   if (parseRedisUrl(url).kind !== 'node')
-    fail(`Nothing answers at REDIS_URL=${url}: start that Redis Cluster or Sentinel deployment first.`);
+    fail(
+      `Nothing answers at REDIS_URL=${urlForDisplay(url)}: start that Redis Cluster or Sentinel deployment first.`,
+    );
   const { hostname, port } = new URL(url);
   if (!LOCAL_HOSTS.has(hostname))
-    fail(`Nothing answers at REDIS_URL=${url}, and it is not a local address to start Redis on.`);
+    fail(
+      `Nothing answers at REDIS_URL=${urlForDisplay(url)}, and it is not a local address to start Redis on.`,
+    );
   if (spawnSync('redis-server', ['--version']).status !== 0) {
     fail(
       `Nothing answers at ${url} and redis-server is not installed. Install it, then run npm start again:\n` +

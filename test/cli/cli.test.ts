@@ -1,19 +1,9 @@
 import type { ListResult, Preview, Timer } from '@sundial/core';
-import {
-  type AppProcess,
-  clusterEnv,
-  ensureBuilt,
-  freePort,
-  killAll,
-  type RedisServer,
-  spawnCluster,
-  startRedis,
-  waitFor,
-} from '@sundial/testing';
+import { freePort, waitFor } from '@sundial/testing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Run, runCli } from './run-cli';
+import { withCliCluster } from './cli-cluster';
 
 const TOKEN = 'cli-test-token';
 
@@ -22,23 +12,7 @@ const TOKEN = 'cli-test-token';
  * worker, as child processes): its answers, its refusals (reason, fix, exit code) and its --json.
  */
 describe('sundial CLI against a running cluster', () => {
-  let redis: RedisServer;
-  let apps: { schedulers: AppProcess[]; workers: AppProcess[] };
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    apps = await spawnCluster(clusterEnv(redis.url, { SUNDIAL_API_TOKEN: TOKEN }), 1, 1);
-    env = { SUNDIAL_URL: apps.schedulers[0].url, SUNDIAL_TOKEN: TOKEN };
-  }, 180_000);
-
-  afterAll(async () => {
-    await killAll([...(apps?.schedulers ?? []), ...(apps?.workers ?? [])]);
-    await redis?.stop();
-  });
-
-  const sundial = (args: string[], extraEnv: Record<string, string> = env): Promise<Run> =>
-    runCli(args, extraEnv);
+  const sundial = withCliCluster(TOKEN);
 
   const json = async <T>(args: string[]): Promise<T> => {
     const run = await sundial([...args, '--json']);
@@ -89,6 +63,8 @@ describe('sundial CLI against a running cluster', () => {
     expect(list.stdout).toMatch(
       /^KEY +STATUS +SCHEDULE +HANDLER +DUE +RUNS +LAST\ncli:every +\S+ +every 300 ms +record /,
     );
+    // how many it listed, under the table (it gave no count)
+    expect(list.stdout).toMatch(/\n1 timer\(s\)\n$/);
   });
 
   it('pauses, resumes, shows next times, triggers and cancels, each answered with the new state', async () => {
@@ -102,9 +78,33 @@ describe('sundial CLI against a running cluster', () => {
     expect((await json<Timer>(['get', 'cli:once'])).status).toBe('paused');
     expect((await sundial(['resume', 'cli:once'])).stdout).toMatch(/^resumed cli:once: status pending/);
     const next = await sundial(['next', 'cli:once']);
-    expect(next.stdout).toMatch(/^# +AT +OFFSET\n1 +\d{4}-\d\d-\d\dT/);
+    expect(next.stdout).toMatch(/^# +AT +OFFSET +LOCAL\n1 +\d{4}-\d\d-\d\dT/);
     expect((await sundial(['trigger', 'cli:once'])).stdout).toMatch(/^triggered cli:once/);
     expect(await sundial(['cancel', 'cli:once'])).toMatchObject({ code: 0, stdout: 'cancelled cli:once\n' });
+  });
+
+  it("a running timer says since when; a cron's next times show its zone's wall time", async () => {
+    // the gated run goes on until the worker stops (its payload's release key is never set)
+    const args = ['--handler', 'gated', '--delay', '50ms', '--payload', '{"release":"cli:never"}'];
+    expect((await sundial(['schedule', '--key', 'cli:running', ...args])).code).toBe(0);
+    const running = await waitFor(
+      async () => {
+        const timer = await json<Timer>(['get', 'cli:running']);
+        return timer.status === 'running' ? timer : undefined;
+      },
+      { what: 'cli:running to run' },
+    );
+    // It printed "last run: running", without when the run started.
+    expect((await sundial(['get', 'cli:running'])).stdout).toMatch(
+      new RegExp(`^last run: +running, started ${new Date(running.last!.started).toISOString()}$`, 'm'),
+    );
+
+    const cron = ['--handler', 'record', '--cron', '0 9 * * 1-5', '--tz', 'America/Toronto'];
+    expect((await sundial(['schedule', '--key', 'cli:cron', ...cron])).code).toBe(0);
+    // The table had the instant in UTC (14:00Z) beside -05:00, which reads as 14:00 in Toronto.
+    expect((await sundial(['next', 'cli:cron', '--count', '1'])).stdout).toMatch(
+      /^# +AT +OFFSET +LOCAL\n1 +\d{4}-\d\d-\d\dT1[34]:00:00\.000Z +-0[45]:00 +\d{4}-\d\d-\d\dT09:00:00\.000-0[45]:00\n$/,
+    );
   });
 
   it('schedules from --file, flags overriding the file', async () => {
@@ -166,7 +166,7 @@ describe('sundial CLI against a running cluster', () => {
   });
 
   it('without the API token: unauthorized, with the fix, exit 1', async () => {
-    const run = await sundial(['list'], { SUNDIAL_URL: env.SUNDIAL_URL, SUNDIAL_TOKEN: '' });
+    const run = await sundial(['list'], { SUNDIAL_TOKEN: '' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       /^sundial: unauthorized \(field authorization\): missing Authorization header \[HTTP 401\]\nfix: Set SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN/,
@@ -207,6 +207,9 @@ describe('sundial CLI against a running cluster', () => {
     const page = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2']);
     expect(page.items).toHaveLength(2);
     expect(page.nextCursor).toEqual(expect.any(String));
+    expect((await sundial(['list', '--prefix', 'cli:page:', '--limit', '2'])).stdout).toMatch(
+      /\n2 timer\(s\) on this page\nmore: sundial list --prefix cli:page: --limit 2 --cursor \S+\n$/,
+    );
     const all = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2', '--all']);
     expect(all.items.map((t) => t.key).sort()).toEqual([0, 1, 2, 3, 4].map((n) => `cli:page:${n}`));
     const due = await json<ListResult>(['list', '--prefix', 'cli:page:', '--due-before', '+1h']);

@@ -41,6 +41,8 @@ describe('sundial repartition', () => {
       SUNDIAL_PREFIX: PREFIX,
     });
     expect(done.code).toBe(0);
+    // which Redis and prefix it works on, first (it named neither)
+    expect(done.stderr.split('\n')[0]).toBe(`repartition: prefix ${PREFIX} on Redis ${redis.url}`);
     expect(done.stderr).toMatch(/^repartition 1 → 4: fenced, 0 moved/m);
     expect(done.stderr).toMatch(/^repartition 1 → 4: done, \d+ moved, 0 waiting/m);
     const [header, row] = done.stdout.split('\n');
@@ -85,7 +87,7 @@ describe('sundial repartition', () => {
       SUNDIAL_PREFIX: PREFIX,
     });
     expect(zero.code).toBe(1);
-    expect(zero.stderr).toMatch(/^sundial: invalid \(field to\): .*from 1 to 1024, got 0\.\nfix: /);
+    expect(zero.stderr).toMatch(/^sundial: invalid \(field to\): .*from 1 to 1024, got 0\.\nfix: /m);
   }, 60_000);
 
   it('prints the summary as JSON with --json; usage errors exit 2', async () => {
@@ -131,11 +133,25 @@ describe('sundial repartition', () => {
         SUNDIAL_PREFIX: 'sundial',
       };
 
+      // A wrong password was "internal: WRONGPASS …", "a bug in the sundial CLI", exit 3.
+      const wrong = await sundial(['repartition', '--to', '2'], {
+        ...env,
+        REDIS_URL: env.REDIS_URL.replace('acl-secret', 'not-it'),
+      });
+      expect(wrong).toMatchObject({ code: 1, stdout: '' });
+      expect(wrong.stderr.split('\n').slice(1)).toEqual([
+        "sundial: invalid (field connection): Redis refused this connection's credentials (WRONGPASS invalid username-password pair or user is disabled.). Nothing was changed.",
+        "fix: Give the user and password of the apps' REDIS_URL (redis://user:password@host:port; --redis-url of sundial repartition), then run it again.",
+        '',
+      ]);
+
       const refused = await sundial(['repartition', '--to', '2'], env);
       expect(refused).toMatchObject({ code: 1, stdout: '' });
       expect(refused.stderr).toMatch(
-        /^sundial: invalid \(field connection\): Redis refused SCAN to this user \(NOPERM .*\nfix: .*\+scan/,
+        // the Redis it tried, its password left out
+        /^repartition: prefix sundial on Redis redis:\/\/\*\*\*@127\.0\.0\.1:\d+\nsundial: invalid \(field connection\): Redis refused SCAN to this user \(NOPERM .*\nfix: .*\+scan/,
       );
+      expect(refused.stderr).not.toContain('acl-secret');
       // no fence: the apps with the old count go on writing
       expect(await admin.get('sundial:repartition')).toBeNull();
       expect(await admin.get('sundial:partitions')).toBe('1');
@@ -153,7 +169,8 @@ describe('sundial repartition', () => {
     const port = await freePort();
     const run = await sundial(['repartition', '--to', '2', '--redis-url', `redis://127.0.0.1:${port}`]);
     expect(run.code).toBe(3);
-    expect(run.stderr.split('\n')[0]).toBe(
+    expect(run.stderr.split('\n')[0]).toBe(`repartition: prefix sundial on Redis redis://127.0.0.1:${port}`);
+    expect(run.stderr.split('\n')[1]).toBe(
       `sundial: unavailable: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); the call changed nothing.`,
     );
   }, 60_000);
@@ -179,6 +196,9 @@ describe('sundial repartition through Sentinel', () => {
     const moved = await runCli(['repartition', '--to', '2', '--redis-url', sentinels.url], env);
     expect({ code: moved.code, stderr: moved.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
     expect(moved.stdout).toMatch(/viasentinel\s+1\s+2\s+\d+\s/);
+    // the Sentinels' password is not printed with the URL
+    expect(moved.stderr).toContain('sentinelPassword=***');
+    expect(moved.stderr).not.toContain('=watch');
 
     const at = Date.now();
     const wrongName = sentinels.url.replace(`/${sentinels.name}?`, '/nosuch?');

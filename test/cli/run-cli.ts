@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 
 /** What `npx sundial` runs: package.json's bin, the built file. */
-const BIN = join(DIST, 'apps', 'cli', 'src', 'main.js');
+export const BIN = join(DIST, 'apps', 'cli', 'src', 'main.js');
 
 export interface Run {
   code: number;

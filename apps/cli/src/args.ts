@@ -25,8 +25,10 @@ export function parseArgs(argv: string[]): ParsedArgs {
     const [name, inline] = splitOnce(arg.slice(2), '=');
     if (inline !== undefined) options.set(name, inline);
     else if (FLAGS.has(name)) options.set(name, true);
-    else if (i + 1 < argv.length) options.set(name, argv[++i]);
-    else throw usageError(`--${name} needs a value`, `Write --${name} <value> (or --${name}=<value>).`);
+    // `--prefix --json`: the next option is not this one's value (`--prefix=--json` says it is)
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) options.set(name, argv[++i]);
+    // left without a value: the command refuses it as unknown, or as needing one when it reads it
+    else options.set(name, true);
   }
   return { positionals, options };
 }
@@ -36,10 +38,12 @@ function splitOnce(text: string, separator: string): [string, string | undefined
   return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }
 
-/** An option's text value; a flag given without one is a usage error. */
+/** An option's text value; one given without a value is a usage error. */
 export function option(args: ParsedArgs, name: string): string | undefined {
   const value = args.options.get(name);
-  if (value === true) throw usageError(`--${name} needs a value`, `Write --${name} <value>.`);
+  if (value === true) {
+    throw usageError(`--${name} needs a value`, `Write --${name} <value> (or --${name}=<value>).`);
+  }
   return value;
 }
 

@@ -61,6 +61,10 @@ function invalidFix(error: Partial<ErrorFields>, key: string): string | undefine
       return error.detail?.code === 'due-before-status'
         ? 'Leave out --status (or pass --status pending) with --due-before.'
         : error.fix;
+    case 'limit':
+    case 'count':
+      // `Pass e.g. limit: 100.`, `Pass count between 1 and 100, …`: the query parameter is the flag
+      return error.fix?.replace(new RegExp(`\\b${error.field}:? `, 'g'), `--${error.field} `);
     case 'cursor':
       return 'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.';
     case 'key':

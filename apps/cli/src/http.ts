@@ -1,5 +1,5 @@
 import { CliError, EXIT, type ErrorFields } from './cli-error';
-import { cliFix, type RefusalContext } from './cli-fix';
+import { cliFix, type RefusalContext, shellWord } from './cli-fix';
 
 /** The scheduler's HTTP API (docs/spec.md §5.2) at SUNDIAL_URL, with SUNDIAL_TOKEN as the bearer token. */
 export interface SundialHttp {
@@ -16,6 +16,8 @@ export interface RequestOptions {
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
+/** How long a request may take before the CLI gives up on it (SUNDIAL_TIMEOUT_MS). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
   const url = (env.SUNDIAL_URL?.trim() || DEFAULT_URL).replace(/\/+$/, '');
@@ -23,7 +25,10 @@ export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
   return {
     url,
     async request<T>(method: string, path: string, options: RequestOptions = {}) {
-      const target = new URL(`${url}/v1/${path}`);
+      // checked here, not when built: repartition talks to Redis and never reads SUNDIAL_URL
+      const base = baseUrl(url);
+      const timeoutMs = requestTimeout(env.SUNDIAL_TIMEOUT_MS);
+      const target = new URL(`${base}/v1/${path}`);
       for (const [name, value] of Object.entries(options.query ?? {})) {
         if (value !== undefined) target.searchParams.set(name, String(value));
       }
@@ -31,16 +36,18 @@ export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
       if (token) headers.authorization = `Bearer ${token}`;
       if (options.body !== undefined) headers['content-type'] = 'application/json';
       let response: Response;
+      let text: string;
       try {
         response = await fetch(target, {
           method,
           headers,
           body: options.body === undefined ? undefined : JSON.stringify(options.body),
+          signal: AbortSignal.timeout(timeoutMs),
         });
+        text = await response.text();
       } catch (error) {
-        throw unreachable(url, error);
+        throw unreachable(url, error, { write: method !== 'GET', timeoutMs, key: options.key });
       }
-      const text = await response.text();
       const body = parseJson(text);
       if (response.ok) return body as T;
       throw refusal(body, text, { status: response.status, url, withToken: !!token, key: options.key });
@@ -73,7 +80,64 @@ function refusal(body: unknown, text: string, context: RefusalContext): CliError
   return new CliError(fields, status >= 500 ? EXIT.unavailable : EXIT.refused, status);
 }
 
-function unreachable(url: string, error: unknown): CliError {
+/** SUNDIAL_URL as a URL to send to: an http(s) address, else a bad command line that sends nothing. */
+function baseUrl(url: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.protocol === 'http:' || parsed?.protocol === 'https:') return url;
+  throw new CliError(
+    {
+      reason: 'invalid',
+      field: 'SUNDIAL_URL',
+      message: `SUNDIAL_URL ${JSON.stringify(url)} is not an http:// or https:// address`,
+      fix: `Set SUNDIAL_URL to the scheduler's root, e.g. SUNDIAL_URL=${DEFAULT_URL}.`,
+    },
+    EXIT.usage,
+  );
+}
+
+function requestTimeout(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return DEFAULT_TIMEOUT_MS;
+  if (/^\d+$/.test(value.trim()) && Number(value) > 0) return Number(value);
+  throw new CliError(
+    {
+      reason: 'invalid',
+      field: 'SUNDIAL_TIMEOUT_MS',
+      message: `SUNDIAL_TIMEOUT_MS ${JSON.stringify(value)} is not a whole number of milliseconds above 0`,
+      fix: `Set SUNDIAL_TIMEOUT_MS to e.g. ${DEFAULT_TIMEOUT_MS}, or unset it for ${DEFAULT_TIMEOUT_MS / 1000} s.`,
+    },
+    EXIT.usage,
+  );
+}
+
+interface Attempt {
+  /** a request that changes something: cut off after it was sent, it may have been applied */
+  write: boolean;
+  timeoutMs: number;
+  key?: string;
+}
+
+/** No answer: nothing listening, a closed connection, or none within the timeout. */
+function unreachable(url: string, error: unknown, { write, timeoutMs, key }: Attempt): CliError {
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    const check = key === undefined ? 'sundial list' : `sundial get ${shellWord(key)}`;
+    return new CliError(
+      {
+        reason: 'unavailable',
+        message:
+          `the scheduler at ${url} did not answer within ${timeoutMs} ms` +
+          (write ? ': the request was sent and may or may not have been applied' : ''),
+        fix: write
+          ? `Check with ${check}, or run the same command again with the same --idempotency-key (a repeat changes nothing more); see the scheduler's logs and its Redis.`
+          : "See the scheduler's logs and its Redis (a scheduler waiting on an unresponsive Redis answers late), then retry; SUNDIAL_TIMEOUT_MS sets the wait.",
+      },
+      EXIT.unavailable,
+    );
+  }
   const cause =
     error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
   return new CliError(

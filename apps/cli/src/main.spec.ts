@@ -44,7 +44,9 @@ describe('sundial CLI: command line to TimerSpec', () => {
     expect(() => specFromArgs(parseArgs(['oops', '--key', 'a']), usage)).toThrow(
       /unexpected argument "oops"/,
     );
-    expect(() => parseArgs(['--key'])).toThrow(/--key needs a value/);
+    expect(() => specFromArgs(parseArgs(['--key']), usage)).toThrow(/--key needs a value/);
+    // `--key --handler h`: the next option is not --key's value
+    expect(() => specFromArgs(parseArgs(['--key', '--handler', 'h']), usage)).toThrow(/--key needs a value/);
   });
 
   it('refuses an object or array that is not JSON as a usage error, rather than sending it as text', () => {

@@ -3,14 +3,15 @@
  * `sundial` — the command line over a Sundial scheduler's HTTP API (SUNDIAL_URL, SUNDIAL_TOKEN), and
  * `repartition` over Redis itself (REDIS_URL, SUNDIAL_PREFIX).
  * Exit codes: 0 done, 1 refused (reason and fix printed), 2 bad command line,
- * 3 scheduler or Redis unreachable or failing (retrying may help).
+ * 3 scheduler or Redis unreachable or failing (retrying may help), 130 interrupted (Ctrl-C).
  */
 // Resolves @sundial/* in the compiled tree (repartition loads @sundial/redis).
 import '../../../libs/server/src/register-paths';
 import { parseArgs } from './args';
 import { CliError, EXIT, usageError } from './cli-error';
 import type { Command } from './command';
-import { DEFAULT_URL, sundialHttp } from './http';
+import { DEFAULT_TIMEOUT_MS, DEFAULT_URL, sundialHttp } from './http';
+import { EXIT_INTERRUPTED, interruptedText } from './interrupt';
 import { createOutput, printable } from './output';
 import { COMMANDS } from './registry';
 
@@ -19,17 +20,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const json = rest.includes('--json');
   try {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+      if (rest[0] !== undefined) findCommand(rest[0]);
       process.stdout.write(help(rest[0]));
       return EXIT.ok;
     }
-    const command = COMMANDS.find((c) => c.name === name);
-    if (!command)
-      throw usageError(
-        `unknown command "${name}"`,
-        `Run sundial help; commands: ${COMMANDS.map((c) => c.name).join(', ')}.`,
-      );
+    const command = findCommand(name);
     const args = parseArgs(rest);
-    if (args.options.get('help') === true) {
+    if (args.options.get('help') === true || args.positionals.includes('-h')) {
       process.stdout.write(help(name));
       return EXIT.ok;
     }
@@ -45,6 +42,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stderr.write(json ? `${JSON.stringify({ error: failure.toJSON() })}\n` : describe(failure));
     return failure.exitCode;
   }
+}
+
+function findCommand(name: string): Command {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command) return command;
+  throw usageError(
+    `unknown command "${name}"`,
+    `Run sundial help; commands: ${COMMANDS.map((c) => c.name).join(', ')}.`,
+  );
 }
 
 function describe(error: CliError): string {
@@ -75,16 +81,35 @@ function help(name?: string): string {
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    `Talks to the scheduler at SUNDIAL_URL (default ${DEFAULT_URL}), with SUNDIAL_TOKEN as its API token;`,
+    `Talks to the scheduler at SUNDIAL_URL (default ${DEFAULT_URL}), with SUNDIAL_TOKEN as its API token,`,
+    `waiting SUNDIAL_TIMEOUT_MS (default ${DEFAULT_TIMEOUT_MS}) for each answer;`,
     'repartition talks to Redis at REDIS_URL (or --redis-url) under SUNDIAL_PREFIX (or --prefix).',
     '--json prints the API answer as JSON (errors as {"error": {...}} on stderr).',
-    'Exit codes: 0 done, 1 refused, 2 bad command line, 3 scheduler or Redis unreachable or failing.',
-    "sundial help <command> shows a command's usage.",
+    'Exit codes: 0 done, 1 refused, 2 bad command line, 3 scheduler or Redis unreachable or failing,',
+    '130 interrupted (Ctrl-C).',
+    "sundial help <command> (or sundial <command> --help) shows a command's usage.",
     '',
   ].join('\n');
 }
 
+/**
+ * A reader that closes the pipe early (`sundial list --all | head`) makes the next write fail with
+ * EPIPE: it took what it wanted, so the command ends quietly (exit 0) rather than crash with a stack.
+ */
+function endWhenReaderCloses(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT.ok);
+  });
+}
+
 if (require.main === module) {
+  endWhenReaderCloses(process.stdout);
+  endWhenReaderCloses(process.stderr);
+  process.once('SIGINT', () => {
+    process.stderr.write(interruptedText(process.argv.slice(2)));
+    process.exit(EXIT_INTERRUPTED);
+  });
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

@@ -8,6 +8,7 @@ import { next } from './commands/next';
 import { pause } from './commands/pause';
 import { preview } from './commands/preview';
 import { repartition } from './commands/repartition';
+import { reschedule } from './commands/reschedule';
 import { resume } from './commands/resume';
 import { schedule } from './commands/schedule';
 import { trigger } from './commands/trigger';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   preview,
   schedule,
   cancel,
+  reschedule,
   pause,
   resume,
   trigger,

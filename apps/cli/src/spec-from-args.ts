@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ParsedArgs } from './args';
+import { option, type ParsedArgs } from './args';
 import { usageError } from './cli-error';
 
 /** Options of `schedule`/`preview` that are the CLI's own, not TimerSpec fields. */
@@ -18,12 +18,13 @@ export function specFromArgs(args: ParsedArgs, usage: string): Record<string, un
   if (args.positionals.length) {
     throw usageError(`unexpected argument "${args.positionals[0]}"`, `Usage: ${usage}`);
   }
-  const file = args.options.get('file');
-  const spec = typeof file === 'string' ? readSpecFile(file) : {};
-  for (const [name, value] of args.options) {
+  const file = option(args, 'file');
+  const spec = file === undefined ? {} : readSpecFile(file);
+  for (const name of args.options.keys()) {
     if (CLI_OPTIONS.has(name)) continue;
+    const value = option(args, name) ?? '';
     const field = name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-    spec[field] = value === true ? true : TEXT_FIELDS.has(field) ? value : jsonOrText(name, value);
+    spec[field] = TEXT_FIELDS.has(field) ? value : jsonOrText(name, value);
   }
   if (Object.keys(spec).length === 0) {
     throw usageError('no timer spec given', `Usage: ${usage}`);

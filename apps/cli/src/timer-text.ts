@@ -12,7 +12,7 @@ export function timerText(timer: Timer, showPayload = false): string {
     ['handler', timer.handler],
     ['due', time(timer.dueAt)],
     ['runs', timer.maxRuns === undefined ? String(timer.runCount) : `${timer.runCount} of ${timer.maxRuns}`],
-    ['last run', lastRun(timer)],
+    ['last run', lastRunTimes(timer)],
     ['last fired', time(timer.lastFiredAt)],
     ['last error', timer.last?.error ? `${time(timer.lastErrorAt)} ${timer.last.error.message}` : '—'],
     ['id', `${timer.id} (version ${timer.version})`],
@@ -22,4 +22,12 @@ export function timerText(timer: Timer, showPayload = false): string {
   if (timer.timeout !== undefined) rows.splice(6, 0, ['timeout', durationText(timer.timeout)]);
   if (showPayload && timer.meta !== undefined) rows.push(['meta', JSON.stringify(timer.meta)]);
   return fields(rows);
+}
+
+/** The last run's outcome and when it started (and ended): how long a running one has been at it. */
+function lastRunTimes(timer: Timer): string {
+  const last = timer.last;
+  if (!last) return lastRun(timer);
+  const ended = last.ended === undefined ? '' : `, ended ${time(last.ended)}`;
+  return `${lastRun(timer)}, started ${time(last.started)}${ended}`;
 }

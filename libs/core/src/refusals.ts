@@ -318,6 +318,13 @@ export const refusals = {
       `Redis refused SCAN to this user (${reply}); a repartition lists with it the keys a partition does not index. Nothing was changed.`,
       'Run the repartition as a user with the apps\' ACL rules plus +scan (docs/operations.md "Changing the partition count"), then run it again.',
     ),
+  /** A repartition whose Redis refused its user or password: its first command, before it writes anything. */
+  repartitionAuthRefused: (reply: string) =>
+    refusals.invalid(
+      'connection',
+      `Redis refused this connection's credentials (${reply}). Nothing was changed.`,
+      "Give the user and password of the apps' REDIS_URL (redis://user:password@host:port; --redis-url of sundial repartition), then run it again.",
+    ),
   /** A second repartition while one to another count is under way. */
   repartitionBusy: (prefix: string, from: number, to: number) =>
     refusals.invalid(

@@ -7,6 +7,7 @@ export {
   followFailovers,
   openRedis,
   parseRedisUrl,
+  urlForDisplay,
   type RedisClient,
   type RedisConnection,
   type RedisTarget,

@@ -56,9 +56,12 @@ function text({ items, nextCursor }: ListResult, args: ParsedArgs): string {
     String(t.runCount),
     lastRun(t),
   ]);
-  const lines = [
-    items.length ? table(['KEY', 'STATUS', 'SCHEDULE', 'HANDLER', 'DUE', 'RUNS', 'LAST'], rows) : 'no timers',
-  ];
+  const lines = items.length
+    ? [
+        table(['KEY', 'STATUS', 'SCHEDULE', 'HANDLER', 'DUE', 'RUNS', 'LAST'], rows),
+        `${items.length} timer(s)${nextCursor ? ' on this page' : ''}`,
+      ]
+    : ['no timers'];
   if (nextCursor) {
     const rest = [...args.options]
       .filter(([name]) => name !== 'cursor')

@@ -32,6 +32,9 @@ export const repartition: Command = {
     const prefix = option(args, 'prefix') ?? (env.SUNDIAL_PREFIX?.trim() || DEFAULT_PREFIX);
     // Loaded here, not at the top: the other commands need neither ioredis nor BullMQ.
     const redis = await import('@sundial/redis');
+    // which Redis and prefix it works on, the passwords left out (not with --json: stderr is then
+    // the refusal's JSON alone)
+    if (!out.json) out.progress(`repartition: prefix ${prefix} on Redis ${redis.urlForDisplay(connection)}`);
     let lastPhase = '';
     const onProgress = ({ from, to, phase, moved, busy }: RepartitionProgress) => {
       // one line per phase, and one per try while keys wait for their runs

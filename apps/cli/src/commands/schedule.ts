@@ -3,7 +3,7 @@ import { option } from '../args';
 import type { Command } from '../command';
 import { specFromArgs } from '../spec-from-args';
 import { timerText } from '../timer-text';
-import { idempotencyHeader } from './timer-action';
+import { idempotencyHeader, readTimer } from './timer-action';
 
 const usage =
   'sundial schedule [--file spec.json] --key <key> --handler <name> (--delay 5s | --at <ISO> | --every 30s | --cron "<expr>" --tz <zone>) [--payload <json>] [--<any TimerSpec field> <value>] [--idempotency-key <id>] [--json]';
@@ -14,11 +14,17 @@ export const schedule: Command = {
   usage,
   async run({ args, api, out }) {
     const spec = specFromArgs(args, usage);
+    const key = typeof spec.key === 'string' ? spec.key : undefined;
+    const before = key === undefined ? undefined : await readTimer(api, key);
     const timer = await api.request<Timer>('POST', 'timers', {
       body: spec,
       headers: idempotencyHeader(option(args, 'idempotency-key')),
-      ...(typeof spec.key === 'string' && { key: spec.key }),
+      key,
     });
-    out.result(timer, () => `scheduled\n${timerText(timer)}`);
+    // `--if-exists keep`, or a retry with the same --idempotency-key: the API answers with the timer
+    // that was there, and nothing was scheduled
+    const kept = before?.id === timer.id && before.version === timer.version;
+    const what = kept ? `${timer.key} was already scheduled: nothing changed` : 'scheduled';
+    out.result(timer, () => `${what}\n${timerText(timer)}`);
   },
 };

@@ -1,13 +1,25 @@
 import type { Timer } from '@sundial/core';
 import { onlyOptions, option, requireKey } from '../args';
+import { CliError, EXIT } from '../cli-error';
 import type { Command } from '../command';
-import { timerPath } from '../http';
+import { type SundialHttp, timerPath } from '../http';
+
+type Action = 'pause' | 'resume' | 'trigger';
+
+/**
+ * pause and resume change nothing when the timer is already paused, or not paused (docs/spec.md §3.4):
+ * the API answers with the timer either way, so the CLI reads its version first and tells the two apart.
+ */
+const NO_CHANGE: Partial<Record<Action, (timer: Timer) => string>> = {
+  pause: (timer) => `already ${timer.status}`,
+  resume: () => 'not paused',
+};
 
 /**
  * pause, resume and trigger: `POST /v1/timers/:key/<action>`, answered with the timer. An
  * `--idempotency-key` makes a retry safe (docs/spec.md §5.2).
  */
-export function timerAction(action: 'pause' | 'resume' | 'trigger', done: string, summary: string): Command {
+export function timerAction(action: Action, done: string, summary: string): Command {
   const usage = `sundial ${action} <key> [--idempotency-key <id>] [--json]`;
   return {
     name: action,
@@ -16,13 +28,30 @@ export function timerAction(action: 'pause' | 'resume' | 'trigger', done: string
     async run({ args, api, out }) {
       onlyOptions(args, ['idempotency-key'], usage);
       const key = requireKey(args, usage);
+      const noChange = NO_CHANGE[action];
+      const before = noChange && (await readTimer(api, key))?.version;
       const timer = await api.request<Timer>('POST', timerPath(key, action), {
         headers: idempotencyHeader(option(args, 'idempotency-key')),
         key,
       });
-      out.result(timer, () => `${done} ${timer.key}: status ${timer.status}, version ${timer.version}`);
+      // Every change makes a new version: the same one means this call changed nothing.
+      const what =
+        noChange && timer.version === before
+          ? `${timer.key} was ${noChange(timer)}: nothing changed`
+          : `${done} ${timer.key}`;
+      out.result(timer, () => `${what}: status ${timer.status}, version ${timer.version}`);
     },
   };
+}
+
+/** The timer under `key` now; undefined when it is refused (not found: the caller says what follows). */
+export async function readTimer(api: SundialHttp, key: string): Promise<Timer | undefined> {
+  try {
+    return await api.request<Timer>('GET', timerPath(key), { key });
+  } catch (error) {
+    if (error instanceof CliError && error.exitCode === EXIT.refused) return undefined;
+    throw error;
+  }
 }
 
 export function idempotencyHeader(id: string | undefined): Record<string, string> {

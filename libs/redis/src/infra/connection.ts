@@ -232,12 +232,15 @@ function auth(credentials: string): Pick<RedisOptions, 'username' | 'password'> 
   };
 }
 
+/** A Redis URL as logs, replies and the CLI show it: Redis's and the Sentinels' passwords as `***`. */
+export function urlForDisplay(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@').replace(/(sentinelPassword=)[^&]*/g, '$1***');
+}
+
 function invalidUrl(url: string, why: string): Error {
-  // The password stays out of logs and replies.
-  const shown = url.replace(/\/\/[^@/]*@/, '//***@').replace(/(sentinelPassword=)[^&]*/g, '$1***');
   return refusals.invalid(
     'connection',
-    `The Redis URL ${shown} cannot be used: ${why}.`,
+    `The Redis URL ${urlForDisplay(url)} cannot be used: ${why}.`,
     'Write redis://host:port for one node, redis+cluster://host1:port1,host2:port2 for a Redis Cluster, or redis+sentinel://host1:port1,host2:port2/mastername for Sentinel (rediss… for TLS; ?sentinelPassword=… when the Sentinels have a password of their own).',
   );
 }

@@ -37,6 +37,8 @@ export async function checkScanAllowed(redis: RedisClient): Promise<void> {
     } catch (error) {
       const reply = error instanceof ReplyError ? (error as Error).message : '';
       if (/^NOPERM/.test(reply)) throw refusals.repartitionScanRefused(reply);
+      // the first command: a wrong user or password shows here, before anything was changed
+      if (/^(WRONGPASS|NOAUTH)/.test(reply)) throw refusals.repartitionAuthRefused(reply);
       throw error;
     }
   }
