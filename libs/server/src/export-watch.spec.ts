@@ -63,7 +63,7 @@ describe('ExportWatch: failed span exports are said, at most once a minute, and 
     watch.failed(4, new Error('connect ECONNREFUSED'));
     expect(lines.map((line) => line.level)).toEqual(['warn']);
     expect(lines[0].message).toBe(
-      'Traces are lost: 3 spans in 1 batches could not be exported to http://tempo:4318/v1/traces: connect ECONNREFUSED',
+      'Traces are lost: 3 spans in 1 batch could not be exported to http://tempo:4318/v1/traces: connect ECONNREFUSED',
     );
     expect(lines[0].fields).toMatchObject({ endpoint: 'http://tempo:4318/v1/traces', droppedSpans: 3 });
     expect(lines[0].fields?.fix).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');

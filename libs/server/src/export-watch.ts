@@ -35,7 +35,7 @@ export class ExportWatch {
     if (this.failing && at - this.lastWarnAt < EXPORT_WARN_EVERY_MS) return;
     const since = this.failing ? ' since the last line' : '';
     this.logger.warn(
-      `Traces are lost: ${this.droppedSpans} spans in ${this.droppedBatches} batches could not be exported` +
+      `Traces are lost: ${counted(this.droppedSpans, 'span')} in ${counted(this.droppedBatches, 'batch')} could not be exported` +
         `${since} to ${this.endpoint}: ${error?.message ?? 'export failed'}`,
       {
         endpoint: this.endpoint,
@@ -62,6 +62,10 @@ export class ExportWatch {
     this.droppedSpans = 0;
     this.droppedBatches = 0;
   }
+}
+
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : noun.endsWith('h') ? 'es' : 's'}`;
 }
 
 /** An exporter whose every export's result is told to its watch. */
