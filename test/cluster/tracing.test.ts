@@ -185,6 +185,8 @@ describe('cluster: one trace from schedule() to the handler', () => {
     const spans = await traceWith(traceId, ['sundial.dispatch', 'sundial.run']);
     const request = spans.find((span) => span.kind === SERVER && span.service === 'sundial-scheduler');
     expect(request?.parentSpanId).toBe(testSpanId);
+    // named by its route, as OpenTelemetry's HTTP conventions name a server span
+    expect([request?.name, request?.attributes['http.route']]).toEqual(['POST /v1/timers', '/v1/timers']);
     const dispatch = only(spans, 'sundial.dispatch');
     const run = only(spans, 'sundial.run');
     expect(dispatch.parentSpanId).toBe(request!.spanId);
@@ -198,6 +200,19 @@ describe('cluster: one trace from schedule() to the handler', () => {
     expect(targetHeaders.map((headers) => headers.traceparent)).toContain(
       `00-${traceId}-${outgoing.spanId}-01`,
     );
+  });
+
+  it('ends the span of a run cancelled while it runs as its ledger says: stale, not a failure', async () => {
+    const [, traceId] = await inTestSpan('test.schedule', () =>
+      client.schedule({ key: 'traced:cancelled', handler: 'slow', payload: { ms: 20_000 }, delay: '100ms' }),
+    );
+    await waitFor(async () => (await client.get('traced:cancelled'))?.status === 'running', {
+      what: 'the run to start',
+    });
+    expect(await client.cancel('traced:cancelled')).toBe(true);
+    const run = only(await traceWith(traceId, ['sundial.run']), 'sundial.run');
+    expect(run.attributes).toMatchObject({ 'sundial.outcome': 'stale', 'sundial.stale_reason': 'gone' });
+    expect(run.status.code ?? 0).toBe(0); // unset: nothing failed that the ledger records
   });
 
   it('gives each run of a periodic timer a trace of its own, linked to the scheduling span', async () => {

@@ -2,7 +2,13 @@ import { NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { SundialLogger } from '@sundial/core';
-import { createNestLogger, createPino, guardHttpEdge, SUNDIAL_LOGGER } from '@sundial/server';
+import {
+  createNestLogger,
+  createPino,
+  guardHttpEdge,
+  nameServerSpans,
+  SUNDIAL_LOGGER,
+} from '@sundial/server';
 import { ApiTokenGuard } from './api-token';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
@@ -43,6 +49,8 @@ export async function createSchedulerApp(
   );
   const allowed = allowedMethods(document);
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
+  // With tracing on, each request's span named by its route (`POST /v1/timers/:key/trigger`).
+  nameServerSpans(app);
   // The security headers on every answer, refusals included; a foreign Host refused first.
   guardHttpEdge(app, { allowedHosts: config.allowedHosts, app: 'scheduler' });
   // The token and a declared Content-Length over the limit are refused before any body is read.

@@ -10,4 +10,5 @@ export { Lifecycle, type Phase } from './lifecycle';
 export { serve } from './serve';
 export { type AllowedHosts, allowedHostsFromEnv, hostRefusal, parseAllowedHosts } from './allowed-hosts';
 export { guardHttpEdge, refuseEarly } from './http-edge';
+export { nameServerSpans } from './route-span';
 export { policyFor } from './security-headers';

@@ -15,6 +15,8 @@ export interface AppProcess {
   api: HttpClient;
   /** every line it wrote, stdout and stderr */
   lines: string[];
+  /** the lines it wrote on stdout alone */
+  stdout: string[];
   /** resolves when it exited and its output ended (`lines` is whole then) */
   exited: Promise<ChildEnd>;
   kill(signal: NodeJS.Signals): void;
@@ -40,7 +42,7 @@ export async function spawnApp(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let port: number | undefined;
-  const { lines, ended: exited } = childOutput(child, (line) => (port ??= listeningPort(line)));
+  const { lines, stdout, ended: exited } = childOutput(child, (line) => (port ??= listeningPort(line)));
   let ended: ChildEnd | undefined;
   void exited.then((end) => (ended = end));
   // An app that exits at start is reported once its output ended: its last lines say why.
@@ -62,7 +64,16 @@ export async function spawnApp(
     child.kill('SIGKILL');
     throw error;
   });
-  return { name, pid: child.pid!, url, api, lines, exited, kill: (signal) => killChild(child, signal) };
+  return {
+    name,
+    pid: child.pid!,
+    url,
+    api,
+    lines,
+    stdout,
+    exited,
+    kill: (signal) => killChild(child, signal),
+  };
 }
 
 /** The apps log `{ msg: '<app> listening', port }` (level info) once bound. */

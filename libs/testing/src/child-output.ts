@@ -11,6 +11,8 @@ export interface ChildEnd {
 export interface ChildOutput {
   /** every line it wrote, stdout and stderr (whichever are pipes), in the order they arrived */
   lines: string[];
+  /** the lines it wrote on stdout alone */
+  stdout: string[];
   /** resolves once it exited and its output ended: `lines` then holds every line it wrote */
   ended: Promise<ChildEnd>;
 }
@@ -23,15 +25,17 @@ export interface ChildOutput {
  */
 export function childOutput(child: ChildProcess, onLine?: (line: string) => void): ChildOutput {
   const lines: string[] = [];
+  const stdout: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
     createInterface({ input: stream }).on('line', (line) => {
       lines.push(line);
+      if (stream === child.stdout) stdout.push(line);
       onLine?.(line);
     });
   }
   const ended = new Promise<ChildEnd>((resolve) =>
     child.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal })),
   );
-  return { lines, ended };
+  return { lines, stdout, ended };
 }

@@ -20,6 +20,8 @@ export interface OtlpReceiver {
   /** the base URL, as OTEL_EXPORTER_OTLP_ENDPOINT (spans are POSTed to `<url>/v1/traces`) */
   url: string;
   spans: ReceivedSpan[];
+  /** what it answers an export (200; set 500 to play a failing collector: the spans are then not kept) */
+  status: number;
   /** the spans received so far of one trace */
   trace(traceId: string): ReceivedSpan[];
   close(): Promise<void>;
@@ -51,6 +53,7 @@ interface ExportRequest {
  */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  let status = 200;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -59,8 +62,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         response.writeHead(415).end();
         return;
       }
-      spans.push(...flatten(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest));
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      if (status === 200)
+        spans.push(...flatten(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest));
+      response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,6 +72,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
+    get status() {
+      return status;
+    },
+    set status(code) {
+      status = code;
+    },
     trace: (traceId) => spans.filter((span) => span.traceId === traceId),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

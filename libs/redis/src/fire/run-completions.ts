@@ -1,5 +1,6 @@
 import type { SundialLogger } from '@sundial/core';
 import type { ClusterClock } from '../infra/cluster-clock';
+import type { StaleReason } from '../store/replies';
 import type { RowFields } from '../store/row';
 import { claimCopy, cronFollowUp, lostCompletion } from './completion';
 import type { CompletionBatcher } from './completion-batcher';
@@ -29,7 +30,8 @@ export class RunCompletions {
 
   /**
    * Reports a run whose handler ended with `outcome` and sends its completion; the run stays leased until
-   * that is answered (retried through an outage), then leaves the keeper.
+   * that is answered (retried through an outage), then leaves the keeper. Resolves why the outcome was
+   * not recorded (the timer changed while it ran: cancelled, replaced, its lease lost), else undefined.
    */
   async complete(
     partition: number,
@@ -39,7 +41,7 @@ export class RunCompletions {
     fields: RunFields,
     latenessMs: number,
     startedAt: number,
-  ): Promise<void> {
+  ): Promise<StaleReason | undefined> {
     const { batcher, reports, leases, clock, leaseMs, workerId } = this.options;
     // Still active while its completion is sent (retried through an outage): its lease is renewed.
     run.completing = true;
@@ -68,9 +70,11 @@ export class RunCompletions {
       // complete.lua published the matching 'skipped' or 'stale' event.
       if (completed.kind === 'done') reports.skips(completed, fields);
       else reports.staleAtCompletion(completed.reason, fields);
+      return completed.kind === 'stale' ? completed.reason : undefined;
     } catch (error) {
       // The lease then expires and the reconciler settles the run (docs/spec.md §3.8).
       this.options.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
+      return undefined;
     } finally {
       leases.delete(run);
     }

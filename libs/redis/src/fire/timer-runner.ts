@@ -329,11 +329,22 @@ export class TimerRunner extends Partitioned<FireCommands> {
       ? span.within(() => invokeHandler(handlers, run, claimed, attempt))
       : invokeHandler(handlers, run, claimed, attempt);
     const outcome = handled instanceof Promise ? await untilEnded(run, handled) : handled;
-    span?.end(outcome);
     if (outcome === null || run.released) {
+      span?.end(outcome);
       this.leases.delete(run);
       return;
     }
-    await this.completions.complete(partition, run, claimed, outcome, fields, latenessMs, startedAt);
+    // The span ends when the handler did, saying what the completion recorded (a stale one: nothing).
+    const handlerEnd = span && Date.now();
+    const stale = await this.completions.complete(
+      partition,
+      run,
+      claimed,
+      outcome,
+      fields,
+      latenessMs,
+      startedAt,
+    );
+    span?.end(outcome, stale, handlerEnd);
   }
 }

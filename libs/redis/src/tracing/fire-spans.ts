@@ -11,6 +11,7 @@ import {
 } from '@opentelemetry/api';
 import type { ClaimTimes } from '../fire/run-timing';
 import type { Completion, DueTimers } from '../store/fire-commands';
+import type { StaleReason } from '../store/replies';
 import type { RowFields } from '../store/row';
 import { contextOf, traceParentOf } from './trace-parent';
 
@@ -151,12 +152,22 @@ export class RunSpan {
     return context.with(this.context, handler);
   }
 
-  end(ended: RunEnd): void {
-    this.span.setAttribute('sundial.outcome', ended?.outcome ?? 'handed-back');
-    if (ended?.error) {
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message: ended.error.message });
-      if (ended.error.reason) this.span.setAttribute('sundial.error.reason', ended.error.reason);
+  /**
+   * Ends the span (at `endTime`, the handler's end, when given) with what the run's completion recorded:
+   * its outcome, or — `stale`, the timer cancelled, replaced or its lease lost while it ran — nothing,
+   * as its ledger says (a `stale` entry, no `failed`): outcome `stale` with `sundial.stale_reason` and no
+   * error status, whatever the handler did (an aborted one threw its signal's AbortError).
+   */
+  end(ended: RunEnd, stale?: StaleReason, endTime?: number): void {
+    if (stale) {
+      this.span.setAttributes({ 'sundial.outcome': 'stale', 'sundial.stale_reason': stale });
+    } else {
+      this.span.setAttribute('sundial.outcome', ended?.outcome ?? 'handed-back');
+      if (ended?.error) {
+        this.span.setStatus({ code: SpanStatusCode.ERROR, message: ended.error.message });
+        if (ended.error.reason) this.span.setAttribute('sundial.error.reason', ended.error.reason);
+      }
     }
-    this.span.end();
+    this.span.end(endTime);
   }
 }
