@@ -1,14 +1,12 @@
 import type { Job } from 'bullmq';
 import type { RedisClient } from '../infra/connection';
 
-/** How long before the runner's connection closes a finished fire job is checked once it is back (ms). */
-export const FINISHES_CHECKED_MS = 10_000;
-/** At most this many recent finishes are kept (the oldest go first). */
-const FINISHES_KEPT = 10_000;
-/** A job still held on the new server whose finish again failed (its consumer's connection not yet moved over) is tried again this often (ms) … */
-const RETRY_MS = 500;
-/** … at most this many times. */
-const RETRIES = 20;
+/**
+ * A job finished up to `checkedMs` before the runner's connection closed is checked once it is back (at
+ * most `kept` of them, the oldest dropped first); one still held there whose finish again failed (its
+ * consumer's connection not yet moved over) is tried again every `retryMs`, `retries` times.
+ */
+const FINISHES = { checkedMs: 10_000, kept: 10_000, retryMs: 500, retries: 20 } as const;
 
 interface Finish {
   job: Job;
@@ -31,7 +29,7 @@ export interface FinishedJobsOptions {
  * an AOF that lost its last second — may still hold such a job `active` with the lock its consumer had:
  * nobody renews that lock, yet BullMQ's stalled check hands the job on only once it expired (twice the
  * lease, then up to a lease more), and while the job exists the reconciler leaves its timers armed. So
- * each job finished within FINISHES_CHECKED_MS before the close whose lock key the server answers with
+ * each job finished within FINISHES.checkedMs before the close whose lock key the server answers with
  * the token it ran under is finished again (BullMQ's `moveToCompleted`, which checks that lock itself):
  * the job goes, and the reconciler re-arms the timers it had not claimed there (§4.3). No command per
  * fired timer: one `GET` per recent job, only when the connection came back.
@@ -77,11 +75,11 @@ export class FinishedJobs {
     this.head = 0;
   }
 
-  /** Drops the finishes older than FINISHES_CHECKED_MS and those past FINISHES_KEPT (oldest first). */
+  /** Drops the finishes older than FINISHES.checkedMs and those past FINISHES.kept (oldest first). */
   private trim(now: number): void {
-    const since = now - FINISHES_CHECKED_MS;
+    const since = now - FINISHES.checkedMs;
     while (this.head < this.recent.length && this.recent[this.head].at < since) this.head++;
-    this.head = Math.max(this.head, this.recent.length - FINISHES_KEPT);
+    this.head = Math.max(this.head, this.recent.length - FINISHES.kept);
     // the array is cut only once half of it is dropped: a cut per finish would copy it per finish
     if (this.head > this.recent.length / 2) {
       this.recent = this.recent.slice(this.head);
@@ -111,9 +109,9 @@ export class FinishedJobs {
       if (count > 0) this.options.onFinishedAgain(count);
       // Not finished: its consumer's connection may still be on the old server (it moves on its own).
       const left = held.filter((_, n) => !done[n]);
-      if (left.length > 0 && attempt < RETRIES && this.connected) {
+      if (left.length > 0 && attempt < FINISHES.retries && this.connected) {
         this.toCheck.push(...left);
-        this.retry = setTimeout(() => void this.check(attempt + 1), RETRY_MS).unref();
+        this.retry = setTimeout(() => void this.check(attempt + 1), FINISHES.retryMs).unref();
       }
     } catch (error) {
       // The connection went again: what is unchecked waits for its next return.
