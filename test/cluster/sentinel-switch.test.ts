@@ -10,6 +10,11 @@ const TIMERS = 300;
 const LEASE_MS = 3000;
 /** How long after the switch was seen a run may still have been taken on the old primary. */
 const MOVE_MS = 1_000;
+/**
+ * How late a run may start (ms after its due): the reconciler's bound (§4.3: hand-off, grace 2 s, its
+ * 300 ms period here) or a lease's expiry (3 s) plus the switch's second; not BullMQ's lock (2 × lease).
+ */
+const LATE_MS = 5_000;
 
 /**
  * A failover that finds the old primary alive (`SENTINEL FAILOVER`, as for maintenance, or a healed
@@ -83,5 +88,17 @@ describe('cluster: Sentinel failover with the old primary alive', () => {
     const again = [...byId.values()].filter((own) => own.length > 1 && own[0].at > switchedAt + MOVE_MS);
     expect(again.map(([first]) => ({ key: first.key, ranAfterSwitchMs: first.at - switchedAt }))).toEqual([]);
     expect(runs.filter((run) => run.at < run.due)).toEqual([]);
+
+    // A fire job the old primary finished after the promotion stays `active` on the new one with its
+    // worker's lock, which nobody renews: the worker finishes it again when it reconnects, and the
+    // reconciler re-arms its timers at once (~3 s late here), instead of BullMQ's stalled check once
+    // that lock expired (twice the lease, then up to a lease more: 6-9 s late). Lost claims' and
+    // completions' leases expire 3 s after their claims.
+    const late = runs.filter((run) => run.at - run.due > LATE_MS);
+    expect(late.map((run) => ({ key: run.key, lateMs: run.at - run.due }))).toEqual([]);
+    const finishedAgain = apps.flatMap((app) => app.lines).filter((line) => line.includes('finished again'));
+    console.log(
+      `Sentinel switch: ${runs.length - TIMERS} runs again, latest ${Math.max(...runs.map((run) => run.at - run.due))} ms after its due; ${finishedAgain.join(' | ') || 'no fire job finished again'}`,
+    );
   }, 180_000);
 });

@@ -1,8 +1,9 @@
-import { Worker } from 'bullmq';
+import { type Job, Worker } from 'bullmq';
 import { closeRedis, openRedis, type RedisClient, type RedisConnection } from '../infra/connection';
 import { throttleErrors } from '../infra/error-throttle';
 import type { FireJobData } from '../store/fire-commands';
 import { ConsumerWatchdog } from './consumer-watchdog';
+import { FinishedJobs } from './finished-jobs';
 import { SundialKeys } from '../store/keys';
 
 /** How long a claim outlives a silent worker (SUNDIAL_LEASE_MS). */
@@ -19,6 +20,8 @@ export interface FireJobConsumer {
   close(): Promise<void>;
   /** drops its connections at once (a close that Redis did not let finish) */
   disconnect(): Promise<void>;
+  /** a BullMQ Worker's events: a job's finish answered (FinishedJobs; a consumer without them is not watched) */
+  on?(event: 'completed' | 'failed', listener: (job: Job | undefined) => void): unknown;
 }
 
 /**
@@ -69,6 +72,8 @@ export interface FireConsumersOptions {
   /** a stuck consumer was closed and made anew (counted in sundial_fire_consumers_recreated_total) */
   onRecreated(partition: number): void;
   logError(message: string): void;
+  /** fire jobs whose finish a reconnect found lost, finished again (finished-jobs.ts) */
+  logWarn(message: string, fields: Record<string, unknown>): void;
   /** a consumer's connection answers again after errors (error-throttle.ts) */
   logInfo(message: string): void;
 }
@@ -85,6 +90,7 @@ export class FireConsumers {
   /** the BullMQ connections the runner opened (BullMQ never closes a connection it was given) */
   private readonly connections: RedisClient[] = [];
   private readonly watchdog: ConsumerWatchdog;
+  private readonly finishes: FinishedJobs;
   private process: FireJobProcessor | undefined;
 
   constructor(private readonly options: FireConsumersOptions) {
@@ -98,6 +104,15 @@ export class FireConsumers {
       logError: options.logError,
       logInfo: options.logInfo,
     });
+    this.finishes = new FinishedJobs({
+      redis: options.redis,
+      onFinishedAgain: (jobs) =>
+        options.logWarn(
+          `Sundial runner: ${jobs} fire jobs it had finished were still active on the Redis it reconnected to (their finish was lost, e.g. with the old primary of a Sentinel failover): finished again, the reconciler re-arms the timers they had not claimed there`,
+          { jobs },
+        ),
+      logError: (message) => options.logError(`Sundial runner: ${message}`),
+    });
   }
 
   attach(consumer: FireJobConsumer): void {
@@ -109,6 +124,7 @@ export class FireConsumers {
     if (partition === undefined)
       throw new Error(`no partition of this runner has the queue ${consumer.name}`);
     this.consumers.set(partition, consumer);
+    this.watchFinishes(consumer);
   }
 
   /** Starts taking jobs; resolves once every consumer is connected (readiness waits for it). */
@@ -133,6 +149,7 @@ export class FireConsumers {
   /** Takes no more jobs; resolves once the consumers are closed (their running jobs settled). */
   async close(): Promise<void> {
     this.watchdog.stop();
+    this.finishes.stop();
     await Promise.all(this.all().map((consumer) => consumer.close()));
     await Promise.all(this.connections.map((connection) => closeRedis(connection)));
   }
@@ -146,6 +163,12 @@ export class FireConsumers {
   async disconnect(): Promise<void> {
     for (const connection of this.connections) connection.disconnect();
     await Promise.all(this.all().map((consumer) => consumer.disconnect().catch(() => undefined)));
+  }
+
+  private watchFinishes(consumer: FireJobConsumer): void {
+    const finished = (job: Job | undefined) => this.finishes.finished(job);
+    consumer.on?.('completed', finished);
+    consumer.on?.('failed', finished);
   }
 
   private all(): FireJobConsumer[] {
@@ -181,6 +204,7 @@ export class FireConsumers {
       ...settings,
     });
     throttleErrors(worker, `Sundial runner, partition ${partition}`, { error: logError, info: logInfo });
+    this.watchFinishes(worker);
     return worker;
   }
 }

@@ -150,6 +150,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       stallMs: options.consumerStallMs ?? DEFAULT_CONSUMER_STALL_MS,
       onRecreated: (partition) => observer.consumerRecreated?.({ partition }),
       logError: (message) => this.logger.error(message, { workerId: this.workerId }),
+      logWarn: (message, fields) => this.logger.warn(message, { workerId: this.workerId, ...fields }),
       logInfo: (message) => this.logger.info(message, { workerId: this.workerId }),
     });
     this.batcher = new CompletionBatcher(this.commands, {

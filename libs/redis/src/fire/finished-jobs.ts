@@ -1,0 +1,125 @@
+import type { Job } from 'bullmq';
+import type { RedisClient } from '../infra/connection';
+
+/**
+ * A job finished up to `checkedMs` before the runner's connection closed is checked once it is back (at
+ * most `kept` of them, the oldest dropped first); one still held there whose finish again failed (its
+ * consumer's connection not yet moved over) is tried again every `retryMs`, `retries` times.
+ */
+const FINISHES = { checkedMs: 10_000, kept: 10_000, retryMs: 500, retries: 20 } as const;
+
+interface Finish {
+  job: Job;
+  token: string;
+  at: number;
+}
+
+export interface FinishedJobsOptions {
+  /** the runner's command connection: its return after a close is what starts a check */
+  redis: RedisClient;
+  /** `jobs` fire jobs were found still active with their consumer's lock, and finished again */
+  onFinishedAgain(jobs: number): void;
+  logError(message: string): void;
+}
+
+/**
+ * The fire jobs the runner's consumers finished lately, checked again when its connection comes back
+ * after a close (docs/spec.md §4.7, design.md "A finish the server lost"). A server that took over — a
+ * Sentinel failover, where what the old primary took after the promotion is gone; a Redis restarted from
+ * an AOF that lost its last second — may still hold such a job `active` with the lock its consumer had:
+ * nobody renews that lock, yet BullMQ's stalled check hands the job on only once it expired (twice the
+ * lease, then up to a lease more), and while the job exists the reconciler leaves its timers armed. So
+ * each job finished within FINISHES.checkedMs before the close whose lock key the server answers with
+ * the token it ran under is finished again (BullMQ's `moveToCompleted`, which checks that lock itself):
+ * the job goes, and the reconciler re-arms the timers it had not claimed there (§4.3). No command per
+ * fired timer: one `GET` per recent job, only when the connection came back.
+ */
+export class FinishedJobs {
+  /** the finishes kept, oldest first, from `head` on */
+  private recent: Finish[] = [];
+  private head = 0;
+  private toCheck: Finish[] = [];
+  private connected = false;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: FinishedJobsOptions) {
+    options.redis.on('close', () => this.closed());
+    options.redis.on('ready', () => {
+      this.connected = true;
+      void this.check(0);
+    });
+  }
+
+  /** A consumer finished `job` (BullMQ's `completed` or `failed`: its finish was answered). */
+  finished(job: Job | undefined): void {
+    if (job?.token === undefined) return;
+    const now = Date.now();
+    this.recent.push({ job, token: job.token, at: now });
+    this.trim(now);
+  }
+
+  stop(): void {
+    clearTimeout(this.retry);
+    this.recent = [];
+    this.head = 0;
+    this.toCheck = [];
+  }
+
+  private closed(): void {
+    if (!this.connected) return;
+    this.connected = false;
+    clearTimeout(this.retry);
+    this.trim(Date.now());
+    this.toCheck.push(...this.recent.slice(this.head));
+    this.recent = [];
+    this.head = 0;
+  }
+
+  /** Drops the finishes older than FINISHES.checkedMs and those past FINISHES.kept (oldest first). */
+  private trim(now: number): void {
+    const since = now - FINISHES.checkedMs;
+    while (this.head < this.recent.length && this.recent[this.head].at < since) this.head++;
+    this.head = Math.max(this.head, this.recent.length - FINISHES.kept);
+    // the array is cut only once half of it is dropped: a cut per finish would copy it per finish
+    if (this.head > this.recent.length / 2) {
+      this.recent = this.recent.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private async check(attempt: number): Promise<void> {
+    const finishes = this.toCheck;
+    this.toCheck = [];
+    if (finishes.length === 0) return;
+    try {
+      const locks = await Promise.all(
+        finishes.map(({ job }) => this.options.redis.get(`${job.queueQualifiedName}:${job.id}:lock`)),
+      );
+      const held = finishes.filter((finish, n) => locks[n] === finish.token);
+      // moveToCompleted checks the lock again: a finish that reached this server meanwhile makes it a no-op.
+      const done = await Promise.all(
+        held.map(({ job, token }) =>
+          job.moveToCompleted(undefined, token, false).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
+      const count = done.filter(Boolean).length;
+      if (count > 0) this.options.onFinishedAgain(count);
+      // Not finished: its consumer's connection may still be on the old server (it moves on its own).
+      const left = held.filter((_, n) => !done[n]);
+      if (left.length > 0 && attempt < FINISHES.retries && this.connected) {
+        this.toCheck.push(...left);
+        this.retry = setTimeout(() => void this.check(attempt + 1), FINISHES.retryMs).unref();
+      }
+    } catch (error) {
+      // The connection went again: what is unchecked waits for its next return.
+      if (!this.connected) this.toCheck.push(...finishes);
+      else
+        this.options.logError(
+          `checking the fire jobs finished before a reconnect: ${(error as Error).message}`,
+        );
+    }
+  }
+}
