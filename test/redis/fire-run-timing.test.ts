@@ -56,8 +56,12 @@ describe('fire path: run timings (diagnostics_channel sundial:run-timing)', () =
         timing.claimSentAt,
         timing.claimAnsweredAt,
       ]);
-      const run = exporter.getFinishedSpans().find((span) => span.name === 'sundial.run');
-      expect(hrTimeToMilliseconds(run!.startTime)).toBe(timing.claimSentAt);
+      // the run span ends once its completion is answered (its outcome then known: ok, failed or stale)
+      const run = await waitFor(
+        () => exporter.getFinishedSpans().find((span) => span.name === 'sundial.run'),
+        { what: 'the run span' },
+      );
+      expect(hrTimeToMilliseconds(run.startTime)).toBe(timing.claimSentAt);
     } finally {
       trace.disable();
     }
