@@ -259,6 +259,13 @@ export const refusals = {
       `The timers under prefix '${prefix}' are spread over ${stored} partitions, and this process was started with ${mine}: it would not find their rows.`,
       `Start every process with SUNDIAL_PARTITIONS=${stored} (option partitions: ${stored}). To change the count, repartition: \`npx sundial repartition --to <count>\` while the processes run, then restart them with the new count (docs/operations.md "Changing the partition count").`,
     ),
+  /** A process's (or client's) `partitions` option that is not a whole count from 1 to `max`. */
+  partitionsOption: (partitions: unknown, max: number) =>
+    refusals.invalid(
+      'partitions',
+      `partitions ${showValue(partitions)} is not a whole number of partitions from 1 to ${max}.`,
+      `Pass partitions as an integer from 1 to ${max} (SUNDIAL_PARTITIONS for the apps), the same in every process; leave it out for 1.`,
+    ),
   /** A process started with another count than the target of the repartition under way. */
   repartitionUnderway: (prefix: string, from: number, to: number, mine: number, preparing: boolean) =>
     refusals.invalid(
