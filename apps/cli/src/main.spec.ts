@@ -157,6 +157,25 @@ describe('sundial CLI: the request each command sends', () => {
     );
   });
 
+  // Before, `--json=1` was not seen as --json (text printed), and `--all=true` was not --all (refused
+  // as a cancel without key), `--show-payload=yes` hid the payload: the value was dropped unread.
+  it('a flag given a value (--json=1, --all=true) is a bad command line that sends nothing', async () => {
+    reply = { status: 200, body: { cancelled: 2 } };
+    for (const argv of [
+      ['get', 'k', '--json=1'],
+      ['cancel', '--all=true'],
+      ['get', 'k', '--show-payload=yes'],
+    ]) {
+      const flagged = argv[argv.length - 1];
+      const name = flagged.slice(0, flagged.indexOf('='));
+      expect(await main(argv, env())).toBe(2);
+      expect(process.stderr.write).toHaveBeenLastCalledWith(
+        `sundial: usage: ${name} takes no value (got ${flagged})\nfix: Write ${name} alone to turn it on, or leave it out.\n`,
+      );
+    }
+    expect(seen).toEqual([]);
+  });
+
   it('cancel --prefix <scope> and --all send the scope or all=true; an empty --prefix is a usage error', async () => {
     reply = { status: 200, body: { cancelled: 2 } };
     expect(await main(['cancel', '--prefix', 'inv:42:'], env())).toBe(0);
