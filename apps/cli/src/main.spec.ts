@@ -1,5 +1,5 @@
 import { checkDueBefore, refusals, SundialError, type Timer } from '@sundial/core';
-import { KEY_NOT_FOUND_FIX } from '../../scheduler/src/http-error.filter';
+import { httpKeyNotFoundFix } from '../../scheduler/src/http-error.filter';
 import { idempotencyConflict } from '../../scheduler/src/idempotency-key';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -234,14 +234,14 @@ describe('sundial CLI: the request each command sends', () => {
       [
         ['get', 'inv:42'],
         404,
-        sent(refusals.notFound('inv:42'), { fix: KEY_NOT_FOUND_FIX }),
-        'Check the key; sundial list --prefix inv: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.',
+        sent(refusals.notFound('inv:42'), { fix: httpKeyNotFoundFix('inv:42') }),
+        'Check the key; sundial list --prefix inv: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history inv:42.',
       ],
       [
         ['history', 'solo'],
         404,
-        sent(refusals.notFound('solo'), { fix: KEY_NOT_FOUND_FIX }),
-        'Check the key; sundial list lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.',
+        sent(refusals.notFound('solo'), { fix: httpKeyNotFoundFix('solo') }),
+        'Check the key; sundial list lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history solo.',
       ],
       [
         ['schedule', '--key', 'a b', '--handler', 'log', '--delay', '1h'],
