@@ -1,4 +1,5 @@
-import { createServer, type Server, Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { proxiedSocket } from './proxied-socket';
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a redis-server that holds a process at one point of its work:
@@ -51,17 +52,7 @@ export class CommandGate {
   }
 
   private connect(client: Socket, port: number, holds: RegExp): void {
-    const server = new Socket();
-    this.sockets.add(client).add(server);
-    const close = () => {
-      client.destroy();
-      server.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(server);
-    };
-    client.on('error', close).on('close', close);
-    server.on('error', close).on('close', close);
-    server.connect(port, '127.0.0.1');
+    const { server } = proxiedSocket(client, { port }, this.sockets);
     server.on('data', (chunk: Buffer) => {
       if (this.replyDelayMs === 0) client.write(chunk);
       else setTimeout(() => client.write(chunk), this.replyDelayMs);
