@@ -42,6 +42,33 @@ describe('sundial CLI: state-changing commands run again', () => {
     expect((await get('again:1')).version).toBe(4);
   });
 
+  it('cancel run twice: the second says when it was cancelled and that nothing changed', async () => {
+    expect(
+      (await sundial(['schedule', '--key', 'again:7', '--handler', 'record', '--delay', '1h'])).code,
+    ).toBe(0);
+    expect(await sundial(['cancel', 'again:7'])).toMatchObject({ code: 0, stdout: 'cancelled again:7\n' });
+    const { entries } = JSON.parse((await sundial(['history', 'again:7', '--json'])).stdout) as {
+      entries: { at: string; event: string }[];
+    };
+    expect(entries[0].event).toBe('cancelled');
+    const at = new Date(entries[0].at).toISOString();
+    // It said "no live timer under key" and exited 1, as for a key never scheduled.
+    expect(await sundial(['cancel', 'again:7'])).toMatchObject({
+      code: 0,
+      stdout: `again:7 was already cancelled at ${at}: nothing changed\n`,
+      stderr: '',
+    });
+    expect(JSON.parse((await sundial(['cancel', 'again:7', '--json'])).stdout)).toEqual({
+      key: 'again:7',
+      cancelled: false,
+      cancelledAt: entries[0].at,
+    });
+    // a key never scheduled is still refused
+    const never = await sundial(['cancel', 'again:never']);
+    expect(never.code).toBe(1);
+    expect(never.stderr).toMatch(/^sundial: not-found \(field key\): no live timer under key "again:never"/);
+  });
+
   it('next of a paused timer says it is paused, not that it will never run again', async () => {
     const cron = ['--handler', 'record', '--cron', '@daily', '--tz', 'Asia/Kolkata'];
     expect((await sundial(['schedule', '--key', 'again:6', ...cron])).code).toBe(0);

@@ -204,9 +204,19 @@ describe('operator UI in chromium against a running cluster', () => {
     await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent('ui:gone:7')}`);
     await page.locator('#notice.error', { hasText: 'not-found:' }).waitFor();
     expect(await notice().textContent()).toContain(
-      'Fix: Check the key: search Timers for the key prefix “ui:gone:” to see the live timers',
+      'Fix: Check the key; a search of Timers for the key prefix “ui:gone:” lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: the Ledger on its page (#/timer/ui%3Agone%3A7).',
     );
     expect(await notice().textContent()).not.toMatch(/\/v1|GET |\?prefix=|\.\./);
+    // a one-shot that ran and was removed: its page says so and still shows its Ledger, as the fix says
+    // (before, the page of a key with no timer showed only the refusal)
+    const once = 'ui:once:1';
+    await api('POST', '/v1/timers', { key: once, handler: 'record', delay: 0 });
+    await waitFor(async () => (await api('GET', keyPath(once))).status === 404, { what: `${once} to run` });
+    await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent(once)}`);
+    await page.getByRole('heading', { level: 2, name: 'Ledger' }).waitFor();
+    const ledger = page.locator('table', { has: page.locator('caption', { hasText: 'newest first' }) });
+    await ledger.locator('td', { hasText: /^completed$/ }).waitFor();
+    expect(await notice().textContent()).toMatch(/^not-found: .*ui:once:1/);
     // a prefix the API refuses: the fix names the form's field
     await page.goto(`${apps.schedulers[0].url}/ui/#/`);
     await page.getByRole('searchbox', { name: 'Key prefix' }).fill('a b');

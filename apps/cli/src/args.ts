@@ -6,7 +6,7 @@ export interface ParsedArgs {
   options: Map<string, string | true>;
 }
 
-/** Options that never take a value. */
+/** Options that never take a value: `--json` is on when given, and `--json=…` is a bad command line. */
 const FLAGS = new Set(['json', 'help', 'all', 'show-payload']);
 
 export function parseArgs(argv: string[]): ParsedArgs {
@@ -23,6 +23,13 @@ export function parseArgs(argv: string[]): ParsedArgs {
       continue;
     }
     const [name, inline] = splitOnce(arg.slice(2), '=');
+    // `--json=1`, `--all=false`: a flag is on by being there; a value would be dropped unread
+    if (inline !== undefined && FLAGS.has(name)) {
+      throw usageError(
+        `--${name} takes no value (got --${arg.slice(2)})`,
+        `Write --${name} alone to turn it on, or leave it out.`,
+      );
+    }
     if (inline !== undefined) options.set(name, inline);
     else if (FLAGS.has(name)) options.set(name, true);
     // `--prefix --json`: the next option is not this one's value (`--prefix=--json` says it is)

@@ -1,3 +1,4 @@
+import { keyNotFoundFix, type KeyFixWays } from '@sundial/core';
 import type { ErrorFields } from './cli-error';
 
 /** What the CLI knows about a refused request, to phrase its fix. */
@@ -24,8 +25,7 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
   switch (error.reason) {
     case 'not-found':
       return error.field === 'key'
-        ? // The list also holds ended timers kept by removeOnComplete false: say how to read one there.
-          `Check the key; ${listCommand(context.key)} lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.`
+        ? keyNotFoundFix(context.key, COMMANDS, error.detail?.code)
         : // no such route: SUNDIAL_URL is not a scheduler's root, or the scheduler is older than the CLI
           `Check that SUNDIAL_URL (${context.url}) is the root of a Sundial scheduler of this version.`;
     case 'duplicate-key':
@@ -86,11 +86,12 @@ function inactiveFix(error: Partial<ErrorFields>, key: string): string | undefin
   return error.fix;
 }
 
-/** `sundial list --prefix <the key's scope>`: the key up to its last `:` or `/`, where it has one. */
-function listCommand(key: string | undefined): string {
-  const scope = key?.slice(0, Math.max(key.lastIndexOf(':'), key.lastIndexOf('/')) + 1);
-  return scope ? `sundial list --prefix ${shellWord(scope)}` : 'sundial list';
-}
+/** A not-found key's ways on the command line: `sundial list --prefix <the key's scope>`, `sundial history`. */
+const COMMANDS: KeyFixWays = {
+  list: (scope) => (scope === '' ? 'sundial list' : `sundial list --prefix ${shellWord(scope)}`),
+  history: (key) => `sundial history ${key === undefined ? '<key>' : shellWord(key)}`,
+  kept: '--remove-on-complete false',
+};
 
 /** A word as a shell takes it: as it is when it is plain, else single-quoted. */
 export function shellWord(value: string): string {

@@ -1,5 +1,5 @@
 import { checkDueBefore, refusals, SundialError, type Timer } from '@sundial/core';
-import { KEY_NOT_FOUND_FIX } from '../../scheduler/src/http-error.filter';
+import { httpKeyNotFoundFix } from '../../scheduler/src/http-error.filter';
 import { idempotencyConflict } from '../../scheduler/src/idempotency-key';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -157,6 +157,25 @@ describe('sundial CLI: the request each command sends', () => {
     );
   });
 
+  // Before, `--json=1` was not seen as --json (text printed), and `--all=true` was not --all (refused
+  // as a cancel without key), `--show-payload=yes` hid the payload: the value was dropped unread.
+  it('a flag given a value (--json=1, --all=true) is a bad command line that sends nothing', async () => {
+    reply = { status: 200, body: { cancelled: 2 } };
+    for (const argv of [
+      ['get', 'k', '--json=1'],
+      ['cancel', '--all=true'],
+      ['get', 'k', '--show-payload=yes'],
+    ]) {
+      const flagged = argv[argv.length - 1];
+      const name = flagged.slice(0, flagged.indexOf('='));
+      expect(await main(argv, env())).toBe(2);
+      expect(process.stderr.write).toHaveBeenLastCalledWith(
+        `sundial: usage: ${name} takes no value (got ${flagged})\nfix: Write ${name} alone to turn it on, or leave it out.\n`,
+      );
+    }
+    expect(seen).toEqual([]);
+  });
+
   it('cancel --prefix <scope> and --all send the scope or all=true; an empty --prefix is a usage error', async () => {
     reply = { status: 200, body: { cancelled: 2 } };
     expect(await main(['cancel', '--prefix', 'inv:42:'], env())).toBe(0);
@@ -215,14 +234,14 @@ describe('sundial CLI: the request each command sends', () => {
       [
         ['get', 'inv:42'],
         404,
-        sent(refusals.notFound('inv:42'), { fix: KEY_NOT_FOUND_FIX }),
-        'Check the key; sundial list --prefix inv: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.',
+        sent(refusals.notFound('inv:42'), { fix: httpKeyNotFoundFix('inv:42') }),
+        'Check the key; sundial list --prefix inv: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history inv:42.',
       ],
       [
         ['history', 'solo'],
         404,
-        sent(refusals.notFound('solo'), { fix: KEY_NOT_FOUND_FIX }),
-        'Check the key; sundial list lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.',
+        sent(refusals.notFound('solo'), { fix: httpKeyNotFoundFix('solo') }),
+        'Check the key; sundial list lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history solo.',
       ],
       [
         ['schedule', '--key', 'a b', '--handler', 'log', '--delay', '1h'],

@@ -1,16 +1,28 @@
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import { Catch, HttpException, NotFoundException } from '@nestjs/common';
 import type { SundialErrorReason, SundialLogger } from '@sundial/core';
-import { isSundialError, SUNDIAL_HTTP_STATUS } from '@sundial/core';
+import { isSundialError, keyNotFoundFix, SUNDIAL_HTTP_STATUS } from '@sundial/core';
 import { idempotencyConflict } from './idempotency-key';
 import type { AllowedMethods } from './route-methods';
 
 export const BODY_TOO_LARGE_FIX =
   'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.';
 
-/** How an HTTP caller finds the live keys (the TimersApi's own not-found fix names `list({ prefix })`, its call). */
-export const KEY_NOT_FOUND_FIX =
-  'Check the key (URL-encoded in the path); GET /v1/timers?prefix=<scope> lists the timers under it. One with status completed, failed or cancelled has ended (kept by removeOnComplete false): schedule it again to run it.';
+/**
+ * A not-found key's fix over HTTP (@sundial/core key-fix.ts): its routes, the key URL-encoded as in the
+ * path (the TimersApi's own names `list({ prefix })`, its call).
+ */
+export function httpKeyNotFoundFix(key: string | undefined, code?: unknown): string {
+  return keyNotFoundFix(
+    key,
+    {
+      list: (scope) => `GET /v1/timers${scope === '' ? '' : `?prefix=${encodeURIComponent(scope)}`}`,
+      history: (key) => `GET /v1/timers/${key === undefined ? ':key' : encodeURIComponent(key)}/history`,
+      kept: '"removeOnComplete": false',
+    },
+    code,
+  );
+}
 
 const PATH_ENCODING_FIX =
   'URL-encode the key in the path (encodeURIComponent): a key is letters, digits and : _ - . / @, a "/" in it as %2F.';
@@ -35,6 +47,8 @@ interface JsonResponse {
 interface HeadersRequest {
   method: string;
   url: string;
+  /** the route's parameters (`key` of /v1/timers/:key/…), once routed */
+  params?: Record<string, string | undefined>;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -79,7 +93,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       const error = exception.toJSON();
       // not-found from the TimersApi (reschedule, pause, resume, trigger, backfill, history, …): the
       // in-process fix names list(); over HTTP the way to the live keys is the route.
-      if (error.reason === 'not-found' && error.field === 'key') error.fix = KEY_NOT_FOUND_FIX;
+      if (error.reason === 'not-found' && error.field === 'key') {
+        error.fix = httpKeyNotFoundFix(request.params?.key, error.detail?.code);
+      }
       // backfill on a one-shot: the in-process fix names trigger(key); over HTTP it is the trigger route.
       if (error.detail?.code === 'one-shot') {
         const trigger = request.url.split('?')[0].replace(/\/backfill$/, '/trigger');

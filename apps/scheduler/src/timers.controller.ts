@@ -25,7 +25,7 @@ import {
   TIMER_SPEC_SCHEMA,
   withExample,
 } from './openapi-schemas';
-import { KEY_NOT_FOUND_FIX } from './http-error.filter';
+import { httpKeyNotFoundFix } from './http-error.filter';
 import { BODY_EXAMPLES, examplesText, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
@@ -211,6 +211,6 @@ function notFound(key: string): SundialError {
     reason: 'not-found',
     field: 'key',
     message: `no live timer under key "${key}"`,
-    fix: KEY_NOT_FOUND_FIX,
+    fix: httpKeyNotFoundFix(key),
   });
 }

@@ -2,6 +2,8 @@
 import '../../../libs/server/src/register-paths';
 import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
+// the apps' wording of a port in use (import-free: no @sundial/server module is loaded with it)
+import { startFailure } from '../../../libs/server/src/start-failure';
 import { AppModule } from './app.module';
 
 async function main(): Promise<void> {
@@ -13,6 +15,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // A port in use (`npm start` already holds 3000) is said in a line with its fix, not as a stack.
+  const { why, fix } = startFailure(error, 'set PORT, e.g. PORT=3002 beside npm start');
+  console.error(why ? JSON.stringify({ msg: `reminders could not start: ${why}`, fix }) : error);
   process.exit(1);
 });

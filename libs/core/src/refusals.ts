@@ -1,3 +1,4 @@
+import { keyNotFoundFix, type KeyFixWays, NO_HISTORY } from './browser/key-fix';
 import { closestName } from './closest-name';
 import { SundialError } from './errors';
 import { showValue } from './show-value';
@@ -11,13 +12,11 @@ import { showValue } from './show-value';
 export const registerHandler = (name: string): string =>
   `an @OnTimer('${name}') method in a Nest app, or createEngine({ handlers })`;
 
-/**
- * The list call that shows a key's neighbours: its scope (the key up to its last `:` or `/`) as the
- * prefix, as the HTTP API's and the CLI's not-found fixes name theirs; `list()` for a key without one.
- */
-const listCall = (key: string): string => {
-  const scope = key.slice(0, Math.max(key.lastIndexOf(':'), key.lastIndexOf('/')) + 1);
-  return scope === '' ? 'list()' : `list({ prefix: ${JSON.stringify(scope)} })`;
+/** A not-found key's ways in-process: the TimersApi's calls (HTTP, the CLI and the UI name their own). */
+const CALLS: KeyFixWays = {
+  list: (scope) => (scope === '' ? 'list()' : `list({ prefix: ${JSON.stringify(scope)} })`),
+  history: (key) => `history(${key === undefined ? 'key' : JSON.stringify(key)})`,
+  kept: 'removeOnComplete: false',
 };
 
 export const refusals = {
@@ -33,7 +32,7 @@ export const refusals = {
       reason: 'not-found',
       field: 'key',
       message: `No live timer under key ${JSON.stringify(key)}.`,
-      fix: `Check the key; ${listCall(key)} lists the timers under it. One with status completed, failed or cancelled has ended (kept by removeOnComplete: false): schedule it again to run it.`,
+      fix: keyNotFoundFix(key, CALLS),
     }),
   /**
    * `history` of a key with no timer, no tombstone and no ledger: not "no live timer", which would hide
@@ -44,7 +43,8 @@ export const refusals = {
       reason: 'not-found',
       field: 'key',
       message: `No timer and no history under key ${JSON.stringify(key)} (a ledger is kept 7 days after its timer ended).`,
-      fix: `Check the key; ${listCall(key)} lists the timers under it.`,
+      fix: keyNotFoundFix(key, CALLS, NO_HISTORY),
+      detail: { code: NO_HISTORY },
     }),
   inactive: (key: string, status: 'running' | 'paused', operation: string) =>
     new SundialError({
@@ -258,6 +258,13 @@ export const refusals = {
       'partitions',
       `The timers under prefix '${prefix}' are spread over ${stored} partitions, and this process was started with ${mine}: it would not find their rows.`,
       `Start every process with SUNDIAL_PARTITIONS=${stored} (option partitions: ${stored}). To change the count, repartition: \`npx sundial repartition --to <count>\` while the processes run, then restart them with the new count (docs/operations.md "Changing the partition count").`,
+    ),
+  /** A process's (or client's) `partitions` option that is not a whole count from 1 to `max`. */
+  partitionsOption: (partitions: unknown, max: number) =>
+    refusals.invalid(
+      'partitions',
+      `partitions ${showValue(partitions)} is not a whole number of partitions from 1 to ${max}.`,
+      `Pass partitions as an integer from 1 to ${max} (SUNDIAL_PARTITIONS for the apps), the same in every process; leave it out for 1.`,
     ),
   /** A process started with another count than the target of the repartition under way. */
   repartitionUnderway: (prefix: string, from: number, to: number, mine: number, preparing: boolean) =>

@@ -26,12 +26,11 @@ export {
 } from './infra/wait-for-redis';
 export { sentinelRefusal } from './infra/sentinel-refusal';
 export { checkKeyPrefix } from './store/key-prefix';
-export { keySlot, type PartitionTags, SundialKeys } from './store/keys';
+export { keySlot, MAX_PARTITIONS, type PartitionTags, SundialKeys } from './store/keys';
 
 // The fire path: the scheduler's dispatcher and reconciler, the worker's TimerRunner, and their defaults.
 export { Dispatcher, type DispatcherOptions } from './fire/dispatcher';
 export {
-  MAX_PARTITIONS,
   repartition,
   type RepartitionOptions,
   type RepartitionProgress,

@@ -12,7 +12,7 @@ function harness() {
   const spy = jest.spyOn(process, 'exit').mockImplementation(((code: number) => exited(code)) as never);
   const listeners = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
   const app = { close: () => Promise.resolve() } as unknown as INestApplicationContext;
-  const shutdown = exitOnSignal(app, logger, 60_000);
+  const { shutdown } = exitOnSignal(app, logger, 60_000);
   const restore = () => {
     spy.mockRestore();
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -13,13 +13,14 @@ export type ShutdownCause = { signal: NodeJS.Signals } | { reason: string };
  * 0 — Nest's own enableShutdownHooks re-raises the signal, which would exit 143. A close that takes
  * longer than `deadlineMs` (e.g. Redis is gone and connections cannot say goodbye), or a signal while
  * shutting down, exits at once with 1. Returns the same shutdown for the process's own causes (no signal
- * is raised for them, so the lines name the cause, not a SIGTERM nobody sent).
+ * is raised for them, so the lines name the cause, not a SIGTERM nobody sent), and whether one began: a
+ * start it cut short (its connections closed under it) is not a failed start (serve.ts).
  */
 export function exitOnSignal(
   app: INestApplicationContext,
   logger: SundialLogger,
   deadlineMs: number,
-): (cause: ShutdownCause) => void {
+): { shutdown: (cause: ShutdownCause) => void; stopping: () => boolean } {
   let closing = false;
   const exitNow = (why: string, cause: ShutdownCause): never => {
     logger.error(`${why}: exiting now`, { ...cause });
@@ -51,5 +52,5 @@ export function exitOnSignal(
   const onSignal = (signal: NodeJS.Signals): void => shutdown({ signal });
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  return shutdown;
+  return { shutdown, stopping: () => closing };
 }

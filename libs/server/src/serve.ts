@@ -18,7 +18,9 @@ import { startFailure } from './start-failure';
 /**
  * The body of both entry points: build the app, exit 0 on SIGTERM/SIGINT after a clean close, wait for
  * Redis (up to 30 s: @sundial/redis wait-for-redis.ts), listen, and log the bound port (PORT=0 picks a free one, as
- * tests do). A failed start exits 1, its fatal line saying what to do where it can (a port in use). A process whose
+ * tests do). A failed start exits 1, its fatal line saying what to do where it can (a port in use); a start a
+ * SIGTERM/SIGINT cut short is no failure: the shutdown closed what it waited on, and ends the process itself
+ * (its lines, exit 0). A process whose
  * partition count a repartition replaced shuts down the same way (docs/operations.md "Changing the
  * partition count"). One that finds Redis lost its data says so, counts it, and goes on.
  */
@@ -30,10 +32,13 @@ export function serve(
     shutdownDeadlineMs: number;
   }>,
 ): void {
+  let stopping = (): boolean => false;
   build()
     .then(async ({ app, config, shutdownDeadlineMs }) => {
       const logger = app.get<SundialLogger>(SUNDIAL_LOGGER);
-      const shutdown = exitOnSignal(app, logger, shutdownDeadlineMs);
+      const exit = exitOnSignal(app, logger, shutdownDeadlineMs);
+      const { shutdown } = exit;
+      stopping = exit.stopping;
       // Before listen, which starts the app's service: a Redis away for a moment is waited for.
       // A probe failing for want of Redis (RedisPing fails fast without queueing: its stream is shut, no
       // answer, a full Redis) waits; Redis refusing us (WRONGPASS, NOPERM: a reply that is not a
@@ -43,6 +48,7 @@ export function serve(
       await (config.listenHost === undefined
         ? app.listen(config.port)
         : app.listen(config.port, config.listenHost));
+      if (stopping()) return; // a signal came during the start: the shutdown goes on, nothing more starts
       const { port, address } = app.getHttpServer().address() as AddressInfo;
       const { prefix, partitions, serve } = config;
       logger.info(`${name} listening`, {
@@ -68,6 +74,9 @@ export function serve(
       });
     })
     .catch((error: unknown) => {
+      // A signal during the start: the shutdown closed the connections the start was using (`Connection is
+      // closed.`, `Closed while starting`); it logs its own lines and exits 0 — or 1 past its deadline.
+      if (stopping()) return;
       const { why, fix } = startFailure(error);
       createPino('fatal').fatal({ err: error, fix }, `${name} could not start${why ? `: ${why}` : ''}`);
       process.exit(1);

@@ -19,6 +19,7 @@ export { type RedisCluster, startRedisCluster } from './redis-cluster';
 export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
 export { makeTestCerts, type TestCerts } from './test-certs';
 export { freePort, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
+export { CommandGate } from './command-gate';
 export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
 export { waitFor } from './wait-for';
 export { outageLines, type OutageLines, outageRecovered } from './outage-lines';

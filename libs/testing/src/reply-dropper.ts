@@ -1,4 +1,5 @@
-import { createServer, type Server, Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { proxiedSocket } from './proxied-socket';
 
 /** A command as the client sent it: its name (upper case) and arguments, as text. */
 export type SentCommand = string[];
@@ -76,17 +77,7 @@ export class ReplyDropper {
   }
 
   private connect(client: Socket, target: { host?: string; port: number }): void {
-    const server = new Socket();
-    this.sockets.add(client).add(server);
-    const close = () => {
-      client.destroy();
-      server.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(server);
-    };
-    client.on('error', close).on('close', close);
-    server.on('error', close).on('close', close);
-    server.connect(target.port, target.host ?? '127.0.0.1');
+    const { server, close } = proxiedSocket(client, target, this.sockets);
 
     // One flag per command in flight, in order: Redis replies in the order it was sent commands.
     const dropFlags: boolean[] = [];

@@ -1,7 +1,9 @@
+import type { LedgerEntry } from '@sundial/core';
 import { flag, onlyOptions, option, requireKey } from '../args';
-import { usageError } from '../cli-error';
+import { CliError, usageError } from '../cli-error';
 import type { Command, CommandInput } from '../command';
-import { timerPath } from '../http';
+import { type SundialHttp, timerPath } from '../http';
+import { time } from '../output';
 import { idempotencyHeader } from './timer-action';
 
 const usage = 'sundial cancel <key> | --prefix <scope> | --all [--idempotency-key <id>] [--json]';
@@ -29,11 +31,38 @@ export const cancel: Command = {
 
 async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
   const key = requireKey(args, usage);
-  const answer = await api.request<{ cancelled: true }>('DELETE', timerPath(key), {
-    headers: idempotencyHeader(option(args, 'idempotency-key')),
-    key,
-  });
-  out.result({ key, ...answer }, () => `cancelled ${key}`);
+  let answer: { cancelled: boolean; cancelledAt?: string };
+  try {
+    answer = await api.request<{ cancelled: true }>('DELETE', timerPath(key), {
+      headers: idempotencyHeader(option(args, 'idempotency-key')),
+      key,
+    });
+  } catch (error) {
+    // No live timer: one whose ledger ends with its cancel was cancelled already — a rerun, which changes
+    // nothing, as a pause of a paused timer (docs/spec.md §5.6); any other key stays refused.
+    const cancelledAt = isNotFound(error) ? await lastCancel(api, key) : undefined;
+    if (cancelledAt === undefined) throw error;
+    answer = { cancelled: false, cancelledAt };
+  }
+  const { cancelledAt } = answer;
+  out.result({ key, ...answer }, () =>
+    cancelledAt === undefined
+      ? `cancelled ${key}`
+      : `${key} was already cancelled at ${time(cancelledAt)}: nothing changed`,
+  );
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof CliError && error.reason === 'not-found' && error.field === 'key';
+}
+
+/** When the key was cancelled, when its newest ledger entry is that cancel (none: ledger off, or gone). */
+async function lastCancel(api: SundialHttp, key: string): Promise<string | undefined> {
+  const history = await api
+    .request<{ entries: LedgerEntry[] }>('GET', timerPath(key, 'history'), { query: { limit: '1' }, key })
+    .catch(() => undefined);
+  const [newest] = history?.entries ?? [];
+  return newest?.event === 'cancelled' ? newest.at : undefined;
 }
 
 /** `DELETE /v1/timers?prefix=<scope>`, or `?all=true` without a scope. */

@@ -5,6 +5,7 @@
  * nothing of the kind in it (Redis down, a bad prefix's characters) is kept as the API wrote it.
  */
 import type { ApiError } from './api.js';
+import { keyNotFoundFix, type KeyFixWays } from './key-fix.js';
 
 export function uiFix(error: ApiError, key?: string): string {
   if (error.status === 401) {
@@ -12,7 +13,7 @@ export function uiFix(error: ApiError, key?: string): string {
   }
   switch (error.reason) {
     case 'not-found':
-      return error.field === 'key' ? notFoundFix(key) : error.fix;
+      return error.field === 'key' ? keyNotFoundFix(key, PAGES, error.detail?.code) : error.fix;
     case 'inactive':
       return inactiveFix(error);
     case 'invalid':
@@ -27,12 +28,18 @@ export function uiFix(error: ApiError, key?: string): string {
   }
 }
 
-/** Where the live timers are: the Timers page, searched by the key's scope (up to its last `:` or `/`). */
-function notFoundFix(key: string | undefined): string {
-  const scope = key?.slice(0, Math.max(key.lastIndexOf(':'), key.lastIndexOf('/')) + 1);
-  const search = scope ? `search Timers for the key prefix “${scope}”` : 'search Timers by its key prefix';
-  return `Check the key: ${search} to see the live timers (an ended timer is listed only when it was kept, removeOnComplete false).`;
-}
+/** A not-found key's ways in this page: the Timers page searched by the key's scope, the timer's Ledger. */
+const PAGES: KeyFixWays = {
+  list: (scope) =>
+    scope === ''
+      ? 'a search of Timers by its key prefix'
+      : `a search of Timers for the key prefix “${scope}”`,
+  history: (key) =>
+    key === undefined
+      ? 'the Ledger on its page'
+      : `the Ledger on its page (#/timer/${encodeURIComponent(key)})`,
+  kept: 'removeOnComplete false',
+};
 
 /** The list's query fields the operator sets through the search form (a cursor through the pager). */
 function invalidFix(error: ApiError): string {

@@ -14,7 +14,7 @@ import { whenSentinelsRefuse } from '../infra/sentinel-refusal';
 import { reconcilePartition } from '../fire/reconciler';
 import { FireCommands } from '../store/fire-commands';
 import { checkKeyPrefix } from '../store/key-prefix';
-import { SundialKeys } from '../store/keys';
+import { MAX_PARTITIONS, SundialKeys } from '../store/keys';
 import { defineCommands } from '../store/script-loader';
 import { KeyMover } from './key-mover';
 import { type RemovedPartitions, removePartitions } from './removed-partitions';
@@ -53,8 +53,6 @@ export interface RepartitionResult {
   ms: number;
 }
 
-/** The most partitions a prefix may have (each is a BullMQ queue and a dispatcher loop per process). */
-export const MAX_PARTITIONS = 1024;
 /** How long the moved ids are remembered after a repartition (a late repeat of a put adds nothing). */
 const MOVED_MEMORY_MS = 24 * 60 * 60 * 1000;
 /** Keys read per step of a partition's key index. */

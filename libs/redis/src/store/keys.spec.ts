@@ -1,3 +1,4 @@
+import { isSundialError } from '@sundial/core';
 import { CLUSTER_SLOTS, fnv1a32, keySlot, SundialKeys } from './keys';
 
 describe('fnv1a32', () => {
@@ -74,8 +75,22 @@ describe('SundialKeys', () => {
     expect(keySlot('123456789')).toBe(0x31c3 % CLUSTER_SLOTS);
   });
 
-  it('refuses a partition count that is not a positive integer', () => {
-    expect(() => new SundialKeys('sundial', 0)).toThrow(RangeError);
-    expect(() => new SundialKeys('sundial', 1.5)).toThrow(RangeError);
+  // Before, a plain RangeError with no reason, field or fix, unlike every other bad option.
+  it('refuses a partition count that is not an integer from 1 to 1024, as a SundialError on partitions', () => {
+    for (const partitions of [0, 1.5, 1025, Number.NaN]) {
+      let refusal: unknown;
+      try {
+        new SundialKeys('sundial', partitions);
+      } catch (error) {
+        refusal = error;
+      }
+      expect(isSundialError(refusal) && refusal.toJSON()).toMatchObject({
+        reason: 'invalid',
+        field: 'partitions',
+        message: expect.stringContaining('from 1 to 1024'),
+        fix: expect.stringContaining('SUNDIAL_PARTITIONS'),
+      });
+    }
+    expect(new SundialKeys('sundial', 1024).all()).toHaveLength(1024);
   });
 });

@@ -1,4 +1,4 @@
-import { DEFAULT_LEDGER_SIZE, fnv1a32 } from '@sundial/core';
+import { DEFAULT_LEDGER_SIZE, fnv1a32, refusals } from '@sundial/core';
 import { checkKeyPrefix } from './key-prefix';
 
 export { fnv1a32 };
@@ -26,6 +26,9 @@ export function keySlot(tag: string): number {
  */
 export type PartitionTags = 'plain' | 'spread';
 
+/** The most partitions a prefix may have (each is a BullMQ queue and a dispatcher loop per process). */
+export const MAX_PARTITIONS = 1024;
+
 /**
  * The Redis key layout of docs/design.md. Every key of partition N carries its hash tag (`tag(N)`), so a
  * Lua script over one partition touches one slot (Redis Cluster) and BullMQ's queue shares it.
@@ -44,8 +47,8 @@ export class SundialKeys {
     readonly ledgerSize = DEFAULT_LEDGER_SIZE,
   ) {
     checkKeyPrefix(prefix);
-    if (!Number.isInteger(partitions) || partitions < 1) {
-      throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
+    if (!Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
+      throw refusals.partitionsOption(partitions, MAX_PARTITIONS);
     }
     this.tags = this.all().map((n) => (tagging === 'plain' ? `{p${n}}` : `{${spreadTag(n, partitions)}}`));
   }

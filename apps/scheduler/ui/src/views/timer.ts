@@ -22,6 +22,7 @@ export function timerView(key: string, rerender: () => void): HTMLElement {
         h('h1', {}, key),
         h('p', {}, describeError(error, key)),
         h('p', {}, h('a', { href: '#/' }, 'All timers')),
+        endedLedger(key),
       );
     },
   );
@@ -178,20 +179,38 @@ function nextTimes(key: string): HTMLElement {
 function ledger(key: string): HTMLElement {
   return loaded(
     api<{ entries: LedgerEntry[] }>('GET', timerPath(key, 'history'), { limit: String(LEDGER_LIMIT) }),
-    ({ entries }) =>
-      entries.length
-        ? table<LedgerEntry>(
-            `The last ${entries.length} entries, newest first`,
-            [
-              ['At', (e) => formatTime(e.at)],
-              ['Event', (e) => e.event],
-              ['Version', (e) => String(e.version)],
-              ['Worker', (e) => e.workerId ?? '—'],
-              ['Detail', (e) => detail(e)],
-            ],
-            entries,
-          )
-        : h('p', {}, 'The ledger is empty.'),
+    ({ entries }) => (entries.length ? ledgerTable(entries) : h('p', {}, 'The ledger is empty.')),
+  );
+}
+
+/**
+ * The Ledger of a key with no timer: a timer removed when it ended (a one-shot after its run, by default)
+ * keeps its history for 7 days, as the not-found fix says; nothing is shown for a key without one.
+ */
+function endedLedger(key: string): HTMLElement {
+  const container = h('div', {});
+  void api<{ entries: LedgerEntry[] }>('GET', timerPath(key, 'history'), {
+    limit: String(LEDGER_LIMIT),
+  }).then(
+    ({ entries }) => {
+      if (entries.length) container.replaceChildren(h('h2', {}, 'Ledger'), ledgerTable(entries));
+    },
+    () => undefined, // no history either: the refusal above says what to do
+  );
+  return container;
+}
+
+function ledgerTable(entries: LedgerEntry[]): HTMLElement {
+  return table<LedgerEntry>(
+    `The last ${entries.length} entries, newest first`,
+    [
+      ['At', (e) => formatTime(e.at)],
+      ['Event', (e) => e.event],
+      ['Version', (e) => String(e.version)],
+      ['Worker', (e) => e.workerId ?? '—'],
+      ['Detail', (e) => detail(e)],
+    ],
+    entries,
   );
 }
 

@@ -1,0 +1,39 @@
+// libs/core/src/browser: modules with no imports, which the operator UI's own build also compiles and
+// the browser loads beside the UI's modules (apps/scheduler/ui/tsconfig.json `rootDirs`): the fix of a
+// key with no live timer is written here once, and each surface (the TimersApi's call, the HTTP API, the
+// CLI, the operator UI) names its own ways in it.
+
+/** A key's scope: the key up to and with its last `:` or `/` (`inv:42:remind` → `inv:42:`), or ''. */
+export function keyScope(key: string): string {
+  return key.slice(0, Math.max(key.lastIndexOf(':'), key.lastIndexOf('/')) + 1);
+}
+
+/** How one surface names, in its own medium, what a not-found key's fix points to. */
+export interface KeyFixWays {
+  /** what lists the timers under `scope` ('' for every timer): `sundial list --prefix inv:` */
+  list(scope: string): string;
+  /** what reads the key's history (its ledger): `sundial history inv:42`; no key: the surface's placeholder */
+  history(key: string | undefined): string;
+  /** the option that keeps an ended timer listed: `--remove-on-complete false` */
+  kept: string;
+}
+
+/** `detail.code` of a `history` refused for a key with no timer and no ledger either. */
+export const NO_HISTORY = 'no-history' as const;
+
+/**
+ * The fix of a key with no live timer (`not-found` on `key`, docs/spec.md §2): where its neighbours are
+ * listed, that one listed as ended is scheduled again to run, and that one removed when it ended (a
+ * one-shot after its run, by default) still has its history for the 7 days its ledger is kept
+ * (includes/ledger.lua LEDGER_KEEP_MS) — what a newcomer looks for once a run is over. A refused
+ * `history` (`code` NO_HISTORY) has looked there already: its fix names the list only.
+ */
+export function keyNotFoundFix(key: string | undefined, ways: KeyFixWays, code?: unknown): string {
+  const list = `Check the key; ${ways.list(key === undefined ? '' : keyScope(key))} lists the timers under it.`;
+  if (code === NO_HISTORY) return list;
+  return (
+    `${list} ` +
+    `One listed as completed, failed or cancelled has ended (kept by ${ways.kept}): schedule it again to run it. ` +
+    `One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: ${ways.history(key)}.`
+  );
+}
