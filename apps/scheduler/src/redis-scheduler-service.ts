@@ -24,7 +24,8 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
     minEveryMs: config.minEveryMs,
     setBy: ENV_LIMIT_SETTINGS,
   };
-  const timers = new RedisTimers({ ...shared, observer: metrics, limits });
+  const { commandTimeoutMs } = config;
+  const timers = new RedisTimers({ ...shared, observer: metrics, limits, commandTimeoutMs });
   const follower =
     config.schedulesFile === undefined
       ? undefined
