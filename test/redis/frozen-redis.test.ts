@@ -1,8 +1,11 @@
-import { silentLogger, SundialError } from '@sundial/core';
-import { RedisTimers } from '@sundial/redis';
+import { type LogFields, silentLogger, SundialError, type SundialLogger } from '@sundial/core';
+import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import { type RedisServer, startRedis, waitFor, within } from '@sundial/testing';
+import { Redis } from 'ioredis';
 
 const BOUND_MS = 300;
+/** Longer than a dispatcher's announcement lasts (ANNOUNCED_FOR_MS, 15 s): the fault itself. */
+const FREEZE_MS = 16_000;
 /** A liveness bound, not a measurement: the call's bound and a margin for a loaded host. */
 const ANSWER_DEADLINE_MS = BOUND_MS + 1_700;
 
@@ -26,9 +29,9 @@ async function refusal(call: Promise<unknown>): Promise<{ reason: string; code?:
  * which Redis ran late, and changes nothing more. Before the bound every call waited as long as Redis
  * stayed frozen (and so did every HTTP request of the scheduler).
  */
-describe('RedisTimers calls while Redis is frozen', () => {
+describe('a frozen Redis', () => {
   let server: RedisServer;
-  const clients: RedisTimers[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
   const client = (prefix: string) => {
     const timers = new RedisTimers({
       connection: server.url,
@@ -36,7 +39,7 @@ describe('RedisTimers calls while Redis is frozen', () => {
       logger: silentLogger,
       commandTimeoutMs: BOUND_MS,
     });
-    clients.push(timers);
+    closers.push(() => timers.dispose());
     return timers;
   };
 
@@ -45,7 +48,7 @@ describe('RedisTimers calls while Redis is frozen', () => {
   });
   afterEach(() => server.signal('SIGCONT'));
   afterAll(async () => {
-    for (const timers of clients) await timers.dispose();
+    for (const close of closers.reverse()) await close();
     await server?.stop();
   });
 
@@ -84,5 +87,42 @@ describe('RedisTimers calls while Redis is frozen', () => {
         () => undefined,
       );
     expect(await waitFor(answered, { timeoutMs: 5_000, what: 'a list' })).toMatchObject({ items: [] }); // deadline
+  });
+
+  /**
+   * docs/spec.md §4.2: the runner's looks and the dispatcher's renewals waited behind the frozen Redis; on
+   * thawing, Redis answered the looks first, against the old announcement, expired by then: the runner
+   * warned "No Sundial dispatcher has run … for 15 s" (fix: deploy the scheduler), then "runs again".
+   */
+  it('frozen past a dispatcher announcement (15 s): the runner does not warn that no dispatcher runs', async () => {
+    const lines: string[] = [];
+    const keep = (message: string, _fields?: LogFields) => {
+      if (/dispatcher/i.test(message)) lines.push(message);
+    };
+    const logger: SundialLogger = { ...silentLogger, warn: keep, info: keep };
+    const shared = { connection: server.url, prefix: 'frozen', logger: silentLogger };
+    const dispatcher = new Dispatcher(shared);
+    closers.push(() => dispatcher.close());
+    await dispatcher.start();
+    const runner = new TimerRunner({ ...shared, logger, handlers: {}, dispatcherGraceMs: 300 });
+    closers.push(() => runner.close(0));
+    await runner.start();
+
+    server.signal('SIGSTOP');
+    await new Promise((thawAt) => setTimeout(thawAt, FREEZE_MS)); // the freeze itself, past the 15 s announcement
+    server.signal('SIGCONT');
+    // The dispatcher announces itself again; the runner's looks (every 100 ms, a third of its grace) then
+    // see it. Nothing said meanwhile or after.
+    const raw = new Redis(server.url);
+    closers.push(() => raw.quit());
+    const thawedAt = (await raw.time()).map(Number);
+    const since = thawedAt[0] * 1000 + Math.floor(thawedAt[1] / 1000);
+    // renewed: its score (when it lapses) is 15 s past the time it was written
+    const renewed = async () =>
+      (await raw.zrange(runner.keys.dispatchers, since + 14_000, '+inf', 'BYSCORE')).length > 0;
+    await waitFor(renewed, { what: 'the announcement renewed' });
+    const renewedAt = Date.now();
+    await waitFor(() => Date.now() - renewedAt > 500, { what: 'five looks' });
+    expect(lines).toEqual([]);
   });
 });
