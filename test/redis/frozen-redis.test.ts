@@ -1,5 +1,5 @@
 import { type LogFields, silentLogger, SundialError, type SundialLogger } from '@sundial/core';
-import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
+import { Dispatcher, Reconciler, RedisTimers, TimerRunner } from '@sundial/redis';
 import { type RedisServer, startRedis, waitFor, within } from '@sundial/testing';
 import { Redis } from 'ioredis';
 
@@ -87,6 +87,24 @@ describe('a frozen Redis', () => {
         () => undefined,
       );
     expect(await waitFor(answered, { timeoutMs: 5_000, what: 'a list' })).toMatchObject({ items: [] }); // deadline
+  });
+
+  it("a scheduler's parts close while Redis is frozen: dispatcher, reconciler (a pass under way) and client", async () => {
+    const shared = { connection: server.url, prefix: 'closing', logger: silentLogger };
+    const timers = client('closing');
+    const dispatcher = new Dispatcher({ ...shared, pollMs: 10 }); // passes back to back, as the reconciler's
+    let passes = 0;
+    const observer = { reconciled: () => void passes++ };
+    const reconciler = new Reconciler({ ...shared, intervalMs: 10, observer });
+    await Promise.all([timers.connect(), dispatcher.start()]);
+    reconciler.start();
+    await waitFor(() => passes > 0, { what: 'a reconcile pass' });
+    server.signal('SIGSTOP');
+    await new Promise((passBegun) => setTimeout(passBegun, 50)); // the next pass (10 ms after) waits on Redis
+    // Liveness bounds, not measurements: 3 s for the work under way (CLOSE_REDIS_WAIT_MS), a 1 s QUIT per
+    // connection, a margin. Before, the reconciler's and the dispatcher's close waited on Redis for good.
+    await within(Promise.all([reconciler.close(), dispatcher.close()]), 3_000 + 2_000 + 2_000, 'close()');
+    await within(timers.dispose(), 1_000 + 1_000, 'dispose()');
   });
 
   /**

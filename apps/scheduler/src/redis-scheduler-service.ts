@@ -58,8 +58,8 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
       await follower?.stop();
       untrackBacklog();
       await backlog.close();
-      await reconciler.close();
-      await dispatcher.close();
+      // each waits at most ~5 s for a Redis that does not answer (a frozen one): side by side, within the 15 s cap
+      await Promise.all([reconciler.close(), dispatcher.close()]);
       await timers.dispose();
     },
   };
