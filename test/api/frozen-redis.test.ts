@@ -1,5 +1,5 @@
 import { type ErrorBody, type RedisServer, startRedis, waitFor, within } from '@sundial/testing';
-import { type RunningApp, startScheduler } from '../local-cluster';
+import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 const BOUND_MS = 300;
 /** A liveness bound, not a measurement: the bound (readiness: its 1 s ping) and a margin for a loaded host. */
@@ -57,5 +57,14 @@ describe('scheduler API while Redis is frozen', () => {
     });
     const row = await api<{ id: string; version: number }>('GET', '/v1/timers/frozen');
     expect(row.body).toMatchObject({ id: created.body.id, version: 1 });
+  });
+
+  it("a worker's shutdown during the freeze ends: its fire queues are dropped, not left waiting on a QUIT", async () => {
+    const worker = await startWorker(redis.url, {}, { shutdownGraceMs: 300 });
+    redis.signal('SIGSTOP');
+    // A liveness bound, not a measurement: the grace, 3 s for Redis (CLOSE_REDIS_WAIT_MS), 2 s to drop
+    // BullMQ's connections, 1 s QUITs, a margin. Before, @nestjs/bullmq's close of the fire queues waited
+    // for good (the app's signal handler exits 1 at grace + 15 s).
+    await within(worker.close(), 300 + 3_000 + 2_000 + 2_000 + 3_000, "the worker's close");
   });
 });
