@@ -1,6 +1,6 @@
 import { silentLogger, type SundialLogger } from '@sundial/core';
 import { Dispatcher, Reconciler, RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor, within } from '@sundial/testing';
 import { recorder } from './fire-fixture';
 
 const quiet = silentLogger;
@@ -13,15 +13,6 @@ const GRACE_MS = 300;
  */
 const CLOSE_DEADLINE_MS = GRACE_MS + 3_000 + 2_000 + 2_000;
 const LEASE_MS = 1_500;
-
-/** Rejects when `work` has not settled within `ms`. */
-async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const missed = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, missed]).finally(() => clearTimeout(timer));
-}
 
 /**
  * Issue 12 §3: a worker's SIGTERM must not hang while Redis is unreachable. Redis is frozen (SIGSTOP:

@@ -24,7 +24,8 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
     minEveryMs: config.minEveryMs,
     setBy: ENV_LIMIT_SETTINGS,
   };
-  const timers = new RedisTimers({ ...shared, observer: metrics, limits });
+  const { commandTimeoutMs } = config;
+  const timers = new RedisTimers({ ...shared, observer: metrics, limits, commandTimeoutMs });
   const follower =
     config.schedulesFile === undefined
       ? undefined
@@ -57,8 +58,8 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
       await follower?.stop();
       untrackBacklog();
       await backlog.close();
-      await reconciler.close();
-      await dispatcher.close();
+      // each waits at most ~5 s for a Redis that does not answer (a frozen one): side by side, within the 15 s cap
+      await Promise.all([reconciler.close(), dispatcher.close()]);
       await timers.dispose();
     },
   };

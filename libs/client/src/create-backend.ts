@@ -15,9 +15,20 @@ export function createBackend(options: SundialModuleOptions, registry: TimerHand
     logFailedRuns(engine, logger);
     return engine;
   }
-  const { connection, prefix, partitions, limits, tombstoneMs, ledger, startWaitMs } = options;
+  const { connection, prefix, partitions, limits, tombstoneMs, ledger, startWaitMs, commandTimeoutMs } =
+    options;
   const logger = loggerOf(options);
-  const given = { connection, prefix, partitions, limits, tombstoneMs, logger, ledger, startWaitMs };
+  const given = {
+    connection,
+    prefix,
+    partitions,
+    limits,
+    tombstoneMs,
+    logger,
+    ledger,
+    startWaitMs,
+    commandTimeoutMs,
+  };
   return new RedisTimers({ ...given, observer: new SundialMetrics(options.metricsRegistry) });
 }
 

@@ -7,7 +7,15 @@ import type { SundialWorkerModuleOptions } from './worker/sundial-worker-options
 // written: a wrong one is the `invalid` refusal (reason, field, message, fix) and the app does not start.
 
 const COMMON = ['backend', 'limits', 'tombstoneMs', 'logger', 'ledger', 'appName'] as const;
-const REDIS_FIELDS = [...COMMON, 'connection', 'prefix', 'partitions', 'metricsRegistry', 'startWaitMs'];
+const REDIS_FIELDS = [
+  ...COMMON,
+  'connection',
+  'prefix',
+  'partitions',
+  'metricsRegistry',
+  'startWaitMs',
+  'commandTimeoutMs',
+];
 const MEMORY_FIELDS = [...COMMON, 'clock', 'handlers', 'shutdownGraceMs'];
 const LIMIT_FIELDS = ['maxPayloadBytes', 'minEveryMs'];
 const WORKER_FIELDS = [
@@ -49,6 +57,7 @@ export function checkSundialModuleOptions(value: unknown): SundialModuleOptions 
     checkQueueIdentity(read);
     read.methods('metricsRegistry', REGISTRY_METHODS, 'a prom-client Registry');
     read.integer('startWaitMs', 0, '10000');
+    read.integer('commandTimeoutMs', 1, '5000');
   }
   checkLimits(read);
   read.integer('tombstoneMs', 0, '604800000 (7 days)');

@@ -34,6 +34,11 @@ export interface RedisBackendOptions extends CommonOptions {
    * runner and dispatcher, which use this connection. A refusal (wrong password, NOPERM) fails at once.
    */
   startWaitMs?: number;
+  /**
+   * how long a call waits for each Redis reply before it answers `unavailable` (default 5000; a write's
+   * says its outcome is unknown: retry it with the same requestId), as `RedisTimers`'s option
+   */
+  commandTimeoutMs?: number;
 }
 
 /** Timers kept and run in this process by the in-memory engine (docs/spec.md §5.1a). */

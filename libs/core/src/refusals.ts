@@ -179,7 +179,7 @@ export const refusals = {
       detail: { code: 'outcome-unknown' },
       fix:
         'Retry with the same requestId (over HTTP, the same Idempotency-Key header): a repeated request returns ' +
-        'the first result and changes nothing more. Without one, check the timer with get(key) before retrying.',
+        'the first result and changes nothing more. Without one, check the timer with get(key) once Redis answers again (it may still run a write it had not run yet), before retrying.',
     }),
   /** The same requestId with another operation or other arguments (docs/spec.md §2). */
   idempotencyConflict: (requestId: string) =>

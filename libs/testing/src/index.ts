@@ -22,6 +22,7 @@ export { freePort, type RedisServer, startRedis, type StartRedisOptions } from '
 export { CommandGate } from './command-gate';
 export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
 export { waitFor } from './wait-for';
+export { within } from './within';
 export { outageLines, type OutageLines, outageRecovered } from './outage-lines';
 export { oddThrownValues } from './odd-thrown-values';
 export { type OutsideApp, outsideApp } from './outside-app';

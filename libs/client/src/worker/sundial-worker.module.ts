@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { BullModule } from '@nestjs/bullmq';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { refusals, SundialError } from '@sundial/core';
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -27,6 +27,7 @@ import { FIRE_RUNNER, fireProcessor } from './fire-processor';
 import {
   FIRE_LOOPS,
   FIRE_PROCESSORS,
+  FIRE_QUEUES,
   type FireLoops,
   SUNDIAL_WORKER_OPTIONS,
   SundialWorker,
@@ -106,6 +107,11 @@ export class SundialWorkerModule {
       },
       ...processors,
       { provide: FIRE_PROCESSORS, useFactory: (...all: unknown[]) => all, inject: processors },
+      {
+        provide: FIRE_QUEUES,
+        useFactory: (...all: unknown[]) => all,
+        inject: served.map((partition) => getQueueToken(keys.queueName(partition))),
+      },
       SundialWorker,
     ];
     return {

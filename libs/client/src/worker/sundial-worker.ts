@@ -6,11 +6,14 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { refusals } from '@sundial/core';
+import type { Queue } from 'bullmq';
 import {
   type Backlog,
+  CLOSE_REDIS_WAIT_MS,
   DEFAULT_CLOSE_GRACE_MS,
   type Dispatcher,
   type Reconciler,
+  settledWithin,
   type SundialMetrics,
   type TimerRunner,
 } from '@sundial/redis';
@@ -24,6 +27,7 @@ const SHARED_CHECK_MS = 5000;
 export const SUNDIAL_WORKER_OPTIONS = Symbol('sundial:worker-options');
 export const FIRE_PROCESSORS = Symbol('sundial:fire-processors');
 export const FIRE_LOOPS = Symbol('sundial:fire-loops');
+export const FIRE_QUEUES = Symbol('sundial:fire-queues');
 
 /** The dispatcher and reconciler a worker runs with `dispatch: true`, and the backlog its metrics read. */
 export interface FireLoops {
@@ -53,6 +57,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(FIRE_LOOPS) private readonly loops: FireLoops | null,
     @Inject(SUNDIAL_WORKER_OPTIONS) private readonly options: SundialWorkerModuleOptions,
     @Inject(DATA_WATCH) private readonly dataWatch: DataWatch,
+    @Inject(FIRE_QUEUES) private readonly queues: Queue[],
   ) {}
 
   get workerId(): string {
@@ -130,6 +135,18 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     }
     // The watch's connection closes beside the drain, not before it: the grace is the handlers'.
     const grace = this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
-    await Promise.all([this.runner.close(grace), this.stopDataWatch()]);
+    await Promise.all([this.runner.close(grace), this.stopDataWatch(), this.closeQueues()]);
+  }
+
+  /**
+   * @nestjs/bullmq closes the fire queues (this module's registrations: no job is added through them)
+   * after this, with a QUIT that a frozen Redis never answers: the worker's shutdown ran into its cap and
+   * exited 1. Closed here, and dropped when Redis does not answer within CLOSE_REDIS_WAIT_MS.
+   */
+  private async closeQueues(): Promise<void> {
+    const closed = Promise.all(this.queues.map((queue) => queue.close()));
+    if (!(await settledWithin(closed, CLOSE_REDIS_WAIT_MS))) {
+      await Promise.all(this.queues.map((queue) => queue.disconnect().catch(() => undefined)));
+    }
   }
 }

@@ -40,6 +40,7 @@ import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import { StoreCommands } from '../store/store-commands';
 import { backfillRow } from './backfill-row';
+import { checkCommandTimeout, noAnswerWithin } from './command-timeout';
 import { EventSubscriber } from './event-subscriber';
 import { LayoutGuard } from './layout-guard';
 import type { SundialObserver } from '../metrics/observer';
@@ -60,6 +61,11 @@ export interface RedisTimersOptions extends PartitionedOptions {
   observer?: SundialObserver;
   /** How long a call's `requestId` is remembered (default 24 h): a retry within it answers as the first. */
   requestWindowMs?: number;
+  /**
+   * How long a call waits for each Redis reply (default 5000): past it the call answers `unavailable`,
+   * a write's with `detail.code` 'outcome-unknown' (Redis may still run it once it answers again).
+   */
+  commandTimeoutMs?: number;
 }
 
 const DEFAULT_CANCEL_BATCH = 1000;
@@ -82,7 +88,9 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   private readonly explain: TimerExplain;
 
   constructor(private readonly options: RedisTimersOptions) {
-    // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging.
+    // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging; a
+    // Redis that keeps its socket and answers nothing (frozen), after commandTimeoutMs. The subscriber
+    // (a duplicate) has it too: its SUBSCRIBE, unanswered, is tried again (infra/subscription.ts).
     // ioredis waits disconnectTimeout for a socket that already closed: keep that wait short.
     super(
       options,
@@ -91,7 +99,11 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
           tombstoneMs: options.tombstoneMs ?? DEFAULT_TOMBSTONE_MS,
           cancelBatch: options.cancelBatch ?? DEFAULT_CANCEL_BATCH,
         }),
-      { maxRetriesPerRequest: 1, disconnectTimeout: 100 },
+      {
+        maxRetriesPerRequest: 1,
+        disconnectTimeout: 100,
+        commandTimeout: checkCommandTimeout(options.commandTimeoutMs),
+      },
     );
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     this.logger = options.logger ?? consoleLogger;
@@ -279,7 +291,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
         await this.start(false);
         await this.events.ready();
       } catch (error) {
-        throw isConnectionFailure(error) ? refusals.unavailable(error) : error;
+        throw isConnectionFailure(error) ? refusals.unavailable(this.told(error)) : error;
       }
     }
     try {
@@ -287,9 +299,13 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     } catch (error) {
       if (!isConnectionFailure(error)) throw error;
       throw write && !(error instanceof ReplyError)
-        ? refusals.outcomeUnknown(error)
-        : refusals.unavailable(error);
+        ? refusals.outcomeUnknown(this.told(error))
+        : refusals.unavailable(this.told(error));
     }
+  }
+
+  private told(error: unknown): unknown {
+    return noAnswerWithin(error, checkCommandTimeout(this.options.commandTimeoutMs));
   }
 
   private write<T>(operation: () => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@ import type { ClusterClock } from '../infra/cluster-clock';
 import type { RedisClient } from '../infra/connection';
 import { partitionRanges } from '../infra/served-partitions';
 import type { SundialKeys } from '../store/keys';
-import { ANNOUNCED_FOR_MS, servedBy } from './dispatcher-presence';
+import { ANNOUNCE_EVERY_MS, ANNOUNCED_FOR_MS, servedBy } from './dispatcher-presence';
 import type { FireConsumersMode } from './fire-consumer';
 
 // Why a file of its own: the runners' side of dispatcher-presence.ts — which partitions of the prefix no
@@ -11,6 +11,16 @@ import type { FireConsumersMode } from './fire-consumer';
 
 /** How often a runner looks: one ZRANGE, at the cadence of the apps' layout watch. */
 const LOOK_EVERY_MS = 5_000;
+
+/**
+ * A look Redis answered this late (or not at all) means Redis was not answering (down, frozen, stalled):
+ * the dispatchers' renewals waited too, so their announcements may have expired meanwhile. No partition is
+ * said unserved until Redis has answered long enough for every running dispatcher to announce again
+ * (two of its periods): a Redis frozen past an announcement's 15 s made the runner warn that no dispatcher
+ * ran, with one running all along.
+ */
+const LATE_LOOK_MS = 1_000;
+const SETTLE_MS = 2 * ANNOUNCE_EVERY_MS;
 
 /** Who feeds the runner: the Nest module (`external`: apps/worker, an app's SundialWorkerModule) or itself. */
 type PresenceContext = FireConsumersMode;
@@ -33,12 +43,15 @@ export interface PresenceWatchOptions {
  * of the prefix is looked at, not only the runner's own `serve`: a partition with no dispatcher is stuck
  * whoever consumes it. Once the runner has run for the grace, a set of unserved partitions not said yet
  * is said (one warn line: the prefix, the partitions, the fix); all served again after that: one info
- * line. A failed look (Redis away) says nothing.
+ * line. A failed look (Redis away) says nothing, and no partition is said unserved for a while after one
+ * or after a late one (SETTLE_MS).
  */
 export class DispatcherPresenceWatch {
   private timer: NodeJS.Timeout | undefined;
   /** the unserved partitions last said ('' once all are served, or before any was said) */
   private said = '';
+  /** until then (performance.now()) no partition is said unserved: Redis answered late or not at all */
+  private settlingUntil = 0;
 
   constructor(private readonly options: PresenceWatchOptions) {}
 
@@ -58,11 +71,15 @@ export class DispatcherPresenceWatch {
 
   private async look(pastGrace: boolean): Promise<void> {
     const { redis, keys, clock, logger, context, fields } = this.options;
+    const sentAt = performance.now();
     const members = await redis.zrange(keys.dispatchers, clock.now(), '+inf', 'BYSCORE').catch(() => null);
+    const answeredAt = performance.now();
+    if (members === null || answeredAt - sentAt > LATE_LOOK_MS) this.settlingUntil = answeredAt + SETTLE_MS;
     if (members === null) return;
     const unserved = unservedPartitions(members, keys.partitions);
     const now = partitionRanges(unserved);
-    if (now === this.said || (now !== '' && !pastGrace)) return;
+    const settling = answeredAt < this.settlingUntil;
+    if (now === this.said || (now !== '' && (!pastGrace || settling))) return;
     this.said = now;
     const prefix = keys.prefix;
     if (now === '') {

@@ -14,7 +14,7 @@ import type { SundialKeys } from '../store/keys';
  * How often a dispatcher says it runs: at the end of a pass, at most this often, one round trip (not
  * per fired timer: at 1,000 timers/s, 0.001 commands per timer).
  */
-const ANNOUNCE_EVERY_MS = 3_000;
+export const ANNOUNCE_EVERY_MS = 3_000;
 /** How long one announcement lasts (its score, and the key's TTL): four missed in a row before it goes. */
 export const ANNOUNCED_FOR_MS = 15_000;
 /**

@@ -4,6 +4,7 @@ import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
 import { throttleErrors } from '../infra/error-throttle';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
 import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
@@ -144,8 +145,11 @@ export class Dispatcher extends Partitioned<FireCommands> {
     for (const state of this.states.values()) clearTimeout(state.sleep);
     this.subscription?.close();
     await closeRedis(this.subscriber);
-    await Promise.all(this.passes);
-    await Promise.all([...this.states.values()].map((state) => state.queue.close()));
+    // Passes and BullMQ's last writes get CLOSE_REDIS_WAIT_MS, then the connections are dropped: on a
+    // frozen Redis they never ended, and the scheduler's shutdown ran into its 15 s cap and exited 1.
+    const queues = [...this.states.values()].map((state) => state.queue);
+    const ended = Promise.all(this.passes).then(() => Promise.all(queues.map((queue) => queue.close())));
+    await settledWithin(ended, CLOSE_REDIS_WAIT_MS);
     await Promise.all([this.closeConnection(), closeRedis(this.bullRedis)]);
   }
 

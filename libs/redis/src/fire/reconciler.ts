@@ -1,6 +1,7 @@
 import { consoleLogger, type SundialLogger } from '@sundial/core';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import type { ReconcileCounts, SundialObserver } from '../metrics/observer';
 import { FireCommands } from '../store/fire-commands';
@@ -121,10 +122,15 @@ export class Reconciler extends Partitioned<FireCommands> {
     return totals;
   }
 
+  /**
+   * Stops the passes: a pass under way gets CLOSE_REDIS_WAIT_MS (3 s) to end, then the connection is dropped (on
+   * a frozen Redis it would never end, and the scheduler's shutdown ran into its 15 s cap and exited 1).
+   * A pass cut so is logged; what Redis runs of it later is a pass as any (each script is one atomic step).
+   */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
-    await this.running;
+    if (this.running) await settledWithin(this.running, CLOSE_REDIS_WAIT_MS);
     await this.closeConnection();
   }
 

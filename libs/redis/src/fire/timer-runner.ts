@@ -4,7 +4,7 @@ import { consoleLogger, refusals, type SundialLogger, type TimerHandler } from '
 import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
-import { settledWithin } from '../infra/settled-within';
+import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
 import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
@@ -69,11 +69,6 @@ export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
  * under Kubernetes' default 30 s termination grace, with room for the hand-back and the exit.
  */
 export const DEFAULT_CLOSE_GRACE_MS = 25_000;
-/**
- * How long a close waits, after the grace, for Redis to take the hand-back and BullMQ's last writes
- * before it drops the connections: a SIGTERM must not hang while Redis is unreachable.
- */
-const CLOSE_REDIS_WAIT_MS = 3_000;
 /**
  * How long dropping BullMQ's connections may take: ioredis's disconnectTimeout (2 s) on a socket whose
  * peer never answers. A client that was waiting to reconnect never says it ended (BullMQ waits for its

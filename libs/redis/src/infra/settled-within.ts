@@ -1,4 +1,10 @@
 /**
+ * How long a close (runner, dispatcher, reconciler) waits for Redis to take its last commands before it
+ * drops its connections: a SIGTERM must not hang while Redis is unreachable or frozen.
+ */
+export const CLOSE_REDIS_WAIT_MS = 3_000;
+
+/**
  * Whether `work` settled (either way) within `ms`; it goes on regardless. The timer is cleared as soon
  * as `work` settles, so no handle outlives the wait.
  */
