@@ -85,6 +85,41 @@ async function failover(group: Group): Promise<void> {
   });
 }
 
+/** Cuts the replica's link, which stays down (its reconnects fail AUTH); the Sentinels still see it. */
+async function cutReplica({ redis }: Group): Promise<void> {
+  const replica = new Redis(redis.replica.port);
+  try {
+    await replica.config('SET', 'masterauth', 'not-the-password');
+    await replica.call('CLIENT', 'KILL', 'TYPE', 'master');
+    await waitFor(async () => /master_link_status:down/.test(await replica.info('replication')), {
+      timeoutMs: 5_000, // deadline
+      what: "the replica's link to be down",
+    });
+  } finally {
+    replica.disconnect();
+  }
+}
+
+/** Drops the watch's connection to the primary: it connects again and looks at once ('ready'). */
+async function watchLooksAgain({ redis }: Group): Promise<void> {
+  const primary = new Redis(redis.primary.port);
+  const watchIds = async () =>
+    ((await primary.client('LIST')) as string)
+      .split('\n')
+      .filter((line) => / name=sundial-watch .*cmd=info/.test(line))
+      .map((line) => /^id=(\d+)/.exec(line)?.[1]);
+  try {
+    const [before] = await watchIds();
+    await primary.call('CLIENT', 'KILL', 'ID', String(before));
+    await waitFor(async () => (await watchIds()).some((id) => id !== before), {
+      timeoutMs: 10_000, // deadline: the watch reconnects within a second or two
+      what: 'the watch to look again',
+    });
+  } finally {
+    primary.disconnect();
+  }
+}
+
 const lostCount = async (group: Group) =>
   (await group.registry.getSingleMetric('sundial_redis_writes_lost_total')?.get())?.values[0]?.value;
 
@@ -95,13 +130,14 @@ const lostCount = async (group: Group) =>
 describe('cluster: a Sentinel failover that lost acknowledged writes is said (SundialRedisWritesLost)', () => {
   let lagging: Group;
   let clean: Group;
+  let dead: Group;
 
   beforeAll(async () => {
-    [lagging, clean] = await Promise.all([startGroup(), startGroup()]);
+    [lagging, clean, dead] = await Promise.all([startGroup(), startGroup(), startGroup()]);
   }, 60_000);
 
   afterAll(async () => {
-    for (const group of [lagging, clean]) {
+    for (const group of [lagging, clean, dead]) {
       await group?.stopWatch?.();
       await group?.timers.dispose();
       await group?.redis.stop();
@@ -112,18 +148,7 @@ describe('cluster: a Sentinel failover that lost acknowledged writes is said (Su
     await lagging.timers.schedule({ key: 'before', handler: 'record', every: '1h' });
     await inStep(lagging);
     await watch(lagging);
-    // The replica's link is cut and stays down (its reconnects fail AUTH), the Sentinels still see it.
-    const replica = new Redis(lagging.redis.replica.port);
-    try {
-      await replica.config('SET', 'masterauth', 'not-the-password');
-      await replica.call('CLIENT', 'KILL', 'TYPE', 'master');
-      await waitFor(async () => /master_link_status:down/.test(await replica.info('replication')), {
-        timeoutMs: 5_000, // deadline
-        what: "the replica's link to be down",
-      });
-    } finally {
-      replica.disconnect();
-    }
+    await cutReplica(lagging);
     for (let n = 0; n < 5; n++)
       await lagging.timers.schedule({ key: `lost:${n}`, handler: 'record', every: '1h' });
 
@@ -156,5 +181,33 @@ describe('cluster: a Sentinel failover that lost acknowledged writes is said (Su
     expect(clean.lines).toEqual([]);
     expect(await lostCount(clean)).toBe(0);
     expect(await clean.timers.get('kept')).not.toBeNull();
+  }, 30_000);
+
+  it('the old primary dead with the writes: what the last look saw is told', async () => {
+    await dead.timers.schedule({ key: 'before', handler: 'record', every: '1h' });
+    await inStep(dead);
+    await watch(dead);
+    await cutReplica(dead);
+    for (let n = 0; n < 5; n++)
+      await dead.timers.schedule({ key: `lost:${n}`, handler: 'record', every: '1h' });
+    await watchLooksAgain(dead); // its look sees the writes on the old primary
+    dead.redis.primary.signal('SIGSTOP'); // it answers no one: the Sentinels elect the replica
+    try {
+      await waitFor(async () => (await dead.redis.primaryPort()) === dead.redis.replica.port, {
+        timeoutMs: 15_000, // deadline: down after 1 s, then the election
+        intervalMs: 100,
+        what: 'the Sentinels to promote the replica',
+      });
+      const [line] = await waitFor(() => (dead.lines.length > 0 ? dead.lines : undefined), {
+        timeoutMs: 10_000, // deadline: the watch looks at the reconnect; the old primary is given 1 s
+        what: 'the writes-lost line',
+      });
+      expect(line.message).toMatch(/^Redis lost writes acknowledged to Sundial under prefix 'sundial': /);
+      expect(line.fields?.changes).toBeGreaterThanOrEqual(5);
+      expect(await lostCount(dead)).toBe(1);
+      expect(await dead.timers.get('lost:0')).toBeNull();
+    } finally {
+      dead.redis.primary.signal('SIGCONT');
+    }
   }, 30_000);
 });

@@ -24,10 +24,12 @@ interface Primary {
   changes: number;
 }
 
-/** How many looks of one history are kept (at 5 s a look: the last 20 s). */
-const KEPT_LOOKS = 4;
-/** A history not looked at for this long (its primary gone without a successor seen) is forgotten. */
-const FORGET_MS = 10 * 60_000;
+/**
+ * How long looks are kept: Sentinel promotes a replica whose link was down up to ten times
+ * `down-after-milliseconds` (300 s by default), and the look before it went down is the one that counts.
+ * A history not looked at for this long (its primary gone without a successor seen) is forgotten.
+ */
+const KEEP_MS = 10 * 60_000;
 /** How long the old primary is given to answer once a fork is found. */
 const OLD_PRIMARY_WAIT_MS = 1_000;
 
@@ -63,13 +65,24 @@ export class ReplicationHistory {
       if (primary.role !== 'master') continue;
       const loss = await this.forkLoss(primary);
       if (loss) losses.push(loss);
-      const looks = this.seen.get(primary.replid) ?? [];
-      looks.push({ offset: primary.offset, changes: primary.changes, at: now, address: addressOf(node) });
-      this.seen.set(primary.replid, looks.slice(-KEPT_LOOKS));
+      this.remember(primary.replid, { ...primary, at: now, address: addressOf(node) });
     }
     for (const [replid, looks] of this.seen)
-      if (now - looks[looks.length - 1].at > FORGET_MS) this.seen.delete(replid);
+      if (now - looks[looks.length - 1].at > KEEP_MS) this.seen.delete(replid);
     return losses;
+  }
+
+  /**
+   * Adds a look to its history, keeping of a run of looks with the same changes its first and its last
+   * (a fork between them counts the same changes from either), and none older than KEEP_MS but the last.
+   */
+  private remember(replid: string, { offset, changes, at, address }: Look): void {
+    const looks = this.seen.get(replid) ?? [];
+    const [beforeLast, last] = looks.slice(-2);
+    if (beforeLast?.changes === changes && last?.changes === changes) looks.pop();
+    looks.push({ offset, changes, at, address });
+    while (looks.length > 1 && at - looks[0].at > KEEP_MS) looks.shift();
+    this.seen.set(replid, looks);
   }
 
   /** The writes the old primary `replid2` had past the fork that this process saw, if any. */
