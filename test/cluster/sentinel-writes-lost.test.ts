@@ -40,11 +40,11 @@ async function watch(group: Group): Promise<void> {
   await watchLookedAt(group.redis.primary.port);
 }
 
-/** Until the watch's connection to the Redis on `port` has read its replication (its look's last command). */
+/** Until the watch's connection to the Redis on `port` has looked (its replication, then its markers: `GET` last). */
 async function watchLookedAt(port: number): Promise<void> {
   const redis = new Redis(port);
   try {
-    await waitFor(async () => /name=sundial-watch .*cmd=info/.test((await redis.client('LIST')) as string), {
+    await waitFor(async () => /name=sundial-watch .*cmd=get/.test((await redis.client('LIST')) as string), {
       timeoutMs: 10_000, // deadline: the watch looks at connect, then every 200 ms
       what: `the watch to look at the Redis on ${port}`,
     });
@@ -106,7 +106,7 @@ async function watchLooksAgain({ redis }: Group): Promise<void> {
   const watchIds = async () =>
     ((await primary.client('LIST')) as string)
       .split('\n')
-      .filter((line) => / name=sundial-watch .*cmd=info/.test(line))
+      .filter((line) => / name=sundial-watch .*cmd=get/.test(line))
       .map((line) => /^id=(\d+)/.exec(line)?.[1]);
   try {
     const [before] = await watchIds();
