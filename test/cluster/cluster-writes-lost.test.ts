@@ -88,7 +88,8 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
     const old = new Redis(cluster.nodes[0].port);
     const cut = new Redis(replica.port);
     try {
-      await waitForWatchInfo(old); // the watch remembers the shard's history
+      await watchLooked(old); // the watch remembers the shard's history
+      await replicaAcked(old); // the replica holds it all
       await cut.config('SET', 'masterauth', 'not-the-password');
       await cut.call('CLIENT', 'KILL', 'TYPE', 'master');
       await waitFor(async () => /master_link_status:down/.test(await cut.info('replication')), {
@@ -97,7 +98,7 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
       });
       const keys = Array.from({ length: 12 }, (_, n) => `lost:${n}`);
       for (const key of keys) await timers.schedule({ key, handler: 'record', every: '1h' });
-      await waitForWatchInfo(old); // its look saw them on the old primary
+      await waitForWatchInfo(old); // a look saw them on the old primary
       await cut.cluster('FAILOVER', 'TAKEOVER');
 
       const [line] = await waitFor(() => (lines.length > 0 ? lines : undefined), {
@@ -119,17 +120,36 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
   }, 30_000);
 });
 
+/** Until the watch's connection to the node has looked (its replication, then its markers: `GET` last). */
+async function watchLooked(redis: Redis): Promise<void> {
+  await waitFor(async () => /name=sundial-watch .*cmd=get/.test((await redis.client('LIST')) as string), {
+    timeoutMs: 10_000, // deadline: the watch looks at connect, then every 200 ms
+    what: 'the watch to look',
+  });
+}
+
+/** Until the primary's replica acknowledged its whole stream (a replica acknowledges every second). */
+async function replicaAcked(redis: Redis): Promise<void> {
+  await waitFor(
+    async () => {
+      const info = await redis.info('replication');
+      return /slave0:.*,offset=(\d+),/.exec(info)?.[1] === /master_repl_offset:(\d+)/.exec(info)?.[1];
+    },
+    { timeoutMs: 10_000, what: "the replica's acknowledgement" }, // deadline: acks come every second
+  );
+}
+
 /**
- * Until another client (the watch's look: nothing else here sends INFO) read the node's INFO twice from
- * now — a whole look (its markers' reads and writes too) came between — `cmdstat_info` counting each
- * one but the one answering, so each poll of ours adds one.
+ * Until another client (the watch's look: once the client and the watch are connected nothing else here
+ * sends INFO) read the node's INFO from now, `cmdstat_info` counting each one but the one answering, so
+ * each poll of ours adds one.
  */
 async function waitForWatchInfo(redis: Redis): Promise<void> {
   const calls = async () =>
     Number(/cmdstat_info:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
   const before = await calls();
   let polls = 0;
-  await waitFor(async () => (await calls()) - before - ++polls >= 2, {
+  await waitFor(async () => (await calls()) - before - ++polls >= 1, {
     timeoutMs: 10_000, // deadline: the watch looks every 200 ms
     what: "the watch to read the node's replication",
   });
