@@ -2,7 +2,7 @@ import { RedisTimers, reportWritesLost, SundialMetrics, watchPartitionCount } fr
 import {
   type RedisCluster,
   type RedisServer,
-  startRedis,
+  startClusterNode,
   startRedisCluster,
   waitFor,
 } from '@sundial/testing';
@@ -23,20 +23,7 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
   let stopWatch: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    [cluster, replica] = await Promise.all([
-      startRedisCluster(3, NODE_ARGS),
-      startRedis({
-        args: [
-          '--cluster-enabled',
-          'yes',
-          '--cluster-node-timeout',
-          '2000',
-          '--cluster-announce-ip',
-          '127.0.0.1',
-          ...NODE_ARGS,
-        ],
-      }),
-    ]);
+    [cluster, replica] = await Promise.all([startRedisCluster(3, NODE_ARGS), startClusterNode(NODE_ARGS)]);
     const [primary, joining] = [new Redis(cluster.nodes[0].port), new Redis(replica.port)];
     try {
       const id = (await primary.cluster('MYID')) as string;

@@ -120,6 +120,16 @@ async function watchLooksAgain({ redis }: Group): Promise<void> {
   }
 }
 
+/** A timer both have, the watch looking, then the replica cut off and five timers only the primary has. */
+async function writeBehindTheReplica(group: Group): Promise<void> {
+  await group.timers.schedule({ key: 'before', handler: 'record', every: '1h' });
+  await inStep(group);
+  await watch(group);
+  await cutReplica(group);
+  for (let n = 0; n < 5; n++)
+    await group.timers.schedule({ key: `lost:${n}`, handler: 'record', every: '1h' });
+}
+
 const lostCount = async (group: Group) =>
   (await group.registry.getSingleMetric('sundial_redis_writes_lost_total')?.get())?.values[0]?.value;
 
@@ -145,12 +155,7 @@ describe('cluster: a Sentinel failover that lost acknowledged writes is said (Su
   });
 
   it('a replica cut off from the primary, promoted: one error line, the counter at 1, the timers gone', async () => {
-    await lagging.timers.schedule({ key: 'before', handler: 'record', every: '1h' });
-    await inStep(lagging);
-    await watch(lagging);
-    await cutReplica(lagging);
-    for (let n = 0; n < 5; n++)
-      await lagging.timers.schedule({ key: `lost:${n}`, handler: 'record', every: '1h' });
+    await writeBehindTheReplica(lagging);
 
     await failover(lagging);
     const [line] = await waitFor(() => (lagging.lines.length > 0 ? lagging.lines : undefined), {
@@ -184,12 +189,7 @@ describe('cluster: a Sentinel failover that lost acknowledged writes is said (Su
   }, 30_000);
 
   it('the old primary dead with the writes: what the last look saw is told', async () => {
-    await dead.timers.schedule({ key: 'before', handler: 'record', every: '1h' });
-    await inStep(dead);
-    await watch(dead);
-    await cutReplica(dead);
-    for (let n = 0; n < 5; n++)
-      await dead.timers.schedule({ key: `lost:${n}`, handler: 'record', every: '1h' });
+    await writeBehindTheReplica(dead);
     await watchLooksAgain(dead); // its look sees the writes on the old primary
     dead.redis.primary.signal('SIGSTOP'); // it answers no one: the Sentinels elect the replica
     try {
