@@ -18,7 +18,13 @@ export {
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export type { DataLoss } from './infra/data-loss';
-export { type PartitionCountWatch, reportDataLoss, watchPartitionCount } from './infra/layout-watch';
+export {
+  type PartitionCountWatch,
+  reportDataLoss,
+  reportWritesLost,
+  watchPartitionCount,
+} from './infra/layout-watch';
+export type { WritesLost } from './infra/writes-lost';
 export { type ConnectionErrorEvent, type ErrorEvents } from './infra/connection-cause';
 export {
   isAwayNotRefused,

@@ -3,6 +3,7 @@ import type { SundialLogger } from '@sundial/core';
 import {
   isAwayNotRefused,
   reportDataLoss,
+  reportWritesLost,
   SundialMetrics,
   waitForRedis,
   watchPartitionCount,
@@ -71,6 +72,8 @@ export function serve(
         },
         // Redis lost the timers (docs/operations.md "SundialRedisDataLost"): said, counted; the process goes on.
         onDataLost: reportDataLoss(logger, metrics),
+        // A failover lost writes (docs/operations.md "SundialRedisWritesLost"): said, counted.
+        onWritesLost: reportWritesLost(logger, metrics),
       });
     })
     .catch((error: unknown) => {

@@ -16,6 +16,20 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
+/** A `redis-server --cluster-enabled yes` on a free port, in no cluster yet (CLUSTER MEET joins it). */
+export function startClusterNode(args: string[] = []): Promise<RedisServer> {
+  // A node learns its own address from its peers; a lone primary has none, so it is told.
+  const cluster = [
+    '--cluster-enabled',
+    'yes',
+    '--cluster-node-timeout',
+    '2000',
+    '--cluster-announce-ip',
+    '127.0.0.1',
+  ];
+  return startRedis({ args: [...cluster, ...args] });
+}
+
 /**
  * Starts `primaries` (default 3) `redis-server --cluster-enabled yes` on free ports with their own temp
  * dirs, joins them with `redis-cli --cluster create … --cluster-replicas 0` (the 16384 slots split into
@@ -24,22 +38,7 @@ export interface RedisCluster {
  * (e.g. `--appendonly yes --appendfsync always`, so its data survives a restart).
  */
 export async function startRedisCluster(primaries = 3, args: string[] = []): Promise<RedisCluster> {
-  const nodes = await Promise.all(
-    Array.from({ length: primaries }, () =>
-      // A node learns its own address from its peers; a lone primary has none, so it is told.
-      startRedis({
-        args: [
-          '--cluster-enabled',
-          'yes',
-          '--cluster-node-timeout',
-          '2000',
-          '--cluster-announce-ip',
-          '127.0.0.1',
-          ...args,
-        ],
-      }),
-    ),
-  );
+  const nodes = await Promise.all(Array.from({ length: primaries }, () => startClusterNode(args)));
   const stop = () => Promise.all(nodes.map((node) => node.stop())).then(() => undefined);
   try {
     const clients = nodes.map((node) => new Redis(node.url));

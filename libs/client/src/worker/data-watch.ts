@@ -1,4 +1,4 @@
-import { reportDataLoss, SundialMetrics, watchPartitionCount } from '@sundial/redis';
+import { reportDataLoss, reportWritesLost, SundialMetrics, watchPartitionCount } from '@sundial/redis';
 import { loggerOf } from '../nest-logger';
 import type { RedisBackendOptions } from '../sundial-module-options';
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
@@ -17,6 +17,7 @@ export type DataWatch = () => () => Promise<void>;
 export function dataWatch(sundial: RedisBackendOptions, worker: SundialWorkerModuleOptions): DataWatch {
   const metrics = new SundialMetrics(worker.metricsRegistry); // the counter is exported at 0 from the boot
   const onDataLost = reportDataLoss(loggerOf(sundial), metrics);
+  const onWritesLost = reportWritesLost(loggerOf(sundial), metrics);
   const { connection, prefix, partitions } = sundial;
-  return () => watchPartitionCount({ connection, prefix, partitions, onDataLost });
+  return () => watchPartitionCount({ connection, prefix, partitions, onDataLost, onWritesLost });
 }

@@ -2,8 +2,9 @@ import { refusals, type SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import { dataLook, watched } from '../infra/data-look';
 import { DataMarker, readMarkers } from '../infra/data-marker';
-import { reportDataLoss } from '../infra/layout-watch';
+import { reportDataLoss, reportWritesLost } from '../infra/layout-watch';
 import { checkPartitionCount, readLayout } from '../infra/partition-count';
+import { ReplicationHistory } from '../infra/replication-history';
 import { KeyMover } from '../repartition/key-mover';
 import { SundialKeys } from '../store/keys';
 import { RepartitionWindow } from './repartition-window';
@@ -21,12 +22,14 @@ export interface LayoutReader {
  * How a RedisTimers behaves around a repartition (docs/design.md "Repartition"), kept apart from the
  * Timers API itself: a client whose count a repartition replaced refuses instead of answering wrongly;
  * a client that joined one (it has the new count) reads the old layout too and moves a key before writing
- * it, until the repartition ended. It also watches the data (data-marker.ts) where no watch does.
+ * it, until the repartition ended. It also watches the data (data-marker.ts) and the failovers that lost
+ * writes (replication-history.ts) where no watch does.
  */
 export class LayoutGuard {
   /** set while a repartition this client joined is under way */
   private window: RepartitionWindow | null = null;
   private readonly marker: DataMarker;
+  private readonly history: ReplicationHistory;
   /** one look at the data markers, telling a loss once per process (`Sundial: Redis lost …`) */
   private readonly lookAtData: () => Promise<void>;
   private dataTimer: NodeJS.Timeout | undefined;
@@ -39,10 +42,14 @@ export class LayoutGuard {
     logger: Pick<SundialLogger, 'error'>,
   ) {
     this.marker = new DataMarker(redis, keys);
+    this.history = new ReplicationHistory(redis, keys);
     // The watches' line, led by `Sundial:`; no counter (a client has no metrics registry).
     const say: typeof logger = { error: (message, fields) => logger.error(`Sundial: ${message}`, fields) };
     const onDataLost = reportDataLoss(say, { dataLost: () => undefined });
-    this.lookAtData = dataLook({ marker: this.marker, onDataLost, stopped: () => this.closed });
+    const onWritesLost = reportWritesLost(say, { writesLost: () => undefined });
+    const { history } = this;
+    const stopped = () => this.closed;
+    this.lookAtData = dataLook({ marker: this.marker, onDataLost, history, onWritesLost, stopped });
   }
 
   /**
@@ -51,6 +58,7 @@ export class LayoutGuard {
    */
   async start(joining: { from: number } | null): Promise<void> {
     await this.marker.check();
+    await this.history.check().catch(() => undefined); // remembered; a Redis without INFO: not watched
     if (joining) this.join(joining.from);
     if (this.dataTimer) return;
     const look = () => void this.lookUnlessWatched();

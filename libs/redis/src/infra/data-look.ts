@@ -1,5 +1,7 @@
 import type { DataLoss } from './data-loss';
 import type { DataMarker } from './data-marker';
+import type { ReplicationHistory } from './replication-history';
+import type { WritesLost } from './writes-lost';
 
 /** The losses told so far in this process, by their first lost marker's value (data-loss.ts `marker`). */
 const toldInThisProcess = new Set<string>();
@@ -12,6 +14,10 @@ export interface DataLookOptions {
   /** told once a loss (not after `stopped`) */
   onDataLost: (loss: DataLoss) => void;
   stopped: () => boolean;
+  /** where the primaries' replication histories are read (the fork of a failover that lost writes) */
+  history?: ReplicationHistory;
+  /** told once a fork whose lost writes this process saw (not after `stopped`) */
+  onWritesLost?: (loss: WritesLost) => void;
   /**
    * the losses told so far, shared by the watches and clients that tell the same process's loss (default
    * process-wide; a test running several "processes" in one gives each its own)
@@ -23,14 +29,26 @@ export interface DataLookOptions {
  * One look at the data markers (DataMarker.check), one at a time — a reconnect's and an interval's side
  * by side would both tell one loss — telling each loss once per process: the standalone worker runs
  * serve's watch and its SundialWorkerModule's, and an app's RedisTimers may look too. A failed look
- * (Redis away) concludes nothing.
+ * (Redis away) concludes nothing. With `history`, the same look reads the primaries' replication
+ * (replication-history.ts) and tells each failover that lost writes this process saw, once per process.
  */
-export function dataLook({ marker, onDataLost, stopped, told = toldInThisProcess }: DataLookOptions) {
+export function dataLook(options: DataLookOptions) {
+  const { marker, onDataLost, stopped, history, onWritesLost, told = toldInThisProcess } = options;
   const once = async (): Promise<void> => {
+    // The replication first: a look still ends with the markers' reads (tests wait for a watch's `GET`).
+    const forks = history ? await history.check().catch(() => []) : [];
     const loss = await marker.check().catch(() => null);
-    if (!loss || stopped() || told.has(loss.marker)) return;
-    told.add(loss.marker);
-    onDataLost(loss);
+    // A replica that lost everything and was promoted forked too: its loss is said, not its writes'.
+    if (stopped()) return;
+    if (loss && !told.has(loss.marker)) {
+      told.add(loss.marker);
+      onDataLost(loss);
+    }
+    for (const fork of loss ? [] : forks) {
+      if (told.has(fork.fork)) continue;
+      told.add(fork.fork);
+      onWritesLost?.(fork);
+    }
   };
   let checking = Promise.resolve();
   return (): Promise<void> => (checking = checking.then(once));

@@ -178,19 +178,22 @@ export class DataMarker {
    */
   private async publishOwedReset(): Promise<boolean> {
     if (!this.resetOwed) return false;
-    const published = await this.publishReset().then(
+    const published = await publishReset(this.redis, this.keys).then(
       () => true,
       () => false,
     );
     if (published) this.resetOwed = false;
     return published;
   }
+}
 
-  /** What a global `cancelAll()` publishes: the registrars write their rows again (docs/spec.md §4.1). */
-  private async publishReset(): Promise<void> {
-    const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: Date.now(), count: 0 };
-    await this.redis.publish(this.keys.eventsChannel, JSON.stringify(reset));
-  }
+/**
+ * What a global `cancelAll()` publishes, with `count` 0: the registrars write their rows again (docs/spec.md
+ * §4.1), after a loss of data or of writes (replication-history.ts).
+ */
+export async function publishReset(redis: RedisClient, keys: SundialKeys): Promise<void> {
+  const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: Date.now(), count: 0 };
+  await redis.publish(keys.eventsChannel, JSON.stringify(reset));
 }
 
 /**

@@ -5,6 +5,8 @@ import { dataLook, watchRuns } from './data-look';
 import type { DataLoss } from './data-loss';
 import { DataMarker } from './data-marker';
 import { readLayout } from './partition-count';
+import { ReplicationHistory } from './replication-history';
+import type { WritesLost } from './writes-lost';
 
 export interface PartitionCountWatch {
   /** where the timers are, and the count this process runs with */
@@ -24,6 +26,12 @@ export interface PartitionCountWatch {
    * (`count` 0) first, so that @DistributedCron and schedules-file rows are registered again
    */
   onDataLost?: (loss: DataLoss) => void;
+  /**
+   * called, with `onDataLost`, when the primary (of a shard) was promoted from a replica that lacked
+   * writes this process saw on the old one (replication-history.ts), once a failover; the first process
+   * to tell it has published a `reset` event (`count` 0)
+   */
+  onWritesLost?: (loss: WritesLost) => void;
   /**
    * the losses told so far (by marker), shared by the watches that tell the same process's loss: the
    * standalone worker runs serve's watch and its SundialWorkerModule's, and says the loss once (default
@@ -52,8 +60,11 @@ export function watchPartitionCount(options: PartitionCountWatch): () => Promise
   const redis = withErrorListener(openRedis(options.connection, { connectionName: WATCH_CONNECTION }));
   const marker = new DataMarker(redis, keys);
   let stopped = false;
-  const { onDataLost, told } = options;
-  const checkData = onDataLost ? dataLook({ marker, onDataLost, told, stopped: () => stopped }) : null;
+  const { onDataLost, onWritesLost, told } = options;
+  const history = onWritesLost ? new ReplicationHistory(redis, keys) : undefined;
+  const checkData = onDataLost
+    ? dataLook({ marker, onDataLost, history, onWritesLost, told, stopped: () => stopped })
+    : null;
   const watching = onDataLost ? watchRuns(keys.prefix) : () => undefined;
   // 'ready': the first connect (the marker is recorded), and each reconnect (a restarted Redis).
   if (checkData) redis.on('ready', () => void checkData());
@@ -91,5 +102,20 @@ export function reportDataLoss(
     const where = all ? {} : { partitions };
     logger.error(message, { fix, prefix, since: new Date(since).toISOString(), ...where });
     metrics.dataLost();
+  };
+}
+
+/**
+ * What every process that watches says of a failover that lost writes (docs/operations.md
+ * "SundialRedisWritesLost"): one error line, `sundial_redis_writes_lost_total` counted.
+ */
+export function reportWritesLost(
+  logger: Pick<SundialLogger, 'error'>,
+  metrics: { writesLost(): void },
+): (loss: WritesLost) => void {
+  return ({ message, fix, prefix, bytes, changes, since, until, primary }) => {
+    const window = { since: new Date(since).toISOString(), until: new Date(until).toISOString() };
+    logger.error(message, { fix, prefix, primary, bytes, changes, ...window });
+    metrics.writesLost();
   };
 }

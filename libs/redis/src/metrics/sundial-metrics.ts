@@ -68,6 +68,7 @@ export class SundialMetrics implements Required<SundialObserver> {
   private readonly consumersRecreated: Counter<'partition'>;
   private readonly consumers: Gauge<'partition'>;
   private readonly dataLosses: Counter;
+  private readonly writesLosses: Counter;
   private readonly sources: Set<BacklogSource>;
   private readonly runners: Map<string, number>;
 
@@ -172,6 +173,15 @@ export class SundialMetrics implements Required<SundialObserver> {
           registers,
         }),
     );
+    this.writesLosses = this.metric(
+      'sundial_redis_writes_lost_total',
+      (name) =>
+        new Counter({
+          name,
+          help: 'Failovers this process found had lost writes it saw acknowledged (a promoted replica lagged)',
+          registers,
+        }),
+    );
     this.sources = backlogSources.get(registry) ?? new Set();
     backlogSources.set(registry, this.sources);
     this.runners = consumingRunners.get(registry) ?? new Map();
@@ -241,6 +251,11 @@ export class SundialMetrics implements Required<SundialObserver> {
   /** The apps' layout watch (serve.ts) found that Redis lost the data this process had seen. */
   dataLost(): void {
     this.dataLosses.inc();
+  }
+
+  /** The apps' layout watch found that a failover lost writes this process had seen (replication-history.ts). */
+  writesLost(): void {
+    this.writesLosses.inc();
   }
 
   /** Reads `source` on every scrape until the returned function is called (a scheduler's lifetime). */

@@ -192,6 +192,14 @@ export class SundialKeys {
     return `${this.base(partition)}moved`;
   }
 
+  /**
+   * `P:writes-lost:<replid>:<offset>`: the fork of a failover that lost acknowledged writes (an hour's
+   * TTL), written `SET NX` by the process that publishes its `reset` (infra/replication-history.ts).
+   */
+  writesLost(fork: string): string {
+    return `${this.prefix}:writes-lost:${fork}`;
+  }
+
   get eventsChannel(): string {
     return `${this.prefix}:events`;
   }
