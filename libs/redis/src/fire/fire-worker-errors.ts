@@ -47,10 +47,13 @@ export class FireWorkerErrors {
     );
   }
 
-  /** Both throttles recover with `source`'s connection (ErrorThrottle.recoversWith). */
+  /**
+   * The errors recover with `source`'s connection (ErrorThrottle.recoversWith). A lost lock does not:
+   * it is said once Redis answers again, so a `connected again` after it would be no news; its run ends
+   * after 30 s without one (error-throttle.ts).
+   */
   recoversWith(source: Pick<ErrorSource, 'getBackend'>): this {
     this.errors.recoversWith(source);
-    this.lostLocks.recoversWith(source);
     return this;
   }
 }
