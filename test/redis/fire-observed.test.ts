@@ -165,8 +165,57 @@ describe('fire path: what is reported', () => {
     expect(reported.runFinished).toEqual([expect.objectContaining({ handler: 'slow', status: 'ok' })]);
     expect(lines).toContainEqual({
       level: 'info',
-      message: expect.stringMatching(/not recorded/),
-      fields: { key: 's', id: timer.id, version: 1, partition: 0, handler: 'slow', reason: 'gone' },
+      message: 'run ended after its timer was cancelled (stale: gone): its outcome was not recorded',
+      fields: {
+        ...{
+          key: 's',
+          id: timer.id,
+          version: 1,
+          partition: 0,
+          handler: 'slow',
+          reason: 'gone',
+          outcome: 'ok',
+        },
+        latenessMs: expect.any(Number),
+        durationMs: expect.any(Number),
+      },
+    });
+  });
+
+  it("a run aborted by its timer's cancel (its handler threw AbortError) is logged as ended after the cancel, not as failed", async () => {
+    const cluster = await fire.cluster();
+    const { reported, observer, lines, logger } = watchers();
+    const inRun = gate();
+    await cluster.dispatcher();
+    await cluster.runner(
+      {
+        // waits for its signal, then throws what aborted it, as a handler passing ctx.signal to fetch does
+        aborted: (_payload, ctx) =>
+          new Promise((_resolve, reject) => {
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error));
+            inRun.open();
+          }),
+      },
+      { observer, logger },
+    );
+    const timer = await cluster.timers.schedule({ key: 'a', handler: 'aborted', delay: 0 });
+    await inRun.promise;
+    await cluster.timers.cancel('a');
+    await eventually(cluster.events, { type: 'stale', key: 'a' });
+    await waitFor(() => reported.stale.length > 0, { what: 'the stale completion reported' });
+    // sundial_runs_total counts what the handler did (it threw); the ledger, the span and the line: stale
+    expect(reported.runFinished).toEqual([expect.objectContaining({ handler: 'aborted', status: 'failed' })]);
+    expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
+    expect(lines).toContainEqual({
+      level: 'info',
+      message: 'run ended after its timer was cancelled (stale: gone): its outcome was not recorded',
+      fields: expect.objectContaining({
+        key: 'a',
+        id: timer.id,
+        reason: 'gone',
+        outcome: 'failed',
+        error: expect.objectContaining({ message: expect.any(String) }),
+      }),
     });
   });
 

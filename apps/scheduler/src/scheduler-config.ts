@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS } from '@sundial/core';
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_RECONCILE_MS } from '@sundial/redis';
+import { DEFAULT_RECONCILE_MS } from '@sundial/redis';
 import {
   type AllowedHosts,
   allowedHostsFromEnv,
@@ -19,8 +19,6 @@ export interface SchedulerConfig extends ClusterConfig {
   maxPayloadBytes: number;
   minEveryMs: number;
   reconcileMs: number;
-  /** SUNDIAL_COMMAND_TIMEOUT_MS: how long an API call waits for each Redis reply before it answers 503 */
-  commandTimeoutMs: number;
   /** a schedules.yaml whose rows the scheduler keeps as timers (docs/spec.md §5.4) */
   schedulesFile?: string;
 }
@@ -35,7 +33,6 @@ export function schedulerConfigFromEnv(env: Env = process.env): SchedulerConfig 
     maxPayloadBytes: envInt(env, 'SUNDIAL_MAX_PAYLOAD_BYTES', DEFAULT_LIMITS.maxPayloadBytes, 1),
     minEveryMs: envInt(env, 'SUNDIAL_MIN_EVERY_MS', DEFAULT_LIMITS.minEveryMs, 1),
     reconcileMs: envInt(env, 'SUNDIAL_RECONCILE_MS', DEFAULT_RECONCILE_MS, 10),
-    commandTimeoutMs: envInt(env, 'SUNDIAL_COMMAND_TIMEOUT_MS', DEFAULT_COMMAND_TIMEOUT_MS, 1),
     schedulesFile: envOptional(env, 'SUNDIAL_SCHEDULES_FILE'),
   };
 }

@@ -1,6 +1,12 @@
 import { SundialError } from '@sundial/core';
-import { DEFAULT_CLAIM_AHEAD_MS, DEFAULT_DISPATCHER_GRACE_MS } from '@sundial/redis';
+import {
+  DEFAULT_CLAIM_AHEAD_MS,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_DISPATCHER_GRACE_MS,
+} from '@sundial/redis';
+import { pino } from 'pino';
 import { type WorkerConfig, workerConfigFromEnv } from './worker-config';
+import { WorkerModule } from './worker.module';
 
 /**
  * docs/spec.md §5.4: the runner options the worker reads from its environment and checks with the
@@ -50,5 +56,28 @@ describe.each([
 
   it('refuses what is not a whole number of ms', () => {
     for (const value of notWhole) expect(() => read(value)).toThrow(new RegExp(variable));
+  });
+});
+
+/** docs/spec.md §5.4: SUNDIAL_COMMAND_TIMEOUT_MS bounds the worker's own Sundial client too, as the scheduler's. */
+describe('SUNDIAL_COMMAND_TIMEOUT_MS', () => {
+  it('is read by the worker (unset: the client default) and refused below 1', () => {
+    expect(workerConfigFromEnv({}).commandTimeoutMs).toBe(DEFAULT_COMMAND_TIMEOUT_MS);
+    expect(workerConfigFromEnv({ SUNDIAL_COMMAND_TIMEOUT_MS: '1500' }).commandTimeoutMs).toBe(1500);
+    expect(() => workerConfigFromEnv({ SUNDIAL_COMMAND_TIMEOUT_MS: '0' })).toThrow(
+      /SUNDIAL_COMMAND_TIMEOUT_MS/,
+    );
+  });
+
+  it("is the worker's SundialModule commandTimeoutMs", () => {
+    const config = workerConfigFromEnv({ SUNDIAL_COMMAND_TIMEOUT_MS: '1500' });
+    const { imports = [] } = WorkerModule.forRoot(config, pino({ enabled: false }), {});
+    // SundialModule.forRoot's given options: the one provider valued with the worker's app name
+    const providers = imports.flatMap((module) => ('providers' in module ? (module.providers ?? []) : []));
+    expect(providers).toContainEqual(
+      expect.objectContaining({
+        useValue: expect.objectContaining({ appName: 'sundial-worker', commandTimeoutMs: 1500 }),
+      }),
+    );
   });
 });

@@ -31,7 +31,13 @@ export class WorkerModule {
         LoggingModule.forRoot(pino),
         HealthModule.forRoot(config.redisUrl),
         // Its own app name: it declares no @DistributedCron, so it may own (and remove) no app's rows.
-        SundialModule.forRoot({ connection: config.redisUrl, ...queues, logger, appName: 'sundial-worker' }),
+        SundialModule.forRoot({
+          connection: config.redisUrl,
+          ...queues,
+          logger,
+          appName: 'sundial-worker',
+          commandTimeoutMs: config.commandTimeoutMs,
+        }),
         SundialWorkerModule.forRoot({
           ...queues,
           tagging,

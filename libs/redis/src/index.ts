@@ -86,3 +86,4 @@ export {
 
 // How @sundial/client's fire queues and workers log their connections' errors (docs/spec.md §5.5).
 export { type ErrorLog, type ErrorSource, ErrorThrottle, throttleErrors } from './infra/error-throttle';
+export { FireWorkerErrors, type FireWorkerLog } from './fire/fire-worker-errors';

@@ -1,5 +1,5 @@
 import { refusals } from '@sundial/core';
-import { checkKeyPrefix, parseRedisUrl, servedPartitions } from '@sundial/redis';
+import { checkKeyPrefix, DEFAULT_COMMAND_TIMEOUT_MS, parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { Env } from './env';
 import { envInt, envOptional, envString } from './env';
 import { type LogLevelName, parseLogLevel } from './pino-logger';
@@ -14,6 +14,8 @@ export interface ClusterConfig {
   logLevel: LogLevelName;
   /** SUNDIAL_LISTEN_HOST: the address the HTTP port binds (undefined: every interface, as in a container) */
   listenHost?: string;
+  /** SUNDIAL_COMMAND_TIMEOUT_MS: how long a Sundial client call waits for each Redis reply (the API answers 503) */
+  commandTimeoutMs: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -32,6 +34,7 @@ export function clusterConfigFromEnv(env: Env): ClusterConfig {
     serve: parseServePartitions(env.SUNDIAL_SERVE_PARTITIONS, partitions),
     logLevel: parseLogLevel(env.LOG_LEVEL),
     listenHost: envOptional(env, 'SUNDIAL_LISTEN_HOST'),
+    commandTimeoutMs: envInt(env, 'SUNDIAL_COMMAND_TIMEOUT_MS', DEFAULT_COMMAND_TIMEOUT_MS, 1),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { SundialLogger } from '@sundial/core';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { ExportWatch, WatchedExporter } from './export-watch';
+import { QueueWatch } from './queue-watch';
 import { StderrSpanExporter } from './stderr-span-exporter';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on, each exporter only when named */
@@ -8,8 +9,9 @@ import { StderrSpanExporter } from './stderr-span-exporter';
 /**
  * The span processors OTEL_TRACES_EXPORTER names (default `otlp`), as the SDK would make them from the
  * environment, but: every exporter that sends spans away is watched (`ExportWatch`: a failed export is
- * said, not only at OTEL_LOG_LEVEL=debug), and `console` writes JSON lines on stderr, not on stdout
- * where the logs are. Each exporter reads its own OTEL_EXPORTER_* variables; the batches OTEL_BSP_*.
+ * said, not only at OTEL_LOG_LEVEL=debug; `QueueWatch`: so is a span dropped for a full queue), and
+ * `console` writes JSON lines on stderr, not on stdout where the logs are. Each exporter reads its own
+ * OTEL_EXPORTER_* variables; the batches OTEL_BSP_*.
  */
 export function spanProcessorsFromEnv(env: NodeJS.ProcessEnv, logger: SundialLogger): SpanProcessor[] {
   const { BatchSpanProcessor, SimpleSpanProcessor } =
@@ -30,7 +32,12 @@ export function spanProcessorsFromEnv(env: NodeJS.ProcessEnv, logger: SundialLog
     }
     const watch = new ExportWatch(logger, remote.endpoint);
     processors.push(
-      new BatchSpanProcessor({ exporter: new WatchedExporter(remote.exporter, watch), ...batching(env) }),
+      new BatchSpanProcessor({
+        exporter: new WatchedExporter(remote.exporter, watch),
+        // a span dropped for a full queue is said too, not only at OTEL_LOG_LEVEL=debug
+        selfObsMeterProvider: new QueueWatch(logger, remote.endpoint).meterProvider(),
+        ...batching(env),
+      }),
     );
   }
   return processors;

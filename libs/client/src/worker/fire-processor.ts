@@ -1,6 +1,6 @@
 import { Inject, Logger, type Type } from '@nestjs/common';
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { ErrorThrottle, type FireJobData, type TimerRunner, throttleErrors } from '@sundial/redis';
+import { type FireJobData, FireWorkerErrors, type TimerRunner, throttleErrors } from '@sundial/redis';
 import type { Job, Queue } from 'bullmq';
 
 export const FIRE_RUNNER = Symbol('sundial:fire-runner');
@@ -25,10 +25,11 @@ export function fireProcessor(
     private readonly logger = new Logger('Sundial');
     private readonly log = {
       error: (message: string) => this.logger.error(message),
+      warn: (message: string) => this.logger.warn(message),
       info: (message: string) => this.logger.log(message),
     };
-    /** the Worker's errors (its queue's go through a throttle of their own) */
-    private readonly workerErrors = new ErrorThrottle(`fire worker of partition ${partition}`, this.log);
+    /** the Worker's errors, a lost lock a warn (its queue's go through a throttle of their own) */
+    private readonly workerErrors = new FireWorkerErrors(`fire worker of partition ${partition}`, this.log);
 
     constructor(
       @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,

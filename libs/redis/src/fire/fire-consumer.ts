@@ -1,9 +1,9 @@
 import { type Job, Worker } from 'bullmq';
 import { closeRedis, openRedis, type RedisClient, type RedisConnection } from '../infra/connection';
-import { throttleErrors } from '../infra/error-throttle';
 import type { FireJobData } from '../store/fire-commands';
 import { ConsumerWatchdog } from './consumer-watchdog';
 import { FinishedJobs } from './finished-jobs';
+import { watchFireWorkerErrors } from './fire-worker-errors';
 import { SundialKeys } from '../store/keys';
 
 /** How long a claim outlives a silent worker (SUNDIAL_LEASE_MS). */
@@ -197,13 +197,17 @@ export class FireConsumers {
   }
 
   private own(partition: number, connection: RedisClient): FireJobConsumer {
-    const { keys, settings, logError, logInfo } = this.options;
+    const { keys, settings, logError, logWarn, logInfo } = this.options;
     const process = this.process!;
     const worker = new Worker<FireJobData>(keys.queueName(partition), (job) => process(partition, job.data), {
       connection,
       ...settings,
     });
-    throttleErrors(worker, `Sundial runner, partition ${partition}`, { error: logError, info: logInfo });
+    watchFireWorkerErrors(worker, `Sundial runner, partition ${partition}`, {
+      error: logError,
+      warn: (message) => logWarn(message, { partition }),
+      info: logInfo,
+    });
     this.watchFinishes(worker);
     return worker;
   }

@@ -46,7 +46,8 @@ export class RunCompletions {
     // Still active while its completion is sent (retried through an outage): its lease is renewed.
     run.completing = true;
     const endedAt = clock.now();
-    reports.finished(outcome, fields, latenessMs, endedAt - startedAt);
+    const durationMs = endedAt - startedAt;
+    reports.ended(outcome, fields, latenessMs, durationMs);
     const follow = cronFollowUp(claimed.fields, claimed.due, endedAt);
     try {
       // one literal of a fixed shape, not spreads (each copied its source's properties one by one)
@@ -68,11 +69,17 @@ export class RunCompletions {
           outcome.outcome === 'ok' && run.mode === 'held' ? claimCopy(claimed, leaseMs, workerId) : undefined,
       });
       // complete.lua published the matching 'skipped' or 'stale' event.
-      if (completed.kind === 'done') reports.skips(completed, fields);
-      else reports.staleAtCompletion(completed.reason, fields);
-      return completed.kind === 'stale' ? completed.reason : undefined;
+      // Its line waits for that answer: a run whose timer changed while it ran did not fail what it records.
+      if (completed.kind === 'stale') {
+        reports.staleAtCompletion(completed.reason, fields, outcome, latenessMs, durationMs);
+        return completed.reason;
+      }
+      reports.finished(outcome, fields, latenessMs, durationMs);
+      reports.skips(completed, fields);
+      return undefined;
     } catch (error) {
       // The lease then expires and the reconciler settles the run (docs/spec.md §3.8).
+      reports.finished(outcome, fields, latenessMs, durationMs);
       this.options.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
       return undefined;
     } finally {

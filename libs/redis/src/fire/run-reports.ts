@@ -15,6 +15,14 @@ export interface RunFields extends LogFields {
 /** How a handler ended; `stack`, of what it threw, only for the log line (the completion carries the rest). */
 export type RunOutcome = Pick<Completion, 'outcome' | 'error'> & { stack?: string };
 
+/** What changed under a run whose completion was stale, by complete.lua's reason. */
+const STALE_CAUSES: Record<StaleReason, string> = {
+  gone: 'its timer was cancelled',
+  version: 'its timer was replaced',
+  status: 'its lease was lost',
+  overlap: 'a newer run took its place',
+};
+
 /** What TimerRunner tells its observer and logger about runs, stale claims and completions, and skips. */
 export class RunReports {
   /** false with a logger whose debug writes nothing: the per-run debug lines' fields are not built */
@@ -27,10 +35,18 @@ export class RunReports {
     this.debug = logsDebug(logger);
   }
 
-  finished(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
+  /**
+   * Counts a handler's end (sundial_runs_total counts what the handler did — one aborted because its
+   * timer changed threw, so `failed` —, sundial_runs_stale_total what its completion then recorded).
+   */
+  ended(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
     const status = outcome.outcome === 'ok' ? 'ok' : 'failed';
     this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
-    if (status !== 'ok')
+  }
+
+  /** Logs a run whose outcome was recorded (or whose completion failed: the reconciler settles it). */
+  finished(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
+    if (outcome.outcome !== 'ok')
       this.logger.warn('run failed', {
         ...fields,
         latenessMs,
@@ -46,10 +62,29 @@ export class RunReports {
     if (this.debug) this.logger.debug('fire job stale at claim: not run', { ...ref, partition, reason });
   }
 
-  /** The run happened, but the timer changed under it: its outcome was dropped (docs/spec.md §3.2 step 4). */
-  staleAtCompletion(reason: StaleReason, fields: RunFields): void {
+  /**
+   * The run happened, but the timer changed under it: its outcome was dropped (docs/spec.md §3.2 step 4).
+   * One info line, not `run failed`: a handler aborted by a cancel or replace failed nothing the timer records.
+   */
+  staleAtCompletion(
+    reason: StaleReason,
+    fields: RunFields,
+    outcome: RunOutcome,
+    latenessMs: number,
+    durationMs: number,
+  ): void {
     this.observer.stale?.({ reason, phase: 'complete' });
-    this.logger.info('run outcome not recorded: the timer changed while it ran', { ...fields, reason });
+    this.logger.info(
+      `run ended after ${STALE_CAUSES[reason]} (stale: ${reason}): its outcome was not recorded`,
+      {
+        ...fields,
+        reason,
+        outcome: outcome.outcome,
+        ...(outcome.error === undefined ? {} : { error: outcome.error }),
+        latenessMs,
+        durationMs,
+      },
+    );
   }
 
   /** A run whose worker was lost, settled at claim: taken over to run again, or recorded lost (docs/spec.md §3.8). */

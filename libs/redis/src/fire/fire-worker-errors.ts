@@ -1,0 +1,65 @@
+import type { Clock } from '@sundial/core';
+import { type ErrorLog, type ErrorSource, ErrorThrottle } from '../infra/error-throttle';
+
+/**
+ * BullMQ's words for a fire job whose lock is gone: its renewal got no answer in time (lock-manager.ts)
+ * or its finish found the lock expired (finished-errors.ts, `moveToFinished`). Both follow a Redis that
+ * answered nothing for longer than the lock (2 × lease): frozen, swapped out, cut off.
+ */
+const LOST_LOCK = /^(?:could not renew lock for job|Missing lock for job) (.+?)\.?(?: |$)/;
+
+/** The job id of a BullMQ lost-lock error, else undefined. */
+export function lostLockJob(error: Error): string | undefined {
+  return LOST_LOCK.exec(error.message)?.[1];
+}
+
+/** Where a fire consumer's errors go: unexpected ones at error, a lost lock at warn, recoveries at info. */
+export interface FireWorkerLog extends ErrorLog {
+  warn(message: string): void;
+}
+
+/**
+ * A fire consumer's (BullMQ Worker's) errors, throttled as error-throttle.ts says. A lost lock is not an
+ * error of Sundial's: the runs of that job are leased and recorded by Sundial's own claims and
+ * completions (docs/spec.md §3.8), whatever BullMQ then does with the job (its stalled check may hand it
+ * again, and that delivery claims only timers still due at the version it names). So it is one warn
+ * saying so, throttled apart; everything else stays an error.
+ */
+export class FireWorkerErrors {
+  private readonly errors: ErrorThrottle;
+  private readonly lostLocks: ErrorThrottle;
+
+  constructor(what: string, log: FireWorkerLog, clock?: Pick<Clock, 'now'>) {
+    this.errors = new ErrorThrottle(what, log, clock);
+    this.lostLocks = new ErrorThrottle(what, { error: log.warn, info: log.info }, clock);
+  }
+
+  error(error: Error): void {
+    const job = lostLockJob(error);
+    if (job === undefined) return this.errors.error(error);
+    this.lostLocks.error(
+      new Error(
+        `fire job ${job} lost its BullMQ lock (Redis answered none of its renewals in time: frozen, swapped ` +
+          `out or cut off for longer than twice the lease; BullMQ said "${error.message}"). Its runs are ` +
+          'leased and recorded by Sundial itself, not by that lock: none is lost; BullMQ may deliver the ' +
+          'job again, and that delivery runs only timers still due.',
+      ),
+    );
+  }
+
+  /**
+   * The errors recover with `source`'s connection (ErrorThrottle.recoversWith). A lost lock does not:
+   * it is said once Redis answers again, so a `connected again` after it would be no news; its run ends
+   * after 30 s without one (error-throttle.ts).
+   */
+  recoversWith(source: Pick<ErrorSource, 'getBackend'>): this {
+    this.errors.recoversWith(source);
+    return this;
+  }
+}
+
+/** Routes a fire consumer's errors through a new FireWorkerErrors that recovers with its connection. */
+export function watchFireWorkerErrors(source: ErrorSource, what: string, log: FireWorkerLog): void {
+  const errors = new FireWorkerErrors(what, log).recoversWith(source);
+  source.on('error', (error) => errors.error(error));
+}
