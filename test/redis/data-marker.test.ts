@@ -104,9 +104,9 @@ describe('the data marker (P:epoch)', () => {
       await store.raw.del('dm-two:{p1}:epoch');
       expect(await a.check()).toMatchObject({ partitions: [1], reset: true });
       await store.raw.del('dm-two:{p2}:epoch');
-      // B wrote p2's new marker: the reset of p2's loss is its to publish (A's covered p1 only).
-      expect(await b.check()).toMatchObject({ partitions: [1, 2], reset: true });
-      expect(await a.check()).toMatchObject({ partitions: [2], reset: false });
+      // B finds p1's loss first, whose reset A claimed; A claims p2's, which its next look finds alone.
+      expect(await b.check()).toMatchObject({ partitions: [1, 2], reset: false });
+      expect(await a.check()).toMatchObject({ partitions: [2], reset: true });
       expect(await resets.all()).toEqual([
         expect.objectContaining({ type: 'reset', count: 0 }),
         expect.objectContaining({ type: 'reset', count: 0 }),
@@ -223,6 +223,31 @@ describe('the data marker (P:epoch)', () => {
     } finally {
       listener.disconnect();
       await Promise.all(stops.map((stop) => stop()));
+    }
+  });
+
+  it('a marker lost and written anew first by a process started since: one survivor publishes the reset', async () => {
+    const resets = await resetsOn('dm-fresh');
+    try {
+      const [a, b] = [watched('dm-fresh', 2), watched('dm-fresh', 2)];
+      await Promise.all([a.check(), b.check()]);
+      await store.raw.del(
+        'dm-fresh:epoch',
+        'dm-fresh:{p0}:epoch',
+        'dm-fresh:{p1}:epoch',
+        'dm-fresh:partitions',
+      );
+      // a process started after the loss never saw the old markers: to it, a first start
+      expect(await watched('dm-fresh', 2).check()).toBeNull();
+      const losses = await Promise.all([a.check(), b.check()]);
+      expect(losses).toEqual([
+        expect.objectContaining({ all: true }),
+        expect.objectContaining({ all: true }),
+      ]);
+      expect(losses.filter((loss) => loss?.reset)).toHaveLength(1);
+      expect(await resets.all()).toEqual([expect.objectContaining({ type: 'reset', count: 0 })]);
+    } finally {
+      resets.close();
     }
   });
 

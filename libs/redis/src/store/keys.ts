@@ -200,6 +200,15 @@ export class SundialKeys {
     return `${this.prefix}:writes-lost:${fork}`;
   }
 
+  /**
+   * `<marker>:reset:<value>`: the claim (`SET NX`, an hour's TTL) on the `reset` owed for a marker written
+   * anew as `value` after a loss, in the marker's slot (infra/data-marker.ts): whoever wrote it anew, the
+   * one process that claims it publishes the reset.
+   */
+  resetClaim(marker: string, value: string): string {
+    return `${marker}:reset:${value}`;
+  }
+
   get eventsChannel(): string {
     return `${this.prefix}:events`;
   }
