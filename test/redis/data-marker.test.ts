@@ -154,6 +154,19 @@ describe('the data marker (P:epoch)', () => {
     expect(await seen.check()).toMatchObject({ partitions: [1], count: 2 });
   });
 
+  it('two repartitions between two looks (4→2→4): the partitions removed and created again are no loss', async () => {
+    const timers = store.open({ prefix: 'dm-twice', partitions: 4 });
+    await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });
+    const seen = watched('dm-twice', 4);
+    expect(await seen.check()).toBeNull();
+    await repartition({ connection: store.url(), prefix: 'dm-twice', to: 2 });
+    await repartition({ connection: store.url(), prefix: 'dm-twice', to: 4 });
+    expect([await seen.check(), await seen.check()]).toEqual([null, null]);
+    // and a partition lost after them is still noticed
+    await store.raw.del('dm-twice:{p3}:epoch');
+    expect(await seen.check()).toMatchObject({ partitions: [3], count: 4 });
+  });
+
   it.each([
     // shrinking: partition 2 goes at the end, its keys not yet moved are lost
     { what: 'a partition it removes', from: 3, to: 2, lost: 2, of: 3 },

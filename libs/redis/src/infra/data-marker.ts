@@ -43,6 +43,8 @@ export class DataMarker {
   private resetOwed = false;
   /** the new count of the repartition under way that the last look found (null: none) */
   private target: number | null = null;
+  /** `P:repartitions` as the last look read it (undefined: none read yet) */
+  private finished: number | undefined;
   /** `P:partitions`/`P:repartition` as the last check read them (undefined: it read none, or failed) */
   private layoutRead: StoredLayout | undefined;
 
@@ -96,16 +98,21 @@ export class DataMarker {
    * Which partition markers just read are still the data's, by the layout read after them. A repartition
    * deletes the markers of the partitions its new count does not have only once it set that count: with
    * the count read as before, none was deleted (a repartition under way or not); with another, only those
-   * of the new count's partitions are (the others are forgotten).
+   * of the new count's partitions are (the others are forgotten); after several repartitions, only
+   * partition 0's (`P:repartitions`, counted as each finishes).
    */
   private async conclusive(): Promise<(name: string) => boolean> {
     this.layoutRead = await readLayout(this.redis, this.keys);
-    const { count, repartition } = this.layoutRead;
+    const { count, repartition, finished } = this.layoutRead;
     const current = count || this.keys.partitions; // none: lost too, and written again below
     this.target = repartition && repartition.to !== current ? repartition.to : null;
-    if (current === this.count) return () => true;
+    // More than one repartition finished since the last look (4→2→4): the counts between are unknown,
+    // and only partition 0, which every count has, kept its marker for sure.
+    const several = this.finished !== undefined && finished - this.finished > 1;
+    this.finished = finished;
+    if (current === this.count && !several) return () => true;
     this.count = current;
-    const kept = this.markerNames(current);
+    const kept = this.markerNames(several ? 1 : current);
     for (const name of this.seen.keys()) if (!kept.has(name)) this.seen.delete(name);
     return (name) => kept.has(name);
   }

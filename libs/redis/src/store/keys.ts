@@ -182,6 +182,14 @@ export class SundialKeys {
     return `${this.prefix}:repartition`;
   }
 
+  /**
+   * `P:repartitions`: how many repartitions finished (`INCR`, before the new count is set), so that a data
+   * look tells two repartitions between its looks (4→2→4: the count as before) from none.
+   */
+  get repartitions(): string {
+    return `${this.prefix}:repartitions`;
+  }
+
   /** `P:{pN}:layout`: the partition count whose store writes this partition takes (the layout fence). */
   layoutFence(partition: number): string {
     return `${this.base(partition)}layout`;
