@@ -1,4 +1,5 @@
 import { RedisTimers, reportWritesLost, SundialMetrics, watchPartitionCount } from '@sundial/redis';
+import { Queue, Worker } from 'bullmq';
 import {
   type RedisCluster,
   type RedisServer,
@@ -6,8 +7,9 @@ import {
   startRedisCluster,
   waitFor,
 } from '@sundial/testing';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { Registry } from 'prom-client';
+import { FinishedJobs } from '../../libs/redis/src/fire/finished-jobs';
 
 const NODE_ARGS = ['--repl-diskless-sync-delay', '0'];
 
@@ -33,17 +35,7 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
         what: 'the new node to know the primary',
       });
       await joining.cluster('REPLICATE', id);
-      const offset = (info: string) => /master_repl_offset:(\d+)/.exec(info)?.[1];
-      await waitFor(
-        async () => {
-          const [ours, theirs] = await Promise.all([
-            primary.info('replication'),
-            joining.info('replication'),
-          ]);
-          return /master_link_status:up/.test(theirs) && offset(ours) === offset(theirs);
-        },
-        { timeoutMs: 10_000, what: 'the replica to be in step' }, // deadline
-      );
+      await inStep(primary, joining);
     } finally {
       primary.disconnect();
       joining.disconnect();
@@ -105,7 +97,99 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
       cut.disconnect();
     }
   }, 30_000);
+
+  // docs/spec.md §4.7: a fire job whose finish the old primary took and never passed on is finished again
+  // once the runner's Cluster connection finds the shard's new primary (a slots' refresh: the client emits
+  // no close for one shard), not left active until its lock expires and a stalled check hands it on.
+  // Runs after the case above, on its cluster: `replica` is now the shard's primary, nodes[0] its replica.
+  it('is finished again on the promoted replica, long before its lock expires', async () => {
+    const [primary, cut] = [new Redis(replica.port), new Redis(cluster.nodes[0].port)];
+    const connection = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[1].port }], {
+      redisOptions: { maxRetriesPerRequest: null },
+    });
+    const prefix = `{${await tagOn(primary, replica.port)}}`;
+    const queue = new Queue('fire', { connection, prefix });
+    let release = () => undefined as void;
+    const processing = new Promise<void>((resolve) => (release = resolve));
+    let started = false;
+    const worker = new Worker(
+      'fire',
+      async () => {
+        started = true;
+        await processing;
+      },
+      { connection, prefix, lockDuration: 30_000 }, // 30 s: the stalled check would come after the deadline
+    );
+    let again = 0;
+    const finishes = new FinishedJobs({
+      redis: connection,
+      onFinishedAgain: (jobs) => (again += jobs),
+      logError: (message) => {
+        throw new Error(message);
+      },
+    });
+    worker.on('completed', (job) => finishes.finished(job));
+    worker.on('error', () => undefined); // the old primary's demotion unblocks the worker's BZPOPMIN
+    try {
+      await inStep(primary, cut);
+      // the runner's view of the shards as they are now (the first case's takeover known to every node)
+      await new Promise((resolve) => connection.refreshSlotsCache(resolve));
+      const job = await queue.add('run', {});
+      await waitFor(() => started || undefined, { what: 'the job to be taken' });
+      await replicaAcked(primary); // the replica holds the job active, with its lock
+      await cut.config('SET', 'masterauth', 'not-the-password');
+      await cut.call('CLIENT', 'KILL', 'TYPE', 'master');
+      await waitFor(async () => /master_link_status:down/.test(await cut.info('replication')), {
+        timeoutMs: 5_000, // deadline
+        what: "the replica's link to be down",
+      });
+      const completed = new Promise((resolve) => worker.once('completed', resolve));
+      release();
+      await completed; // acknowledged by the old primary only
+      await cut.cluster('FAILOVER', 'TAKEOVER');
+      await waitFor(async () => (await cut.info('replication')).includes('role:master') || undefined, {
+        timeoutMs: 5_000, // deadline
+        what: 'the takeover',
+      });
+      // the runner's commands (here the state polls) meet the shard's new primary: a MOVED, a refresh
+      await waitFor(async () => ((await queue.getJobState(job.id!)) === 'completed' ? true : undefined), {
+        timeoutMs: 10_000, // deadline: well before the 30 s lock and the stalled check after it
+        what: 'the job finished again on the new primary',
+      });
+      expect(again).toBe(1);
+    } finally {
+      finishes.stop();
+      await worker.close(true);
+      await queue.close();
+      connection.disconnect();
+      primary.disconnect();
+      cut.disconnect();
+    }
+  }, 30_000);
 });
+
+/** Until `replica` follows `primary` with all of its stream. */
+async function inStep(primary: Redis, replica: Redis): Promise<void> {
+  const offset = (info: string) => /master_repl_offset:(\d+)/.exec(info)?.[1];
+  await waitFor(
+    async () => {
+      const [ours, theirs] = await Promise.all([primary.info('replication'), replica.info('replication')]);
+      return (/master_link_status:up/.test(theirs) && offset(ours) === offset(theirs)) || undefined;
+    },
+    { timeoutMs: 10_000, what: 'the replica to be in step' }, // deadline: a full sync after the takeover
+  );
+}
+
+/** A hash tag whose slot the node on `port` serves. */
+async function tagOn(redis: Redis, port: number): Promise<string> {
+  const ranges = ((await redis.cluster('SLOTS')) as unknown as [number, number, [string, number]][]).filter(
+    ([, , [, owner]]) => owner === port,
+  );
+  for (let n = 0; ; n++) {
+    const slot = (await redis.cluster('KEYSLOT', `fj${n}`)) as number;
+    if (ranges.some(([from, to]) => slot >= from && slot <= to)) return `fj${n}`;
+  }
+}
 
 /** Until the watch's connection to the node has looked (its replication, then its markers: `GET` last). */
 async function watchLooked(redis: Redis): Promise<void> {

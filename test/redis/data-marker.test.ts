@@ -104,9 +104,9 @@ describe('the data marker (P:epoch)', () => {
       await store.raw.del('dm-two:{p1}:epoch');
       expect(await a.check()).toMatchObject({ partitions: [1], reset: true });
       await store.raw.del('dm-two:{p2}:epoch');
-      // B wrote p2's new marker: the reset of p2's loss is its to publish (A's covered p1 only).
-      expect(await b.check()).toMatchObject({ partitions: [1, 2], reset: true });
-      expect(await a.check()).toMatchObject({ partitions: [2], reset: false });
+      // B finds p1's loss first, whose reset A claimed; A claims p2's, which its next look finds alone.
+      expect(await b.check()).toMatchObject({ partitions: [1, 2], reset: false });
+      expect(await a.check()).toMatchObject({ partitions: [2], reset: true });
       expect(await resets.all()).toEqual([
         expect.objectContaining({ type: 'reset', count: 0 }),
         expect.objectContaining({ type: 'reset', count: 0 }),
@@ -136,7 +136,7 @@ describe('the data marker (P:epoch)', () => {
     expect(await seen.check()).toBeNull();
   });
 
-  it("repartitions that create and remove partitions are no loss; a removed partition's marker goes with it", async () => {
+  it("repartitions that create and remove partitions, several between two looks too (4→2→4), are no loss; a removed partition's marker goes with it", async () => {
     const timers = store.open({ prefix: 'dm-grow', partitions: 2 });
     await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });
     const seen = watched('dm-grow', 2);
@@ -145,6 +145,10 @@ describe('the data marker (P:epoch)', () => {
     // the look that finds the new count, then the one that records the new partitions, then one more
     expect([await seen.check(), await seen.check(), await seen.check()]).toEqual([null, null, null]);
     expect(await store.raw.exists('dm-grow:{p2}:epoch', 'dm-grow:{p3}:epoch')).toBe(2);
+    // partitions 2 and 3 removed and created again: their markers are new ones, the count as before
+    await repartition({ connection: store.url(), prefix: 'dm-grow', to: 2 });
+    await repartition({ connection: store.url(), prefix: 'dm-grow', to: 4 });
+    expect([await seen.check(), await seen.check()]).toEqual([null, null]);
     const shrunk = await repartition({ connection: store.url(), prefix: 'dm-grow', to: 2 });
     expect(shrunk.left).toEqual([]);
     expect(await store.raw.exists('dm-grow:{p2}:epoch', 'dm-grow:{p3}:epoch')).toBe(0);
@@ -223,6 +227,31 @@ describe('the data marker (P:epoch)', () => {
     } finally {
       listener.disconnect();
       await Promise.all(stops.map((stop) => stop()));
+    }
+  });
+
+  it('a marker lost and written anew first by a process started since: one survivor publishes the reset', async () => {
+    const resets = await resetsOn('dm-fresh');
+    try {
+      const [a, b] = [watched('dm-fresh', 2), watched('dm-fresh', 2)];
+      await Promise.all([a.check(), b.check()]);
+      await store.raw.del(
+        'dm-fresh:epoch',
+        'dm-fresh:{p0}:epoch',
+        'dm-fresh:{p1}:epoch',
+        'dm-fresh:partitions',
+      );
+      // a process started after the loss never saw the old markers: to it, a first start
+      expect(await watched('dm-fresh', 2).check()).toBeNull();
+      const losses = await Promise.all([a.check(), b.check()]);
+      expect(losses).toEqual([
+        expect.objectContaining({ all: true }),
+        expect.objectContaining({ all: true }),
+      ]);
+      expect(losses.filter((loss) => loss?.reset)).toHaveLength(1);
+      expect(await resets.all()).toEqual([expect.objectContaining({ type: 'reset', count: 0 })]);
+    } finally {
+      resets.close();
     }
   });
 

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
-import type { RedisClient } from '../infra/connection';
+import type { Cluster } from 'ioredis';
+import { isCluster, type RedisClient } from '../infra/connection';
 
 /**
  * A job finished up to `checkedMs` before the runner's connection closed is checked once it is back (at
@@ -15,7 +16,10 @@ interface Finish {
 }
 
 export interface FinishedJobsOptions {
-  /** the runner's command connection: its return after a close is what starts a check */
+  /**
+   * the runner's command connection: its return after a close is what starts a check; on a Redis Cluster
+   * (whose client emits no close for one shard's failover) a slots' refresh that finds other primaries
+   */
   redis: RedisClient;
   /** `jobs` fire jobs were found still active with their consumer's lock, and finished again */
   onFinishedAgain(jobs: number): void;
@@ -24,7 +28,8 @@ export interface FinishedJobsOptions {
 
 /**
  * The fire jobs the runner's consumers finished lately, checked again when its connection comes back
- * after a close (docs/spec.md §4.7, design.md "A finish the server lost"). A server that took over — a
+ * after a close, or on a Redis Cluster finds a shard's new primary (docs/spec.md §4.7, design.md "A
+ * finish the server lost"). A server that took over — a
  * Sentinel failover, where what the old primary took after the promotion is gone; a Redis restarted from
  * an AOF that lost its last second — may still hold such a job `active` with the lock its consumer had:
  * nobody renews that lock, yet BullMQ's stalled check hands the job on only once it expired (twice the
@@ -39,15 +44,25 @@ export class FinishedJobs {
   private recent: Finish[] = [];
   private head = 0;
   private toCheck: Finish[] = [];
-  private connected = false;
+  /** the connection is up (ready before this watch began, too: a connection passed in, already open) */
+  private connected: boolean;
   private retry: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: FinishedJobsOptions) {
+    this.connected = options.redis.status === 'ready';
     options.redis.on('close', () => this.closed());
-    options.redis.on('ready', () => {
-      this.connected = true;
-      void this.check(0);
-    });
+    options.redis.on('ready', () => this.ready());
+    if (isCluster(options.redis)) {
+      watchPrimaries(options.redis, () => {
+        this.closed();
+        this.ready();
+      });
+    }
+  }
+
+  private ready(): void {
+    this.connected = true;
+    void this.check(0);
   }
 
   /** A consumer finished `job` (BullMQ's `completed` or `failed`: its finish was answered). */
@@ -122,4 +137,24 @@ export class FinishedJobs {
         );
     }
   }
+}
+
+/**
+ * Calls `changed` when a Redis Cluster's slots' refresh (at a MOVED, and every few seconds) finds another
+ * set of primaries than the last: a shard's replica promoted, whose old primary may have taken finishes
+ * it never passed on. The client's own close and ready come only when every node is lost.
+ */
+function watchPrimaries(cluster: Cluster, changed: () => void): void {
+  const primaries = () =>
+    cluster
+      .nodes('master')
+      .map(({ options }) => `${options.host}:${options.port}`)
+      .sort()
+      .join(',');
+  let last = '';
+  cluster.on('refresh', () => {
+    const now = primaries();
+    if (last !== '' && now !== last) changed();
+    last = now;
+  });
 }

@@ -23,10 +23,12 @@ interface Look {
  * holds the markers of its partitions, so a shard lost alone is noticed too. Each process remembers the
  * values it saw. A later look that finds one gone, or another, is a loss; the lost markers and
  * `P:partitions` are then written anew (as at a first start) and remembered, so one loss is told once per
- * process. The one process whose `SET NX` wrote the new value of the first lost marker it found gone
- * (`P:epoch`, else the lowest lost partition's) publishes a `reset` event (`count` 0), so that
- * @DistributedCron and schedules-file rows are registered again: one loss, one reset, however many
- * processes notice it and however many partitions it took; a second shard lost seconds later has its own.
+ * process. The first lost marker a look finds (`P:epoch`, else the lowest lost partition's) is claimed by
+ * its new value (`SET NX <marker>:reset:<value>`), and the one process whose claim wins publishes a `reset`
+ * event (`count` 0), so that @DistributedCron and schedules-file rows are registered again: one loss, one
+ * reset, however many processes notice it, however many partitions it took and whichever process wrote the
+ * marker anew (a process started since, which never saw the old one, takes it for a first start: the
+ * processes that saw the old one claim it); a second shard lost seconds later has its own.
  * A marker first seen (a first start, a release before the markers, a partition a repartition creates) is
  * recorded, no loss. A repartition, a failover that kept the data and a reconnect leave every marker as it
  * was; a loss while a repartition runs is told then (`conclusive`).
@@ -37,10 +39,12 @@ export class DataMarker {
   /** the stored partition count, as last read: the partitions whose markers the next look reads */
   private count: number;
   private readonly tagging: SundialKeys['tagging'];
-  /** this process wrote the first lost marker a look found gone, and has not published its reset yet */
+  /** this process claimed the reset of a loss a look found, and has not published it yet */
   private resetOwed = false;
   /** the new count of the repartition under way that the last look found (null: none) */
   private target: number | null = null;
+  /** `P:repartitions` as the last look read it (undefined: none read yet) */
+  private finished: number | undefined;
   /** `P:partitions`/`P:repartition` as the last check read them (undefined: it read none, or failed) */
   private layoutRead: StoredLayout | undefined;
 
@@ -94,16 +98,21 @@ export class DataMarker {
    * Which partition markers just read are still the data's, by the layout read after them. A repartition
    * deletes the markers of the partitions its new count does not have only once it set that count: with
    * the count read as before, none was deleted (a repartition under way or not); with another, only those
-   * of the new count's partitions are (the others are forgotten).
+   * of the new count's partitions are (the others are forgotten); after several repartitions, only
+   * partition 0's (`P:repartitions`, counted as each finishes).
    */
   private async conclusive(): Promise<(name: string) => boolean> {
     this.layoutRead = await readLayout(this.redis, this.keys);
-    const { count, repartition } = this.layoutRead;
+    const { count, repartition, finished } = this.layoutRead;
     const current = count || this.keys.partitions; // none: lost too, and written again below
     this.target = repartition && repartition.to !== current ? repartition.to : null;
-    if (current === this.count) return () => true;
+    // More than one repartition finished since the last look (4→2→4): the counts between are unknown,
+    // and only partition 0, which every count has, kept its marker for sure.
+    const several = this.finished !== undefined && finished - this.finished > 1;
+    this.finished = finished;
+    if (current === this.count && !several) return () => true;
     this.count = current;
-    const kept = this.markerNames(current);
+    const kept = this.markerNames(several ? 1 : current);
     for (const name of this.seen.keys()) if (!kept.has(name)) this.seen.delete(name);
     return (name) => kept.has(name);
   }
@@ -135,11 +144,12 @@ export class DataMarker {
       if (look.found === null) missing.push(look);
       else now.set(look.name, look.found);
     }
-    // The reset is owed by the process that writes the first lost marker this look found gone. One found
-    // written anew was found gone, and its reset owed, by an earlier look (of another process): this one
-    // may also find another marker gone since (two shards lost seconds apart), whose reset is its own.
-    const gone = lost.find(({ look }) => look.found === null)?.look.name;
-    await this.record(missing, now, gone);
+    await this.record(missing, now);
+    // The reset is owed by the process that claims the first lost marker's new value, whoever wrote it.
+    // An earlier look (of this process or another) that found it lost claimed it: this one may also find
+    // another marker lost since (two shards lost seconds apart), claimed by the looks that find it first.
+    const first = lost[0]?.look.name;
+    if (first !== undefined) await this.claimReset(first, now.get(first)!);
     if (lost.length > 0) await this.redis.set(this.keys.partitionCount, String(this.keys.partitions), 'NX');
     for (const [name, value] of now) this.seen.set(name, value);
     const reset = await this.publishOwedReset();
@@ -158,17 +168,22 @@ export class DataMarker {
 
   /**
    * Writes a marker where there is none (`SET NX GET`: the one there, if another process was first),
-   * side by side, and puts each one there in `now`. Writing `gone`'s owes the reset, until published.
+   * side by side, and puts each one there in `now`.
    */
-  private async record(missing: Look[], now: Map<string, string>, gone: string | undefined): Promise<void> {
+  private async record(missing: Look[], now: Map<string, string>): Promise<void> {
     await Promise.all(
       missing.map(async ({ name }) => {
         const mine = `${Date.now()}-${randomBytes(6).toString('hex')}`;
         const there = await this.redis.set(name, mine, 'NX', 'GET');
-        if (there === null && name === gone) this.resetOwed = true;
         now.set(name, there ?? mine);
       }),
     );
+  }
+
+  /** Claims the reset of the loss whose marker `name` was written anew as `value`: owed until published. */
+  private async claimReset(name: string, value: string): Promise<void> {
+    const claim = this.keys.resetClaim(name, value);
+    if ((await this.redis.set(claim, String(Date.now()), 'EX', 3600, 'NX')) === 'OK') this.resetOwed = true;
   }
 
   /**

@@ -13,20 +13,26 @@ export interface RepartitionRecord {
   startedAt: number;
 }
 
-/** What Redis says of the layout: the stored count, and the repartition under way (or null). */
+/**
+ * What Redis says of the layout: the stored count, the repartition under way (or null), and how many
+ * repartitions finished (`P:repartitions`; 0 when none, or only releases before it repartitioned).
+ */
 export interface StoredLayout {
   count: number;
   repartition: RepartitionRecord | null;
+  finished: number;
 }
 
 export async function readLayout(redis: RedisClient, keys: SundialKeys): Promise<StoredLayout> {
-  const [count, repartition] = await Promise.all([
+  const [count, repartition, finished] = await Promise.all([
     redis.get(keys.partitionCount),
     redis.get(keys.repartition),
+    redis.get(keys.repartitions),
   ]);
   return {
     count: Number(count),
     repartition: repartition ? (JSON.parse(repartition) as RepartitionRecord) : null,
+    finished: Number(finished),
   };
 }
 

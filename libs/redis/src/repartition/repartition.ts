@@ -277,13 +277,14 @@ class Repartition {
   }
 
   /**
-   * The new count is the data's; the moved ids are remembered a day longer; what only the partitions
+   * The new count is the data's (counted first, for the data looks: infra/data-marker.ts); the moved ids are remembered a day longer; what only the partitions
    * the new count does not have held is deleted while the record still names the repartition, so a
    * run resumed after a death here deletes the rest; then the record goes (the old count's processes
    * shut down: they served nothing any more).
    */
   private async finish(from: SundialKeys, to: SundialKeys): Promise<RemovedPartitions> {
     await Promise.all(to.all().map((n) => this.redis.pexpire(to.moved(n), MOVED_MEMORY_MS)));
+    await this.redis.incr(to.repartitions);
     await this.redis.set(to.partitionCount, String(this.to));
     const removed = await removePartitions(this.redis, from, to);
     await this.redis.del(to.repartition);

@@ -182,6 +182,14 @@ export class SundialKeys {
     return `${this.prefix}:repartition`;
   }
 
+  /**
+   * `P:repartitions`: how many repartitions finished (`INCR`, before the new count is set), so that a data
+   * look tells two repartitions between its looks (4→2→4: the count as before) from none.
+   */
+  get repartitions(): string {
+    return `${this.prefix}:repartitions`;
+  }
+
   /** `P:{pN}:layout`: the partition count whose store writes this partition takes (the layout fence). */
   layoutFence(partition: number): string {
     return `${this.base(partition)}layout`;
@@ -198,6 +206,15 @@ export class SundialKeys {
    */
   writesLost(fork: string): string {
     return `${this.prefix}:writes-lost:${fork}`;
+  }
+
+  /**
+   * `<marker>:reset:<value>`: the claim (`SET NX`, an hour's TTL) on the `reset` owed for a marker written
+   * anew as `value` after a loss, in the marker's slot (infra/data-marker.ts): whoever wrote it anew, the
+   * one process that claims it publishes the reset.
+   */
+  resetClaim(marker: string, value: string): string {
+    return `${marker}:reset:${value}`;
   }
 
   get eventsChannel(): string {
