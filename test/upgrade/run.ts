@@ -1,0 +1,51 @@
+// Resolves @sundial/* in the compiled tree (the apps' entry points do the same).
+import '../../libs/server/src/register-paths';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureBuilt, ROOT, startRedis } from '@sundial/testing';
+import { roll, type RollOrder } from './roll';
+
+/**
+ * `npm run upgrade-check -- <old commit>`: builds the old release in a temporary git worktree, then on
+ * a private Redis rolls its scheduler and worker to this build and back (docs/operations.md
+ * "Upgrading"), workers first and schedulers first side by side (two prefixes), with timers of every
+ * kind. Prints what went wrong (a timer lost, early, doubled; a false loss or no-dispatcher line; a loss
+ * counter not 0) and exits 1 then. Takes about two and a half minutes after the builds.
+ */
+async function main(): Promise<void> {
+  const commit = process.argv[2];
+  if (!commit || commit.startsWith('-')) {
+    throw new Error('Usage: npm run upgrade-check -- <old commit> (e.g. the previous release tag or hash)');
+  }
+  const git = (...args: string[]) => execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8' }).trim();
+  const hash = git('rev-parse', '--verify', `${commit}^{commit}`);
+  await ensureBuilt();
+  const old = join(mkdtempSync(join(tmpdir(), 'sundial-upgrade-')), 'old');
+  git('worktree', 'add', '--detach', old, hash);
+  const redis = await startRedis();
+  try {
+    // the old release's build, with this checkout's packages (hard links: no copy, no download)
+    execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(old, 'node_modules')]);
+    console.log(`building ${hash.slice(0, 7)} in ${old}`);
+    execFileSync('npm', ['run', 'build'], { cwd: old, stdio: 'inherit' });
+    const orders: RollOrder[] = ['workers first', 'schedulers first'];
+    const results = await Promise.all(
+      orders.map((order, n) => roll(redis.url, join(old, 'dist'), order, `upgrade${n}`)),
+    );
+    for (const { order, problems } of results) {
+      console.log(`${hash.slice(0, 7)} → this build → back, ${order}: ${problems.length} problems`);
+      for (const problem of problems) console.log(`  ${problem}`);
+    }
+    process.exitCode = results.some((result) => result.problems.length > 0) ? 1 : 0;
+  } finally {
+    await redis.stop();
+    git('worktree', 'remove', '--force', old);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
