@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, ROOT, startRedis } from '@sundial/testing';
+import { ensureBuilt, ROOT, startRedis, startRedisCluster } from '@sundial/testing';
 import { roll, type RollOrder } from './roll';
 
 /**
@@ -12,19 +12,24 @@ import { roll, type RollOrder } from './roll';
  * a private Redis rolls its scheduler and worker to this build and back (docs/operations.md
  * "Upgrading"), workers first and schedulers first side by side (two prefixes), with timers of every
  * kind. Prints what went wrong (a timer lost, early, doubled; a false loss or no-dispatcher line; a loss
- * counter not 0) and exits 1 then. Takes about two and a half minutes after the builds.
+ * counter not 0) and exits 1 then. Takes about two and a half minutes after the builds. `--cluster`: on a
+ * Redis Cluster of three primaries instead.
  */
 async function main(): Promise<void> {
-  const commit = process.argv[2];
-  if (!commit || commit.startsWith('-')) {
-    throw new Error('Usage: npm run upgrade-check -- <old commit> (e.g. the previous release tag or hash)');
+  const args = process.argv.slice(2);
+  const onCluster = args.includes('--cluster');
+  const commit = args.find((arg) => !arg.startsWith('-'));
+  if (!commit || args.length !== (onCluster ? 2 : 1)) {
+    throw new Error(
+      'Usage: npm run upgrade-check -- <old commit> [--cluster] (e.g. the previous release tag or hash)',
+    );
   }
   const git = (...args: string[]) => execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8' }).trim();
   const hash = git('rev-parse', '--verify', `${commit}^{commit}`);
   await ensureBuilt();
   const old = join(mkdtempSync(join(tmpdir(), 'sundial-upgrade-')), 'old');
   git('worktree', 'add', '--detach', old, hash);
-  const redis = await startRedis();
+  const redis = onCluster ? await startRedisCluster(3) : await startRedis();
   try {
     // the old release's build, with this checkout's packages (hard links: no copy, no download)
     execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(old, 'node_modules')]);
