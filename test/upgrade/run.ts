@@ -1,7 +1,7 @@
 // Resolves @sundial/* in the compiled tree (the apps' entry points do the same).
 import '../../libs/server/src/register-paths';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt, ROOT, startRedis, startRedisCluster } from '@sundial/testing';
@@ -27,7 +27,8 @@ async function main(): Promise<void> {
   const git = (...args: string[]) => execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8' }).trim();
   const hash = git('rev-parse', '--verify', `${commit}^{commit}`);
   await ensureBuilt();
-  const old = join(mkdtempSync(join(tmpdir(), 'sundial-upgrade-')), 'old');
+  const dir = mkdtempSync(join(tmpdir(), 'sundial-upgrade-'));
+  const old = join(dir, 'old');
   git('worktree', 'add', '--detach', old, hash);
   const redis = onCluster ? await startRedisCluster(3) : await startRedis();
   try {
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
   } finally {
     await redis.stop();
     git('worktree', 'remove', '--force', old);
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
