@@ -26,16 +26,18 @@ const START_DEADLINE_MS = 30_000;
 
 /**
  * Spawns `node dist/apps/<app>/src/main.js` (an example or a fixture: `dist/<path>/src/main.js`) with PORT=0
- * and resolves once it is ready: it logged the port it listens on and /health/ready answers 200.
+ * and resolves once it is ready: it logged the port it listens on and /health/ready answers 200. `dist`:
+ * another build's (an older release's, for test/upgrade).
  */
 export async function spawnApp(
   app: 'scheduler' | 'worker' | 'examples/reminders' | 'test/fixtures/fastify',
   name: string,
   env: Record<string, string>,
+  dist = DIST,
 ): Promise<AppProcess> {
   const entry = app.includes('/')
-    ? join(DIST, app, 'src', 'main.js')
-    : join(DIST, 'apps', app, 'src', 'main.js');
+    ? join(dist, app, 'src', 'main.js')
+    : join(dist, 'apps', app, 'src', 'main.js');
   // Owned: killed if this process ends first, so no app outlives its suite.
   const child = spawnOwned(process.execPath, [entry], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: '0' },
