@@ -1,96 +1,10 @@
-import { checkDueBefore, refusals, SundialError, type Timer } from '@sundial/core';
+import { checkDueBefore, refusals, SundialError } from '@sundial/core';
 import { httpKeyNotFoundFix } from '../../scheduler/src/http-error.filter';
 import { idempotencyConflict } from '../../scheduler/src/idempotency-key';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from './args';
 import { main } from './main';
-import { specFromArgs } from './spec-from-args';
-import { timerText } from './timer-text';
 
-describe('sundial CLI: command line to TimerSpec', () => {
-  const usage = 'sundial schedule ...';
-
-  it('maps --kebab-case options to spec fields; JSON-looking values are JSON, the rest text', () => {
-    const args = parseArgs([
-      '--key',
-      '42',
-      '--handler=log',
-      '--delay',
-      '5s',
-      '--max-runs',
-      '3',
-      '--remove-on-complete',
-      'false',
-      '--payload',
-      '{"a":[1,2]}',
-      '--cron',
-      '0 7 * * 1-5',
-      '--json',
-    ]);
-    expect(specFromArgs(args, usage)).toEqual({
-      key: '42',
-      handler: 'log',
-      delay: '5s',
-      maxRuns: 3,
-      removeOnComplete: false,
-      payload: { a: [1, 2] },
-      cron: '0 7 * * 1-5',
-    });
-  });
-
-  it('refuses a spec with nothing in it, or a stray positional, as usage errors', () => {
-    expect(() => specFromArgs(parseArgs([]), usage)).toThrow(expect.objectContaining({ reason: 'usage' }));
-    expect(() => specFromArgs(parseArgs(['oops', '--key', 'a']), usage)).toThrow(
-      /unexpected argument "oops"/,
-    );
-    expect(() => specFromArgs(parseArgs(['--key']), usage)).toThrow(/--key needs a value/);
-    // `--key --handler h`: the next option is not --key's value
-    expect(() => specFromArgs(parseArgs(['--key', '--handler', 'h']), usage)).toThrow(/--key needs a value/);
-  });
-
-  it('refuses an object or array that is not JSON as a usage error, rather than sending it as text', () => {
-    const spec = (...argv: string[]) => specFromArgs(parseArgs(['--key', 'a', ...argv]), usage);
-    for (const bad of ['{"hello":"world"', '[1, 2', "{hello: 'world'}"]) {
-      expect(() => spec('--payload', bad)).toThrow(
-        expect.objectContaining({
-          reason: 'usage',
-          message: expect.stringMatching(/^--payload .* is not JSON: /),
-        }),
-      );
-    }
-    expect(() => spec('--retry', '{"attempts":3')).toThrow(/^--retry \{"attempts":3 is not JSON: /);
-    // Text that does not start with { or [ stays text, as does a JSON string.
-    expect(spec('--payload', 'hello {world}', '--delay', '5s')).toMatchObject({ payload: 'hello {world}' });
-    expect(spec('--payload', '"[note]"')).toMatchObject({ payload: '[note]' });
-  });
-});
-
-describe('sundial CLI: a timer as text', () => {
-  // A one-shot as GET /v1/timers/:key answers it, but for its payload.
-  const timer: Omit<Timer, 'payload'> = JSON.parse(
-    '{"id":"1p0","key":"a","version":1,"kind":"once","status":"pending","handler":"log","scheduledAt":0,' +
-      '"dueAt":5000,"delayMs":5000,"runCount":0,"awaitTask":true,"removeOnComplete":true,' +
-      '"delivery":"at-least-once","lastFiredAt":null,"lastCompletedAt":null,"lastErrorAt":null,"last":null}',
-  );
-
-  it('says a timer has no payload, and how big one is without printing it', () => {
-    expect(timerText({ ...timer, payload: null })).toMatch(/^payload: +none$/m);
-    expect(timerText({ ...timer, payload: { id: 42 } })).toMatch(
-      /^payload: +9 bytes \(--show-payload prints it\)$/m,
-    );
-    expect(timerText({ ...timer, payload: { id: 42 } }, true)).toMatch(/^payload: +\{"id":42\}$/m);
-  });
-
-  it("shows a timer's timeout, after its runs, only when it has one", () => {
-    expect(timerText({ ...timer, payload: null, timeout: 900_000 })).toMatch(
-      /^runs: +0\ntimeout: +15 min\n/m,
-    );
-    expect(timerText({ ...timer, payload: null })).not.toMatch(/^timeout:/m);
-  });
-});
-
-/** The requests each command sends, seen by a local HTTP server standing in for the scheduler. */
 describe('sundial CLI: the request each command sends', () => {
   let server: Server;
   let url: string;
