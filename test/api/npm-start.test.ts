@@ -102,7 +102,7 @@ describe('npm start with a private redis-server', () => {
         const ready =
           `[start] ready: API ${api}/v1/timers, its docs ${api}/docs, the operator UI ${api}/ui/; ` +
           `the worker on http://127.0.0.1:${workerPort}. Ctrl-C stops them and the private redis-server.`;
-        await waitFor(() => output.lines.includes(ready), { timeoutMs: 5_000, what: 'the ready line' });
+        await waitFor(() => output.lines.includes(ready), { timeoutMs: 5_000, what: 'the ready line' }); // deadline: left as soon as the line comes
         expect(alive()).toHaveLength(3);
         let ended: ChildEnd | undefined;
         void output.ended.then((how) => (ended = how));
