@@ -116,4 +116,21 @@ describe('slot rules', () => {
       '2026-02-28T08:00:00.000Z',
     ]);
   });
+
+  it('a backfill and catch-up all run the slot a fall-back repeats twice, as §3.3 reads the cron', () => {
+    const cron: SlotTimer = {
+      key: 'c',
+      kind: 'cron',
+      scheduledAt: T,
+      cron: '30 1 * * *',
+      tz: 'America/Toronto',
+    };
+    const [from, to, now] = ['2026-11-01T04:00:00Z', '2026-11-01T07:00:00Z', '2026-11-02T00:00:00Z'].map(
+      Date.parse,
+    );
+    const first = Date.parse('2026-11-01T05:30:00Z');
+    expect(backfillSlots(cron, from, to, now)).toEqual([first, first + HOUR]);
+    const all = { ...cron, catchup: 'all' as const, catchupWindow: 24 * HOUR };
+    expect(slotAfterRun(all, first, now - HOUR, now).next).toBe(first + HOUR);
+  });
 });
