@@ -1,4 +1,5 @@
-import { createServer, type Server, Socket } from 'node:net';
+import { proxiedSocket } from '@sundial/testing';
+import { createServer, type Server, type Socket } from 'node:net';
 
 /** A command as a client sent it: name upper-cased, then its arguments as text. */
 export type SentCommand = string[];
@@ -61,17 +62,7 @@ export class ReplyProxy {
   }
 
   private pipe(client: Socket, targetPort: number): void {
-    const upstream = new Socket();
-    this.sockets.add(client).add(upstream);
-    const close = (): void => {
-      client.destroy();
-      upstream.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(upstream);
-    };
-    client.on('error', close).on('close', close);
-    upstream.on('error', close).on('close', close);
-    upstream.connect(targetPort, '127.0.0.1');
+    const { server: upstream, close } = proxiedSocket(client, { port: targetPort }, this.sockets);
 
     // Redis answers a connection's commands in order: per command in flight, the rule it matched.
     const drops: (ReplyRule | undefined)[] = [];

@@ -95,6 +95,21 @@ describe('sundial CLI: state-changing commands run again', () => {
     );
   });
 
+  it('cancel retried with the same --idempotency-key: the retry says nothing changed', async () => {
+    expect(
+      (await sundial(['schedule', '--key', 'again:8', '--handler', 'record', '--delay', '1h'])).code,
+    ).toBe(0);
+    const args = ['cancel', 'again:8', '--idempotency-key', 'c-1'];
+    expect(await sundial(args)).toMatchObject({ code: 0, stdout: 'cancelled again:8\n' });
+    // It printed "cancelled again:8" again: the API answers a retry as it did the first call.
+    const retried = JSON.parse((await sundial([...args, '--json'])).stdout) as { cancelledAt: string };
+    expect(retried).toEqual({ key: 'again:8', cancelled: false, cancelledAt: expect.any(String) });
+    expect(await sundial(args)).toMatchObject({
+      code: 0,
+      stdout: `again:8 was already cancelled at ${new Date(retried.cancelledAt).toISOString()}: nothing changed\n`,
+    });
+  });
+
   it('schedule run again: --if-exists keep and a retry with the same --idempotency-key say nothing changed', async () => {
     const spec = ['schedule', '--key', 'again:5', '--handler', 'record', '--delay', '1h'];
     expect((await sundial([...spec, '--idempotency-key', 's-1'])).stdout).toMatch(

@@ -100,13 +100,15 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
 
   // docs/spec.md §4.7: a fire job whose finish the old primary took and never passed on is finished again
   // once the runner's Cluster connection finds the shard's new primary (a slots' refresh: the client emits
-  // no close for one shard), not left active until its lock expires and a stalled check hands it on.
+  // no close for one shard), not left active until its lock expires and a stalled check hands it on —
+  // even when that connection sends nothing to the shard (the consumer has its own, as a runner's have):
+  // no MOVED then, its own periodic refresh finds the promotion.
   // Runs after the case above, on its cluster: `replica` is now the shard's primary, nodes[0] its replica.
   it('is finished again on the promoted replica, long before its lock expires', async () => {
     const [primary, cut] = [new Redis(replica.port), new Redis(cluster.nodes[0].port)];
-    const connection = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[1].port }], {
-      redisOptions: { maxRetriesPerRequest: null },
-    });
+    const startup = [{ host: '127.0.0.1', port: cluster.nodes[1].port }];
+    const connection = new Cluster(startup, { redisOptions: { maxRetriesPerRequest: null } });
+    const runner = new Cluster(startup);
     const prefix = `{${await tagOn(primary, replica.port)}}`;
     const queue = new Queue('fire', { connection, prefix });
     let release = () => undefined as void;
@@ -122,7 +124,7 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
     );
     let again = 0;
     const finishes = new FinishedJobs({
-      redis: connection,
+      redis: runner,
       onFinishedAgain: (jobs) => (again += jobs),
       logError: (message) => {
         throw new Error(message);
@@ -132,8 +134,9 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
     worker.on('error', () => undefined); // the old primary's demotion unblocks the worker's BZPOPMIN
     try {
       await inStep(primary, cut);
-      // the runner's view of the shards as they are now (the first case's takeover known to every node)
+      // the clients' view of the shards as they are now (the first case's takeover known to every node)
       await new Promise((resolve) => connection.refreshSlotsCache(resolve));
+      await new Promise((resolve) => runner.refreshSlotsCache(resolve));
       const job = await queue.add('run', {});
       await waitFor(() => started || undefined, { what: 'the job to be taken' });
       await replicaAcked(primary); // the replica holds the job active, with its lock
@@ -151,7 +154,7 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
         timeoutMs: 5_000, // deadline
         what: 'the takeover',
       });
-      // the runner's commands (here the state polls) meet the shard's new primary: a MOVED, a refresh
+      // the consumer's connection (here the state polls) meets a MOVED; the runner's sends nothing
       await waitFor(async () => ((await queue.getJobState(job.id!)) === 'completed' ? true : undefined), {
         timeoutMs: 10_000, // deadline: well before the 30 s lock and the stalled check after it
         what: 'the job finished again on the new primary',
@@ -162,6 +165,7 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
       await worker.close(true);
       await queue.close();
       connection.disconnect();
+      runner.disconnect();
       primary.disconnect();
       cut.disconnect();
     }

@@ -40,7 +40,7 @@ describe("a fire consumer's lost BullMQ lock", () => {
     const raw: string[] = [];
     worker.on('error', (error) => {
       raw.push(error.message);
-      errors.recoversWith(worker).error(error); // as SundialWorkerModule's processor does
+      errors.recoversWith(worker, 'error').error(error); // as SundialWorkerModule's processor does
     });
     try {
       void worker.run();

@@ -14,9 +14,14 @@ export function parseArgs(argv: string[]): ParsedArgs {
   const options = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    // after `--` everything is an argument: `sundial cancel -- --json` or `-- -h` names a key
     if (arg === '--') {
       positionals.push(...argv.slice(i + 1));
       break;
+    }
+    if (arg === '-h') {
+      options.set('help', true);
+      continue;
     }
     if (!arg.startsWith('--') || arg === '--') {
       positionals.push(arg);

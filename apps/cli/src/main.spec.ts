@@ -90,6 +90,20 @@ describe('sundial CLI: the request each command sends', () => {
     expect(seen).toEqual([]);
   });
 
+  // Before, `--json` after `--` still turned JSON on (the key "--json" cancelled, the answer in JSON),
+  // and `-h` after it printed the usage instead of naming a key.
+  it('after `--` everything is an argument: --json and -h name keys, not options', async () => {
+    reply = { status: 200, body: { cancelled: true } };
+    expect(await main(['cancel', '--', '--json'], env())).toBe(0);
+    expect(await main(['cancel', '--', '-h'], env())).toBe(0);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'DELETE /v1/timers/--json',
+      'DELETE /v1/timers/-h',
+    ]);
+    expect(process.stdout.write).toHaveBeenNthCalledWith(1, 'cancelled --json\n');
+    expect(process.stdout.write).toHaveBeenNthCalledWith(2, 'cancelled -h\n');
+  });
+
   it('cancel --prefix <scope> and --all send the scope or all=true; an empty --prefix is a usage error', async () => {
     reply = { status: 200, body: { cancelled: 2 } };
     expect(await main(['cancel', '--prefix', 'inv:42:'], env())).toBe(0);

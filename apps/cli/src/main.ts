@@ -17,7 +17,10 @@ import { COMMANDS } from './registry';
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [name, ...rest] = argv;
-  const json = rest.includes('--json');
+  // Read before parsing, for a refusal of the command line itself; after `--` everything is an argument
+  // (`sundial cancel -- --json` cancels the key "--json", and answers in text).
+  const dashes = rest.indexOf('--');
+  const json = (dashes === -1 ? rest : rest.slice(0, dashes)).includes('--json');
   try {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
       if (rest[0] !== undefined) findCommand(rest[0]);
@@ -26,7 +29,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     const command = findCommand(name);
     const args = parseArgs(rest);
-    if (args.options.get('help') === true || args.positionals.includes('-h')) {
+    if (args.options.get('help') === true) {
       process.stdout.write(help(name));
       return EXIT.ok;
     }

@@ -62,6 +62,7 @@ export {
 // Metrics (docs/spec.md §6): what the classes report (one typed map), and the Prometheus side of it.
 export {
   type FinishedRun,
+  type RunStatus,
   type ReconcileCounts,
   type SundialObserver,
   type SundialObserverEvents,

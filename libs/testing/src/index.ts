@@ -20,6 +20,7 @@ export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
 export { makeTestCerts, type TestCerts } from './test-certs';
 export { freePort, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
 export { CommandGate } from './command-gate';
+export { proxiedSocket } from './proxied-socket';
 export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
 export { waitFor } from './wait-for';
 export { within } from './within';

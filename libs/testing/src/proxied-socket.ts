@@ -1,7 +1,7 @@
 import { Socket } from 'node:net';
 
 /**
- * The upstream half of a test proxy's connection (ReplyDropper, CommandGate): a socket to `target` for
+ * The upstream half of a test proxy's connection (ReplyDropper, CommandGate, the chaos suite's ReplyProxy): a socket to `target` for
  * `client`, both kept in `sockets` (for the proxy's stop) until either ends, which ends the other too.
  * Returns the upstream socket and the close that ends both.
  */

@@ -1,10 +1,10 @@
-import type { LedgerEntry } from '@sundial/core';
+import type { LedgerEntry, Timer } from '@sundial/core';
 import { flag, onlyOptions, option, requireKey } from '../args';
 import { CliError, usageError } from '../cli-error';
 import type { Command, CommandInput } from '../command';
 import { type SundialHttp, timerPath } from '../http';
 import { time } from '../output';
-import { idempotencyHeader } from './timer-action';
+import { idempotencyHeader, readTimer } from './timer-action';
 
 const usage = 'sundial cancel <key> | --prefix <scope> | --all [--idempotency-key <id>] [--json]';
 
@@ -31,10 +31,13 @@ export const cancel: Command = {
 
 async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
   const key = requireKey(args, usage);
-  let answer: { cancelled: boolean; cancelledAt?: string };
+  const retryKey = option(args, 'idempotency-key');
+  // A retry with the same --idempotency-key is answered as the first call was (`{ cancelled: true }`,
+  // docs/spec.md §5.2) though it cancels nothing: with no live timer before it, that answer is a replay.
+  const live = retryKey === undefined || isLive(await readTimer(api, key));
   try {
-    answer = await api.request<{ cancelled: true }>('DELETE', timerPath(key), {
-      headers: idempotencyHeader(option(args, 'idempotency-key')),
+    await api.request<{ cancelled: true }>('DELETE', timerPath(key), {
+      headers: idempotencyHeader(retryKey),
       key,
     });
   } catch (error) {
@@ -42,14 +45,24 @@ async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
     // nothing, as a pause of a paused timer (docs/spec.md §5.6); any other key stays refused.
     const cancelledAt = isNotFound(error) ? await lastCancel(api, key) : undefined;
     if (cancelledAt === undefined) throw error;
-    answer = { cancelled: false, cancelledAt };
+    return alreadyCancelled(out, key, cancelledAt);
   }
-  const { cancelledAt } = answer;
-  out.result({ key, ...answer }, () =>
+  if (!live) return alreadyCancelled(out, key, await lastCancel(api, key));
+  out.result({ key, cancelled: true }, () => `cancelled ${key}`);
+}
+
+/** A cancel that changed nothing: the key's timer was cancelled before (when, from its ledger if kept). */
+function alreadyCancelled(out: CommandInput['out'], key: string, cancelledAt: string | undefined): void {
+  out.result({ key, cancelled: false, ...(cancelledAt === undefined ? {} : { cancelledAt }) }, () =>
     cancelledAt === undefined
-      ? `cancelled ${key}`
+      ? `${key} was already cancelled: nothing changed`
       : `${key} was already cancelled at ${time(cancelledAt)}: nothing changed`,
   );
+}
+
+/** Whether a cancel would cancel `timer` (live: pending, running or paused, docs/spec.md §2). */
+function isLive(timer: Timer | undefined): boolean {
+  return timer !== undefined && ['pending', 'running', 'paused'].includes(timer.status);
 }
 
 function isNotFound(error: unknown): boolean {

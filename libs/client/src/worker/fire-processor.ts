@@ -48,8 +48,9 @@ export function fireProcessor(
 
     @OnWorkerEvent('error')
     onError(error: Error): void {
-      // BullExplorer set the worker before it attached this listener
-      this.workerErrors.recoversWith(this.worker).error(error);
+      // BullExplorer set the worker before it attached this listener; watched from this first error, only
+      // a later `ready` of its connection is a recovery (this error may be no reconnect: a Worker's own)
+      this.workerErrors.recoversWith(this.worker, 'error').error(error);
     }
   }
   Object.defineProperty(SundialFireProcessor, 'name', { value: `SundialFireProcessor${partition}` });

@@ -9,6 +9,14 @@ import { isCluster, type RedisClient } from '../infra/connection';
  */
 const FINISHES = { checkedMs: 10_000, kept: 10_000, retryMs: 500, retries: 20 } as const;
 
+/**
+ * How often a Redis Cluster runner connection asks for the slots (one `CLUSTER SLOTS`): ioredis refreshes
+ * them only at a `MOVED` (or a command cut off), its `slotsRefreshInterval` being unset by default (6.0.0
+ * documents 5000 but applies none), so a runner sending nothing to a failed-over shard found its new
+ * primary only after the finishes' 10 s were past. Each second leaves most of them to check after a takeover.
+ */
+const SLOTS_REFRESH_MS = 1_000;
+
 interface Finish {
   job: Job;
   token: string;
@@ -47,13 +55,15 @@ export class FinishedJobs {
   /** the connection is up (ready before this watch began, too: a connection passed in, already open) */
   private connected: boolean;
   private retry: NodeJS.Timeout | undefined;
+  /** a Cluster connection's own slots' refresh (SLOTS_REFRESH_MS) */
+  private refresh: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: FinishedJobsOptions) {
     this.connected = options.redis.status === 'ready';
     options.redis.on('close', () => this.closed());
     options.redis.on('ready', () => this.ready());
     if (isCluster(options.redis)) {
-      watchPrimaries(options.redis, () => {
+      this.refresh = watchPrimaries(options.redis, () => {
         this.closed();
         this.ready();
       });
@@ -75,6 +85,7 @@ export class FinishedJobs {
 
   stop(): void {
     clearTimeout(this.retry);
+    clearInterval(this.refresh);
     this.recent = [];
     this.head = 0;
     this.toCheck = [];
@@ -140,11 +151,12 @@ export class FinishedJobs {
 }
 
 /**
- * Calls `changed` when a Redis Cluster's slots' refresh (at a MOVED, and every few seconds) finds another
- * set of primaries than the last: a shard's replica promoted, whose old primary may have taken finishes
- * it never passed on. The client's own close and ready come only when every node is lost.
+ * Calls `changed` when a Redis Cluster's slots' refresh (at a MOVED, and every SLOTS_REFRESH_MS: the timer
+ * returned) finds another set of primaries than the last: a shard's replica promoted, whose old primary
+ * may have taken finishes it never passed on. The client's own close and ready come only when every node
+ * is lost.
  */
-function watchPrimaries(cluster: Cluster, changed: () => void): void {
+function watchPrimaries(cluster: Cluster, changed: () => void): NodeJS.Timeout {
   const primaries = () =>
     cluster
       .nodes('master')
@@ -157,4 +169,8 @@ function watchPrimaries(cluster: Cluster, changed: () => void): void {
     if (last !== '' && now !== last) changed();
     last = now;
   });
+  // Only while ready: a refresh of a closed or reconnecting client would fail, and its return is a `ready`.
+  return setInterval(() => {
+    if (cluster.status === 'ready') cluster.refreshSlotsCache();
+  }, SLOTS_REFRESH_MS).unref();
 }

@@ -48,12 +48,13 @@ export class FireWorkerErrors {
   }
 
   /**
-   * The errors recover with `source`'s connection (ErrorThrottle.recoversWith). A lost lock does not:
+   * The errors recover with `source`'s connection (ErrorThrottle.recoversWith, watched since its `start`
+   * or its first `error`). A lost lock does not:
    * it is said once Redis answers again, so a `connected again` after it would be no news; its run ends
    * after 30 s without one (error-throttle.ts).
    */
-  recoversWith(source: Pick<ErrorSource, 'getBackend'>): this {
-    this.errors.recoversWith(source);
+  recoversWith(source: Pick<ErrorSource, 'getBackend'>, since: 'start' | 'error' = 'start'): this {
+    this.errors.recoversWith(source, since);
     return this;
   }
 }

@@ -47,7 +47,6 @@ export class RunCompletions {
     run.completing = true;
     const endedAt = clock.now();
     const durationMs = endedAt - startedAt;
-    reports.ended(outcome, fields, latenessMs, durationMs);
     const follow = cronFollowUp(claimed.fields, claimed.due, endedAt);
     try {
       // one literal of a fixed shape, not spreads (each copied its source's properties one by one)
@@ -71,14 +70,18 @@ export class RunCompletions {
       // complete.lua published the matching 'skipped' or 'stale' event.
       // Its line waits for that answer: a run whose timer changed while it ran did not fail what it records.
       if (completed.kind === 'stale') {
+        reports.ended('stale', fields, latenessMs, durationMs);
         reports.staleAtCompletion(completed.reason, fields, outcome, latenessMs, durationMs);
         return completed.reason;
       }
+      reports.ended(outcome, fields, latenessMs, durationMs);
       reports.finished(outcome, fields, latenessMs, durationMs);
       reports.skips(completed, fields);
       return undefined;
     } catch (error) {
-      // The lease then expires and the reconciler settles the run (docs/spec.md §3.8).
+      // The lease then expires and the reconciler settles the run (docs/spec.md §3.8). What was recorded
+      // is unknown: the run counts what its handler did.
+      reports.ended(outcome, fields, latenessMs, durationMs);
       reports.finished(outcome, fields, latenessMs, durationMs);
       this.options.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
       return undefined;

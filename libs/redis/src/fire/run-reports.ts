@@ -1,5 +1,5 @@
 import { type LogFields, logsDebug, type Skips, type SundialLogger } from '@sundial/core';
-import type { SundialObserver } from '../metrics/observer';
+import type { RunStatus, SundialObserver } from '../metrics/observer';
 import type { Completion, TimerRef } from '../store/fire-commands';
 import type { StaleReason } from '../store/replies';
 
@@ -36,11 +36,12 @@ export class RunReports {
   }
 
   /**
-   * Counts a handler's end (sundial_runs_total counts what the handler did — one aborted because its
-   * timer changed threw, so `failed` —, sundial_runs_stale_total what its completion then recorded).
+   * Counts a run once its completion is answered, by what that recorded (docs/spec.md §6.1): `stale` for
+   * one whose timer was cancelled, replaced or its lease lost while it ran — a handler aborted by a bulk
+   * cancel threw, but failed nothing, and must not raise SundialRunFailureRatioHigh.
    */
-  ended(outcome: RunOutcome, fields: RunFields, latenessMs: number, durationMs: number): void {
-    const status = outcome.outcome === 'ok' ? 'ok' : 'failed';
+  ended(outcome: RunOutcome | 'stale', fields: RunFields, latenessMs: number, durationMs: number): void {
+    const status: RunStatus = outcome === 'stale' ? 'stale' : outcome.outcome === 'ok' ? 'ok' : 'failed';
     this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
   }
 

@@ -114,7 +114,9 @@ export function namesCluster(connection: RedisConnection): boolean {
  * A Cluster's node connections take the options except the ones ioredis keeps at the top level:
  * the reconnect cadence applies to the cluster as a whole, and a command waiting for a node after a
  * failover is retried on the new topology. While no node answers, the pub/sub connection is re-made
- * at that cadence and commands fail as on one node (cluster-outage.ts).
+ * at that cadence and commands fail as on one node (cluster-outage.ts). No `slotsRefreshInterval`
+ * (ioredis 6.0.0 sets none): each connection moves at its own `MOVED`; the one connection that must find a
+ * promotion it sends nothing to, the runner's, asks for the slots itself (finished-jobs.ts).
  */
 function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: RedisOptions): Cluster {
   const { retryStrategy, enableOfflineQueue, readOnly: _readOnly, ...redisOptions } = merged;

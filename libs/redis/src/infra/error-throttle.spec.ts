@@ -70,7 +70,7 @@ describe('ErrorThrottle (one listener of a BullMQ connection, on a virtual clock
     // a BullMQ Worker whose connection was ready long ago and is now reconnecting
     const client = Object.assign(new EventEmitter(), { status: 'reconnecting' });
     const source = { getBackend: () => ({ client: Promise.resolve(client) }) };
-    throttle.recoversWith(source).error(refused);
+    throttle.recoversWith(source, 'error').error(refused);
     await Promise.resolve(); // the client's promise settles
     expect(lines).toEqual(['E queue: connect ECONNREFUSED 127.0.0.1:6390']);
     client.status = 'ready';

@@ -76,16 +76,18 @@ export class ErrorThrottle {
   }
 
   /**
-   * Recovers at each `ready` of `source`'s connection (its first one too: the client resolves once
-   * ready); once per source. Watched from a first error (a @nestjs/bullmq Worker's, in its listener),
-   * the client resolves at once, not ready: that is no recovery.
+   * Recovers at each `ready` of `source`'s connection; once per source. Watched from the `start` (before
+   * its connection was ever ready), its first one too: the client resolves once ready. Watched from a
+   * first `error` (a @nestjs/bullmq Worker's, in its listener), the client resolves at once and only a
+   * later `ready` is a recovery: one lost is not ready yet, and one still ready (the error was not a
+   * reconnect: a Worker's own) was never lost — `connected again` there would be false.
    */
-  recoversWith(source: Pick<ErrorSource, 'getBackend'>): this {
+  recoversWith(source: Pick<ErrorSource, 'getBackend'>, since: 'start' | 'error' = 'start'): this {
     if (this.watching) return this;
     this.watching = true;
     source.getBackend().client.then(
       (client) => {
-        if (client.status === 'ready') this.recovered();
+        if (since === 'start' && client.status === 'ready') this.recovered();
         client.on('ready', () => this.recovered());
       },
       () => undefined, // closed before it was ever ready: nothing to recover

@@ -1,10 +1,16 @@
 import type { SkipReason, TimerKind } from '@sundial/core';
 import type { StaleReason } from '../store/replies';
 
+/**
+ * What a run's completion recorded: its handler's outcome, or `stale` when its timer was cancelled,
+ * replaced or its lease lost while it ran (the outcome was dropped, docs/spec.md §3.2 step 4).
+ */
+export type RunStatus = 'ok' | 'failed' | 'stale';
+
 /** A finished handler run, as the metrics see it. */
 export interface FinishedRun {
   handler: string;
-  status: 'ok' | 'failed';
+  status: RunStatus;
   /** run start − due, by the Redis clock */
   latenessMs: number;
   durationMs: number;

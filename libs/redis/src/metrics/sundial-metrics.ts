@@ -85,7 +85,9 @@ export class SundialMetrics implements Required<SundialObserver> {
     // The counter and the two histograms each run adds to are Sundial's own (run-counter.ts, run-histogram.ts):
     // prom-client's cost a worker about 1 µs and 800 B per fired timer.
     this.runs = this.metric('sundial_runs_total', (name) =>
-      this.registered(new RunCounter(name, 'Handler runs finished, by handler and status (ok, failed)')),
+      this.registered(
+        new RunCounter(name, 'Handler runs finished, by handler and status (ok, failed, stale)'),
+      ),
     );
     this.runsStale = this.metric(
       'sundial_runs_stale_total',
