@@ -17,7 +17,7 @@ import {
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 
 /** Debian's `chromium` package (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -260,6 +260,41 @@ describe('operator UI in chromium against a running cluster', () => {
     ]);
     expect(await live('bulk:')).toBe(1); // bulk:ab is outside the prefix
     await page.locator('p', { hasText: 'No timers match.' }).waitFor();
+  });
+
+  it('asks to cancel a prefix of 10,500 timers after reading 10 pages of them, not every one', async () => {
+    const specs = Array.from({ length: 10_500 }, (_, n): TimerSpec => ({
+      key: `many:${String(n).padStart(5, '0')}`,
+      handler: 'record',
+      delay: '1h',
+    }));
+    for (let n = 0; n < specs.length; n += 1000) await client.scheduleMany(specs.slice(n, n + 1000));
+    // the count's reads (the list itself pages by 100)
+    const countReads: string[] = [];
+    const onRequest = (request: Request) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/v1/timers' && url.searchParams.get('limit') === '1000')
+        countReads.push(url.search);
+    };
+    page.on('request', onRequest);
+    try {
+      await page.goto(`${apps.schedulers[0].url}/ui/#/?prefix=many%3A`);
+      await page.locator('caption', { hasText: 'with prefix “many:”' }).waitFor();
+      const question = new Promise<string>((resolve) =>
+        page.once('dialog', (dialog) => {
+          resolve(dialog.message());
+          void dialog.dismiss();
+        }),
+      );
+      await page.getByRole('button', { name: 'Cancel timers with this prefix…' }).click();
+      expect(await question).toBe(
+        'Cancel 10,000 or more live timers (counted among the first 10,000 listed) whose key starts with “many:”? They will not run again.',
+      );
+      expect(countReads).toHaveLength(10);
+    } finally {
+      page.off('request', onRequest);
+      await client.cancelAll('many:');
+    }
   });
 
   /**

@@ -58,6 +58,13 @@ describe('cli output: control characters', () => {
     expect(text.split('\n')).toEqual([`A${' '.repeat(escaped.length + 1)}B`, `${escaped}  x`]);
   });
 
+  it('a table of 200,000 rows (list --all over a large installation) is printed, columns lined up', () => {
+    const rows = Array.from({ length: 200_000 }, (_, i) => [`k${i}`, 'pending']);
+    const lines = table(['KEY', 'STATUS'], rows).split('\n');
+    expect(lines).toHaveLength(200_001);
+    expect(lines[1]).toBe(`k0${' '.repeat('k199999'.length - 2)}  pending`);
+  });
+
   it('a refusal printed on stderr has its message and fix escaped', async () => {
     const server = createServer((_request, response) => {
       response.writeHead(400, { 'content-type': 'application/json' });

@@ -45,7 +45,11 @@ export function printable(text: string): string {
 /** A plain-text table: a header row and columns padded to their widest cell (each printable). */
 export function table(headers: string[], rawRows: string[][]): string {
   const rows = rawRows.map((row) => row.map(printable));
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i].length)));
+  // A loop, not Math.max(...cells): `list --all` over ~100,000 timers would pass more arguments than
+  // the stack holds (RangeError: Maximum call stack size exceeded).
+  const widths = headers.map((header, i) =>
+    rows.reduce((widest, row) => Math.max(widest, row[i].length), header.length),
+  );
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i])))

@@ -92,6 +92,12 @@ export class TimerReads {
       }
       if (items.length === limit)
         return { items, nextCursor: encodeCursor(partition, taken[taken.length - 1]) };
+      // A taken key whose row went since the index was read (fired, cancelled) left the page short: go on
+      // after the last key taken, not after the chunk's last, or the keys read but not taken are skipped.
+      if (taken.length < matching.length) {
+        after = taken[taken.length - 1];
+        continue;
+      }
       [partition, after] = keys.length < chunk ? [partition + 1, null] : [partition, keys[keys.length - 1]];
     }
     return { items, nextCursor: null };

@@ -1,4 +1,4 @@
-import { type LogFields, logsDebug, type Skips, type SundialLogger } from '@sundial/core';
+import { type LogFields, logsDebug, type Skips, type SundialLogger, type TimerHandler } from '@sundial/core';
 import type { RunStatus, SundialObserver } from '../metrics/observer';
 import type { Completion, TimerRef } from '../store/fire-commands';
 import type { StaleReason } from '../store/replies';
@@ -23,6 +23,14 @@ const STALE_CAUSES: Record<StaleReason, string> = {
   overlap: 'a newer run took its place',
 };
 
+/**
+ * The `handler` label of a run whose handler this worker does not have (failed `unknown-handler`). A
+ * timer's handler is whatever its caller wrote: labelling by it would let timers add series to
+ * `sundial_runs_total` and `sundial_run_duration_seconds` without bound. Never a handler name (names have
+ * no parentheses, docs/spec.md §2).
+ */
+export const UNKNOWN_HANDLER_LABEL = '(unknown)';
+
 /** What TimerRunner tells its observer and logger about runs, stale claims and completions, and skips. */
 export class RunReports {
   /** false with a logger whose debug writes nothing: the per-run debug lines' fields are not built */
@@ -31,6 +39,8 @@ export class RunReports {
   constructor(
     private readonly logger: SundialLogger,
     private readonly observer: SundialObserver,
+    /** the worker's handlers: the only names its run metrics label */
+    private readonly handlers: Record<string, TimerHandler>,
   ) {
     this.debug = logsDebug(logger);
   }
@@ -42,7 +52,9 @@ export class RunReports {
    */
   ended(outcome: RunOutcome | 'stale', fields: RunFields, latenessMs: number, durationMs: number): void {
     const status: RunStatus = outcome === 'stale' ? 'stale' : outcome.outcome === 'ok' ? 'ok' : 'failed';
-    this.observer.runFinished?.({ handler: fields.handler, status, latenessMs, durationMs });
+    // Own properties only, as invokeHandler looks a handler up (run-start.ts).
+    const handler = Object.hasOwn(this.handlers, fields.handler) ? fields.handler : UNKNOWN_HANDLER_LABEL;
+    this.observer.runFinished?.({ handler, status, latenessMs, durationMs });
   }
 
   /** Logs a run whose outcome was recorded (or whose completion failed: the reconciler settles it). */

@@ -124,7 +124,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.logger = options.logger ?? consoleLogger;
-    this.reports = new RunReports(this.logger, options.observer ?? {});
+    this.reports = new RunReports(this.logger, options.observer ?? {}, options.handlers);
     this.slots = {
       commands: this.commands,
       workerId: this.workerId,

@@ -10,8 +10,14 @@ import { notify, notifyError } from '../notice.js';
 import type { ListResult } from '../types.js';
 
 const LIVE = new Set(['pending', 'running', 'paused']);
-/** the API's largest page: a count of 10,000 live timers costs 10 reads */
+/** the API's largest page */
 const COUNT_PAGE = 1000;
+/**
+ * The count reads at most this many pages (10,000 timers): a prefix of 100,000 would otherwise load every
+ * one into the page (100 reads, tens of MB) before the question is even asked. Past it the question
+ * says the count is a lower bound; the answer to the cancel is the exact number.
+ */
+const COUNT_PAGES = 10;
 
 export function cancelPrefixButton(prefix: string, after: () => void): HTMLElement {
   return h(
@@ -31,12 +37,17 @@ async function cancelPrefix(prefix: string, after: () => void): Promise<void> {
     return;
   }
   try {
-    const count = await countLive(prefix);
-    if (count === 0) {
+    const { count, more } = await countLive(prefix);
+    if (count === 0 && !more) {
       notify(`No live timer has a key starting with “${prefix}”: nothing to cancel.`);
       return;
     }
-    const what = count === 1 ? '1 live timer' : `${count} live timers`;
+    const listed = (COUNT_PAGE * COUNT_PAGES).toLocaleString('en');
+    const what = more
+      ? `${count.toLocaleString('en')} or more live timers (counted among the first ${listed} listed)`
+      : count === 1
+        ? '1 live timer'
+        : `${count} live timers`;
     if (!confirm(`Cancel ${what} whose key starts with “${prefix}”? They will not run again.`)) return;
     const { cancelled } = await api<{ cancelled: number }>('DELETE', 'timers', { prefix });
     notify(`Cancelled ${cancelled} ${cancelled === 1 ? 'timer' : 'timers'} with prefix “${prefix}”.`);
@@ -46,14 +57,18 @@ async function cancelPrefix(prefix: string, after: () => void): Promise<void> {
   }
 }
 
-/** The live timers under `prefix` now (the list also holds ended timers kept with removeOnComplete false). */
-async function countLive(prefix: string): Promise<number> {
+/**
+ * The live timers under `prefix` now (the list also holds ended timers kept with removeOnComplete
+ * false), read from at most COUNT_PAGES pages; `more`: the list goes on past them.
+ */
+async function countLive(prefix: string): Promise<{ count: number; more: boolean }> {
   let count = 0;
   let cursor = '';
-  do {
+  for (let pages = 0; pages < COUNT_PAGES; pages++) {
     const page = await api<ListResult>('GET', 'timers', { prefix, limit: String(COUNT_PAGE), cursor });
     count += page.items.filter((timer) => LIVE.has(timer.status)).length;
     cursor = page.nextCursor ?? '';
-  } while (cursor);
-  return count;
+    if (!cursor) return { count, more: false };
+  }
+  return { count, more: true };
 }
