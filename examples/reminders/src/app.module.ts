@@ -20,6 +20,15 @@ function settings(env: NodeJS.ProcessEnv): Record<string, string> {
   };
 }
 
+/**
+ * The outbox's own connection. Its `error` listener keeps ioredis from printing an
+ * `[ioredis] Unhandled error event` stack at each reconnect while Redis is away (at boot with a wrong
+ * REDIS_URL, which buried the start's fatal line, or during an outage); a send that fails still rejects.
+ */
+function outboxRedis(url: string): Redis {
+  return new Redis(url).on('error', () => undefined);
+}
+
 class ClosingRedisOutbox extends RedisOutbox implements OnApplicationShutdown {
   constructor(private readonly client: Redis) {
     super(client);
@@ -48,6 +57,8 @@ export class AppModule {
             connection: config.getOrThrow<string>('REDIS_URL'),
             prefix,
             appName: 'reminders',
+            // how long a start waits for an unreachable Redis before it fails (default 30 s)
+            ...(env.SUNDIAL_START_WAIT_MS && { startWaitMs: Number(env.SUNDIAL_START_WAIT_MS) }),
           }),
         }),
         SundialWorkerModule.forRoot({
@@ -64,7 +75,7 @@ export class AppModule {
             provide: Outbox,
             inject: [ConfigService],
             useFactory: (config: ConfigService) =>
-              new ClosingRedisOutbox(new Redis(config.getOrThrow<string>('REDIS_URL'))),
+              new ClosingRedisOutbox(outboxRedis(config.getOrThrow<string>('REDIS_URL'))),
           },
           replica: env.REPLICA_NAME || `${hostname()}-${process.pid}`,
           digest: env.DIGEST_ENABLED !== 'false',

@@ -1,6 +1,7 @@
 // Resolves @sundial/* in the compiled tree, as the apps' entry points do.
 import '../../../libs/server/src/register-paths';
 import { NestFactory } from '@nestjs/core';
+import { SundialError } from '@sundial/core';
 import type { AddressInfo } from 'node:net';
 // the apps' wording of a port in use (import-free: no @sundial/server module is loaded with it)
 import { startFailure } from '../../../libs/server/src/start-failure';
@@ -15,8 +16,24 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // A port in use (`npm start` already holds 3000) is said in a line with its fix, not as a stack.
-  const { why, fix } = startFailure(error, 'set PORT, e.g. PORT=3002 beside npm start');
-  console.error(why ? JSON.stringify({ msg: `reminders could not start: ${why}`, fix }) : error);
+  console.error(fatalLine(error));
   process.exit(1);
 });
+
+/**
+ * The one line a failed start prints, with its fix: a port in use (`npm start` already holds 3000), or
+ * Sundial's refusal (a REDIS_URL that is unreachable or malformed: reason, field and fix) — not a stack
+ * the fix is buried in. Anything else is printed as it is.
+ */
+function fatalLine(error: unknown): unknown {
+  const { why, fix } = startFailure(error, 'set PORT, e.g. PORT=3002 beside npm start');
+  if (why) return JSON.stringify({ msg: `reminders could not start: ${why}`, fix });
+  if (!(error instanceof SundialError)) return error;
+  const { reason, field } = error;
+  return JSON.stringify({
+    msg: `reminders could not start: ${error.message}`,
+    reason,
+    field,
+    fix: error.fix,
+  });
+}

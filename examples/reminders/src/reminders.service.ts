@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OnTimer, Timers } from '@sundial/client';
-import type { Duration, JsonValue, Timer, TimerContext } from '@sundial/core';
+import type { Duration, JsonValue, Timer, TimerContext, WriteOptions } from '@sundial/core';
 import { Outbox } from './outbox';
 import { REPLICA } from './replica';
 
@@ -18,22 +18,31 @@ export class RemindersService {
     @Inject(REPLICA) private readonly replica: string,
   ) {}
 
-  create(entity: string, id: string, text: string, delay: Duration | number): Promise<Timer> {
+  // `requestId` (the caller's Idempotency-Key): a write that answered `unavailable` (Redis did not answer;
+  // it may or may not have run) is retried safely with the same one — the retry returns the first result.
+  create(
+    entity: string,
+    id: string,
+    text: string,
+    delay: Duration | number,
+    requestId?: string,
+  ): Promise<Timer> {
     const payload: ReminderPayload = { entity, text };
-    return this.timers.schedule({ key: key(entity, id), handler: 'reminder.due', payload, delay });
+    const spec = { key: key(entity, id), handler: 'reminder.due', payload, delay };
+    return this.timers.schedule(spec, writeOptions(requestId));
   }
 
-  snooze(entity: string, id: string, delay: Duration | number): Promise<Timer> {
-    return this.timers.reschedule(key(entity, id), { delay });
+  snooze(entity: string, id: string, delay: Duration | number, requestId?: string): Promise<Timer> {
+    return this.timers.reschedule(key(entity, id), { delay }, writeOptions(requestId));
   }
 
-  cancel(entity: string, id: string): Promise<boolean> {
-    return this.timers.cancel(key(entity, id));
+  cancel(entity: string, id: string, requestId?: string): Promise<boolean> {
+    return this.timers.cancel(key(entity, id), writeOptions(requestId));
   }
 
   /** Every reminder of an entity, e.g. when the invoice is paid. */
-  cancelAll(entity: string): Promise<number> {
-    return this.timers.cancelAll(`reminder:${entity}:`);
+  cancelAll(entity: string, requestId?: string): Promise<number> {
+    return this.timers.cancelAll(`reminder:${entity}:`, writeOptions(requestId));
   }
 
   @OnTimer('reminder.due')
@@ -43,6 +52,10 @@ export class RemindersService {
     if (ctx.signal.aborted) return;
     await this.outbox.send({ kind: 'reminder', due: ctx.due, replica: this.replica, entity, text });
   }
+}
+
+function writeOptions(requestId: string | undefined): WriteOptions | undefined {
+  return requestId === undefined ? undefined : { requestId };
 }
 
 function key(entity: string, id: string): string {

@@ -33,10 +33,10 @@ describe('examples/reminders on the testing module', () => {
     await app.close();
   });
 
-  const post = (path: string, body: unknown) =>
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${base}/${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
   const sent = async (kind: Notification['kind']) =>
@@ -61,6 +61,34 @@ describe('examples/reminders on the testing module', () => {
     expect(digests[0]).toBe('2026-03-17T07:00:00.000Z');
     expect(digests.at(-1)).toBe('2026-03-30T06:00:00.000Z');
     expect(await sent('heartbeat')).toHaveLength(14 * 24 * 4);
+  });
+
+  it('a write retried with the same Idempotency-Key (after a 503 outcome-unknown) is applied once', async () => {
+    const versionOf = async (response: Response) => ((await response.json()) as { version: number }).version;
+    const snooze = (key: string) =>
+      post('invoice-1/reminders/r/snooze', { delay: '2d' }, { 'idempotency-key': key });
+    expect(await versionOf(await post('invoice-1/reminders/r', { text: 'pay', delay: '1d' }))).toBe(1);
+    expect(await versionOf(await snooze('snooze-1'))).toBe(2);
+    // the retry answers as the first call did and moves nothing; a new key is a new snooze
+    expect(await versionOf(await snooze('snooze-1'))).toBe(2);
+    expect(await versionOf(await snooze('snooze-2'))).toBe(3);
+    // the same key for other arguments is refused, and changes nothing
+    const reused = await post(
+      'invoice-1/reminders/r/snooze',
+      { delay: '3d' },
+      { 'idempotency-key': 'snooze-1' },
+    );
+    expect(reused.status).toBe(422);
+    expect(await reused.json()).toMatchObject({
+      error: { reason: 'idempotency-conflict', field: 'requestId' },
+    });
+    const cancel = () =>
+      fetch(`${base}/invoice-1/reminders/r`, {
+        method: 'DELETE',
+        headers: { 'idempotency-key': 'cancel-1' },
+      });
+    expect(await (await cancel()).json()).toEqual({ cancelled: true });
+    expect(await (await cancel()).json()).toEqual({ cancelled: true }); // the first answer, not `false`
   });
 
   it('answers a snooze of an unknown reminder with 404 and the reason', async () => {

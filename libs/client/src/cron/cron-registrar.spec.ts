@@ -59,6 +59,13 @@ class CatchingUpDigest {
 @Injectable()
 class NoCron {}
 
+/** An older build of DailyDigest's app during a rolling deploy: the digest's @DistributedCron not yet in it. */
+@Injectable()
+class ProgressOnly {
+  @DistributedInterval('digest.progress', '1h')
+  progress(): void {}
+}
+
 @Injectable()
 class DisabledDigest {
   @DistributedCron('digest', '30 7 * * 1', { disabled: true })
@@ -276,6 +283,23 @@ describe('@DistributedCron', () => {
         await stop();
         await app.close();
       }
+    });
+
+    it("a reset during a rolling deploy: an older replica's pass writes its rows again and removes none of the newer build's", async () => {
+      const older = await boot(ProgressOnly, [], 'billing');
+      const newer = await boot(DailyDigest, [], 'billing');
+      const timers = newer.get(Timers);
+      await timers.cancelAll(); // a reset, as after Redis lost its data
+      await waitFor(() => timers.get('cron:digest').then((timer) => timer ?? undefined), {
+        what: "the newer build's row registered again",
+      });
+      // The older replica's pass ends last (the order the race may take); it used to remove the cron as an orphan.
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      await older.get(CronRegistrar).afterReset();
+      warn.mockRestore();
+      expect(await timers.get('cron:digest')).toMatchObject({ cron: '0 9 * * *', status: 'pending' });
+      expect(await timers.get('interval:digest.progress')).toMatchObject({ everyMs: 3_600_000 });
+      await Promise.all([older.close(), newer.close()]);
     });
 
     it('an app without crons does not listen on the events channel (every script would publish to it)', async () => {

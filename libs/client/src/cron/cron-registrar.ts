@@ -66,7 +66,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     // listens before the first pass, whose calls wait for the subscription (RedisTimers): a reset from
     // the moment the app is up on is seen.
     if (this.registry.crons.some((cron) => !cron.disabled)) {
-      this.stopFollowingReset = this.timers.on('reset', () => void this.sync().catch(() => undefined));
+      this.stopFollowingReset = this.timers.on('reset', () => void this.afterReset().catch(() => undefined));
     }
     await this.sync();
   }
@@ -76,16 +76,28 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * One pass: every declared row written if it differs, every orphaned owned row removed — except by an
+   * After a reset (a global cancelAll, or Redis lost its data) every row is gone: this replica writes its
+   * rows again and removes none. Every row there now is one another replica of the app has just written
+   * again — during a rolling deploy, a newer build's @DistributedCron this older build does not declare.
+   * Removing it as an orphan (as a boot does) would delete it, whichever replica's pass ran last, until
+   * the newer build's next boot.
+   */
+  async afterReset(): Promise<void> {
+    await this.sync({ removeOrphans: false });
+  }
+
+  /**
+   * One pass: every declared row written if it differs, every orphaned owned row removed (not after a
+   * reset: afterReset) — except by an
    * app that declares no @DistributedCron/@DistributedInterval and has no `appName` of its own: under the default name, that
    * is as likely another service on the same Redis (an API that only schedules timers) as the crons' own
    * app after its last decorator went, and removing would delete the other service's crons at each of its
    * boots. Such a row is removed by its app, named or with the cron marked `disabled`.
    */
-  async sync(): Promise<void> {
+  async sync({ removeOrphans = true }: { removeOrphans?: boolean } = {}): Promise<void> {
     const declared = this.registry.crons.filter((cron) => !cron.disabled);
     for (const cron of declared) await this.ensure(cron);
-    if (!this.named && this.registry.crons.length === 0) return;
+    if (!removeOrphans || (!this.named && this.registry.crons.length === 0)) return;
     const keep = new Set(declared.map(rowKey));
     for (const [kind, { prefix }] of Object.entries(ROW_KINDS)) {
       const decorator = kind === 'cron' ? '@DistributedCron' : '@DistributedInterval';

@@ -36,7 +36,9 @@ export interface LostMarkers {
 
 const CAUSE = 'restarted without persistence, was flushed, or failed over to an empty replica';
 const FIX =
-  'restore Redis from a backup, or recreate the timers created through the API; turn on AOF ' +
+  // "the API" alone read as the HTTP API: an app's own reminders (Timers.schedule) are gone too.
+  'restore Redis from a backup, or recreate from your own records the timers your code scheduled ' +
+  "(Timers, RedisTimers) or the HTTP API created (timers.on('reset') tells your code when); turn on AOF " +
   '(appendonly yes, on every shard, docs/operations.md "Redis settings") so that a restart keeps them';
 
 /** The one error line's message and fix for a loss (docs/spec.md §6.3 "Data loss"). */
@@ -45,7 +47,7 @@ export function dataLoss(lost: LostMarkers): DataLoss {
   const { prefix, partitions, count } = lost;
   const all = partitions.length === count;
   const when = `first written ${new Date(since).toISOString()}`;
-  const rows = '@DistributedCron and schedules-file rows are registered again';
+  const rows = '@DistributedCron, @DistributedInterval and schedules-file rows are registered again';
   let message: string;
   if (all) {
     message =
