@@ -4,7 +4,7 @@
  */
 import { apiToken, setApiToken } from './api.js';
 import { browserZone } from './format.js';
-import { notify } from './notice.js';
+import { clearStaleNotice, notify } from './notice.js';
 import { timerView } from './views/timer.js';
 import { timelineView } from './views/timeline.js';
 import { timersView } from './views/timers.js';
@@ -45,6 +45,7 @@ function tokenForm(): void {
 }
 
 window.addEventListener('hashchange', () => {
+  clearStaleNotice();
   route();
   // Move focus to the new page for keyboard and screen-reader users.
   document.getElementById('main')!.focus();

@@ -31,13 +31,19 @@ async function cancelPrefix(prefix: string, after: () => void): Promise<void> {
     return;
   }
   try {
-    const count = await countLive(prefix);
+    const { live: count, ended } = await countUnder(prefix);
     if (count === 0) {
       notify(`No live timer has a key starting with “${prefix}”: nothing to cancel.`);
       return;
     }
     const what = count === 1 ? '1 live timer' : `${count} live timers`;
-    if (!confirm(`Cancel ${what} whose key starts with “${prefix}”? They will not run again.`)) return;
+    // the API deletes the ended rows kept under the scope too (§3.4): a failed one the operator came
+    // to look at would be gone without a word
+    const kept =
+      ended === 0
+        ? ''
+        : ` ${ended === 1 ? 'The ended timer' : `The ${ended} ended timers`} kept under it (completed or failed) will be deleted too.`;
+    if (!confirm(`Cancel ${what} whose key starts with “${prefix}”? They will not run again.${kept}`)) return;
     const { cancelled } = await api<{ cancelled: number }>('DELETE', 'timers', { prefix });
     notify(`Cancelled ${cancelled} ${cancelled === 1 ? 'timer' : 'timers'} with prefix “${prefix}”.`);
     after();
@@ -46,14 +52,16 @@ async function cancelPrefix(prefix: string, after: () => void): Promise<void> {
   }
 }
 
-/** The live timers under `prefix` now (the list also holds ended timers kept with removeOnComplete false). */
-async function countLive(prefix: string): Promise<number> {
-  let count = 0;
+/** The live timers under `prefix` now, and the ended ones kept there (removeOnComplete false). */
+async function countUnder(prefix: string): Promise<{ live: number; ended: number }> {
+  let live = 0;
+  let all = 0;
   let cursor = '';
   do {
     const page = await api<ListResult>('GET', 'timers', { prefix, limit: String(COUNT_PAGE), cursor });
-    count += page.items.filter((timer) => LIVE.has(timer.status)).length;
+    live += page.items.filter((timer) => LIVE.has(timer.status)).length;
+    all += page.items.length;
     cursor = page.nextCursor ?? '';
   } while (cursor);
-  return count;
+  return { live, ended: all - live };
 }
