@@ -53,6 +53,19 @@ describe('operator UI: a support walk in chromium', () => {
     expect((await api('GET', keyPath('walk:fine'))).status).toBe(404);
   });
 
+  it('a timer link cut short (not percent-encoding) says so, instead of leaving the last page on screen', async () => {
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${ui}#/?prefix=walk:`);
+    await page.getByRole('heading', { level: 1, name: 'Timers' }).waitFor();
+    await page.goto(`${ui}#/timer/walk%3Afine%E0%A4%A`);
+    await page.getByRole('heading', { level: 1, name: 'Not a timer link' }).waitFor();
+    expect(await notice().textContent()).toBe(
+      'invalid: the link\'s key "walk%3Afine%E0%A4%A" is not percent-encoding, so it names no timer. Fix: Open the timer from the Timers list, or copy its link again whole.',
+    );
+    expect(errors).toEqual([]);
+  });
+
   it('a failed one-shot kept: Run again schedules it anew with its own options, through the API', async () => {
     const key = 'walk:failed:1';
     const options = { payload: { invoice: 42 }, meta: { team: 'billing' }, timeout: 60_000 };
