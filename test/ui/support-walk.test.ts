@@ -66,6 +66,29 @@ describe('operator UI: a support walk in chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('Reschedule moves the due time through the API; a bad time is refused with its fix, nothing moved', async () => {
+    const key = 'walk:move';
+    const created = (await api<Timer>('POST', '/v1/timers', { key, handler: 'record', delay: '1h' })).body;
+    await timerPage(key, 'pending');
+    const due = page.getByLabel('New due time (a delay from now, or an instant)');
+    await due.fill('soon');
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    await notice().locator('text=invalid: delay "soon" is not a duration').waitFor();
+    expect(await notice().textContent()).toContain('Fix: Write delay as a non-negative number');
+    expect((await api<Timer>('GET', keyPath(key))).body).toMatchObject({
+      version: created.version,
+      dueAt: created.dueAt,
+    });
+
+    const at = new Date(Date.now() + 30 * 60_000).toISOString(); // half an hour before its due
+    await due.fill(at);
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    await notice().locator(`text=${key}: rescheduled, due`).waitFor();
+    const moved = (await api<Timer>('GET', keyPath(key))).body;
+    expect(moved.version).toBeGreaterThan(created.version);
+    expect(moved.dueAt).toBe(Date.parse(at));
+  });
+
   it('a failed one-shot kept: Run again schedules it anew with its own options, through the API', async () => {
     const key = 'walk:failed:1';
     const options = { payload: { invoice: 42 }, meta: { team: 'billing' }, timeout: 60_000 };

@@ -8,6 +8,7 @@ import { durationText } from '../duration-text.js';
 import { formatTime, lastRun, relative, schedule } from '../format.js';
 import { describeError, notify, notifyError } from '../notice.js';
 import type { LedgerEntry, NextTimes, Timer } from '../types.js';
+import { rescheduleForm } from './reschedule.js';
 import { canRunAgain, runAgainButton } from './run-again.js';
 
 const NEXT_COUNT = 10;
@@ -34,6 +35,7 @@ function render(timer: Timer, rerender: () => void): HTMLElement[] {
   return [
     h('h1', {}, timer.key, ' ', statusBadge(timer.status)),
     actions(timer, rerender),
+    rescheduleForm(timer, rerender),
     h(
       'div',
       { class: 'columns' },
