@@ -2,6 +2,8 @@ import {
   type AppProcess,
   clusterEnv,
   ensureBuilt,
+  type HttpClient,
+  httpClient,
   killAll,
   type RedisServer,
   spawnCluster,
@@ -9,7 +11,7 @@ import {
 } from '@sundial/testing';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's `chromium` package (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -56,6 +58,52 @@ export function useSchedulerInChromium(site: RequestListener, args: string[] = [
     },
     get siteUrl() {
       return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    },
+  };
+}
+
+export interface ClusterPage {
+  readonly page: Page;
+  /** the scheduler's API, without a token */
+  readonly api: HttpClient;
+  /** the operator UI's root, `http://…/ui/` */
+  readonly ui: string;
+}
+
+/**
+ * For the suite that calls it: a private Redis, one built scheduler (no token) and one worker with the
+ * test handlers (`record`), and one chromium page of `width`×900 with a 10 s default timeout.
+ */
+export function useClusterInChromium(width = 1280): ClusterPage {
+  let redis: RedisServer | undefined;
+  let apps: { schedulers: AppProcess[]; workers: AppProcess[] } | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    apps = await spawnCluster(clusterEnv(redis.url), 1, 1);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width, height: 900 } });
+    // well inside jest's 30 s per test, so a missing element fails with its own message
+    page.setDefaultTimeout(10_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await killAll([...(apps?.schedulers ?? []), ...(apps?.workers ?? [])]);
+    await redis?.stop();
+  });
+
+  return {
+    get page() {
+      return page!;
+    },
+    get api() {
+      return httpClient(apps!.schedulers[0].url);
+    },
+    get ui() {
+      return `${apps!.schedulers[0].url}/ui/`;
     },
   };
 }

@@ -31,14 +31,18 @@ export function setApiToken(token: string | null): void {
 /** `/ui/…` is served by the scheduler; the API is at `/v1` of the same origin. */
 const API_ROOT = new URL('../v1/', document.baseURI);
 
-export async function api<T>(method: string, path: string, query: Record<string, string> = {}): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  query: Record<string, string> = {},
+  json?: Record<string, unknown>,
+): Promise<T> {
   const url = new URL(path, API_ROOT);
   for (const [name, value] of Object.entries(query)) if (value !== '') url.searchParams.set(name, value);
   const token = apiToken();
-  const response = await fetch(url, {
-    method,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-  });
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  if (json) headers['content-type'] = 'application/json';
+  const response = await fetch(url, { method, headers, body: json ? JSON.stringify(json) : undefined });
   const text = await response.text();
   const body: unknown = text ? JSON.parse(text) : null;
   if (!response.ok) throw toApiError(response.status, body);

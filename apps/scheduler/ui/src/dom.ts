@@ -21,8 +21,15 @@ export function h(tag: string, attributes: Attributes = {}, ...children: Child[]
   return element;
 }
 
-/** A table with a caption, column headers (scope=col) and one row per item. */
+/**
+ * A table with a caption, column headers (scope=col) and one row per item, in a box that scrolls it
+ * sideways when the window is narrower than the table (a phone), so the page itself keeps its width.
+ */
 export function table<T>(caption: string, columns: [string, (item: T) => Child][], items: T[]): HTMLElement {
+  return h('div', { class: 'table-scroll' }, rows(caption, columns, items));
+}
+
+function rows<T>(caption: string, columns: [string, (item: T) => Child][], items: T[]): HTMLElement {
   return h(
     'table',
     {},

@@ -3,8 +3,9 @@
  * token form. Routes: `#/?prefix=&status=` timers, `#/timeline?window=1h|1d`, `#/timer/<key>`.
  */
 import { apiToken, setApiToken } from './api.js';
+import { h } from './dom.js';
 import { browserZone } from './format.js';
-import { notify } from './notice.js';
+import { clearStaleNotice, notify } from './notice.js';
 import { timerView } from './views/timer.js';
 import { timelineView } from './views/timeline.js';
 import { timersView } from './views/timers.js';
@@ -14,7 +15,7 @@ function route(): void {
   const params = new URLSearchParams(query);
   const main = document.getElementById('main')!;
   let view: HTMLElement;
-  if (path.startsWith('/timer/')) view = timerView(decodeURIComponent(path.slice('/timer/'.length)), route);
+  if (path.startsWith('/timer/')) view = timerRoute(path.slice('/timer/'.length));
   else if (path === '/timeline') view = timelineView(params);
   else view = timersView(params, route);
   main.replaceChildren(view);
@@ -24,6 +25,23 @@ function route(): void {
     else link.removeAttribute('aria-current');
   }
   document.title = `${view.querySelector('h1')?.textContent ?? 'Timers'} · Sundial`;
+}
+
+/**
+ * A timer's page from its link's encoded key. A link cut short or mangled (`%E0%A4%A`) decodes to no
+ * key: before, the decode threw and the previous page stayed on screen under the new address.
+ */
+function timerRoute(encoded: string): HTMLElement {
+  let key: string;
+  try {
+    key = decodeURIComponent(encoded);
+  } catch {
+    const message = `invalid: the link's key "${encoded}" is not percent-encoding, so it names no timer.`;
+    const fix = 'Fix: Open the timer from the Timers list, or copy its link again whole.';
+    notify(`${message} ${fix}`, 'error');
+    return h('section', {}, h('h1', {}, 'Not a timer link'), h('p', {}, message, ' ', fix));
+  }
+  return timerView(key, route);
 }
 
 function tokenForm(): void {
@@ -45,6 +63,7 @@ function tokenForm(): void {
 }
 
 window.addEventListener('hashchange', () => {
+  clearStaleNotice();
   route();
   // Move focus to the new page for keyboard and screen-reader users.
   document.getElementById('main')!.focus();

@@ -23,6 +23,9 @@ export interface Timer {
   cron?: string;
   tz?: string;
   maxRuns?: number;
+  removeOnComplete?: boolean;
+  /** §3.3b: `{ attempts, backoff }` as the spec gave it, delays in ms */
+  retry?: Record<string, unknown>;
   runCount: number;
   delivery: string;
   lastFiredAt: number | null;

@@ -16,6 +16,8 @@ export interface KeyFixWays {
   history(key: string | undefined): string;
   /** the option that keeps an ended timer listed: `--remove-on-complete false` */
   kept: string;
+  /** how an ended, kept timer is run again there, when the surface has its own way (the UI's button) */
+  again?: string;
 }
 
 /** `detail.code` of a `history` refused for a key with no timer and no ledger either. */
@@ -33,7 +35,7 @@ export function keyNotFoundFix(key: string | undefined, ways: KeyFixWays, code?:
   if (code === NO_HISTORY) return list;
   return (
     `${list} ` +
-    `One listed as completed, failed or cancelled has ended (kept by ${ways.kept}): schedule it again to run it. ` +
+    `One listed as completed, failed or cancelled has ended (kept by ${ways.kept}): ${ways.again ? `${ways.again}, or ` : ''}schedule it again to run it. ` +
     `One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: ${ways.history(key)}.`
   );
 }

@@ -37,7 +37,7 @@ async function cancelPrefix(prefix: string, after: () => void): Promise<void> {
     return;
   }
   try {
-    const { count, more } = await countLive(prefix);
+    const { live: count, ended, more } = await countUnder(prefix);
     if (count === 0 && !more) {
       notify(`No live timer has a key starting with “${prefix}”: nothing to cancel.`);
       return;
@@ -48,7 +48,14 @@ async function cancelPrefix(prefix: string, after: () => void): Promise<void> {
       : count === 1
         ? '1 live timer'
         : `${count} live timers`;
-    if (!confirm(`Cancel ${what} whose key starts with “${prefix}”? They will not run again.`)) return;
+    // the API deletes the ended rows kept under the scope too (§3.4): a failed one the operator came
+    // to look at would be gone without a word
+    const kept = more
+      ? ` Ended timers kept under it (completed or failed${ended > 0 ? `: ${ended.toLocaleString('en')} or more` : ', if any'}) will be deleted too.`
+      : ended === 0
+        ? ''
+        : ` ${ended === 1 ? 'The ended timer' : `The ${ended} ended timers`} kept under it (completed or failed) will be deleted too.`;
+    if (!confirm(`Cancel ${what} whose key starts with “${prefix}”? They will not run again.${kept}`)) return;
     const { cancelled } = await api<{ cancelled: number }>('DELETE', 'timers', { prefix });
     notify(`Cancelled ${cancelled} ${cancelled === 1 ? 'timer' : 'timers'} with prefix “${prefix}”.`);
     after();
@@ -58,17 +65,19 @@ async function cancelPrefix(prefix: string, after: () => void): Promise<void> {
 }
 
 /**
- * The live timers under `prefix` now (the list also holds ended timers kept with removeOnComplete
- * false), read from at most COUNT_PAGES pages; `more`: the list goes on past them.
+ * The live timers under `prefix` now, and the ended ones kept there (removeOnComplete false), read from
+ * at most COUNT_PAGES pages; `more`: the list goes on past them.
  */
-async function countLive(prefix: string): Promise<{ count: number; more: boolean }> {
-  let count = 0;
+async function countUnder(prefix: string): Promise<{ live: number; ended: number; more: boolean }> {
+  let live = 0;
+  let all = 0;
   let cursor = '';
   for (let pages = 0; pages < COUNT_PAGES; pages++) {
     const page = await api<ListResult>('GET', 'timers', { prefix, limit: String(COUNT_PAGE), cursor });
-    count += page.items.filter((timer) => LIVE.has(timer.status)).length;
+    live += page.items.filter((timer) => LIVE.has(timer.status)).length;
+    all += page.items.length;
     cursor = page.nextCursor ?? '';
-    if (!cursor) return { count, more: false };
+    if (!cursor) return { live, ended: all - live, more: false };
   }
-  return { count, more: true };
+  return { live, ended: all - live, more: true };
 }

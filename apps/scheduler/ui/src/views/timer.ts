@@ -8,6 +8,8 @@ import { durationText } from '../duration-text.js';
 import { formatTime, lastRun, relative, schedule } from '../format.js';
 import { describeError, notify, notifyError } from '../notice.js';
 import type { LedgerEntry, NextTimes, Timer } from '../types.js';
+import { rescheduleForm } from './reschedule.js';
+import { canRunAgain, runAgainButton } from './run-again.js';
 
 const NEXT_COUNT = 10;
 const LEDGER_LIMIT = 50;
@@ -33,6 +35,7 @@ function render(timer: Timer, rerender: () => void): HTMLElement[] {
   return [
     h('h1', {}, timer.key, ' ', statusBadge(timer.status)),
     actions(timer, rerender),
+    rescheduleForm(timer, rerender),
     h(
       'div',
       { class: 'columns' },
@@ -66,9 +69,10 @@ function actions(timer: Timer, rerender: () => void): HTMLElement {
     try {
       if (action === 'cancel') await api('DELETE', timerPath(timer.key));
       else await api('POST', timerPath(timer.key, action));
-      notify(`${timer.key}: ${DONE[action]}.`);
+      // to the list first: the notice is the list's (notice.ts)
       if (action === 'cancel') location.hash = '#/';
-      else rerender();
+      notify(`${timer.key}: ${DONE[action]}.`);
+      if (action !== 'cancel') rerender();
     } catch (error) {
       notifyError(error, timer.key);
     }
@@ -94,6 +98,7 @@ function actions(timer: Timer, rerender: () => void): HTMLElement {
         labels[action],
       ),
     ),
+    canRunAgain(timer) && runAgainButton(timer, rerender),
     h('button', { type: 'button', onclick: rerender }, 'Refresh'),
   );
 }

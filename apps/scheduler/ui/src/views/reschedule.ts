@@ -1,0 +1,47 @@
+/**
+ * Reschedule from the timer's page (`POST /v1/timers/:key/reschedule`, docs/spec.md §3.4): one field takes
+ * a delay from now (`10m`, `2h`) or an instant (`2026-12-07T09:00:00Z`), sent as the API's `delay` or `at`
+ * as typed, so the API checks it and its refusal (reason, field, fix) is what the operator reads; the page
+ * is drawn again from the API afterwards, not from what was typed.
+ */
+import { api, timerPath } from '../api.js';
+import { h } from '../dom.js';
+import { notify, notifyError } from '../notice.js';
+import type { Timer } from '../types.js';
+import { formatTime } from '../format.js';
+
+/** An instant starts with its year (`2026-…`); anything else is read as a delay from now. */
+export function rescheduleBody(text: string): { delay: string } | { at: string } {
+  return /^\d{4}-/.test(text) ? { at: text } : { delay: text };
+}
+
+export function rescheduleForm(timer: Timer, rerender: () => void): HTMLElement {
+  // pending or paused (a reschedule resumes it); running and ended timers are refused by the API
+  const allowed = timer.status === 'pending' || timer.status === 'paused';
+  const input = h('input', {
+    name: 'due',
+    required: true,
+    disabled: !allowed,
+    placeholder: 'e.g. 2h or 2026-12-07T09:00:00Z',
+  }) as HTMLInputElement;
+  const form = h(
+    'form',
+    { class: 'filters', 'aria-label': 'Reschedule' },
+    h('label', {}, 'New due time (a delay from now, or an instant)', input),
+    h('button', { type: 'submit', disabled: !allowed }, 'Reschedule'),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void (async () => {
+      try {
+        const body = rescheduleBody(input.value.trim());
+        const moved = await api<Timer>('POST', timerPath(timer.key, 'reschedule'), {}, body);
+        notify(`${timer.key}: rescheduled, due ${formatTime(moved.dueAt)}.`);
+        rerender();
+      } catch (error) {
+        notifyError(error, timer.key);
+      }
+    })();
+  });
+  return form;
+}
