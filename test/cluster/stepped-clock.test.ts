@@ -1,15 +1,9 @@
-import { clusterEnv, readRuns, spawnApp, waitFor } from '@sundial/testing';
+import { clusterEnv, faketimeEnv, hasFaketime, readRuns, spawnApp, waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useAppsOnPrivateRedis } from './app-fixture';
-
-/** libfaketime (Debian's `faketime` package): the apps' wall clock, moved while they run */
-const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-const HAS_FAKETIME = existsSync(LIBFAKETIME);
-if (!HAS_FAKETIME)
-  console.warn(`stepped-clock suite skipped: ${LIBFAKETIME} is absent (apt-get install faketime)`);
 
 /** One line of a Prometheus exposition, e.g. `sundial_fire_lateness_seconds_sum`. */
 function sample(exposition: string, series: string): number {
@@ -26,20 +20,14 @@ function sample(exposition: string, series: string): number {
  * 10 min ahead, and the worker each run's lateness as 600 s and the cron's next slot from 10 min ahead,
  * recording 600 slots `skipped` (reason overlap).
  */
-(HAS_FAKETIME ? describe : describe.skip)('apps whose wall clock is stepped while they run', () => {
+(hasFaketime() ? describe : describe.skip)('apps whose wall clock is stepped while they run', () => {
   const { redis, apps, raw } = useAppsOnPrivateRedis();
   const dir = mkdtempSync(join(tmpdir(), 'sundial-stepped-'));
   const offsetFile = join(dir, 'faketime');
 
   beforeAll(async () => {
     writeFileSync(offsetFile, '-600\n');
-    const env = clusterEnv(redis().url, {
-      SUNDIAL_PARTITIONS: '1',
-      LD_PRELOAD: LIBFAKETIME,
-      FAKETIME_TIMESTAMP_FILE: offsetFile,
-      FAKETIME_NO_CACHE: '1',
-      FAKETIME_DONT_FAKE_MONOTONIC: '1',
-    });
+    const env = clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '1', ...faketimeEnv({ file: offsetFile }) });
     apps.push(
       ...(await Promise.all([spawnApp('scheduler', 'scheduler', env), spawnApp('worker', 'worker', env)])),
     );
