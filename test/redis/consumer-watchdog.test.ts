@@ -1,8 +1,8 @@
 import { silentLogger } from '@sundial/core';
 import { fireConsumerOptions, type FireJobData, TimerRunner } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { ensureBuilt, faketimeEnv, hasFaketime, killAll, spawnApp, waitFor } from '@sundial/testing';
 import { Worker } from 'bullmq';
-import { recorder, useFirePath } from './fire-fixture';
+import { type FireCluster, recorder, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
 /** Short, so the tests need not wait the default 30 s. */
@@ -13,38 +13,44 @@ const STALL_MS = 1_500;
  * closes a partition's consumer that took no job while a job waited longer than `consumerStallMs`,
  * makes a Worker of its own in its place, counts it and logs it.
  */
+/**
+ * A runner whose one consumer (the host's, as @nestjs/bullmq makes it) stops taking jobs: paused behind
+ * the runner's back, a real BullMQ state in which a Worker takes nothing, as a stuck one does.
+ */
+async function stuckConsumer(cluster: FireCluster) {
+  const job = recorder();
+  const recreated: number[] = [];
+  const errors: string[] = [];
+  const shared = { connection: fire.url(), prefix: cluster.prefix };
+  const runner = new TimerRunner({
+    ...shared,
+    handlers: { job: job.handler },
+    consumers: 'external',
+    consumerStallMs: STALL_MS,
+    observer: { consumerRecreated: ({ partition }) => recreated.push(partition) },
+    logger: { ...silentLogger, error: (message) => errors.push(message) },
+  });
+  const hosts = new Worker<FireJobData>(
+    cluster.timers.keys.queueName(0),
+    (bullJob) => runner.processFireJob(0, bullJob.data),
+    {
+      connection: { host: '127.0.0.1', port: Number(new URL(fire.url()).port) },
+      ...fireConsumerOptions(shared),
+      autorun: false,
+    },
+  );
+  runner.attachConsumer(hosts);
+  await runner.start();
+  await hosts.pause(true);
+  return { job, recreated, errors, hosts, runner };
+}
+
 describe('fire-job consumer watchdog', () => {
   it('replaces a consumer that stopped taking jobs, and the waiting job runs', async () => {
     const cluster = await fire.cluster();
     await cluster.dispatcher();
-    const job = recorder();
-    const recreated: number[] = [];
-    const errors: string[] = [];
-    const shared = { connection: fire.url(), prefix: cluster.prefix };
-    const runner = new TimerRunner({
-      ...shared,
-      handlers: { job: job.handler },
-      consumers: 'external',
-      consumerStallMs: STALL_MS,
-      observer: { consumerRecreated: ({ partition }) => recreated.push(partition) },
-      logger: { ...silentLogger, error: (message) => errors.push(message) },
-    });
-    // The host's consumer, as @nestjs/bullmq makes it; it stops taking jobs (paused behind the runner's
-    // back: a real BullMQ state in which a Worker takes nothing, as a stuck one does).
-    const hosts = new Worker<FireJobData>(
-      cluster.timers.keys.queueName(0),
-      (bullJob) => runner.processFireJob(0, bullJob.data),
-      {
-        connection: { host: '127.0.0.1', port: Number(new URL(fire.url()).port) },
-        ...fireConsumerOptions(shared),
-        autorun: false,
-      },
-    );
-    runner.attachConsumer(hosts);
+    const { job, recreated, errors, hosts, runner } = await stuckConsumer(cluster);
     try {
-      await runner.start();
-      await hosts.pause(true);
-
       await cluster.timers.schedule({ key: 'k', handler: 'job', delay: 0 });
       await waitFor(() => job.calls.length === 1, { timeoutMs: 4 * STALL_MS + 5_000, what: 'the run' });
       expect(recreated).toEqual([0]);
@@ -54,6 +60,29 @@ describe('fire-job consumer watchdog', () => {
       await runner.close(0);
     }
   }, 30_000);
+
+  // docs/spec.md §4.4: the job's age was the dispatcher host's Date.now() against the worker's; with the
+  // scheduler's clock an hour ahead each job looked an hour younger, and the stuck consumer stayed.
+  (hasFaketime() ? it : it.skip)(
+    'replaces a stuck consumer whose jobs came from a dispatcher an hour ahead',
+    async () => {
+      const cluster = await fire.cluster();
+      await ensureBuilt();
+      const env = { REDIS_URL: fire.url(), SUNDIAL_PREFIX: cluster.prefix, ...faketimeEnv('+1h') };
+      const scheduler = await spawnApp('scheduler', 'scheduler an hour ahead', env);
+      const { job, recreated, runner } = await stuckConsumer(cluster);
+      try {
+        await cluster.timers.schedule({ key: 'k', handler: 'job', delay: 0 });
+        // deadline: left as soon as the job ran on the consumer made anew
+        await waitFor(() => job.calls.length === 1, { timeoutMs: 4 * STALL_MS + 5_000, what: 'the run' });
+        expect(recreated).toEqual([0]);
+      } finally {
+        await runner.close(0);
+        await killAll([scheduler]);
+      }
+    },
+    150_000,
+  );
 
   it('a worker whose connections were killed (CLIENT KILL) takes jobs again', async () => {
     const cluster = await fire.cluster();

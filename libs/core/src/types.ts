@@ -171,7 +171,11 @@ export interface TimerContext<P = JsonValue> {
   id: string;
   key: string;
   version: number;
-  /** the time this run was due (epoch ms); compare with Date.now() to see how late it is */
+  /**
+   * the time this run was due (epoch ms, Redis's clock on the Redis backend): `Date.now()` minus it is how
+   * late the run is only on a host whose clock is right (the worker's `sundial_fire_lateness_seconds` is
+   * on the cluster clock, docs/spec.md §4.4)
+   */
   due: number;
   /**
    * when the run was claimed (epoch ms, the cluster clock): up to the worker's `claimAheadMs` before `due`

@@ -3,6 +3,7 @@
 export { type AppProcess, killAll, spawnApp, spawnRefused } from './app-process';
 export { DIST, ensureBuilt, ROOT } from './build';
 export { type ChildEnd, childOutput, type ChildOutput } from './child-output';
+export { faketimeEnv, hasFaketime } from './faketime';
 export {
   type ErrorBody,
   type HttpClient,

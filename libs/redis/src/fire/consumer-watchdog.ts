@@ -107,13 +107,20 @@ export class ConsumerWatchdog {
   /**
    * How long the oldest job of the partition's wait list has waited (by its BullMQ `timestamp`), or
    * undefined when none waits. BullMQ adds jobs at the head of `wait` and takes them from its tail.
+   * The dispatcher stamps a job on Redis's clock, so its age is read against Redis's `TIME`: on this
+   * host's clock, a dispatcher an hour ahead made every job look an hour younger than it was, and a stuck
+   * consumer was not replaced for that hour.
    */
   private async oldestWaitingMs(partition: number): Promise<number | undefined> {
     const { redis, keys } = this.options;
     const queueKey = `${keys.bullPrefix}:${keys.queueName(partition)}`;
     const oldest = await redis.lindex(`${queueKey}:wait`, -1);
     if (oldest === null) return undefined;
-    const addedAt = await redis.hget(`${queueKey}:${oldest}`, 'timestamp');
-    return addedAt === null ? undefined : Date.now() - Number(addedAt);
+    const [addedAt, [seconds, micros]] = await Promise.all([
+      redis.hget(`${queueKey}:${oldest}`, 'timestamp'),
+      redis.time(),
+    ]);
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    return addedAt === null ? undefined : now - Number(addedAt);
   }
 }

@@ -250,7 +250,10 @@ export class Dispatcher extends Partitioned<FireCommands> {
     spans: DispatchSpans[],
   ): Promise<void> {
     try {
-      await queue.add('fire', { timers }, { jobId, removeOnComplete: true, removeOnFail: true });
+      // `timestamp` on Redis's clock, not this host's: the runners' consumer watchdog tells a stuck
+      // consumer by how long a job waited, read against Redis's TIME (consumer-watchdog.ts)
+      const timestamp = this.clock.now();
+      await queue.add('fire', { timers }, { jobId, removeOnComplete: true, removeOnFail: true, timestamp });
       for (const span of spans) span.end();
     } catch (error) {
       for (const span of spans) span.end(error as Error);

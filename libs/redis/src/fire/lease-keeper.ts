@@ -158,6 +158,10 @@ export class LeaseKeeper {
 
   /** Acts on a run's renewal: a lost lease aborts it, and so does an abort whose message it missed. */
   private renewed(run: ActiveRun, renewal: LeaseRenewal): void {
+    // A completing run's handler has ended: a renewal that reached Redis after its completion finds the
+    // lease gone because the run was recorded, and a lease really lost makes that completion stale (its
+    // own line). Aborting it would stop nothing; saying `lease lost` would be false.
+    if (renewal === 'lost' && run.completing) return;
     if (renewal === 'lost') {
       this.aborting(run, 'lease lost (reclaimed or settled lost)');
       abort(run, `the lease on ${run.key} v${run.version} was lost`);

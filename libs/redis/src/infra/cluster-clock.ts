@@ -3,9 +3,16 @@ import type { RedisClient } from './connection';
 /**
  * Redis's clock as seen from this process (docs/spec.md §4.4). Due times are Redis times; local timers are
  * not, so every wait is converted through the measured offset.
+ *
+ * The offset is kept against the monotonic clock (`performance.now()`), not the wall clock: a host's wall
+ * clock may be stepped while the process runs (NTP correcting a clock that was off, an operator's `date`),
+ * and an estimate on `Date.now()` then moved by the whole step until the next measure — a client computed
+ * a cron's first occurrence from ten minutes ahead and skipped ten slots, a worker recorded runs ten
+ * minutes late. The monotonic clock is never stepped (only slewed, as Redis's host clock is by NTP).
  */
 export class ClusterClock {
-  private offsetMs = 0;
+  /** Redis epoch ms minus `performance.now()`; until the first measure, the local wall clock's */
+  private offsetMs = Date.now() - performance.now();
   private resync: NodeJS.Timeout | undefined;
 
   constructor(private readonly redis: RedisClient) {}
@@ -25,9 +32,9 @@ export class ClusterClock {
   async sync(samples = 3): Promise<void> {
     let bestRoundTrip = Infinity;
     for (let i = 0; i < samples; i++) {
-      const sent = Date.now();
+      const sent = performance.now();
       const [seconds, micros] = await this.redis.time();
-      const received = Date.now();
+      const received = performance.now();
       if (received - sent > bestRoundTrip) continue;
       bestRoundTrip = received - sent;
       const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
@@ -37,7 +44,7 @@ export class ClusterClock {
 
   /** An estimate of Redis now (epoch ms). */
   now(): number {
-    return Math.round(Date.now() + this.offsetMs);
+    return Math.round(performance.now() + this.offsetMs);
   }
 
   /** Local milliseconds until Redis reaches `at`. */

@@ -1,0 +1,47 @@
+import type { RedisClient } from './connection';
+import { ClusterClock } from './cluster-clock';
+
+/** A Redis whose clock is right: TIME answers the true epoch, read from the monotonic clock. */
+function rightRedis(): { redis: RedisClient; redisNow: () => number } {
+  const origin = Date.now() - performance.now();
+  const redisNow = () => origin + performance.now();
+  const time = async (): Promise<[string, string]> => {
+    const micros = Math.floor(redisNow() * 1000);
+    return [String(Math.floor(micros / 1e6)), String(micros % 1e6)];
+  };
+  return { redis: { time } as unknown as RedisClient, redisNow };
+}
+
+/** This process's wall clock moved by `stepMs` from here on (NTP stepping it, an operator's `date`). */
+function stepWallClock(stepMs: number): void {
+  const wall = Date.now;
+  jest.spyOn(Date, 'now').mockImplementation(() => wall() + stepMs);
+}
+
+describe('ClusterClock (docs/spec.md §4.4): a wall clock stepped while the process runs moves nothing', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('stays on Redis time when the wall clock steps 10 min forward after the measure', async () => {
+    const { redis, redisNow } = rightRedis();
+    const clock = new ClusterClock(redis);
+    await clock.sync();
+    stepWallClock(600_000);
+    // The estimate on Date.now() was 10 min ahead: a cron's first occurrence skipped ten minutes of slots.
+    expect(Math.abs(clock.now() - redisNow())).toBeLessThan(50);
+    expect(Math.abs(clock.msUntil(redisNow() + 1_000) - 1_000)).toBeLessThan(50);
+  });
+
+  it('stays on Redis time when a wall clock 10 min behind at the measure is stepped right', async () => {
+    const { redis, redisNow } = rightRedis();
+    stepWallClock(-600_000);
+    const clock = new ClusterClock(redis);
+    await clock.sync();
+    jest.restoreAllMocks();
+    expect(Math.abs(clock.now() - redisNow())).toBeLessThan(50);
+  });
+
+  it('answers the local wall clock before its first measure', () => {
+    const { redis } = rightRedis();
+    expect(Math.abs(new ClusterClock(redis).now() - Date.now())).toBeLessThan(50);
+  });
+});
