@@ -49,3 +49,8 @@ for (const lib of libs) {
   writeFileSync(join(root, 'dist/libs', lib, 'src/package.json'), JSON.stringify(out, null, 2) + '\n');
 }
 console.log(`copy-assets: ${libs.length} library manifest(s) → dist/libs/<lib>/src/package.json`);
+
+// The last step of `npm run build`: the stamp the test harness reads (libs/testing/src/build.ts
+// ensureBuilt) to tell whether dist is older than a source, so a build by hand is not built again by
+// the first suite that runs an app.
+writeFileSync(join(root, 'dist/.build-stamp'), new Date().toISOString());
