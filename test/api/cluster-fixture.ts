@@ -8,6 +8,9 @@ export const MAX_PAYLOAD = 1024;
 export interface ClusterFixture {
   /** the scheduler's API (valid from beforeAll on) */
   readonly api: HttpClient;
+  /** the scheduler's base URL and its private Redis (valid from beforeAll on) */
+  readonly url: string;
+  readonly redisUrl: string;
   /** every run the worker's handlers saw, in order */
   readonly runs: TimerContext[];
   /** the `block` runs in progress, by key: calling one lets its run end */
@@ -60,6 +63,12 @@ export function useCluster(): ClusterFixture {
   const api = ((...args: Parameters<HttpClient>) => scheduler!.api(...args)) as HttpClient;
   return {
     api,
+    get url() {
+      return scheduler!.url;
+    },
+    get redisUrl() {
+      return redis!.url;
+    },
     runs,
     releases,
     getTimer: async (key) => (await api<Timer>('GET', keyPath(key))).body,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { LedgerEntry, NextTime, Preview, TimerDescription, TimersApi, TimerSpec } from '@sundial/core';
 import {
   DESCRIPTION_SCHEMA,
@@ -9,9 +9,13 @@ import {
   TIMER_SPEC_SCHEMA,
   withExample,
 } from './openapi-schemas';
+import { ApiAnswer, ApiRefusals, V1_REFUSALS } from './openapi-responses';
 import { queryNumber } from './list-query-params';
 import { BODY_EXAMPLES, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
+
+/** `count` and `limit` as the TimersApi bounds them: whole numbers from 1 to `maximum`. */
+const upTo = (maximum: number) => ({ type: 'integer', minimum: 1, maximum }) as const;
 
 /**
  * docs/spec.md §3.9 over HTTP: a timer's ledger, its coming due times, a spec's preview (nothing
@@ -20,6 +24,7 @@ import { TIMERS_API } from './timers-api.token';
  */
 @ApiTags('timers')
 @ApiBearerAuth()
+@ApiRefusals(...V1_REFUSALS)
 @Controller('v1')
 export class ExplainController {
   constructor(@Inject(TIMERS_API) private readonly timers: TimersApi) {}
@@ -28,8 +33,14 @@ export class ExplainController {
   @ApiOperation({
     summary: "The timer's ledger, newest first (404 when the key has no row, tombstone or ledger)",
   })
-  @ApiQuery({ name: 'limit', required: false, description: 'entries (default 50, at most 200)' })
-  @ApiResponse({ status: 200, schema: HISTORY_SCHEMA })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: upTo(200),
+    description: 'entries (default 50, at most 200)',
+  })
+  @ApiAnswer(200, HISTORY_SCHEMA)
+  @ApiRefusals(404)
   async history(
     @Param('key') key: string,
     @Query('limit') limit?: string,
@@ -39,8 +50,14 @@ export class ExplainController {
 
   @Get('timers/:key/next')
   @ApiOperation({ summary: "The timer's next due times, with its zone's UTC offset at each" })
-  @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
-  @ApiResponse({ status: 200, schema: NEXT_SCHEMA })
+  @ApiQuery({
+    name: 'count',
+    required: false,
+    schema: upTo(100),
+    description: 'due times (default 10, at most 100)',
+  })
+  @ApiAnswer(200, NEXT_SCHEMA)
+  @ApiRefusals(404)
   async next(
     @Param('key') key: string,
     @Query('count') count?: string,
@@ -50,9 +67,20 @@ export class ExplainController {
 
   @Get('timers/:key/describe')
   @ApiOperation({ summary: 'The timer, its next due times, its ledger and its counters' })
-  @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
-  @ApiQuery({ name: 'limit', required: false, description: 'ledger entries (default 50, at most 200)' })
-  @ApiResponse({ status: 200, schema: DESCRIPTION_SCHEMA })
+  @ApiQuery({
+    name: 'count',
+    required: false,
+    schema: upTo(100),
+    description: 'due times (default 10, at most 100)',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: upTo(200),
+    description: 'ledger entries (default 50, at most 200)',
+  })
+  @ApiAnswer(200, DESCRIPTION_SCHEMA)
+  @ApiRefusals(404)
   describe(
     @Param('key') key: string,
     @Query('count') count?: string,
@@ -64,9 +92,15 @@ export class ExplainController {
   @Post('preview')
   @HttpCode(200)
   @ApiOperation({ summary: 'Validate a TimerSpec and show its first due times; writes nothing' })
-  @ApiQuery({ name: 'count', required: false, description: 'due times (default 10, at most 100)' })
+  @ApiQuery({
+    name: 'count',
+    required: false,
+    schema: upTo(100),
+    description: 'due times (default 10, at most 100)',
+  })
   @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
-  @ApiResponse({ status: 200, schema: PREVIEW_SCHEMA })
+  @ApiAnswer(200, PREVIEW_SCHEMA)
+  @ApiRefusals(413, 415)
   preview(@Body() body: unknown, @Query('count') count?: string): Promise<Preview> {
     const spec = requiredBody(body, 'POST /v1/preview', BODY_EXAMPLES.spec) as TimerSpec;
     return this.timers.preview(spec, { count: queryNumber(count) });

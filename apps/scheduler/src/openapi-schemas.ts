@@ -95,6 +95,7 @@ export const BACKFILL_SCHEMA: SchemaObject = {
 
 export const BACKFILL_RESULT_SCHEMA: SchemaObject = {
   type: 'object',
+  required: ['key', 'slots'],
   properties: { key: { type: 'string' }, slots: { type: 'integer' } },
 };
 
@@ -106,8 +107,46 @@ export const RESCHEDULE_SCHEMA: SchemaObject = {
 
 const EPOCH_OR_NULL: SchemaObject = { type: 'number', nullable: true };
 
+/** A Timer's retry: its defaults applied and its delays in ms (RetryPolicy). */
+const RETRY_POLICY_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['attempts', 'backoff'],
+  properties: {
+    attempts: { type: 'integer' },
+    backoff: {
+      type: 'object',
+      required: ['type', 'delay'],
+      properties: {
+        type: { type: 'string', enum: ['fixed', 'exponential'] },
+        delay: { type: 'number' },
+        maxDelay: { type: 'number' },
+      },
+    },
+  },
+};
+
+/** docs/spec.md §2 `Timer`: the fields every timer has are required; the others are absent when not given. */
 export const TIMER_SCHEMA: SchemaObject = {
   type: 'object',
+  required: [
+    'id',
+    'key',
+    'version',
+    'kind',
+    'status',
+    'handler',
+    'payload',
+    'scheduledAt',
+    'dueAt',
+    'runCount',
+    'awaitTask',
+    'removeOnComplete',
+    'delivery',
+    'lastFiredAt',
+    'lastCompletedAt',
+    'lastErrorAt',
+    'last',
+  ],
   properties: {
     id: { type: 'string' },
     key: { type: 'string' },
@@ -133,22 +172,71 @@ export const TIMER_SCHEMA: SchemaObject = {
     last: {
       type: 'object',
       nullable: true,
+      required: ['started', 'status'],
       properties: {
         started: { type: 'number' },
         ended: { type: 'number' },
         status: { type: 'string', enum: ['running', 'ok', 'failed'] },
-        error: { type: 'object', properties: { message: { type: 'string' }, reason: { type: 'string' } } },
+        error: {
+          type: 'object',
+          required: ['message'],
+          properties: { message: { type: 'string' }, reason: { type: 'string' } },
+        },
       },
     },
     meta: { type: 'object' },
-    ...RUN_POLICY_SCHEMAS,
+    overlap: RUN_POLICY_SCHEMAS.overlap,
+    retry: RETRY_POLICY_SCHEMA,
+    pauseAfterFailures: RUN_POLICY_SCHEMAS.pauseAfterFailures,
     timeout: { type: 'number', description: 'ms, when the timer has one' },
-    catchup: { type: 'string', enum: ['skip', 'all'] },
+    catchup: { type: 'string', enum: ['skip', 'all'], description: "absent: 'once', the default" },
     catchupWindow: { type: 'number' },
     jitter: { type: 'number' },
     startAt: { type: 'number' },
     endAt: { type: 'number' },
   },
+};
+
+/** Where a route's answer is a Timer: the `Timer` component (openapi-responses.ts adds it). */
+export const TIMER_REF = { $ref: '#/components/schemas/Timer' };
+
+/** `list`'s status filter: a Timer's status (dueBefore takes pending only). */
+export const LIST_STATUS_SCHEMA: SchemaObject = {
+  type: 'string',
+  enum: ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'],
+};
+
+export const LIST_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['items', 'nextCursor'],
+  properties: {
+    items: { type: 'array', items: TIMER_REF },
+    nextCursor: { type: 'string', nullable: true, description: 'null on the last page' },
+  },
+};
+
+export const CANCELLED_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['cancelled'],
+  properties: { cancelled: { type: 'boolean', enum: [true] } },
+};
+
+export const CANCELLED_COUNT_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['cancelled'],
+  properties: { cancelled: { type: 'integer', description: 'how many timers were cancelled' } },
+};
+
+export const REGISTRY_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['ids'],
+  properties: { ids: { type: 'array', items: { type: 'string', example: '12p0' } } },
+};
+
+export const REGISTRY_CHECK_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['id', 'live'],
+  properties: { id: { type: 'string' }, live: { type: 'boolean' } },
 };
 
 const ISO: SchemaObject = { type: 'string', format: 'date-time' };
@@ -191,21 +279,25 @@ export const LEDGER_ENTRY_SCHEMA: SchemaObject = {
 
 export const HISTORY_SCHEMA: SchemaObject = {
   type: 'object',
+  required: ['key', 'entries'],
   properties: { key: { type: 'string' }, entries: { type: 'array', items: LEDGER_ENTRY_SCHEMA } },
 };
 
 const NEXT_TIME_SCHEMA: SchemaObject = {
   type: 'object',
+  required: ['at', 'offset'],
   properties: { at: ISO, offset: { type: 'string', example: '-05:00' } },
 };
 
 export const NEXT_SCHEMA: SchemaObject = {
   type: 'object',
+  required: ['key', 'times'],
   properties: { key: { type: 'string' }, times: { type: 'array', items: NEXT_TIME_SCHEMA } },
 };
 
 export const PREVIEW_SCHEMA: SchemaObject = {
   type: 'object',
+  required: ['spec', 'next'],
   properties: {
     spec: { type: 'object', description: 'the normalized spec: every default applied' },
     next: { type: 'array', items: NEXT_TIME_SCHEMA },
@@ -214,12 +306,14 @@ export const PREVIEW_SCHEMA: SchemaObject = {
 
 export const DESCRIPTION_SCHEMA: SchemaObject = {
   type: 'object',
+  required: ['timer', 'next', 'history', 'counters'],
   properties: {
-    timer: TIMER_SCHEMA,
+    timer: TIMER_REF,
     next: { type: 'array', items: NEXT_TIME_SCHEMA },
     history: { type: 'array', items: LEDGER_ENTRY_SCHEMA },
     counters: {
       type: 'object',
+      required: ['runs', 'failures', 'stale', 'skipped', 'lost'],
       properties: {
         runs: { type: 'integer' },
         failures: { type: 'integer' },

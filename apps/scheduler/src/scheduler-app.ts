@@ -12,6 +12,7 @@ import {
 import { ApiTokenGuard } from './api-token';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
+import { withComponents } from './openapi-responses';
 import { RouteInputGuard } from './route-input';
 import { allowedMethods, answerRouteEdges } from './route-methods';
 import { parseBodies } from './request-body';
@@ -39,13 +40,15 @@ export async function createSchedulerApp(
   // The stack is nobody's business.
   app.disable('x-powered-by');
   // The routes as the controllers declare them: the OpenAPI document, and the methods of each path.
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Sundial')
-      .setDescription('Distributed timers and crons on Redis: schedule, cancel, reschedule, inspect.')
-      .addBearerAuth()
-      .build(),
+  const document = withComponents(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Sundial')
+        .setDescription('Distributed timers and crons on Redis: schedule, cancel, reschedule, inspect.')
+        .addBearerAuth()
+        .build(),
+    ),
   );
   const allowed = allowedMethods(document);
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;

@@ -11,7 +11,7 @@ import {
   Query,
   Res,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { BackfillRange, ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
 import { isSundialError, refusals, SundialError } from '@sundial/core';
 import { cancelScope } from './cancel-scope';
@@ -20,11 +20,16 @@ import { Idempotent, IdempotencyKey, writeOptions } from './idempotency-key';
 import {
   BACKFILL_RESULT_SCHEMA,
   BACKFILL_SCHEMA,
+  CANCELLED_COUNT_SCHEMA,
+  CANCELLED_SCHEMA,
+  LIST_SCHEMA,
+  LIST_STATUS_SCHEMA,
   RESCHEDULE_SCHEMA,
-  TIMER_SCHEMA,
+  TIMER_REF,
   TIMER_SPEC_SCHEMA,
   withExample,
 } from './openapi-schemas';
+import { ApiAnswer, ApiRefusals, V1_REFUSALS } from './openapi-responses';
 import { httpKeyNotFoundFix } from './http-error.filter';
 import { BODY_EXAMPLES, examplesText, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
@@ -36,6 +41,7 @@ import { TIMERS_API } from './timers-api.token';
  */
 @ApiTags('timers')
 @ApiBearerAuth()
+@ApiRefusals(...V1_REFUSALS)
 @Controller('v1/timers')
 export class TimersController {
   constructor(@Inject(TIMERS_API) private readonly timers: TimersApi) {}
@@ -43,7 +49,8 @@ export class TimersController {
   @Post()
   @ApiOperation({ summary: 'Schedule a timer (ifExists: error | replace | keep)' })
   @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
-  @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
+  @ApiAnswer(201, TIMER_REF)
+  @ApiRefusals(409, 413, 415, 422)
   @Idempotent()
   schedule(@Body() body: unknown, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
     const spec = requiredBody(body, 'POST /v1/timers', BODY_EXAMPLES.spec) as TimerSpec;
@@ -53,8 +60,9 @@ export class TimersController {
   @Put(':key')
   @ApiOperation({ summary: 'Create or replace the timer under key: 201 when created, 200 when replaced' })
   @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.putSpec) })
-  @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
-  @ApiResponse({ status: 201, schema: TIMER_SCHEMA })
+  @ApiAnswer(200, TIMER_REF)
+  @ApiAnswer(201, TIMER_REF)
+  @ApiRefusals(413, 415, 422)
   @Idempotent()
   async put(
     @Param('key') key: string,
@@ -80,21 +88,24 @@ export class TimersController {
 
   @Get()
   @ApiOperation({ summary: 'List live timers, by key order (by due order with dueBefore)' })
-  @ApiQuery({ name: 'prefix', required: false })
-  @ApiQuery({ name: 'status', required: false })
-  @ApiQuery({ name: 'limit', required: false })
-  @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({ name: 'prefix', required: false, schema: { type: 'string' } })
+  @ApiQuery({ name: 'status', required: false, schema: LIST_STATUS_SCHEMA })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'a nextCursor' })
   @ApiQuery({
     name: 'dueBefore',
     required: false,
+    schema: { type: 'string', example: '2030-01-01T00:00:00Z' },
     description: 'epoch ms or ISO instant: pending timers due by then, in due order',
   })
+  @ApiAnswer(200, LIST_SCHEMA)
   list(@Query() query: ListQuery): Promise<ListResult> {
     return this.timers.list(parseListQuery(query));
   }
 
   @Get(':key')
-  @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
+  @ApiAnswer(200, TIMER_REF)
+  @ApiRefusals(404)
   async get(@Param('key') key: string): Promise<Timer> {
     const timer = await this.timers.get(key);
     if (!timer) throw notFound(key);
@@ -105,8 +116,15 @@ export class TimersController {
   @ApiOperation({
     summary: 'Cancel every timer whose key starts with prefix, or every timer with all=true',
   })
-  @ApiQuery({ name: 'prefix', required: false, description: 'a non-empty key prefix (scope)' })
+  @ApiQuery({
+    name: 'prefix',
+    required: false,
+    schema: { type: 'string', minLength: 1 },
+    description: 'a non-empty key prefix (scope)',
+  })
   @ApiQuery({ name: 'all', required: false, enum: ['true'], description: 'cancel every timer' })
+  @ApiAnswer(200, CANCELLED_COUNT_SCHEMA)
+  @ApiRefusals(422)
   @Idempotent()
   async cancelAll(
     @Query('prefix') prefix: string | undefined,
@@ -118,6 +136,8 @@ export class TimersController {
   }
 
   @Delete(':key')
+  @ApiAnswer(200, CANCELLED_SCHEMA)
+  @ApiRefusals(404, 422)
   @Idempotent()
   async cancel(
     @Param('key') key: string,
@@ -130,7 +150,8 @@ export class TimersController {
   @Post(':key/reschedule')
   @HttpCode(200)
   @ApiBody({ schema: withExample(RESCHEDULE_SCHEMA, BODY_EXAMPLES.when) })
-  @ApiResponse({ status: 200, schema: TIMER_SCHEMA })
+  @ApiAnswer(200, TIMER_REF)
+  @ApiRefusals(404, 409, 413, 415, 422)
   @Idempotent()
   reschedule(
     @Param('key') key: string,
@@ -143,6 +164,8 @@ export class TimersController {
 
   @Post(':key/pause')
   @HttpCode(200)
+  @ApiAnswer(200, TIMER_REF)
+  @ApiRefusals(404, 409, 422)
   @Idempotent()
   pause(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
     return this.timers.pause(key, writeOptions(idempotencyKey));
@@ -150,6 +173,9 @@ export class TimersController {
 
   @Post(':key/resume')
   @HttpCode(200)
+  @ApiAnswer(200, TIMER_REF)
+  // no 409: resuming a timer that is not paused (running too) answers it as it is
+  @ApiRefusals(404, 422)
   @Idempotent()
   resume(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
     return this.timers.resume(key, writeOptions(idempotencyKey));
@@ -157,6 +183,8 @@ export class TimersController {
 
   @Post(':key/trigger')
   @HttpCode(200)
+  @ApiAnswer(200, TIMER_REF)
+  @ApiRefusals(404, 409, 422)
   @Idempotent()
   trigger(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
     return this.timers.trigger(key, writeOptions(idempotencyKey));
@@ -166,7 +194,8 @@ export class TimersController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Run the slots of a past range now, in order, each with its own due' })
   @ApiBody({ schema: withExample(BACKFILL_SCHEMA, BODY_EXAMPLES.range) })
-  @ApiResponse({ status: 200, schema: BACKFILL_RESULT_SCHEMA })
+  @ApiAnswer(200, BACKFILL_RESULT_SCHEMA)
+  @ApiRefusals(404, 409, 413, 415, 422)
   @Idempotent()
   async backfill(
     @Param('key') key: string,

@@ -1,0 +1,80 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+/** The parts of an OpenAPI 3 document the contract check reads. */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, unknown> };
+}
+
+export interface OpenApiOperation {
+  parameters?: { name: string; in: string; schema?: object }[];
+  responses: Record<string, { content?: Record<string, { schema?: object }> }>;
+}
+
+/** A real answer: its status, its parsed body and its Content-Type. */
+export interface ContractReply {
+  status: number;
+  body: unknown;
+  contentType: string | null;
+}
+
+const COMPONENTS_ID = 'openapi-components.json';
+
+/**
+ * OpenAPI 3.0 schema → JSON Schema as a generated client reads it: `$ref`s point into the components
+ * (added to Ajv under their own id), and an object that lists its properties takes no others — a field
+ * the document does not name is a field no generated type has.
+ */
+function strict(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(strict);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(schema)) {
+    if (name === '$ref' && typeof value === 'string') out[name] = `${COMPONENTS_ID}${value}`;
+    else if (name === 'properties' && value && typeof value === 'object') {
+      out[name] = Object.fromEntries(Object.entries(value).map(([key, sub]) => [key, strict(sub)]));
+    } else if (name === 'example') out[name] = value;
+    else out[name] = strict(value);
+  }
+  if ('properties' in out && !('additionalProperties' in out)) out.additionalProperties = false;
+  return out;
+}
+
+/**
+ * Checks real answers against the document (docs/spec.md §5.2): the status is one the operation lists,
+ * a JSON body validates against that response's schema, and a documented body is not missing.
+ * Returns the mismatches as `<METHOD> <path> <status>: what differed`.
+ */
+export function contractChecker(
+  document: OpenApiDocument,
+): (route: string, reply: ContractReply) => string[] {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(strict({ components: document.components ?? {} }) as object, COMPONENTS_ID);
+  const compiled = new Map<object, ValidateFunction>();
+  return (route, reply) => {
+    const [method, path] = route.split(' ');
+    const where = `${method.toUpperCase()} ${path} ${reply.status}`;
+    const operation = document.paths[path]?.[method];
+    if (!operation) return [`${method.toUpperCase()} ${path}: no such operation in the document`];
+    const response = operation.responses[String(reply.status)] ?? operation.responses.default;
+    if (!response) return [`${where}: status not documented (lists ${Object.keys(operation.responses)})`];
+    const schema = response.content?.['application/json']?.schema;
+    const isJson = reply.contentType?.includes('json') ?? false;
+    if (!schema) return isJson ? [`${where}: JSON body ${brief(reply.body)} has no documented schema`] : [];
+    if (!isJson) return [`${where}: documented a JSON body, got ${reply.contentType ?? 'no body'}`];
+    let validate = compiled.get(schema);
+    if (!validate) compiled.set(schema, (validate = ajv.compile(strict(schema) as object)));
+    if (validate(reply.body)) return [];
+    return (validate.errors ?? []).map(
+      (error) => `${where}: body${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`,
+    );
+  };
+}
+
+/** A body, shortened for a message. */
+export function brief(body: unknown): string {
+  const text = JSON.stringify(body);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
