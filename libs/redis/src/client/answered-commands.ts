@@ -11,8 +11,10 @@ import type { RedisClient } from '../infra/connection';
  * Bytes Redis had already received (a frozen Redis that resumes) still run: spec §5.5 says so.
  */
 export function sendNothingAnswered(redis: RedisClient): void {
-  if (redis instanceof Cluster) redis.on('+node', guard);
-  else guard(redis);
+  if (!(redis instanceof Cluster)) return guard(redis);
+  // A Cluster keeps, re-sends and queues commands on each node's connection, made as it learns the nodes.
+  for (const node of redis.nodes()) guard(node);
+  redis.on('+node', guard);
 }
 
 function guard(redis: Redis): void {
