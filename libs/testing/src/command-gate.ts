@@ -46,6 +46,15 @@ export class CommandGate {
     for (const resume of this.waiting.splice(0)) resume();
   }
 
+  /**
+   * Ends every connection as a network reset would: what a held one kept never reaches Redis. Later
+   * connections go through untouched.
+   */
+  cut(): void {
+    this.released = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
   async stop(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -41,6 +41,7 @@ import type { CallRequests } from '../store/requests';
 import { StoreCommands } from '../store/store-commands';
 import { backfillRow } from './backfill-row';
 import { checkCommandTimeout, noAnswerWithin } from './command-timeout';
+import { sendNothingAnswered } from './answered-commands';
 import { EventSubscriber } from './event-subscriber';
 import { LayoutGuard } from './layout-guard';
 import type { SundialObserver } from '../metrics/observer';
@@ -63,7 +64,7 @@ export interface RedisTimersOptions extends PartitionedOptions {
   requestWindowMs?: number;
   /**
    * How long a call waits for each Redis reply (default 5000): past it the call answers `unavailable`,
-   * a write's with `detail.code` 'outcome-unknown' (Redis may still run it once it answers again).
+   * a write's with `detail.code` 'outcome-unknown' (Redis may still run it once it answers again, if it was sent: nothing of it is sent after that answer).
    */
   commandTimeoutMs?: number;
 }
@@ -106,6 +107,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       },
     );
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
+    sendNothingAnswered(this.redis); // a timed-out write is not sent again after its caller was answered
     this.logger = options.logger ?? consoleLogger;
     this.reads = new TimerReads(this.redis, this.keys);
     this.ledger = new LedgerReads(this.redis, this.keys);
