@@ -40,11 +40,15 @@ export function dataLook(options: DataLookOptions) {
     const loss = await marker.check().catch(() => null);
     // A replica that lost everything and was promoted forked too: its loss is said, not its writes'.
     if (stopped()) return;
-    if (loss && !told.has(loss.marker)) {
-      told.add(loss.marker);
-      onDataLost(loss);
+    // Counters gone back on a Redis that did not restart are a failover to a replica that lacked writes
+    // (or a look routed to a shard's old primary still): the replication watch's to tell, with what it
+    // lost. A restore is a restart: a replication history this process had not seen.
+    const lost = loss?.rewound && (forks.length > 0 || !history?.restarted()) ? null : loss;
+    if (lost && !told.has(lost.marker)) {
+      told.add(lost.marker);
+      onDataLost(lost);
     }
-    for (const fork of loss ? [] : forks) {
+    for (const fork of lost ? [] : forks) {
       if (told.has(fork.fork)) continue;
       told.add(fork.fork);
       onWritesLost?.(fork);

@@ -1,3 +1,5 @@
+import type { Rewound } from './rewind';
+
 /** What a process noticed: data it saw under its prefix is gone (docs/operations.md "SundialRedisDataLost"). */
 export interface DataLoss {
   prefix: string;
@@ -22,6 +24,11 @@ export interface DataLoss {
    * and publishes nothing
    */
   reset: boolean;
+  /**
+   * whether the data went back in time (restored from an older backup: a counter that only grows read below a value seen)
+   * rather than gone: `marker` is then `rewound:<the restore's name>`
+   */
+  rewound: boolean;
 }
 
 /** What a look found lost: `P:epoch` (the prefix's own keys' shard) and the partitions, and since when. */
@@ -74,5 +81,37 @@ export function dataLoss(lost: LostMarkers): DataLoss {
     message,
     fix: FIX,
     reset: lost.reset,
+    rewound: false,
   };
+}
+
+/** What a look found of a restore (rewind.ts): the prefix, its count and since when its data is. */
+export interface RewoundData {
+  prefix: string;
+  count: number;
+  /** when `P:epoch` was first written: the first start on this data */
+  since: number;
+  rewound: Rewound;
+  reset: boolean;
+}
+
+/**
+ * The one error line of Redis gone back in time (docs/spec.md §4.1 "went back in time"): told as a loss
+ * (`sundial_redis_data_lost_total`, alert SundialRedisDataLost) of every partition's writes since the
+ * backup, named by the restore (`rewound:<name>`) so that a process tells it once.
+ */
+export function dataRewound({ prefix, count, since, rewound, reset }: RewoundData): DataLoss {
+  const message =
+    `Redis went back in time under prefix '${prefix}': '${rewound.counter}' reads ${rewound.read}, below ` +
+    `the ${rewound.seen} this process saw — it was restored from an older backup (RDB or AOF), or failed ` +
+    'over to a replica that lacked recent writes. Every write since that copy is undone: timers cancelled, ' +
+    'paused or rescheduled since are as they were, one-shots that ran since are pending and run again, ' +
+    'timers created since are gone; @DistributedCron, @DistributedInterval and schedules-file rows are ' +
+    'registered again';
+  const fix =
+    'cancel (sundial cancel <key>) what must not run again and recreate from your own records the timers ' +
+    'created since the backup; docs/operations.md "Restoring Redis from a backup"';
+  const partitions = Array.from({ length: count }, (_, n) => n);
+  const marker = `rewound:${rewound.name}`;
+  return { prefix, partitions, count, all: true, since, marker, message, fix, reset, rewound: true };
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { SundialKeys } from '../store/keys';
 import { isCluster, type RedisClient } from './connection';
-import { type DataLoss, dataLoss } from './data-loss';
+import { type DataLoss, dataLoss, dataRewound } from './data-loss';
 import { readLayout, type StoredLayout } from './partition-count';
+import { RewindWatch } from './rewind';
 
 export type { DataLoss } from './data-loss';
 
@@ -31,7 +32,9 @@ interface Look {
  * processes that saw the old one claim it); a second shard lost seconds later has its own.
  * A marker first seen (a first start, a release before the markers, a partition a repartition creates) is
  * recorded, no loss. A repartition, a failover that kept the data and a reconnect leave every marker as it
- * was; a loss while a repartition runs is told then (`conclusive`).
+ * was; a loss while a repartition runs is told then (`conclusive`). Redis restored from an older backup
+ * keeps the markers: each look also reads counters that only grow (rewind.ts), and one gone back is told
+ * as a loss of the writes since the backup, with one reset as above (`P:rewound` claimed).
  */
 export class DataMarker {
   /** marker name → the value this process saw there */
@@ -47,6 +50,7 @@ export class DataMarker {
   private finished: number | undefined;
   /** `P:partitions`/`P:repartition` as the last check read them (undefined: it read none, or failed) */
   private layoutRead: StoredLayout | undefined;
+  private readonly rewind: RewindWatch;
 
   constructor(
     private readonly redis: RedisClient,
@@ -54,6 +58,7 @@ export class DataMarker {
   ) {
     this.count = keys.partitions;
     this.tagging = isCluster(redis) ? 'spread' : 'plain';
+    this.rewind = new RewindWatch(redis, keys);
   }
 
   /**
@@ -64,13 +69,19 @@ export class DataMarker {
     this.layoutRead = undefined;
     const looks = this.looks();
     // One GET each, sent side by side: one round trip, on a Redis Cluster one write per shard.
-    const found = await Promise.all(looks.map(({ name }) => this.redis.get(name)));
+    const before = { count: this.count, finished: this.finished };
+    const [found, counters] = await Promise.all([
+      Promise.all(looks.map(({ name }) => this.redis.get(name))),
+      this.rewind.read(new SundialKeys(this.keys.prefix, this.count, this.tagging)),
+    ]);
     const conclusive = await this.conclusive();
+    // The counters compare only within one layout: a repartition deletes and recreates them.
+    const steady = this.count === before.count && this.finished === before.finished && this.target === null;
     for (const [i, look] of looks.entries()) {
       look.found = found[i];
       look.conclusive = look.partition === null || conclusive(look.name);
     }
-    return this.conclude(looks);
+    return this.conclude(looks, counters, steady);
   }
 
   /**
@@ -131,7 +142,11 @@ export class DataMarker {
     return this.layoutRead;
   }
 
-  private async conclude(looks: Look[]): Promise<DataLoss | null> {
+  private async conclude(
+    looks: Look[],
+    counters: Map<string, number>,
+    steady: boolean,
+  ): Promise<DataLoss | null> {
     const lost: { look: Look; before: string }[] = [];
     const missing: Look[] = [];
     // What this look saw, remembered only once its writes are all done: a look that fails concludes
@@ -152,7 +167,13 @@ export class DataMarker {
     if (first !== undefined) await this.claimReset(first, now.get(first)!);
     if (lost.length > 0) await this.redis.set(this.keys.partitionCount, String(this.keys.partitions), 'NX');
     for (const [name, value] of now) this.seen.set(name, value);
+    const rewound = await this.rewind.conclude(counters, steady, lost.length > 0);
+    if (rewound?.first) this.resetOwed = true;
     const reset = await this.publishOwedReset();
+    if (rewound) {
+      const since = Number(now.get(this.keys.dataMarker)?.split('-')[0]);
+      return dataRewound({ prefix: this.keys.prefix, count: this.count, since, rewound, reset });
+    }
     if (lost.length === 0) return null;
     const partitions = lostPartitions(
       lost.map(({ look }) => look),

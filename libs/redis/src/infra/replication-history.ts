@@ -49,6 +49,8 @@ const OLD_PRIMARY_WAIT_MS = 1_000;
 export class ReplicationHistory {
   /** replication id → the last looks at that primary, oldest first */
   private readonly seen = new Map<string, Look[]>();
+  /** whether the last check found a primary of a history this process had not seen, nor one promoted from it */
+  private restartedSeen = false;
 
   constructor(
     private readonly redis: RedisClient,
@@ -61,8 +63,10 @@ export class ReplicationHistory {
     const read = await Promise.all(nodes.map(async (node) => ({ node, primary: await readPrimary(node) })));
     const losses: WritesLost[] = [];
     const now = Date.now();
+    this.restartedSeen = false;
     for (const { node, primary } of read) {
       if (primary.role !== 'master') continue;
+      if (!this.seen.has(primary.replid) && !this.seen.has(primary.replid2)) this.restartedSeen = true;
       const loss = await this.forkLoss(primary);
       if (loss) losses.push(loss);
       this.remember(primary.replid, { ...primary, at: now, address: addressOf(node) });
@@ -83,6 +87,15 @@ export class ReplicationHistory {
     looks.push({ offset, changes, at, address });
     while (looks.length > 1 && at - looks[0].at > KEEP_MS) looks.shift();
     this.seen.set(replid, looks);
+  }
+
+  /**
+   * Whether the last check found a primary (re)started since the check before: a history this process had
+   * not seen, not promoted from one it saw (a restart gives a new replication id) — what a restore from a
+   * backup is, and a failover is not (data-look.ts). True at a first check too.
+   */
+  restarted(): boolean {
+    return this.restartedSeen;
   }
 
   /** The writes the old primary `replid2` had past the fork that this process saw, if any. */

@@ -209,6 +209,14 @@ export class SundialKeys {
   }
 
   /**
+   * `P:rewound`: the name of a restore from an older backup found (`SET NX`, a minute's TTL,
+   * infra/rewind.ts), so that it is told once.
+   */
+  get rewound(): string {
+    return `${this.prefix}:rewound`;
+  }
+
+  /**
    * `<marker>:reset:<value>`: the claim (`SET NX`, an hour's TTL) on the `reset` owed for a marker written
    * anew as `value` after a loss, in the marker's slot (infra/data-marker.ts): whoever wrote it anew, the
    * one process that claims it publishes the reset.
