@@ -110,6 +110,32 @@ describe('sundial CLI: state-changing commands run again', () => {
     });
   });
 
+  it('cancel --prefix retried with the same --idempotency-key: the retry says nothing changed', async () => {
+    const schedule = (key: string) =>
+      sundial(['schedule', '--key', key, '--handler', 'record', '--delay', '1h']);
+    for (const key of ['scope9:a', 'scope9:b']) expect((await schedule(key)).code).toBe(0);
+    const args = ['cancel', '--prefix', 'scope9:', '--idempotency-key', 'cp-1'];
+    expect(await sundial(args)).toMatchObject({
+      code: 0,
+      stdout: 'cancelled 2 timer(s): the timers of scope9:\n',
+    });
+    // It printed "cancelled 2 timer(s)" again: the API answers a retry with the first call's count.
+    expect(await sundial(args)).toMatchObject({
+      code: 0,
+      stdout:
+        'nothing changed: a retry of --idempotency-key cp-1, whose first call cancelled 2 timer(s): the timers of scope9:\n',
+    });
+    // A timer of the scope made since is not cancelled by the retry either: it says so, the timer stays.
+    expect((await schedule('scope9:c')).code).toBe(0);
+    const retried = JSON.parse((await sundial([...args, '--json'])).stdout) as unknown;
+    expect(retried).toEqual({ cancelled: 0, firstCancelled: 2 });
+    expect((await get('scope9:c')).status).toBe('pending');
+    // A new key cancels it.
+    expect((await sundial(['cancel', '--prefix', 'scope9:', '--idempotency-key', 'cp-2'])).stdout).toBe(
+      'cancelled 1 timer(s): the timers of scope9:\n',
+    );
+  });
+
   it('schedule run again: --if-exists keep and a retry with the same --idempotency-key say nothing changed', async () => {
     const spec = ['schedule', '--key', 'again:5', '--handler', 'record', '--delay', '1h'];
     expect((await sundial([...spec, '--idempotency-key', 's-1'])).stdout).toMatch(

@@ -66,6 +66,22 @@ describe('operator UI: a support walk in chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a timer page on a refusal has Refresh, which loads the timer once there is one; one row is said in the singular', async () => {
+    const key = 'walk:later';
+    await page.goto(`${ui}#/timer/${encodeURIComponent(key)}`);
+    await notice().locator('text=not-found:').waitFor();
+    // Before: no Refresh on this page, though the `unavailable` fix in it says to retry.
+    await api('POST', '/v1/timers', { key, handler: 'record', delay: '1h' });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('heading', { level: 1, name: `${key} pending` }).waitFor();
+    // a one-shot just scheduled: one due time, one ledger entry (before: "The next 1 due times")
+    for (const caption of ['The next due time', 'The only entry']) {
+      await page.locator('caption', { hasText: caption }).waitFor();
+    }
+    const captions = await page.locator('caption').allTextContents();
+    expect(captions).toEqual(['The next due time', 'The only entry']);
+  });
+
   it('Reschedule moves the due time through the API; a bad time is refused with its fix, nothing moved', async () => {
     const key = 'walk:move';
     const created = (await api<Timer>('POST', '/v1/timers', { key, handler: 'record', delay: '1h' })).body;

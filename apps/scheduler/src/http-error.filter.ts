@@ -24,6 +24,14 @@ export function httpKeyNotFoundFix(key: string | undefined, code?: unknown): str
   );
 }
 
+/**
+ * A write cut off after it was sent (`outcome-unknown`) over HTTP: the TimersApi's fix names its
+ * requestId option; a client of the API sends the header.
+ */
+export const HTTP_OUTCOME_UNKNOWN_FIX =
+  'Retry with the same requestId (over HTTP, the same Idempotency-Key header): a repeated request returns ' +
+  'the first result and changes nothing more. Without one, check the timer with get(key) once Redis answers again (it may still run a write it had not run yet), before retrying.';
+
 const PATH_ENCODING_FIX =
   'URL-encode the key in the path (encodeURIComponent): a key is letters, digits and : _ - . / @, a "/" in it as %2F.';
 
@@ -101,6 +109,7 @@ export class HttpErrorFilter implements ExceptionFilter {
         const trigger = request.url.split('?')[0].replace(/\/backfill$/, '/trigger');
         error.fix = `Backfill an every or cron timer, or POST ${trigger} to run a one-shot timer now.`;
       }
+      if (error.detail?.code === 'outcome-unknown') error.fix = HTTP_OUTCOME_UNKNOWN_FIX;
       // The TimersApi names its requestId (for PUT, one derived from the header): the caller sent a header.
       if (error.reason === 'idempotency-conflict') {
         Object.assign(error, idempotencyConflict(request.headers['idempotency-key']));

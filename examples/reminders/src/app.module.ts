@@ -67,6 +67,11 @@ export class AppModule {
           reconcileMs: 500,
           // how soon a run whose replica died is run again (default 30 s)
           ...(env.SUNDIAL_LEASE_MS && { leaseMs: Number(env.SUNDIAL_LEASE_MS) }),
+          // how long running handlers may finish on SIGTERM before they are aborted (default 25 s), as
+          // the stock worker reads it: keep it under the pod's terminationGracePeriodSeconds
+          ...(env.SUNDIAL_SHUTDOWN_GRACE_MS && {
+            shutdownGraceMs: Number(env.SUNDIAL_SHUTDOWN_GRACE_MS),
+          }),
         }),
         TerminusModule.forRoot({ logger: false }),
         SundialHealthModule,

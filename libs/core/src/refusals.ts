@@ -177,9 +177,10 @@ export const refusals = {
       reason: 'unavailable',
       message: `Redis became unreachable (${cause instanceof Error ? cause.message : String(cause)}) while this write was in flight: it may or may not have been applied.`,
       detail: { code: 'outcome-unknown' },
+      // the call's own way: the HTTP API (its header), the CLI and the operator UI name theirs
       fix:
-        'Retry with the same requestId (over HTTP, the same Idempotency-Key header): a repeated request returns ' +
-        'the first result and changes nothing more. Without one, check the timer with get(key) once Redis answers again (it may still run a write it had not run yet), before retrying.',
+        'Retry with the same requestId option: a repeated call returns the first result and changes nothing ' +
+        'more. Without one, check the timer with get(key) once Redis answers again (it may still run a write it had not run yet), before retrying.',
     }),
   /** The same requestId with another operation or other arguments (docs/spec.md §2). */
   idempotencyConflict: (requestId: string) =>

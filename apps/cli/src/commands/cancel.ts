@@ -78,12 +78,38 @@ async function lastCancel(api: SundialHttp, key: string): Promise<string | undef
   return newest?.event === 'cancelled' ? newest.at : undefined;
 }
 
-/** `DELETE /v1/timers?prefix=<scope>`, or `?all=true` without a scope. */
+/**
+ * `DELETE /v1/timers?prefix=<scope>`, or `?all=true` without a scope. A retry with the same
+ * `--idempotency-key` is answered as the first call was (its count, docs/spec.md §5.2) though it
+ * cancels nothing: so with a key the CLI notes one live timer of the scope first; none, or that one
+ * still live after the answer, means the answer is a replay and nothing changed.
+ */
 async function cancelMany({ args, api, out }: CommandInput, prefix: string | undefined): Promise<void> {
+  const retryKey = option(args, 'idempotency-key');
+  const witness = retryKey === undefined ? undefined : await liveOne(api, prefix);
   const answer = await api.request<{ cancelled: number }>('DELETE', 'timers', {
     query: prefix === undefined ? { all: 'true' } : { prefix },
-    headers: idempotencyHeader(option(args, 'idempotency-key')),
+    headers: idempotencyHeader(retryKey),
   });
   const which = prefix === undefined ? 'every timer' : `the timers of ${prefix}`;
-  out.result(answer, () => `cancelled ${answer.cancelled} timer(s): ${which}`);
+  const replayed =
+    witness !== undefined &&
+    answer.cancelled > 0 &&
+    (witness === null || (await readTimer(api, witness.key))?.id === witness.id);
+  if (!replayed) return out.result(answer, () => `cancelled ${answer.cancelled} timer(s): ${which}`);
+  out.result(
+    { cancelled: 0, firstCancelled: answer.cancelled },
+    () =>
+      `nothing changed: a retry of --idempotency-key ${retryKey}, whose first call cancelled ${answer.cancelled} timer(s): ${which}`,
+  );
+}
+
+/** One live timer of the scope (every timer without one), null when there is none. */
+async function liveOne(api: SundialHttp, prefix: string | undefined): Promise<Timer | null> {
+  for (const status of ['pending', 'running', 'paused']) {
+    const query = { status, limit: '1', ...(prefix === undefined ? {} : { prefix }) };
+    const { items } = await api.request<{ items: Timer[] }>('GET', 'timers', { query });
+    if (items.length > 0) return items[0];
+  }
+  return null;
 }

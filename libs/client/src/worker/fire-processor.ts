@@ -2,6 +2,7 @@ import { Inject, Logger, type Type } from '@nestjs/common';
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { type FireJobData, FireWorkerErrors, type TimerRunner, throttleErrors } from '@sundial/redis';
 import type { Job, Queue } from 'bullmq';
+import { START_HOLD, type StartHold } from './start-hold';
 
 export const FIRE_RUNNER = Symbol('sundial:fire-runner');
 
@@ -34,12 +35,16 @@ export function fireProcessor(
     constructor(
       @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
       @InjectQueue(queueName) queue: Queue,
+      @Inject(START_HOLD) hold: StartHold,
     ) {
       super();
+      // Redis away at boot is said once, by the start's wait (wait-for-redis.ts); a failure that outlasts
+      // the start is logged with a count of the errors before it.
+      this.workerErrors.holdUntil(hold.settled);
       // The registered queue's connection reports an outage too: without a listener BullMQ prints
       // it raw to stderr on every reconnect attempt, outside the app's log format. Both are logged as
       // @sundial/redis error-throttle.ts says: the first error, then a count an interval, the recovery.
-      throttleErrors(queue, `fire queue of partition ${partition}`, this.log);
+      throttleErrors(queue, `fire queue of partition ${partition}`, this.log).holdUntil(hold.settled);
     }
 
     process(job: Job<FireJobData>): Promise<void> {

@@ -33,6 +33,7 @@ import {
   SundialWorker,
 } from './sundial-worker';
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
+import { START_HOLD, StartHold } from './start-hold';
 
 /**
  * Runs this app's `@OnTimer` and `@DistributedCron` methods (and `handlers`) on the Redis backend, inside
@@ -55,6 +56,7 @@ export class SundialWorkerModule {
     );
     const providers: Provider[] = [
       { provide: SUNDIAL_WORKER_OPTIONS, useValue: options },
+      { provide: START_HOLD, useFactory: () => new StartHold() },
       {
         provide: FIRE_RUNNER,
         useFactory: (sundial: SundialModuleOptions | undefined, registry: TimerHandlerRegistry) => {

@@ -20,6 +20,7 @@ import {
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
 import { DATA_WATCH, type DataWatch } from './data-watch';
+import { START_HOLD, type StartHold } from './start-hold';
 
 /** How long the configKey connection's check waits for an answer before it leaves the connection be. */
 const SHARED_CHECK_MS = 5000;
@@ -58,6 +59,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(SUNDIAL_WORKER_OPTIONS) private readonly options: SundialWorkerModuleOptions,
     @Inject(DATA_WATCH) private readonly dataWatch: DataWatch,
     @Inject(FIRE_QUEUES) private readonly queues: Queue[],
+    @Inject(START_HOLD) private readonly hold: StartHold,
   ) {}
 
   get workerId(): string {
@@ -79,12 +81,13 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   start(): Promise<void> {
-    this.started ??= this.startOnce();
+    this.started ??= this.startOnce().finally(() => this.hold.end());
     return this.started;
   }
 
   /** Drains: running handlers get the shutdown grace, then their signals abort and claims go back. */
   stop(): Promise<void> {
+    this.hold.end(); // never started (autoStart: false): its connections' errors are said from now
     this.stopped ??= this.stopOnce();
     return this.stopped;
   }

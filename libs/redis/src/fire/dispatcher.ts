@@ -89,6 +89,9 @@ export class Dispatcher extends Partitioned<FireCommands> {
   private readonly passes = new Set<Promise<void>>();
   private readonly announcer: DispatcherAnnouncer;
   private closed = false;
+  /** settles when start() ends (or close()): its queues' errors are counted, not logged, until then */
+  private endStartHold: () => void = () => undefined;
+  private readonly startHold = new Promise<void>((resolve) => (this.endStartHold = resolve));
 
   constructor(options: DispatcherOptions) {
     const served = servedPartitions(options); // before any connection opens: a bad list changes nothing
@@ -105,15 +108,24 @@ export class Dispatcher extends Partitioned<FireCommands> {
         connection: this.bullRedis,
         prefix: this.keys.bullPrefix,
       });
+      // Redis away at boot is said once by the start's wait (wait-for-redis.ts), not by each queue too.
       throttleErrors(queue, 'Sundial dispatcher queue', {
         error: (message) => this.logger.error(message, { partition }),
         info: (message) => this.logger.info(message, { partition }),
-      });
+      }).holdUntil(this.startHold);
       this.states.set(partition, { queue, busy: false, again: false, sleep: undefined });
     }
   }
 
   async start(): Promise<void> {
+    try {
+      await this.startOnce();
+    } finally {
+      this.endStartHold();
+    }
+  }
+
+  private async startOnce(): Promise<void> {
     await this.prepareStore(this.logger);
     await this.clock.start();
     if (this.closed) throw refusals.closedWhileStarting(); // its subscriber is closed: nothing to subscribe
@@ -141,6 +153,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.endStartHold();
     this.redis.off('ready', this.passAll);
     for (const state of this.states.values()) clearTimeout(state.sleep);
     this.subscription?.close();

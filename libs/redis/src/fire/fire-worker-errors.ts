@@ -47,6 +47,13 @@ export class FireWorkerErrors {
     );
   }
 
+  /** As ErrorThrottle.holdUntil: errors counted, not logged, until `settled` (its owner's start). */
+  holdUntil(settled: Promise<unknown>): this {
+    this.errors.holdUntil(settled);
+    this.lostLocks.holdUntil(settled);
+    return this;
+  }
+
   /**
    * The errors recover with `source`'s connection (ErrorThrottle.recoversWith, watched since its `start`
    * or its first `error`). A lost lock does not:

@@ -77,4 +77,25 @@ describe('ErrorThrottle (one listener of a BullMQ connection, on a virtual clock
     client.emit('ready');
     expect(lines.slice(1)).toEqual(['I queue: connected again']);
   });
+
+  it('held by a start: counts its errors, forgets them if it recovers, logs the first after it', async () => {
+    // Before: each queue logged its first error during the boot's wait for Redis, which says it itself.
+    const { lines, throttle } = throttled();
+    let endStart: () => void = () => undefined;
+    const start = new Promise<void>((resolve) => (endStart = resolve));
+    throttle.holdUntil(start);
+    throttle.error(refused);
+    throttle.recovered(); // back during the start: nothing to say
+    throttle.error(refused);
+    throttle.error(refused);
+    expect(lines).toEqual([]);
+    endStart();
+    await start;
+    throttle.error(refused); // still failing after the start: said, with what was held
+    throttle.recovered();
+    expect(lines).toEqual([
+      'E queue: connect ECONNREFUSED 127.0.0.1:6390 (2 earlier errors not logged)',
+      'I queue: connected again',
+    ]);
+  });
 });

@@ -36,6 +36,8 @@ export class ErrorThrottle {
   private loggedAt = 0;
   private lastErrorAt = 0;
   private watching = false;
+  /** during a start's wait for Redis (holdUntil): errors only counted */
+  private held = false;
 
   constructor(
     private readonly what: string,
@@ -49,6 +51,10 @@ export class ErrorThrottle {
     // error of another kind (a Worker's own, with no reconnect) is then logged as one, not as `still failing`.
     const quietSince = this.failing && now - this.lastErrorAt >= errorLogInterval.ms;
     this.lastErrorAt = now;
+    if (this.held && !this.failing) {
+      this.unlogged++;
+      return;
+    }
     if (!this.failing || quietSince) {
       const left = this.unlogged > 0 ? ` (${this.unlogged} earlier errors not logged)` : '';
       this.failing = true;
@@ -68,11 +74,30 @@ export class ErrorThrottle {
 
   /** The connection answers again: says so if errors were logged since it last did. */
   recovered(): void {
-    if (!this.failing) return;
+    if (!this.failing) {
+      this.unlogged = 0; // errors of a held start, answered again: the wait's own lines said it all
+      return;
+    }
     this.failing = false;
     const left = this.unlogged > 0 ? ` (${this.unlogged} errors not logged since the last line)` : '';
     this.unlogged = 0;
     this.log.info(`${this.what}: connected again${left}`);
+  }
+
+  /**
+   * Until `settled` settles (the start of the owner, which waits for Redis saying so in one line:
+   * wait-for-redis.ts), errors are only counted: a Nest app booting while Redis was away logged three
+   * errors (its queues' and its worker's) before that one warn, for one expected wait. Recovered
+   * meanwhile, they are forgotten; still failing after it, the first error after it is logged with
+   * their count, so a connection that stays broken is said as before.
+   */
+  holdUntil(settled: Promise<unknown>): this {
+    this.held = true;
+    const release = (): void => {
+      this.held = false;
+    };
+    settled.then(release, release);
+    return this;
   }
 
   /**

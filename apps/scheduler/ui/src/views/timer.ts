@@ -23,7 +23,14 @@ export function timerView(key: string, rerender: () => void): HTMLElement {
       section.replaceChildren(
         h('h1', {}, key),
         h('p', {}, describeError(error, key)),
-        h('p', {}, h('a', { href: '#/' }, 'All timers')),
+        // `unavailable`'s fix says to retry, and a key scheduled since shows here: Refresh does both
+        h(
+          'p',
+          {},
+          h('button', { type: 'button', onclick: rerender }, 'Refresh'),
+          ' ',
+          h('a', { href: '#/' }, 'All timers'),
+        ),
         endedLedger(key),
       );
     },
@@ -169,7 +176,7 @@ function nextTimes(key: string): HTMLElement {
   return loaded(api<NextTimes>('GET', timerPath(key, 'next'), { count: String(NEXT_COUNT) }), ({ times }) =>
     times.length
       ? table<NextTimes['times'][number]>(
-          `The next ${times.length} due times`,
+          times.length === 1 ? 'The next due time' : `The next ${times.length} due times`,
           [
             ['When', (t) => formatTime(t.at)],
             ['Zone offset', (t) => t.offset],
@@ -207,7 +214,7 @@ function endedLedger(key: string): HTMLElement {
 
 function ledgerTable(entries: LedgerEntry[]): HTMLElement {
   return table<LedgerEntry>(
-    `The last ${entries.length} entries, newest first`,
+    entries.length === 1 ? 'The only entry' : `The last ${entries.length} entries, newest first`,
     [
       ['At', (e) => formatTime(e.at)],
       ['Event', (e) => e.event],
