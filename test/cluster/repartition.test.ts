@@ -148,24 +148,34 @@ describe('cluster: repartition 1 → 4 while timers fire', () => {
       async () => {
         all = await readRuns(records);
         runs = all.filter((run) => !cancelledIds.has(run.id));
-        return runs.length >= total;
+        return new Set(runs.map((run) => `${run.id}/${run.version}`)).size >= total;
       },
       { timeoutMs: 60_000, intervalMs: 250, what: `${total} runs` },
     );
     const seen = new Set<string>();
+    const again: RunRecord[] = [];
     const perId = new Map<string, number>();
     for (const run of all) {
       expect({ run, early: run.at < run.due }).toEqual({ run, early: false });
-      expect({ run, twice: seen.has(`${run.id}/${run.version}`) }).toEqual({ run, twice: false });
       expect({ run, neverRun: neverRun.has(run.id) }).toEqual({ run, neverRun: false });
+      if (seen.has(`${run.id}/${run.version}`)) again.push(run);
+      else perId.set(run.id, (perId.get(run.id) ?? 0) + 1);
       seen.add(`${run.id}/${run.version}`);
-      perId.set(run.id, (perId.get(run.id) ?? 0) + 1);
+    }
+    // A run again is at-least-once's, and only where its worker was lost to it: the old workers shut down
+    // when the count is replaced, and on a starved host a run's lease can end before its completion (CI
+    // saw one). Its ledger must then say it was put back (`lost`, reason `requeued`).
+    for (const run of again) {
+      const putBack = (await after.history(run.key)).some(
+        (entry) => entry.event === 'lost' && entry.reason === 'requeued',
+      );
+      expect({ run, twice: true, putBack }).toEqual({ run, twice: true, putBack: true });
     }
     const wrong = [...expected].filter(([id, count]) => perId.get(id) !== count);
     expect(
       wrong.slice(0, 5).map(([id, count]) => ({ id, expected: count, ran: perId.get(id) ?? 0 })),
     ).toEqual([]);
-    expect(runs).toHaveLength(total);
+    expect(runs.length - again.filter((run) => !cancelledIds.has(run.id)).length).toBe(total);
     const kept = created.find((timer) => timer.key.startsWith('kept:'))!;
     expect((await after.get(kept.key))?.status).toBe('completed');
   }, 150_000);
