@@ -56,7 +56,7 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
 
   /** The timer under `key` once it has `status` (a worker run: short, awaited with a deadline). */
   const reach = (key: string, status: string) =>
-    waitFor(async () => (await cluster.statusOf(key)) === status, { timeoutMs: 5000 });
+    waitFor(async () => (await cluster.statusOf(key)) === status, { timeoutMs: 5000 }); // deadline
 
   beforeAll(async () => {
     document = (await cluster.api<OpenApiDocument>('GET', '/docs-json')).body;

@@ -58,7 +58,7 @@ function sample(exposition: string, series: string): number {
         const started = await readRuns(records);
         return started.length >= 3 && started;
       },
-      { timeoutMs: 8_000, what: 'three runs of the seconds cron' },
+      { timeoutMs: 8_000, what: 'three runs of the seconds cron' }, // deadline
     ).finally(() => records.disconnect());
     const dues = runs.slice(0, 3).map((run) => run.due);
     expect(dues).toEqual([dues[0], dues[0] + 1_000, dues[0] + 2_000]);

@@ -52,7 +52,7 @@ describe('fire-job consumer watchdog', () => {
     const { job, recreated, errors, hosts, runner } = await stuckConsumer(cluster);
     try {
       await cluster.timers.schedule({ key: 'k', handler: 'job', delay: 0 });
-      await waitFor(() => job.calls.length === 1, { timeoutMs: 4 * STALL_MS + 5_000, what: 'the run' });
+      await waitFor(() => job.calls.length === 1, { timeoutMs: 4 * STALL_MS + 5_000, what: 'the run' }); // deadline
       expect(recreated).toEqual([0]);
       expect(errors).toContainEqual(expect.stringMatching(/took no job .* closed and made anew/));
       expect(hosts.closing).toBeTruthy(); // the stuck consumer was closed
@@ -74,7 +74,7 @@ describe('fire-job consumer watchdog', () => {
       try {
         await cluster.timers.schedule({ key: 'k', handler: 'job', delay: 0 });
         // deadline: left as soon as the job ran on the consumer made anew
-        await waitFor(() => job.calls.length === 1, { timeoutMs: 4 * STALL_MS + 5_000, what: 'the run' });
+        await waitFor(() => job.calls.length === 1, { timeoutMs: 4 * STALL_MS + 5_000, what: 'the run' }); // deadline
         expect(recreated).toEqual([0]);
       } finally {
         await runner.close(0);

@@ -105,7 +105,7 @@ describe('Redis restored from an older backup', () => {
     const from = await reads();
     await waitFor(async () => (await reads()) >= from + 16 || undefined, {
       what: 'two looks',
-      timeoutMs: 5_000,
+      timeoutMs: 5_000, // deadline
     }); // deadline
   };
 

@@ -51,7 +51,7 @@ describe('a write answered outcome-unknown, then its connection reset', () => {
             () => true,
             () => false,
           ),
-        { timeoutMs: 5_000, what: 'a reconnect' },
+        { timeoutMs: 5_000, what: 'a reconnect' }, // deadline
       ); // deadline
     /** Resets the gated connections (what they held is lost) and waits until they answer again. */
     const reset = Object.assign(
