@@ -99,16 +99,23 @@ export function failFastWhenDown(cluster: Cluster, maxRetries: number): void {
  */
 export function settleConnect(cluster: Cluster): void {
   const connect = cluster.connect.bind(cluster);
+  // One ready/end listener pair for every call still waiting: ioredis calls connect() again at each
+  // reconnect of an outage, and a pair per call passed Node's 10-listener warning (a non-JSON stderr
+  // line, as in 8d5b44f) after ten attempts.
+  const waiting = new Set<(error?: unknown) => void>();
+  const settleAll = (error?: Error): void => {
+    for (const settle of [...waiting]) settle(error);
+  };
+  cluster.on('ready', () => settleAll());
+  cluster.on('end', () => settleAll(new Error(CLOSED_MESSAGE)));
   cluster.connect = () =>
     new Promise<void>((resolve, reject) => {
-      const onReady = (): void => settle();
-      const onEnd = (): void => settle(new Error(CLOSED_MESSAGE));
       const settle = (error?: unknown): void => {
-        cluster.off('ready', onReady).off('end', onEnd);
+        if (!waiting.delete(settle)) return;
         if (error === undefined) resolve();
         else reject(error instanceof Error ? error : new Error(String(error)));
       };
-      cluster.once('ready', onReady).once('end', onEnd);
-      connect().then(onReady, settle);
+      waiting.add(settle);
+      connect().then(() => settle(), settle);
     });
 }
