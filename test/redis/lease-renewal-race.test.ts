@@ -43,7 +43,8 @@ describe('a lease renewal answered after its run completed', () => {
     // deadline: left once a renewal named the run (one every 100 ms) and was answered
     expect(await await waitFor(() => held, { what: 'a renewal of the run' })).toEqual(['lost']);
     await setImmediate(); // the keeper acts on the answer in the turn it came
-    expect(warns).toEqual([]);
+    // Only the lease's lines: a start on a loaded host may say it waited for Redis's first answer.
+    expect(warns.filter((line) => line.includes('lease'))).toEqual([]);
     expect(await completed()).toBe(true);
   });
 });

@@ -65,6 +65,48 @@ describe('a library start while Redis is unreachable', () => {
     expect(await timers.get('k')).toBeNull();
   }, 30_000);
 
+  /**
+   * Redis answering the start's PING says little of its next commands: under `CLIENT PAUSE … WRITE` PING
+   * answers and the start's first write (the partition count's SET NX, FUNCTION LOAD) waits for the pause's
+   * end. With a short commandTimeoutMs, connect() threw ioredis's raw `Command timed out` (seen on a host at
+   * load 13 in frozen-redis.test.ts, whose commandTimeoutMs is 300 ms); it now waits through it as through
+   * an outage, and past startWaitMs answers `unavailable` as a call does.
+   */
+  it('RedisTimers.connect() waits through start commands Redis leaves unanswered; past startWaitMs, unavailable', async () => {
+    const logger = recordingLogger();
+    const timers = new RedisTimers({ connection: url(), prefix: 'sw6', logger, commandTimeoutMs: 200 });
+    closers.push(() => timers.dispose());
+    await admin.call('CLIENT', 'PAUSE', '1000', 'WRITE');
+    await timers.connect();
+    expect(await timers.get('k')).toBeNull();
+    expect(logger.lines).toEqual([
+      'waiting up to 30000 ms for Redis before starting: no answer within 200 ms, commandTimeoutMs',
+      'Redis answers: starting',
+    ]);
+
+    const late = new RedisTimers({
+      connection: url(),
+      prefix: 'sw7',
+      logger: recordingLogger(),
+      commandTimeoutMs: 200,
+      startWaitMs: 500,
+    });
+    closers.push(() => late.dispose());
+    await admin.call('CLIENT', 'PAUSE', '5000', 'WRITE');
+    try {
+      const refused = await late.connect().then(
+        () => new Error('connected'),
+        (error: Error) => error,
+      );
+      expect(refused).toMatchObject({ reason: 'unavailable' });
+      expect(refused.message).toContain('no answer within 200 ms, commandTimeoutMs');
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE');
+    }
+    await late.connect();
+    expect(await late.get('k')).toBeNull();
+  });
+
   it('fails past startWaitMs saying why (the connection refused), having said once that it waits', async () => {
     server.kill();
     const logger = recordingLogger();

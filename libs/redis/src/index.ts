@@ -1,7 +1,8 @@
 // @sundial/redis — the public API. Named exports only: what is not listed here is internal.
 
 // The Timers API over Redis (docs/spec.md §5.1) and where Redis is.
-export { RedisTimers, type RedisTimersOptions } from './client/redis-timers';
+export { RedisTimers } from './client/redis-timers';
+export type { RedisTimersOptions } from './client/redis-timers-options';
 export { DEFAULT_COMMAND_TIMEOUT_MS } from './client/command-timeout';
 export { CLOSE_REDIS_WAIT_MS, settledWithin } from './infra/settled-within';
 export {

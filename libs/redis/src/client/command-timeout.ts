@@ -25,7 +25,7 @@ export function checkCommandTimeout(ms = DEFAULT_COMMAND_TIMEOUT_MS): number {
  * ioredis's "Command timed out" told as what it means: Redis did not answer in time (it may run the
  * command later, once it answers again). Any other error is returned as it is.
  */
-export function noAnswerWithin(error: unknown, ms: number): unknown {
+export function noAnswerWithin<E>(error: E, ms: number): E | Error {
   return error instanceof Error && error.message === 'Command timed out'
     ? new Error(`no answer within ${ms} ms, commandTimeoutMs`)
     : error;

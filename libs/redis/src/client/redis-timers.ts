@@ -18,9 +18,9 @@ import {
   type TimerSpec,
   validateKey,
   validateScope,
-  type SpecLimits,
   type WriteOptions,
   refusals,
+  SundialError,
   normalizeBatch,
   type DescribeOptions,
   type HistoryOptions,
@@ -35,39 +35,22 @@ import { isConnectionFailure } from '../infra/connection-failure';
 import { duplicateRedis } from '../infra/connection';
 import { SUBSCRIBER_OPTIONS } from '../infra/subscription';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
-import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { Partitioned } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import { StoreCommands } from '../store/store-commands';
 import { backfillRow } from './backfill-row';
+import { startWithin } from './client-start';
 import { checkCommandTimeout, noAnswerWithin } from './command-timeout';
 import { sendNothingAnswered } from './answered-commands';
 import { EventSubscriber } from './event-subscriber';
 import { LayoutGuard } from './layout-guard';
-import type { SundialObserver } from '../metrics/observer';
 import { LedgerReads } from './ledger-reads';
 import { expectTimer, scheduleCodec } from './write-replies';
 import { TimerExplain } from './timer-explain';
 import { TimerReads } from './timer-reads';
 import { WriteRequests } from './write-requests';
-
-export interface RedisTimersOptions extends PartitionedOptions {
-  limits?: SpecLimits; // default DEFAULT_LIMITS; setBy: where a refusal's fix says they are set
-  /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days). */
-  tombstoneMs?: number;
-  /** Keys cancelled per Lua call by `cancelAll` (default 1000, a few ms of Redis): bounds how long one script holds Redis. */
-  cancelBatch?: number;
-  logger?: SundialLogger;
-  /** told what this client scheduled and cancelled (metrics: SundialMetrics) */
-  observer?: SundialObserver;
-  /** How long a call's `requestId` is remembered (default 24 h): a retry within it answers as the first. */
-  requestWindowMs?: number;
-  /**
-   * How long a call waits for each Redis reply (default 5000): past it the call answers `unavailable`,
-   * a write's with `detail.code` 'outcome-unknown' (Redis may still run it once it answers again, if it was sent: nothing of it is sent after that answer).
-   */
-  commandTimeoutMs?: number;
-}
+import type { RedisTimersOptions } from './redis-timers-options';
 
 const DEFAULT_CANCEL_BATCH = 1000;
 
@@ -256,20 +239,27 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   /**
    * Once per client, before its first call (at start, as `SundialModule` does): waits for Redis (up to
    * `startWaitMs`), checks the store, warns when Redis may evict timers, learns its clock. Retried on
-   * failure. A call's own start does not wait: in an outage it answers `unavailable` after one retry.
+   * failure, and within the wait when a command of it went unanswered (client-start.ts). A call's own
+   * start does not wait: in an outage it answers `unavailable` after one retry, as connect() past its wait.
    */
-  connect(): Promise<void> {
-    return this.start(true);
+  async connect(): Promise<void> {
+    await this.start(true).catch((error: unknown) => {
+      throw this.unreachable(error);
+    });
   }
 
   private start(wait: boolean): Promise<void> {
-    this.started ??= (async () => {
-      const joining = await this.prepareStore(this.logger, wait ? undefined : 0);
+    const steps = async (waitMs: number) => {
+      const joining = await this.prepareStore(this.logger, waitMs);
       await this.layout.start(joining);
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
       await this.clock.sync();
       this.connected = true;
-    })().catch((error: unknown) => {
+    };
+    const tries = { waitMs: this.startWaitMs, logger: this.logger, stopped: () => this.disposed };
+    this.started ??= (
+      wait ? startWithin({ ...tries, told: (error) => this.told(error) }, steps) : steps(0)
+    ).catch((error: unknown) => {
       this.started = undefined;
       throw error;
     });
@@ -293,7 +283,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
         await this.start(false);
         await this.events.ready();
       } catch (error) {
-        throw isConnectionFailure(error) ? refusals.unavailable(this.told(error)) : error;
+        throw this.unreachable(error);
       }
     }
     try {
@@ -306,7 +296,14 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     }
   }
 
-  private told(error: unknown): unknown {
+  /** A start's outage as `unavailable` (a start that waited in vain says so itself: RedisStartTimeout). */
+  private unreachable(error: unknown): unknown {
+    return isConnectionFailure(error) && !(error instanceof SundialError)
+      ? refusals.unavailable(this.told(error))
+      : error;
+  }
+
+  private told<E>(error: E): E | Error {
     return noAnswerWithin(error, checkCommandTimeout(this.options.commandTimeoutMs));
   }
 

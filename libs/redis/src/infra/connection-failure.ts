@@ -14,7 +14,7 @@ const CONNECTION_MESSAGES = [
 const TRANSIENT_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM)\b/;
 
 /** Whether an ioredis error means Redis could not be reached or could not serve (→ 'unavailable'). */
-export function isConnectionFailure(error: unknown): boolean {
+export function isConnectionFailure(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
   if (error instanceof ReplyError) return TRANSIENT_REPLIES.test(error.message);
   // RedisStartTimeout: a start that waited for Redis in vain (wait-for-redis.ts).

@@ -41,7 +41,7 @@ export abstract class Partitioned<Commands = undefined> {
   protected readonly redis: RedisClient;
   protected readonly clock: ClusterClock;
   protected readonly commands: Commands;
-  private readonly startWaitMs: number;
+  protected readonly startWaitMs: number;
 
   protected constructor(
     options: PartitionedOptions,
