@@ -18,7 +18,6 @@ import {
   type TimerSpec,
   validateKey,
   validateScope,
-  type SpecLimits,
   type WriteOptions,
   refusals,
   normalizeBatch,
@@ -35,7 +34,7 @@ import { isConnectionFailure } from '../infra/connection-failure';
 import { duplicateRedis } from '../infra/connection';
 import { SUBSCRIBER_OPTIONS } from '../infra/subscription';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
-import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
+import { Partitioned } from '../infra/partitioned';
 import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import { StoreCommands } from '../store/store-commands';
@@ -44,30 +43,15 @@ import { checkCommandTimeout, noAnswerWithin } from './command-timeout';
 import { sendNothingAnswered } from './answered-commands';
 import { EventSubscriber } from './event-subscriber';
 import { LayoutGuard } from './layout-guard';
-import type { SundialObserver } from '../metrics/observer';
 import { LedgerReads } from './ledger-reads';
 import { expectTimer, scheduleCodec } from './write-replies';
 import { TimerExplain } from './timer-explain';
 import { TimerReads } from './timer-reads';
 import { WriteRequests } from './write-requests';
+import type { RedisTimersOptions } from './redis-timers-options';
+import { DeclarationSets, type DeclarationStep, type DeclarationTurn } from './declaration-sets';
 
-export interface RedisTimersOptions extends PartitionedOptions {
-  limits?: SpecLimits; // default DEFAULT_LIMITS; setBy: where a refusal's fix says they are set
-  /** How long a cancelled key stays cancelled for `ifExists: 'keep'` (default 7 days). */
-  tombstoneMs?: number;
-  /** Keys cancelled per Lua call by `cancelAll` (default 1000, a few ms of Redis): bounds how long one script holds Redis. */
-  cancelBatch?: number;
-  logger?: SundialLogger;
-  /** told what this client scheduled and cancelled (metrics: SundialMetrics) */
-  observer?: SundialObserver;
-  /** How long a call's `requestId` is remembered (default 24 h): a retry within it answers as the first. */
-  requestWindowMs?: number;
-  /**
-   * How long a call waits for each Redis reply (default 5000): past it the call answers `unavailable`,
-   * a write's with `detail.code` 'outcome-unknown' (Redis may still run it once it answers again, if it was sent: nothing of it is sent after that answer).
-   */
-  commandTimeoutMs?: number;
-}
+export type { RedisTimersOptions } from './redis-timers-options';
 
 const DEFAULT_CANCEL_BATCH = 1000;
 
@@ -87,6 +71,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   private disposed = false;
   private readonly layout: LayoutGuard;
   private readonly explain: TimerExplain;
+  private readonly declarations: DeclarationSets;
 
   constructor(private readonly options: RedisTimersOptions) {
     // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging; a
@@ -118,6 +103,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       call: <T>(read: () => Promise<T>) => this.call(read),
     };
     this.explain = new TimerExplain(access, this.ledger, this.layout, this.clock, options.limits);
+    this.declarations = new DeclarationSets(this.redis, this.keys);
     this.events = new EventSubscriber(
       () => duplicateRedis(this.redis, SUBSCRIBER_OPTIONS),
       { channel: this.keys.eventsChannel, markers: () => this.layout.readMarkers() },
@@ -237,6 +223,14 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
     return this.explain.describe(key, options);
+  }
+
+  /**
+   * The `@DistributedCron` registrar's announcement of the set `set` its replica of `app` declares
+   * (docs/spec.md §5.1 "rolling deploy"): which set is the newest, and whether this replica runs its pass.
+   */
+  declarationTurn(app: string, set: string, step: DeclarationStep, liveMs: number, firstSeen?: number) {
+    return this.call<DeclarationTurn>(() => this.declarations.announce(app, set, step, liveMs, firstSeen));
   }
 
   on(event: TimerEventName, listener: TimerListener): () => void {
