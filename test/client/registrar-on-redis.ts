@@ -8,6 +8,8 @@ export interface RegistrarBoot {
   /** its config's values (`DIGEST_CRON`, `BEAT_EVERY`, …) */
   config?: Record<string, unknown>;
   appName?: string;
+  /** `SundialModule`'s option (default 5000): how often a replica looks whether its declaration set is the newest */
+  cronRefreshMs?: number;
   /** the app is pushed here before its init, so a test closes it even when the init refused */
   into?: TestingModule[];
 }
@@ -31,11 +33,14 @@ export function registrarOnRedis(tag: string) {
     await redis.stop();
   });
 
-  async function boot(providers: Type[], { config = {}, appName, into = [] }: RegistrarBoot = {}) {
+  async function boot(
+    providers: Type[],
+    { config = {}, appName, cronRefreshMs, into = [] }: RegistrarBoot = {},
+  ) {
     const app = await Test.createTestingModule({
       imports: [
         ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => config] }),
-        SundialModule.forRoot({ connection: redis.url, prefix, appName }),
+        SundialModule.forRoot({ connection: redis.url, prefix, appName, cronRefreshMs }),
       ],
       providers,
     }).compile();

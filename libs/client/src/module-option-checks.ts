@@ -15,6 +15,7 @@ const REDIS_FIELDS = [
   'metricsRegistry',
   'startWaitMs',
   'commandTimeoutMs',
+  'cronRefreshMs',
 ];
 const MEMORY_FIELDS = [...COMMON, 'clock', 'handlers', 'shutdownGraceMs'];
 const LIMIT_FIELDS = ['maxPayloadBytes', 'minEveryMs'];
@@ -58,6 +59,7 @@ export function checkSundialModuleOptions(value: unknown): SundialModuleOptions 
     read.methods('metricsRegistry', REGISTRY_METHODS, 'a prom-client Registry');
     read.integer('startWaitMs', 0, '10000');
     read.integer('commandTimeoutMs', 1, '5000');
+    read.integer('cronRefreshMs', 100, '5000');
   }
   checkLimits(read);
   read.integer('tombstoneMs', 0, '604800000 (7 days)');

@@ -76,6 +76,8 @@ describe('module options', () => {
     ['startWaitMs', () => ({ connection: url(), prefix: 'bad', startWaitMs: -1 })],
     ['startWaitMs', () => ({ connection: url(), prefix: 'bad', startWaitMs: '5s' })],
     ['startWaitMs', () => ({ backend: 'memory', startWaitMs: 1000 })],
+    ['cronRefreshMs', () => ({ connection: url(), prefix: 'bad', cronRefreshMs: 50 })],
+    ['cronRefreshMs', () => ({ backend: 'memory', cronRefreshMs: 1000 })],
     ['tombstonems', () => ({ connection: url(), prefix: 'bad', tombstonems: 1000 })],
     ['backend', () => ({ backend: 'memroy' })],
     ['clock', () => ({ backend: 'memory', clock: { now: () => 0 } })],

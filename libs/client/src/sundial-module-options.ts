@@ -39,6 +39,12 @@ export interface RedisBackendOptions extends CommonOptions {
    * says its outcome is unknown: retry it with the same requestId), as `RedisTimers`'s option
    */
   commandTimeoutMs?: number;
+  /**
+   * how often each replica announces the set of `@DistributedCron` / `@DistributedInterval` rows it
+   * declares and looks whether its set became the newest, during a rolling deploy or a rollback (default
+   * 5000, at least 100; an announcement lasts three periods)
+   */
+  cronRefreshMs?: number;
 }
 
 /** Timers kept and run in this process by the in-memory engine (docs/spec.md §5.1a). */

@@ -9,6 +9,7 @@ export { normalizeAt } from './time-fields';
 export * from './failure';
 export * from './run-timeout';
 export * from './request-id';
+export { stableJson } from './stable-json';
 export * from './duration';
 export * from './validation';
 export { validateHandler, validateKey, validateScope } from './names';

@@ -3,6 +3,7 @@
 // The Timers API over Redis (docs/spec.md §5.1) and where Redis is.
 export { RedisTimers } from './client/redis-timers';
 export type { RedisTimersOptions } from './client/redis-timers-options';
+export type { DeclarationStep, DeclarationTurn } from './client/declaration-sets';
 export { DEFAULT_COMMAND_TIMEOUT_MS } from './client/command-timeout';
 export { CLOSE_REDIS_WAIT_MS, settledWithin } from './infra/settled-within';
 export {

@@ -8,6 +8,7 @@ import {
   type SundialErrorShape,
   type TimerSpec,
   type SpecLimits,
+  stableJson,
 } from '@sundial/core';
 import { parse } from 'yaml';
 
@@ -158,16 +159,4 @@ function rowSpec(row: unknown, limits: SpecLimits): TimerSpec {
     sundialRow: createHash('sha256').update(stableJson(written)).digest('base64url').slice(0, 22),
   };
   return { ...spec, removeOnComplete: false, meta };
-}
-
-/** JSON with object keys sorted, so a row reordered in the file hashes the same. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -285,7 +285,7 @@ describe('@DistributedCron', () => {
       }
     });
 
-    it("a reset during a rolling deploy: an older replica's pass writes its rows again and removes none of the newer build's", async () => {
+    it("a reset during a rolling deploy: an older replica's turn removes none of the newer build's rows", async () => {
       const older = await boot(ProgressOnly, [], 'billing');
       const newer = await boot(DailyDigest, [], 'billing');
       const timers = newer.get(Timers);
@@ -293,7 +293,8 @@ describe('@DistributedCron', () => {
       await waitFor(() => timers.get('cron:digest').then((timer) => timer ?? undefined), {
         what: "the newer build's row registered again",
       });
-      // The older replica's pass ends last (the order the race may take); it used to remove the cron as an orphan.
+      // The older replica's turn comes last (the order the race may take): it used to remove the cron as an
+      // orphan; it defers to the newer declaration set now (test/client/cron-rolling-deploy.test.ts).
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       await older.get(CronRegistrar).afterReset();
       warn.mockRestore();

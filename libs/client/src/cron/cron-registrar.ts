@@ -23,12 +23,22 @@ import { Timers } from '../timers';
 import { cronRowOwner, ROW_KINDS, type RowSchedule, rowKey, rowSpec } from './cron-rows';
 import { decoratorOf, rowRefusal, withOwner } from './row-refusal';
 import { RowSources } from './row-sources';
+import { declarationSetHash } from './declaration-set';
+import type { DeclarationTurns } from './declaration-turns';
+import { DEFAULT_CRON_REFRESH_MS, turnsOf } from './declaration-turns';
 
 const DEFAULT_APP = 'app';
 
+/** A declared row and the spec it is written as. */
+interface DeclaredRow {
+  row: DiscoveredRow;
+  spec: TimerSpec;
+}
+
 /**
  * Keeps one row per `@DistributedCron` and `@DistributedInterval` (docs/spec.md §5.1), at every boot of
- * every replica: creates the missing ones, replaces those whose expression, zone, period, delivery or
+ * every replica whose declared set is the newest (DeclarationTurns: during a rolling deploy, an older
+ * build's replica writes nothing until the newer build's are gone): creates the missing ones, replaces those whose expression, zone, period, delivery or
  * policies changed, and removes the rows this app
  * owns whose decorator is gone or `disabled`. Replicas booting together converge on one row per name: a
  * create that loses the race finds the winner's row equal to its own. Rows without this app's owner
@@ -43,7 +53,11 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly named: boolean;
   private readonly owner: RowOwner;
   private readonly sources: RowSources;
+  private readonly refreshMs: number;
   private stopFollowingReset = (): void => undefined;
+  private declared: DeclaredRow[] | undefined;
+  private turns: DeclarationTurns | null = null;
+  private setUp: Promise<void> | undefined;
 
   constructor(
     @Inject(Timers) private readonly timers: Timers,
@@ -55,6 +69,8 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     this.named = options.appName !== undefined;
     this.owner = cronRowOwner(this.app);
     this.sources = new RowSources(moduleRef);
+    this.refreshMs =
+      (options.backend === 'memory' ? undefined : options.cronRefreshMs) ?? DEFAULT_CRON_REFRESH_MS;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -68,22 +84,36 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.registry.crons.some((cron) => !cron.disabled)) {
       this.stopFollowingReset = this.timers.on('reset', () => void this.afterReset().catch(() => undefined));
     }
-    await this.sync();
+    this.setUp = this.setUpTurns();
+    await this.setUp;
+    await this.turn('boot');
+    this.turns?.start(() => this.pass());
   }
 
-  onModuleDestroy(): void {
+  /** The declared rows, and this replica's turns (none: every pass is its own). */
+  private async setUpTurns(): Promise<void> {
+    // Resolved before anything is written: a source or option the boot refuses writes no row.
+    const declared = (this.declared = await this.declare());
+    // An app that declares nothing under the default name writes and removes nothing (sync): it
+    // announces no set either, which would stand for the crons' own app and silence it.
+    if (!this.named && this.registry.crons.length === 0) return;
+    const set = declarationSetHash(declared.map(({ spec }) => spec));
+    this.turns = turnsOf(this.timers, this.app, set, this.refreshMs, this.logger);
+  }
+
+  async onModuleDestroy(): Promise<void> {
     this.stopFollowingReset();
+    await this.turns?.stop();
   }
 
   /**
-   * After a reset (a global cancelAll, or Redis lost its data) every row is gone: this replica writes its
-   * rows again and removes none. Every row there now is one another replica of the app has just written
-   * again — during a rolling deploy, a newer build's @DistributedCron this older build does not declare.
-   * Removing it as an orphan (as a boot does) would delete it, whichever replica's pass ran last, until
-   * the newer build's next boot.
+   * After a reset (a global cancelAll, or Redis lost its data) every row is gone: the replicas of the
+   * newest declaration set write their rows again, and remove none (a pass after a data loss may run
+   * before the newer build's replicas announced their set again: its rows are not removed as orphans).
    */
   async afterReset(): Promise<void> {
-    await this.sync({ removeOrphans: false });
+    await this.setUp; // a reset during the boot: the turn is asked once the set is known
+    await this.turn('boot', false);
   }
 
   /**
@@ -92,13 +122,14 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
    * app that declares no @DistributedCron/@DistributedInterval and has no `appName` of its own: under the default name, that
    * is as likely another service on the same Redis (an API that only schedules timers) as the crons' own
    * app after its last decorator went, and removing would delete the other service's crons at each of its
-   * boots. Such a row is removed by its app, named or with the cron marked `disabled`.
+   * boots. Such a row is removed by its app, named or with the cron marked `disabled`. On Redis, a
+   * replica runs it only when its declaration set is the newest (`turn`, DeclarationTurns).
    */
   async sync({ removeOrphans = true }: { removeOrphans?: boolean } = {}): Promise<void> {
-    const declared = this.registry.crons.filter((cron) => !cron.disabled);
-    for (const cron of declared) await this.ensure(cron);
+    const declared = (this.declared ??= await this.declare());
+    for (const { row, spec } of declared) await this.ensure(row, spec);
     if (!removeOrphans || (!this.named && this.registry.crons.length === 0)) return;
-    const keep = new Set(declared.map(rowKey));
+    const keep = new Set(declared.map(({ spec }) => spec.key));
     for (const [kind, { prefix }] of Object.entries(ROW_KINDS)) {
       const decorator = kind === 'cron' ? '@DistributedCron' : '@DistributedInterval';
       for (const key of await removeOwnedRows(this.timers, this.owner, keep, prefix)) {
@@ -109,6 +140,36 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
         );
       }
     }
+  }
+
+  /** A pass when this replica's turn (`step`) says so: always on the memory backend. */
+  private async turn(step: 'boot' | 'refresh', removeOrphans = true): Promise<void> {
+    if (this.turns && !(await this.turns.ask(step))) return;
+    await this.pass(removeOrphans);
+  }
+
+  /** The pass, its end announced: one that stopped half way is redone at the next look. */
+  private async pass(removeOrphans = true): Promise<void> {
+    try {
+      await this.sync({ removeOrphans });
+    } catch (error) {
+      await this.turns?.ended(false).catch(() => undefined);
+      throw error;
+    }
+    await this.turns?.ended(true);
+  }
+
+  /** Every declared row (not `disabled`) and the spec it is written as, its source read. */
+  private async declare(): Promise<DeclaredRow[]> {
+    const declared: DeclaredRow[] = [];
+    for (const row of this.registry.crons.filter((cron) => !cron.disabled)) {
+      const schedule: RowSchedule =
+        row.kind === 'cron'
+          ? { cron: await this.sources.expression(row), tz: row.timeZone ?? 'UTC' }
+          : { every: await this.sources.period(row) };
+      declared.push({ row, spec: rowSpec(withOverlap(row), schedule, this.app) });
+    }
+    return declared;
   }
 
   /**
@@ -123,12 +184,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     return rows.filter((row): row is Timer => row !== null && this.owner.owns(row));
   }
 
-  private async ensure(row: DiscoveredRow): Promise<void> {
-    const schedule: RowSchedule =
-      row.kind === 'cron'
-        ? { cron: await this.sources.expression(row), tz: row.timeZone ?? 'UTC' }
-        : { every: await this.sources.period(row) };
-    const spec = rowSpec(withOverlap(row), schedule, this.app);
+  private async ensure(row: DiscoveredRow, spec: TimerSpec): Promise<void> {
     const outcome = await ensureOwnedRow(this.timers, spec, this.owner).catch((error: unknown) => {
       if (windowOver(spec, error)) return 'ended' as const;
       throw withOwner(row, error);

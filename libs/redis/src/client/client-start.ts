@@ -22,7 +22,8 @@ export interface StartTries {
  * frozen for a moment leaves one of them (`FUNCTION LOAD`, say) unanswered past `commandTimeoutMs`, which
  * is the outage the start waits through, not a failed start. Said once, as the first wait says it
  * (wait-for-redis.ts); past the wait, `RedisStartTimeout` with the last cause. A refusal that is not an
- * outage, a start that waited in vain already (a SundialError) and a client closed meanwhile end it.
+ * outage, a start that waited in vain already (a SundialError) and a client closed meanwhile end it. With
+ * no wait (a call's own start), one try, its error as it is.
  */
 export async function startWithin(
   { waitMs, logger, stopped, told }: StartTries,
@@ -38,7 +39,7 @@ export async function startWithin(
     } catch (error) {
       if (!isConnectionFailure(error) || error instanceof SundialError || stopped()) throw error;
       const why = told(error);
-      if (Date.now() >= deadline) throw new RedisStartTimeout(waitMs, why);
+      if (Date.now() >= deadline) throw waitMs > 0 ? new RedisStartTimeout(waitMs, why) : error;
       if (!waiting) logger.warn(`waiting up to ${waitMs} ms for Redis before starting: ${why.message}`);
       waiting = true;
       await setTimeout(RETRY_MS);

@@ -51,6 +51,7 @@ import { TimerExplain } from './timer-explain';
 import { TimerReads } from './timer-reads';
 import { WriteRequests } from './write-requests';
 import type { RedisTimersOptions } from './redis-timers-options';
+import { DeclarationSets, type DeclarationStep, type DeclarationTurn } from './declaration-sets';
 
 const DEFAULT_CANCEL_BATCH = 1000;
 
@@ -70,6 +71,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   private disposed = false;
   private readonly layout: LayoutGuard;
   private readonly explain: TimerExplain;
+  private readonly declarations: DeclarationSets;
 
   constructor(private readonly options: RedisTimersOptions) {
     // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging; a
@@ -101,6 +103,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       call: <T>(read: () => Promise<T>) => this.call(read),
     };
     this.explain = new TimerExplain(access, this.ledger, this.layout, this.clock, options.limits);
+    this.declarations = new DeclarationSets(this.redis, this.keys);
     this.events = new EventSubscriber(
       () => duplicateRedis(this.redis, SUBSCRIBER_OPTIONS),
       { channel: this.keys.eventsChannel, markers: () => this.layout.readMarkers() },
@@ -222,6 +225,11 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     return this.explain.describe(key, options);
   }
 
+  /** The `@DistributedCron` registrar's announcement of its declared `set` (declaration-sets.ts). */
+  declarationTurn(app: string, set: string, step: DeclarationStep, liveMs: number, firstSeen?: number) {
+    return this.call<DeclarationTurn>(() => this.declarations.announce(app, set, step, liveMs, firstSeen));
+  }
+
   on(event: TimerEventName, listener: TimerListener): () => void {
     if (this.disposed) throw refusals.disposed('client');
     return this.events.on(event, listener);
@@ -242,24 +250,18 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
    * failure, and within the wait when a command of it went unanswered (client-start.ts). A call's own
    * start does not wait: in an outage it answers `unavailable` after one retry, as connect() past its wait.
    */
-  async connect(): Promise<void> {
-    await this.start(true).catch((error: unknown) => {
-      throw this.unreachable(error);
-    });
+  connect(): Promise<void> {
+    return this.start(true).catch((error: unknown) => Promise.reject(this.unreachable(error)));
   }
 
   private start(wait: boolean): Promise<void> {
-    const steps = async (waitMs: number) => {
-      const joining = await this.prepareStore(this.logger, waitMs);
-      await this.layout.start(joining);
+    const tries = { waitMs: wait ? this.startWaitMs : 0, logger: this.logger, stopped: () => this.disposed };
+    this.started ??= startWithin({ ...tries, told: (error) => this.told(error) }, async (waitMs) => {
+      await this.layout.start(await this.prepareStore(this.logger, waitMs));
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
       await this.clock.sync();
       this.connected = true;
-    };
-    const tries = { waitMs: this.startWaitMs, logger: this.logger, stopped: () => this.disposed };
-    this.started ??= (
-      wait ? startWithin({ ...tries, told: (error) => this.told(error) }, steps) : steps(0)
-    ).catch((error: unknown) => {
+    }).catch((error: unknown) => {
       this.started = undefined;
       throw error;
     });
@@ -298,9 +300,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
 
   /** A start's outage as `unavailable` (a start that waited in vain says so itself: RedisStartTimeout). */
   private unreachable(error: unknown): unknown {
-    return isConnectionFailure(error) && !(error instanceof SundialError)
-      ? refusals.unavailable(this.told(error))
-      : error;
+    const outage = isConnectionFailure(error) && !(error instanceof SundialError);
+    return outage ? refusals.unavailable(this.told(error)) : error;
   }
 
   private told<E>(error: E): E | Error {

@@ -177,6 +177,15 @@ export class SundialKeys {
     return `${this.prefix}:dispatchers`;
   }
 
+  /**
+   * `P:cron-sets:<app>`: the `@DistributedCron` / `@DistributedInterval` sets the replicas of `app`
+   * declare, which of them is the newest, and whose pass ran last (client/declaration-sets.ts): a hash
+   * with a TTL, renewed every few seconds while the app runs.
+   */
+  cronSets(app: string): string {
+    return `${this.prefix}:cron-sets:${app}`;
+  }
+
   /** `P:repartition`: a repartition in progress (docs/design.md "Repartition"), JSON `RepartitionRecord`. */
   get repartition(): string {
     return `${this.prefix}:repartition`;
