@@ -69,7 +69,9 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
 
   it('schedules every kind, and refuses what it does not take', async () => {
     const post = 'post /v1/timers';
-    await call(201, post, '/v1/timers', { key: 'c:once', handler: 'record', delay: '1h' });
+    const created = await call(201, post, '/v1/timers', { key: 'c:once', handler: 'record', delay: '1h' });
+    expect(created.headers.get('location')).toBe('/v1/timers/c%3Aonce');
+    expect((await cluster.api('GET', created.headers.get('location')!)).status).toBe(200);
     const interval = {
       key: 'c:every',
       handler: 'record',
@@ -119,7 +121,7 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
   it('PUT creates (201) then replaces (200), and refuses another key', async () => {
     const put = 'put /v1/timers/{key}';
     const spec = { handler: 'log', every: '30m' };
-    await call(201, put, keyPath('c:put'), spec);
+    expect((await call(201, put, keyPath('c:put'), spec)).headers.get('location')).toBe(keyPath('c:put'));
     await call(200, put, keyPath('c:put'), { ...spec, every: '1h' });
     await call(400, put, keyPath('c:put'), { ...spec, key: 'c:other' });
     await call(413, put, keyPath('c:put'), { ...spec, payload: 'x'.repeat(MAX_PAYLOAD * 2) });
@@ -267,7 +269,7 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     }
   });
 
-  it('the check itself finds a wrong type, a missing required field, an extra field and a status', () => {
+  it('the check itself finds a wrong type, a missing required field, an extra field, a status and a header', () => {
     const timer = { ...sample, dueAt: 'soon', extra: 1 } as Record<string, unknown>;
     delete timer.key;
     const found = check('get /v1/timers/{key}', {
@@ -280,6 +282,10 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     expect(found.join('\n')).toMatch(/must NOT have additional properties.*extra/);
     expect(check('get /v1/timers/{key}', { status: 418, body: '', contentType: null })).toEqual([
       expect.stringMatching(/418: status not documented/),
+    ]);
+    const created = { status: 201, body: sample, contentType: 'application/json', headers: new Headers() };
+    expect(check('post /v1/timers', created)).toEqual([
+      'POST /v1/timers 201: documented header Location missing',
     ]);
   });
 

@@ -9,14 +9,18 @@ export interface OpenApiDocument {
 
 export interface OpenApiOperation {
   parameters?: { name: string; in: string; schema?: object }[];
-  responses: Record<string, { content?: Record<string, { schema?: object }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema?: object }>; headers?: Record<string, { required?: boolean }> }
+  >;
 }
 
-/** A real answer: its status, its parsed body and its Content-Type. */
+/** A real answer: its status, its parsed body, its Content-Type and (when checked) its headers. */
 export interface ContractReply {
   status: number;
   body: unknown;
   contentType: string | null;
+  headers?: Headers;
 }
 
 const COMPONENTS_ID = 'openapi-components.json';
@@ -43,7 +47,7 @@ function strict(schema: unknown): unknown {
 
 /**
  * Checks real answers against the document (docs/spec.md §5.2): the status is one the operation lists,
- * a JSON body validates against that response's schema, and a documented body is not missing.
+ * the headers it says are required came (`Location` of a 201), a JSON body validates against that response's schema, and a documented body is not missing.
  * Returns the mismatches as `<METHOD> <path> <status>: what differed`.
  */
 export function contractChecker(
@@ -60,6 +64,10 @@ export function contractChecker(
     if (!operation) return [`${method.toUpperCase()} ${path}: no such operation in the document`];
     const response = operation.responses[String(reply.status)] ?? operation.responses.default;
     if (!response) return [`${where}: status not documented (lists ${Object.keys(operation.responses)})`];
+    const missing = Object.entries(response.headers ?? {})
+      .filter(([name, header]) => header.required && reply.headers && !reply.headers.has(name))
+      .map(([name]) => `${where}: documented header ${name} missing`);
+    if (missing.length > 0) return missing;
     const schema = response.content?.['application/json']?.schema;
     const isJson = reply.contentType?.includes('json') ?? false;
     if (!schema) return isJson ? [`${where}: JSON body ${brief(reply.body)} has no documented schema`] : [];

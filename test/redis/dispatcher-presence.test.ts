@@ -79,11 +79,11 @@ describe('runners tell a prefix with no dispatcher', () => {
       message: `A Sundial dispatcher runs again for prefix '${cluster.prefix}', every partition served: due timers reach the workers`,
     });
 
-    // Its announcement expiring (what this ZREM stands for): 6 and 7 are said again.
+    // Its announcement gone (this ZREM, before its end: like a restore, said after the 6 s quiet window).
     await third.close();
     const members = await fire.raw.zrange(`${cluster.prefix}:dispatchers`, '0', '-1');
     await fire.raw.zrem(`${cluster.prefix}:dispatchers`, ...members.filter((m) => m.endsWith('|8|6,7')));
-    await waitFor(() => lines.length > 2, { what: 'the second warn line' });
+    await waitFor(() => lines.length > 2, { what: 'the second warn line', timeoutMs: 10_000 }); // deadline
     expect(lines.map((line) => line.level)).toEqual(['warn', 'info', 'warn']);
     expect(lines[2].fields.partitions).toEqual([6, 7]);
   });
@@ -138,11 +138,43 @@ describe('runners tell a prefix with no dispatcher', () => {
     await waitFor(() => ran.calls.length === 1, { what: 'the timer to run' });
     expect(lines).toEqual([]);
 
-    // Scaled to 0: the announcement expires (its TTL, 15 s, is what this DEL stands for).
+    // Scaled to 0: the announcement gone (this DEL, before its end: said after the 6 s quiet window).
     await dispatcher.close();
     await fire.raw.del(`${cluster.prefix}:dispatchers`);
-    await waitFor(() => lines.length > 0, { what: 'the warn line' });
+    await waitFor(() => lines.length > 0, { what: 'the warn line', timeoutMs: 10_000 }); // deadline
     expect(lines.map((line) => line.level)).toEqual(['warn']);
+  });
+
+  it('Redis restored from an older backup (announcements back at their old ends) while a dispatcher runs: nothing said', async () => {
+    const cluster = await fire.cluster();
+    const { logger, lines } = presenceLines();
+    const ran = recorder();
+    await cluster.dispatcher();
+    await cluster.runner({ job: ran.handler }, { logger, dispatcherGraceMs: GRACE_MS });
+    // Past the grace (the timer's run says so), right after an announcement (its end moved on).
+    await cluster.timers.schedule({ key: 'past-grace', handler: 'job', delay: GRACE_MS + 300 });
+    await waitFor(() => ran.calls.length === 1, { what: 'the timer to run' });
+    const key = `${cluster.prefix}:dispatchers`;
+    const [member, end] = await fire.raw.zrange(key, '0', '-1', 'WITHSCORES');
+    await waitFor(async () => Number((await fire.raw.zscore(key, member)) ?? 0) > Number(end), {
+      what: 'the next announcement',
+      timeoutMs: 5_000, // deadline
+    });
+    // The restore: the member as the backup held it, its announcement run out a minute ago.
+    await fire.raw.zadd(key, (await cluster.redisNow()) - 60_000, member);
+    const restoredAt = Date.now();
+    await waitFor(
+      async () => Number((await fire.raw.zscore(key, member)) ?? 0) > (await cluster.redisNow()),
+      {
+        what: 'the dispatcher to announce again',
+        timeoutMs: 5_000, // deadline
+      },
+    );
+    // Two looks more (a third of the grace apart) find it: still nothing said.
+    await cluster.timers.schedule({ key: 'two-looks', handler: 'job', delay: GRACE_MS });
+    await waitFor(() => ran.calls.length === 2, { what: 'the second timer to run' });
+    expect(Date.now() - restoredAt).toBeGreaterThan(GRACE_MS / 3);
+    expect(lines).toEqual([]);
   });
 
   it("under docs/operations.md's ACL user: announced and looked at with no refusal, and nothing said", async () => {

@@ -121,6 +121,7 @@ describe('operator UI in chromium against a running cluster', () => {
     await page.getByRole('button', { name: '← Previous page' }).click();
     await page.locator('.pager .muted', { hasText: new RegExp(`^Page ${pages - 1}$`) }).waitFor();
     expect(await page.locator('td.key').count()).toBe(100);
+    await page.locator('button:focus', { hasText: '← Previous page' }).waitFor(); // kept across the redraw
   });
 
   it('the timeline lists what is due in the next hour, soonest first', async () => {
@@ -171,6 +172,13 @@ describe('operator UI in chromium against a running cluster', () => {
     expect(events[events.length - 1]).toBe('scheduled');
     await page.locator('caption', { hasText: 'The next 10 due times' }).waitFor();
     await screenshot('timer');
+
+    // A redraw keeps the keyboard's place: focus on the new Refresh button, not sent to <body>.
+    const drawn = await page.getByRole('button', { name: 'Refresh' }).elementHandle();
+    await drawn!.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((button) => !button?.isConnected, drawn);
+    await page.locator('button:focus', { hasText: /^Refresh$/ }).waitFor();
 
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.locator('#notice', { hasText: `${key}: paused.` }).waitFor();

@@ -1,7 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type {
+  HeadersObject,
+  ReferenceObject,
+  SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { TIMER_SCHEMA } from './openapi-schemas';
 
 /**
@@ -92,7 +96,20 @@ export function ApiRefusals(...statuses: readonly number[]): MethodDecorator & C
   );
 }
 
+/** A 201's `Location`: where the timer created is read (docs/spec.md §5.2). */
+export const CREATED_HEADERS: HeadersObject = {
+  Location: {
+    description: 'the created timer: /v1/timers/<key, percent-encoded>',
+    required: true,
+    schema: { type: 'string', example: '/v1/timers/invoice%3A42' },
+  },
+};
+
 /** A success with its body schema (a description is what OpenAPI requires of every response). */
-export function ApiAnswer(status: number, schema: SchemaObject | ReferenceObject): MethodDecorator {
-  return ApiResponse({ status, description: status === 201 ? 'created' : 'ok', schema });
+export function ApiAnswer(
+  status: number,
+  schema: SchemaObject | ReferenceObject,
+  headers?: HeadersObject,
+): MethodDecorator {
+  return ApiResponse({ status, description: status === 201 ? 'created' : 'ok', schema, headers });
 }

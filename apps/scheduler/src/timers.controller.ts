@@ -29,10 +29,21 @@ import {
   TIMER_SPEC_SCHEMA,
   withExample,
 } from './openapi-schemas';
-import { ApiAnswer, ApiRefusals, V1_REFUSALS } from './openapi-responses';
+import { ApiAnswer, ApiRefusals, CREATED_HEADERS, V1_REFUSALS } from './openapi-responses';
 import { httpKeyNotFoundFix } from './http-error.filter';
 import { BODY_EXAMPLES, examplesText, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
+
+/** The part of Express's response a route sets: its status, a header. */
+interface HeaderReply {
+  status(code: number): HeaderReply;
+  setHeader(name: string, value: string): unknown;
+}
+
+/** Where a created timer is read (`Location` of a 201, docs/spec.md §5.2): its key, percent-encoded. */
+export function timerLocation(key: string): string {
+  return `/v1/timers/${encodeURIComponent(key)}`;
+}
 
 /**
  * docs/spec.md §5.2 over any `TimersApi`. Bodies reach the API as parsed JSON of unknown shape: the API
@@ -49,25 +60,31 @@ export class TimersController {
   @Post()
   @ApiOperation({ summary: 'Schedule a timer (ifExists: error | replace | keep)' })
   @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
-  @ApiAnswer(201, TIMER_REF)
+  @ApiAnswer(201, TIMER_REF, CREATED_HEADERS)
   @ApiRefusals(409, 413, 415, 422)
   @Idempotent()
-  schedule(@Body() body: unknown, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
+  async schedule(
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: HeaderReply,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<Timer> {
     const spec = requiredBody(body, 'POST /v1/timers', BODY_EXAMPLES.spec) as TimerSpec;
-    return this.timers.schedule(spec, writeOptions(idempotencyKey));
+    const timer = await this.timers.schedule(spec, writeOptions(idempotencyKey));
+    response.setHeader('Location', timerLocation(timer.key));
+    return timer;
   }
 
   @Put(':key')
   @ApiOperation({ summary: 'Create or replace the timer under key: 201 when created, 200 when replaced' })
   @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.putSpec) })
   @ApiAnswer(200, TIMER_REF)
-  @ApiAnswer(201, TIMER_REF)
+  @ApiAnswer(201, TIMER_REF, CREATED_HEADERS)
   @ApiRefusals(413, 415, 422)
   @Idempotent()
   async put(
     @Param('key') key: string,
     @Body() body: unknown,
-    @Res({ passthrough: true }) response: { status(code: number): unknown },
+    @Res({ passthrough: true }) response: HeaderReply,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<Timer> {
     const spec = putSpec(key, requiredBody(body, 'PUT /v1/timers/:key', BODY_EXAMPLES.putSpec));
@@ -77,7 +94,7 @@ export class TimersController {
         { ...spec, ifExists: 'error' },
         writeOptions(idempotencyKey, 'create'),
       );
-      response.status(201);
+      response.status(201).setHeader('Location', timerLocation(created.key));
       return created;
     } catch (error) {
       if (!isSundialError(error) || error.reason !== 'duplicate-key') throw error;

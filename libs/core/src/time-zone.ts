@@ -54,9 +54,14 @@ interface Change {
 const MAX_YEARS = 2048;
 const years = new Map<string, Change[]>();
 
-/** The zone's UTC offset in ms at instant `ms`: wall clock = ms + offset. */
-export function zoneOffset(tz: string, ms: number): number {
-  const changes = yearOf(tz, new Date(ms).getUTCFullYear());
+/**
+ * The zone's UTC offset in ms at instant `ms`: wall clock = ms + offset. `wholeYear` false reads that
+ * one instant from Intl unless its year is held, rather than reading (and keeping) the whole year.
+ */
+export function zoneOffset(tz: string, ms: number, wholeYear = true): number {
+  const year = new Date(ms).getUTCFullYear();
+  const changes = wholeYear ? yearOf(tz, year) : years.get(`${year} ${tz}`);
+  if (!changes) return readOffset(tz, ms);
   let offset = changes[0].offset;
   for (const change of changes) {
     if (change.at > ms) break;
@@ -65,11 +70,17 @@ export function zoneOffset(tz: string, ms: number): number {
   return offset;
 }
 
-/** The first instant in (from, to] whose offset differs from the offset at `from`, or null. */
-export function nextOffsetChange(tz: string, from: number, to: number): number | null {
+/**
+ * The first instant in (from, to] whose offset differs from the offset at `from`, or null.
+ * `wholeYear` false samples just that span (for spans of a few days) unless its years are held.
+ */
+export function nextOffsetChange(tz: string, from: number, to: number, wholeYear = true): number | null {
+  const [first, last] = [new Date(from).getUTCFullYear(), new Date(to).getUTCFullYear()];
+  if (!wholeYear && !(years.has(`${first} ${tz}`) && years.has(`${last} ${tz}`))) {
+    return scanChange(tz, from, to);
+  }
   const offset = zoneOffset(tz, from);
-  const last = new Date(to).getUTCFullYear();
-  for (let year = new Date(from).getUTCFullYear(); year <= last; year++) {
+  for (let year = first; year <= last; year++) {
     for (const change of yearOf(tz, year)) {
       if (change.at > to) return null;
       if (change.at > from && change.offset !== offset) return change.at;
@@ -113,20 +124,41 @@ function readYear(tz: string, year: number): Change[] {
   return changes;
 }
 
+/** nextOffsetChange read from Intl day by day over (from, to], as readYear does, nothing kept. */
+function scanChange(tz: string, from: number, to: number): number | null {
+  const offset = readOffset(tz, from);
+  for (let cursor = from; cursor < to;) {
+    const next = Math.min(cursor + DAY_MS, to);
+    if (readOffset(tz, next) !== offset) return bisect(tz, offset, cursor, next);
+    cursor = next;
+  }
+  return null;
+}
+
+/** The last Intl read, as a search often reads the same instant twice in a row. */
+let lastRead = { tz: '', second: NaN, offset: 0 };
+
 /** The offset Intl reports at `ms`. */
 function readOffset(tz: string, ms: number): number {
+  const second = Math.floor(ms / 1000);
+  if (lastRead.second === second && lastRead.tz === tz) return lastRead.offset;
   const parts: Record<string, string> = {};
   for (const { type, value } of formatter(tz).formatToParts(ms)) parts[type] = value;
   const wall = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
-  return wall - Math.floor(ms / 1000) * 1000;
+  lastRead = { tz, second, offset: wall - second * 1000 };
+  return lastRead.offset;
 }
 
-/** Narrows (same, changed] down to the first changed millisecond. */
+/**
+ * Narrows (same, changed] down to the first changed millisecond. Intl reads whole seconds, so an
+ * offset changes at the start of a second: the search narrows over seconds.
+ */
 function bisect(tz: string, offset: number, same: number, changed: number): number {
-  while (changed - same > 1) {
-    const middle = Math.floor((same + changed) / 2);
-    if (readOffset(tz, middle) === offset) same = middle;
-    else changed = middle;
+  let [low, high] = [Math.floor(same / 1000), Math.floor(changed / 1000)];
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (readOffset(tz, middle * 1000) === offset) low = middle;
+    else high = middle;
   }
-  return changed;
+  return high * 1000;
 }

@@ -5,12 +5,14 @@
 import { apiToken, setApiToken } from './api.js';
 import { h } from './dom.js';
 import { browserZone } from './format.js';
+import { redrawKeepingFocus } from './keep-focus.js';
 import { clearStaleNotice, notify } from './notice.js';
 import { timerView } from './views/timer.js';
 import { timelineView } from './views/timeline.js';
 import { timersView } from './views/timers.js';
 
-function route(): void {
+/** Draws the page of the address; a redraw of the same page (`keepFocus`, a view's rerender) keeps focus. */
+function route(keepFocus: unknown = true): void {
   const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(query);
   const main = document.getElementById('main')!;
@@ -18,7 +20,8 @@ function route(): void {
   if (path.startsWith('/timer/')) view = timerRoute(path.slice('/timer/'.length));
   else if (path === '/timeline') view = timelineView(params);
   else view = timersView(params, route);
-  main.replaceChildren(view);
+  if (keepFocus === false) main.replaceChildren(view);
+  else redrawKeepingFocus(main, () => main.replaceChildren(view));
   const section = path === '/timeline' ? '#/timeline' : path.startsWith('/timer/') ? null : '#/';
   for (const link of document.querySelectorAll('nav[aria-label="Pages"] a')) {
     if (link.getAttribute('href') === section) link.setAttribute('aria-current', 'page');
@@ -64,7 +67,7 @@ function tokenForm(): void {
 
 window.addEventListener('hashchange', () => {
   clearStaleNotice();
-  route();
+  route(false);
   // Move focus to the new page for keyboard and screen-reader users.
   document.getElementById('main')!.focus();
 });

@@ -2,6 +2,7 @@
  * A list the server pages through its cursor: the cursors of the pages seen are kept, so "previous"
  * costs one request like "next", and nothing but the page on screen is held.
  */
+import { redrawKeepingFocus } from './keep-focus.js';
 import { api } from './api.js';
 import { h } from './dom.js';
 import { notifyError } from './notice.js';
@@ -39,7 +40,7 @@ export function pagedList({ query, render, empty, labels }: PagedList): HTMLElem
       });
       cursors[page + 1] = result.nextCursor ?? '';
       before[page + 1] = before[page] + result.items.length;
-      container.replaceChildren(
+      const [items, buttons] = [
         result.items.length
           ? render(result.items, { page, first: before[page] + 1 })
           : h('p', {}, result.nextCursor ? STRETCH : page ? 'No more timers.' : empty),
@@ -54,7 +55,9 @@ export function pagedList({ query, render, empty, labels }: PagedList): HTMLElem
           ),
           h('span', { class: 'muted' }, `Page ${page + 1}`),
         ),
-      );
+      ];
+      // Next and Previous keep focus across the page they draw (keep-focus.ts).
+      redrawKeepingFocus(container, () => container.replaceChildren(items, buttons));
     } catch (error) {
       notifyError(error);
       container.replaceChildren(h('p', {}, 'Could not read the timers.'));

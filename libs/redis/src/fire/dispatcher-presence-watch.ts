@@ -21,6 +21,13 @@ const LOOK_EVERY_MS = 5_000;
  */
 const LATE_LOOK_MS = 1_000;
 const SETTLE_MS = 2 * ANNOUNCE_EVERY_MS;
+/**
+ * An announcement the last look read as lasting past now (by more than the processes' clock estimates
+ * may differ) that this look does not find was not outlived: `P:dispatchers` was written back — Redis
+ * restored from an older backup (its members carry the backup's old ends, or the key is gone), a data
+ * loss, a flush. The dispatchers running announce again within ANNOUNCE_EVERY_MS: SETTLE_MS as well.
+ */
+const CLOCK_SLACK_MS = 1_000;
 
 /** Who feeds the runner: the Nest module (`external`: apps/worker, an app's SundialWorkerModule) or itself. */
 type PresenceContext = FireConsumersMode;
@@ -43,8 +50,8 @@ export interface PresenceWatchOptions {
  * of the prefix is looked at, not only the runner's own `serve`: a partition with no dispatcher is stuck
  * whoever consumes it. Once the runner has run for the grace, a set of unserved partitions not said yet
  * is said (one warn line: the prefix, the partitions, the fix); all served again after that: one info
- * line. A failed look (Redis away) says nothing, and no partition is said unserved for a while after one
- * or after a late one (SETTLE_MS).
+ * line. A failed look (Redis away) says nothing, and no partition is said unserved for a while after one,
+ * after a late one, or after one that misses an announcement not yet run out (SETTLE_MS).
  */
 export class DispatcherPresenceWatch {
   private timer: NodeJS.Timeout | undefined;
@@ -52,6 +59,8 @@ export class DispatcherPresenceWatch {
   private said = '';
   /** until then (performance.now()) no partition is said unserved: Redis answered late or not at all */
   private settlingUntil = 0;
+  /** each announcement the last look found → the time (Redis's clock) it lasts to */
+  private lasting = new Map<string, number>();
 
   constructor(private readonly options: PresenceWatchOptions) {}
 
@@ -72,10 +81,19 @@ export class DispatcherPresenceWatch {
   private async look(pastGrace: boolean): Promise<void> {
     const { redis, keys, clock, logger, context, fields } = this.options;
     const sentAt = performance.now();
-    const members = await redis.zrange(keys.dispatchers, clock.now(), '+inf', 'BYSCORE').catch(() => null);
+    const since = clock.now();
+    const reply = await redis
+      .zrange(keys.dispatchers, since, '+inf', 'BYSCORE', 'WITHSCORES')
+      .catch(() => null);
     const answeredAt = performance.now();
-    if (members === null || answeredAt - sentAt > LATE_LOOK_MS) this.settlingUntil = answeredAt + SETTLE_MS;
-    if (members === null) return;
+    if (reply === null || answeredAt - sentAt > LATE_LOOK_MS) this.settlingUntil = answeredAt + SETTLE_MS;
+    if (reply === null) return;
+    const lasting = new Map<string, number>();
+    for (let i = 0; i < reply.length; i += 2) lasting.set(reply[i], Number(reply[i + 1]));
+    const rewritten = [...this.lasting].some(([m, end]) => end > since + CLOCK_SLACK_MS && !lasting.has(m));
+    if (rewritten) this.settlingUntil = answeredAt + SETTLE_MS;
+    this.lasting = lasting;
+    const members = [...lasting.keys()];
     const unserved = unservedPartitions(members, keys.partitions);
     const now = partitionRanges(unserved);
     const settling = answeredAt < this.settlingUntil;
