@@ -3,10 +3,12 @@ const Sequencer = require('@jest/test-sequencer').default;
 /**
  * Projects in the order their suites should start when jest knows no durations yet (a clean clone, as
  * in CI): those whose suites wait tens of seconds on real time and child processes first, so no long
- * suite starts last while the other workers sit idle. The conformance project leads: it needs no
- * `dist`, so one worker runs it while another builds `dist` (ensureBuilt) for the process suites.
+ * suite starts last while the other workers sit idle. The chaos project (one suite) leads: its worker
+ * builds `dist` (ensureBuilt) at once while the other worker runs the conformance project, which needs
+ * no `dist`. With conformance first, both workers took conformance suites and the first process suite
+ * came only once they ran out: the other worker's next process suite then waited on the build's lock.
  */
-const SLOW_FIRST = ['conformance', 'chaos', 'cluster', 'operator', 'deploy', 'api', 'redis', 'unit'];
+const SLOW_FIRST = ['chaos', 'conformance', 'cluster', 'operator', 'deploy', 'api', 'redis', 'unit'];
 
 /**
  * Jest's own order (failed first, then the longest by the durations of earlier runs, else the biggest

@@ -60,9 +60,11 @@ describe('npm start with a private redis-server', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   // How start.js runs, and how its run ends: `npm start` runs it under `sh -c`, which a `kill` of npm
-  // ends without passing the signal on (`; exit` keeps sh from exec-ing node, as dash does).
+  // ends without passing the signal on (`; exit` keeps sh from exec-ing node, as dash does). The two
+  // cases run side by side (`it.concurrent`), each in a directory of its own (the private redis-server
+  // keeps its data under it) on ports of its own: most of each is waiting for the apps to start and end.
   const script = join(DIST, 'scripts/start.js');
-  it.each([
+  it.concurrent.each([
     ['a closed terminal (SIGHUP)', process.execPath, [script], 'SIGHUP', { code: 0, signal: null }],
     [
       'its parent shell killed',
@@ -76,7 +78,7 @@ describe('npm start with a private redis-server', () => {
     async (_, command, args, signal, end) => {
       const [redisPort, port, workerPort] = [await freePort(), await freePort(), await freePort()];
       const start = spawnOwned(command, [...args], {
-        cwd: dir,
+        cwd: mkdtempSync(join(dir, 'case-')),
         env: {
           ...process.env,
           REDIS_URL: `redis://127.0.0.1:${redisPort}`,

@@ -108,6 +108,7 @@ const REAL_STEP_MS = 10;
 /**
  * Registers the suite hooks a backend needs (Redis: a private server for the describe block, each
  * test on a fresh prefix; everything a test opened is closed after it) and returns its factory.
+ * Jest runs no afterEach for an `it.concurrent` test: what those opened is closed after the block.
  */
 export function useBackend(name: BackendName): Backend {
   return name === 'memory' ? memoryBackend() : redisBackend();
@@ -115,9 +116,11 @@ export function useBackend(name: BackendName): Backend {
 
 function memoryBackend(): Backend {
   const opened: TimersApi[] = [];
-  afterEach(async () => {
+  const disposeOpened = async () => {
     for (const timers of opened.splice(0)) await timers.dispose();
-  });
+  };
+  afterEach(disposeOpened);
+  afterAll(disposeOpened);
   return {
     name: 'memory',
     async open(options = {}) {
@@ -181,11 +184,13 @@ function redisBackend(): Backend {
     server = await startRedis();
     raw = new Redis(server.url);
   });
-  afterEach(async () => {
+  const closeOpened = async () => {
     // Last opened, first closed: the runner (letting runs in flight end) before the client.
     for (const close of closers.splice(0).reverse()) await close();
-  });
+  };
+  afterEach(closeOpened);
   afterAll(async () => {
+    await closeOpened();
     await raw?.quit();
     await server?.stop();
   });

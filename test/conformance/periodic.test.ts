@@ -1,4 +1,8 @@
-/** docs/spec.md §3.3 on every backend: intervals with awaitTask both ways, maxRuns, cron. */
+/**
+ * docs/spec.md §3.3 on every backend: intervals with awaitTask both ways, maxRuns, cron.
+ * The tests of a block run side by side (`it.concurrent`): each opens its own timers, dispatcher and
+ * runner (Redis: on a prefix of its own) and waits on the backend's time.
+ */
 import type { Timer, TimerContext, TimerHandler } from '@sundial/core';
 import { BACKENDS, useBackend } from './backends';
 
@@ -7,96 +11,110 @@ const onGrid = (due: number, anchor: number, every: number) => (due - anchor) % 
 describe.each(BACKENDS)('%s backend: intervals', (name) => {
   const backend = useBackend(name);
 
-  it('fire on their grid, first one interval after creation, pending between runs with a new version', async () => {
-    const h = await backend.open();
-    const timer = await h.timers.schedule({
-      key: 'beat',
-      handler: 'work',
-      every: 100,
-      maxRuns: 3,
-      removeOnComplete: false,
-    });
-    expect(timer.dueAt).toBe(timer.scheduledAt + 100);
-    // Every state of the row the probe catches on the way; which ones it catches depends on timing.
-    const seen: Timer[] = [];
-    await h.until(
-      async () => {
-        const row = await h.timers.get('beat');
-        if (row) seen.push(row);
-        return row?.status === 'completed';
-      },
-      { what: 'three runs' },
-    );
-    await h.event({ type: 'completed', key: 'beat', version: 3 });
-    expect(h.runs.map((run) => [run.version, run.runCount])).toEqual([
-      [1, 1],
-      [2, 2],
-      [3, 3],
-    ]);
-    // What each run claimed (ctx.timer, the row after the claim) holds whatever the timing: a new
-    // version per run, due on the grid, armed only after the previous run settled.
-    for (const [i, run] of h.runs.entries()) {
-      expect(onGrid(run.due, timer.scheduledAt, 100)).toBe(true);
-      expect(run.at).toBeGreaterThanOrEqual(run.due);
-      expect(run.timer).toMatchObject({ status: 'running', version: i + 1, runCount: i + 1, dueAt: run.due });
-      if (i > 0) {
-        expect(run.timer.lastCompletedAt).toBeGreaterThanOrEqual(h.runs[i - 1].at);
-        expect(run.due).toBeGreaterThan(run.timer.lastCompletedAt!);
+  it.concurrent(
+    'fire on their grid, first one interval after creation, pending between runs with a new version',
+    async () => {
+      const h = await backend.open();
+      const timer = await h.timers.schedule({
+        key: 'beat',
+        handler: 'work',
+        every: 100,
+        maxRuns: 3,
+        removeOnComplete: false,
+      });
+      expect(timer.dueAt).toBe(timer.scheduledAt + 100);
+      // Every state of the row the probe catches on the way; which ones it catches depends on timing.
+      const seen: Timer[] = [];
+      await h.until(
+        async () => {
+          const row = await h.timers.get('beat');
+          if (row) seen.push(row);
+          return row?.status === 'completed';
+        },
+        { what: 'three runs' },
+      );
+      await h.event({ type: 'completed', key: 'beat', version: 3 });
+      expect(h.runs.map((run) => [run.version, run.runCount])).toEqual([
+        [1, 1],
+        [2, 2],
+        [3, 3],
+      ]);
+      // What each run claimed (ctx.timer, the row after the claim) holds whatever the timing: a new
+      // version per run, due on the grid, armed only after the previous run settled.
+      for (const [i, run] of h.runs.entries()) {
+        expect(onGrid(run.due, timer.scheduledAt, 100)).toBe(true);
+        expect(run.at).toBeGreaterThanOrEqual(run.due);
+        expect(run.timer).toMatchObject({
+          status: 'running',
+          version: i + 1,
+          runCount: i + 1,
+          dueAt: run.due,
+        });
+        if (i > 0) {
+          expect(run.timer.lastCompletedAt).toBeGreaterThanOrEqual(h.runs[i - 1].at);
+          expect(run.due).toBeGreaterThan(run.timer.lastCompletedAt!);
+        }
       }
-    }
-    expect(h.eventsOf('completed').map((event) => event.version)).toEqual([1, 2, 3]);
-    // Between runs (any the probe caught) the row is pending under the next version, due on the grid
-    // after the run that settled, with that run's outcome as last.
-    for (const row of seen.filter((row) => row.status === 'pending' && row.runCount > 0)) {
-      expect(row).toMatchObject({ version: row.runCount + 1, last: { status: 'ok' } });
-      expect(onGrid(row.dueAt, timer.scheduledAt, 100)).toBe(true);
-      expect(row.dueAt).toBeGreaterThan(row.lastCompletedAt!);
-    }
-    expect(seen.slice(0, -1).filter((row) => row.status !== 'pending' && row.status !== 'running')).toEqual(
-      [],
-    );
-    expect(seen.at(-1)).toMatchObject({ status: 'completed', runCount: 3, last: { status: 'ok' } });
-  });
+      expect(h.eventsOf('completed').map((event) => event.version)).toEqual([1, 2, 3]);
+      // Between runs (any the probe caught) the row is pending under the next version, due on the grid
+      // after the run that settled, with that run's outcome as last.
+      for (const row of seen.filter((row) => row.status === 'pending' && row.runCount > 0)) {
+        expect(row).toMatchObject({ version: row.runCount + 1, last: { status: 'ok' } });
+        expect(onGrid(row.dueAt, timer.scheduledAt, 100)).toBe(true);
+        expect(row.dueAt).toBeGreaterThan(row.lastCompletedAt!);
+      }
+      expect(seen.slice(0, -1).filter((row) => row.status !== 'pending' && row.status !== 'running')).toEqual(
+        [],
+      );
+      expect(seen.at(-1)).toMatchObject({ status: 'completed', runCount: 3, last: { status: 'ok' } });
+    },
+  );
 
-  it('awaitTask: true arms the next tick after the run settles, on the grid, so a slow run never overlaps', async () => {
-    const h = await backend.open();
-    const timer = await h.timers.schedule({
-      key: 'slow',
-      handler: 'work',
-      every: 100,
-      maxRuns: 3,
-      payload: { sleepMs: 250 },
-    });
-    await h.event({ type: 'completed', key: 'slow', version: 3 });
-    const completions = h.eventsOf('completed');
-    for (const [i, run] of h.runs.entries()) {
-      expect(onGrid(run.due, timer.scheduledAt, 100)).toBe(true);
-      // the next run starts only after this one settled, so it skipped the slots the run covered
-      if (i > 0) expect(run.due).toBeGreaterThanOrEqual(completions[i - 1].at);
-    }
-  });
+  it.concurrent(
+    'awaitTask: true arms the next tick after the run settles, on the grid, so a slow run never overlaps',
+    async () => {
+      const h = await backend.open();
+      const timer = await h.timers.schedule({
+        key: 'slow',
+        handler: 'work',
+        every: 100,
+        maxRuns: 3,
+        payload: { sleepMs: 250 },
+      });
+      await h.event({ type: 'completed', key: 'slow', version: 3 });
+      const completions = h.eventsOf('completed');
+      for (const [i, run] of h.runs.entries()) {
+        expect(onGrid(run.due, timer.scheduledAt, 100)).toBe(true);
+        // the next run starts only after this one settled, so it skipped the slots the run covered
+        if (i > 0) expect(run.due).toBeGreaterThanOrEqual(completions[i - 1].at);
+      }
+    },
+  );
 
-  it('awaitTask: true ends the interval as failed when a run throws, kept with removeOnComplete: false', async () => {
-    const h = await backend.open();
-    const timer = await h.timers.schedule({
-      key: 'strict',
-      handler: 'work',
-      every: 100,
-      payload: { fail: 'down' },
-      removeOnComplete: false,
-    });
-    expect(await h.event({ type: 'failed', key: 'strict' })).toMatchObject({ error: { message: 'down' } });
-    await h.pass(300);
-    expect(h.runs).toHaveLength(1);
-    expect(await h.timers.get('strict')).toMatchObject({
-      status: 'failed',
-      runCount: 1,
-      last: { status: 'failed', error: { message: 'down' } },
-    });
-    expect(await h.timers.check(timer.id)).toBe(false);
-  });
+  it.concurrent(
+    'awaitTask: true ends the interval as failed when a run throws, kept with removeOnComplete: false',
+    async () => {
+      const h = await backend.open();
+      const timer = await h.timers.schedule({
+        key: 'strict',
+        handler: 'work',
+        every: 100,
+        payload: { fail: 'down' },
+        removeOnComplete: false,
+      });
+      expect(await h.event({ type: 'failed', key: 'strict' })).toMatchObject({ error: { message: 'down' } });
+      await h.pass(300);
+      expect(h.runs).toHaveLength(1);
+      expect(await h.timers.get('strict')).toMatchObject({
+        status: 'failed',
+        runCount: 1,
+        last: { status: 'failed', error: { message: 'down' } },
+      });
+      expect(await h.timers.check(timer.id)).toBe(false);
+    },
+  );
 
-  it('a failed awaitTask: true interval is removed by default', async () => {
+  it.concurrent('a failed awaitTask: true interval is removed by default', async () => {
     const h = await backend.open();
     const { id } = await h.timers.schedule({
       key: 'strict',
@@ -109,7 +127,7 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
     expect(await h.timers.check(id)).toBe(false);
   });
 
-  it('awaitTask:false continues ticking after task failure', async () => {
+  it.concurrent('awaitTask:false continues ticking after task failure', async () => {
     const h = await backend.open();
     const timer = await h.timers.schedule({
       key: 'heartbeat',
@@ -129,38 +147,45 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
     expect(row.lastErrorAt).not.toBeNull();
   });
 
-  it('awaitTask: false arms the next tick at claim time, so runs overlap and the timer stays pending', async () => {
-    // Every run is held until three have started: with the next tick armed only when a run settles, the
-    // second would never start (no real-time margin decides it).
-    const started: TimerContext[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const held: TimerHandler = async (_payload, ctx) => {
-      started.push(ctx);
-      await gate;
-    };
-    const h = await backend.open({ handlers: { held } });
-    try {
-      await h.timers.schedule({ key: 'ping', handler: 'held', every: 100, awaitTask: false });
-      await h.until(() => started.length >= 3, { what: 'three runs, none let go' });
-      // Each claim (ctx.timer is the row after it) left the row pending under the next version, due on
-      // the first grid slot after the claim, while the run went on.
-      for (const { version, timer } of started.slice(0, 3)) {
-        const claimedAt = timer.lastFiredAt!;
-        expect(timer).toMatchObject({ status: 'pending', version: version + 1, last: { status: 'running' } });
-        expect(onGrid(timer.dueAt, timer.scheduledAt, 100)).toBe(true);
-        expect(timer.dueAt).toBeGreaterThan(claimedAt);
-        expect(timer.dueAt - 100).toBeLessThanOrEqual(claimedAt);
+  it.concurrent(
+    'awaitTask: false arms the next tick at claim time, so runs overlap and the timer stays pending',
+    async () => {
+      // Every run is held until three have started: with the next tick armed only when a run settles, the
+      // second would never start (no real-time margin decides it).
+      const started: TimerContext[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const held: TimerHandler = async (_payload, ctx) => {
+        started.push(ctx);
+        await gate;
+      };
+      const h = await backend.open({ handlers: { held } });
+      try {
+        await h.timers.schedule({ key: 'ping', handler: 'held', every: 100, awaitTask: false });
+        await h.until(() => started.length >= 3, { what: 'three runs, none let go' });
+        // Each claim (ctx.timer is the row after it) left the row pending under the next version, due on
+        // the first grid slot after the claim, while the run went on.
+        for (const { version, timer } of started.slice(0, 3)) {
+          const claimedAt = timer.lastFiredAt!;
+          expect(timer).toMatchObject({
+            status: 'pending',
+            version: version + 1,
+            last: { status: 'running' },
+          });
+          expect(onGrid(timer.dueAt, timer.scheduledAt, 100)).toBe(true);
+          expect(timer.dueAt).toBeGreaterThan(claimedAt);
+          expect(timer.dueAt - 100).toBeLessThanOrEqual(claimedAt);
+        }
+        expect(started.slice(0, 3).map(({ version }) => version)).toEqual([1, 2, 3]);
+        expect(h.eventsOf('completed')).toEqual([]);
+      } finally {
+        release();
       }
-      expect(started.slice(0, 3).map(({ version }) => version)).toEqual([1, 2, 3]);
-      expect(h.eventsOf('completed')).toEqual([]);
-    } finally {
-      release();
-    }
-    await h.event({ type: 'completed', key: 'ping', version: 1 });
-  });
+      await h.event({ type: 'completed', key: 'ping', version: 1 });
+    },
+  );
 
-  it('maxRuns with awaitTask: false completes once the last run settles', async () => {
+  it.concurrent('maxRuns with awaitTask: false completes once the last run settles', async () => {
     const h = await backend.open();
     await h.timers.schedule({
       key: 'twice',
@@ -182,7 +207,7 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
 describe.each(BACKENDS)('%s backend: cron', (name) => {
   const backend = useBackend(name);
 
-  it('runs a six-field cron on whole seconds and completes after maxRuns', async () => {
+  it.concurrent('runs a six-field cron on whole seconds and completes after maxRuns', async () => {
     const h = await backend.open();
     const timer = await h.timers.schedule({
       key: 'c',
@@ -201,7 +226,7 @@ describe.each(BACKENDS)('%s backend: cron', (name) => {
     expect(h.runs[0].due).toBe(timer.dueAt);
   });
 
-  it('fires on the wall clock of its zone', async () => {
+  it.concurrent('fires on the wall clock of its zone', async () => {
     const h = await backend.open();
     const timer = await h.timers.schedule({
       key: 'digest',
@@ -224,7 +249,7 @@ describe.each(BACKENDS)('%s backend: cron', (name) => {
     });
   });
 
-  it('a throwing run lands failed on last and keeps the schedule', async () => {
+  it.concurrent('a throwing run lands failed on last and keeps the schedule', async () => {
     const h = await backend.open();
     await h.timers.schedule({
       key: 'c',
@@ -254,21 +279,24 @@ describe.each(BACKENDS)('%s backend: cron', (name) => {
     expect(h.runs[1].timer.lastErrorAt).toBeGreaterThanOrEqual(h.runs[0].at);
   });
 
-  it('skips a slot that comes while the previous run is still running (reason overlap)', async () => {
-    const h = await backend.open();
-    await h.timers.schedule({
-      key: 'm',
-      handler: 'work',
-      cron: '* * * * * *',
-      tz: 'UTC',
-      payload: { sleepMs: 1_500 },
-    });
-    const skipped = await h.event({ type: 'skipped', key: 'm' }, { within: 8_000 });
-    expect(skipped).toMatchObject({ reason: 'overlap', version: 1 });
-    expect(skipped.count).toBeGreaterThanOrEqual(1);
-    await h.until(() => h.runs.length === 2, { within: 8_000, what: 'the second run' });
-    // the second run is on the first slot after the first one ended, not on a skipped one
-    expect(h.runs[1].due).toBeGreaterThanOrEqual(h.runs[0].due + 2_000);
-    expect(h.runs[1].due % 1_000).toBe(0);
-  });
+  it.concurrent(
+    'skips a slot that comes while the previous run is still running (reason overlap)',
+    async () => {
+      const h = await backend.open();
+      await h.timers.schedule({
+        key: 'm',
+        handler: 'work',
+        cron: '* * * * * *',
+        tz: 'UTC',
+        payload: { sleepMs: 1_500 },
+      });
+      const skipped = await h.event({ type: 'skipped', key: 'm' }, { within: 8_000 });
+      expect(skipped).toMatchObject({ reason: 'overlap', version: 1 });
+      expect(skipped.count).toBeGreaterThanOrEqual(1);
+      await h.until(() => h.runs.length === 2, { within: 8_000, what: 'the second run' });
+      // the second run is on the first slot after the first one ended, not on a skipped one
+      expect(h.runs[1].due).toBeGreaterThanOrEqual(h.runs[0].due + 2_000);
+      expect(h.runs[1].due % 1_000).toBe(0);
+    },
+  );
 });
