@@ -5,8 +5,9 @@
 --   ARGV[3] worker id, ARGV[4] '1' when the worker already found these slots not late by core's slot
 --   rule (a claim again after 'check'), else '0' — followed, only from a worker that lacks handlers a
 --   live worker of the partition announces (fire/handler-presence.ts), by a JSON array of those names
---   (e.g. `0["h2"]`; a worker with every announced handler sends the one character), ARGV[5] aheadMs (how long before its due by Redis's
---   clock a pending timer may be claimed, ≥ 0), then (id, key, version) per timer
+--   (e.g. `0["h2"]`; a worker with every announced handler sends the one character), ARGV[5] aheadMs
+--   (how long before its due by Redis's clock a pending timer may be claimed, ≥ 0), then (id, key,
+--   version) per timer
 -- Output: one reply per timer (a repeated call with the same token answers its first reply):
 --   { 'held' | 'free', due, leftUs, row }  claimed (the row after the claim; a free run's `d` is its
 --                                  next tick, and the grid slots between `due` and it are one 'skipped'
@@ -28,7 +29,7 @@
 --                                  PASS_FOR_MS past its due: not claimed, nothing of its run written
 --                                  (runCount, lf, last, ledger run entries, `running`). A pending row is
 --                                  handed off again: `armed` at Redis now, and `jobs` records jobId (one
---                                  per call), the fire job the worker adds (delayed) for another worker;
+--                                  per call), the fire job the worker adds (50 ms later) for another;
 --                                  '' when it waits in `due` (the dispatcher hands it off) or is a dead
 --                                  worker's run (left to the reconciler's requeue)
 -- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; with overlap
