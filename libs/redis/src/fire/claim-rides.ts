@@ -37,15 +37,16 @@ export class RidingClaims implements ClaimCalls {
     refs: TimerRef[],
     slotsChecked?: boolean,
     aheadMs?: number,
+    lacking?: readonly string[],
   ): Promise<ClaimResult[]> {
     // Written at once only on a ready connection; otherwise ioredis queues the calls and nothing rides.
     const socket =
       this.redis instanceof Redis && this.redis.status === 'ready' ? this.redis.stream : undefined;
-    if (!socket) return this.claims.claim(partition, leaseMs, workerId, refs, slotsChecked, aheadMs);
+    if (!socket) return this.claims.claim(partition, leaseMs, workerId, refs, slotsChecked, aheadMs, lacking);
     socket.cork();
     try {
       // the call's write happens in this turn (ioredis writes a command as it is sent)
-      const claimed = this.claims.claim(partition, leaseMs, workerId, refs, slotsChecked, aheadMs);
+      const claimed = this.claims.claim(partition, leaseMs, workerId, refs, slotsChecked, aheadMs, lacking);
       this.batcher.ride(this.claims);
       return claimed;
     } finally {

@@ -40,7 +40,13 @@ export interface DueClaimsContext {
   aheadMs: number;
   /** true once a close's grace is over: the unclaimed rest stays armed (the reconciler arms it again) */
   stopped(): boolean;
-  /** a timer's final claim answer (claimed, lost or stale), with when its call went and how many it took */
+  /**
+   * the handlers this worker lacks that a live worker of the partition has (handler-presence.ts), or
+   * undefined (the normal path): with some, every timer of the job is claimed at once, so one of them is
+   * passed on (claim.lua 'passed') as soon as the job arrives, a lead before its due
+   */
+  lacking?: readonly string[];
+  /** a timer's final claim answer (claimed, lost, stale or passed), with when its call went and how many it took */
   settle(result: ClaimResult, ref: TimerRef, times: ClaimTimes, claimCalls: number): void;
   /** the runner's timers waiting on Redis: a call goes only while there is room (RUN_FLIGHT_LIMIT) */
   flight?: RunFlight;
@@ -66,9 +72,13 @@ interface Waiting {
  */
 export async function claimAtDue(refs: TimerRef[], context: DueClaimsContext): Promise<void> {
   const arrivedAt = Date.now();
-  const { aheadMs } = context;
+  const { aheadMs, lacking } = context;
+  // (lacking handlers: claimed now; Redis answers 'early' for those it does not pass, and they wait)
+  const from = lacking ? context.clock.now() : Infinity;
   // by `at`, so each wake takes a prefix: no arrays rebuilt per wake (at 1,000/s a job wakes every ms)
-  const waiting: Waiting[] = refs.map((ref) => ({ ref, at: ref.due - aheadMs, calls: 0 })).sort(byAt);
+  const waiting: Waiting[] = refs
+    .map((ref) => ({ ref, at: Math.min(from, ref.due - aheadMs), calls: 0 }))
+    .sort(byAt);
   const inFlight = new Set<Promise<void>>();
   const callsAtOnce = CLAIMS_IN_FLIGHT * Math.ceil(refs.length / MAX_CLAIM);
   const wake = new Wake();
@@ -110,7 +120,7 @@ export async function claimAtDue(refs: TimerRef[], context: DueClaimsContext): P
  * 'check') and claims the rest of those at once; returns the timers Redis still found early.
  */
 async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaimsContext): Promise<Waiting[]> {
-  const { partition, leaseMs, slots, aheadMs } = context;
+  const { partition, leaseMs, slots, aheadMs, lacking } = context;
   const early: Waiting[] = [];
   const checks: Promise<Waiting | null>[] = [];
   let answeredAt = 0;
@@ -134,7 +144,7 @@ async function claimCall(ready: Waiting[], arrivedAt: number, context: DueClaims
     const refs = refsOf(entries);
     context.flight?.add(partition, refs.length);
     const results = await context.claims
-      .claim(partition, leaseMs, slots.workerId, refs, slotsChecked, aheadMs)
+      .claim(partition, leaseMs, slots.workerId, refs, slotsChecked, aheadMs, lacking)
       .finally(() => context.flight?.done(partition, refs.length));
     times.answeredTick = performance.now();
     times.claimAnsweredAt = Date.now();

@@ -37,6 +37,8 @@ export interface LeaseKeeperOptions {
   logger: SundialLogger;
   /** told the counts of the reconcile that settles a hand-back (metrics: SundialMetrics) */
   observer: SundialObserver;
+  /** a runner announced a handler new to a partition (`P:handlers`, handler-presence.ts) */
+  onHandlersAnnounced?: () => void;
 }
 
 /** An abort heard on `P:abort`: which runs it stops (a key and id, versions up to `version`) and when it came. */
@@ -75,10 +77,17 @@ export class LeaseKeeper {
 
   /** Listens for aborts (before any run starts, so a cancel reaches every run) and starts renewing. */
   async start(): Promise<void> {
-    this.subscriber.on('message', (_channel: string, message: string) => this.onAbort(message));
-    const channel = this.options.keys.abortChannel;
+    const { keys, onHandlersAnnounced } = this.options;
+    const channel = keys.abortChannel;
+    // The same connection hears a new handler's announcement (rare): the worker learns at once that it lacks it.
+    const handlers = keys.handlersChannel;
+    this.subscriber.on('message', (heard: string, message: string) => {
+      if (heard === channel) this.onAbort(message);
+      else onHandlersAnnounced?.();
+    });
+    const channels = onHandlersAnnounced ? [channel, handlers] : [channel];
     // Kept subscribed for the worker's life; start waits through a short outage (dispatcher.ts).
-    this.subscription = new Subscription(this.subscriber, [channel], channel, this.options.logger);
+    this.subscription = new Subscription(this.subscriber, channels, channel, this.options.logger);
     await this.subscription.confirmedWithin(START_SUBSCRIBE_MS);
     const everyMs = Math.max(1, Math.floor(this.options.leaseMs / 3));
     this.renewal = setInterval(() => void this.renewLeases(), everyMs);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { consoleLogger, refusals, type SundialLogger, type TimerHandler } from '@sundial/core';
 import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
-import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
-import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
+import { Partitioned } from '../infra/partitioned';
+import { servedPartitions } from '../infra/served-partitions';
 import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
 import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
@@ -17,14 +17,10 @@ import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
 import { dispatcherGraceOf } from './dispatcher-presence';
 import { DispatcherPresenceWatch } from './dispatcher-presence-watch';
+import { HandlerPresence } from './handler-presence';
+import { PassedTimers } from './passed-timers';
 import { claimAtDue } from './due-claims';
-import {
-  DEFAULT_LEASE_MS,
-  type FireConsumersMode,
-  FireConsumers,
-  fireConsumerOptions,
-  type FireJobConsumer,
-} from './fire-consumer';
+import { DEFAULT_LEASE_MS, FireConsumers, fireConsumerOptions, type FireJobConsumer } from './fire-consumer';
 import { InFlightJobs } from './in-flight-jobs';
 import { LeaseKeeper } from './lease-keeper';
 import { RunCompletions } from './run-completions';
@@ -40,29 +36,9 @@ import {
 } from './run-start';
 import { type ClaimTimes, publishRunTiming, runTimings } from './run-timing';
 import { RedisTicks } from './redis-ticks';
+import type { TimerRunnerOptions } from './timer-runner-options';
 
-export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
-  /** handler name → function; a timer naming any other handler fails with reason 'unknown-handler' */
-  handlers: Record<string, TimerHandler>;
-  /** fire jobs in flight per partition queue (default 16); a job runs its batch's handlers together */
-  concurrency?: number;
-  /** how long a claim outlives a silent worker (default 30 s); renewed every leaseMs / 3 */
-  leaseMs?: number;
-  /** ms before a due its claim goes, its handler still starting at the due (0–50, default 5; 0: at the due) */
-  claimAheadMs?: number;
-  /** names this process on the leases it holds (default host-pid-random) */
-  workerId?: string;
-  /** lines about a timer carry key, id, version, partition, handler (default: JSON on the console) */
-  logger?: SundialLogger;
-  /** told runs, stale claims and completions, and skipped slots (metrics: SundialMetrics) */
-  observer?: SundialObserver;
-  /** who consumes the partition queues (default 'own'; see FireConsumersMode) */
-  consumers?: FireConsumersMode;
-  /** a consumer that took no job this long while jobs waited longer is made anew (default 30 s) */
-  consumerStallMs?: number;
-  /** with a partition no dispatcher serves this long while it runs, one warn line (default 15 s; docs/spec.md §4.2) */
-  dispatcherGraceMs?: number;
-}
+export type { TimerRunnerOptions } from './timer-runner-options';
 
 /**
  * How long `close()` lets running handlers go on before their signals abort (SUNDIAL_SHUTDOWN_GRACE_MS):
@@ -112,6 +88,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private consumed = false;
   private readonly ticks = new RedisTicks();
   private readonly dispatchers: DispatcherPresenceWatch;
+  /** which handlers a live worker of a partition has that this one lacks; their timers are passed on */
+  private readonly presence: HandlerPresence;
+  private readonly passed: PassedTimers;
 
   constructor(options: TimerRunnerOptions) {
     // before any connection opens: a bad option changes nothing
@@ -168,6 +147,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       leaseMs: this.leaseMs,
       logger: this.logger,
       observer,
+      onHandlersAnnounced: () => this.presence.announced(),
     });
     this.dispatchers = new DispatcherPresenceWatch({
       redis: this.redis,
@@ -178,6 +158,15 @@ export class TimerRunner extends Partitioned<FireCommands> {
       context: options.consumers ?? 'own',
       fields: { workerId: this.workerId },
     });
+    const routing = { keys: this.keys, logger: this.logger, fields: { workerId: this.workerId } };
+    this.presence = new HandlerPresence({
+      ...routing,
+      redis: this.redis,
+      clock: this.clock,
+      partitions: served,
+      handlers: options.handlers,
+    });
+    this.passed = new PassedTimers({ ...routing, clock: this.clock, connection: options.connection });
     this.completions = new RunCompletions({
       batcher: this.batcher,
       reports: this.reports,
@@ -194,6 +183,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     await this.prepareStore(this.logger);
     await this.clock.start();
     await this.leases.start();
+    // before the first job: a lacking runner passes its timers on from the start
+    await this.presence.start();
     // closed meanwhile: consumers made now would outlive the close and keep the process up
     if (this.closing) throw refusals.closedWhileStarting();
     await this.consumers.start((partition, data) => this.processFireJob(partition, data));
@@ -228,6 +219,8 @@ export class TimerRunner extends Partitioned<FireCommands> {
     // only after its `on`: a runner closed before it consumed must not end another runner's count
     if (this.consumed) this.observer.consuming?.({ partitions: this.served, on: false });
     this.dispatchers.stop();
+    // (its announcements are left to expire: another worker may announce the same handlers)
+    this.presence.stop();
     const consumersClosed = this.consumers.close();
     await settledWithin(this.jobs.drained(consumersClosed), graceMs);
     this.graceOver = true;
@@ -246,6 +239,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     await Promise.all([
       consumersDropped && settledWithin(consumersDropped, DROP_WAIT_MS),
       this.leases.close(),
+      settledWithin(this.passed.close(), DROP_WAIT_MS),
       closeRedis(this.claimRedis),
       this.closeConnection(),
     ]);
@@ -268,6 +262,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
         leaseMs: this.leaseMs,
         aheadMs: this.claimAheadMs,
         stopped: () => this.graceOver,
+        lacking: this.presence.lacking(partition),
         settle: (result, ref, times, calls) => {
           if (result.kind === 'claimed') {
             // a dead worker's at-least-once run, taken over by this claim: counted as a requeue
@@ -276,6 +271,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
           }
           if (result.kind === 'lost') runs.push(this.completions.settleLost(partition, result.fields));
           if (result.kind === 'stale') this.reports.staleAtClaim(partition, ref, result.reason);
+          if (result.kind === 'passed') this.passed.pass(partition, result.jobId, ref);
         },
       });
     } finally {

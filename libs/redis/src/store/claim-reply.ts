@@ -24,7 +24,12 @@ export type ClaimResult =
   | { kind: 'early'; waitMs: number }
   | { kind: 'check'; due: number; fields: RowFields }
   | { kind: 'stale'; reason: StaleReason }
-  | { kind: 'lost'; fields: RowFields };
+  | { kind: 'lost'; fields: RowFields }
+  /**
+   * not claimed: its handler is one this worker lacks and a live worker of the partition has (claim.lua
+   * ARGV[4]); `jobId` names the fire job to add for it ('' when none is needed)
+   */
+  | { kind: 'passed'; jobId: string };
 
 export type RawClaimReply = [ClaimCode, ...string[]];
 
@@ -88,6 +93,8 @@ export function parseClaimReply(reply: RawClaimReply, by: ClaimedBy): ClaimResul
       return { kind: 'check', due: Number(reply[1]), fields: JSON.parse(reply[2]) as RowFields };
     case 'lost':
       return { kind: 'lost', fields: JSON.parse(reply[1]) as RowFields };
+    case 'passed':
+      return { kind: 'passed', jobId: reply[1] };
     default:
       return { kind: 'stale', reason: reply[1] as StaleReason };
   }

@@ -171,7 +171,8 @@ export class FireCommands {
   /**
    * The request id is the claim token: a call ioredis repeats after a lost reply gets its first answer.
    * `aheadMs`: a pending timer due within that many ms of Redis's clock is claimed (its reply's `leftMs`
-   * says how long to wait before its handler starts); one further ahead answers `early`.
+   * says how long to wait before its handler starts); one further ahead answers `early`. `lacking` (sent only when given):
+   * the handlers it lacks that a live worker of the partition has (their timers answer `passed`).
    */
   async claim(
     partition: number,
@@ -180,9 +181,11 @@ export class FireCommands {
     refs: TimerRef[],
     slotsChecked = false,
     aheadMs = 0,
+    lacking?: readonly string[],
   ): Promise<ClaimResult[]> {
+    const flags = lacking ? (slotsChecked ? '1' : '0') + JSON.stringify(lacking) : slotsChecked ? '1' : '0';
     // one array of the arguments, filled in place: a claim at 1,000/s is a call per timer or two
-    const args: (string | number)[] = [leaseMs, workerId, slotsChecked ? '1' : '0', aheadMs];
+    const args: (string | number)[] = [leaseMs, workerId, flags, aheadMs];
     for (const ref of refs) args.push(ref.id, ref.key, ref.version);
     const argv1 = requestPrefix(this.keys.prefix, resendSafe());
     const replies = (await this.runWith(argv1, 'claim', partition, ...args)) as RawClaimReply[];

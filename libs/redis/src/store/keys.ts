@@ -242,6 +242,16 @@ export class SundialKeys {
     return `${this.prefix}:abort`;
   }
 
+  /** `P:handlers`: `<count>|<served>|<handler>` → until when (Redis ms) live workers say they have it (fire/handler-presence.ts) */
+  get handlers(): string {
+    return `${this.prefix}:handlers`;
+  }
+
+  /** `P:handlers:new`: a runner announced a handler new to its partitions; the others look again at once */
+  get handlersChannel(): string {
+    return `${this.prefix}:handlers:new`;
+  }
+
   /** The BullMQ queue of a partition; BullMQ is given `bullPrefix`, so its keys are `P:sundial-fire-{pN}:*`. */
   queueName(partition: number): string {
     return `sundial-fire-${this.tag(partition)}`;

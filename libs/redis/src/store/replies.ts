@@ -92,4 +92,4 @@ export function parseCompleteReply(raw: RawCompleteReply): CompleteReply {
 export type StaleReason = 'gone' | 'version' | 'status' | 'overlap';
 
 /** claim.lua's first element per timer: claimed (held or free), or why not. */
-export type ClaimCode = 'held' | 'free' | 'early' | 'check' | 'stale' | 'lost';
+export type ClaimCode = 'held' | 'free' | 'early' | 'check' | 'stale' | 'lost' | 'passed';

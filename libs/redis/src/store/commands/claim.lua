@@ -3,8 +3,11 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P' (with a request: includes/requests; its id is the claim token), ARGV[2] leaseMs,
 --   ARGV[3] worker id, ARGV[4] '1' when the worker already found these slots not late by core's slot
---   rule (a claim again after 'check'), else '0', ARGV[5] aheadMs (how long before its due by Redis's
---   clock a pending timer may be claimed, ≥ 0), then (id, key, version) per timer
+--   rule (a claim again after 'check'), else '0' — followed, only from a worker that lacks handlers a
+--   live worker of the partition announces (fire/handler-presence.ts), by a JSON array of those names
+--   (e.g. `0["h2"]`; a worker with every announced handler sends the one character), ARGV[5] aheadMs
+--   (how long before its due by Redis's clock a pending timer may be claimed, ≥ 0), then (id, key,
+--   version) per timer
 -- Output: one reply per timer (a repeated call with the same token answers its first reply):
 --   { 'held' | 'free', due, leftUs, row }  claimed (the row after the claim; a free run's `d` is its
 --                                  next tick, and the grid slots between `due` and it are one 'skipped'
@@ -22,6 +25,13 @@
 --                                  (pass-late.lua) or claims again with ARGV[4] '1'
 --   { 'stale', reason }            gone | version | status: acknowledged, never run
 --   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
+--   { 'passed', jobId }            its handler is one this worker lacks (ARGV[4]) and it is less than
+--                                  PASS_FOR_MS past its due: not claimed, nothing of its run written
+--                                  (runCount, lf, last, ledger run entries, `running`). A pending row is
+--                                  handed off again: `armed` at Redis now, and `jobs` records jobId (one
+--                                  per call), the fire job the worker adds (50 ms later) for another;
+--                                  '' when it waits in `due` (the dispatcher hands it off) or is a dead
+--                                  worker's run (left to the reconciler's requeue)
 -- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; with overlap
 -- 'cancel-other' a claim aborts the run of the slot before it; a cron that does not await its runs is held
 -- here and turned free by detach.lua.
@@ -41,6 +51,21 @@
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
 local checked = ARGV[4] == '1'
+-- handler name → true for the handlers this worker lacks that a live worker announces; nil (the normal
+-- path: no other check per timer) when it lacks none
+local lacking = nil
+if #ARGV[4] > 1 then
+  checked = string.sub(ARGV[4], 1, 1) == '1'
+  lacking = {}
+  for _, name in ipairs(cjson.decode(string.sub(ARGV[4], 2))) do
+    lacking[name] = true
+  end
+end
+-- How long past its due a timer of a lacking handler is still passed on: later it is claimed (and fails
+-- `unknown-handler`), so no run waits on workers that never take it.
+local PASS_FOR_MS = 60000
+-- The fire job this call's passed timers go in (named after the first), recorded once in `jobs`.
+local passed_job = nil
 local ahead_ms = tonumber(ARGV[5])
 -- the ARGV index of the first ref's id (its key follows)
 local FIRST_REF = 6
@@ -152,6 +177,21 @@ local function cancel_other(row, key)
   end
 end
 
+-- A timer this worker lacks the handler of, handed to another worker (the reply's header): its row is not
+-- written. A pending row leaves its job for one the worker adds; its `armed` score becomes this hand-off
+-- (the implied `armed` entry of the hand-off that runs it; the reconciler's grace counts from it).
+local function pass_on(row, key, version)
+  if row.s ~= 'pending' or redis.call('ZSCORE', base .. 'due', key) then
+    return { 'passed', '' }
+  end
+  if not passed_job then
+    passed_job = 't-' .. row.id .. '-v' .. version .. '-p' .. int(now_micros)
+    redis.call('ZADD', base .. 'jobs', now_text, passed_job)
+  end
+  redis.call('ZADD', base .. 'armed', now_text, key)
+  return { 'passed', passed_job }
+end
+
 local function claim(id, key, version)
   local row = read_row(base, key)
   if not row or row.id ~= id then
@@ -187,6 +227,9 @@ local function claim(id, key, version)
   -- (`+ 0`, not tonumber: Lua 5.1's tonumber parses a string twice, ~1k instructions; the coercion once.
   -- A number text this store wrote either way, read as the same number.)
   local due = due_text + 0
+  if lacking and lacking[row.h] and now < due + PASS_FOR_MS then
+    return pass_on(row, key, version)
+  end
   if row.s == 'pending' and now + ahead_ms < due then
     return { 'early', int(due - ahead_ms - now) }
   end
