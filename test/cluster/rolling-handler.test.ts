@@ -38,7 +38,14 @@ describe('cluster: a worker lacking a handler passes its runs to one that has it
       expect(runs.map((run) => run.key).sort()).toEqual([...keys].sort());
       expect(new Set(runs.map((run) => run.pid))).toEqual(new Set([newer.pid]));
       for (const run of runs) expect(run.at).toBeGreaterThanOrEqual(run.due);
-      const rows = await Promise.all(keys.map((key) => timers.get(key)));
+      // A handler records its run before its completion reaches the row: the last rows may still be running.
+      const rows = await waitFor(
+        async () => {
+          const all = await Promise.all(keys.map((key) => timers.get(key)));
+          return all.every((row) => row?.status !== 'running') && all;
+        },
+        { timeoutMs: 5_000, what: 'every completion' }, // deadline
+      );
       expect(rows.map((row) => [row?.status, row?.runCount])).toEqual(keys.map(() => ['completed', 1]));
       expect(olderWorker.lines.join('\n')).not.toContain('unknown-handler');
     } finally {
