@@ -18,196 +18,215 @@ const TIMERS = 300;
  * `sundial repartition --to P` against a private Redis (no scheduler: it talks to Redis itself), with
  * REDIS_URL and SUNDIAL_PREFIX or --redis-url and --prefix (docs/operations.md "Changing the partition
  * count"): it moves every timer, and refuses a count it cannot move to with the exit codes of the CLI.
+ * The cases run side by side (`it.concurrent`): each works on a prefix of its own (the ACL case's user
+ * is its own too; the Sentinel case has its own Redis), and the unreachable Redis one waits ~10 s for
+ * ioredis's reconnect attempts, on timers, while the others run.
  */
 describe('sundial repartition', () => {
   let redis: RedisServer;
+  let sentinels: RedisSentinels;
 
   beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
+    [redis, sentinels] = await Promise.all([
+      startRedis(),
+      startRedisSentinels({ sentinelPassword: 'watch' }),
+      ensureBuilt(),
+    ]);
   }, 180_000);
-  afterAll(() => redis?.stop());
+  afterAll(() => Promise.all([redis?.stop(), sentinels?.stop()]));
 
   const sundial = (args: string[], env: Record<string, string> = {}) => runCli(args, env);
 
   const keys = Array.from({ length: TIMERS }, (_, n) => `k:${n}`);
 
-  it('moves every timer from 1 to 4 partitions, then refuses the same count and bad ones', async () => {
-    const before = new RedisTimers({ connection: redis.url, prefix: PREFIX, partitions: 1 });
-    await before.scheduleMany(keys.map((key) => ({ key, handler: 'h', delay: '1h' })));
-    await before.dispose();
+  it.concurrent(
+    'moves every timer from 1 to 4 partitions, then refuses the same count and bad ones',
+    async () => {
+      const before = new RedisTimers({ connection: redis.url, prefix: PREFIX, partitions: 1 });
+      await before.scheduleMany(keys.map((key) => ({ key, handler: 'h', delay: '1h' })));
+      await before.dispose();
 
-    const done = await sundial(['repartition', '--to', '4'], {
-      REDIS_URL: redis.url,
-      SUNDIAL_PREFIX: PREFIX,
-    });
-    expect(done.code).toBe(0);
-    // which Redis and prefix it works on, first (it named neither)
-    expect(done.stderr.split('\n')[0]).toBe(`repartition: prefix ${PREFIX} on Redis ${redis.url}`);
-    expect(done.stderr).toMatch(/^repartition 1 → 4: fenced, 0 moved/m);
-    expect(done.stderr).toMatch(/^repartition 1 → 4: done, \d+ moved, 0 waiting/m);
-    const [header, row] = done.stdout.split('\n');
-    expect(header.split(/\s+/)).toEqual(['PREFIX', 'FROM', 'TO', 'MOVED', 'REMOVED', 'MS']);
-    // 1 → 4 removes no partition
-    const [prefix, from, to, moved, removed] = row.split(/\s+/);
-    expect(removed).toBe('0');
-    expect([prefix, from, to]).toEqual([PREFIX, '1', '4']);
-    // a key whose partition stays 0 does not move (one node: the same base); about 3 in 4 move
-    expect(Number(moved)).toBeGreaterThan(TIMERS / 2);
-    expect(done.stdout).toContain('Restart every process with SUNDIAL_PARTITIONS=4.');
-
-    const after = new RedisTimers({ connection: redis.url, prefix: PREFIX, partitions: 4 });
-    const found = await Promise.all(keys.map((key) => after.get(key)));
-    expect(found.map((timer) => timer?.key)).toEqual(keys);
-    await after.dispose();
-
-    // the flags instead of the environment; --json: the refusal as {"error": {...}} on stderr
-    const same = await sundial([
-      'repartition',
-      '--to',
-      '4',
-      '--redis-url',
-      redis.url,
-      '--prefix',
-      PREFIX,
-      '--json',
-    ]);
-    expect(same.code).toBe(1);
-    expect(same.stdout).toBe('');
-    expect(JSON.parse(same.stderr)).toEqual({
-      error: {
-        reason: 'invalid',
-        field: 'to',
-        message: expect.stringContaining('already'),
-        fix: expect.any(String),
-      },
-    });
-
-    const zero = await sundial(['repartition', '--to', '0'], {
-      REDIS_URL: redis.url,
-      SUNDIAL_PREFIX: PREFIX,
-    });
-    expect(zero.code).toBe(1);
-    expect(zero.stderr).toMatch(/^sundial: invalid \(field to\): .*from 1 to 1024, got 0\.\nfix: /m);
-  }, 60_000);
-
-  it('prints the summary as JSON with --json; usage errors exit 2', async () => {
-    const run = await sundial([
-      'repartition',
-      '--to',
-      '2',
-      '--json',
-      '--redis-url',
-      redis.url,
-      '--prefix',
-      'json',
-    ]);
-    expect(run.code).toBe(0);
-    // nothing ever written under the prefix: the count is just recorded
-    expect(JSON.parse(run.stdout)).toEqual({
-      prefix: 'json',
-      from: 2,
-      to: 2,
-      moved: 0,
-      removed: 0,
-      left: [],
-      ms: expect.any(Number),
-    });
-
-    for (const args of [[], ['--to', 'four'], ['--to', '2', 'extra'], ['--to', '2', '--partitions', '3']]) {
-      const refused = await sundial(['repartition', ...args], { REDIS_URL: redis.url });
-      expect(refused).toMatchObject({ code: 2, stdout: '' });
-      expect(refused.stderr).toMatch(/^sundial: usage: /);
-    }
-  }, 30_000);
-
-  it('under the documented ACL user: refused before it changes anything, then moves with the documented +scan', async () => {
-    // The user's keys are `sundial:*` (docs/operations.md "A least-privilege ACL user").
-    const admin = new Redis(redis.url);
-    try {
-      await admin.call('ACL', 'SETUSER', ...documentedAcl('acl-secret'));
-      const seeded = new RedisTimers({ connection: redis.url, prefix: 'sundial', partitions: 1 });
-      await seeded.scheduleMany(keys.slice(0, 20).map((key) => ({ key, handler: 'h', delay: '1h' })));
-      await seeded.dispose();
-      const env = {
-        REDIS_URL: `redis://sundial:acl-secret@127.0.0.1:${redis.port}`,
-        SUNDIAL_PREFIX: 'sundial',
-      };
-
-      // A wrong password was "internal: WRONGPASS …", "a bug in the sundial CLI", exit 3.
-      const wrong = await sundial(['repartition', '--to', '2'], {
-        ...env,
-        REDIS_URL: env.REDIS_URL.replace('acl-secret', 'not-it'),
+      const done = await sundial(['repartition', '--to', '4'], {
+        REDIS_URL: redis.url,
+        SUNDIAL_PREFIX: PREFIX,
       });
-      expect(wrong).toMatchObject({ code: 1, stdout: '' });
-      expect(wrong.stderr.split('\n').slice(1)).toEqual([
-        "sundial: invalid (field connection): Redis refused this connection's credentials (WRONGPASS invalid username-password pair or user is disabled.). Nothing was changed.",
-        "fix: Give the user and password of the apps' REDIS_URL (redis://user:password@host:port; --redis-url of sundial repartition), then run it again.",
-        '',
-      ]);
-
-      const refused = await sundial(['repartition', '--to', '2'], env);
-      expect(refused).toMatchObject({ code: 1, stdout: '' });
-      expect(refused.stderr).toMatch(
-        // the Redis it tried, its password left out
-        /^repartition: prefix sundial on Redis redis:\/\/\*\*\*@127\.0\.0\.1:\d+\nsundial: invalid \(field connection\): Redis refused SCAN to this user \(NOPERM .*\nfix: .*\+scan/,
-      );
-      expect(refused.stderr).not.toContain('acl-secret');
-      // no fence: the apps with the old count go on writing
-      expect(await admin.get('sundial:repartition')).toBeNull();
-      expect(await admin.get('sundial:partitions')).toBe('1');
-
-      await admin.call('ACL', ...documentedRepartitionGrant());
-      const done = await sundial(['repartition', '--to', '2'], env);
       expect(done.code).toBe(0);
-      expect(await admin.get('sundial:partitions')).toBe('2');
-    } finally {
-      admin.disconnect();
-    }
-  }, 60_000);
+      // which Redis and prefix it works on, first (it named neither)
+      expect(done.stderr.split('\n')[0]).toBe(`repartition: prefix ${PREFIX} on Redis ${redis.url}`);
+      expect(done.stderr).toMatch(/^repartition 1 → 4: fenced, 0 moved/m);
+      expect(done.stderr).toMatch(/^repartition 1 → 4: done, \d+ moved, 0 waiting/m);
+      const [header, row] = done.stdout.split('\n');
+      expect(header.split(/\s+/)).toEqual(['PREFIX', 'FROM', 'TO', 'MOVED', 'REMOVED', 'MS']);
+      // 1 → 4 removes no partition
+      const [prefix, from, to, moved, removed] = row.split(/\s+/);
+      expect(removed).toBe('0');
+      expect([prefix, from, to]).toEqual([PREFIX, '1', '4']);
+      // a key whose partition stays 0 does not move (one node: the same base); about 3 in 4 move
+      expect(Number(moved)).toBeGreaterThan(TIMERS / 2);
+      expect(done.stdout).toContain('Restart every process with SUNDIAL_PARTITIONS=4.');
 
-  it("exits 3 when Redis cannot be reached, naming the connection's error (not ioredis's max retries)", async () => {
-    const port = await freePort();
-    const run = await sundial(['repartition', '--to', '2', '--redis-url', `redis://127.0.0.1:${port}`]);
-    expect(run.code).toBe(3);
-    expect(run.stderr.split('\n')[0]).toBe(`repartition: prefix sundial on Redis redis://127.0.0.1:${port}`);
-    expect(run.stderr.split('\n')[1]).toBe(
-      `sundial: unavailable: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); the call changed nothing.`,
-    );
-  }, 60_000);
-});
+      const after = new RedisTimers({ connection: redis.url, prefix: PREFIX, partitions: 4 });
+      const found = await Promise.all(keys.map((key) => after.get(key)));
+      expect(found.map((timer) => timer?.key)).toEqual(keys);
+      await after.dispose();
 
-/**
- * Through Sentinel: a master name the Sentinels do not know is refused at once, naming the fix. The
- * repartition's commands used to wait for a primary for ever (nothing printed; the CLI never returned).
- */
-describe('sundial repartition through Sentinel', () => {
-  let sentinels: RedisSentinels;
+      // the flags instead of the environment; --json: the refusal as {"error": {...}} on stderr
+      const same = await sundial([
+        'repartition',
+        '--to',
+        '4',
+        '--redis-url',
+        redis.url,
+        '--prefix',
+        PREFIX,
+        '--json',
+      ]);
+      expect(same.code).toBe(1);
+      expect(same.stdout).toBe('');
+      expect(JSON.parse(same.stderr)).toEqual({
+        error: {
+          reason: 'invalid',
+          field: 'to',
+          message: expect.stringContaining('already'),
+          fix: expect.any(String),
+        },
+      });
 
-  beforeAll(async () => {
-    [sentinels] = await Promise.all([startRedisSentinels({ sentinelPassword: 'watch' }), ensureBuilt()]);
-  }, 180_000);
-  afterAll(() => sentinels?.stop());
+      const zero = await sundial(['repartition', '--to', '0'], {
+        REDIS_URL: redis.url,
+        SUNDIAL_PREFIX: PREFIX,
+      });
+      expect(zero.code).toBe(1);
+      expect(zero.stderr).toMatch(/^sundial: invalid \(field to\): .*from 1 to 1024, got 0\.\nfix: /m);
+    },
+    60_000,
+  );
 
-  it('moves the timers; a master name the Sentinels do not know exits 1 at once, saying what to write', async () => {
-    const timers = new RedisTimers({ connection: sentinels.url, prefix: 'viasentinel' });
-    await timers.schedule({ key: 'k', handler: 'log', delay: 600_000 });
-    await timers.dispose();
-    const env = { SUNDIAL_PREFIX: 'viasentinel' };
-    const moved = await runCli(['repartition', '--to', '2', '--redis-url', sentinels.url], env);
-    expect({ code: moved.code, stderr: moved.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
-    expect(moved.stdout).toMatch(/viasentinel\s+1\s+2\s+\d+\s/);
-    // the Sentinels' password is not printed with the URL
-    expect(moved.stderr).toContain('sentinelPassword=***');
-    expect(moved.stderr).not.toContain('=watch');
+  it.concurrent(
+    'prints the summary as JSON with --json; usage errors exit 2',
+    async () => {
+      const run = await sundial([
+        'repartition',
+        '--to',
+        '2',
+        '--json',
+        '--redis-url',
+        redis.url,
+        '--prefix',
+        'json',
+      ]);
+      expect(run.code).toBe(0);
+      // nothing ever written under the prefix: the count is just recorded
+      expect(JSON.parse(run.stdout)).toEqual({
+        prefix: 'json',
+        from: 2,
+        to: 2,
+        moved: 0,
+        removed: 0,
+        left: [],
+        ms: expect.any(Number),
+      });
 
-    const at = Date.now();
-    const wrongName = sentinels.url.replace(`/${sentinels.name}?`, '/nosuch?');
-    const refused = await runCli(['repartition', '--to', '3', '--redis-url', wrongName], env);
-    expect(Date.now() - at).toBeLessThan(10_000); // far below a wait for Redis
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(
-      'sundial: invalid (field connection): The Sentinels know no primary by the master name in the Redis URL',
-    );
-    expect(refused.stderr).toContain('SENTINEL MASTERS');
-  }, 60_000);
+      for (const args of [[], ['--to', 'four'], ['--to', '2', 'extra'], ['--to', '2', '--partitions', '3']]) {
+        const refused = await sundial(['repartition', ...args], { REDIS_URL: redis.url });
+        expect(refused).toMatchObject({ code: 2, stdout: '' });
+        expect(refused.stderr).toMatch(/^sundial: usage: /);
+      }
+    },
+    30_000,
+  );
+
+  it.concurrent(
+    'under the documented ACL user: refused before it changes anything, then moves with the documented +scan',
+    async () => {
+      // The user's keys are `sundial:*` (docs/operations.md "A least-privilege ACL user").
+      const admin = new Redis(redis.url);
+      try {
+        await admin.call('ACL', 'SETUSER', ...documentedAcl('acl-secret'));
+        const seeded = new RedisTimers({ connection: redis.url, prefix: 'sundial', partitions: 1 });
+        await seeded.scheduleMany(keys.slice(0, 20).map((key) => ({ key, handler: 'h', delay: '1h' })));
+        await seeded.dispose();
+        const env = {
+          REDIS_URL: `redis://sundial:acl-secret@127.0.0.1:${redis.port}`,
+          SUNDIAL_PREFIX: 'sundial',
+        };
+
+        // A wrong password was "internal: WRONGPASS …", "a bug in the sundial CLI", exit 3.
+        const wrong = await sundial(['repartition', '--to', '2'], {
+          ...env,
+          REDIS_URL: env.REDIS_URL.replace('acl-secret', 'not-it'),
+        });
+        expect(wrong).toMatchObject({ code: 1, stdout: '' });
+        expect(wrong.stderr.split('\n').slice(1)).toEqual([
+          "sundial: invalid (field connection): Redis refused this connection's credentials (WRONGPASS invalid username-password pair or user is disabled.). Nothing was changed.",
+          "fix: Give the user and password of the apps' REDIS_URL (redis://user:password@host:port; --redis-url of sundial repartition), then run it again.",
+          '',
+        ]);
+
+        const refused = await sundial(['repartition', '--to', '2'], env);
+        expect(refused).toMatchObject({ code: 1, stdout: '' });
+        expect(refused.stderr).toMatch(
+          // the Redis it tried, its password left out
+          /^repartition: prefix sundial on Redis redis:\/\/\*\*\*@127\.0\.0\.1:\d+\nsundial: invalid \(field connection\): Redis refused SCAN to this user \(NOPERM .*\nfix: .*\+scan/,
+        );
+        expect(refused.stderr).not.toContain('acl-secret');
+        // no fence: the apps with the old count go on writing
+        expect(await admin.get('sundial:repartition')).toBeNull();
+        expect(await admin.get('sundial:partitions')).toBe('1');
+
+        await admin.call('ACL', ...documentedRepartitionGrant());
+        const done = await sundial(['repartition', '--to', '2'], env);
+        expect(done.code).toBe(0);
+        expect(await admin.get('sundial:partitions')).toBe('2');
+      } finally {
+        admin.disconnect();
+      }
+    },
+    60_000,
+  );
+
+  it.concurrent(
+    "exits 3 when Redis cannot be reached, naming the connection's error (not ioredis's max retries)",
+    async () => {
+      const port = await freePort();
+      const run = await sundial(['repartition', '--to', '2', '--redis-url', `redis://127.0.0.1:${port}`]);
+      expect(run.code).toBe(3);
+      expect(run.stderr.split('\n')[0]).toBe(
+        `repartition: prefix sundial on Redis redis://127.0.0.1:${port}`,
+      );
+      expect(run.stderr.split('\n')[1]).toBe(
+        `sundial: unavailable: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); the call changed nothing.`,
+      );
+    },
+    60_000,
+  );
+
+  // Through Sentinel: a master name the Sentinels do not know is refused at once, naming the fix. The
+  // repartition's commands used to wait for a primary for ever (nothing printed; the CLI never returned).
+  it.concurrent(
+    'through Sentinel: moves the timers; a master name the Sentinels do not know exits 1 at once, saying what to write',
+    async () => {
+      const timers = new RedisTimers({ connection: sentinels.url, prefix: 'viasentinel' });
+      await timers.schedule({ key: 'k', handler: 'log', delay: 600_000 });
+      await timers.dispose();
+      const env = { SUNDIAL_PREFIX: 'viasentinel' };
+      const moved = await runCli(['repartition', '--to', '2', '--redis-url', sentinels.url], env);
+      expect({ code: moved.code, stderr: moved.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+      expect(moved.stdout).toMatch(/viasentinel\s+1\s+2\s+\d+\s/);
+      // the Sentinels' password is not printed with the URL
+      expect(moved.stderr).toContain('sentinelPassword=***');
+      expect(moved.stderr).not.toContain('=watch');
+
+      const at = Date.now();
+      const wrongName = sentinels.url.replace(`/${sentinels.name}?`, '/nosuch?');
+      const refused = await runCli(['repartition', '--to', '3', '--redis-url', wrongName], env);
+      expect(Date.now() - at).toBeLessThan(10_000); // far below a wait for Redis
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'sundial: invalid (field connection): The Sentinels know no primary by the master name in the Redis URL',
+      );
+      expect(refused.stderr).toContain('SENTINEL MASTERS');
+    },
+    60_000,
+  );
 });

@@ -29,21 +29,25 @@ describe('Kubernetes manifests', () => {
   const deployments = (objects: K8sObject[]) =>
     objects.filter((o): o is Deployment => o.kind === 'Deployment');
 
+  /** Both renderings validated by one child process (it loads the schema packages once), base's first. */
+  let validated: { kind: string; name: string; error?: string }[] | undefined;
+  const validate = (which: 'base' | 'production') => {
+    validated ??= JSON.parse(
+      run(process.execPath, [join(__dirname, 'validate-k8s.mjs')], JSON.stringify([...base, ...production])),
+    ) as { kind: string; name: string; error?: string }[];
+    return which === 'base' ? validated.slice(0, base.length) : validated.slice(base.length);
+  };
+
   it.each([
     ['base', base],
     ['production', production],
-  ])(
+  ] as const)(
     '%s renders objects valid against the Kubernetes, prometheus-operator and KEDA schemas',
-    (_, objects) => {
-      const results = JSON.parse(
-        run(process.execPath, [join(__dirname, 'validate-k8s.mjs')], JSON.stringify(objects)),
-      ) as {
-        kind: string;
-        name: string;
-        error?: string;
-      }[];
+    (which, objects) => {
+      const results = validate(which);
       expect(results.filter((result) => result.error)).toEqual([]);
       expect(results).toHaveLength(objects.length);
+      expect(results.map((result) => result.name)).toEqual(objects.map((object) => object.metadata.name));
     },
   );
 
@@ -68,6 +72,7 @@ describe('Kubernetes manifests', () => {
   });
 
   it('every container: the app entry point, non-root, read-only root, requests and limits, Redis URL from the Secret', () => {
+    const read = envVarsReadByApps();
     for (const deployment of deployments(production)) {
       const { spec } = deployment.spec.template;
       expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
@@ -86,7 +91,6 @@ describe('Kubernetes manifests', () => {
         });
         // every setting it is given is one the apps read, a standard OTEL_* one the OpenTelemetry SDK
         // reads, NODE_OPTIONS (node's own), or one another's value takes in as `$(NAME)`
-        const read = envVarsReadByApps();
         const given = [
           ...Object.keys(containerEnv(production, container)),
           ...container.env.map((v) => v.name),

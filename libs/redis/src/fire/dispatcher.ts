@@ -5,7 +5,7 @@ import { closeRedis, openRedis } from '../infra/connection';
 import { throttleErrors } from '../infra/error-throttle';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
-import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
+import { startSubscribeLimitMs, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
 import { DispatchSpans } from '../tracing/fire-spans';
@@ -145,7 +145,7 @@ export class Dispatcher extends Partitioned<FireCommands> {
       this.logger,
       this.passAll,
     );
-    await this.subscription.confirmedWithin(START_SUBSCRIBE_MS);
+    await this.subscription.confirmedWithin(startSubscribeLimitMs());
     await this.announcer.start();
     this.passAll();
     this.redis.on('ready', this.passAll);

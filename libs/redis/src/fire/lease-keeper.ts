@@ -2,7 +2,7 @@ import type { SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { closeRedis, openRedis, type RedisConnection } from '../infra/connection';
-import { START_SUBSCRIBE_MS, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
+import { startSubscribeLimitMs, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import type { SundialObserver } from '../metrics/observer';
 import type { FireCommands, LeaseRef, LeaseRenewal, RunMode } from '../store/fire-commands';
 import type { SundialKeys } from '../store/keys';
@@ -88,7 +88,7 @@ export class LeaseKeeper {
     const channels = onHandlersAnnounced ? [channel, handlers] : [channel];
     // Kept subscribed for the worker's life; start waits through a short outage (dispatcher.ts).
     this.subscription = new Subscription(this.subscriber, channels, channel, this.options.logger);
-    await this.subscription.confirmedWithin(START_SUBSCRIBE_MS);
+    await this.subscription.confirmedWithin(startSubscribeLimitMs());
     const everyMs = Math.max(1, Math.floor(this.options.leaseMs / 3));
     this.renewal = setInterval(() => void this.renewLeases(), everyMs);
   }

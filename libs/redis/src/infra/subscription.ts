@@ -21,6 +21,23 @@ export const SUBSCRIBER_OPTIONS: RedisOptions = { autoResubscribe: false };
  */
 export const START_SUBSCRIBE_MS = 30_000;
 
+/** The bound starts use: START_SUBSCRIBE_MS, but for a test that shortens it (`shortenStartSubscribeForTests`). */
+let startSubscribeMs = START_SUBSCRIBE_MS;
+
+/** How long a dispatcher's or runner's start waits for its first subscription now (START_SUBSCRIBE_MS). */
+export function startSubscribeLimitMs(): number {
+  return startSubscribeMs;
+}
+
+/**
+ * For tests only (not exported by the lib's index, no option, no env): the starts of this module
+ * instance wait `ms` instead of START_SUBSCRIBE_MS, so a test sees the bound pass in seconds
+ * (test/redis/start-subscribe.test.ts). Called without `ms`, restores START_SUBSCRIBE_MS.
+ */
+export function shortenStartSubscribeForTests(ms: number = START_SUBSCRIBE_MS): void {
+  startSubscribeMs = ms;
+}
+
 /** How soon a SUBSCRIBE that Redis refused on a connection that stayed up (an ACL error) is tried again. */
 const REFUSED_RETRY_MS = 1_000;
 
