@@ -41,7 +41,8 @@ class ClosingRedisOutbox extends RedisOutbox implements OnApplicationShutdown {
 
 /**
  * The whole app as deployed: every replica serves HTTP, runs the handlers (SundialWorkerModule) and the
- * dispatcher — no Sundial service beside it. `DIGEST_ENABLED=false` deploys it without the digest.
+ * dispatcher — no Sundial service beside it. `DIGEST_ENABLED=false` deploys it without the digest,
+ * `FOLLOWUPS_ENABLED=true` with the follow-ups (a newer build: followup.service.ts).
  */
 @Module({})
 export class AppModule {
@@ -84,6 +85,7 @@ export class AppModule {
           },
           replica: env.REPLICA_NAME || `${hostname()}-${process.pid}`,
           digest: env.DIGEST_ENABLED !== 'false',
+          followups: env.FOLLOWUPS_ENABLED === 'true',
         }),
       ],
       controllers: [HealthController],

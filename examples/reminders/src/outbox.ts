@@ -1,14 +1,19 @@
 import type { Redis } from 'ioredis';
 
-/** A notification the app sends: a due reminder, a digest (and that one is being composed), a heartbeat. */
+/**
+ * A notification the app sends: a due reminder, a digest (and that one is being composed), a heartbeat;
+ * with FOLLOWUPS_ENABLED (followup.service.ts) a follow-up and a sweep.
+ */
 export interface Notification {
-  kind: 'reminder' | 'digest' | 'digest.started' | 'heartbeat';
+  kind: 'reminder' | 'digest' | 'digest.started' | 'heartbeat' | 'followup' | 'sweep';
   /** the slot or due time it was for (epoch ms) */
   due: number;
   /** the replica that sent it */
   replica: string;
   entity?: string;
   text?: string;
+  /** when it was sent (epoch ms; reminders and follow-ups): `at - due` is the run's lateness */
+  at?: number;
 }
 
 /** Where notifications go: a Redis list in production (a real app would call its mailer here). */

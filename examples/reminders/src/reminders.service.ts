@@ -50,7 +50,14 @@ export class RemindersService {
     const { entity, text } = payload as unknown as ReminderPayload;
     // A reminder cancelled or snoozed while it runs is not sent.
     if (ctx.signal.aborted) return;
-    await this.outbox.send({ kind: 'reminder', due: ctx.due, replica: this.replica, entity, text });
+    await this.outbox.send({
+      kind: 'reminder',
+      due: ctx.due,
+      replica: this.replica,
+      entity,
+      text,
+      at: Date.now(),
+    });
   }
 }
 

@@ -17,12 +17,16 @@ export const HANDLERS_ANNOUNCE_EVERY_MS = 5_000;
 /** How long one announcement lasts (its score, and the key's TTL): two missed in a row are still in it. */
 export const HANDLERS_ANNOUNCED_FOR_MS = 15_000;
 /**
- * A look Redis answered this late (or not at all): the other workers' announcements may have expired
- * meanwhile while their workers live on. For SETTLE_MS after one, a handler lacked before stays lacked
- * (its timers are still passed on, not failed) until every live worker announced again.
+ * How long a handler stays lacked after a look last found a live worker of the partition announcing it:
+ * a rollback stops the newer build's workers, and the older build's replicas remove the newer build's
+ * @DistributedCron rows only once its declaration set lapses (docs/spec.md §5.1: up to 4 × cronRefreshMs,
+ * 20 s by default) — as late as, or later than, the handlers' announcement lapses (15 s, then a look).
+ * Remembered, the rows' slots meanwhile are passed on (claim.lua 'passed', and each then ends `stale`
+ * when its row goes) instead of failing `unknown-handler`. No longer than claim.lua's PASS_FOR_MS, past
+ * which a run is claimed anyway. It also covers a look Redis answered late or not at all (announcements
+ * may have expired meanwhile while their workers live on).
  */
-const LATE_LOOK_MS = 1_000;
-const SETTLE_MS = 2 * HANDLERS_ANNOUNCE_EVERY_MS;
+export const HANDLERS_REMEMBERED_FOR_MS = 60_000;
 
 export interface HandlerPresenceOptions {
   redis: RedisClient;
@@ -48,8 +52,9 @@ export interface HandlerPresenceOptions {
  */
 export class HandlerPresence {
   private readonly lackingBy = new Map<number, readonly string[]>();
+  /** partition → handler lacked → when a look last found it announced (performance.now()) */
+  private readonly seenBy = new Map<number, Map<string, number>>();
   private timer: NodeJS.Timeout | undefined;
-  private settlingUntil = 0;
   private stopped = false;
   /** the look on its way, and whether another was asked for meanwhile */
   private looking: Promise<void> | undefined;
@@ -101,31 +106,35 @@ export class HandlerPresence {
 
   private async look(): Promise<void> {
     const { partitions, handlers } = this.options;
-    const sentAt = performance.now();
     const own = Object.keys(handlers);
     let live: string[];
     try {
       live = await this.announce(own);
     } catch (error) {
-      this.settlingUntil = performance.now() + SETTLE_MS;
+      // what was lacked stays lacked (remembered) until a look answers
       this.options.logger.debug(
         `Sundial runner: could not announce its handlers: ${(error as Error).message}`,
         this.options.fields,
       );
       return;
     }
-    const answeredAt = performance.now();
-    if (answeredAt - sentAt > LATE_LOOK_MS) this.settlingUntil = answeredAt + SETTLE_MS;
-    const settling = answeredAt < this.settlingUntil;
+    const now = performance.now();
     const has = new Set(own);
     const lacked = this.lackedBy(live, has);
     for (const partition of partitions) {
-      const names = lacked.get(partition) ?? new Set<string>();
-      // settling: what was lacked stays lacked (an expired announcement of a worker still alive)
-      if (settling)
-        for (const name of this.lackingBy.get(partition) ?? []) if (!has.has(name)) names.add(name);
-      if (names.size > 0) this.lackingBy.set(partition, [...names].sort());
-      else this.lackingBy.delete(partition);
+      // a handler announced within HANDLERS_REMEMBERED_FOR_MS (its workers gone, or an announcement
+      // expired while its worker lives on) stays lacked; this runner's own handlers never are
+      const seen = this.seenBy.get(partition) ?? new Map<string, number>();
+      for (const name of lacked.get(partition) ?? []) seen.set(name, now);
+      for (const [name, at] of seen)
+        if (has.has(name) || now - at > HANDLERS_REMEMBERED_FOR_MS) seen.delete(name);
+      if (seen.size > 0) {
+        this.seenBy.set(partition, seen);
+        this.lackingBy.set(partition, [...seen.keys()].sort());
+      } else {
+        this.seenBy.delete(partition);
+        this.lackingBy.delete(partition);
+      }
     }
   }
 

@@ -79,7 +79,17 @@ async function waitOrRefuse(
     let why: unknown;
     // A ping queued until Redis is back (as a Cluster's or a Sentinel-found primary's is, for ~10 s before
     // ioredis gives it up) would say nothing meanwhile: the wait is told once it had no answer for RETRY_MS.
-    const silent = setTimeout(() => sayWaiting(causeOf(new Error('no answer yet')).message), RETRY_MS);
+    // Said from the check phase: a reply read in the same turn of the event loop (the poll phase, after
+    // the timers) settles the ping first — a boot that held the thread past RETRY_MS on a loaded machine
+    // said "no answer yet" of a Redis that had answered.
+    let settled = false;
+    const silent = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!settled) sayWaiting(causeOf(new Error('no answer yet')).message);
+        }),
+      RETRY_MS,
+    );
     try {
       if (await answersWithin(Promise.race([redis.ping(), refused]), deadline - Date.now())) {
         if (waiting) logger.info('Redis answers: starting');
@@ -90,6 +100,7 @@ async function waitOrRefuse(
       if (!isOutage(error)) throw error;
       why = causeOf(error as Error);
     } finally {
+      settled = true;
       clearTimeout(silent);
     }
     // closed by close() or dispose() meanwhile: no answer will come, and Redis is not to blame
