@@ -227,9 +227,10 @@ describe('a handler this worker lacks: its runs go to a worker that has it', () 
     });
     expect(await fire.raw.hgetall(keys.row('k'))).toEqual(before);
     const armedAt = await fire.raw.zscore(keys.armed(0), 'k');
-    expect(await fire.raw.zrangebyscore(keys.jobs(0), armedAt!, armedAt!)).toEqual([
+    // (take-due's own job may be recorded in the same ms)
+    expect(await fire.raw.zrangebyscore(keys.jobs(0), armedAt!, armedAt!)).toContain(
       result.kind === 'passed' && result.jobId,
-    ]);
+    );
     expect(matching(cluster.events, { key: 'k' }).map((event) => event.type)).not.toContain('running');
     // a claim without `lacking` claims it as always
     const [claimed] = await cluster.commands.claim(0, 30_000, 'new', [ref], false, 5_000);
@@ -254,17 +255,24 @@ describe('a handler this worker lacks: its runs go to a worker that has it', () 
     const timers = new RedisTimers(shared);
     const dispatcher = new Dispatcher(shared);
     const old = new TimerRunner({ ...shared, handlers: { h1: neu.handler }, workerId: 'old' });
-    const young = new TimerRunner({
-      ...shared,
-      handlers: { h1: neu.handler, h2: neu.handler },
-      workerId: 'new',
-    });
+    const newer = (workerId: string) =>
+      new TimerRunner({ ...shared, handlers: { h1: neu.handler, h2: neu.handler }, workerId });
+    const young = newer('new');
+    const runners = [old, young];
     try {
-      await Promise.all([dispatcher.start(), old.start(), young.start()]);
-      // each its own job, taken by either runner: the older one takes some (all 20 to one: 1 in 10^6)
-      for (let i = 0; i < 20; i++)
-        await timers.schedule({ key: `acl-${i}`, handler: 'h2', delay: 300 + 50 * i });
-      await waitFor(() => neu.calls.length === 20, { timeoutMs: 10_000, what: 'the runs' }); // deadline
+      // The newer runner announces h2 and stops; its announcement lasts on, so the older runner passes the
+      // runs of h2 on until another newer runner takes them — which runner BullMQ hands a job to is not
+      // for the test to guess.
+      await Promise.all([dispatcher.start(), young.start()]);
+      await young.close(0);
+      await old.start();
+      for (let i = 0; i < 5; i++)
+        await timers.schedule({ key: `acl-${i}`, handler: 'h2', delay: 100 + 50 * i });
+      await waitFor(() => passes > 2, { what: 'the older runner passing them on' });
+      const next = newer('next');
+      runners.push(next);
+      await next.start();
+      await waitFor(() => neu.calls.length === 5, { timeoutMs: 10_000, what: 'the runs' }); // deadline
       expect((await fire.raw.zrange('sundial:handlers', '0', '-1')).sort()).toEqual(['1|0|h1', '1|0|h2']);
       expect(passes).toBeGreaterThan(0);
       const refused = ((await fire.raw.call('ACL', 'LOG')) as unknown[][]).map(
@@ -272,7 +280,7 @@ describe('a handler this worker lacks: its runs go to a worker that has it', () 
       );
       expect(refused.filter((object) => object !== 'config|get')).toEqual([]);
     } finally {
-      await Promise.all([old.close(0), young.close(0)]);
+      await Promise.all(runners.map((runner) => runner.close(0)));
       await dispatcher.close();
       await timers.dispose();
     }
