@@ -71,7 +71,7 @@ describe('@DistributedCron rows through a rolling deploy (docs/spec.md §5.1)', 
     const before = Math.max(...(await lastsOf()));
     // deadline
     await waitFor(async () => Math.min(...(await lastsOf())) >= before + REFRESH_MS, {
-      timeoutMs: 10_000,
+      timeoutMs: 10_000, // deadline
       what: 'two announcements of every replica',
     });
   };
@@ -109,7 +109,7 @@ describe('@DistributedCron rows through a rolling deploy (docs/spec.md §5.1)', 
         const now = await rows(restarted.get(Timers));
         return now.length === 1 && now;
       },
-      { timeoutMs: 10_000, what: 'the rows of the old build' },
+      { timeoutMs: 10_000, what: 'the rows of the old build' }, // deadline
     );
     expect(rolledBack).toEqual([['cron:report', '0 9 * * *']]);
 
@@ -136,7 +136,7 @@ describe('@DistributedCron rows through a rolling deploy (docs/spec.md §5.1)', 
     await newer.get(Timers).cancelAll(); // a reset, as after Redis lost its data
     // deadline
     await waitFor(async () => (await rows(old.get(Timers))).length === 3, {
-      timeoutMs: 10_000,
+      timeoutMs: 10_000, // deadline
       what: "the newer build's rows written again",
     });
     await twoLooks();

@@ -214,7 +214,7 @@ describe('the data marker (P:epoch)', () => {
       await waitForWatchesToLook(store.raw, watches);
       await store.raw.del(`${prefix}:epoch`, `${prefix}:partitions`);
       await waitFor(() => (losses.length === watches ? true : undefined), {
-        timeoutMs: 10_000,
+        timeoutMs: 10_000, // deadline
         what: 'each watch to notice the loss',
       });
       // a message published now arrives after any reset the watches published

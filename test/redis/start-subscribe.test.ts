@@ -123,7 +123,7 @@ describe('start() while Redis is away as it subscribes', () => {
     // Not given up: subscribed once Redis is back, should the host keep the runner rather than exit.
     await proxy.listening();
     await waitFor(async () => (await subscribers('ss:abort')) === 1, {
-      timeoutMs: 10_000,
+      timeoutMs: 10_000, // deadline
       what: 'P:abort subscribed',
     });
   }, 30_000);
