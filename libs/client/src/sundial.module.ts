@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { createBackend } from './create-backend';
 import { CronRegistrar } from './cron/cron-registrar';
 import { TimerHandlerRegistry } from './handler-registry';
+import { OwnRunner } from './own-runner';
 import { checkSundialModuleOptions } from './module-option-checks';
 import {
   ConfigurableSundialModule,
@@ -43,10 +44,12 @@ import { Timers } from './timers';
       inject: [SUNDIAL_MODULE_OPTIONS, TimerHandlerRegistry],
     },
     TimerExplorer,
+    // where SundialWorkerModule's runner tells the registrar it announced the app's handlers
+    { provide: OwnRunner, useFactory: () => new OwnRunner() },
     CronRegistrar,
   ],
   // CronRegistrar: its rows(), the app's declared rows and their next runs
-  exports: [Timers, TimerHandlerRegistry, CronRegistrar, SUNDIAL_MODULE_OPTIONS],
+  exports: [Timers, TimerHandlerRegistry, CronRegistrar, SUNDIAL_MODULE_OPTIONS, OwnRunner],
 })
 export class SundialModule extends ConfigurableSundialModule implements OnApplicationShutdown {
   constructor(@Inject(Timers) private readonly timers: Timers) {

@@ -20,6 +20,7 @@ import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
 import type { SundialModuleOptions } from '../sundial-module-options';
 import { connectBackend } from '../create-backend';
 import { Timers } from '../timers';
+import { OWN_RUNNER_WAIT_MS, OwnRunner } from '../own-runner';
 import { cronRowOwner, ROW_KINDS, type RowSchedule, rowKey, rowSpec } from './cron-rows';
 import { decoratorOf, rowRefusal, withOwner } from './row-refusal';
 import { RowSources } from './row-sources';
@@ -43,7 +44,8 @@ interface DeclaredRow {
  * owns whose decorator is gone or `disabled`. Replicas booting together converge on one row per name: a
  * create that loses the race finds the winner's row equal to its own. Rows without this app's owner
  * marker (created through the API) are never touched. After a global `cancelAll()` (`reset`) it
- * registers its rows again (an app that declares none does not listen for it).
+ * registers its rows again (an app that declares none does not listen for it). In an app that runs its
+ * handlers too (SundialWorkerModule), the boot writes once the app's runner announced them (OwnRunner).
  */
 @Injectable()
 export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
@@ -58,12 +60,14 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   private declared: DeclaredRow[] | undefined;
   private turns: DeclarationTurns | null = null;
   private setUp: Promise<void> | undefined;
+  private booted: Promise<void> | undefined;
 
   constructor(
     @Inject(Timers) private readonly timers: Timers,
     @Inject(TimerHandlerRegistry) private readonly registry: TimerHandlerRegistry,
     @Inject(ModuleRef) moduleRef: ModuleRef,
     @Inject(SUNDIAL_MODULE_OPTIONS) options: SundialModuleOptions,
+    @Inject(OwnRunner) private readonly own: OwnRunner,
   ) {
     this.app = options.appName ?? DEFAULT_APP;
     this.named = options.appName !== undefined;
@@ -86,6 +90,34 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     }
     this.setUp = this.setUpTurns();
     await this.setUp;
+    // Awaited here, or by the worker's start when its hook comes later (OwnRunner: awaited here, the
+    // announcement it waits for would never come).
+    this.booted = this.boot();
+    await this.own.hold(this.booted, (error) =>
+      this.logger.error(
+        `appName '${this.app}': @DistributedCron/@DistributedInterval rows not written: ${String(error)}`,
+      ),
+    );
+  }
+
+  /**
+   * The boot's pass, then the looks. With rows to write in an app whose runner serves their handlers, it
+   * waits for the runner's announcement: a newer build's first replica wrote a new cron's row before, and
+   * a slot due in between went to an older worker that knew of no worker with the handler
+   * (`unknown-handler`). Once announced, the older workers pass such runs on (docs/spec.md §3.2).
+   */
+  private async boot(): Promise<void> {
+    if (this.declared?.length) {
+      const wait = await this.own.announced();
+      if (wait === 'closed') return;
+      if (wait === 'late') {
+        this.logger.warn(
+          `appName '${this.app}': this app's SundialWorker has not announced its handlers within ${OWN_RUNNER_WAIT_MS / 1000} s of the boot ` +
+            `(autoStart: false and not started yet, or its start failed): the @DistributedCron/@DistributedInterval rows are written now, ` +
+            `and a slot due before a worker with the handler announced it fails unknown-handler on a worker without it.`,
+        );
+      }
+    }
     await this.turn('boot');
     this.turns?.start(() => this.pass());
   }
@@ -102,6 +134,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.own.closing();
     this.stopFollowingReset();
     await this.turns?.stop();
   }
@@ -112,7 +145,10 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
    * before the newer build's replicas announced their set again: its rows are not removed as orphans).
    */
   async afterReset(): Promise<void> {
-    await this.setUp; // a reset during the boot: the turn is asked once the set is known
+    // a reset during the boot: the turn is asked once the boot's pass is done (its rows not before the
+    // app's runner announced their handlers)
+    await this.setUp;
+    await this.booted;
     await this.turn('boot', false);
   }
 

@@ -18,6 +18,7 @@ import {
   withReconnectCadence,
 } from '@sundial/redis';
 import { TimerHandlerRegistry } from '../handler-registry';
+import { OwnRunner } from '../own-runner';
 import { checkWorkerModuleOptions } from '../module-option-checks';
 import { loggerOf } from '../nest-logger';
 import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
@@ -59,7 +60,11 @@ export class SundialWorkerModule {
       { provide: START_HOLD, useFactory: () => new StartHold() },
       {
         provide: FIRE_RUNNER,
-        useFactory: (sundial: SundialModuleOptions | undefined, registry: TimerHandlerRegistry) => {
+        useFactory: (
+          sundial: SundialModuleOptions | undefined,
+          registry: TimerHandlerRegistry,
+          own: OwnRunner | undefined,
+        ) => {
           const redis = redisOptionsOf(sundial, options);
           for (const [name, handler] of Object.entries(options.handlers ?? {})) {
             registry.add(name, handler, 'SundialWorkerModule handlers');
@@ -79,9 +84,15 @@ export class SundialWorkerModule {
           });
           // The processors were named when the module was defined; the connection decides the tags.
           if (runner.keys.tagging !== keys.tagging) throw taggingMismatch(runner.keys.tagging);
+          // The app's @DistributedCron rows wait for its handlers' announcement (docs/spec.md §5.1).
+          own?.expect(runner.handlersAnnounced);
           return runner;
         },
-        inject: [SUNDIAL_OPTIONAL, { token: TimerHandlerRegistry, optional: true }],
+        inject: [
+          SUNDIAL_OPTIONAL,
+          { token: TimerHandlerRegistry, optional: true },
+          { token: OwnRunner, optional: true },
+        ],
       },
       {
         provide: FIRE_LOOPS,

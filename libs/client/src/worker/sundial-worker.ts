@@ -4,6 +4,7 @@ import {
   Injectable,
   Logger,
   type OnApplicationBootstrap,
+  Optional,
 } from '@nestjs/common';
 import { refusals } from '@sundial/core';
 import type { Queue } from 'bullmq';
@@ -21,6 +22,7 @@ import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
 import { DATA_WATCH, type DataWatch } from './data-watch';
 import { START_HOLD, type StartHold } from './start-hold';
+import { OwnRunner } from '../own-runner';
 
 /** How long the configKey connection's check waits for an answer before it leaves the connection be. */
 const SHARED_CHECK_MS = 5000;
@@ -51,6 +53,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   private running = false;
   private untrackBacklog = (): void => undefined;
   private stopDataWatch = (): Promise<void> => Promise.resolve();
+  private readonly own: OwnRunner;
 
   constructor(
     @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
@@ -60,7 +63,11 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(DATA_WATCH) private readonly dataWatch: DataWatch,
     @Inject(FIRE_QUEUES) private readonly queues: Queue[],
     @Inject(START_HOLD) private readonly hold: StartHold,
-  ) {}
+    // absent only without SundialModule, which the runner's provider refuses first
+    @Optional() @Inject(OwnRunner) own: OwnRunner | null,
+  ) {
+    this.own = own ?? new OwnRunner();
+  }
 
   get workerId(): string {
     return this.runner.workerId;
@@ -94,7 +101,9 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
 
   private async startOnce(): Promise<void> {
     for (const processor of this.processors) this.runner.attachConsumer(processor.worker);
-    await this.runner.start();
+    // then the registrar's boot pass, if it waited for this start: its rows written once the runner
+    // announced their handlers, the start (and the app's init) ends with them written
+    await this.own.startWith(() => this.runner.start());
     await this.checkSharedConnection();
     // Redis losing the timers is said, counted, and the @DistributedCron rows written again (data-watch.ts).
     this.stopDataWatch = this.dataWatch();

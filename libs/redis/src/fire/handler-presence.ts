@@ -59,6 +59,9 @@ export class HandlerPresence {
   /** the look on its way, and whether another was asked for meanwhile */
   private looking: Promise<void> | undefined;
   private again = false;
+  private firstAnnounced: () => void = () => undefined;
+  /** Resolves at the first announcement Redis took: a newer build's rows wait for it (`TimerRunner.handlersAnnounced`). */
+  readonly announced: Promise<void> = new Promise((resolve) => (this.firstAnnounced = resolve));
 
   constructor(private readonly options: HandlerPresenceOptions) {}
 
@@ -74,7 +77,7 @@ export class HandlerPresence {
   }
 
   /** Another runner announced a handler new to a partition (`P:handlers`): look again now. */
-  announced(): void {
+  othersAnnounced(): void {
     if (this.stopped) return;
     if (this.looking) this.again = true;
     else void this.refresh();
@@ -118,6 +121,7 @@ export class HandlerPresence {
       );
       return;
     }
+    this.firstAnnounced();
     const now = performance.now();
     const has = new Set(own);
     const lacked = this.lackedBy(live, has);

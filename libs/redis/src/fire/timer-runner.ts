@@ -147,7 +147,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
       leaseMs: this.leaseMs,
       logger: this.logger,
       observer,
-      onHandlersAnnounced: () => this.presence.announced(),
+      onHandlersAnnounced: () => this.presence.othersAnnounced(),
     });
     this.dispatchers = new DispatcherPresenceWatch({
       redis: this.redis,
@@ -191,6 +191,14 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.observer.consuming?.({ partitions: this.served, on: true });
     this.consumed = true;
     this.dispatchers.start();
+  }
+
+  /**
+   * Resolves at the first announcement of its handlers Redis took (others told on `P:handlers:new`): from
+   * then on older workers pass their runs on (docs/spec.md §3.2); an app's cron rows wait for it (§5.1).
+   */
+  get handlersAnnounced(): Promise<void> {
+    return this.presence.announced;
   }
 
   /** With `consumers: 'external'`: a consumer to start once the runner listens, and to stop at close. */
