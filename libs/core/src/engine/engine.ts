@@ -1,4 +1,5 @@
 import { realClock, type Clock } from '../clock';
+import { OptionReader } from '../option-reader';
 import { refusals } from '../refusals';
 import { showValue } from '../show-value';
 import { backfillSlots } from '../slot-policy';
@@ -90,6 +91,9 @@ class MemoryEngine implements Engine {
       );
     }
     checkMs('tombstoneMs', tombstoneMs, '604800000 (7 days)');
+    // As RedisTimers checks it (Redis keeps a request for a whole number of ms, at least 1): both backends
+    // take the same windows, and a wrong one is refused here rather than forgetting every requestId.
+    OptionReader.of('createEngine', options, '{ handlers }').integer('requestWindowMs', 1, '86400000 (24 h)');
     this.shutdownGraceMs = checkMs('shutdownGraceMs', options.shutdownGraceMs ?? 0, '25000');
     this.clock = clock;
     this.store = new EntryStore(tombstoneMs);

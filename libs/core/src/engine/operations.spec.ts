@@ -122,4 +122,20 @@ describe('createEngine', () => {
   it('refuses options it cannot use', () => {
     expect(() => harness({ tombstoneMs: -1 })).toThrow(expect.objectContaining({ field: 'tombstoneMs' }));
   });
+
+  // docs/spec.md §5.1a: a whole number of ms, 1 or more, as RedisTimers takes it (Redis's PX takes no other).
+  it.each([0, -1, 1.5, Number.NaN])(
+    'refuses a requestWindowMs of %p with the refusal shape',
+    (requestWindowMs) => {
+      expect(() => harness({ requestWindowMs })).toThrow(
+        expect.objectContaining({
+          reason: 'invalid',
+          field: 'requestWindowMs',
+          message: expect.stringContaining('is not an integer of 1 or more'),
+          fix: expect.stringContaining('86400000 (24 h)'),
+        }),
+      );
+      expect(() => harness({ requestWindowMs: 1 })).not.toThrow();
+    },
+  );
 });
