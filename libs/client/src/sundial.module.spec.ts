@@ -2,7 +2,8 @@ import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VirtualClock, type TimerContext } from '@sundial/core';
 import { type RedisServer, startRedis } from '@sundial/testing';
-import { SundialModule, Timers } from './index';
+import { Redis } from 'ioredis';
+import { SundialModule, SundialWorkerModule, Timers } from './index';
 
 @Injectable()
 class InvoiceReminders {
@@ -104,6 +105,27 @@ describe('SundialModule', () => {
       expect(await timers.get('invoice:7')).toMatchObject({ id: timer.id, status: 'pending' });
       expect(await timers.check(timer.id)).toBe(true);
       await moduleRef.close();
+    });
+
+    it('isGlobal: false hides SundialModule from SundialWorkerModule beside it: refused, field imports', async () => {
+      // A client that connects at its first command: the refused boot sends none, and leaves no socket.
+      const connection = new Redis(redis.url, { lazyConnect: true });
+      const refused = await Test.createTestingModule({
+        imports: [
+          SundialModule.forRoot({ connection, prefix: 'hidden', isGlobal: false }),
+          SundialWorkerModule.forRoot({ prefix: 'hidden' }),
+        ],
+      })
+        .compile()
+        .then(
+          (moduleRef) => moduleRef.close(),
+          (error: unknown) => error,
+        );
+      expect(refused).toMatchObject({
+        reason: 'invalid',
+        field: 'imports',
+        fix: expect.stringContaining('isGlobal'),
+      });
     });
 
     // docs/spec.md §5.1, §5.4: a user's app reads SUNDIAL_LEDGER as the apps do, when `ledger` is left out.
