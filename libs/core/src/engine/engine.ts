@@ -91,9 +91,11 @@ class MemoryEngine implements Engine {
       );
     }
     checkMs('tombstoneMs', tombstoneMs, '604800000 (7 days)');
-    // As RedisTimers checks it (Redis keeps a request for a whole number of ms, at least 1): both backends
-    // take the same windows, and a wrong one is refused here rather than forgetting every requestId.
-    OptionReader.of('createEngine', options, '{ handlers }').integer('requestWindowMs', 1, '86400000 (24 h)');
+    // As RedisTimers checks them (Redis keeps a request for a whole number of ms, at least 1): both
+    // backends take the same windows and limits, and a wrong one is refused here, not met at each call.
+    const read = OptionReader.of('createEngine', options, '{ handlers }');
+    read.integer('requestWindowMs', 1, '86400000 (24 h)');
+    read.limits();
     this.shutdownGraceMs = checkMs('shutdownGraceMs', options.shutdownGraceMs ?? 0, '25000');
     this.clock = clock;
     this.store = new EntryStore(tombstoneMs);

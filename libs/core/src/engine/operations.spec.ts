@@ -138,4 +138,21 @@ describe('createEngine', () => {
       expect(() => harness({ requestWindowMs: 1 })).not.toThrow();
     },
   );
+
+  // docs/spec.md §5.1a: `limits` as SundialModule checks them (each an integer of 1 or more).
+  it.each([
+    [{ minEveryMs: 0 }, 'limits.minEveryMs'],
+    [{ minEveryMs: -1 }, 'limits.minEveryMs'],
+    [{ maxPayloadBytes: 'x' }, 'limits.maxPayloadBytes'],
+    [{ maxPayload: 10 }, 'limits.maxPayload'],
+    [5, 'limits'],
+  ])('refuses limits %j with the refusal shape, naming the field', (limits, field) => {
+    expect(() => harness({ limits: limits as never })).toThrow(
+      expect.objectContaining({
+        reason: 'invalid',
+        field,
+        fix: expect.stringMatching(/integer (≥ 1|of 1 or more)/),
+      }),
+    );
+  });
 });

@@ -22,7 +22,9 @@ export interface RedisTimersOptions extends PartitionedOptions {
 }
 
 /**
- * The options only RedisTimers reads, checked before its connection opens. Redis takes none but whole
+ * The options only RedisTimers reads, checked before its connection opens (`limits` as SundialModule and
+ * the engine check them: a minEveryMs of 0 or -1 was taken as given).
+ * Redis takes none but whole
  * numbers of ms: a `requestWindowMs` of 0 or 1.5 failed every write with a requestId with Redis's own
  * "ERR invalid expire time", and a `tombstoneMs` of 1.5 failed each cancel half done, the script's writes
  * before the error kept.
@@ -32,5 +34,6 @@ export function checkTimersOptions(options: RedisTimersOptions): RedisTimersOpti
   read.integer('tombstoneMs', 0, '604800000 (7 days)');
   read.integer('requestWindowMs', 1, '86400000 (24 h)');
   read.integer('cancelBatch', 1, '1000');
+  read.limits(['setBy']);
   return options;
 }
