@@ -84,4 +84,13 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     });
     expect(await h.timers.cancel('k', { requestId: 'd' })).toBe(true);
   });
+
+  it('a cancel of nothing is not remembered either: its retry, once the key is scheduled, cancels it', async () => {
+    const h = await backend.open();
+    expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(false);
+    await h.timers.schedule(spec);
+    expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(true);
+    expect(await h.timers.get('k')).toBeNull();
+    expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(true);
+  });
 });

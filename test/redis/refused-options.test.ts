@@ -1,3 +1,4 @@
+import { ENV_LIMIT_SETTINGS } from '@sundial/core';
 import { Dispatcher, Reconciler } from '@sundial/redis';
 import Redis from 'ioredis';
 import { useStore } from './store-fixture';
@@ -43,6 +44,28 @@ describe('a refused option leaves no connection open', () => {
         ),
       ).toBe(before);
     }
+  });
+
+  // Redis takes whole ms only: unchecked, a requestWindowMs of 0 or 1.5 failed each write with a requestId
+  // with Redis's own "ERR invalid expire time", and a tombstoneMs of 1.5 each cancel, half done.
+  it.each([
+    ['requestWindowMs 0', { requestWindowMs: 0 }, 'requestWindowMs'],
+    ['requestWindowMs 1.5', { requestWindowMs: 1.5 }, 'requestWindowMs'],
+    ['requestWindowMs -1', { requestWindowMs: -1 }, 'requestWindowMs'],
+    ['tombstoneMs 1.5', { tombstoneMs: 1.5 }, 'tombstoneMs'],
+    ['tombstoneMs -1', { tombstoneMs: -1 }, 'tombstoneMs'],
+    ['cancelBatch 0', { cancelBatch: 0 }, 'cancelBatch'],
+    ['limits.minEveryMs 0', { limits: { minEveryMs: 0 } }, 'limits.minEveryMs'],
+    ['limits.maxPayloadBytes -1', { limits: { maxPayloadBytes: -1 } }, 'limits.maxPayloadBytes'],
+  ])('%s: RedisTimers is refused with no connection', async (_, bad, field) => {
+    const before = await connectionsAfter(() => undefined);
+    const refused = expect.objectContaining({ name: 'SundialError', reason: 'invalid', field });
+    expect(await connectionsAfter(() => expect(() => store.open(bad)).toThrow(refused))).toBe(before);
+  });
+
+  it("takes the scheduler's limits, which say where they are set (setBy)", () => {
+    const limits = { maxPayloadBytes: 1, minEveryMs: 1, setBy: ENV_LIMIT_SETTINGS };
+    expect(() => store.open({ limits })).not.toThrow();
   });
 
   it('a bad SUNDIAL_LEDGER and a bad partition count are refused with no connection', async () => {

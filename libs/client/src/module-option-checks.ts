@@ -18,7 +18,6 @@ const REDIS_FIELDS = [
   'cronRefreshMs',
 ];
 const MEMORY_FIELDS = [...COMMON, 'clock', 'handlers', 'shutdownGraceMs'];
-const LIMIT_FIELDS = ['maxPayloadBytes', 'minEveryMs'];
 const WORKER_FIELDS = [
   'prefix',
   'partitions',
@@ -61,7 +60,7 @@ export function checkSundialModuleOptions(value: unknown): SundialModuleOptions 
     read.integer('commandTimeoutMs', 1, '5000');
     read.integer('cronRefreshMs', 100, '5000');
   }
-  checkLimits(read);
+  read.limits();
   read.integer('tombstoneMs', 0, '604800000 (7 days)');
   read.methods('logger', LOGGER_METHODS, 'a SundialLogger');
   if (read.given.ledger !== undefined) validateLedgerSize(read.given.ledger);
@@ -122,17 +121,4 @@ function checkConnection(read: OptionReader): void {
     connection === undefined ? 'is missing' : 'is not a Redis URL, ioredis options or an ioredis client',
     "Pass connection: a URL (e.g. 'redis://127.0.0.1:6379'), ioredis options, or an ioredis client; or backend: 'memory'.",
   );
-}
-
-function checkLimits(read: OptionReader): void {
-  const { limits } = read.given;
-  if (limits === undefined) return;
-  const fix = 'Write limits as { maxPayloadBytes?: integer ≥ 1, minEveryMs?: integer ≥ 1 }, or leave it out.';
-  if (typeof limits !== 'object' || limits === null || Array.isArray(limits))
-    throw read.refuse('limits', 'is not an object', fix);
-  const given = limits as Record<string, unknown>;
-  const unknown = Object.keys(given).find((name) => !LIMIT_FIELDS.includes(name));
-  if (unknown !== undefined) throw read.refuse(`limits.${unknown}`, 'is not a limit', fix, given[unknown]);
-  read.integer('limits.maxPayloadBytes', 1, '65536', given.maxPayloadBytes);
-  read.integer('limits.minEveryMs', 1, '100', given.minEveryMs);
 }

@@ -65,6 +65,7 @@ describe('module options', () => {
     ['prefix', () => ({ connection: url(), prefix: 'a{b}' })],
     ['partitions', () => ({ connection: url(), prefix: 'bad', partitions: 0 })],
     ['partitions', () => ({ connection: url(), prefix: 'bad', partitions: 1.5 })],
+    ['partitions', () => ({ connection: url(), prefix: 'bad', partitions: 1025 })],
     ['tombstoneMs', () => ({ connection: url(), prefix: 'bad', tombstoneMs: -1 })],
     ['ledger', () => ({ connection: url(), prefix: 'bad', ledger: 5000 })],
     ['limits', () => ({ connection: url(), prefix: 'bad', limits: 5 })],

@@ -2,7 +2,8 @@ import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VirtualClock, type TimerContext } from '@sundial/core';
 import { type RedisServer, startRedis } from '@sundial/testing';
-import { SundialModule, Timers } from './index';
+import { Redis } from 'ioredis';
+import { SundialModule, SundialWorkerModule, Timers } from './index';
 
 @Injectable()
 class InvoiceReminders {
@@ -46,6 +47,36 @@ describe('SundialModule', () => {
     });
   });
 
+  // docs/spec.md §5.1: isGlobal defaults to true, in forRoot and forRootAsync alike.
+  it.each([
+    ['forRoot', () => SundialModule.forRoot({ backend: 'memory' })],
+    [
+      'forRootAsync',
+      () => SundialModule.forRootAsync({ useFactory: () => ({ backend: 'memory' as const }) }),
+    ],
+  ])(
+    '%s is global by default: Timers is injected in a module that does not import it',
+    async (_, sundial) => {
+      @Module({ imports: [sundial()] })
+      class Scheduling {}
+      @Module({ providers: [InvoiceReminders] })
+      class Invoices {}
+      const moduleRef = await Test.createTestingModule({ imports: [Scheduling, Invoices] }).compile();
+      expect(moduleRef.get(InvoiceReminders).timers).toBe(moduleRef.get(Timers));
+      await moduleRef.close();
+    },
+  );
+
+  it('isGlobal: false provides Timers only to the module that imports SundialModule', async () => {
+    @Module({ imports: [SundialModule.forRoot({ backend: 'memory', isGlobal: false })] })
+    class Scheduling {}
+    @Module({ providers: [InvoiceReminders] })
+    class Invoices {}
+    await expect(Test.createTestingModule({ imports: [Scheduling, Invoices] }).compile()).rejects.toThrow(
+      "Nest can't resolve dependencies of the InvoiceReminders",
+    );
+  });
+
   describe('with Redis', () => {
     let redis: RedisServer;
     beforeAll(async () => {
@@ -74,6 +105,50 @@ describe('SundialModule', () => {
       expect(await timers.get('invoice:7')).toMatchObject({ id: timer.id, status: 'pending' });
       expect(await timers.check(timer.id)).toBe(true);
       await moduleRef.close();
+    });
+
+    it('isGlobal: false hides SundialModule from SundialWorkerModule beside it: refused, field imports', async () => {
+      // A client that connects at its first command: the refused boot sends none, and leaves no socket.
+      const connection = new Redis(redis.url, { lazyConnect: true });
+      const refused = await Test.createTestingModule({
+        imports: [
+          SundialModule.forRoot({ connection, prefix: 'hidden', isGlobal: false }),
+          SundialWorkerModule.forRoot({ prefix: 'hidden' }),
+        ],
+      })
+        .compile()
+        .then(
+          (moduleRef) => moduleRef.close(),
+          (error: unknown) => error,
+        );
+      expect(refused).toMatchObject({
+        reason: 'invalid',
+        field: 'imports',
+        fix: expect.stringContaining('isGlobal'),
+      });
+    });
+
+    // docs/spec.md §5.1, §5.4: a user's app reads SUNDIAL_LEDGER as the apps do, when `ledger` is left out.
+    it('ledger left out is the process environment SUNDIAL_LEDGER (off: no history); an option wins', async () => {
+      const historyOf = async (prefix: string, ledger?: number): Promise<number> => {
+        const moduleRef = await Test.createTestingModule({
+          imports: [SundialModule.forRoot({ connection: redis.url, prefix, ledger })],
+        }).compile();
+        const timers = moduleRef.get(Timers);
+        await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
+        await timers.pause('k');
+        const entries = (await timers.history('k')).length;
+        await moduleRef.close();
+        return entries;
+      };
+      process.env.SUNDIAL_LEDGER = 'off';
+      try {
+        expect(await historyOf('ledger-off')).toBe(0);
+        expect(await historyOf('ledger-option', 50)).toBeGreaterThan(0);
+      } finally {
+        delete process.env.SUNDIAL_LEDGER;
+      }
+      expect(await historyOf('ledger-default')).toBeGreaterThan(0);
     });
   });
 });

@@ -86,6 +86,25 @@ export class OptionReader {
     );
   }
 
+  /**
+   * `limits` (docs/spec.md §5.4): `{ maxPayloadBytes?, minEveryMs? }`, each an integer of 1 or more; `also`
+   * names other fields the caller takes (RedisTimers' `setBy`).
+   */
+  limits(also: readonly string[] = []): void {
+    const { limits } = this.given;
+    if (limits === undefined) return;
+    const fix =
+      'Write limits as { maxPayloadBytes?: integer ≥ 1, minEveryMs?: integer ≥ 1 }, or leave it out.';
+    if (typeof limits !== 'object' || limits === null || Array.isArray(limits))
+      throw this.refuse('limits', 'is not an object', fix);
+    const given = limits as Record<string, unknown>;
+    const known = ['maxPayloadBytes', 'minEveryMs', ...also];
+    const unknown = Object.keys(given).find((name) => !known.includes(name));
+    if (unknown !== undefined) throw this.refuse(`limits.${unknown}`, 'is not a limit', fix, given[unknown]);
+    this.integer('limits.maxPayloadBytes', 1, '65536', given.maxPayloadBytes);
+    this.integer('limits.minEveryMs', 1, '100', given.minEveryMs);
+  }
+
   /** Handlers by name: a plain object of functions. */
   handlers(field: string): void {
     const value = this.given[field];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
-import { Registry } from 'prom-client';
+import { Registry, register } from 'prom-client';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
 import {
   OnTimer,
@@ -54,6 +54,25 @@ describe('SundialHealthIndicator and metrics in the host app', () => {
       },
     );
     expect(await registry.metrics()).toContain('sundial_timers_scheduled_total{kind="once"} 1');
+    await app.close();
+  });
+
+  // docs/spec.md §5.1: `metricsRegistry` is each module's own; README "Use it from your Nest app".
+  it("SundialWorkerModule's run metrics go to its own registry, not SundialModule's", async () => {
+    const registry = new Registry();
+    const app = await Test.createTestingModule({
+      imports: [
+        SundialModule.forRoot({ connection: redis.url, prefix: 'h3', metricsRegistry: registry }),
+        SundialWorkerModule.forRoot({ prefix: 'h3', dispatch: true }),
+      ],
+      providers: [Ping],
+    }).compile();
+    await app.init();
+    await app.get(Timers).schedule({ key: 'p', handler: 'ping', delay: 20 });
+    const ran = 'sundial_runs_total{handler="ping",status="ok"} 1';
+    await waitFor(async () => (await register.metrics()).includes(ran), { what: 'the run counted' });
+    expect(await registry.metrics()).toContain('sundial_timers_scheduled_total{kind="once"} 1');
+    expect(await registry.metrics()).not.toContain('sundial_runs_total{');
     await app.close();
   });
 

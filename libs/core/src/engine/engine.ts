@@ -1,4 +1,5 @@
 import { realClock, type Clock } from '../clock';
+import { OptionReader } from '../option-reader';
 import { refusals } from '../refusals';
 import { showValue } from '../show-value';
 import { backfillSlots } from '../slot-policy';
@@ -90,6 +91,11 @@ class MemoryEngine implements Engine {
       );
     }
     checkMs('tombstoneMs', tombstoneMs, '604800000 (7 days)');
+    // As RedisTimers checks them (Redis keeps a request for a whole number of ms, at least 1): both
+    // backends take the same windows and limits, and a wrong one is refused here, not met at each call.
+    const read = OptionReader.of('createEngine', options, '{ handlers }');
+    read.integer('requestWindowMs', 1, '86400000 (24 h)');
+    read.limits();
     this.shutdownGraceMs = checkMs('shutdownGraceMs', options.shutdownGraceMs ?? 0, '25000');
     this.clock = clock;
     this.store = new EntryStore(tombstoneMs);

@@ -122,4 +122,37 @@ describe('createEngine', () => {
   it('refuses options it cannot use', () => {
     expect(() => harness({ tombstoneMs: -1 })).toThrow(expect.objectContaining({ field: 'tombstoneMs' }));
   });
+
+  // docs/spec.md §5.1a: a whole number of ms, 1 or more, as RedisTimers takes it (Redis's PX takes no other).
+  it.each([0, -1, 1.5, Number.NaN])(
+    'refuses a requestWindowMs of %p with the refusal shape',
+    (requestWindowMs) => {
+      expect(() => harness({ requestWindowMs })).toThrow(
+        expect.objectContaining({
+          reason: 'invalid',
+          field: 'requestWindowMs',
+          message: expect.stringContaining('is not an integer of 1 or more'),
+          fix: expect.stringContaining('86400000 (24 h)'),
+        }),
+      );
+      expect(() => harness({ requestWindowMs: 1 })).not.toThrow();
+    },
+  );
+
+  // docs/spec.md §5.1a: `limits` as SundialModule checks them (each an integer of 1 or more).
+  it.each([
+    [{ minEveryMs: 0 }, 'limits.minEveryMs'],
+    [{ minEveryMs: -1 }, 'limits.minEveryMs'],
+    [{ maxPayloadBytes: 'x' }, 'limits.maxPayloadBytes'],
+    [{ maxPayload: 10 }, 'limits.maxPayload'],
+    [5, 'limits'],
+  ])('refuses limits %j with the refusal shape, naming the field', (limits, field) => {
+    expect(() => harness({ limits: limits as never })).toThrow(
+      expect.objectContaining({
+        reason: 'invalid',
+        field,
+        fix: expect.stringMatching(/integer (≥ 1|of 1 or more)/),
+      }),
+    );
+  });
 });

@@ -5,7 +5,7 @@ import type { TimersApi, WriteOptions } from '../types';
 
 interface Remembered {
   fingerprint: string;
-  /** the first call's result (a refused call is forgotten: it changed nothing, so it is asked again) */
+  /** the first call's result (a refusal, or a cancel of nothing, is forgotten: it changed nothing, so it is asked again) */
   result: Promise<unknown>;
   until: number;
 }
@@ -29,6 +29,7 @@ export function rememberRequests(
     args: unknown[],
     options: WriteOptions | undefined,
     run: () => Promise<T>,
+    changed: (result: T) => boolean = () => true,
   ): Promise<T> => {
     if (options?.requestId === undefined) return run();
     const id = validateRequestId(options.requestId);
@@ -44,7 +45,10 @@ export function rememberRequests(
     if (seen) return seen.result as Promise<T>;
     const entry: Remembered = { fingerprint, result: run(), until: now + requestWindowMs };
     memory.set(id, entry);
-    entry.result.catch(() => memory.get(id) === entry && memory.delete(id));
+    // A refusal, or an answer that changed nothing (a cancel of nothing), is not remembered, as on Redis
+    // (client/write-requests.ts): its retry runs again, and cancels the key scheduled meanwhile.
+    const forget = (): boolean => memory.get(id) === entry && memory.delete(id);
+    entry.result.then((result) => changed(result as T) || forget(), forget);
     return entry.result as Promise<T>;
   };
 
@@ -53,7 +57,14 @@ export function rememberRequests(
     schedule: (spec, options) => remembered('schedule', [spec], options, () => api.schedule(spec, options)),
     scheduleMany: (specs, options) =>
       remembered('scheduleMany', [specs], options, () => api.scheduleMany(specs, options)),
-    cancel: (key, options) => remembered('cancel', [key], options, () => api.cancel(key)),
+    cancel: (key, options) =>
+      remembered(
+        'cancel',
+        [key],
+        options,
+        () => api.cancel(key),
+        (done) => done,
+      ),
     cancelAll: (scope, options) =>
       remembered('cancelAll', [scope ?? ''], options, () => api.cancelAll(scope)),
     reschedule: (key, when, options) =>

@@ -1,4 +1,4 @@
-import type { SpecLimits, SundialLogger } from '@sundial/core';
+import { OptionReader, type SpecLimits, type SundialLogger } from '@sundial/core';
 import type { PartitionedOptions } from '../infra/partitioned';
 import type { SundialObserver } from '../metrics/observer';
 
@@ -19,4 +19,21 @@ export interface RedisTimersOptions extends PartitionedOptions {
    * a write's with `detail.code` 'outcome-unknown' (Redis may still run it once it answers again, if it was sent: nothing of it is sent after that answer).
    */
   commandTimeoutMs?: number;
+}
+
+/**
+ * The options only RedisTimers reads, checked before its connection opens (`limits` as SundialModule and
+ * the engine check them: a minEveryMs of 0 or -1 was taken as given).
+ * Redis takes none but whole
+ * numbers of ms: a `requestWindowMs` of 0 or 1.5 failed every write with a requestId with Redis's own
+ * "ERR invalid expire time", and a `tombstoneMs` of 1.5 failed each cancel half done, the script's writes
+ * before the error kept.
+ */
+export function checkTimersOptions(options: RedisTimersOptions): RedisTimersOptions {
+  const read = OptionReader.of('RedisTimers', options, "{ connection: 'redis://127.0.0.1:6379' }");
+  read.integer('tombstoneMs', 0, '604800000 (7 days)');
+  read.integer('requestWindowMs', 1, '86400000 (24 h)');
+  read.integer('cancelBatch', 1, '1000');
+  read.limits(['setBy']);
+  return options;
 }

@@ -50,7 +50,7 @@ import { expectTimer, scheduleCodec } from './write-replies';
 import { TimerExplain } from './timer-explain';
 import { TimerReads } from './timer-reads';
 import { WriteRequests } from './write-requests';
-import type { RedisTimersOptions } from './redis-timers-options';
+import { checkTimersOptions, type RedisTimersOptions } from './redis-timers-options';
 import { DeclarationSets, type DeclarationStep, type DeclarationTurn } from './declaration-sets';
 
 const DEFAULT_CANCEL_BATCH = 1000;
@@ -79,7 +79,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     // (a duplicate) has it too: its SUBSCRIBE, unanswered, is tried again (infra/subscription.ts).
     // ioredis waits disconnectTimeout for a socket that already closed: keep that wait short.
     super(
-      options,
+      checkTimersOptions(options),
       (redis, keys, clock) =>
         new StoreCommands(redis, keys, clock, {
           tombstoneMs: options.tombstoneMs ?? DEFAULT_TOMBSTONE_MS,
