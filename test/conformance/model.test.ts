@@ -332,7 +332,7 @@ describe.each(BACKENDS)('%s backend: against a reference model', (name) => {
         try {
           await check(h, ops);
         } finally {
-          await h.timers.dispose();
+          await h.close();
         }
       }),
       { numRuns: runs },
