@@ -7,7 +7,7 @@ import { appLines, useAppsOnPrivateRedis } from './app-fixture';
 const NONE = 'No Sundial dispatcher has run for';
 const SOME = 'No Sundial dispatcher serves partitions';
 const AGAIN = 'A Sundial dispatcher runs again for';
-/** A deadline for a line or a run: the worker's grace (at most 6 s here) and its looks, with room on a busy host. */
+/** A deadline for a line or a run: the worker's grace (at most 8 s here) and its looks, with room on a busy host. */
 const NOTICE_MS = 35_000;
 /**
  * The workers' grace here (SUNDIAL_DISPATCHER_GRACE_MS; the default, 15 s, is DEFAULT_DISPATCHER_GRACE_MS's
@@ -16,7 +16,7 @@ const NOTICE_MS = 35_000;
  * loaded host, so that nothing is said.
  */
 const ALONE_GRACE_MS = 1_000;
-const GRACE_MS = 6_000;
+const GRACE_MS = 8_000;
 
 const presenceLines = (app: AppProcess) => appLines(app, NONE, SOME, AGAIN);
 
