@@ -21,20 +21,32 @@ import {
 } from '@sundial/testing';
 
 /**
+ * The Redis deployments the cases start on, each started once for the suite, all at once beside the
+ * build check (one after another, describe by describe, they took some 8 s of the suite's 26).
+ */
+let cluster: RedisCluster;
+let sentinels: RedisSentinels;
+let refusing: RedisServer;
+let redis: RedisServer;
+beforeAll(async () => {
+  [cluster, sentinels, refusing, redis] = await Promise.all([
+    startRedisCluster(3),
+    startRedisSentinels({ sentinelPassword: 'watch' }),
+    startRedis(),
+    startRedis(),
+    ensureBuilt(),
+  ]);
+}, 180_000);
+afterAll(async () => {
+  await Promise.all([cluster?.stop(), sentinels?.stop(), refusing?.stop(), redis?.stop()]);
+});
+
+/**
  * Issue 12 §3: `npm start` (dist/scripts/start.js) reads REDIS_URL with the apps' own parser, so a
  * Redis Cluster URL gets a scheduler and a worker that are ready — it used to PING it with a plain
  * `new Redis(url)`, which cannot read `redis+cluster://`, and then tried to start a redis-server there.
  */
 describe('npm start on a Redis Cluster URL', () => {
-  let cluster: RedisCluster;
-
-  beforeAll(async () => {
-    [cluster] = await Promise.all([startRedisCluster(3), ensureBuilt()]);
-  }, 180_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
   it('starts a scheduler and a worker that are ready, and stops them on SIGINT', async () => {
     await startsReady(cluster.url, async (port, workerPort) => {
       // Bound to 127.0.0.1 alone (no token is set): another address of the machine is refused. On Linux
@@ -53,10 +65,9 @@ describe('npm start on a Redis Cluster URL', () => {
  */
 describe('npm start with a private redis-server', () => {
   let dir: string;
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'sundial-start-'));
-    await ensureBuilt();
-  }, 180_000);
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   // How start.js runs, and how its run ends: `npm start` runs it under `sh -c`, which a `kill` of npm
@@ -128,16 +139,8 @@ describe('npm start with a private redis-server', () => {
  * that Redis's port, and stop with "redis-server exited at start".
  */
 describe('npm start on a Redis that refuses REDIS_URL', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-  }, 180_000);
-  afterAll(async () => {
-    await redis?.stop();
-  });
-
   it("exits 1 with Redis's refusal and how to fix it, starting nothing", async () => {
-    const output = await refusedStart(`redis://nobody:wrong@127.0.0.1:${redis.port}`);
+    const output = await refusedStart(`redis://nobody:wrong@127.0.0.1:${refusing.port}`);
     expect(output.lines).toEqual([
       '[start] The Redis at REDIS_URL answers, but refuses this connection: ' +
         'WRONGPASS invalid username-password pair or user is disabled.',
@@ -153,16 +156,13 @@ describe('npm start on a Redis that refuses REDIS_URL', () => {
  * shutdown lines, with nothing saying which came first.
  */
 describe('npm start when PORT is taken', () => {
-  let redis: RedisServer;
   let taken: Server;
   beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-  }, 180_000);
-  afterAll(async () => {
+  });
+  afterAll(() => {
     taken?.close();
-    await redis?.stop();
   });
 
   it('exits 1 naming the port and the fix, and which app stopped the rest', async () => {
@@ -192,14 +192,6 @@ describe('npm start when PORT is taken', () => {
  * take that for "nothing answers" and say to start the Sentinel deployment, with the URL's password.
  */
 describe('npm start on a Sentinel URL', () => {
-  let sentinels: RedisSentinels;
-  beforeAll(async () => {
-    [sentinels] = await Promise.all([startRedisSentinels({ sentinelPassword: 'watch' }), ensureBuilt()]);
-  }, 180_000);
-  afterAll(async () => {
-    await sentinels?.stop();
-  });
-
   it('starts a scheduler and a worker that are ready, and stops them on SIGINT', async () => {
     await startsReady(sentinels.url, async () => undefined);
   }, 120_000);

@@ -79,6 +79,12 @@ export interface Harness {
    * first slot and jitter recomputed) with nothing run since, which is what Redis holds after a real outage.
    */
   downFor(ms: number): Promise<void>;
+  /**
+   * Closes what this harness opened (on Redis its dispatcher and runner too) before the test ends, as
+   * the hooks would after it: a case opening one harness after another (the model's sequences) would
+   * otherwise keep every earlier one's dispatcher and runner polling Redis until its end.
+   */
+  close(): Promise<void>;
 }
 
 export interface UntilOptions {
@@ -170,6 +176,7 @@ function memoryBackend(): Backend {
         pass: (ms) => h.clock.advance(ms),
         until,
         downFor,
+        close: () => h.engine.dispose(),
       });
     },
   };
@@ -198,17 +205,23 @@ function redisBackend(): Backend {
     name: 'redis',
     async open(options = {}) {
       const shared = { connection: server.url, prefix: `c${++prefixes}`, partitions: 2 };
+      // Last opened, first closed, once: by `close` or by the hooks, whichever comes first.
+      const own: (() => Promise<unknown>)[] = [];
+      const close = async () => {
+        for (const closeOne of own.splice(0).reverse()) await closeOne();
+      };
+      closers.push(close);
       const timers = new RedisTimers({ ...shared, logger: silentLogger, tombstoneMs: options.tombstoneMs });
-      closers.push(() => timers.dispose());
+      own.push(() => timers.dispose());
       const events: TimerEvent[] = [];
       for (const type of EVENT_NAMES) timers.on(type, (event) => events.push(event));
       const dispatcher = new Dispatcher({ ...shared, logger: silentLogger });
-      closers.push(() => dispatcher.close());
+      own.push(() => dispatcher.close());
       await dispatcher.start();
       const runs: RunRecord[] = [];
       const handlers = { work: workHandler(runs, realSleep), ...options.handlers };
       const runner = new TimerRunner({ ...shared, handlers, logger: silentLogger });
-      closers.push(() => runner.close(2_000));
+      own.push(() => runner.close(2_000));
       await runner.start();
       const until: Harness['until'] = async (
         probe,
@@ -235,6 +248,7 @@ function redisBackend(): Backend {
         pass: realSleep,
         until,
         downFor: (ms) => backdateRows(raw, `${shared.prefix}:`, ms),
+        close,
       });
     },
   };

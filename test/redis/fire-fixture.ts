@@ -46,7 +46,8 @@ export interface FireCluster {
 
 /**
  * One private redis-server per suite; each cluster gets a fresh prefix, and everything a test opened is
- * closed after it. `raw` is a plain connection with the Lua commands defined.
+ * closed after it. Jest runs no afterEach for an `it.concurrent` test: what those opened is closed after
+ * the suite. `raw` is a plain connection with the Lua commands defined.
  */
 export function useFirePath() {
   let server: RedisServer;
@@ -124,11 +125,13 @@ export function useFirePath() {
     fixture.raw = new Redis(server.url);
     defineCommands(fixture.raw);
   });
-  afterEach(async () => {
-    // Last opened, first closed: runners before the client whose rows they complete.
+  // Last opened, first closed: runners before the client whose rows they complete.
+  const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close();
-  });
+  };
+  afterEach(closeAll);
   afterAll(async () => {
+    await closeAll();
     await fixture.raw?.quit();
     await server?.stop();
   });

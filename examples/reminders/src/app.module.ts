@@ -60,6 +60,9 @@ export class AppModule {
             appName: 'reminders',
             // how long a start waits for an unreachable Redis before it fails (default 30 s)
             ...(env.SUNDIAL_START_WAIT_MS && { startWaitMs: Number(env.SUNDIAL_START_WAIT_MS) }),
+            // how often a replica announces its cron declaration set (default 5 s): a rollback's rows
+            // come back once the newer build's last announcement lapses, within 4 periods
+            ...(env.SUNDIAL_CRON_REFRESH_MS && { cronRefreshMs: Number(env.SUNDIAL_CRON_REFRESH_MS) }),
           }),
         }),
         SundialWorkerModule.forRoot({

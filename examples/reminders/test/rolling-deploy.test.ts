@@ -27,6 +27,8 @@ describe('examples/reminders: a rolling deploy and its rollback', () => {
       SUNDIAL_LEDGER: '200',
       // a run of the replica killed mid-roll is run again within 5 s (at-least-once), not 30
       SUNDIAL_LEASE_MS: String(LEASE_MS),
+      // a declaration set announced every 500 ms lasts 1.5 s: the rollback's rows come back within ~2 s, not ~20
+      SUNDIAL_CRON_REFRESH_MS: '500',
       REPLICA_NAME: name,
       ...build,
     });
@@ -129,9 +131,9 @@ describe('examples/reminders: a rolling deploy and its rollback', () => {
       await stop(neu);
     }
     const newGoneAt = Date.now();
-    // Once the new build's declaration set lapses (≤ 20 s), the old replicas write their rows.
+    // Once the new build's declaration set lapses (≤ 2 s: four refresh periods), the old replicas write their rows.
     await waitFor(async () => (await timers().get('cron:reminders.digest'))?.cron === '* * * * * *', {
-      timeoutMs: 30_000, // deadline
+      timeoutMs: 10_000, // deadline
       what: "the old build's digest row back",
     });
     const rowsBackAfter = Date.now() - newGoneAt;
