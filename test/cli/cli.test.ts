@@ -10,6 +10,7 @@ const TOKEN = 'cli-test-token';
 /**
  * The `sundial` CLI against a running cluster (private Redis, one scheduler with an API token, one
  * worker, as child processes): its answers, its refusals (reason, fix, exit code) and its --json.
+ * The cases run side by side (`it.concurrent`) on the one cluster, each on keys of its own.
  */
 describe('sundial CLI against a running cluster', () => {
   const sundial = withCliCluster(TOKEN);
@@ -20,7 +21,7 @@ describe('sundial CLI against a running cluster', () => {
     return JSON.parse(run.stdout) as T;
   };
 
-  it('schedules from flags, runs it, and shows it: get, list table, history', async () => {
+  it.concurrent('schedules from flags, runs it, and shows it: get, list table, history', async () => {
     const scheduled = await sundial([
       'schedule',
       '--key',
@@ -59,7 +60,7 @@ describe('sundial CLI against a running cluster', () => {
     expect(history.stdout).toMatch(/completed/);
     expect(history.stdout).toMatch(/scheduled/);
 
-    const list = await sundial(['list', '--prefix', 'cli:']);
+    const list = await sundial(['list', '--prefix', 'cli:every']);
     expect(list.stdout).toMatch(
       /^KEY +STATUS +SCHEDULE +HANDLER +DUE +RUNS +LAST\ncli:every +\S+ +every 300 ms +record /,
     );
@@ -67,47 +68,56 @@ describe('sundial CLI against a running cluster', () => {
     expect(list.stdout).toMatch(/\n1 timer\(s\)\n$/);
   });
 
-  it('pauses, resumes, shows next times, triggers and cancels, each answered with the new state', async () => {
-    expect(
-      (await sundial(['schedule', '--key', 'cli:once', '--handler', 'record', '--delay', '1h'])).code,
-    ).toBe(0);
-    expect(await sundial(['pause', 'cli:once'])).toMatchObject({
-      code: 0,
-      stdout: expect.stringMatching(/^paused cli:once: status paused/),
-    });
-    expect((await json<Timer>(['get', 'cli:once'])).status).toBe('paused');
-    expect((await sundial(['resume', 'cli:once'])).stdout).toMatch(/^resumed cli:once: status pending/);
-    const next = await sundial(['next', 'cli:once']);
-    expect(next.stdout).toMatch(/^# +AT +OFFSET +LOCAL\n1 +\d{4}-\d\d-\d\dT/);
-    expect((await sundial(['trigger', 'cli:once'])).stdout).toMatch(/^triggered cli:once/);
-    expect(await sundial(['cancel', 'cli:once'])).toMatchObject({ code: 0, stdout: 'cancelled cli:once\n' });
-  });
+  it.concurrent(
+    'pauses, resumes, shows next times, triggers and cancels, each answered with the new state',
+    async () => {
+      expect(
+        (await sundial(['schedule', '--key', 'cli:once', '--handler', 'record', '--delay', '1h'])).code,
+      ).toBe(0);
+      expect(await sundial(['pause', 'cli:once'])).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^paused cli:once: status paused/),
+      });
+      expect((await json<Timer>(['get', 'cli:once'])).status).toBe('paused');
+      expect((await sundial(['resume', 'cli:once'])).stdout).toMatch(/^resumed cli:once: status pending/);
+      const next = await sundial(['next', 'cli:once']);
+      expect(next.stdout).toMatch(/^# +AT +OFFSET +LOCAL\n1 +\d{4}-\d\d-\d\dT/);
+      expect((await sundial(['trigger', 'cli:once'])).stdout).toMatch(/^triggered cli:once/);
+      expect(await sundial(['cancel', 'cli:once'])).toMatchObject({
+        code: 0,
+        stdout: 'cancelled cli:once\n',
+      });
+    },
+  );
 
-  it("a running timer says since when; a cron's next times show its zone's wall time", async () => {
-    // the gated run goes on until the worker stops (its payload's release key is never set)
-    const args = ['--handler', 'gated', '--delay', '50ms', '--payload', '{"release":"cli:never"}'];
-    expect((await sundial(['schedule', '--key', 'cli:running', ...args])).code).toBe(0);
-    const running = await waitFor(
-      async () => {
-        const timer = await json<Timer>(['get', 'cli:running']);
-        return timer.status === 'running' ? timer : undefined;
-      },
-      { what: 'cli:running to run' },
-    );
-    // It printed "last run: running", without when the run started.
-    expect((await sundial(['get', 'cli:running'])).stdout).toMatch(
-      new RegExp(`^last run: +running, started ${new Date(running.last!.started).toISOString()}$`, 'm'),
-    );
+  it.concurrent(
+    "a running timer says since when; a cron's next times show its zone's wall time",
+    async () => {
+      // the gated run goes on until the worker stops (its payload's release key is never set)
+      const args = ['--handler', 'gated', '--delay', '50ms', '--payload', '{"release":"cli:never"}'];
+      expect((await sundial(['schedule', '--key', 'cli:running', ...args])).code).toBe(0);
+      const running = await waitFor(
+        async () => {
+          const timer = await json<Timer>(['get', 'cli:running']);
+          return timer.status === 'running' ? timer : undefined;
+        },
+        { what: 'cli:running to run' },
+      );
+      // It printed "last run: running", without when the run started.
+      expect((await sundial(['get', 'cli:running'])).stdout).toMatch(
+        new RegExp(`^last run: +running, started ${new Date(running.last!.started).toISOString()}$`, 'm'),
+      );
 
-    const cron = ['--handler', 'record', '--cron', '0 9 * * 1-5', '--tz', 'America/Toronto'];
-    expect((await sundial(['schedule', '--key', 'cli:cron', ...cron])).code).toBe(0);
-    // The table had the instant in UTC (14:00Z) beside -05:00, which reads as 14:00 in Toronto.
-    expect((await sundial(['next', 'cli:cron', '--count', '1'])).stdout).toMatch(
-      /^# +AT +OFFSET +LOCAL\n1 +\d{4}-\d\d-\d\dT1[34]:00:00\.000Z +-0[45]:00 +\d{4}-\d\d-\d\dT09:00:00\.000-0[45]:00\n$/,
-    );
-  });
+      const cron = ['--handler', 'record', '--cron', '0 9 * * 1-5', '--tz', 'America/Toronto'];
+      expect((await sundial(['schedule', '--key', 'cli:cron', ...cron])).code).toBe(0);
+      // The table had the instant in UTC (14:00Z) beside -05:00, which reads as 14:00 in Toronto.
+      expect((await sundial(['next', 'cli:cron', '--count', '1'])).stdout).toMatch(
+        /^# +AT +OFFSET +LOCAL\n1 +\d{4}-\d\d-\d\dT1[34]:00:00\.000Z +-0[45]:00 +\d{4}-\d\d-\d\dT09:00:00\.000-0[45]:00\n$/,
+      );
+    },
+  );
 
-  it('schedules from --file, flags overriding the file', async () => {
+  it.concurrent('schedules from --file, flags overriding the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sundial-cli-'));
     const file = join(dir, 'spec.json');
     writeFileSync(
@@ -124,48 +134,62 @@ describe('sundial CLI against a running cluster', () => {
     });
   });
 
-  it('trigger of an ended timer: the fix says how the list shows it (it is listed, as completed)', async () => {
-    // The fix said the list "lists the live timers", but a timer kept by removeOnComplete false is listed
-    // after it ended, and trigger refuses it all the same.
-    const args = ['--handler', 'record', '--delay', '50ms', '--remove-on-complete', 'false'];
-    expect((await sundial(['schedule', '--key', 'cli:ended:1', ...args])).code).toBe(0);
-    await waitFor(async () => (await json<Timer>(['get', 'cli:ended:1'])).status === 'completed', {
-      what: 'cli:ended:1 completed',
-    });
-    const listed = await json<ListResult>(['list', '--prefix', 'cli:ended:']);
-    expect(listed.items.map((timer) => [timer.key, timer.status])).toEqual([['cli:ended:1', 'completed']]);
-    const refused = await sundial(['trigger', 'cli:ended:1']);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(
-      'fix: Check the key; sundial list --prefix cli:ended: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history cli:ended:1.\n',
-    );
-  });
+  it.concurrent(
+    'trigger of an ended timer: the fix says how the list shows it (it is listed, as completed)',
+    async () => {
+      // The fix said the list "lists the live timers", but a timer kept by removeOnComplete false is listed
+      // after it ended, and trigger refuses it all the same.
+      const args = ['--handler', 'record', '--delay', '50ms', '--remove-on-complete', 'false'];
+      expect((await sundial(['schedule', '--key', 'cli:ended:1', ...args])).code).toBe(0);
+      await waitFor(async () => (await json<Timer>(['get', 'cli:ended:1'])).status === 'completed', {
+        what: 'cli:ended:1 completed',
+      });
+      const listed = await json<ListResult>(['list', '--prefix', 'cli:ended:']);
+      expect(listed.items.map((timer) => [timer.key, timer.status])).toEqual([['cli:ended:1', 'completed']]);
+      const refused = await sundial(['trigger', 'cli:ended:1']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'fix: Check the key; sundial list --prefix cli:ended: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history cli:ended:1.\n',
+      );
+    },
+  );
 
-  it('prints the refusal with its reason, field and fix, and exits 1; nothing is written', async () => {
-    const refused = await sundial(['schedule', '--key', 'cli:bad', '--handler', 'record', '--every', '10ms']);
-    expect(refused.code).toBe(1);
-    expect(refused.stdout).toBe('');
-    expect(refused.stderr).toMatch(
-      /^sundial: invalid \(field every\): .*minimum interval.* \[HTTP 400\]\nfix: .+/,
-    );
-    expect((await sundial(['get', 'cli:bad'])).stderr).toMatch(
-      /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: Check the key; sundial list --prefix cli: lists the timers under it\. One listed as completed, failed or cancelled has ended \(kept by --remove-on-complete false\): schedule it again to run it\. One removed when it ended \(a one-shot after its run, by default\) keeps its history for 7 days: sundial history cli:bad\.\n$/,
-    );
+  it.concurrent(
+    'prints the refusal with its reason, field and fix, and exits 1; nothing is written',
+    async () => {
+      const refused = await sundial([
+        'schedule',
+        '--key',
+        'cli:bad',
+        '--handler',
+        'record',
+        '--every',
+        '10ms',
+      ]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(
+        /^sundial: invalid \(field every\): .*minimum interval.* \[HTTP 400\]\nfix: .+/,
+      );
+      expect((await sundial(['get', 'cli:bad'])).stderr).toMatch(
+        /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: Check the key; sundial list --prefix cli: lists the timers under it\. One listed as completed, failed or cancelled has ended \(kept by --remove-on-complete false\): schedule it again to run it\. One removed when it ended \(a one-shot after its run, by default\) keeps its history for 7 days: sundial history cli:bad\.\n$/,
+      );
 
-    const jsonRefusal = await sundial(['pause', 'cli:missing', '--json']);
-    expect(jsonRefusal.code).toBe(1);
-    expect(JSON.parse(jsonRefusal.stderr)).toEqual({
-      error: {
-        reason: 'not-found',
-        field: 'key',
-        message: expect.any(String),
-        fix: expect.any(String),
-        status: 404,
-      },
-    });
-  });
+      const jsonRefusal = await sundial(['pause', 'cli:missing', '--json']);
+      expect(jsonRefusal.code).toBe(1);
+      expect(JSON.parse(jsonRefusal.stderr)).toEqual({
+        error: {
+          reason: 'not-found',
+          field: 'key',
+          message: expect.any(String),
+          fix: expect.any(String),
+          status: 404,
+        },
+      });
+    },
+  );
 
-  it('without the API token: unauthorized, with the fix, exit 1', async () => {
+  it.concurrent('without the API token: unauthorized, with the fix, exit 1', async () => {
     const run = await sundial(['list'], { SUNDIAL_TOKEN: '' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
@@ -173,67 +197,73 @@ describe('sundial CLI against a running cluster', () => {
     );
   });
 
-  it('a bad command line exits 2 with the usage; an unreachable scheduler exits 3 with what to do', async () => {
-    const unknown = await sundial(['frobnicate']);
-    expect(unknown).toMatchObject({ code: 2, stdout: '' });
-    expect(unknown.stderr).toMatch(
-      /^sundial: usage: unknown command "frobnicate"\nfix: Run sundial help; commands: list, get/,
-    );
-    expect((await sundial(['pause'])).stderr).toMatch(
-      /a timer key is required\nfix: Usage: sundial pause <key>/,
-    );
-    expect((await sundial(['list', '--prefx', 'a'])).code).toBe(2);
+  it.concurrent(
+    'a bad command line exits 2 with the usage; an unreachable scheduler exits 3 with what to do',
+    async () => {
+      const unknown = await sundial(['frobnicate']);
+      expect(unknown).toMatchObject({ code: 2, stdout: '' });
+      expect(unknown.stderr).toMatch(
+        /^sundial: usage: unknown command "frobnicate"\nfix: Run sundial help; commands: list, get/,
+      );
+      expect((await sundial(['pause'])).stderr).toMatch(
+        /a timer key is required\nfix: Usage: sundial pause <key>/,
+      );
+      expect((await sundial(['list', '--prefx', 'a'])).code).toBe(2);
 
-    const port = await freePort();
-    const away = await sundial(['list'], { SUNDIAL_URL: `http://127.0.0.1:${port}` });
-    expect(away.code).toBe(3);
-    expect(away.stderr).toMatch(
-      /^sundial: unavailable: cannot reach the scheduler at http:\/\/127\.0\.0\.1:\d+ .*\nfix: Start the scheduler/,
-    );
-  });
+      const port = await freePort();
+      const away = await sundial(['list'], { SUNDIAL_URL: `http://127.0.0.1:${port}` });
+      expect(away.code).toBe(3);
+      expect(away.stderr).toMatch(
+        /^sundial: unavailable: cannot reach the scheduler at http:\/\/127\.0\.0\.1:\d+ .*\nfix: Start the scheduler/,
+      );
+    },
+  );
 
-  it('--json answers parse as the API shapes: list (every page with --all, by due with --due-before), preview', async () => {
-    for (let n = 0; n < 5; n++) {
-      await json<Timer>([
-        'schedule',
+  it.concurrent(
+    '--json answers parse as the API shapes: list (every page with --all, by due with --due-before), preview',
+    async () => {
+      for (let n = 0; n < 5; n++) {
+        await json<Timer>([
+          'schedule',
+          '--key',
+          `cli:page:${n}`,
+          '--handler',
+          'record',
+          '--delay',
+          `${50 - n}m`,
+        ]);
+      }
+      const page = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2']);
+      expect(page.items).toHaveLength(2);
+      expect(page.nextCursor).toEqual(expect.any(String));
+      expect((await sundial(['list', '--prefix', 'cli:page:', '--limit', '2'])).stdout).toMatch(
+        /\n2 timer\(s\) on this page\nmore: sundial list --prefix cli:page: --limit 2 --cursor \S+\n$/,
+      );
+      const all = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2', '--all']);
+      expect(all.items.map((t) => t.key).sort()).toEqual([0, 1, 2, 3, 4].map((n) => `cli:page:${n}`));
+      const due = await json<ListResult>(['list', '--prefix', 'cli:page:', '--due-before', '+1h']);
+      expect(due.items.map((t) => t.key)).toEqual([4, 3, 2, 1, 0].map((n) => `cli:page:${n}`));
+
+      const preview = await json<Preview>([
+        'preview',
         '--key',
-        `cli:page:${n}`,
+        'p',
         '--handler',
-        'record',
-        '--delay',
-        `${50 - n}m`,
+        'log',
+        '--cron',
+        '0 9 * * *',
+        '--tz',
+        'Europe/Paris',
+        '--count',
+        '3',
       ]);
-    }
-    const page = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2']);
-    expect(page.items).toHaveLength(2);
-    expect(page.nextCursor).toEqual(expect.any(String));
-    expect((await sundial(['list', '--prefix', 'cli:page:', '--limit', '2'])).stdout).toMatch(
-      /\n2 timer\(s\) on this page\nmore: sundial list --prefix cli:page: --limit 2 --cursor \S+\n$/,
-    );
-    const all = await json<ListResult>(['list', '--prefix', 'cli:page:', '--limit', '2', '--all']);
-    expect(all.items.map((t) => t.key).sort()).toEqual([0, 1, 2, 3, 4].map((n) => `cli:page:${n}`));
-    const due = await json<ListResult>(['list', '--prefix', 'cli:page:', '--due-before', '+1h']);
-    expect(due.items.map((t) => t.key)).toEqual([4, 3, 2, 1, 0].map((n) => `cli:page:${n}`));
-
-    const preview = await json<Preview>([
-      'preview',
-      '--key',
-      'p',
-      '--handler',
-      'log',
-      '--cron',
-      '0 9 * * *',
-      '--tz',
-      'Europe/Paris',
-      '--count',
-      '3',
-    ]);
-    expect(preview.spec).toMatchObject({ key: 'p', kind: 'cron', cron: '0 9 * * *' });
-    expect(preview.next).toHaveLength(3);
-    expect(preview.next[0]).toEqual({
-      at: expect.stringMatching(/T\d\d:00:00/),
-      offset: expect.stringMatching(/^\+0[12]:00$/),
-    });
-    expect((await json<ListResult>(['list', '--prefix', 'p'])).items).toEqual([]);
-  });
+      expect(preview.spec).toMatchObject({ key: 'p', kind: 'cron', cron: '0 9 * * *' });
+      expect(preview.next).toHaveLength(3);
+      expect(preview.next[0]).toEqual({
+        at: expect.stringMatching(/T\d\d:00:00/),
+        offset: expect.stringMatching(/^\+0[12]:00$/),
+      });
+      expect((await json<ListResult>(['list', '--prefix', 'p'])).items).toEqual([]);
+    },
+  );
 });

@@ -8,8 +8,9 @@ import {
   startRedisSentinels,
 } from '@sundial/testing';
 import { Redis } from 'ioredis';
+import { createServer, type Server } from 'node:net';
 import { documentedAcl, documentedRepartitionGrant } from '../documented-acl';
-import { runCli } from './run-cli';
+import { runCli, runCliWaiting } from './run-cli';
 
 const PREFIX = 'ops';
 const TIMERS = 300;
@@ -19,8 +20,8 @@ const TIMERS = 300;
  * REDIS_URL and SUNDIAL_PREFIX or --redis-url and --prefix (docs/operations.md "Changing the partition
  * count"): it moves every timer, and refuses a count it cannot move to with the exit codes of the CLI.
  * The cases run side by side (`it.concurrent`): each works on a prefix of its own (the ACL case's user
- * is its own too; the Sentinel case has its own Redis), and the unreachable Redis one waits ~10 s for
- * ioredis's reconnect attempts, on timers, while the others run.
+ * is its own too; the Sentinel case has its own Redis), and the unreachable Redis ones wait out their
+ * SUNDIAL_COMMAND_TIMEOUT_MS, on timers, while the others run.
  */
 describe('sundial repartition', () => {
   let redis: RedisServer;
@@ -185,18 +186,65 @@ describe('sundial repartition', () => {
     60_000,
   );
 
+  // Each wait for a Redis reply is bounded by SUNDIAL_COMMAND_TIMEOUT_MS (5 s by default, as the apps): nothing listening used to take
+  // ioredis's 20 reconnect attempts (~10.5 s), and a Redis that takes the connection and never answers
+  // held the CLI for ever.
   it.concurrent(
-    "exits 3 when Redis cannot be reached, naming the connection's error (not ioredis's max retries)",
+    "exits 3 within SUNDIAL_COMMAND_TIMEOUT_MS when Redis cannot be reached, naming the connection's error",
     async () => {
       const port = await freePort();
-      const run = await sundial(['repartition', '--to', '2', '--redis-url', `redis://127.0.0.1:${port}`]);
-      expect(run.code).toBe(3);
-      expect(run.stderr.split('\n')[0]).toBe(
-        `repartition: prefix sundial on Redis redis://127.0.0.1:${port}`,
-      );
-      expect(run.stderr.split('\n')[1]).toBe(
+      const url = `redis://127.0.0.1:${port}`;
+      const args = ['repartition', '--to', '2', '--redis-url', url];
+      const [closed, bounded, unusable] = await Promise.all([
+        runCliWaiting(args, {}),
+        runCliWaiting(args, { SUNDIAL_COMMAND_TIMEOUT_MS: '1000' }),
+        sundial([...args, '--json'], { SUNDIAL_COMMAND_TIMEOUT_MS: '5s' }),
+      ]);
+      expect(unusable.code).toBe(2);
+      expect(JSON.parse(unusable.stderr)).toEqual({
+        error: {
+          reason: 'invalid',
+          field: 'SUNDIAL_COMMAND_TIMEOUT_MS',
+          message: 'SUNDIAL_COMMAND_TIMEOUT_MS "5s" is not a whole number of milliseconds above 0',
+          fix: 'Set SUNDIAL_COMMAND_TIMEOUT_MS to e.g. 5000, or unset it for 5 s.',
+        },
+      });
+      expect(closed.code).toBe(3);
+      expect(closed.stderr.split('\n')).toEqual([
+        `repartition: prefix sundial on Redis ${url}`,
         `sundial: unavailable: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); the call changed nothing.`,
-      );
+        'fix: Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry. ' +
+          'The same command resumes a repartition cut off; each Redis reply is waited for SUNDIAL_COMMAND_TIMEOUT_MS (5000 ms).',
+        '',
+      ]);
+      expect(bounded.code).toBe(3);
+      expect(bounded.stderr).toContain(`Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port})`);
+      // From the CLI's first line to its exit, with room for a loaded host (repartition's setup after
+      // that line took 3 s at a load of 10 on 2 cores); the default's 5 s has no such room below 10.5 s.
+      expect(bounded.waitedMs).toBeLessThan(6_000); // deadline: the 1 s bound, not ioredis's ~10.5 s of retries
+    },
+    60_000,
+  );
+
+  it.concurrent(
+    'exits 3 within SUNDIAL_COMMAND_TIMEOUT_MS when Redis takes the connection and never answers',
+    async () => {
+      const silent: Server = createServer(() => undefined);
+      await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
+      try {
+        const port = (silent.address() as { port: number }).port;
+        const args = ['repartition', '--to', '2', '--redis-url', `redis://127.0.0.1:${port}`];
+        const run = await runCliWaiting(args, { SUNDIAL_COMMAND_TIMEOUT_MS: '1000' });
+        expect(run.waitedMs).toBeLessThan(6_000); // deadline: the 1 s bound (it used to wait for ever)
+        expect(run.code).toBe(3);
+        expect(run.stderr.split('\n').slice(1)).toEqual([
+          'sundial: unavailable: Redis is unreachable (no answer within 1000 ms, commandTimeoutMs); the call changed nothing.',
+          expect.stringContaining('each Redis reply is waited for SUNDIAL_COMMAND_TIMEOUT_MS (1000 ms).'),
+          '',
+        ]);
+      } finally {
+        silent.close();
+      }
     },
     60_000,
   );

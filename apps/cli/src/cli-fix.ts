@@ -1,4 +1,6 @@
-import { keyNotFoundFix, type KeyFixWays } from '@sundial/core';
+// The module itself, not @sundial/core's index: that loads the whole engine (and needs the path
+// mapping) at every invocation, for one function.
+import { keyNotFoundFix, type KeyFixWays } from '../../../libs/core/src/browser/key-fix';
 import type { ErrorFields } from './cli-error';
 
 /** What the CLI knows about a refused request, to phrase its fix. */

@@ -3,14 +3,12 @@ import type { SundialHttp } from './http';
 import type { Output } from './output';
 
 /**
- * One CLI command, one file in commands/, listed in registry.ts. `run` prints its answer through
- * `out` and throws a CliError when it fails; main.ts turns that into a message and an exit code.
- * A command that talks to Redis rather than the HTTP API ignores `api` and reads its settings from `env`.
+ * One CLI command, one file in commands/, listed (with its name and summary) in registry.ts. `run`
+ * prints its answer through `out` and throws a CliError when it fails; main.ts turns that into a
+ * message and an exit code. A command that talks to Redis rather than the HTTP API ignores `api` and
+ * reads its settings from `env`.
  */
 export interface Command {
-  name: string;
-  /** one line for `sundial help` */
-  summary: string;
   /** e.g. `sundial pause <key>` */
   usage: string;
   run(input: CommandInput): Promise<void>;

@@ -1,5 +1,7 @@
 import { CliError, EXIT, type ErrorFields } from './cli-error';
 import { cliFix, type RefusalContext, shellWord } from './cli-fix';
+import { type Answer, send } from './send';
+import { waitBound } from './wait-bound';
 
 /** The scheduler's HTTP API (docs/spec.md §5.2) at SUNDIAL_URL, with SUNDIAL_TOKEN as the bearer token. */
 export interface SundialHttp {
@@ -27,7 +29,7 @@ export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
     async request<T>(method: string, path: string, options: RequestOptions = {}) {
       // checked here, not when built: repartition talks to Redis and never reads SUNDIAL_URL
       const base = baseUrl(url);
-      const timeoutMs = requestTimeout(env.SUNDIAL_TIMEOUT_MS);
+      const timeoutMs = waitBound(env, 'SUNDIAL_TIMEOUT_MS', DEFAULT_TIMEOUT_MS);
       const target = new URL(`${base}/v1/${path}`);
       for (const [name, value] of Object.entries(options.query ?? {})) {
         if (value !== undefined) target.searchParams.set(name, String(value));
@@ -35,22 +37,17 @@ export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
       const headers: Record<string, string> = { ...options.headers };
       if (token) headers.authorization = `Bearer ${token}`;
       if (options.body !== undefined) headers['content-type'] = 'application/json';
-      let response: Response;
-      let text: string;
+      let answer: Answer;
       try {
-        response = await fetch(target, {
-          method,
-          headers,
-          body: options.body === undefined ? undefined : JSON.stringify(options.body),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        text = await response.text();
+        const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+        answer = await send(target, { method, headers, body }, timeoutMs);
       } catch (error) {
         throw unreachable(url, error, { write: method !== 'GET', timeoutMs, key: options.key });
       }
+      const { status, text } = answer;
       const body = parseJson(text);
-      if (response.ok) return body as T;
-      throw refusal(body, text, { status: response.status, url, withToken: !!token, key: options.key });
+      if (status >= 200 && status < 300) return body as T;
+      throw refusal(body, text, { status, url, withToken: !!token, key: options.key });
     },
   };
 }
@@ -95,20 +92,6 @@ function baseUrl(url: string): string {
       field: 'SUNDIAL_URL',
       message: `SUNDIAL_URL ${JSON.stringify(url)} is not an http:// or https:// address`,
       fix: `Set SUNDIAL_URL to the scheduler's root, e.g. SUNDIAL_URL=${DEFAULT_URL}.`,
-    },
-    EXIT.usage,
-  );
-}
-
-function requestTimeout(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return DEFAULT_TIMEOUT_MS;
-  if (/^\d+$/.test(value.trim()) && Number(value) > 0) return Number(value);
-  throw new CliError(
-    {
-      reason: 'invalid',
-      field: 'SUNDIAL_TIMEOUT_MS',
-      message: `SUNDIAL_TIMEOUT_MS ${JSON.stringify(value)} is not a whole number of milliseconds above 0`,
-      fix: `Set SUNDIAL_TIMEOUT_MS to e.g. ${DEFAULT_TIMEOUT_MS}, or unset it for ${DEFAULT_TIMEOUT_MS / 1000} s.`,
     },
     EXIT.usage,
   );

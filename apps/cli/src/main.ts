@@ -1,19 +1,17 @@
 #!/usr/bin/env node
 /**
  * `sundial` — the command line over a Sundial scheduler's HTTP API (SUNDIAL_URL, SUNDIAL_TOKEN), and
- * `repartition` over Redis itself (REDIS_URL, SUNDIAL_PREFIX).
+ * `repartition` over Redis itself (REDIS_URL, SUNDIAL_PREFIX, SUNDIAL_COMMAND_TIMEOUT_MS).
+ * Only the command run is loaded (registry.ts), so an invocation costs little more than node's start.
  * Exit codes: 0 done, 1 refused (reason and fix printed), 2 bad command line,
  * 3 scheduler or Redis unreachable or failing (retrying may help), 130 interrupted (Ctrl-C).
  */
-// Resolves @sundial/* in the compiled tree (repartition loads @sundial/redis).
-import '../../../libs/server/src/register-paths';
 import { parseArgs } from './args';
 import { CliError, EXIT, usageError } from './cli-error';
-import type { Command } from './command';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_URL, sundialHttp } from './http';
 import { EXIT_INTERRUPTED, interruptedText } from './interrupt';
 import { createOutput, printable } from './output';
-import { COMMANDS } from './registry';
+import { type CommandEntry, COMMANDS } from './registry';
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [name, ...rest] = argv;
@@ -23,16 +21,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const json = (dashes === -1 ? rest : rest.slice(0, dashes)).includes('--json');
   try {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-      if (rest[0] !== undefined) findCommand(rest[0]);
-      process.stdout.write(help(rest[0]));
+      process.stdout.write(rest[0] === undefined ? overview() : await usage(findCommand(rest[0])));
       return EXIT.ok;
     }
-    const command = findCommand(name);
+    const entry = findCommand(name);
     const args = parseArgs(rest);
     if (args.options.get('help') === true) {
-      process.stdout.write(help(name));
+      process.stdout.write(await usage(entry));
       return EXIT.ok;
     }
+    const command = await entry.load();
     const out = createOutput(
       json,
       (text) => process.stdout.write(text),
@@ -47,7 +45,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
 }
 
-function findCommand(name: string): Command {
+function findCommand(name: string): CommandEntry {
   const command = COMMANDS.find((c) => c.name === name);
   if (command) return command;
   throw usageError(
@@ -75,9 +73,13 @@ function internal(error: unknown): CliError {
   );
 }
 
-function help(name?: string): string {
-  const command: Command | undefined = COMMANDS.find((c) => c.name === name);
-  if (command) return `${command.summary}\n\nusage: ${command.usage}\n`;
+/** One command's summary and usage: its module is loaded for the usage, the others' are not. */
+async function usage(entry: CommandEntry): Promise<string> {
+  return `${entry.summary}\n\nusage: ${(await entry.load()).usage}\n`;
+}
+
+/** `sundial help`: every command's summary, from the registry alone (no command module is loaded). */
+function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   return [
     'usage: sundial <command> [arguments] [--json]',
@@ -85,8 +87,9 @@ function help(name?: string): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     `Talks to the scheduler at SUNDIAL_URL (default ${DEFAULT_URL}), with SUNDIAL_TOKEN as its API token,`,
-    `waiting SUNDIAL_TIMEOUT_MS (default ${DEFAULT_TIMEOUT_MS}) for each answer;`,
-    'repartition talks to Redis at REDIS_URL (or --redis-url) under SUNDIAL_PREFIX (or --prefix).',
+    `waiting SUNDIAL_TIMEOUT_MS (default ${DEFAULT_TIMEOUT_MS}) for each answer; repartition talks to Redis`,
+    'at REDIS_URL (or --redis-url) under SUNDIAL_PREFIX (or --prefix), waiting SUNDIAL_COMMAND_TIMEOUT_MS',
+    "(the apps' setting, and default) for each reply.",
     '--json prints the API answer as JSON (errors as {"error": {...}} on stderr).',
     'Exit codes: 0 done, 1 refused, 2 bad command line, 3 scheduler or Redis unreachable or failing,',
     '130 interrupted (Ctrl-C).',

@@ -105,7 +105,7 @@ export function time(at: number | string | null | undefined): string {
 }
 
 /** The schedule in words, from the one source the operator UI uses too (libs/core/src/browser). */
-export { scheduleText as schedule } from '@sundial/core';
+export { scheduleText as schedule } from '../../../libs/core/src/browser/duration-text';
 
 export function lastRun(timer: Timer): string {
   const last = timer.last;

@@ -1,31 +1,82 @@
 import type { Command } from './command';
-import { backfill } from './commands/backfill';
-import { cancel } from './commands/cancel';
-import { get } from './commands/get';
-import { history } from './commands/history';
-import { list } from './commands/list';
-import { next } from './commands/next';
-import { pause } from './commands/pause';
-import { preview } from './commands/preview';
-import { repartition } from './commands/repartition';
-import { reschedule } from './commands/reschedule';
-import { resume } from './commands/resume';
-import { schedule } from './commands/schedule';
-import { trigger } from './commands/trigger';
 
-/** Every command, in the order `sundial help` lists them. A new command is one file plus one line here. */
-export const COMMANDS: readonly Command[] = [
-  list,
-  get,
-  history,
-  next,
-  preview,
-  schedule,
-  cancel,
-  reschedule,
-  pause,
-  resume,
-  trigger,
-  backfill,
-  repartition,
+/**
+ * A command as `sundial help` lists it, and how to load it. Each command's module (and what it imports:
+ * @sundial/redis for repartition) is loaded only when that command runs or its usage is asked for, so
+ * `sundial get k` does not pay for the twelve others at every invocation.
+ */
+export interface CommandEntry {
+  name: string;
+  /** one line for `sundial help` */
+  summary: string;
+  load(): Promise<Command>;
+}
+
+/** Every command, in the order `sundial help` lists them. A new command is one file plus one entry here. */
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'list',
+    summary: 'list timers by key (by due with --due-before), a page at a time (--all: every page)',
+    load: async () => (await import('./commands/list')).list,
+  },
+  {
+    name: 'get',
+    summary: 'show one timer (the payload only with --show-payload)',
+    load: async () => (await import('./commands/get')).get,
+  },
+  {
+    name: 'history',
+    summary: "a timer's ledger: what happened to it, newest first",
+    load: async () => (await import('./commands/history')).history,
+  },
+  {
+    name: 'next',
+    summary: "a timer's next due times, as its policies will produce them",
+    load: async () => (await import('./commands/next')).next,
+  },
+  {
+    name: 'preview',
+    summary: 'validate a timer spec and show its next due times; writes nothing',
+    load: async () => (await import('./commands/preview')).preview,
+  },
+  {
+    name: 'schedule',
+    summary: 'schedule a timer from flags and/or a JSON file (POST /v1/timers)',
+    load: async () => (await import('./commands/schedule')).schedule,
+  },
+  {
+    name: 'cancel',
+    summary: 'cancel a live timer, every timer of a scope (--prefix) or every timer (--all)',
+    load: async () => (await import('./commands/cancel')).cancel,
+  },
+  {
+    name: 'reschedule',
+    summary: 'give a timer a new due time (--delay from now, or --at); a paused one is resumed',
+    load: async () => (await import('./commands/reschedule')).reschedule,
+  },
+  {
+    name: 'pause',
+    summary: 'pause a pending timer (it keeps its place; resume brings it back)',
+    load: async () => (await import('./commands/pause')).pause,
+  },
+  {
+    name: 'resume',
+    summary: 'resume a paused timer',
+    load: async () => (await import('./commands/resume')).resume,
+  },
+  {
+    name: 'trigger',
+    summary: 'run a pending timer now, without moving its schedule',
+    load: async () => (await import('./commands/trigger')).trigger,
+  },
+  {
+    name: 'backfill',
+    summary: "run the slots of a periodic timer's range now, in order",
+    load: async () => (await import('./commands/backfill')).backfill,
+  },
+  {
+    name: 'repartition',
+    summary: 'move the timers to another partition count while the cluster runs (talks to Redis)',
+    load: async () => (await import('./commands/repartition')).repartition,
+  },
 ];

@@ -1,4 +1,7 @@
-import { durationText, type Timer } from '@sundial/core';
+import type { Timer } from '@sundial/core';
+// The module itself, not @sundial/core's index: that loads the whole engine (and needs the path
+// mapping) at every invocation, for one function (output.ts takes scheduleText so too).
+import { durationText } from '../../../libs/core/src/browser/duration-text';
 import { fields, lastRun, schedule, time } from './output';
 
 /** A timer as `name: value` lines. The payload and meta are printed only when asked (`--show-payload`). */

@@ -7,8 +7,6 @@ import { idempotencyHeader } from './timer-action';
 const usage = 'sundial backfill <key> --from <ISO> --to <ISO> [--idempotency-key <id>] [--json]';
 
 export const backfill: Command = {
-  name: 'backfill',
-  summary: "run the slots of a periodic timer's range now, in order",
   usage,
   async run({ args, api, out }) {
     onlyOptions(args, ['from', 'to', 'idempotency-key'], usage);

@@ -12,8 +12,6 @@ const usage = 'sundial cancel <key> | --prefix <scope> | --all [--idempotency-ke
 const WHICH_FIX = `Name a key, --prefix <scope> (e.g. --prefix invoice:42:), or --all to cancel every timer on purpose. Usage: ${usage}`;
 
 export const cancel: Command = {
-  name: 'cancel',
-  summary: 'cancel a live timer, every timer of a scope (--prefix) or every timer (--all)',
   usage,
   async run(input) {
     const { args } = input;

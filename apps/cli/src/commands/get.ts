@@ -7,8 +7,6 @@ import { timerText } from '../timer-text';
 const usage = 'sundial get <key> [--show-payload] [--json]';
 
 export const get: Command = {
-  name: 'get',
-  summary: 'show one timer (the payload only with --show-payload)',
   usage,
   async run({ args, api, out }) {
     onlyOptions(args, ['show-payload'], usage);

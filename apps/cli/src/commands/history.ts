@@ -7,8 +7,6 @@ import { table, time } from '../output';
 const usage = 'sundial history <key> [--limit <n>] [--json]';
 
 export const history: Command = {
-  name: 'history',
-  summary: "a timer's ledger: what happened to it, newest first",
   usage,
   async run({ args, api, out }) {
     onlyOptions(args, ['limit'], usage);

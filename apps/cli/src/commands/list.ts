@@ -10,8 +10,6 @@ const usage =
   'sundial list [--prefix <p>] [--status <s>] [--due-before <ISO | epoch ms | +1h>] [--limit <n>] [--cursor <c>] [--all] [--json]';
 
 export const list: Command = {
-  name: 'list',
-  summary: 'list timers by key (by due with --due-before), a page at a time (--all: every page)',
   usage,
   async run({ args, api, out }) {
     onlyOptions(args, ['prefix', 'status', 'due-before', 'limit', 'cursor', 'all'], usage);

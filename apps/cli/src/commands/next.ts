@@ -9,8 +9,6 @@ import { readTimer } from './timer-action';
 const usage = 'sundial next <key> [--count <n>] [--json]';
 
 export const next: Command = {
-  name: 'next',
-  summary: "a timer's next due times, as its policies will produce them",
   usage,
   async run({ args, api, out }) {
     onlyOptions(args, ['count'], usage);

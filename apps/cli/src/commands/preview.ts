@@ -7,8 +7,6 @@ import { timesTable } from '../times';
 const usage = 'sundial preview [--file spec.json] [--<TimerSpec field> <value> ...] [--count <n>] [--json]';
 
 export const preview: Command = {
-  name: 'preview',
-  summary: 'validate a timer spec and show its next due times; writes nothing',
   usage,
   async run({ args, api, out }) {
     const spec = specFromArgs(args, usage);

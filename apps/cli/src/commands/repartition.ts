@@ -1,9 +1,11 @@
-import { isSundialError } from '@sundial/core';
+import type { SundialError } from '@sundial/core';
 import type { RepartitionProgress, RepartitionResult } from '@sundial/redis';
+import { isSundialError } from '../../../../libs/core/src/errors';
 import { onlyOptions, option } from '../args';
-import { CliError, EXIT, usageError } from '../cli-error';
+import { CliError, type ErrorFields, EXIT, usageError } from '../cli-error';
 import type { Command } from '../command';
 import { table } from '../output';
+import { waitBound } from '../wait-bound';
 
 const usage = 'sundial repartition --to <count> [--redis-url <url>] [--prefix <p>] [--json]';
 
@@ -17,8 +19,6 @@ const DEFAULT_PREFIX = 'sundial';
  * processes are the ones being moved under.
  */
 export const repartition: Command = {
-  name: 'repartition',
-  summary: 'move the timers to another partition count while the cluster runs (talks to Redis)',
   usage,
   async run({ args, out, env }) {
     onlyOptions(args, ['to', 'redis-url', 'prefix'], usage);
@@ -30,8 +30,12 @@ export const repartition: Command = {
       throw usageError(`--to ${to} is not a whole number`, 'Write the new partition count, e.g. --to 8.');
     const connection = option(args, 'redis-url') ?? (env.REDIS_URL?.trim() || DEFAULT_REDIS_URL);
     const prefix = option(args, 'prefix') ?? (env.SUNDIAL_PREFIX?.trim() || DEFAULT_PREFIX);
-    // Loaded here, not at the top: the other commands need neither ioredis nor BullMQ.
+    // Loaded here, not at the top: only this command needs ioredis and BullMQ, and the path mapping
+    // that lets the compiled libs find each other as @sundial/* (the CLI's own imports are relative).
+    await import('../../../../libs/server/src/register-paths');
     const redis = await import('@sundial/redis');
+    // the apps' bound on a Redis reply (docs/spec.md §5.4), read as they read it, beside REDIS_URL
+    const commandTimeoutMs = waitBound(env, 'SUNDIAL_COMMAND_TIMEOUT_MS', redis.DEFAULT_COMMAND_TIMEOUT_MS);
     // which Redis and prefix it works on, the passwords left out (not with --json: stderr is then
     // the refusal's JSON alone)
     if (!out.json) out.progress(`repartition: prefix ${prefix} on Redis ${redis.urlForDisplay(connection)}`);
@@ -44,14 +48,24 @@ export const repartition: Command = {
     };
     let result: RepartitionResult;
     try {
-      result = await redis.repartition({ connection, prefix, to: Number(to), onProgress });
+      const options = { connection, prefix, to: Number(to), onProgress, commandTimeoutMs };
+      result = await redis.repartition(options);
     } catch (error) {
       if (!isSundialError(error)) throw error;
-      throw new CliError(error, error.reason === 'unavailable' ? EXIT.unavailable : EXIT.refused);
+      if (error.reason !== 'unavailable') throw new CliError(error, EXIT.refused);
+      throw new CliError(unavailable(error, commandTimeoutMs), EXIT.unavailable);
     }
     out.result({ prefix, ...result }, () => summary(prefix, result));
   },
 };
+
+/** Redis away: the library's refusal, its fix saying how to resume and what bounds the wait. */
+function unavailable(error: SundialError, commandTimeoutMs: number): ErrorFields {
+  return {
+    ...error.toJSON(),
+    fix: `${error.fix} The same command resumes a repartition cut off; each Redis reply is waited for SUNDIAL_COMMAND_TIMEOUT_MS (${commandTimeoutMs} ms).`,
+  };
+}
 
 function summary(prefix: string, { from, to, moved, removed, left, ms }: RepartitionResult): string {
   const done = table(

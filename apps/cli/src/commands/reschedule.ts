@@ -11,8 +11,6 @@ const usage =
 
 /** `POST /v1/timers/:key/reschedule` with `{ delay }` or `{ at }`: a new due time (docs/spec.md §5.2). */
 export const reschedule: Command = {
-  name: 'reschedule',
-  summary: 'give a timer a new due time (--delay from now, or --at); a paused one is resumed',
   usage,
   async run({ args, api, out }) {
     onlyOptions(args, ['delay', 'at', 'idempotency-key'], usage);

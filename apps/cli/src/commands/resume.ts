@@ -1,3 +1,3 @@
 import { timerAction } from './timer-action';
 
-export const resume = timerAction('resume', 'resumed', 'resume a paused timer');
+export const resume = timerAction('resume', 'resumed');

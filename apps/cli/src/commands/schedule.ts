@@ -9,8 +9,6 @@ const usage =
   'sundial schedule [--file spec.json] --key <key> --handler <name> (--delay 5s | --at <ISO> | --every 30s | --cron "<expr>" --tz <zone>) [--payload <json>] [--<any TimerSpec field> <value>] [--idempotency-key <id>] [--json]';
 
 export const schedule: Command = {
-  name: 'schedule',
-  summary: 'schedule a timer from flags and/or a JSON file (POST /v1/timers)',
   usage,
   async run({ args, api, out }) {
     const spec = specFromArgs(args, usage);

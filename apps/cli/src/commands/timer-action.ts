@@ -19,11 +19,9 @@ const NO_CHANGE: Partial<Record<Action, (timer: Timer) => string>> = {
  * pause, resume and trigger: `POST /v1/timers/:key/<action>`, answered with the timer. An
  * `--idempotency-key` makes a retry safe (docs/spec.md §5.2).
  */
-export function timerAction(action: Action, done: string, summary: string): Command {
+export function timerAction(action: Action, done: string): Command {
   const usage = `sundial ${action} <key> [--idempotency-key <id>] [--json]`;
   return {
-    name: action,
-    summary,
     usage,
     async run({ args, api, out }) {
       onlyOptions(args, ['idempotency-key'], usage);

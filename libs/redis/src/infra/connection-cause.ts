@@ -29,6 +29,8 @@ const WRAPPERS = [
   'None of startup nodes is available',
   "Cluster isn't ready",
   'no answer',
+  // ioredis's commandTimeout (the CLI's repartition sets it): a command queued while Redis is away
+  'Command timed out',
 ];
 function isWrapper(error: Error): boolean {
   return (

@@ -1,4 +1,5 @@
 import { refusals } from '@sundial/core';
+import { checkCommandTimeout, noAnswerWithin } from '../client/command-timeout';
 import { ClusterClock } from '../infra/cluster-clock';
 import {
   closeRedis,
@@ -29,6 +30,13 @@ export interface RepartitionOptions {
   to: number;
   /** told what is done after each step (a CLI prints it) */
   onProgress?: (progress: RepartitionProgress) => void;
+  /**
+   * How long each command waits for Redis's reply (default 5,000, as RedisTimers' commandTimeoutMs):
+   * then the repartition stops `unavailable`, to be resumed by running it again. Without it a Redis that
+   * could not be reached took ioredis's 20 reconnect attempts (~10.5 s), and one that took the
+   * connection and answered nothing (frozen) held it for ever.
+   */
+  commandTimeoutMs?: number;
 }
 
 export interface RepartitionProgress {
@@ -69,15 +77,18 @@ const RECONCILE_GRACE_MS = 2000;
  * and index entry is in its new partition and `P:partitions` holds `to`. Refuses (SundialError, field
  * `to`) a count out of range, the count the timers have, or a repartition to another count under way;
  * one to the same count (whose process died) is resumed. Runs in progress are not interrupted: their
- * keys move when they end. A Redis that cannot be reached is refused `unavailable`, naming the connection's
- * error (`connect ECONNREFUSED …`, `getaddrinfo ENOTFOUND …`); run it again to resume.
+ * keys move when they end. A Redis that cannot be reached, or leaves a command unanswered for
+ * `commandTimeoutMs`, is refused `unavailable`, naming the connection's error (`connect ECONNREFUSED …`,
+ * `getaddrinfo ENOTFOUND …`) or the wait; run it again to resume.
  */
 export async function repartition(options: RepartitionOptions): Promise<RepartitionResult> {
   const { to } = options;
   if (!Number.isInteger(to) || to < 1 || to > MAX_PARTITIONS)
     throw refusals.repartitionTarget(to, MAX_PARTITIONS);
   checkKeyPrefix(options.prefix ?? 'sundial'); // a brace prefix reaches into another prefix's keys
-  const redis = openRedis(options.connection);
+  const commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs);
+  // a socket a frozen Redis leaves open is destroyed as it is closed: ioredis waits 2 s for it otherwise
+  const redis = openRedis(options.connection, { commandTimeout: commandTimeoutMs, disconnectTimeout: 0 });
   // ioredis gives a command up saying only "max retries": the refusal names the connection's own error
   const cause = new ConnectionCause(redis);
   // Sentinels that know no such primary or refuse the AUTH: its commands would wait for ever
@@ -88,7 +99,8 @@ export async function repartition(options: RepartitionOptions): Promise<Repartit
     run.catch(() => undefined); // the refusal may win: the close below then rejects what it waits for
     return await Promise.race([run, sentinels.refused]);
   } catch (error) {
-    throw isConnectionFailure(error) ? refusals.unavailable(cause.of(error as Error)) : error;
+    if (!isConnectionFailure(error)) throw error;
+    throw refusals.unavailable(noAnswerWithin(cause.of(error), commandTimeoutMs));
   } finally {
     cause.stop();
     sentinels.stop();
