@@ -160,4 +160,22 @@ describe('repartition', () => {
     expect(await repartition({ connection, prefix: 'rq', to: 3 })).toMatchObject({ from: 2, to: 3 });
     expect((await store.open({ prefix: 'rq', partitions: 3 }).get('a'))?.key).toBe('a');
   });
+
+  // A cut after the first write was sent must not say "the call changed nothing": the write (its reply
+  // lost) may have been applied, and a repartition under way stays so until it is run again.
+  it('a repartition Redis stops answering at its first write says it may have changed something; run again, it ends', async () => {
+    const client = store.open({ prefix: 'rcut', partitions: 1 });
+    await client.scheduleMany(['a', 'b', 'c', 'd'].map((key) => ({ key, handler: 'h', delay: '1h' })));
+    const connection = store.url();
+    // reads go on under a WRITE pause: the layout is read, the claim's SET NX waits past the bound
+    await store.raw.call('CLIENT', 'PAUSE', '10000', 'WRITE');
+    const cut = await refusal(repartition({ connection, prefix: 'rcut', to: 2, commandTimeoutMs: 300 }));
+    await store.raw.call('CLIENT', 'UNPAUSE');
+    expect(cut).toMatchObject({ reason: 'unavailable', detail: { code: 'repartition-cut' } });
+    expect(cut.message).toContain('after its first write: it may have changed something');
+    expect(cut.message).not.toContain('changed nothing');
+    expect(cut.fix).toContain('--to 2');
+    expect(await repartition({ connection, prefix: 'rcut', to: 2 })).toMatchObject({ from: 1, to: 2 });
+    expect((await store.open({ prefix: 'rcut', partitions: 2 }).get('c'))?.key).toBe('c');
+  });
 });

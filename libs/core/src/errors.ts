@@ -25,9 +25,10 @@ export interface SundialErrorDetail {
    * which refusal it is where `reason` and `field` leave it open: `outcome-unknown` (`unavailable`: a write
    * cut off in flight, which may have been applied), `one-shot` (`invalid` on `key`: a backfill of a timer
    * that runs once), `due-before-status` (`invalid` on `status`: a status other than pending with dueBefore),
-   * `no-history` (`not-found` on `key`: a history read of a key with no timer and no ledger)
+   * `no-history` (`not-found` on `key`: a history read of a key with no timer and no ledger),
+   * `repartition-cut` (`unavailable`: a repartition cut off after its first write, which resumes)
    */
-  code?: 'outcome-unknown' | 'one-shot' | 'due-before-status' | 'no-history';
+  code?: 'outcome-unknown' | 'one-shot' | 'due-before-status' | 'no-history' | 'repartition-cut';
 }
 
 export interface SundialErrorShape {

@@ -334,6 +334,14 @@ export const refusals = {
       "Give the user and password of the apps' REDIS_URL (redis://user:password@host:port; --redis-url of sundial repartition), then run it again.",
     ),
   /** A second repartition while one to another count is under way. */
+  /** A repartition that Redis stopped answering after its first write: it changed something, and resumes. */
+  repartitionCut: (cause: unknown, to: number) =>
+    new SundialError({
+      reason: 'unavailable',
+      message: `Redis became unreachable (${cause instanceof Error ? cause.message : String(cause)}) part-way through the repartition to ${to} partitions, after its first write: it may have changed something (keys moved stay moved; a repartition under way stays so until it is run again).`,
+      detail: { code: 'repartition-cut' },
+      fix: `Run the same repartition (--to ${to}) again once Redis answers: it resumes where it stopped.`,
+    }),
   repartitionBusy: (prefix: string, from: number, to: number) =>
     refusals.invalid(
       'to',

@@ -93,14 +93,17 @@ export async function repartition(options: RepartitionOptions): Promise<Repartit
   const cause = new ConnectionCause(redis);
   // Sentinels that know no such primary or refuse the AUTH: its commands would wait for ever
   const sentinels = whenSentinelsRefuse(redis);
+  const repartitioning = new Repartition(redis, options);
   try {
     defineCommands(redis);
-    const run = new Repartition(redis, options).run();
+    const run = repartitioning.run();
     run.catch(() => undefined); // the refusal may win: the close below then rejects what it waits for
     return await Promise.race([run, sentinels.refused]);
   } catch (error) {
     if (!isConnectionFailure(error)) throw error;
-    throw refusals.unavailable(noAnswerWithin(cause.of(error), commandTimeoutMs));
+    const told = noAnswerWithin(cause.of(error), commandTimeoutMs);
+    // once a write was sent (its reply lost, too) the call may have changed something: not "nothing"
+    throw repartitioning.wrote ? refusals.repartitionCut(told, to) : refusals.unavailable(told);
   } finally {
     cause.stop();
     sentinels.stop();
@@ -113,6 +116,8 @@ class Repartition {
   private readonly to: number;
   private readonly startedAt = Date.now();
   private moved = 0;
+  /** a write was sent: from then on a cut-off repartition may have changed something */
+  wrote = false;
 
   constructor(
     private readonly redis: RedisClient,
@@ -126,6 +131,7 @@ class Repartition {
     await checkScanAllowed(this.redis);
     const record = await this.begin();
     if (!record) return this.result(this.to, { removed: 0, left: [] });
+    this.wrote = true; // a repartition under way (begun now, or by a run cut off before): all on writes
     const tagging = isCluster(this.redis) ? 'spread' : 'plain';
     const from = new SundialKeys(this.prefix, record.from, tagging);
     const to = new SundialKeys(this.prefix, this.to, tagging);
@@ -159,6 +165,7 @@ class Repartition {
         throw refusals.repartitionBusy(this.prefix, repartition.from, repartition.to);
       }
       if (count === this.to) throw refusals.repartitionSame(this.prefix, count);
+      this.wrote = true; // each way on from here sends a write (its reply may be lost)
       if (!count) {
         // No process ever started on this prefix: there is nothing to move.
         if ((await this.redis.set(keys.partitionCount, String(this.to), 'NX')) === 'OK') return null;
