@@ -66,7 +66,7 @@ describe('fire path: an abort heard before a claimed run is registered', () => {
 
   /**
    * A runner with `leaseMs` whose first `held` call for `spec.key` is answered only after `change` ran on the
-   * timer and the runner's keeper heard its abort; returns once that run's signal aborted (1 s deadline).
+   * timer and the runner's keeper heard its abort; returns once that run's signal aborted (a deadline 1 s past its due).
    */
   async function abortedInWindow(
     held: keyof typeof callFor,
@@ -79,8 +79,11 @@ describe('fire path: an abort heard before a claimed run is registered', () => {
     await cluster.dispatcher();
     await cluster.runner({ h: job.handler }, { leaseMs });
     holdAnswer(held, spec.key, () => change(cluster.timers));
-    await cluster.timers.schedule(spec);
-    await waitFor(() => job.aborted[0], { timeoutMs: 1000, what: `the run of ${spec.key} aborted` });
+    // counted from the run's due: an every-second cron's first slot may be up to a second away (the
+    // deadline counted from the schedule call failed in CI when the slot came ~0.9 s after it)
+    const { dueAt } = await cluster.timers.schedule(spec);
+    const timeoutMs = Math.max(0, dueAt - Date.now()) + 1000; // deadline: the spec's second after the due
+    await waitFor(() => job.aborted[0], { timeoutMs, what: `the run of ${spec.key} aborted` });
     expect(job.calls[0].signal.reason).toMatchObject({ name: 'AbortError' });
     return { cluster, job };
   }
