@@ -81,7 +81,13 @@ describe('cluster: Sentinel failover under load', () => {
         return new Set(runs.map((run) => run.id)).size >= TIMERS;
       },
       { timeoutMs: 60_000, intervalMs: 200, what: `all ${TIMERS} acknowledged timers to run` },
-    );
+    ).catch(async (error: Error) => {
+      // Which did not run, and what Sundial says of them: lost with the primary, or left pending.
+      const ran = new Set(runs.map((run) => run.id));
+      const missing = created.filter((timer) => !ran.has(timer.id));
+      const rows = await Promise.all(missing.slice(0, 5).map((timer) => client.get(timer.key)));
+      throw new Error(`${error.message}: ${missing.length} did not, e.g. ${JSON.stringify(rows)}`);
+    });
     const byId = new Map<string, RunRecord[]>();
     for (const run of runs) {
       expect({ run, early: run.at < run.due }).toEqual({ run, early: false });
