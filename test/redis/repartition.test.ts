@@ -168,7 +168,7 @@ describe('repartition', () => {
     await client.scheduleMany(['a', 'b', 'c', 'd'].map((key) => ({ key, handler: 'h', delay: '1h' })));
     const connection = store.url();
     // reads go on under a WRITE pause: the layout is read, the claim's SET NX waits past the bound
-    await store.raw.call('CLIENT', 'PAUSE', '10000', 'WRITE');
+    await store.raw.call('CLIENT', 'PAUSE', '10000', 'WRITE'); // deadline: UNPAUSEd as soon as the cut is answered
     const cut = await refusal(repartition({ connection, prefix: 'rcut', to: 2, commandTimeoutMs: 300 }));
     await store.raw.call('CLIENT', 'UNPAUSE');
     expect(cut).toMatchObject({ reason: 'unavailable', detail: { code: 'repartition-cut' } });
