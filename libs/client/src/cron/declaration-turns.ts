@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { TimersApi } from '@sundial/core';
-import { type DeclarationStep, RedisTimers } from '@sundial/redis';
+import { type DeclarationStep, ErrorThrottle, RedisTimers } from '@sundial/redis';
 
 /** How often a replica announces its declaration set and looks whether it became the newest (`cronRefreshMs`). */
 export const DEFAULT_CRON_REFRESH_MS = 5_000;
@@ -23,6 +23,12 @@ export class DeclarationTurns {
   private deferring = false;
   private refresher: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
+  /**
+   * A pass that keeps failing (Redis refusing a row's write, an ACL) is redone at every look: logged as
+   * the first failure, then at most one line each 30 s with a count, and once when a pass runs again —
+   * a warn every period (5 s by default) hid everything else in the app's log.
+   */
+  private readonly failures: ErrorThrottle;
 
   constructor(
     private readonly timers: RedisTimers,
@@ -30,7 +36,12 @@ export class DeclarationTurns {
     private readonly set: string,
     private readonly everyMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.failures = new ErrorThrottle(
+      `appName '${app}': the @DistributedCron/@DistributedInterval pass of this replica's set (${shown(set)}), the newest now`,
+      { error: (message) => logger.warn(message), info: (message) => logger.log(message) },
+    );
+  }
 
   /** Announces the set; resolves whether this replica runs its pass now (its step marked it begun). */
   async ask(step: 'boot' | 'refresh'): Promise<boolean> {
@@ -69,7 +80,13 @@ export class DeclarationTurns {
       if (this.inFlight) return;
       this.inFlight = this.ask('refresh')
         .then(
-          (turn) => (turn ? pass().catch((error: unknown) => this.passFailed(error)) : undefined),
+          (turn) =>
+            turn
+              ? pass().then(
+                  () => this.failures.recovered('its pass ran again'),
+                  (error: unknown) => this.passFailed(error),
+                )
+              : undefined,
           () => undefined, // Redis away: the next look announces again
         )
         .finally(() => (this.inFlight = undefined));
@@ -79,8 +96,8 @@ export class DeclarationTurns {
 
   private passFailed(error: unknown): void {
     if (!this.refresher) return; // the app closes
-    this.logger.warn(
-      `appName '${this.app}': the @DistributedCron/@DistributedInterval pass of this replica's set (${shown(this.set)}), the newest now, failed; the next look (in ${this.everyMs} ms) runs it again: ${String(error)}`,
+    this.failures.error(
+      new Error(`failed; each look (every ${this.everyMs} ms) runs it again: ${String(error)}`),
     );
   }
 

@@ -72,8 +72,8 @@ export class ErrorThrottle {
     this.loggedAt = now;
   }
 
-  /** The connection answers again: says so if errors were logged since it last did. */
-  recovered(): void {
+  /** The connection answers again (or, `said`, what else ends the run): says so if errors were logged since. */
+  recovered(said = 'connected again'): void {
     if (!this.failing) {
       this.unlogged = 0; // errors of a held start, answered again: the wait's own lines said it all
       return;
@@ -81,7 +81,7 @@ export class ErrorThrottle {
     this.failing = false;
     const left = this.unlogged > 0 ? ` (${this.unlogged} errors not logged since the last line)` : '';
     this.unlogged = 0;
-    this.log.info(`${this.what}: connected again${left}`);
+    this.log.info(`${this.what}: ${said}${left}`);
   }
 
   /**
