@@ -1,6 +1,7 @@
 import { keyNotFoundFix, type KeyFixWays, NO_HISTORY } from './browser/key-fix';
 import { closestName } from './closest-name';
 import { SundialError } from './errors';
+import { repartitionRefusals } from './repartition-refusals';
 import { showValue } from './show-value';
 
 /**
@@ -305,47 +306,5 @@ export const refusals = {
       message: `A repartition is moving the timers: ${what} did not settle within ${waitedMs} ms; the call changed nothing.`,
       fix: 'Retry in a moment (a key moves as soon as its run in progress ends; cancelAll waits for the whole repartition).',
     }),
-  /** `repartition({ to })` with a count that is not a positive integer (at most `max`). */
-  repartitionTarget: (to: unknown, max: number) =>
-    refusals.invalid(
-      'to',
-      `The partition count to repartition to must be an integer from 1 to ${max}, got ${JSON.stringify(to)}.`,
-      'Pass e.g. --to 4 (option to: 4).',
-    ),
-  /** `repartition({ to })` with the count the timers already have. */
-  repartitionSame: (prefix: string, count: number) =>
-    refusals.invalid(
-      'to',
-      `The timers under prefix '${prefix}' are already spread over ${count} partitions.`,
-      'Pass another count, or leave them as they are.',
-    ),
-  /** A repartition whose ACL user may not SCAN: checked before it writes anything. */
-  repartitionScanRefused: (reply: string) =>
-    refusals.invalid(
-      'connection',
-      `Redis refused SCAN to this user (${reply}); a repartition lists with it the keys a partition does not index. Nothing was changed.`,
-      'Run the repartition as a user with the apps\' ACL rules plus +scan (docs/operations.md "Changing the partition count"), then run it again.',
-    ),
-  /** A repartition whose Redis refused its user or password: its first command, before it writes anything. */
-  repartitionAuthRefused: (reply: string) =>
-    refusals.invalid(
-      'connection',
-      `Redis refused this connection's credentials (${reply}). Nothing was changed.`,
-      "Give the user and password of the apps' REDIS_URL (redis://user:password@host:port; --redis-url of sundial repartition), then run it again.",
-    ),
-  /** A second repartition while one to another count is under way. */
-  /** A repartition that Redis stopped answering after its first write: it changed something, and resumes. */
-  repartitionCut: (cause: unknown, to: number) =>
-    new SundialError({
-      reason: 'unavailable',
-      message: `Redis became unreachable (${cause instanceof Error ? cause.message : String(cause)}) part-way through the repartition to ${to} partitions, after its first write: it may have changed something (keys moved stay moved; a repartition under way stays so until it is run again).`,
-      detail: { code: 'repartition-cut' },
-      fix: `Run the same repartition (--to ${to}) again once Redis answers: it resumes where it stopped.`,
-    }),
-  repartitionBusy: (prefix: string, from: number, to: number) =>
-    refusals.invalid(
-      'to',
-      `A repartition of prefix '${prefix}' from ${from} to ${to} partitions is under way.`,
-      `Let it finish, or run it again with --to ${to} to resume it (after its process died).`,
-    ),
+  ...repartitionRefusals,
 };
