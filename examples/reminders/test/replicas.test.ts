@@ -15,6 +15,9 @@ describe('examples/reminders: 3 replicas', () => {
     HEARTBEAT_EVERY: '1h',
     // every entry of the ~16 slots the first test looks at stays in the ledger it reads
     SUNDIAL_LEDGER: '200',
+    // A replica killed mid-run (the first test, on a loaded host) holds its slot's lease this long: 5 s
+    // instead of 30 s, so the slot runs again, and the next ones, within the test's wait.
+    SUNDIAL_LEASE_MS: '5000',
     ...extra,
   });
   /** Three replicas, in `replicas` (killed after the suite if still up). */
@@ -44,26 +47,38 @@ describe('examples/reminders: 3 replicas', () => {
         what: 'three digests',
       },
     );
-    // Kill a replica that did not run the last slot, right after it ran: between two slots.
+    // Kill a replica that did not run the last slot, right after it ran: between two slots — as a rule.
+    // On a loaded host the next slot may have come: the victim may then be mid-run when it dies.
     const victim = replicas.find((replica) => replica.name !== digests.at(-1)!.replica)!;
     victim.kill('SIGKILL');
     await victim.exited;
     replicas.splice(replicas.indexOf(victim), 1);
+    const atKill = (await sent('digest')).length;
     const after = await waitFor(
-      async () => ((await sent('digest')).length >= digests.length + 10 ? sent('digest') : undefined),
+      async () => ((await sent('digest')).length >= atKill + 10 ? sent('digest') : undefined),
       {
         what: 'ten more digests',
-        timeoutMs: 20_000,
+        // deadline: ten every-second slots, and a killed run's 5 s lease and the reconciler's 5 s pass
+        timeoutMs: 30_000,
       },
     );
-    const dues = after.map((digest) => digest.due).sort((a, b) => a - b);
+    const runs = after.map(({ due, replica }) => ({ due, replica }));
+    const dues = [...new Set(runs.map((run) => run.due))].sort((a, b) => a - b);
     const [first, last] = [dues[0], dues.at(-1)!];
     const history = await timers().history('cron:reminders.digest', { limit: 200 });
-    // No slot twice. A slot between the first run and the last that did not run was passed over and
-    // recorded: with overlap 'skip' and catchup 'once' (the defaults), a run that ends after the next
-    // slot came skips it (docs/spec.md §3.3) — on a loaded machine a run can take that long. Each such
-    // slot is in the count of a `skipped` entry of the run before it.
-    expect(new Set(dues).size).toBe(dues.length);
+    const context = JSON.stringify({ runs, history });
+    // No slot twice — but the one the victim was running when it died: its digest went out, its
+    // completion did not, so once its lease expired the slot ran again elsewhere (at-least-once,
+    // docs/spec.md §3.8). A slot run twice otherwise is a defect.
+    const victimsLast = Math.max(...runs.filter((run) => run.replica === victim.name).map((run) => run.due));
+    const twice = dues.filter((due) => runs.filter((run) => run.due === due).length > 1);
+    const allowed = twice.length === 0 || (twice.length === 1 && twice[0] === victimsLast);
+    expect({ twice, allowed, context }).toEqual({ twice, allowed: true, context });
+    expect(runs.filter((run) => run.due === victimsLast).length).toBeLessThanOrEqual(2);
+    // A slot between the first run and the last that did not run was passed over and recorded: with
+    // overlap 'skip' and catchup 'once' (the defaults), a run that ends after the next slot came skips
+    // it (docs/spec.md §3.3) — on a loaded machine a run can take that long. Each such slot is in the
+    // count of a `skipped` entry of the run before it.
     const dueOf = new Map(
       history
         .filter((entry) => entry.event === 'completed')
@@ -72,12 +87,12 @@ describe('examples/reminders: 3 replicas', () => {
     const skippedBetween = history
       .filter((entry) => entry.event === 'skipped' && (dueOf.get(entry.version) ?? Infinity) < last)
       .reduce((sum, entry) => sum + entry.count!, 0);
-    const context = JSON.stringify({ dues, history });
     expect({ slots: (last - first) / 1000 + 1, context }).toEqual({
       slots: dues.length + skippedBetween,
       context,
     });
-    expect(new Set(after.slice(digests.length).map((digest) => digest.replica)).has(victim.name)).toBe(false);
+    // Nothing from the victim once it was dead: every digest after the kill came from a live replica.
+    expect(runs.slice(atKill).filter((run) => run.replica === victim.name)).toEqual([]);
     const rows = await timers().list({ prefix: 'cron:' });
     expect(rows.items.map((row) => row.key)).toEqual(['cron:reminders.digest']);
   }, 60_000);
