@@ -132,6 +132,13 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
     });
     worker.on('completed', (job) => finishes.finished(job));
     worker.on('error', () => undefined); // the old primary's demotion unblocks the worker's BZPOPMIN
+    // for the failure's message: when the runner's refreshes saw which primaries
+    let finishedAt = 0;
+    const refreshes: [number, string][] = [];
+    runner.on('refresh', () => {
+      const seen = runner.nodes('master').map(({ options }) => options.port ?? 0);
+      refreshes.push([Date.now(), seen.sort((a, b) => a - b).join(',')]);
+    });
     try {
       await inStep(primary, cut);
       // the clients' view of the shards as they are now (the first case's takeover known to every node)
@@ -149,15 +156,32 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
       const completed = new Promise((resolve) => worker.once('completed', resolve));
       release();
       await completed; // acknowledged by the old primary only
+      finishedAt = Date.now();
       await cut.cluster('FAILOVER', 'TAKEOVER');
       await waitFor(async () => (await cut.info('replication')).includes('role:master') || undefined, {
         timeoutMs: 5_000, // deadline
         what: 'the takeover',
       });
-      // the consumer's connection (here the state polls) meets a MOVED; the runner's sends nothing
-      await waitFor(async () => ((await queue.getJobState(job.id!)) === 'completed' ? true : undefined), {
+      // The runner's connection sends nothing there: its own refresh finds the promotion. Read on the new
+      // primary itself: through the Cluster client a read may still reach the old one, which answers
+      // 'completed' for its own copy until it hears of the takeover (seen on a loaded host, 0.3 s after).
+      const completedThere = `${job.queueQualifiedName}:completed`;
+      await waitFor(async () => again > 0 && (await cut.zscore(completedThere, job.id!)) !== null, {
         timeoutMs: 10_000, // deadline: well before the 30 s lock and the stalled check after it
         what: 'the job finished again on the new primary',
+      }).catch(async (error: Error) => {
+        const lock = await cut.get(`${job.queueQualifiedName}:${job.id}:lock`).catch((e: Error) => e.message);
+        const state = await queue.getJobState(job.id!).catch((e: Error) => e.message);
+        const active = await cut.lrange(`${job.queueQualifiedName}:active`, 0, -1);
+        throw new Error(
+          `${error.message}: finished again ${again}, state ${state}, on the new primary its lock ${lock} ` +
+            `and active ${JSON.stringify(active)}, ` +
+            `${Date.now() - finishedAt} ms after the finish; the runner's refreshes (ms after the finish: ` +
+            `primaries): ${refreshes
+              .filter(([at]) => at >= finishedAt)
+              .map(([at, seen]) => `${at - finishedAt}: ${seen}`)
+              .join('; ')}`,
+        );
       });
       expect(again).toBe(1);
     } finally {

@@ -68,7 +68,22 @@ describe('cluster: one trace from schedule() to the handler', () => {
         const spans = receiver.trace(traceId);
         return names.every((name) => spans.some((span) => span.name === name)) && spans;
       },
+      // deadline: a run due in 300 ms, its spans exported within OTEL_BSP_SCHEDULE_DELAY (100 ms) of its end
       { timeoutMs: 20_000, what: `spans ${names.join(', ')} of trace ${traceId}` },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${whatWasSeen(traceId)}`);
+    });
+  }
+
+  /** For a failure's message: the trace's spans received, and what the apps said other than info. */
+  function whatWasSeen(traceId: string): string {
+    const spans = receiver.trace(traceId).map((span) => `${span.service} ${span.name}`);
+    const said = apps.flatMap((app) =>
+      app.lines.filter((line) => !line.includes('"level":"info"')).map((line) => `${app.name}: ${line}`),
+    );
+    return (
+      `received of that trace: ${spans.join(', ') || 'nothing'} (${receiver.spans.length} spans in all)\n` +
+      `the apps' warnings and errors:\n${said.join('\n') || 'none'}`
     );
   }
 

@@ -55,7 +55,9 @@ export async function roll(
   };
   const apps: AppProcess[] = [];
   const spawn = async (app: 'scheduler' | 'worker', release: 'old' | 'new') => {
-    const started = await spawnApp(app, `${release} ${app}`, env, release === 'old' ? oldDist : DIST);
+    const started = await spawnApp(app, `${release} ${app}`, env, {
+      dist: release === 'old' ? oldDist : DIST,
+    });
     apps.push(started);
     return started;
   };

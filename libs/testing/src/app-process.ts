@@ -24,16 +24,27 @@ export interface AppProcess {
 
 const START_DEADLINE_MS = 30_000;
 
+export interface SpawnAppOptions {
+  /** another build's `dist` (an older release's, for test/upgrade) */
+  dist?: string;
+  /**
+   * told each line as it comes, before the app is ready (spawnApp resolves only then): a test that must
+   * act on what an app says while it starts (a Redis brought back once the app waits for it)
+   */
+  onLine?: (line: string) => void;
+  /** how long it may take to listen, and again to be ready (30 s) */
+  startDeadlineMs?: number;
+}
+
 /**
  * Spawns `node dist/apps/<app>/src/main.js` (an example or a fixture: `dist/<path>/src/main.js`) with PORT=0
- * and resolves once it is ready: it logged the port it listens on and /health/ready answers 200. `dist`:
- * another build's (an older release's, for test/upgrade).
+ * and resolves once it is ready: it logged the port it listens on and /health/ready answers 200.
  */
 export async function spawnApp(
   app: 'scheduler' | 'worker' | 'examples/reminders' | 'test/fixtures/fastify',
   name: string,
   env: Record<string, string>,
-  dist = DIST,
+  { dist = DIST, onLine, startDeadlineMs = START_DEADLINE_MS }: SpawnAppOptions = {},
 ): Promise<AppProcess> {
   const entry = app.includes('/')
     ? join(dist, app, 'src', 'main.js')
@@ -44,12 +55,19 @@ export async function spawnApp(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let port: number | undefined;
-  const { lines, stdout, ended: exited } = childOutput(child, (line) => (port ??= listeningPort(line)));
+  const {
+    lines,
+    stdout,
+    ended: exited,
+  } = childOutput(child, (line) => {
+    port ??= listeningPort(line);
+    onLine?.(line);
+  });
   let ended: ChildEnd | undefined;
   void exited.then((end) => (ended = end));
   // An app that exits at start is reported once its output ended: its last lines say why.
   const started = await waitFor(() => port ?? (ended ? -1 : undefined), {
-    timeoutMs: START_DEADLINE_MS,
+    timeoutMs: startDeadlineMs,
     what: `${name} to listen`,
   }).catch((error: Error) => {
     child.kill('SIGKILL');
@@ -59,7 +77,7 @@ export async function spawnApp(
   const url = `http://127.0.0.1:${started}`;
   const api = httpClient(url);
   await waitFor(async () => (await api('GET', '/health/ready')).status === 200, {
-    timeoutMs: START_DEADLINE_MS,
+    timeoutMs: startDeadlineMs,
     what: `${name} to be ready`,
   }).catch((error: Error) => {
     // the caller gets no AppProcess to stop: an app left running would outlive its suite

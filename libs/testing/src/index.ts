@@ -1,6 +1,6 @@
 // @sundial/testing: the harness of the Redis, HTTP and cluster suites — private redis-servers, app
 // processes from `dist`, an HTTP client, deadlines instead of sleeps.
-export { type AppProcess, killAll, spawnApp, spawnRefused } from './app-process';
+export { type AppProcess, killAll, spawnApp, type SpawnAppOptions, spawnRefused } from './app-process';
 export { DIST, ensureBuilt, ROOT } from './build';
 export { type ChildEnd, childOutput, type ChildOutput } from './child-output';
 export { faketimeEnv, hasFaketime } from './faketime';

@@ -49,9 +49,15 @@ async function record(event: RunRecord['event'], ctx: TimerContext): Promise<voi
 /** How often a gated run looks for its release key. */
 const RELEASE_POLL_MS = 25;
 
-/** Resolves after `ms`, or at once when the run is aborted. */
-function work(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms`, or at once when the run is aborted — also when it was before this began: an
+ * AbortSignal already aborted fires no 'abort' event, and a cancel that reached the worker while the
+ * handler recorded its start (or before the run began: docs/spec.md §4.5) left a 20 s `slow` run going
+ * its whole 20 s on a loaded host (test/cluster/tracing.test.ts's cancelled run, its span 20 s late).
+ */
+export function work(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => {
       clearTimeout(timer);

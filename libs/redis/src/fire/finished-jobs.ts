@@ -3,8 +3,9 @@ import type { Cluster } from 'ioredis';
 import { isCluster, type RedisClient } from '../infra/connection';
 
 /**
- * A job finished up to `checkedMs` before the runner's connection closed is checked once it is back (at
- * most `kept` of them, the oldest dropped first); one still held there whose finish again failed (its
+ * A job finished up to `checkedMs` before the runner's connection closed (on a Redis Cluster: before the
+ * last slots' refresh that found the old primaries) is checked once it is back (at most `kept` of them,
+ * the oldest dropped first); one still held there whose finish again failed (its
  * consumer's connection not yet moved over) is tried again every `retryMs`, `retries` times.
  */
 const FINISHES = { checkedMs: 10_000, kept: 10_000, retryMs: 500, retries: 20 } as const;
@@ -57,15 +58,24 @@ export class FinishedJobs {
   private retry: NodeJS.Timeout | undefined;
   /** a Cluster connection's own slots' refresh (SLOTS_REFRESH_MS) */
   private refresh: NodeJS.Timeout | undefined;
+  /**
+   * On a Redis Cluster, when a slots' refresh last found the primaries it knew: a promotion it finds later
+   * came after that, so the look-back runs from there, not from when a refresh found it (a refresh fails
+   * or comes late on a loaded host, or a node answering it has not heard of the promotion yet).
+   */
+  private primariesSeenAt: number | undefined;
 
   constructor(private readonly options: FinishedJobsOptions) {
     this.connected = options.redis.status === 'ready';
     options.redis.on('close', () => this.closed());
     options.redis.on('ready', () => this.ready());
     if (isCluster(options.redis)) {
-      this.refresh = watchPrimaries(options.redis, () => {
-        this.closed();
-        this.ready();
+      this.refresh = watchPrimaries(options.redis, (changed) => {
+        if (changed) {
+          this.closed();
+          this.ready();
+        }
+        this.primariesSeenAt = Date.now();
       });
     }
   }
@@ -78,9 +88,8 @@ export class FinishedJobs {
   /** A consumer finished `job` (BullMQ's `completed` or `failed`: its finish was answered). */
   finished(job: Job | undefined): void {
     if (job?.token === undefined) return;
-    const now = Date.now();
-    this.recent.push({ job, token: job.token, at: now });
-    this.trim(now);
+    this.recent.push({ job, token: job.token, at: Date.now() });
+    this.trim();
   }
 
   stop(): void {
@@ -95,15 +104,18 @@ export class FinishedJobs {
     if (!this.connected) return;
     this.connected = false;
     clearTimeout(this.retry);
-    this.trim(Date.now());
+    this.trim();
     this.toCheck.push(...this.recent.slice(this.head));
     this.recent = [];
     this.head = 0;
   }
 
-  /** Drops the finishes older than FINISHES.checkedMs and those past FINISHES.kept (oldest first). */
-  private trim(now: number): void {
-    const since = now - FINISHES.checkedMs;
+  /**
+   * Drops the finishes older than FINISHES.checkedMs before now — on a Redis Cluster before the last refresh
+   * that found the primaries unchanged — and those past FINISHES.kept (oldest first).
+   */
+  private trim(): void {
+    const since = Math.min(Date.now(), this.primariesSeenAt ?? Infinity) - FINISHES.checkedMs;
     while (this.head < this.recent.length && this.recent[this.head].at < since) this.head++;
     this.head = Math.max(this.head, this.recent.length - FINISHES.kept);
     // the array is cut only once half of it is dropped: a cut per finish would copy it per finish
@@ -151,12 +163,12 @@ export class FinishedJobs {
 }
 
 /**
- * Calls `changed` when a Redis Cluster's slots' refresh (at a MOVED, and every SLOTS_REFRESH_MS: the timer
- * returned) finds another set of primaries than the last: a shard's replica promoted, whose old primary
- * may have taken finishes it never passed on. The client's own close and ready come only when every node
- * is lost.
+ * Tells `refreshed` of each Redis Cluster slots' refresh that answered (at a MOVED, and every
+ * SLOTS_REFRESH_MS: the timer returned) whether it found another set of primaries than the last: a shard's
+ * replica promoted, whose old primary may have taken finishes it never passed on. The client's own close
+ * and ready come only when every node is lost.
  */
-function watchPrimaries(cluster: Cluster, changed: () => void): NodeJS.Timeout {
+function watchPrimaries(cluster: Cluster, refreshed: (changed: boolean) => void): NodeJS.Timeout {
   const primaries = () =>
     cluster
       .nodes('master')
@@ -166,7 +178,7 @@ function watchPrimaries(cluster: Cluster, changed: () => void): NodeJS.Timeout {
   let last = '';
   cluster.on('refresh', () => {
     const now = primaries();
-    if (last !== '' && now !== last) changed();
+    refreshed(last !== '' && now !== last);
     last = now;
   });
   // Only while ready: a refresh of a closed or reconnecting client would fail, and its return is a `ready`.
