@@ -22,7 +22,13 @@ export interface AppProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-const START_DEADLINE_MS = 30_000;
+/**
+ * A liveness bound, not a measurement (deadline): the app's boot is CPU work, slow on a starved host. At
+ * load 17-19 on 2 cores a scheduler took 13-22 s from spawn to its first log line; with three apps
+ * booting side by side at load 20-30, 3 of 10 sentinel-failover runs failed here at 30 s, the scheduler
+ * not yet listening (twice without a single line).
+ */
+const START_DEADLINE_MS = 60_000;
 
 export interface SpawnAppOptions {
   /** another build's `dist` (an older release's, for test/upgrade) */

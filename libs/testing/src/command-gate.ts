@@ -10,8 +10,8 @@ import { proxiedSocket } from './proxied-socket';
  * reply that many ms late: a slow Redis, whose round trips a process's shutdown waits for.
  */
 export class CommandGate {
-  /** resolves when the first matching command was held */
-  readonly held: Promise<void>;
+  /** resolves when the first matching command was held (since the last holdNext()) */
+  held: Promise<void>;
   private markHeld: () => void = () => undefined;
   private readonly sockets = new Set<Socket>();
   private readonly waiting: (() => void)[] = [];
@@ -44,6 +44,16 @@ export class CommandGate {
     this.released = true;
     this.replyDelayMs = replyDelayMs;
     for (const resume of this.waiting.splice(0)) resume();
+  }
+
+  /**
+   * Holds again after a release: the next matching command (connections made before included) waits
+   * for the next release. Resolves when it is held (as `held`, which it replaces).
+   */
+  holdNext(): Promise<void> {
+    this.released = false;
+    this.held = new Promise<void>((resolve) => (this.markHeld = resolve));
+    return this.held;
   }
 
   /**

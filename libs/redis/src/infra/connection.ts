@@ -8,6 +8,7 @@ import {
 } from './cluster-outage';
 import { installIoredisClosures } from './ioredis-closures';
 import { installClosedSocketDisconnect } from './ioredis-disconnect';
+import { installFailoverDuringLookUp } from './ioredis-failover';
 import { settledWithin } from './settled-within';
 
 /**
@@ -69,6 +70,8 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
   // and before any disconnect, which would leave a 2 s timer behind on a socket already closed.
   installIoredisClosures();
   installClosedSocketDisconnect();
+  // and before any Sentinel connection: one told of a failover while it looks the primary up follows it
+  installFailoverDuringLookUp();
   if (connection instanceof Redis) {
     return withErrorListener(connection.duplicate({ ...followFailovers(connection.options), ...overrides }));
   }
