@@ -38,7 +38,7 @@ export interface SpawnAppOptions {
    * act on what an app says while it starts (a Redis brought back once the app waits for it)
    */
   onLine?: (line: string) => void;
-  /** how long it may take to listen, and again to be ready (30 s) */
+  /** how long it may take to listen, and again to be ready (60 s) */
   startDeadlineMs?: number;
 }
 
