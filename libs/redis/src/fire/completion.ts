@@ -17,7 +17,7 @@ const NO_SKIPS: Readonly<Pick<Completion, 'missed' | 'overlap'>> = Object.freeze
 export function cronFollowUp(
   fields: RowFields,
   due: number,
-  now: number,
+  ended: number,
 ): Pick<Completion, 'cronNext' | 'missed' | 'overlap' | 'buffered' | 'ended'> {
   const { cr: cron, tz } = fields;
   const final = fields.mr !== undefined && Number(fields.rc) >= Number(fields.mr);
@@ -27,6 +27,11 @@ export function cronFollowUp(
   // any other from its slot (`ds`: its due without jitter).
   const from = Number(fields.cf ?? fields.ds ?? due);
   const started = Number(fields.lf ?? due);
+  // Never before the run started: `ended` is the worker's ClusterClock estimate, which can stand tens of
+  // ms behind the claim's own bound by which the run started at its due (a TIME round trip slow under
+  // load). A fast handler then "ended" before its own slot, and the next slot after that instant was the
+  // slot just run: armed again, it ran twice (seen with an every-second @DistributedCron at load 25).
+  const now = Math.max(ended, started);
   const timer = slotTimerOf(fields);
   if (hasSlotPolicy(timer)) {
     // core's slot rule steps a policy timer, interval or cron; complete.lua arms its answer (docs/spec.md §3.3c)
