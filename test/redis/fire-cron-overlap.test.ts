@@ -1,6 +1,7 @@
 import type { Timer } from '@sundial/core';
 import { cronDetach, cronFollowUp } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
+import { ClusterClock } from '../../libs/redis/src/infra/cluster-clock';
 import { eventually, type FireCluster, recorder, refOf, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
@@ -32,6 +33,41 @@ describe('fire path: cron', () => {
       version: 2,
       dueAt: started + 4000,
     });
+  });
+
+  it('runs each slot once when the worker clock stands behind Redis by less than the claim-ahead', async () => {
+    // A ClusterClock estimate 3 ms behind (a TIME midpoint floored to the ms, a round trip slow one way):
+    // the claim, 5 ms ahead, is answered with the due still to come, and the run starts when that bound
+    // says it came; an instant handler then ends 3 ms "before" its slot by the estimate. Without
+    // cronFollowUp counting from the start, its next slot was the same slot: every slot ran twice.
+    const now = ClusterClock.prototype.now;
+    const behind = jest.spyOn(ClusterClock.prototype, 'now').mockImplementation(function (
+      this: ClusterClock,
+    ) {
+      return now.call(this) - 3;
+    });
+    try {
+      const cluster = await fire.cluster();
+      const tick = recorder();
+      await cluster.dispatcher();
+      await cluster.runner({ tick: tick.handler });
+      const timer = await cluster.timers.schedule({
+        key: 'c',
+        handler: 'tick',
+        cron: '* * * * * *',
+        tz: 'UTC',
+      });
+      // deadline: three every-second slots and the hand-off of the third
+      await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + 2_300, {
+        intervalMs: 50,
+        what: 'three slots',
+      });
+      const dues = tick.calls.map((ctx) => ctx.due);
+      expect(dues.length).toBeGreaterThanOrEqual(3);
+      expect(dues).toEqual([...new Set(dues)]);
+    } finally {
+      behind.mockRestore();
+    }
   });
 
   it('splits the slots a run went past at its start: missed before, overlap during', () => {
