@@ -8,15 +8,15 @@ describe('cluster: the partition count is part of the data', () => {
 
   it('starts the first process, and refuses a worker with another SUNDIAL_PARTITIONS', async () => {
     apps.push(await spawnApp('scheduler', 'scheduler', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '2' })));
-    const refused = await spawnRefused(
-      'worker',
-      'worker',
-      clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '4' }),
-    );
+    // The two workers start side by side (once the scheduler wrote the count): neither changes it.
+    const [refused, worker] = await Promise.all([
+      spawnRefused('worker', 'worker', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '4' })),
+      spawnApp('worker', 'worker-2', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '2' })),
+    ]);
+    apps.push(worker);
     expect(refused).toContain('exited at start');
     expect(refused).toContain('spread over 2 partitions, and this process was started with 4');
     expect(refused).toContain('SUNDIAL_PARTITIONS=2');
-    apps.push(await spawnApp('worker', 'worker-2', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '2' })));
   }, 60_000);
 
   // A repartition replaces the count the running processes have: each shuts down by itself. Its lines

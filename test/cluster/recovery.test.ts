@@ -65,9 +65,10 @@ describe('cluster recovery', () => {
     await waitFor(async () => (await runsOf('kill:')).length === keys.length, { what: 'every run to start' });
     expect(new Set((await runsOf('kill:')).map((run) => run.pid))).toEqual(new Set([doomed.pid]));
 
-    const survivor = await startWorker('survivor');
+    // Killed before the survivor starts: its 1.5 s lease runs out while the survivor boots.
     doomed.kill('SIGKILL');
     expect((await doomed.exited).signal).toBe('SIGKILL');
+    const survivor = await startWorker('survivor');
 
     const timers = await settled(keys);
     const runs = await runsOf('kill:');
@@ -228,8 +229,9 @@ describe('cluster recovery', () => {
       removeOnComplete: false,
     });
     await waitFor(async () => (await runsOf('term:2')).length === 1, { what: 'the run to start' });
-    const successor = await startWorker('successor');
+    // SIGTERM first: the grace (300 ms), the abort and the hand-back happen while the successor boots.
     impatient.kill('SIGTERM');
+    const successor = await startWorker('successor');
     expect(await impatient.exited).toEqual({ code: 0, signal: null });
     const [settledTimer] = await settled(['term:2']);
     expect(settledTimer).toMatchObject({ id: timer.id, status: 'completed', runCount: 2 });

@@ -11,6 +11,7 @@ import {
   makeTestCerts,
   readRuns,
   type RedisSentinels,
+  type RedisServer,
   spawnApp,
   startRedis,
   startRedisSentinels,
@@ -23,6 +24,24 @@ import { libraryHost, recordingLogger } from '../redis/library-host-fixture';
 const AT_ONCE_MS = 5_000;
 const PASSWORD = 's+cret&';
 
+/** the Sentinels of the first describe (a password of their own), and the TLS ones of the second */
+let redis: RedisSentinels;
+let tlsRedis: RedisSentinels;
+/** where the TLS case's apps record their runs */
+let records: RedisServer;
+
+// Both sets of Sentinels start at once, for both describes: most of a start is Sentinels finding the
+// replica and each other (their hellos go out every 2 s), idle time that one after the other doubled.
+beforeAll(async () => {
+  await Promise.all([
+    startRedisSentinels({ sentinelPassword: PASSWORD }).then((started) => (redis = started)),
+    startRedisSentinels({ tls: makeTestCerts() }).then((started) => (tlsRedis = started)),
+    startRedis().then((started) => (records = started)),
+    ensureBuilt(),
+  ]);
+}, 60_000);
+afterAll(() => Promise.all([redis?.stop(), tlsRedis?.stop(), records?.stop()]));
+
 /**
  * REDIS_URL through Sentinels that have a password of their own (docs/operations.md "Redis settings"):
  * the Sentinels' credentials go in the URL's query, Redis's before the hosts. What the Sentinels refuse —
@@ -30,18 +49,11 @@ const PASSWORD = 's+cret&';
  * where it waited out its 30 s before and then blamed Redis for not answering.
  */
 describe('Sentinel URLs: credentials of their own, refusals at once', () => {
-  let redis: RedisSentinels;
   const closers: (() => Promise<void>)[] = [];
   const hosts = () => redis.sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(',');
 
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedisSentinels({ sentinelPassword: PASSWORD }), ensureBuilt()]);
-  }, 60_000);
   afterEach(async () => {
     for (const close of closers.splice(0)) await close();
-  });
-  afterAll(async () => {
-    await redis?.stop();
   });
 
   it('takes the Sentinels’ password from the query, with one Sentinel down at start', async () => {
@@ -124,25 +136,19 @@ describe('Sentinel URLs: credentials of their own, refusals at once', () => {
  * would have been too (ioredis's `sentinelTLS` and `enableTLSForSentinelMode`).
  */
 describe('Sentinel over TLS', () => {
-  let redis: RedisSentinels;
   let apps: AppProcess[] = [];
 
-  beforeAll(async () => {
-    [redis] = await Promise.all([startRedisSentinels({ tls: makeTestCerts() }), ensureBuilt()]);
-  }, 60_000);
   afterAll(async () => {
     await killAll(apps);
-    await redis?.stop();
   });
 
   it('a scheduler and a worker on the rediss+sentinel:// URL alone run a timer', async () => {
-    expect(redis.url).toMatch(/^rediss\+sentinel:\/\//);
-    const records = await startRedis();
+    expect(tlsRedis.url).toMatch(/^rediss\+sentinel:\/\//);
     const recordsClient = new Redis(records.url);
     try {
       const env = {
-        ...clusterEnv(redis.url, { SUNDIAL_TEST_RECORD_URL: records.url }),
-        NODE_EXTRA_CA_CERTS: redis.tlsCa ?? '',
+        ...clusterEnv(tlsRedis.url, { SUNDIAL_TEST_RECORD_URL: records.url }),
+        NODE_EXTRA_CA_CERTS: tlsRedis.tlsCa ?? '',
       };
       apps = await Promise.all([
         spawnApp('scheduler', 'tls-scheduler', env),
@@ -156,7 +162,6 @@ describe('Sentinel over TLS', () => {
       });
     } finally {
       recordsClient.disconnect();
-      await records.stop();
     }
   }, 60_000);
 });
