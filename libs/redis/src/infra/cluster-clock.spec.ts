@@ -44,4 +44,14 @@ describe('ClusterClock (docs/spec.md §4.4): a wall clock stepped while the proc
     const { redis } = rightRedis();
     expect(Math.abs(new ClusterClock(redis).now() - Date.now())).toBeLessThan(50);
   });
+
+  it('reads TIME to the µs: an estimate not behind Redis by the part of a ms TIME floored away', async () => {
+    // Redis at 1,000,000.999 ms, answered at once (a fake TIME reads no clock: the estimate moves only by
+    // this process's own time since the sync, never back).
+    const time = async (): Promise<[string, string]> => ['1000', '999'];
+    const clock = new ClusterClock({ time } as unknown as RedisClient);
+    await clock.sync(1);
+    // Floored to the ms, the estimate said 1,000,000 — 0.999 ms behind: a fast cron run "ended" before its due.
+    expect(clock.now()).toBeGreaterThanOrEqual(1_000_001);
+  });
 });

@@ -37,7 +37,8 @@ export class ClusterClock {
       const received = performance.now();
       if (received - sent > bestRoundTrip) continue;
       bestRoundTrip = received - sent;
-      const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      // to the µs: floored to the ms, every estimate stood 0.5 ms behind Redis on average
+      const redisNow = Number(seconds) * 1000 + Number(micros) / 1000;
       this.offsetMs = redisNow - (sent + received) / 2;
     }
   }
