@@ -37,6 +37,7 @@ const LIB_SPECS_ON_REDIS = [
   '<rootDir>/libs/client/src/worker/data-watch.spec.ts',
   '<rootDir>/libs/client/src/health/sundial-health.indicator.spec.ts',
   '<rootDir>/libs/testing/src/redis-server.test.ts',
+  '<rootDir>/libs/server/src/redis-ping.spec.ts',
 ];
 
 /** @type {import('jest').Config} */

@@ -2,56 +2,83 @@ import { type ConnectionErrorEvent, type ErrorEvents, openRedis, type RedisClien
 
 const PING_TIMEOUT_MS = 1_000;
 
+type Listener = (error: unknown) => void;
+
 /**
  * A connection used only to answer readiness (is Redis reachable, and not full): it fails fast instead of queueing commands while
- * Redis is away, so a probe never hangs.
+ * Redis is away, so a probe never hangs. A connection ioredis ended for good (status `end`: a Sentinel connection ended in a
+ * failover, a retry strategy that gave up, a defect) is replaced by a fresh one at the next ping: readiness answered 503 for the
+ * process's whole life otherwise, Redis fine all along, and Kubernetes kept the pod out of service.
  */
 export class RedisPing implements ErrorEvents {
-  private readonly client: RedisClient;
-  /** Until its first connect ends (ready, or failed), a ping waits for it rather than fail at once. */
-  private connecting: Promise<void>;
+  private client!: RedisClient;
+  /** Until its client's first connect ends (ready, or failed), a ping waits for it rather than fail at once. */
+  private connecting!: Promise<void>;
+  /** The listeners given to `on`, moved to each client that replaces an ended one. */
+  private readonly listeners = new Set<[ConnectionErrorEvent, Listener]>();
+  private closed = false;
 
   /** `url`: any REDIS_URL shape (one node, redis+cluster://, redis+sentinel://). */
-  constructor(url: string) {
-    this.client = openRedis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      lazyConnect: true,
-      connectionName: 'sundial-health',
-    });
-    // Errors surface through ping(); openRedis adds the listener without which ioredis would log them.
-    // Without the offline queue a command sent before the socket is up fails ("Stream isn't writeable"):
-    // the app's start then logged a wait for Redis and lost a 500 ms retry with Redis up all along.
-    this.connecting = this.client.connect().catch(() => undefined);
+  constructor(private readonly url: string) {
+    this.open();
   }
 
   /** Resolves when Redis answers and can take writes; rejects saying why not. */
   async ping(): Promise<void> {
+    if (this.client.status === 'end' && !this.closed) this.reopen();
+    const { client, connecting } = this;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
     try {
-      await Promise.race([
-        this.connecting.then(() => this.client.info('memory')).then(assertNotFull),
-        timeout,
-      ]);
+      await Promise.race([connecting.then(() => client.info('memory')).then(assertNotFull), timeout]);
     } finally {
       clearTimeout(timer);
     }
   }
 
   /** Its connection's errors: a refused AUTH (WRONGPASS) shows only there, ping() says the stream is shut. */
-  on(event: ConnectionErrorEvent, listener: (error: unknown) => void): void {
+  on(event: ConnectionErrorEvent, listener: Listener): void {
+    this.listeners.add([event, listener]);
     this.client.on(event, listener);
   }
 
-  off(event: ConnectionErrorEvent, listener: (error: unknown) => void): void {
+  off(event: ConnectionErrorEvent, listener: Listener): void {
+    for (const entry of this.listeners) {
+      if (entry[0] === event && entry[1] === listener) this.listeners.delete(entry);
+    }
     this.client.off(event, listener);
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.client.disconnect();
+  }
+
+  private open(): void {
+    this.client = openRedis(this.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      connectionName: 'sundial-health',
+    });
+    for (const [event, listener] of this.listeners) this.client.on(event, listener);
+    // Errors surface through ping(); openRedis adds the listener without which ioredis would log them.
+    // Without the offline queue a command sent before the socket is up fails ("Stream isn't writeable"):
+    // the app's start then logged a wait for Redis and lost a 500 ms retry with Redis up all along.
+    this.connecting = this.client.connect().catch(() => undefined);
+  }
+
+  /**
+   * Replaces the ended client. Synchronous: the ping that finds it ended swaps in the new one (already
+   * connecting) before any other ping looks, so one reopen at most is in flight.
+   */
+  private reopen(): void {
+    const ended = this.client;
+    for (const [event, listener] of this.listeners) ended.off(event, listener);
+    ended.disconnect();
+    this.open();
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 // libs/testing/src, or dist/libs/testing/src when compiled (npm run chaos runs from dist)
@@ -9,6 +9,7 @@ export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp');
 const LOCK = join(DIST, '.build-lock');
 const SOURCES = ['apps', 'libs', 'scripts', 'examples', 'test/chaos', 'test/fixtures/fastify'];
+/** A lock whose owner is unknown (no pid written: a run older than the pid, or killed between mkdir and write) is taken over after this. */
 const LOCK_STALE_MS = 5 * 60_000;
 
 /**
@@ -17,7 +18,7 @@ const LOCK_STALE_MS = 5 * 60_000;
  */
 export async function ensureBuilt(): Promise<void> {
   mkdirSync(DIST, { recursive: true });
-  await acquireLock();
+  await acquireBuildLock(LOCK);
   try {
     if (!isStale()) return;
     const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
@@ -46,18 +47,50 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-async function acquireLock(): Promise<void> {
+/**
+ * Takes the lock directory `lock`, with this process's pid in it. A lock left by a killed run (Ctrl-C of
+ * jest) is taken over at once when its owner's pid is not alive; it blocked every suite for 5 minutes
+ * before. One without a readable pid is taken over once LOCK_STALE_MS old.
+ */
+export async function acquireBuildLock(lock: string): Promise<void> {
   for (;;) {
     try {
-      mkdirSync(LOCK);
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      // A lock left by a killed run would block forever: take it over once clearly abandoned.
-      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > LOCK_STALE_MS) {
-        rmSync(LOCK, { recursive: true, force: true });
-      }
+      // Removed, then taken again only after the wait below: another waiter that read the same dead
+      // owner at the same moment removes this lock, not the one made after it.
+      if (abandoned(lock)) rmSync(lock, { recursive: true, force: true });
       await new Promise((wake) => setTimeout(wake, 200));
     }
+  }
+}
+
+/** The lock's owner is gone: its pid is not alive, or (no pid written) the lock is older than LOCK_STALE_MS. */
+function abandoned(lock: string): boolean {
+  const owner = ownerOf(lock);
+  if (owner !== undefined) return !isAlive(owner);
+  const made = statSync(lock, { throwIfNoEntry: false });
+  return made !== undefined && Date.now() - made.mtimeMs > LOCK_STALE_MS;
+}
+
+function ownerOf(lock: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined; // not written yet (its owner is between mkdir and write), or by an older run
+  }
+}
+
+/** Signal 0 only asks: ESRCH says no such process; EPERM, one of another user's, alive. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }

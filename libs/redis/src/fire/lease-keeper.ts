@@ -25,6 +25,8 @@ export interface ActiveRun extends LeaseRef {
   completing?: boolean;
   /** lets the job finish without waiting for a handler that ignores its signal (set while one goes on) */
   letGo: (() => void) | undefined;
+  /** the abort warns already logged for it: a handler that ignores its signal keeps its run renewed, each renewal saying the same */
+  warned?: Set<string>;
 }
 
 export interface LeaseKeeperOptions {
@@ -180,7 +182,14 @@ export class LeaseKeeper {
     }
   }
 
+  /**
+   * Says why the run is aborted, once per run and reason: a handler that ignores its signal runs on, and
+   * each renewal (every leaseMs / 3) found the same lost lease — a warn every 10 s for as long as it ran.
+   */
   private aborting(run: ActiveRun, why: string): void {
+    run.warned ??= new Set();
+    if (run.warned.has(why)) return;
+    run.warned.add(why);
     const { key, id, version, partition } = run;
     this.options.logger.warn(`${why}: the run is aborted`, { key, id, version, partition });
   }

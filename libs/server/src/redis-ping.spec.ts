@@ -1,0 +1,61 @@
+import type { RedisClient } from '@sundial/redis';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import Redis from 'ioredis';
+import { RedisPing } from './redis-ping';
+
+/**
+ * docs/spec.md §6.2: readiness pings Redis through RedisPing. A client ioredis ended for good (status `end`:
+ * a Sentinel connection ended in a failover, a retry strategy that gave up) was never reopened: every
+ * ping failed ("Connection is closed") for the process's life, Redis fine all along.
+ */
+describe('RedisPing whose client ioredis ended for good', () => {
+  let redis: RedisServer;
+  let raw: Redis;
+  let ping: RedisPing;
+
+  beforeEach(async () => {
+    redis = await startRedis();
+    raw = new Redis(redis.url);
+    ping = new RedisPing(redis.url);
+    await ping.ping();
+  });
+
+  afterEach(async () => {
+    await ping.close();
+    raw.disconnect();
+    await redis.stop();
+  });
+
+  /** Ends the ping's client as ioredis does when it gives up on it: status `end`, no reconnect. */
+  async function endClient(): Promise<void> {
+    const { client } = ping as unknown as { client: RedisClient };
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    client.disconnect();
+    await ended;
+    expect(client.status).toBe('end');
+  }
+
+  const healthConnections = async () =>
+    ((await raw.client('LIST')) as string)
+      .split('\n')
+      .filter((line) => line.includes(' name=sundial-health '));
+
+  it('answers again at the next ping, through one fresh connection however many pings ask', async () => {
+    await endClient();
+    await Promise.all([ping.ping(), ping.ping(), ping.ping()]);
+    await ping.ping();
+    expect(await healthConnections()).toHaveLength(1);
+  });
+
+  it('moves the listeners given to `on` to the fresh connection, and a closed ping stays closed', async () => {
+    const errors: unknown[] = [];
+    ping.on('error', (error) => errors.push(error));
+    await endClient();
+    await ping.ping();
+    redis.kill();
+    // its reconnects are refused: each says so on the fresh connection
+    await waitFor(() => errors.length > 0, { what: "the fresh connection's error" });
+    await ping.close();
+    await expect(ping.ping()).rejects.toThrow();
+  });
+});
