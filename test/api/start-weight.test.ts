@@ -30,24 +30,30 @@ async function packagesLoadedBy(entries: string[]): Promise<string[]> {
 // Each package costs every app start its CPU (~2 s a start before, on 2 cores that CI shares among some
 // 100 starts): what the default configuration does not use stays unloaded.
 describe('what an app start loads', () => {
-  beforeAll(() => ensureBuilt(), 300_000); // deadline: a stale dist is rebuilt first (npm run build, ~1.5 min)
+  let worker: string[] = [];
+  let scheduler: string[] = [];
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    [worker, scheduler] = await Promise.all([
+      packagesLoadedBy(['apps/worker/src/worker-app.js']),
+      packagesLoadedBy([
+        'apps/scheduler/src/scheduler-app.js',
+        'apps/scheduler/src/redis-scheduler-service.js',
+      ]),
+    ]);
+    // deadline: a stale dist is rebuilt first (npm run build, ~1.5 min); then each child loads an app's
+    // ~1,600-2,000 modules, ~1.5 s of CPU: 5-10 s at load 15 on 2 cores
+  }, 300_000);
 
   // @nestjs/swagger is some 530 modules (~0.25 s CPU): the scheduler documents the shared probes itself.
-  it('the worker loads no @nestjs/swagger (the scheduler does, for its OpenAPI document)', async () => {
-    const [worker, scheduler] = await Promise.all([
-      packagesLoadedBy(['apps/worker/src/worker-app.js']),
-      packagesLoadedBy(['apps/scheduler/src/scheduler-app.js']),
-    ]);
+  it('the worker loads no @nestjs/swagger (the scheduler does, for its OpenAPI document)', () => {
     expect(worker).toEqual(expect.arrayContaining(['@nestjs/core', '@nestjs/terminus', 'bullmq']));
     expect(worker).not.toContain('@nestjs/swagger');
     expect(scheduler).toContain('@nestjs/swagger');
   });
 
-  it('the scheduler loads yaml only to read a schedules file (SUNDIAL_SCHEDULES_FILE)', async () => {
-    const scheduler = await packagesLoadedBy([
-      'apps/scheduler/src/scheduler-app.js',
-      'apps/scheduler/src/redis-scheduler-service.js',
-    ]);
+  it('the scheduler loads yaml only to read a schedules file (SUNDIAL_SCHEDULES_FILE)', () => {
     expect(scheduler).toEqual(expect.arrayContaining(['@nestjs/swagger', 'bullmq']));
     expect(scheduler).not.toContain('yaml');
   });
