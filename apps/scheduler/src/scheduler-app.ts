@@ -12,6 +12,7 @@ import {
 import { ApiTokenGuard } from './api-token';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
+import { documentProbes } from './openapi-probes';
 import { withComponents } from './openapi-responses';
 import { RouteInputGuard } from './route-input';
 import { allowedMethods, answerRouteEdges } from './route-methods';
@@ -40,6 +41,7 @@ export async function createSchedulerApp(
   // The stack is nobody's business.
   app.disable('x-powered-by');
   // The routes as the controllers declare them: the OpenAPI document, and the methods of each path.
+  documentProbes();
   const document = withComponents(
     SwaggerModule.createDocument(
       app,

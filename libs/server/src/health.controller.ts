@@ -1,12 +1,22 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import type { HealthCheckResult, HealthIndicatorResult } from '@nestjs/terminus';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Lifecycle } from './lifecycle';
 import { RedisPing } from './redis-ping';
 
-/** `/health/live`: the process answers. `/health/ready`: Redis answers PING and we are not stopping. */
-@ApiTags('health')
+/**
+ * terminus's `@HealthCheck()` documents the route by requiring @nestjs/swagger when it is installed
+ * (why not here: below); the scheduler adds that documentation (apps/scheduler/src/openapi-probes.ts).
+ * `noCache` spelled out: given any options, terminus leaves out what is not set.
+ */
+const NO_SWAGGER = { noCache: true, swaggerDocumentation: false };
+
+/**
+ * `/health/live`: the process answers. `/health/ready`: Redis answers PING and we are not stopping.
+ * No swagger decorator here: the worker loads this file too, and @nestjs/swagger would cost it some 530
+ * modules (~0.25 s CPU a start) for a document it never builds. The scheduler documents it
+ * (apps/scheduler/src/openapi-probes.ts).
+ */
 @Controller('health')
 export class HealthController {
   constructor(
@@ -17,13 +27,13 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @HealthCheck()
+  @HealthCheck(NO_SWAGGER)
   live(): Promise<HealthCheckResult> {
     return this.health.check([]);
   }
 
   @Get('ready')
-  @HealthCheck()
+  @HealthCheck(NO_SWAGGER)
   ready(): Promise<HealthCheckResult> {
     return this.health.check([() => this.redisUp(), () => this.running()]);
   }

@@ -3,7 +3,9 @@
 export { APP_SERVICE, type AppService, AppServiceHooks } from './app-service';
 export { type ClusterConfig, clusterConfigFromEnv, DEFAULT_REDIS_URL } from './cluster-config';
 export { type Env, envInt, envList, envOptional, envString } from './env';
+export { HealthController } from './health.controller';
 export { HealthModule } from './health.module';
+export { MetricsController } from './metrics.controller';
 export { createNestLogger, LoggingModule, SUNDIAL_LOGGER } from './logging.module';
 export { createPino, LOG_LEVELS, type LogLevelName, parseLogLevel, sundialLogger } from './pino-logger';
 export { Lifecycle, type Phase } from './lifecycle';

@@ -1,9 +1,11 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import { collectDefaultMetrics, register } from 'prom-client';
 
-/** Prometheus exposition of the process-wide registry, where the libs register their metrics. */
-@ApiExcludeController()
+/**
+ * Prometheus exposition of the process-wide registry, where the libs register their metrics. Left out
+ * of the scheduler's OpenAPI document by apps/scheduler/src/openapi-probes.ts, not by a decorator here
+ * (why: health.controller.ts).
+ */
 @Controller('metrics')
 export class MetricsController {
   constructor() {
