@@ -49,6 +49,7 @@ describe('the build lock', () => {
   });
 
   it('held by a live process, is waited for until it is released', async () => {
+    // deadline: the owner stays alive for the case (killed in its finally), a minute at most if not
     const owner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
     try {
       lockedBy(owner.pid);
