@@ -64,8 +64,16 @@ export function assembleScript(script: string): string {
   );
 }
 
+/** Each file read once per process: the includes are shared by most of the 20 scripts. */
+const texts = new Map<string, string>();
+
 function readLua(name: string): string {
-  return readFileSync(join(COMMANDS_DIR, `${name}.lua`), 'utf8');
+  let text = texts.get(name);
+  if (text === undefined) {
+    text = readFileSync(join(COMMANDS_DIR, `${name}.lua`), 'utf8');
+    texts.set(name, text);
+  }
+  return text;
 }
 
 /** Inlines each include at its first mention (an include's own includes first); later mentions go. */
@@ -77,8 +85,13 @@ function withIncludes(lua: string, seen: Set<string>): string {
   });
 }
 
-/** A top-level `local function <name>(`; its definition ends at the next line that is `end` alone. */
-const LOCAL_FUNCTION = /^local function ([A-Za-z_]\w*)\(/;
+/**
+ * A top-level `local function <name>(` and an `end` alone, each a whole line (found in the whole text:
+ * `(?<=^|\n)`, not the `m` flag, whose `^` and `$` also take a `\r` as a line's end); a definition ends
+ * at the next `end` line.
+ */
+const LOCAL_FUNCTION = /(?<=^|\n)local function ([A-Za-z_]\w*)\(/g;
+const END = /(?<=^|\n)end(?=\n|$)/g;
 
 /**
  * The script without the top-level local functions it never names (the helpers of an include that other
@@ -89,41 +102,84 @@ const LOCAL_FUNCTION = /^local function ([A-Za-z_]\w*)\(/;
  * the only one naming another); a word in a comment or string counts as naming it.
  */
 export function withoutUnusedFunctions(lua: string): string {
-  let lines = lua.split('\n');
+  const texts = lua.split('\n');
+  const lineOf = lineFinder(texts);
+  // Each line's role found once, in the whole text, by three regexes: a pass then costs what these
+  // lines hold, not the ~1,000 lines of a script (matching each line against a `\b(?:<50 names>)\b`
+  // alternation on each of ~6 passes was most of a process's start). The names defined shrink from
+  // pass to pass, never grow: a pass's names are among the first's.
+  const defining = [...lua.matchAll(LOCAL_FUNCTION)].map((match) => ({
+    n: lineOf(match.index),
+    name: match[1],
+  }));
+  if (defining.length === 0) return lua;
+  let starts = defining.map(({ n }) => n);
+  const nameAt = new Map(defining.map(({ n, name }) => [n, name]));
+  let ends = [...lua.matchAll(END)].map((match) => lineOf(match.index));
+  const word = new RegExp(`\\b(?:${[...new Set(nameAt.values())].join('|')})\\b`, 'g');
+  let naming = [...lua.matchAll(word)].map((match) => ({ n: lineOf(match.index), name: match[0] }));
+  const kept = texts.map(() => true);
   for (;;) {
-    const defined = definitions(lines);
-    if (defined.length === 0) return lines.join('\n');
-    const word = new RegExp(`\\b(?:${defined.map(({ name }) => name).join('|')})\\b`, 'g');
-    const named = lines.map((line) => line.match(word) ?? []);
-    const total = countOf(named, 0, named.length - 1);
-    const unnamed = defined.filter(
-      ({ name, start, end }) => countOf(named, start, end).get(name) === total.get(name),
-    );
-    if (unnamed.length === 0) return lines.join('\n');
-    const gone = new Set(unnamed.flatMap(({ start, end }) => range(start, end)));
-    lines = lines.filter((_line, n) => !gone.has(n));
+    const defined = definitions(starts, ends, nameAt);
+    if (defined.length === 0) break;
+    const mentions = linesNaming(naming, new Set(defined.map(({ name }) => name)));
+    const unnamed = defined.filter(({ name, start, end }) => {
+      const lines = mentions.get(name) ?? [];
+      return lines.every((n) => n >= start && n <= end);
+    });
+    if (unnamed.length === 0) break;
+    for (const { start, end } of unnamed) kept.fill(false, start, end + 1);
+    starts = starts.filter((n) => kept[n]);
+    ends = ends.filter((n) => kept[n]);
+    naming = naming.filter(({ n }) => kept[n]);
   }
+  return texts.filter((_text, n) => kept[n]).join('\n');
 }
 
-/** The top-level local functions of a script: name, first and last line. */
-function definitions(lines: readonly string[]): { name: string; start: number; end: number }[] {
+/** The line of an offset into the text of `texts` joined with '\n', for offsets in ascending order. */
+function lineFinder(texts: readonly string[]): (offset: number) => number {
+  let line = 0;
+  let next = texts[0].length + 1; // where the line after `line` begins
+  return (offset) => {
+    if (offset < next - texts[line].length - 1) {
+      // a new scan of the text: from its first line again
+      line = 0;
+      next = texts[0].length + 1;
+    }
+    while (offset >= next) next += texts[++line].length + 1;
+    return line;
+  };
+}
+
+/**
+ * The top-level local functions among the lines kept: name, first and last line (the first kept `end`
+ * line after the first). `starts` and `ends` are the kept lines of each kind, ascending.
+ */
+function definitions(
+  starts: readonly number[],
+  ends: readonly number[],
+  nameAt: ReadonlyMap<number, string>,
+): { name: string; start: number; end: number }[] {
   const found: { name: string; start: number; end: number }[] = [];
-  for (let start = 0; start < lines.length; start++) {
-    const name = LOCAL_FUNCTION.exec(lines[start])?.[1];
-    const end = name === undefined ? -1 : lines.indexOf('end', start + 1);
-    if (name !== undefined && end > start) found.push({ name, start, end });
+  let e = 0;
+  for (const start of starts) {
+    while (e < ends.length && ends[e] <= start) e++;
+    if (e < ends.length) found.push({ name: nameAt.get(start) ?? '', start, end: ends[e] });
   }
   return found;
 }
 
-function countOf(named: readonly string[][], first: number, last: number): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (let n = first; n <= last; n++) {
-    for (const name of named[n]) counts.set(name, (counts.get(name) ?? 0) + 1);
+/** The lines naming each of `names`, a line once per mention. */
+function linesNaming(
+  naming: readonly { n: number; name: string }[],
+  names: ReadonlySet<string>,
+): Map<string, number[]> {
+  const lines = new Map<string, number[]>();
+  for (const { n, name } of naming) {
+    if (!names.has(name)) continue;
+    const found = lines.get(name);
+    if (found) found.push(n);
+    else lines.set(name, [n]);
   }
-  return counts;
-}
-
-function range(first: number, last: number): number[] {
-  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  return lines;
 }

@@ -10,6 +10,7 @@ import {
   SCRIPT_NAMES,
   type ScriptName,
 } from './script-loader';
+import { withoutUnusedFunctions } from './script-assembly';
 
 describe('Lua commands', () => {
   let server: RedisServer;
@@ -64,6 +65,27 @@ describe('Lua commands', () => {
     // a script (EVALSHA) leaves them out as a library does: reconcile includes the ledger, folds none
     expect(defines('reconcile', 'ledger_fold_closed')).toBe(false);
     expect(defines('reconcile', 'ledger_record')).toBe(true);
+  });
+
+  it('strips by whole lines and whole words, pass after pass', () => {
+    // `end\r` is no `end` line: b's definition runs to c's `end` and takes c with it (b_x is not b);
+    // a was named only in c, so the next pass takes a too. What main's line-by-line regexes did.
+    const lua = ['local function a()', '  return b_x', 'end', 'local function b()', '  return 1', 'end\r']
+      .concat(['local function c()', '  return a()', 'end', 'return c()'])
+      .join('\n');
+    expect(withoutUnusedFunctions(lua)).toBe('return c()');
+    // with b's own `end`, only b goes: c is named by the last line, a by c
+    expect(withoutUnusedFunctions(lua.replace('end\r', 'end'))).toBe(
+      [
+        'local function a()',
+        '  return b_x',
+        'end',
+        'local function c()',
+        '  return a()',
+        'end',
+        'return c()',
+      ].join('\n'),
+    );
   });
 
   it('runs a command on a connection and in a pipeline', async () => {
