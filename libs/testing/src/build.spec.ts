@@ -49,8 +49,8 @@ describe('the build lock', () => {
   });
 
   it('held by a live process, is waited for until it is released', async () => {
-    // deadline: the owner stays alive for the case (killed in its finally), a minute at most if not
-    const owner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    // Alive until killed in the finally, or until this process goes (its stdin, our pipe, then ends).
+    const owner = spawn(process.execPath, ['-e', 'process.stdin.resume()']);
     try {
       lockedBy(owner.pid);
       const acquiring = acquireBuildLock(lock);
