@@ -1,19 +1,26 @@
 /**
  * `npm start`: a local cluster in one terminal — Redis (REDIS_URL, or a private redis-server with AOF
- * in ./.sundial/redis when nothing answers there), the scheduler on PORT (3000) and one worker on
- * WORKER_PORT (3001), their output prefixed. Ctrl-C, SIGTERM, SIGHUP (a closed terminal) or the parent's
+ * in ./.sundial/redis when nothing answers there; without REDIS_URL, always that private one, on
+ * SUNDIAL_START_REDIS_PORT, 6380), the scheduler on PORT (3000) and one worker on WORKER_PORT (3001),
+ * their output prefixed. Ctrl-C, SIGTERM, SIGHUP (a closed terminal) or the parent's
  * end (a killed npm) stops them; exits when they (and the private redis-server) have.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ReplyError } from 'ioredis';
 import '../libs/server/src/register-paths';
 import { isAwayNotRefused, openRedis, parseRedisUrl, sentinelRefusal, urlForDisplay } from '@sundial/redis';
 
-const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/**
+ * Without REDIS_URL, npm start runs a Redis of its own on this port rather than using whatever answers on
+ * 6379: that one is often another app's (or the machine's shared) Redis, and a newcomer's first command
+ * should not write Sundial's keys into it unasked. REDIS_URL=redis://127.0.0.1:6379 uses it on purpose.
+ */
+const OWN_REDIS_PORT = 6380;
+const OWN_REDIS_DIR = resolve('.sundial', 'redis');
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const DIST = join(__dirname, '..');
 /** How long start.js looks for both apps to be ready before it gives up saying so (their lines say why). */
@@ -24,8 +31,11 @@ async function main(): Promise<void> {
   // The terminal or pipe this writes to may go before the apps do (a closed terminal, a killed npm):
   // their last lines are then lost, and this process goes on to stop them.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
-  const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
-  const privateRedis = (await answersPing(redisUrl)) ? undefined : await startPrivateRedis(redisUrl);
+  const given = process.env.REDIS_URL;
+  const redisUrl = given || `redis://127.0.0.1:${ownRedisPort()}`;
+  let privateRedis: ChildProcess | undefined;
+  if (!(await answersPing(redisUrl))) privateRedis = await startPrivateRedis(redisUrl);
+  else if (!given) await checkOwnRedis(redisUrl);
   // A local cluster, without an API token unless one is set: its ports on loopback only, so that no
   // other machine of the network can drive it (SUNDIAL_LISTEN_HOST=0.0.0.0 opens them).
   const env = {
@@ -63,7 +73,7 @@ async function main(): Promise<void> {
     clearInterval(watch);
     if (!stopping) stopAll('SIGTERM');
   }, 500);
-  void sayWhenReady(env.SUNDIAL_LISTEN_HOST, ports, privateRedis !== undefined, () => stopping);
+  void sayWhenReady(env.SUNDIAL_LISTEN_HOST, ports, redisUrl, privateRedis !== undefined, () => stopping);
   const codes = await Promise.all(
     named.map(
       ([name, app]) =>
@@ -140,7 +150,7 @@ async function startPrivateRedis(url: string): Promise<ChildProcess> {
         'or point REDIS_URL at a running Redis.',
     );
   }
-  const dir = resolve('.sundial', 'redis');
+  const dir = OWN_REDIS_DIR;
   mkdirSync(dir, { recursive: true });
   console.log(`[start] nothing answers at ${url}: starting a private redis-server with AOF in ${dir}`);
   const redis = run('redis', 'redis-server', [
@@ -164,6 +174,57 @@ async function startPrivateRedis(url: string): Promise<ChildProcess> {
   return fail(`redis-server did not answer PING at ${url} within 10 s.`);
 }
 
+/** SUNDIAL_START_REDIS_PORT: where npm start's own Redis listens when REDIS_URL is not set. */
+function ownRedisPort(): number {
+  const text = process.env.SUNDIAL_START_REDIS_PORT;
+  if (text === undefined || text === '') return OWN_REDIS_PORT;
+  const port = Number(text);
+  if (Number.isInteger(port) && port >= 1 && port <= 65535) return port;
+  return fail(
+    `SUNDIAL_START_REDIS_PORT=${JSON.stringify(text)} is not a port: write an integer from 1 to 65535, ` +
+      `or leave it unset for ${OWN_REDIS_PORT}.`,
+  );
+}
+
+/**
+ * Without REDIS_URL a Redis already answering on npm start's own port is used only when it is that own
+ * one (its data in this directory's ./.sundial/redis: left running by an npm start killed with SIGKILL):
+ * any other Redis there is someone else's, which this never writes into unasked.
+ */
+async function checkOwnRedis(url: string): Promise<void> {
+  const client = openRedis({
+    url,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+  });
+  const dir = await client
+    .config('GET', 'dir')
+    .then((reply) => String((reply as string[])[1]))
+    .catch(() => undefined)
+    .finally(() => client.disconnect());
+  if (dir !== undefined && realPath(dir) === realPath(OWN_REDIS_DIR)) {
+    console.log(
+      `[start] npm start's own redis-server already runs at ${url} (AOF in ${OWN_REDIS_DIR}): using it`,
+    );
+    return;
+  }
+  fail(
+    `Another Redis answers at ${url}, where npm start runs its own when REDIS_URL is not set` +
+      `${dir === undefined ? '' : ` (its data is in ${dir}, not ${OWN_REDIS_DIR})`}.\n` +
+      `Set REDIS_URL=${url} to use that Redis, or SUNDIAL_START_REDIS_PORT to run npm start's own on another port.`,
+  );
+}
+
+/** The path with its links resolved; as given when it does not exist here (another machine's, say). */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * Once both apps answer /health/ready, one line saying where to go next (the README's curl, the UI, the
  * API's docs): their own lines are JSON logs, in which a newcomer does not see that the cluster is up.
@@ -171,6 +232,7 @@ async function startPrivateRedis(url: string): Promise<ChildProcess> {
 async function sayWhenReady(
   listenHost: string,
   ports: { scheduler: string; worker: string },
+  redisUrl: string,
   withRedis: boolean,
   stopping: () => boolean,
 ): Promise<void> {
@@ -183,7 +245,8 @@ async function sayWhenReady(
       const api = base(ports.scheduler);
       console.log(
         `[start] ready: API ${api}/v1/timers, its docs ${api}/docs, the operator UI ${api}/ui/; ` +
-          `the worker on ${base(ports.worker)}. Ctrl-C stops them${withRedis ? ' and the private redis-server' : ''}.`,
+          `the worker on ${base(ports.worker)}; Redis at ${urlForDisplay(redisUrl)}. ` +
+          `Ctrl-C stops them${withRedis ? ' and the private redis-server' : ''}.`,
       );
       return;
     }

@@ -1,7 +1,8 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
+import Redis from 'ioredis';
 import { join } from 'node:path';
 import {
   type ChildEnd,
@@ -58,7 +59,8 @@ describe('npm start on a Redis Cluster URL', () => {
 });
 
 /**
- * `npm start` where nothing answers at REDIS_URL starts a private redis-server; a closed terminal
+ * `npm start` where nothing answers at REDIS_URL starts a private redis-server, and so does one without
+ * REDIS_URL, on SUNDIAL_START_REDIS_PORT (6380), never using the Redis a machine has on 6379; a closed terminal
  * (SIGHUP, which reaches start.js's process group and not the apps' own groups) stops the apps and that
  * redis-server before start.js exits, and so does the end of its parent (a killed npm's `sh -c`) — it
  * used to die of the hangup, or live on, and leave all three running.
@@ -76,23 +78,31 @@ describe('npm start with a private redis-server', () => {
   // keeps its data under it) on ports of its own: most of each is waiting for the apps to start and end.
   const script = join(DIST, 'scripts/start.js');
   it.concurrent.each([
-    ['a closed terminal (SIGHUP)', process.execPath, [script], 'SIGHUP', { code: 0, signal: null }],
     [
-      'its parent shell killed',
+      'without REDIS_URL, and a closed terminal (SIGHUP)',
+      process.execPath,
+      [script],
+      (redisPort: number) => ({ REDIS_URL: undefined, SUNDIAL_START_REDIS_PORT: String(redisPort) }),
+      'SIGHUP',
+      { code: 0, signal: null },
+    ],
+    [
+      'at REDIS_URL, and its parent shell killed',
       'sh',
       ['-c', `"${process.execPath}" "${script}"; exit $?`],
+      (redisPort: number) => ({ REDIS_URL: `redis://127.0.0.1:${redisPort}` }),
       'SIGKILL',
       { code: null, signal: 'SIGKILL' },
     ],
   ] as const)(
-    'starts one where nothing answers, and leaves no process behind after %s',
-    async (_, command, args, signal, end) => {
+    'starts one where nothing answers %s, leaving no process behind',
+    async (_, command, args, redisEnv, signal, end) => {
       const [redisPort, port, workerPort] = [await freePort(), await freePort(), await freePort()];
       const start = spawnOwned(command, [...args], {
         cwd: mkdtempSync(join(dir, 'case-')),
         env: {
           ...process.env,
-          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          ...redisEnv(redisPort),
           PORT: String(port),
           WORKER_PORT: String(workerPort),
         },
@@ -114,7 +124,8 @@ describe('npm start with a private redis-server', () => {
         const api = `http://127.0.0.1:${port}`;
         const ready =
           `[start] ready: API ${api}/v1/timers, its docs ${api}/docs, the operator UI ${api}/ui/; ` +
-          `the worker on http://127.0.0.1:${workerPort}. Ctrl-C stops them and the private redis-server.`;
+          `the worker on http://127.0.0.1:${workerPort}; Redis at redis://127.0.0.1:${redisPort}. ` +
+          'Ctrl-C stops them and the private redis-server.';
         await waitFor(() => output.lines.includes(ready), { timeoutMs: 5_000, what: 'the ready line' }); // deadline: left as soon as the line comes
         expect(alive()).toHaveLength(3);
         let ended: ChildEnd | undefined;
@@ -145,6 +156,81 @@ describe('npm start on a Redis that refuses REDIS_URL', () => {
       '[start] The Redis at REDIS_URL answers, but refuses this connection: ' +
         'WRONGPASS invalid username-password pair or user is disabled.',
       'Fix the user and password in REDIS_URL (redis://user:password@host:port), or point it at another Redis.',
+    ]);
+  }, 60_000);
+});
+
+/**
+ * `npm start` without REDIS_URL where another Redis answers on its own port (someone's second Redis on
+ * 6380): it writes nothing into that Redis and says how to use it or move its own; one it started itself
+ * earlier in this directory (left running by a SIGKILL) is used.
+ */
+describe('npm start without REDIS_URL, its port answering', () => {
+  it('exits 1 at another Redis, saying how to use it or where to run its own, writing nothing', async () => {
+    const other = await startRedis();
+    const start = spawnStart(
+      { REDIS_URL: undefined, SUNDIAL_START_REDIS_PORT: String(other.port) },
+      await freePort(),
+      await freePort(),
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const output = childOutput(start);
+    expect(await output.ended).toEqual({ code: 1, signal: null });
+    const keys = new Redis(other.url);
+    const written = await keys.dbsize().finally(() => keys.disconnect());
+    await other.stop();
+    expect(written).toBe(0);
+    expect(output.lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^\\[start\\] Another Redis answers at redis://127\\.0\\.0\\.1:${other.port}, where npm start runs its own ` +
+            'when REDIS_URL is not set \\(its data is in .+, not .+/\\.sundial/redis\\)\\.$',
+        ),
+      ),
+      `Set REDIS_URL=redis://127.0.0.1:${other.port} to use that Redis, or SUNDIAL_START_REDIS_PORT to run npm start's own on another port.`,
+    ]);
+  }, 60_000);
+
+  it("uses npm start's own Redis left running in this directory, and leaves it running", async () => {
+    const own = await startRedis();
+    const cwd = mkdtempSync(join(tmpdir(), 'sundial-start-own-'));
+    mkdirSync(join(cwd, '.sundial'));
+    symlinkSync(own.dir, join(cwd, '.sundial', 'redis')); // where a private one started here keeps its data
+    const [port, workerPort] = [await freePort(), await freePort()];
+    const start = spawnStart(
+      { REDIS_URL: undefined, SUNDIAL_START_REDIS_PORT: String(own.port), LOG_LEVEL: 'warn' },
+      port,
+      workerPort,
+      { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const output = childOutput(start);
+    try {
+      await bothReady(port, workerPort);
+    } finally {
+      start.kill('SIGINT'); // forwarded to both apps, which drain and exit 0
+    }
+    expect(await output.ended).toEqual({ code: 0, signal: null });
+    expect(output.lines).toContain(
+      `[start] npm start's own redis-server already runs at redis://127.0.0.1:${own.port} ` +
+        `(AOF in ${join(cwd, '.sundial', 'redis')}): using it`,
+    );
+    const client = new Redis(own.url);
+    const [pong, partitions] = await Promise.all([client.ping(), client.get('sundial:partitions')]);
+    client.disconnect();
+    await own.stop();
+    rmSync(cwd, { recursive: true, force: true });
+    expect({ pong, partitions }).toEqual({ pong: 'PONG', partitions: '1' });
+  }, 120_000);
+
+  it('exits 1 on a SUNDIAL_START_REDIS_PORT that is no port', async () => {
+    const start = spawnStart({ REDIS_URL: undefined, SUNDIAL_START_REDIS_PORT: '70000' }, 1, 2, {
+      cwd: tmpdir(), // where a private redis-server would keep its data, were one started
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = childOutput(start);
+    expect(await output.ended).toEqual({ code: 1, signal: null });
+    expect(output.lines).toEqual([
+      '[start] SUNDIAL_START_REDIS_PORT="70000" is not a port: write an integer from 1 to 65535, or leave it unset for 6380.',
     ]);
   }, 60_000);
 });
