@@ -1,9 +1,41 @@
 import { keyPath, startRedis, waitFor, within } from '@sundial/testing';
 import { type RunningApp, startScheduler } from '../local-cluster';
 import { MAX_PAYLOAD, useCluster } from './cluster-fixture';
-import { brief, contractChecker, type ContractReply, type OpenApiDocument } from './openapi-contract';
+import {
+  brief,
+  contractChecker,
+  type ContractReply,
+  type OpenApiDocument,
+  untypedObjects,
+} from './openapi-contract';
 
 type Check = ReturnType<typeof contractChecker>;
+
+/** An interval and a cron timer: between them, every optional field a spec of their kinds takes. */
+const INTERVAL = {
+  key: 'c:every',
+  handler: 'record',
+  every: '1h',
+  payload: { n: 1 },
+  meta: { team: 'a' },
+  maxRuns: 5,
+  delivery: 'at-most-once',
+  jitter: '1s',
+  endAt: '2099-01-01T00:00:00Z',
+};
+const CRON = {
+  key: 'c:cron',
+  handler: 'record',
+  cron: '0 * * * *',
+  tz: 'UTC',
+  removeOnComplete: false,
+  overlap: 'buffer-one',
+  retry: { attempts: 3, backoff: { type: 'exponential', delay: '1s', maxDelay: '10s' } },
+  pauseAfterFailures: 2,
+  timeout: '5s',
+  catchup: 'all',
+  catchupWindow: '1h',
+};
 
 /**
  * docs/spec.md §5.2: clients are generated from /docs-json (openapi-generator, orval, openapi-typescript),
@@ -72,46 +104,24 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     const created = await call(201, post, '/v1/timers', { key: 'c:once', handler: 'record', delay: '1h' });
     expect(created.headers.get('location')).toBe('/v1/timers/c%3Aonce');
     expect((await cluster.api('GET', created.headers.get('location')!)).status).toBe(200);
-    const interval = {
-      key: 'c:every',
-      handler: 'record',
-      every: '1h',
-      payload: { n: 1 },
-      meta: { team: 'a' },
-      maxRuns: 5,
-      delivery: 'at-most-once',
-      jitter: '1s',
-      endAt: '2099-01-01T00:00:00Z',
-    };
-    sample = (await call(201, post, '/v1/timers', interval)).body as object;
-    const cron = {
-      key: 'c:cron',
-      handler: 'record',
-      cron: '0 * * * *',
-      tz: 'UTC',
-      removeOnComplete: false,
-      overlap: 'buffer-one',
-      retry: { attempts: 3, backoff: { type: 'exponential', delay: '1s', maxDelay: '10s' } },
-      pauseAfterFailures: 2,
-      timeout: '5s',
-      catchup: 'all',
-      catchupWindow: '1h',
-    };
-    await call(201, post, '/v1/timers', cron);
-    await call(201, post, '/v1/timers', { ...cron, ifExists: 'keep' });
-    await call(409, post, '/v1/timers', cron);
+    sample = (await call(201, post, '/v1/timers', INTERVAL)).body as object;
+    await call(201, post, '/v1/timers', CRON);
+    await call(201, post, '/v1/timers', { ...CRON, ifExists: 'keep' });
+    await call(409, post, '/v1/timers', CRON);
     await call(400, post, '/v1/timers', { key: 'c:x', handler: 'log', delay: 1, every: 1 });
     await call(400, post, '/v1/timers');
     await call(400, post, '/v1/timers', '{"key":');
-    await call(400, post, '/v1/timers?ifExists=replace', { ...cron, key: 'c:q' });
+    await call(400, post, '/v1/timers?ifExists=replace', { ...CRON, key: 'c:q' });
     const big = { key: 'c:big', handler: 'log', delay: '1h', payload: 'x'.repeat(MAX_PAYLOAD * 2) };
     await call(413, post, '/v1/timers', big);
     const huge = { ...big, payload: 'x'.repeat(MAX_PAYLOAD + 32 * 1024) };
     await call(413, post, '/v1/timers', huge);
     const once = { key: 'c:idem', handler: 'log', delay: '1h' };
     const idem = { 'idempotency-key': 'contract-1' };
-    await call(201, post, '/v1/timers', once, idem);
-    await call(201, post, '/v1/timers', once, idem);
+    const first = await call(201, post, '/v1/timers', once, idem);
+    // a replay answers as the first request did: its Location too
+    const replay = await call(201, post, '/v1/timers', once, idem);
+    expect([replay.headers.get('location'), replay.body]).toEqual(['/v1/timers/c%3Aidem', first.body]);
     await call(422, post, '/v1/timers', { ...once, delay: '2h' }, idem);
     await call(400, post, '/v1/timers', once, { 'idempotency-key': 'k'.repeat(300) });
     const crossSite = { 'sec-fetch-site': 'cross-site' };
@@ -122,6 +132,17 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     const put = 'put /v1/timers/{key}';
     const spec = { handler: 'log', every: '30m' };
     expect((await call(201, put, keyPath('c:put'), spec)).headers.get('location')).toBe(keyPath('c:put'));
+    // a key with / and @ (taken by the key rule) is percent-encoded, and the Location is read back as it is
+    const idem = { 'idempotency-key': 'contract-put' };
+    const created = await call(201, put, keyPath('c:put/a@b'), spec, idem);
+    expect(created.headers.get('location')).toBe('/v1/timers/c%3Aput%2Fa%40b');
+    expect((await cluster.api('GET', created.headers.get('location')!)).body).toEqual(created.body);
+    // PUT's replay is 201 again (its create step's answer), with the same Location
+    const replay = await call(201, put, keyPath('c:put/a@b'), spec, idem);
+    expect([replay.headers.get('location'), replay.body]).toEqual([
+      created.headers.get('location'),
+      created.body,
+    ]);
     await call(200, put, keyPath('c:put'), { ...spec, every: '1h' });
     await call(400, put, keyPath('c:put'), { ...spec, key: 'c:other' });
     await call(413, put, keyPath('c:put'), { ...spec, payload: 'x'.repeat(MAX_PAYLOAD * 2) });
@@ -209,6 +230,11 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     const spec = { key: 'p:1', handler: 'log', cron: '0 7 * * MON-FRI', tz: 'America/Toronto' };
     await call(200, preview, '/v1/preview?count=3', spec);
     await call(200, preview, '/v1/preview', { key: 'p:1', handler: 'log', delay: '5s' });
+    // preview's spec is a NormalizedSpec: each field a spec can have comes back typed as documented
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    await call(200, preview, '/v1/preview', { key: 'p:2', handler: 'log', at });
+    await call(200, preview, '/v1/preview', { ...INTERVAL, ifExists: 'keep', startAt: at });
+    await call(200, preview, '/v1/preview', { ...CRON, ifExists: 'replace' });
     await call(400, preview, '/v1/preview', { ...spec, tz: 'Mars/Base' });
   });
 
@@ -287,9 +313,18 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     expect(check('post /v1/timers', created)).toEqual([
       'POST /v1/timers 201: documented header Location missing',
     ]);
+    const preview = { spec: { key: 'p', handler: 'log', delayMs: '5s' }, next: [] };
+    const previewed = check('post /v1/preview', {
+      status: 200,
+      body: preview,
+      contentType: 'application/json',
+    }).join('\n');
+    expect(previewed).toMatch(/body\/spec must have required property 'kind'/);
+    expect(previewed).toMatch(/body\/spec\/delayMs must be number/);
   });
 
-  it('types every parameter, lists Idempotency-Key on every write, and every operation was called', () => {
+  it('types every parameter and object, lists Idempotency-Key on every write, and every operation was called', () => {
+    mismatches.push(...untypedObjects(document).map((where) => `${where}: an object without properties`));
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const changes = method !== 'get' && path !== '/v1/preview';

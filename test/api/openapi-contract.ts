@@ -9,6 +9,7 @@ export interface OpenApiDocument {
 
 export interface OpenApiOperation {
   parameters?: { name: string; in: string; schema?: object }[];
+  requestBody?: object;
   responses: Record<
     string,
     { content?: Record<string, { schema?: object }>; headers?: Record<string, { required?: boolean }> }
@@ -85,4 +86,31 @@ export function contractChecker(
 export function brief(body: unknown): string {
   const text = JSON.stringify(body);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * Where the document says `type: object` and no more (no `properties`, no `additionalProperties`): a
+ * generated client types that as an empty object, leaving every field of it untyped (preview's `spec`
+ * was one). Each as `<operation or component> <path in the schema>`.
+ */
+export function untypedObjects(document: OpenApiDocument): string[] {
+  const found: string[] = [];
+  const walk = (schema: unknown, where: string): void => {
+    if (schema === null || typeof schema !== 'object') return;
+    const node = schema as Record<string, unknown>;
+    if (node.type === 'object' && !('properties' in node) && !('additionalProperties' in node))
+      found.push(where);
+    // an example is a value, not a schema
+    for (const [name, sub] of Object.entries(node)) if (name !== 'example') walk(sub, `${where}.${name}`);
+  };
+  walk(document.components?.schemas, 'components.schemas');
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const route = `${method.toUpperCase()} ${path}`;
+      walk(operation.requestBody, `${route} requestBody`);
+      for (const [status, response] of Object.entries(operation.responses))
+        walk(response, `${route} ${status}`);
+    }
+  }
+  return found;
 }

@@ -81,6 +81,38 @@ describe('sundial CLI: pipes, silent schedulers and bad settings', () => {
     }
   });
 
+  it('list --all --json through a pipe: the first page reaches the reader before the second is answered', async () => {
+    let stdout = '';
+    let held = false;
+    // The second page is answered once the first page's last timer was read from the pipe.
+    const streamer = createServer((request, response) => {
+      const second = new URL(request.url!, 'http://x').searchParams.get('cursor') === 'second';
+      const items = second ? page.items.slice(1000) : page.items.slice(0, 1000);
+      const answer = () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ items, nextCursor: second ? null : 'second' }));
+      };
+      if (!second) return answer();
+      // deadline: a CLI that prints nothing before the last page never gets here
+      waitFor(() => stdout.includes('"key": "pipe:999"'), { timeoutMs: 10_000, what: 'the first page' })
+        .catch(() => (held = true))
+        .finally(answer);
+    });
+    await new Promise<void>((ready) => streamer.listen(0, '127.0.0.1', ready));
+    try {
+      const url = `http://127.0.0.1:${(streamer.address() as AddressInfo).port}`;
+      const child = spawn(process.execPath, [BIN, 'list', '--all', '--json'], {
+        env: { ...process.env, SUNDIAL_URL: url },
+      });
+      child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect({ code, held }).toEqual({ code: 0, held: false });
+      expect(JSON.parse(stdout)).toEqual({ items: page.items, nextCursor: null });
+    } finally {
+      await new Promise((closed) => streamer.close(closed));
+    }
+  });
+
   it('a scheduler that never answers: exit 3 after SUNDIAL_TIMEOUT_MS, a write told it may have been applied', async () => {
     const env = { SUNDIAL_URL: silentUrl, SUNDIAL_TIMEOUT_MS: '300' };
     const started = Date.now();

@@ -1,6 +1,12 @@
+import { waitFor } from '@sundial/testing';
+import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseArgs } from './args';
+import { list } from './commands/list';
+import type { RequestOptions, SundialHttp } from './http';
 import { main } from './main';
+import { type AnswerStream, createOutput } from './output';
 
 /** Timers of every schedule, keys of several widths (the text table lines them up over every page). */
 const TIMERS = Array.from({ length: 7 }, (_, n) => ({
@@ -74,6 +80,39 @@ describe('sundial list --all: each page printed as it comes, the output as one p
       paged.order.indexOf('fetch 3'),
     );
     expect(paged.order.lastIndexOf('write')).toBeGreaterThan(paged.order.indexOf('fetch 6'));
+  });
+
+  it('--json: the next page is asked for once stdout has taken the last, however slow its reader', async () => {
+    // A pipe's reader that does not keep up (`| less`): every write fills the buffer, until 'drain'.
+    const stdout = Object.assign(new EventEmitter(), {
+      parts: [] as string[],
+      write(text: string) {
+        this.parts.push(text);
+        return false;
+      },
+    }) satisfies AnswerStream;
+    const asked: string[] = [];
+    const api: SundialHttp = {
+      url: 'http://in-memory',
+      request<T>(_method: string, _path: string, options?: RequestOptions) {
+        const from = Number(options?.query?.cursor ?? 0);
+        asked.push(`page ${from}`);
+        const nextCursor = from + 3 < TIMERS.length ? String(from + 3) : null;
+        return Promise.resolve({ items: TIMERS.slice(from, from + 3), nextCursor } as T);
+      },
+    };
+    const args = parseArgs(['--all', '--json', '--limit', '3']);
+    const out = createOutput(true, stdout, () => undefined);
+    const running = list.run({ args, api, out, env: {} });
+    // Each page is asked for only once what came before was taken: it held every page as it came.
+    const pages = ['page 0', 'page 3', 'page 6'];
+    for (let written = 1; written <= 5; written++) {
+      await waitFor(() => stdout.parts.length >= written, { timeoutMs: 5000, what: `part ${written}` }); // deadline
+      expect([stdout.parts.length, asked]).toEqual([written, pages.slice(0, Math.min(written - 1, 3))]);
+      stdout.emit('drain');
+    }
+    await running;
+    expect(stdout.parts.join('')).toBe(`${JSON.stringify({ items: TIMERS, nextCursor: null }, null, 2)}\n`);
   });
 
   it('text: one table over every page, columns as wide as the widest cell of any page', async () => {

@@ -31,11 +31,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return EXIT.ok;
     }
     const command = await entry.load();
-    const out = createOutput(
-      json,
-      (text) => process.stdout.write(text),
-      (text) => process.stderr.write(text),
-    );
+    const out = createOutput(json, process.stdout, (text) => process.stderr.write(text));
     await command.run({ args, api: sundialHttp(env), out, env });
     return EXIT.ok;
   } catch (error) {

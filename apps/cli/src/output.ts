@@ -5,23 +5,37 @@ export interface Output {
   readonly json: boolean;
   /** prints `value` as JSON with --json, else the text `readable` builds */
   result(value: unknown, readable: () => string): void;
-  /** prints a part of the answer as it is, for an answer printed as it comes (`list --all`) */
-  part(text: string): void;
+  /**
+   * prints a part of the answer as it is, for an answer printed as it comes (`list --all`): settled when
+   * the answer's stream takes more, so that a command awaiting it holds no more than a part unwritten
+   */
+  part(text: string): Promise<void>;
   /** a line of progress for people, on stderr so that stdout stays the answer (with --json too) */
   progress(line: string): void;
 }
 
+/** The stream an answer goes to (stdout): `write` says false when its buffer is full, `drain` when it has room. */
+export interface AnswerStream {
+  write(text: string): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
 export function createOutput(
   json: boolean,
-  write: (text: string) => void,
+  answer: AnswerStream,
   writeProgress: (text: string) => void,
 ): Output {
   return {
     json,
     result(value, readable) {
-      write(json ? `${JSON.stringify(value, null, 2)}\n` : `${readable()}\n`);
+      answer.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${readable()}\n`);
     },
-    part: write,
+    part(text) {
+      // stdout to a pipe is written asynchronously (POSIX): what its reader has not taken waits in this
+      // process's buffer, which grows without bound if the next part is written regardless (`| less`).
+      if (answer.write(text)) return Promise.resolve();
+      return new Promise((drained) => answer.once('drain', () => drained()));
+    },
     progress(line) {
       writeProgress(`${line}\n`);
     },

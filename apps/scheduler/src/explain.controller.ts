@@ -1,14 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { LedgerEntry, NextTime, Preview, TimerDescription, TimersApi, TimerSpec } from '@sundial/core';
-import {
-  DESCRIPTION_SCHEMA,
-  HISTORY_SCHEMA,
-  NEXT_SCHEMA,
-  PREVIEW_SCHEMA,
-  TIMER_SPEC_SCHEMA,
-  withExample,
-} from './openapi-schemas';
+import { DESCRIPTION_SCHEMA, HISTORY_SCHEMA, NEXT_SCHEMA, PREVIEW_SCHEMA } from './openapi-explain-schemas';
+import { TIMER_SPEC_SCHEMA, withExample } from './openapi-schemas';
 import { ApiAnswer, ApiRefusals, V1_REFUSALS } from './openapi-responses';
 import { queryNumber } from './list-query-params';
 import { BODY_EXAMPLES, requiredBody } from './request-body';

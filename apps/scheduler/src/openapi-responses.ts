@@ -6,6 +6,7 @@ import type {
   ReferenceObject,
   SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { NORMALIZED_SPEC_SCHEMA } from './openapi-explain-schemas';
 import { TIMER_SCHEMA } from './openapi-schemas';
 
 /**
@@ -63,8 +64,12 @@ export const ERROR_SCHEMA: SchemaObject = {
   },
 };
 
-/** Shared shapes as components: a generator makes one `Timer` and one `Error` type of them. */
-const COMPONENTS: Record<string, SchemaObject> = { Timer: TIMER_SCHEMA, Error: ERROR_SCHEMA };
+/** Shared and named shapes as components: a generator makes one type of each (`Timer`, `NormalizedSpec`, `Error`). */
+const COMPONENTS: Record<string, SchemaObject> = {
+  Timer: TIMER_SCHEMA,
+  NormalizedSpec: NORMALIZED_SPEC_SCHEMA,
+  Error: ERROR_SCHEMA,
+};
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 

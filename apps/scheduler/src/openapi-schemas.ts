@@ -34,6 +34,9 @@ const RUN_POLICY_SCHEMAS: Record<string, SchemaObject> = {
   pauseAfterFailures: { type: 'integer', minimum: 1 },
 };
 
+/** `meta`: any JSON object, said so, for a generator types it as a map rather than an empty object. */
+const FREE_OBJECT: SchemaObject = { type: 'object', additionalProperties: true };
+
 /** An instant: epoch ms or ISO-8601 with offset (at, startAt, endAt, a backfill's from and to). */
 const INSTANT: SchemaObject = {
   oneOf: [
@@ -77,7 +80,7 @@ export const TIMER_SPEC_SCHEMA: SchemaObject = {
     maxRuns: { type: 'integer', minimum: 1 },
     awaitTask: { type: 'boolean', default: true },
     removeOnComplete: { type: 'boolean', default: true },
-    meta: { type: 'object' },
+    meta: FREE_OBJECT,
     ifExists: { type: 'string', enum: ['error', 'replace', 'keep'], default: 'error' },
     delivery: { type: 'string', enum: ['at-least-once', 'at-most-once'], default: 'at-least-once' },
     ...RUN_POLICY_SCHEMAS,
@@ -184,7 +187,7 @@ export const TIMER_SCHEMA: SchemaObject = {
         },
       },
     },
-    meta: { type: 'object' },
+    meta: FREE_OBJECT,
     overlap: RUN_POLICY_SCHEMAS.overlap,
     retry: RETRY_POLICY_SCHEMA,
     pauseAfterFailures: RUN_POLICY_SCHEMAS.pauseAfterFailures,
@@ -237,90 +240,4 @@ export const REGISTRY_CHECK_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['id', 'live'],
   properties: { id: { type: 'string' }, live: { type: 'boolean' } },
-};
-
-const ISO: SchemaObject = { type: 'string', format: 'date-time' };
-
-export const LEDGER_ENTRY_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['at', 'event', 'version'],
-  properties: {
-    at: ISO,
-    event: {
-      type: 'string',
-      enum: [
-        'scheduled',
-        'replaced',
-        'rescheduled',
-        'armed',
-        'claimed',
-        'completed',
-        'failed',
-        'stale',
-        'skipped',
-        'lost',
-        'cancelled',
-        'paused',
-        'resumed',
-        'triggered',
-        'retried',
-        'backfilled',
-      ],
-    },
-    version: { type: 'integer' },
-    workerId: { type: 'string' },
-    reason: { type: 'string' },
-    message: { type: 'string' },
-    count: { type: 'integer' },
-    attempt: { type: 'integer' },
-    due: ISO,
-  },
-};
-
-export const HISTORY_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['key', 'entries'],
-  properties: { key: { type: 'string' }, entries: { type: 'array', items: LEDGER_ENTRY_SCHEMA } },
-};
-
-const NEXT_TIME_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['at', 'offset'],
-  properties: { at: ISO, offset: { type: 'string', example: '-05:00' } },
-};
-
-export const NEXT_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['key', 'times'],
-  properties: { key: { type: 'string' }, times: { type: 'array', items: NEXT_TIME_SCHEMA } },
-};
-
-export const PREVIEW_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['spec', 'next'],
-  properties: {
-    spec: { type: 'object', description: 'the normalized spec: every default applied' },
-    next: { type: 'array', items: NEXT_TIME_SCHEMA },
-  },
-};
-
-export const DESCRIPTION_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['timer', 'next', 'history', 'counters'],
-  properties: {
-    timer: TIMER_REF,
-    next: { type: 'array', items: NEXT_TIME_SCHEMA },
-    history: { type: 'array', items: LEDGER_ENTRY_SCHEMA },
-    counters: {
-      type: 'object',
-      required: ['runs', 'failures', 'stale', 'skipped', 'lost'],
-      properties: {
-        runs: { type: 'integer' },
-        failures: { type: 'integer' },
-        stale: { type: 'integer' },
-        skipped: { type: 'integer' },
-        lost: { type: 'integer' },
-      },
-    },
-  },
 };

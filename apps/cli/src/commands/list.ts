@@ -31,30 +31,39 @@ function page(api: SundialHttp, query: Query, cursor: string | undefined): Promi
   return api.request<ListResult>('GET', 'timers', { query: { ...query, cursor } });
 }
 
-/** Follows the cursors to the end: one request per page, each page handed on as it comes. */
-async function eachPage(api: SundialHttp, query: Query, take: (items: Timer[]) => void): Promise<void> {
+/**
+ * Follows the cursors to the end: one request per page, each page handed on as it comes, the next one
+ * asked for once `take` has settled (the page written out).
+ */
+async function eachPage(
+  api: SundialHttp,
+  query: Query,
+  take: (items: Timer[]) => Promise<void> | void,
+): Promise<void> {
   let cursor: string | undefined;
   do {
     const result = await page(api, query, cursor);
-    take(result.items);
+    await take(result.items);
     cursor = result.nextCursor ?? undefined;
   } while (cursor);
 }
 
 /**
  * `--all --json`: `{ items: [every page's], nextCursor: null }` byte for byte as one answer would print,
- * each page printed as it comes (items indented as JSON.stringify nests them), so none is held.
+ * each page printed as it comes (items indented as JSON.stringify nests them), and the next asked for
+ * once stdout has taken it: at most about a page is held, however slowly the reader reads.
  */
 async function allPagesJson(api: SundialHttp, query: Query, out: Output): Promise<void> {
   let count = 0;
-  out.part('{\n  "items": [');
-  await eachPage(api, query, (items) => {
+  await out.part('{\n  "items": [');
+  await eachPage(api, query, async (items) => {
     if (items.length === 0) return;
     const nested = items.map((item) => JSON.stringify(item, null, 2).replace(/^/gm, '    '));
-    out.part(`${count === 0 ? '\n' : ',\n'}${nested.join(',\n')}`);
+    const separator = count === 0 ? '\n' : ',\n';
     count += items.length;
+    await out.part(`${separator}${nested.join(',\n')}`);
   });
-  out.part(`${count === 0 ? '' : '\n  '}],\n  "nextCursor": null\n}\n`);
+  await out.part(`${count === 0 ? '' : '\n  '}],\n  "nextCursor": null\n}\n`);
 }
 
 /**
@@ -65,17 +74,17 @@ async function allPagesText(api: SundialHttp, query: Query, out: Output): Promis
   const rows = new TableRows(HEADERS);
   await eachPage(api, query, (items) => items.forEach((timer) => rows.add(row(timer))));
   if (rows.count === 0) {
-    out.part('no timers\n');
+    await out.part('no timers\n');
     return;
   }
   let lines: string[] = [];
   for (const line of rows.lines()) {
     lines.push(line);
     if (lines.length < 1000) continue;
-    out.part(`${lines.join('\n')}\n`);
+    await out.part(`${lines.join('\n')}\n`);
     lines = [];
   }
-  out.part(`${[...lines, `${rows.count} timer(s)`].join('\n')}\n`);
+  await out.part(`${[...lines, `${rows.count} timer(s)`].join('\n')}\n`);
 }
 
 const HEADERS = ['KEY', 'STATUS', 'SCHEDULE', 'HANDLER', 'DUE', 'RUNS', 'LAST'];
