@@ -11,20 +11,16 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
     for (const key of ['b:2', 'a:1', 'b:1', 'b:3', 'c:1'])
       await h.timers.schedule({ key, handler: 'work', delay: '1h' });
     await h.timers.pause('b:3');
-    // Each backend has its own page order (Redis goes partition by partition); together the pages hold each match once.
+    // Key order on every backend (on Redis across its two partitions), the cursor null on the last page.
     const first = await h.timers.list({ prefix: 'b:', limit: 2 });
-    expect(first.items).toHaveLength(2);
+    expect(first.items.map((t) => t.key)).toEqual(['b:1', 'b:2']);
     const second = await h.timers.list({ prefix: 'b:', limit: 2, cursor: first.nextCursor! });
-    const rest = second.nextCursor
-      ? await h.timers.list({ prefix: 'b:', limit: 2, cursor: second.nextCursor })
-      : null;
-    expect(rest?.nextCursor ?? null).toBeNull();
-    const keys = [...first.items, ...second.items, ...(rest?.items ?? [])].map((t) => t.key);
-    expect(keys.sort()).toEqual(['b:1', 'b:2', 'b:3']);
+    expect(second.items.map((t) => t.key)).toEqual(['b:3']);
+    expect(second.nextCursor).toBeNull();
     expect((await h.timers.list({ status: 'paused' })).items).toEqual([
       expect.objectContaining({ key: 'b:3', status: 'paused' }),
     ]);
-    expect((await h.timers.list()).items).toHaveLength(5);
+    expect((await h.timers.list()).items.map((t) => t.key)).toEqual(['a:1', 'b:1', 'b:2', 'b:3', 'c:1']);
   });
 
   it('lists pending timers due by dueBefore in due order, a page at a time (the UI timeline)', async () => {

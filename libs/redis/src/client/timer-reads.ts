@@ -15,16 +15,15 @@ import {
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
 import { idBit, idsOfBitmap } from '../store/live-ids';
-import { decodeRow, statusOf } from '../store/row';
+import { decodeRow } from '../store/row';
+import { listInKeyOrder } from './key-order-list';
+import { type PartitionRef, readRows } from './partition-rows';
 
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
 /** How many `due` entries one partition reads per `dueBefore` page with a prefix, and per command. */
 const DUE_SCAN_BUDGET = 10_000;
 const DUE_SCAN_CHUNK = 1000;
-/** How many keys a `list` with a status reads per call, and per command. */
-const STATUS_SCAN_BUDGET = 10_000;
-const STATUS_SCAN_CHUNK = 1000;
 const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
 /**
@@ -53,10 +52,7 @@ export class TimerReads {
     return null;
   }
 
-  /**
-   * Walks the lex index partition by partition (keys sorted within a partition). The cursor is opaque:
-   * base64url of `[partition, last key read]` (null: the partition's start).
-   */
+  /** In key order across the partitions (key-order-list.ts); with `dueBefore`, in due order. */
   async list(options: ListOptions = {}): Promise<ListResult> {
     const { status } = options;
     const prefix = validateScope(options.prefix);
@@ -70,55 +66,7 @@ export class TimerReads {
     const limit = listLimit(options.limit);
     const dueBefore = checkDueBefore(options);
     if (dueBefore !== undefined) return this.listByDue(prefix, dueBefore, limit, options.cursor);
-    let [partition, after] = decodeCursor(options.cursor);
-    const items: Timer[] = [];
-    const max = prefix ? `(${prefix}\xff` : '+';
-    // With a status, keys are read a chunk at a time and only their status field first; at most
-    // STATUS_SCAN_BUDGET keys a call, then the page ends (short, even empty) with a cursor to go on.
-    const chunk = status === undefined ? limit : STATUS_SCAN_CHUNK;
-    let scanned = 0;
-    const walk = this.walk();
-    while (partition < walk.length) {
-      if (scanned >= STATUS_SCAN_BUDGET) return { items, nextCursor: encodeCursor(partition, after) };
-      const [layout, n] = walk[partition];
-      const rowOf = (key: string) => `${layout.base(n)}t:${key}`;
-      const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
-      const keys = await this.redis.zrangebylex(layout.keys(n), min, max, 'LIMIT', 0, chunk);
-      scanned += keys.length;
-      const matching = status === undefined ? keys : await this.keysWithStatus(keys, rowOf, status);
-      const taken = matching.slice(0, limit - items.length);
-      for (const timer of await this.readRows(taken, rowOf)) {
-        if (timer && (status === undefined || timer.status === status)) items.push(timer);
-      }
-      if (items.length === limit)
-        return { items, nextCursor: encodeCursor(partition, taken[taken.length - 1]) };
-      // A taken key whose row went since the index was read (fired, cancelled) left the page short: go on
-      // after the last key taken, not after the chunk's last, or the keys read but not taken are skipped.
-      if (taken.length < matching.length) {
-        after = taken[taken.length - 1];
-        continue;
-      }
-      [partition, after] = keys.length < chunk ? [partition + 1, null] : [partition, keys[keys.length - 1]];
-    }
-    return { items, nextCursor: null };
-  }
-
-  /** The keys whose row has `status` (field `s`; `id` tells a row from none), one pipelined HMGET each. */
-  private async keysWithStatus(
-    keys: string[],
-    rowOf: (key: string) => string,
-    status: TimerStatus,
-  ): Promise<string[]> {
-    if (keys.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.hmget(rowOf(key), 's', 'id');
-    const results = (await pipeline.exec()) ?? [];
-    return keys.filter((_, i) => {
-      const [error, value] = results[i];
-      if (error) throw error;
-      const [s, id] = value as (string | null)[];
-      return id !== null && statusOf(s) === status;
-    });
+    return listInKeyOrder(this.redis, this.walk(), { prefix, status, limit, cursor: options.cursor });
   }
 
   /**
@@ -148,9 +96,9 @@ export class TimerReads {
       .filter((position) => !horizon || compareDue(position, horizon) <= 0)
       .sort(compareDue);
     const page = merged.slice(0, limit);
-    const rows = await this.readRows(
-      page.map(({ key }) => key),
-      (key) => this.keys.row(key),
+    const rows = await readRows(
+      this.redis,
+      page.map(({ key }) => ({ key, at: [this.keys, this.keys.partitionOf(key)] })),
     );
     const last = merged.length > limit ? page[page.length - 1] : horizon;
     return {
@@ -204,8 +152,7 @@ export class TimerReads {
   async check(id: string): Promise<boolean> {
     const bit = typeof id === 'string' ? idBit(id) : null;
     if (!bit) return false;
-    const isSet = ([layout, n]: [SundialKeys, number]) =>
-      this.redis.getbit(layout.idBitmap(n, bit.chunk), bit.offset);
+    const isSet = ([layout, n]: PartitionRef) => this.redis.getbit(layout.idBitmap(n, bit.chunk), bit.offset);
     const named = this.keys.partitionOfId(id);
     if (named !== null && (await isSet([this.keys, named])) === 1) return true;
     const others = this.walk().filter(([layout, n]) => layout !== this.keys || n !== named);
@@ -229,25 +176,13 @@ export class TimerReads {
   }
 
   /** The partitions reads walk: ours, then (during a repartition) the old ones that are not also ours. */
-  private walk(): [SundialKeys, number][] {
-    const ours = this.keys.all().map((n): [SundialKeys, number] => [this.keys, n]);
+  private walk(): PartitionRef[] {
+    const ours = this.keys.all().map((n): PartitionRef => [this.keys, n]);
     const { previous } = this;
     if (!previous) return ours;
     const bases = new Set(this.keys.all().map((n) => this.keys.base(n)));
     const old = previous.all().filter((n) => !bases.has(previous.base(n)));
-    return [...ours, ...old.map((n): [SundialKeys, number] => [previous, n])];
-  }
-
-  private async readRows(keys: string[], rowOf: (key: string) => string): Promise<(Timer | null)[]> {
-    if (keys.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.hgetall(rowOf(key));
-    const results = (await pipeline.exec()) ?? [];
-    return results.map(([error, fields], i) => {
-      if (error) throw error;
-      const row = fields as Record<string, string>;
-      return row.id === undefined ? null : decodeRow({ ...row, key: keys[i] });
-    });
+    return [...ours, ...old.map((n): PartitionRef => [previous, n])];
   }
 }
 
@@ -261,26 +196,4 @@ function listLimit(limit: number | undefined): number {
     );
   }
   return limit;
-}
-
-/** `after` null: from the start of `partition`. */
-function encodeCursor(partition: number, after: string | null): string {
-  return Buffer.from(JSON.stringify([partition, after])).toString('base64url');
-}
-
-function decodeCursor(cursor: string | undefined): [number, string | null] {
-  if (cursor === undefined || cursor === '') return [0, null];
-  try {
-    const [partition, after] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (Number.isInteger(partition) && (typeof after === 'string' || after === null)) {
-      return [partition as number, after as string | null];
-    }
-  } catch {
-    // fall through to the refusal
-  }
-  throw refusals.invalid(
-    'cursor',
-    'The cursor is not one list() returned.',
-    'Pass the nextCursor of the previous page, or omit it to start over.',
-  );
 }
