@@ -1,9 +1,10 @@
 // Copies the files tsc does not emit (the Lua scripts and their includes; the operator UI's HTML, CSS and icon;
 // the UI's modules from its tsc build's folder;
-// the libraries' package.json) next to the compiled code: `npm run build` step 3. (`nest build` copies
-// the Lua scripts through nest-cli.json's `assets`.)
+// the libraries' package.json) next to the compiled code, and writes the Lua scripts assembled: `npm run
+// build` step 3. (`nest build` copies the Lua scripts through nest-cli.json's `assets`; its processes
+// assemble them at start.)
 const { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
-const { basename, join } = require('node:path');
+const { basename, join, relative } = require('node:path');
 
 const root = join(__dirname, '..');
 const assets = [
@@ -38,6 +39,14 @@ for (const { from, to, exts, keepOthers = false } of assets) {
   console.log(`copy-assets: ${count} ${exts.join('/')} file(s) → ${to}`);
 }
 rmSync(join(root, 'dist/ui-build'), { recursive: true, force: true });
+
+// Every Lua script and function library, assembled once here by the compiled code (from the .lua files
+// just copied) instead of at every process's start (~90 ms of CPU each; docs/design.md "Loading"): a
+// process started from dist reads them from this file unless the .lua files or the assembling code beside
+// it differ from what made it (libs/redis/src/store/script-prebuilt.ts).
+const prebuilt = require(join(root, 'dist/libs/redis/src/store/script-prebuilt.js'));
+prebuilt.writePrebuilt();
+console.log(`copy-assets: the assembled Lua scripts → ${relative(root, prebuilt.PREBUILT_FILE)}`);
 
 // The libraries an application installs from a checkout (README "Add it to your app"): each compiled
 // dist/libs/<lib>/src gets its manifest, pointed at the compiled entry and its declarations, so

@@ -27,7 +27,7 @@ export { waitFor } from './wait-for';
 export { within } from './within';
 export { outageLines, type OutageLines, outageRecovered } from './outage-lines';
 export { oddThrownValues } from './odd-thrown-values';
-export { type OutsideApp, outsideApp } from './outside-app';
+export { installedLibraries, type OutsideApp, outsideApp } from './outside-app';
 export { type RawReply, rawHttp } from './raw-http';
 // Sundial in a test of the user's Nest app: the memory backend on a VirtualClock (docs/spec.md §5.1).
 export {

@@ -26,12 +26,7 @@ export function outsideApp(
   sources: Record<string, string>,
   compilerOptions: Record<string, unknown> = {},
 ): OutsideApp {
-  const dir = mkdtempSync(join(tmpdir(), 'sundial-outside-'));
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const app = join(dir, 'app');
-  for (const lib of libs) {
-    cpSync(join(DIST, 'libs', lib, 'src'), join(app, 'node_modules', '@sundial', lib), { recursive: true });
-  }
+  const { app, remove } = installedLibraries(libs);
   mkdirSync(join(app, 'src'));
   for (const [name, code] of Object.entries(sources)) writeFileSync(join(app, 'src', name), code);
   const tsconfig = {
@@ -56,6 +51,21 @@ export function outsideApp(
   return {
     app,
     tsc: { status: run.status, output: run.stdout + run.stderr },
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove,
   };
+}
+
+/**
+ * The built libraries `libs` copied into `app`/node_modules/@sundial of a new folder outside the checkout,
+ * as `npm install --install-links <checkout>/dist/libs/<lib>/src` leaves them; their packages (ioredis…)
+ * from this checkout's node_modules one directory up. `remove` deletes the folder.
+ */
+export function installedLibraries(libs: string[]): { app: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'sundial-outside-'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const app = join(dir, 'app');
+  for (const lib of libs) {
+    cpSync(join(DIST, 'libs', lib, 'src'), join(app, 'node_modules', '@sundial', lib), { recursive: true });
+  }
+  return { app, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,88 +1,33 @@
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
 import { Cluster, Redis, type ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../infra/connection';
 import { callFunction, loadLibraries } from './function-calls';
-import { assembleScript, COMMANDS_DIR } from './script-assembly';
-import { type FunctionLibrary, functionLibrary } from './script-functions';
+import type { FunctionLibrary } from './script-functions';
+import { commandName, FUNCTION_SCRIPTS, type ScriptName } from './script-names';
+import { type AssembledScripts, assembleScripts, type LuaCommand, readPrebuilt } from './script-prebuilt';
 
-/** Every Lua command, by file name without `.lua`. */
-export const SCRIPT_NAMES = [
-  'backfill',
-  'cancel',
-  'cancel-all',
-  'claim',
-  'complete',
-  'detach',
-  'migrate-ids',
-  'pass-late',
-  'pause',
-  'reconcile',
-  'release',
-  'renew-leases',
-  'repartition-drop',
-  'repartition-put',
-  'repartition-take',
-  'reschedule',
-  'resume',
-  'schedule',
-  'take-due',
-  'trigger',
-] as const;
-export type ScriptName = (typeof SCRIPT_NAMES)[number];
+export { FUNCTION_SCRIPTS, SCRIPT_NAMES, type ScriptName } from './script-names';
+
+let scripts: AssembledScripts | undefined;
 
 /**
- * The hot scripts — the fire path's and the client's writes —, called as Redis Functions (`FCALL`, Redis
- * 7.0 or later): a library's include functions and tables are made once per load, not on every call as
- * EVALSHA makes them (docs/design.md "Redis script contract", "Loading"). The others (rare: leases,
- * reconciling, repartition, migration) stay scripts (EVALSHA).
+ * Every script, once per process: from the file `npm run build` wrote beside the compiled code (one
+ * read), or, run from the sources or with that file stale, assembled from the `.lua` files
+ * (script-prebuilt.ts).
  */
-export const FUNCTION_SCRIPTS: ReadonlySet<ScriptName> = new Set<ScriptName>([
-  'take-due',
-  'claim',
-  'complete',
-  'schedule',
-  'cancel',
-  'cancel-all',
-  'reschedule',
-  'pause',
-  'resume',
-  'trigger',
-  'backfill',
-]);
-
-export interface LuaCommand {
-  /** ioredis command name: `sundial_<file name with - replaced by _>` */
-  name: string;
-  lua: string;
+function assembled(): AssembledScripts {
+  scripts ??= readPrebuilt() ?? assembleScripts();
+  return scripts;
 }
 
-let cached: Map<ScriptName, LuaCommand> | undefined;
-
-/**
- * Reads every command sent as a script (EVALSHA: all but FUNCTION_SCRIPTS) once per process, its includes
- * inlined. A function script is only ever FCALLed (functionLibraries), so its EVAL form is not made: it
- * was ~60 % of this work at every process's start, for text nothing sent.
- */
+/** Every command sent as a script (EVALSHA: all but FUNCTION_SCRIPTS), its includes inlined. */
 export function loadCommands(): Map<ScriptName, LuaCommand> {
-  if (cached) return cached;
-  const files = readdirSync(COMMANDS_DIR).filter((file) => file.endsWith('.lua'));
-  const unknown = files.filter((file) => !(SCRIPT_NAMES as readonly string[]).includes(file.slice(0, -4)));
-  if (unknown.length > 0) throw new Error(`Lua files without a ScriptName: ${unknown.join(', ')}`);
-  cached = new Map();
-  for (const script of SCRIPT_NAMES) {
-    if (FUNCTION_SCRIPTS.has(script)) continue;
-    cached.set(script, { name: commandName(script), lua: assembleScript(script) });
-  }
-  return cached;
+  return assembled().commands;
 }
 
-let libraries: Map<ScriptName, FunctionLibrary> | undefined;
-
-/** The library of each of FUNCTION_SCRIPTS, made once per process. */
+/** The library of each of FUNCTION_SCRIPTS. */
 export function functionLibraries(): Map<ScriptName, FunctionLibrary> {
-  libraries ??= new Map([...FUNCTION_SCRIPTS].map((script) => [script, functionLibrary(script)]));
-  return libraries;
+  return assembled().libraries;
 }
 
 /**
@@ -110,10 +55,6 @@ export function scriptOfCall(command: readonly string[]): ScriptName | undefined
     for (const [script, { name }] of functionLibraries()) called.set(`fcall ${name}`, script);
   }
   return called.get(`${String(command[0]).toLowerCase()} ${command[1]}`);
-}
-
-function commandName(script: ScriptName): string {
-  return `sundial_${script.replace(/-/g, '_')}`;
 }
 
 /**
