@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DIST, ensureBuilt } from '@sundial/testing';
+import { SwaggerModule } from '@nestjs/swagger';
+import { DIST, ensureBuilt, startRedis } from '@sundial/testing';
+import { startScheduler } from '../local-cluster';
 
 /**
  * The packages an app's modules load, read in a child process (`node dist/...`, as the apps run): a
@@ -56,5 +58,39 @@ describe('what an app start loads', () => {
   it('the scheduler loads yaml only to read a schedules file (SUNDIAL_SCHEDULES_FILE)', () => {
     expect(scheduler).toEqual(expect.arrayContaining(['@nestjs/swagger', 'bullmq']));
     expect(scheduler).not.toContain('yaml');
+  });
+
+  // register-paths maps `@sundial/*` itself: tsconfig-paths cost each start ~15 ms and ~3,000 disk probes.
+  it('the path aliases load no tsconfig-paths (nor its json5)', () => {
+    for (const loaded of [worker, scheduler]) {
+      expect(loaded).toContain('@nestjs/core');
+      expect(loaded).not.toContain('tsconfig-paths');
+      expect(loaded).not.toContain('json5');
+    }
+  });
+});
+
+describe('what a scheduler start does', () => {
+  it('builds the OpenAPI document at its first use (an OPTIONS, /docs-json), once, not at start', async () => {
+    const createDocument = jest.spyOn(SwaggerModule, 'createDocument');
+    const redis = await startRedis();
+    const app = await startScheduler(redis.url).catch(async (error: unknown) => {
+      await redis.stop();
+      throw error;
+    });
+    try {
+      expect(createDocument).not.toHaveBeenCalled();
+      const options = await fetch(`${app.url}/v1/timers/a`, { method: 'OPTIONS' });
+      expect(options.status).toBe(204);
+      expect(options.headers.get('allow')).toBe('GET, PUT, DELETE, HEAD, OPTIONS');
+      expect(createDocument).toHaveBeenCalledTimes(1);
+      const { paths } = (await (await fetch(`${app.url}/docs-json`)).json()) as { paths: object };
+      expect(Object.keys(paths)).toContain('/v1/timers/{key}');
+      expect(createDocument).toHaveBeenCalledTimes(1);
+    } finally {
+      createDocument.mockRestore();
+      await app.close();
+      await redis.stop();
+    }
   });
 });

@@ -13,12 +13,14 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
  * them: a path matches a route segment by segment, a `{key}` any one non-empty segment (a key is
  * URL-encoded, its `/` as `%2F`), the rest without regard to case (as Express routes).
  */
-export function allowedMethods(document: OpenAPIObject): AllowedMethods {
-  const routes = Object.entries(document.paths).map(([path, item]) => ({
-    segments: path.toLowerCase().split('/'),
-    methods: METHODS.filter((method) => method in item).map((method) => method.toUpperCase()),
-  }));
+export function allowedMethods(document: () => OpenAPIObject): AllowedMethods {
+  let routes: { segments: string[]; methods: string[] }[] | undefined;
   return (path) => {
+    // The document is built at its first use (scheduler-app.ts): the routes read from it then.
+    routes ??= Object.entries(document().paths).map(([declared, item]) => ({
+      segments: declared.toLowerCase().split('/'),
+      methods: METHODS.filter((method) => method in item).map((method) => method.toUpperCase()),
+    }));
     const segments = path
       .replace(/(.)\/$/, '$1')
       .toLowerCase()
