@@ -46,9 +46,14 @@ const scheduler = namesRead(schedulerConfigFromEnv);
 const worker = namesRead(workerConfigFromEnv);
 /**
  * Read elsewhere than the apps' config: SUNDIAL_LEDGER by every Redis class whose `ledger` option is left
- * out (libs/redis infra/partitioned.ts), WORKER_PORT by `npm start` (scripts/start.ts).
+ * out (libs/redis infra/partitioned.ts), WORKER_PORT and SUNDIAL_START_REDIS_PORT by `npm start`
+ * (scripts/start.ts).
  */
-const READ_ELSEWHERE: Record<string, string> = { SUNDIAL_LEDGER: 'both', WORKER_PORT: '`npm start`' };
+const READ_ELSEWHERE: Record<string, string> = {
+  SUNDIAL_LEDGER: 'both',
+  WORKER_PORT: '`npm start`',
+  SUNDIAL_START_REDIS_PORT: '`npm start`',
+};
 
 describe('the configuration tables name the variables the apps read', () => {
   const spec = tableRows('docs/spec.md', '### 5.4 Configuration (environment)');
