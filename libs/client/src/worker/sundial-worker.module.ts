@@ -35,6 +35,7 @@ import {
 } from './sundial-worker';
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { START_HOLD, StartHold } from './start-hold';
+import { SIGTERM_CHECK, sigtermCheck } from './sigterm-check';
 
 /**
  * Runs this app's `@OnTimer` and `@DistributedCron` methods (and `handlers`) on the Redis backend, inside
@@ -116,6 +117,12 @@ export class SundialWorkerModule {
         provide: DATA_WATCH,
         useFactory: (sundial: SundialModuleOptions | undefined) =>
           dataWatch(redisOptionsOf(sundial, options), options),
+        inject: [SUNDIAL_OPTIONAL],
+      },
+      {
+        provide: SIGTERM_CHECK,
+        useFactory: (sundial: SundialModuleOptions | undefined) =>
+          sigtermCheck(loggerOf(redisOptionsOf(sundial, options))),
         inject: [SUNDIAL_OPTIONAL],
       },
       ...processors,

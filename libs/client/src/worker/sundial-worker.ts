@@ -22,6 +22,7 @@ import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
 import { DATA_WATCH, type DataWatch } from './data-watch';
 import { START_HOLD, type StartHold } from './start-hold';
+import { SIGTERM_CHECK, type SigtermCheck } from './sigterm-check';
 import { OwnRunner } from '../own-runner';
 
 /** How long the configKey connection's check waits for an answer before it leaves the connection be. */
@@ -53,6 +54,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   private running = false;
   private untrackBacklog = (): void => undefined;
   private stopDataWatch = (): Promise<void> => Promise.resolve();
+  private disarmSigtermCheck = (): void => undefined;
   private readonly own: OwnRunner;
 
   constructor(
@@ -63,6 +65,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(DATA_WATCH) private readonly dataWatch: DataWatch,
     @Inject(FIRE_QUEUES) private readonly queues: Queue[],
     @Inject(START_HOLD) private readonly hold: StartHold,
+    @Inject(SIGTERM_CHECK) private readonly sigtermCheck: SigtermCheck,
     // absent only without SundialModule, which the runner's provider refuses first
     @Optional() @Inject(OwnRunner) own: OwnRunner | null,
   ) {
@@ -95,6 +98,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   /** Drains: running handlers get the shutdown grace, then their signals abort and claims go back. */
   stop(): Promise<void> {
     this.hold.end(); // never started (autoStart: false): its connections' errors are said from now
+    this.disarmSigtermCheck(); // closed by the app (an e2e test's app.close()), not killed by a signal
     this.stopped ??= this.stopOnce();
     return this.stopped;
   }
@@ -114,6 +118,8 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     }
     this.running = true;
     this.logger.log(`worker ${this.runner.workerId} takes fire jobs`);
+    // Fire jobs taken from now: a SIGTERM nothing handles would cut their runs off (sigterm-check.ts).
+    if (!this.stopped) this.disarmSigtermCheck = this.sigtermCheck(this.runner.workerId);
   }
 
   /**
