@@ -1,8 +1,6 @@
-import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import Redis from 'ioredis';
 import { join } from 'node:path';
 import {
   type ChildEnd,
@@ -10,7 +8,6 @@ import {
   DIST,
   ensureBuilt,
   freePort,
-  httpClient,
   type RedisCluster,
   type RedisSentinels,
   type RedisServer,
@@ -20,6 +17,7 @@ import {
   startRedisSentinels,
   waitFor,
 } from '@sundial/testing';
+import { bothReady, spawnStart } from './npm-start-harness';
 
 /**
  * The Redis deployments the cases start on, each started once for the suite, all at once beside the
@@ -161,81 +159,6 @@ describe('npm start on a Redis that refuses REDIS_URL', () => {
 });
 
 /**
- * `npm start` without REDIS_URL where another Redis answers on its own port (someone's second Redis on
- * 6380): it writes nothing into that Redis and says how to use it or move its own; one it started itself
- * earlier in this directory (left running by a SIGKILL) is used.
- */
-describe('npm start without REDIS_URL, its port answering', () => {
-  it('exits 1 at another Redis, saying how to use it or where to run its own, writing nothing', async () => {
-    const other = await startRedis();
-    const start = spawnStart(
-      { REDIS_URL: undefined, SUNDIAL_START_REDIS_PORT: String(other.port) },
-      await freePort(),
-      await freePort(),
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const output = childOutput(start);
-    expect(await output.ended).toEqual({ code: 1, signal: null });
-    const keys = new Redis(other.url);
-    const written = await keys.dbsize().finally(() => keys.disconnect());
-    await other.stop();
-    expect(written).toBe(0);
-    expect(output.lines).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `^\\[start\\] Another Redis answers at redis://127\\.0\\.0\\.1:${other.port}, where npm start runs its own ` +
-            'when REDIS_URL is not set \\(its data is in .+, not .+/\\.sundial/redis\\)\\.$',
-        ),
-      ),
-      `Set REDIS_URL=redis://127.0.0.1:${other.port} to use that Redis, or SUNDIAL_START_REDIS_PORT to run npm start's own on another port.`,
-    ]);
-  }, 60_000);
-
-  it("uses npm start's own Redis left running in this directory, and leaves it running", async () => {
-    const own = await startRedis();
-    const cwd = mkdtempSync(join(tmpdir(), 'sundial-start-own-'));
-    mkdirSync(join(cwd, '.sundial'));
-    symlinkSync(own.dir, join(cwd, '.sundial', 'redis')); // where a private one started here keeps its data
-    const [port, workerPort] = [await freePort(), await freePort()];
-    const start = spawnStart(
-      { REDIS_URL: undefined, SUNDIAL_START_REDIS_PORT: String(own.port), LOG_LEVEL: 'warn' },
-      port,
-      workerPort,
-      { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const output = childOutput(start);
-    try {
-      await bothReady(port, workerPort);
-    } finally {
-      start.kill('SIGINT'); // forwarded to both apps, which drain and exit 0
-    }
-    expect(await output.ended).toEqual({ code: 0, signal: null });
-    expect(output.lines).toContain(
-      `[start] npm start's own redis-server already runs at redis://127.0.0.1:${own.port} ` +
-        `(AOF in ${join(cwd, '.sundial', 'redis')}): using it`,
-    );
-    const client = new Redis(own.url);
-    const [pong, partitions] = await Promise.all([client.ping(), client.get('sundial:partitions')]);
-    client.disconnect();
-    await own.stop();
-    rmSync(cwd, { recursive: true, force: true });
-    expect({ pong, partitions }).toEqual({ pong: 'PONG', partitions: '1' });
-  }, 120_000);
-
-  it('exits 1 on a SUNDIAL_START_REDIS_PORT that is no port', async () => {
-    const start = spawnStart({ REDIS_URL: undefined, SUNDIAL_START_REDIS_PORT: '70000' }, 1, 2, {
-      cwd: tmpdir(), // where a private redis-server would keep its data, were one started
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output = childOutput(start);
-    expect(await output.ended).toEqual({ code: 1, signal: null });
-    expect(output.lines).toEqual([
-      '[start] SUNDIAL_START_REDIS_PORT="70000" is not a port: write an integer from 1 to 65535, or leave it unset for 6380.',
-    ]);
-  }, 60_000);
-});
-
-/**
  * `npm start` where another process holds PORT (a newcomer's other dev server on 3000): the scheduler's
  * fatal line names the port and says what to do, and start.js says which app stopped the cluster. It used
  * to log only Node's `listen EADDRINUSE` under "scheduler could not start", and then the worker's own
@@ -323,19 +246,6 @@ async function refusedStart(redisUrl: string): Promise<{ lines: string[] }> {
   return output;
 }
 
-/** dist/scripts/start.js with the scheduler on `port` and the worker on `workerPort`. */
-function spawnStart(
-  env: NodeJS.ProcessEnv,
-  port: number,
-  workerPort: number,
-  options: Omit<SpawnOptions, 'env'>,
-): ChildProcess {
-  return spawnOwned(process.execPath, [join(DIST, 'scripts/start.js')], {
-    ...options,
-    env: { ...process.env, ...env, PORT: String(port), WORKER_PORT: String(workerPort) },
-  });
-}
-
 /** Whether a TCP connection to host:port is taken (false: refused or failed). */
 function connects(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -354,16 +264,5 @@ function running(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function bothReady(...ports: number[]): Promise<void> {
-  for (const port of ports) {
-    const api = httpClient(`http://127.0.0.1:${port}`);
-    await waitFor(async () => (await api('GET', '/health/ready').catch(() => undefined))?.status === 200, {
-      timeoutMs: 60_000,
-      intervalMs: 250,
-      what: `the app on port ${port} to be ready`,
-    });
   }
 }
