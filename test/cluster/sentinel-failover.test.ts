@@ -96,10 +96,12 @@ describe('cluster: Sentinel failover under load', () => {
     const twice = [...byId.values()].filter((own) => own.length > 1);
     for (const own of twice) {
       expect(own).toHaveLength(2);
-      // Its first run was claimed before the kill (its claim or completion not replicated in time). The
-      // handler records its start once the claim's reply arrived, which may be a moment after the signal
-      // was sent: allow a second for that (seen: the same millisecond as killedAt).
-      expect(own[0].at).toBeLessThan(killedAt + 1_000);
+      // Its first run was claimed before the kill (its claim or completion not replicated in time): by
+      // the claim's own instant on the old primary's clock (this machine's), not by when the handler
+      // recorded its start — a starved worker reads the claim's reply late (CI at load 19: 1.85 s
+      // after the kill), even after the second run's record. 100 ms for the SIGKILL to land.
+      const firstClaim = Math.min(...own.map((run) => run.claimedAt ?? Infinity));
+      expect(firstClaim).toBeLessThan(killedAt + 100);
       expect(own[0].due).toBeGreaterThan(killedAt - LEASE_MS - 5_000);
     }
     expect(created.every((timer) => byId.has(timer.id))).toBe(true);
