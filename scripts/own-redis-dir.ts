@@ -75,9 +75,18 @@ async function servesOwnDir(port: number, pid: number): Promise<boolean> {
   return dir !== undefined && isOwnRedisDir(dir);
 }
 
-/** A client for one question: no reconnects, a first command fails at once when nothing answers. */
+/**
+ * A client for one question: no reconnects, a first command fails at once when nothing answers, and
+ * within a second when what takes the connection does not answer (a frozen process, not a Redis).
+ */
 function probe(url: string): ReturnType<typeof openRedis> {
-  return openRedis({ url, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
+  return openRedis({
+    url,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    commandTimeout: 1_000,
+    retryStrategy: () => null,
+  });
 }
 
 function pidfiles(): string[] {
