@@ -1,18 +1,27 @@
 /**
  * `npm start`: a local cluster in one terminal — Redis (REDIS_URL, or a private redis-server with AOF
  * in ./.sundial/redis when nothing answers there; without REDIS_URL, always that private one, on
- * SUNDIAL_START_REDIS_PORT, 6380), the scheduler on PORT (3000) and one worker on WORKER_PORT (3001),
+ * SUNDIAL_START_REDIS_PORT, 6380; never a second one beside a live one there, own-redis-dir.ts), the
+ * scheduler on PORT (3000) and one worker on WORKER_PORT (3001),
  * their output prefixed. Ctrl-C, SIGTERM, SIGHUP (a closed terminal) or the parent's
  * end (a killed npm) stops them; exits when they (and the private redis-server) have.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ReplyError } from 'ioredis';
 import '../libs/server/src/register-paths';
 import { isAwayNotRefused, openRedis, parseRedisUrl, sentinelRefusal, urlForDisplay } from '@sundial/redis';
+import {
+  inspectOwnDir,
+  isOwnRedisDir,
+  OWN_REDIS_DIR,
+  pidfileFor,
+  redisDir,
+  removePidfiles,
+} from './own-redis-dir';
 
 /**
  * Without REDIS_URL, npm start runs a Redis of its own on this port rather than using whatever answers on
@@ -20,7 +29,6 @@ import { isAwayNotRefused, openRedis, parseRedisUrl, sentinelRefusal, urlForDisp
  * should not write Sundial's keys into it unasked. REDIS_URL=redis://127.0.0.1:6379 uses it on purpose.
  */
 const OWN_REDIS_PORT = 6380;
-const OWN_REDIS_DIR = resolve('.sundial', 'redis');
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const DIST = join(__dirname, '..');
 /** How long start.js looks for both apps to be ready before it gives up saying so (their lines say why). */
@@ -151,15 +159,31 @@ async function startPrivateRedis(url: string): Promise<ChildProcess> {
     );
   }
   const dir = OWN_REDIS_DIR;
+  const redisPort = port || '6379';
+  const { running, gone } = await inspectOwnDir();
+  // Two redis-servers must not write one AOF directory: one left running there on another port (by an
+  // npm start killed with SIGKILL) is to be used or stopped first. On this port it would have answered.
+  if (running && String(running.port) !== redisPort) {
+    const other = `redis://127.0.0.1:${running.port}`;
+    fail(
+      `npm start's own redis-server already runs on port ${running.port} (pid ${running.pid}) with its data in ` +
+        `${dir}: a second one must not write the same directory.\n` +
+        `Use it: SUNDIAL_START_REDIS_PORT=${running.port} npm start (or REDIS_URL=${other}), ` +
+        `or stop it first: redis-cli -p ${running.port} shutdown`,
+    );
+  }
   mkdirSync(dir, { recursive: true });
+  removePidfiles(gone);
   console.log(`[start] nothing answers at ${url}: starting a private redis-server with AOF in ${dir}`);
   const redis = run('redis', 'redis-server', [
     '--port',
-    port || '6379',
+    redisPort,
     '--bind',
     '127.0.0.1',
     '--dir',
     dir,
+    '--pidfile',
+    pidfileFor(redisPort),
     '--appendonly',
     'yes',
     '--maxmemory-policy',
@@ -192,18 +216,8 @@ function ownRedisPort(): number {
  * any other Redis there is someone else's, which this never writes into unasked.
  */
 async function checkOwnRedis(url: string): Promise<void> {
-  const client = openRedis({
-    url,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1_000,
-    retryStrategy: () => null,
-  });
-  const dir = await client
-    .config('GET', 'dir')
-    .then((reply) => String((reply as string[])[1]))
-    .catch(() => undefined)
-    .finally(() => client.disconnect());
-  if (dir !== undefined && realPath(dir) === realPath(OWN_REDIS_DIR)) {
+  const dir = await redisDir(url);
+  if (dir !== undefined && isOwnRedisDir(dir)) {
     console.log(
       `[start] npm start's own redis-server already runs at ${url} (AOF in ${OWN_REDIS_DIR}): using it`,
     );
@@ -214,15 +228,6 @@ async function checkOwnRedis(url: string): Promise<void> {
       `${dir === undefined ? '' : ` (its data is in ${dir}, not ${OWN_REDIS_DIR})`}.\n` +
       `Set REDIS_URL=${url} to use that Redis, or SUNDIAL_START_REDIS_PORT to run npm start's own on another port.`,
   );
-}
-
-/** The path with its links resolved; as given when it does not exist here (another machine's, say). */
-function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /**

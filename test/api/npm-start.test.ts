@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, connect, createServer, type Server } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -17,7 +17,7 @@ import {
   startRedisSentinels,
   waitFor,
 } from '@sundial/testing';
-import { bothReady, spawnStart } from './npm-start-harness';
+import { bothReady, connects, pidOfLine, running, spawnStart } from './npm-start-harness';
 
 /**
  * The Redis deployments the cases start on, each started once for the suite, all at once beside the
@@ -110,9 +110,8 @@ describe('npm start with a private redis-server', () => {
       // The output ends when start.js (which holds the pipes, the apps and redis-server have their own) exits.
       const pids = new Set<number>();
       const output = childOutput(start, (line) => {
-        const pid =
-          /^\[redis\] (\d+):/.exec(line)?.[1] ?? /^\[(?:scheduler|worker)\] .*"pid":(\d+)/.exec(line)?.[1];
-        if (pid) pids.add(Number(pid));
+        const pid = pidOfLine(line);
+        if (pid !== undefined) pids.add(pid);
       });
       const alive = () => [...pids].filter((pid) => running(pid));
       try {
@@ -244,25 +243,4 @@ async function refusedStart(redisUrl: string): Promise<{ lines: string[] }> {
   const output = childOutput(start);
   expect(await output.ended).toEqual({ code: 1, signal: null });
   return output;
-}
-
-/** Whether a TCP connection to host:port is taken (false: refused or failed). */
-function connects(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, host);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
