@@ -72,9 +72,10 @@ export interface ClusterPage {
 
 /**
  * For the suite that calls it: a private Redis, one built scheduler (no token) and one worker with the
- * test handlers (`record`), and one chromium page of `width`×900 with a 10 s default timeout.
+ * test handlers (`record`), and one chromium page of `width`×900 with a 10 s default timeout; `env` is
+ * added to the apps' (clusterEnv), e.g. a SUNDIAL_SCHEDULES_FILE.
  */
-export function useClusterInChromium(width = 1280): ClusterPage {
+export function useClusterInChromium(width = 1280, env: Record<string, string> = {}): ClusterPage {
   let redis: RedisServer | undefined;
   let apps: { schedulers: AppProcess[]; workers: AppProcess[] } | undefined;
   let browser: Browser | undefined;
@@ -82,7 +83,7 @@ export function useClusterInChromium(width = 1280): ClusterPage {
 
   beforeAll(async () => {
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
-    apps = await spawnCluster(clusterEnv(redis.url), 1, 1);
+    apps = await spawnCluster(clusterEnv(redis.url, env), 1, 1);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width, height: 900 } });
     // well inside jest's 30 s per test, so a missing element fails with its own message

@@ -1,24 +1,11 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { TIMER_LIFE_FIELDS } from '@sundial/core';
 import { TIMER_REF, TIMER_SCHEMA } from './openapi-schemas';
 
 /*
  * OpenAPI shapes of docs/spec.md §3.9 over HTTP (explain.controller.ts): the ledger, next times, a
  * spec's preview, describe.
  */
-
-/** The Timer fields of a timer's life, which a spec has none of. */
-const TIMER_LIFE = [
-  'id',
-  'version',
-  'status',
-  'scheduledAt',
-  'dueAt',
-  'runCount',
-  'lastFiredAt',
-  'lastCompletedAt',
-  'lastErrorAt',
-  'last',
-];
 
 /**
  * preview's `spec` (NormalizedSpec, docs/spec.md §3.9): the TimerSpec validated, every default applied,
@@ -30,7 +17,9 @@ export const NORMALIZED_SPEC_SCHEMA: SchemaObject = {
   required: ['key', 'handler', 'payload', 'kind', 'awaitTask', 'removeOnComplete', 'ifExists', 'delivery'],
   properties: {
     ...Object.fromEntries(
-      Object.entries(TIMER_SCHEMA.properties ?? {}).filter(([name]) => !TIMER_LIFE.includes(name)),
+      Object.entries(TIMER_SCHEMA.properties ?? {}).filter(
+        ([name]) => !(TIMER_LIFE_FIELDS as readonly string[]).includes(name),
+      ),
     ),
     atMs: { type: 'number', description: 'a one-shot given `at`: its due, epoch ms' },
     ifExists: { type: 'string', enum: ['error', 'replace', 'keep'] },

@@ -69,6 +69,23 @@ export interface Preview {
   next: NextTime[];
 }
 
+/**
+ * The Timer fields of a timer's life (its identity and run state), which a spec has none of: the others
+ * are what `preview`'s spec says too, and what a timer scheduled again from another's row shares with it.
+ */
+export const TIMER_LIFE_FIELDS = [
+  'id',
+  'version',
+  'status',
+  'scheduledAt',
+  'dueAt',
+  'runCount',
+  'lastFiredAt',
+  'lastCompletedAt',
+  'lastErrorAt',
+  'last',
+] as const satisfies readonly (keyof Timer)[];
+
 export interface TimerDescription {
   timer: Timer;
   next: NextTime[];

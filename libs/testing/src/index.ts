@@ -23,6 +23,7 @@ export { freePort, type RedisServer, startRedis, type StartRedisOptions } from '
 export { CommandGate } from './command-gate';
 export { proxiedSocket } from './proxied-socket';
 export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
+export { timerSpecFields } from './timer-fields';
 export { waitFor } from './wait-for';
 export { within } from './within';
 export { outageLines, type OutageLines, outageRecovered } from './outage-lines';

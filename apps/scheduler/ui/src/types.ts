@@ -23,9 +23,19 @@ export interface Timer {
   cron?: string;
   tz?: string;
   maxRuns?: number;
+  awaitTask: boolean;
   removeOnComplete?: boolean;
+  /** §3.3a: a periodic timer's, when not the default 'skip' */
+  overlap?: string;
   /** §3.3b: `{ attempts, backoff }` as the spec gave it, delays in ms */
   retry?: Record<string, unknown>;
+  pauseAfterFailures?: number;
+  /** §3.3c: a periodic timer's slot policies, durations and instants in ms */
+  catchup?: string;
+  catchupWindow?: number;
+  jitter?: number;
+  startAt?: number;
+  endAt?: number;
   runCount: number;
   delivery: string;
   lastFiredAt: number | null;

@@ -15,8 +15,8 @@ export function uiFix(error: ApiError, key?: string): string {
     case 'not-found':
       return error.field === 'key' ? keyNotFoundFix(key, PAGES, error.detail?.code) : error.fix;
     case 'duplicate-key':
-      // Run again (run-again.ts) met a timer scheduled under the key since the page was drawn
-      return 'A live timer now holds this key: press Refresh to see it, and cancel it first to run the old one again.';
+      // Run again or Schedule again (views/again.ts) met a timer scheduled under the key since the page was drawn
+      return 'A live timer now holds this key: press Refresh to see it, and cancel it first to run or schedule the ended one again.';
     case 'inactive':
       return inactiveFix(error);
     case 'invalid':
@@ -42,7 +42,7 @@ const PAGES: KeyFixWays = {
       ? 'the Ledger on its page'
       : `the Ledger on its page (#/timer/${encodeURIComponent(key)})`,
   kept: 'removeOnComplete false',
-  again: 'press Run again on its page (a one-shot)',
+  again: 'press Run again (a one-shot) or Schedule again (an interval or cron) on its page',
 };
 
 /** The list's query fields the operator sets through the search form (a cursor through the pager). */

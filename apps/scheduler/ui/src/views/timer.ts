@@ -9,7 +9,7 @@ import { formatTime, lastRun, relative, schedule } from '../format.js';
 import { describeError, notify, notifyError } from '../notice.js';
 import type { LedgerEntry, NextTimes, Timer } from '../types.js';
 import { rescheduleForm } from './reschedule.js';
-import { canRunAgain, runAgainButton } from './run-again.js';
+import { againButton, ownerNote } from './again.js';
 
 const NEXT_COUNT = 10;
 const LEDGER_LIMIT = 50;
@@ -42,6 +42,7 @@ function render(timer: Timer, rerender: () => void): HTMLElement[] {
   return [
     h('h1', {}, timer.key, ' ', statusBadge(timer.status)),
     actions(timer, rerender),
+    ...ownerNote(timer),
     rescheduleForm(timer, rerender),
     h(
       'div',
@@ -105,7 +106,7 @@ function actions(timer: Timer, rerender: () => void): HTMLElement {
         labels[action],
       ),
     ),
-    canRunAgain(timer) && runAgainButton(timer, rerender),
+    againButton(timer, rerender),
     h('button', { type: 'button', onclick: rerender }, 'Refresh'),
   );
 }

@@ -1,0 +1,104 @@
+// libs/core/src/browser: modules with no imports, which the operator UI's own build also compiles and
+// the browser loads beside the UI's modules (apps/scheduler/ui/tsconfig.json `rootDirs`): what a kept
+// timer that ended is scheduled again with is read from its row here once, for a one-shot and for an
+// interval or cron alike, and checked against `schedule`'s own validation (again-spec.spec.ts).
+
+/** The fields of a row this module reads: the API's Timer and the operator UI's own type both have them. */
+export interface AgainRow {
+  key: string;
+  kind: 'once' | 'interval' | 'cron';
+  status: string;
+  handler: string;
+  payload: unknown;
+  everyMs?: number;
+  cron?: string;
+  tz?: string;
+  maxRuns?: number;
+  runCount: number;
+  removeOnComplete?: boolean;
+  meta?: unknown;
+  delivery: string;
+  overlap?: string;
+  retry?: unknown;
+  pauseAfterFailures?: number;
+  timeout?: number;
+  catchup?: string;
+  catchupWindow?: number;
+  jitter?: number;
+  startAt?: number;
+  endAt?: number;
+}
+
+/**
+ * What an ended timer's page offers: `run` (Run again: a kept one-shot that ended, due now), `schedule`
+ * (Schedule again: a kept interval or cron that ended, on its schedule from now), `owned` (a declarative
+ * source's row, `meta.sundialOwner`: its owner writes it again, and the API refuses the mark anyway), or
+ * `none` (a live timer, or a cancelled one).
+ */
+export type AgainWay = 'run' | 'schedule' | 'owned' | 'none';
+
+export function againWay(row: AgainRow): AgainWay {
+  if (row.status !== 'completed' && row.status !== 'failed') return 'none';
+  if (ownerOf(row) !== undefined) return 'owned';
+  return row.kind === 'once' ? 'run' : 'schedule';
+}
+
+/** The row's `meta.sundialOwner` (`'schedules-file'`, `'distributed-cron'`, …) and `meta.sundialApp`, if any. */
+export function ownerOf(row: Pick<AgainRow, 'meta'>): { owner: string; app?: string } | undefined {
+  const meta = row.meta;
+  if (typeof meta !== 'object' || meta === null || !Object.hasOwn(meta, 'sundialOwner')) return undefined;
+  const { sundialOwner, sundialApp } = meta as Record<string, unknown>;
+  return {
+    owner: String(sundialOwner),
+    ...(typeof sundialApp === 'string' && { app: sundialApp }),
+  };
+}
+
+/** The TimerSpec that schedules the row again, and what of the row it leaves out (for the question). */
+export interface AgainSpec {
+  spec: Record<string, unknown>;
+  /** the row's `endAt`, passed by `now`: left out, as the API refuses an end before the first slot */
+  endAtPassed?: number;
+}
+
+/** Fields sent as the row holds them, when it has them: the options of every kind. */
+const OPTIONS = ['removeOnComplete', 'meta', 'retry', 'timeout'] as const;
+/**
+ * And those of an interval or cron. `awaitTask` is not among them: a row whose runs are not awaited says
+ * so by its `overlap` ('allow', or 'cancel-other'), which sets it, and the API refuses it on a cron.
+ */
+const PERIODIC_OPTIONS = [
+  'maxRuns',
+  'overlap',
+  'pauseAfterFailures',
+  'catchup',
+  'catchupWindow',
+  'jitter',
+  'startAt',
+] as const;
+
+/**
+ * The spec that schedules `row` again under its key with its own handler, payload and options, none
+ * added: a one-shot due now (`delay: 0`); an interval or cron on its schedule (`every` in ms, or `cron`
+ * and `tz`) with every policy the row carries. `maxRuns` counts afresh on the new timer. An `endAt` not
+ * after `now` is left out (`endAtPassed`): kept, the API would refuse the spec, its end before the first
+ * slot.
+ */
+export function againSpec(row: AgainRow, now: number): AgainSpec {
+  const spec: Record<string, unknown> = {
+    key: row.key,
+    handler: row.handler,
+    payload: row.payload,
+    delivery: row.delivery,
+  };
+  if (row.kind === 'once') spec.delay = 0;
+  else if (row.kind === 'interval') spec.every = row.everyMs;
+  else Object.assign(spec, { cron: row.cron, tz: row.tz });
+  const fields = row.kind === 'once' ? OPTIONS : [...OPTIONS, ...PERIODIC_OPTIONS];
+  for (const field of fields) if (row[field] !== undefined) spec[field] = row[field];
+  if (row.kind === 'once') return { spec };
+  if (row.endAt === undefined) return { spec };
+  if (row.endAt <= now) return { spec, endAtPassed: row.endAt };
+  spec.endAt = row.endAt;
+  return { spec };
+}
