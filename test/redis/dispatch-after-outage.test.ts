@@ -10,11 +10,17 @@ const DUE_IN_MS = 1_500;
  * The dispatcher's safety-net poll, longer than the default 1 s so that only a pass run when the
  * connection is ready again can meet HANDED_OVER_MS: without one the timer waits for the poll.
  */
-const POLL_MS = 5_000;
+const POLL_MS = 20_000;
 /** A timer scheduled once the nodes are back is due this soon after. */
 const SOON_MS = 300;
 /** How soon after the nodes are back the timer is handed over: well below any poll. */
 const HANDED_OVER_MS = 600;
+/**
+ * How late past its due the timer scheduled after the outage may be handed over: on time on an idle
+ * host (the lead is 200 ms), a few ms late when the host is starved (CI at load 15); without a wake it
+ * would wait for the poll, up to POLL_MS.
+ */
+const STARVED_MS = 250;
 /** Data kept over a restart: the timer written before the outage is there after it. */
 const PERSISTENT = ['--appendonly', 'yes', '--appendfsync', 'always'];
 /** Reconnect attempts 50 ms apart: the connections are back within 50 ms of the nodes. */
@@ -135,6 +141,6 @@ describe.each(topologies)('a dispatcher once every node of %s is back', (_, star
     );
     const nextHandedOverAt = await handedOver('after');
     console.log(`'after' handed over ${nextHandedOverAt - next.dueAt} ms after its due`);
-    expect(nextHandedOverAt).toBeLessThan(next.dueAt);
+    expect(nextHandedOverAt).toBeLessThan(next.dueAt + STARVED_MS);
   }, 60_000);
 });

@@ -9,6 +9,8 @@ const TIMERS = 200;
 const SPREAD_MS = 400;
 /** each timer's cancel or reschedule is sent this close to its due, before or after it */
 const AIM_MS = 15;
+/** the reschedules sure to come before their claim are sent this long before their due */
+const EARLY_MS = 500;
 /** a reschedule moves its timer this far ahead: its new version runs in the test too */
 const MOVE_MS = 100;
 /** how long a run that nothing aborts goes on */
@@ -77,7 +79,13 @@ describe('fire path: cancel and reschedule racing due one-shots', () => {
       const sent = timers.map(async (timer, i) => {
         const call: Call = { key: timer.key, kind: i % 2 === 0 ? 'cancel' : 'reschedule' };
         calls.push(call);
-        await delay(Math.max(0, timer.dueAt + (random() * 2 - 1) * AIM_MS - Date.now()));
+        if (i % 10 === 0) {
+          // Both sides of the race are reached whatever the host's load (a starved worker claims later
+          // than any aim near the due): a tenth of the cancels wait for their run to start, a tenth of
+          // the reschedules are sent well before their due.
+          await waitFor(() => runs.some((run) => run.key === timer.key), { what: `${timer.key}'s run` });
+        } else if (i % 10 === 5) await delay(Math.max(0, timer.dueAt - EARLY_MS - Date.now()));
+        else await delay(Math.max(0, timer.dueAt + (random() * 2 - 1) * AIM_MS - Date.now()));
         try {
           if (call.kind === 'cancel') {
             if (await cluster.timers.cancel(timer.key)) call.superseded = timer.version;
