@@ -81,9 +81,11 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
 
   it('holds for ~300 fuzzed calls', async () => {
     const seen = new Map<string, number>();
+    const known = knownOutcomes();
     try {
       await fc.assert(
-        fc.asyncProperty(request(), async ({ method, path, body, headers }) => {
+        fc.asyncProperty(request(), async (call) => {
+          const { method, path, body, headers } = call;
           const before = await keyspace();
           const reply = await api(method, path, undefined, { raw: body, headers });
           const context = `${method} ${path} ${JSON.stringify(headers)} ${body?.slice(0, 200)} → ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`;
@@ -91,6 +93,8 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
           const { error, dueAt } = (reply.body ?? {}) as { error?: Record<string, unknown>; dueAt?: unknown };
           const outcome = reply.status < 400 ? 'accepted' : String(error?.reason);
           seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
+          const wanted = known.get(call);
+          if (wanted !== undefined && outcome !== wanted) throw new Error(`not ${wanted}: ${context}`);
           // An accepted timer's due is a real date (delay: 1e20 once gave one no Date can hold).
           if (typeof dueAt === 'number' && Number.isNaN(new Date(dueAt).getTime())) {
             throw new Error(`dueAt is not a date: ${context}`);
@@ -109,10 +113,10 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
           numRuns: 300,
           interruptAfterTimeLimit: 25_000,
           seed: SEED,
-          examples: knownOutcomes().map((call) => [call]),
+          examples: [...known.keys()].map((call) => [call]),
         },
       );
-      // Both sides were reached: calls that are taken, and each kind of refusal (each known call's own).
+      // Both sides were reached: calls that are taken, and each kind of refusal.
       const missing = OUTCOMES.filter((outcome) => !seen.has(outcome));
       if (missing.length > 0) {
         throw new Error(
@@ -133,12 +137,13 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
   });
 
   /**
-   * A call of each outcome, run before the drawn ones (fast-check's `examples`), so every run meets each
-   * kind of refusal whatever its seed, and however early the time limit stops it. Drawn, a run of 300
-   * saw `payload-too-large` and `not-found` 16 times on average (33 seeds): each missing about once in
-   * 10^7 runs (e^-16), more often in a run the time limit cuts short (300 calls took 5 s at load 20).
+   * A call of each outcome, and the outcome it must get, run before the drawn ones (fast-check's
+   * `examples`): every run meets each kind of refusal whatever its seed, however early the time limit
+   * stops it. Drawn, a run of 300 saw `payload-too-large` and `not-found` 16 times on average (33 seeds):
+   * each missing about once in 10^7 runs (e^-16), more often in a run the time limit cuts short (300
+   * calls took 5 s at load 20).
    */
-  function knownOutcomes(): Call[] {
+  function knownOutcomes(): Map<Call, string> {
     const json = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
     const put = (key: string, spec: object): Call => ({
       method: 'PUT',
@@ -146,13 +151,13 @@ describe('HTTP API fuzz: a refused call changes nothing, and nothing is a 5xx', 
       body: JSON.stringify(spec),
       headers: json,
     });
-    return [
-      put('fz:1', { handler: 'log', delay: '1h' }), // accepted
-      put('fz:1', { handler: 'log', delay: 'soon' }), // invalid
-      { method: 'GET', path: '/v1/timers', body: undefined, headers: {} }, // unauthorized
-      put('big', { handler: 'log', delay: '2h', payload: 'x'.repeat(MAX_PAYLOAD) }), // payload-too-large
-      { method: 'GET', path: keyPath('fz:never'), body: undefined, headers: json }, // not-found
-    ];
+    return new Map([
+      [put('fz:1', { handler: 'log', delay: '1h' }), 'accepted'],
+      [put('fz:1', { handler: 'log', delay: 'soon' }), 'invalid'],
+      [{ method: 'GET', path: '/v1/timers', body: undefined, headers: {} }, 'unauthorized'],
+      [put('big', { handler: 'log', delay: '2h', payload: 'x'.repeat(MAX_PAYLOAD) }), 'payload-too-large'],
+      [{ method: 'GET', path: keyPath('fz:never'), body: undefined, headers: json }, 'not-found'],
+    ]);
   }
 
   /** One fuzzed HTTP call. */
