@@ -8,7 +8,8 @@
 --   (e.g. `0["h2"]`; a worker with every announced handler sends the one character), ARGV[5] aheadMs
 --   (how long before its due by Redis's clock a pending timer may be claimed, ≥ 0), then (id, key,
 --   version) per timer
--- Output: one reply per timer (a repeated call with the same token answers its first reply):
+-- Output: one reply per timer (a repeated call with the same token answers its first reply; a ref the
+--   call names again after claiming it is a duplicate: { 'stale', 'status' }, never claimed twice):
 --   { 'held' | 'free', due, leftUs, row }  claimed (the row after the claim; a free run's `d` is its
 --                                  next tick, and the grid slots between `due` and it are one 'skipped'
 --                                  event; a free run's re-run adds 'rerun', its slots already counted;
@@ -72,6 +73,14 @@ local FIRST_REF = 6
 -- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
 -- repeated call knows its own claim.
 local token = request.id
+-- The refs (`<key>|<version>`, free_member) this call answered claimed. A job may name one twice: a
+-- dispatcher's job stays open over several take-due calls, and when the reconciler armed a hand-off of
+-- it again meanwhile (the job not added yet), a later call takes it into the same job again. Its second
+-- ref is a duplicate delivery, not this claim repeated (the token says both): stale (`duplicate` below).
+local claimed_refs = {}
+-- The keys of held runs whose duplicate's `stale` entry took the kept entries this call's claim wrote
+-- on the row: their lease is marked once it is written (includes/ledger ledger_mark_lease).
+local duplicated = {}
 local worker_json = cjson.encode(worker)
 local now_micros = now_us()
 local now = math.floor(now_micros / 1000)
@@ -317,9 +326,30 @@ local function claim(id, key, version)
   return claimed_reply(free and 'free' or 'held', due_text, row, nil, nil, requeued)
 end
 
+-- A ref this call claimed already, named again: stale 'status' (its run goes on under this worker's live
+-- lease), counted and recorded as a duplicate delivery in a call of its own is. Its entry writes the
+-- kept entries the claim left on the row: the worker's copy of them is no longer the row's.
+local function duplicate(id, key, version)
+  local row = read_row(base, key)
+  if row and row.s == 'running' and row.lw == worker then
+    duplicated[#duplicated + 1] = key
+  end
+  return stale(row, id, key, version, 'status')
+end
+
 local replies = {}
 for i = FIRST_REF, #ARGV, 3 do
-  replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
+  local member = free_member(ARGV[i + 1], ARGV[i + 2])
+  local reply
+  if claimed_refs[member] then
+    reply = duplicate(ARGV[i], ARGV[i + 1], ARGV[i + 2])
+  else
+    reply = claim(ARGV[i], ARGV[i + 1], ARGV[i + 2])
+    if reply[1] == 'held' or reply[1] == 'free' then
+      claimed_refs[member] = true
+    end
+  end
+  replies[#replies + 1] = reply
 end
 -- A held run is in neither `due` nor `armed` (it may be in `due` again after a reconciler re-arm). A key
 -- is never in both (includes/indexes): when `armed` had every one, `due` has none and is left alone.
@@ -327,6 +357,9 @@ if call_in_slices('ZREM', base .. 'armed', held) < #held then
   call_in_slices('ZREM', base .. 'due', held)
 end
 call_in_slices('ZADD', base .. 'leases', leases)
+for _, key in ipairs(duplicated) do
+  ledger_mark_lease(key)
+end
 for _, tick in ipairs(next_ticks) do
   arm_due(base, tick[1], tick[2])
 end
