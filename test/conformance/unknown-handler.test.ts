@@ -105,11 +105,16 @@ describe.each(BACKENDS)('%s backend: a handler no worker has fails its run like 
     },
   );
 
-  it.concurrent.each(HANDLERS)(
-    "an 'allow' interval (%s) with pauseAfterFailures: 3 is paused after three failed ticks",
-    async (handler) => {
-      const h = await scheduled(handler, { key: 'i', every: 200, overlap: 'allow', pauseAfterFailures: 3 });
-      expect(await h.event({ type: 'paused', key: 'i' }, WITHIN)).toMatchObject({
+  const ALLOW: [HandlerCase, string, Spec][] = HANDLERS.flatMap((handler) => [
+    [handler, 'interval', { key: 'a', every: 200, overlap: 'allow', pauseAfterFailures: 3 }],
+    [handler, 'cron', { key: 'a', ...EVERY_SECOND, overlap: 'allow', pauseAfterFailures: 3 }],
+  ]);
+
+  it.concurrent.each(ALLOW)(
+    "(%s) an 'allow' %s, its runs free, with pauseAfterFailures: 3 is paused after three failed runs",
+    async (handler, _kind, spec) => {
+      const h = await scheduled(handler, spec);
+      expect(await h.event({ type: 'paused', key: 'a' }, WITHIN)).toMatchObject({
         reason: 'failures',
         count: 3,
       });
@@ -117,7 +122,7 @@ describe.each(BACKENDS)('%s backend: a handler no worker has fails its run like 
       expect(failed.slice(0, 3).map((event) => event.error?.reason)).toEqual(
         [1, 2, 3].map(() => reasonOf(handler)),
       );
-      expect(await h.timers.get('i')).toMatchObject({ status: 'paused' });
+      expect(await h.timers.get('a')).toMatchObject({ status: 'paused', awaitTask: false });
     },
   );
 
