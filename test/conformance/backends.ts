@@ -79,6 +79,8 @@ export interface Harness {
    * first slot and jitter recomputed) with nothing run since, which is what Redis holds after a real outage.
    */
   downFor(ms: number): Promise<void>;
+  /** Drops handler `name` from the backend's handlers (looked up at each run, so later runs lack it). */
+  removeHandler(name: string): void;
   /**
    * Closes what this harness opened (on Redis its dispatcher and runner too) before the test ends, as
    * the hooks would after it: a case opening one harness after another (the model's sequences) would
@@ -176,6 +178,7 @@ function memoryBackend(): Backend {
         pass: (ms) => h.clock.advance(ms),
         until,
         downFor,
+        removeHandler: (handler) => delete h.handlers[handler],
         close: () => h.engine.dispose(),
       });
     },
@@ -248,6 +251,7 @@ function redisBackend(): Backend {
         pass: realSleep,
         until,
         downFor: (ms) => backdateRows(raw, `${shared.prefix}:`, ms),
+        removeHandler: (handler) => Reflect.deleteProperty(handlers, handler),
         close,
       });
     },

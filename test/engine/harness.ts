@@ -15,6 +15,7 @@ import {
   type TimerContext,
   type TimerEvent,
   type TimerEventName,
+  type TimerHandler,
   VirtualClock,
   EVENT_NAMES,
 } from '@sundial/core';
@@ -52,6 +53,8 @@ export interface Harness {
   warnings: string[];
   errors: string[];
   eventsOf(type: TimerEventName): TimerEvent[];
+  /** the engine's handlers (it looks one up at each run): a test may remove one after scheduling it */
+  handlers: Record<string, TimerHandler>;
 }
 
 /**
@@ -81,15 +84,11 @@ export function harness(
     if (knobs.sleepMs) await sleep(knobs.sleepMs);
     if (knobs.fail) throw Object.assign(new Error(knobs.fail), knobs.reason ? { reason: knobs.reason } : {});
   };
-  const engine = createEngine({
-    logger,
-    ...rest,
-    clock: source ? source(clock) : clock,
-    handlers: { work, ...handlers },
-  });
+  const all: Record<string, TimerHandler> = { work, ...handlers };
+  const engine = createEngine({ logger, ...rest, clock: source ? source(clock) : clock, handlers: all });
   for (const type of EVENT_NAMES) engine.on(type, (event) => events.push(event));
   const eventsOf = (type: TimerEventName) => events.filter((event) => event.type === type);
-  return { clock, engine, runs, events, warnings, errors, eventsOf };
+  return { clock, engine, runs, events, warnings, errors, eventsOf, handlers: all };
 }
 
 /**

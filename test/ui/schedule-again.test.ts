@@ -112,7 +112,9 @@ describe('operator UI: Schedule again, in chromium', () => {
       removeOnComplete: false,
       pauseAfterFailures: 5,
     });
-    // its first run fails (no such handler), which ends it; then its endAt passes
+    // its runs (the one or two slots up to the endAt) fail (no such handler); the last, with no slot left
+    // before the endAt, ends it `failed` (a failed run alone would not: a cron goes on to its next slot,
+    // test/conformance/unknown-handler.test.ts)
     const before = await ended(key);
     expect(before).toMatchObject({ status: 'failed', last: { status: 'failed' }, endAt });
     // deadline (waitFor's 10 s): left as soon as the endAt has passed, a second at most
