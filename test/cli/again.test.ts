@@ -131,6 +131,12 @@ describe('sundial again', () => {
         fix: 'Run sundial resume ag:live to bring it back, then sundial trigger ag:live to run it now. sundial again is for a kept timer that ended (completed or failed).',
       },
     });
+    // with an --idempotency-key it is sent (a retry's first answer would come back), and refused the same
+    const keyed = await sundial(['again', 'ag:live', '--idempotency-key', 'ag-live-1']);
+    expect(keyed).toMatchObject({ code: 1, stdout: '' });
+    expect(keyed.stderr).toMatch(
+      /^sundial: duplicate-key \(field key\): ag:live is paused: a live timer holds/,
+    );
     expect((await get('ag:live')).version).toBe(2);
   });
 
