@@ -3,7 +3,7 @@ import type { Command } from './command';
 /**
  * A command as `sundial help` lists it, and how to load it. Each command's module (and what it imports:
  * @sundial/redis for repartition) is loaded only when that command runs or its usage is asked for, so
- * `sundial get k` does not pay for the twelve others at every invocation.
+ * `sundial get k` does not pay for the thirteen others at every invocation.
  */
 export interface CommandEntry {
   name: string;
@@ -68,6 +68,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'trigger',
     summary: 'run a pending timer now, without moving its schedule',
     load: async () => (await import('./commands/trigger')).trigger,
+  },
+  {
+    name: 'again',
+    summary: 'schedule a kept timer that ended (completed or failed) again from its row',
+    load: async () => (await import('./commands/again')).again,
   },
   {
     name: 'backfill',

@@ -54,6 +54,25 @@ export function ownerOf(row: Pick<AgainRow, 'meta'>): { owner: string; app?: str
   };
 }
 
+/**
+ * Who writes an owned row again, by its `meta.sundialOwner` (docs/spec.md §5.1, §5.4): the operator UI's
+ * note and `sundial again`'s refusal name it so.
+ */
+export function ownerWords(owner: string, app: string | undefined): string {
+  const of = app === undefined ? '' : ` of the app “${app}”`;
+  switch (owner) {
+    case 'schedules-file':
+      return 'the schedules file, which writes it again when its row in the file changes';
+    case 'distributed-cron':
+    case 'distributed-interval': {
+      const decorator = owner === 'distributed-cron' ? '@DistributedCron' : '@DistributedInterval';
+      return `${decorator}${of}, which writes it again when the app starts with its declaration changed`;
+    }
+    default:
+      return `its owner “${owner}”${of}, which writes it again`;
+  }
+}
+
 /** The TimerSpec that schedules the row again, and what of the row it leaves out (for the question). */
 export interface AgainSpec {
   spec: Record<string, unknown>;

@@ -10,7 +10,7 @@
  * owner, which writes it again. A one-shot removed when it ended left no row: its page shows the ledger.
  */
 import { api } from '../api.js';
-import { againSpec, againWay, ownerOf } from '../again-spec.js';
+import { againSpec, againWay, ownerOf, ownerWords } from '../again-spec.js';
 import { h } from '../dom.js';
 import { formatTime, schedule } from '../format.js';
 import { notify, notifyError } from '../notice.js';
@@ -51,22 +51,6 @@ function scheduleQuestion(timer: Timer, endAtPassed: number | undefined): string
       `Its endAt, ${formatTime(endAtPassed)}, has passed: it is left out, so the new timer has no end.`,
   ];
   return parts.filter(Boolean).join(' ');
-}
-
-/** Who writes an owned row again, by its `meta.sundialOwner` (docs/spec.md §5.1, §5.4). */
-function ownerWords(owner: string, app: string | undefined): string {
-  const of = app === undefined ? '' : ` of the app “${app}”`;
-  switch (owner) {
-    case 'schedules-file':
-      return 'the schedules file, which writes it again when its row in the file changes';
-    case 'distributed-cron':
-    case 'distributed-interval': {
-      const decorator = owner === 'distributed-cron' ? '@DistributedCron' : '@DistributedInterval';
-      return `${decorator}${of}, which writes it again when the app starts with its declaration changed`;
-    }
-    default:
-      return `its owner “${owner}”${of}, which writes it again`;
-  }
 }
 
 /** An owned row that ended: why it has no Run again or Schedule again, and who writes it again; else none. */
