@@ -25,11 +25,18 @@ describe('untilTick', () => {
     const waits: Promise<void>[] = [];
     const woken: number[] = [];
     const early: number[] = [];
+    const passed: Promise<void>[] = [];
     for (let i = 0; i < 200; i++) {
       const tick = now() + 1 + Math.random() * 20;
       // null when a stalled host let the tick pass already: then there is nothing to wake
       const waiting = untilTick(tick);
       if (!waiting) continue;
+      // A stall inside the call may have let the tick pass after its first look, and the wait was then
+      // resolved at once, not by the alarm (CI at load 20): kept out of the order and the count.
+      if (now() >= tick) {
+        passed.push(waiting);
+        continue;
+      }
       ticks.push(tick);
       const at = ticks.length - 1;
       waits.push(
@@ -39,10 +46,12 @@ describe('untilTick', () => {
         }),
       );
     }
-    await Promise.all(waits);
+    await Promise.all([...waits, ...passed]);
     expect(early).toEqual([]);
     expect(woken).toEqual([...woken].sort((a, b) => ticks[a] - ticks[b]));
-    expect((alarmCounts()?.rang ?? 0) - rangBefore).toBe(waits.length);
+    const rang = (alarmCounts()?.rang ?? 0) - rangBefore;
+    expect(rang).toBeGreaterThanOrEqual(waits.length);
+    expect(rang).toBeLessThanOrEqual(waits.length + passed.length);
   });
 
   it('goes from one tick to the next without being woken for each (runs claimed ahead in due order)', async () => {
