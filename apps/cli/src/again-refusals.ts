@@ -50,7 +50,10 @@ export function stillLive(timer: Timer): CliError {
   );
 }
 
-/** A cancelled row: cancelled on purpose, it is not scheduled again from its row. */
+/**
+ * A cancelled row: cancelled on purpose, it is not scheduled again from its row. The API answers none today
+ * (a cancelled timer leaves only its tombstone, docs/spec.md §3.1: its key is refused as one with no row).
+ */
 export function cancelledRow(timer: Timer): CliError {
   return new CliError(
     {
