@@ -117,7 +117,7 @@ describe('sundial again', () => {
     const pending = await sundial(['again', 'ag:live']);
     expect(pending).toMatchObject({ code: 1, stdout: '' });
     expect(pending.stderr).toBe(
-      'sundial: duplicate-key (field key): ag:live is pending: a live timer holds the key, there is nothing to run again\n' +
+      'sundial: duplicate-key (field key): ag:live is pending: a live timer holds the key, there is nothing to schedule again\n' +
         'fix: Run sundial trigger ag:live to run it now, without moving its schedule. sundial again is for a kept timer that ended (completed or failed).\n',
     );
     expect((await sundial(['pause', 'ag:live'])).code).toBe(0);
@@ -127,7 +127,7 @@ describe('sundial again', () => {
       error: {
         reason: 'duplicate-key',
         field: 'key',
-        message: 'ag:live is paused: a live timer holds the key, there is nothing to run again',
+        message: 'ag:live is paused: a live timer holds the key, there is nothing to schedule again',
         fix: 'Run sundial resume ag:live to bring it back, then sundial trigger ag:live to run it now. sundial again is for a kept timer that ended (completed or failed).',
       },
     });

@@ -30,7 +30,7 @@ export function noRowToCopy(key: string, refused: CliError): CliError {
   );
 }
 
-/** A live timer (pending, running, paused): it has not ended, so there is nothing to run again. */
+/** A live timer (pending, running, paused): it has not ended, so there is nothing to schedule again. */
 export function stillLive(timer: Timer): CliError {
   const word = shellWord(timer.key);
   const ways: Record<string, string> = {
@@ -43,14 +43,17 @@ export function stillLive(timer: Timer): CliError {
     {
       reason: 'duplicate-key',
       field: 'key',
-      message: `${timer.key} is ${timer.status}: a live timer holds the key, there is nothing to run again`,
+      message: `${timer.key} is ${timer.status}: a live timer holds the key, there is nothing to schedule again`,
       fix: `${way} sundial again is for a kept timer that ended (completed or failed).`,
     },
     EXIT.refused,
   );
 }
 
-/** A cancelled row: cancelled on purpose, it is not scheduled again from its row. */
+/**
+ * A cancelled row: cancelled on purpose, it is not scheduled again from its row. The API answers none today
+ * (a cancelled timer leaves only its tombstone, docs/spec.md §3.1: its key is refused as one with no row).
+ */
 export function cancelledRow(timer: Timer): CliError {
   return new CliError(
     {

@@ -88,7 +88,10 @@ function inactiveFix(error: Partial<ErrorFields>, key: string): string | undefin
   return error.fix;
 }
 
-/** A not-found key's ways on the command line: `sundial list --prefix <the key's scope>`, `sundial history`. */
+/**
+ * A not-found key's ways on the command line: `sundial list --prefix <the key's scope>`, `sundial history`
+ * (and `sundial again <key>`, added where the key is known: cliFix).
+ */
 const COMMANDS: KeyFixWays = {
   list: (scope) => (scope === '' ? 'sundial list' : `sundial list --prefix ${shellWord(scope)}`),
   history: (key) => `sundial history ${key === undefined ? '<key>' : shellWord(key)}`,

@@ -18,7 +18,8 @@ const usage = 'sundial again <key> [--idempotency-key <id>] [--json]';
  * under its key from its row, as the operator UI's Run again (a one-shot: due now) and Schedule again (an
  * interval or cron: on its schedule from now, every policy of its row, `maxRuns` counted afresh) do:
  * `GET /v1/timers/:key`, then `POST /v1/timers` with what again-spec.ts reads from the row. A live timer,
- * a cancelled one, a row a declarative source owns and a key with no row are refused, nothing sent.
+ * a row a declarative source owns and a key with no row are refused, nothing sent (a cancelled timer leaves
+ * no row, so GET answers 404: the `cancelled` check guards only a row answered so).
  */
 export const again: Command = {
   usage,

@@ -16,7 +16,7 @@ export interface KeyFixWays {
   history(key: string | undefined): string;
   /** the option that keeps an ended timer listed: `--remove-on-complete false` */
   kept: string;
-  /** how an ended, kept timer is scheduled again there, when the surface has its own way (the UI's buttons) */
+  /** how an ended, kept timer is scheduled again there, when the surface has its own way (the UI's buttons, `sundial again`) */
   again?: string;
 }
 
