@@ -188,7 +188,7 @@ describe('HTTP API: refusals at the edge', () => {
       // the key's own scope and history route, URL-encoded as in the path (before: `?prefix=<scope>`, and
       // no word of the history a one-shot keeps once its run ended and it was removed)
       expect(reply.body.error.fix).toBe(
-        'Check the key; GET /v1/timers?prefix=hw%3A lists the timers under it. One listed as completed, failed or cancelled has ended (kept by "removeOnComplete": false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: GET /v1/timers/hw%3Amissing/history.',
+        'Check the key; GET /v1/timers?prefix=hw%3A lists the timers under it. One listed as completed or failed has ended (kept by "removeOnComplete": false): schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: GET /v1/timers/hw%3Amissing/history.',
       );
       expect(reply.body.error.fix).not.toContain('list(');
     });

@@ -149,7 +149,7 @@ describe('sundial CLI against a running cluster', () => {
       const refused = await sundial(['trigger', 'cli:ended:1']);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(
-        'fix: Check the key; sundial list --prefix cli:ended: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): sundial again cli:ended:1, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history cli:ended:1.\n',
+        'fix: Check the key; sundial list --prefix cli:ended: lists the timers under it. One listed as completed or failed has ended (kept by --remove-on-complete false): sundial again cli:ended:1, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history cli:ended:1.\n',
       );
     },
   );
@@ -172,7 +172,7 @@ describe('sundial CLI against a running cluster', () => {
         /^sundial: invalid \(field every\): .*minimum interval.* \[HTTP 400\]\nfix: .+/,
       );
       expect((await sundial(['get', 'cli:bad'])).stderr).toMatch(
-        /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: Check the key; sundial list --prefix cli: lists the timers under it\. One listed as completed, failed or cancelled has ended \(kept by --remove-on-complete false\): sundial again cli:bad, or schedule it again to run it\. One removed when it ended \(a one-shot after its run, by default\) keeps its history for 7 days: sundial history cli:bad\.\n$/,
+        /^sundial: not-found \(field key\): no live timer under key "cli:bad" \[HTTP 404\]\nfix: Check the key; sundial list --prefix cli: lists the timers under it\. One listed as completed or failed has ended \(kept by --remove-on-complete false\): sundial again cli:bad, or schedule it again to run it\. One removed when it ended \(a one-shot after its run, by default\) keeps its history for 7 days: sundial history cli:bad\.\n$/,
       );
 
       const jsonRefusal = await sundial(['pause', 'cli:missing', '--json']);

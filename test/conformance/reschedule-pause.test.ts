@@ -166,7 +166,7 @@ describe.each(BACKENDS)('%s backend: pause and resume', (name) => {
     await expect(h.timers.pause('jobs:done')).rejects.toMatchObject({
       ...refusal,
       fix: expect.stringMatching(
-        /^Check the key; list\(\{ prefix: "jobs:" \}\) lists the timers under it\. One listed as completed, failed or cancelled has ended .*schedule it again to run it\. One removed when it ended \(a one-shot after its run, by default\) keeps its history for 7 days: history\("jobs:done"\)\.$/,
+        /^Check the key; list\(\{ prefix: "jobs:" \}\) lists the timers under it\. One listed as completed or failed has ended .*schedule it again to run it\. One removed when it ended \(a one-shot after its run, by default\) keeps its history for 7 days: history\("jobs:done"\)\.$/,
       ),
     });
     expect((await h.timers.list({ prefix: 'jobs:' })).items).toMatchObject([

@@ -212,7 +212,7 @@ describe('operator UI in chromium against a running cluster', () => {
     await page.goto(`${apps.schedulers[0].url}/ui/#/timer/${encodeURIComponent('ui:gone:7')}`);
     await page.locator('#notice.error', { hasText: 'not-found:' }).waitFor();
     expect(await notice().textContent()).toContain(
-      'Fix: Check the key; a search of Timers for the key prefix “ui:gone:” lists the timers under it. One listed as completed, failed or cancelled has ended (kept by removeOnComplete false): press Run again (a one-shot) or Schedule again (an interval or cron) on its page, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: the Ledger on its page (#/timer/ui%3Agone%3A7).',
+      'Fix: Check the key; a search of Timers for the key prefix “ui:gone:” lists the timers under it. One listed as completed or failed has ended (kept by removeOnComplete false): press Run again (a one-shot) or Schedule again (an interval or cron) on its page, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: the Ledger on its page (#/timer/ui%3Agone%3A7).',
     );
     expect(await notice().textContent()).not.toMatch(/\/v1|GET |\?prefix=|\.\./);
     // a one-shot that ran and was removed: its page says so and still shows its Ledger, as the fix says

@@ -163,13 +163,13 @@ describe('sundial CLI: the request each command sends', () => {
         ['get', 'inv:42'],
         404,
         sent(refusals.notFound('inv:42'), { fix: httpKeyNotFoundFix('inv:42') }),
-        'Check the key; sundial list --prefix inv: lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): sundial again inv:42, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history inv:42.',
+        'Check the key; sundial list --prefix inv: lists the timers under it. One listed as completed or failed has ended (kept by --remove-on-complete false): sundial again inv:42, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history inv:42.',
       ],
       [
         ['history', 'solo'],
         404,
         sent(refusals.notFound('solo'), { fix: httpKeyNotFoundFix('solo') }),
-        'Check the key; sundial list lists the timers under it. One listed as completed, failed or cancelled has ended (kept by --remove-on-complete false): sundial again solo, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history solo.',
+        'Check the key; sundial list lists the timers under it. One listed as completed or failed has ended (kept by --remove-on-complete false): sundial again solo, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history solo.',
       ],
       [
         ['schedule', '--key', 'a b', '--handler', 'log', '--delay', '1h'],

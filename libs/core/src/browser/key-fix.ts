@@ -35,7 +35,7 @@ export function keyNotFoundFix(key: string | undefined, ways: KeyFixWays, code?:
   if (code === NO_HISTORY) return list;
   return (
     `${list} ` +
-    `One listed as completed, failed or cancelled has ended (kept by ${ways.kept}): ${ways.again ? `${ways.again}, or ` : ''}schedule it again to run it. ` +
+    `One listed as completed or failed has ended (kept by ${ways.kept}): ${ways.again ? `${ways.again}, or ` : ''}schedule it again to run it. ` +
     `One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: ${ways.history(key)}.`
   );
 }
