@@ -33,12 +33,10 @@
 --                                  per call), the fire job the worker adds (50 ms later) for another;
 --                                  '' when it waits in `due` (the dispatcher hands it off) or is a dead
 --                                  worker's run (left to the reconciler's requeue)
--- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; with overlap
--- 'cancel-other' a claim aborts the run of the slot before it; a cron that does not await its runs is held
--- here and turned free by detach.lua.
--- A row is replied as one JSON object of its fields (with `key`): one string per timer costs Redis and
--- the worker far less to reply and parse than an HGETALL-style array. A claimed row leaves out what the
--- worker knows or derives (`claimed_reply`): store/claim-reply.ts puts it back.
+-- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; overlap
+-- 'cancel-other' aborts the slot before; a cron that does not await its runs is turned free by detach.lua.
+-- A row is replied as one JSON object (with `key`), far cheaper to reply and parse than an HGETALL array,
+-- without what the worker knows or derives (`claimed_reply`; store/claim-reply.ts puts it back).
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -52,8 +50,7 @@
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
 local checked = ARGV[4] == '1'
--- handler name → true for the handlers this worker lacks that a live worker announces; nil (the normal
--- path: no other check per timer) when it lacks none
+-- handler → true for those this worker lacks that a live worker announces; nil (no check per timer) if none
 local lacking = nil
 if #ARGV[4] > 1 then
   checked = string.sub(ARGV[4], 1, 1) == '1'
@@ -70,16 +67,12 @@ local passed_job = nil
 local ahead_ms = tonumber(ARGV[5])
 -- the ARGV index of the first ref's id (its key follows)
 local FIRST_REF = 6
--- The claim token (includes/requests): a held run records it (`ct`), a free run in its record, so a
--- repeated call knows its own claim.
+-- The claim token (includes/requests), kept by a held run (`ct`) and a free run's record: a call repeated knows it.
 local token = request.id
--- The refs (`<key>|<version>`, free_member) this call answered claimed. A job may name one twice: a
--- dispatcher's job stays open over several take-due calls, and when the reconciler armed a hand-off of
--- it again meanwhile (the job not added yet), a later call takes it into the same job again. Its second
--- ref is a duplicate delivery, not this claim repeated (the token says both): stale (`duplicate` below).
+-- The refs (free_member) this call claimed: a job still open when the reconciler re-armed one of its
+-- timers takes it again, and its second ref is a duplicate, not this claim repeated (`duplicate` below).
 local claimed_refs = {}
--- The keys of held runs whose duplicate's `stale` entry took the kept entries this call's claim wrote
--- on the row: their lease is marked once it is written (includes/ledger ledger_mark_lease).
+-- Held runs whose duplicate's `stale` entry wrote their kept entries: lease marked at the end (includes/ledger).
 local duplicated = {}
 local worker_json = cjson.encode(worker)
 local now_micros = now_us()
@@ -124,14 +117,6 @@ local function stale(row, id, key, version, reason)
   local subject = row or { id = id, key = key, v = version }
   publish_event(prefix, subject, 'stale', now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
   return { 'stale', reason }
-end
-
--- A free run: an awaitTask=false interval arms its next tick at claim and keeps ticking while this run
--- goes on; a trigger run and the run that reaches maxRuns are held like any other.
-local function is_free(row, run_count, start)
-  return row.s == 'pending' and row.k == 'interval' and row.aw == '0' and not row.tg
-    and (not row.mr or run_count < tonumber(row.mr))
-    and not row.bf and not (row.ea and next_grid_slot(row, start) > tonumber(row.ea))
 end
 
 -- A ref whose version the row has passed may name a free run (includes/free-runs): this very claim again
@@ -326,9 +311,8 @@ local function claim(id, key, version)
   return claimed_reply(free and 'free' or 'held', due_text, row, nil, nil, requeued)
 end
 
--- A ref this call claimed already, named again: stale 'status' (its run goes on under this worker's live
--- lease), counted and recorded as a duplicate delivery in a call of its own is. Its entry writes the
--- kept entries the claim left on the row: the worker's copy of them is no longer the row's.
+-- A ref this call claimed already, named again: stale 'status', as a duplicate delivery in a call of its
+-- own is; its entry writes the claim's kept entries, so the worker's copy of them is no longer the row's.
 local function duplicate(id, key, version)
   local row = read_row(base, key)
   if row and row.s == 'running' and row.lw == worker then

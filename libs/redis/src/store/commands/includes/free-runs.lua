@@ -8,6 +8,8 @@
 -- while free runs of it are in flight keeps its row until they end (`rp` = '1' when removeOnComplete:
 -- complete.lua removes it with the last), so a dead worker's run still has a row to run again from.
 
+--- @include "includes/time"
+
 local function free_member(key, version)
   return key .. '|' .. version
 end
@@ -46,4 +48,12 @@ local function has_free_runs(base, key, id)
     end
   end
   return false
+end
+
+-- A free run: an awaitTask=false interval arms its next tick at claim and keeps ticking while this run
+-- goes on; a trigger run and the run that reaches maxRuns are held like any other.
+local function is_free(row, run_count, start)
+  return row.s == 'pending' and row.k == 'interval' and row.aw == '0' and not row.tg
+    and (not row.mr or run_count < tonumber(row.mr))
+    and not row.bf and not (row.ea and next_grid_slot(row, start) > tonumber(row.ea))
 end
