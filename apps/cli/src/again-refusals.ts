@@ -50,22 +50,6 @@ export function stillLive(timer: Timer): CliError {
   );
 }
 
-/**
- * A cancelled row: cancelled on purpose, it is not scheduled again from its row. The API answers none today
- * (a cancelled timer leaves only its tombstone, docs/spec.md §3.1: its key is refused as one with no row).
- */
-export function cancelledRow(timer: Timer): CliError {
-  return new CliError(
-    {
-      reason: 'invalid',
-      field: 'key',
-      message: `${timer.key} was cancelled: sundial again schedules again a kept timer that ended by running (completed or failed)`,
-      fix: `Schedule it with sundial schedule (sundial get ${shellWord(timer.key)} --show-payload shows its fields).`,
-    },
-    EXIT.refused,
-  );
-}
-
 /** A row a declarative source owns (`meta.sundialOwner`): its owner writes it, and the API refuses the mark. */
 export function ownedRow(timer: Timer, owned: { owner: string; app?: string }): CliError {
   const how: Record<string, string> = {

@@ -2,7 +2,7 @@ import type { Timer } from '@sundial/core';
 // The module itself, not @sundial/core's index: the same code the operator UI's Run again and Schedule
 // again build their spec with (libs/core/src/browser), without loading the engine at every invocation.
 import { againSpec, againWay, ownerOf } from '../../../../libs/core/src/browser/again-spec';
-import { cancelledRow, noRowToCopy, ownedRow, stillLive } from '../again-refusals';
+import { noRowToCopy, ownedRow, stillLive } from '../again-refusals';
 import { onlyOptions, option, requireKey } from '../args';
 import { CliError } from '../cli-error';
 import type { Command } from '../command';
@@ -18,8 +18,8 @@ const usage = 'sundial again <key> [--idempotency-key <id>] [--json]';
  * under its key from its row, as the operator UI's Run again (a one-shot: due now) and Schedule again (an
  * interval or cron: on its schedule from now, every policy of its row, `maxRuns` counted afresh) do:
  * `GET /v1/timers/:key`, then `POST /v1/timers` with what again-spec.ts reads from the row. A live timer,
- * a row a declarative source owns and a key with no row are refused, nothing sent (a cancelled timer leaves
- * no row, so GET answers 404: the `cancelled` check guards only a row answered so).
+ * a row a declarative source owns and a key with no row (a cancelled timer leaves none, docs/spec.md §3.1)
+ * are refused, nothing sent.
  */
 export const again: Command = {
   usage,
@@ -31,7 +31,6 @@ export const again: Command = {
     const way = againWay(row);
     const owned = ownerOf(row);
     if (way === 'owned' && owned) throw ownedRow(row, owned);
-    if (row.status === 'cancelled') throw cancelledRow(row);
     // A live timer: refused, unless this may be a retry with the same --idempotency-key of a call that
     // scheduled it, which the API answers as the first call (sent from the new row, the same spec).
     const live = way === 'none';
