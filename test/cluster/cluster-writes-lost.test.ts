@@ -56,7 +56,7 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
     const logger = {
       error: (message: string, fields?: Record<string, unknown>) => lines.push({ message, fields }),
     };
-    stopWatch = watchPartitionCount({
+    stopWatch = await watchPartitionCount({
       connection: cluster.url,
       partitions: 3,
       intervalMs: 200,
@@ -67,7 +67,6 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
     const old = new Redis(cluster.nodes[0].port);
     const cut = new Redis(replica.port);
     try {
-      await watchLooked(old); // the watch remembers the shard's history
       await replicaAcked(old); // the replica holds it all
       await cut.config('SET', 'masterauth', 'not-the-password');
       await cut.call('CLIENT', 'KILL', 'TYPE', 'master');
@@ -217,14 +216,6 @@ async function tagOn(redis: Redis, port: number): Promise<string> {
     const slot = (await redis.cluster('KEYSLOT', `fj${n}`)) as number;
     if (ranges.some(([from, to]) => slot >= from && slot <= to)) return `fj${n}`;
   }
-}
-
-/** Until the watch's connection to the node has looked (its replication, then its markers: `GET` last). */
-async function watchLooked(redis: Redis): Promise<void> {
-  await waitFor(async () => /name=sundial-watch .*cmd=get/.test((await redis.client('LIST')) as string), {
-    timeoutMs: 10_000, // deadline: the watch looks at connect, then every 200 ms
-    what: 'the watch to look',
-  });
 }
 
 /** Until the primary's replica acknowledged its whole stream (a replica acknowledges every second). */

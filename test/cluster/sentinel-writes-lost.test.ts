@@ -30,14 +30,13 @@ async function watch(group: Group): Promise<void> {
   const logger = {
     error: (message: string, fields?: Record<string, unknown>) => group.lines.push({ message, fields }),
   };
-  group.stopWatch = watchPartitionCount({
+  group.stopWatch = await watchPartitionCount({
     connection: group.redis.url,
     intervalMs: 200,
     told: new Set(),
     onDataLost: () => group.dataLost++,
     onWritesLost: reportWritesLost(logger, new SundialMetrics(group.registry)),
   });
-  await watchLookedAt(group.redis.primary.port);
 }
 
 /** Until the watch's connection to the Redis on `port` has looked (its replication, then its markers: `GET` last). */

@@ -2,7 +2,7 @@ import type { TimerEvent } from '@sundial/core';
 import { watchPartitionCount } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
-import { useStore, waitForWatchesToLook } from './store-fixture';
+import { useStore } from './store-fixture';
 
 const LOST = "Redis lost Sundial's data";
 /** A client's look comes every 5 s: room for one on a busy host. */
@@ -52,7 +52,7 @@ describe("a client-only process and a shard's loss", () => {
     const timers = store.open({ prefix, partitions: 2 });
     await timers.schedule({ key: 'a', handler: 'h', delay: '1h' });
     const counted: string[] = [];
-    const stop = watchPartitionCount({
+    const stop = await watchPartitionCount({
       connection: store.url(),
       prefix,
       partitions: 2,
@@ -60,7 +60,6 @@ describe("a client-only process and a shard's loss", () => {
       onDataLost: (loss) => counted.push(loss.message),
     });
     try {
-      await waitForWatchesToLook(store.raw, 1);
       // Redis lost everything; the client's read finds no P:partitions first (its miss path's look).
       await store.raw.del(...(await store.raw.keys(`${prefix}:*`)));
       expect(await timers.get('a')).toBeNull();

@@ -3,7 +3,7 @@ import type { TimerEvent } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
 import { DataMarker } from '../../libs/redis/src/infra/data-marker';
-import { eventsOn, useStore, waitForWatchesToLook } from './store-fixture';
+import { eventsOn, useStore } from './store-fixture';
 
 /** docs/spec.md §4.1: Redis losing the timers is noticed; what keeps the data is no loss. */
 describe('the data marker (P:epoch)', () => {
@@ -191,27 +191,51 @@ describe('the data marker (P:epoch)', () => {
     expect(await seen.check()).toBeNull();
   });
 
+  it('a watch resolves once it has looked: a loss the moment after is told (the apps are ready after it)', async () => {
+    const prefix = 'dm-first-look';
+    await store.raw.set(`${prefix}:epoch`, `${Date.now()}-000000000000`);
+    const losses: DataLoss[] = [];
+    const stop = await watchPartitionCount({
+      connection: store.url(),
+      prefix,
+      intervalMs: 50,
+      told: new Set<string>(),
+      onDataLost: (loss) => losses.push(loss),
+    });
+    try {
+      // Before its first look this delete would only be a first start to the watch: nothing told.
+      await store.raw.del(`${prefix}:epoch`);
+      await waitFor(() => losses.length > 0 || undefined, {
+        timeoutMs: 5_000, // deadline: a look each 50 ms
+        what: 'the watch to tell the loss',
+      });
+    } finally {
+      await stop();
+    }
+  });
+
   it('one loss, one reset: only the process whose SET NX wrote the new marker publishes it', async () => {
     const prefix = 'dm-one-reset';
     await store.raw.set(`${prefix}:epoch`, `${Date.now()}-000000000000`);
     const watches = 3;
     const losses: DataLoss[] = [];
-    const stops = Array.from({ length: watches }, () =>
-      watchPartitionCount({
-        connection: store.url(),
-        prefix,
-        intervalMs: 50,
-        told: new Set<string>(), // each its own process
-        onDataLost: (loss) => losses.push(loss),
-      }),
+    const stops = await Promise.all(
+      Array.from({ length: watches }, () =>
+        watchPartitionCount({
+          connection: store.url(),
+          prefix,
+          intervalMs: 50,
+          told: new Set<string>(), // each its own process
+          onDataLost: (loss) => losses.push(loss),
+        }),
+      ),
     );
     const listener = new Redis(store.url());
     const resets: string[] = [];
     try {
       await listener.subscribe(`${prefix}:events`);
       listener.on('message', (_channel: string, message: string) => resets.push(message));
-      // every watch has read the marker (its first command is that GET) before the data goes
-      await waitForWatchesToLook(store.raw, watches);
+      // every watch has read the marker: the watch resolves once its first look is done
       await store.raw.del(`${prefix}:epoch`, `${prefix}:partitions`);
       await waitFor(() => (losses.length === watches ? true : undefined), {
         timeoutMs: 10_000, // deadline
@@ -274,7 +298,7 @@ describe('the data marker (P:epoch)', () => {
         onDataLost: () => undefined,
         onReplaced: (refusal) => replaced.push(refusal.message),
       });
-    const stop = watchBoth();
+    const stop = await watchBoth();
     try {
       await waitFor(() => ((gets.get(`${prefix}:epoch`) ?? 0) >= 4 ? true : undefined), {
         what: 'four looks of the watch',
@@ -294,7 +318,7 @@ describe('the data marker (P:epoch)', () => {
       await stop();
     }
     // The shared read still tells a finished repartition to another count.
-    const watch = watchBoth();
+    const watch = await watchBoth();
     try {
       await store.raw.set(`${prefix}:partitions`, '4');
       await waitFor(() => replaced.length > 0 || undefined, { what: 'the new count told' });

@@ -111,7 +111,7 @@ describe('Redis restored from an older backup', () => {
 
   it("a watch (the apps') tells it after its reconnect, once", async () => {
     const losses: DataLoss[] = [];
-    const stop = watchPartitionCount({
+    const stop = await watchPartitionCount({
       connection: server.url,
       prefix: 'watched',
       partitions: 1,

@@ -94,17 +94,6 @@ export async function claim(raw: Redis, timers: RedisTimers, timer: Timer): Prom
   expect(result.kind).toBe('claimed');
 }
 
-/** Until `count` watch connections have read the marker (their first command is that GET). */
-export async function waitForWatchesToLook(raw: Redis, count: number): Promise<void> {
-  await waitFor(
-    async () => {
-      const list = (await raw.client('LIST')) as string;
-      return (list.match(/name=sundial-watch .*cmd=get/g) ?? []).length >= count || undefined;
-    },
-    { what: 'the watches to read the marker' },
-  );
-}
-
 /** The events published on `prefix` from now (a listener of its own on `url`). */
 export async function eventsOn(raw: Redis, url: string, prefix: string) {
   const listener = new Redis(url);

@@ -45,24 +45,12 @@ export function serve(
       // answer, a full Redis) waits; Redis refusing us (WRONGPASS, NOPERM: a reply that is not a
       // transient one) fails the start at once, saying so.
       await waitForRedis(app.get(RedisPing), logger, { isOutage: isAwayNotRefused });
-      // Every interface unless told (a container's port is reached through its pod or service address).
-      await (config.listenHost === undefined
-        ? app.listen(config.port)
-        : app.listen(config.port, config.listenHost));
-      if (stopping()) return; // a signal came during the start: the shutdown goes on, nothing more starts
-      const { port, address } = app.getHttpServer().address() as AddressInfo;
-      const { prefix, partitions, serve } = config;
-      logger.info(`${name} listening`, {
-        port,
-        address,
-        prefix,
-        partitions,
-        ...(serve && { serve: serve.join(',') }),
-      });
+      const { prefix, partitions } = config;
       const metrics = new SundialMetrics(); // its sundial_redis_data_lost_total is exported at 0 from now
       // A repartition replaced our count: shut down as on SIGTERM, to be started again with the new one
-      // (its lines say `reason: 'repartition'`, not a signal).
-      watchPartitionCount({
+      // (its lines say `reason: 'repartition'`, not a signal). Its first look is done before the app
+      // listens, so that a ready app tells a loss of the data it started on (layout-watch.ts).
+      await watchPartitionCount({
         connection: config.redisUrl,
         prefix,
         partitions,
@@ -74,6 +62,20 @@ export function serve(
         onDataLost: reportDataLoss(logger, metrics),
         // A failover lost writes (docs/operations.md "SundialRedisWritesLost"): said, counted.
         onWritesLost: reportWritesLost(logger, metrics),
+      });
+      // Every interface unless told (a container's port is reached through its pod or service address).
+      await (config.listenHost === undefined
+        ? app.listen(config.port)
+        : app.listen(config.port, config.listenHost));
+      if (stopping()) return; // a signal came during the start: the shutdown goes on, nothing more starts
+      const { port, address } = app.getHttpServer().address() as AddressInfo;
+      const { serve } = config;
+      logger.info(`${name} listening`, {
+        port,
+        address,
+        prefix,
+        partitions,
+        ...(serve && { serve: serve.join(',') }),
       });
     })
     .catch((error: unknown) => {

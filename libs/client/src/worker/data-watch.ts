@@ -5,8 +5,8 @@ import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 
 export const DATA_WATCH = Symbol('sundial:data-watch');
 
-/** Starts watching; resolves the function that stops it. */
-export type DataWatch = () => () => Promise<void>;
+/** Starts watching; resolves the function that stops it once the first look is done. */
+export type DataWatch = () => Promise<() => Promise<void>>;
 
 /**
  * The watch the standalone scheduler and worker run (docs/spec.md §4.1), run by SundialWorkerModule so

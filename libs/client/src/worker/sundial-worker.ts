@@ -109,8 +109,11 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     // announced their handlers, the start (and the app's init) ends with them written
     await this.own.startWith(() => this.runner.start());
     await this.checkSharedConnection();
-    // Redis losing the timers is said, counted, and the @DistributedCron rows written again (data-watch.ts).
-    this.stopDataWatch = this.dataWatch();
+    // Redis losing the timers is said, counted, and the @DistributedCron rows written again (data-watch.ts);
+    // a loss just after the start too: its first look is done before the start ends.
+    const stopDataWatch = await this.dataWatch();
+    this.stopDataWatch = stopDataWatch;
+    if (this.stopped) await stopDataWatch(); // stopped meanwhile: its stop closed no watch
     if (this.loops) {
       await this.loops.dispatcher.start();
       this.loops.reconciler.start();

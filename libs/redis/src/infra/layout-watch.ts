@@ -52,9 +52,12 @@ export const WATCH_CONNECTION = 'sundial-watch';
  * count. The same looks, and each (re)connect, check that Redis still holds the data this process saw
  * (`onDataLost`): the markers `P:epoch` and `P:{pN}:epoch` of every partition of the stored count, one GET
  * each sent side by side (one round trip per shard), then `P:partitions` and `P:repartition`, read once
- * a look for both watches. Resolves a stop function. A failed look (Redis away) is tried again at the next interval.
+ * a look for both watches. Resolves a stop function once the first look is done (or failed): a process
+ * started moments before Redis lost its data tells it too — the apps report ready only after it, and a
+ * watch that first looked after the loss would take the new markers for a first start. A failed look
+ * (Redis away) is tried again at the next interval.
  */
-export function watchPartitionCount(options: PartitionCountWatch): () => Promise<void> {
+export async function watchPartitionCount(options: PartitionCountWatch): Promise<() => Promise<void>> {
   const keys = new SundialKeys(options.prefix, options.partitions);
   // Named, as the health check's is: CLIENT LIST tells it from the others (tests wait for its first look).
   const redis = withErrorListener(openRedis(options.connection, { connectionName: WATCH_CONNECTION }));
@@ -66,8 +69,10 @@ export function watchPartitionCount(options: PartitionCountWatch): () => Promise
     ? dataLook({ marker, onDataLost, history, onWritesLost, told, stopped: () => stopped })
     : null;
   const watching = onDataLost ? watchRuns(keys.prefix) : () => undefined;
-  // 'ready': the first connect (the marker is recorded), and each reconnect (a restarted Redis).
-  if (checkData) redis.on('ready', () => void checkData());
+  // The first look now (its commands wait for the connect); 'ready' after the first: a reconnect (a
+  // restarted Redis).
+  const first = checkData?.();
+  if (checkData) redis.once('ready', () => redis.on('ready', () => void checkData()));
   const look = async (): Promise<void> => {
     if (checkData) await checkData();
     if (!options.onReplaced) return;
@@ -82,6 +87,7 @@ export function watchPartitionCount(options: PartitionCountWatch): () => Promise
   };
   const timer = setInterval(() => void look(), options.intervalMs ?? DEFAULT_WATCH_MS);
   timer.unref();
+  await first;
   return async () => {
     stopped = true;
     watching();
