@@ -69,6 +69,35 @@ describe('sundial CLI against a running cluster', () => {
   });
 
   it.concurrent(
+    "history of a cron whose failed run ended it: the failure's reason and why it ended",
+    async () => {
+      const key = 'cli:ends';
+      const spec = ['--handler', 'no-such-handler', '--cron', '* * * * * *', '--tz', 'UTC'];
+      // its runs fail (no worker has the handler); the one with no slot left before the endAt ends it
+      const endAt = String(Date.now() + 1100);
+      const scheduled = await sundial([
+        'schedule',
+        '--key',
+        key,
+        ...spec,
+        '--end-at',
+        endAt,
+        '--remove-on-complete',
+        'false',
+      ]);
+      expect(scheduled.code).toBe(0);
+      await waitFor(async () => (await json<Timer>(['get', key])).status === 'failed', {
+        timeoutMs: 20_000, // deadline: left once it has ended, a second or two
+        what: `${key} to end`,
+      });
+      const history = (await sundial(['history', key])).stdout.split('\n');
+      const [last, ...earlier] = history.filter((line) => /^\S+ +failed /.test(line));
+      expect(last).toMatch(/ reason=unknown-handler ended=ended attempt=1 due=\S+ /);
+      for (const line of earlier) expect(line).not.toContain('ended=');
+    },
+  );
+
+  it.concurrent(
     'pauses, resumes, shows next times, triggers and cancels, each answered with the new state',
     async () => {
       expect(

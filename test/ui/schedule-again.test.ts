@@ -120,6 +120,15 @@ describe('operator UI: Schedule again, in chromium', () => {
     // deadline (waitFor's 10 s): left as soon as the endAt has passed, a second at most
     await waitFor(() => Date.now() > endAt, { what: 'the endAt to pass' });
     await timerPage(key, 'failed');
+    // its Ledger: the last run's entry says its failure and that the endAt ended the timer; none before it
+    const ledger = page.locator('table', { has: page.locator('caption', { hasText: 'newest first' }) });
+    const failed = ledger.locator('tbody tr', { has: page.locator('td:text-is("failed")') });
+    await failed
+      .first()
+      .locator('td', { hasText: /^reason unknown-handler · ended ended · / })
+      .waitFor();
+    const details = await failed.locator('td:nth-child(5)').allTextContents();
+    expect(details.slice(1).filter((detail) => detail.includes(' · ended '))).toEqual([]);
     expect(await pressAndAccept('Schedule again')).toMatch(
       new RegExp(
         `^Schedule “${key}” again, cron \\* \\* \\* \\* \\* \\* \\(Europe/Paris\\)\\? It is scheduled anew under its key from now on, with its handler, payload and options\\. ` +

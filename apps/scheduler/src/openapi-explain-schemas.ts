@@ -56,7 +56,19 @@ export const LEDGER_ENTRY_SCHEMA: SchemaObject = {
     },
     version: { type: 'integer' },
     workerId: { type: 'string' },
-    reason: { type: 'string' },
+    reason: {
+      type: 'string',
+      description:
+        "why: a failed or lost run's is its error's reason; a completed run's, why it ended its timer " +
+        "(no-next-slot, ended); a stale, skipped, cancelled or paused entry's, why that happened",
+    },
+    ended: {
+      type: 'string',
+      enum: ['no-next-slot', 'ended'],
+      description:
+        'failed or lost: why the run ended its timer unasked (no slot after it, or the next after endAt), ' +
+        'as a completed entry says in `reason`; absent when the timer went on (and in older entries)',
+    },
     message: { type: 'string' },
     count: { type: 'integer' },
     attempt: { type: 'integer' },

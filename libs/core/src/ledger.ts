@@ -29,7 +29,13 @@ export interface LedgerEntry {
   /** the timer's version after the change; for `stale`, the version the stale job or run named */
   version: number;
   workerId?: string;
+  /** why: a `failed` (or `lost`) entry's is its error's; a `completed` one's, why the run ended its timer */
   reason?: string;
+  /**
+   * `failed` / `lost`: why the run ended its timer unasked — `no-next-slot` or `ended` (§3.3c), what a
+   * `completed` entry says in `reason`; absent when the timer goes on (and in entries written before it)
+   */
+  ended?: string;
   message?: string;
   count?: number;
   attempt?: number;
@@ -163,7 +169,10 @@ export function ledgerEntryOf(event: TimerEvent): LedgerEntry | null {
   const name = ledgerEventName(event);
   if (!name) return null;
   const entry: LedgerEntry = { at: iso(event.at), event: name, version: event.version };
-  if (event.reason !== undefined && name !== 'replaced' && !SCHEDULE_REASONS.has(event.reason)) {
+  if (event.type === 'failed') {
+    // a failed run's reason is its error's; the event's own, why the run ended its timer, is `ended`
+    if (event.reason !== undefined) entry.ended = event.reason;
+  } else if (event.reason !== undefined && name !== 'replaced' && !SCHEDULE_REASONS.has(event.reason)) {
     entry.reason = event.reason;
   }
   if (event.error) {

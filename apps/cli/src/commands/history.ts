@@ -33,6 +33,8 @@ export const history: Command = {
 function detail(entry: LedgerEntry): string {
   const parts = [
     entry.reason && `reason=${entry.reason}`,
+    // a failed run that ended its timer: why it ended (a completed one says it in its reason)
+    entry.ended && `ended=${entry.ended}`,
     entry.count !== undefined && `count=${entry.count}`,
     entry.attempt !== undefined && `attempt=${entry.attempt}`,
     entry.due && `due=${entry.due}`,

@@ -61,6 +61,8 @@ export interface LedgerEntry {
   version: number;
   workerId?: string;
   reason?: string;
+  /** failed / lost: why the run ended its timer (no-next-slot, ended); absent when it did not */
+  ended?: string;
   message?: string;
   count?: number;
   attempt?: number;

@@ -11,6 +11,8 @@ interface StoredEntry {
   c?: number;
   n?: number;
   d?: number;
+  /** `ended`: why a failed run ended its timer (absent in entries written before it was recorded) */
+  x?: string;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -25,6 +27,7 @@ export function decodeLedgerEntry(text: string): LedgerEntry {
   if (stored.c !== undefined) entry.count = stored.c;
   if (stored.n !== undefined) entry.attempt = stored.n;
   if (stored.d !== undefined) entry.due = iso(stored.d);
+  if (stored.x) entry.ended = stored.x;
   return entry;
 }
 

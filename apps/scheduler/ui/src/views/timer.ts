@@ -230,6 +230,8 @@ function ledgerTable(entries: LedgerEntry[]): HTMLElement {
 function detail(entry: LedgerEntry): string {
   const parts = [
     entry.reason && `reason ${entry.reason}`,
+    // a failed run that ended its timer: why it ended (a completed one says it in its reason)
+    entry.ended && `ended ${entry.ended}`,
     entry.message,
     entry.count !== undefined && `count ${entry.count}`,
     entry.attempt !== undefined && `attempt ${entry.attempt}`,

@@ -8,6 +8,7 @@
 -- the row being in `armed` (`ledger_fold_armed`), instead of a list write per timer; the row's next entry
 -- writes them first, in the same LPUSH. A removed one-shot whose whole life is kept on its row writes its
 -- ledger as one string instead (`ledger_close_append`). Entry texts: includes/ledger-entries.
+-- A failed (or lost) run's `r` is its error's reason; `x` = why the run ended its timer, when it did.
 --- @include "includes/time"
 --- @include "includes/ledger-entries"
 
@@ -203,21 +204,24 @@ local schedule_entries = { reschedule = 'rescheduled', resume = 'resumed', trigg
 
 -- The entry of an event (core ledger.ts `ledgerEntryOf` maps the engine's events the same way): a
 -- `running` event is the claim, `scheduled` with a reason the operation that armed it again, a failed
--- run whose error is `lost` is lost. Its version is the event's (a stale ref's, a run's).
+-- run whose error is `lost` is lost, a failed run's reason is its error's (the event's own is `x`: ended).
+-- Its version is the event's (a stale ref's, a run's).
 local function ledger_record(row, event_type, now, extra)
   if LEDGER_SIZE == 0 then
     return
   end
   extra = extra or {}
-  local event, reason = event_type, extra.reason
+  local event, reason, ended = event_type, extra.reason, nil
   if event_type == 'scheduled' then
     event, reason = schedule_entries[reason] or 'scheduled', nil
   elseif event_type == 'running' then
     event = 'claimed'
   elseif event_type == 'cancelled' and reason == 'replaced' then
     event, reason = 'replaced', nil
-  elseif event_type == 'failed' and extra.error and extra.error.reason == 'lost' then
-    event = 'lost'
+  elseif event_type == 'failed' then
+    -- its `r` is its error's reason: the event's own (why the run ended its timer) is `x`
+    ended, reason = reason, nil
+    event = extra.error and extra.error.reason == 'lost' and 'lost' or event
   end
   local held_due
   -- (`+ 0`, not tonumber, which parses the text twice: `v` is always a number's text here)
@@ -237,19 +241,19 @@ local function ledger_record(row, event_type, now, extra)
     return ledger_append(row, event, now, nil, nil, '{"a":' .. row.sa .. ',"e":"rescheduled","v":' .. row.v .. ',"d":' .. row.d .. '}')
   end
   local version = extra.version or row.v
-  local plain = not (extra.count or extra.due or extra.attempt or extra.error or worker or held_due)
+  local plain = not (extra.count or extra.due or extra.attempt or extra.error or worker or held_due or ended)
   if plain and version and event ~= 'scheduled' and (not reason or string.find(reason, '^[%w-]+$')) then
     -- an entry of at most a reason (a cancel's, a pause's): joined the same way, its version as text
     local r = reason and (',"r":"' .. reason .. '"') or ''
     version = type(version) == 'number' and int(version) or version
     return ledger_append(row, event, now, nil, nil, '{"a":' .. int(now) .. ',"e":"' .. event .. '","v":' .. version .. r .. '}')
   end
-  local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt, w = worker }
+  local fields = { r = reason, c = extra.count, d = extra.due, n = extra.attempt, w = worker, x = ended }
   if held_due then
     fields.d = tonumber(held_due)
   end
   if extra.error then
-    fields.m, fields.r = extra.error.message, extra.error.reason or reason
+    fields.m, fields.r = extra.error.message, extra.error.reason
   end
   if event == 'scheduled' then
     ledger_note_created(row.key, now)
