@@ -106,7 +106,7 @@ function readText(file: string): string {
 }
 
 /** Whether a process `pid` exists (EPERM: it does, another user's). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

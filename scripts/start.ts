@@ -1,7 +1,8 @@
 /**
  * `npm start`: a local cluster in one terminal — Redis (REDIS_URL, or a private redis-server with AOF
  * in ./.sundial/redis when nothing answers there; without REDIS_URL, always that private one, on
- * SUNDIAL_START_REDIS_PORT, 6380; never a second one beside a live one there, own-redis-dir.ts), the
+ * SUNDIAL_START_REDIS_PORT, 6380; never a second one beside a live one there, own-redis-dir.ts, nor
+ * beside another npm start starting one, own-redis-lock.ts), the
  * scheduler on PORT (3000) and one worker on WORKER_PORT (3001),
  * their output prefixed. Ctrl-C, SIGTERM, SIGHUP (a closed terminal) or the parent's
  * end (a killed npm) stops them; exits when they (and the private redis-server) have.
@@ -22,6 +23,7 @@ import {
   redisDir,
   removePidfiles,
 } from './own-redis-dir';
+import { releaseStartLock, START_LOCK, takeStartLock } from './own-redis-lock';
 
 /**
  * Without REDIS_URL, npm start runs a Redis of its own on this port rather than using whatever answers on
@@ -160,6 +162,16 @@ async function startPrivateRedis(url: string): Promise<ChildProcess> {
   }
   const dir = OWN_REDIS_DIR;
   const redisPort = port || '6379';
+  // Held from this check until the redis-server answers (its pidfile written), so that two npm starts
+  // at one instant do not both find none and both start one on the same directory (own-redis-lock.ts).
+  const holder = takeStartLock();
+  if (holder !== undefined)
+    fail(
+      `Another npm start (pid ${holder}) is starting its own redis-server in ${dir} (it holds ${START_LOCK}): ` +
+        'a second one must not write the same directory.\n' +
+        'Run npm start again once that one has started (its redis-server is then used, or named with how to ' +
+        `use it), or, if pid ${holder} is no npm start, remove ${START_LOCK}`,
+    );
   const { running, gone } = await inspectOwnDir();
   // Two redis-servers must not write one AOF directory: one left running there on another port (by an
   // npm start killed with SIGKILL) is to be used or stopped first. On this port it would have answered.
@@ -191,7 +203,10 @@ async function startPrivateRedis(url: string): Promise<ChildProcess> {
   ]);
   for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
     if (redis.exitCode !== null) fail('redis-server exited at start; see its output above.');
-    if (await answersPing(url)) return redis;
+    if (await answersPing(url)) {
+      releaseStartLock();
+      return redis;
+    }
     await new Promise((wake) => setTimeout(wake, 100));
   }
   redis.kill('SIGKILL');

@@ -4,11 +4,13 @@ import { type FireCluster, story, useFirePath } from './fire-fixture';
 const fire = useFirePath();
 
 /**
- * A fire job can name one (id, version) twice: a dispatcher pass keeps its job open over up to five
+ * A fire job could name one (id, version) twice: a dispatcher pass keeps its job open over up to five
  * take-due calls and adds it to BullMQ after them, so when its process stalls longer than the
  * reconciler's grace between two calls (CI at load 19: 5 s), the reconciler finds the first call's
  * hand-off without a job, puts it back in `due`, and the pass's next call takes it into the same job
- * again. Its worker claims both refs in one call, under one claim token. That token marks a claim
+ * again. The dispatcher now names it once (test/redis/fire-stalled-pass.test.ts); a dispatcher of an
+ * older release, during a rolling upgrade, still names it twice. Its worker claims both refs in one call,
+ * under one claim token. That token marks a claim
  * repeated after a lost reply ("this very claim again"), so the second ref was answered `claimed` too
  * and the worker ran the timer twice, with nothing lost and nothing in the ledger but one claim
  * (test/cluster/repartition.test.ts: a run twice without a `lost`/`requeued` entry). A ref the same
@@ -51,8 +53,9 @@ describe('claim: one call naming a timer twice runs it once', () => {
 });
 
 /**
- * The refs of a job that names the one timer due twice, as a dispatcher pass builds it: its first call's
- * hand-off armed again by the reconciler (the job not added yet), then taken by its next call.
+ * The refs of a job that names the one timer due twice, as a dispatcher pass of an older release built
+ * it: its first call's hand-off armed again by the reconciler (the job not added yet), then taken by its
+ * next call.
  */
 async function jobNamingTwice(cluster: FireCluster) {
   const first = await cluster.commands.takeDue(0, 100, 1_000);

@@ -7,7 +7,7 @@ import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
 import { startSubscribeLimitMs, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
-import { type DueJob, FireCommands, type FireJobData } from '../store/fire-commands';
+import { type DueJob, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import { DispatchSpans } from '../tracing/fire-spans';
 import { DispatcherAnnouncer } from './dispatcher-presence';
 
@@ -66,6 +66,13 @@ interface OpenJob {
   job: DueJob;
   calls: number;
   spans: DispatchSpans[];
+  /** the (id, version) of each of its refs (`refName`) */
+  refs: Set<string>;
+}
+
+/** A ref's (id, version): what a claim tells a run by (a free run handed back is its own version). */
+function refName({ id, version }: TimerRef): string {
+  return `${id} ${version}`;
 }
 
 /**
@@ -219,12 +226,23 @@ export class Dispatcher extends Partitioned<FireCommands> {
         nextDue = taken.nextDue;
         // More is due within the lead than one call takes: go on at once.
         state.again ||= nextDue !== null && nextDue <= taken.now + this.leadMs;
-        const spans = DispatchSpans.start(taken, this.keys.queueName(partition));
         const { job } = taken;
-        if (job && open?.job.jobId === job.jobId) open.job.timers.push(...job.timers);
-        else if (job) {
+        const extended = job && open?.job.jobId === job.jobId ? open : undefined;
+        // A ref the open job has already is dropped. The job is not in BullMQ until the pass adds it, so
+        // when this process stalls past the reconciler's grace between two calls, the reconciler finds
+        // the earlier call's hand-off without a job and arms the timer again, and this call takes it
+        // again. The one ref covers both hand-offs: each is recorded under this job (take-due's
+        // `<jobId>@<ms>`), so the reconciler arms neither again while the job exists, and its claim takes
+        // the timer out of `armed` with both `armed` entries (the reconciler kept the first on the row).
+        // Named twice, the claim answered the second `stale` (reason status): a wasted ref, a `stale` event.
+        if (job && extended) job.timers = job.timers.filter((ref) => !extended.refs.has(refName(ref)));
+        const spans = DispatchSpans.start(taken, this.keys.queueName(partition));
+        if (job && extended) {
+          extended.job.timers.push(...job.timers);
+          for (const ref of job.timers) extended.refs.add(refName(ref));
+        } else if (job) {
           await add();
-          open = { job, calls: 0, spans: [] };
+          open = { job, calls: 0, spans: [], refs: new Set(job.timers.map(refName)) };
         }
         if (open) {
           open.calls++;

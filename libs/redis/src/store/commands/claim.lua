@@ -69,8 +69,8 @@ local ahead_ms = tonumber(ARGV[5])
 local FIRST_REF = 6
 -- The claim token (includes/requests), kept by a held run (`ct`) and a free run's record: a call repeated knows it.
 local token = request.id
--- The refs (free_member) this call claimed: a job still open when the reconciler re-armed one of its
--- timers takes it again, and its second ref is a duplicate, not this claim repeated (`duplicate` below).
+-- The refs (free_member) this call claimed: a job an older dispatcher filled may name one twice (a timer
+-- the reconciler re-armed, taken again): its second ref is a duplicate, not this claim repeated (`duplicate`).
 local claimed_refs = {}
 -- Held runs whose duplicate's `stale` entry wrote their kept entries: lease marked at the end (includes/ledger).
 local duplicated = {}
