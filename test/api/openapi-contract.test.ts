@@ -316,6 +316,7 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     const created = { status: 201, body: sample, contentType: 'application/json', headers: new Headers() };
     expect(check('post /v1/timers', created)).toEqual([
       'POST /v1/timers 201: documented header Location missing',
+      'POST /v1/timers 201: documented header Sundial-Now missing',
     ]);
     const preview = { spec: { key: 'p', handler: 'log', delayMs: '5s' }, next: [] };
     const previewed = check('post /v1/preview', {

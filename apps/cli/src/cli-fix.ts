@@ -58,7 +58,7 @@ function invalidFix(error: Partial<ErrorFields>, key: string): string | undefine
     case 'Idempotency-Key':
       return 'Pass --idempotency-key 1 to 255 printable ASCII characters without spaces, e.g. a UUID (uuidgen).';
     case 'dueBefore':
-      return 'Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d from now.';
+      return "Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d after the scheduler's now (-<n>s|m|h|d before it).";
     case 'status':
       return error.detail?.code === 'due-before-status'
         ? 'Leave out --status (or pass --status pending) with --due-before.'

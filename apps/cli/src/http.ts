@@ -1,12 +1,19 @@
 import { CliError, EXIT, type ErrorFields } from './cli-error';
 import { cliFix, type RefusalContext, shellWord } from './cli-fix';
 import { type Answer, send } from './send';
+// the module itself, import-free, not @sundial/core's index (the operator UI keeps its now with it too)
+import { ServerClock } from '../../../libs/core/src/browser/server-clock';
 import { waitBound } from './wait-bound';
 
 /** The scheduler's HTTP API (docs/spec.md §5.2) at SUNDIAL_URL, with SUNDIAL_TOKEN as the bearer token. */
 export interface SundialHttp {
   readonly url: string;
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
+  /**
+   * The scheduler's now (epoch ms, its `Sundial-Now`): from the latest answer, else from one request that
+   * reads nothing (`OPTIONS /v1/timers`); this host's clock only for a scheduler that does not say it.
+   */
+  now(): Promise<number>;
 }
 
 export interface RequestOptions {
@@ -24,33 +31,48 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
   const url = (env.SUNDIAL_URL?.trim() || DEFAULT_URL).replace(/\/+$/, '');
   const token = env.SUNDIAL_TOKEN?.trim();
-  return {
+  const clock = new ServerClock(() => performance.now());
+  const http: SundialHttp = {
     url,
+    async now() {
+      if (clock.now() === undefined) await exchange('OPTIONS', 'timers', {});
+      return clock.now() ?? Date.now();
+    },
     async request<T>(method: string, path: string, options: RequestOptions = {}) {
-      // checked here, not when built: repartition talks to Redis and never reads SUNDIAL_URL
-      const base = baseUrl(url);
-      const timeoutMs = waitBound(env, 'SUNDIAL_TIMEOUT_MS', DEFAULT_TIMEOUT_MS);
-      const target = new URL(`${base}/v1/${path}`);
-      for (const [name, value] of Object.entries(options.query ?? {})) {
-        if (value !== undefined) target.searchParams.set(name, String(value));
-      }
-      const headers: Record<string, string> = { ...options.headers };
-      if (token) headers.authorization = `Bearer ${token}`;
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      let answer: Answer;
-      try {
-        const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-        answer = await send(target, { method, headers, body }, timeoutMs);
-      } catch (error) {
-        throw unreachable(url, error, { write: method !== 'GET', timeoutMs, key: options.key });
-      }
-      const { status, text } = answer;
+      const { status, text } = await exchange(method, path, options);
       const body = parseJson(text);
       if (status >= 200 && status < 300) return body as T;
       throw refusal(body, text, { status, url, withToken: !!token, key: options.key });
     },
   };
+  /** One request and its answer, whatever its status; the clock notes the scheduler's now from it. */
+  async function exchange(method: string, path: string, options: RequestOptions): Promise<Answer> {
+    // checked here, not when built: repartition talks to Redis and never reads SUNDIAL_URL
+    const base = baseUrl(url);
+    const timeoutMs = waitBound(env, 'SUNDIAL_TIMEOUT_MS', DEFAULT_TIMEOUT_MS);
+    const target = new URL(`${base}/v1/${path}`);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) target.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { ...options.headers };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const sentAt = clock.local();
+    let answer: Answer;
+    try {
+      const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+      answer = await send(target, { method, headers, body }, timeoutMs);
+    } catch (error) {
+      throw unreachable(url, error, { write: !READS.has(method), timeoutMs, key: options.key });
+    }
+    clock.note(answer.now, sentAt, clock.local());
+    return answer;
+  }
+  return http;
 }
+
+/** Methods that change nothing: cut off, nothing may have been applied. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function parseJson(text: string): unknown {
   try {

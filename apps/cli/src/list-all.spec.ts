@@ -94,6 +94,7 @@ describe('sundial list --all: each page printed as it comes, the output as one p
     const asked: string[] = [];
     const api: SundialHttp = {
       url: 'http://in-memory',
+      now: () => Promise.resolve(Date.now()),
       request<T>(_method: string, _path: string, options?: RequestOptions) {
         const from = Number(options?.query?.cursor ?? 0);
         asked.push(`page ${from}`);

@@ -232,7 +232,7 @@ describe('sundial CLI: the request each command sends', () => {
             'Pass dueBefore as epoch ms (over HTTP: …).',
           )
           .toJSON(),
-        'Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d from now.',
+        "Write --due-before as an ISO instant (e.g. 2026-03-01T09:00:00Z), epoch ms, or +<n>s|m|h|d after the scheduler's now (-<n>s|m|h|d before it).",
       ],
       [
         ['list', '--status', 'failed', '--due-before', '+1h'],

@@ -1,7 +1,9 @@
-/** What the scheduler answered: its status and its body as text. */
+/** What the scheduler answered: its status, its `Sundial-Now` header and its body as text. */
 export interface Answer {
   status: number;
   text: string;
+  /** its `Sundial-Now` (server-clock.ts) */
+  now: string | undefined;
 }
 
 export interface Sent {
@@ -24,7 +26,11 @@ export async function send(target: URL, { method, headers, body }: Sent, timeout
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: response.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          now: response.headers['sundial-now'] as string | undefined,
+        }),
       );
       response.on('error', reject);
     });

@@ -47,6 +47,8 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
   let untrackBacklog = (): void => undefined;
   return {
     timers,
+    // the dispatcher measures Redis's clock every 60 s (the client only at its start)
+    now: () => dispatcher.redisNow(),
     start: async () => {
       await timers.connect(); // warns at start when Redis may evict timers (docs/spec.md §4.1)
       await dispatcher.start();

@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { SundialLogger } from '@sundial/core';
 import {
+  APP_SERVICE,
   createNestLogger,
   createPino,
   guardHttpEdge,
@@ -18,7 +19,8 @@ import { RouteInputGuard } from './route-input';
 import { allowedMethods, answerRouteEdges } from './route-methods';
 import { parseBodies } from './request-body';
 import { serveOperatorUi } from './operator-ui';
-import type { SchedulerServiceFactory } from './scheduler-service';
+import { stampServerNow, withNowHeader } from './server-now';
+import type { SchedulerService, SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
 import { SchedulerModule } from './scheduler.module';
 
@@ -45,14 +47,16 @@ export async function createSchedulerApp(
   // most starts never need; the same document (it reads only the controllers' metadata, fixed by now).
   documentProbes();
   const document = once(() =>
-    withComponents(
-      SwaggerModule.createDocument(
-        app,
-        new DocumentBuilder()
-          .setTitle('Sundial')
-          .setDescription('Distributed timers and crons on Redis: schedule, cancel, reschedule, inspect.')
-          .addBearerAuth()
-          .build(),
+    withNowHeader(
+      withComponents(
+        SwaggerModule.createDocument(
+          app,
+          new DocumentBuilder()
+            .setTitle('Sundial')
+            .setDescription('Distributed timers and crons on Redis: schedule, cancel, reschedule, inspect.')
+            .addBearerAuth()
+            .build(),
+        ),
       ),
     ),
   );
@@ -60,6 +64,9 @@ export async function createSchedulerApp(
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
   // With tracing on, each request's span named by its route (`POST /v1/timers/:key/trigger`).
   nameServerSpans(app);
+  // Every answer says the scheduler's now (Redis's clock, server-now.ts), refusals included.
+  const running = app.get<SchedulerService>(APP_SERVICE);
+  stampServerNow(app, () => running.now?.() ?? Date.now());
   // The security headers on every answer, refusals included; a foreign Host refused first.
   guardHttpEdge(app, { allowedHosts: config.allowedHosts, app: 'scheduler' });
   // The token and a declared Content-Length over the limit are refused before any body is read.

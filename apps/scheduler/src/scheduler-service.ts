@@ -8,6 +8,11 @@ export interface SchedulerService {
   start(): Promise<void>;
   /** stops the loops and releases connections */
   stop(): Promise<void>;
+  /**
+   * Redis's now as this process estimates it (epoch ms, docs/spec.md §4.4): the `Sundial-Now` header of
+   * every answer (server-now.ts). Without it, the process's own clock.
+   */
+  now?(): number;
 }
 
 export type SchedulerServiceFactory = (config: SchedulerConfig, logger: SundialLogger) => SchedulerService;

@@ -3,6 +3,7 @@ export * from './errors';
 export { SUNDIAL_HTTP_STATUS } from './http-status';
 export { refusals } from './refusals';
 export { keyNotFoundFix, type KeyFixWays, keyScope, NO_HISTORY } from './browser/key-fix';
+export { NOW_HEADER } from './browser/server-clock';
 export { liveKeyInBatch, normalizeBatch } from './batch-refusals';
 export { OptionReader } from './option-reader';
 export { normalizeAt } from './time-fields';

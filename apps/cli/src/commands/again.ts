@@ -35,7 +35,8 @@ export const again: Command = {
     // scheduled it, which the API answers as the first call (sent from the new row, the same spec).
     const live = way === 'none';
     if (live && idempotencyKey === undefined) throw stillLive(row);
-    const { spec, endAtPassed } = againSpec(row, Date.now());
+    // an endAt passed by the scheduler's now (the answer's Sundial-Now), not this host's
+    const { spec, endAtPassed } = againSpec(row, await api.now());
     let timer: Timer;
     try {
       timer = await api.request<Timer>('POST', 'timers', {

@@ -7,7 +7,7 @@ import type { SundialHttp } from '../http';
 import { lastRun, type Output, schedule, TableRows, time } from '../output';
 
 const usage =
-  'sundial list [--prefix <p>] [--status <s>] [--due-before <ISO | epoch ms | +1h>] [--limit <n>] [--cursor <c>] [--all] [--json]';
+  'sundial list [--prefix <p>] [--status <s>] [--due-before <ISO | epoch ms | +1h | -30m>] [--limit <n>] [--cursor <c>] [--all] [--json]';
 
 export const list: Command = {
   usage,
@@ -16,7 +16,7 @@ export const list: Command = {
     const query = {
       prefix: option(args, 'prefix'),
       status: option(args, 'status'),
-      dueBefore: dueBefore(option(args, 'due-before')),
+      dueBefore: await dueBefore(api, option(args, 'due-before')),
       limit: option(args, 'limit'),
     };
     if (flag(args, 'all')) return out.json ? allPagesJson(api, query, out) : allPagesText(api, query, out);
@@ -110,14 +110,19 @@ function text({ items, nextCursor }: ListResult, args: ParsedArgs): string {
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `+30m`, `+1h`, `+1d` from now; anything else (ISO, epoch ms) goes to the scheduler as written. */
-function dueBefore(value: string | undefined): string | undefined {
-  if (value === undefined || !value.startsWith('+')) return value;
-  const match = /^\+(\d+)([smhd])$/.exec(value);
+/**
+ * `+30m`, `+1h`, `+1d` from now, `-30m` before it (overdue by more than that), now being the
+ * scheduler's (`Sundial-Now`: due times are on its clock, not this host's), resolved once for every
+ * page; anything else (ISO, epoch ms) goes to the scheduler as written.
+ */
+async function dueBefore(api: SundialHttp, value: string | undefined): Promise<string | undefined> {
+  if (value === undefined || !/^[+-]/.test(value)) return value;
+  const match = /^([+-])(\d+)([smhd])$/.exec(value);
   if (!match)
     throw usageError(
-      `--due-before ${value} is not +<n>s|m|h|d`,
-      'Write e.g. --due-before +1h, or an ISO instant.',
+      `--due-before ${value} is not +<n>s|m|h|d or -<n>s|m|h|d`,
+      'Write e.g. --due-before +1h (or -30m: overdue by more than 30 min), or an ISO instant.',
     );
-  return String(Date.now() + Number(match[1]) * UNITS[match[2]]);
+  const sign = match[1] === '-' ? -1 : 1;
+  return String((await api.now()) + sign * Number(match[2]) * UNITS[match[3]]);
 }

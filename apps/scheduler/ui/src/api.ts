@@ -3,6 +3,9 @@
  * (kept in sessionStorage: gone when the tab closes) as `Authorization: Bearer` when one is set.
  */
 
+import { now, serverClock } from './clock.js';
+import { NOW_HEADER } from './server-clock.js';
+
 const TOKEN_KEY = 'sundial.apiToken';
 
 /** A refusal as the API sends it: `{ error: { reason, field?, message, fix, detail? } }`. */
@@ -42,11 +45,23 @@ export async function api<T>(
   const token = apiToken();
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   if (json) headers['content-type'] = 'application/json';
+  const sentAt = serverClock.local();
   const response = await fetch(url, { method, headers, body: json ? JSON.stringify(json) : undefined });
+  // every answer says the scheduler's now, refusals too (clock.ts)
+  serverClock.note(response.headers.get(NOW_HEADER), sentAt, serverClock.local());
   const text = await response.text();
   const body: unknown = text ? JSON.parse(text) : null;
   if (!response.ok) throw toApiError(response.status, body);
   return body as T;
+}
+
+/**
+ * The scheduler's now, for a view that needs it before its own request (the timeline's window): from
+ * the answers so far, else from one that reads nothing (`OPTIONS /v1/timers`, answered whatever the token).
+ */
+export async function serverNow(): Promise<number> {
+  if (serverClock.now() === undefined) await api('OPTIONS', 'timers').catch(() => undefined);
+  return now();
 }
 
 interface ErrorBody {

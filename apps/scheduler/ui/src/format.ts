@@ -2,6 +2,7 @@
 // @sundial/core's, compiled by this UI's build and served beside its modules (tsconfig.json `rootDirs`)
 import { durationText } from './duration-text.js';
 import type { Timer } from './types.js';
+import { now } from './clock.js';
 
 /** `2026-12-03 09:38:30` in the browser's zone (the header names it): unambiguous, sortable. */
 export function formatTime(at: number | string | null | undefined): string {
@@ -14,17 +15,17 @@ export function formatTime(at: number | string | null | undefined): string {
 }
 
 /** The browser's zone and its offset now, e.g. `Europe/Paris (UTC+01:00)`: what formatTime shows. */
-export function browserZone(now = new Date()): string {
-  const minutes = -now.getTimezoneOffset();
+export function browserZone(at = new Date(now())): string {
+  const minutes = -at.getTimezoneOffset();
   const sign = minutes < 0 ? '-' : '+';
   const abs = Math.abs(minutes);
   const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
   return `${Intl.DateTimeFormat().resolvedOptions().timeZone} (UTC${offset})`;
 }
 
-/** "in 4 min", "12 s ago": relative to now, for the list and the timeline. */
-export function relative(at: number, now = Date.now()): string {
-  const ms = at - now;
+/** "in 4 min", "12 s ago": relative to the scheduler's now (clock.ts), for the list and the timeline. */
+export function relative(at: number, from = now()): string {
+  const ms = at - from;
   const text = durationText(Math.abs(ms));
   return ms >= 0 ? `in ${text}` : `${text} ago`;
 }

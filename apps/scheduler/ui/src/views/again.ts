@@ -10,6 +10,7 @@
  * owner, which writes it again. A one-shot removed when it ended left no row: its page shows the ledger.
  */
 import { api } from '../api.js';
+import { now } from '../clock.js';
 import { againSpec, againWay, ownerOf, ownerWords } from '../again-spec.js';
 import { h } from '../dom.js';
 import { formatTime, schedule } from '../format.js';
@@ -21,8 +22,8 @@ export function againButton(timer: Timer, rerender: () => void): HTMLElement | f
   const way = againWay(timer);
   if (way !== 'run' && way !== 'schedule') return false;
   const run = async (): Promise<void> => {
-    // read when pressed, not when drawn: an endAt passes while the page stays open
-    const { spec, endAtPassed } = againSpec(timer, Date.now());
+    // read when pressed, not when drawn: an endAt passes while the page stays open (the scheduler's now)
+    const { spec, endAtPassed } = againSpec(timer, now());
     if (!confirm(way === 'run' ? runQuestion(timer) : scheduleQuestion(timer, endAtPassed))) return;
     try {
       const created = await api<Timer>('POST', 'timers', {}, spec);

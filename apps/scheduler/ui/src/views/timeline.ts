@@ -3,6 +3,7 @@
  * in due order, a page at a time (the server merges each partition's due index; docs/spec.md §3.6).
  * A periodic timer shows its next run; its later times are on its own page.
  */
+import { serverNow } from '../api.js';
 import { h, table } from '../dom.js';
 import { formatTime, relative, schedule } from '../format.js';
 import { pagedList } from '../pager.js';
@@ -18,13 +19,25 @@ export function timelineView(params: URLSearchParams): HTMLElement {
   const window = params.get('window') ?? '';
   const chosen = window in WINDOWS ? window : '1h';
   const [span, label] = WINDOWS[chosen];
-  const dueBefore = Date.now() + span;
-  const list = pagedList({
-    query: { dueBefore: String(dueBefore), prefix: params.get('prefix') ?? '' },
-    labels: ['← Earlier', 'Later →'],
-    empty: `Nothing is due in the ${label}.`,
-    render: (items, { first }) =>
-      dueTable(`Due in the ${label}, soonest first: ${first}–${first + items.length - 1}`, items),
+  const due = h('div', {}, h('p', {}, 'Loading…'));
+  // the window from the scheduler's now (its clock is the due times'), once for all its pages
+  void serverNow().then((now) => {
+    const dueBefore = now + span;
+    const list = pagedList({
+      query: { dueBefore: String(dueBefore), prefix: params.get('prefix') ?? '' },
+      labels: ['← Earlier', 'Later →'],
+      empty: `Nothing is due in the ${label}.`,
+      render: (items, { first }) =>
+        dueTable(`Due in the ${label}, soonest first: ${first}–${first + items.length - 1}`, items),
+    });
+    due.replaceChildren(
+      h(
+        'p',
+        { class: 'muted' },
+        `Pending timers due before ${formatTime(dueBefore)}. Periodic timers show their next run; a timer's page lists its next times.`,
+      ),
+      list,
+    );
   });
   return h(
     'section',
@@ -37,12 +50,7 @@ export function timelineView(params: URLSearchParams): HTMLElement {
         h('a', { href: `#/timeline?window=${name}`, 'aria-current': name === chosen ? 'page' : false }, text),
       ),
     ),
-    h(
-      'p',
-      { class: 'muted' },
-      `Pending timers due before ${formatTime(dueBefore)}. Periodic timers show their next run; a timer's page lists its next times.`,
-    ),
-    list,
+    due,
   );
 }
 
