@@ -73,8 +73,9 @@ describe('sundial CLI against a running cluster', () => {
     async () => {
       const key = 'cli:ends';
       const spec = ['--handler', 'no-such-handler', '--cron', '* * * * * *', '--tz', 'UTC'];
-      // its runs fail (no worker has the handler); the one with no slot left before the endAt ends it
-      const endAt = String(Date.now() + 1100);
+      // its runs fail (no worker has the handler); the one with no slot left before the endAt ends it.
+      // 4 s ahead: a CLI starting on a loaded host took over a second, and an endAt already past is refused.
+      const endAt = String(Date.now() + 4_000);
       const scheduled = await sundial([
         'schedule',
         '--key',
