@@ -53,9 +53,10 @@ const HOUR_MS = 3_600_000;
     await response.arrayBuffer();
     expect(response.status).toBe(status);
     const now = Number(response.headers.get('sundial-now'));
-    // between the two reads of Redis's clock, with a few ms of slack for the estimate's round trips
-    expect(now).toBeGreaterThanOrEqual(before - 50);
-    expect(now).toBeLessThanOrEqual(after + 50);
+    // between the two reads of Redis's clock, with slack for the estimate (off by up to half the round trip
+    // it was measured with: a loaded host's can take a few hundred ms); the process's clock is an hour off
+    expect(now).toBeGreaterThanOrEqual(before - 500);
+    expect(now).toBeLessThanOrEqual(after + 500);
     // the process's own clock, which the Date header reads, is an hour ahead
     const date = Date.parse(response.headers.get('date')!);
     expect(Math.abs(date - HOUR_MS - now)).toBeLessThan(5_000);
