@@ -154,9 +154,11 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     await post({ key: 's:running', handler: 'block', delay: 1, removeOnComplete: false });
     await post({ key: 's:completed', handler: 'record', delay: 1, removeOnComplete: false });
     await post({ key: 's:failed', handler: 'fail', delay: 1, removeOnComplete: false });
-    // a cron whose failed run ends it (its next slot after endAt): its ledger entry says `ended` too
+    // failed runs that end their timer (a cron's next slot after endAt, an interval's last maxRuns allows):
+    // their ledger entries say `ended` too
     const every = { cron: '* * * * * *', tz: 'UTC', removeOnComplete: false };
     await post({ key: 's:ended', handler: 'fail', ...every, endAt: Date.now() + 1100 });
+    await post({ key: 's:max-runs', handler: 'fail', every: '1s', maxRuns: 1, removeOnComplete: false });
     await post({ key: 's:paused', handler: 'record', every: '1h' });
     await post({ key: 's:cancelled', handler: 'record', every: '1h', removeOnComplete: false });
     await Promise.all([
@@ -164,6 +166,7 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
       reach('s:completed', 'completed'),
       reach('s:failed', 'failed'),
       reach('s:ended', 'failed'),
+      reach('s:max-runs', 'failed'),
     ]);
     await call(200, 'post /v1/timers/{key}/pause', `${keyPath('s:paused')}/pause`);
     await call(200, 'delete /v1/timers/{key}', keyPath('s:cancelled'));
@@ -220,7 +223,7 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
       await call(400, list, `/v1/timers${query}`);
     }
     const explain = (name: string) => `get /v1/timers/{key}/${name}`;
-    for (const key of ['c:every', 'c:cron', 's:completed', 's:failed', 's:ended']) {
+    for (const key of ['c:every', 'c:cron', 's:completed', 's:failed', 's:ended', 's:max-runs']) {
       for (const name of ['history', 'next', 'describe']) {
         await call(200, explain(name), `${keyPath(key)}/${name}`);
       }

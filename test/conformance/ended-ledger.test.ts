@@ -1,8 +1,8 @@
 /**
  * docs/spec.md §3.9 on every backend: a run that ends its timer unasked (its cron's next slot is after
- * `endAt`, §3.3c) says so in its ledger entry, failed as well as completed. A completed entry's `reason`
- * is that end; a failed one's `reason` is its error's, so the end is its `ended` — the same values
- * (`ended`, `no-next-slot`), as the `failed` event's `reason` has them.
+ * `endAt`, §3.3c; the last run `maxRuns` allows, §3.3) says so in its ledger entry, failed as well as
+ * completed. A completed entry's `reason` is that end; a failed one's `reason` is its error's, so the end
+ * is its `ended` — the same values (`ended`, `no-next-slot`, `max-runs`), as the event's `reason` has them.
  *
  * The tests run side by side (`it.concurrent`), each on its own timers, dispatcher and runner.
  */
@@ -13,10 +13,14 @@ import { BACKENDS, type Harness, useBackend } from './backends';
 const WITHIN = { within: 12_000 };
 const EVERY_SECOND = { cron: '* * * * * *', tz: 'UTC' } as const;
 
-/** A cron on every whole second whose endAt comes 1.5 s after its first slot: its run there (or the one before) ends it. */
+/**
+ * A cron on every whole second whose endAt is 3.5 s after the whole second before now: the run of the last
+ * slot before it ends it. (2.5 s for the schedule call to land before that slot: under load a Redis call
+ * can take over 1.5 s, and a first slot after endAt is refused.)
+ */
 async function endingCron(h: Harness, spec: Omit<TimerSpec, 'handler' | 'cron' | 'tz'>): Promise<void> {
   const now = await h.now();
-  const endAt = Math.floor(now / 1_000) * 1_000 + 2_500;
+  const endAt = Math.floor(now / 1_000) * 1_000 + 3_500;
   await h.timers.schedule({ handler: 'work', ...EVERY_SECOND, endAt, ...spec });
 }
 
@@ -83,5 +87,100 @@ describe.each(BACKENDS)('%s backend: a run that ends its timer says so in the le
     expect(last).toMatchObject({ event: 'completed', reason: 'ended' });
     expect(last).not.toHaveProperty('ended');
     expect(last).not.toHaveProperty('message');
+  });
+});
+
+/**
+ * `key` once its run number `runs`, the last its maxRuns allows, has ended it with `type`: its row (null
+ * when removed) says so, and its `type` events' reasons are none but the last's, `max-runs`. Its ledger.
+ */
+async function endedAtMaxRuns(
+  h: Harness,
+  key: string,
+  type: 'completed' | 'failed',
+  runs: number,
+  kept = true,
+): Promise<LedgerEntry[]> {
+  const entries = await endedHistory(h, key, type);
+  const timer = await h.timers.get(key);
+  if (kept) expect(timer).toMatchObject({ status: type, runCount: runs });
+  else expect(timer).toBeNull();
+  // on Redis events cross pub/sub: the row can end before its events come
+  const events = await h.until(
+    () => {
+      const seen = h.eventsOf(type).filter((event) => event.key === key);
+      return seen.length >= runs && seen;
+    },
+    { ...WITHIN, what: `${runs} ${type} events of ${key}` },
+  );
+  expect(events.map((event) => event.reason)).toEqual([...Array(runs - 1).fill(undefined), 'max-runs']);
+  return entries;
+}
+
+describe.each(BACKENDS)('%s backend: the run that reaches maxRuns says so (max-runs)', (name) => {
+  const backend = useBackend(name);
+  const kept = { handler: 'work', removeOnComplete: false } as const;
+  /** an interval whose ticks run free (awaitTask false): the one maxRuns allows last is held */
+  const FREE = { every: 100, awaitTask: false, overlap: 'allow' } as const;
+
+  it.concurrent(
+    'a completed interval run at maxRuns: reason max-runs, on its entry and its event',
+    async () => {
+      const h = await backend.open();
+      await h.timers.schedule({ key: 'mc', ...kept, every: 100, maxRuns: 2 });
+      const completed = { event: 'completed', reason: undefined, message: undefined, ended: undefined };
+      const entries = await endedAtMaxRuns(h, 'mc', 'completed', 2);
+      expect(outcomes(entries)).toEqual([completed, { ...completed, reason: 'max-runs' }]);
+    },
+  );
+
+  it.concurrent(
+    "a failed cron run at maxRuns: its error's reason, ended max-runs, as its event",
+    async () => {
+      const h = await backend.open();
+      const payload = { fail: 'down', reason: 'quota' };
+      await h.timers.schedule({ key: 'mf', ...kept, ...EVERY_SECOND, maxRuns: 2, payload });
+      const entries = await endedAtMaxRuns(h, 'mf', 'failed', 2);
+      const failed = { event: 'failed', reason: 'quota', message: 'down', ended: undefined };
+      expect(outcomes(entries)).toEqual([failed, { ...failed, ended: 'max-runs' }]);
+      const errors = h.eventsOf('failed').filter((event) => event.key === 'mf');
+      expect(errors.map((event) => event.error?.reason)).toEqual(['quota', 'quota']);
+    },
+  );
+
+  it.concurrent('a failed interval run that is also its last allowed (removed): max-runs wins', async () => {
+    const h = await backend.open();
+    // an awaiting interval ends with any failure (no end reason); this one is the run maxRuns allows too
+    const spec = { every: 100, maxRuns: 1, payload: { fail: 'down' } };
+    await h.timers.schedule({ key: 'mi', handler: 'work', ...spec });
+    const [last] = await endedAtMaxRuns(h, 'mi', 'failed', 1, false);
+    expect(last).toMatchObject({ event: 'failed', message: 'down', ended: 'max-runs' });
+    expect(last.reason).toBeUndefined();
+  });
+
+  it.concurrent('the last allowed run is also the last before endAt: max-runs wins over ended', async () => {
+    const h = await backend.open();
+    // slots 2 s and 4 s after creation (1.5 s for the call to land); the third is after endAt, and
+    // maxRuns allows two: the second run ends the timer both ways
+    const endAt = (await h.now()) + 5_500;
+    await h.timers.schedule({ key: 'me', ...kept, every: 2_000, endAt, maxRuns: 2 });
+    const [last] = await endedAtMaxRuns(h, 'me', 'completed', 2);
+    expect(last).toMatchObject({ event: 'completed', reason: 'max-runs' });
+  });
+
+  it.concurrent('free ticks (awaitTask false): the last allowed run, held, says max-runs', async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'mx', ...kept, ...FREE, maxRuns: 3 });
+    const [last] = await endedAtMaxRuns(h, 'mx', 'completed', 3);
+    expect(last).toMatchObject({ event: 'completed', reason: 'max-runs' });
+  });
+
+  it.concurrent('a failure at maxRuns reaching pauseAfterFailures: max-runs, not paused', async () => {
+    const h = await backend.open();
+    const failing = { maxRuns: 2, pauseAfterFailures: 2, payload: { fail: 'down' } };
+    await h.timers.schedule({ key: 'mp', ...kept, ...FREE, ...failing });
+    const entries = await endedAtMaxRuns(h, 'mp', 'failed', 2);
+    expect(entries.map((entry) => entry.event)).not.toContain('paused');
+    expect(entries[0]).toMatchObject({ event: 'failed', message: 'down', ended: 'max-runs' });
   });
 });

@@ -60,14 +60,15 @@ export const LEDGER_ENTRY_SCHEMA: SchemaObject = {
       type: 'string',
       description:
         "why: a failed or lost run's is its error's reason; a completed run's, why it ended its timer " +
-        "(no-next-slot, ended); a stale, skipped, cancelled or paused entry's, why that happened",
+        "(no-next-slot, ended, max-runs); a stale, skipped, cancelled or paused entry's, why that happened",
     },
     ended: {
       type: 'string',
-      enum: ['no-next-slot', 'ended'],
+      enum: ['no-next-slot', 'ended', 'max-runs'],
       description:
-        'failed or lost: why the run ended its timer unasked (no slot after it, or the next after endAt), ' +
-        'as a completed entry says in `reason`; absent when the timer went on (and in older entries)',
+        'failed or lost: why the run ended its timer unasked (no slot after it, the next after endAt, or the ' +
+        'last run maxRuns allows), as a completed entry says in `reason`; absent when the timer went on ' +
+        '(and in older entries)',
     },
     message: { type: 'string' },
     count: { type: 'integer' },

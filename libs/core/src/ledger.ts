@@ -32,8 +32,9 @@ export interface LedgerEntry {
   /** why: a `failed` (or `lost`) entry's is its error's; a `completed` one's, why the run ended its timer */
   reason?: string;
   /**
-   * `failed` / `lost`: why the run ended its timer unasked — `no-next-slot` or `ended` (§3.3c), what a
-   * `completed` entry says in `reason`; absent when the timer goes on (and in entries written before it)
+   * `failed` / `lost`: why the run ended its timer unasked (TimerEnd) — `no-next-slot`, `ended` (§3.3c)
+   * or `max-runs` — what a `completed` entry says in `reason`; absent when the timer goes on (and in
+   * entries written before it)
    */
   ended?: string;
   message?: string;

@@ -2,7 +2,7 @@ import { nextCronOccurrence, nextCronSlot } from './cron';
 import { fnv1a32 } from './fnv1a32';
 import { refusals } from './refusals';
 import { MAX_SKIPPED, nextGridSlot } from './schedule';
-import type { NormalizedSpec, SlotPolicy, TimerKind } from './types';
+import type { NormalizedSpec, SlotPolicy, TimerEnd, TimerKind } from './types';
 
 /*
  * The slot policies of periodic timers (docs/spec.md §3.3c): catch-up after downtime, jitter, start and
@@ -25,8 +25,11 @@ export const DEFAULT_ALL_WINDOW_MS = 86_400_000;
 /** The most slots one backfill call runs. */
 export const MAX_BACKFILL_SLOTS = 1000;
 
-/** Why a slot policy ended a timer: its next slot is after `endAt`. */
-export type SlotEnd = 'ended' | 'no-next-slot';
+/**
+ * Why a slot rule ended a timer: its next slot is after `endAt`, or none comes. (Never `max-runs`: the
+ * run that reaches maxRuns ends its timer before any slot rule is asked, core release / complete.lua.)
+ */
+export type SlotEnd = Exclude<TimerEnd, 'max-runs'>;
 
 /** What comes after a slot: the next one (null when the timer ends, and why) and the slots gone past. */
 export interface SlotStep {

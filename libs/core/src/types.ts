@@ -220,9 +220,8 @@ export interface TimerEvent {
   at: number;
   /**
    * cancelled: 'cancelled' | 'replaced' | 'reset' | 'disposed'; stale / skipped: why; completed /
-   * failed: 'no-next-slot' when a cron's run ended its timer because no slot comes after it, 'ended'
-   * when the next slot would come after endAt; scheduled: 'reschedule' | 'resume' | 'trigger' | 'backfill';
-   * paused: 'failures'
+   * failed: why the run ended its timer unasked (TimerEnd: 'no-next-slot', 'ended', 'max-runs'), absent
+   * when it did not; scheduled: 'reschedule' | 'resume' | 'trigger' | 'backfill'; paused: 'failures'
    */
   reason?: string;
   error?: { message: string; reason?: string };
@@ -231,6 +230,14 @@ export interface TimerEvent {
   /** failed: which try of its slot the run was (1 = the first) */
   attempt?: number;
 }
+
+/**
+ * Why a run ended its timer unasked (docs/spec.md §3.6, §3.9): no slot comes after it (`no-next-slot`,
+ * a cron), its next slot would come after endAt (`ended`), or it was the last run maxRuns allows
+ * (`max-runs`, which wins when another applies too). A one-shot's run and an awaiting interval's failure
+ * (not at maxRuns) end a timer by its kind: they carry none.
+ */
+export type TimerEnd = 'no-next-slot' | 'ended' | 'max-runs';
 
 export type TimerListener = (event: TimerEvent) => void;
 

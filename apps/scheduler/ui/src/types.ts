@@ -61,7 +61,7 @@ export interface LedgerEntry {
   version: number;
   workerId?: string;
   reason?: string;
-  /** failed / lost: why the run ended its timer (no-next-slot, ended); absent when it did not */
+  /** failed / lost: why the run ended its timer (no-next-slot, ended, max-runs); absent when it did not */
   ended?: string;
   message?: string;
   count?: number;

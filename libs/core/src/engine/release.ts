@@ -1,16 +1,18 @@
 import { nextCronSlot } from '../cron';
 import type { Skips } from '../schedule';
 import { hasSlotPolicy, slotAfter, slotAfterRun } from '../slot-policy';
+import type { TimerEnd } from '../types';
 import type { Entry, Run } from './entry';
 
 // Why a file of its own: what a held run's end arms next (backfill, slot policy, cron, buffer-one) is a
 // decision apart from claiming, running and settling runs (FirePath). It acts only through the few
 // FirePath steps it is given, so FirePath stays the one owner of versions and wakes.
 
-/** Why a run ended the timer unasked: no slot comes after it (§3.3), or its next is after endAt (§3.3c). */
-type CronEnd = 'no-next-slot' | 'ended';
-/** A release's answer: why the timer ended unasked, or undefined when it did not. */
-type Ended = CronEnd | undefined;
+/**
+ * A release's answer: why the timer ended unasked — no slot comes after the run (§3.3), its next is after
+ * endAt (§3.3c), or it was the last run maxRuns allows — or undefined when it did not.
+ */
+type Ended = TimerEnd | undefined;
 
 /** The FirePath steps a release acts through. */
 export interface ReleaseSteps {
@@ -41,7 +43,13 @@ export function release(
   pause: boolean,
 ): Ended {
   const endsHere = entry.kind === 'once' || (failed && entry.kind === 'interval' && entry.awaitTask);
-  if (exhausted(entry) || (!run.triggered && endsHere)) {
+  // The last run maxRuns allows ends the timer whatever comes next (no slot, endAt, a failed interval
+  // run), and says so: maxRuns wins (docs/spec.md §3.9). complete.lua decides the same way.
+  if (exhausted(entry)) {
+    path.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
+    return 'max-runs';
+  }
+  if (!run.triggered && endsHere) {
     path.finish(entry, entry.last?.status === 'ok' ? 'completed' : 'failed');
   } else if (run.triggered) {
     // The schedule did not move: a due time that passed meanwhile runs at once, late.

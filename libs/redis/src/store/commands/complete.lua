@@ -82,7 +82,7 @@ local function last_run(row, outcome, message, reason)
 end
 
 -- The outcome's event, and the fields it writes when the row stays (`l` and `lc` or `le`). `ended`: why
--- the run ended its timer unasked ('no-next-slot'), carried by the event as its reason.
+-- the run ended its timer unasked ('no-next-slot', 'ended', 'max-runs'), carried by the event as its reason.
 local function outcome_of(row, version, outcome, message, reason, ended)
   local last = last_run(row, outcome, message, reason)
   local attempt = outcome ~= 'ok' and attempt_of(row) or nil
@@ -209,7 +209,8 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
     rearm(row, fields, tonumber(row.d), trigger_gone, count_failure(row, outcome, fields, trigger_gone))
     return 0, 0
   elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
-    finish(row, version, outcome, message, reason)
+    -- the last run maxRuns allows says so, whatever else ends the timer too (core release: maxRuns wins)
+    finish(row, version, outcome, message, reason, final and 'max-runs' or nil)
     return 0, 0
   end
   local gone = { 'lw', 'lu', 'ct', 'hc', 'at', 'lq' }
