@@ -154,10 +154,9 @@ describe('HTTP API: the OpenAPI document is what the API answers', () => {
     await post({ key: 's:running', handler: 'block', delay: 1, removeOnComplete: false });
     await post({ key: 's:completed', handler: 'record', delay: 1, removeOnComplete: false });
     await post({ key: 's:failed', handler: 'fail', delay: 1, removeOnComplete: false });
-    // failed runs that end their timer (a cron's next slot after endAt, an interval's last maxRuns allows):
-    // their ledger entries say `ended` too
+    // failed runs that end their timer, their entries saying `ended` (endAt 3 s ahead: a loaded host's call)
     const every = { cron: '* * * * * *', tz: 'UTC', removeOnComplete: false };
-    await post({ key: 's:ended', handler: 'fail', ...every, endAt: Date.now() + 1100 });
+    await post({ key: 's:ended', handler: 'fail', ...every, endAt: Date.now() + 3_000 });
     await post({ key: 's:max-runs', handler: 'fail', every: '1s', maxRuns: 1, removeOnComplete: false });
     await post({ key: 's:paused', handler: 'record', every: '1h' });
     await post({ key: 's:cancelled', handler: 'record', every: '1h', removeOnComplete: false });

@@ -191,29 +191,6 @@ describe('the data marker (P:epoch)', () => {
     expect(await seen.check()).toBeNull();
   });
 
-  it('a watch resolves once it has looked: a loss the moment after is told (the apps are ready after it)', async () => {
-    const prefix = 'dm-first-look';
-    await store.raw.set(`${prefix}:epoch`, `${Date.now()}-000000000000`);
-    const losses: DataLoss[] = [];
-    const stop = await watchPartitionCount({
-      connection: store.url(),
-      prefix,
-      intervalMs: 50,
-      told: new Set<string>(),
-      onDataLost: (loss) => losses.push(loss),
-    });
-    try {
-      // Before its first look this delete would only be a first start to the watch: nothing told.
-      await store.raw.del(`${prefix}:epoch`);
-      await waitFor(() => losses.length > 0 || undefined, {
-        timeoutMs: 5_000, // deadline: a look each 50 ms
-        what: 'the watch to tell the loss',
-      });
-    } finally {
-      await stop();
-    }
-  });
-
   it('one loss, one reset: only the process whose SET NX wrote the new marker publishes it', async () => {
     const prefix = 'dm-one-reset';
     await store.raw.set(`${prefix}:epoch`, `${Date.now()}-000000000000`);
