@@ -3,7 +3,7 @@ import type { Timer } from '@sundial/core';
 import { keyScope } from '../../../libs/core/src/browser/key-fix';
 import { ownerWords } from '../../../libs/core/src/browser/again-spec';
 import { CliError, EXIT } from './cli-error';
-import { shellWord } from './cli-fix';
+import { keyArgument, optionArgument } from './cli-fix';
 
 /**
  * `sundial again`'s refusals in the CLI's terms (docs/spec.md §5.6): each with reason, field, message and
@@ -12,9 +12,9 @@ import { shellWord } from './cli-fix';
 
 /** No row under the key: a timer removed when it ended (a one-shot, by default) left none to copy. */
 export function noRowToCopy(key: string, refused: CliError): CliError {
-  const word = shellWord(key);
+  const word = keyArgument(key);
   const scope = keyScope(key);
-  const list = scope === '' ? 'sundial list' : `sundial list --prefix ${shellWord(scope)}`;
+  const list = scope === '' ? 'sundial list' : `sundial list ${optionArgument('prefix', scope)}`;
   return new CliError(
     {
       reason: 'not-found',
@@ -32,7 +32,7 @@ export function noRowToCopy(key: string, refused: CliError): CliError {
 
 /** A live timer (pending, running, paused): it has not ended, so there is nothing to schedule again. */
 export function stillLive(timer: Timer): CliError {
-  const word = shellWord(timer.key);
+  const word = keyArgument(timer.key);
   const ways: Record<string, string> = {
     pending: `Run sundial trigger ${word} to run it now, without moving its schedule.`,
     paused: `Run sundial resume ${word} to bring it back, then sundial trigger ${word} to run it now.`,

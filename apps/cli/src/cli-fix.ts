@@ -20,7 +20,7 @@ export interface RefusalContext {
  * commands with flags. A fix with nothing of the kind in it is kept as the API wrote it.
  */
 export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): string | undefined {
-  const key = context.key === undefined ? '<key>' : shellWord(context.key);
+  const key = context.key === undefined ? '<key>' : keyArgument(context.key);
   if (context.status === 401) {
     return `${context.withToken ? "SUNDIAL_TOKEN is not the scheduler's token: set" : 'Set'} SUNDIAL_TOKEN to the scheduler's SUNDIAL_API_TOKEN.`;
   }
@@ -93,12 +93,22 @@ function inactiveFix(error: Partial<ErrorFields>, key: string): string | undefin
  * (and `sundial again <key>`, added where the key is known: cliFix).
  */
 const COMMANDS: KeyFixWays = {
-  list: (scope) => (scope === '' ? 'sundial list' : `sundial list --prefix ${shellWord(scope)}`),
-  history: (key) => `sundial history ${key === undefined ? '<key>' : shellWord(key)}`,
+  list: (scope) => (scope === '' ? 'sundial list' : `sundial list ${optionArgument('prefix', scope)}`),
+  history: (key) => `sundial history ${key === undefined ? '<key>' : keyArgument(key)}`,
   kept: '--remove-on-complete false',
 };
 
 /** A word as a shell takes it: as it is when it is plain, else single-quoted. */
 export function shellWord(value: string): string {
   return /^[\w:.,+@/-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A key as a command's argument: after `--` where the CLI would read it as an option (`--json`, `-h`). */
+export function keyArgument(key: string): string {
+  return key.startsWith('--') || key === '-h' ? `-- ${shellWord(key)}` : shellWord(key);
+}
+
+/** `--name value`, or `--name=value` for a value the CLI would read as the next option (`--prefix=--x:`). */
+export function optionArgument(name: string, value: string): string {
+  return value.startsWith('--') ? `--${name}=${shellWord(value)}` : `--${name} ${shellWord(value)}`;
 }

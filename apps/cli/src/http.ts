@@ -1,5 +1,5 @@
 import { CliError, EXIT, type ErrorFields } from './cli-error';
-import { cliFix, type RefusalContext, shellWord } from './cli-fix';
+import { cliFix, keyArgument, type RefusalContext } from './cli-fix';
 import { type Answer, send } from './send';
 // the module itself, import-free, not @sundial/core's index (the operator UI keeps its now with it too)
 import { ServerClock } from '../../../libs/core/src/browser/server-clock';
@@ -129,7 +129,7 @@ interface Attempt {
 /** No answer: nothing listening, a closed connection, or none within the timeout. */
 function unreachable(url: string, error: unknown, { write, timeoutMs, key }: Attempt): CliError {
   if (error instanceof Error && error.name === 'TimeoutError') {
-    const check = key === undefined ? 'sundial list' : `sundial get ${shellWord(key)}`;
+    const check = key === undefined ? 'sundial list' : `sundial get ${keyArgument(key)}`;
     return new CliError(
       {
         reason: 'unavailable',

@@ -1,7 +1,7 @@
 import type { ListResult, Timer } from '@sundial/core';
 import { flag, onlyOptions, option, type ParsedArgs } from '../args';
 import { usageError } from '../cli-error';
-import { shellWord } from '../cli-fix';
+import { optionArgument } from '../cli-fix';
 import type { Command } from '../command';
 import type { SundialHttp } from '../http';
 import { lastRun, type Output, schedule, TableRows, time } from '../output';
@@ -102,7 +102,7 @@ function text({ items, nextCursor }: ListResult, args: ParsedArgs): string {
   if (nextCursor) {
     const rest = [...args.options]
       .filter(([name]) => name !== 'cursor')
-      .map(([n, v]) => (v === true ? `--${n}` : `--${n} ${shellWord(v)}`));
+      .map(([n, v]) => (v === true ? `--${n}` : optionArgument(n, v)));
     lines.push(`more: sundial list ${[...rest, `--cursor ${nextCursor}`].join(' ')}`);
   }
   return lines.join('\n');

@@ -1,6 +1,6 @@
 import type { NextTime } from '@sundial/core';
 import { onlyOptions, option, requireKey } from '../args';
-import { shellWord } from '../cli-fix';
+import { keyArgument } from '../cli-fix';
 import type { Command } from '../command';
 import { type SundialHttp, timerPath } from '../http';
 import { timesTable } from '../times';
@@ -29,7 +29,7 @@ export const next: Command = {
 async function noTimes(api: SundialHttp, key: string): Promise<string> {
   const timer = await readTimer(api, key);
   if (timer?.status === 'paused') {
-    return `${key} is paused: no due times until sundial resume ${shellWord(key)}`;
+    return `${key} is paused: no due times until sundial resume ${keyArgument(key)}`;
   }
   return `${key} will not run again on its schedule${timer ? ` (status ${timer.status})` : ''}`;
 }
