@@ -5,13 +5,16 @@ import { useAppsOnPrivateRedis } from './app-fixture';
 /** A process started with another partition count than the data's refuses to start, saying how to fix it. */
 describe('cluster: the partition count is part of the data', () => {
   const { redis, apps } = useAppsOnPrivateRedis();
+  // The old-count processes look at the count every 250 ms, not 5 s: the second test waits for their exits.
+  const env = (partitions: string) =>
+    clusterEnv(redis().url, { SUNDIAL_PARTITIONS: partitions, SUNDIAL_LAYOUT_WATCH_MS: '250' });
 
   it('starts the first process, and refuses a worker with another SUNDIAL_PARTITIONS', async () => {
-    apps.push(await spawnApp('scheduler', 'scheduler', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '2' })));
+    apps.push(await spawnApp('scheduler', 'scheduler', env('2')));
     // The two workers start side by side (once the scheduler wrote the count): neither changes it.
     const [refused, worker] = await Promise.all([
-      spawnRefused('worker', 'worker', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '4' })),
-      spawnApp('worker', 'worker-2', clusterEnv(redis().url, { SUNDIAL_PARTITIONS: '2' })),
+      spawnRefused('worker', 'worker', env('4')),
+      spawnApp('worker', 'worker-2', env('2')),
     ]);
     apps.push(worker);
     expect(refused).toContain('exited at start');

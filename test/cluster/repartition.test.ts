@@ -48,7 +48,9 @@ describe('cluster: repartition 1 → 4 while timers fire', () => {
   };
 
   it('moves 10,000 timers without losing, repeating or advancing a run', async () => {
-    const old = await spawnCluster(clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '1' }), 1, 2);
+    // The old processes look at the count every 250 ms, not 5 s: the test waits for their exits below.
+    const oldEnv = clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '1', SUNDIAL_LAYOUT_WATCH_MS: '250' });
+    const old = await spawnCluster(oldEnv, 1, 2);
     apps.push(...old.schedulers, ...old.workers);
     const oldClient = open(1);
 
@@ -114,7 +116,6 @@ describe('cluster: repartition 1 → 4 while timers fire', () => {
     );
 
     // After: a process started with the old count refuses to start; reads and writes find every key.
-    const oldEnv = clusterEnv(redis.url, { SUNDIAL_PARTITIONS: '1' });
     const refused = await spawnRefused('worker', 'old-worker', oldEnv);
     expect(refused).toContain('spread over 4 partitions, and this process was started with 1');
     expect(refused).toContain('repartition');

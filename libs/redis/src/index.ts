@@ -21,6 +21,7 @@ export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export type { DataLoss } from './infra/data-loss';
 export {
+  DEFAULT_LAYOUT_WATCH_MS,
   type PartitionCountWatch,
   reportDataLoss,
   reportWritesLost,

@@ -62,3 +62,16 @@ function catching(call: () => unknown): SundialError {
   }
   throw new Error('expected a refusal');
 }
+
+describe('SUNDIAL_LAYOUT_WATCH_MS', () => {
+  it('is the layout watch period, 5 s unless set', () => {
+    expect(clusterConfigFromEnv({}).layoutWatchMs).toBe(5000);
+    expect(clusterConfigFromEnv({ SUNDIAL_LAYOUT_WATCH_MS: ' 250 ' }).layoutWatchMs).toBe(250);
+  });
+
+  it.each(['9', '-1', '1.5', 'soon'])('refuses %j at start, naming the variable', (text) => {
+    expect(() => clusterConfigFromEnv({ SUNDIAL_LAYOUT_WATCH_MS: text })).toThrow(
+      `SUNDIAL_LAYOUT_WATCH_MS must be an integer ≥ 10; got "${text}"`,
+    );
+  });
+});

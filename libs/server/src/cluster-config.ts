@@ -1,5 +1,11 @@
 import { refusals } from '@sundial/core';
-import { checkKeyPrefix, DEFAULT_COMMAND_TIMEOUT_MS, parseRedisUrl, servedPartitions } from '@sundial/redis';
+import {
+  checkKeyPrefix,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_LAYOUT_WATCH_MS,
+  parseRedisUrl,
+  servedPartitions,
+} from '@sundial/redis';
 import type { Env } from './env';
 import { envInt, envOptional, envString } from './env';
 import { type LogLevelName, parseLogLevel } from './pino-logger';
@@ -16,6 +22,11 @@ export interface ClusterConfig {
   listenHost?: string;
   /** SUNDIAL_COMMAND_TIMEOUT_MS: how long a Sundial client call waits for each Redis reply (the API answers 503) */
   commandTimeoutMs: number;
+  /**
+   * SUNDIAL_LAYOUT_WATCH_MS: how often the process looks at its partition count (a finished repartition
+   * shuts it down) and at the markers of the data it saw (a loss is told)
+   */
+  layoutWatchMs: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -35,6 +46,7 @@ export function clusterConfigFromEnv(env: Env): ClusterConfig {
     logLevel: parseLogLevel(env.LOG_LEVEL),
     listenHost: envOptional(env, 'SUNDIAL_LISTEN_HOST'),
     commandTimeoutMs: envInt(env, 'SUNDIAL_COMMAND_TIMEOUT_MS', DEFAULT_COMMAND_TIMEOUT_MS, 1),
+    layoutWatchMs: envInt(env, 'SUNDIAL_LAYOUT_WATCH_MS', DEFAULT_LAYOUT_WATCH_MS, 10),
   };
 }
 

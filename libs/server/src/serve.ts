@@ -54,6 +54,7 @@ export function serve(
         connection: config.redisUrl,
         prefix,
         partitions,
+        intervalMs: config.layoutWatchMs, // SUNDIAL_LAYOUT_WATCH_MS
         onReplaced: ({ message, fix }) => {
           logger.error(`${name} stops: ${message}`, { fix });
           shutdown({ reason: 'repartition' });

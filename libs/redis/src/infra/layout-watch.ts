@@ -13,7 +13,7 @@ export interface PartitionCountWatch {
   connection: RedisConnection;
   prefix?: string;
   partitions?: number;
-  /** how often to look (default 5 s) */
+  /** how often to look (default 5 s; the apps: SUNDIAL_LAYOUT_WATCH_MS) */
   intervalMs?: number;
   /**
    * called once when a finished repartition replaced our count: the refusal a restart would meet;
@@ -40,7 +40,8 @@ export interface PartitionCountWatch {
   told?: Set<string>;
 }
 
-const DEFAULT_WATCH_MS = 5000;
+/** How often a watch looks unless told (the apps' SUNDIAL_LAYOUT_WATCH_MS default). */
+export const DEFAULT_LAYOUT_WATCH_MS = 5000;
 /** The watch connection's CLIENT SETNAME. */
 export const WATCH_CONNECTION = 'sundial-watch';
 
@@ -85,7 +86,7 @@ export async function watchPartitionCount(options: PartitionCountWatch): Promise
     clearInterval(timer);
     options.onReplaced(refusals.partitionCount(keys.prefix, count, keys.partitions));
   };
-  const timer = setInterval(() => void look(), options.intervalMs ?? DEFAULT_WATCH_MS);
+  const timer = setInterval(() => void look(), options.intervalMs ?? DEFAULT_LAYOUT_WATCH_MS);
   timer.unref();
   await first;
   return async () => {
