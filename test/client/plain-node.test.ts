@@ -112,8 +112,17 @@ describe('a plain Node.js service on @sundial/redis', () => {
     // the service set `limits` on RedisTimers; it reads no SUNDIAL_MAX_PAYLOAD_BYTES
     expect(refused.body.error.fix).toMatch(/raise the limits\.maxPayloadBytes option\.$/);
 
-    const metrics = (await service.api<string>('GET', '/metrics')).body;
-    expect(metrics).toContain('sundial_runs_total{handler="greet.send",status="ok"} 2');
+    // A run is counted once its outcome is recorded, after its handler logged `ran` (a loaded CI host
+    // read the metrics between the two): waited for, then read whole.
+    const ran = 'sundial_runs_total{handler="greet.send",status="ok"} 2';
+    const metrics = await waitFor(
+      async () => {
+        const body = (await service.api<string>('GET', '/metrics')).body;
+        return body.includes(ran) ? body : undefined;
+      },
+      { what: 'both runs counted' },
+    );
+    expect(metrics).toContain(ran);
     expect(metrics).toContain('sundial_timers_scheduled_total{kind="once"} 3');
     expect(metrics).toContain('sundial_timers_pending{partition="0"} 0');
   });
