@@ -170,7 +170,7 @@ async function startPrivateRedis(url: string): Promise<ChildProcess> {
       `Another npm start (pid ${holder}) is starting its own redis-server in ${dir} (it holds ${START_LOCK}): ` +
         'a second one must not write the same directory.\n' +
         'Run npm start again once that one has started (its redis-server is then used, or named with how to ' +
-        `use it), or, if pid ${holder} is no npm start, remove ${START_LOCK}`,
+        `use it), or, if pid ${holder} is no npm start, remove the lock: rm -r ${START_LOCK}`,
     );
   const { running, gone } = await inspectOwnDir();
   // Two redis-servers must not write one AOF directory: one left running there on another port (by an

@@ -1,14 +1,16 @@
 import { parseAllowedHosts, policyFor } from '@sundial/server';
-import { type RawReply, type RedisServer, rawHttp, startRedis } from '@sundial/testing';
+import { type RawReply, type RedisServer, rawHttp, redisNow, startRedis } from '@sundial/testing';
+import { Redis } from 'ioredis';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 /**
  * Both apps' HTTP ports answer the same way at the edge (docs/spec.md §5.2, libs/server/src/http-edge.ts):
  * every answer carries the security headers, those Node's own parser writes for a malformed request
- * included, and a `Host` that is not a name the app answers to is refused 403 (DNS rebinding) — the
- * worker's `/health` and `/metrics` too. Real requests on a socket.
+ * included, and `Sundial-Now` (the app's estimate of Redis's now), those included that the edge refuses;
+ * a `Host` that is not a name the app answers to is refused 403 (DNS rebinding) — the worker's `/health`
+ * and `/metrics` too. Real requests on a socket.
  */
-describe('the security headers and the Host check on both apps’ ports', () => {
+describe('the security headers, Sundial-Now and the Host check on both apps’ ports', () => {
   let redis: RedisServer;
   let scheduler: RunningApp;
   let worker: RunningApp;
@@ -56,6 +58,8 @@ describe('the security headers and the Host check on both apps’ ports', () => 
     const reply = await rawHttp(port(name === 'worker' ? worker : scheduler), request);
     expect(reply.status).toBe(status);
     expect(securityHeaders(reply)).toEqual(SECURE);
+    // written before any route: no estimate of Redis's now is read for it (docs/spec.md §5.2)
+    expect(reply.headers['sundial-now']).toBeUndefined();
     expect(JSON.parse(reply.body)).toMatchObject({ error: { reason: 'invalid' } });
   });
 
@@ -65,6 +69,31 @@ describe('the security headers and the Host check on both apps’ ports', () => 
       const reply = await get(worker, path, '127.0.0.1');
       expect(reply.status).toBe(200);
       expect(securityHeaders(reply)).toEqual(SECURE);
+    },
+  );
+
+  it.each([
+    ['/health/live', '127.0.0.1', 200],
+    ['/health/ready', '127.0.0.1', 200],
+    ['/metrics', '127.0.0.1', 200],
+    ['/metrics', 'attacker.example', 403],
+  ])(
+    'worker %s (Host %s, %d) carries Sundial-Now, its estimate of Redis’s now',
+    async (path, host, status) => {
+      const raw = new Redis(redis.url);
+      try {
+        const before = await redisNow(raw);
+        const reply = await get(worker, path, host);
+        const after = await redisNow(raw);
+        expect(reply.status).toBe(status);
+        // between the two reads of Redis's clock, with slack for the estimate (off by up to half the round
+        // trip it was measured with: a loaded host's can take a few hundred ms)
+        const now = Number(reply.headers['sundial-now']);
+        expect(now).toBeGreaterThanOrEqual(before - 500);
+        expect(now).toBeLessThanOrEqual(after + 500);
+      } finally {
+        raw.disconnect();
+      }
     },
   );
 

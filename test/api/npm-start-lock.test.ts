@@ -92,7 +92,7 @@ describe('npm start: two at one instant start one redis-server in ./.sundial/red
         `[start] Another npm start (pid ${winner!.child.pid}) is starting its own redis-server in ${dir} ` +
           `(it holds ${lock}): a second one must not write the same directory.`,
         'Run npm start again once that one has started (its redis-server is then used, or named with how to ' +
-          `use it), or, if pid ${winner!.child.pid} is no npm start, remove ${lock}`,
+          `use it), or, if pid ${winner!.child.pid} is no npm start, remove the lock: rm -r ${lock}`,
       ]);
       // one redis-server in the directory, the winner's; the lock released once it answered
       expect(livePidfiles(dir)).toEqual([`redis-server-${winner!.redisPort}.pid`]);
@@ -113,7 +113,9 @@ describe('npm start: two at one instant start one redis-server in ./.sundial/red
     mkdirSync(dir, { recursive: true });
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
     expect(running(dead)).toBe(false);
-    writeFileSync(join(dir, 'npm-start.lock'), `${dead}\n`);
+    // the lock as a start killed holding it leaves it: its entry, named by its pid (own-redis-lock.ts)
+    mkdirSync(join(dir, 'npm-start.lock'));
+    writeFileSync(join(dir, 'npm-start.lock', `${dead}.0a1b2c3d`), '');
     const one = await start(cwd, await freePort());
     try {
       const exited = one.output.ended.then((how) => {

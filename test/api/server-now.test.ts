@@ -5,6 +5,7 @@ import {
   faketimeEnv,
   hasFaketime,
   killAll,
+  redisNow,
   type RedisServer,
   spawnApp,
   startRedis,
@@ -14,42 +15,46 @@ import { Redis } from 'ioredis';
 const HOUR_MS = 3_600_000;
 
 /**
- * docs/spec.md §5.2: every answer of the scheduler carries `Sundial-Now`, its estimate of Redis's now in
- * epoch ms (§4.4: the clock due times are on), so the operator UI and the CLI measure "now" from it. The
- * scheduler runs under libfaketime an hour ahead: its `Date` header says so, its `Sundial-Now` does not.
+ * docs/spec.md §5.2, §5.3: every answer of the scheduler and of the worker carries `Sundial-Now`, its
+ * estimate of Redis's now in epoch ms (§4.4: the clock due times are on), so the operator UI and the CLI
+ * measure "now" from it. Both apps run under libfaketime an hour ahead: their `Date` header says so, their
+ * `Sundial-Now` does not.
  */
-(hasFaketime() ? describe : describe.skip)('Sundial-Now: the scheduler says Redis’s now', () => {
+(hasFaketime() ? describe : describe.skip)('Sundial-Now: the apps say Redis’s now', () => {
   let redis: RedisServer;
   let raw: Redis;
   let scheduler: AppProcess;
+  let worker: AppProcess;
 
   beforeAll(async () => {
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     raw = new Redis(redis.url);
-    scheduler = await spawnApp('scheduler', 'scheduler', clusterEnv(redis.url, faketimeEnv('+1h')));
+    const env = clusterEnv(redis.url, faketimeEnv('+1h'));
+    [scheduler, worker] = await Promise.all([
+      spawnApp('scheduler', 'scheduler', env),
+      spawnApp('worker', 'worker', env),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
-    await killAll(scheduler ? [scheduler] : []);
+    await killAll([scheduler, worker]);
     raw?.disconnect();
     await redis?.stop();
   });
 
-  const redisNow = async (): Promise<number> => {
-    const [seconds, micros] = await raw.time();
-    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-  };
-
   it.each([
-    ['GET', '/v1/timers', 200],
-    ['GET', '/v1/timers/no%3Asuch', 404],
-    ['OPTIONS', '/v1/timers', 204],
-    ['GET', '/health/live', 200],
-    ['GET', '/ui/', 200],
-  ])('%s %s (%d) carries it', async (method, path, status) => {
-    const before = await redisNow();
-    const response = await fetch(`${scheduler.url}${path}`, { method });
-    const after = await redisNow();
+    ['scheduler', 'GET', '/v1/timers', 200],
+    ['scheduler', 'GET', '/v1/timers/no%3Asuch', 404],
+    ['scheduler', 'OPTIONS', '/v1/timers', 204],
+    ['scheduler', 'GET', '/health/live', 200],
+    ['scheduler', 'GET', '/ui/', 200],
+    ['worker', 'GET', '/health/live', 200],
+    ['worker', 'GET', '/health/ready', 200],
+    ['worker', 'GET', '/metrics', 200],
+  ])('%s: %s %s (%d) carries it', async (app, method, path, status) => {
+    const before = await redisNow(raw);
+    const response = await fetch(`${(app === 'worker' ? worker : scheduler).url}${path}`, { method });
+    const after = await redisNow(raw);
     await response.arrayBuffer();
     expect(response.status).toBe(status);
     const now = Number(response.headers.get('sundial-now'));

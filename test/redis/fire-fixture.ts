@@ -21,7 +21,7 @@ import {
 } from '@sundial/redis';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, redisNow, startRedis, waitFor } from '@sundial/testing';
 
 const quiet = silentLogger;
 
@@ -144,10 +144,7 @@ export async function commandCalls(redis: Redis, command: string): Promise<numbe
   return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
 }
 
-export async function redisNow(redis: Redis): Promise<number> {
-  const [seconds, micros] = await redis.time();
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-}
+export { redisNow };
 
 /** Waits until `events` holds one matching `expected`, and returns it. */
 export function eventually(

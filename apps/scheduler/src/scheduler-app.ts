@@ -19,7 +19,7 @@ import { RouteInputGuard } from './route-input';
 import { allowedMethods, answerRouteEdges } from './route-methods';
 import { parseBodies } from './request-body';
 import { serveOperatorUi } from './operator-ui';
-import { stampServerNow, withNowHeader } from './server-now';
+import { withNowHeader } from './openapi-now';
 import type { SchedulerService, SchedulerServiceFactory } from './scheduler-service';
 import type { SchedulerConfig } from './scheduler-config';
 import { SchedulerModule } from './scheduler.module';
@@ -64,11 +64,11 @@ export async function createSchedulerApp(
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
   // With tracing on, each request's span named by its route (`POST /v1/timers/:key/trigger`).
   nameServerSpans(app);
-  // Every answer says the scheduler's now (Redis's clock, server-now.ts), refusals included.
+  // Every answer says the scheduler's now (Redis's clock) and has the security headers, refusals
+  // included; a foreign Host refused first.
   const running = app.get<SchedulerService>(APP_SERVICE);
-  stampServerNow(app, () => running.now?.() ?? Date.now());
-  // The security headers on every answer, refusals included; a foreign Host refused first.
-  guardHttpEdge(app, { allowedHosts: config.allowedHosts, app: 'scheduler' });
+  const now = (): number => running.now?.() ?? Date.now();
+  guardHttpEdge(app, { allowedHosts: config.allowedHosts, app: 'scheduler', now });
   // The token and a declared Content-Length over the limit are refused before any body is read.
   refuseBeforeBody(app, { apiToken: config.apiToken, bodyLimit });
   answerRouteEdges(app, allowed);

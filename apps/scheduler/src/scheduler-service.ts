@@ -10,7 +10,7 @@ export interface SchedulerService {
   stop(): Promise<void>;
   /**
    * Redis's now as this process estimates it (epoch ms, docs/spec.md §4.4): the `Sundial-Now` header of
-   * every answer (server-now.ts). Without it, the process's own clock.
+   * every answer (guardHttpEdge, libs/server/src/http-edge.ts). Without it, the process's own clock.
    */
   now?(): number;
 }

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SundialWorker } from '@sundial/client';
 import { createNestLogger, createPino, guardHttpEdge, sundialLogger } from '@sundial/server';
 import { type HandlerMap, loadHandlersModule } from './handlers-module';
 import { createHttpHandler } from './handlers/http.handler';
@@ -9,8 +10,8 @@ import type { WorkerConfig } from './worker-config';
 import { WorkerModule } from './worker.module';
 
 /**
- * Builds the worker application, not yet listening; its port (/health, /metrics) guarded as the
- * scheduler's is (`guardHttpEdge`). Handlers: the built-ins (`http`, `log`), then
+ * Builds the worker application, not yet listening; its port (/health, /metrics) answers as the
+ * scheduler's does (`guardHttpEdge`). Handlers: the built-ins (`http`, `log`), then
  * those of SUNDIAL_HANDLERS_MODULE, then `extra` (tests); a later one wins on a shared name.
  */
 export async function createWorkerApp(
@@ -29,7 +30,9 @@ export async function createWorkerApp(
   });
   // The stack is nobody's business.
   app.disable('x-powered-by');
-  // As the scheduler's port: the security headers on every answer, a foreign Host refused.
-  guardHttpEdge(app, { allowedHosts: config.allowedHosts, app: 'worker' });
+  // As the scheduler's port: its estimate of Redis's now (`Sundial-Now`) and the security headers on
+  // every answer, a foreign Host refused.
+  const worker = app.get(SundialWorker);
+  guardHttpEdge(app, { allowedHosts: config.allowedHosts, app: 'worker', now: () => worker.redisNow() });
   return app;
 }

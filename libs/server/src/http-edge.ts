@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import type { SundialError } from '@sundial/core';
+import { NOW_HEADER, type SundialError } from '@sundial/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type AllowedHosts, hostRefusal } from './allowed-hosts';
@@ -7,15 +7,17 @@ import { securityHeaders, setSecurityHeaders } from './security-headers';
 
 /**
  * What every HTTP port of Sundial's apps answers the same way, installed first (docs/spec.md §5.2,
- * docs/operations.md "HTTP ports"): the security headers on every answer, a request whose `Host` is
- * not a name the app answers to refused 403 before anything else (`allowed-hosts.ts`: DNS rebinding,
- * whatever the path), and Node's own HTTP parser refusals (a malformed request line, an unknown method,
- * a bad header), which never reach Express, in the same JSON error shape and with the same headers.
+ * docs/operations.md "HTTP ports"): `Sundial-Now` and the security headers on every answer, a request
+ * whose `Host` is not a name the app answers to refused 403 before anything else (`allowed-hosts.ts`: DNS
+ * rebinding, whatever the path), and Node's own HTTP parser refusals (a malformed request line, an
+ * unknown method, a bad header), which never reach Express, in the same JSON error shape and with the
+ * security headers.
  */
 export function guardHttpEdge(
   app: INestApplication,
-  options: { allowedHosts: AllowedHosts; app: 'scheduler' | 'worker' },
+  options: { allowedHosts: AllowedHosts; app: 'scheduler' | 'worker'; now: () => number },
 ): void {
+  stampServerNow(app, options.now);
   setSecurityHeaders(app);
   app.use((request: IncomingMessage, response: ServerResponse, next: () => void) => {
     const foreignHost = hostRefusal(request.headers.host, options.allowedHosts, options.app);
@@ -23,6 +25,20 @@ export function guardHttpEdge(
     next();
   });
   (app.getHttpServer() as Server).on('clientError', answerParserError);
+}
+
+/**
+ * Stamps `Sundial-Now` (NOW_HEADER, docs/spec.md §5.2) on every answer: Redis's now as the app estimates
+ * it (§4.4), in epoch ms, when the request came. Due times are on that clock: the operator UI and the CLI
+ * read "now" from it, not from their host's clock (a `Date` header has whole seconds only). First, so
+ * that the refusals of the edge (a foreign Host, a missing token) carry it too; Node's parser refusals,
+ * written before any route, do not (no estimate is read for a request that is not one).
+ */
+function stampServerNow(app: INestApplication, now: () => number): void {
+  app.use((_request: IncomingMessage, response: ServerResponse, next: () => void) => {
+    response.setHeader(NOW_HEADER, String(now()));
+    next();
+  });
 }
 
 /** Answers before the body was read: the connection closes, so the unread body is never waited for. */

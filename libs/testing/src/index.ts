@@ -19,7 +19,7 @@ export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } fro
 export { type RedisCluster, startClusterNode, startRedisCluster } from './redis-cluster';
 export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
 export { makeTestCerts, type TestCerts } from './test-certs';
-export { freePort, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
+export { freePort, redisNow, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
 export { CommandGate } from './command-gate';
 export { proxiedSocket } from './proxied-socket';
 export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';

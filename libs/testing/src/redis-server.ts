@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 import { spawnOwned } from './owned-child';
 
 /** A private redis-server for one test suite: never the shared one on 6379. */
@@ -184,4 +185,10 @@ async function stop(child: ChildProcess, port: number, dir: string | null): Prom
     clearTimeout(timer);
   }
   if (dir !== null) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Redis's clock (`TIME`), epoch ms: what due times and the apps' `Sundial-Now` are on. */
+export async function redisNow(redis: Redis): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }

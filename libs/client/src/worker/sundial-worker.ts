@@ -76,6 +76,14 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     return this.runner.workerId;
   }
 
+  /**
+   * Its runner's estimate of Redis now (epoch ms, docs/spec.md §4.4), measured at start and every 60 s:
+   * apps/worker's `Sundial-Now` header. Before start, this process's clock.
+   */
+  redisNow(): number {
+    return this.runner.redisNow();
+  }
+
   /** 'running' from the end of start() to the beginning of stop() */
   get state(): 'idle' | 'running' | 'stopping' {
     if (this.stopped) return 'stopping';

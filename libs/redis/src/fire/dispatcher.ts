@@ -158,14 +158,6 @@ export class Dispatcher extends Partitioned<FireCommands> {
     this.redis.on('ready', this.passAll);
   }
 
-  /**
-   * Its estimate of Redis now (epoch ms, docs/spec.md §4.4), measured at start and every 60 s: the
-   * scheduler's `Sundial-Now` header. Before start, this process's clock.
-   */
-  redisNow(): number {
-    return this.clock.now();
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     this.endStartHold();

@@ -87,6 +87,15 @@ export abstract class Partitioned<Commands = undefined> {
     return joining;
   }
 
+  /**
+   * Its estimate of Redis now (epoch ms, docs/spec.md §4.4): a started `Dispatcher` or `TimerRunner`
+   * measures it at start and every 60 s (the scheduler's and the worker's `Sundial-Now` header); before
+   * any measure, this process's clock.
+   */
+  redisNow(): number {
+    return this.clock.now();
+  }
+
   /** Stops the clock's resync and closes the command connection. */
   protected async closeConnection(): Promise<void> {
     this.clock.stop();
