@@ -61,10 +61,10 @@ describe('npm start lock: starts interleaved call by call', () => {
     ['a stale lock', dead],
     ['no lock', undefined],
   ])(
-    '3 starts at %s, in 500 seeded random interleavings: one holder at a time, each ends',
+    '3 starts at %s, in 200 seeded random interleavings: one holder at a time, each ends',
     (_what, stale) => {
       const random = seeded(42);
-      for (let run = 0; run < 500; run++) {
+      for (let run = 0; run < 200; run++) {
         fresh(stale);
         const schedule = Array.from({ length: 30 }, () => 'ABC'[Math.floor(random() * 3)]).join('');
         const starts = play('ABC', schedule);
