@@ -167,6 +167,26 @@ describe('runners tell a prefix with no dispatcher', () => {
   );
 
   it.concurrent(
+    "a dispatcher restarted within its announcement's 15 s (stopped, another started looks later): nothing is said",
+    async () => {
+      const cluster = await fire.cluster();
+      const { logger, lines } = presenceLines();
+      const ran = recorder();
+      const first = await cluster.dispatcher();
+      await cluster.runner({ job: ran.handler }, { logger, dispatcherGraceMs: GRACE_MS });
+      const timer = await cluster.timers.schedule({ key: 'later', handler: 'job', delay: 3 * GRACE_MS });
+      // The restart's gap, with no dispatcher running: the runner, past its grace, looks through it
+      // (every 200 ms), and the timer falls due with nobody to hand it off.
+      await first.close();
+      await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + GRACE_MS, { what: 'the gap' });
+      expect(await cluster.timers.get('later')).toMatchObject({ status: 'pending', runCount: 0 });
+      await cluster.dispatcher();
+      await waitFor(() => ran.calls.length === 1, { what: 'the timer to run' });
+      expect(lines).toEqual([]);
+    },
+  );
+
+  it.concurrent(
     'Redis restored from an older backup (announcements back at their old ends) while a dispatcher runs: nothing said',
     async () => {
       const cluster = await fire.cluster();
