@@ -37,6 +37,16 @@ describe('runners tell a prefix with no dispatcher', () => {
   // quiet window after an announcement went missing (two periods).
   const fire = useFirePath();
 
+  /** A dispatcher, then a runner of the handler `job` (`ran`) whose lines about dispatchers are kept. */
+  const dispatcherAndRunner = async () => {
+    const cluster = await fire.cluster();
+    const { logger, lines } = presenceLines();
+    const ran = recorder();
+    const dispatcher = await cluster.dispatcher();
+    await cluster.runner({ job: ran.handler }, { logger, dispatcherGraceMs: GRACE_MS });
+    return { cluster, lines, ran, dispatcher };
+  };
+
   it.concurrent(
     'a runner alone warns once past its grace, naming the prefix and the fix; a dispatcher started later: one info line',
     async () => {
@@ -148,11 +158,7 @@ describe('runners tell a prefix with no dispatcher', () => {
   it.concurrent(
     'a runner and a dispatcher started together: timers fire and nothing is said; the dispatcher gone: the warn',
     async () => {
-      const cluster = await fire.cluster();
-      const { logger, lines } = presenceLines();
-      const ran = recorder();
-      const dispatcher = await cluster.dispatcher();
-      await cluster.runner({ job: ran.handler }, { logger, dispatcherGraceMs: GRACE_MS });
+      const { cluster, lines, ran, dispatcher } = await dispatcherAndRunner();
       // Due past three graces (some ten looks): every look found the dispatcher's announcement.
       await cluster.timers.schedule({ key: 'later', handler: 'job', delay: 3 * GRACE_MS + 500 });
       await waitFor(() => ran.calls.length === 1, { what: 'the timer to run' });
@@ -163,6 +169,22 @@ describe('runners tell a prefix with no dispatcher', () => {
       await fire.raw.del(`${cluster.prefix}:dispatchers`);
       await waitFor(() => lines.length > 0, { what: 'the warn line', timeoutMs: 10_000 }); // deadline
       expect(lines.map((line) => line.level)).toEqual(['warn']);
+    },
+  );
+
+  it.concurrent(
+    "a dispatcher restarted within its announcement's 15 s (stopped, another started looks later): nothing is said",
+    async () => {
+      const { cluster, lines, ran, dispatcher: first } = await dispatcherAndRunner();
+      const timer = await cluster.timers.schedule({ key: 'later', handler: 'job', delay: 3 * GRACE_MS });
+      // The restart's gap, with no dispatcher running: the runner, past its grace, looks through it
+      // (every 200 ms), and the timer falls due with nobody to hand it off.
+      await first.close();
+      await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + GRACE_MS, { what: 'the gap' });
+      expect(await cluster.timers.get('later')).toMatchObject({ status: 'pending', runCount: 0 });
+      await cluster.dispatcher();
+      await waitFor(() => ran.calls.length === 1, { what: 'the timer to run' });
+      expect(lines).toEqual([]);
     },
   );
 
