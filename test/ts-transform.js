@@ -29,6 +29,7 @@ class SharedCacheTransformer {
   }
 
   process(source, path, options) {
+    if (!options.config.cache) return this.transpile(source, path, options); // --no-cache
     const dir = join(options.config.cacheDirectory, 'ts-transform-shared');
     const file = join(dir, `${this.getCacheKey(source, path, options)}.json`);
     try {
@@ -36,15 +37,19 @@ class SharedCacheTransformer {
     } catch {
       // not transpiled yet (or being written by another worker: its output is the same)
     }
-    // ts-jest loads typescript (~0.4 s of CPU): only in a worker that has a file to transpile
-    this.tsJest ??= new (require('ts-jest').TsJestTransformer)(this.options);
-    const { code, map } = this.tsJest.process(source, path, options);
+    const { code, map } = this.transpile(source, path, options);
     mkdirSync(dir, { recursive: true });
     // written whole, then renamed: a worker reading at the same time sees no half-written file
     const partial = `${file}.${process.pid}`;
     writeFileSync(partial, JSON.stringify({ code, map }));
     renameSync(partial, file);
     return { code, map };
+  }
+
+  transpile(source, path, options) {
+    // ts-jest loads typescript (~0.4 s of CPU): only in a worker that has a file to transpile
+    this.tsJest ??= new (require('ts-jest').TsJestTransformer)(this.options);
+    return this.tsJest.process(source, path, options);
   }
 }
 
