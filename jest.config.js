@@ -14,8 +14,9 @@ const base = {
   testEnvironment: '<rootDir>/test/environment.js',
   rootDir: __dirname,
   transform: {
-    // Type-checking is `npm run typecheck`'s job; tsconfig.jest.json sets isolatedModules so ts-jest only transpiles.
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
+    // Type-checking is `npm run typecheck`'s job; tsconfig.jest.json sets isolatedModules so ts-jest only
+    // transpiles, into one cache for all the projects (test/ts-transform.js).
+    '^.+\\.ts$': ['<rootDir>/test/ts-transform.js', { tsconfig: 'tsconfig.jest.json' }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
