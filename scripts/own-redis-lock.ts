@@ -24,7 +24,8 @@
  * the others fail on its entry, then see that start alive and stop.
  * A start killed anywhere leaves no lock that stops the next: killed holding it, its dead pid's entry is
  * taken over; killed between a takeover and its take, or in its release, the lock is empty (free). Killed
- * before its take, it leaves its own `npm-start.lock.<token>` directory, which nothing reads.
+ * before its take, it leaves its own `npm-start.lock.<token>` directory, which no take reads and the next
+ * take removes (its pid dead: no start can rename it any more; a live start's is left alone).
  * A reader may see a state a moment old: an empty lock (the next rename decides), a dead entry already
  * removed (its unlink finds nothing) or a holder that has just released (that start is named, to run npm
  * start again): none makes a second holder. The steps are generators, one file-system call between two
@@ -32,7 +33,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { OWN_REDIS_DIR, processAlive } from './own-redis-dir';
 
 export const START_LOCK = join(OWN_REDIS_DIR, 'npm-start.lock');
@@ -64,6 +65,7 @@ export function releaseStartLock(): void {
 
 /** A take of `lock` by `token` (`<pid>.<random>`), step by step: ends as `takeStartLock`. */
 export function* takeLock(lock: string, token: string): Generator<void, number | undefined> {
+  removeDeadTakes(lock);
   const mine = `${lock}.${token}`;
   mkdirSync(mine);
   writeFileSync(join(mine, token), '');
@@ -95,6 +97,16 @@ export function* releaseLock(lock: string, token: string): Generator<void, void>
   } catch (error) {
     // taken by another start meanwhile (not empty: theirs), or already gone
     if (!hasCode(error, ['ENOTEMPTY', 'EEXIST', 'ENOENT'])) throw error;
+  }
+}
+
+/** Removes the `<lock>.<token>` directories of takes whose start was killed before it took the lock. */
+function removeDeadTakes(lock: string): void {
+  const dir = dirname(lock);
+  const prefix = `${basename(lock)}.`;
+  for (const name of readdirSync(dir)) {
+    const pid = name.startsWith(prefix) ? Number.parseInt(name.slice(prefix.length), 10) : 0;
+    if (pid > 0 && !processAlive(pid)) rmSync(join(dir, name), { recursive: true, force: true });
   }
 }
 
