@@ -14,13 +14,13 @@ const WITHIN = { within: 12_000 };
 const EVERY_SECOND = { cron: '* * * * * *', tz: 'UTC' } as const;
 
 /**
- * A cron on every whole second whose endAt is 3.5 s after the whole second before now: the run of the last
- * slot before it ends it. (2.5 s for the schedule call to land before that slot: under load a Redis call
- * can take over 1.5 s, and a first slot after endAt is refused.)
+ * A cron on every whole second whose endAt is 4.5 s after the whole second before now: the run of the last
+ * slot before it ends it. (At least 3 s for the schedule call to land before that slot: under load a Redis
+ * call can take over 1.5 s, and a first slot after endAt is refused.)
  */
 async function endingCron(h: Harness, spec: Omit<TimerSpec, 'handler' | 'cron' | 'tz'>): Promise<void> {
   const now = await h.now();
-  const endAt = Math.floor(now / 1_000) * 1_000 + 3_500;
+  const endAt = Math.floor(now / 1_000) * 1_000 + 4_500;
   await h.timers.schedule({ handler: 'work', ...EVERY_SECOND, endAt, ...spec });
 }
 
@@ -160,10 +160,12 @@ describe.each(BACKENDS)('%s backend: the run that reaches maxRuns says so (max-r
 
   it.concurrent('the last allowed run is also the last before endAt: max-runs wins over ended', async () => {
     const h = await backend.open();
-    // slots 2 s and 4 s after creation (1.5 s for the call to land); the third is after endAt, and
-    // maxRuns allows two: the second run ends the timer both ways
-    const endAt = (await h.now()) + 5_500;
-    await h.timers.schedule({ key: 'me', ...kept, every: 2_000, endAt, maxRuns: 2 });
+    // a cron from a whole second 3 s on (after the call lands, however late): its first two slots come
+    // before endAt, the third after it, and maxRuns allows two: the second run ends the timer both ways.
+    // (An interval's slots count from creation, which comes when the call lands.)
+    const startAt = Math.ceil(((await h.now()) + 3_000) / 1_000) * 1_000;
+    const window = { startAt, endAt: startAt + 1_500, maxRuns: 2 };
+    await h.timers.schedule({ key: 'me', ...kept, ...EVERY_SECOND, ...window });
     const [last] = await endedAtMaxRuns(h, 'me', 'completed', 2);
     expect(last).toMatchObject({ event: 'completed', reason: 'max-runs' });
   });

@@ -67,8 +67,12 @@ describe.each(BACKENDS)('%s backend: overlap', (name) => {
         [2, 2, 1_000],
         [3, 3, 2_000],
       ]);
-      // each run started while the one before it still ran
-      expect(h.runs[2].at).toBeLessThan(h.runs[0].at + 2_500);
+      // each run started while the one before it still ran: before that run's completed event (2.5 s
+      // after its start), not a fixed time after the first run's start, which a late runner passes
+      const endOf = (version: number) =>
+        h.eventsOf('completed').find((event) => event.version === version)!.at;
+      expect(h.runs[1].at).toBeLessThan(endOf(1));
+      expect(h.runs[2].at).toBeLessThan(endOf(2));
       expect(
         h
           .eventsOf('completed')

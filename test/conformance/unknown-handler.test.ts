@@ -131,8 +131,9 @@ describe.each(BACKENDS)('%s backend: a handler no worker has fails its run like 
     async (handler) => {
       let endAt = 0;
       const h = await scheduled(handler, (now) => {
-        // the slot two whole seconds on, and maybe the one before it, come before the endAt; none after it
-        endAt = Math.floor(now / 1_000) * 1_000 + 2_500;
+        // the slot four whole seconds on and the ones before it come before the endAt, none after it; at
+        // least 3 s for the call to land before the first slot (a first slot after endAt is refused)
+        endAt = Math.floor(now / 1_000) * 1_000 + 4_500;
         return { key: 'e', ...EVERY_SECOND, endAt, removeOnComplete: false, pauseAfterFailures: 5 };
       });
       const row = await h.until(
