@@ -22,13 +22,14 @@ describe('ClusterClock (docs/spec.md §4.4): a wall clock stepped while the proc
   afterEach(() => jest.restoreAllMocks());
 
   it('stays on Redis time when the wall clock steps 10 min forward after the measure', async () => {
+    // 1 s of room between two reads made back to back (a paused process on a loaded host), against 10 min
     const { redis, redisNow } = rightRedis();
     const clock = new ClusterClock(redis);
     await clock.sync();
     stepWallClock(600_000);
     // The estimate on Date.now() was 10 min ahead: a cron's first occurrence skipped ten minutes of slots.
-    expect(Math.abs(clock.now() - redisNow())).toBeLessThan(50);
-    expect(Math.abs(clock.msUntil(redisNow() + 1_000) - 1_000)).toBeLessThan(50);
+    expect(Math.abs(clock.now() - redisNow())).toBeLessThan(1_000);
+    expect(Math.abs(clock.msUntil(redisNow() + 1_000) - 1_000)).toBeLessThan(1_000);
   });
 
   it('stays on Redis time when a wall clock 10 min behind at the measure is stepped right', async () => {
@@ -37,12 +38,12 @@ describe('ClusterClock (docs/spec.md §4.4): a wall clock stepped while the proc
     const clock = new ClusterClock(redis);
     await clock.sync();
     jest.restoreAllMocks();
-    expect(Math.abs(clock.now() - redisNow())).toBeLessThan(50);
+    expect(Math.abs(clock.now() - redisNow())).toBeLessThan(1_000);
   });
 
   it('answers the local wall clock before its first measure', () => {
     const { redis } = rightRedis();
-    expect(Math.abs(new ClusterClock(redis).now() - Date.now())).toBeLessThan(50);
+    expect(Math.abs(new ClusterClock(redis).now() - Date.now())).toBeLessThan(1_000);
   });
 
   it('reads TIME to the µs: an estimate not behind Redis by the part of a ms TIME floored away', async () => {
