@@ -189,7 +189,9 @@ describe('runners tell a prefix with no dispatcher', () => {
       // The restart's gap, with no dispatcher running: the runner, past its grace, looks through it
       // (every 200 ms), and the timer falls due with nobody to hand it off.
       await first.close();
-      await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + GRACE_MS, { what: 'the gap' });
+      await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt + GRACE_MS, {
+        what: 'the gap', // deadline: ~5.4 s on Redis's clock
+      });
       expect(await cluster.timers.get('later')).toMatchObject({ status: 'pending', runCount: 0 });
       await cluster.dispatcher();
       await waitFor(() => ran.calls.length === 1, { what: 'the timer to run' });

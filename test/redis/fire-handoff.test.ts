@@ -76,7 +76,9 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
 
     // A runner drops a job due more than 1 s ahead (due-claims.ts): this one comes once the job is due
     // within half a second, and holds it until the due.
-    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt - 500, { what: 'the due near' });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt - 500, {
+      what: 'the due near', // deadline: ~2.5 s on Redis's clock
+    });
     const starts: number[] = [];
     await cluster.runner({ h: () => void starts.push(Date.now()) });
     const running = await eventually(cluster.events, { type: 'running', key: 'k' });
