@@ -19,8 +19,9 @@ describe('fire path: claims sent ahead of the due', () => {
 
   it('claims within the bound ahead (answering the time left, start fields at the due), refuses beyond it', async () => {
     const cluster = await fire.cluster();
-    const near = await cluster.timers.schedule({ key: 'near', handler: 'h', delay: 2_000 });
-    const far = await cluster.timers.schedule({ key: 'far', handler: 'h', delay: 2_000 });
+    // Both claims must land before the dues, seven round trips on: 4 s ahead, for a loaded host.
+    const near = await cluster.timers.schedule({ key: 'near', handler: 'h', delay: 4_000 });
+    const far = await cluster.timers.schedule({ key: 'far', handler: 'h', delay: 4_000 });
     // Redis's TIME before and after each claim bounds the one it read: the answers are exact within
     // those bounds however long a loaded host takes between the calls.
     const beforeEarly = await redisNow(fire.raw);

@@ -66,7 +66,8 @@ describe('fire path: an abort heard before a claimed run is registered', () => {
 
   /**
    * A runner with `leaseMs` whose first `held` call for `spec.key` is answered only after `change` ran on the
-   * timer and the runner's keeper heard its abort; returns once that run's signal aborted (a deadline 1 s past its due).
+   * timer and the runner's keeper heard its abort; returns once that run's signal aborted (a deadline 1 s
+   * past the change).
    */
   async function abortedInWindow(
     held: keyof typeof callFor,
@@ -78,11 +79,20 @@ describe('fire path: an abort heard before a claimed run is registered', () => {
     const job = waiter();
     await cluster.dispatcher();
     await cluster.runner({ h: job.handler }, { leaseMs });
-    holdAnswer(held, spec.key, () => change(cluster.timers));
-    // counted from the run's due: an every-second cron's first slot may be up to a second away (the
-    // deadline counted from the schedule call failed in CI when the slot came ~0.9 s after it)
+    let changedAt: number | undefined;
+    holdAnswer(held, spec.key, () => {
+      changedAt = Date.now();
+      return change(cluster.timers);
+    });
+    // The spec's second counts from the change, not from the due: a loaded host's hand-off and claim may
+    // come a second or more after the due (an every-second cron's first slot may also be up to a second
+    // away: a deadline counted from the schedule call failed in CI when the slot came ~0.9 s after it).
     const { dueAt } = await cluster.timers.schedule(spec);
-    const timeoutMs = Math.max(0, dueAt - Date.now()) + 1000; // deadline: the spec's second after the due
+    const changed = await waitFor(() => changedAt, {
+      timeoutMs: Math.max(0, dueAt - Date.now()) + 10_000, // deadline: the claim, however late
+      what: `the change to ${spec.key} in the window`,
+    });
+    const timeoutMs = Math.max(0, changed + 1000 - Date.now()); // deadline: the spec's second
     await waitFor(() => job.aborted[0], { timeoutMs, what: `the run of ${spec.key} aborted` });
     expect(job.calls[0].signal.reason).toMatchObject({ name: 'AbortError' });
     return { cluster, job };

@@ -46,11 +46,12 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
 
   it('take-due takes a timer within the lead before its due, and none beyond it', async () => {
     const cluster = await fire.cluster();
-    const soon = await cluster.timers.schedule({ key: 'soon', handler: 'h', delay: 500 });
+    // Both calls must land before the due, however slow a loaded host's round trips: 4 s ahead.
+    const soon = await cluster.timers.schedule({ key: 'soon', handler: 'h', delay: 4_000 });
     const later = await cluster.timers.schedule({ key: 'later', handler: 'h', delay: '1h' });
 
     expect((await cluster.commands.takeDue(0, 100, 0)).job).toBeUndefined();
-    const taken = await cluster.commands.takeDue(0, 100, 2_000);
+    const taken = await cluster.commands.takeDue(0, 100, 8_000);
 
     expect(taken.job!.timers).toEqual([{ id: soon.id, key: 'soon', version: 1, due: soon.dueAt }]);
     expect(taken.now).toBeLessThan(soon.dueAt);
@@ -59,8 +60,10 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
 
   it('a dispatcher with a lead hands a timer over before its due, and the run still never starts early', async () => {
     const cluster = await fire.cluster();
-    await cluster.dispatcher({ leadMs: 900 });
-    const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: 800 });
+    // Within the lead at once: the hand-off comes on the schedule's wake, which a loaded host may take a
+    // second or two to act on, so the due is 3 s away.
+    await cluster.dispatcher({ leadMs: 4_000 });
+    const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: 3_000 });
 
     // The `armed` score is the hand-off time (Redis now at take-due).
     const handedOverAt = await waitFor(
@@ -71,6 +74,11 @@ describe('fire path: hand-off to BullMQ and batched completion', () => {
     const jobs = `${cluster.timers.keys.base(0)}jobs`;
     expect(await fire.raw.zrangebyscore(jobs, handedOverAt, handedOverAt)).toEqual([`t-${timer.id}-v1-r0`]);
 
+    // A runner drops a job due more than 1 s ahead (due-claims.ts): this one comes once the job is due
+    // within half a second, and holds it until the due.
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt - 500, {
+      what: 'the due near', // deadline: ~2.5 s on Redis's clock
+    });
     const starts: number[] = [];
     await cluster.runner({ h: () => void starts.push(Date.now()) });
     const running = await eventually(cluster.events, { type: 'running', key: 'k' });

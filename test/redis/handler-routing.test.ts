@@ -146,8 +146,9 @@ describe('a handler this worker lacks: its runs go to a worker that has it', () 
   it("the lacking runner alone once the other has gone: its runs are passed on until 60 s past their due, not failed when the announcement expires (a rollback: the newer build's cron rows go meanwhile)", async () => {
     const cluster = await fire.cluster();
     await cluster.dispatcher();
-    // A worker with h2 that stopped ~13 s ago: its announcement lasts 2 s more.
-    const expiresAt = (await cluster.redisNow()) + 2_000;
+    // A worker with h2 that stopped ~11 s ago: its announcement lasts 4 s more, so the runner's first look
+    // (at its start, which a loaded host may take a second or two to reach) finds it.
+    const expiresAt = (await cluster.redisNow()) + 4_000;
     await fire.raw.zadd(cluster.timers.keys.handlers, expiresAt, '1|0|h2');
     const old = timed();
     await cluster.runner({ h1: old.handler }, { workerId: 'old' });
@@ -170,8 +171,8 @@ describe('a handler this worker lacks: its runs go to a worker that has it', () 
     expect(failed.at - lone.dueAt).toBeGreaterThanOrEqual(60_000);
     expect(await cluster.timers.get('lone')).toMatchObject({ status: 'failed', runCount: 1 });
     expect(await claimedBy(cluster, 'lone')).toEqual(['old']);
-    // 'row', due 8 s ago and its handler's announcement expired 5 s and more ago, is still passed on:
-    // removed now, it ends never claimed, never failed.
+    // 'row', due ~10 s ago and its handler's announcement expired ~6 s ago (a look since found it gone), is
+    // still passed on: removed now, it ends never claimed, never failed.
     expect(await cluster.timers.get('row')).toMatchObject({ status: 'pending', runCount: 0, last: null });
     expect(await cluster.timers.cancel('row')).toBe(true);
     expect(matching(cluster.events, { key: 'row', type: 'failed' })).toEqual([]);
@@ -181,12 +182,15 @@ describe('a handler this worker lacks: its runs go to a worker that has it', () 
 
   it('a handler no worker announces fails at once', async () => {
     const { cluster } = await rolling();
-    const typo = await cluster.timers.schedule({ key: 'typo', handler: 'h2x', delay: 100 });
+    await cluster.timers.schedule({ key: 'typo', handler: 'h2x', delay: 100 });
     const failed = await waitFor(() => matching(cluster.events, { type: 'failed', key: 'typo' })[0], {
       what: 'the typo run to fail',
     });
     expect(failed.error).toMatchObject({ reason: 'unknown-handler' });
-    expect(failed.at - typo.dueAt).toBeLessThan(1_000);
+    // at once: its first claim failed it, none passed it on (not a bound on the time since its due, which
+    // a loaded host's hand-off and claim may take more than a second to reach)
+    expect(passes).toBe(0);
+    expect(await claimedBy(cluster, 'typo')).toHaveLength(1);
   });
 
   it('announced per partition served: a worker with h2 for partition 1 only gets its runs there; in partition 0 they fail at once', async () => {

@@ -34,14 +34,17 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
   it('a reschedule while the fire job is in flight: its claim is recorded stale (version), then nothing runs', async () => {
     const cluster = await fire.cluster();
     const handler = recorder(() => undefined);
-    // Handed over 900 ms before the due: the job waits in the runner while the timer is rescheduled.
+    // Handed over before the due, the job waits while the timer is rescheduled; the runner comes only
+    // once the due has passed and claims at once. (A runner there all along claims at the due: a
+    // reschedule slowed past it on a loaded host met a claimed timer.)
     await cluster.dispatcher({ leadMs: 900 });
-    await cluster.runner({ h: handler.handler }, { workerId: 'w-2' });
-    await cluster.timers.schedule({ key: 'moved', handler: 'h', delay: 1_500 });
+    const timer = await cluster.timers.schedule({ key: 'moved', handler: 'h', delay: 1_500 });
     await waitFor(async () => (await cluster.timers.history('moved'))[0].event === 'armed', {
       timeoutMs: 5_000, // a deadline, left as soon as it holds
     });
     await cluster.timers.reschedule('moved', { delay: '1h' });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { what: 'the first due passed' });
+    await cluster.runner({ h: handler.handler }, { workerId: 'w-2' });
     const entries = await waitFor(async () => {
       const history = await cluster.timers.history('moved');
       return history[0].event === 'stale' && history;
