@@ -26,13 +26,25 @@
  * taken over; killed between a takeover and its take, or in its release, the lock is empty (free). Killed
  * before its take, it leaves its own `npm-start.lock.<token>` directory, which no take reads and the next
  * take removes (its pid dead: no start can rename it any more; a live start's is left alone).
+ * The lock file an `npm start` of an earlier version left (its pid as text) is read as that start's
+ * entry: its live pid is named; a dead one's file is unlinked, which removes no directory, so a start
+ * that took the lock meanwhile keeps it.
  * A reader may see a state a moment old: an empty lock (the next rename decides), a dead entry already
  * removed (its unlink finds nothing) or a holder that has just released (that start is named, to run npm
  * start again): none makes a second holder. The steps are generators, one file-system call between two
  * `yield`s, so that test/api/npm-start-lock.test.ts interleaves takers at every point.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { OWN_REDIS_DIR, processAlive } from './own-redis-dir';
 
@@ -77,10 +89,11 @@ export function* takeLock(lock: string, token: string): Generator<void, number |
       yield;
       const holder = entryIn(lock);
       if (holder === undefined) continue; // released meanwhile
-      const pid = Number.parseInt(holder, 10);
+      const pid = Number.parseInt(holder.name, 10);
       if (pid > 0 && processAlive(pid)) return pid;
       yield;
-      rmSync(join(lock, holder), { force: true }); // that dead start's entry only, if still there
+      if (holder.olderFile) removeOlderLock(lock);
+      else rmSync(join(lock, holder.name), { force: true }); // that dead start's entry only, if still there
     }
     throw new Error(`could not take ${lock}: remove it (rm -r) if no npm start runs here`);
   } finally {
@@ -129,13 +142,36 @@ function renamed(from: string, to: string): boolean {
   }
 }
 
-/** The entry in a lock; undefined when it has none, is gone, or is not a directory (an older start's). */
-function entryIn(lock: string): string | undefined {
+/**
+ * The entry in a lock; undefined when it has none or is gone. A lock file of an older `npm start` (before
+ * the lock was a directory) holds its start's pid: that text, as `olderFile`.
+ */
+function entryIn(lock: string): { name: string; olderFile?: true } | undefined {
   try {
-    return readdirSync(lock)[0];
+    const name = readdirSync(lock)[0];
+    return name === undefined ? undefined : { name };
   } catch (error) {
-    if (hasCode(error, ['ENOENT', 'ENOTDIR'])) return undefined;
+    if (hasCode(error, ['ENOENT'])) return undefined;
+    if (!hasCode(error, ['ENOTDIR'])) throw error;
+  }
+  try {
+    return { name: readFileSync(lock, 'utf8').trim(), olderFile: true };
+  } catch (error) {
+    // gone meanwhile, or a directory again (a start took it after another removed the file)
+    if (hasCode(error, ['ENOENT', 'EISDIR'])) return undefined;
     throw error;
+  }
+}
+
+/**
+ * Removes an older start's lock file whose pid is gone. unlink(2) removes no directory (EISDIR on Linux,
+ * EPERM on macOS): when another start removed the file and took the lock meanwhile, its lock stays.
+ */
+function removeOlderLock(lock: string): void {
+  try {
+    unlinkSync(lock);
+  } catch (error) {
+    if (!hasCode(error, ['ENOENT', 'EISDIR', 'EPERM'])) throw error;
   }
 }
 

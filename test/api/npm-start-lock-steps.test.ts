@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { releaseLock, takeLock } from '../../scripts/own-redis-lock';
@@ -96,13 +96,22 @@ describe('npm start lock: starts interleaved call by call', () => {
     });
   });
 
-  it('a lock file of an older npm start is not taken: the error says to remove it', () => {
+  it('a lock file an older npm start left: taken over when its pid is gone, by one of two starts', () => {
     fresh();
     writeFileSync(lock, `${dead}\n`);
-    const start = new Start(lock, `${process.pid}.A`);
-    expect(() => {
-      while (!start.ended) start.step();
-    }).toThrow(`could not take ${lock}: remove it (rm -r) if no npm start runs here`);
+    // one holder at a time (play checks it at every step): A takes it; B after A's release, or sees A
+    const [a, b] = play('AB', 'ABABABAB');
+    expect(a.took).toBe(true);
+    expect([true, process.pid]).toContain(b.took || b.sawHolder);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('a lock file of a live older npm start: its pid is named, the file left', () => {
+    fresh();
+    writeFileSync(lock, `${process.pid}\n`);
+    const [a] = play('A', '');
+    expect([a.took, a.sawHolder]).toEqual([false, process.pid]);
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
   });
 });
 
