@@ -32,7 +32,7 @@
  * A reader may see a state a moment old: an empty lock (the next rename decides), a dead entry already
  * removed (its unlink finds nothing) or a holder that has just released (that start is named, to run npm
  * start again): none makes a second holder. The steps are generators, one file-system call between two
- * `yield`s, so that test/api/npm-start-lock.test.ts interleaves takers at every point.
+ * `yield`s, so that test/api/npm-start-lock-steps.test.ts interleaves takers at every point.
  */
 import { randomBytes } from 'node:crypto';
 import {

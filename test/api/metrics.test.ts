@@ -1,6 +1,6 @@
 import { SundialKeys } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import { keyPath, type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { keyPath, type RedisServer, redisNow, startRedis, waitFor } from '@sundial/testing';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 /** The value of one series in a Prometheus exposition, e.g. `sundial_runs_total{handler="a",status="ok"}`. */
@@ -91,8 +91,7 @@ describe('Prometheus metrics of a running cluster', () => {
     const keys = new SundialKeys();
     const direct = new Redis(redis.url);
     try {
-      const [seconds, micros] = await direct.time();
-      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      const now = await redisNow(direct);
       // Index entries written by hand (no rows), out of the dispatcher's reach (due in a minute) and
       // inside the reconciler's 2 s grace for an armed entry whose job is missing.
       await direct.zadd(keys.due(0), now + 60_000, 'overdue:later');

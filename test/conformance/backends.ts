@@ -24,7 +24,7 @@ import {
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import Redis from 'ioredis';
 import { harness as engineHarness, type RunRecord, START, type WorkPayload } from '../engine/harness';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, redisNow, startRedis } from '@sundial/testing';
 
 export type BackendName = 'memory' | 'redis';
 
@@ -244,10 +244,7 @@ function redisBackend(): Backend {
         runs,
         events,
         eventsOf: (type) => events.filter((event) => event.type === type),
-        now: async () => {
-          const [seconds, micros] = await raw.time();
-          return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-        },
+        now: () => redisNow(raw),
         pass: realSleep,
         until,
         downFor: (ms) => backdateRows(raw, `${shared.prefix}:`, ms),

@@ -1,6 +1,6 @@
 import { type LogFields, silentLogger, SundialError, type SundialLogger } from '@sundial/core';
 import { Dispatcher, Reconciler, RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor, within } from '@sundial/testing';
+import { type RedisServer, redisNow, startRedis, waitFor, within } from '@sundial/testing';
 import { Redis } from 'ioredis';
 
 const BOUND_MS = 300;
@@ -133,8 +133,7 @@ describe('a frozen Redis', () => {
     // see it. Nothing said meanwhile or after.
     const raw = new Redis(server.url);
     closers.push(() => raw.quit());
-    const thawedAt = (await raw.time()).map(Number);
-    const since = thawedAt[0] * 1000 + Math.floor(thawedAt[1] / 1000);
+    const since = await redisNow(raw);
     // renewed: its score (when it lapses) is 15 s past the time it was written
     const renewed = async () =>
       (await raw.zrange(runner.keys.dispatchers, since + 14_000, '+inf', 'BYSCORE')).length > 0;

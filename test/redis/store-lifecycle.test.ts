@@ -1,5 +1,5 @@
 import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { redisNow, waitFor } from '@sundial/testing';
 import { claim, eventually, keysUnder, record, refusal, useStore } from './store-fixture';
 
 const store = useStore();
@@ -274,8 +274,7 @@ describe('pause, resume, trigger', () => {
     // Move the anchor 1 s back: resume must skip the missed slots and land on the grid after now.
     await store.raw.hset(timers.keys.row('beat'), 'sa', String(timer.scheduledAt - 1_000));
     const resumed = await timers.resume('beat');
-    const [seconds, micros] = await store.raw.time();
-    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const now = await redisNow(store.raw);
     expect(resumed).toMatchObject({ status: 'pending', version: 3 });
     expect((resumed.dueAt - resumed.scheduledAt) % 100).toBe(0);
     expect(resumed.dueAt).toBeGreaterThan(timer.scheduledAt);
