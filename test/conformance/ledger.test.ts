@@ -118,6 +118,35 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     expect(description.history).toEqual(entries);
   });
 
+  it("counters are the timer's own: an earlier timer of its key stays in the history, not in the counts", async () => {
+    const h = await backend.open();
+    const failing = { handler: 'work', every: '1h', payload: { fail: 'boom' } } as const;
+    await h.timers.schedule({ key: 'l:again', ...failing });
+    await h.timers.trigger('l:again');
+    await historyWhen(h, 'l:again', 'failed');
+    await h.timers.cancel('l:again');
+    await h.timers.schedule({ key: 'l:again', handler: 'work', every: '1h' });
+    const again = await h.timers.describe('l:again');
+    expect(again.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0 });
+    expect(story(again.history).map(([event]) => event)).toEqual([
+      'scheduled',
+      'triggered',
+      'claimed',
+      'failed',
+      'cancelled',
+      'scheduled',
+    ]);
+
+    // A replace starts a timer too: the failure before it is the replaced one's.
+    await h.timers.schedule({ key: 'l:replaced', ...failing });
+    await h.timers.trigger('l:replaced');
+    await historyWhen(h, 'l:replaced', 'failed');
+    await h.timers.schedule({ key: 'l:replaced', ...failing, ifExists: 'replace' });
+    const replaced = await h.timers.describe('l:replaced');
+    expect(replaced.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0 });
+    expect(replaced.history.map(({ event }) => event)).toContain('failed');
+  });
+
   it('a replace while a run is in flight: its completion is stale (gone), after the replace, in order', async () => {
     const h = await backend.open();
     await h.timers.schedule({ key: 'l:race', handler: 'work', delay: 20, payload: { sleepMs: 300 } });
@@ -131,6 +160,8 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
       ['scheduled', 1],
       ['stale', 1, 'gone'],
     ]);
+    // That stale run was the replaced timer's: not one of the new timer's counts.
+    expect((await h.timers.describe('l:race')).counters.stale).toBe(0);
   });
 
   it('history: limit is checked, an unknown key is not-found; preview writes nothing', async () => {

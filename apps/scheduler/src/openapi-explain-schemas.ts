@@ -113,6 +113,8 @@ export const DESCRIPTION_SCHEMA: SchemaObject = {
     history: { type: 'array', items: LEDGER_ENTRY_SCHEMA },
     counters: {
       type: 'object',
+      description:
+        "The timer's own: runs from its row, the others counted over history since its newest scheduled entry (stale entries with reason gone are another timer's).",
       required: ['runs', 'failures', 'stale', 'skipped', 'lost'],
       properties: {
         runs: { type: 'integer' },

@@ -147,14 +147,18 @@ function boundedCount(value: unknown, field: string, fallback: number, max: numb
 
 /**
  * The counters: `runs` from the row (every run, exact); the others counted over the entries the
- * ledger holds (its last `size` entries: a long-lived timer's older ones have been trimmed).
+ * ledger holds (its last `size` entries: a long-lived timer's older ones have been trimmed) since the
+ * timer was scheduled — its newest `scheduled` entry; what is older belongs to an earlier timer of its
+ * key (cancelled, replaced or ended before it was scheduled again), as does a `stale` `gone` entry
+ * (a job or run of a timer that is not the row's).
  */
 export function countersOf(timer: Timer, entries: readonly LedgerEntry[]): TimerCounters {
   const counters: TimerCounters = { runs: timer.runCount, failures: 0, stale: 0, skipped: 0, lost: 0 };
   for (const entry of entries) {
+    if (entry.event === 'scheduled') break;
     if (entry.event === 'failed') counters.failures += 1;
     else if (entry.event === 'lost') counters.lost += 1;
-    else if (entry.event === 'stale') counters.stale += 1;
+    else if (entry.event === 'stale' && entry.reason !== 'gone') counters.stale += 1;
     else if (entry.event === 'skipped') counters.skipped += entry.count ?? 1;
   }
   return counters;
