@@ -100,6 +100,8 @@ export interface OpenOptions {
   handlers?: Record<string, TimerHandler>;
   /** how long a cancelled key answers `ifExists: 'keep'` with its cancelled timer */
   tombstoneMs?: number;
+  /** entries kept per key (the `ledger` option of every process; default 50) */
+  ledger?: number;
 }
 
 export interface Backend {
@@ -141,8 +143,8 @@ function memoryBackend(): Backend {
         clearTimeout: (handle) => clock.clearTimeout(handle),
       });
       const h = engineHarness({
+        ...options,
         handlers: { work, ...options.handlers },
-        tombstoneMs: options.tombstoneMs,
         source,
       });
       const downFor = async (ms: number) => {
@@ -206,8 +208,8 @@ function redisBackend(): Backend {
   });
   return {
     name: 'redis',
-    async open(options = {}) {
-      const shared = { connection: server.url, prefix: `c${++prefixes}`, partitions: 2 };
+    async open({ ledger, ...options } = {}) {
+      const shared = { connection: server.url, prefix: `c${++prefixes}`, partitions: 2, ledger };
       // Last opened, first closed, once: by `close` or by the hooks, whichever comes first.
       const own: (() => Promise<unknown>)[] = [];
       const close = async () => {

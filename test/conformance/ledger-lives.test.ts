@@ -264,4 +264,40 @@ describe.each(BACKENDS)('%s backend: the ledger of one key over several timers',
     release('l');
     await storyOf(h, 'l', 6);
   });
+
+  it('a small ledger (2 entries): the newest two of every life, never more, while a run goes on too', async () => {
+    const { held, release } = gates();
+    const h = await backend.open({ handlers: { held }, ledger: 2 });
+    await h.timers.schedule({ key: 's', handler: 'work', delay: 20 });
+    await h.until(async () => (await h.timers.history('s'))[0]?.event === 'completed', {
+      what: 'a completion',
+    });
+    expect(lives(await h.timers.history('s'))).toEqual([
+      ['claimed', 1],
+      ['completed', 1],
+    ]);
+    await h.timers.schedule({ key: 's', handler: 'held', delay: '1h', payload: { gate: 's' } });
+    expect(lives(await h.timers.history('s'))).toEqual([
+      ['completed', 1],
+      ['scheduled', 1],
+    ]);
+    await h.timers.trigger('s');
+    await h.started({ key: 's' });
+    const running = await h.until(async () => {
+      const entries = await h.timers.history('s');
+      return entries[0]?.event === 'claimed' && entries;
+    });
+    // the newest two: Redis's second is the run's hand-off (`armed`), the engine's the trigger
+    expect(running.map(({ event }) => event)).toEqual(['claimed', name === 'redis' ? 'armed' : 'triggered']);
+    expect(await h.timers.history('s', { limit: 200 })).toHaveLength(2);
+    expect((await h.timers.describe('s')).history).toHaveLength(2);
+    release('s');
+    await h.until(async () => (await h.timers.history('s'))[0]?.event === 'completed', {
+      what: 'a completion',
+    });
+    expect(lives(await h.timers.history('s'))).toEqual([
+      ['claimed', 2],
+      ['completed', 2],
+    ]);
+  });
 });

@@ -55,13 +55,16 @@ export class LedgerReads {
     // list at most `ledgerSize` entries, as one list trimmed to that size would hold
     const room = Math.max(0, this.keys.ledgerSize - stored.length);
     const earlier = newestFirst(closed).slice(0, room).map(decodeLedgerEntry);
+    // no more than the ledger holds: the row's kept entries are the list's newest, which its next write
+    // trims to `ledgerSize` (a ledger turned off still shows what it kept)
+    const most = Math.min(limit, this.keys.ledgerSize || limit);
     // a row leaves version 1 out (docs/design.md "Row values"): a tombstone is known by its id
     if (buriedId !== null) {
       const cancel = await this.recordedCancel(key, Number(buriedVersion ?? '1') + 1, expiresAt, stored[0]);
-      if (cancel) return [cancel, ...withKept(buriedKept, buriedAt, stored), ...earlier].slice(0, limit);
+      if (cancel) return [cancel, ...withKept(buriedKept, buriedAt, stored), ...earlier].slice(0, most);
     }
     if (stored.length > 0 || earlier.length > 0 || (scheduledAt !== null && this.keys.ledgerSize > 0)) {
-      return [...withKept(kept, scheduledAt, stored), ...earlier].slice(0, limit);
+      return [...withKept(kept, scheduledAt, stored), ...earlier].slice(0, most);
     }
     if (scheduledAt !== null) return [];
     const moving = await this.previousLedger(key, limit);
