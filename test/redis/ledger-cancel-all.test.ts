@@ -76,6 +76,25 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     ]);
   });
 
+  it('a finished row kept by removeOnComplete: false, dropped by cancelAll: its ledger is kept 7 days, not for ever', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    await cluster.runner({ h: () => undefined });
+    await cluster.timers.schedule({ key: 'kept', handler: 'h', delay: 0, removeOnComplete: false });
+    await waitFor(async () => (await cluster.timers.get('kept'))?.status === 'completed');
+    expect(await cluster.timers.cancelAll()).toBe(0);
+    expect(await cluster.timers.get('kept')).toBeNull();
+    expect(story(await cluster.timers.history('kept')).map(([event]) => event)).toEqual([
+      'scheduled',
+      'armed',
+      'claimed',
+      'completed',
+    ]);
+    const ttl = await fire.raw.pttl(cluster.timers.keys.ledger('kept'));
+    expect(ttl).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(7 * 86_400_000);
+  });
+
   it('a cancelAll whose record ms another call holds writes each key’s entries to its list', async () => {
     const cluster = await fire.cluster();
     const tombstoneMs = 60_000;

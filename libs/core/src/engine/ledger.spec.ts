@@ -46,6 +46,22 @@ describe('engine ledger', () => {
     await expect(timers.history('r')).rejects.toMatchObject({ reason: 'not-found' });
   });
 
+  it('a finished row kept by removeOnComplete: false keeps its ledger 7 days once cancel or cancelAll drop it', async () => {
+    const { clock, timers } = engine();
+    for (const key of ['one', 'all:one']) {
+      await timers.schedule({ key, handler: 'h', delay: 10, removeOnComplete: false });
+    }
+    await clock.advance(10);
+    expect(await timers.cancel('one')).toBe(false);
+    expect(await timers.cancelAll('all:')).toBe(0);
+    await clock.advance(7 * DAY - 1);
+    for (const key of ['one', 'all:one']) expect(await timers.history(key)).toHaveLength(3);
+    await clock.advance(1);
+    for (const key of ['one', 'all:one']) {
+      await expect(timers.history(key)).rejects.toMatchObject({ reason: 'not-found' });
+    }
+  });
+
   it('a key scheduled again goes on in the same ledger, and lives with its row again', async () => {
     const { clock, timers } = engine({ tombstoneMs: DAY });
     await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
