@@ -200,6 +200,26 @@ describe.each(BACKENDS)('%s backend: the ledger of one key over several timers',
     expect(lives(done)).toEqual([...before, ['completed', 1]]);
   });
 
+  it('no tombstone: cancel while running, schedule again, the old run ends: its stale entry starts the new ledger', async () => {
+    const { held, release } = gates();
+    const h = await backend.open({ handlers: { held }, tombstoneMs: 0 });
+    await h.timers.schedule({ key: 'nt', handler: 'held', delay: 20, payload: { gate: 'old' } });
+    await h.event({ type: 'running', key: 'nt' });
+    await h.timers.cancel('nt');
+    // due 1.5 s on: the old run's end (at once) comes before the new timer's hand-off and run
+    await h.timers.schedule({ key: 'nt', handler: 'held', delay: 1_500, payload: { gate: 'new' } });
+    release('old');
+    await storyOf(h, 'nt', 2);
+    release('new');
+    const entries = await storyOf(h, 'nt', 4);
+    expect(lives(entries)).toEqual([
+      ['scheduled', 1],
+      ['stale', 1, 'gone'],
+      ['claimed', 1],
+      ['completed', 1],
+    ]);
+  });
+
   it('pause, reschedule (which resumes), resume, trigger of an interval: versions, dues, next', async () => {
     const h = await backend.open();
     await h.timers.schedule({ key: 'i', handler: 'work', every: '1h' });

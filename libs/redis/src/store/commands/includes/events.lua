@@ -66,6 +66,10 @@ end
 local function publish_stale(prefix, subject, other, now, extra)
   if other then
     ledger_record(other, 'stale', now, extra)
+    if LEDGER_SIZE > 0 and other.v == '1' and not other.rc and not other.lo then
+      -- the list holds its `scheduled` entry now: a hand-off must not keep it again (ledger_hand_off)
+      redis.call('HSET', KEYS[1] .. 't:' .. other.key, 'lo', '1')
+    end
     return announce_event(prefix, subject, 'stale', now, extra)
   end
   publish_event(prefix, subject, 'stale', now, extra)
