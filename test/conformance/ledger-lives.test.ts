@@ -253,6 +253,22 @@ describe.each(BACKENDS)('%s backend: the ledger of one key over several timers',
     expect(counters).toEqual({ ...NONE, runs: 1 });
   });
 
+  it("next while a run goes on: a trigger run's timer still has its armed due; maxRuns counts the run once", async () => {
+    const { held, release } = gates();
+    const h = await backend.open({ handlers: { held } });
+    const spec = { handler: 'held', maxRuns: 3, payload: { gate: 'n' } } as const;
+    const hourly = await h.timers.schedule({ key: 'n:t', ...spec, every: '1h' });
+    const fast = await h.timers.schedule({ key: 'n:s', ...spec, every: 1_000 });
+    const at = async (key: string, from: number, unit: number) =>
+      (await h.timers.next(key)).map(({ at }) => (Date.parse(at) - from) / unit);
+    await h.timers.trigger('n:t');
+    await h.event({ type: 'running', key: 'n:t' });
+    expect(await at('n:t', hourly.scheduledAt, 3_600_000)).toEqual([1, 2]); // runs 2 and 3 of 3
+    await h.event({ type: 'running', key: 'n:s' }, { within: 6_000 }); // deadline: its first run, 1 s on
+    expect(await at('n:s', fast.scheduledAt, 1_000)).toEqual([2, 3]);
+    release('n');
+  });
+
   it('history limit: every limit gives the newest entries of the whole story, describe counts over them', async () => {
     const { held, release } = gates();
     const h = await backend.open({ handlers: { held } });
