@@ -75,7 +75,10 @@ export class LedgerReads {
 
   /**
    * The `cancelled` entry (of `version`) a cancel-all left in its call's record instead of the ledger,
-   * found by the tombstone's expiry; none when the ledger's newest entry is that cancel.
+   * found by the tombstone's expiry; none when the key has a list: a cancel-all writes the cancel into a
+   * list that exists, and none is made while the tombstone lasts (a row whose run goes on, whose stale
+   * end will follow the cancel there, writes its list: cancel-all.lua) — so a list's newest entry may be
+   * newer than the cancel.
    */
   private async recordedCancel(
     key: string,
@@ -83,11 +86,7 @@ export class LedgerReads {
     expiresAt: number,
     newest: string | undefined,
   ): Promise<LedgerEntry | undefined> {
-    if (this.keys.ledgerSize === 0 || expiresAt < 0) return undefined;
-    if (newest !== undefined) {
-      const entry = decodeLedgerEntry(newest);
-      if (entry.event === 'cancelled' && entry.version === version) return undefined;
-    }
+    if (this.keys.ledgerSize === 0 || expiresAt < 0 || newest !== undefined) return undefined;
     const record = await this.redis.get(this.keys.cancelRecord(key, expiresAt));
     if (record === null) return undefined;
     const { a, r } = JSON.parse(record) as { a: number; r: string };
