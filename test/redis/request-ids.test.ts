@@ -60,6 +60,18 @@ describe('requestId on RedisTimers', () => {
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
   });
 
+  it('cancelAll retried over several calls: the first count answers, the metric counts each cancel once', async () => {
+    const counts: number[] = [];
+    const observer = { cancelled: ({ count }: { count: number }) => void counts.push(count) };
+    const timers = store.open({ partitions: 2, cancelBatch: 2, observer });
+    await timers.scheduleMany(
+      Array.from({ length: 9 }, (_, n) => ({ key: `s:${n}`, handler: 'h', delay: '1h' as const })),
+    );
+    expect(await timers.cancelAll('s:', { requestId: 'scope' })).toBe(9);
+    expect(await timers.cancelAll('s:', { requestId: 'scope' })).toBe(9);
+    expect(counts).toEqual([9, 0]);
+  });
+
   it('a write cut off from Redis says its outcome is unknown; the retry with its id returns what happened', async () => {
     const proxy = await ReplyDropper.start({ port: Number(new URL(store.url()).port) });
     const timers = store.open({ connection: proxy.url });

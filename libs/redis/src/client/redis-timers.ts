@@ -146,8 +146,9 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
         Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason, requests))),
       );
       const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
-      this.options.observer?.cancelled?.({ count });
-      if (!prefix) {
+      // A caller's retry answers the first call's count; the metric and `reset` take only what it did anew.
+      this.options.observer?.cancelled?.({ count: done.reduce((sum, { fresh }) => sum + fresh, 0) });
+      if (!prefix && !done.every(({ repeated }) => repeated)) {
         const now = Math.max(...done.map(({ at }) => at));
         const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: now, count };
         await this.redis.publish(this.keys.eventsChannel, JSON.stringify(reset));

@@ -195,31 +195,33 @@ export class StoreCommands {
   /**
    * Cancels a scope in one partition, CANCEL_ALL_IN_FLIGHT batches sent at a time (each call takes the
    * first keys still indexed, so they never overlap) until a round's last call says nothing is left.
+   * `fresh`: the cancels of the calls that ran now, not answered again for a caller's repeated request
+   * (includes/requests.lua), so each cancel is counted once; `repeated`: every call was answered again.
    */
   async cancelAll(
     partition: number,
     scope: string,
     reason: string,
     requests: CallRequests,
-  ): Promise<{ cancelled: number; at: number }> {
+  ): Promise<{ cancelled: number; fresh: number; repeated: boolean; at: number }> {
     const base = this.keys.base(partition);
-    let cancelled = 0;
-    let at = 0;
+    let [cancelled, fresh, repeated, at] = [0, 0, true, 0];
     for (let more = true, rounds = 0; more; rounds++) {
       const round = await Promise.all(
         Array.from({ length: CANCEL_ALL_IN_FLIGHT }, async (_, slot) => {
           const argv1 = this.argv1(requests(`${partition}.${rounds}.${slot}`));
           const args = [this.tombstoneMs, scope, this.cancelBatch, reason];
-          return (await this.run('cancel-all', base, argv1, ...args)) as [number, number, string];
+          return (await this.run('cancel-all', base, argv1, ...args)) as [number, number, string, 1?];
         }),
       );
-      for (const [count, , now] of round) {
+      for (const [count, , now, again] of round) {
         cancelled += count;
+        if (again !== 1) [fresh, repeated] = [fresh + count, false];
         at = Math.max(at, Number(now));
       }
       more = round[round.length - 1][1] === 1;
     }
-    return { cancelled, at };
+    return { cancelled, fresh, repeated, at };
   }
 
   reschedule(

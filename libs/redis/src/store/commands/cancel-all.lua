@@ -6,7 +6,8 @@
 --   ARGV[5] event reason
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
--- Output: { cancelled, more (0/1), now }; the client loops while `more`.
+-- Output: { cancelled, more (0/1), now }; the client loops while `more`. A repeated call answered again
+--   has a 4th element, 1 (includes/requests).
 
 --- @include "includes/time"
 --- @include "includes/row"
