@@ -251,6 +251,19 @@ describe.each(BACKENDS)('%s backend: backfill', (name) => {
     },
   );
 
+  it.concurrent('with maxRuns: runs and counts only the slots its runs left allow', async () => {
+    const h = await backend.open();
+    const timer = await h.timers.schedule({ key: 'capped', handler: 'work', every: '1h', maxRuns: 2 });
+    const range = { from: timer.scheduledAt - 4 * HOUR, to: timer.scheduledAt - 1 };
+    expect(await h.timers.backfill('capped', range)).toEqual({ slots: 2 });
+    expect(await h.event({ type: 'scheduled', reason: 'backfill' })).toMatchObject({ count: 2 });
+    expect(await h.event({ type: 'completed', reason: 'max-runs' })).toMatchObject({ key: 'capped' });
+    expect(h.runs.map((run) => timer.scheduledAt - run.due)).toEqual([4 * HOUR, 3 * HOUR]);
+    expect((await h.timers.history('capped')).find((entry) => entry.event === 'backfilled')).toMatchObject({
+      count: 2,
+    });
+  });
+
   it.concurrent(
     'refuses a range in the future, one with too many slots, a one-shot timer and an unknown key',
     async () => {
