@@ -54,6 +54,28 @@ describe.each(BACKENDS)('%s backend: catch-up after downtime', (name) => {
   );
 
   it.concurrent(
+    'an endAt passed while down: only the slots up to it count missed, none after it',
+    async () => {
+      const h = await backend.open();
+      const endAt = (await h.now()) + 4.5 * HOUR; // slots at 1h..4h; the 5h and 6h ones are after it
+      for (const catchup of ['once', 'skip'] as const) {
+        await h.timers.schedule(hourly({ key: catchup, catchup, endAt, removeOnComplete: false }));
+      }
+      await h.downFor(6 * HOUR);
+      const ended = await h.eventsOnceCome('completed', 2);
+      expect(ended.map((event) => [event.key, event.reason]).sort()).toEqual([
+        ['once', 'ended'],
+        ['skip', 'ended'],
+      ]);
+      const missed = await h.eventsOnceCome('skipped', 2);
+      expect(missed.map((event) => [event.key, event.count]).sort()).toEqual([
+        ['once', 3], // the 1h slot ran, late
+        ['skip', 4],
+      ]);
+    },
+  );
+
+  it.concurrent(
     "catchup 'all': runs the 10 missed slots in order, each with its own due, then goes on",
     async () => {
       const h = await backend.open();

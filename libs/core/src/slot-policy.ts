@@ -184,8 +184,12 @@ interface SlotCount {
   first?: number;
 }
 
-/** Slots s with after < s ≤ upTo (a cron's counted up to MAX_SKIPPED, as afterCronRun does). */
-function countSlots(timer: SlotTimer, after: number, upTo: number): SlotCount {
+/**
+ * Slots s with after < s ≤ upTo (a cron's counted up to MAX_SKIPPED, as afterCronRun does); none after
+ * `endAt`: the timer has no slot there to skip.
+ */
+function countSlots(timer: SlotTimer, after: number, before: number): SlotCount {
+  const upTo = Math.min(before, timer.endAt ?? Infinity);
   if (upTo <= after) return { count: 0 };
   if (timer.kind === 'interval') {
     const anchor = timer.scheduledAt;
