@@ -60,7 +60,7 @@ describe('requestId on RedisTimers', () => {
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
   });
 
-  it('cancelAll retried over several calls: the first count answers, the metric counts each cancel once', async () => {
+  it('cancel and cancelAll retried: the first answer, and the metric counts each cancel once', async () => {
     const counts: number[] = [];
     const observer = { cancelled: ({ count }: { count: number }) => void counts.push(count) };
     const timers = store.open({ partitions: 2, cancelBatch: 2, observer });
@@ -70,6 +70,10 @@ describe('requestId on RedisTimers', () => {
     expect(await timers.cancelAll('s:', { requestId: 'scope' })).toBe(9);
     expect(await timers.cancelAll('s:', { requestId: 'scope' })).toBe(9);
     expect(counts).toEqual([9, 0]);
+    await timers.schedule({ key: 'one', handler: 'h', delay: '1h' });
+    expect(await timers.cancel('one', { requestId: 'one' })).toBe(true);
+    expect(await timers.cancel('one', { requestId: 'one' })).toBe(true);
+    expect(counts).toEqual([9, 0, 1]); // the retry answers true, and counts nothing more
   });
 
   it('a write cut off from Redis says its outcome is unknown; the retry with its id returns what happened', async () => {

@@ -131,9 +131,9 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       await this.layout.beforeWrite([key]);
       const cancel = (requests: CallRequests) => this.commands.cancel(key, requests);
       // A cancel of nothing changed nothing: like a refusal, it is not remembered.
-      const cancelled = await this.requests.run('cancel', [key], options, cancel, (done) => done);
-      if (cancelled) this.options.observer?.cancelled?.({ count: 1 });
-      return cancelled;
+      const done = await this.requests.run('cancel', [key], options, cancel, (done) => done.cancelled);
+      if (done.cancelled && !done.again) this.options.observer?.cancelled?.({ count: 1 });
+      return done.cancelled;
     });
   }
 

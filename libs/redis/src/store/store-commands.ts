@@ -187,9 +187,15 @@ export class StoreCommands {
     return this.scheduleScript(partition, argv1, '', keys, NO_SPECS);
   }
 
-  cancel(key: string, requests: CallRequests): Promise<boolean> {
-    const argv1 = this.argv1(requests('c'));
-    return this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key).then(isOne);
+  /**
+   * Whether a live timer was cancelled; `again`: by the first call of a caller's repeated request, whose
+   * kept answer (`q:<id>`, includes/requests.lua) this one replays, so it is not counted twice.
+   */
+  async cancel(key: string, requests: CallRequests): Promise<{ cancelled: boolean; again: boolean }> {
+    const [request, base] = [requests('c'), this.partitionBase(key)];
+    const again = requests.repeated && (await this.redis.exists(`${base}q:${request.id}`)) === 1;
+    const reply = await this.run('cancel', base, this.argv1(request), this.tombstoneMs, key);
+    return { cancelled: isOne(reply), again };
   }
 
   /**
