@@ -23,6 +23,20 @@ describe('requestId on RedisTimers', () => {
     expect(await timers.snapshot()).toHaveLength(250);
   });
 
+  it('schedule and scheduleMany retried: sundial_timers_scheduled_total counts each timer once', async () => {
+    const kinds: string[] = [];
+    const timers = store.open({
+      partitions: 2,
+      observer: { scheduled: ({ kind }) => void kinds.push(kind) },
+    });
+    const specs = ['a', 'b', 'c'].map((key) => ({ key, handler: 'h', every: '1h' as const }));
+    for (let round = 0; round < 2; round++) {
+      await timers.scheduleMany(specs, { requestId: 'many' });
+      await timers.schedule({ key: 'd', handler: 'h', delay: '1h' }, { requestId: 'one' });
+    }
+    expect(kinds.sort()).toEqual(['interval', 'interval', 'interval', 'once']);
+  });
+
   it('scheduleMany retried: kept rows, repeated and distinct dues answer as the first time', async () => {
     const timers = store.open();
     const kept = await timers.schedule({ key: 'k:0', handler: 'h', delay: '2h' });

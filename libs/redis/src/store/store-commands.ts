@@ -45,7 +45,8 @@ export interface ScheduleCall {
  */
 export interface ScheduleCodec<T> {
   encode(indexes: number[]): RowFields[];
-  answer(index: number, reply: RowReply, row: RowFields): T;
+  /** `again`: the call's kept answer replayed for a caller's retry (its first call counted it) */
+  answer(index: number, reply: RowReply, row: RowFields, again: boolean): T;
   duplicate(key: string): unknown;
 }
 
@@ -88,6 +89,10 @@ export class StoreCommands {
     // A retry's calls answer as they did the first time: its own keys are no duplicates.
     const checked = calls.length > 1 && !requests.repeated;
     if (checked && partitions > 1) await this.refuseDuplicates(specs, duplicate);
+    // A caller's retry: the calls whose answers Redis kept replay them (before any call is sent).
+    const again = requests.repeated
+      ? await Promise.all(calls.map(({ partition }, n) => this.kept(partition, requests, `s${n}`)))
+      : [];
     const answers: T[] = new Array<T>(specs.length);
     const firsts = new Map<number, { id: string; done: Promise<RowReply[]> }>();
     await Promise.all(
@@ -119,7 +124,9 @@ export class StoreCommands {
             throw new Error(`schedule call ${n} found its batch's first call unanswered`);
         }
         if (batch[0].code === 'duplicate') throw duplicate(batch[0].fields.key);
-        batch.forEach((reply, j) => (answers[indexes[j]] = answer(indexes[j], reply, rows[j])));
+        batch.forEach(
+          (reply, j) => (answers[indexes[j]] = answer(indexes[j], reply, rows[j], again[n] === true)),
+        );
       }),
     );
     return answers;
@@ -192,10 +199,15 @@ export class StoreCommands {
    * kept answer (`q:<id>`, includes/requests.lua) this one replays, so it is not counted twice.
    */
   async cancel(key: string, requests: CallRequests): Promise<{ cancelled: boolean; again: boolean }> {
-    const [request, base] = [requests('c'), this.partitionBase(key)];
-    const again = requests.repeated && (await this.redis.exists(`${base}q:${request.id}`)) === 1;
-    const reply = await this.run('cancel', base, this.argv1(request), this.tombstoneMs, key);
+    const again = requests.repeated && (await this.kept(this.keys.partitionOf(key), requests, 'c'));
+    const argv1 = this.argv1(requests('c'));
+    const reply = await this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key);
     return { cancelled: isOne(reply), again };
+  }
+
+  /** Whether the call `part` of a caller's retry has its first answer kept (`q:<id>`): it replays it. */
+  private async kept(partition: number, requests: CallRequests, part: string): Promise<boolean> {
+    return (await this.redis.exists(`${this.keys.base(partition)}q:${requests(part).id}`)) === 1;
   }
 
   /**
