@@ -13,10 +13,20 @@ import { normalizeSpec, type SpecLimits } from './validation';
  */
 export function nextTimesOf(timer: Timer, count: number): NextTime[] {
   if (timer.status !== 'pending' && timer.status !== 'running') return [];
-  const remaining = timer.maxRuns === undefined ? undefined : timer.maxRuns - timer.runCount;
-  const wanted = count + (timer.status === 'running' ? 1 : 0);
-  const times = dueTimes(timer, timer.dueAt, slotOfDue(timer, timer.dueAt), remaining, wanted);
-  return (timer.status === 'running' ? times.slice(1) : times).map((at) => withOffset(at, timer.tz));
+  // The run going on is the armed due's when it started at or after it (a slot's run starts at the later
+  // of its claim and its due): that due is not to come, and runCount counts it already. A trigger run
+  // started before the armed due, which is still to come.
+  const ownRun = timer.status === 'running' && timer.last !== null && timer.last.started >= timer.dueAt;
+  const remaining =
+    timer.maxRuns === undefined ? undefined : timer.maxRuns - timer.runCount + (ownRun ? 1 : 0);
+  const times = dueTimes(
+    timer,
+    timer.dueAt,
+    slotOfDue(timer, timer.dueAt),
+    remaining,
+    count + (ownRun ? 1 : 0),
+  );
+  return (ownRun ? times.slice(1) : times).map((at) => withOffset(at, timer.tz));
 }
 
 /**

@@ -161,6 +161,7 @@ class MemoryEngine implements Engine {
         if (!entry.key.startsWith(prefix)) continue;
         if (entry.outcome) {
           this.store.remove(entry);
+          this.ledger.drop(entry.key);
         } else {
           this.firePath.cancel(entry, global ? 'reset' : 'cancelled');
           count += 1;

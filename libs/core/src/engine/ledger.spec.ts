@@ -46,6 +46,22 @@ describe('engine ledger', () => {
     await expect(timers.history('r')).rejects.toMatchObject({ reason: 'not-found' });
   });
 
+  it('a kept finished row that cancel or cancelAll drops keeps its ledger 7 days', async () => {
+    const { clock, timers } = engine();
+    for (const key of ['kept:cancel', 'kept:all']) {
+      await timers.schedule({ key, handler: 'h', delay: 10, removeOnComplete: false });
+    }
+    await clock.advance(10);
+    expect(await timers.cancel('kept:cancel')).toBe(false);
+    expect(await timers.cancelAll('kept:')).toBe(0);
+    await clock.advance(7 * DAY - 1);
+    expect((await timers.history('kept:all')).map((entry) => entry.event)).toContain('completed');
+    await clock.advance(1);
+    for (const key of ['kept:cancel', 'kept:all']) {
+      await expect(timers.history(key)).rejects.toMatchObject({ reason: 'not-found' });
+    }
+  });
+
   it('a key scheduled again goes on in the same ledger, and lives with its row again', async () => {
     const { clock, timers } = engine({ tombstoneMs: DAY });
     await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });

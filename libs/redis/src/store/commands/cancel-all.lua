@@ -6,7 +6,8 @@
 --   ARGV[5] event reason
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
--- Output: { cancelled, more (0/1), now }; the client loops while `more`.
+-- Output: { cancelled, more (0/1), now }; the client loops while `more`. A repeated call answered again
+--   has a 4th element, 1 (includes/requests).
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -87,6 +88,10 @@ local function cancel_key(key, hash)
   local row = with_defaults({ key = key, id = f[1] or nil, v = f[2] or nil, s = f[3] or nil, k = f[4] or nil })
   if not (f[1] and is_live(row.s)) then
     redis.call('DEL', hash)
+    if f[1] then
+      -- a kept finished row dropped: its ledger lasts LEDGER_KEEP_MS, as cancel's (includes/indexes drop_finished)
+      ledger_expire(key, LEDGER_KEEP_MS)
+    end
     return nil
   end
   -- The kept entries go with the cancel into a list (the tombstone keeps them too: the cancel at the
