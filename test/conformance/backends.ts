@@ -76,7 +76,8 @@ export interface Harness {
    * The backend is down for `ms` right after timers were scheduled, then comes back: nothing runs while
    * it is down. Memory: the virtual clock moves `ms` with every wake held, then they come. Redis (real
    * time cannot jump): every row of this harness is put back as if scheduled `ms` earlier (its grid, its
-   * first slot and jitter recomputed) with nothing run since, which is what Redis holds after a real outage.
+   * first slot and jitter recomputed, startAt and endAt moved with it: each as far from now as on the
+   * virtual clock) with nothing run since, which is what Redis holds after a real outage.
    */
   downFor(ms: number): Promise<void>;
   /** Drops handler `name` from the backend's handlers (looked up at each run, so later runs lack it). */
@@ -142,11 +143,7 @@ function memoryBackend(): Backend {
         setTimeout: (fn, ms) => clock.setTimeout(() => (held ? held.push(fn) : fn()), ms),
         clearTimeout: (handle) => clock.clearTimeout(handle),
       });
-      const h = engineHarness({
-        ...options,
-        handlers: { work, ...options.handlers },
-        source,
-      });
+      const h = engineHarness({ ...options, handlers: { work, ...options.handlers }, source });
       const downFor = async (ms: number) => {
         const wakes: (() => void)[] = [];
         held = wakes;
@@ -329,6 +326,7 @@ async function backdateRows(raw: Redis, prefix: string, ms: number): Promise<voi
       'd',
       String(due),
       ...(row.ds ? ['ds', String(slot)] : []),
+      ...['st', 'ea'].flatMap((field) => (row[field] ? [field, String(Number(row[field]) - ms)] : [])),
     );
     const base = hash.slice(0, hash.indexOf('}:t:') + 2);
     await raw.zadd(`${base}due`, due, key);

@@ -43,6 +43,16 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(h.runs.map((run) => run.key)).toEqual(['b']);
   });
 
+  it('a global cancelAll retried: one reset event, as the one reset that happened', async () => {
+    const h = await backend.open();
+    await h.timers.schedule(spec);
+    expect(await h.timers.cancelAll('', { requestId: 'all' })).toBe(1);
+    expect(await h.timers.cancelAll('', { requestId: 'all' })).toBe(1);
+    await h.event({ type: 'reset' });
+    await h.pass(300); // a second reset, were one published, comes within it
+    expect(h.eventsOf('reset').map((event) => event.count)).toEqual([1]);
+  });
+
   it('the same id with other arguments: idempotency-conflict, nothing written; a malformed id: invalid', async () => {
     const h = await backend.open();
     await h.timers.schedule({ key: 'a', handler: 'work', delay: '1h' }, { requestId: 'x' });

@@ -54,6 +54,28 @@ describe.each(BACKENDS)('%s backend: catch-up after downtime', (name) => {
   );
 
   it.concurrent(
+    'an endAt passed while down: only the slots up to it count missed, none after it',
+    async () => {
+      const h = await backend.open();
+      const endAt = (await h.now()) + 4.5 * HOUR; // slots at 1h..4h; the 5h and 6h ones are after it
+      for (const catchup of ['once', 'skip'] as const) {
+        await h.timers.schedule(hourly({ key: catchup, catchup, endAt, removeOnComplete: false }));
+      }
+      await h.downFor(6 * HOUR);
+      const ended = await h.eventsOnceCome('completed', 2);
+      expect(ended.map((event) => [event.key, event.reason]).sort()).toEqual([
+        ['once', 'ended'],
+        ['skip', 'ended'],
+      ]);
+      const missed = await h.eventsOnceCome('skipped', 2);
+      expect(missed.map((event) => [event.key, event.count]).sort()).toEqual([
+        ['once', 3], // the 1h slot ran, late
+        ['skip', 4],
+      ]);
+    },
+  );
+
+  it.concurrent(
     "catchup 'all': runs the 10 missed slots in order, each with its own due, then goes on",
     async () => {
       const h = await backend.open();
@@ -250,6 +272,19 @@ describe.each(BACKENDS)('%s backend: backfill', (name) => {
       expect(row.dueAt).toBe(timer.dueAt);
     },
   );
+
+  it.concurrent('with maxRuns: runs and counts only the slots its runs left allow', async () => {
+    const h = await backend.open();
+    const timer = await h.timers.schedule({ key: 'capped', handler: 'work', every: '1h', maxRuns: 2 });
+    const range = { from: timer.scheduledAt - 4 * HOUR, to: timer.scheduledAt - 1 };
+    expect(await h.timers.backfill('capped', range)).toEqual({ slots: 2 });
+    expect(await h.event({ type: 'scheduled', reason: 'backfill' })).toMatchObject({ count: 2 });
+    expect(await h.event({ type: 'completed', reason: 'max-runs' })).toMatchObject({ key: 'capped' });
+    expect(h.runs.map((run) => timer.scheduledAt - run.due)).toEqual([4 * HOUR, 3 * HOUR]);
+    expect((await h.timers.history('capped')).find((entry) => entry.event === 'backfilled')).toMatchObject({
+      count: 2,
+    });
+  });
 
   it.concurrent(
     'refuses a range in the future, one with too many slots, a one-shot timer and an unknown key',

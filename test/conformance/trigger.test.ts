@@ -22,6 +22,22 @@ describe.each(BACKENDS)('%s backend: trigger', (name) => {
     });
   });
 
+  it('next while a run goes on: every run maxRuns leaves, the armed due first when a trigger runs', async () => {
+    const h = await backend.open();
+    const hourly = { handler: 'work', every: '1h', maxRuns: 3, payload: { sleepMs: 2_000 } } as const; // on the backend's clock
+    const timer = await h.timers.schedule({ key: 't', ...hourly });
+    await h.timers.trigger('t');
+    await h.started({ key: 't' });
+    // the trigger run is the first of 3: the armed due and the slot after it are still to come
+    const afterTrigger = await h.timers.next('t');
+    expect(afterTrigger.map((time) => Date.parse(time.at) - timer.dueAt)).toEqual([0, 3_600_000]);
+    await h.timers.schedule({ key: 's', ...hourly, every: 300, maxRuns: 4 });
+    const run = await h.started({ key: 's' });
+    // its own slot's run is the first of 4: three slots after it
+    const duringSlot = await h.timers.next('s');
+    expect(duringSlot.map((time) => Date.parse(time.at) - run.due)).toEqual([300, 600, 900]);
+  });
+
   it('runs a one-shot early and still runs it at its time', async () => {
     const h = await backend.open();
     const timer = await h.timers.schedule({ key: 'o', handler: 'work', delay: 300 });

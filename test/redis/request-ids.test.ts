@@ -23,6 +23,20 @@ describe('requestId on RedisTimers', () => {
     expect(await timers.snapshot()).toHaveLength(250);
   });
 
+  it('schedule and scheduleMany retried: sundial_timers_scheduled_total counts each timer once', async () => {
+    const kinds: string[] = [];
+    const timers = store.open({
+      partitions: 2,
+      observer: { scheduled: ({ kind }) => void kinds.push(kind) },
+    });
+    const specs = ['a', 'b', 'c'].map((key) => ({ key, handler: 'h', every: '1h' as const }));
+    for (let round = 0; round < 2; round++) {
+      await timers.scheduleMany(specs, { requestId: 'many' });
+      await timers.schedule({ key: 'd', handler: 'h', delay: '1h' }, { requestId: 'one' });
+    }
+    expect(kinds.sort()).toEqual(['interval', 'interval', 'interval', 'once']);
+  });
+
   it('scheduleMany retried: kept rows, repeated and distinct dues answer as the first time', async () => {
     const timers = store.open();
     const kept = await timers.schedule({ key: 'k:0', handler: 'h', delay: '2h' });
@@ -58,6 +72,22 @@ describe('requestId on RedisTimers', () => {
     );
     expect(outcomes).toEqual(['duplicate-key', 'not-found', false, 'idempotency-conflict', 'invalid']);
     expect(await keysUnder(store.raw, timers.keys.prefix)).toEqual(before);
+  });
+
+  it('cancel and cancelAll retried: the first answer, and the metric counts each cancel once', async () => {
+    const counts: number[] = [];
+    const observer = { cancelled: ({ count }: { count: number }) => void counts.push(count) };
+    const timers = store.open({ partitions: 2, cancelBatch: 2, observer });
+    await timers.scheduleMany(
+      Array.from({ length: 9 }, (_, n) => ({ key: `s:${n}`, handler: 'h', delay: '1h' as const })),
+    );
+    expect(await timers.cancelAll('s:', { requestId: 'scope' })).toBe(9);
+    expect(await timers.cancelAll('s:', { requestId: 'scope' })).toBe(9);
+    expect(counts).toEqual([9, 0]);
+    await timers.schedule({ key: 'one', handler: 'h', delay: '1h' });
+    expect(await timers.cancel('one', { requestId: 'one' })).toBe(true);
+    expect(await timers.cancel('one', { requestId: 'one' })).toBe(true);
+    expect(counts).toEqual([9, 0, 1]); // the retry answers true, and counts nothing more
   });
 
   it('a write cut off from Redis says its outcome is unknown; the retry with its id returns what happened', async () => {

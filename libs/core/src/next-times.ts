@@ -7,19 +7,26 @@ import { normalizeSpec, type SpecLimits } from './validation';
 
 /**
  * The next `count` due times of a live timer as its schedule and slot policies will produce them
- * (docs/spec.md §3.9, §3.3c): its armed `dueAt` first (unless its run is going on now: not a trigger run), then each
+ * (docs/spec.md §3.9, §3.3c): its armed `dueAt` first (unless that run is going on now), then each
  * following slot — an interval's grid, a cron's occurrences in its zone (DST rules of §3.3) — moved by
  * its jitter, none after `endAt`, up to `maxRuns`. A paused or finished timer has none.
  */
 export function nextTimesOf(timer: Timer, count: number): NextTime[] {
   if (timer.status !== 'pending' && timer.status !== 'running') return [];
-  // The run going on is the armed due's when it started at that due or later (a slot run starts at the
-  // later of its claim and its due); a trigger run starts before it, out of band, and the due still comes.
-  const dueRuns = timer.status === 'running' && (timer.lastFiredAt ?? -Infinity) >= timer.dueAt ? 1 : 0;
-  // runCount counts the run going on: the armed due's own run is one of the times listed, then dropped
-  const remaining = timer.maxRuns === undefined ? undefined : timer.maxRuns - timer.runCount + dueRuns;
-  const times = dueTimes(timer, timer.dueAt, slotOfDue(timer, timer.dueAt), remaining, count + dueRuns);
-  return times.slice(dueRuns).map((at) => withOffset(at, timer.tz));
+  // The run going on is the armed due's when it started at or after it (a slot's run starts at the later
+  // of its claim and its due): that due is not to come, and runCount counts it already. A trigger run
+  // started before the armed due, which is still to come.
+  const ownRun = timer.status === 'running' && timer.last !== null && timer.last.started >= timer.dueAt;
+  const remaining =
+    timer.maxRuns === undefined ? undefined : timer.maxRuns - timer.runCount + (ownRun ? 1 : 0);
+  const times = dueTimes(
+    timer,
+    timer.dueAt,
+    slotOfDue(timer, timer.dueAt),
+    remaining,
+    count + (ownRun ? 1 : 0),
+  );
+  return (ownRun ? times.slice(1) : times).map((at) => withOffset(at, timer.tz));
 }
 
 /**

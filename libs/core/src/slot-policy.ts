@@ -135,9 +135,15 @@ export function slotAfterRun(timer: SlotTimer, slot: number, started: number, no
 
 /**
  * The slots of `[from, to]` a backfill runs, in order; refused when the range is not a past range or
- * holds more than MAX_BACKFILL_SLOTS slots.
+ * holds more than MAX_BACKFILL_SLOTS slots. A timer with `maxRuns` runs only the first slots its runs
+ * left allow: the run that reaches it ends the timer, so a later slot would never run.
  */
-export function backfillSlots(timer: SlotTimer, from: number, to: number, now: number): number[] {
+export function backfillSlots(
+  timer: SlotTimer & { maxRuns?: number; runCount?: number },
+  from: number,
+  to: number,
+  now: number,
+): number[] {
   if (from > to) {
     throw refusals.badBackfillRange(
       'to',
@@ -168,7 +174,9 @@ export function backfillSlots(timer: SlotTimer, from: number, to: number, now: n
     }
     slots.push(slot);
   }
-  return slots;
+  return timer.maxRuns === undefined
+    ? slots
+    : slots.slice(0, Math.max(0, timer.maxRuns - (timer.runCount ?? 0)));
 }
 
 interface SlotCount {
@@ -176,8 +184,12 @@ interface SlotCount {
   first?: number;
 }
 
-/** Slots s with after < s ≤ upTo (a cron's counted up to MAX_SKIPPED, as afterCronRun does). */
-function countSlots(timer: SlotTimer, after: number, upTo: number): SlotCount {
+/**
+ * Slots s with after < s ≤ upTo (a cron's counted up to MAX_SKIPPED, as afterCronRun does); none after
+ * `endAt`: the timer has no slot there to skip.
+ */
+function countSlots(timer: SlotTimer, after: number, before: number): SlotCount {
+  const upTo = Math.min(before, timer.endAt ?? Infinity);
   if (upTo <= after) return { count: 0 };
   if (timer.kind === 'interval') {
     const anchor = timer.scheduledAt;

@@ -131,9 +131,9 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
       await this.layout.beforeWrite([key]);
       const cancel = (requests: CallRequests) => this.commands.cancel(key, requests);
       // A cancel of nothing changed nothing: like a refusal, it is not remembered.
-      const cancelled = await this.requests.run('cancel', [key], options, cancel, (done) => done);
-      if (cancelled) this.options.observer?.cancelled?.({ count: 1 });
-      return cancelled;
+      const done = await this.requests.run('cancel', [key], options, cancel, (done) => done.cancelled);
+      if (done.cancelled && !done.again) this.options.observer?.cancelled?.({ count: 1 });
+      return done.cancelled;
     });
   }
 
@@ -146,8 +146,9 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
         Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason, requests))),
       );
       const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
-      this.options.observer?.cancelled?.({ count });
-      if (!prefix) {
+      // A caller's retry answers the first call's count; the metric and `reset` take only what it did anew.
+      this.options.observer?.cancelled?.({ count: done.reduce((sum, { fresh }) => sum + fresh, 0) });
+      if (!prefix && !done.every(({ repeated }) => repeated)) {
         const now = Math.max(...done.map(({ at }) => at));
         const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: now, count };
         await this.redis.publish(this.keys.eventsChannel, JSON.stringify(reset));

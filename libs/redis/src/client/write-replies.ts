@@ -39,9 +39,9 @@ export function scheduleCodec(
     stampTraceParent(rows);
     return rows;
   };
-  const answer = (i: number, reply: RowReply, row: RowFields): Timer => {
+  const answer = (i: number, reply: RowReply, row: RowFields, again: boolean): Timer => {
     if (reply.code === 'ok') {
-      observer?.scheduled?.({ kind: specs[i].kind });
+      if (!again) observer?.scheduled?.({ kind: specs[i].kind });
       return createdTimer(specs[i], row, reply.fields);
     }
     const timer = decodeRow(reply.fields);

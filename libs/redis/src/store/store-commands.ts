@@ -45,7 +45,8 @@ export interface ScheduleCall {
  */
 export interface ScheduleCodec<T> {
   encode(indexes: number[]): RowFields[];
-  answer(index: number, reply: RowReply, row: RowFields): T;
+  /** `again`: the call's kept answer replayed for a caller's retry (its first call counted it) */
+  answer(index: number, reply: RowReply, row: RowFields, again: boolean): T;
   duplicate(key: string): unknown;
 }
 
@@ -88,6 +89,10 @@ export class StoreCommands {
     // A retry's calls answer as they did the first time: its own keys are no duplicates.
     const checked = calls.length > 1 && !requests.repeated;
     if (checked && partitions > 1) await this.refuseDuplicates(specs, duplicate);
+    // A caller's retry: the calls whose answers Redis kept replay them (before any call is sent).
+    const again = requests.repeated
+      ? await Promise.all(calls.map(({ partition }, n) => this.kept(partition, requests, `s${n}`)))
+      : [];
     const answers: T[] = new Array<T>(specs.length);
     const firsts = new Map<number, { id: string; done: Promise<RowReply[]> }>();
     await Promise.all(
@@ -119,7 +124,9 @@ export class StoreCommands {
             throw new Error(`schedule call ${n} found its batch's first call unanswered`);
         }
         if (batch[0].code === 'duplicate') throw duplicate(batch[0].fields.key);
-        batch.forEach((reply, j) => (answers[indexes[j]] = answer(indexes[j], reply, rows[j])));
+        batch.forEach(
+          (reply, j) => (answers[indexes[j]] = answer(indexes[j], reply, rows[j], again[n] === true)),
+        );
       }),
     );
     return answers;
@@ -187,39 +194,52 @@ export class StoreCommands {
     return this.scheduleScript(partition, argv1, '', keys, NO_SPECS);
   }
 
-  cancel(key: string, requests: CallRequests): Promise<boolean> {
+  /**
+   * Whether a live timer was cancelled; `again`: by the first call of a caller's repeated request, whose
+   * kept answer (`q:<id>`, includes/requests.lua) this one replays, so it is not counted twice.
+   */
+  async cancel(key: string, requests: CallRequests): Promise<{ cancelled: boolean; again: boolean }> {
+    const again = requests.repeated && (await this.kept(this.keys.partitionOf(key), requests, 'c'));
     const argv1 = this.argv1(requests('c'));
-    return this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key).then(isOne);
+    const reply = await this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key);
+    return { cancelled: isOne(reply), again };
+  }
+
+  /** Whether the call `part` of a caller's retry has its first answer kept (`q:<id>`): it replays it. */
+  private async kept(partition: number, requests: CallRequests, part: string): Promise<boolean> {
+    return (await this.redis.exists(`${this.keys.base(partition)}q:${requests(part).id}`)) === 1;
   }
 
   /**
    * Cancels a scope in one partition, CANCEL_ALL_IN_FLIGHT batches sent at a time (each call takes the
    * first keys still indexed, so they never overlap) until a round's last call says nothing is left.
+   * `fresh`: the cancels of the calls that ran now, not answered again for a caller's repeated request
+   * (includes/requests.lua), so each cancel is counted once; `repeated`: every call was answered again.
    */
   async cancelAll(
     partition: number,
     scope: string,
     reason: string,
     requests: CallRequests,
-  ): Promise<{ cancelled: number; at: number }> {
+  ): Promise<{ cancelled: number; fresh: number; repeated: boolean; at: number }> {
     const base = this.keys.base(partition);
-    let cancelled = 0;
-    let at = 0;
+    let [cancelled, fresh, repeated, at] = [0, 0, true, 0];
     for (let more = true, rounds = 0; more; rounds++) {
       const round = await Promise.all(
         Array.from({ length: CANCEL_ALL_IN_FLIGHT }, async (_, slot) => {
           const argv1 = this.argv1(requests(`${partition}.${rounds}.${slot}`));
           const args = [this.tombstoneMs, scope, this.cancelBatch, reason];
-          return (await this.run('cancel-all', base, argv1, ...args)) as [number, number, string];
+          return (await this.run('cancel-all', base, argv1, ...args)) as [number, number, string, 1?];
         }),
       );
-      for (const [count, , now] of round) {
+      for (const [count, , now, again] of round) {
         cancelled += count;
+        if (again !== 1) [fresh, repeated] = [fresh + count, false];
         at = Math.max(at, Number(now));
       }
       more = round[round.length - 1][1] === 1;
     }
-    return { cancelled, at };
+    return { cancelled, fresh, repeated, at };
   }
 
   reschedule(

@@ -6,7 +6,8 @@
 --   ARGV[5] event reason
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
--- Output: { cancelled, more (0/1), now }; the client loops while `more`.
+-- Output: { cancelled, more (0/1), now }; the client loops while `more`. A repeated call answered again
+--   has a 4th element, 1 (includes/requests).
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -88,13 +89,13 @@ local function cancel_key(key, hash)
   if not (f[1] and is_live(row.s)) then
     redis.call('DEL', hash)
     if f[1] then
-      -- a finished row kept by removeOnComplete=false, dropped: its ledger is kept 7 days (drop_finished)
+      -- a kept finished row dropped: its ledger lasts LEDGER_KEEP_MS, as cancel's (includes/indexes drop_finished)
       ledger_expire(key, LEDGER_KEEP_MS)
     end
     return nil
   end
-  -- The kept entries go with the cancel into a list (the tombstone keeps them too: the cancel at the
-  -- list's head says they are written); with no list, the record stands for them (`recorded`).
+  -- The kept entries go with the cancel into a list (the tombstone keeps them too: the list, holding the
+  -- cancel, says they are written); with no list, the record stands for them (`recorded`).
   row.aw, row.rv, row.lq = f[5] or nil, f[6] or nil, f[8] or nil
   row.d, row.tg, row.rc, row.lo, row.sa, row.j = f[9] or nil, f[10] or nil, f[11] or nil, f[12] or nil, f[7] or nil, f[13] or nil
   -- a handed-off key's `armed` entry: into the kept entries, which the tombstone keeps too
