@@ -101,6 +101,8 @@ export interface OpenOptions {
   handlers?: Record<string, TimerHandler>;
   /** how long a cancelled key answers `ifExists: 'keep'` with its cancelled timer */
   tombstoneMs?: number;
+  /** entries kept per key (the `ledger` option of every process; default 50) */
+  ledger?: number;
 }
 
 export interface Backend {
@@ -141,11 +143,7 @@ function memoryBackend(): Backend {
         setTimeout: (fn, ms) => clock.setTimeout(() => (held ? held.push(fn) : fn()), ms),
         clearTimeout: (handle) => clock.clearTimeout(handle),
       });
-      const h = engineHarness({
-        handlers: { work, ...options.handlers },
-        tombstoneMs: options.tombstoneMs,
-        source,
-      });
+      const h = engineHarness({ ...options, handlers: { work, ...options.handlers }, source });
       const downFor = async (ms: number) => {
         const wakes: (() => void)[] = [];
         held = wakes;
@@ -207,8 +205,8 @@ function redisBackend(): Backend {
   });
   return {
     name: 'redis',
-    async open(options = {}) {
-      const shared = { connection: server.url, prefix: `c${++prefixes}`, partitions: 2 };
+    async open({ ledger, ...options } = {}) {
+      const shared = { connection: server.url, prefix: `c${++prefixes}`, partitions: 2, ledger };
       // Last opened, first closed, once: by `close` or by the hooks, whichever comes first.
       const own: (() => Promise<unknown>)[] = [];
       const close = async () => {

@@ -59,6 +59,46 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     expect(handler.calls).toHaveLength(0);
   });
 
+  it('a replaced timer’s job claimed after the new timer’s hand-off: its stale entry comes after that hand-off', async () => {
+    const cluster = await fire.cluster();
+    const handler = recorder(() => undefined);
+    // Both timers handed over 900 ms before their due, with no runner yet: two fire jobs wait.
+    await cluster.dispatcher({ leadMs: 900 });
+    const newest = async () => (await cluster.timers.history('handed'))[0].event;
+    const deadline = { timeoutMs: 5_000 }; // a deadline, left as soon as it holds
+    await cluster.timers.schedule({ key: 'handed', handler: 'h', delay: 1_500 });
+    await waitFor(async () => (await newest()) === 'armed', deadline);
+    const fresh = await cluster.timers.schedule({
+      key: 'handed',
+      handler: 'h',
+      delay: 1_500,
+      ifExists: 'replace',
+    });
+    await waitFor(async () => (await newest()) === 'armed', deadline);
+    await waitFor(async () => (await cluster.redisNow()) >= fresh.dueAt, deadline);
+    await cluster.runner({ h: handler.handler }, { workerId: 'w-5' });
+    const entries = await waitFor(async () => {
+      const history = await cluster.timers.history('handed');
+      return history.some(({ event }) => event === 'stale') && history[0].event === 'completed' && history;
+    });
+    // the old job's claim and the new run's come in either order: each entry once, in time order
+    const ats = entries.map(({ at }) => Date.parse(at));
+    expect(ats).toEqual([...ats].sort((a, b) => b - a));
+    expect(story(entries).slice(0, 5)).toEqual([
+      ['scheduled', 1],
+      ['armed', 1],
+      ['replaced', 2],
+      ['scheduled', 1],
+      ['armed', 1],
+    ]);
+    expect(story(entries).slice(5).sort()).toEqual([
+      ['claimed', 1],
+      ['completed', 1],
+      ['stale', 1, 'gone'],
+    ]);
+    expect(handler.calls.map(({ id }) => id)).toEqual([fresh.id]);
+  });
+
   it('a run’s hand-off and claim are in history while it runs; at its end the ledger holds each entry once', async () => {
     const cluster = await fire.cluster();
     let finish = (): void => undefined;

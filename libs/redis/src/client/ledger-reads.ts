@@ -55,13 +55,16 @@ export class LedgerReads {
     // list at most `ledgerSize` entries, as one list trimmed to that size would hold
     const room = Math.max(0, this.keys.ledgerSize - stored.length);
     const earlier = newestFirst(closed).slice(0, room).map(decodeLedgerEntry);
+    // no more than the ledger holds: the row's kept entries are the list's newest, which its next write
+    // trims to `ledgerSize` (a ledger turned off still shows what it kept)
+    const most = Math.min(limit, this.keys.ledgerSize || limit);
     // a row leaves version 1 out (docs/design.md "Row values"): a tombstone is known by its id
     if (buriedId !== null) {
       const cancel = await this.recordedCancel(key, Number(buriedVersion ?? '1') + 1, expiresAt, stored[0]);
-      if (cancel) return [cancel, ...withKept(buriedKept, buriedAt, stored), ...earlier].slice(0, limit);
+      if (cancel) return [cancel, ...withKept(buriedKept, buriedAt, stored), ...earlier].slice(0, most);
     }
     if (stored.length > 0 || earlier.length > 0 || (scheduledAt !== null && this.keys.ledgerSize > 0)) {
-      return [...withKept(kept, scheduledAt, stored), ...earlier].slice(0, limit);
+      return [...withKept(kept, scheduledAt, stored), ...earlier].slice(0, most);
     }
     if (scheduledAt !== null) return [];
     const moving = await this.previousLedger(key, limit);
@@ -72,7 +75,10 @@ export class LedgerReads {
 
   /**
    * The `cancelled` entry (of `version`) a cancel-all left in its call's record instead of the ledger,
-   * found by the tombstone's expiry; none when the ledger's newest entry is that cancel.
+   * found by the tombstone's expiry; none when the key has a list: a cancel-all writes the cancel into a
+   * list that exists, and none is made while the tombstone lasts (a row whose run goes on, whose stale
+   * end will follow the cancel there, writes its list: cancel-all.lua) — so a list's newest entry may be
+   * newer than the cancel.
    */
   private async recordedCancel(
     key: string,
@@ -80,11 +86,7 @@ export class LedgerReads {
     expiresAt: number,
     newest: string | undefined,
   ): Promise<LedgerEntry | undefined> {
-    if (this.keys.ledgerSize === 0 || expiresAt < 0) return undefined;
-    if (newest !== undefined) {
-      const entry = decodeLedgerEntry(newest);
-      if (entry.event === 'cancelled' && entry.version === version) return undefined;
-    }
+    if (this.keys.ledgerSize === 0 || expiresAt < 0 || newest !== undefined) return undefined;
     const record = await this.redis.get(this.keys.cancelRecord(key, expiresAt));
     if (record === null) return undefined;
     const { a, r } = JSON.parse(record) as { a: number; r: string };

@@ -94,13 +94,16 @@ local function cancel_key(key, hash)
     end
     return nil
   end
-  -- The kept entries go with the cancel into a list (the tombstone keeps them too: the cancel at the
-  -- list's head says they are written); with no list, the record stands for them (`recorded`).
+  -- The kept entries go with the cancel into a list (the tombstone keeps them too: the list, holding the
+  -- cancel, says they are written); with no list, the record stands for them (`recorded`).
   row.aw, row.rv, row.lq = f[5] or nil, f[6] or nil, f[8] or nil
   row.d, row.tg, row.rc, row.lo, row.sa, row.j = f[9] or nil, f[10] or nil, f[11] or nil, f[12] or nil, f[7] or nil, f[13] or nil
   -- a handed-off key's `armed` entry: into the kept entries, which the tombstone keeps too
   local folded = ledger_fold_armed(row) and row.lq
-  row.drops_lq, row.sa = true, not recorded and f[7] or nil
+  -- A run going on ends stale after this: its entry needs the list, so such a row writes its own entries
+  -- as a call without a record does (with none and no list, that end was lost).
+  local runs = row.s == 'running' or (row.aw == '0' and row.rv)
+  row.drops_lq, row.sa = true, (not recorded or runs) and f[7] or nil
   retire_row(base, prefix, row, reason, now, tombstone_ms)
   if folded and buried_until then
     redis.call('HSET', tombstones .. key, 'lq', folded)

@@ -113,9 +113,9 @@ local function claimed_reply(code, due_text, row, rerun, keeps_last, requeued)
   return { code, due_text, left, cjson.encode(row), rerun }
 end
 
-local function stale(row, id, key, version, reason)
+local function stale(row, id, key, version, reason, other)
   local subject = row or { id = id, key = key, v = version }
-  publish_event(prefix, subject, 'stale', now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
+  publish_stale(prefix, subject, other, now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
   return { 'stale', reason }
 end
 
@@ -191,7 +191,7 @@ local function claim(id, key, version)
   if not row or row.id ~= id then
     -- A free run handed back for a re-run whose timer went meanwhile: nothing to run, nothing to keep.
     redis.call('HDEL', base .. 'free', free_member(key, version))
-    return stale(nil, id, key, version, 'gone')
+    return stale(nil, id, key, version, 'gone', row)
   end
   if row.v ~= version then
     read_armed_scores(base, FIRST_REF + 1)

@@ -48,12 +48,13 @@ local function remove_row(row)
 end
 
 -- A lost settlement that finds nothing to settle (another reconciler was first) is not an event.
-local function stale(row, id, key, version, reason, outcome)
+-- `other`: the row of another timer that holds the key now (a gone ref's: includes/events publish_stale).
+local function stale(row, id, key, version, reason, outcome, other)
   if outcome == 'lost' then
     return { 'stale', reason }
   end
   local subject = row or { id = id, key = key }
-  publish_event(prefix, subject, 'stale', now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
+  publish_stale(prefix, subject, other, now, { version = tonumber(version), kind = row and row.k or cjson.null, reason = reason })
   return { 'stale', reason }
 end
 
@@ -276,7 +277,7 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   end
   drop_free_run(base, member)
   if not row or row.id ~= id then
-    return stale(nil, id, key, version, 'gone', outcome)
+    return stale(nil, id, key, version, 'gone', outcome, row)
   end
   complete_free(row, version, run_count, outcome, message, reason)
   -- A row kept only for its free runs in flight (removeOnComplete) goes with the last of them.
@@ -306,7 +307,8 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
     return settle_free(row, id, key, version, run_count, outcome, message, reason)
   end
   if not row or row.id ~= id then
-    return stale(nil, id, key, version, 'gone', outcome)
+    -- (whole: a one-shot's read has only the fields its own completion needs)
+    return stale(nil, id, key, version, 'gone', outcome, row and read_row(base, key))
   end
   if row.v ~= version then
     return stale(row, id, key, version, 'version', outcome)

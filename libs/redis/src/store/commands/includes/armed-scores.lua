@@ -1,8 +1,9 @@
 -- Include: The `armed` scores of a claim call's refs (docs/design.md "Ledger", implied `armed` entry),
 -- read into `ledger.armed` with one ZMSCORE when the first of its rows may fold that entry (a pending
 -- row: includes/ledger-entries ledger_fold_armed): a call whose refs are all early, left to check,
--- repeated, running or gone reads none. The answers before that read move no `armed` score (a gone or
--- running ref's `stale` folds nothing), so it reads what a read at the call's start would. Here, not in
+-- repeated, running or gone reads none. The answers before that read move no `armed` score (a running
+-- ref's `stale` folds nothing; a gone ref's folds the entry of the key's new row, if any, and marks it
+-- written: the read then finds the mark), so it reads what a read at the call's start would. Here, not in
 -- claim.lua's body: a library makes an include's function once per load, a body's on every call.
 --- @include "includes/ledger-entries"
 

@@ -27,18 +27,11 @@ local function write_cancel_record(now, expires_at, reason)
   return redis.call('GET', name) == record
 end
 
--- Whether a ledger's newest entry (text or false) is the cancel of version `version`.
-local function holds_cancel(newest, version)
-  if not newest then
-    return false
-  end
-  local entry = cjson.decode(newest)
-  return entry.e == 'cancelled' and entry.v == version
-end
-
 -- Writes the entries derived from the tombstone of `key` (above) to its ledger, which then lives as long
 -- as the tombstone: before the tombstone goes or moves. Nothing when there is no tombstone, its cancel
--- is in the ledger already, or no record stands for it.
+-- is in the ledger already — whenever the list exists: a cancel-all writes its cancel into a list that
+-- exists, and none is made while the tombstone lasts (a row whose run goes on writes its own list, so
+-- that the run's stale end, newer than the cancel, follows it there) — or no record stands for it.
 local function ledger_settle(key)
   if LEDGER_SIZE == 0 then
     return
@@ -48,10 +41,10 @@ local function ledger_settle(key)
   if not f[1] then
     return
   end
-  local version = tonumber(f[2] or ROW_DEFAULTS.v) + 1
-  if holds_cancel(redis.call('LINDEX', ledger_key(key), 0), version) then
+  if redis.call('EXISTS', ledger_key(key)) == 1 then
     return
   end
+  local version = tonumber(f[2] or ROW_DEFAULTS.v) + 1
   local expires_at = redis.call('PEXPIRETIME', tombstone)
   local record = redis.call('GET', cancel_record_key(expires_at))
   if not record then

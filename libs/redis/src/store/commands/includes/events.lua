@@ -59,6 +59,22 @@ local function publish_event(prefix, row, event_type, now, extra, at_text, tail)
   announce_event(prefix, row, event_type, now, extra, at_text, tail)
 end
 
+-- A stale ref's event (`subject`: its row, or its id and key when the key holds none of its timer).
+-- `other`: the key's row of a later timer (a gone ref's): the entry goes into that row's ledger after
+-- the entries the row keeps (`lq`, its implied `armed`), which happened before it — as a list write
+-- alone would put it under them — while the event names the ref's timer.
+local function publish_stale(prefix, subject, other, now, extra)
+  if other then
+    ledger_record(other, 'stale', now, extra)
+    if LEDGER_SIZE > 0 and other.v == '1' and not other.rc and not other.lo then
+      -- the list holds its `scheduled` entry now: a hand-off must not keep it again (ledger_hand_off)
+      redis.call('HSET', KEYS[1] .. 't:' .. other.key, 'lo', '1')
+    end
+    return announce_event(prefix, subject, 'stale', now, extra)
+  end
+  publish_event(prefix, subject, 'stale', now, extra)
+end
+
 -- A run in progress must abort when its entry changes under it: a held run (`running`) or a free run
 -- of an awaitTask=false interval (row stays pending, `rv` set). Call before the version bump. A free run's
 -- lease outlives a pause or reschedule, so `ab` (the versions aborted: up to this one) stays on the row
