@@ -1,6 +1,7 @@
 import type { ListResult, Timer } from '@sundial/core';
-import { type ErrorBody, keyPath } from '@sundial/testing';
+import { type ErrorBody, keyPath, waitFor } from '@sundial/testing';
 import { useCluster } from './cluster-fixture';
+import { contractChecker, type OpenApiDocument } from './openapi-contract';
 
 /** docs/spec.md §3.6 and §5.2 over HTTP: the registry, list and cancelAll, on a real scheduler and worker. */
 describe('HTTP API: registry, list, cancelAll', () => {
@@ -82,6 +83,39 @@ describe('HTTP API: registry, list, cancelAll', () => {
       expect(await statusOf('scope:a:1')).toBe('gone');
       expect(await statusOf('scope:ab:1')).toBe('pending');
       expect(await statusOf('scope:b:1')).toBe('pending');
+    });
+
+    it('DELETE of a timer kept after it ended: 200, cancelled false and the status of the row removed', async () => {
+      const kept = { handler: 'record', delay: 1, removeOnComplete: false };
+      await api('POST', '/v1/timers', { key: 'kept:done', ...kept });
+      await api('POST', '/v1/timers', { key: 'kept:bad', ...kept, handler: 'fail' });
+      await api('POST', '/v1/timers', { key: 'kept:live', handler: 'record', delay: '1h' });
+      await waitFor(
+        async () =>
+          (await statusOf('kept:done')) === 'completed' && (await statusOf('kept:bad')) === 'failed',
+        { what: 'kept:done completed and kept:bad failed' },
+      );
+      // It answered 404 "no live timer", though it had removed the row.
+      const once = { headers: { 'Idempotency-Key': 'del-kept-1' } };
+      const removed = await api('DELETE', keyPath('kept:done'), undefined, once);
+      expect([removed.status, removed.body]).toEqual([200, { cancelled: false, removed: 'completed' }]);
+      expect(await statusOf('kept:done')).toBe('gone');
+      // retried with the same Idempotency-Key: the first answer again, not a 404
+      const again = await api('DELETE', keyPath('kept:done'), undefined, once);
+      expect([again.status, again.body]).toEqual([200, removed.body]);
+      const failed = await api('DELETE', keyPath('kept:bad'));
+      expect([failed.status, failed.body]).toEqual([200, { cancelled: false, removed: 'failed' }]);
+      expect(await statusOf('kept:bad')).toBe('gone');
+      const live = await api('DELETE', keyPath('kept:live'));
+      expect([live.status, live.body]).toEqual([200, { cancelled: true }]);
+      // both 200 bodies are the ones /docs-json documents (test/api/openapi-contract.test.ts)
+      const check = contractChecker((await api<OpenApiDocument>('GET', '/docs-json')).body);
+      const documented = ({ status, body }: { status: number; body: unknown }) =>
+        check('delete /v1/timers/{key}', { status, body, contentType: 'application/json' });
+      expect([removed, failed, live].flatMap(documented)).toEqual([]);
+      // nothing left under either key: 404, as for a key never scheduled
+      expect((await api('DELETE', keyPath('kept:bad'))).status).toBe(404);
+      expect((await api('DELETE', keyPath('kept:done'))).status).toBe(404);
     });
 
     it.each([

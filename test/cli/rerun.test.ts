@@ -1,4 +1,5 @@
 import type { Timer } from '@sundial/core';
+import { waitFor } from '@sundial/testing';
 import { withCliCluster } from './cli-cluster';
 
 const TOKEN = 'cli-rerun-token';
@@ -77,6 +78,40 @@ describe('sundial CLI: state-changing commands run again', () => {
       );
     },
   );
+
+  it.concurrent('cancel of a timer kept after it ended says its kept row was removed, exit 0', async () => {
+    const kept = ['--handler', 'record', '--delay', '50ms', '--remove-on-complete', 'false'];
+    const completed = async (key: string) => {
+      expect((await sundial(['schedule', '--key', key, ...kept])).code).toBe(0);
+      await waitFor(async () => (await get(key)).status === 'completed', { what: `${key} completed` });
+    };
+    await completed('again:kept');
+    // It said "no live timer under key" and exited 1, though the cancel had removed the row.
+    expect(await sundial(['cancel', 'again:kept'])).toMatchObject({
+      code: 0,
+      stdout: 'again:kept had ended (completed): its kept row removed\n',
+      stderr: '',
+    });
+    expect((await sundial(['get', 'again:kept'])).code).toBe(1);
+    // --json: the API's answer; retried with the same --idempotency-key, the retry says nothing changed
+    await completed('again:kept2');
+    const args = ['cancel', 'again:kept2', '--idempotency-key', 'ck-1'];
+    expect(JSON.parse((await sundial([...args, '--json'])).stdout)).toEqual({
+      key: 'again:kept2',
+      cancelled: false,
+      removed: 'completed',
+    });
+    expect(await sundial(args)).toMatchObject({
+      code: 0,
+      stdout:
+        'nothing changed: a retry of --idempotency-key ck-1, whose first call removed the kept row of again:kept2 (it had ended completed)\n',
+    });
+    expect(JSON.parse((await sundial([...args, '--json'])).stdout)).toEqual({
+      key: 'again:kept2',
+      cancelled: false,
+      firstRemoved: 'completed',
+    });
+  });
 
   it.concurrent('next of a paused timer says it is paused, not that it will never run again', async () => {
     const cron = ['--handler', 'record', '--cron', '@daily', '--tz', 'Asia/Kolkata'];

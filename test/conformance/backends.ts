@@ -1,7 +1,7 @@
 /**
  * The backends the conformance suite runs on, behind one harness: the in-memory engine on a virtual
  * clock, and RedisTimers with a real Dispatcher and TimerRunner on a private redis-server. Cases use
- * only `TimersApi` and this harness, so the same file checks both the same way.
+ * only `TimersBackend` and this harness, so the same file checks both the same way.
  *
  * Time is backend-neutral: `pass(ms)` lets that much time go by (the virtual clock advances; on Redis
  * real time passes), and `until(probe)` lets time pass until an outcome shows, with a deadline — cases
@@ -18,7 +18,7 @@ import {
   type TimerEvent,
   type TimerEventName,
   type TimerHandler,
-  type TimersApi,
+  type TimersBackend,
   type VirtualClock,
 } from '@sundial/core';
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
@@ -40,7 +40,7 @@ export const BACKENDS: BackendName[] = (
 
 export interface Harness {
   backend: BackendName;
-  timers: TimersApi;
+  timers: TimersBackend;
   /** every run of the `work` handler, in start order */
   runs: RunRecord[];
   /** every event the timers delivered to their listeners, in order */
@@ -126,7 +126,7 @@ export function useBackend(name: BackendName): Backend {
 }
 
 function memoryBackend(): Backend {
-  const opened: TimersApi[] = [];
+  const opened: TimersBackend[] = [];
   const disposeOpened = async () => {
     for (const timers of opened.splice(0)) await timers.dispose();
   };

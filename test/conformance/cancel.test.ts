@@ -108,4 +108,33 @@ describe.each(BACKENDS)('%s backend: cancel and cancelAll', (name) => {
     await h.event({ type: 'reset' });
     expect(h.eventsOf('cancelled').map((e) => e.key)).toEqual(['c']);
   });
+
+  it('cancelOutcome tells apart a live timer cancelled, a kept ended row removed (its status), no row', async () => {
+    const h = await backend.open();
+    const kept = { handler: 'work', delay: 10, removeOnComplete: false };
+    await h.timers.schedule({ key: 'done', ...kept });
+    await h.timers.schedule({ key: 'bad', ...kept, payload: { fail: 'down' } });
+    await h.timers.schedule({ key: 'live', handler: 'work', delay: '1h' });
+    await h.until(
+      async () =>
+        (await h.timers.get('done'))?.status === 'completed' &&
+        (await h.timers.get('bad'))?.status === 'failed',
+      { what: 'done completed and bad failed' },
+    );
+    expect(await h.timers.cancelOutcome('done', { requestId: 'r-done' })).toBe('completed');
+    expect(await h.timers.get('done')).toBeNull();
+    // the removal changed something: the same request answers it again, as cancel's `false` too
+    expect(await h.timers.cancelOutcome('done', { requestId: 'r-done' })).toBe('completed');
+    expect(await h.timers.cancel('done', { requestId: 'r-done' })).toBe(false);
+    expect(await h.timers.cancelOutcome('bad')).toBe('failed');
+    expect(await h.timers.get('bad')).toBeNull();
+    expect(await h.timers.cancelOutcome('live')).toBe('cancelled');
+    expect(await h.timers.cancelOutcome('live')).toBeNull();
+    // a cancel of nothing changed nothing and is not remembered: its retry cancels what came meanwhile
+    expect(await h.timers.cancelOutcome('later', { requestId: 'r-later' })).toBeNull();
+    await h.timers.schedule({ key: 'later', handler: 'work', delay: '1h' });
+    expect(await h.timers.cancel('later', { requestId: 'r-later' })).toBe(true);
+    await h.eventsOnceCome('cancelled', 2);
+    expect(h.eventsOf('cancelled').map((e) => e.key)).toEqual(['live', 'later']);
+  });
 });

@@ -218,10 +218,24 @@ export const LIST_SCHEMA: SchemaObject = {
   },
 };
 
+/** DELETE /v1/timers/:key: a live timer cancelled, or the kept row of one that ended removed (§3.4). */
 export const CANCELLED_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['cancelled'],
-  properties: { cancelled: { type: 'boolean', enum: [true] } },
+  oneOf: [
+    {
+      type: 'object',
+      required: ['cancelled'],
+      properties: { cancelled: { type: 'boolean', enum: [true] } },
+    },
+    {
+      type: 'object',
+      required: ['cancelled', 'removed'],
+      description: 'a timer that had ended, kept by removeOnComplete: false: its row removed',
+      properties: {
+        cancelled: { type: 'boolean', enum: [false] },
+        removed: { type: 'string', enum: ['completed', 'failed'], description: 'the status it ended with' },
+      },
+    },
+  ],
 };
 
 export const CANCELLED_COUNT_SCHEMA: SchemaObject = {

@@ -1,9 +1,10 @@
-import type { SundialLogger, TimersApi } from '@sundial/core';
+import type { SundialLogger, TimersBackend } from '@sundial/core';
 import type { SchedulerConfig } from './scheduler-config';
 
 /** What the scheduler process serves and runs: the API it exposes and its background loops. */
 export interface SchedulerService {
-  timers: TimersApi;
+  /** the backend the API serves: DELETE /v1/timers/:key answers its `cancelOutcome` */
+  timers: TimersBackend;
   /** starts the background loops (dispatcher, reconciler) */
   start(): Promise<void>;
   /** stops the loops and releases connections */

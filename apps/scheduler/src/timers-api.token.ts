@@ -1,2 +1,2 @@
-/** Injection token of the `TimersApi` the HTTP API serves (RedisTimers in production). */
+/** Injection token of the `TimersBackend` the HTTP API serves (RedisTimers in production). */
 export const TIMERS_API = Symbol('TimersApi');

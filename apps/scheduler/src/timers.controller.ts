@@ -12,7 +12,14 @@ import {
   Res,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { BackfillRange, ListResult, RescheduleWhen, Timer, TimersApi, TimerSpec } from '@sundial/core';
+import type {
+  BackfillRange,
+  ListResult,
+  RescheduleWhen,
+  Timer,
+  TimersBackend,
+  TimerSpec,
+} from '@sundial/core';
 import { isSundialError, refusals, SundialError } from '@sundial/core';
 import { cancelScope } from './cancel-scope';
 import { type ListQuery, parseListQuery } from './list-query-params';
@@ -34,6 +41,9 @@ import { httpKeyNotFoundFix } from './http-error.filter';
 import { BODY_EXAMPLES, examplesText, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
+/** DELETE /v1/timers/:key's answer (§5.2): a live timer cancelled, or a kept ended row removed. */
+type CancelAnswer = { cancelled: true } | { cancelled: false; removed: 'completed' | 'failed' };
+
 /** The part of Express's response a route sets: its status, a header. */
 interface HeaderReply {
   status(code: number): HeaderReply;
@@ -46,7 +56,7 @@ export function timerLocation(key: string): string {
 }
 
 /**
- * docs/spec.md §5.2 over any `TimersApi`. Bodies reach the API as parsed JSON of unknown shape: the API
+ * docs/spec.md §5.2 over any `TimersBackend`. Bodies reach the API as parsed JSON of unknown shape: the API
  * validates them (normalizeSpec), so a refusal carries the same reason and fix as in-process. Every
  * state-changing route takes an `Idempotency-Key` header, passed on as the call's `requestId`.
  */
@@ -55,7 +65,7 @@ export function timerLocation(key: string): string {
 @ApiRefusals(...V1_REFUSALS)
 @Controller('v1/timers')
 export class TimersController {
-  constructor(@Inject(TIMERS_API) private readonly timers: TimersApi) {}
+  constructor(@Inject(TIMERS_API) private readonly timers: TimersBackend) {}
 
   @Post()
   @ApiOperation({ summary: 'Schedule a timer (ifExists: error | replace | keep)' })
@@ -153,15 +163,17 @@ export class TimersController {
   }
 
   @Delete(':key')
+  @ApiOperation({
+    summary: 'Cancel the live timer under key; the kept row of one that ended is removed (cancelled: false)',
+  })
   @ApiAnswer(200, CANCELLED_SCHEMA)
   @ApiRefusals(404, 422)
   @Idempotent()
-  async cancel(
-    @Param('key') key: string,
-    @IdempotencyKey() idempotencyKey?: string,
-  ): Promise<{ cancelled: true }> {
-    if (!(await this.timers.cancel(key, writeOptions(idempotencyKey)))) throw notFound(key);
-    return { cancelled: true };
+  async cancel(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<CancelAnswer> {
+    // one write that tells the three apart: a read before it could meet another row than the one it removes
+    const outcome = await this.timers.cancelOutcome(key, writeOptions(idempotencyKey));
+    if (outcome === null) throw notFound(key);
+    return outcome === 'cancelled' ? { cancelled: true } : { cancelled: false, removed: outcome };
   }
 
   @Post(':key/reschedule')

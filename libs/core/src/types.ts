@@ -313,3 +313,18 @@ export interface TimersApi {
   on(event: TimerEventName, listener: TimerListener): () => void;
   dispose(): Promise<void>;
 }
+
+/**
+ * What a cancel of one key did (docs/spec.md §3.4): `cancelled` a live timer; `completed` or `failed`:
+ * removed the row of a timer that ended so, kept by `removeOnComplete: false` (`cancel` answers `false`
+ * for it); `null`: there was no row under the key.
+ */
+export type CancelOutcome = 'cancelled' | 'completed' | 'failed' | null;
+
+/**
+ * A backend (the in-memory engine, RedisTimers): the Timers API, and `cancelOutcome`, the same write as
+ * `cancel` (one request id answers either) told three ways, which `DELETE /v1/timers/:key` answers.
+ */
+export interface TimersBackend extends TimersApi {
+  cancelOutcome(key: string, options?: WriteOptions): Promise<CancelOutcome>;
+}

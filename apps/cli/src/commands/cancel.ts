@@ -27,14 +27,20 @@ export const cancel: Command = {
   },
 };
 
+/** `DELETE /v1/timers/:key`'s answer: a live timer cancelled, or the kept row of one that ended removed. */
+type CancelAnswer = { cancelled: true } | { cancelled: false; removed: 'completed' | 'failed' };
+
 async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
   const key = requireKey(args, usage);
   const retryKey = option(args, 'idempotency-key');
   // A retry with the same --idempotency-key is answered as the first call was (`{ cancelled: true }`,
-  // docs/spec.md §5.2) though it cancels nothing: with no live timer before it, that answer is a replay.
-  const live = retryKey === undefined || isLive(await readTimer(api, key));
+  // docs/spec.md §5.2) though it cancels nothing: with no live timer before it, that answer is a replay
+  // (with no row at all, so is a `removed` answer). `before`: the row read first, null for none.
+  const before = retryKey === undefined ? undefined : ((await readTimer(api, key)) ?? null);
+  const live = before === undefined || isLive(before);
+  let answer: CancelAnswer;
   try {
-    await api.request<{ cancelled: true }>('DELETE', timerPath(key), {
+    answer = await api.request<CancelAnswer>('DELETE', timerPath(key), {
       headers: idempotencyHeader(retryKey),
       key,
     });
@@ -45,8 +51,32 @@ async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
     if (cancelledAt === undefined) throw error;
     return alreadyCancelled(out, key, cancelledAt);
   }
+  if (!answer.cancelled) return removedRow(out, key, answer.removed, before === null ? retryKey : undefined);
   if (!live) return alreadyCancelled(out, key, await lastCancel(api, key));
   out.result({ key, cancelled: true }, () => `cancelled ${key}`);
+}
+
+/**
+ * The key's timer had ended, kept by `removeOnComplete: false`: the cancel removed its row (docs/spec.md §3.4).
+ * `replayOf`: the retry's --idempotency-key, when no row was there before it — its first call removed it.
+ */
+function removedRow(
+  out: CommandInput['out'],
+  key: string,
+  removed: 'completed' | 'failed',
+  replayOf: string | undefined,
+): void {
+  if (replayOf === undefined) {
+    return out.result(
+      { key, cancelled: false, removed },
+      () => `${key} had ended (${removed}): its kept row removed`,
+    );
+  }
+  out.result(
+    { key, cancelled: false, firstRemoved: removed },
+    () =>
+      `nothing changed: a retry of --idempotency-key ${replayOf}, whose first call removed the kept row of ${key} (it had ended ${removed})`,
+  );
 }
 
 /** A cancel that changed nothing: the key's timer was cancelled before (when, from its ledger if kept). */
@@ -59,8 +89,8 @@ function alreadyCancelled(out: CommandInput['out'], key: string, cancelledAt: st
 }
 
 /** Whether a cancel would cancel `timer` (live: pending, running or paused, docs/spec.md §2). */
-function isLive(timer: Timer | undefined): boolean {
-  return timer !== undefined && ['pending', 'running', 'paused'].includes(timer.status);
+function isLive(timer: Timer | null): boolean {
+  return timer !== null && ['pending', 'running', 'paused'].includes(timer.status);
 }
 
 function isNotFound(error: unknown): boolean {

@@ -6,6 +6,7 @@ import { backfillSlots } from '../slot-policy';
 import type {
   BackfillRange,
   BackfillResult,
+  CancelOutcome,
   ListOptions,
   ListResult,
   RescheduleWhen,
@@ -14,7 +15,6 @@ import type {
   TimerHandler,
   TimerListener,
   TimerSpec,
-  TimersApi,
   WriteOptions,
 } from '../types';
 import { validateKey, validateScope } from '../names';
@@ -28,7 +28,7 @@ import { toListQuery } from './list-options';
 import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
 import { Placement } from './placement';
-import { rememberRequests } from './request-memory';
+import { type Engine, type EngineOperations, rememberRequests } from './request-memory';
 import { checkMs, inactive } from './refusals';
 import {
   DEFAULT_LEDGER_SIZE,
@@ -60,14 +60,11 @@ export interface EngineOptions {
   shutdownGraceMs?: number;
 }
 
-/** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
-export type Engine = TimersApi;
-
 export function createEngine(options: EngineOptions): Engine {
   return rememberRequests(new MemoryEngine(options), options);
 }
 
-class MemoryEngine implements Engine {
+class MemoryEngine implements EngineOperations {
   private readonly clock: Clock;
   private readonly store: EntryStore;
   private readonly events: EventHub;
@@ -137,18 +134,18 @@ class MemoryEngine implements Engine {
     return this.operation(() => this.placement.scheduleMany(specs, options?.ownedRow === true));
   }
 
-  /** A finished row kept by `removeOnComplete: false` is dropped silently: there was nothing to cancel. */
-  async cancel(key: string): Promise<boolean> {
+  /** A finished row kept by `removeOnComplete: false` is removed: its outcome is its final status. */
+  async cancelOutcome(key: string): Promise<CancelOutcome> {
     return this.operation(() => {
       const entry = this.store.get(validateKey(key));
-      if (!entry) return false;
+      if (!entry) return null;
       if (entry.outcome) {
         this.store.remove(entry);
         this.ledger.drop(entry.key);
-        return false;
+        return entry.outcome;
       }
       this.firePath.cancel(entry, 'cancelled');
-      return true;
+      return 'cancelled';
     });
   }
 

@@ -1,2 +1,3 @@
-export { createEngine, DEFAULT_TOMBSTONE_MS, type Engine, type EngineOptions } from './engine';
+export { createEngine, DEFAULT_TOMBSTONE_MS, type EngineOptions } from './engine';
 export { EVENT_NAMES } from './events';
+export type { Engine } from './request-memory';

@@ -1,7 +1,13 @@
 import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
 import { DEFAULT_REQUEST_WINDOW_MS, requestFingerprint, validateRequestId } from '../request-id';
-import type { TimersApi, WriteOptions } from '../types';
+import type { TimersBackend, WriteOptions } from '../types';
+
+/** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
+export type Engine = TimersBackend;
+
+/** What the engine implements under rememberRequests: `cancel` is its `cancelOutcome`, told as a boolean. */
+export type EngineOperations = Omit<Engine, 'cancel'>;
 
 interface Remembered {
   fingerprint: string;
@@ -11,17 +17,17 @@ interface Remembered {
 }
 
 /**
- * The in-memory engine's `requestId` (docs/design.md "Repeated calls"), around any TimersApi: a write
+ * The in-memory engine's `requestId` (docs/design.md "Repeated calls"), around its operations: a write
  * repeated with the same id and arguments within the window returns the first result and does nothing
  * more; with other arguments it is refused `idempotency-conflict`.
  */
 export function rememberRequests(
-  api: TimersApi,
+  api: EngineOperations,
   {
     clock = realClock,
     requestWindowMs = DEFAULT_REQUEST_WINDOW_MS,
   }: { clock?: Clock; requestWindowMs?: number },
-): TimersApi {
+): Engine {
   const memory = new Map<string, Remembered>();
 
   const remembered = async <T>(
@@ -52,19 +58,23 @@ export function rememberRequests(
     return entry.result as Promise<T>;
   };
 
+  // cancel and cancelOutcome are one write: the same request id answers either as the first call
+  const cancelOutcome: Engine['cancelOutcome'] = (key, options) =>
+    remembered(
+      'cancel',
+      [key],
+      options,
+      () => api.cancelOutcome(key),
+      (done) => done !== null,
+    );
+
   return {
     // Passed on for `ownedRow` (the owner mark, ../owner-mark); the engine does not read `requestId`.
     schedule: (spec, options) => remembered('schedule', [spec], options, () => api.schedule(spec, options)),
     scheduleMany: (specs, options) =>
       remembered('scheduleMany', [specs], options, () => api.scheduleMany(specs, options)),
-    cancel: (key, options) =>
-      remembered(
-        'cancel',
-        [key],
-        options,
-        () => api.cancel(key),
-        (done) => done,
-      ),
+    cancelOutcome,
+    cancel: async (key, options) => (await cancelOutcome(key, options)) === 'cancelled',
     cancelAll: (scope, options) =>
       remembered('cancelAll', [scope ?? ''], options, () => api.cancelAll(scope)),
     reschedule: (key, when, options) =>

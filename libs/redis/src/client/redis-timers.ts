@@ -4,6 +4,7 @@ import {
   consoleLogger,
   type BackfillRange,
   type BackfillResult,
+  type CancelOutcome,
   type ListOptions,
   normalizeBackfillRange,
   type ListResult,
@@ -14,7 +15,7 @@ import {
   type Timer,
   type TimerEventName,
   type TimerListener,
-  type TimersApi,
+  type TimersBackend,
   type TimerSpec,
   validateKey,
   validateScope,
@@ -59,7 +60,7 @@ const DEFAULT_CANCEL_BATCH = 1000;
  * The Timers API over Redis (docs/spec.md §5.1): every state change is one Lua script (StoreCommands); reads go
  * straight to the row hashes and indexes (TimerReads). Runs happen elsewhere (the fire path).
  */
-export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi {
+export class RedisTimers extends Partitioned<StoreCommands> implements TimersBackend {
   private readonly events: EventSubscriber;
   private readonly reads: TimerReads;
   private readonly ledger: LedgerReads;
@@ -125,15 +126,19 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
     });
   }
 
-  cancel(key: string, options?: WriteOptions): Promise<boolean> {
+  async cancel(key: string, options?: WriteOptions): Promise<boolean> {
+    return (await this.cancelOutcome(key, options)) === 'cancelled';
+  }
+
+  cancelOutcome(key: string, options?: WriteOptions): Promise<CancelOutcome> {
     return this.write(async () => {
       validateKey(key);
       await this.layout.beforeWrite([key]);
       const cancel = (requests: CallRequests) => this.commands.cancel(key, requests);
-      // A cancel of nothing changed nothing: like a refusal, it is not remembered.
-      const done = await this.requests.run('cancel', [key], options, cancel, (done) => done.cancelled);
-      if (done.cancelled && !done.again) this.options.observer?.cancelled?.({ count: 1 });
-      return done.cancelled;
+      // A cancel of nothing changed nothing: like a refusal, it is not remembered (a kept row removed is).
+      const done = await this.requests.run('cancel', [key], options, cancel, (done) => done.outcome !== null);
+      if (done.outcome === 'cancelled' && !done.again) this.options.observer?.cancelled?.({ count: 1 });
+      return done.outcome;
     });
   }
 
@@ -193,10 +198,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   }
 
   list(options: ListOptions = {}): Promise<ListResult> {
-    return this.call(async () => {
-      await this.layout.check();
-      return this.reads.list(options);
-    });
+    return this.call(() => this.layout.check().then(() => this.reads.list(options)));
   }
 
   check(id: string): Promise<boolean> {
@@ -204,10 +206,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersApi
   }
 
   snapshot(): Promise<string[]> {
-    return this.call(async () => {
-      await this.layout.check();
-      return this.reads.snapshot();
-    });
+    return this.call(() => this.layout.check().then(() => this.reads.snapshot()));
   }
 
   history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]> {

@@ -1,8 +1,9 @@
-import { liveCronSlot, type NormalizedSpec, refusals } from '@sundial/core';
+import { type CancelOutcome, liveCronSlot, type NormalizedSpec, refusals } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { SundialKeys } from './keys';
 import { fencedArgv1, fenceRefusal } from './layout-fence';
+import { parseCancelReply } from './cancel-reply';
 import { parseRowReply, parseScheduleReply, type RawScheduleReply, type RowReply } from './replies';
 import { type CallRequests, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
@@ -195,14 +196,15 @@ export class StoreCommands {
   }
 
   /**
-   * Whether a live timer was cancelled; `again`: by the first call of a caller's repeated request, whose
-   * kept answer (`q:<id>`, includes/requests.lua) this one replays, so it is not counted twice.
+   * What the cancel did (a live timer cancelled, a kept finished row removed, no row); `again`: by the first
+   * call of a caller's repeated request, whose kept answer (`q:<id>`, includes/requests.lua) this one
+   * replays, so it is not counted twice.
    */
-  async cancel(key: string, requests: CallRequests): Promise<{ cancelled: boolean; again: boolean }> {
+  async cancel(key: string, requests: CallRequests): Promise<{ outcome: CancelOutcome; again: boolean }> {
     const again = requests.repeated && (await this.kept(this.keys.partitionOf(key), requests, 'c'));
     const argv1 = this.argv1(requests('c'));
     const reply = await this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key);
-    return { cancelled: isOne(reply), again };
+    return { outcome: parseCancelReply(reply), again };
   }
 
   /** Whether the call `part` of a caller's retry has its first answer kept (`q:<id>`): it replays it. */
@@ -342,9 +344,4 @@ function guardKeys(specs: NormalizedSpec[], calls: ScheduleCall[], n: number): s
     for (const i of indexes) if (specs[i].ifExists === 'error') keys.push(specs[i].key);
   });
   return keys;
-}
-
-/** cancel.lua's reply: 1 when it cancelled a live timer. */
-function isOne(reply: unknown): boolean {
-  return reply === 1;
 }

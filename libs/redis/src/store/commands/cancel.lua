@@ -4,8 +4,9 @@
 --   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] key
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
 --   first did
--- Output: 1 when a live timer was cancelled, else 0 (a finished row kept by removeOnComplete=false is
---   dropped, not counted).
+-- Output: 1 when a live timer was cancelled; a finished row kept by removeOnComplete=false is removed,
+--   not counted: its status, 'completed' or 'failed' (a release before this one answered 0 and reads
+--   the text as not 1: false, as it answered); 0 when there is no row.
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -21,7 +22,7 @@ if not row then
 end
 if not is_live(row.s) then
   drop_finished(base, key)
-  return 0
+  return row.s
 end
 cancel_row(base, prefix, row, 'cancelled', now_ms(), tombstone_ms)
 return 1

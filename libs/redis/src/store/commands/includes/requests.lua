@@ -106,7 +106,8 @@ local function request_codec(script)
   elseif script == 'cancel' or script == 'cancel-all' or script == 'reschedule' or script == 'pause'
     or script == 'resume' or script == 'trigger' or script == 'backfill' then
     -- A refusal changed nothing: asked again, the script answers from the state as it is then. So are a
-    -- cancel of nothing (0) and a cron occurrence not in the future ('retry'): neither is kept.
+    -- cancel of nothing (0) and a cron occurrence not in the future ('retry'): neither is kept. A cancel
+    -- that removed a kept finished row changed it: its answer, the row's status, is kept as JSON text.
     -- The writes that answer with a row (all but the cancels: `text`) reply with the text they keep, the
     -- reply array as JSON: one string instead of a RESP element per field (~15k Redis instructions a
     -- reschedule, and the client's decoding of each); a repeated call answers that text as it is. It is
