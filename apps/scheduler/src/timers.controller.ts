@@ -14,6 +14,7 @@ import {
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type {
   BackfillRange,
+  CancelAnswer,
   ListResult,
   RescheduleWhen,
   Timer,
@@ -40,9 +41,6 @@ import { ApiAnswer, ApiRefusals, CREATED_HEADERS, V1_REFUSALS } from './openapi-
 import { httpKeyNotFoundFix } from './http-error.filter';
 import { BODY_EXAMPLES, examplesText, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
-
-/** DELETE /v1/timers/:key's answer (§5.2): a live timer cancelled, or a kept ended row removed. */
-type CancelAnswer = { cancelled: true } | { cancelled: false; removed: 'completed' | 'failed' };
 
 /** The part of Express's response a route sets: its status, a header. */
 interface HeaderReply {

@@ -321,6 +321,10 @@ export interface TimersApi {
  */
 export type CancelOutcome = 'cancelled' | 'completed' | 'failed' | null;
 
+/** `DELETE /v1/timers/:key`'s answer (docs/spec.md §5.2): a live timer cancelled, or a kept ended row removed. */
+export type CancelAnswer =
+  { cancelled: true } | { cancelled: false; removed: Exclude<CancelOutcome, 'cancelled' | null> };
+
 /**
  * A backend (the in-memory engine, RedisTimers): the Timers API, and `cancelOutcome`, the same write as
  * `cancel` (one request id answers either) told three ways, which `DELETE /v1/timers/:key` answers.

@@ -1,4 +1,4 @@
-import type { LedgerEntry, Timer } from '@sundial/core';
+import type { CancelAnswer, LedgerEntry, Timer } from '@sundial/core';
 import { flag, onlyOptions, option, requireKey } from '../args';
 import { CliError, usageError } from '../cli-error';
 import type { Command, CommandInput } from '../command';
@@ -26,9 +26,6 @@ export const cancel: Command = {
     await cancelMany(input, prefix);
   },
 };
-
-/** `DELETE /v1/timers/:key`'s answer: a live timer cancelled, or the kept row of one that ended removed. */
-type CancelAnswer = { cancelled: true } | { cancelled: false; removed: 'completed' | 'failed' };
 
 async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
   const key = requireKey(args, usage);
@@ -63,7 +60,7 @@ async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
 function removedRow(
   out: CommandInput['out'],
   key: string,
-  removed: 'completed' | 'failed',
+  removed: Extract<CancelAnswer, { cancelled: false }>['removed'],
   replayOf: string | undefined,
 ): void {
   if (replayOf === undefined) {

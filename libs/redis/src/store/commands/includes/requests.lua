@@ -130,7 +130,7 @@ local function request_codec(script)
         local value = cjson.decode(kept)
         -- a cancel-all answered again says so (a 4th element): what it counts was cancelled by the first
         -- call, which fed the metric and the `reset` event then (client/redis-timers.ts)
-        if type(value) == 'table' then
+        if script == 'cancel-all' then
           value[4] = 1
         end
         return value
