@@ -18,7 +18,8 @@ import {
 interface Mutation {
   old: Timer;
   kind: 'cancel' | 'replace' | 'reschedule';
-  /** the entry the key holds afterwards (replace: the new one; reschedule: the moved one) */
+  /** the entry the key holds afterwards (replace: the new one; reschedule: the moved one; a cancel that
+   * found the timer ended: the old one, whose runs are counted as an untouched timer's) */
   now?: Timer;
   whilePending: boolean;
 }
@@ -192,8 +193,11 @@ async function mutate(
   }
   const firstDue = old.dueAt;
   if (kind === 'cancel') {
-    expect(await api.cancel(old.key)).toBe(true);
-    return { old, kind, whilePending: Date.now() < firstDue };
+    if (await api.cancel(old.key)) return { old, kind, whilePending: Date.now() < firstDue };
+    // No live timer: it had ended on its own first (a one-shot run, a cron's maxRuns reached; a host slow
+    // enough that the mutations came after its dues). It stays in the tally: its runs are checked in full.
+    expect(Date.now()).toBeGreaterThanOrEqual(firstDue);
+    return { old, kind, now: old, whilePending: false };
   }
   const replacement = await api.schedule({ ...spec, ifExists: 'replace' });
   expect(replacement.id).not.toBe(old.id);
