@@ -1,6 +1,7 @@
 import { requestFingerprint } from '@sundial/core';
 import { scriptOfCall, type ScriptName } from '@sundial/redis';
 import { ReplyDropper } from '@sundial/testing';
+import { commandCalls } from './fire-fixture';
 import { eventsOn, useStore } from './store-fixture';
 
 const store = useStore();
@@ -155,6 +156,19 @@ describe('a write given again: counted, emitted and recorded once', () => {
     } finally {
       await events.close();
     }
+  });
+});
+
+describe('a retry with the request id of a write that was answered', () => {
+  it('sends no command to look for its first answer: the script tells it (no EXISTS)', async () => {
+    const timers = store.open({ partitions: 2 });
+    const specs = ['a', 'b', 'c'].map((key) => ({ key, handler: 'h', delay: '1h' as const }));
+    await timers.scheduleMany(specs, { requestId: 'many' });
+    await timers.cancel('a', { requestId: 'one' });
+    await store.raw.config('RESETSTAT');
+    await timers.scheduleMany(specs, { requestId: 'many' });
+    expect(await timers.cancel('a', { requestId: 'one' })).toBe(true);
+    expect(await commandCalls(store.raw, 'exists')).toBe(0);
   });
 });
 
