@@ -43,6 +43,19 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(h.runs.map((run) => run.key)).toEqual(['b']);
   });
 
+  it('backfill retried after its timer moved on or ended: the first answer, nothing run again', async () => {
+    const h = await backend.open();
+    const timer = await h.timers.schedule({ key: 'b', handler: 'work', every: '1h' });
+    const range = { from: timer.scheduledAt - 3 * 3_600_000 + 1, to: timer.scheduledAt - 1 };
+    expect(await h.timers.backfill('b', range, { requestId: 'bf' })).toEqual({ slots: 2 });
+    await h.until(() => h.runs.length === 2, { what: 'the two backfill runs' });
+    expect(await h.timers.backfill('b', range, { requestId: 'bf' })).toEqual({ slots: 2 });
+    expect(await h.timers.cancel('b')).toBe(true);
+    expect(await h.timers.backfill('b', range, { requestId: 'bf' })).toEqual({ slots: 2 });
+    await h.pass(200);
+    expect(h.runs).toHaveLength(2);
+  });
+
   it('a global cancelAll retried: one reset event, as the one reset that happened', async () => {
     const h = await backend.open();
     await h.timers.schedule(spec);

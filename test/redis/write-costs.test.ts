@@ -126,7 +126,7 @@ describe('single writes: what a reschedule and a cancel send', () => {
     expect(cancelled.at).toBeGreaterThanOrEqual(odd.scheduledAt);
   });
 
-  it('a reschedule with a request replies its row as the JSON text it keeps; a repeat, the same', async () => {
+  it('a reschedule with a request replies its row as the JSON text it keeps; a repeat, that text marked again', async () => {
     const { timers } = await fire.cluster();
     await timers.schedule({ key: 'k', handler: 'h', delay: '1h' });
     const base = timers.keys.base(0);
@@ -138,7 +138,7 @@ describe('single writes: what a reschedule and a cancel send', () => {
     expect(code).toBe('ok');
     expect(pairs).toEqual(expect.arrayContaining(['key', 'k', 'v', '2', 'd', at]));
     expect(await fire.raw.get(`${base}q:req-1`)).toBe(first);
-    expect(await runScript(fire.raw, 'reschedule', base, 50, argv1, 'k', 'at', at)).toBe(first);
+    expect(await runScript(fire.raw, 'reschedule', base, 50, argv1, 'k', 'at', at)).toEqual(['again', first]);
     // a refusal is not kept, and comes as an array
     const gone = await runScript(
       fire.raw,

@@ -41,6 +41,7 @@ import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import { StoreCommands } from '../store/store-commands';
 import { backfillRow } from './backfill-row';
+import { cancelAllWrite } from './cancel-all-write';
 import { startWithin } from './client-start';
 import { checkCommandTimeout, noAnswerWithin } from './command-timeout';
 import { sendNothingAnswered } from './answered-commands';
@@ -145,20 +146,12 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
   cancelAll(scope?: string, options?: WriteOptions): Promise<number> {
     return this.write(async () => {
       const prefix = validateScope(scope);
-      const reason = prefix ? 'cancelled' : 'reset';
       await this.layout.untilFinished();
-      const done = await this.requests.run('cancelAll', [prefix], options, (requests) =>
-        Promise.all(this.keys.all().map((n) => this.commands.cancelAll(n, prefix, reason, requests))),
+      const { redis, keys, commands } = this;
+      const store = { redis, keys, commands, observer: this.options.observer };
+      return this.requests.run('cancelAll', [prefix], options, (requests) =>
+        cancelAllWrite(store, prefix, requests),
       );
-      const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
-      // A caller's retry answers the first call's count; the metric and `reset` take only what it did anew.
-      this.options.observer?.cancelled?.({ count: done.reduce((sum, { fresh }) => sum + fresh, 0) });
-      if (!prefix && !done.every(({ repeated }) => repeated)) {
-        const now = Math.max(...done.map(({ at }) => at));
-        const reset = { type: 'reset', id: '', key: '', version: 0, kind: null, at: now, count };
-        await this.redis.publish(this.keys.eventsChannel, JSON.stringify(reset));
-      }
-      return count;
     });
   }
 

@@ -39,9 +39,9 @@ export function scheduleCodec(
     stampTraceParent(rows);
     return rows;
   };
-  const answer = (i: number, reply: RowReply, row: RowFields, again: boolean): Timer => {
+  const answer = (i: number, reply: RowReply, row: RowFields): Timer => {
     if (reply.code === 'ok') {
-      if (!again) observer?.scheduled?.({ kind: specs[i].kind });
+      if (!reply.again) observer?.scheduled?.({ kind: specs[i].kind });
       return createdTimer(specs[i], row, reply.fields);
     }
     const timer = decodeRow(reply.fields);

@@ -1,12 +1,15 @@
 import { fieldsFromFlat, type RowFields } from './row';
 
 /** The first element of a store script's reply (schedule, reschedule, pause, resume, trigger). */
-export type RowReplyCode = 'ok' | 'kept' | 'not-found' | 'inactive' | 'duplicate' | 'retry' | 'refused';
+export type RowReplyCode =
+  'ok' | 'kept' | 'not-found' | 'inactive' | 'duplicate' | 'retry' | 'refused' | 'passed';
 
 export interface RowReply {
   code: RowReplyCode;
   /** the row's fields; for 'duplicate' `key`; for 'retry' Redis now as `now` */
   fields: RowFields;
+  /** the first answer of the caller's request given again (store/replayed.ts): its first call did it */
+  again?: boolean;
 }
 
 /**
@@ -27,13 +30,14 @@ export function parseRowReply(raw: string[] | string): RowReply {
  * text, any other a number) or `['kept', ...row pairs]` — none in a call of plain one-shots that only its
  * client repeats (parseScheduleReply's `plainSpecs`); or
  * `['duplicate', key]` / `['retry', now]` / `['refused']` (its batch's first call was not answered 'ok')
- * for a call refused unchanged.
+ * for a call refused unchanged; `['passed']`: a guard call whose request's first call was answered.
  */
 export type RawScheduleReply =
   | ['ok', number, number, ...(number | string | string[])[]]
   | ['duplicate', string]
   | ['retry', number]
-  | ['refused'];
+  | ['refused']
+  | ['passed'];
 
 /**
  * A schedule.lua reply per spec, as the other writes reply: a created row is 'ok' with `id`, `sa`, `d`.
@@ -47,7 +51,7 @@ export function parseScheduleReply(
 ): RowReply[] {
   if (raw[0] === 'duplicate') return [{ code: 'duplicate', fields: { key: raw[1] } }];
   if (raw[0] === 'retry') return [{ code: 'retry', fields: { now: String(raw[1]) } }];
-  if (raw[0] === 'refused') return [{ code: 'refused', fields: {} }];
+  if (raw[0] === 'refused' || raw[0] === 'passed') return [{ code: raw[0], fields: {} }];
   const [, sa, firstSeq] = raw;
   const scheduledAt = String(sa);
   let seq = firstSeq;

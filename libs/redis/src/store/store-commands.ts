@@ -5,18 +5,13 @@ import type { SundialKeys } from './keys';
 import { fencedArgv1, fenceRefusal } from './layout-fence';
 import { parseCancelReply } from './cancel-reply';
 import { parseRowReply, parseScheduleReply, type RawScheduleReply, type RowReply } from './replies';
+import { replayOf } from './replayed';
 import { type CallRequests, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
 import { scheduleArgs, type ScheduleArgs } from './schedule-args';
+import { firstCalls, guardKeys, scheduleCalls } from './schedule-calls';
 import { runScript, type ScriptArg, type ScriptName } from './script-loader';
 
-/**
- * Specs per schedule call (~10 µs of Redis each, and a fixed part per call worth ~1 µs per spec at this
- * size): a batch's calls are all sent at once, and Redis reads other clients' commands between them, so a
- * big batch holds it for about a millisecond at a time at most — the fire path's claims, due to the
- * millisecond, wait behind one call, not a whole batch.
- */
-const SCHEDULE_BATCH = 100;
 /** Keys per guard call: a read of `keys` (one ZMSCORE) and of the rows that exist, ~0.1 µs per new key. */
 const GUARD_BATCH = 1000;
 /** A guard call's specs: none. */
@@ -33,12 +28,6 @@ export interface StoreSettings {
   cancelBatch: number;
 }
 
-/** One schedule.lua call: a partition and the indexes (into the caller's array) of its specs. */
-export interface ScheduleCall {
-  partition: number;
-  indexes: number[];
-}
-
 /**
  * What a schedule write is given by its caller (client/write-replies.ts `scheduleCodec`): `encode` makes
  * the rows of a call (given the indexes of its specs), `answer` a spec's answer from its reply and row,
@@ -46,8 +35,8 @@ export interface ScheduleCall {
  */
 export interface ScheduleCodec<T> {
   encode(indexes: number[]): RowFields[];
-  /** `again`: the call's kept answer replayed for a caller's retry (its first call counted it) */
-  answer(index: number, reply: RowReply, row: RowFields, again: boolean): T;
+  /** `reply.again`: the call's first answer given again for the caller's request (its first call counted it) */
+  answer(index: number, reply: RowReply, row: RowFields): T;
   duplicate(key: string): unknown;
 }
 
@@ -85,15 +74,14 @@ export class StoreCommands {
     { encode, answer, duplicate }: ScheduleCodec<T>,
     requests: CallRequests,
   ): Promise<T[]> {
-    const calls = this.scheduleCalls(specs.map((spec) => spec.key));
+    const calls = scheduleCalls(
+      this.keys,
+      specs.map((spec) => spec.key),
+    );
     const partitions = new Set(calls.map((call) => call.partition)).size;
     // A retry's calls answer as they did the first time: its own keys are no duplicates.
     const checked = calls.length > 1 && !requests.repeated;
-    if (checked && partitions > 1) await this.refuseDuplicates(specs, duplicate);
-    // A caller's retry: the calls whose answers Redis kept replay them (before any call is sent).
-    const again = requests.repeated
-      ? await Promise.all(calls.map(({ partition }, n) => this.kept(partition, requests, `s${n}`)))
-      : [];
+    if (checked && partitions > 1) await this.refuseDuplicates(specs, duplicate, firstCalls(calls, requests));
     const answers: T[] = new Array<T>(specs.length);
     const firsts = new Map<number, { id: string; done: Promise<RowReply[]> }>();
     await Promise.all(
@@ -110,7 +98,7 @@ export class StoreCommands {
               first?.id ?? '',
               guards,
               scheduleArgs(indexes, specs, rows, now),
-              !requests.named,
+              requests,
             ),
           );
         const sent = run();
@@ -125,9 +113,7 @@ export class StoreCommands {
             throw new Error(`schedule call ${n} found its batch's first call unanswered`);
         }
         if (batch[0].code === 'duplicate') throw duplicate(batch[0].fields.key);
-        batch.forEach(
-          (reply, j) => (answers[indexes[j]] = answer(indexes[j], reply, rows[j], again[n] === true)),
-        );
+        batch.forEach((reply, j) => (answers[indexes[j]] = answer(indexes[j], reply, rows[j])));
       }),
     );
     return answers;
@@ -137,21 +123,25 @@ export class StoreCommands {
    * Each script refuses duplicates atomically, but only within its call: before a batch whose calls span
    * several partitions, look for a live duplicate anywhere so a refused batch changes nothing — schedule
    * calls with the keys as guards and no spec, as bounded as the writes. (A concurrent writer can still
-   * win the race between check and write.)
+   * win the race between check and write.) `firsts`: a caller's request's first call per partition: one
+   * answered ('passed') was a twin's of this request (sent at once), which passed this check and wrote.
    */
   private async refuseDuplicates(
     specs: NormalizedSpec[],
     duplicate: ScheduleCodec<unknown>['duplicate'],
+    firsts: Map<number, string>,
   ): Promise<void> {
     const strict = specs.filter((spec) => spec.ifExists === 'error').map((spec) => spec.key);
     const replies = await Promise.all(
-      this.scheduleCalls(strict, GUARD_BATCH).map(({ partition, indexes }) =>
+      scheduleCalls(this.keys, strict, GUARD_BATCH).map(({ partition, indexes }) =>
         this.guard(
           partition,
           indexes.map((i) => strict[i]),
+          firsts.get(partition) ?? '',
         ),
       ),
     );
+    if (replies.flat().some((reply) => reply.code === 'passed')) return;
     const live = replies.flat().find((reply) => reply.code === 'duplicate');
     if (live) throw duplicate(live.fields.key);
   }
@@ -172,76 +162,59 @@ export class StoreCommands {
     throw new Error(`Redis kept answering 'retry' to cron occurrences computed from its own clock`);
   }
 
-  /** One call per partition and per `perCall` keys, so no single call holds Redis for long. */
-  private scheduleCalls(keys: string[], perCall = SCHEDULE_BATCH): ScheduleCall[] {
-    const byPartition = new Map<number, number[]>();
-    keys.forEach((key, index) => {
-      const partition = this.keys.partitionOf(key);
-      const indexes = byPartition.get(partition);
-      if (indexes) indexes.push(index);
-      else byPartition.set(partition, [index]);
-    });
-    return [...byPartition].flatMap(([partition, indexes]) =>
-      Array.from({ length: Math.ceil(indexes.length / perCall) }, (_, n) => ({
-        partition,
-        indexes: indexes.slice(n * perCall, (n + 1) * perCall),
-      })),
-    );
-  }
-
-  /** schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read). */
-  private guard(partition: number, keys: string[]): Promise<RowReply[]> {
+  /**
+   * schedule.lua with guard keys and no spec: replies 'duplicate' when one of them is live (a read), or
+   * 'passed' when the call `first` (a caller's request's first in the partition) was answered.
+   */
+  private guard(partition: number, keys: string[], first: string): Promise<RowReply[]> {
     const argv1 = fencedArgv1(this.keys.partitions, this.keys.prefix);
-    return this.scheduleScript(partition, argv1, '', keys, NO_SPECS);
+    return this.scheduleScript(partition, argv1, first, keys, NO_SPECS);
   }
 
   /**
    * What the cancel did (a live timer cancelled, a kept finished row removed, no row); `again`: by the first
-   * call of a caller's repeated request, whose kept answer (`q:<id>`, includes/requests.lua) this one
-   * replays, so it is not counted twice.
+   * call of the caller's request, whose kept answer (`q:<id>`, includes/requests.lua) this one was given
+   * again (store/replayed.ts), so it is not counted twice.
    */
   async cancel(key: string, requests: CallRequests): Promise<{ outcome: CancelOutcome; again: boolean }> {
-    const again = requests.repeated && (await this.kept(this.keys.partitionOf(key), requests, 'c'));
     const argv1 = this.argv1(requests('c'));
-    const reply = await this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key);
+    const raw = await this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key);
+    const { reply, again } = replayOf(raw, requests);
     return { outcome: parseCancelReply(reply), again };
-  }
-
-  /** Whether the call `part` of a caller's retry has its first answer kept (`q:<id>`): it replays it. */
-  private async kept(partition: number, requests: CallRequests, part: string): Promise<boolean> {
-    return (await this.redis.exists(`${this.keys.base(partition)}q:${requests(part).id}`)) === 1;
   }
 
   /**
    * Cancels a scope in one partition, CANCEL_ALL_IN_FLIGHT batches sent at a time (each call takes the
    * first keys still indexed, so they never overlap) until a round's last call says nothing is left.
-   * `fresh`: the cancels of the calls that ran now, not answered again for a caller's repeated request
-   * (includes/requests.lua), so each cancel is counted once; `repeated`: every call was answered again.
+   * `fresh`: the cancels of the calls that ran now, not answered again for the caller's request
+   * (store/replayed.ts), so each cancel is counted once.
    */
   async cancelAll(
     partition: number,
     scope: string,
     reason: string,
     requests: CallRequests,
-  ): Promise<{ cancelled: number; fresh: number; repeated: boolean; at: number }> {
+  ): Promise<{ cancelled: number; fresh: number; at: number }> {
     const base = this.keys.base(partition);
-    let [cancelled, fresh, repeated, at] = [0, 0, true, 0];
+    let [cancelled, fresh, at] = [0, 0, 0];
     for (let more = true, rounds = 0; more; rounds++) {
       const round = await Promise.all(
         Array.from({ length: CANCEL_ALL_IN_FLIGHT }, async (_, slot) => {
           const argv1 = this.argv1(requests(`${partition}.${rounds}.${slot}`));
           const args = [this.tombstoneMs, scope, this.cancelBatch, reason];
-          return (await this.run('cancel-all', base, argv1, ...args)) as [number, number, string, 1?];
+          const raw = await this.run('cancel-all', base, argv1, ...args);
+          return replayOf<[number, number, string]>(raw, requests);
         }),
       );
-      for (const [count, , now, again] of round) {
+      for (const { reply, again } of round) {
+        const [count, , now] = reply;
         cancelled += count;
-        if (again !== 1) [fresh, repeated] = [fresh + count, false];
+        if (!again) fresh += count;
         at = Math.max(at, Number(now));
       }
-      more = round[round.length - 1][1] === 1;
+      more = round[round.length - 1].reply[1] === 1;
     }
-    return { cancelled, fresh, repeated, at };
+    return { cancelled, fresh, at };
   }
 
   reschedule(
@@ -291,13 +264,16 @@ export class StoreCommands {
     first: string,
     guards: string[],
     { specs, distinct, plain }: ScheduleArgs,
-    ownResends = false,
+    requests?: CallRequests,
   ): Promise<RowReply[]> {
     const base = this.keys.base(partition);
-    const flags = [distinct ? '1' : '', plain ? '1' : '', ownResends ? '1' : ''];
+    const flags = [distinct ? '1' : '', plain ? '1' : '', requests && !requests.named ? '1' : ''];
     const args = [this.tombstoneMs, first, JSON.stringify(guards), JSON.stringify(specs), ...flags];
     const raw = await this.run('schedule', base, argv1, ...args);
-    return parseScheduleReply(raw as RawScheduleReply, partition, plain ? specs : undefined);
+    const { reply, again } = replayOf<RawScheduleReply>(raw, { named: requests?.named === true });
+    const replies = parseScheduleReply(reply, partition, plain ? specs : undefined);
+    if (again) for (const entry of replies) entry.again = true;
+    return replies;
   }
 
   private onKey(
@@ -307,9 +283,10 @@ export class StoreCommands {
     ...args: (string | number)[]
   ): Promise<RowReply> {
     const argv1 = this.argv1(requests('w'));
-    return this.run(script, this.partitionBase(key), argv1, key, ...args).then((raw) =>
-      parseRowReply(raw as string[] | string),
-    );
+    return this.run(script, this.partitionBase(key), argv1, key, ...args).then((raw) => {
+      const { reply, again } = replayOf<string[] | string>(raw, requests);
+      return again ? { ...parseRowReply(reply), again } : parseRowReply(reply);
+    });
   }
 
   private partitionBase(key: string): string {
@@ -334,14 +311,4 @@ export class StoreCommands {
       },
     );
   }
-}
-
-/** The ifExists 'error' keys of the calls other than `n`: its guards. */
-function guardKeys(specs: NormalizedSpec[], calls: ScheduleCall[], n: number): string[] {
-  const keys: string[] = [];
-  calls.forEach(({ indexes }, m) => {
-    if (m === n) return;
-    for (const i of indexes) if (specs[i].ifExists === 'error') keys.push(specs[i].key);
-  });
-  return keys;
 }

@@ -7,8 +7,9 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] the id and ARGV[4] the version the slots were computed
 --   for, ARGV[5] the slots as a JSON array, in order (at least one)
---   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
---   first did; with one, an 'ok' comes as the JSON text of its array, the text it keeps
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
+--   `{ 'again', <the first answer> }`; with one, an 'ok' comes as the JSON text of its array, the text
+--   it keeps
 -- Ledger (includes/ledger, through publish_event): one 'backfilled' entry with the count and the first slot.
 -- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs } (running, paused, or a
 --   backfill already in progress: shown as running) | { 'retry' } unchanged when the row moved on since

@@ -4,10 +4,9 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] scope ('' = every key), ARGV[4] batch size,
 --   ARGV[5] event reason
---   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
---   first did
--- Output: { cancelled, more (0/1), now }; the client loops while `more`. A repeated call answered again
---   has a 4th element, 1 (includes/requests).
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
+--   `{ 'again', <the first answer> }`
+-- Output: { cancelled, more (0/1), now }; the client loops while `more`.
 
 --- @include "includes/time"
 --- @include "includes/row"

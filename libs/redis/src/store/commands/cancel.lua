@@ -2,8 +2,8 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] key
---   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
---   first did
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
+--   `{ 'again', <the first answer> }`
 -- Output: 1 when a live timer was cancelled; a finished row kept by removeOnComplete=false is removed,
 --   not counted: its status, 'completed' or 'failed' (a release before this one answered 0 and reads
 --   the text as not 1: false, as it answered); 0 when there is no row.

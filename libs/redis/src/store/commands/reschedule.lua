@@ -3,8 +3,9 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] 'delay' | 'at', ARGV[4] ms
---   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
---   first did; with one, an 'ok' comes as the JSON text of its array, the text it keeps
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
+--   `{ 'again', <the first answer> }`; with one, an 'ok' comes as the JSON text of its array, the text
+--   it keeps
 -- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs }
 
 --- @include "includes/time"

@@ -5,8 +5,9 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] key, ARGV[3] a cron's next occurrence after the caller's estimate of
 --   Redis now ('' for other kinds)
---   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
---   first did; with one, an 'ok' comes as the JSON text of its array, the text it keeps
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
+--   `{ 'again', <the first answer> }`; with one, an 'ok' comes as the JSON text of its array, the text
+--   it keeps
 -- Output: { 'ok', row as pairs } | { 'not-found' } | { 'retry', now } unchanged when the cron
 --   occurrence is not after now
 

@@ -2,7 +2,8 @@
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] tombstone ms, ARGV[3] the request id of the batch's first call in this
---   partition when this is a later one ('' none: this call runs only if that one was answered 'ok'),
+--   partition when this is a later one ('' none: this call runs only if that one was answered 'ok'; a
+--   guard call of a caller's request names it too: answered, the call answers { 'passed' }),
 --   ARGV[4] the guard keys as a JSON array (ifExists 'error' keys of the same batch sent in other
 --   calls: one of them live refuses this call too), ARGV[5] the specs as one flat JSON array, per spec:
 --   key, ifExists (error|replace|keep), kind (once|interval|cron), at (ms, or '' for none),
@@ -12,15 +13,15 @@
 --   elements: key, at, h, p ('' for no `p`); ARGV[8] '1' when only this client repeats the call (its own
 --   resend: its request id is not the caller's), so its first answer may be kept as this release reads it
 --   (includes/requests: '@' lines)
---   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers as the
---   first did
+--   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
+--   `{ 'again', <the first answer> }`
 -- Output: { 'ok', sa, first id's seq, then per spec its due for a created row (a one-shot's `at` as it
 --   came, text; any other due a number) or { 'kept', row as pairs } } — no spec's entry in a call of plain
 --   one-shots (ARGV[7]) only its client repeats (ARGV[8]): each was created, due at its `at` as sent. The
 --   created rows' ids are consecutive seqs from the first one (the caller knows the rest of them: `sa`
 --   shared, v 1, pending, its own fields). Or { 'duplicate', key } /
 --   { 'retry', now } / { 'refused' } (the first call was not answered 'ok') when the whole call was
---   refused unchanged.
+--   refused unchanged; { 'passed' } for a guard call (no spec) whose ARGV[3] call was answered.
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -94,8 +95,14 @@ end
 
 -- First pass: every refusal happens before any write, so a refused call changes nothing. A later call of
 -- a batch runs after its first one (one connection runs them in order), which checked this one's keys as
--- guards: refused or not run, it left no answer, and this call must not write either.
-if first_request ~= '' and not request_answered(first_request) then
+-- guards: refused or not run, it left no answer, and this call must not write either. A guard call (no
+-- spec) of a caller's request names its batch's first call in this partition: answered, a twin of the
+-- request (a retry sent at once, another replica's) passed the batch's check and wrote: { 'passed' }.
+if first_request ~= '' and argc == 0 then
+  if request_answered(first_request) then
+    return { 'passed' }
+  end
+elseif first_request ~= '' and not request_answered(first_request) then
   return { 'refused' }
 end
 -- numeric loops, not ipairs: an iterator call per element

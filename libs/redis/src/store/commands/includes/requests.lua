@@ -3,7 +3,10 @@
 -- may carry, after the prefix, '\n' request id '\n' memory ms. The loader runs the body of every script
 -- that includes this one inside `with_request`, which takes that off ARGV[1] (the body reads the plain
 -- prefix) and, for the scripts with a codec below, answers a request it has seen with its first reply,
--- kept `memory ms` in `P:{pN}:q:<request id>`. A script without a codec (claim) reads `request.id`.
+-- kept `memory ms` in `P:{pN}:q:<request id>`. A client write's answer given again is marked, the one
+-- way its client tells a replay: `{ 'again', <the first answer> }` (complete's, the fire path's, is not).
+-- The memo is what every release reads; a reply is read only by the release whose function ran (each
+-- calls its own library). A script without a codec (claim) reads `request.id`.
 -- Uses no other include.
 --- @per-call: this call's request, `id` (a call without one must not read the last call's id)
 local request = {}
@@ -21,6 +24,7 @@ local function request_codec(script)
     -- repeated call sends the same specs. (A release before this one reads no '@'.) A refused call
     -- (duplicate, retry) changed nothing and is not remembered.
     return {
+      marked = true,
       pack = function(reply)
         if reply[1] ~= 'ok' then
           return nil
@@ -115,6 +119,7 @@ local function request_codec(script)
     -- upgrade reads either way.
     local text = script ~= 'cancel' and script ~= 'cancel-all'
     return {
+      marked = true,
       text = text,
       pack = function(reply)
         local code = type(reply) == 'table' and reply[1]
@@ -124,16 +129,7 @@ local function request_codec(script)
         return cjson.encode(reply)
       end,
       unpack = function(kept)
-        if text then
-          return kept
-        end
-        local value = cjson.decode(kept)
-        -- a cancel-all answered again says so (a 4th element): what it counts was cancelled by the first
-        -- call, which fed the metric and the `reset` event then (client/redis-timers.ts)
-        if script == 'cancel-all' then
-          value[4] = 1
-        end
-        return value
+        return text and kept or cjson.decode(kept)
       end,
     }
   end
@@ -171,7 +167,8 @@ local function with_request(script, body)
   local memo_key = KEYS[1] .. 'q:' .. id
   local memo = redis.call('GET', memo_key)
   if memo then
-    return codec.unpack(memo)
+    -- `again`: what the first call did (counted, published, recorded) was not done now
+    return codec.marked and { 'again', codec.unpack(memo) } or codec.unpack(memo)
   end
   local reply = body()
   local packed = codec.pack(reply)
