@@ -62,6 +62,11 @@ export class SchedulesFollower {
   private applied: string | undefined;
   /** the text not yet applied that the last read found, and when it was first read */
   private candidate: { text: string; since: number } | undefined;
+  /**
+   * How many resets this follower heard: an apply under way when one came (its listing made before the
+   * cancelAll) does not mark its text applied, so the pass the reset asks for writes the rows again.
+   */
+  private resets = 0;
   /** what the last pass reported, so a problem that stays is logged once */
   private reported = new Set<string>();
   private pending = false;
@@ -81,6 +86,7 @@ export class SchedulesFollower {
   /** Applies the file once, then follows it. */
   async start(): Promise<void> {
     this.stopFollowingReset = this.options.timers.on('reset', () => {
+      this.resets++;
       this.applied = undefined;
       void this.check();
     });
@@ -154,9 +160,11 @@ export class SchedulesFollower {
       return this.report(read.problems);
     }
     const started = Date.now();
+    const resets = this.resets;
     try {
       const done = await applySchedules(this.options.timers, read.rows, read.untouched, this.options.logger);
-      this.applied = text;
+      // a reset during the apply cancelled rows it listed as written: the next pass (pending) writes them
+      if (resets === this.resets) this.applied = text;
       const problems = [...read.problems, ...done.problems];
       this.options.logger.info('schedules file applied', {
         file: this.options.path,

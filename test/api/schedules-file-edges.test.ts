@@ -1,0 +1,91 @@
+import { writeFileSync } from 'node:fs';
+import { waitFor } from '@sundial/testing';
+import { counted, file, FOLLOW_DEADLINE_MS, followersOnRedis } from './schedules-fixture';
+
+/**
+ * The schedules follower's edge cases (docs/spec.md §5.1 "Rows followed from a file"): each case a file,
+ * prefix and follower of its own beside one Redis.
+ */
+describe('SchedulesFollower edge cases', () => {
+  const { setUp } = followersOnRedis();
+
+  /** Resolves with the rows' [key, everyMs] once `done` says they are as wanted, within the deadline. */
+  const rowsOf = async (timers: { list(): Promise<{ items: { key: string; everyMs?: number }[] }> }) =>
+    (await timers.list()).items.map((row) => [row.key, row.everyMs]);
+
+  /**
+   * A global cancelAll while an edit is being applied (the listing made, a write on its way): the apply
+   * under way marked its text applied after the reset, so the pass the reset asked for found nothing to
+   * do — the rows the reset cancelled, but the apply did not write, stayed gone until the next edit.
+   */
+  it('a reset during an apply: every row of the file is scheduled again', async () => {
+    const { path, timers, start, applied } = await setUp('reset-apply', file(['k0', 'k1']));
+    let armed = false;
+    const { api } = counted(timers, async (name) => {
+      if (!armed || name !== 'schedule') return;
+      armed = false;
+      const reset = new Promise<void>((resolve) => {
+        const off = timers.on('reset', () => {
+          off();
+          resolve();
+        });
+      });
+      await timers.cancelAll();
+      await reset; // the follower heard it too: its listener came first
+    });
+    await start(api);
+    armed = true;
+    const done = applied(2, 'the edit applied');
+    writeFileSync(
+      path,
+      file(['k0', 'k1'], (key) => (key === 'k0' ? '1h' : '3h')),
+    );
+    await done;
+    expect(armed).toBe(false);
+    await waitFor(async () => (await rowsOf(timers)).length === 2, {
+      timeoutMs: FOLLOW_DEADLINE_MS,
+      intervalMs: 10,
+      what: 'both rows back after the reset',
+    });
+    expect(await rowsOf(timers)).toEqual([
+      ['k0', 3_600_000],
+      ['k1', 3 * 3_600_000],
+    ]);
+  });
+
+  /**
+   * An edit that changes nothing a row means — a comment, fields reordered, or a field spelled out at
+   * what the follower writes anyway (`removeOnComplete: false`) or at its default (`overlap: skip`,
+   * `meta: {}`) — replaced the row before: a new id, its runs' state gone, and a finished one-shot
+   * (kept so that it is not run again) scheduled again.
+   */
+  it('a no-op edit leaves every row, its id and its version untouched', async () => {
+    const text = [
+      'timers:',
+      '  - { key: c, handler: log, cron: "0 6 * * *", tz: UTC }',
+      '  - { key: i, handler: log, every: 1h, payload: { n: 1 } }',
+      '  - { key: o, handler: log, at: "2030-01-01T00:00:00Z" }',
+      '',
+    ].join('\n');
+    const { path, timers, start, applied, lines } = await setUp('noop', text);
+    await start();
+    const before = (await timers.list()).items.map((row) => [row.key, row.id, row.version]);
+    expect(before).toHaveLength(3);
+    const written = lines.length;
+    const done = applied(3, 'the no-op edit applied');
+    writeFileSync(
+      path,
+      [
+        '# reviewed 2026-12-06',
+        'timers:',
+        '  - { tz: UTC, cron: "0 6 * * *", handler: log, key: c, overlap: skip, removeOnComplete: false, meta: {} }',
+        '  - { key: i, handler: log, every: 60m, payload: { n: 1 }, removeOnComplete: false, delivery: at-least-once }',
+        '  - { key: o, handler: log, at: "2030-01-01T00:00:00.000Z", removeOnComplete: false, payload: null }',
+        '',
+      ].join('\n'),
+    );
+    await done;
+    expect(lines.slice(written).filter((line) => line.message.startsWith('schedules file: row'))).toEqual([]);
+    expect((await timers.list()).items.map((row) => [row.key, row.id, row.version])).toEqual(before);
+  });
+});
