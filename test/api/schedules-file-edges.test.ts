@@ -1,6 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import type { TimersApi } from '@sundial/core';
 import { waitFor } from '@sundial/testing';
 import { counted, file, FOLLOW_DEADLINE_MS, followersOnRedis } from './schedules-fixture';
+
+/** The rows as [key, everyMs]. */
+const rowsOf = async (timers: TimersApi) => (await timers.list()).items.map((row) => [row.key, row.everyMs]);
 
 /**
  * The schedules follower's edge cases (docs/spec.md §5.1 "Rows followed from a file"): each case a file,
@@ -8,10 +12,6 @@ import { counted, file, FOLLOW_DEADLINE_MS, followersOnRedis } from './schedules
  */
 describe('SchedulesFollower edge cases', () => {
   const { setUp } = followersOnRedis();
-
-  /** Resolves with the rows' [key, everyMs] once `done` says they are as wanted, within the deadline. */
-  const rowsOf = async (timers: { list(): Promise<{ items: { key: string; everyMs?: number }[] }> }) =>
-    (await timers.list()).items.map((row) => [row.key, row.everyMs]);
 
   /**
    * A global cancelAll while an edit is being applied (the listing made, a write on its way): the apply
@@ -88,4 +88,49 @@ describe('SchedulesFollower edge cases', () => {
     expect(lines.slice(written).filter((line) => line.message.startsWith('schedules file: row'))).toEqual([]);
     expect((await timers.list()).items.map((row) => [row.key, row.id, row.version])).toEqual(before);
   });
+});
+
+describe('SchedulesFollower: a reset while the file is not applied', () => {
+  const { setUp } = followersOnRedis();
+
+  /**
+   * The file refused as a whole (not YAML) or unreadable (deleted, a volume remounted) keeps its rows "as
+   * they are until the file is back"; a reset meanwhile cancelled them all, and the follower, with no text
+   * to apply, scheduled none again — every row of the file gone until someone fixed the file.
+   */
+  it.each([
+    ['not YAML', (path: string) => writeFileSync(path, 'timers:\n  - { key: k0, handler: log\n')],
+    ['deleted', (path: string) => rmSync(path)],
+  ])(
+    '%s: the rows last applied are scheduled again, nothing else is written or removed',
+    async (_case, breakIt) => {
+      const { path, timers, start, lines } = await setUp(
+        `broken-${_case.replace(' ', '-')}`,
+        file(['k0', 'k1']),
+      );
+      await start();
+      const warned = () => lines.filter((line) => line.level === 'warn');
+      breakIt(path);
+      await waitFor(() => warned().length === 1, {
+        timeoutMs: FOLLOW_DEADLINE_MS,
+        intervalMs: 10,
+        what: 'the file reported',
+      });
+      // an API timer beside the rows: the pass after the reset leaves it (and the reset its own)
+      expect(await timers.cancelAll()).toBe(2);
+      await timers.schedule({ key: 'api', handler: 'log', every: '1h' });
+      await waitFor(async () => (await rowsOf(timers)).length === 3, {
+        timeoutMs: FOLLOW_DEADLINE_MS,
+        intervalMs: 10,
+        what: 'the rows last applied back after the reset',
+      });
+      expect(await rowsOf(timers)).toEqual([
+        ['api', 3_600_000],
+        ['k0', 3_600_000],
+        ['k1', 2 * 3_600_000],
+      ]);
+      expect((await timers.get('k0'))?.meta).toMatchObject({ sundialOwner: 'schedules-file' });
+      expect(warned()).toHaveLength(1); // the file's problem, said once
+    },
+  );
 });

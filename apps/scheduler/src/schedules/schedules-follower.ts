@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSundialError, type SundialLogger, type TimersApi, type SpecLimits } from '@sundial/core';
 import { applySchedules } from './schedules-apply';
-import { readSchedules, type SchedulesProblem } from './schedules-file';
+import { type FileRow, readSchedules, type SchedulesProblem } from './schedules-file';
 
 /** What a pass found, for the gauges of docs/spec.md §6.1 (`SchedulesFileMetrics`). */
 export interface SchedulesStatus {
@@ -67,6 +67,10 @@ export class SchedulesFollower {
    * cancelAll) does not mark its text applied, so the pass the reset asks for writes the rows again.
    */
   private resets = 0;
+  /** the rows of the text last applied in full: written again after a reset while the file is not applied */
+  private lastApplied: FileRow[] | undefined;
+  /** a reset came since `lastApplied` was last written in full */
+  private restoreOwed = false;
   /** what the last pass reported, so a problem that stays is logged once */
   private reported = new Set<string>();
   private pending = false;
@@ -87,6 +91,7 @@ export class SchedulesFollower {
   async start(): Promise<void> {
     this.stopFollowingReset = this.options.timers.on('reset', () => {
       this.resets++;
+      this.restoreOwed = true;
       this.applied = undefined;
       void this.check();
     });
@@ -144,7 +149,7 @@ export class SchedulesFollower {
       // Kept as they are: a file missing for a moment (a volume remounted, a delete then a write) must
       // not cancel every row. `timers: []` removes them.
       this.applied = undefined;
-      return this.report([
+      this.report([
         {
           reason: 'invalid',
           field: 'SUNDIAL_SCHEDULES_FILE',
@@ -152,19 +157,27 @@ export class SchedulesFollower {
           fix: 'Mount the file at SUNDIAL_SCHEDULES_FILE, or unset it to follow no file.',
         },
       ]);
+      await this.restore();
+      return;
     }
     if (text === this.applied || !(await this.settled(text, mtimeMs))) return;
     const read = readSchedules(text, this.options.limits);
     if (!read.rows) {
-      this.applied = text; // refused as a whole: nothing to apply until it changes (or a reset)
-      return this.report(read.problems);
+      this.report(read.problems);
+      // refused as a whole: nothing to apply until it changes (or a reset)
+      if (await this.restore()) this.applied = text;
+      return;
     }
     const started = Date.now();
     const resets = this.resets;
     try {
       const done = await applySchedules(this.options.timers, read.rows, read.untouched, this.options.logger);
       // a reset during the apply cancelled rows it listed as written: the next pass (pending) writes them
-      if (resets === this.resets) this.applied = text;
+      if (resets === this.resets) {
+        this.applied = text;
+        this.restoreOwed = false;
+      }
+      this.lastApplied = read.rows;
       const problems = [...read.problems, ...done.problems];
       this.options.logger.info('schedules file applied', {
         file: this.options.path,
@@ -186,6 +199,34 @@ export class SchedulesFollower {
         },
       ]);
     }
+  }
+
+  /**
+   * After a reset while the file is not applied (refused as a whole, or unreadable), whose timers stay as
+   * they are "until the file is back": the reset cancelled them, so the rows of the text last applied are
+   * written again — none removed (another replica may have applied a newer text). Before, every row of the
+   * file stayed gone until the file was fixed. Resolves whether nothing is owed any more (false: Redis
+   * unavailable, or another reset came; the next pass tries again).
+   */
+  private async restore(): Promise<boolean> {
+    const rows = this.lastApplied;
+    if (!this.restoreOwed || !rows) return true;
+    const resets = this.resets;
+    try {
+      const done = await applySchedules(this.options.timers, rows, new Set(), this.options.logger, {
+        remove: false,
+      });
+      this.options.logger.info('schedules file: the rows last applied written again after a reset', {
+        file: this.options.path,
+        rows: rows.length,
+        written: done.written,
+      });
+    } catch {
+      return false; // Redis unavailable: the next pass tries again
+    }
+    if (resets !== this.resets) return false;
+    this.restoreOwed = false;
+    return true;
   }
 
   /**
