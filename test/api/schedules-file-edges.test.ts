@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import fsPromises from 'node:fs/promises';
 import type { TimersApi } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
-import { counted, file, FOLLOW_DEADLINE_MS, followersOnRedis } from './schedules-fixture';
+import { counted, file, followersOnRedis, within } from './schedules-fixture';
 
 /** The rows as [key, everyMs]. */
 const rowsOf = async (timers: TimersApi) => (await timers.list()).items.map((row) => [row.key, row.everyMs]);
@@ -42,11 +42,7 @@ describe('SchedulesFollower edge cases', () => {
     );
     await done;
     expect(armed).toBe(false);
-    await waitFor(async () => (await rowsOf(timers)).length === 2, {
-      timeoutMs: FOLLOW_DEADLINE_MS,
-      intervalMs: 10,
-      what: 'both rows back after the reset',
-    });
+    await within(async () => (await rowsOf(timers)).length === 2, 'both rows back after the reset');
     expect(await rowsOf(timers)).toEqual([
       ['k0', 3_600_000],
       ['k1', 3 * 3_600_000],
@@ -111,19 +107,14 @@ describe('SchedulesFollower: a reset while the file is not applied', () => {
       await start();
       const warned = () => lines.filter((line) => line.level === 'warn');
       breakIt(path);
-      await waitFor(() => warned().length === 1, {
-        timeoutMs: FOLLOW_DEADLINE_MS,
-        intervalMs: 10,
-        what: 'the file reported',
-      });
+      await within(() => warned().length === 1, 'the file reported');
       // an API timer beside the rows: the pass after the reset leaves it (and the reset its own)
       expect(await timers.cancelAll()).toBe(2);
       await timers.schedule({ key: 'api', handler: 'log', every: '1h' });
-      await waitFor(async () => (await rowsOf(timers)).length === 3, {
-        timeoutMs: FOLLOW_DEADLINE_MS,
-        intervalMs: 10,
-        what: 'the rows last applied back after the reset',
-      });
+      await within(
+        async () => (await rowsOf(timers)).length === 3,
+        'the rows last applied back after the reset',
+      );
       expect(await rowsOf(timers)).toEqual([
         ['api', 3_600_000],
         ['k0', 3_600_000],
@@ -133,4 +124,77 @@ describe('SchedulesFollower: a reset while the file is not applied', () => {
       expect(warned()).toHaveLength(1); // the file's problem, said once
     },
   );
+});
+
+/** Cases the audit found right; kept so that they stay so. */
+describe('SchedulesFollower: problems said once, rows kept', () => {
+  const { setUp } = followersOnRedis();
+  const BAD = '  - { key: bad, handler: log, every: soon }\n';
+  /** Counts the follower's reads of `path` from now on (the real reads, passed through). */
+  const readsOf = (path: string) => {
+    const read = fsPromises.readFile;
+    let count = 0;
+    jest.spyOn(fsPromises, 'readFile').mockImplementation(async (...args: Parameters<typeof read>) => {
+      if (args[0] === path) count++;
+      return read(...args);
+    });
+    return () => count;
+  };
+  afterEach(() => jest.restoreAllMocks());
+
+  it('a YAML error is said once over many reads, the rows kept; fixed, nothing is written', async () => {
+    const text = file(['k0', 'k1']);
+    const { path, start, ids, lines, backAsItWas } = await setUp('yaml-error', text);
+    await start();
+    const before = await ids();
+    const from = lines.length;
+    const reads = readsOf(path);
+    writeFileSync(path, `${text}  - { key: k2, handler: log\n`);
+    // the refusal, then more reads of the same text (one every 250 ms)
+    await within(() => lines.length > from && reads() >= 6, 'reads of the broken file after its refusal');
+    expect(lines.slice(from)).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.stringMatching(
+          /^The schedules file is not applied: it is not YAML: [^]*line 5, column 1/,
+        ),
+        fields: expect.objectContaining({ reason: 'invalid', fix: 'Fix the YAML syntax.' }),
+      }),
+    ]);
+    expect(await ids()).toEqual(before);
+    await backAsItWas(text, 2, from, before);
+  });
+
+  it('a row invalid, fixed, invalid again is said each time it becomes invalid, not at each read', async () => {
+    const { path, start, lines, statuses } = await setUp('flip', `${file(['k0'])}${BAD}`);
+    await start();
+    const said = () => lines.filter((line) => line.level === 'warn' && line.fields?.key === 'bad');
+    expect(said()).toHaveLength(1);
+    const edit = async (text: string, rows: number) => {
+      const from = statuses.length;
+      writeFileSync(path, text);
+      await within(() => statuses.slice(from).some((status) => status.rows === rows), 'the edit applied');
+    };
+    await edit(`${file(['k0'])}  - { key: bad, handler: log, every: 1h }\n`, 2);
+    expect(said()).toHaveLength(1);
+    await edit(`${file(['k0'])}${BAD}`, 1);
+    const reads = readsOf(path);
+    await within(() => reads() >= 3, 'three more reads');
+    expect(said()).toHaveLength(2);
+  });
+
+  it('a follower restarted after a row left the file while it was down removes that row, and only it', async () => {
+    const { path, timers, start, ids } = await setUp('restart', file(['k0', 'k1', 'k2']));
+    const first = await start();
+    await timers.schedule({ key: 'k3', handler: 'log', every: '1h' }); // through the API
+    await first.stop();
+    const before = await ids();
+    writeFileSync(path, file(['k0', 'k2']));
+    await start();
+    const after = await ids();
+    expect([...after.keys()]).toEqual(['k0', 'k2', 'k3']);
+    expect(['k0', 'k2', 'k3'].map((key) => after.get(key))).toEqual(
+      ['k0', 'k2', 'k3'].map((key) => before.get(key)),
+    );
+  });
 });

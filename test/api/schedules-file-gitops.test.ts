@@ -120,7 +120,7 @@ describe('SchedulesFollower under GitOps', () => {
 
   it('keeps the rows while the file is missing, reports it once, and writes nothing when it is back', async () => {
     const text = file(['k0', 'r1']);
-    const { path, timers, start, ids, statuses, lines, applied } = await setUp('missing', text);
+    const { path, timers, start, ids, statuses, lines, applied, backAsItWas } = await setUp('missing', text);
     await start();
     const before = await ids();
     const started = lines.length;
@@ -133,11 +133,7 @@ describe('SchedulesFollower under GitOps', () => {
       expect.objectContaining({ fields: expect.objectContaining({ field: 'SUNDIAL_SCHEDULES_FILE' }) }),
     ]);
     expect(await ids()).toEqual(before);
-    const back = applied(2, 'the file back');
-    writeFileSync(path, text);
-    await back;
-    expect(lines.slice(started).filter((line) => line.message.startsWith('schedules file: row'))).toEqual([]);
-    expect(await ids()).toEqual(before);
+    await backAsItWas(text, 2, started, before);
     // `timers: []` is how the rows are all removed
     const none = applied(0, 'the empty list applied');
     writeFileSync(path, 'timers: []\n');

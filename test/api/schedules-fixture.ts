@@ -11,6 +11,12 @@ import {
 
 export const FOLLOW_DEADLINE_MS = 2_000; // deadline: the spec's second, plus room for a loaded host
 
+/** Resolves once `probe` gives something, within the follower's deadline. */
+export const within = <T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+) => waitFor(probe, { timeoutMs: FOLLOW_DEADLINE_MS, intervalMs: 10, what });
+
 /** A file of `{ key, handler: log, every }` rows. */
 export const file = (
   keys: string[],
@@ -103,7 +109,22 @@ export function followersOnRedis() {
         what,
       });
     };
-    return { path, timers, start, ids, applied, statuses, lines };
+    /** Writes back `text`, which the rows `before` were applied from: applied, it writes nothing. */
+    const backAsItWas = async (
+      text: string,
+      rows: number,
+      linesFrom: number,
+      before: Map<string, string>,
+    ) => {
+      const back = applied(rows, 'the file back');
+      writeFileSync(path, text);
+      await back;
+      expect(lines.slice(linesFrom).filter((line) => line.message.startsWith('schedules file: row'))).toEqual(
+        [],
+      );
+      expect(await ids()).toEqual(before);
+    };
+    return { path, timers, start, ids, applied, statuses, lines, backAsItWas };
   }
 
   return { setUp, url: () => redis.url };
