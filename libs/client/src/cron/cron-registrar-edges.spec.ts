@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { CronRegistrar, DistributedInterval, SundialModule, Timers } from '../index';
+import { waitFor } from '@sundial/testing';
+import { CronRegistrar, DistributedCron, DistributedInterval, SundialModule, Timers } from '../index';
 
 @Injectable()
 class FastBeat {
@@ -27,6 +28,45 @@ describe('the @DistributedCron / @DistributedInterval registrar: edge cases', ()
       expect(first).toMatchObject({ everyMs: 50, version: 1 });
       await app.get(CronRegistrar).sync();
       expect(await timers.get('interval:fast')).toMatchObject({ id: first?.id, version: 1 });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+@Injectable()
+class Digest {
+  @DistributedCron('digest', '0 9 * * *', { timeZone: 'Europe/Paris' })
+  send(): void {}
+}
+
+describe('the registrar after a reset', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /**
+   * The rows written again after a global cancelAll can be refused (here an API timer took the key in
+   * between; on Redis also an ACL, OOM): the listener dropped the error, so on the memory backend the row
+   * stayed gone and nothing said so.
+   */
+  it('says so when a row cannot be written again, naming the decorator and the reason', async () => {
+    const app = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [Digest],
+    }).compile();
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      const timers = app.get(Timers);
+      // before the registrar's own listener (its init adds it): the key taken before its pass reads it
+      timers.on('reset', () => void timers.schedule({ key: 'cron:digest', handler: 'digest', every: '1h' }));
+      await app.init();
+      await timers.cancelAll();
+      await waitFor(() => errors.mock.calls.length > 0, { timeoutMs: 2_000, what: 'the refusal said' }); // deadline
+      expect(errors.mock.calls.map(([message]) => message)).toEqual([
+        expect.stringMatching(
+          /^appName 'app': the @DistributedCron\/@DistributedInterval rows were not written again after a reset: .*@DistributedCron\('digest'\) on Digest\.send: the key cron:digest holds a timer this app did not create/,
+        ),
+      ]);
+      expect(await timers.get('cron:digest')).toMatchObject({ kind: 'interval', meta: undefined });
     } finally {
       await app.close();
     }
