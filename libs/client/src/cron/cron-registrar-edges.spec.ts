@@ -1,12 +1,30 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { Injectable, Logger, type Type } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { waitFor } from '@sundial/testing';
+import { registrarOnRedis } from '../../../../test/client/registrar-on-redis';
 import { CronRegistrar, DistributedCron, DistributedInterval, SundialModule, Timers } from '../index';
 
 @Injectable()
 class FastBeat {
   @DistributedInterval('fast', 50)
   beat(): void {}
+}
+
+/** The digest of a news app, in three builds: its zone changed, then its name. */
+@Injectable()
+class Digest {
+  @DistributedCron('digest', '0 9 * * *', { timeZone: 'Europe/Paris' })
+  send(): void {}
+}
+@Injectable()
+class TorontoDigest {
+  @DistributedCron('digest', '0 9 * * *', { timeZone: 'America/Toronto' })
+  send(): void {}
+}
+@Injectable()
+class RenamedDigest {
+  @DistributedCron('daily-digest', '0 9 * * *', { timeZone: 'America/Toronto' })
+  send(): void {}
 }
 
 describe('the @DistributedCron / @DistributedInterval registrar: edge cases', () => {
@@ -33,12 +51,6 @@ describe('the @DistributedCron / @DistributedInterval registrar: edge cases', ()
     }
   });
 });
-
-@Injectable()
-class Digest {
-  @DistributedCron('digest', '0 9 * * *', { timeZone: 'Europe/Paris' })
-  send(): void {}
-}
 
 describe('the registrar after a reset', () => {
   afterEach(() => jest.restoreAllMocks());
@@ -70,5 +82,43 @@ describe('the registrar after a reset', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+/** Cases the audit found right on Redis; kept so that they stay so. */
+describe('the registrar through redeploys, beside an API timer with a similar key', () => {
+  const redisApps = registrarOnRedis('edges');
+  afterEach(() => jest.restoreAllMocks());
+
+  it('a zone changed replaces the row, a rename moves it; the API timer is never touched', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const boot = (provider: Type) => redisApps.boot([provider], { appName: 'news' });
+    const replicas = await Promise.all([boot(Digest), boot(Digest)]);
+    const timers = replicas[0].get(Timers);
+    const api = await timers.schedule({ key: 'cron:digest.api', handler: 'digest', every: '1h' });
+    const rows = async (app: TestingModule) =>
+      (await app.get(Timers).list({ prefix: 'cron:' })).items.map((row) => [row.key, row.tz ?? null, row.id]);
+    const first = await rows(replicas[1]);
+    expect(first).toEqual([
+      ['cron:digest', 'Europe/Paris', expect.any(String)],
+      ['cron:digest.api', null, api.id],
+    ]);
+    await Promise.all(replicas.map((app) => app.close()));
+
+    const toronto = await boot(TorontoDigest);
+    const moved = await rows(toronto);
+    expect(moved).toEqual([
+      ['cron:digest', 'America/Toronto', expect.any(String)],
+      ['cron:digest.api', null, api.id],
+    ]);
+    expect(moved[0][2]).not.toBe(first[0][2]);
+    await toronto.close();
+
+    const renamed = await boot(RenamedDigest);
+    expect(await rows(renamed)).toEqual([
+      ['cron:daily-digest', 'America/Toronto', expect.any(String)],
+      ['cron:digest.api', null, api.id],
+    ]);
+    await renamed.close();
   });
 });
