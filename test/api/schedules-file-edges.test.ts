@@ -197,4 +197,32 @@ describe('SchedulesFollower: problems said once, rows kept', () => {
       ['k0', 'k2', 'k3'].map((key) => before.get(key)),
     );
   });
+
+  /**
+   * A row whose key an API timer holds is refused (`duplicate-key`), and the fix says to cancel the key if
+   * it is a leftover; done, the row stayed unscheduled until the file's next edit (or a reset), the
+   * problem gauge at 1 meanwhile.
+   */
+  it('a row refused for a key held by an API timer is applied once the key is free, said once', async () => {
+    const text = `${file(['k0'])}  - { key: taken, handler: log, every: 3h }\n`;
+    const { timers, start, lines, statuses } = await setUp('taken', text);
+    const api = await timers.schedule({ key: 'taken', handler: 'log', every: '1h' });
+    await start(timers, 200); // retried every 200 ms here (5 s by default)
+    const said = () => lines.filter((line) => line.level === 'warn' && line.fields?.key === 'taken');
+    expect(said()).toEqual([
+      expect.objectContaining({ fields: expect.objectContaining({ reason: 'duplicate-key' }) }),
+    ]);
+    // a retry meanwhile leaves the API timer as it is, and says nothing again
+    const from = statuses.length;
+    await within(() => statuses.length >= from + 2, 'two retries');
+    expect(await timers.get('taken')).toEqual(api);
+    expect(await timers.cancel('taken')).toBe(true);
+    const row = await within(async () => {
+      const taken = await timers.get('taken');
+      return taken?.meta?.sundialOwner === 'schedules-file' && taken;
+    }, "the file's row under the key freed");
+    expect(row.everyMs).toBe(3 * 3_600_000);
+    expect(said()).toHaveLength(1);
+    expect(statuses.at(-1)).toMatchObject({ problems: 0, rows: 2 });
+  });
 });

@@ -86,12 +86,13 @@ export function followersOnRedis() {
       info: (message, fields) => void lines.push({ level: 'info', message, fields }),
       warn: (message, fields) => void lines.push({ level: 'warn', message, fields }),
     };
-    const start = async (api: TimersApi = timers) => {
+    const start = async (api: TimersApi = timers, retryRefusedMs?: number) => {
       const follower = new SchedulesFollower({
         path,
         timers: api,
         limits: {},
         logger,
+        retryRefusedMs,
         onStatus: (status) => void statuses.push(status),
       });
       cleanups.push(() => follower.stop());

@@ -24,11 +24,17 @@ export interface SchedulesFollowerOptions {
   logger: SundialLogger;
   /** how often the file is read again besides its directory's watch events (default 250 ms) */
   checkMs?: number;
+  /**
+   * How often a text applied with rows refused for a key another timer holds (`duplicate-key`) is applied
+   * again, so that a row is scheduled once its key is free (default 5000 ms)
+   */
+  retryRefusedMs?: number;
   /** told after each pass that reached a verdict */
   onStatus?: (status: SchedulesStatus) => void;
 }
 
 const DEFAULT_CHECK_MS = 250;
+const DEFAULT_RETRY_REFUSED_MS = 5_000;
 /**
  * Editors write a file in several steps (an edit in place truncates it, then writes): a pass waits this
  * long after a watch event, and a text read for the first time is read again at least this much later
@@ -71,6 +77,12 @@ export class SchedulesFollower {
   private lastApplied: FileRow[] | undefined;
   /** a reset came since `lastApplied` was last written in full */
   private restoreOwed = false;
+  /**
+   * When the text applied is applied again: some of its rows were refused for a key a timer not created
+   * from the file holds, and the refusal's fix is to cancel that timer — the row then waited for the
+   * file's next edit. One listing (and a read per such row) each `retryRefusedMs`.
+   */
+  private retryAt: number | undefined;
   /** what the last pass reported, so a problem that stays is logged once */
   private reported = new Set<string>();
   private pending = false;
@@ -160,10 +172,16 @@ export class SchedulesFollower {
       await this.restore();
       return;
     }
-    if (text === this.applied || !(await this.settled(text, mtimeMs))) return;
+    const retry = text === this.applied;
+    if (
+      (retry && !(this.retryAt !== undefined && Date.now() >= this.retryAt)) ||
+      !(await this.settled(text, mtimeMs))
+    )
+      return;
     const read = readSchedules(text, this.options.limits);
     if (!read.rows) {
       this.report(read.problems);
+      this.retryAt = undefined;
       // refused as a whole: nothing to apply until it changes (or a reset)
       if (await this.restore()) this.applied = text;
       return;
@@ -178,15 +196,21 @@ export class SchedulesFollower {
         this.restoreOwed = false;
       }
       this.lastApplied = read.rows;
+      const held = done.problems.some((problem) => problem.reason === 'duplicate-key');
+      this.retryAt = held
+        ? Date.now() + (this.options.retryRefusedMs ?? DEFAULT_RETRY_REFUSED_MS)
+        : undefined;
       const problems = [...read.problems, ...done.problems];
-      this.options.logger.info('schedules file applied', {
-        file: this.options.path,
-        rows: read.rows.length - done.problems.length,
-        written: done.written,
-        removed: done.removed,
-        problems: problems.length,
-        durationMs: Date.now() - started,
-      });
+      // a retry that changed nothing (the key still held) is not a line every retryRefusedMs
+      if (!retry || done.written + done.removed > 0)
+        this.options.logger.info('schedules file applied', {
+          file: this.options.path,
+          rows: read.rows.length - done.problems.length,
+          written: done.written,
+          removed: done.removed,
+          problems: problems.length,
+          durationMs: Date.now() - started,
+        });
       this.report(problems, { rows: read.rows.length - done.problems.length, appliedAt: Date.now() });
     } catch (error) {
       // Redis is unreachable (or refused something unexpected): the next check tries the text again.
