@@ -1,105 +1,19 @@
-import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { closeSync, ftruncateSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { silentLogger, type SundialLogger, type TimersApi, type TimerSpec } from '@sundial/core';
-import { RedisTimers } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
-import {
-  SchedulesFollower,
-  type SchedulesStatus,
-} from '../../apps/scheduler/src/schedules/schedules-follower';
+import type { TimerSpec } from '@sundial/core';
+import { waitFor } from '@sundial/testing';
+import { counted, file, FOLLOW_DEADLINE_MS, followersOnRedis } from './schedules-fixture';
+
+const keysOf = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, index) => `r${String(from + index).padStart(3, '0')}`);
 
 /**
  * The schedules file as a platform team runs it (docs/spec.md §5.1): a file of hundreds of rows, edited
  * by GitOps or by hand, followed by two scheduler replicas at once. Each case has its own file, prefix
  * and followers beside one Redis.
  */
-const FOLLOW_DEADLINE_MS = 2_000; // deadline: the spec's second, plus room for a loaded host
-
-const file = (keys: string[], every: (key: string) => string = (key) => (key === 'k0' ? '1h' : '2h')) =>
-  `timers:\n${keys.map((key) => `  - { key: ${key}, handler: log, every: ${every(key)} }`).join('\n')}\n`;
-const keysOf = (count: number, from = 0) =>
-  Array.from({ length: count }, (_, index) => `r${String(from + index).padStart(3, '0')}`);
-
-/**
- * Counts the follower's calls on its TimersApi (the real RedisTimers behind it); `hook` runs first.
- * `on` (an event subscription, not a call to Redis) is passed through.
- */
-function counted(timers: TimersApi, hook?: (name: string, args: unknown[]) => Promise<void>) {
-  const calls: Record<string, number> = {};
-  const api = new Proxy(timers, {
-    get(target, name: string) {
-      const value: unknown = Reflect.get(target, name);
-      if (typeof value !== 'function' || name === 'on') return value;
-      return async (...args: unknown[]) => {
-        calls[name] = (calls[name] ?? 0) + 1;
-        await hook?.(name, args);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { api, calls };
-}
-
 describe('SchedulesFollower under GitOps', () => {
-  let redis: RedisServer;
-  const cleanups: (() => Promise<void>)[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-
-  afterAll(async () => {
-    await redis?.stop();
-  });
-
-  /** A file of its own, its prefix's RedisTimers, and `start(api?)` for each replica following it. */
-  async function setUp(prefix: string, text: string) {
-    const dir = mkdtempSync(join(tmpdir(), `sundial-${prefix}-`));
-    const path = join(dir, 'schedules.yaml');
-    writeFileSync(path, text);
-    const timers = new RedisTimers({ connection: redis.url, prefix });
-    cleanups.push(async () => {
-      await timers.dispose();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const statuses: SchedulesStatus[] = [];
-    const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-    const logger: SundialLogger = {
-      ...silentLogger,
-      info: (message, fields) => void lines.push({ level: 'info', message, fields }),
-      warn: (message, fields) => void lines.push({ level: 'warn', message, fields }),
-    };
-    const start = async (api: TimersApi = timers) => {
-      const follower = new SchedulesFollower({
-        path,
-        timers: api,
-        limits: {},
-        logger,
-        onStatus: (status) => void statuses.push(status),
-      });
-      cleanups.push(() => follower.stop());
-      await follower.start();
-      return follower;
-    };
-    const ids = async () =>
-      new Map((await timers.list({ limit: 1000 })).items.map((timer) => [timer.key, timer.id]));
-    /** Resolves once a pass after now applied a text of `rows` rows. */
-    const applied = (rows: number, what: string) => {
-      const from = statuses.length;
-      return waitFor(() => statuses.slice(from).some((status) => status.appliedAt && status.rows === rows), {
-        timeoutMs: FOLLOW_DEADLINE_MS,
-        intervalMs: 10,
-        what,
-      });
-    };
-    return { path, timers, start, ids, applied, statuses, lines };
-  }
+  const { setUp } = followersOnRedis();
 
   /**
    * A writer in place that pauses mid-file (a script, a slow copy): before, a text was applied once two
@@ -206,7 +120,7 @@ describe('SchedulesFollower under GitOps', () => {
 
   it('keeps the rows while the file is missing, reports it once, and writes nothing when it is back', async () => {
     const text = file(['k0', 'r1']);
-    const { path, timers, start, ids, statuses, lines, applied } = await setUp('missing', text);
+    const { path, timers, start, ids, statuses, lines, applied, backAsItWas } = await setUp('missing', text);
     await start();
     const before = await ids();
     const started = lines.length;
@@ -219,11 +133,7 @@ describe('SchedulesFollower under GitOps', () => {
       expect.objectContaining({ fields: expect.objectContaining({ field: 'SUNDIAL_SCHEDULES_FILE' }) }),
     ]);
     expect(await ids()).toEqual(before);
-    const back = applied(2, 'the file back');
-    writeFileSync(path, text);
-    await back;
-    expect(lines.slice(started).filter((line) => line.message.startsWith('schedules file: row'))).toEqual([]);
-    expect(await ids()).toEqual(before);
+    await backAsItWas(text, 2, started, before);
     // `timers: []` is how the rows are all removed
     const none = applied(0, 'the empty list applied');
     writeFileSync(path, 'timers: []\n');

@@ -21,13 +21,16 @@ export interface AppliedSchedules {
  * rows, then only the rows that differ from it are written, `OWNED_ROWS_IN_FLIGHT` at a time, and the
  * owned rows no longer in the file (nor among the refused keys, `untouched`) are cancelled. A row costs
  * one write (a key held by another's row: a read more), a row the listing shows unchanged nothing: an edit of one row of 500 writes one row, and a replica
- * that finds its rows written by another writes nothing. Throws when Redis is unavailable.
+ * that finds its rows written by another writes nothing. `remove: false` writes and removes nothing else
+ * (the rows last applied, written again after a reset while the file is not applied). Throws when Redis
+ * is unavailable.
  */
 export async function applySchedules(
   timers: TimersApi,
   rows: readonly FileRow[],
   untouched: ReadonlySet<string>,
   logger: SundialLogger,
+  { remove = true }: { remove?: boolean } = {},
 ): Promise<AppliedSchedules> {
   const listed = await listOwnedRows(timers, schedulesOwner);
   const stale = rows.filter(({ spec }) => {
@@ -66,6 +69,7 @@ export async function applySchedules(
       });
     }
   }
+  if (!remove) return { problems, written, removed: 0 };
   const keep = new Set([...untouched, ...rows.map(({ spec }) => spec.key)]);
   const removed = await removeOwnedRows(timers, schedulesOwner, keep, undefined, listed);
   for (const key of removed) logger.info('schedules file: row removed, its timer cancelled', { key });

@@ -29,6 +29,27 @@ describe('readSchedules', () => {
     expect(hash('{ key: a, handler: h, every: 60s, timeout: 900000 }')).toBe(bounded);
   });
 
+  it('hashes a field spelled out at what the follower writes or at its default as the row without it', () => {
+    const hash = (row: string) =>
+      readSchedules(`timers:\n  - ${row}\n`, LIMITS).rows?.[0].spec.meta?.sundialRow;
+    // pinned: the hash of a row that spells out nothing is the one earlier releases wrote (no replace at upgrade)
+    const base = hash('{ key: a, handler: h, cron: "0 6 * * *", tz: UTC }');
+    expect(base).toBe('lpxO281w7ZCovw5KNjCP6v');
+    expect(hash('{ key: a, handler: h, every: 1h }')).toBe('OewwXH0AhFvcMXWAgeDgZN');
+    for (const spelled of ['removeOnComplete: false', 'overlap: skip', 'meta: {}', 'awaitTask: true']) {
+      expect([spelled, hash(`{ key: a, handler: h, cron: "0 6 * * *", tz: UTC, ${spelled} }`)]).toEqual([
+        spelled,
+        base,
+      ]);
+    }
+    // what a row means still counts: runs that overlap, a meta of its own
+    expect(hash('{ key: a, handler: h, cron: "0 6 * * *", tz: UTC, overlap: allow }')).not.toBe(base);
+    expect(hash('{ key: a, handler: h, cron: "0 6 * * *", tz: UTC, meta: { team: ops } }')).not.toBe(base);
+    expect(hash('{ key: a, handler: h, every: 1h, awaitTask: false, overlap: allow }')).toBe(
+      hash('{ key: a, handler: h, every: 1h, awaitTask: false }'),
+    );
+  });
+
   it('refuses a row with reason, field and fix, applies the others, and leaves the refused keys untouched', () => {
     const read = readSchedules(
       'timers:\n  - { key: dup, handler: h, every: 1m }\n  - { key: bad, handler: h, every: soon }\n  - { key: dup, handler: h, every: 2m }\n  - [not, a, row]\n  - { key: ok, handler: h, every: 1m }\n',

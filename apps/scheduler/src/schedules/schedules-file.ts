@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   isSundialError,
   type JsonObject,
+  type NormalizedSpec,
   normalizeSpec,
   refusals,
   type RowOwner,
@@ -155,11 +156,27 @@ function rowSpec(row: unknown, limits: SpecLimits): TimerSpec {
       `Rename meta.${reserved}.`,
     );
   }
-  const { ifExists: _, ...written } = normalized;
   const meta: JsonObject = {
     ...spec.meta,
     sundialOwner: SCHEDULES_OWNER_MARKER,
-    sundialRow: createHash('sha256').update(stableJson(written)).digest('base64url').slice(0, 22),
+    sundialRow: rowHash(normalized),
   };
   return { ...spec, removeOnComplete: false, meta };
+}
+
+/**
+ * The hash of what a row means (`meta.sundialRow`): the row as `schedule` normalizes it, so that an edit
+ * that changes nothing it means — a comment, fields reordered, `60m` for `1h`, or a field spelled out at
+ * what the follower writes anyway or at its default — leaves the row as it is. Before, a row given
+ * `removeOnComplete: false` (which every row is written with), `overlap: skip` (a waiting row's default)
+ * or `meta: {}` was replaced: a new id, and a finished one-shot scheduled again. The hash counts
+ * `removeOnComplete` as `true`, as it always did for a row that does not give it, so that rows written by an
+ * earlier release keep their hash (an upgrade replaces none).
+ */
+function rowHash(normalized: NormalizedSpec): string {
+  const { ifExists: _, ...written } = normalized;
+  written.removeOnComplete = true;
+  if (written.meta && Object.keys(written.meta).length === 0) delete written.meta;
+  if (written.overlap === (written.awaitTask ? 'skip' : 'allow')) delete written.overlap;
+  return createHash('sha256').update(stableJson(written)).digest('base64url').slice(0, 22);
 }

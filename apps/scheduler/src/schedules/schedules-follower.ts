@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSundialError, type SundialLogger, type TimersApi, type SpecLimits } from '@sundial/core';
 import { applySchedules } from './schedules-apply';
-import { readSchedules, type SchedulesProblem } from './schedules-file';
+import { type FileRow, readSchedules, type SchedulesProblem } from './schedules-file';
 
 /** What a pass found, for the gauges of docs/spec.md §6.1 (`SchedulesFileMetrics`). */
 export interface SchedulesStatus {
@@ -24,11 +24,17 @@ export interface SchedulesFollowerOptions {
   logger: SundialLogger;
   /** how often the file is read again besides its directory's watch events (default 250 ms) */
   checkMs?: number;
+  /**
+   * How often a text applied with rows refused for a key another timer holds (`duplicate-key`) is applied
+   * again, so that a row is scheduled once its key is free (default 5000 ms)
+   */
+  retryRefusedMs?: number;
   /** told after each pass that reached a verdict */
   onStatus?: (status: SchedulesStatus) => void;
 }
 
 const DEFAULT_CHECK_MS = 250;
+const DEFAULT_RETRY_REFUSED_MS = 5_000;
 /**
  * Editors write a file in several steps (an edit in place truncates it, then writes): a pass waits this
  * long after a watch event, and a text read for the first time is read again at least this much later
@@ -62,6 +68,21 @@ export class SchedulesFollower {
   private applied: string | undefined;
   /** the text not yet applied that the last read found, and when it was first read */
   private candidate: { text: string; since: number } | undefined;
+  /**
+   * How many resets this follower heard: an apply under way when one came (its listing made before the
+   * cancelAll) does not mark its text applied, so the pass the reset asks for writes the rows again.
+   */
+  private resets = 0;
+  /** the rows of the text last applied in full: written again after a reset while the file is not applied */
+  private lastApplied: FileRow[] | undefined;
+  /** a reset came since `lastApplied` was last written in full */
+  private restoreOwed = false;
+  /**
+   * When the text applied is applied again: some of its rows were refused for a key a timer not created
+   * from the file holds, and the refusal's fix is to cancel that timer — the row then waited for the
+   * file's next edit. One listing (and a read per such row) each `retryRefusedMs`.
+   */
+  private retryAt: number | undefined;
   /** what the last pass reported, so a problem that stays is logged once */
   private reported = new Set<string>();
   private pending = false;
@@ -81,6 +102,8 @@ export class SchedulesFollower {
   /** Applies the file once, then follows it. */
   async start(): Promise<void> {
     this.stopFollowingReset = this.options.timers.on('reset', () => {
+      this.resets++;
+      this.restoreOwed = true;
       this.applied = undefined;
       void this.check();
     });
@@ -138,7 +161,7 @@ export class SchedulesFollower {
       // Kept as they are: a file missing for a moment (a volume remounted, a delete then a write) must
       // not cancel every row. `timers: []` removes them.
       this.applied = undefined;
-      return this.report([
+      this.report([
         {
           reason: 'invalid',
           field: 'SUNDIAL_SCHEDULES_FILE',
@@ -146,26 +169,48 @@ export class SchedulesFollower {
           fix: 'Mount the file at SUNDIAL_SCHEDULES_FILE, or unset it to follow no file.',
         },
       ]);
+      await this.restore();
+      return;
     }
-    if (text === this.applied || !(await this.settled(text, mtimeMs))) return;
+    const retry = text === this.applied;
+    if (
+      (retry && !(this.retryAt !== undefined && Date.now() >= this.retryAt)) ||
+      !(await this.settled(text, mtimeMs))
+    )
+      return;
     const read = readSchedules(text, this.options.limits);
     if (!read.rows) {
-      this.applied = text; // refused as a whole: nothing to apply until it changes (or a reset)
-      return this.report(read.problems);
+      this.report(read.problems);
+      this.retryAt = undefined;
+      // refused as a whole: nothing to apply until it changes (or a reset)
+      if (await this.restore()) this.applied = text;
+      return;
     }
     const started = Date.now();
+    const resets = this.resets;
     try {
       const done = await applySchedules(this.options.timers, read.rows, read.untouched, this.options.logger);
-      this.applied = text;
+      // a reset during the apply cancelled rows it listed as written: the next pass (pending) writes them
+      if (resets === this.resets) {
+        this.applied = text;
+        this.restoreOwed = false;
+      }
+      this.lastApplied = read.rows;
+      const held = done.problems.some((problem) => problem.reason === 'duplicate-key');
+      this.retryAt = held
+        ? Date.now() + (this.options.retryRefusedMs ?? DEFAULT_RETRY_REFUSED_MS)
+        : undefined;
       const problems = [...read.problems, ...done.problems];
-      this.options.logger.info('schedules file applied', {
-        file: this.options.path,
-        rows: read.rows.length - done.problems.length,
-        written: done.written,
-        removed: done.removed,
-        problems: problems.length,
-        durationMs: Date.now() - started,
-      });
+      // a retry that changed nothing (the key still held) is not a line every retryRefusedMs
+      if (!retry || done.written + done.removed > 0)
+        this.options.logger.info('schedules file applied', {
+          file: this.options.path,
+          rows: read.rows.length - done.problems.length,
+          written: done.written,
+          removed: done.removed,
+          problems: problems.length,
+          durationMs: Date.now() - started,
+        });
       this.report(problems, { rows: read.rows.length - done.problems.length, appliedAt: Date.now() });
     } catch (error) {
       // Redis is unreachable (or refused something unexpected): the next check tries the text again.
@@ -178,6 +223,34 @@ export class SchedulesFollower {
         },
       ]);
     }
+  }
+
+  /**
+   * After a reset while the file is not applied (refused as a whole, or unreadable), whose timers stay as
+   * they are "until the file is back": the reset cancelled them, so the rows of the text last applied are
+   * written again — none removed (another replica may have applied a newer text). Before, every row of the
+   * file stayed gone until the file was fixed. Resolves whether nothing is owed any more (false: Redis
+   * unavailable, or another reset came; the next pass tries again).
+   */
+  private async restore(): Promise<boolean> {
+    const rows = this.lastApplied;
+    if (!this.restoreOwed || !rows) return true;
+    const resets = this.resets;
+    try {
+      const done = await applySchedules(this.options.timers, rows, new Set(), this.options.logger, {
+        remove: false,
+      });
+      this.options.logger.info('schedules file: the rows last applied written again after a reset', {
+        file: this.options.path,
+        rows: rows.length,
+        written: done.written,
+      });
+    } catch {
+      return false; // Redis unavailable: the next pass tries again
+    }
+    if (resets !== this.resets) return false;
+    this.restoreOwed = false;
+    return true;
   }
 
   /**

@@ -8,10 +8,10 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import {
   ensureOwnedRow,
-  isSundialError,
   normalizeSpec,
   removeOwnedRows,
   type RowOwner,
+  type SpecLimits,
   type Timer,
   type TimerSpec,
 } from '@sundial/core';
@@ -23,6 +23,7 @@ import { Timers } from '../timers';
 import { OWN_RUNNER_WAIT_MS, OwnRunner } from '../own-runner';
 import { cronRowOwner, ROW_KINDS, type RowSchedule, rowKey, rowSpec } from './cron-rows';
 import { decoratorOf, rowRefusal, withOwner } from './row-refusal';
+import { checked, windowOver, withOverlap } from './row-checks';
 import { RowSources } from './row-sources';
 import { declarationSetHash } from './declaration-set';
 import type { DeclarationTurns } from './declaration-turns';
@@ -56,6 +57,8 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly owner: RowOwner;
   private readonly sources: RowSources;
   private readonly refreshMs: number;
+  /** the app's `limits`: a row is checked and compared as the backend checks it */
+  private readonly limits: SpecLimits;
   private stopFollowingReset = (): void => undefined;
   private declared: DeclaredRow[] | undefined;
   private turns: DeclarationTurns | null = null;
@@ -71,7 +74,8 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.app = options.appName ?? DEFAULT_APP;
     this.named = options.appName !== undefined;
-    this.owner = cronRowOwner(this.app);
+    this.limits = options.limits ?? {};
+    this.owner = cronRowOwner(this.app, this.limits);
     this.sources = new RowSources(moduleRef);
     this.refreshMs =
       (options.backend === 'memory' ? undefined : options.cronRefreshMs) ?? DEFAULT_CRON_REFRESH_MS;
@@ -86,7 +90,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     // listens before the first pass, whose calls wait for the subscription (RedisTimers): a reset from
     // the moment the app is up on is seen.
     if (this.registry.crons.some((cron) => !cron.disabled)) {
-      this.stopFollowingReset = this.timers.on('reset', () => void this.afterReset().catch(() => undefined));
+      this.stopFollowingReset = this.timers.on('reset', () => void this.afterReset().catch(this.resetFailed));
     }
     this.setUp = this.setUpTurns();
     await this.setUp;
@@ -153,6 +157,16 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
+   * A pass after a reset that failed: said (the listener dropped it — on the memory backend the rows
+   * stayed gone and nothing said so). On Redis the next look runs the pass again.
+   */
+  private readonly resetFailed = (error: unknown): void => {
+    this.logger.error(
+      `appName '${this.app}': the @DistributedCron/@DistributedInterval rows were not written again after a reset: ${String(error)}`,
+    );
+  };
+
+  /**
    * One pass: every declared row written if it differs, every orphaned owned row removed (not after a
    * reset: afterReset) — except by an
    * app that declares no @DistributedCron/@DistributedInterval and has no `appName` of its own: under the default name, that
@@ -203,7 +217,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
         row.kind === 'cron'
           ? { cron: await this.sources.expression(row), tz: row.timeZone ?? 'UTC' }
           : { every: await this.sources.period(row) };
-      declared.push({ row, spec: rowSpec(withOverlap(row), schedule, this.app) });
+      declared.push({ row, spec: checked(row, rowSpec(withOverlap(row), schedule, this.app), this.limits) });
     }
     return declared;
   }
@@ -243,61 +257,5 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
         `Rename the decorator's row, or cancel ${spec.key} if it is a leftover.`,
       );
     }
-  }
-}
-
-/**
- * `waitForCompletion` in Sundial's words: `false` is `overlap: 'allow'` (the next slot is armed at the
- * claim, as `@Cron`'s `false` lets one process run ticks side by side); `true` waits for the run, which
- * `allow` and `cancel-other` do not. An `overlap` that says otherwise stops the boot. Absent, a cron
- * waits (its row's default, `skip`) and an interval does not, as `@Interval` does not: an interval that
- * waits ends when a run throws (docs/spec.md §3.3), a cluster's heartbeat gone until the next boot.
- */
-function withOverlap(row: DiscoveredRow): DiscoveredRow {
-  const { overlap } = row;
-  const waitOption = row.retry !== undefined ? 'retry' : row.catchup === 'all' ? "catchup: 'all'" : undefined;
-  if (row.kind === 'interval' && row.waitForCompletion === undefined && overlap === undefined && waitOption) {
-    // Said in the decorator's words: the row's own refusal would name an overlap 'allow' nobody wrote.
-    throw rowRefusal(
-      row,
-      waitOption === 'retry' ? 'retry' : 'catchup',
-      `${waitOption} needs runs that wait, and an interval does not wait unless told (waitForCompletion false, as @Interval).`,
-      `Add waitForCompletion: true (a run that throws after its last try then ends the interval), or remove ${waitOption}.`,
-    );
-  }
-  const waitForCompletion =
-    row.waitForCompletion ?? (row.kind === 'interval' && overlap === undefined ? false : undefined);
-  if (waitForCompletion === undefined) return row;
-  const detached = overlap === 'allow' || overlap === 'cancel-other';
-  if (waitForCompletion === false && overlap !== undefined && overlap !== 'allow') {
-    throw rowRefusal(
-      row,
-      'waitForCompletion',
-      `waitForCompletion: false (runs overlap: overlap 'allow') contradicts overlap '${overlap}'.`,
-      `Remove waitForCompletion, or set overlap: 'allow'.`,
-    );
-  }
-  if (waitForCompletion && detached) {
-    throw rowRefusal(
-      row,
-      'waitForCompletion',
-      `waitForCompletion: true contradicts overlap '${overlap}', which does not wait for the run.`,
-      'Remove waitForCompletion, or choose an overlap that waits (skip or buffer-one).',
-    );
-  }
-  return waitForCompletion ? row : { ...row, overlap: 'allow' };
-}
-
-/**
- * A refusal saying `endAt` leaves no slot from now on, for a spec whose window is well-formed (`endAt`
- * after `startAt`): the window is over. An `endAt` not after `startAt` is a mistake and still refused.
- */
-function windowOver(spec: TimerSpec, error: unknown): boolean {
-  if (!isSundialError(error) || error.field !== 'endAt' || spec.endAt === undefined) return false;
-  try {
-    normalizeSpec(spec, {}, true); // refuses an endAt not after startAt, as the (owner's) write did
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,4 +1,11 @@
-import { type JsonObject, normalizeSpec, type RowOwner, type Timer, type TimerSpec } from '@sundial/core';
+import {
+  type JsonObject,
+  normalizeSpec,
+  type RowOwner,
+  type SpecLimits,
+  type Timer,
+  type TimerSpec,
+} from '@sundial/core';
 import { CRON_POLICY_OPTIONS } from '../decorators/distributed-cron.decorator';
 import type { DiscoveredRow } from '../handler-registry';
 
@@ -60,18 +67,19 @@ const MARKERS: ReadonlySet<unknown> = new Set([CRON_OWNER_MARKER, INTERVAL_OWNER
 
 /**
  * The rows of `app`'s registrar (not created through the API, nor by another app on the same prefix);
- * one matches when it already says what the decorator says.
+ * one matches when it already says what the decorator says. `limits` are the app's (`SundialModule`'s
+ * `limits`): a period the backend accepted under a lower `minEveryMs` is compared, not refused.
  */
-export function cronRowOwner(app: string): RowOwner {
+export function cronRowOwner(app: string, limits: SpecLimits = {}): RowOwner {
   return {
     owns: (timer) => MARKERS.has(timer.meta?.sundialOwner) && timer.meta?.sundialApp === app,
-    matches: rowMatches,
+    matches: (timer, spec) => rowMatches(timer, spec, limits),
   };
 }
 
-function rowMatches(timer: Timer, spec: TimerSpec): boolean {
+function rowMatches(timer: Timer, spec: TimerSpec, limits: SpecLimits): boolean {
   // Normalized, as the row stores it: durations and instants in ms, retry with its defaults.
-  const wanted = normalizeSpec(spec, {}, true);
+  const wanted = normalizeSpec(spec, limits, true);
   return (
     timer.kind === wanted.kind &&
     timer.handler === wanted.handler &&

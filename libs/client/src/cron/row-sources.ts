@@ -48,6 +48,13 @@ export class RowSources {
     return DIGITS.test(value.trim()) ? Number(value) : value.trim();
   }
 
+  /** Where a row's expression or period comes from (`config key 'X'`, `provider T`); undefined: in code. */
+  static sourceOf(row: DiscoveredRow): string | undefined {
+    const source = row.kind === 'cron' ? row.expression : row.every;
+    if (typeof source !== 'object') return undefined;
+    return 'config' in source ? `config key '${source.config}'` : `provider ${tokenName(source.inject)}`;
+  }
+
   private async read(
     row: DiscoveredRow,
     field: string,
@@ -56,11 +63,11 @@ export class RowSources {
   ): Promise<{ value: unknown; from: string }> {
     const what = field === 'cron' ? 'expression' : 'period';
     if ('config' in source) {
-      const from = `config key '${source.config}'`;
+      const from = RowSources.sourceOf(row)!;
       const config = await this.configService(row, field, what, from);
       return { value: config.get<unknown>(source.config), from };
     }
-    const from = `provider ${tokenName(source.inject)}`;
+    const from = RowSources.sourceOf(row)!;
     const provide = `Provide ${tokenName(source.inject)} (useValue: ${example})`;
     return { value: this.provided(row, field, what, source.inject, from, provide), from };
   }
