@@ -7,7 +7,7 @@ import { h, statusBadge, table } from '../dom.js';
 import { durationText } from '../duration-text.js';
 import { formatTime, lastRun, relative, schedule } from '../format.js';
 import { describeError, notify, notifyError } from '../notice.js';
-import type { LedgerEntry, NextTimes, Timer } from '../types.js';
+import type { CancelAnswer, LedgerEntry, NextTimes, Timer } from '../types.js';
 import { rescheduleForm } from './reschedule.js';
 import { againButton, ownerNote } from './again.js';
 
@@ -75,12 +75,21 @@ function actions(timer: Timer, rerender: () => void): HTMLElement {
   const run = async (action: Action): Promise<void> => {
     if (action === 'cancel' && !confirm(`Cancel timer “${timer.key}”? It will not run again.`)) return;
     try {
-      if (action === 'cancel') await api('DELETE', timerPath(timer.key));
-      else await api('POST', timerPath(timer.key, action));
-      // to the list first: the notice is the list's (notice.ts)
-      if (action === 'cancel') location.hash = '#/';
+      if (action === 'cancel') {
+        const answer = await api<CancelAnswer>('DELETE', timerPath(timer.key));
+        // to the list first: the notice is the list's (notice.ts)
+        location.hash = '#/';
+        // a timer that ended since the page was read: nothing was cancelled, its kept row was removed
+        notify(
+          answer.cancelled
+            ? `${timer.key}: ${DONE.cancel}.`
+            : `${timer.key} had ended (${answer.removed}) before the cancel: nothing was cancelled; its kept row was removed.`,
+        );
+        return;
+      }
+      await api('POST', timerPath(timer.key, action));
       notify(`${timer.key}: ${DONE[action]}.`);
-      if (action !== 'cancel') rerender();
+      rerender();
     } catch (error) {
       notifyError(error, timer.key);
     }

@@ -1,0 +1,59 @@
+import type { Timer } from '@sundial/core';
+import { keyPath, waitFor } from '@sundial/testing';
+import { type ClusterPage, useClusterInChromium } from './chromium-fixture';
+
+/**
+ * The timer page's Cancel says what the cancel did (docs/spec.md §5.2, §5.6): a live timer cancelled,
+ * or — the timer having ended since the page was read, kept by `removeOnComplete: false` — its kept row
+ * removed with nothing cancelled (DELETE answers 200 `{ cancelled: false, removed }`). A private Redis,
+ * one scheduler and one worker, as child processes; one page.
+ */
+describe('operator UI: Cancel says what it did, in chromium', () => {
+  const cluster = useClusterInChromium();
+  let page: ClusterPage['page'];
+  let api: ClusterPage['api'];
+  let ui: string;
+  beforeAll(() => ({ page, api, ui } = cluster));
+
+  const notice = () => page.locator('#notice');
+  // each locator's waitFor below is a deadline (the page's 10 s default), left as soon as it shows
+  const timerPage = async (key: string, status: string) => {
+    await page.goto(`${ui}#/timer/${encodeURIComponent(key)}`);
+    await page.getByRole('heading', { level: 1, name: `${key} ${status}` }).waitFor();
+  };
+  const get = async (key: string) => (await api<Timer>('GET', keyPath(key))).body;
+  /** Presses Cancel timer and accepts its question. */
+  const cancel = async (): Promise<void> => {
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Cancel timer' }).click();
+  };
+
+  it('a live timer: cancelled', async () => {
+    await api('POST', '/v1/timers', { key: 'answer:live', handler: 'record', delay: '2h' });
+    await timerPage('answer:live', 'pending');
+    await cancel();
+    await notice().locator('text=answer:live: cancelled.').waitFor();
+    expect(page.url()).toMatch(/#\/$/);
+    expect((await api('GET', keyPath('answer:live'))).status).toBe(404);
+  });
+
+  it('a timer that ended after the page was read: its kept row removed, nothing cancelled', async () => {
+    const key = 'answer:ended';
+    // due after the page has loaded: 3 s leaves a loaded host room to show it pending first
+    await api('POST', '/v1/timers', { key, handler: 'record', delay: '3s', removeOnComplete: false });
+    await timerPage(key, 'pending');
+    // deadline (waitFor's default 10 s, raised to 20): left as soon as the worker has run it
+    await waitFor(async () => (await get(key)).status === 'completed', {
+      what: `${key} to complete`,
+      timeoutMs: 20_000,
+    });
+    // the page still shows it pending: its Cancel is offered, and the API answers what it did
+    await cancel();
+    await notice()
+      .locator(
+        `text=${key} had ended (completed) before the cancel: nothing was cancelled; its kept row was removed.`,
+      )
+      .waitFor();
+    expect((await api('GET', keyPath(key))).status).toBe(404);
+  });
+});
