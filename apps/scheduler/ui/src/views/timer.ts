@@ -63,6 +63,17 @@ const DONE: Record<Action, string> = {
   cancel: 'cancelled',
 };
 
+/**
+ * Pausing a paused timer or resuming one not paused changes nothing (docs/spec.md §3.4) and the API answers
+ * the timer either way: its version, read just before, tells the two apart (the page's may be stale).
+ */
+async function act(key: string, action: Exclude<Action, 'cancel'>): Promise<string> {
+  const before = action === 'trigger' ? undefined : (await api<Timer>('GET', timerPath(key))).version;
+  const answer = await api<Timer>('POST', timerPath(key, action));
+  if (answer.version !== before) return `${key}: ${DONE[action]}.`;
+  return `${key} was ${action === 'pause' ? 'already paused' : 'not paused'}: nothing changed.`;
+}
+
 /** Each action is offered when the timer's status allows it; the API still has the last word. */
 function actions(timer: Timer, rerender: () => void): HTMLElement {
   const live = ['pending', 'running', 'paused'].includes(timer.status);
@@ -87,8 +98,7 @@ function actions(timer: Timer, rerender: () => void): HTMLElement {
         );
         return;
       }
-      await api('POST', timerPath(timer.key, action));
-      notify(`${timer.key}: ${DONE[action]}.`);
+      notify(await act(timer.key, action));
       rerender();
     } catch (error) {
       notifyError(error, timer.key);

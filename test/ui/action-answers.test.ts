@@ -3,12 +3,13 @@ import { keyPath, waitFor } from '@sundial/testing';
 import { type ClusterPage, useClusterInChromium } from './chromium-fixture';
 
 /**
- * The timer page's Cancel says what the cancel did (docs/spec.md §5.2, §5.6): a live timer cancelled,
- * or — the timer having ended since the page was read, kept by `removeOnComplete: false` — its kept row
- * removed with nothing cancelled (DELETE answers 200 `{ cancelled: false, removed }`). A private Redis,
- * one scheduler and one worker, as child processes; one page.
+ * The timer page's actions say what they did (docs/spec.md §3.4, §5.2, §5.6), though the page may have
+ * been read before another change: Cancel a live timer cancelled, or — the timer having ended since, kept
+ * by `removeOnComplete: false` — its kept row removed with nothing cancelled (DELETE answers 200
+ * `{ cancelled: false, removed }`); Pause of a timer paused since, and Resume of one resumed since, that
+ * nothing changed. A private Redis, one scheduler and one worker, as child processes; one page.
  */
-describe('operator UI: Cancel says what it did, in chromium', () => {
+describe('operator UI: actions say what they did, in chromium', () => {
   const cluster = useClusterInChromium();
   let page: ClusterPage['page'];
   let api: ClusterPage['api'];
@@ -22,6 +23,7 @@ describe('operator UI: Cancel says what it did, in chromium', () => {
     await page.getByRole('heading', { level: 1, name: `${key} ${status}` }).waitFor();
   };
   const get = async (key: string) => (await api<Timer>('GET', keyPath(key))).body;
+  const press = (name: string) => page.getByRole('button', { name }).click();
   /** Presses Cancel timer and accepts its question. */
   const cancel = async (): Promise<void> => {
     page.once('dialog', (dialog) => void dialog.accept());
@@ -55,5 +57,25 @@ describe('operator UI: Cancel says what it did, in chromium', () => {
       )
       .waitFor();
     expect((await api('GET', keyPath(key))).status).toBe(404);
+  });
+
+  it('Pause of a timer paused since the page was read, Resume of one resumed since: nothing changed', async () => {
+    const key = 'answer:paused';
+    await api('POST', '/v1/timers', { key, handler: 'record', delay: '2h' });
+    await timerPage(key, 'pending');
+    // another operator pauses it: this page still offers Pause
+    await api('POST', `${keyPath(key)}/pause`);
+    await press('Pause');
+    await notice().locator(`text=${key} was already paused: nothing changed.`).waitFor();
+    await page.getByRole('heading', { level: 1, name: `${key} paused` }).waitFor();
+    await api('POST', `${keyPath(key)}/resume`);
+    await press('Resume');
+    await notice().locator(`text=${key} was not paused: nothing changed.`).waitFor();
+    expect(await get(key)).toMatchObject({ status: 'pending', version: 3 });
+    // and when the press does it, it says so
+    await page.getByRole('heading', { level: 1, name: `${key} pending` }).waitFor();
+    await press('Pause');
+    await notice().locator(`text=${key}: paused.`).waitFor();
+    expect(await get(key)).toMatchObject({ status: 'paused', version: 4 });
   });
 });
