@@ -13,15 +13,10 @@ describe('operator UI: actions say what they did, in chromium', () => {
   const cluster = useClusterInChromium();
   let page: ClusterPage['page'];
   let api: ClusterPage['api'];
-  let ui: string;
-  beforeAll(() => ({ page, api, ui } = cluster));
-
-  const notice = () => page.locator('#notice');
+  beforeAll(() => ({ page, api } = cluster));
+  const timerPage = (key: string, status: string) => cluster.openTimer(key, status);
   // each locator's waitFor below is a deadline (the page's 10 s default), left as soon as it shows
-  const timerPage = async (key: string, status: string) => {
-    await page.goto(`${ui}#/timer/${encodeURIComponent(key)}`);
-    await page.getByRole('heading', { level: 1, name: `${key} ${status}` }).waitFor();
-  };
+  const notice = () => page.locator('#notice');
   const get = async (key: string) => (await api<Timer>('GET', keyPath(key))).body;
   const press = (name: string) => page.getByRole('button', { name }).click();
   /** Presses Cancel timer and accepts its question. */
