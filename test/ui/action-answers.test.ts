@@ -36,8 +36,8 @@ describe('operator UI: actions say what they did, in chromium', () => {
 
   it('a timer that ended after the page was read: its kept row removed, nothing cancelled', async () => {
     const key = 'answer:ended';
-    // due after the page has loaded: 3 s leaves a loaded host room to show it pending first
-    await api('POST', '/v1/timers', { key, handler: 'record', delay: '3s', removeOnComplete: false });
+    // due after the page has loaded: 5 s leave a loaded host room to show it pending first
+    await api('POST', '/v1/timers', { key, handler: 'record', delay: '5s', removeOnComplete: false });
     await timerPage(key, 'pending');
     // deadline (waitFor's default 10 s, raised to 20): left as soon as the worker has run it
     await waitFor(async () => (await get(key)).status === 'completed', {
