@@ -208,6 +208,23 @@ describe('sundial CLI: state-changing commands run again', () => {
   );
 
   it.concurrent(
+    'schedule --if-exists keep on a key cancelled since says nothing was scheduled, not "scheduled"',
+    async () => {
+      const spec = ['schedule', '--key', 'again:tomb', '--handler', 'record', '--delay', '1h'];
+      expect((await sundial(spec)).code).toBe(0);
+      expect((await sundial(['cancel', 'again:tomb'])).code).toBe(0);
+      // It printed "scheduled" above the cancelled timer the API answered (§3.1: its tombstone).
+      const kept = await sundial([...spec, '--if-exists', 'keep']);
+      expect(kept).toMatchObject({ code: 0, stderr: '' });
+      expect(kept.stdout).toMatch(
+        /^again:tomb was cancelled: nothing scheduled \(--if-exists keep answers a cancelled key with its cancelled timer, for 7 days by default\); --if-exists replace schedules it again\nkey: +again:tomb\nstatus: +cancelled\n/,
+      );
+      expect((await sundial(['get', 'again:tomb'])).code).toBe(1);
+      expect((await sundial([...spec, '--if-exists', 'replace'])).stdout).toMatch(/^scheduled\n/);
+    },
+  );
+
+  it.concurrent(
     'reschedule: --delay or --at, one of them; a paused timer comes back pending at the new due',
     async () => {
       expect(

@@ -68,6 +68,8 @@ export interface ClusterPage {
   readonly api: HttpClient;
   /** the operator UI's root, `http://…/ui/` */
   readonly ui: string;
+  /** Opens the timer page of `key`; its heading with `status` is awaited (a deadline: the page's 10 s default). */
+  openTimer(key: string, status: string): Promise<void>;
 }
 
 /**
@@ -105,6 +107,10 @@ export function useClusterInChromium(width = 1280, env: Record<string, string> =
     },
     get ui() {
       return `${apps!.schedulers[0].url}/ui/`;
+    },
+    async openTimer(key, status) {
+      await page!.goto(`${apps!.schedulers[0].url}/ui/#/timer/${encodeURIComponent(key)}`);
+      await page!.getByRole('heading', { level: 1, name: `${key} ${status}` }).waitFor();
     },
   };
 }

@@ -66,8 +66,12 @@ export class TimersController {
   constructor(@Inject(TIMERS_API) private readonly timers: TimersBackend) {}
 
   @Post()
-  @ApiOperation({ summary: 'Schedule a timer (ifExists: error | replace | keep)' })
+  @ApiOperation({
+    summary:
+      'Schedule a timer (ifExists: error | replace | keep); 200 with the cancelled timer when keep meets a key cancelled within its tombstone',
+  })
   @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
+  @ApiAnswer(200, TIMER_REF)
   @ApiAnswer(201, TIMER_REF, CREATED_HEADERS)
   @ApiRefusals(409, 413, 415, 422)
   @Idempotent()
@@ -78,6 +82,12 @@ export class TimersController {
   ): Promise<Timer> {
     const spec = requiredBody(body, 'POST /v1/timers', BODY_EXAMPLES.spec) as TimerSpec;
     const timer = await this.timers.schedule(spec, writeOptions(idempotencyKey));
+    // keep on a key cancelled within its tombstone (docs/spec.md §3.1): nothing was created, and no
+    // timer is there to be read at a Location (GET answers 404)
+    if (timer.status === 'cancelled') {
+      response.status(200);
+      return timer;
+    }
     response.setHeader('Location', timerLocation(timer.key));
     return timer;
   }

@@ -1,12 +1,12 @@
-import { createEngine, type TimersApi } from '@sundial/core';
+import { createEngine, type TimersApi, type TimersBackend } from '@sundial/core';
 import { DEFAULT_CLOSE_GRACE_MS, RedisTimers, SundialMetrics } from '@sundial/redis';
 import { logFailedRuns } from './failed-run-lines';
 import type { TimerHandlerRegistry } from './handler-registry';
 import { loggerOf } from './nest-logger';
 import type { SundialModuleOptions } from './sundial-module-options';
 
-/** The `TimersApi` the options ask for; the in-memory engine runs the app's registered handlers. */
-export function createBackend(options: SundialModuleOptions, registry: TimerHandlerRegistry): TimersApi {
+/** The backend the options ask for; the in-memory engine runs the app's registered handlers. */
+export function createBackend(options: SundialModuleOptions, registry: TimerHandlerRegistry): TimersBackend {
   if (options.backend === 'memory') {
     const { clock, limits, tombstoneMs, ledger, shutdownGraceMs = DEFAULT_CLOSE_GRACE_MS } = options;
     const logger = loggerOf(options);

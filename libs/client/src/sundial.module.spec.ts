@@ -1,7 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VirtualClock, type TimerContext } from '@sundial/core';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
 import { SundialModule, SundialWorkerModule, Timers } from './index';
 
@@ -9,6 +9,14 @@ import { SundialModule, SundialWorkerModule, Timers } from './index';
 class InvoiceReminders {
   constructor(readonly timers: Timers) {}
 }
+
+/** `ok` ends its run; `boom` fails it */
+const HANDLERS = {
+  ok: () => undefined,
+  boom: () => {
+    throw new Error('boom');
+  },
+};
 
 describe('SundialModule', () => {
   it('forRoot with the memory backend injects Timers that run on the given clock', async () => {
@@ -33,6 +41,20 @@ describe('SundialModule', () => {
     expect(runs.map((ctx) => [ctx.key, ctx.due])).toEqual([
       ['invoice:42', Date.parse('2026-03-04T00:00:00Z')],
     ]);
+    await moduleRef.close();
+  });
+
+  // docs/spec.md §3.4, §5.1: the injected Timers tells a kept ended row removed from a live timer cancelled.
+  it("the injected Timers answers cancelOutcome: cancelled, the removed kept row's status, or null", async () => {
+    const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory', clock, handlers: HANDLERS })],
+    }).compile();
+    const timers = moduleRef.get(Timers);
+    await expectCancelOutcomes(timers, async () => {
+      await clock.advance('1s'); // virtual clock: both kept timers run
+      return true;
+    });
     await moduleRef.close();
   });
 
@@ -107,6 +129,20 @@ describe('SundialModule', () => {
       await moduleRef.close();
     });
 
+    it('the injected Timers answers cancelOutcome on Redis as on the memory backend', async () => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          SundialModule.forRoot({ connection: redis.url, prefix: 'outcome' }),
+          SundialWorkerModule.forRoot({ prefix: 'outcome', dispatch: true, handlers: HANDLERS }),
+        ],
+      }).compile();
+      const app = await moduleRef.init();
+      const timers = app.get(Timers);
+      // the worker here runs both kept timers (real time: expectCancelOutcomes waits for their ends)
+      await expectCancelOutcomes(timers, async () => undefined);
+      await app.close();
+    });
+
     it('isGlobal: false hides SundialModule from SundialWorkerModule beside it: refused, field imports', async () => {
       // A client that connects at its first command: the refused boot sends none, and leaves no socket.
       const connection = new Redis(redis.url, { lazyConnect: true });
@@ -152,3 +188,24 @@ describe('SundialModule', () => {
     });
   });
 });
+
+/**
+ * Through the injected `Timers`: a kept one-shot that completed and one that failed are removed (their
+ * status answered), a live one cancelled, a key with no row `null`; `settle` lets the runs happen.
+ */
+async function expectCancelOutcomes(timers: Timers, settle: () => Promise<unknown>): Promise<void> {
+  const kept = { handler: 'ok', delay: 0, removeOnComplete: false };
+  await timers.schedule({ key: 'done', ...kept });
+  await timers.schedule({ key: 'bad', ...kept, handler: 'boom' });
+  await timers.schedule({ key: 'live', handler: 'ok', delay: '1h' });
+  await settle();
+  const ended = async () =>
+    (await timers.get('done'))?.status === 'completed' && (await timers.get('bad'))?.status === 'failed';
+  // deadline (waitFor's 10 s): left as soon as both have ended
+  await waitFor(ended, { what: 'done completed and bad failed' });
+  expect(await timers.cancelOutcome('done')).toBe('completed');
+  expect(await timers.cancelOutcome('bad')).toBe('failed');
+  expect(await timers.cancelOutcome('live')).toBe('cancelled');
+  expect(await timers.cancelOutcome('never')).toBeNull();
+  for (const key of ['done', 'bad', 'live']) expect(await timers.get(key)).toBeNull();
+}

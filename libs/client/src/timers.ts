@@ -1,6 +1,7 @@
 import type {
   BackfillRange,
   BackfillResult,
+  CancelOutcome,
   ListOptions,
   ListResult,
   RescheduleWhen,
@@ -8,7 +9,7 @@ import type {
   TimerEventName,
   TimerListener,
   TimerSpec,
-  TimersApi,
+  TimersBackend,
   WriteOptions,
   DescribeOptions,
   HistoryOptions,
@@ -21,12 +22,17 @@ import type {
 
 /**
  * The injectable timers API (docs/spec.md §5.1). Nest resolves it to the backend chosen in
- * `SundialModule.forRoot`: `RedisTimers` or the in-memory engine — both implement `TimersApi`.
+ * `SundialModule.forRoot`: `RedisTimers` or the in-memory engine — both implement `TimersBackend`.
  */
-export abstract class Timers implements TimersApi {
+export abstract class Timers implements TimersBackend {
   abstract schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer>;
   abstract scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]>;
   abstract cancel(key: string, options?: WriteOptions): Promise<boolean>;
+  /**
+   * The same write as `cancel`, told three ways (docs/spec.md §3.4): `'cancelled'` a live timer, `'completed'`
+   * or `'failed'` the kept row of a timer that ended so, removed, `null` no row under the key.
+   */
+  abstract cancelOutcome(key: string, options?: WriteOptions): Promise<CancelOutcome>;
   abstract cancelAll(scope?: string, options?: WriteOptions): Promise<number>;
   abstract reschedule(key: string, when: RescheduleWhen, options?: WriteOptions): Promise<Timer>;
   abstract pause(key: string, options?: WriteOptions): Promise<Timer>;

@@ -1,7 +1,7 @@
 export * from './types';
 export * from './errors';
 export { SUNDIAL_HTTP_STATUS } from './http-status';
-export { refusals } from './refusals';
+export { type InactiveOperation, refusals } from './refusals';
 export { keyNotFoundFix, type KeyFixWays, keyScope, NO_HISTORY } from './browser/key-fix';
 export { NOW_HEADER } from './browser/server-clock';
 export { liveKeyInBatch, normalizeBatch } from './batch-refusals';

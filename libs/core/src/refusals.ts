@@ -14,6 +14,9 @@ export const registerHandler = (name: string): string =>
   `an @OnTimer('${name}') method in a Nest app, or createEngine({ handlers })`;
 
 /** A not-found key's ways in-process: the TimersApi's calls (HTTP, the CLI and the UI name their own). */
+/** The writes a running or paused timer refuses (`inactive`, docs/spec.md §3.4, §3.3c). */
+export type InactiveOperation = 'reschedule' | 'pause' | 'trigger' | 'backfill';
+
 const CALLS: KeyFixWays = {
   list: (scope) => (scope === '' ? 'list()' : `list({ prefix: ${JSON.stringify(scope)} })`),
   history: (key) => `history(${key === undefined ? 'key' : JSON.stringify(key)})`,
@@ -47,15 +50,21 @@ export const refusals = {
       fix: keyNotFoundFix(key, CALLS, NO_HISTORY),
       detail: { code: NO_HISTORY },
     }),
-  inactive: (key: string, status: 'running' | 'paused', operation: string) =>
+  /**
+   * A running (or backfilling) or paused timer refuses `operation`: one text on every backend. Only a
+   * reschedule has a way past a run (a replace); pause, trigger and backfill wait for it to end.
+   */
+  inactive: (key: string, status: 'running' | 'paused', operation: InactiveOperation) =>
     new SundialError({
       reason: 'inactive',
       field: 'key',
       message: `Cannot ${operation} timer ${JSON.stringify(key)} while it is ${status}.`,
       fix:
-        status === 'running'
-          ? "Wait for the run to settle, or schedule with ifExists: 'replace' to supersede the running work."
-          : 'Resume it first.',
+        status === 'paused'
+          ? 'Resume it first.'
+          : operation === 'reschedule'
+            ? "Wait for the run to end, or schedule the key again with ifExists: 'replace' to supersede it."
+            : 'Wait for the run to end; listen for its completed or failed event.',
       detail: { status },
     }),
   /** `field` undefined: the value as a whole (e.g. a spec that is not an object) */

@@ -22,7 +22,14 @@ export const schedule: Command = {
     // `--if-exists keep`, or a retry with the same --idempotency-key: the API answers with the timer
     // that was there, and nothing was scheduled
     const kept = before?.id === timer.id && before.version === timer.version;
-    const what = kept ? `${timer.key} was already scheduled: nothing changed` : 'scheduled';
+    // `--if-exists keep` on a key cancelled since: the API answers the cancelled timer (its tombstone,
+    // docs/spec.md §3.1), which the read before could not see (GET has no row for it)
+    const what =
+      timer.status === 'cancelled'
+        ? `${timer.key} was cancelled: nothing scheduled (--if-exists keep answers a cancelled key with its cancelled timer, for 7 days by default); --if-exists replace schedules it again`
+        : kept
+          ? `${timer.key} was already scheduled: nothing changed`
+          : 'scheduled';
     out.result(timer, () => `${what}\n${timerText(timer)}`);
   },
 };

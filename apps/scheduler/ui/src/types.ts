@@ -73,3 +73,6 @@ export interface NextTimes {
   key: string;
   times: { at: string; offset: string }[];
 }
+
+/** `DELETE /v1/timers/:key`'s answer (§5.2): a live timer cancelled, or the kept row of one that had ended removed. */
+export type CancelAnswer = { cancelled: true } | { cancelled: false; removed: 'completed' | 'failed' };

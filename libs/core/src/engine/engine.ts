@@ -29,7 +29,7 @@ import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
 import { Placement } from './placement';
 import { type Engine, type EngineOperations, rememberRequests } from './request-memory';
-import { checkMs, inactive } from './refusals';
+import { checkMs } from './refusals';
 import {
   DEFAULT_LEDGER_SIZE,
   validateLedgerSize,
@@ -173,7 +173,7 @@ class MemoryEngine implements EngineOperations {
     return this.operation(() => {
       const entry = this.findLive(key);
       const target = normalizeWhen(when);
-      if (heldRun(entry)) throw inactive(entry, 'rescheduled', 'running', 'replace');
+      if (heldRun(entry)) throw refusals.inactive(key, 'running', 'reschedule');
       const now = this.clock.now();
       const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
       this.firePath.abortFreeRuns(entry);
@@ -192,7 +192,7 @@ class MemoryEngine implements EngineOperations {
   async pause(key: string): Promise<Timer> {
     return this.operation(() => {
       const entry = this.findLive(key);
-      if (heldRun(entry)) throw inactive(entry, 'paused', 'running', 'wait');
+      if (heldRun(entry)) throw refusals.inactive(key, 'running', 'pause');
       if (!entry.paused) {
         this.firePath.abortFreeRuns(entry);
         this.firePath.withdraw(entry);
@@ -229,8 +229,8 @@ class MemoryEngine implements EngineOperations {
     const now = this.clock.now();
     const [entry, triggered] = this.operation(() => {
       const entry = this.findLive(key);
-      if (heldRun(entry)) throw inactive(entry, 'triggered', 'running', 'wait');
-      if (entry.paused) throw inactive(entry, 'triggered', 'paused', 'resume');
+      if (heldRun(entry)) throw refusals.inactive(key, 'running', 'trigger');
+      if (entry.paused) throw refusals.inactive(key, 'paused', 'trigger');
       this.firePath.withdraw(entry);
       entry.version += 1;
       this.firePath.emit('scheduled', entry, { due: now, reason: 'trigger' });
@@ -248,8 +248,8 @@ class MemoryEngine implements EngineOperations {
       const entry = this.findLive(key);
       const { from, to } = normalizeBackfillRange(range);
       if (entry.kind === 'once') throw refusals.backfillNotPeriodic(key);
-      if (heldRun(entry) || entry.backfill) throw inactive(entry, 'backfilled', 'running', 'wait');
-      if (entry.paused) throw inactive(entry, 'backfilled', 'paused', 'resume');
+      if (heldRun(entry) || entry.backfill) throw refusals.inactive(key, 'running', 'backfill');
+      if (entry.paused) throw refusals.inactive(key, 'paused', 'backfill');
       const [first, ...rest] = backfillSlots(entry, from, to, this.clock.now());
       if (first === undefined) return { slots: 0 };
       entry.backfill = { rest, resume: entry.slot };

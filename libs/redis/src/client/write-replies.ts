@@ -1,4 +1,11 @@
-import { liveKeyInBatch, type NormalizedSpec, refusals, type SundialLogger, type Timer } from '@sundial/core';
+import {
+  type InactiveOperation,
+  liveKeyInBatch,
+  type NormalizedSpec,
+  refusals,
+  type SundialLogger,
+  type Timer,
+} from '@sundial/core';
 import type { SundialObserver } from '../metrics/observer';
 import type { SundialKeys } from '../store/keys';
 import type { RowReply } from '../store/replies';
@@ -12,10 +19,10 @@ import { stampTraceParent } from '../tracing/trace-parent';
  */
 
 /** A script's reply on one key's row: the row as written, or the refusal it stands for. */
-export function expectTimer(key: string, operation: string, reply: RowReply): Timer {
+export function expectTimer(key: string, operation: InactiveOperation | 'resume', reply: RowReply): Timer {
   if (reply.code === 'not-found') throw refusals.notFound(key);
-  // a live row that refuses is running (or backfilling, shown as running) or paused
-  if (reply.code === 'inactive') {
+  // a live row that refuses is running (or backfilling, shown as running) or paused; resume refuses neither
+  if (reply.code === 'inactive' && operation !== 'resume') {
     throw refusals.inactive(key, reply.fields.s === 'paused' ? 'paused' : 'running', operation);
   }
   if (reply.code !== 'ok') throw new Error(`Unexpected reply '${reply.code}' from ${operation}`);

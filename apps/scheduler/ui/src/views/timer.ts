@@ -7,7 +7,7 @@ import { h, statusBadge, table } from '../dom.js';
 import { durationText } from '../duration-text.js';
 import { formatTime, lastRun, relative, schedule } from '../format.js';
 import { describeError, notify, notifyError } from '../notice.js';
-import type { LedgerEntry, NextTimes, Timer } from '../types.js';
+import type { CancelAnswer, LedgerEntry, NextTimes, Timer } from '../types.js';
 import { rescheduleForm } from './reschedule.js';
 import { againButton, ownerNote } from './again.js';
 
@@ -63,6 +63,17 @@ const DONE: Record<Action, string> = {
   cancel: 'cancelled',
 };
 
+/**
+ * Pausing a paused timer or resuming one not paused changes nothing (docs/spec.md §3.4) and the API answers
+ * the timer either way: its version, read just before, tells the two apart (the page's may be stale).
+ */
+async function act(key: string, action: Exclude<Action, 'cancel'>): Promise<string> {
+  const before = action === 'trigger' ? undefined : (await api<Timer>('GET', timerPath(key))).version;
+  const answer = await api<Timer>('POST', timerPath(key, action));
+  if (answer.version !== before) return `${key}: ${DONE[action]}.`;
+  return `${key} was ${action === 'pause' ? 'already paused' : 'not paused'}: nothing changed.`;
+}
+
 /** Each action is offered when the timer's status allows it; the API still has the last word. */
 function actions(timer: Timer, rerender: () => void): HTMLElement {
   const live = ['pending', 'running', 'paused'].includes(timer.status);
@@ -75,12 +86,20 @@ function actions(timer: Timer, rerender: () => void): HTMLElement {
   const run = async (action: Action): Promise<void> => {
     if (action === 'cancel' && !confirm(`Cancel timer “${timer.key}”? It will not run again.`)) return;
     try {
-      if (action === 'cancel') await api('DELETE', timerPath(timer.key));
-      else await api('POST', timerPath(timer.key, action));
-      // to the list first: the notice is the list's (notice.ts)
-      if (action === 'cancel') location.hash = '#/';
-      notify(`${timer.key}: ${DONE[action]}.`);
-      if (action !== 'cancel') rerender();
+      if (action === 'cancel') {
+        const answer = await api<CancelAnswer>('DELETE', timerPath(timer.key));
+        // to the list first: the notice is the list's (notice.ts)
+        location.hash = '#/';
+        // a timer that ended since the page was read: nothing was cancelled, its kept row was removed
+        notify(
+          answer.cancelled
+            ? `${timer.key}: ${DONE.cancel}.`
+            : `${timer.key} had ended (${answer.removed}) before the cancel: nothing was cancelled; its kept row was removed.`,
+        );
+        return;
+      }
+      notify(await act(timer.key, action));
+      rerender();
     } catch (error) {
       notifyError(error, timer.key);
     }
