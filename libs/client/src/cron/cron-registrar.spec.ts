@@ -287,9 +287,11 @@ describe('@DistributedCron', () => {
       const newer = await boot(DailyDigest, [], 'billing');
       const timers = newer.get(Timers);
       await timers.cancelAll(); // a reset, as after Redis lost its data
-      await waitFor(() => timers.get('cron:digest').then((timer) => timer ?? undefined), {
-        what: "the newer build's row registered again",
-      });
+      // both of the newer build's rows: the interval's is written after the cron's, in the same pass
+      for (const key of ['cron:digest', 'interval:digest.progress'])
+        await waitFor(() => timers.get(key).then((timer) => timer ?? undefined), {
+          what: `the newer build's row ${key} registered again`,
+        });
       // The older replica's turn comes last (the order the race may take): it used to remove the cron as an
       // orphan; it defers to the newer declaration set now (test/client/cron-rolling-deploy.test.ts).
       const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
