@@ -108,6 +108,34 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(await h.timers.cancel('k', { requestId: 'd' })).toBe(true);
   });
 
+  it('unlessAnswered: once that schedule request was answered, the call is refused duplicate-key unchanged', async () => {
+    const h = await backend.open();
+    await h.timers.schedule(spec);
+    // PUT's two calls (docs/spec.md §5.2): the create refused, the replace answered, the timer cancelled
+    const create = { requestId: 'put:c', unlessAnswered: 'put:r' };
+    await expect(h.timers.schedule(spec, create)).rejects.toMatchObject({ reason: 'duplicate-key' });
+    const replaced = await h.timers.schedule({ ...spec, ifExists: 'replace' }, { requestId: 'put:r' });
+    expect(await h.timers.cancel('k')).toBe(true);
+    await expect(h.timers.schedule(spec, create)).rejects.toMatchObject({ reason: 'duplicate-key' });
+    expect(await h.timers.get('k')).toBeNull();
+    expect(await h.timers.schedule({ ...spec, ifExists: 'replace' }, { requestId: 'put:r' })).toEqual(
+      replaced,
+    );
+    // a request refused (not answered) or never sent takes nothing: the call runs
+    await h.timers.schedule({ ...spec, key: 'b' });
+    await expect(h.timers.schedule({ ...spec, key: 'b' }, { requestId: 'dup' })).rejects.toMatchObject({
+      reason: 'duplicate-key',
+    });
+    expect(await h.timers.cancel('b')).toBe(true);
+    const once = { requestId: 'once', unlessAnswered: 'dup' };
+    expect(await h.timers.schedule({ ...spec, key: 'b' }, once)).toMatchObject({ status: 'pending' });
+    expect(await h.timers.schedule(spec, { unlessAnswered: 'never' })).toMatchObject({ key: 'k' });
+    await expect(
+      h.timers.schedule({ ...spec, key: 'c' }, { unlessAnswered: 'has space' }),
+    ).rejects.toMatchObject({ reason: 'invalid', field: 'unlessAnswered' });
+    expect(await h.timers.get('c')).toBeNull();
+  });
+
   it('a cancel of nothing is not remembered either: its retry, once the key is scheduled, cancels it', async () => {
     const h = await backend.open();
     expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(false);

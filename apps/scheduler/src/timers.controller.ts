@@ -106,11 +106,15 @@ export class TimersController {
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<Timer> {
     const spec = putSpec(key, requiredBody(body, 'PUT /v1/timers/:key', BODY_EXAMPLES.putSpec));
-    // Two calls, each with its own request id: a retry answers 201 or 200 as the first try did.
+    // Two calls, each with its own request id: a retry answers 201 or 200 as the first try did. A refused
+    // create is not remembered: once the replace was answered, the create is refused (`unlessAnswered`)
+    // whatever the key holds now, and the replace answers again.
+    const replace = writeOptions(idempotencyKey, 'replace');
+    const create = writeOptions(idempotencyKey, 'create');
     try {
       const created = await this.timers.schedule(
         { ...spec, ifExists: 'error' },
-        writeOptions(idempotencyKey, 'create'),
+        create && { ...create, unlessAnswered: replace?.requestId },
       );
       response.status(201).setHeader('Location', timerLocation(created.key));
       return created;
@@ -118,7 +122,7 @@ export class TimersController {
       if (!isSundialError(error) || error.reason !== 'duplicate-key') throw error;
     }
     response.status(200);
-    return this.timers.schedule({ ...spec, ifExists: 'replace' }, writeOptions(idempotencyKey, 'replace'));
+    return this.timers.schedule({ ...spec, ifExists: 'replace' }, replace);
   }
 
   @Get()

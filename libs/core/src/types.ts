@@ -284,6 +284,12 @@ export interface WriteOptions {
    * The HTTP API never sets it.
    */
   ownedRow?: boolean;
+  /**
+   * `schedule` only: another `requestId` of the same caller that takes this key (the HTTP API's PUT sets
+   * its replace step's). When that request was answered within the window, this call is refused
+   * `duplicate-key`, changing nothing, whatever the key holds now: a retry answers as its first try.
+   */
+  unlessAnswered?: string;
 }
 
 /** The operations every backend offers: the in-memory engine, the Redis client, the HTTP API. */

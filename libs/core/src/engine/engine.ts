@@ -126,8 +126,8 @@ class MemoryEngine implements EngineOperations {
     });
   }
 
-  async schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer> {
-    return this.operation(() => this.placement.schedule(spec, options?.ownedRow === true));
+  async schedule(spec: TimerSpec, options?: WriteOptions, taken = false): Promise<Timer> {
+    return this.operation(() => this.placement.schedule(spec, options?.ownedRow === true, taken));
   }
 
   async scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]> {

@@ -30,9 +30,15 @@ export class Placement {
 
   constructor(private readonly deps: PlacementDeps) {}
 
-  /** `ownedRow`: a declarative source's write, which may carry `meta.sundialOwner` (WriteOptions). */
-  schedule(spec: TimerSpec, ownedRow = false): Timer {
-    return this.place(this.normalize(spec, ownedRow));
+  /**
+   * `ownedRow`: a declarative source's write, which may carry `meta.sundialOwner` (WriteOptions). `taken`:
+   * the key is another request's, answered (`WriteOptions.unlessAnswered`): a valid spec is refused as a
+   * live key's, unchanged.
+   */
+  schedule(spec: TimerSpec, ownedRow = false, taken = false): Timer {
+    const normalized = this.normalize(spec, ownedRow);
+    if (taken) throw refusals.duplicateKey(normalized.key);
+    return this.place(normalized);
   }
 
   /** All or nothing: every spec is checked before the first one is placed. */

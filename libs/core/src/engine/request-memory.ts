@@ -1,13 +1,18 @@
 import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
 import { DEFAULT_REQUEST_WINDOW_MS, requestFingerprint, validateRequestId } from '../request-id';
-import type { TimersBackend, WriteOptions } from '../types';
+import type { Timer, TimersBackend, TimerSpec, WriteOptions } from '../types';
 
 /** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
 export type Engine = TimersBackend;
 
-/** What the engine implements under rememberRequests: `cancel` is its `cancelOutcome`, told as a boolean. */
-export type EngineOperations = Omit<Engine, 'cancel'>;
+/**
+ * What the engine implements under rememberRequests: `cancel` is its `cancelOutcome`, told as a boolean;
+ * `schedule` is told whether its `unlessAnswered` request was answered (`taken`: refused duplicate-key).
+ */
+export type EngineOperations = Omit<Engine, 'cancel' | 'schedule'> & {
+  schedule(spec: TimerSpec, options?: WriteOptions, taken?: boolean): Promise<Timer>;
+};
 
 interface Remembered {
   fingerprint: string;
@@ -58,6 +63,17 @@ export function rememberRequests(
     return entry.result as Promise<T>;
   };
 
+  // Whether the request `id` (a schedule's `unlessAnswered`) was answered: its write changed what it
+  // answered, and is remembered. One still running is waited for (a twin sent at once, as on Redis, where
+  // the scripts run one at a time); the call's own id is not another request.
+  const answered = async (id: string | undefined, own: string | undefined): Promise<boolean> => {
+    if (id === undefined || validateRequestId(id, 'unlessAnswered') === own) return false;
+    const entry = memory.get(id);
+    if (!entry || entry.until <= clock.now()) return false;
+    await entry.result.catch(() => undefined);
+    return memory.get(id) === entry;
+  };
+
   // cancel and cancelOutcome are one write: the same request id answers either as the first call
   const cancelOutcome: Engine['cancelOutcome'] = (key, options) =>
     remembered(
@@ -70,7 +86,16 @@ export function rememberRequests(
 
   return {
     // Passed on for `ownedRow` (the owner mark, ../owner-mark); the engine does not read `requestId`.
-    schedule: (spec, options) => remembered('schedule', [spec], options, () => api.schedule(spec, options)),
+    // Without unlessAnswered, called at once as the other writes (no await: the engine's order of
+    // operations is what its callers see)
+    schedule: (spec, options) =>
+      remembered('schedule', [spec], options, () =>
+        options?.unlessAnswered === undefined
+          ? api.schedule(spec, options)
+          : answered(options.unlessAnswered, options.requestId).then((taken) =>
+              api.schedule(spec, options, taken),
+            ),
+      ),
     scheduleMany: (specs, options) =>
       remembered('scheduleMany', [specs], options, () => api.scheduleMany(specs, options)),
     cancelOutcome,

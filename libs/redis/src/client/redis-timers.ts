@@ -18,6 +18,7 @@ import {
   type TimersBackend,
   type TimerSpec,
   validateKey,
+  validateRequestId,
   validateScope,
   type WriteOptions,
   refusals,
@@ -332,10 +333,12 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     args: unknown[],
     options: WriteOptions | undefined,
   ): Promise<Timer[]> {
+    const unless = options?.unlessAnswered;
+    if (operation === 'schedule' && unless !== undefined) validateRequestId(unless, 'unlessAnswered');
     await this.layout.beforeWrite(specs.map((spec) => spec.key));
     const codec = scheduleCodec(specs, operation, this.logger, this.keys, this.options.observer);
     return this.requests.run(operation, args, options, (requests) =>
-      this.commands.scheduleAll(specs, codec, requests),
+      this.commands.scheduleAll(specs, codec, requests, operation === 'schedule' ? unless : undefined),
     );
   }
 }

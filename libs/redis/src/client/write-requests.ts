@@ -8,7 +8,7 @@ import {
   type WriteOptions,
 } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
-import { type CallRequests, freshRequests } from '../store/requests';
+import { type CallRequests, freshRequests, namedCall } from '../store/requests';
 
 /**
  * The request ids of RedisTimers' writes (docs/design.md "Repeated calls"). Without a caller's
@@ -56,7 +56,7 @@ export class WriteRequests {
     if (first !== null && !sameRequest(first, fingerprint, operation, args)) {
       throw refusals.idempotencyConflict(requestId);
     }
-    const requests = (part: string) => ({ id: `${requestId}:${part}`, memoryMs: this.windowMs });
+    const requests = (part: string) => ({ id: namedCall(requestId, part), memoryMs: this.windowMs });
     const forget = async () => {
       if (first === null) await this.redis.del(key).catch(() => undefined);
     };

@@ -21,6 +21,11 @@ export interface CallRequests {
   named: boolean;
 }
 
+/** The id of the call `part` of an operation under a caller's request id (client/write-requests.ts). */
+export function namedCall(requestId: string, part: string): string {
+  return `${requestId}:${part}`;
+}
+
 /** How long a first answer is remembered when only a lost reply can repeat the call (ioredis resends it). */
 export const RESEND_MEMORY_MS = 60_000;
 

@@ -6,7 +6,7 @@ import { fencedArgv1, fenceRefusal } from './layout-fence';
 import { parseCancelReply } from './cancel-reply';
 import { parseRowReply, parseScheduleReply, type RawScheduleReply, type RowReply } from './replies';
 import { replayOf } from './replayed';
-import { type CallRequests, requestPrefix, type ScriptRequest } from './requests';
+import { type CallRequests, namedCall, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
 import { scheduleArgs, type ScheduleArgs } from './schedule-args';
 import { firstCalls, guardKeys, scheduleCalls } from './schedule-calls';
@@ -68,11 +68,14 @@ export class StoreCommands {
    * the later calls. Answers in the order of `specs`; refuses a live key (`duplicate`) with the whole
    * batch unchanged (a key named twice was refused before, `refuseRepeatedKeys`): in one partition its first call checks the keys of the others (guards) and they run only
    * if it was answered 'ok' (schedule.lua); over several partitions `refuseDuplicates` checks them all first.
+   * `unless`: a caller's other request (`WriteOptions.unlessAnswered`, one spec) whose call, answered,
+   * refuses this one `duplicate-key` unchanged.
    */
   async scheduleAll<T>(
     specs: NormalizedSpec[],
     { encode, answer, duplicate }: ScheduleCodec<T>,
     requests: CallRequests,
+    unless?: string,
   ): Promise<T[]> {
     const calls = scheduleCalls(
       this.keys,
@@ -99,6 +102,7 @@ export class StoreCommands {
               guards,
               scheduleArgs(indexes, specs, rows, now),
               requests,
+              unless === undefined ? undefined : namedCall(unless, `s${n}`),
             ),
           );
         const sent = run();
@@ -265,10 +269,12 @@ export class StoreCommands {
     guards: string[],
     { specs, distinct, plain }: ScheduleArgs,
     requests?: CallRequests,
+    unless?: string,
   ): Promise<RowReply[]> {
     const base = this.keys.base(partition);
     const flags = [distinct ? '1' : '', plain ? '1' : '', requests && !requests.named ? '1' : ''];
     const args = [this.tombstoneMs, first, JSON.stringify(guards), JSON.stringify(specs), ...flags];
+    if (unless !== undefined) args.push(unless);
     const raw = await this.run('schedule', base, argv1, ...args);
     const { reply, again } = replayOf<RawScheduleReply>(raw, { named: requests?.named === true });
     const replies = parseScheduleReply(reply, partition, plain ? specs : undefined);

@@ -12,7 +12,9 @@
 --   '1' when every spec is a plain one-shot (ifExists error, an `at`, no row field but `h`, `p`), sent as 4
 --   elements: key, at, h, p ('' for no `p`); ARGV[8] '1' when only this client repeats the call (its own
 --   resend: its request id is not the caller's), so its first answer may be kept as this release reads it
---   (includes/requests: '@' lines)
+--   (includes/requests: '@' lines); ARGV[9], when sent, a call of another request of the caller that takes
+--   this call's one key (WriteOptions.unlessAnswered: HTTP PUT's replace step): answered, this call is
+--   refused { 'duplicate', key } unchanged
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
 --   `{ 'again', <the first answer> }`
 -- Output: { 'ok', sa, first id's seq, then per spec its due for a created row (a one-shot's `at` as it
@@ -104,6 +106,9 @@ if first_request ~= '' and argc == 0 then
   end
 elseif first_request ~= '' and not request_answered(first_request) then
   return { 'refused' }
+end
+if ARGV[9] and request_answered(ARGV[9]) then
+  return { 'duplicate', keys[1] }
 end
 -- numeric loops, not ipairs: an iterator call per element
 local guard_status = statuses_of(guards)
