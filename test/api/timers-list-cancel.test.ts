@@ -95,6 +95,17 @@ describe('HTTP API: registry, list, cancelAll', () => {
           (await statusOf('kept:done')) === 'completed' && (await statusOf('kept:bad')) === 'failed',
         { what: 'kept:done completed and kept:bad failed' },
       );
+      // A write on it is refused 404 naming how it ended (it said "No live timer", as for no row), documented
+      const ended = await api<ErrorBody>('POST', `${keyPath('kept:bad')}/trigger`);
+      expect([ended.status, ended.body.error]).toMatchObject([
+        404,
+        { reason: 'not-found', detail: { status: 'failed' } },
+      ]);
+      expect(ended.body.error.fix).toBe(
+        'Schedule it again to run it: POST /v1/timers with its spec. A new timer under the key replaces the row it ended with; GET /v1/timers/kept%3Abad/history shows its runs.',
+      );
+      const paused = await api<ErrorBody>('POST', `${keyPath('kept:done')}/pause`);
+      expect([paused.status, paused.body.error.detail]).toEqual([404, { status: 'completed' }]);
       // It answered 404 "no live timer", though it had removed the row.
       const once = { headers: { 'Idempotency-Key': 'del-kept-1' } };
       const removed = await api('DELETE', keyPath('kept:done'), undefined, once);
@@ -113,6 +124,9 @@ describe('HTTP API: registry, list, cancelAll', () => {
       const documented = ({ status, body }: { status: number; body: unknown }) =>
         check('delete /v1/timers/{key}', { status, body, contentType: 'application/json' });
       expect([removed, failed, live].flatMap(documented)).toEqual([]);
+      const refused = ({ status, body }: { status: number; body: unknown }) =>
+        check('post /v1/timers/{key}/trigger', { status, body, contentType: 'application/json' });
+      expect(refused(ended)).toEqual([]);
       // nothing left under either key: 404, as for a key never scheduled
       expect((await api('DELETE', keyPath('kept:bad'))).status).toBe(404);
       expect((await api('DELETE', keyPath('kept:done'))).status).toBe(404);

@@ -165,10 +165,11 @@ describe('sundial CLI against a running cluster', () => {
   });
 
   it.concurrent(
-    'trigger of an ended timer: the fix says how the list shows it (it is listed, as completed)',
+    'trigger of an ended timer: the refusal says it ended (completed) and how to run it again',
     async () => {
       // The fix said the list "lists the live timers", but a timer kept by removeOnComplete false is listed
-      // after it ended, and trigger refuses it all the same.
+      // after it ended, and trigger refuses it all the same; then it said "no live timer", as for no row:
+      // the refusal names the status it ended with (docs/spec.md §2) and `sundial again`.
       const args = ['--handler', 'record', '--delay', '50ms', '--remove-on-complete', 'false'];
       expect((await sundial(['schedule', '--key', 'cli:ended:1', ...args])).code).toBe(0);
       await waitFor(async () => (await json<Timer>(['get', 'cli:ended:1'])).status === 'completed', {
@@ -178,8 +179,9 @@ describe('sundial CLI against a running cluster', () => {
       expect(listed.items.map((timer) => [timer.key, timer.status])).toEqual([['cli:ended:1', 'completed']]);
       const refused = await sundial(['trigger', 'cli:ended:1']);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain(
-        'fix: Check the key; sundial list --prefix cli:ended: lists the timers under it. One listed as completed or failed has ended (kept by --remove-on-complete false): sundial again cli:ended:1, or schedule it again to run it. One removed when it ended (a one-shot after its run, by default) keeps its history for 7 days: sundial history cli:ended:1.\n',
+      expect(refused.stderr).toBe(
+        'sundial: not-found (field key): Cannot trigger timer "cli:ended:1": it has ended (completed); its row is kept, but no live timer is there to trigger. [HTTP 404]\n' +
+          'fix: Schedule it again to run it: sundial again cli:ended:1. A new timer under the key replaces the row it ended with; sundial history cli:ended:1 shows its runs.\n',
       );
     },
   );

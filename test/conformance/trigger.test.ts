@@ -22,6 +22,16 @@ describe.each(BACKENDS)('%s backend: trigger', (name) => {
     });
   });
 
+  it('answers the row as the trigger left it: pending, version + 1, before its run starts (§3.4)', async () => {
+    const h = await backend.open();
+    const timer = await h.timers.schedule({ key: 'a', handler: 'work', every: '1h' });
+    const answer = await h.timers.trigger('a');
+    expect(answer).toMatchObject({ status: 'pending', runCount: 0, version: 2, dueAt: timer.dueAt });
+    expect(answer.lastFiredAt).toBeNull();
+    const run = await h.started({ key: 'a' });
+    expect(run.version).toBe(2);
+  });
+
   it('next while a run goes on: every run maxRuns leaves, the armed due first when a trigger runs', async () => {
     const h = await backend.open();
     const hourly = { handler: 'work', every: '1h', maxRuns: 3, payload: { sleepMs: 2_000 } } as const; // on the backend's clock

@@ -6,7 +6,8 @@ import { type ClusterPage, useClusterInChromium } from './chromium-fixture';
  * The timer page's actions say what they did (docs/spec.md §3.4, §5.2, §5.6), though the page may have
  * been read before another change: Cancel a live timer cancelled, or — the timer having ended since, kept
  * by `removeOnComplete: false` — its kept row removed with nothing cancelled (DELETE answers 200
- * `{ cancelled: false, removed }`); Pause of a timer paused since, and Resume of one resumed since, that
+ * `{ cancelled: false, removed }`), or — someone else having cancelled it since — that it was already
+ * cancelled at the time its ledger says, as the CLI does (it showed the DELETE's raw 404); Pause of a timer paused since, and Resume of one resumed since, that
  * nothing changed. A private Redis, one scheduler and one worker, as child processes; one page.
  */
 describe('operator UI: actions say what they did, in chromium', () => {
@@ -52,6 +53,28 @@ describe('operator UI: actions say what they did, in chromium', () => {
       )
       .waitFor();
     expect((await api('GET', keyPath(key))).status).toBe(404);
+  });
+
+  it('a timer someone else cancelled after the page was read: already cancelled at its time, nothing changed', async () => {
+    const key = 'answer:gone';
+    await api('POST', '/v1/timers', { key, handler: 'record', delay: '2h' });
+    await timerPage(key, 'pending');
+    // another operator cancels it: this page still offers Cancel, whose DELETE now meets no timer (404)
+    await api('DELETE', keyPath(key));
+    const [cancelled] = (
+      await api<{ entries: { at: string; event: string }[] }>('GET', `${keyPath(key)}/history`)
+    ).body.entries;
+    expect(cancelled.event).toBe('cancelled');
+    await cancel();
+    // the ledger's time as the page shows times (format.ts formatTime: the browser's zone)
+    const at = await page.evaluate((iso) => {
+      const date = new Date(iso);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+    }, cancelled.at);
+    await notice().locator(`text=${key} was already cancelled at ${at}: nothing changed.`).waitFor();
+    expect(await notice().getAttribute('class')).toBe('info');
+    expect(page.url()).toMatch(/#\/$/);
   });
 
   it('Pause of a timer paused since the page was read, Resume of one resumed since: nothing changed', async () => {

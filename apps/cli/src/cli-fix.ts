@@ -27,7 +27,12 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
   switch (error.reason) {
     case 'not-found':
       return error.field === 'key'
-        ? keyNotFoundFix(context.key, { ...COMMANDS, again: `sundial again ${key}` }, error.detail?.code)
+        ? keyNotFoundFix(
+            context.key,
+            { ...COMMANDS, again: `sundial again ${key}` },
+            error.detail?.code,
+            error.detail?.status,
+          )
         : // no such route: SUNDIAL_URL is not a scheduler's root, or the scheduler is older than the CLI
           `Check that SUNDIAL_URL (${context.url}) is the root of a Sundial scheduler of this version.`;
     case 'duplicate-key':

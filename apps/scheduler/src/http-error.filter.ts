@@ -12,15 +12,17 @@ export const BODY_TOO_LARGE_FIX =
  * A not-found key's fix over HTTP (@sundial/core key-fix.ts): its routes, the key URL-encoded as in the
  * path (the TimersApi's own names `list({ prefix })`, its call).
  */
-export function httpKeyNotFoundFix(key: string | undefined, code?: unknown): string {
+export function httpKeyNotFoundFix(key: string | undefined, code?: unknown, status?: unknown): string {
   return keyNotFoundFix(
     key,
     {
       list: (scope) => `GET /v1/timers${scope === '' ? '' : `?prefix=${encodeURIComponent(scope)}`}`,
       history: (key) => `GET /v1/timers/${key === undefined ? ':key' : encodeURIComponent(key)}/history`,
       kept: '"removeOnComplete": false',
+      create: 'POST /v1/timers with its spec',
     },
     code,
+    status,
   );
 }
 
@@ -102,7 +104,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       // not-found from the TimersApi (reschedule, pause, resume, trigger, backfill, history, …): the
       // in-process fix names list(); over HTTP the way to the live keys is the route.
       if (error.reason === 'not-found' && error.field === 'key') {
-        error.fix = httpKeyNotFoundFix(request.params?.key, error.detail?.code);
+        error.fix = httpKeyNotFoundFix(request.params?.key, error.detail?.code, error.detail?.status);
       }
       // backfill on a one-shot: the in-process fix names trigger(key); over HTTP it is the trigger route.
       if (error.detail?.code === 'one-shot') {

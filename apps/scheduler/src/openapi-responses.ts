@@ -52,7 +52,12 @@ export const ERROR_SCHEMA: SchemaObject = {
           type: 'object',
           description: 'on the refusals that name one (SundialErrorDetail)',
           properties: {
-            status: { type: 'string', enum: ['running', 'paused'], description: 'inactive: the timer state' },
+            status: {
+              type: 'string',
+              enum: ['running', 'paused', 'completed', 'failed'],
+              description:
+                'inactive: the timer state; not-found from pause, resume, trigger, reschedule, backfill: the status a kept timer ended with',
+            },
             code: {
               type: 'string',
               enum: ['outcome-unknown', 'one-shot', 'due-before-status', 'no-history'],

@@ -19,8 +19,11 @@ export type SundialErrorReason =
  * than parse the message (docs/spec.md §2). Present only on the refusals that name one.
  */
 export interface SundialErrorDetail {
-  /** `inactive`: the status of the timer that refused the call */
-  status?: 'running' | 'paused';
+  /**
+   * `inactive`: the status of the timer that refused the call; `not-found` on `key` from a write (pause,
+   * resume, trigger, reschedule, backfill) that met a kept timer that ended: the status it ended with
+   */
+  status?: 'running' | 'paused' | 'completed' | 'failed';
   /**
    * which refusal it is where `reason` and `field` leave it open: `outcome-unknown` (`unavailable`: a write
    * cut off in flight, which may have been applied), `one-shot` (`invalid` on `key`: a backfill of a timer

@@ -2,7 +2,15 @@ export * from './types';
 export * from './errors';
 export { SUNDIAL_HTTP_STATUS } from './http-status';
 export { type InactiveOperation, refusals } from './refusals';
-export { keyNotFoundFix, type KeyFixWays, keyScope, NO_HISTORY } from './browser/key-fix';
+export {
+  type EndedStatus,
+  isEndedStatus,
+  keyEndedFix,
+  keyNotFoundFix,
+  type KeyFixWays,
+  keyScope,
+  NO_HISTORY,
+} from './browser/key-fix';
 export { NOW_HEADER } from './browser/server-clock';
 export { liveKeyInBatch, normalizeBatch } from './batch-refusals';
 export { OptionReader } from './option-reader';

@@ -1,4 +1,10 @@
-import { keyNotFoundFix, type KeyFixWays, NO_HISTORY } from './browser/key-fix';
+import {
+  type EndedStatus,
+  keyEndedFix,
+  keyNotFoundFix,
+  type KeyFixWays,
+  NO_HISTORY,
+} from './browser/key-fix';
 import { closestName } from './closest-name';
 import { SundialError } from './errors';
 import { repartitionRefusals } from './repartition-refusals';
@@ -21,6 +27,7 @@ const CALLS: KeyFixWays = {
   list: (scope) => (scope === '' ? 'list()' : `list({ prefix: ${JSON.stringify(scope)} })`),
   history: (key) => `history(${key === undefined ? 'key' : JSON.stringify(key)})`,
   kept: 'removeOnComplete: false',
+  create: 'schedule(spec)',
 };
 
 export const refusals = {
@@ -37,6 +44,18 @@ export const refusals = {
       field: 'key',
       message: `No live timer under key ${JSON.stringify(key)}.`,
       fix: keyNotFoundFix(key, CALLS),
+    }),
+  /**
+   * A write (pause, resume, trigger, reschedule, backfill) on a kept timer that ended: no live timer, as
+   * `notFound` (404), and `detail.status` says it ended and how, so a caller need not read the key again.
+   */
+  ended: (key: string, status: EndedStatus, operation: InactiveOperation | 'resume') =>
+    new SundialError({
+      reason: 'not-found',
+      field: 'key',
+      message: `Cannot ${operation} timer ${JSON.stringify(key)}: it has ended (${status}); its row is kept, but no live timer is there to ${operation}.`,
+      fix: keyEndedFix(key, CALLS),
+      detail: { status },
     }),
   /**
    * `history` of a key with no timer, no tombstone and no ledger: not "no live timer", which would hide

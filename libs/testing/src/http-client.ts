@@ -5,7 +5,7 @@ export interface HttpReply<T> {
 }
 
 export interface ErrorBody {
-  error: { reason: string; field?: string; message: string; fix: string };
+  error: { reason: string; field?: string; message: string; fix: string; detail?: Record<string, unknown> };
 }
 
 export interface RequestOptions {

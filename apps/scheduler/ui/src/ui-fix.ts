@@ -13,7 +13,9 @@ export function uiFix(error: ApiError, key?: string): string {
   }
   switch (error.reason) {
     case 'not-found':
-      return error.field === 'key' ? keyNotFoundFix(key, PAGES, error.detail?.code) : error.fix;
+      return error.field === 'key'
+        ? keyNotFoundFix(key, PAGES, error.detail?.code, error.detail?.status)
+        : error.fix;
     case 'duplicate-key':
       // Run again or Schedule again (views/again.ts) met a timer scheduled under the key since the page was drawn
       return 'A live timer now holds this key: press Refresh to see it, and cancel it first to run or schedule the ended one again.';

@@ -18,6 +18,26 @@ export interface KeyFixWays {
   kept: string;
   /** how an ended, kept timer is scheduled again there, when the surface has its own way (the UI's buttons, `sundial again`) */
   again?: string;
+  /** else what schedules a timer there (`schedule(spec)`, `POST /v1/timers`), named in an ended timer's fix */
+  create?: string;
+}
+
+/** The status a write met on a kept timer that ended (`detail.status` of its `not-found`, docs/spec.md §2). */
+export type EndedStatus = 'completed' | 'failed';
+
+export const isEndedStatus = (status: unknown): status is EndedStatus =>
+  status === 'completed' || status === 'failed';
+
+/**
+ * The fix of a write (pause, resume, trigger, reschedule, backfill) refused on a kept timer that ended:
+ * it has no live timer to act on, its row stays until a new schedule under the key replaces it.
+ */
+export function keyEndedFix(key: string | undefined, ways: KeyFixWays): string {
+  const how = ways.again ?? ways.create;
+  return (
+    `Schedule it again to run it${how ? `: ${how}` : ''}. A new timer under the key replaces the row it ` +
+    `ended with; ${ways.history(key)} shows its runs.`
+  );
 }
 
 /** `detail.code` of a `history` refused for a key with no timer and no ledger either. */
@@ -28,9 +48,16 @@ export const NO_HISTORY = 'no-history' as const;
  * listed, that one listed as ended is scheduled again to run, and that one removed when it ended (a
  * one-shot after its run, by default) still has its history for the 7 days its ledger is kept
  * (includes/ledger.lua LEDGER_KEEP_MS) — what a newcomer looks for once a run is over. A refused
- * `history` (`code` NO_HISTORY) has looked there already: its fix names the list only.
+ * `history` (`code` NO_HISTORY) has looked there already: its fix names the list only. A write refused on
+ * a kept timer that ended (`status` completed or failed) has met that timer: its fix is keyEndedFix.
  */
-export function keyNotFoundFix(key: string | undefined, ways: KeyFixWays, code?: unknown): string {
+export function keyNotFoundFix(
+  key: string | undefined,
+  ways: KeyFixWays,
+  code?: unknown,
+  status?: unknown,
+): string {
+  if (isEndedStatus(status)) return keyEndedFix(key, ways);
   const list = `Check the key; ${ways.list(key === undefined ? '' : keyScope(key))} lists the timers under it.`;
   if (code === NO_HISTORY) return list;
   return (

@@ -19,7 +19,7 @@ import type {
 } from '../types';
 import { validateKey, validateScope } from '../names';
 import { normalizeBackfillRange, normalizeWhen, type ValidationLimits } from '../validation';
-import { heldRun, toTimer, type Entry } from './entry';
+import { heldRun, toTimer } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
 import { ExplainReads } from './explain-reads';
@@ -171,7 +171,7 @@ class MemoryEngine implements EngineOperations {
 
   async reschedule(key: string, when: RescheduleWhen): Promise<Timer> {
     return this.operation(() => {
-      const entry = this.findLive(key);
+      const entry = this.store.live(key, 'reschedule');
       const target = normalizeWhen(when);
       if (heldRun(entry)) throw refusals.inactive(key, 'running', 'reschedule');
       const now = this.clock.now();
@@ -191,7 +191,7 @@ class MemoryEngine implements EngineOperations {
 
   async pause(key: string): Promise<Timer> {
     return this.operation(() => {
-      const entry = this.findLive(key);
+      const entry = this.store.live(key, 'pause');
       if (heldRun(entry)) throw refusals.inactive(key, 'running', 'pause');
       if (!entry.paused) {
         this.firePath.abortFreeRuns(entry);
@@ -208,7 +208,7 @@ class MemoryEngine implements EngineOperations {
 
   async resume(key: string): Promise<Timer> {
     return this.operation(() => {
-      const entry = this.findLive(key);
+      const entry = this.store.live(key, 'resume');
       if (entry.paused) {
         // Found first: a cron with no slot left refuses to resume and stays paused.
         const now = this.clock.now();
@@ -224,11 +224,14 @@ class MemoryEngine implements EngineOperations {
     });
   }
 
-  /** Runs it now, out of band; the scheduled due is armed again when that run ends. */
+  /**
+   * Runs it now, out of band; the scheduled due is armed again when that run ends. Answers the row as the
+   * trigger left it, before its run starts (pending, as Redis answers: there the run starts elsewhere).
+   */
   async trigger(key: string): Promise<Timer> {
     const now = this.clock.now();
     const [entry, triggered] = this.operation(() => {
-      const entry = this.findLive(key);
+      const entry = this.store.live(key, 'trigger');
       if (heldRun(entry)) throw refusals.inactive(key, 'running', 'trigger');
       if (entry.paused) throw refusals.inactive(key, 'paused', 'trigger');
       this.firePath.withdraw(entry);
@@ -237,15 +240,16 @@ class MemoryEngine implements EngineOperations {
       return [entry, toTimer(entry)] as const;
     });
     // A scheduled listener may have cancelled, paused or moved it: then that version is not to run.
-    if (this.store.get(key) !== entry || entry.version !== triggered.version) return triggered;
-    this.firePath.start(entry, now, true);
-    return toTimer(entry);
+    if (this.store.get(key) === entry && entry.version === triggered.version) {
+      this.firePath.start(entry, now, true);
+    }
+    return triggered;
   }
 
   /** Runs the slots of [from, to] now, one after another, each due at its slot; then the schedule goes on. */
   async backfill(key: string, range: BackfillRange): Promise<BackfillResult> {
     return this.operation(() => {
-      const entry = this.findLive(key);
+      const entry = this.store.live(key, 'backfill');
       const { from, to } = normalizeBackfillRange(range);
       if (entry.kind === 'once') throw refusals.backfillNotPeriodic(key);
       if (heldRun(entry) || entry.backfill) throw refusals.inactive(key, 'running', 'backfill');
@@ -326,13 +330,6 @@ class MemoryEngine implements EngineOperations {
   private operation<T>(body: () => T): T {
     this.assertOpen();
     return this.outbox.hold(body);
-  }
-
-  /** The live (not finished) entry under `key`, or `not-found`. */
-  private findLive(key: string): Entry {
-    const entry = this.store.get(validateKey(key));
-    if (!entry || entry.outcome) throw refusals.notFound(key);
-    return entry;
   }
 
   private assertOpen(): void {

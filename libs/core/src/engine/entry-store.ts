@@ -1,4 +1,6 @@
 import { compareDue, decodeDueCursor, encodeDueCursor } from '../due-order';
+import { validateKey } from '../names';
+import { type InactiveOperation, refusals } from '../refusals';
 import type { ListResult, Timer, TimerStatus } from '../types';
 import { statusOf, toTimer, type Entry } from './entry';
 
@@ -31,6 +33,17 @@ export class EntryStore {
 
   get(key: string): Entry | undefined {
     return this.byKey.get(key);
+  }
+
+  /**
+   * The live entry under `key` that `operation` acts on, or `not-found` — naming, for a kept one that
+   * ended, the status it ended with (docs/spec.md §2).
+   */
+  live(key: string, operation: InactiveOperation | 'resume'): Entry {
+    const entry = this.byKey.get(validateKey(key));
+    if (!entry) throw refusals.notFound(key);
+    if (entry.outcome) throw refusals.ended(key, entry.outcome, operation);
+    return entry;
   }
 
   hasId(id: string): boolean {

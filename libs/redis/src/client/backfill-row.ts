@@ -1,4 +1,4 @@
-import { type BackfillResult, backfillSlots, refusals } from '@sundial/core';
+import { type BackfillResult, backfillSlots, isEndedStatus, refusals } from '@sundial/core';
 import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import type { StoreCommands } from '../store/store-commands';
@@ -27,7 +27,12 @@ export async function backfillRow(
   }
   for (;;) {
     const timer = await reads.get(key);
-    if (!timer || !['pending', 'running', 'paused'].includes(timer.status)) throw refusals.notFound(key);
+    if (!timer || !['pending', 'running', 'paused'].includes(timer.status)) {
+      // a kept row that ended: the refusal names its status, as backfill.lua's own (write-replies.ts)
+      throw isEndedStatus(timer?.status)
+        ? refusals.ended(key, timer.status, 'backfill')
+        : refusals.notFound(key);
+    }
     if (timer.kind === 'once') throw refusals.backfillNotPeriodic(key);
     const slots = backfillSlots(timer, range.from, range.to, now());
     if (slots.length === 0) return { slots: 0 };

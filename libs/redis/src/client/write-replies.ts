@@ -1,5 +1,6 @@
 import {
   type InactiveOperation,
+  isEndedStatus,
   liveKeyInBatch,
   type NormalizedSpec,
   refusals,
@@ -20,7 +21,11 @@ import { stampTraceParent } from '../tracing/trace-parent';
 
 /** A script's reply on one key's row: the row as written, or the refusal it stands for. */
 export function expectTimer(key: string, operation: InactiveOperation | 'resume', reply: RowReply): Timer {
-  if (reply.code === 'not-found') throw refusals.notFound(key);
+  if (reply.code === 'not-found') {
+    // a kept row that ended answers its status (includes/row.lua live_row_for); no row answers none
+    const ended = reply.fields.s;
+    throw isEndedStatus(ended) ? refusals.ended(key, ended, operation) : refusals.notFound(key);
+  }
   // a live row that refuses is running (or backfilling, shown as running) or paused; resume refuses neither
   if (reply.code === 'inactive' && operation !== 'resume') {
     throw refusals.inactive(key, reply.fields.s === 'paused' ? 'paused' : 'running', operation);

@@ -7,7 +7,8 @@ import { h, statusBadge, table } from '../dom.js';
 import { durationText } from '../duration-text.js';
 import { formatTime, lastRun, relative, schedule } from '../format.js';
 import { describeError, notify, notifyError } from '../notice.js';
-import type { CancelAnswer, LedgerEntry, NextTimes, Timer } from '../types.js';
+import type { LedgerEntry, NextTimes, Timer } from '../types.js';
+import { cancelTimer } from './cancel-one.js';
 import { rescheduleForm } from './reschedule.js';
 import { againButton, ownerNote } from './again.js';
 
@@ -87,15 +88,11 @@ function actions(timer: Timer, rerender: () => void): HTMLElement {
     if (action === 'cancel' && !confirm(`Cancel timer “${timer.key}”? It will not run again.`)) return;
     try {
       if (action === 'cancel') {
-        const answer = await api<CancelAnswer>('DELETE', timerPath(timer.key));
+        // cancelled; or, since the page was read, it ended (its kept row removed) or was cancelled already
+        const said = await cancelTimer(timer.key);
         // to the list first: the notice is the list's (notice.ts)
         location.hash = '#/';
-        // a timer that ended since the page was read: nothing was cancelled, its kept row was removed
-        notify(
-          answer.cancelled
-            ? `${timer.key}: ${DONE.cancel}.`
-            : `${timer.key} had ended (${answer.removed}) before the cancel: nothing was cancelled; its kept row was removed.`,
-        );
+        notify(said);
         return;
       }
       notify(await act(timer.key, action));

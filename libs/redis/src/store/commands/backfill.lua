@@ -11,7 +11,7 @@
 --   `{ 'again', <the first answer> }`; with one, an 'ok' comes as the JSON text of its array, the text
 --   it keeps
 -- Ledger (includes/ledger, through publish_event): one 'backfilled' entry with the count and the first slot.
--- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs } (running, paused, or a
+-- Output: { 'ok', row as pairs } | { 'not-found' (, 's', ended status) } | { 'inactive', row as pairs } (running, paused, or a
 --   backfill already in progress: shown as running) | { 'retry' } unchanged when the row moved on since
 --   its slots were computed
 

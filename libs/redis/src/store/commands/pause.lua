@@ -6,7 +6,7 @@
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
 --   `{ 'again', <the first answer> }`; with one, an 'ok' comes as the JSON text of its array, the text
 --   it keeps
--- Output: { 'ok', row as pairs } | { 'not-found' } | { 'inactive', row as pairs }
+-- Output: { 'ok', row as pairs } | { 'not-found' (, 's', ended status) } | { 'inactive', row as pairs }
 
 --- @include "includes/time"
 --- @include "includes/row"

@@ -8,7 +8,7 @@
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
 --   `{ 'again', <the first answer> }`; with one, an 'ok' comes as the JSON text of its array, the text
 --   it keeps
--- Output: { 'ok', row as pairs } | { 'not-found' } | { 'retry', now } unchanged when the cron
+-- Output: { 'ok', row as pairs } | { 'not-found' (, 's', ended status) } | { 'retry', now } unchanged when the cron
 --   occurrence is not after now
 
 --- @include "includes/time"

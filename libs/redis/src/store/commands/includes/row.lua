@@ -84,13 +84,18 @@ local function reply(code, row)
   return out
 end
 
--- The row an operation on `key` works on (pause, resume, trigger, reschedule), or nil and the reply that
--- refuses it: 'not-found' when no live row holds the key, 'inactive' (with the row) when its status is
--- one of `inactive_when` (a set: { running = true }).
+-- The row an operation on `key` works on (pause, resume, trigger, reschedule, backfill), or nil and the
+-- reply that refuses it: 'not-found' when no live row holds the key — with `s` and its status when the
+-- row is a kept one that ended (completed or failed), as cancel.lua tells them apart (a release before
+-- this one reads the code alone) — or 'inactive' (with the row) when its status is one of
+-- `inactive_when` (a set: { running = true }). Either is a refusal: nothing written, nothing kept.
 local function live_row_for(base, key, inactive_when)
   local row = read_row(base, key)
-  if not row or not is_live(row.s) then
+  if not row then
     return nil, { 'not-found' }
+  end
+  if not is_live(row.s) then
+    return nil, { 'not-found', 's', row.s }
   end
   if inactive_when[row.s] then
     return nil, reply('inactive', row)
