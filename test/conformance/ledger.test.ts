@@ -118,6 +118,28 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     expect(description.history).toEqual(entries);
   });
 
+  // A handler's error may carry any reason, `lost` too: its run failed (sundial_runs_total counts it
+  // failed), no worker was lost. Both backends recorded it `lost` and counted it in counters.lost.
+  it("a handler that throws reason 'lost' failed: its entry is failed, counted in failures, not lost", async () => {
+    const h = await backend.open();
+    await h.timers.schedule({
+      key: 'l:says-lost',
+      handler: 'work',
+      delay: 20,
+      payload: { fail: 'connection lost', reason: 'lost' },
+      removeOnComplete: false,
+    });
+    const entries = await historyWhen(h, 'l:says-lost', 'failed');
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['claimed', 1],
+      ['failed', 1, 'lost'],
+    ]);
+    expect(entries[0]).toMatchObject({ message: 'connection lost', attempt: 1 });
+    const { counters } = await h.timers.describe('l:says-lost');
+    expect(counters).toEqual({ runs: 1, failures: 1, stale: 0, skipped: 0, lost: 0 });
+  });
+
   it("counters are the timer's own: an earlier timer of its key stays in the history, not in the counts", async () => {
     const h = await backend.open();
     const failing = { handler: 'work', every: '1h', payload: { fail: 'boom' } } as const;

@@ -206,7 +206,9 @@ function ledgerEventName(event: TimerEvent): LedgerEventName | null {
     case 'cancelled':
       return event.reason === 'replaced' ? 'replaced' : 'cancelled';
     case 'failed':
-      return event.error?.reason === 'lost' ? 'lost' : 'failed';
+      // Never `lost`: the engine loses no runs, and a handler's error may carry reason 'lost' too — its
+      // run failed (Redis writes `lost` only for a run it settles as lost, includes/ledger.lua).
+      return 'failed';
     case 'completed':
     case 'stale':
     case 'skipped':
