@@ -113,7 +113,14 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     ]);
     expect(entries[0].message).toBe('boom');
     const description = await h.timers.describe('l:fail', { count: 2 });
-    expect(description.counters).toEqual({ runs: 1, failures: 1, stale: 0, skipped: 0, lost: 0 });
+    expect(description.counters).toEqual({
+      runs: 1,
+      failures: 1,
+      stale: 0,
+      skipped: 0,
+      lost: 0,
+      requeued: 0,
+    });
     expect(description.next).toHaveLength(2);
     expect(description.history).toEqual(entries);
   });
@@ -137,7 +144,7 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     ]);
     expect(entries[0]).toMatchObject({ message: 'connection lost', attempt: 1 });
     const { counters } = await h.timers.describe('l:says-lost');
-    expect(counters).toEqual({ runs: 1, failures: 1, stale: 0, skipped: 0, lost: 0 });
+    expect(counters).toEqual({ runs: 1, failures: 1, stale: 0, skipped: 0, lost: 0, requeued: 0 });
   });
 
   it("counters are the timer's own: an earlier timer of its key stays in the history, not in the counts", async () => {
@@ -149,7 +156,7 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     await h.timers.cancel('l:again');
     await h.timers.schedule({ key: 'l:again', handler: 'work', every: '1h' });
     const again = await h.timers.describe('l:again');
-    expect(again.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0 });
+    expect(again.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0, requeued: 0 });
     expect(story(again.history).map(([event]) => event)).toEqual([
       'scheduled',
       'triggered',
@@ -165,7 +172,7 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     await historyWhen(h, 'l:replaced', 'failed');
     await h.timers.schedule({ key: 'l:replaced', ...failing, ifExists: 'replace' });
     const replaced = await h.timers.describe('l:replaced');
-    expect(replaced.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0 });
+    expect(replaced.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0, requeued: 0 });
     expect(replaced.history.map(({ event }) => event)).toContain('failed');
   });
 
