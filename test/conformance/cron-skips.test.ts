@@ -26,7 +26,7 @@ describe.each(BACKENDS)('%s backend: a cron down for a day', (name) => {
       expect(skipped.count).toBe(missed);
       const entries = await h.until(async () => {
         const history = await h.timers.history('once');
-        return history.find((entry) => entry.event === 'skipped');
+        return history.find((entry) => entry.event === 'skipped' && entry.reason === 'missed');
       });
       expect(entries).toMatchObject({ reason: 'missed', count: missed });
     },
