@@ -170,7 +170,7 @@ describe('HTTP API: history, next, preview, describe', () => {
     expect(reply.body.timer).toMatchObject({ key: 'ds:1', status: 'paused', version: 2 });
     expect(reply.body.next).toEqual([]);
     expect(reply.body.history).toEqual([expect.objectContaining({ event: 'paused', version: 2 })]);
-    expect(reply.body.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0 });
+    expect(reply.body.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0, requeued: 0 });
     await api('POST', `${keyPath('ds:1')}/resume`);
     const resumed = (await api<TimerDescription>('GET', `${keyPath('ds:1')}/describe`)).body;
     expect(resumed.next).toHaveLength(3); // maxRuns 3, none run yet

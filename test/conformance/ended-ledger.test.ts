@@ -6,7 +6,7 @@
  *
  * The tests run side by side (`it.concurrent`), each on its own timers, dispatcher and runner.
  */
-import type { LedgerEntry, TimerSpec } from '@sundial/core';
+import type { LedgerEntry, TimerContext, TimerSpec } from '@sundial/core';
 import { BACKENDS, type Harness, useBackend } from './backends';
 
 // deadline (backend time: virtual on the engine, real on Redis): each wait is left as soon as its outcome shows
@@ -176,6 +176,35 @@ describe.each(BACKENDS)('%s backend: the run that reaches maxRuns says so (max-r
     const [last] = await endedAtMaxRuns(h, 'mx', 'completed', 3);
     expect(last).toMatchObject({ event: 'completed', reason: 'max-runs' });
   });
+
+  // The engine removed the timer with its final run and called the free run's end stale (gone): nothing had
+  // cancelled, replaced or disposed it, and Redis (§3.8) keeps the row until the run ends and records it.
+  it.concurrent(
+    'a free run still going when the last allowed run ends the timer: its own outcome',
+    async () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      // the first tick runs until released, the second (the last maxRuns allows, held) at once
+      const slow = async (_payload: unknown, ctx: TimerContext) => (ctx.runCount === 1 ? held : undefined);
+      const h = await backend.open({ handlers: { slow } });
+      await h.timers.schedule({ key: 'mo', handler: 'slow', ...FREE, maxRuns: 2 });
+      await h.event({ type: 'completed', key: 'mo', reason: 'max-runs' }, WITHIN);
+      // kept while its free run goes on, ended: as Redis keeps its row (`rp`)
+      expect(await h.timers.get('mo')).toMatchObject({ status: 'completed', runCount: 2 });
+      release();
+      const ended = await h.event({ type: 'completed', key: 'mo', version: 1 }, WITHIN);
+      expect(ended.reason).toBeUndefined();
+      expect(h.events.filter((event) => event.key === 'mo' && event.type === 'stale')).toEqual([]);
+      const entries = await h.until(async () => {
+        const history = await h.timers.history('mo');
+        return history[0]?.version === 1 && history;
+      }, WITHIN);
+      expect(entries[0]).toMatchObject({ event: 'completed', version: 1 });
+      expect(entries[1]).toMatchObject({ event: 'completed', version: 2, reason: 'max-runs' });
+      // removed (removeOnComplete) once its last run ended
+      await h.until(async () => (await h.timers.get('mo')) === null, WITHIN);
+    },
+  );
 
   it.concurrent('a failure at maxRuns reaching pauseAfterFailures: max-runs, not paused', async () => {
     const h = await backend.open();

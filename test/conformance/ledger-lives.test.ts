@@ -46,7 +46,7 @@ function gates() {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const NONE = { runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0 };
+const NONE = { runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0, requeued: 0 };
 
 describe.each(BACKENDS)('%s backend: the ledger of one key over several timers', (name) => {
   const backend = useBackend(name);

@@ -6,6 +6,9 @@
 import type { LedgerEntry } from '@sundial/core';
 import { BACKENDS, type Harness, useBackend } from './backends';
 
+/** describe's counters of a timer nothing has happened to. */
+const NO_COUNTS = { runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0, requeued: 0 };
+
 /** Oldest first, `[event, version, reason?]`, without `armed`. */
 const story = (entries: LedgerEntry[]) =>
   [...entries]
@@ -113,9 +116,31 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     ]);
     expect(entries[0].message).toBe('boom');
     const description = await h.timers.describe('l:fail', { count: 2 });
-    expect(description.counters).toEqual({ runs: 1, failures: 1, stale: 0, skipped: 0, lost: 0 });
+    expect(description.counters).toEqual({ ...NO_COUNTS, runs: 1, failures: 1 });
     expect(description.next).toHaveLength(2);
     expect(description.history).toEqual(entries);
+  });
+
+  // A handler's error may carry any reason, `lost` too: its run failed (sundial_runs_total counts it
+  // failed), no worker was lost. Both backends recorded it `lost` and counted it in counters.lost.
+  it("a handler that throws reason 'lost' failed: its entry is failed, counted in failures, not lost", async () => {
+    const h = await backend.open();
+    await h.timers.schedule({
+      key: 'l:says-lost',
+      handler: 'work',
+      delay: 20,
+      payload: { fail: 'connection lost', reason: 'lost' },
+      removeOnComplete: false,
+    });
+    const entries = await historyWhen(h, 'l:says-lost', 'failed');
+    expect(story(entries)).toEqual([
+      ['scheduled', 1],
+      ['claimed', 1],
+      ['failed', 1, 'lost'],
+    ]);
+    expect(entries[0]).toMatchObject({ message: 'connection lost', attempt: 1 });
+    const { counters } = await h.timers.describe('l:says-lost');
+    expect(counters).toEqual({ ...NO_COUNTS, runs: 1, failures: 1 });
   });
 
   it("counters are the timer's own: an earlier timer of its key stays in the history, not in the counts", async () => {
@@ -127,7 +152,7 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     await h.timers.cancel('l:again');
     await h.timers.schedule({ key: 'l:again', handler: 'work', every: '1h' });
     const again = await h.timers.describe('l:again');
-    expect(again.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0 });
+    expect(again.counters).toEqual(NO_COUNTS);
     expect(story(again.history).map(([event]) => event)).toEqual([
       'scheduled',
       'triggered',
@@ -143,7 +168,7 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     await historyWhen(h, 'l:replaced', 'failed');
     await h.timers.schedule({ key: 'l:replaced', ...failing, ifExists: 'replace' });
     const replaced = await h.timers.describe('l:replaced');
-    expect(replaced.counters).toEqual({ runs: 0, failures: 0, stale: 0, skipped: 0, lost: 0 });
+    expect(replaced.counters).toEqual(NO_COUNTS);
     expect(replaced.history.map(({ event }) => event)).toContain('failed');
   });
 

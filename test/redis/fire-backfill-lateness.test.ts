@@ -1,6 +1,6 @@
 import type { SundialObserverEvents } from '@sundial/redis';
 import { waitFor } from '@sundial/testing';
-import { recorder, useFirePath } from './fire-fixture';
+import { recorder, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();
 const HOUR = 3_600_000;
@@ -45,6 +45,26 @@ describe('fire path: the lateness of backfill runs', () => {
     await cluster.timers.reschedule(moved.key, { at: past });
     await waitFor(() => runs.length === 2, { what: 'the two runs observed' });
     for (const run of runs) expect(run.latenessMs).toBeLessThan(10_000);
+  });
+
+  // overlap 'buffer-one' runs the slot that came during a run right after it, due at that slot: counted
+  // from the slot, a cron whose runs outlast its period observed each overrun as lateness (seconds) and
+  // could raise SundialFireLatenessHigh ("workers cannot keep up") although every run started at once.
+  it("a slot overlap 'buffer-one' kept runs when the run before it ends: late from then, not from its slot", async () => {
+    const cluster = await fire.cluster();
+    const { runs, observer } = runsObserved();
+    // the first run outlasts 5 slots of its per-second cron; the buffered one ends at once
+    const slow = recorder((ctx, call) => (call === 1 ? work(ctx.signal, 6_000) : undefined));
+    await cluster.dispatcher();
+    await cluster.runner({ slow: slow.handler }, { observer });
+    const spec = { cron: '* * * * * *', tz: 'UTC', overlap: 'buffer-one', maxRuns: 2 } as const;
+    await cluster.timers.schedule({ key: 'buffered', handler: 'slow', ...spec });
+    // deadline: the first run takes 6 s
+    await waitFor(() => runs.length === 2, { timeoutMs: 20_000, what: 'the two runs observed' });
+    const [first, buffered] = slow.calls;
+    expect(buffered.due).toBe(first.due + 1_000); // the buffered slot, with its own due
+    // late by the hand-off and the claim after the first run ended, not by the first run's 5 s overrun
+    expect(runs[1].latenessMs).toBeLessThan(3_000);
   });
 
   it('a run that is late by its schedule still observes its lateness', async () => {

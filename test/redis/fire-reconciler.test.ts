@@ -149,6 +149,10 @@ describe('fire path: reconciler', () => {
         error: { reason: 'lost' },
       });
       expect(handler.calls.map((ctx) => ctx.version)).toEqual([2]);
+      // its ledger entry says lost: complete.lua settled it as lost (not told by its error's reason)
+      expect(await cluster.timers.history('k')).toContainEqual(
+        expect.objectContaining({ event: 'lost', version: 1, reason: 'lost' }),
+      );
       // The final run's outcome stays the timer's `last`: the lost run began before it.
       expect(await cluster.timers.get('k')).toEqual(
         removeOnComplete

@@ -115,13 +115,20 @@ export const DESCRIPTION_SCHEMA: SchemaObject = {
       type: 'object',
       description:
         "The timer's own: runs from its row, the others counted over history since its newest scheduled entry (stale entries with reason gone are another timer's).",
-      required: ['runs', 'failures', 'stale', 'skipped', 'lost'],
+      required: ['runs', 'failures', 'stale', 'skipped', 'lost', 'requeued'],
       properties: {
         runs: { type: 'integer' },
         failures: { type: 'integer' },
         stale: { type: 'integer' },
         skipped: { type: 'integer' },
-        lost: { type: 'integer' },
+        lost: {
+          type: 'integer',
+          description: 'At-most-once runs whose worker was lost, recorded failed with reason lost.',
+        },
+        requeued: {
+          type: 'integer',
+          description: 'At-least-once runs whose worker was lost, put back to run again.',
+        },
       },
     },
   },

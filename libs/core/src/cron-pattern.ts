@@ -15,7 +15,36 @@ export class WallPattern {
 
   /** The first matching wall time (a whole second) at or after `wall`, or null past `limit`. */
   firstAtOrAfter(wall: number, limit: number): number | null {
-    let start = Math.ceil(wall / 1000) * 1000;
+    for (let start = this.onMatchingDay(Math.ceil(wall / 1000) * 1000, limit); start !== null;) {
+      const dayStart = Math.floor(start / DAY_MS) * DAY_MS;
+      const second = this.firstSecondOfDay((start - dayStart) / 1000);
+      if (second !== null) return dayStart + second * 1000;
+      start = this.onMatchingDay(dayStart + DAY_MS, limit);
+    }
+    return null;
+  }
+
+  /**
+   * How many matching wall times (whole seconds) lie in [from, to]: per day, the day's allowed seconds in
+   * the range, counted by field rather than one by one (a year of a per-second cron is 365 short steps).
+   */
+  countBetween(from: number, to: number): number {
+    const end = Math.floor(to / 1000) * 1000;
+    let count = 0;
+    for (let start = this.onMatchingDay(Math.ceil(from / 1000) * 1000, end); start !== null;) {
+      const dayStart = Math.floor(start / DAY_MS) * DAY_MS;
+      const last = (Math.min(end, dayStart + DAY_MS - 1000) - dayStart) / 1000;
+      count += this.secondsUpTo(last) - this.secondsUpTo((start - dayStart) / 1000 - 1);
+      start = this.onMatchingDay(dayStart + DAY_MS, end);
+    }
+    return count;
+  }
+
+  /**
+   * `start` when its day is one the month and day fields allow, else the start of the next such day; null
+   * past `limit`. (Wall ms: a day is 86,400,000 of them, its start a multiple.)
+   */
+  private onMatchingDay(start: number, limit: number): number | null {
     while (start <= limit) {
       const date = new Date(start);
       const [year, month, day] = [date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()];
@@ -23,14 +52,31 @@ export class WallPattern {
         start = Date.UTC(year, month + 1, 1);
         continue;
       }
-      const dayStart = Date.UTC(year, month, day);
-      if (this.dayMatches(year, month, day, date.getUTCDay())) {
-        const second = this.firstSecondOfDay((start - dayStart) / 1000);
-        if (second !== null) return dayStart + second * 1000;
-      }
-      start = dayStart + DAY_MS;
+      if (this.dayMatches(year, month, day, date.getUTCDay())) return start;
+      start = Date.UTC(year, month, day) + DAY_MS;
     }
     return null;
+  }
+
+  /** How many allowed seconds of a matching day come at or before `second` (since midnight). */
+  private secondsUpTo(second: number): number {
+    if (second < 0) return 0;
+    const { hours, minutes, seconds } = this.fields;
+    const [h0, m0, s0] = [Math.floor(second / 3600), Math.floor(second / 60) % 60, second % 60];
+    let count = 0;
+    for (const h of hours) {
+      if (h > h0) break;
+      if (h < h0) {
+        count += minutes.length * seconds.length;
+        continue;
+      }
+      for (const m of minutes) {
+        if (m > m0) break;
+        if (m < m0) count += seconds.length;
+        else count += seconds.filter((s) => s <= s0).length;
+      }
+    }
+    return count;
   }
 
   /** Both day fields restricted: a day matching either runs; one restricted: that one decides. */

@@ -56,6 +56,26 @@ export function liveCronSlot(expr: string, tz: string, afterMs: number): number 
   });
 }
 
+/**
+ * How many slots of `expr` lie in (afterMs, upToMs]: the ones nextCronSlot would give one after another,
+ * counted a constant-offset segment at a time as `search` reads them (a wall time in a spring-forward gap
+ * counts none, one in a fall-back overlap twice), each segment's wall times by WallPattern.countBetween —
+ * so that however many slots a timer went past, counting them costs a few steps per day, not one per slot.
+ */
+export function cronSlotCount(expr: string, tz: string, afterMs: number, upToMs: number): number {
+  const pattern = compile(expr, tz);
+  const last = Math.min(Math.floor(upToMs), MAX_INSTANT);
+  let count = 0;
+  for (let from = Math.floor(afterMs) + 1; from <= last;) {
+    const offset = zoneOffset(tz, from);
+    const change = nextOffsetChange(tz, from, last);
+    count += pattern.countBetween(from + offset, (change ?? last + 1) - 1 + offset);
+    if (change === null) break;
+    from = change;
+  }
+  return count;
+}
+
 /** UTC offsets stay within ±18 h (tz data: −15:56 to +15:13), so walls of instants this far apart cross. */
 const MAX_OFFSET_MS = 18 * 3_600_000;
 const SPREAD_MS = 2 * MAX_OFFSET_MS;

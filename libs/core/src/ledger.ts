@@ -55,7 +55,10 @@ export interface TimerCounters {
   failures: number;
   stale: number;
   skipped: number;
+  /** at-most-once runs whose worker was lost, recorded failed (as sundial_runs_lost_total) */
   lost: number;
+  /** at-least-once runs whose worker was lost, put back to run again (as sundial_runs_requeued_total) */
+  requeued: number;
 }
 
 export interface HistoryOptions {
@@ -153,11 +156,19 @@ function boundedCount(value: unknown, field: string, fallback: number, max: numb
  * (a job or run of a timer that is not the row's).
  */
 export function countersOf(timer: Timer, entries: readonly LedgerEntry[]): TimerCounters {
-  const counters: TimerCounters = { runs: timer.runCount, failures: 0, stale: 0, skipped: 0, lost: 0 };
+  const counters: TimerCounters = {
+    runs: timer.runCount,
+    failures: 0,
+    stale: 0,
+    skipped: 0,
+    lost: 0,
+    requeued: 0,
+  };
   for (const entry of entries) {
     if (entry.event === 'scheduled') break;
     if (entry.event === 'failed') counters.failures += 1;
-    else if (entry.event === 'lost') counters.lost += 1;
+    // a `lost` entry's reason 'requeued': its run was put back and ran again, it was not lost
+    else if (entry.event === 'lost') counters[entry.reason === 'requeued' ? 'requeued' : 'lost'] += 1;
     else if (entry.event === 'stale' && entry.reason !== 'gone') counters.stale += 1;
     else if (entry.event === 'skipped') counters.skipped += entry.count ?? 1;
   }
@@ -206,7 +217,9 @@ function ledgerEventName(event: TimerEvent): LedgerEventName | null {
     case 'cancelled':
       return event.reason === 'replaced' ? 'replaced' : 'cancelled';
     case 'failed':
-      return event.error?.reason === 'lost' ? 'lost' : 'failed';
+      // Never `lost`: the engine loses no runs, and a handler's error may carry reason 'lost' too — its
+      // run failed (Redis writes `lost` only for a run it settles as lost, includes/ledger.lua).
+      return 'failed';
     case 'completed':
     case 'stale':
     case 'skipped':

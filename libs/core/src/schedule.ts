@@ -1,4 +1,4 @@
-import { nextCronOccurrence, nextCronSlot } from './cron';
+import { cronSlotCount, nextCronOccurrence, nextCronSlot } from './cron';
 import type { NormalizedSpec } from './types';
 
 /**
@@ -26,9 +26,6 @@ export function nextGridSlot(anchor: number, everyMs: number, now: number): numb
   return anchor + slots * everyMs;
 }
 
-/** Skipped cron slots are counted up to this: a run that covered more is reported at it, and costs no more. */
-export const MAX_SKIPPED = 1000;
-
 /**
  * Why a periodic timer went past slots without running them (docs/spec.md §3.3, the `skipped` event's
  * `reason` and `sundial_runs_skipped_total{reason}`): `missed` slots passed before the run started (the
@@ -53,8 +50,9 @@ export interface CronRunEnd extends Skips {
 /**
  * The one rule both backends follow when a cron run for slot `due`, started at `started`, ends at `now`
  * (docs/spec.md §3.3): every slot after `due` up to `now` is skipped — `missed` up to `started`, `overlap`
- * after it — counted together up to MAX_SKIPPED; the next slot is the first after `now`, however far
- * (nextCronSlot). Trigger runs do not come here: they leave the schedule as it was.
+ * after it — each one counted, however many (cronSlotCount: by day, not slot by slot); the next slot is
+ * the first after `now`, however far (nextCronSlot). Trigger runs do not come here: they leave the
+ * schedule as it was.
  */
 export function afterCronRun(
   cron: string,
@@ -64,19 +62,15 @@ export function afterCronRun(
   now: number,
 ): CronRunEnd {
   const end: CronRunEnd = { next: nextCronSlot(cron, tz, now), missed: 0, overlap: 0 };
-  for (
-    let slot = nextCronSlot(cron, tz, due), counted = 0;
-    slot !== null && slot <= now && counted < MAX_SKIPPED;
-    slot = nextCronSlot(cron, tz, slot), counted++
-  ) {
-    if (slot <= started) {
-      end.firstMissed ??= slot;
-      end.missed++;
-    } else {
-      end.firstOverlap ??= slot;
-      end.overlap++;
-    }
-  }
+  const first = nextCronSlot(cron, tz, due);
+  if (first === null || first > now) return end;
+  // missed: the slots of (due, split]; overlap: those of (split, now]
+  const split = Math.max(due, Math.min(started, now));
+  end.missed = cronSlotCount(cron, tz, due, split);
+  end.overlap = cronSlotCount(cron, tz, split, now);
+  if (end.missed > 0) end.firstMissed = first;
+  if (end.overlap > 0)
+    end.firstOverlap = end.missed > 0 ? (nextCronSlot(cron, tz, split) ?? undefined) : first;
   return end;
 }
 

@@ -133,4 +133,20 @@ describe('slot rules', () => {
     const all = { ...cron, catchup: 'all' as const, catchupWindow: 24 * HOUR };
     expect(slotAfterRun(all, first, now - HOUR, now).next).toBe(first + HOUR);
   });
+
+  // A cron's slots were counted up to 1000 (MAX_SKIPPED): a day of a per-minute cron said 1000, not 1440.
+  it("a cron late by a day counts every slot it passes: catchup 'skip' and a window alike", () => {
+    const minutely: SlotTimer = { key: 'c', kind: 'cron', scheduledAt: T, cron: '* * * * *', tz: 'UTC' };
+    const now = T + 24 * HOUR + 30_000;
+    expect(lateSlot({ ...minutely, catchup: 'skip' }, T, now)).toMatchObject({
+      next: T + 24 * HOUR + 60_000,
+      missed: 24 * 60 + 1,
+      firstMissed: T,
+    });
+    expect(lateSlot({ ...minutely, catchupWindow: HOUR }, T, now)).toMatchObject({ missed: 23 * 60 + 1 });
+    expect(slotAfterRun({ ...minutely, endAt: T + 48 * HOUR }, T, now - HOUR, now)).toMatchObject({
+      missed: 23 * 60,
+      overlap: 60,
+    });
+  });
 });

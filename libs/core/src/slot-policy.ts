@@ -1,7 +1,7 @@
-import { nextCronOccurrence, nextCronSlot } from './cron';
+import { cronSlotCount, nextCronOccurrence, nextCronSlot } from './cron';
 import { fnv1a32 } from './fnv1a32';
 import { refusals } from './refusals';
-import { MAX_SKIPPED, nextGridSlot } from './schedule';
+import { nextGridSlot } from './schedule';
 import type { NormalizedSpec, SlotPolicy, TimerEnd, TimerKind } from './types';
 
 /*
@@ -185,7 +185,7 @@ interface SlotCount {
 }
 
 /**
- * Slots s with after < s ≤ upTo (a cron's counted up to MAX_SKIPPED, as afterCronRun does); none after
+ * Slots s with after < s ≤ upTo (a cron's each counted, as afterCronRun does: cronSlotCount); none after
  * `endAt`: the timer has no slot there to skip.
  */
 function countSlots(timer: SlotTimer, after: number, before: number): SlotCount {
@@ -198,16 +198,9 @@ function countSlots(timer: SlotTimer, after: number, before: number): SlotCount 
     const high = Math.floor((upTo - anchor) / every);
     return high < low ? { count: 0 } : { count: high - low + 1, first: anchor + low * every };
   }
-  const counted: SlotCount = { count: 0 };
-  for (
-    let slot = slotAfter(timer, after);
-    slot !== null && slot <= upTo && counted.count < MAX_SKIPPED;
-    slot = slotAfter(timer, slot)
-  ) {
-    counted.first ??= slot;
-    counted.count++;
-  }
-  return counted;
+  const first = slotAfter(timer, after);
+  if (first === null || first > upTo) return { count: 0 };
+  return { count: cronSlotCount(timer.cron!, timer.tz!, after, upTo), first };
 }
 
 function windowOf(timer: SlotPolicy): number {

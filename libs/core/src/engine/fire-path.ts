@@ -278,6 +278,7 @@ export class FirePath implements ReleaseSteps {
       ? { due: run.due, error, attempt: run.attempt }
       : { due: run.due };
     this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra);
+    if (run.free && entry.outcome) this.removeEnded(entry); // outlived its timer's end
     if (retried) this.recordRetry(entry);
     if (pause && !entry.outcome && !entry.paused) this.pauseForFailures(entry);
   }
@@ -328,11 +329,20 @@ export class FirePath implements ReleaseSteps {
     if (overlap > 0) this.emit('skipped', run, { reason: 'overlap', due: firstOverlap, count: overlap });
   }
 
+  /** The timer ends; removed (removeEnded) once no free run of it goes on. */
   finish(entry: Entry, outcome: 'completed' | 'failed'): void {
     this.withdraw(entry);
     entry.outcome = outcome;
     this.deps.store.retire(entry);
-    if (!entry.removeOnComplete) return;
+    this.removeEnded(entry);
+  }
+
+  /**
+   * An ended timer removed by removeOnComplete, once its last run in flight has ended: a free run still
+   * going records its own outcome when it ends, as on Redis (docs/spec.md §3.8), not a stale end.
+   */
+  private removeEnded(entry: Entry): void {
+    if (!entry.removeOnComplete || entry.runs.size > 0) return;
     this.deps.store.remove(entry);
     this.deps.ledger.drop(entry.key);
   }

@@ -61,11 +61,16 @@ function lettingGo(resolve: (outcome: null) => void): () => void {
  * unless nobody could wait for that due — it had passed when it was asked for. A timer scheduled or
  * rescheduled for a past `at` counts from then (`sa`, its scheduledAt), and a backfill run, whose due
  * is a past slot it keeps for `ctx.due`, from when its slot was asked for (`ba`: the backfill call for
- * the first slot, the end of the run before it for the next ones). Counted from such a due, each run
- * would observe the due's age (minutes, days) and raise the lateness alert on a healthy cluster.
+ * the first slot, the end of the run before it for the next ones); so does a slot overlap 'buffer-one'
+ * kept, from the end of the run it came during (`cf`, which a retry has too, before its due). Counted from
+ * such a due, each run would observe the due's age (seconds of overrun, days) and raise the lateness alert
+ * on a healthy cluster.
  */
 export function latenessFrom(claimed: Claimed): number {
-  const askedAt = Number(claimed.fields.bf === undefined ? claimed.fields.sa : claimed.fields.ba);
+  const { bf, sa, ba, cf } = claimed.fields;
+  const asked = Number(bf === undefined ? sa : ba);
+  const kept = Number(cf); // NaN without one
+  const askedAt = kept > asked || !Number.isFinite(asked) ? kept : asked;
   return Number.isFinite(askedAt) ? Math.max(claimed.due, askedAt) : claimed.due;
 }
 

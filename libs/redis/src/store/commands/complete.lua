@@ -303,6 +303,9 @@ end
 
 local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended, once)
   local row = read_settled_row(key, mode, outcome, cron_next, once)
+  if row then
+    row.lost_run = outcome == 'lost' -- its entry is `lost` (includes/ledger); a handler's 'lost' failed
+  end
   if mode == 'free' then
     return settle_free(row, id, key, version, run_count, outcome, message, reason)
   end

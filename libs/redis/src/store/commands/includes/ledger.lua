@@ -203,8 +203,8 @@ end
 local schedule_entries = { reschedule = 'rescheduled', resume = 'resumed', trigger = 'triggered', backfill = 'backfilled' }
 
 -- The entry of an event (core ledger.ts `ledgerEntryOf` maps the engine's events the same way): a
--- `running` event is the claim, `scheduled` with a reason the operation that armed it again, a failed
--- run whose error is `lost` is lost, a failed run's reason is its error's (the event's own is `x`: ended).
+-- `running` event is the claim, `scheduled` with a reason the operation that armed it again, a run
+-- settled as lost is lost, a failed run's reason is its error's (the event's own is `x`: ended).
 -- Its version is the event's (a stale ref's, a run's).
 local function ledger_record(row, event_type, now, extra)
   if LEDGER_SIZE == 0 then
@@ -221,7 +221,9 @@ local function ledger_record(row, event_type, now, extra)
   elseif event_type == 'failed' then
     -- its `r` is its error's reason: the event's own (why the run ended its timer) is `x`
     ended, reason = reason, nil
-    event = extra.error and extra.error.reason == 'lost' and 'lost' or event
+    -- `lost` only for a run complete.lua settles as lost (`row.lost_run`): a handler's error may carry
+    -- reason 'lost' too, and that run failed
+    event = row.lost_run and 'lost' or event
   end
   local held_due
   -- (`+ 0`, not tonumber, which parses the text twice: `v` is always a number's text here)
