@@ -1,0 +1,207 @@
+import type { JsonValue, LedgerEntry, TimerContext, TimerSpec } from '@sundial/core';
+import { FireCommands, type SundialObserverEvents, type TimerRunner } from '@sundial/redis';
+import { waitFor } from '@sundial/testing';
+import {
+  eventually,
+  type FireCluster,
+  gate,
+  leaseExpired,
+  matching,
+  recorder,
+  refOf,
+  useFirePath,
+} from './fire-fixture';
+
+const fire = useFirePath();
+
+/** The stalled worker's lease: short, so it runs out within the test; renewals every 100 ms until held. */
+const LEASE_MS = 300;
+
+/**
+ * docs/spec.md §3.2 step 4, §3.8: a worker that is alive but silent for longer than its lease (starved of
+ * CPU, stopped, cut off) loses its run. The reconciler settles the expired lease — at-least-once: put back
+ * to run again, and another worker runs it; at-most-once: recorded lost. When the first worker comes back
+ * and its handler ends, its completion is stale: it never overwrites what the run again (or the lost
+ * settlement) recorded. The ledger says why the timer ran twice: a `lost` entry, reason `requeued`, naming
+ * the first worker. Here worker A is a real runner whose lease renewals are held back (its event loop
+ * goes on, as a starved one's would not, but nothing of its run reaches Redis); worker B takes the run.
+ */
+describe('a run whose live worker went silent past its lease', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /** Holds every lease renewal of `workerId` until `released` opens; counts those answered lost. */
+  function holdRenewals(workerId: string) {
+    const released = gate();
+    const answers: string[] = [];
+    const renew = FireCommands.prototype.renewLeases;
+    jest.spyOn(FireCommands.prototype, 'renewLeases').mockImplementation(async function (
+      this: FireCommands,
+      ...args: Parameters<FireCommands['renewLeases']>
+    ) {
+      if (args[2] !== workerId) return renew.apply(this, args);
+      await released.promise;
+      const renewals = await renew.apply(this, args);
+      answers.push(...renewals);
+      return renewals;
+    });
+    return { release: () => released.open(), answers };
+  }
+
+  /** Stale counts a runner told its observer. */
+  function staleCounts() {
+    const stale: SundialObserverEvents['stale'][] = [];
+    return { stale, observer: { stale: (event: SundialObserverEvents['stale']) => void stale.push(event) } };
+  }
+
+  /**
+   * Worker A (consumers external: it takes only the job the test hands it) claims `spec`'s first run and
+   * its handler waits for `a.open()`; its renewals are held; the lease expires.
+   */
+  async function stalledRun(cluster: FireCluster, spec: Partial<TimerSpec>) {
+    const a = gate();
+    const calls: TimerContext<JsonValue>[] = [];
+    const onA = recorder((ctx) => (calls.push(ctx), a.promise));
+    const aStale = staleCounts();
+    const runnerA: TimerRunner = await cluster.runner(
+      { h: onA.handler },
+      { workerId: 'worker-a', leaseMs: LEASE_MS, consumers: 'external', observer: aStale.observer },
+    );
+    const held = holdRenewals('worker-a');
+    const timer = await cluster.timers.schedule({ key: 'k', handler: 'h', delay: 0, ...spec });
+    void runnerA.processFireJob(0, { timers: [refOf(timer)] });
+    await waitFor(() => calls.length === 1, { what: "worker A's run" });
+    await leaseExpired(cluster, fire.raw, spec.awaitTask === false ? 'k|1' : 'k');
+    return { a, calls, held, aStale, timer };
+  }
+
+  /** The ledger oldest first, as `{ event, version, workerId, reason }`. */
+  async function story(cluster: FireCluster): Promise<Partial<LedgerEntry>[]> {
+    return (await cluster.timers.history('k'))
+      .reverse()
+      .map(({ event, version, workerId, reason }) =>
+        JSON.parse(JSON.stringify({ event, version, workerId, reason })),
+      );
+  }
+
+  it('at-least-once: run again on another worker; the first run ending late is stale, the second run is the outcome', async () => {
+    const cluster = await fire.cluster();
+    const { a, calls, held, aStale } = await stalledRun(cluster, { removeOnComplete: false });
+    const reconciled: SundialObserverEvents['reconciled'][] = [];
+    const reconciler = cluster.reconciler({ observer: { reconciled: (counts) => reconciled.push(counts) } });
+    expect(await reconciler.reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
+    // worker B takes the run put back
+    const b = gate();
+    const onB = recorder(() => b.promise);
+    await cluster.dispatcher();
+    await cluster.runner({ h: onB.handler }, { workerId: 'worker-b', leaseMs: LEASE_MS });
+    await waitFor(() => onB.calls.length === 1, { what: "worker B's run" });
+    // A comes back: its renewal finds the lease gone (its run aborts), and its handler ends ok
+    held.release();
+    await waitFor(() => held.answers.includes('lost'), { what: "A's renewal" });
+    expect(calls[0].signal.aborted).toBe(true);
+    a.open();
+    expect(await eventually(cluster.events, { type: 'stale', key: 'k' })).toMatchObject({
+      version: 1,
+      reason: 'status',
+    });
+    expect(aStale.stale).toEqual([{ reason: 'status', phase: 'complete' }]);
+    // the run again is still going: A's late completion changed nothing
+    expect(await cluster.timers.get('k')).toMatchObject({ status: 'running', runCount: 2 });
+    b.open();
+    await eventually(cluster.events, { type: 'completed', key: 'k' });
+    expect([calls[0].runCount, onB.calls[0].runCount]).toEqual([1, 2]);
+    expect(await cluster.timers.get('k')).toMatchObject({
+      status: 'completed',
+      runCount: 2,
+      last: { status: 'ok' },
+    });
+    expect(matching(cluster.events, { type: 'completed', key: 'k' })).toHaveLength(1);
+    expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
+    expect(await story(cluster)).toEqual([
+      { event: 'scheduled', version: 1 },
+      { event: 'claimed', version: 1, workerId: 'worker-a' },
+      { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
+      { event: 'armed', version: 1 },
+      { event: 'claimed', version: 1, workerId: 'worker-b' },
+      { event: 'stale', version: 1, reason: 'status' },
+      { event: 'completed', version: 1, workerId: 'worker-b' },
+    ]);
+    expect(reconciled).toEqual([{ rearmed: 0, requeued: 1, lost: 0 }]);
+  });
+
+  it('at-most-once: recorded lost, never run again; the first run ending late is stale and the row stays lost', async () => {
+    const cluster = await fire.cluster();
+    const { a, calls, held, aStale } = await stalledRun(cluster, {
+      delivery: 'at-most-once',
+      removeOnComplete: false,
+    });
+    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 0, lost: 1 });
+    expect(await eventually(cluster.events, { type: 'failed', key: 'k' })).toMatchObject({
+      error: { reason: 'lost' },
+    });
+    held.release();
+    await waitFor(() => held.answers.includes('lost'), { what: "A's renewal" });
+    expect(calls[0].signal.aborted).toBe(true);
+    a.open();
+    expect(await eventually(cluster.events, { type: 'stale', key: 'k' })).toMatchObject({ reason: 'status' });
+    expect(aStale.stale).toEqual([{ reason: 'status', phase: 'complete' }]);
+    expect(await cluster.timers.get('k')).toMatchObject({
+      status: 'failed',
+      runCount: 1,
+      last: { status: 'failed', error: { reason: 'lost' } },
+    });
+    expect(matching(cluster.events, { type: 'completed', key: 'k' })).toEqual([]);
+    expect(await story(cluster)).toEqual([
+      { event: 'scheduled', version: 1 },
+      { event: 'claimed', version: 1, workerId: 'worker-a' },
+      { event: 'lost', version: 1, workerId: 'worker-a', reason: 'lost' },
+      { event: 'stale', version: 1, reason: 'status' },
+    ]);
+  });
+
+  it('an awaitTask:false tick: run again on another worker; the first run ending late is stale', async () => {
+    const cluster = await fire.cluster();
+    // ticks every second (the first 1 s after creation; A waits for it): only the first tick, v1, is looked at
+    const { a, calls, held, aStale } = await stalledRun(cluster, {
+      every: 1_000,
+      awaitTask: false,
+      delay: undefined,
+      removeOnComplete: false,
+    });
+    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
+    const b = gate();
+    const onB = recorder((ctx) => (ctx.version === 1 ? b.promise : undefined));
+    const rerun = () => onB.calls.find((ctx) => ctx.version === 1);
+    await cluster.dispatcher();
+    await cluster.runner({ h: onB.handler }, { workerId: 'worker-b', leaseMs: LEASE_MS });
+    await waitFor(rerun, { what: "worker B's run of the first tick" });
+    held.release();
+    await waitFor(() => held.answers.includes('lost'), { what: "A's renewal" });
+    expect(calls[0].signal.aborted).toBe(true);
+    a.open();
+    expect(await eventually(cluster.events, { type: 'stale', key: 'k' })).toMatchObject({
+      version: 1,
+      reason: 'status',
+    });
+    expect(aStale.stale).toEqual([{ reason: 'status', phase: 'complete' }]);
+    b.open();
+    await eventually(cluster.events, { type: 'completed', key: 'k', version: 1 });
+    expect([calls[0], rerun()!].map((ctx) => [ctx.version, ctx.runCount])).toEqual([
+      [1, 1],
+      [1, 2],
+    ]);
+    expect(matching(cluster.events, { type: 'completed', key: 'k', version: 1 })).toHaveLength(1);
+    expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
+    const firstTick = (await story(cluster)).filter((entry) => entry.version === 1);
+    expect(firstTick.filter((entry) => entry.event !== 'skipped')).toEqual([
+      { event: 'scheduled', version: 1 },
+      { event: 'claimed', version: 1, workerId: 'worker-a' },
+      { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
+      { event: 'armed', version: 1 },
+      { event: 'claimed', version: 1, workerId: 'worker-b' },
+      { event: 'stale', version: 1, reason: 'status' },
+      // (a free run's outcome names no worker: the row's `lw` is its held run's)
+      { event: 'completed', version: 1 },
+    ]);
+  });
+});
