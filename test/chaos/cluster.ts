@@ -9,7 +9,7 @@ import {
   spawnApp,
   startRedis,
 } from '@sundial/testing';
-import { silentLogger, type Timer } from '@sundial/core';
+import { type LedgerEntry, MAX_HISTORY_LIMIT, silentLogger, type Timer } from '@sundial/core';
 import { Redis } from 'ioredis';
 import { RedisNode } from './redis-node';
 import { ReplyProxy } from './reply-proxy';
@@ -22,6 +22,8 @@ export const LEASE_MS = 4_000;
 export interface FinalState {
   rows: Map<string, Timer | null>;
   tombstones: Map<string, string | null>;
+  /** each key's ledger, newest first (`[]` when it has none): what the product says happened to its runs */
+  histories: Map<string, LedgerEntry[]>;
   /** free runs (awaitTask=false ticks) still in flight or waiting to run again, whatever their row says */
   freeRuns: number;
 }
@@ -126,13 +128,15 @@ export class ChaosCluster {
     try {
       const rows = new Map<string, Timer | null>();
       const tombstones = new Map<string, string | null>();
+      const histories = new Map<string, LedgerEntry[]>();
       for (const key of keys) {
         rows.set(key, await reader.get(key));
         tombstones.set(key, await this.node.side.hget(names.tombstone(key), 'id'));
+        histories.set(key, await reader.history(key, { limit: MAX_HISTORY_LIMIT }).catch(noHistory));
       }
       let freeRuns = 0;
       for (const partition of names.all()) freeRuns += await this.node.side.hlen(names.free(partition));
-      return { rows, tombstones, freeRuns };
+      return { rows, tombstones, histories, freeRuns };
     } finally {
       await reader.dispose();
     }
@@ -157,4 +161,10 @@ export class ChaosCluster {
     await this.proxy?.stop();
     await Promise.all([this.node.stop(), this.sink.stop()]);
   }
+}
+
+/** A key with no row, tombstone or ledger is refused `not-found`: it has no history. Any other error throws. */
+function noHistory(error: Error & { reason?: string }): LedgerEntry[] {
+  if (error.reason === 'not-found') return [];
+  throw error;
 }

@@ -14,6 +14,16 @@ import {
 
 const fire = useFirePath();
 
+/** The ledger of v1 run by A, put back, run again by B, and A's late completion (before B's outcome). */
+const RUN_AGAIN = [
+  { event: 'scheduled', version: 1 },
+  { event: 'claimed', version: 1, workerId: 'worker-a' },
+  { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
+  { event: 'armed', version: 1 },
+  { event: 'claimed', version: 1, workerId: 'worker-b' },
+  { event: 'stale', version: 1, reason: 'status' },
+];
+
 /** The stalled worker's lease: short, so it runs out within the test; renewals every 100 ms until held. */
 const LEASE_MS = 300;
 
@@ -74,6 +84,33 @@ describe('a run whose live worker went silent past its lease', () => {
     return { a, calls, held, aStale, timer };
   }
 
+  /** Worker B (a runner of its own) takes the run put back; its run of v1 waits for `b.open()`. */
+  async function runAgainOnB(cluster: FireCluster) {
+    const b = gate();
+    const onB = recorder((ctx) => (ctx.version === 1 ? b.promise : undefined));
+    const rerun = () => onB.calls.find((ctx) => ctx.version === 1);
+    await cluster.dispatcher();
+    await cluster.runner({ h: onB.handler }, { workerId: 'worker-b', leaseMs: LEASE_MS });
+    await waitFor(rerun, { what: "worker B's run" });
+    return { b, rerun: () => rerun()! };
+  }
+
+  /**
+   * A comes back: its renewal finds the lease gone (its run aborts), its handler ends ok, and its
+   * completion of v1 is stale (event, and its own metrics).
+   */
+  async function aComesBack(cluster: FireCluster, stalled: Awaited<ReturnType<typeof stalledRun>>) {
+    stalled.held.release();
+    await waitFor(() => stalled.held.answers.includes('lost'), { what: "A's renewal" });
+    expect(stalled.calls[0].signal.aborted).toBe(true);
+    stalled.a.open();
+    expect(await eventually(cluster.events, { type: 'stale', key: 'k' })).toMatchObject({
+      version: 1,
+      reason: 'status',
+    });
+    expect(stalled.aStale.stale).toEqual([{ reason: 'status', phase: 'complete' }]);
+  }
+
   /** The ledger oldest first, as `{ event, version, workerId, reason }`. */
   async function story(cluster: FireCluster): Promise<Partial<LedgerEntry>[]> {
     return (await cluster.timers.history('k'))
@@ -85,31 +122,17 @@ describe('a run whose live worker went silent past its lease', () => {
 
   it('at-least-once: run again on another worker; the first run ending late is stale, the second run is the outcome', async () => {
     const cluster = await fire.cluster();
-    const { a, calls, held, aStale } = await stalledRun(cluster, { removeOnComplete: false });
+    const stalled = await stalledRun(cluster, { removeOnComplete: false });
     const reconciled: SundialObserverEvents['reconciled'][] = [];
     const reconciler = cluster.reconciler({ observer: { reconciled: (counts) => reconciled.push(counts) } });
     expect(await reconciler.reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
-    // worker B takes the run put back
-    const b = gate();
-    const onB = recorder(() => b.promise);
-    await cluster.dispatcher();
-    await cluster.runner({ h: onB.handler }, { workerId: 'worker-b', leaseMs: LEASE_MS });
-    await waitFor(() => onB.calls.length === 1, { what: "worker B's run" });
-    // A comes back: its renewal finds the lease gone (its run aborts), and its handler ends ok
-    held.release();
-    await waitFor(() => held.answers.includes('lost'), { what: "A's renewal" });
-    expect(calls[0].signal.aborted).toBe(true);
-    a.open();
-    expect(await eventually(cluster.events, { type: 'stale', key: 'k' })).toMatchObject({
-      version: 1,
-      reason: 'status',
-    });
-    expect(aStale.stale).toEqual([{ reason: 'status', phase: 'complete' }]);
+    const { b, rerun } = await runAgainOnB(cluster);
+    await aComesBack(cluster, stalled);
     // the run again is still going: A's late completion changed nothing
     expect(await cluster.timers.get('k')).toMatchObject({ status: 'running', runCount: 2 });
     b.open();
     await eventually(cluster.events, { type: 'completed', key: 'k' });
-    expect([calls[0].runCount, onB.calls[0].runCount]).toEqual([1, 2]);
+    expect([stalled.calls[0].runCount, rerun().runCount]).toEqual([1, 2]);
     expect(await cluster.timers.get('k')).toMatchObject({
       status: 'completed',
       runCount: 2,
@@ -118,12 +141,7 @@ describe('a run whose live worker went silent past its lease', () => {
     expect(matching(cluster.events, { type: 'completed', key: 'k' })).toHaveLength(1);
     expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
     expect(await story(cluster)).toEqual([
-      { event: 'scheduled', version: 1 },
-      { event: 'claimed', version: 1, workerId: 'worker-a' },
-      { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
-      { event: 'armed', version: 1 },
-      { event: 'claimed', version: 1, workerId: 'worker-b' },
-      { event: 'stale', version: 1, reason: 'status' },
+      ...RUN_AGAIN,
       { event: 'completed', version: 1, workerId: 'worker-b' },
     ]);
     expect(reconciled).toEqual([{ rearmed: 0, requeued: 1, lost: 0 }]);
@@ -131,20 +149,12 @@ describe('a run whose live worker went silent past its lease', () => {
 
   it('at-most-once: recorded lost, never run again; the first run ending late is stale and the row stays lost', async () => {
     const cluster = await fire.cluster();
-    const { a, calls, held, aStale } = await stalledRun(cluster, {
-      delivery: 'at-most-once',
-      removeOnComplete: false,
-    });
+    const stalled = await stalledRun(cluster, { delivery: 'at-most-once', removeOnComplete: false });
     expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 0, lost: 1 });
     expect(await eventually(cluster.events, { type: 'failed', key: 'k' })).toMatchObject({
       error: { reason: 'lost' },
     });
-    held.release();
-    await waitFor(() => held.answers.includes('lost'), { what: "A's renewal" });
-    expect(calls[0].signal.aborted).toBe(true);
-    a.open();
-    expect(await eventually(cluster.events, { type: 'stale', key: 'k' })).toMatchObject({ reason: 'status' });
-    expect(aStale.stale).toEqual([{ reason: 'status', phase: 'complete' }]);
+    await aComesBack(cluster, stalled);
     expect(await cluster.timers.get('k')).toMatchObject({
       status: 'failed',
       runCount: 1,
@@ -161,32 +171,19 @@ describe('a run whose live worker went silent past its lease', () => {
 
   it('an awaitTask:false tick: run again on another worker; the first run ending late is stale', async () => {
     const cluster = await fire.cluster();
-    // ticks every second (the first 1 s after creation; A waits for it): only the first tick, v1, is looked at
-    const { a, calls, held, aStale } = await stalledRun(cluster, {
+    // deadline: ticks every second, the first 1 s after creation (A waits for it); only v1 is looked at
+    const stalled = await stalledRun(cluster, {
       every: 1_000,
       awaitTask: false,
       delay: undefined,
       removeOnComplete: false,
     });
     expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
-    const b = gate();
-    const onB = recorder((ctx) => (ctx.version === 1 ? b.promise : undefined));
-    const rerun = () => onB.calls.find((ctx) => ctx.version === 1);
-    await cluster.dispatcher();
-    await cluster.runner({ h: onB.handler }, { workerId: 'worker-b', leaseMs: LEASE_MS });
-    await waitFor(rerun, { what: "worker B's run of the first tick" });
-    held.release();
-    await waitFor(() => held.answers.includes('lost'), { what: "A's renewal" });
-    expect(calls[0].signal.aborted).toBe(true);
-    a.open();
-    expect(await eventually(cluster.events, { type: 'stale', key: 'k' })).toMatchObject({
-      version: 1,
-      reason: 'status',
-    });
-    expect(aStale.stale).toEqual([{ reason: 'status', phase: 'complete' }]);
+    const { b, rerun } = await runAgainOnB(cluster);
+    await aComesBack(cluster, stalled);
     b.open();
     await eventually(cluster.events, { type: 'completed', key: 'k', version: 1 });
-    expect([calls[0], rerun()!].map((ctx) => [ctx.version, ctx.runCount])).toEqual([
+    expect([stalled.calls[0], rerun()].map((ctx) => [ctx.version, ctx.runCount])).toEqual([
       [1, 1],
       [1, 2],
     ]);
@@ -194,12 +191,7 @@ describe('a run whose live worker went silent past its lease', () => {
     expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
     const firstTick = (await story(cluster)).filter((entry) => entry.version === 1);
     expect(firstTick.filter((entry) => entry.event !== 'skipped')).toEqual([
-      { event: 'scheduled', version: 1 },
-      { event: 'claimed', version: 1, workerId: 'worker-a' },
-      { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
-      { event: 'armed', version: 1 },
-      { event: 'claimed', version: 1, workerId: 'worker-b' },
-      { event: 'stale', version: 1, reason: 'status' },
+      ...RUN_AGAIN,
       // (a free run's outcome names no worker: the row's `lw` is its held run's)
       { event: 'completed', version: 1 },
     ]);
