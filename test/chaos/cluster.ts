@@ -22,8 +22,6 @@ export const LEASE_MS = 4_000;
 export interface FinalState {
   rows: Map<string, Timer | null>;
   tombstones: Map<string, string | null>;
-  /** each key's ledger, newest first (`[]` when it has none): what the product says happened to its runs */
-  histories: Map<string, LedgerEntry[]>;
   /** free runs (awaitTask=false ticks) still in flight or waiting to run again, whatever their row says */
   freeRuns: number;
 }
@@ -128,15 +126,26 @@ export class ChaosCluster {
     try {
       const rows = new Map<string, Timer | null>();
       const tombstones = new Map<string, string | null>();
-      const histories = new Map<string, LedgerEntry[]>();
       for (const key of keys) {
         rows.set(key, await reader.get(key));
         tombstones.set(key, await this.node.side.hget(names.tombstone(key), 'id'));
-        histories.set(key, await reader.history(key, { limit: MAX_HISTORY_LIMIT }).catch(noHistory));
       }
       let freeRuns = 0;
       for (const partition of names.all()) freeRuns += await this.node.side.hlen(names.free(partition));
-      return { rows, tombstones, histories, freeRuns };
+      return { rows, tombstones, freeRuns };
+    } finally {
+      await reader.dispose();
+    }
+  }
+
+  /** Each key's ledger, newest first (`[]` when it has none): what the product says happened to its runs. */
+  async histories(keys: string[]): Promise<Map<string, LedgerEntry[]>> {
+    const reader = new RedisTimers({ connection: this.node.url, partitions: PARTITIONS });
+    try {
+      const histories = new Map<string, LedgerEntry[]>();
+      for (const key of keys)
+        histories.set(key, await reader.history(key, { limit: MAX_HISTORY_LIMIT }).catch(noHistory));
+      return histories;
     } finally {
       await reader.dispose();
     }

@@ -53,13 +53,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     await load.stop();
     const keys = [...new Set(load.writes.map((write) => write.key))];
     const ended = await settled(cluster, keys);
-    const { rows, tombstones, histories } = ended ?? (await cluster.finalState(keys));
+    const { rows, tombstones } = ended ?? (await cluster.finalState(keys));
     const verdict = checkLedger({
       writes: load.writes,
       runs: await cluster.runs(),
       rows,
       tombstones,
-      histories,
+      histories: await cluster.histories(keys),
       leaseMs: LEASE_MS,
       killedPids: cluster.killedPids,
     });
