@@ -4,7 +4,10 @@ import * as testing from '@sundial/testing';
 import { type AppProcess, readRuns, spawnApp } from '@sundial/testing';
 import { Redis } from 'ioredis';
 
-/** Every process's lease: a stop of a few seconds outlasts it. */
+/**
+ * The stopped worker's lease: a stop of a few seconds outlasts it. The other processes keep the default
+ * (30 s): the other worker, stalled past a short lease on a loaded host, would lose the run again.
+ */
 const LEASE = { SUNDIAL_LEASE_MS: '1500' };
 
 /** A counter in a process's /metrics, summed over its labels. */
@@ -41,14 +44,14 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
   });
 
   it('runs its at-least-once run again elsewhere, records its at-most-once run lost, and its late completions are stale', async () => {
-    const env = testing.clusterEnv(opened.redis!.url, LEASE);
-    const start = async (app: 'scheduler' | 'worker', name: string) => {
-      const started = await spawnApp(app, name, env);
+    const env = testing.clusterEnv(opened.redis!.url);
+    const start = async (app: 'scheduler' | 'worker', name: string, lease = {}) => {
+      const started = await spawnApp(app, name, { ...env, ...lease });
       apps.push(started);
       return started;
     };
     const scheduler = await start('scheduler', 'scheduler');
-    const stopped = await start('worker', 'stopped');
+    const stopped = await start('worker', 'stopped', LEASE);
     const client = (opened.client = new RedisTimers({ connection: opened.redis!.url, partitions: 2 }));
     const records = (opened.records = new Redis(`${opened.redis!.url}/1`));
     const keys = { again: 'stopped:at-least-once', lost: 'stopped:at-most-once' };

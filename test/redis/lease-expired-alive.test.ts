@@ -95,7 +95,8 @@ describe('a run whose live worker went silent past its lease', () => {
     const onB = recorder((ctx) => (ctx.version === 1 ? b.promise : undefined));
     const rerun = () => onB.calls.find((ctx) => ctx.version === 1);
     await cluster.dispatcher();
-    await cluster.runner({ h: onB.handler }, { workerId: 'worker-b', leaseMs: LEASE_MS });
+    // (B's lease the default 30 s: a B stalled past a short one on a loaded host would lose the run again)
+    await cluster.runner({ h: onB.handler }, { workerId: 'worker-b' });
     await waitFor(rerun, { what: "worker B's run" });
     return { b, rerun: () => rerun()! };
   }
