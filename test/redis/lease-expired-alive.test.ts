@@ -139,6 +139,14 @@ describe('a run whose live worker went silent past its lease', () => {
     return { cluster, stalled };
   }
 
+  /** A held one-shot A claims and goes silent on; the reconciler puts it back. */
+  async function stalledOneShot() {
+    const cluster = await fire.cluster();
+    const stalled = await stalledRun(cluster, { removeOnComplete: false });
+    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 1, lost: 0 });
+    return { cluster, stalled };
+  }
+
   /** The first tick's ledger entries, oldest first, without its skipped slots. */
   async function firstTick(cluster: FireCluster): Promise<Partial<LedgerEntry>[]> {
     return (await story(cluster)).filter((entry) => entry.version === 1 && entry.event !== 'skipped');
@@ -212,27 +220,47 @@ describe('a run whose live worker went silent past its lease', () => {
     ]);
   });
 
-  it('an awaitTask:false tick whose worker comes back before the run again is claimed: its completion is stale, the tick runs again', async () => {
-    const { cluster, stalled } = await stalledTick();
-    // A comes back while no worker took the run put back yet: its renewal finds the lease gone and aborts
-    // the run; its handler, as the chaos suite's does, fails when aborted
-    await aComesBack(cluster, stalled);
-    // Before, the completion of the aborted run was taken: the tick recorded failed ('aborted', an abort
-    // Sundial made), and the run put back was answered stale, never run: at-least-once broken.
-    expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
-    const { b, rerun } = await runAgainOnB(cluster);
-    b.open();
-    await eventually(cluster.events, { type: 'completed', key: 'k', version: 1 });
-    expect(rerun().runCount).toBe(2);
-    expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
-    expect(await firstTick(cluster)).toEqual([
-      { event: 'scheduled', version: 1 },
-      { event: 'claimed', version: 1, workerId: 'worker-a' },
-      { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
-      { event: 'stale', version: 1, reason: 'status' },
-      { event: 'armed', version: 1 },
-      { event: 'claimed', version: 1, workerId: 'worker-b' },
-      { event: 'completed', version: 1 },
-    ]);
+  it.each([
+    ['a held one-shot', false],
+    ['an awaitTask:false tick', true],
+  ])(
+    '%s whose worker comes back before the run again is claimed: its completion is stale, it runs again',
+    async (_, free) => {
+      const { cluster, stalled } = free ? await stalledTick() : await stalledOneShot();
+      // A comes back while no worker took the run put back yet: its renewal finds the lease gone and aborts
+      // the run; its handler, as the chaos suite's does, fails when aborted
+      await aComesBack(cluster, stalled);
+      // Before, a free run's completion of the aborted run was taken: the tick recorded failed ('aborted', an
+      // abort Sundial made), and the run put back was answered stale, never run: at-least-once broken.
+      expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
+      const { b, rerun } = await runAgainOnB(cluster);
+      b.open();
+      await eventually(cluster.events, { type: 'completed', key: 'k', version: 1 });
+      expect(rerun().runCount).toBe(2);
+      expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
+      expect(await firstTick(cluster)).toEqual([
+        { event: 'scheduled', version: 1 },
+        { event: 'claimed', version: 1, workerId: 'worker-a' },
+        { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
+        { event: 'stale', version: 1, reason: 'status' },
+        { event: 'armed', version: 1 },
+        { event: 'claimed', version: 1, workerId: 'worker-b' },
+        // (a free run's outcome names no worker: the row's `lw` is its held run's)
+        { event: 'completed', version: 1, ...(free ? {} : { workerId: 'worker-b' }) },
+      ]);
+    },
+  );
+
+  it('a lease that ran out and nobody settled is renewed when its worker comes back: the run is its', async () => {
+    const cluster = await fire.cluster();
+    const stalled = await stalledRun(cluster, { removeOnComplete: false });
+    stalled.held.release();
+    await waitFor(() => stalled.held.answers.includes('held'), { what: "A's renewal" });
+    expect(await cluster.reconciler().reconcileOnce()).toEqual({ rearmed: 0, requeued: 0, lost: 0 });
+    stalled.a.open();
+    await eventually(cluster.events, { type: 'completed', key: 'k' });
+    expect(stalled.calls[0].signal.aborted).toBe(false);
+    expect(await cluster.timers.get('k')).toMatchObject({ status: 'completed', runCount: 1 });
+    expect((await story(cluster)).map((entry) => entry.event)).toEqual(['scheduled', 'claimed', 'completed']);
   });
 });
