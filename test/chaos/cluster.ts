@@ -9,7 +9,7 @@ import {
   spawnApp,
   startRedis,
 } from '@sundial/testing';
-import { silentLogger, type Timer } from '@sundial/core';
+import { type LedgerEntry, MAX_HISTORY_LIMIT, silentLogger, type Timer } from '@sundial/core';
 import { Redis } from 'ioredis';
 import { RedisNode } from './redis-node';
 import { ReplyProxy } from './reply-proxy';
@@ -138,6 +138,19 @@ export class ChaosCluster {
     }
   }
 
+  /** Each key's ledger, newest first (`[]` when it has none): what the product says happened to its runs. */
+  async histories(keys: string[]): Promise<Map<string, LedgerEntry[]>> {
+    const reader = new RedisTimers({ connection: this.node.url, partitions: PARTITIONS });
+    try {
+      const histories = new Map<string, LedgerEntry[]>();
+      for (const key of keys)
+        histories.set(key, await reader.history(key, { limit: MAX_HISTORY_LIMIT }).catch(noHistory));
+      return histories;
+    } finally {
+      await reader.dispose();
+    }
+  }
+
   noteWrong(text: string): void {
     this.wrongAnswers.push(text);
   }
@@ -157,4 +170,10 @@ export class ChaosCluster {
     await this.proxy?.stop();
     await Promise.all([this.node.stop(), this.sink.stop()]);
   }
+}
+
+/** A key with no row, tombstone or ledger is refused `not-found`: it has no history. Any other error throws. */
+function noHistory(error: Error & { reason?: string }): LedgerEntry[] {
+  if (error.reason === 'not-found') return [];
+  throw error;
 }

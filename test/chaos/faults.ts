@@ -35,6 +35,25 @@ const workerKill = (times: number): Scenario => ({
 });
 
 /**
+ * Stops a worker (SIGSTOP) while long handlers run on it for longer than its lease, then lets it go on
+ * (SIGCONT): a live worker that renews nothing for a lease, as one starved of CPU on a loaded host. Its
+ * at-least-once runs run again on the other worker, each with the ledger's word for why (requeues.ts).
+ */
+const workerFrozen: Scenario = {
+  name: `worker frozen (SIGSTOP) ${(LEASE_MS + 1_500) / 1000} s mid-run, past the ${LEASE_MS / 1000} s lease`,
+  async inject(cluster) {
+    const victim = cluster.workers[0];
+    victim.kill('SIGSTOP');
+    try {
+      await sleep(LEASE_MS + 1_500);
+    } finally {
+      victim.kill('SIGCONT');
+    }
+    return 1;
+  },
+};
+
+/**
  * SIGKILLs a scheduler at the moment Redis answers a take-due that moved timers to `armed`: the
  * timers are taken and no fire job will ever be added for them (the reconciler must re-arm them).
  */
@@ -84,10 +103,12 @@ function redisRestart(
   };
 }
 
-/** Freezes Redis (SIGSTOP) for longer than a lease, then thaws it. */
+/**
+ * Freezes Redis (SIGSTOP) for longer than a lease, then thaws it: a held run's lease may run out while its
+ * worker lives, and it runs again where the ledger says so (requeues.ts).
+ */
 const redisFrozen: Scenario = {
   name: `Redis frozen (SIGSTOP) ${(LEASE_MS + 1_500) / 1000} s, past the ${LEASE_MS / 1000} s lease`,
-  leaseMayExpire: true,
   async inject(cluster) {
     await cluster.node.signal('SIGSTOP');
     await sleep(LEASE_MS + 1_500);
@@ -181,7 +202,6 @@ function inTurn(scenarios: Scenario[]): Scenario {
     proxy: scenarios.find((scenario) => scenario.proxy)?.proxy,
     appendfsync: scenarios.find((scenario) => scenario.appendfsync)?.appendfsync,
     shutdownGraceMs: scenarios.find((scenario) => scenario.shutdownGraceMs)?.shutdownGraceMs,
-    leaseMayExpire: scenarios.some((scenario) => scenario.leaseMayExpire),
     async inject(cluster) {
       let faults = 0;
       for (const scenario of scenarios) {
@@ -198,6 +218,7 @@ function inTurn(scenarios: Scenario[]): Scenario {
 /** The scenarios of `npm run chaos`, in order. */
 export const SCENARIOS: Scenario[] = [
   workerKill(3),
+  workerFrozen,
   schedulerKill(3),
   redisRestart('SIGKILL', 'always'),
   redisRestart('SIGKILL', 'everysec'),
@@ -213,6 +234,7 @@ export const SCENARIOS: Scenario[] = [
 /** The subset inside `npm test`: faults the cluster handles, in turn on one cluster to stay under a minute. */
 export const FAST_SCENARIO: Scenario = inTurn([
   workerKill(1),
+  workerFrozen,
   schedulerKill(1),
   redisRestart('SIGKILL', 'always', 1),
   jobsDeleted(1),

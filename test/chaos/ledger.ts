@@ -1,7 +1,8 @@
-import type { Timer } from '@sundial/core';
+import type { LedgerEntry, Timer } from '@sundial/core';
 import { DEFAULT_CLAIM_AHEAD_MS } from '@sundial/redis';
 import type { RunRecord } from '@sundial/testing';
 import type { Write } from './load';
+import { claimTime, Requeues } from './requeues';
 
 /** Everything the ledger is built from, read after the faults healed and the timers settled. */
 export interface LedgerInput {
@@ -12,10 +13,12 @@ export interface LedgerInput {
   rows: Map<string, Timer | null>;
   /** the id in each written key's tombstone (`null`: none), i.e. who was really cancelled */
   tombstones: Map<string, string | null>;
-  /** workers the scenario SIGKILLed: a run they held may run again (at-least-once) or end lost */
+  /** each written key's ledger (`history`, newest first; `[]`: none): why a run ran again */
+  histories: Map<string, LedgerEntry[]>;
+  /** the workers' lease (SUNDIAL_LEASE_MS) */
+  leaseMs: number;
+  /** workers the scenario SIGKILLed or stopped: a run they held may run again (at-least-once) or end lost */
   killedPids: Set<number>;
-  /** the fault can outlast a lease (Redis frozen or down past it): a held run may be claimed again */
-  leaseMayExpire: boolean;
 }
 
 export interface Verdict {
@@ -24,7 +27,10 @@ export interface Verdict {
   /** acknowledged timers or runs that never ended (no run, no recorded outcome) */
   lost: number;
   duplicated: number;
-  /** of `duplicated`, those at-least-once allows: the first run's worker died or its lease could expire */
+  /**
+   * of `duplicated`, those at-least-once allows: the ledger records the first run's lease lost and the run
+   * put back (`lost`, reason `requeued`, naming its worker), after that lease could run out
+   */
   allowed: number;
   early: number;
   /** runs claimed after a cancel of their timer was acknowledged */
@@ -40,7 +46,8 @@ const EXAMPLES_PER_KIND = 4;
 
 /**
  * Checks every written key against what really ran: each acknowledged (id, version) ends ran, failed,
- * stale (cancelled) or lost, none early, duplicates only where at-least-once allows, and every answer
+ * stale (cancelled) or lost, none early, duplicates only where at-least-once allows and the timer's ledger
+ * says why (its lease lost, the run put back: requeues.ts), and every answer
  * and recorded outcome is true (a refused write did not happen, a `lost` run started, a second run never
  * follows a completed one, a recorded claim ran its handler).
  */
@@ -79,7 +86,8 @@ export function checkLedger(input: LedgerInput): Verdict {
         'wrong',
         `${key}: cancel answered ${cancel.answer} (${cancel.reason ?? ''}) but it cancelled ${id}`,
       );
-    const ctx: TimerCheck = { key, id, row, runs, input, note };
+    const requeues = new Requeues(input.histories.get(key) ?? [], input.leaseMs);
+    const ctx: TimerCheck = { key, id, row, runs, input, note, requeues };
     checkRuns(ctx, cancel?.answer === 'ok' ? cancel.answeredAt : undefined, verdict);
     if (!cancelled) checkEnd(ctx);
   }
@@ -93,11 +101,12 @@ interface TimerCheck {
   runs: RunRecord[];
   input: LedgerInput;
   note(kind: keyof Verdict, text: string): void;
+  requeues: Requeues;
 }
 
 /** Early and stale runs, lateness, and second runs of one (id, version). */
 function checkRuns(
-  { key, id, row, runs, input, note }: TimerCheck,
+  { key, id, row, runs, input, note, requeues }: TimerCheck,
   cancelledAt: number | undefined,
   verdict: Verdict,
 ): void {
@@ -128,20 +137,26 @@ function checkRuns(
         note('wrong', `${key} v${version}: one claim (runCount ${later.runCount}) ran twice`);
         continue;
       }
-      note(
-        'duplicated',
-        `${key} v${version}: runCount ${earlier.runCount} (pid ${earlier.pid}), then ${later.runCount}`,
-      );
       const finished = runs.some(
         (r) => r.event === 'finished' && r.version === version && r.runCount === earlier.runCount,
       );
-      if (atLeastOnce && (input.killedPids.has(earlier.pid) || input.leaseMayExpire)) verdict.allowed++;
+      const died = input.killedPids.has(earlier.pid);
+      const { putBack, problem } = atLeastOnce
+        ? requeues.explain(earlier, later, died)
+        : { putBack: undefined, problem: 'at-most-once never runs a run again' };
+      const first = `runCount ${earlier.runCount} (pid ${earlier.pid}, ${died ? 'killed' : 'alive'})`;
+      const why =
+        putBack === undefined
+          ? ''
+          : `: its lease lost and the run put back ${putBack} ms after its claim (ledger)`;
+      note('duplicated', `${key} v${version}: ${first}, then ${later.runCount}${why}`);
+      if (problem === undefined) verdict.allowed++;
       else
         note(
           'wrong',
           `${key} v${version} (${row?.delivery ?? '?'}): ran again (runCount ${later.runCount}) after ${
             finished ? 'a run that had finished' : 'a run'
-          } on pid ${earlier.pid}, which did not die`,
+          } on pid ${earlier.pid} (${died ? 'killed' : 'which did not die'}): ${problem}`,
         );
     }
   }
@@ -190,11 +205,6 @@ function checkEnd({ key, id, row, runs, input, note }: TimerCheck): void {
         `${key} v${run.version}: run ${run.runCount} (pid ${run.pid}) never finished and never ran again`,
       );
   }
-}
-
-/** When the claim took the run (Redis clock); the handler's own clock when the record lacks it. */
-function claimTime(run: RunRecord): number {
-  return run.claimedAt ?? run.at;
 }
 
 function groupBy<T, K>(items: T[], keyOf: (item: T) => K): Map<K, T[]> {

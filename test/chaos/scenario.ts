@@ -1,12 +1,10 @@
 import { waitFor } from '@sundial/testing';
-import { ChaosCluster, type ClusterOptions, type FinalState } from './cluster';
+import { ChaosCluster, type ClusterOptions, type FinalState, LEASE_MS } from './cluster';
 import { checkLedger, type Verdict } from './ledger';
 import { Load } from './load';
 
 export interface Scenario extends ClusterOptions {
   name: string;
-  /** the fault can outlast a lease: a held run may be claimed again though no worker died */
-  leaseMayExpire?: boolean;
   /** injects the faults while the load runs (bounded in count and time); resolves with how many landed */
   inject(cluster: ChaosCluster): Promise<number>;
 }
@@ -61,8 +59,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       runs: await cluster.runs(),
       rows,
       tombstones,
+      histories: await cluster.histories(keys),
+      leaseMs: LEASE_MS,
       killedPids: cluster.killedPids,
-      leaseMayExpire: scenario.leaseMayExpire ?? false,
     });
     return {
       name: scenario.name,

@@ -3,10 +3,13 @@ import { type ErrorLog, type ErrorSource, ErrorThrottle } from '../infra/error-t
 
 /**
  * BullMQ's words for a fire job whose lock is gone: its renewal got no answer in time (lock-manager.ts)
- * or its finish found the lock expired (finished-errors.ts, `moveToFinished`). Both follow a Redis that
- * answered nothing for longer than the lock (2 × lease): frozen, swapped out, cut off.
+ * or its finish found the lock expired (finished-errors.ts, `moveToFinished`: `Missing lock`), held by
+ * another worker (`Lock mismatch`: the stalled check handed the job on) or the job gone (`Missing key`:
+ * handed on and finished there). Each follows a worker or a Redis that did nothing for longer than the
+ * lock (2 × lease): frozen, starved of CPU, swapped out, cut off.
  */
-const LOST_LOCK = /^(?:could not renew lock for job|Missing lock for job) (.+?)\.?(?: |$)/;
+const LOST_LOCK =
+  /^(?:could not renew lock for job|Missing lock for job|Lock mismatch for job|Missing key for job) (.+?)\.?(?: |$)/;
 
 /** The job id of a BullMQ lost-lock error, else undefined. */
 export function lostLockJob(error: Error): string | undefined {
@@ -39,8 +42,9 @@ export class FireWorkerErrors {
     if (job === undefined) return this.errors.error(error);
     this.lostLocks.error(
       new Error(
-        `fire job ${job} lost its BullMQ lock (Redis answered none of its renewals in time: frozen, swapped ` +
-          `out or cut off for longer than twice the lease; BullMQ said "${error.message}"). Its runs are ` +
+        `fire job ${job} lost its BullMQ lock (none of its renewals reached Redis in time: the worker or ` +
+          `Redis frozen, starved, swapped out or cut off for longer than twice the lease; BullMQ said ` +
+          `"${error.message}"). Its runs are ` +
           'leased and recorded by Sundial itself, not by that lock: none is lost; BullMQ may deliver the ' +
           'job again, and that delivery runs only timers still due.',
       ),

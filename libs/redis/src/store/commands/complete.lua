@@ -264,13 +264,15 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   return missed, overlap
 end
 
--- A free run settles against its own lease record (includes/free-runs): still this run's (not claimed
--- again elsewhere after its lease expired), and a lost one really expired. Record and lease go either way.
+-- A free run settles against its own lease record (includes/free-runs): still this run's (not handed back
+-- to run again — `w` '' — nor claimed again elsewhere after its lease expired), and a lost one really
+-- expired. As a held run's (complete below): a worker that comes back after its lease was put back has
+-- its completion stale, and the run put back runs. Record and lease go either way.
 local function settle_free(row, id, key, version, run_count, outcome, message, reason)
   local member = free_member(key, version)
   local run = read_free_run(base, member)
   local lease = tonumber(redis.call('ZSCORE', base .. 'leases', member) or '0')
-  if not run or run.rc ~= run_count or (outcome == 'lost' and lease > now) then
+  if not run or run.rc ~= run_count or run.w == '' or (outcome == 'lost' and lease > now) then
     -- overlap 'cancel-other': the next slot's claim took its record (claim.lua).
     local why = (not run and row and row.id == id and row.ov == 'c') and 'overlap' or 'status'
     return stale(row, id, key, version, why, outcome)
