@@ -265,9 +265,8 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
 end
 
 -- A free run settles against its own lease record (includes/free-runs): still this run's (not handed back
--- to run again — `w` '' — nor claimed again elsewhere after its lease expired), and a lost one really
--- expired. As a held run's (complete below): a worker that comes back after its lease was put back has
--- its completion stale, and the run put back runs. Record and lease go either way.
+-- to run again — `w` '' —, a late completion then stale as a held run's, nor claimed again elsewhere after
+-- its lease expired), and a lost one really expired. Record and lease go either way.
 local function settle_free(row, id, key, version, run_count, outcome, message, reason)
   local member = free_member(key, version)
   local run = read_free_run(base, member)
