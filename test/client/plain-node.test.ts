@@ -147,11 +147,14 @@ describe('a plain Node.js service on @sundial/redis', () => {
     await service.api('POST', '/timers', { key: 'slow:1', handler: 'slow.work', delay: 50 });
     await waitFor(() => records(service, 'started').length === 1, { what: 'the slow run to start' });
     service.child.kill('SIGTERM');
+    let deadline: NodeJS.Timeout | undefined;
     const end = await Promise.race([
       service.ended,
-      // a deadline, not a wait: the race ends when the process does (in ~0.3 s, its grace)
-      new Promise((resolve) => setTimeout(resolve, 15_000, 'still running')),
+      // a deadline, not a wait: the race ends when the process does (in ~0.3 s, its grace); cleared
+      // then, as it held the jest process up 15 s after the suite
+      new Promise((resolve) => (deadline = setTimeout(resolve, 15_000, 'still running'))),
     ]);
+    clearTimeout(deadline);
     expect({ end, lines: service.lines.filter((line) => parsed(line) === undefined) }).toEqual({
       end: { code: 0, signal: null },
       lines: [],

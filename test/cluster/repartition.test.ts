@@ -147,6 +147,9 @@ describe('cluster: repartition 1 → 4 while timers fire', () => {
     let runs: RunRecord[] = [];
     await waitFor(
       async () => {
+        // Each (id, version) counted below is a row of the list: until it holds `total`, reading and
+        // parsing its ~15,000 rows every 250 ms (seconds of CPU beside the apps) could not succeed.
+        if ((await records.llen('runs')) < total) return false;
         all = await readRuns(records);
         runs = all.filter((run) => !cancelledIds.has(run.id));
         return new Set(runs.map((run) => `${run.id}/${run.version}`)).size >= total;

@@ -135,6 +135,8 @@ const lostCount = async (group: Group) =>
 /**
  * A failover to a replica that lagged drops writes the old primary acknowledged, every data marker kept
  * (docs/spec.md §4.1): the watch says it, once, and counts it; a failover that lost nothing says nothing.
+ * Each case has a Sentinel group of its own, so they run side by side (`it.concurrent`): most of each is
+ * waiting on the Sentinels (a sync, an election) and the watch's looks.
  */
 describe('cluster: a Sentinel failover that lost acknowledged writes is said (SundialRedisWritesLost)', () => {
   let lagging: Group;
@@ -153,60 +155,72 @@ describe('cluster: a Sentinel failover that lost acknowledged writes is said (Su
     }
   });
 
-  it('a replica cut off from the primary, promoted: one error line, the counter at 1, the timers gone', async () => {
-    await writeBehindTheReplica(lagging);
+  it.concurrent(
+    'a replica cut off from the primary, promoted: one error line, the counter at 1, the timers gone',
+    async () => {
+      await writeBehindTheReplica(lagging);
 
-    await failover(lagging);
-    const [line] = await waitFor(() => (lagging.lines.length > 0 ? lagging.lines : undefined), {
-      timeoutMs: 10_000, // deadline: the watch looks at the reconnect to the new primary
-      what: 'the writes-lost line',
-    });
-    expect(line.message).toMatch(/^Redis lost writes acknowledged to Sundial under prefix 'sundial': /);
-    expect(line.fields).toMatchObject({
-      prefix: 'sundial',
-      bytes: expect.any(Number),
-      fix: expect.any(String),
-    });
-    expect(line.fields?.changes).toBeGreaterThanOrEqual(5);
-    expect(await lostCount(lagging)).toBe(1);
-    expect(lagging.dataLost).toBe(0); // the markers were kept: no data loss said
-    expect(await lagging.timers.get('lost:0')).toBeNull(); // the loss is real
-    expect(await lagging.timers.get('before')).not.toBeNull();
-    await watchLookedAt(lagging.redis.replica.port); // a later look says it no more
-    expect(lagging.lines).toHaveLength(1);
-  }, 30_000);
-
-  it('a failover of a replica in step says nothing', async () => {
-    await clean.timers.schedule({ key: 'kept', handler: 'record', every: '1h' });
-    await inStep(clean);
-    await watch(clean);
-    await failover(clean);
-    await watchLookedAt(clean.redis.replica.port);
-    expect(clean.lines).toEqual([]);
-    expect(await lostCount(clean)).toBe(0);
-    expect(await clean.timers.get('kept')).not.toBeNull();
-  }, 30_000);
-
-  it('the old primary dead with the writes: what the last look saw is told', async () => {
-    await writeBehindTheReplica(dead);
-    await watchLooksAgain(dead); // its look sees the writes on the old primary
-    dead.redis.primary.signal('SIGSTOP'); // it answers no one: the Sentinels elect the replica
-    try {
-      await waitFor(async () => (await dead.redis.primaryPort()) === dead.redis.replica.port, {
-        timeoutMs: 15_000, // deadline: down after 1 s, then the election
-        intervalMs: 100,
-        what: 'the Sentinels to promote the replica',
-      });
-      const [line] = await waitFor(() => (dead.lines.length > 0 ? dead.lines : undefined), {
-        timeoutMs: 10_000, // deadline: the watch looks at the reconnect; the old primary is given 1 s
+      await failover(lagging);
+      const [line] = await waitFor(() => (lagging.lines.length > 0 ? lagging.lines : undefined), {
+        timeoutMs: 10_000, // deadline: the watch looks at the reconnect to the new primary
         what: 'the writes-lost line',
       });
       expect(line.message).toMatch(/^Redis lost writes acknowledged to Sundial under prefix 'sundial': /);
+      expect(line.fields).toMatchObject({
+        prefix: 'sundial',
+        bytes: expect.any(Number),
+        fix: expect.any(String),
+      });
       expect(line.fields?.changes).toBeGreaterThanOrEqual(5);
-      expect(await lostCount(dead)).toBe(1);
-      expect(await dead.timers.get('lost:0')).toBeNull();
-    } finally {
-      dead.redis.primary.signal('SIGCONT');
-    }
-  }, 30_000);
+      expect(await lostCount(lagging)).toBe(1);
+      expect(lagging.dataLost).toBe(0); // the markers were kept: no data loss said
+      expect(await lagging.timers.get('lost:0')).toBeNull(); // the loss is real
+      expect(await lagging.timers.get('before')).not.toBeNull();
+      await watchLookedAt(lagging.redis.replica.port); // a later look says it no more
+      expect(lagging.lines).toHaveLength(1);
+    },
+    30_000,
+  );
+
+  it.concurrent(
+    'a failover of a replica in step says nothing',
+    async () => {
+      await clean.timers.schedule({ key: 'kept', handler: 'record', every: '1h' });
+      await inStep(clean);
+      await watch(clean);
+      await failover(clean);
+      await watchLookedAt(clean.redis.replica.port);
+      expect(clean.lines).toEqual([]);
+      expect(await lostCount(clean)).toBe(0);
+      expect(await clean.timers.get('kept')).not.toBeNull();
+    },
+    30_000,
+  );
+
+  it.concurrent(
+    'the old primary dead with the writes: what the last look saw is told',
+    async () => {
+      await writeBehindTheReplica(dead);
+      await watchLooksAgain(dead); // its look sees the writes on the old primary
+      dead.redis.primary.signal('SIGSTOP'); // it answers no one: the Sentinels elect the replica
+      try {
+        await waitFor(async () => (await dead.redis.primaryPort()) === dead.redis.replica.port, {
+          timeoutMs: 15_000, // deadline: down after 1 s, then the election
+          intervalMs: 100,
+          what: 'the Sentinels to promote the replica',
+        });
+        const [line] = await waitFor(() => (dead.lines.length > 0 ? dead.lines : undefined), {
+          timeoutMs: 10_000, // deadline: the watch looks at the reconnect; the old primary is given 1 s
+          what: 'the writes-lost line',
+        });
+        expect(line.message).toMatch(/^Redis lost writes acknowledged to Sundial under prefix 'sundial': /);
+        expect(line.fields?.changes).toBeGreaterThanOrEqual(5);
+        expect(await lostCount(dead)).toBe(1);
+        expect(await dead.timers.get('lost:0')).toBeNull();
+      } finally {
+        dead.redis.primary.signal('SIGCONT');
+      }
+    },
+    30_000,
+  );
 });

@@ -2,6 +2,7 @@ import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import { type RedisServer, startRedisCluster, startRedisSentinels, waitFor } from '@sundial/testing';
 import { Redis } from 'ioredis';
 import { libraryHost, recordingLogger } from '../redis/library-host-fixture';
+import { topologiesSideBySide } from '../redis/topologies-side-by-side';
 
 /** How long what the client first reaches stays down after the start began. */
 const OUTAGE_MS = 3_000;
@@ -58,65 +59,76 @@ const topologies: [string, () => Promise<Topology>][] = [
  * A library host (TimerRunner, Dispatcher, RedisTimers) started on a Redis Cluster or through Sentinel
  * while that is briefly unreachable waits for it (startWaitMs, default 30 s), says once that it waits,
  * and starts once it answers; a refusal that is not an outage (a wrong password) fails at once with
- * Redis's own error. test/redis/start-wait.test.ts shows the same on one node.
+ * Redis's own error. test/redis/start-wait.test.ts shows the same on one node. The topologies start side
+ * by side, and the cases of one run beside those of the other (topologiesSideBySide: most of each is the
+ * outage's wait), in turn on one topology: the password case once the outage case is over.
  */
-describe.each(topologies)('a library start on %s', (_, start) => {
-  let topology: Topology;
-  const closers: (() => Promise<void>)[] = [];
+describe('a library start on a Redis Cluster or through Sentinel', () => {
+  const { inTurn } = topologiesSideBySide(topologies);
 
-  beforeAll(async () => {
-    topology = await start();
-  }, 60_000);
-  afterEach(async () => {
-    for (const close of closers.splice(0)) await close();
-  });
-  afterAll(async () => {
-    await topology?.stop();
-  });
+  it.concurrent.each(topologies)(
+    'on %s: waits through a short outage, starts, and runs a timer',
+    (name) =>
+      inTurn(name, async (topology) => {
+        const logger = recordingLogger();
+        // Down before the connections are made: a Cluster client then finds none of its startup nodes.
+        const downAt = Date.now();
+        const outage = topology.outage();
+        const shared = { connection: topology.url(), prefix: 'swt', partitions: 2, logger };
+        const { runner, dispatcher, timers, runs, close } = libraryHost(shared);
+        try {
+          const startedAt = (start: Promise<void>) => start.then(() => Date.now());
+          const starts = [
+            startedAt(runner.start()),
+            startedAt(dispatcher.start()),
+            startedAt(timers.connect()),
+          ];
+          await outage;
+          // Each waited for the servers (down OUTAGE_MS at least), none failed meanwhile.
+          for (const at of await Promise.all(starts)) expect(at - downAt).toBeGreaterThanOrEqual(OUTAGE_MS);
+          // Said once each (runner, dispatcher), though a queued ping brings no error for ~10 s.
+          const waited = logger.lines.filter((line) => line.startsWith('waiting up to 30000 ms for Redis'));
+          expect(waited).toHaveLength(2);
+          expect(logger.lines.filter((line) => /did not answer|could not/.test(line))).toEqual([]);
+          await timers.schedule({ key: 'after', handler: 'note', delay: 0 });
+          await waitFor(() => runs.length > 0, { timeoutMs: 15_000, what: 'the run' });
+          expect(runs).toEqual(['after']);
+        } finally {
+          await close();
+          await outage.catch(() => undefined); // the next case of this topology finds its servers up
+        }
+      }),
+    60_000,
+  );
 
-  it('waits through a short outage, starts, and runs a timer', async () => {
-    const logger = recordingLogger();
-    // Down before the connections are made: a Cluster client then finds none of its startup nodes.
-    const downAt = Date.now();
-    const outage = topology.outage();
-    const shared = { connection: topology.url(), prefix: 'swt', partitions: 2, logger };
-    const { runner, dispatcher, timers, runs, close } = libraryHost(shared);
-    closers.push(close);
-    const startedAt = (start: Promise<void>) => start.then(() => Date.now());
-    const starts = [startedAt(runner.start()), startedAt(dispatcher.start()), startedAt(timers.connect())];
-    await outage;
-    // Each waited for the servers (down OUTAGE_MS at least), none failed meanwhile.
-    for (const at of await Promise.all(starts)) expect(at - downAt).toBeGreaterThanOrEqual(OUTAGE_MS);
-    // Said once each (runner, dispatcher), though a queued ping brings no error for ~10 s.
-    const waited = logger.lines.filter((line) => line.startsWith('waiting up to 30000 ms for Redis'));
-    expect(waited).toHaveLength(2);
-    expect(logger.lines.filter((line) => /did not answer|could not/.test(line))).toEqual([]);
-    await timers.schedule({ key: 'after', handler: 'note', delay: 0 });
-    await waitFor(() => runs.length > 0, { timeoutMs: 15_000, what: 'the run' });
-    expect(runs).toEqual(['after']);
-  }, 60_000);
-
-  it('a wrong password fails at once, without waiting', async () => {
-    for (const node of topology.dataNodes) {
-      const admin = new Redis(node.url);
-      await admin.call('ACL', 'SETUSER', 'someone', 'on', '>right', '~*', '&*', '+@all');
-      admin.disconnect();
-    }
-    const logger = recordingLogger();
-    const connection = topology.url('someone:wrong@');
-    const runner = new TimerRunner({ connection, prefix: 'swt', handlers: {}, logger });
-    const dispatcher = new Dispatcher({ connection, prefix: 'swt', logger });
-    const timers = new RedisTimers({ connection, prefix: 'swt', logger });
-    closers.push(
-      () => timers.dispose(),
-      () => dispatcher.close(),
-      () => runner.close(),
-    );
-    for (const started of [() => runner.start(), () => dispatcher.start(), () => timers.connect()]) {
-      const at = Date.now();
-      // Redis's own refusal, not a start wait's timeout that names it ('… did not answer …: WRONGPASS')
-      await expect(started()).rejects.toThrow(/^WRONGPASS/);
-      expect(Date.now() - at).toBeLessThan(AT_ONCE_MS);
-    }
-  }, 60_000);
+  it.concurrent.each(topologies)(
+    'on %s: a wrong password fails at once, without waiting',
+    (name) =>
+      // after the outage case: its servers restarted, without the user set below
+      inTurn(name, async (topology) => {
+        for (const node of topology.dataNodes) {
+          const admin = new Redis(node.url);
+          await admin.call('ACL', 'SETUSER', 'someone', 'on', '>right', '~*', '&*', '+@all');
+          admin.disconnect();
+        }
+        const logger = recordingLogger();
+        const connection = topology.url('someone:wrong@');
+        const runner = new TimerRunner({ connection, prefix: 'swt', handlers: {}, logger });
+        const dispatcher = new Dispatcher({ connection, prefix: 'swt', logger });
+        const timers = new RedisTimers({ connection, prefix: 'swt', logger });
+        try {
+          for (const begin of [() => runner.start(), () => dispatcher.start(), () => timers.connect()]) {
+            const at = Date.now();
+            // Redis's own refusal, not a start wait's timeout that names it ('… did not answer …: WRONGPASS')
+            await expect(begin()).rejects.toThrow(/^WRONGPASS/);
+            expect(Date.now() - at).toBeLessThan(AT_ONCE_MS);
+          }
+        } finally {
+          await timers.dispose();
+          await dispatcher.close();
+          await runner.close();
+        }
+      }),
+    60_000,
+  );
 });

@@ -9,6 +9,7 @@ import {
   sundialChannels,
   unheard,
 } from './pubsub-fixture';
+import { topologiesSideBySide } from './topologies-side-by-side';
 
 /** How long every node stays down (no AOF: the data is gone; a cluster keeps its slots in nodes.conf). */
 const OUTAGE_MS = 2_000;
@@ -31,18 +32,38 @@ function refuses(node: RedisServer): Promise<boolean> {
 interface Topology {
   url: string;
   nodes: RedisServer[];
+  /** the client, runner and dispatcher on it (pubsub-fixture.ts) */
+  stack: PubsubStack;
   stop(): Promise<void>;
+}
+
+/** The servers `start` starts, with a pub/sub stack on them. */
+async function withStack(start: () => Promise<Omit<Topology, 'stack'>>): Promise<Topology> {
+  const servers = await start();
+  const stack = await startPubsubStack('po', PARTITIONS, servers.url).catch(async (error: unknown) => {
+    await servers.stop();
+    throw error;
+  });
+  return {
+    ...servers,
+    stack,
+    async stop() {
+      await stack.close();
+      await servers.stop();
+    },
+  };
 }
 
 const topologies: [string, () => Promise<Topology>][] = [
   [
     'a single redis-server',
-    async () => {
-      const server = await startRedis();
-      return { url: server.url, nodes: [server], stop: () => server.stop() };
-    },
+    () =>
+      withStack(async () => {
+        const server = await startRedis();
+        return { url: server.url, nodes: [server], stop: () => server.stop() };
+      }),
   ],
-  ['a Redis Cluster of 3 primaries', () => startRedisCluster(3)],
+  ['a Redis Cluster of 3 primaries', () => withStack(() => startRedisCluster(3))],
 ];
 
 /**
@@ -53,83 +74,89 @@ const topologies: [string, () => Promise<Topology>][] = [
  * a Cluster's pub/sub connection (ClusterSubscriber) when it re-makes it, on whichever node it picks (so a
  * node's CLIENT LIST may show fewer subscribers than before: count over every node). A guard: with either
  * re-subscription off, the first test fails. The second failed before a SUBSCRIBE refused during an outage
- * was tried again (client/event-subscriber.ts, now infra/subscription.ts).
+ * was tried again (client/event-subscriber.ts, now infra/subscription.ts). The topologies' cases run
+ * side by side, in turn on one topology (topologiesSideBySide): most of each is the outage's wait.
  */
-describe.each(topologies)('pub/sub once every node of %s is back', (_, start) => {
-  let topology: Topology;
-  let stack: PubsubStack;
+describe('pub/sub once every node is back', () => {
+  const { inTurn } = topologiesSideBySide(topologies);
 
-  beforeAll(async () => {
-    topology = await start();
-    stack = await startPubsubStack('po', PARTITIONS, topology.url);
-  }, 60_000);
+  const subscribers = ({ nodes, stack }: Topology) =>
+    subscriberCounts(nodes, sundialChannels(stack.timers, PARTITIONS));
 
-  afterAll(async () => {
-    await stack?.close();
-    await topology?.stop();
-  });
+  it.concurrent.each(topologies)(
+    'on %s: hears events, wakes and aborts again',
+    (name) =>
+      inTurn(name, async (topology) => {
+        const { stack } = topology;
+        const before = await subscribers(topology);
+        expect(Object.values(before)).not.toContain(0);
+        expect(await unheard(stack, 'before')).toEqual([]);
 
-  const subscribers = () => subscriberCounts(topology.nodes, sundialChannels(stack.timers, PARTITIONS));
+        await Promise.all(topology.nodes.map((node) => node.restart(OUTAGE_MS)));
+        // A write, not a read: a read that finds nothing checks the layout, which the outage lost.
+        await waitFor(
+          () =>
+            stack.timers.schedule({ key: 'probe', handler: 'h', delay: '1h' }).then(
+              () => true,
+              () => false,
+            ),
+          {
+            timeoutMs: BACK_WITHIN_MS,
+            what: 'the client to serve again',
+          },
+        );
+        await waitFor(async () => JSON.stringify(await subscribers(topology)) === JSON.stringify(before), {
+          timeoutMs: BACK_WITHIN_MS,
+          intervalMs: 200,
+          what: 'every subscription back',
+        }).catch(async (error: Error) => {
+          throw new Error(
+            `${error.message}: ${JSON.stringify(await subscribers(topology))}, before ${JSON.stringify(before)}`,
+          );
+        });
+        expect(await unheard(stack, 'after')).toEqual([]);
+      }),
+    90_000,
+  );
 
-  it('hears events, wakes and aborts again', async () => {
-    const before = await subscribers();
-    expect(Object.values(before)).not.toContain(0);
-    expect(await unheard(stack, 'before')).toEqual([]);
-
-    await Promise.all(topology.nodes.map((node) => node.restart(OUTAGE_MS)));
-    // A write, not a read: a read that finds nothing checks the layout, which the outage lost.
-    await waitFor(
-      () =>
-        stack.timers.schedule({ key: 'probe', handler: 'h', delay: '1h' }).then(
-          () => true,
-          () => false,
-        ),
-      {
-        timeoutMs: BACK_WITHIN_MS,
-        what: 'the client to serve again',
-      },
-    );
-    await waitFor(async () => JSON.stringify(await subscribers()) === JSON.stringify(before), {
-      timeoutMs: BACK_WITHIN_MS,
-      intervalMs: 200,
-      what: 'every subscription back',
-    }).catch(async (error: Error) => {
-      throw new Error(
-        `${error.message}: ${JSON.stringify(await subscribers())}, before ${JSON.stringify(before)}`,
-      );
-    });
-    expect(await unheard(stack, 'after')).toEqual([]);
-  }, 90_000);
-
-  it('hears events on a client whose first listener came while Redis was down', async () => {
-    const late = new RedisTimers({
-      connection: topology.url,
-      prefix: 'po',
-      partitions: PARTITIONS,
-      logger: silentLogger,
-    });
-    try {
-      const heard: TimerEvent[] = [];
-      const outage = Promise.all(topology.nodes.map((node) => node.restart(OUTAGE_MS)));
-      await waitFor(async () => (await Promise.all(topology.nodes.map(refuses))).every(Boolean), {
-        what: 'every node to be down',
-      });
-      // Its SUBSCRIBE fails long before the nodes are back: RedisTimers gives a command up after one
-      // failed reconnect (at most 2 s apart).
-      late.on('scheduled', (event) => heard.push(event));
-      await outage;
-      // A new key each time: the first write once Redis is back may come before the subscription.
-      let writes = 0;
-      await waitFor(
-        async () => {
-          const key = `late-${++writes}`;
-          const written = await late.schedule({ key, handler: 'h', delay: '1h' }).catch(() => null);
-          return written !== null && heard.some((event) => event.key.startsWith('late-'));
-        },
-        { timeoutMs: BACK_WITHIN_MS, intervalMs: 100, what: "the late listener to hear a 'scheduled' event" },
-      );
-    } finally {
-      await late.dispose();
-    }
-  }, 60_000);
+  it.concurrent.each(topologies)(
+    'on %s: hears events on a client whose first listener came while Redis was down',
+    (name) =>
+      inTurn(name, async (topology) => {
+        const late = new RedisTimers({
+          connection: topology.url,
+          prefix: 'po',
+          partitions: PARTITIONS,
+          logger: silentLogger,
+        });
+        try {
+          const heard: TimerEvent[] = [];
+          const outage = Promise.all(topology.nodes.map((node) => node.restart(OUTAGE_MS)));
+          await waitFor(async () => (await Promise.all(topology.nodes.map(refuses))).every(Boolean), {
+            what: 'every node to be down',
+          });
+          // Its SUBSCRIBE fails long before the nodes are back: RedisTimers gives a command up after one
+          // failed reconnect (at most 2 s apart).
+          late.on('scheduled', (event) => heard.push(event));
+          await outage;
+          // A new key each time: the first write once Redis is back may come before the subscription.
+          let writes = 0;
+          await waitFor(
+            async () => {
+              const key = `late-${++writes}`;
+              const written = await late.schedule({ key, handler: 'h', delay: '1h' }).catch(() => null);
+              return written !== null && heard.some((event) => event.key.startsWith('late-'));
+            },
+            {
+              timeoutMs: BACK_WITHIN_MS,
+              intervalMs: 100,
+              what: "the late listener to hear a 'scheduled' event",
+            },
+          );
+        } finally {
+          await late.dispose();
+        }
+      }),
+    60_000,
+  );
 });
