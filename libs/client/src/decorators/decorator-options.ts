@@ -23,11 +23,11 @@ const DISTRIBUTED_INTERVAL_OPTIONS = DISTRIBUTED_CRON_OPTIONS.filter((option) =>
  */
 export function checkDecoratorOptions(
   owner: string,
-  onTimer: OnTimerMetadata | undefined,
-  cron: DistributedCronMetadata | undefined,
-  interval?: DistributedIntervalMetadata,
+  onTimers: readonly OnTimerMetadata[],
+  crons: readonly DistributedCronMetadata[],
+  intervals: readonly DistributedIntervalMetadata[] = [],
 ): void {
-  if (onTimer !== undefined) {
+  for (const onTimer of onTimers) {
     const { name, ...options } = onTimer;
     if ('delivery' in options) {
       throw refusals.invalid(
@@ -38,13 +38,13 @@ export function checkDecoratorOptions(
     }
     OptionReader.of(`${owner} @OnTimer`, options, '{ timeout }').only(ON_TIMER_OPTIONS);
   }
-  if (cron !== undefined) {
+  for (const cron of crons) {
     const { kind: _kind, name: _name, expression: _expression, ...options } = cron;
     OptionReader.of(`${owner} @DistributedCron`, options, '{ timeZone, delivery, … }').only(
       DISTRIBUTED_CRON_OPTIONS,
     );
   }
-  if (interval !== undefined) {
+  for (const interval of intervals) {
     const { kind: _kind, name: _name, every: _every, ...options } = interval;
     OptionReader.of(`${owner} @DistributedInterval`, options, '{ waitForCompletion, delivery, … }').only(
       DISTRIBUTED_INTERVAL_OPTIONS,

@@ -1,0 +1,20 @@
+/**
+ * A method decorator that adds `value` to the list under `key` on the method, so that decorators stacked
+ * on one method each count (`@OnTimer('invoices.remind') @OnTimer('invoice.remind')`: a handler renamed
+ * while timers of its old name still wait). Nest's `SetMetadata` would keep only the topmost one and
+ * drop the others without a word. Decorators apply bottom-up: each is put first, so the list reads in the
+ * order of the source.
+ */
+export function stackedMetadata<T>(key: symbol, value: T): MethodDecorator {
+  return (_target, _method, descriptor) => {
+    const method = descriptor.value as object;
+    const below = (Reflect.getOwnMetadata(key, method) as T[] | undefined) ?? [];
+    Reflect.defineMetadata(key, [value, ...below], method);
+    return descriptor;
+  };
+}
+
+/** What `stackedMetadata` put under `key` on `method`, in source order (none: empty). */
+export function readStacked<T>(key: symbol, method: object): readonly T[] {
+  return (Reflect.getOwnMetadata(key, method) as T[] | undefined) ?? [];
+}
