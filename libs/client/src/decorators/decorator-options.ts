@@ -1,7 +1,10 @@
 import { OptionReader, refusals } from '@sundial/core';
+import { cronKey, intervalKey } from '../cron/cron-rows';
 import { CRON_POLICY_OPTIONS, type DistributedCronMetadata } from './distributed-cron.decorator';
 import type { DistributedIntervalMetadata } from './distributed-interval.decorator';
 import type { OnTimerMetadata } from './on-timer.decorator';
+import { refuseScheduleOptions } from './schedule-cron-options';
+import { givenOptions } from './stacked-metadata';
 
 const ON_TIMER_OPTIONS = ['timeout'] as const;
 const DISTRIBUTED_CRON_OPTIONS = [
@@ -28,7 +31,8 @@ export function checkDecoratorOptions(
   intervals: readonly DistributedIntervalMetadata[] = [],
 ): void {
   for (const onTimer of onTimers) {
-    const { name, ...options } = onTimer;
+    const { name, ...rest } = onTimer;
+    const options = givenOptions(onTimer) ?? rest;
     if ('delivery' in options) {
       throw refusals.invalid(
         'delivery',
@@ -36,18 +40,30 @@ export function checkDecoratorOptions(
         `Remove delivery from @OnTimer and schedule the timers it runs with it: timers.schedule({ key, handler: '${name}', delivery: 'at-most-once', … }) (@DistributedCron takes delivery as an option).`,
       );
     }
-    OptionReader.of(`${owner} @OnTimer`, options, '{ timeout }').only(ON_TIMER_OPTIONS);
+    check(OptionReader.of(`${owner} @OnTimer`, options, '{ timeout }'), undefined, ON_TIMER_OPTIONS);
   }
   for (const cron of crons) {
-    const { kind: _kind, name: _name, expression: _expression, ...options } = cron;
-    OptionReader.of(`${owner} @DistributedCron`, options, '{ timeZone, delivery, … }').only(
-      DISTRIBUTED_CRON_OPTIONS,
+    const { kind: _kind, name, expression: _expression, ...rest } = cron;
+    const read = OptionReader.of(
+      `${owner} @DistributedCron`,
+      givenOptions(cron) ?? rest,
+      '{ timeZone, delivery, … }',
     );
+    check(read, cronKey(name), DISTRIBUTED_CRON_OPTIONS);
   }
   for (const interval of intervals) {
-    const { kind: _kind, name: _name, every: _every, ...options } = interval;
-    OptionReader.of(`${owner} @DistributedInterval`, options, '{ waitForCompletion, delivery, … }').only(
-      DISTRIBUTED_INTERVAL_OPTIONS,
+    const { kind: _kind, name, every: _every, ...rest } = interval;
+    const read = OptionReader.of(
+      `${owner} @DistributedInterval`,
+      givenOptions(interval) ?? rest,
+      '{ waitForCompletion, delivery, … }',
     );
+    check(read, intervalKey(name), DISTRIBUTED_INTERVAL_OPTIONS);
   }
+}
+
+/** `@Cron`'s options with what they become, then any other unknown field with a "did you mean". */
+function check(read: OptionReader, row: string | undefined, known: readonly string[]): void {
+  refuseScheduleOptions(read, row);
+  read.only(known);
 }
