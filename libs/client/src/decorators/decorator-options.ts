@@ -44,21 +44,17 @@ export function checkDecoratorOptions(
   }
   for (const cron of crons) {
     const { kind: _kind, name, expression: _expression, ...rest } = cron;
-    const read = OptionReader.of(
-      `${owner} @DistributedCron`,
-      givenOptions(cron) ?? rest,
-      '{ timeZone, delivery, … }',
-    );
+    const read = OptionReader.of(`${owner} @DistributedCron`, givenOptions(cron) ?? rest, '{ timeZone, … }');
     check(read, cronKey(name), DISTRIBUTED_CRON_OPTIONS);
   }
   for (const interval of intervals) {
     const { kind: _kind, name, every: _every, ...rest } = interval;
-    const read = OptionReader.of(
-      `${owner} @DistributedInterval`,
-      givenOptions(interval) ?? rest,
-      '{ waitForCompletion, delivery, … }',
+    const given = givenOptions(interval) ?? rest;
+    check(
+      OptionReader.of(`${owner} @DistributedInterval`, given, '{ delivery, … }'),
+      intervalKey(name),
+      DISTRIBUTED_INTERVAL_OPTIONS,
     );
-    check(read, intervalKey(name), DISTRIBUTED_INTERVAL_OPTIONS);
   }
 }
 
