@@ -1,4 +1,4 @@
-import { Inject, Injectable, Scope } from '@nestjs/common';
+import { Inject, Injectable, Module, Scope } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { type JsonValue, type TimerContext, VirtualClock } from '@sundial/core';
 import { DistributedCron, OnTimer, SundialModule, TimerHandlerRegistry, Timers } from './index';
@@ -111,6 +111,33 @@ describe('which methods handle timers, and on which instance', () => {
       reason: 'invalid',
       field: 'handler',
       message: expect.stringContaining('Audit is request-scoped (itself, or through a provider it injects)'),
+    });
+    await moduleRef.close();
+  });
+
+  it('a second SundialModule in one app is refused: each would run every @DistributedCron slot', async () => {
+    const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
+    @Module({ imports: [SundialModule.forRoot({ backend: 'memory', clock, appName: 'billing' })] })
+    class Billing {}
+    @Module({ imports: [SundialModule.forRoot({ backend: 'memory', clock, appName: 'reports' })] })
+    class Reports {}
+    @Injectable()
+    class Digest {
+      @DistributedCron('digest.hourly', '0 * * * *')
+      send(): void {}
+    }
+    const moduleRef = await Test.createTestingModule({
+      imports: [Billing, Reports],
+      providers: [Digest],
+    }).compile();
+    const refused = await moduleRef.init().catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      reason: 'invalid',
+      field: 'imports',
+      message: expect.stringContaining(
+        "SundialModule is in this app 2 times (memory, appName 'billing'; memory, appName 'reports')",
+      ),
+      fix: expect.stringContaining('once'),
     });
     await moduleRef.close();
   });

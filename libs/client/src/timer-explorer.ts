@@ -11,6 +11,7 @@ import { ON_TIMER, type OnTimerMetadata } from './decorators/on-timer.decorator'
 import { checkDecoratorOptions } from './decorators/decorator-options';
 import { readStacked } from './decorators/stacked-metadata';
 import { TimerHandlerRegistry } from './handler-registry';
+import { refuseSecondModule } from './one-module-check';
 
 /**
  * Finds the `@OnTimer`, `@DistributedCron` and `@DistributedInterval` methods of every controller and provider at module init
@@ -26,7 +27,9 @@ export class TimerExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
+    const providers = this.discovery.getProviders();
+    refuseSecondModule(providers.filter((wrapper) => wrapper.token === TimerExplorer));
+    for (const wrapper of [...this.discovery.getControllers(), ...providers]) {
       const instance: unknown = wrapper.instance;
       if (instance === null || typeof instance !== 'object') continue;
       const prototype = Object.getPrototypeOf(instance) as object | null;
