@@ -76,6 +76,25 @@ describe('which methods handle timers, and on which instance', () => {
     await second.moduleRef.close();
   });
 
+  it('a decorator on a getter is refused where the class is defined, naming it (not a TypeError)', () => {
+    const define = () => {
+      class Odd {
+        @OnTimer('odd.run')
+        get run(): () => void {
+          return () => undefined;
+        }
+      }
+      return Odd;
+    };
+    expect(define).toThrow(
+      expect.objectContaining({
+        reason: 'invalid',
+        field: 'handler',
+        message: "@OnTimer('odd.run') goes on a method, and Odd.run is not one (a getter or a field).",
+      }),
+    );
+  });
+
   it('a transient provider is refused: the instance Nest lists for it was never constructed', async () => {
     @Injectable({ scope: Scope.TRANSIENT })
     class Transient {

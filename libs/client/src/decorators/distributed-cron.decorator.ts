@@ -65,5 +65,5 @@ export function DistributedCron(
   options: DistributedCronOptions = {},
 ): MethodDecorator {
   const metadata: DistributedCronMetadata = { ...options, kind: 'cron', name, expression };
-  return stackedMetadata(DISTRIBUTED_CRON, metadata, options);
+  return stackedMetadata(DISTRIBUTED_CRON, metadata, options, `@DistributedCron('${name}')`);
 }

@@ -50,5 +50,5 @@ export function DistributedInterval(
   options: DistributedIntervalOptions = {},
 ): MethodDecorator {
   const metadata: DistributedIntervalMetadata = { ...options, kind: 'interval', name, every };
-  return stackedMetadata(DISTRIBUTED_INTERVAL, metadata, options);
+  return stackedMetadata(DISTRIBUTED_INTERVAL, metadata, options, `@DistributedInterval('${name}')`);
 }

@@ -25,5 +25,5 @@ export interface OnTimerMetadata extends HandlerOptions {
  */
 export function OnTimer(name: string, options: HandlerOptions = {}): MethodDecorator {
   const metadata: OnTimerMetadata = { ...options, name };
-  return stackedMetadata(ON_TIMER, metadata, options);
+  return stackedMetadata(ON_TIMER, metadata, options, `@OnTimer('${name}')`);
 }

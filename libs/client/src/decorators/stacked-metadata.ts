@@ -1,3 +1,5 @@
+import { refusals } from '@sundial/core';
+
 /**
  * The options object each decorator was given, by the metadata made of it. The metadata's own fields
  * (`name`, `kind`, `expression`, `every`) overwrite the options' of the same name, so a `@Cron`-style
@@ -17,10 +19,23 @@ export function givenOptions(value: object): object | undefined {
  * drop the others without a word. Decorators apply bottom-up: each is put first, so the list reads in the
  * order of the source.
  */
-export function stackedMetadata<T extends object>(key: symbol, value: T, options: object): MethodDecorator {
+export function stackedMetadata<T extends object>(
+  key: symbol,
+  value: T,
+  options: object,
+  decorator: string,
+): MethodDecorator {
   given.set(value, options);
-  return (_target, _method, descriptor) => {
-    const method = descriptor.value as object;
+  return (target, member, descriptor) => {
+    const method: unknown = descriptor?.value;
+    if (typeof method !== 'function') {
+      // a getter or a field (plain JS, a cast): reflect-metadata's TypeError named neither
+      throw refusals.invalid(
+        'handler',
+        `${decorator} goes on a method, and ${target.constructor.name}.${String(member)} is not one (a getter or a field).`,
+        `Put ${decorator} on a method of a provider or controller: ${decorator} async run(payload, ctx) {}.`,
+      );
+    }
     const below = (Reflect.getOwnMetadata(key, method) as T[] | undefined) ?? [];
     Reflect.defineMetadata(key, [value, ...below], method);
     return descriptor;
