@@ -71,9 +71,32 @@ describe('which methods handle timers, and on which instance', () => {
     expect(second.refused).toMatchObject({
       reason: 'invalid',
       field: 'handler',
-      message: "The timer handler 'twice.run' is declared twice: by Twice.run and by Twice.run.",
+      message:
+        "The timer handler 'twice.run' is declared twice on Twice.run: two of its decorators give that name.",
     });
     await second.moduleRef.close();
+  });
+
+  it('a provider listed in two modules is refused as two instances of it, not as a name declared twice by itself', async () => {
+    @Injectable()
+    class Shared {
+      @OnTimer('shared.run')
+      run(): void {}
+    }
+    @Module({ providers: [Shared] })
+    class Billing {}
+    @Module({ providers: [Shared] })
+    class Reports {}
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' }), Billing, Reports],
+    }).compile();
+    expect(await moduleRef.init().catch((error: unknown) => error)).toMatchObject({
+      reason: 'invalid',
+      field: 'handler',
+      message: expect.stringContaining('Shared.run is found on two instances of Shared'),
+      fix: expect.stringContaining('Provide Shared in one module and export it'),
+    });
+    await moduleRef.close();
   });
 
   it('a decorator on a getter is refused where the class is defined, naming it (not a TypeError)', () => {

@@ -50,6 +50,7 @@ export class TimerExplorer implements OnModuleInit {
     const owner = `${instance.constructor.name}.${method}`;
     refuseScoped(wrapper, owner, instance.constructor.name);
     checkDecoratorOptions(owner, onTimers, crons, intervals);
+    refuseNameStackedTwice(owner, [...onTimers, ...crons, ...intervals]);
     const handler = (target as TimerHandler).bind(instance) as TimerHandler;
     for (const onTimer of onTimers) this.registry.add(onTimer.name, handler, owner, onTimer);
     for (const row of [...crons, ...intervals]) this.registry.addCron({ ...row, owner }, handler);
@@ -74,5 +75,18 @@ function refuseScoped(wrapper: InstanceWrapper, owner: string, provider: string)
     field: 'handler',
     message: `${owner} handles timers but ${provider} is ${scope}.`,
     fix: `Declare @OnTimer/@DistributedCron/@DistributedInterval methods in a singleton provider (the default scope); it may call a scoped one through ModuleRef.resolve().`,
+  });
+}
+
+/** One method under one name twice (`@OnTimer('a') @OnTimer('a')`): said as such, not as two instances. */
+function refuseNameStackedTwice(owner: string, declared: readonly { name: string }[]): void {
+  const names = declared.map(({ name }) => name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice === undefined) return;
+  throw new SundialError({
+    reason: 'invalid',
+    field: 'handler',
+    message: `The timer handler '${twice}' is declared twice on ${owner}: two of its decorators give that name.`,
+    fix: `Remove one of them: a method runs under each name it is given once.`,
   });
 }
