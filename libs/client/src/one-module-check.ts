@@ -14,7 +14,7 @@ import type { SundialModuleOptions } from './sundial-module-options';
  */
 export function refuseSecondModule(explorers: readonly InstanceWrapper[]): void {
   if (explorers.length < 2) return;
-  const copies = explorers.map((wrapper) => describe(wrapper)).join('; ');
+  const copies = explorers.map((wrapper) => copyOf(wrapper)).join('; ');
   throw new SundialError({
     reason: 'invalid',
     field: 'imports',
@@ -24,7 +24,7 @@ export function refuseSecondModule(explorers: readonly InstanceWrapper[]): void 
 }
 
 /** One copy by what tells it apart: its backend, prefix and appName. */
-function describe(explorer: InstanceWrapper): string {
+function copyOf(explorer: InstanceWrapper): string {
   const options = explorer.host?.getProviderByKey<SundialModuleOptions>(SUNDIAL_MODULE_OPTIONS)?.instance;
   if (options === undefined) return 'options unknown';
   const where = options.backend === 'memory' ? 'memory' : `Redis prefix '${options.prefix ?? 'sundial'}'`;
