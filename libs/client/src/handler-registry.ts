@@ -57,6 +57,16 @@ export class TimerHandlerRegistry {
       return timeout === undefined ? handler : withTimeout(handler, timeout, { name, clock: this.clock });
     });
     const first = this.owners.get(name);
+    if (first === owner) {
+      // one method found twice: Nest made two instances of its class
+      const provider = owner.slice(0, owner.lastIndexOf('.'));
+      throw new SundialError({
+        reason: 'invalid',
+        field: 'handler',
+        message: `The timer handler '${name}' is declared twice: ${owner} is found on two instances of ${provider} (listed in the providers of two modules, or under two tokens).`,
+        fix: `Provide ${provider} in one module and export it to the modules that use it: each listing makes another instance, and each would run '${name}'.`,
+      });
+    }
     if (first !== undefined) {
       throw new SundialError({
         reason: 'invalid',

@@ -1,4 +1,4 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { createBackend } from './create-backend';
 import { CronRegistrar } from './cron/cron-registrar';
@@ -51,11 +51,27 @@ import { Timers } from './timers';
   // CronRegistrar: its rows(), the app's declared rows and their next runs
   exports: [Timers, TimerHandlerRegistry, CronRegistrar, SUNDIAL_MODULE_OPTIONS, OwnRunner],
 })
-export class SundialModule extends ConfigurableSundialModule implements OnApplicationShutdown {
-  constructor(@Inject(Timers) private readonly timers: Timers) {
+export class SundialModule
+  extends ConfigurableSundialModule
+  implements BeforeApplicationShutdown, OnApplicationShutdown
+{
+  constructor(
+    @Inject(Timers) private readonly timers: Timers,
+    @Inject(SUNDIAL_MODULE_OPTIONS) private readonly options: SundialModuleOptions,
+  ) {
     super();
   }
 
+  /**
+   * The memory backend runs the handlers: it drains here, as SundialWorkerModule's worker does on Redis,
+   * before any provider's onApplicationShutdown closes what they use (a database client). In that hook,
+   * a module nearer the root than this one closed its provider first: runs of the grace found it closed.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.options.backend === 'memory') await this.timers.dispose();
+  }
+
+  /** Redis: the connections, once the worker module has drained (its handlers may call Timers). */
   async onApplicationShutdown(): Promise<void> {
     await this.timers.dispose();
   }

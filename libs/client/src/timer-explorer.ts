@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { SundialError, type TimerHandler } from '@sundial/core';
 import { DISTRIBUTED_CRON, type DistributedCronMetadata } from './decorators/distributed-cron.decorator';
@@ -9,7 +9,9 @@ import {
 } from './decorators/distributed-interval.decorator';
 import { ON_TIMER, type OnTimerMetadata } from './decorators/on-timer.decorator';
 import { checkDecoratorOptions } from './decorators/decorator-options';
+import { readStacked } from './decorators/stacked-metadata';
 import { TimerHandlerRegistry } from './handler-registry';
+import { refuseSecondModule } from './one-module-check';
 
 /**
  * Finds the `@OnTimer`, `@DistributedCron` and `@DistributedInterval` methods of every controller and provider at module init
@@ -21,12 +23,13 @@ export class TimerExplorer implements OnModuleInit {
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
-    @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(TimerHandlerRegistry) private readonly registry: TimerHandlerRegistry,
   ) {}
 
   onModuleInit(): void {
-    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
+    const providers = this.discovery.getProviders();
+    refuseSecondModule(providers.filter((wrapper) => wrapper.token === TimerExplorer));
+    for (const wrapper of [...this.discovery.getControllers(), ...providers]) {
       const instance: unknown = wrapper.instance;
       if (instance === null || typeof instance !== 'object') continue;
       const prototype = Object.getPrototypeOf(instance) as object | null;
@@ -40,26 +43,50 @@ export class TimerExplorer implements OnModuleInit {
   private explore(wrapper: InstanceWrapper, instance: Record<string, unknown>, method: string): void {
     const target = instance[method];
     if (typeof target !== 'function') return;
-    const onTimer = this.reflector.get<OnTimerMetadata | undefined>(ON_TIMER, target);
-    const cron = this.reflector.get<DistributedCronMetadata | undefined>(DISTRIBUTED_CRON, target);
-    const interval = this.reflector.get<DistributedIntervalMetadata | undefined>(
-      DISTRIBUTED_INTERVAL,
-      target,
-    );
-    if (onTimer === undefined && cron === undefined && interval === undefined) return;
+    const onTimers = readStacked<OnTimerMetadata>(ON_TIMER, target);
+    const crons = readStacked<DistributedCronMetadata>(DISTRIBUTED_CRON, target);
+    const intervals = readStacked<DistributedIntervalMetadata>(DISTRIBUTED_INTERVAL, target);
+    if (onTimers.length + crons.length + intervals.length === 0) return;
     const owner = `${instance.constructor.name}.${method}`;
-    if (!wrapper.isDependencyTreeStatic()) {
-      throw new SundialError({
-        reason: 'invalid',
-        field: 'handler',
-        message: `${owner} handles timers but ${instance.constructor.name} is request-scoped: a timer run has no request.`,
-        fix: `Declare @OnTimer/@DistributedCron/@DistributedInterval methods in a singleton provider (the default scope).`,
-      });
-    }
-    checkDecoratorOptions(owner, onTimer, cron, interval);
+    refuseScoped(wrapper, owner, instance.constructor.name);
+    checkDecoratorOptions(owner, onTimers, crons, intervals);
+    refuseNameStackedTwice(owner, [...onTimers, ...crons, ...intervals]);
     const handler = (target as TimerHandler).bind(instance) as TimerHandler;
-    if (onTimer !== undefined) this.registry.add(onTimer.name, handler, owner, onTimer);
-    if (cron !== undefined) this.registry.addCron({ ...cron, owner }, handler);
-    if (interval !== undefined) this.registry.addCron({ ...interval, owner }, handler);
+    for (const onTimer of onTimers) this.registry.add(onTimer.name, handler, owner, onTimer);
+    for (const row of [...crons, ...intervals]) this.registry.addCron({ ...row, owner }, handler);
   }
+}
+
+/**
+ * A timer's run is no request and no consumer, so its handler needs the one instance of a singleton:
+ * a request-scoped provider (itself, or through a provider it injects) has none outside a request, and
+ * a transient one has one per consumer, while the instance Nest lists for it is a bare prototype it
+ * never constructed (its injected fields undefined: the run would fail on `this.mailer`).
+ */
+function refuseScoped(wrapper: InstanceWrapper, owner: string, provider: string): void {
+  const scope = !wrapper.isDependencyTreeStatic()
+    ? 'request-scoped (itself, or through a provider it injects): a timer run has no request'
+    : wrapper.isTransient
+      ? 'transient: Nest makes one instance per consumer, and the one it lists is never constructed'
+      : undefined;
+  if (scope === undefined) return;
+  throw new SundialError({
+    reason: 'invalid',
+    field: 'handler',
+    message: `${owner} handles timers but ${provider} is ${scope}.`,
+    fix: `Declare @OnTimer/@DistributedCron/@DistributedInterval methods in a singleton provider (the default scope); it may call a scoped one through ModuleRef.resolve().`,
+  });
+}
+
+/** One method under one name twice (`@OnTimer('a') @OnTimer('a')`): said as such, not as two instances. */
+function refuseNameStackedTwice(owner: string, declared: readonly { name: string }[]): void {
+  const names = declared.map(({ name }) => name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice === undefined) return;
+  throw new SundialError({
+    reason: 'invalid',
+    field: 'handler',
+    message: `The timer handler '${twice}' is declared twice on ${owner}: two of its decorators give that name.`,
+    fix: `Remove one of them: a method runs under each name it is given once.`,
+  });
 }

@@ -60,7 +60,7 @@ describe('decorator options are checked at boot', () => {
   });
 
   it.each([
-    ['utcOffset', fromSchedule, 'Remove "utcOffset"'],
+    ['utcOffset', fromSchedule, "timeZone: 'Etc/GMT-1'"],
     ['timezone', lowerCase, 'Did you mean "timeZone"?'],
   ])(
     'an unknown @DistributedCron option (%s) stops the boot instead of running in UTC',
@@ -72,11 +72,40 @@ describe('decorator options are checked at boot', () => {
       }
       const refused = await boot(Digest);
       expect(refused).toMatchObject({ reason: 'invalid', field, fix: expect.stringContaining(fix) });
-      expect((refused as Error).message).toContain(
-        'Digest.send @DistributedCron options has an unknown field',
-      );
+      expect((refused as Error).message).toMatch(/^Digest\.send @DistributedCron/);
     },
   );
+
+  it.each([
+    ['name', { name: 'digest' }, "the decorator's first argument", "Timers.get('cron:digest.daily')"],
+    ['distributed', { distributed: true }, 'always distributed', 'Remove distributed'],
+    ['lockTtlMs', { lockTtlMs: 60_000 }, 'always distributed', 'lockTtlMs'],
+    ['threshold', { threshold: 250 }, 'no equivalent', 'catchup'],
+  ])(
+    "@nestjs/schedule's @Cron option %s is refused with what it becomes (a name in the options was dropped unsaid)",
+    async (field, options, message, fix) => {
+      @Injectable()
+      class Digest {
+        @DistributedCron('digest.daily', '0 9 * * *', options as DistributedCronOptions)
+        send(): void {}
+      }
+      expect(await boot(Digest)).toMatchObject({
+        reason: 'invalid',
+        field,
+        message: expect.stringContaining(message),
+        fix: expect.stringContaining(fix),
+      });
+    },
+  );
+
+  it('a name in @OnTimer options is refused too, not dropped for the first argument', async () => {
+    @Injectable()
+    class Payments {
+      @OnTimer('payment.capture', { name: 'payment.charge' } as HandlerOptions)
+      capture(): void {}
+    }
+    expect(await boot(Payments)).toMatchObject({ reason: 'invalid', field: 'name' });
+  });
 
   it('known options boot', async () => {
     @Injectable()

@@ -1,7 +1,10 @@
 import { OptionReader, refusals } from '@sundial/core';
+import { cronKey, intervalKey } from '../cron/cron-rows';
 import { CRON_POLICY_OPTIONS, type DistributedCronMetadata } from './distributed-cron.decorator';
 import type { DistributedIntervalMetadata } from './distributed-interval.decorator';
 import type { OnTimerMetadata } from './on-timer.decorator';
+import { refuseScheduleOptions } from './schedule-cron-options';
+import { givenOptions } from './stacked-metadata';
 
 const ON_TIMER_OPTIONS = ['timeout'] as const;
 const DISTRIBUTED_CRON_OPTIONS = [
@@ -23,12 +26,13 @@ const DISTRIBUTED_INTERVAL_OPTIONS = DISTRIBUTED_CRON_OPTIONS.filter((option) =>
  */
 export function checkDecoratorOptions(
   owner: string,
-  onTimer: OnTimerMetadata | undefined,
-  cron: DistributedCronMetadata | undefined,
-  interval?: DistributedIntervalMetadata,
+  onTimers: readonly OnTimerMetadata[],
+  crons: readonly DistributedCronMetadata[],
+  intervals: readonly DistributedIntervalMetadata[] = [],
 ): void {
-  if (onTimer !== undefined) {
-    const { name, ...options } = onTimer;
+  for (const onTimer of onTimers) {
+    const { name, ...rest } = onTimer;
+    const options = givenOptions(onTimer) ?? rest;
     if ('delivery' in options) {
       throw refusals.invalid(
         'delivery',
@@ -36,18 +40,26 @@ export function checkDecoratorOptions(
         `Remove delivery from @OnTimer and schedule the timers it runs with it: timers.schedule({ key, handler: '${name}', delivery: 'at-most-once', … }) (@DistributedCron takes delivery as an option).`,
       );
     }
-    OptionReader.of(`${owner} @OnTimer`, options, '{ timeout }').only(ON_TIMER_OPTIONS);
+    check(OptionReader.of(`${owner} @OnTimer`, options, '{ timeout }'), undefined, ON_TIMER_OPTIONS);
   }
-  if (cron !== undefined) {
-    const { kind: _kind, name: _name, expression: _expression, ...options } = cron;
-    OptionReader.of(`${owner} @DistributedCron`, options, '{ timeZone, delivery, … }').only(
-      DISTRIBUTED_CRON_OPTIONS,
-    );
+  for (const cron of crons) {
+    const { kind: _kind, name, expression: _expression, ...rest } = cron;
+    const read = OptionReader.of(`${owner} @DistributedCron`, givenOptions(cron) ?? rest, '{ timeZone, … }');
+    check(read, cronKey(name), DISTRIBUTED_CRON_OPTIONS);
   }
-  if (interval !== undefined) {
-    const { kind: _kind, name: _name, every: _every, ...options } = interval;
-    OptionReader.of(`${owner} @DistributedInterval`, options, '{ waitForCompletion, delivery, … }').only(
+  for (const interval of intervals) {
+    const { kind: _kind, name, every: _every, ...rest } = interval;
+    const given = givenOptions(interval) ?? rest;
+    check(
+      OptionReader.of(`${owner} @DistributedInterval`, given, '{ delivery, … }'),
+      intervalKey(name),
       DISTRIBUTED_INTERVAL_OPTIONS,
     );
   }
+}
+
+/** `@Cron`'s options with what they become, then any other unknown field with a "did you mean". */
+function check(read: OptionReader, row: string | undefined, known: readonly string[]): void {
+  refuseScheduleOptions(read, row);
+  read.only(known);
 }

@@ -1,7 +1,9 @@
-import { type InjectionToken, SetMetadata } from '@nestjs/common';
+import type { InjectionToken } from '@nestjs/common';
 import type { Delivery, TimerSpec } from '@sundial/core';
 import type { HandlerOptions } from './on-timer.decorator';
+import { stackedMetadata } from './stacked-metadata';
 
+/** On a `@DistributedCron` method: its `DistributedCronMetadata[]`, one per decorator, in source order. */
 export const DISTRIBUTED_CRON = Symbol('sundial:distributed-cron');
 
 /**
@@ -63,5 +65,5 @@ export function DistributedCron(
   options: DistributedCronOptions = {},
 ): MethodDecorator {
   const metadata: DistributedCronMetadata = { ...options, kind: 'cron', name, expression };
-  return SetMetadata(DISTRIBUTED_CRON, metadata);
+  return stackedMetadata(DISTRIBUTED_CRON, metadata, options, `@DistributedCron('${name}')`);
 }

@@ -1,8 +1,10 @@
-import { type InjectionToken, SetMetadata } from '@nestjs/common';
+import type { InjectionToken } from '@nestjs/common';
 import type { Delivery, Duration } from '@sundial/core';
 import type { CronPolicyOptions } from './distributed-cron.decorator';
 import type { HandlerOptions } from './on-timer.decorator';
+import { stackedMetadata } from './stacked-metadata';
 
+/** On a `@DistributedInterval` method: its `DistributedIntervalMetadata[]`, one per decorator, in source order. */
 export const DISTRIBUTED_INTERVAL = Symbol('sundial:distributed-interval');
 
 /**
@@ -48,5 +50,5 @@ export function DistributedInterval(
   options: DistributedIntervalOptions = {},
 ): MethodDecorator {
   const metadata: DistributedIntervalMetadata = { ...options, kind: 'interval', name, every };
-  return SetMetadata(DISTRIBUTED_INTERVAL, metadata);
+  return stackedMetadata(DISTRIBUTED_INTERVAL, metadata, options, `@DistributedInterval('${name}')`);
 }

@@ -1,6 +1,7 @@
-import { SetMetadata } from '@nestjs/common';
 import type { Duration } from '@sundial/core';
+import { stackedMetadata } from './stacked-metadata';
 
+/** On an `@OnTimer` method: its `OnTimerMetadata[]`, one per decorator, in source order. */
 export const ON_TIMER = Symbol('sundial:on-timer');
 
 /** How a handler's runs go, wherever it is declared (`@OnTimer`, `@DistributedCron`). */
@@ -20,9 +21,9 @@ export interface OnTimerMetadata extends HandlerOptions {
 /**
  * Marks a provider method as the handler of the timers naming `name` (docs/spec.md §5.1). It runs inside
  * the app with its dependency injection, as `(payload, ctx)`: `ctx.signal`, `ctx.due`, `ctx.key`,
- * `ctx.version`. A name declared twice in one app stops it at boot.
+ * `ctx.version`. A name declared twice in one app stops it at boot. Stacked, each name runs the method.
  */
 export function OnTimer(name: string, options: HandlerOptions = {}): MethodDecorator {
   const metadata: OnTimerMetadata = { ...options, name };
-  return SetMetadata(ON_TIMER, metadata);
+  return stackedMetadata(ON_TIMER, metadata, options, `@OnTimer('${name}')`);
 }
