@@ -1,4 +1,5 @@
 import {
+  type ArmedState,
   checkDueBefore,
   compareDue,
   decodeDueCursor,
@@ -15,7 +16,7 @@ import {
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
 import { idBit, idsOfBitmap } from '../store/live-ids';
-import { decodeRow } from '../store/row';
+import { armedStateOf, decodeRow, type RowFields } from '../store/row';
 import { listInKeyOrder } from './key-order-list';
 import { type PartitionRef, readRows } from './partition-rows';
 
@@ -40,6 +41,18 @@ export class TimerReads {
   ) {}
 
   async get(key: string): Promise<Timer | null> {
+    const fields = await this.rowFields(key);
+    return fields && decodeRow(fields);
+  }
+
+  /** The row under `key` and what its armed due is beyond the Timer (`next`'s ArmedState), or null. */
+  async armedRow(key: string): Promise<{ timer: Timer; armed: ArmedState } | null> {
+    const fields = await this.rowFields(key);
+    return fields && { timer: decodeRow(fields), armed: armedStateOf(fields) };
+  }
+
+  /** The fields of the row under `key` (its `key` added), wherever a repartition left it, or null. */
+  private async rowFields(key: string): Promise<RowFields | null> {
     validateKey(key);
     const { previous } = this;
     const names = [this.keys.row(key)];
@@ -47,7 +60,7 @@ export class TimerReads {
     if (previous) names.push(previous.row(key), `${previous.base(previous.partitionOf(key))}m:${key}`);
     for (const name of names) {
       const fields = await this.redis.hgetall(name);
-      if (fields.id !== undefined) return decodeRow({ ...fields, key });
+      if (fields.id !== undefined) return { ...fields, key };
     }
     return null;
   }
