@@ -21,7 +21,7 @@ export * from './request-id';
 export { stableJson } from './stable-json';
 export * from './duration';
 export * from './validation';
-export { validateHandler, validateKey, validateScope } from './names';
+export { validateHandler, validateIdArgument, validateKey, validateScope } from './names';
 export { checkDueBefore, compareDue, decodeDueCursor, type DuePosition, encodeDueCursor } from './due-order';
 export { DEFAULT_RETRY_DELAY_MS, retryDelay } from './run-policies';
 export * from './cron';

@@ -17,7 +17,7 @@ import type {
   TimerSpec,
   WriteOptions,
 } from '../types';
-import { validateKey, validateScope } from '../names';
+import { validateIdArgument, validateKey, validateScope } from '../names';
 import { normalizeBackfillRange, normalizeWhen, type ValidationLimits } from '../validation';
 import { heldRun, toTimer } from './entry';
 import { EntryStore } from './entry-store';
@@ -276,10 +276,7 @@ class MemoryEngine implements EngineOperations {
 
   async check(id: string): Promise<boolean> {
     this.assertOpen();
-    if (typeof id !== 'string') {
-      throw refusals.invalid('id', `id ${showValue(id)} is not a timer id`, 'Pass a Timer\'s id, e.g. "42".');
-    }
-    return this.store.hasId(id);
+    return this.store.hasId(validateIdArgument(id));
   }
 
   async snapshot(): Promise<string[]> {

@@ -10,6 +10,7 @@ import {
   type ListResult,
   type Timer,
   type TimerStatus,
+  validateIdArgument,
   validateKey,
   validateScope,
 } from '@sundial/core';
@@ -163,7 +164,7 @@ export class TimerReads {
    * moved its timer since, so a miss looks in every other partition. One GETBIT each (store/live-ids.ts).
    */
   async check(id: string): Promise<boolean> {
-    const bit = typeof id === 'string' ? idBit(id) : null;
+    const bit = idBit(validateIdArgument(id));
     if (!bit) return false;
     const isSet = ([layout, n]: PartitionRef) => this.redis.getbit(layout.idBitmap(n, bit.chunk), bit.offset);
     const named = this.keys.partitionOfId(id);
