@@ -2,7 +2,7 @@ import { realClock, type Clock } from '../clock';
 import { OptionReader } from '../option-reader';
 import { refusals } from '../refusals';
 import { showValue } from '../show-value';
-import { backfillSlots } from '../slot-policy';
+import { backfillSlots, fromStart } from '../slot-policy';
 import type {
   BackfillRange,
   BackfillResult,
@@ -212,7 +212,7 @@ class MemoryEngine implements EngineOperations {
       if (entry.paused) {
         // Found first: a cron with no slot left refuses to resume and stays paused.
         const now = this.clock.now();
-        const slot = entry.kind === 'once' ? undefined : this.firePath.nextSlot(entry, now);
+        const slot = entry.kind === 'once' ? undefined : this.firePath.nextSlot(entry, fromStart(entry, now));
         entry.paused = false;
         // A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
         [entry.attempt, entry.countFrom, entry.failures] = [1, null, 0];
