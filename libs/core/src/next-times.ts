@@ -1,6 +1,14 @@
 import type { NextTime, Preview } from './ledger';
 import { firstDue } from './schedule';
-import { dueOfSlot, firstSlot, slotAfter, type SlotTimer } from './slot-policy';
+import {
+  DEFAULT_ALL_WINDOW_MS,
+  dueOfSlot,
+  firstSlot,
+  hasSlotPolicy,
+  lateSlot,
+  slotAfter,
+  type SlotTimer,
+} from './slot-policy';
 import { zoneOffset } from './time-zone';
 import type { NormalizedSpec, Timer } from './types';
 import { normalizeSpec, type SpecLimits } from './validation';
@@ -16,6 +24,8 @@ export interface ArmedState {
   trigger?: number;
   retry?: boolean;
   backfill?: { rest: readonly number[]; resume: number };
+  /** the backend's now: an armed slot its wake will find late under a slot policy does not run (§3.3c) */
+  now?: number;
 }
 
 /**
@@ -43,9 +53,27 @@ export function nextTimesOf(timer: Timer, count: number, armed: ArmedState = {})
     // a retry's or a backfill's due is no slot's: the slots go on after it (a backfill's from its resume)
     slot: retry || backfill ? timer.dueAt : slotOfDue(timer, timer.dueAt),
     ...(backfill && { backfill }),
+    ...(armed.now !== undefined && { now: armed.now }),
   };
+  if (pending && !retry && !backfill && !passLate(timer, sequence, armed.now)) {
+    return sequence.trigger === undefined ? [] : [withOffset(sequence.trigger, timer.tz)];
+  }
   const times = dueTimes(timer, sequence, remaining, count + (ownRun ? 1 : 0));
   return (ownRun ? times.slice(1) : times).map((at) => withOffset(at, timer.tz));
+}
+
+/**
+ * A pending slot already due that its wake will pass as late (catchup 'skip', a catchupWindow: lateSlot,
+ * as FirePath and the Redis claim do) gives way to the slot its policy arms instead; false when none comes
+ * (the timer ends there). A retry or backfill slot is never passed as late: the caller leaves them out.
+ */
+function passLate(timer: Timer, sequence: DueSequence, now: number | undefined): boolean {
+  if (now === undefined || timer.kind === 'once' || timer.dueAt > now || !hasSlotPolicy(timer)) return true;
+  const late = lateSlot(timer, sequence.slot, now);
+  if (!late) return true;
+  if (late.next === null) return false;
+  [sequence.slot, sequence.first] = [late.next, dueOfSlot(timer, late.next)];
+  return true;
 }
 
 /**
@@ -83,6 +111,8 @@ interface DueSequence {
   first: number;
   slot: number;
   backfill?: ArmedState['backfill'];
+  /** the backend's now: slots gone past by then do not come (stepFrom) */
+  now?: number;
 }
 
 /**
@@ -91,7 +121,7 @@ interface DueSequence {
  */
 function dueTimes(
   timer: SlotTimer,
-  { trigger, first, slot: from, backfill }: DueSequence,
+  { trigger, first, slot: from, backfill, now }: DueSequence,
   remaining: number | undefined,
   count: number,
 ): number[] {
@@ -105,11 +135,22 @@ function dueTimes(
   // a one-shot runs at its due (and a trigger's run before it): no slot follows
   if (timer.kind === 'once') return times.slice(0, limit);
   while (times.length < limit) {
-    slot = slotAfter(timer, slot);
+    slot = slotAfter(timer, stepFrom(timer, slot, now));
     if (slot === null || slot > (timer.endAt ?? Infinity)) break;
     times.push(dueOfSlot(timer, slot));
   }
   return times.slice(0, limit);
+}
+
+/**
+ * Where the slot after a run of `slot` is looked for when that slot is gone past by `now` (a late run, or
+ * one going on): after now, the slots between skipped (§3.3) — or, with catchup 'all', the next slot inside
+ * its window, each run in turn (§3.3c: slotAfterRun). The run is taken to end at once.
+ */
+function stepFrom(timer: SlotTimer, slot: number, now: number | undefined): number {
+  if (now === undefined || slot >= now) return slot;
+  if (timer.catchup !== 'all') return now;
+  return Math.max(slot, now - (timer.catchupWindow ?? DEFAULT_ALL_WINDOW_MS) - 1);
 }
 
 /**

@@ -54,7 +54,7 @@ export class ExplainReads {
   next(key: string, options?: NextOptions): NextTime[] {
     const count = nextCount(options);
     const entry = this.row(key);
-    return nextTimesOf(toTimer(entry), count, armedOf(entry));
+    return nextTimesOf(toTimer(entry), count, armedOf(entry, this.deps.clock.now()));
   }
 
   preview(spec: TimerSpec, options?: NextOptions): Preview {
@@ -70,7 +70,7 @@ export class ExplainReads {
     const entry = this.row(key);
     const timer = toTimer(entry);
     const history = this.history(key, options);
-    const next = nextTimesOf(timer, count, armedOf(entry));
+    const next = nextTimesOf(timer, count, armedOf(entry, this.deps.clock.now()));
     return { timer, next, history, counters: countersOf(timer, history) };
   }
 
@@ -84,11 +84,12 @@ export class ExplainReads {
 }
 
 /**
- * What the entry's armed wake is beyond its Timer: a retry (its try past the first) or a backfill's next
- * slots. No trigger: the engine starts a trigger's run at once, so none waits to be claimed.
+ * What the entry's armed wake is beyond its Timer, at `now`: a retry (its try past the first) or a
+ * backfill's next slots. No trigger: the engine starts a trigger's run at once, so none waits to be claimed.
  */
-function armedOf(entry: Entry): ArmedState {
+function armedOf(entry: Entry, now: number): ArmedState {
   return {
+    now,
     retry: entry.attempt > 1,
     ...(entry.backfill && { backfill: { rest: [...entry.backfill.rest], resume: entry.backfill.resume } }),
   };
