@@ -54,3 +54,27 @@ describe('next of a timer whose slots went past unrun', () => {
     expect(dues.map((due) => (due - START) / HOUR)).toEqual(hours);
   });
 });
+
+/** next of a timer whose run goes on past its next slots (§3.3a): they are skipped, or the first one kept. */
+describe('next while a run goes on past the next slots', () => {
+  it.each<[string, TimerSpec['overlap'], number[]]>([
+    ['skip: the first slot after now', 'skip', [4, 5]],
+    ['buffer-one: the first slot that came meanwhile, then after now', 'buffer-one', [2, 4]],
+  ])('%s', async (_name, overlap, hours) => {
+    const clock = new VirtualClock(START);
+    const dues: number[] = [];
+    // each run takes 2.5 h of the virtual clock
+    const slow = (_payload: unknown, ctx: { due: number }) => {
+      dues.push(ctx.due);
+      return new Promise<void>((resolve) => clock.setTimeout(resolve, 2.5 * HOUR));
+    };
+    const timers = createEngine({ clock, handlers: { h: slow } });
+    await timers.schedule({ key: 'k', handler: 'h', every: '1h', overlap });
+    await clock.advance(3.4 * HOUR); // virtual clock: the first run, from 1 h, goes on
+    const next = await timers.next('k', { count: 2 });
+    expect(next.map((time) => (Date.parse(time.at) - START) / HOUR)).toEqual(hours);
+    // the run after it is the first one listed (the runs are long: the one after that comes later)
+    await clock.advance(4 * HOUR - clock.now() + START);
+    expect(dues.map((due) => (due - START) / HOUR)).toEqual([1, hours[0]]);
+  });
+});

@@ -54,6 +54,7 @@ export function nextTimesOf(timer: Timer, count: number, armed: ArmedState = {})
     slot: retry || backfill ? timer.dueAt : slotOfDue(timer, timer.dueAt),
     ...(backfill && { backfill }),
     ...(armed.now !== undefined && { now: armed.now }),
+    buffered: ownRun && timer.overlap === 'buffer-one',
   };
   if (pending && !retry && !backfill && !passLate(timer, sequence, armed.now)) {
     return sequence.trigger === undefined ? [] : [withOffset(sequence.trigger, timer.tz)];
@@ -113,6 +114,8 @@ interface DueSequence {
   backfill?: ArmedState['backfill'];
   /** the backend's now: slots gone past by then do not come (stepFrom) */
   now?: number;
+  /** a run of the armed slot goes on under overlap 'buffer-one': the first slot that came meanwhile runs after it */
+  buffered?: boolean;
 }
 
 /**
@@ -121,7 +124,7 @@ interface DueSequence {
  */
 function dueTimes(
   timer: SlotTimer,
-  { trigger, first, slot: from, backfill, now }: DueSequence,
+  { trigger, first, slot: from, backfill, now, buffered }: DueSequence,
   remaining: number | undefined,
   count: number,
 ): number[] {
@@ -135,7 +138,8 @@ function dueTimes(
   // a one-shot runs at its due (and a trigger's run before it): no slot follows
   if (timer.kind === 'once') return times.slice(0, limit);
   while (times.length < limit) {
-    slot = slotAfter(timer, stepFrom(timer, slot, now));
+    // the slot after a buffer-one run's own is kept, however late (§3.3a); the ones after it, not
+    slot = slotAfter(timer, buffered && times.length === 1 ? slot : stepFrom(timer, slot, now));
     if (slot === null || slot > (timer.endAt ?? Infinity)) break;
     times.push(dueOfSlot(timer, slot));
   }
