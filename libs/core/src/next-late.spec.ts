@@ -78,3 +78,26 @@ describe('next while a run goes on past the next slots', () => {
     expect(dues.map((due) => (due - START) / HOUR)).toEqual([1, hours[0]]);
   });
 });
+
+/**
+ * A cron's jitter may be longer than the gap between its slots (it is bounded by 1 day, not by the
+ * cron): a run at its due passes the slots before it, and next lists what runs then (§3.3, §3.3c).
+ */
+it('next of a cron whose jitter is longer than its gap lists the slots that run, each after the last due', async () => {
+  const clock = new VirtualClock(START);
+  const dues: number[] = [];
+  const timers = createEngine({ clock, handlers: { h: (_payload, ctx) => void dues.push(ctx.due) } });
+  await timers.schedule({ key: 'k', handler: 'h', cron: '* * * * *', tz: 'UTC', jitter: '10m' });
+  const next = (await timers.next('k', { count: 6 })).map((time) => Date.parse(time.at));
+  await clock.advance(next[5] - START); // virtual clock
+  expect(dues).toEqual(next);
+  const preview = await timers.preview({
+    key: 'k',
+    handler: 'h',
+    cron: '* * * * *',
+    tz: 'UTC',
+    jitter: '10m',
+  });
+  for (let i = 1; i < preview.next.length; i++)
+    expect(preview.next[i].at > preview.next[i - 1].at).toBe(true);
+});

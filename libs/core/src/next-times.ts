@@ -138,8 +138,10 @@ function dueTimes(
   // a one-shot runs at its due (and a trigger's run before it): no slot follows
   if (timer.kind === 'once') return times.slice(0, limit);
   while (times.length < limit) {
-    // the slot after a buffer-one run's own is kept, however late (§3.3a); the ones after it, not
-    slot = slotAfter(timer, buffered && times.length === 1 ? slot : stepFrom(timer, slot, now));
+    // the slot after a buffer-one run's own is kept, however late (§3.3a); the ones after it, not. A run
+    // is taken to end at once: a jitter longer than a cron's gap between slots passes the slots before its due
+    const after = Math.max(now ?? -Infinity, times[times.length - 1]);
+    slot = slotAfter(timer, buffered && times.length === 1 ? slot : stepFrom(timer, slot, after));
     if (slot === null || slot > (timer.endAt ?? Infinity)) break;
     times.push(dueOfSlot(timer, slot));
   }
@@ -148,8 +150,8 @@ function dueTimes(
 
 /**
  * Where the slot after a run of `slot` is looked for when that slot is gone past by `now` (a late run, or
- * one going on): after now, the slots between skipped (§3.3) — or, with catchup 'all', the next slot inside
- * its window, each run in turn (§3.3c: slotAfterRun). The run is taken to end at once.
+ * one going on; or the run's own due, past its slot): after now, the slots between skipped (§3.3) — or,
+ * with catchup 'all', the next slot inside its window, each run in turn (§3.3c: slotAfterRun).
  */
 function stepFrom(timer: SlotTimer, slot: number, now: number | undefined): number {
   if (now === undefined || slot >= now) return slot;
