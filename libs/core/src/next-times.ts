@@ -64,16 +64,18 @@ export function nextTimesOf(timer: Timer, count: number, armed: ArmedState = {})
 }
 
 /**
- * A pending slot already due that its wake will pass as late (catchup 'skip', a catchupWindow: lateSlot,
- * as FirePath and the Redis claim do) gives way to the slot its policy arms instead; false when none comes
- * (the timer ends there). A retry or backfill slot is never passed as late: the caller leaves them out.
+ * An armed slot its wake will pass as late — at its due, or now when that passed (catchup 'skip', a
+ * catchupWindow: lateSlot, as FirePath and the Redis claim do) — gives way to the slot that runs instead;
+ * false when none comes (the timer ends there). A retry or backfill slot is never passed as late: the
+ * caller leaves them out.
  */
-function passLate(timer: Timer, sequence: DueSequence, now: number | undefined): boolean {
-  if (now === undefined || timer.kind === 'once' || timer.dueAt > now || !hasSlotPolicy(timer)) return true;
-  const late = lateSlot(timer, sequence.slot, now);
+function passLate(timer: SlotTimer, sequence: DueSequence, now: number | undefined): boolean {
+  if (timer.kind === 'once' || !hasSlotPolicy(timer)) return true;
+  const late = lateSlot(timer, sequence.slot, Math.max(now ?? -Infinity, sequence.first));
   if (!late) return true;
-  if (late.next === null) return false;
-  [sequence.slot, sequence.first] = [late.next, dueOfSlot(timer, late.next)];
+  const slot = late.next === null ? null : slotThatRuns(timer, late.next);
+  if (slot === null) return false;
+  [sequence.slot, sequence.first] = [slot, dueOfSlot(timer, slot)];
   return true;
 }
 
@@ -93,7 +95,8 @@ export function previewSpec(
   check(normalized);
   const timer: SlotTimer = { ...normalized, scheduledAt: now };
   const slot = normalized.kind === 'once' ? firstDue(normalized, now) : firstSlot(normalized, now);
-  const times = dueTimes(timer, { first: dueOfSlot(timer, slot), slot }, normalized.maxRuns, count);
+  const sequence: DueSequence = { first: dueOfSlot(timer, slot), slot };
+  const times = passLate(timer, sequence, now) ? dueTimes(timer, sequence, normalized.maxRuns, count) : [];
   return { spec: normalized, next: times.map((at) => withOffset(at, normalized.tz)) };
 }
 
@@ -142,10 +145,27 @@ function dueTimes(
     // is taken to end at once: a jitter longer than a cron's gap between slots passes the slots before its due
     const after = Math.max(now ?? -Infinity, times[times.length - 1]);
     slot = slotAfter(timer, buffered && times.length === 1 ? slot : stepFrom(timer, slot, after));
+    if (slot !== null && hasSlotPolicy(timer)) slot = slotThatRuns(timer, slot);
     if (slot === null || slot > (timer.endAt ?? Infinity)) break;
     times.push(dueOfSlot(timer, slot));
   }
   return times.slice(0, limit);
+}
+
+/**
+ * The slot that runs when `slot`'s wake comes at its due: one its policy passes as late there (lateSlot:
+ * catchup 'skip' when its successor came first — a jitter longer than the cron's gap — or a catchupWindow
+ * shorter than its jitter) gives way to the one the policy arms, as FirePath and the Redis claim do; null
+ * when none runs (the timer ends, or none of the next 1,000 would).
+ */
+function slotThatRuns(timer: SlotTimer, first: number): number | null {
+  let slot: number | null = first;
+  for (let tries = 0; slot !== null && tries < 1000; tries++) {
+    const late = lateSlot(timer, slot, dueOfSlot(timer, slot));
+    if (!late) return slot;
+    slot = late.next;
+  }
+  return null;
 }
 
 /**
