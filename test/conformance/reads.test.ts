@@ -70,6 +70,16 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
     await expect(h.timers.get('bad key')).rejects.toMatchObject({ field: 'key' });
   });
 
+  it('the explain reads refuse a bad count or limit before looking the key up, on every backend', async () => {
+    const h = await backend.open();
+    const bad = (field: string) => ({ reason: 'invalid', field });
+    await expect(h.timers.describe('nope', { limit: 0 })).rejects.toMatchObject(bad('limit'));
+    await expect(h.timers.describe('nope', { count: 0 })).rejects.toMatchObject(bad('count'));
+    await expect(h.timers.next('nope', { count: 101 })).rejects.toMatchObject(bad('count'));
+    await expect(h.timers.history('nope', { limit: 201 })).rejects.toMatchObject(bad('limit'));
+    await expect(h.timers.describe('nope')).rejects.toMatchObject({ reason: 'not-found' });
+  });
+
   it('check refuses an id that is not a string, and answers false for a string that is no id', async () => {
     const h = await backend.open();
     for (const id of [3, null, undefined, { id: '1' }]) {

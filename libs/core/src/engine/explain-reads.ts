@@ -66,10 +66,12 @@ export class ExplainReads {
   }
 
   describe(key: string, options?: DescribeOptions): TimerDescription {
+    // both bounds checked before the key is looked up, as on Redis
     const count = nextCount(options);
+    const limit = historyLimit(options);
     const entry = this.row(key);
     const timer = toTimer(entry);
-    const history = this.history(key, options);
+    const history = this.history(key, { limit });
     const next = nextTimesOf(timer, count, armedOf(entry, this.deps.clock.now()));
     return { timer, next, history, counters: countersOf(timer, history) };
   }
