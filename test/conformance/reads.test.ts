@@ -77,6 +77,8 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
     await expect(h.timers.describe('nope', { count: 0 })).rejects.toMatchObject(bad('count'));
     await expect(h.timers.next('nope', { count: 101 })).rejects.toMatchObject(bad('count'));
     await expect(h.timers.history('nope', { limit: 201 })).rejects.toMatchObject(bad('limit'));
+    await expect(h.timers.history('a b', { limit: 0 })).rejects.toMatchObject(bad('limit'));
+    await expect(h.timers.next('a b', { count: 0 })).rejects.toMatchObject(bad('count'));
     await expect(h.timers.describe('nope')).rejects.toMatchObject({ reason: 'not-found' });
   });
 

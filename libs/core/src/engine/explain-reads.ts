@@ -43,8 +43,9 @@ export class ExplainReads {
   history(key: string, options?: HistoryOptions): LedgerEntry[] {
     const { store, ledger, clock } = this.deps;
     this.deps.assertOpen();
-    validateKey(key);
+    // the limit checked before the key, as on Redis (and as next and describe check theirs)
     const limit = historyLimit(options);
+    validateKey(key);
     const entries = ledger.entries(key, limit);
     if (entries) return entries;
     if (store.get(key) || store.tombstone(key, clock.now())) return [];
@@ -66,7 +67,7 @@ export class ExplainReads {
   }
 
   describe(key: string, options?: DescribeOptions): TimerDescription {
-    // both bounds checked before the key is looked up, as on Redis
+    // both bounds checked before the key, as on Redis
     const count = nextCount(options);
     const limit = historyLimit(options);
     const entry = this.row(key);
