@@ -46,6 +46,17 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
 
   it('refuses bad list options', async () => {
     const h = await backend.open();
+    // one text on every backend (Redis said "limit must be an integer from 1 to 1000, got 0.")
+    await expect(h.timers.list({ limit: 0 })).rejects.toMatchObject({
+      message: 'limit 0 is not a whole number from 1 to 1000',
+      fix: 'Write limit as a whole number from 1 to 1000, e.g. 100.',
+    });
+    await expect(h.timers.list({ status: 'gone' as never })).rejects.toMatchObject({
+      message: 'status "gone" is not a timer status',
+      fix: 'Write one of pending, running, paused, completed, failed, cancelled.',
+    });
+    // the first bad field in one order: the prefix first
+    await expect(h.timers.list({ prefix: 'a b', limit: 0 })).rejects.toMatchObject({ field: 'prefix' });
     await expect(h.timers.list({ limit: 0 })).rejects.toMatchObject({ field: 'limit' });
     await expect(h.timers.list({ status: 'gone' as never })).rejects.toMatchObject({ field: 'status' });
     await expect(h.timers.list({ prefix: 'a b' })).rejects.toMatchObject({ field: 'prefix' });

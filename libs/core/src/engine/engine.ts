@@ -24,7 +24,7 @@ import { EntryStore } from './entry-store';
 import { EventHub } from './events';
 import { ExplainReads } from './explain-reads';
 import { FirePath } from './fire-path';
-import { toListQuery } from './list-options';
+import { toListQuery } from '../list-query';
 import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
 import { Placement } from './placement';

@@ -1,18 +1,15 @@
 import {
   type ArmedState,
-  checkDueBefore,
   compareDue,
   decodeDueCursor,
   type DuePosition,
   encodeDueCursor,
   type ListOptions,
-  refusals,
   type ListResult,
   type Timer,
-  type TimerStatus,
+  toListQuery,
   validateIdArgument,
   validateKey,
-  validateScope,
 } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
@@ -21,12 +18,9 @@ import { armedStateOf, decodeRow, type RowFields } from '../store/row';
 import { listInKeyOrder } from './key-order-list';
 import { type PartitionRef, readRows } from './partition-rows';
 
-const DEFAULT_LIST_LIMIT = 100;
-const MAX_LIST_LIMIT = 1000;
 /** How many `due` entries one partition reads per `dueBefore` page with a prefix, and per command. */
 const DUE_SCAN_BUDGET = 10_000;
 const DUE_SCAN_CHUNK = 1000;
-const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
 /**
  * The reads of the Timers API: straight from the row hashes and indexes, no script. During a
@@ -66,21 +60,11 @@ export class TimerReads {
     return null;
   }
 
-  /** In key order across the partitions (key-order-list.ts); with `dueBefore`, in due order. */
+  /** In key order across the partitions (key-order-list.ts); with `dueBefore`, in due order. Options: core's toListQuery. */
   async list(options: ListOptions = {}): Promise<ListResult> {
-    const { status } = options;
-    const prefix = validateScope(options.prefix);
-    if (status !== undefined && !STATUSES.includes(status)) {
-      throw refusals.invalid(
-        'status',
-        `Unknown status ${JSON.stringify(status)}.`,
-        `Use one of ${STATUSES.join(', ')}.`,
-      );
-    }
-    const limit = listLimit(options.limit);
-    const dueBefore = checkDueBefore(options);
-    if (dueBefore !== undefined) return this.listByDue(prefix, dueBefore, limit, options.cursor);
-    return listInKeyOrder(this.redis, this.walk(), { prefix, status, limit, cursor: options.cursor });
+    const { prefix, status, limit, cursor, dueBefore } = toListQuery(options);
+    if (dueBefore !== undefined) return this.listByDue(prefix, dueBefore, limit, cursor);
+    return listInKeyOrder(this.redis, this.walk(), { prefix, status, limit, cursor });
   }
 
   /**
@@ -198,16 +182,4 @@ export class TimerReads {
     const old = previous.all().filter((n) => !bases.has(previous.base(n)));
     return [...ours, ...old.map((n): PartitionRef => [previous, n])];
   }
-}
-
-function listLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_LIST_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw refusals.invalid(
-      'limit',
-      `limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${typeof limit === 'string' ? JSON.stringify(limit) : String(limit)}.`,
-      `Pass e.g. limit: ${DEFAULT_LIST_LIMIT}.`,
-    );
-  }
-  return limit;
 }
