@@ -188,14 +188,8 @@ describe('HTTP API: history, next, preview, describe', () => {
     const spec = JSON.stringify({ key: 'rv:2', handler: 'log', every: '1h' });
     // [method, path, body (raw text), the error's field, its message]
     const cases: [string, string, string | undefined, string | undefined, string][] = [
-      [
-        'GET',
-        '/v1/timers?limit=abc',
-        undefined,
-        'limit',
-        'limit must be an integer from 1 to 1000, got "abc".',
-      ],
-      ['GET', '/v1/timers?limit=', undefined, 'limit', 'limit must be an integer from 1 to 1000, got "".'],
+      ['GET', '/v1/timers?limit=abc', undefined, 'limit', 'limit "abc" is not a whole number from 1 to 1000'],
+      ['GET', '/v1/timers?limit=', undefined, 'limit', 'limit "" is not a whole number from 1 to 1000'],
       [
         'GET',
         '/v1/timers?dueBefore=tomorrow',

@@ -139,6 +139,25 @@ describe.each(BACKENDS)('%s backend: next and preview follow the slot policies',
       h.timers.preview({ key: 'pl:bad', handler: 'work', every: '1h', ...late }),
     ).rejects.toMatchObject({ reason: 'invalid', field: 'endAt' });
   });
+
+  it('a timer resumed before its startAt resumes at its first slot, not before it (§3.3c)', async () => {
+    const h = await backend.open();
+    const startAt = (await h.now()) + 5 * HOUR;
+    const interval = await h.timers.schedule({ key: 'pl:ri', handler: 'work', every: '1h', startAt });
+    const cron = await h.timers.schedule({
+      key: 'pl:rc',
+      handler: 'work',
+      cron: '0 * * * *',
+      tz: 'UTC',
+      startAt,
+    });
+    for (const timer of [interval, cron]) {
+      await h.timers.pause(timer.key);
+      // no slot before startAt: the one it was armed for is still the first (an interval's grid unmoved)
+      expect(await h.timers.resume(timer.key)).toMatchObject({ status: 'pending', dueAt: timer.dueAt });
+      expect(Date.parse((await h.timers.next(timer.key, { count: 1 }))[0].at)).toBe(timer.dueAt);
+    }
+  });
 });
 
 describe.each(BACKENDS)('%s backend: slot and run policies together', (name) => {

@@ -46,6 +46,17 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
 
   it('refuses bad list options', async () => {
     const h = await backend.open();
+    // one text on every backend (Redis said "limit must be an integer from 1 to 1000, got 0.")
+    await expect(h.timers.list({ limit: 0 })).rejects.toMatchObject({
+      message: 'limit 0 is not a whole number from 1 to 1000',
+      fix: 'Write limit as a whole number from 1 to 1000, e.g. 100.',
+    });
+    await expect(h.timers.list({ status: 'gone' as never })).rejects.toMatchObject({
+      message: 'status "gone" is not a timer status',
+      fix: 'Write one of pending, running, paused, completed, failed, cancelled.',
+    });
+    // the first bad field in one order: the prefix first
+    await expect(h.timers.list({ prefix: 'a b', limit: 0 })).rejects.toMatchObject({ field: 'prefix' });
     await expect(h.timers.list({ limit: 0 })).rejects.toMatchObject({ field: 'limit' });
     await expect(h.timers.list({ status: 'gone' as never })).rejects.toMatchObject({ field: 'status' });
     await expect(h.timers.list({ prefix: 'a b' })).rejects.toMatchObject({ field: 'prefix' });
@@ -70,9 +81,23 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
     await expect(h.timers.get('bad key')).rejects.toMatchObject({ field: 'key' });
   });
 
-  // DISAGREEMENT (reported): RedisTimers.check answers false for an id that is not a string instead of refusing it.
-  (name === 'redis' ? it.failing : it)('check refuses an id that is not a string', async () => {
+  it('the explain reads refuse a bad count or limit before looking the key up, on every backend', async () => {
     const h = await backend.open();
-    await expect(h.timers.check(3 as never)).rejects.toMatchObject({ reason: 'invalid', field: 'id' });
+    const bad = (field: string) => ({ reason: 'invalid', field });
+    await expect(h.timers.describe('nope', { limit: 0 })).rejects.toMatchObject(bad('limit'));
+    await expect(h.timers.describe('nope', { count: 0 })).rejects.toMatchObject(bad('count'));
+    await expect(h.timers.next('nope', { count: 101 })).rejects.toMatchObject(bad('count'));
+    await expect(h.timers.history('nope', { limit: 201 })).rejects.toMatchObject(bad('limit'));
+    await expect(h.timers.history('a b', { limit: 0 })).rejects.toMatchObject(bad('limit'));
+    await expect(h.timers.next('a b', { count: 0 })).rejects.toMatchObject(bad('count'));
+    await expect(h.timers.describe('nope')).rejects.toMatchObject({ reason: 'not-found' });
+  });
+
+  it('check refuses an id that is not a string, and answers false for a string that is no id', async () => {
+    const h = await backend.open();
+    for (const id of [3, null, undefined, { id: '1' }]) {
+      await expect(h.timers.check(id as never)).rejects.toMatchObject({ reason: 'invalid', field: 'id' });
+    }
+    expect(await h.timers.check('07p1')).toBe(false);
   });
 });

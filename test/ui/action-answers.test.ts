@@ -95,5 +95,7 @@ describe('operator UI: actions say what they did, in chromium', () => {
     await press('Pause');
     await notice().locator(`text=${key}: paused.`).waitFor();
     expect(await get(key)).toMatchObject({ status: 'paused', version: 4 });
+    // no due times while paused, which is not "will not run again" (as `sundial next` says it, §5.6)
+    await page.getByText('No due times while it is paused: press Resume').waitFor();
   });
 });

@@ -17,7 +17,8 @@ export function timerText(timer: Timer, showPayload = false): string {
     ['runs', timer.maxRuns === undefined ? String(timer.runCount) : `${timer.runCount} of ${timer.maxRuns}`],
     ['last run', lastRunTimes(timer)],
     ['last fired', time(timer.lastFiredAt)],
-    ['last error', timer.last?.error ? `${time(timer.lastErrorAt)} ${timer.last.error.message}` : '—'],
+    ['last completed', time(timer.lastCompletedAt)],
+    ['last error', lastError(timer)],
     ['id', `${timer.id} (version ${timer.version})`],
     ['payload', showPayload ? JSON.stringify(timer.payload) : payload],
   ];
@@ -33,4 +34,13 @@ function lastRunTimes(timer: Timer): string {
   if (!last) return lastRun(timer);
   const ended = last.ended === undefined ? '' : `, ended ${time(last.ended)}`;
   return `${lastRun(timer)}, started ${time(last.started)}${ended}`;
+}
+
+/**
+ * When the timer last failed, with the error when its last run is that failure — as the UI shows it: a
+ * failure before a run that went well is still its last error, not none.
+ */
+function lastError(timer: Timer): string {
+  const error = timer.last?.error;
+  return error ? `${time(timer.lastErrorAt)} ${error.message}` : time(timer.lastErrorAt);
 }

@@ -56,6 +56,19 @@ export function validateHandler(handler: unknown): string {
   return checkName(handler, 'handler', HANDLER_RULE);
 }
 
+/**
+ * The argument of `check(id)` (docs/spec.md §3.6): any string — one that is no id as written answers
+ * false — and else `invalid` on `id`, on every backend (Redis answered false for a number).
+ */
+export function validateIdArgument(id: unknown): string {
+  if (typeof id === 'string') return id;
+  throw refusals.invalid(
+    'id',
+    `id ${showValue(id)} is not a timer id`,
+    "Pass a Timer's id: the string a write returned.",
+  );
+}
+
 interface NameRule {
   min: number;
   max: number;

@@ -76,7 +76,7 @@ export function slotAfter(timer: SlotTimer, after: number): number | null {
  * occurrence, and not before `startAt`. Refused when it comes after `endAt`: the timer would never run.
  */
 export function firstSlot(spec: NormalizedSpec, now: number): number {
-  const after = Math.max(now, (spec.startAt ?? -Infinity) - 1);
+  const after = fromStart(spec, now);
   const slot =
     spec.kind === 'interval'
       ? nextGridSlot(now, spec.everyMs!, after)
@@ -87,6 +87,14 @@ export function firstSlot(spec: NormalizedSpec, now: number): number {
     );
   }
   return slot;
+}
+
+/**
+ * Where a look for a timer's next slot after `now` starts: no slot comes before `startAt` (docs/spec.md
+ * §3.3c) — for a new timer, and for one resumed before it. resume.lua does the same.
+ */
+export function fromStart(timer: Pick<SlotPolicy, 'startAt'>, now: number): number {
+  return Math.max(now, (timer.startAt ?? -Infinity) - 1);
 }
 
 /**

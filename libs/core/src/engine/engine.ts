@@ -2,7 +2,7 @@ import { realClock, type Clock } from '../clock';
 import { OptionReader } from '../option-reader';
 import { refusals } from '../refusals';
 import { showValue } from '../show-value';
-import { backfillSlots } from '../slot-policy';
+import { backfillSlots, fromStart } from '../slot-policy';
 import type {
   BackfillRange,
   BackfillResult,
@@ -17,14 +17,14 @@ import type {
   TimerSpec,
   WriteOptions,
 } from '../types';
-import { validateKey, validateScope } from '../names';
+import { validateIdArgument, validateKey, validateScope } from '../names';
 import { normalizeBackfillRange, normalizeWhen, type ValidationLimits } from '../validation';
 import { heldRun, toTimer } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
 import { ExplainReads } from './explain-reads';
 import { FirePath } from './fire-path';
-import { toListQuery } from './list-options';
+import { toListQuery } from '../list-query';
 import { consoleLogger, type SundialLogger } from '../logger';
 import { Outbox } from './outbox';
 import { Placement } from './placement';
@@ -212,7 +212,7 @@ class MemoryEngine implements EngineOperations {
       if (entry.paused) {
         // Found first: a cron with no slot left refuses to resume and stays paused.
         const now = this.clock.now();
-        const slot = entry.kind === 'once' ? undefined : this.firePath.nextSlot(entry, now);
+        const slot = entry.kind === 'once' ? undefined : this.firePath.nextSlot(entry, fromStart(entry, now));
         entry.paused = false;
         // A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
         [entry.attempt, entry.countFrom, entry.failures] = [1, null, 0];
@@ -276,10 +276,7 @@ class MemoryEngine implements EngineOperations {
 
   async check(id: string): Promise<boolean> {
     this.assertOpen();
-    if (typeof id !== 'string') {
-      throw refusals.invalid('id', `id ${showValue(id)} is not a timer id`, 'Pass a Timer\'s id, e.g. "42".');
-    }
-    return this.store.hasId(id);
+    return this.store.hasId(validateIdArgument(id));
   }
 
   async snapshot(): Promise<string[]> {

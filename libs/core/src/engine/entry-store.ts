@@ -1,20 +1,13 @@
 import { compareDue, decodeDueCursor, encodeDueCursor } from '../due-order';
+import type { ListQuery } from '../list-query';
 import { validateKey } from '../names';
 import { type InactiveOperation, refusals } from '../refusals';
-import type { ListResult, Timer, TimerStatus } from '../types';
+import type { ListResult, Timer } from '../types';
 import { statusOf, toTimer, type Entry } from './entry';
 
 interface Tombstone {
   readonly timer: Timer;
   readonly expiresAt: number;
-}
-
-export interface ListQuery {
-  prefix: string;
-  status?: TimerStatus;
-  limit: number;
-  cursor?: string;
-  dueBefore?: number;
 }
 
 /**

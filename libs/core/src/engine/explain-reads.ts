@@ -11,12 +11,12 @@ import {
   type Preview,
   type TimerDescription,
 } from '../ledger';
-import { nextTimesOf, previewSpec } from '../next-times';
+import { type ArmedState, nextTimesOf, previewSpec } from '../next-times';
 import { refusals } from '../refusals';
-import type { Timer, TimerHandler, TimerSpec } from '../types';
+import type { TimerHandler, TimerSpec } from '../types';
 import { validateKey } from '../names';
 import type { ValidationLimits } from '../validation';
-import { toTimer } from './entry';
+import { type Entry, toTimer } from './entry';
 import type { EntryStore } from './entry-store';
 import { assertKnownHandler } from './known-handler';
 import type { Ledger } from './ledger';
@@ -43,8 +43,9 @@ export class ExplainReads {
   history(key: string, options?: HistoryOptions): LedgerEntry[] {
     const { store, ledger, clock } = this.deps;
     this.deps.assertOpen();
-    validateKey(key);
+    // the limit checked before the key, as on Redis (and as next and describe check theirs)
     const limit = historyLimit(options);
+    validateKey(key);
     const entries = ledger.entries(key, limit);
     if (entries) return entries;
     if (store.get(key) || store.tombstone(key, clock.now())) return [];
@@ -53,7 +54,8 @@ export class ExplainReads {
 
   next(key: string, options?: NextOptions): NextTime[] {
     const count = nextCount(options);
-    return nextTimesOf(this.row(key), count);
+    const entry = this.row(key);
+    return nextTimesOf(toTimer(entry), count, armedOf(entry, this.deps.clock.now()));
   }
 
   preview(spec: TimerSpec, options?: NextOptions): Preview {
@@ -65,17 +67,33 @@ export class ExplainReads {
   }
 
   describe(key: string, options?: DescribeOptions): TimerDescription {
+    // both bounds checked before the key, as on Redis
     const count = nextCount(options);
-    const timer = this.row(key);
-    const history = this.history(key, options);
-    return { timer, next: nextTimesOf(timer, count), history, counters: countersOf(timer, history) };
+    const limit = historyLimit(options);
+    const entry = this.row(key);
+    const timer = toTimer(entry);
+    const history = this.history(key, { limit });
+    const next = nextTimesOf(timer, count, armedOf(entry, this.deps.clock.now()));
+    return { timer, next, history, counters: countersOf(timer, history) };
   }
 
-  /** The row under `key` (live, or finished and kept), or `not-found`. */
-  private row(key: string): Timer {
+  /** The entry under `key` (live, or finished and kept), or `not-found`. */
+  private row(key: string): Entry {
     this.deps.assertOpen();
     const entry = this.deps.store.get(validateKey(key));
     if (!entry) throw refusals.notFound(key);
-    return toTimer(entry);
+    return entry;
   }
+}
+
+/**
+ * What the entry's armed wake is beyond its Timer, at `now`: a retry (its try past the first) or a
+ * backfill's next slots. No trigger: the engine starts a trigger's run at once, so none waits to be claimed.
+ */
+function armedOf(entry: Entry, now: number): ArmedState {
+  return {
+    now,
+    retry: entry.attempt > 1,
+    ...(entry.backfill && { backfill: { rest: [...entry.backfill.rest], resume: entry.backfill.resume } }),
+  };
 }

@@ -102,7 +102,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     this.requests = new WriteRequests(this.redis, this.keys.prefix, options.requestWindowMs);
     this.layout = new LayoutGuard(this.redis, this.keys, [this.reads, this.ledger], this.logger);
     const access = {
-      get: (key: string) => this.get(key),
+      row: (key: string) =>
+        this.call(async () => (await this.reads.armedRow(key)) ?? this.layout.afterMiss(null)),
       call: <T>(read: () => Promise<T>) => this.call(read),
     };
     this.explain = new TimerExplain(access, this.ledger, this.layout, this.clock, options.limits);

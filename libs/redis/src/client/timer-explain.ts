@@ -1,4 +1,5 @@
 import {
+  type ArmedState,
   countersOf,
   type DescribeOptions,
   historyLimit,
@@ -14,7 +15,6 @@ import {
   refusals,
   type Timer,
   type TimerDescription,
-  type TimersApi,
   type TimerSpec,
   type SpecLimits,
 } from '@sundial/core';
@@ -22,8 +22,12 @@ import type { ClusterClock } from '../infra/cluster-clock';
 import type { LayoutGuard } from './layout-guard';
 import type { LedgerReads } from './ledger-reads';
 
-/** What the explain reads use of their RedisTimers: its `get`, and its `call` (refused after dispose, connected first). */
-export interface ExplainAccess extends Pick<TimersApi, 'get'> {
+/**
+ * What the explain reads use of their RedisTimers: its `get` with the row's armed state (`next` lists a
+ * pending trigger, retry or backfill as it will run), and its `call` (refused after dispose, connected first).
+ */
+export interface ExplainAccess {
+  row(key: string): Promise<{ timer: Timer; armed: ArmedState } | null>;
   call<T>(read: () => Promise<T>): Promise<T>;
 }
 
@@ -54,7 +58,8 @@ export class TimerExplain {
 
   async next(key: string, options?: NextOptions): Promise<NextTime[]> {
     const count = nextCount(options);
-    return nextTimesOf(await this.row(key), count);
+    const { timer, armed } = await this.row(key);
+    return nextTimesOf(timer, count, armed);
   }
 
   /** Validates like `schedule` and writes nothing; the first due is counted from Redis now (estimated). */
@@ -65,15 +70,17 @@ export class TimerExplain {
   async describe(key: string, options?: DescribeOptions): Promise<TimerDescription> {
     const count = nextCount(options);
     const limit = historyLimit(options);
-    const timer = await this.row(key);
+    const { timer, armed } = await this.row(key);
     const history = await this.timers.call(() => this.ledger.history(key, limit));
-    return { timer, next: nextTimesOf(timer, count), history, counters: countersOf(timer, history) };
+    const next = nextTimesOf(timer, count, armed);
+    return { timer, next, history, counters: countersOf(timer, history) };
   }
 
   /** The row under `key` (live, or finished and kept), or `not-found`. */
-  private async row(key: string): Promise<Timer> {
-    const timer = await this.timers.get(key);
-    if (!timer) throw refusals.notFound(key);
-    return timer;
+  private async row(key: string): Promise<{ timer: Timer; armed: ArmedState }> {
+    const row = await this.timers.row(key);
+    if (!row) throw refusals.notFound(key);
+    // read after the row: a slot due by then that its wake will pass as late is not listed (§3.3c)
+    return { timer: row.timer, armed: { ...row.armed, now: this.clock.now() } };
   }
 }

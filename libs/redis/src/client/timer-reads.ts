@@ -1,30 +1,26 @@
 import {
-  checkDueBefore,
+  type ArmedState,
   compareDue,
   decodeDueCursor,
   type DuePosition,
   encodeDueCursor,
   type ListOptions,
-  refusals,
   type ListResult,
   type Timer,
-  type TimerStatus,
+  toListQuery,
+  validateIdArgument,
   validateKey,
-  validateScope,
 } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from '../store/keys';
 import { idBit, idsOfBitmap } from '../store/live-ids';
-import { decodeRow } from '../store/row';
+import { armedStateOf, decodeRow, type RowFields } from '../store/row';
 import { listInKeyOrder } from './key-order-list';
 import { type PartitionRef, readRows } from './partition-rows';
 
-const DEFAULT_LIST_LIMIT = 100;
-const MAX_LIST_LIMIT = 1000;
 /** How many `due` entries one partition reads per `dueBefore` page with a prefix, and per command. */
 const DUE_SCAN_BUDGET = 10_000;
 const DUE_SCAN_CHUNK = 1000;
-const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
 /**
  * The reads of the Timers API: straight from the row hashes and indexes, no script. During a
@@ -40,6 +36,18 @@ export class TimerReads {
   ) {}
 
   async get(key: string): Promise<Timer | null> {
+    const fields = await this.rowFields(key);
+    return fields && decodeRow(fields);
+  }
+
+  /** The row under `key` and what its armed due is beyond the Timer (`next`'s ArmedState), or null. */
+  async armedRow(key: string): Promise<{ timer: Timer; armed: ArmedState } | null> {
+    const fields = await this.rowFields(key);
+    return fields && { timer: decodeRow(fields), armed: armedStateOf(fields) };
+  }
+
+  /** The fields of the row under `key` (its `key` added), wherever a repartition left it, or null. */
+  private async rowFields(key: string): Promise<RowFields | null> {
     validateKey(key);
     const { previous } = this;
     const names = [this.keys.row(key)];
@@ -47,26 +55,16 @@ export class TimerReads {
     if (previous) names.push(previous.row(key), `${previous.base(previous.partitionOf(key))}m:${key}`);
     for (const name of names) {
       const fields = await this.redis.hgetall(name);
-      if (fields.id !== undefined) return decodeRow({ ...fields, key });
+      if (fields.id !== undefined) return { ...fields, key };
     }
     return null;
   }
 
-  /** In key order across the partitions (key-order-list.ts); with `dueBefore`, in due order. */
+  /** In key order across the partitions (key-order-list.ts); with `dueBefore`, in due order. Options: core's toListQuery. */
   async list(options: ListOptions = {}): Promise<ListResult> {
-    const { status } = options;
-    const prefix = validateScope(options.prefix);
-    if (status !== undefined && !STATUSES.includes(status)) {
-      throw refusals.invalid(
-        'status',
-        `Unknown status ${JSON.stringify(status)}.`,
-        `Use one of ${STATUSES.join(', ')}.`,
-      );
-    }
-    const limit = listLimit(options.limit);
-    const dueBefore = checkDueBefore(options);
-    if (dueBefore !== undefined) return this.listByDue(prefix, dueBefore, limit, options.cursor);
-    return listInKeyOrder(this.redis, this.walk(), { prefix, status, limit, cursor: options.cursor });
+    const { prefix, status, limit, cursor, dueBefore } = toListQuery(options);
+    if (dueBefore !== undefined) return this.listByDue(prefix, dueBefore, limit, cursor);
+    return listInKeyOrder(this.redis, this.walk(), { prefix, status, limit, cursor });
   }
 
   /**
@@ -150,7 +148,7 @@ export class TimerReads {
    * moved its timer since, so a miss looks in every other partition. One GETBIT each (store/live-ids.ts).
    */
   async check(id: string): Promise<boolean> {
-    const bit = typeof id === 'string' ? idBit(id) : null;
+    const bit = idBit(validateIdArgument(id));
     if (!bit) return false;
     const isSet = ([layout, n]: PartitionRef) => this.redis.getbit(layout.idBitmap(n, bit.chunk), bit.offset);
     const named = this.keys.partitionOfId(id);
@@ -184,16 +182,4 @@ export class TimerReads {
     const old = previous.all().filter((n) => !bases.has(previous.base(n)));
     return [...ours, ...old.map((n): PartitionRef => [previous, n])];
   }
-}
-
-function listLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_LIST_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw refusals.invalid(
-      'limit',
-      `limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got ${typeof limit === 'string' ? JSON.stringify(limit) : String(limit)}.`,
-      `Pass e.g. limit: ${DEFAULT_LIST_LIMIT}.`,
-    );
-  }
-  return limit;
 }

@@ -1,4 +1,5 @@
 import type {
+  ArmedState,
   Delivery,
   OverlapPolicy,
   RetryPolicy,
@@ -197,6 +198,19 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
   setRunPolicies(timer, fields, spec.kind);
   setSlotPolicy(timer, fields);
   return timer;
+}
+
+/**
+ * What a row's armed due is beyond its Timer (core's ArmedState, for `next`): `tg` a trigger run not
+ * claimed yet, `at` the try of a pending retry (absent: 1), `bf` / `bs` a backfill in progress.
+ */
+export function armedStateOf(fields: RowFields): ArmedState {
+  const armed: ArmedState = { retry: fields.at !== undefined && Number(fields.at) > 1 };
+  if (fields.tg !== undefined) armed.trigger = Number(fields.tg);
+  if (fields.bf !== undefined && fields.bs !== undefined) {
+    armed.backfill = { rest: JSON.parse(fields.bf) as number[], resume: Number(fields.bs) };
+  }
+  return armed;
 }
 
 /** What core's slot rules (slot-policy.ts) read of a row. */

@@ -1,4 +1,4 @@
-import { type CancelOutcome, liveCronSlot, type NormalizedSpec, refusals } from '@sundial/core';
+import { type CancelOutcome, fromStart, liveCronSlot, type NormalizedSpec, refusals } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { ClusterClock } from '../infra/cluster-clock';
 import type { SundialKeys } from './keys';
@@ -234,11 +234,20 @@ export class StoreCommands {
     return this.onKey('pause', requests, key);
   }
 
-  /** A cron resumes at its next occurrence after Redis now, computed here (resume.lua asks again if late). */
+  /**
+   * A cron resumes at its next occurrence after Redis now (none before its startAt), computed here
+   * (resume.lua asks again if late).
+   */
   async resume(key: string, requests: CallRequests): Promise<RowReply> {
-    const [cron, tz] = await this.redis.hmget(this.keys.row(key), 'cr', 'tz');
+    const [cron, tz, st] = await this.redis.hmget(this.keys.row(key), 'cr', 'tz', 'st');
+    const startAt = st === null ? undefined : Number(st);
     const [reply] = await this.withRedisNow(async (now) => [
-      await this.onKey('resume', requests, key, cron && tz ? liveCronSlot(cron, tz, now) : ''),
+      await this.onKey(
+        'resume',
+        requests,
+        key,
+        cron && tz ? liveCronSlot(cron, tz, fromStart({ startAt }, now)) : '',
+      ),
     ]);
     return reply;
   }

@@ -49,7 +49,7 @@ function render(timer: Timer, rerender: () => void): HTMLElement[] {
       'div',
       { class: 'columns' },
       h('div', {}, h('h2', {}, 'Timer'), fields(timer), payloadToggle(timer)),
-      h('div', {}, h('h2', {}, 'Next times'), nextTimes(timer.key)),
+      h('div', {}, h('h2', {}, 'Next times'), nextTimes(timer)),
     ),
     h('h2', {}, 'Ledger'),
     ledger(timer.key),
@@ -189,7 +189,7 @@ function payloadToggle(timer: Timer): HTMLElement {
   return h('div', {}, h('p', {}, button), shown);
 }
 
-function nextTimes(key: string): HTMLElement {
+function nextTimes({ key, status }: Timer): HTMLElement {
   return loaded(api<NextTimes>('GET', timerPath(key, 'next'), { count: String(NEXT_COUNT) }), ({ times }) =>
     times.length
       ? table<NextTimes['times'][number]>(
@@ -201,8 +201,18 @@ function nextTimes(key: string): HTMLElement {
           ],
           times,
         )
-      : h('p', {}, 'No more due times: the timer will not run again on its schedule.'),
+      : h('p', {}, noTimes(status)),
   );
+}
+
+/**
+ * Why a timer has no due time (docs/spec.md §3.9: none while paused or finished), as `sundial next` says
+ * it: a paused one runs again once resumed, which "will not run again" would deny.
+ */
+function noTimes(status: Timer['status']): string {
+  if (status === 'paused')
+    return 'No due times while it is paused: press Resume to run it on its schedule again.';
+  return 'No more due times: the timer will not run again on its schedule.';
 }
 
 function ledger(key: string): HTMLElement {

@@ -1,5 +1,6 @@
 -- Resumes a paused timer. The next due is computed from now: an interval's next grid slot (same math as
--- core nextGridSlot), a once timer's own due (or now when it passed), the given cron occurrence.
+-- core nextGridSlot; none before startAt), a once timer's own due (or now when it passed), the given cron
+-- occurrence.
 -- Resuming a timer that is not paused changes nothing.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
@@ -31,7 +32,8 @@ end
 local now = now_ms()
 local due
 if row.k == 'interval' then
-  due = next_grid_slot(row, now)
+  -- no slot before startAt (`st`): as core fromStart
+  due = next_grid_slot(row, row.st and math.max(now, tonumber(row.st) - 1) or now)
 elseif row.k == 'cron' then
   due = tonumber(ARGV[3])
   if due <= now then

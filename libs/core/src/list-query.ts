@@ -1,17 +1,29 @@
-import { checkDueBefore } from '../due-order';
-import { refusals } from '../refusals';
-import { showValue } from '../show-value';
-import type { ListOptions, TimerStatus } from '../types';
-import { validateScope } from '../names';
-import type { ListQuery } from './entry-store';
+import { checkDueBefore } from './due-order';
+import { validateScope } from './names';
+import { refusals } from './refusals';
+import { showValue } from './show-value';
+import type { ListOptions, TimerStatus } from './types';
+
+/** `list()` options checked, with their defaults: what each backend lists by. */
+export interface ListQuery {
+  prefix: string;
+  status?: TimerStatus;
+  limit: number;
+  cursor?: string;
+  dueBefore?: number;
+}
 
 const STATUSES: readonly TimerStatus[] = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1000;
 
-/** Validates `list()` options and applies the defaults. */
+/**
+ * Validates `list()` options and applies the defaults (docs/spec.md §3.6): one rule for both backends, so
+ * a refusal is the same text on each and names the first bad field in the same order.
+ */
 export function toListQuery(options: ListOptions = {}): ListQuery {
-  const { prefix, status, limit = DEFAULT_LIST_LIMIT, cursor } = options;
+  const { status, limit = DEFAULT_LIST_LIMIT, cursor } = options;
+  const prefix = validateScope(options.prefix);
   if (status !== undefined && !STATUSES.includes(status)) {
     throw refusals.invalid(
       'status',
@@ -34,5 +46,5 @@ export function toListQuery(options: ListOptions = {}): ListQuery {
     );
   }
   const dueBefore = checkDueBefore(options);
-  return { prefix: validateScope(prefix), status, limit, cursor, dueBefore };
+  return { prefix, status, limit, cursor, dueBefore };
 }
