@@ -1,6 +1,14 @@
 import { silentLogger } from '@sundial/core';
 import { fireConsumerOptions, type FireJobData, TimerRunner } from '@sundial/redis';
-import { ensureBuilt, faketimeEnv, hasFaketime, killAll, spawnApp, waitFor } from '@sundial/testing';
+import {
+  CommandGate,
+  ensureBuilt,
+  faketimeEnv,
+  hasFaketime,
+  killAll,
+  spawnApp,
+  waitFor,
+} from '@sundial/testing';
 import { Worker } from 'bullmq';
 import { type FireCluster, recorder, useFirePath } from './fire-fixture';
 
@@ -17,13 +25,14 @@ const STALL_MS = 1_500;
  * A runner whose one consumer (the host's, as @nestjs/bullmq makes it) stops taking jobs: paused behind
  * the runner's back, a real BullMQ state in which a Worker takes nothing, as a stuck one does.
  */
-async function stuckConsumer(cluster: FireCluster) {
+async function stuckConsumer(cluster: FireCluster, connection = fire.url()) {
   const job = recorder();
   const recreated: number[] = [];
   const errors: string[] = [];
   const shared = { connection: fire.url(), prefix: cluster.prefix };
   const runner = new TimerRunner({
     ...shared,
+    connection,
     handlers: { job: job.handler },
     consumers: 'external',
     consumerStallMs: STALL_MS,
@@ -83,6 +92,36 @@ describe('fire-job consumer watchdog', () => {
     },
     150_000,
   );
+
+  // A check under way when the runner closes (its reads answered after the close began) made a consumer
+  // that nothing closed: a BullMQ Worker taking jobs, its connections open, after the runner's close.
+  it('makes no consumer once the runner closes, for a check under way', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    // the runner's connections go through the gate, which holds the watchdog's read of the wait list
+    const gate = await CommandGate.start({ port: Number(new URL(fire.url()).port) }, /LINDEX/i);
+    gate.release();
+    const { recreated, runner } = await stuckConsumer(cluster, gate.url);
+    try {
+      await cluster.timers.schedule({ key: 'k', handler: 'job', delay: 0 });
+      const waitList = `${cluster.timers.keys.bullPrefix}:${cluster.timers.keys.queueName(0)}:wait`;
+      await waitFor(async () => (await fire.raw.llen(waitList)) === 1, { what: 'the job to wait' });
+      const waitingSince = Date.now();
+      await gate.holdNext();
+      // deadline: the job waited longer than STALL_MS by the time the held check reads its age
+      await waitFor(() => Date.now() - waitingSince > STALL_MS, {
+        timeoutMs: 2 * STALL_MS,
+        what: 'STALL_MS',
+      });
+      const closing = runner.close(0);
+      gate.release();
+      await closing;
+      expect(recreated).toEqual([]);
+    } finally {
+      await runner.close(0);
+      await gate.stop();
+    }
+  }, 30_000);
 
   it('a worker whose connections were killed (CLIENT KILL) takes jobs again', async () => {
     const cluster = await fire.cluster();

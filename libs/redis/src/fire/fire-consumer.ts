@@ -92,6 +92,8 @@ export class FireConsumers {
   private readonly watchdog: ConsumerWatchdog;
   private readonly finishes: FinishedJobs;
   private process: FireJobProcessor | undefined;
+  /** closing or closed: a watchdog check still under way replaces no consumer */
+  private closing = false;
 
   constructor(private readonly options: FireConsumersOptions) {
     this.watchdog = new ConsumerWatchdog({
@@ -148,6 +150,7 @@ export class FireConsumers {
 
   /** Takes no more jobs; resolves once the consumers are closed (their running jobs settled). */
   async close(): Promise<void> {
+    this.closing = true;
     this.watchdog.stop();
     this.finishes.stop();
     await Promise.all(this.all().map((consumer) => consumer.close()));
@@ -161,6 +164,7 @@ export class FireConsumers {
    * hands them to another worker; the claims expire with their leases.
    */
   async disconnect(): Promise<void> {
+    this.closing = true;
     for (const connection of this.connections) connection.disconnect();
     await Promise.all(this.all().map((consumer) => consumer.disconnect().catch(() => undefined)));
   }
@@ -177,7 +181,9 @@ export class FireConsumers {
 
   private async recreate(partition: number): Promise<void> {
     const stuck = this.consumers.get(partition);
-    if (!stuck || !this.process) return;
+    // A check that read Redis before the close and decides after it: the consumers to close were those
+    // of the close's start, and a Worker made now would take jobs, its connections open, after it.
+    if (!stuck || !this.process || this.closing) return;
     const fresh = this.own(partition, this.openConnection());
     this.consumers.set(partition, fresh);
     this.retired.push(stuck);

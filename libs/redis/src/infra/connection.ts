@@ -7,6 +7,7 @@ import {
   skipEndedSubscriberDisconnects,
 } from './cluster-outage';
 import { installIoredisClosures } from './ioredis-closures';
+import { installDetectorEndsWithConnection } from './ioredis-detector-end';
 import { installClosedSocketDisconnect } from './ioredis-disconnect';
 import { installFailoverDuringLookUp } from './ioredis-failover';
 import { settledWithin } from './settled-within';
@@ -72,6 +73,8 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
   installClosedSocketDisconnect();
   // and before any Sentinel connection: one told of a failover while it looks the primary up follows it
   installFailoverDuringLookUp();
+  // and its failover detector's Sentinel connections end with it, however it ends
+  installDetectorEndsWithConnection();
   if (connection instanceof Redis) {
     return withErrorListener(connection.duplicate({ ...followFailovers(connection.options), ...overrides }));
   }
