@@ -1,6 +1,6 @@
 import { silentLogger } from '@sundial/core';
 import { fireConsumerOptions, type FireJobData, TimerRunner } from '@sundial/redis';
-import { ensureBuilt, faketimeEnv, hasFaketime, killAll, spawnApp, waitFor } from '@sundial/testing';
+import { ensureBuilt, faketimeEnv, hasFaketime, killAll, spawnApp, waitFor } from '@sundial/testing/harness';
 import { Worker } from 'bullmq';
 import { type FireCluster, recorder, useFirePath } from './fire-fixture';
 
