@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis } from '@sundial/testing/harness';
 
 /** The configuration every bench run states: no persistence, no eviction, a 100 Hz server cron. */
 const BENCH_REDIS_ARGS = [

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '@sundial/testing';
+import { ROOT } from '@sundial/testing/harness';
 
 const operations = (): string => readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
 

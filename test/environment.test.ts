@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { type ChildOutput, childOutput, waitFor } from '@sundial/testing';
+import { type ChildOutput, childOutput, waitFor } from '@sundial/testing/harness';
 
 /**
  * A process that ends as a jest worker does (jest-worker's own 'message' listener, removed on END),

@@ -8,7 +8,7 @@ import type { HandlerMap } from '../apps/worker/src/handlers-module';
 import { createWorkerApp } from '../apps/worker/src/worker-app';
 import type { WorkerConfig } from '../apps/worker/src/worker-config';
 import { workerConfigFromEnv } from '../apps/worker/src/worker-config';
-import { type HttpClient, httpClient } from '@sundial/testing';
+import { type HttpClient, httpClient } from '@sundial/testing/harness';
 
 /** Settings that keep a test cluster quick: errors-only logs, fast reconcile. */
 export const TEST_ENV = { LOG_LEVEL: 'error', SUNDIAL_RECONCILE_MS: '200' };

@@ -1,4 +1,4 @@
-import { startRedisCluster } from '@sundial/testing';
+import { startRedisCluster } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { sundialOnPartitions } from '../contenders/sundial';
 import { Fleet } from '../processes/fleet';

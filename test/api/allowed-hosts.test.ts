@@ -1,4 +1,4 @@
-import { type RedisServer, rawHttp, startRedis } from '@sundial/testing';
+import { type RedisServer, rawHttp, startRedis } from '@sundial/testing/harness';
 import Redis from 'ioredis';
 import { parseAllowedHosts } from '@sundial/server';
 import { type RunningApp, startScheduler } from '../local-cluster';

@@ -1,4 +1,4 @@
-import { type ErrorBody, httpClient, type RedisServer, startRedis } from '@sundial/testing';
+import { type ErrorBody, httpClient, type RedisServer, startRedis } from '@sundial/testing/harness';
 import { RedisPing } from '../../libs/server/src/redis-ping';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 

@@ -1,5 +1,5 @@
 import type { JsonValue, Timer, TimerContext } from '@sundial/core';
-import { type HttpClient, keyPath, type RedisServer, startRedis } from '@sundial/testing';
+import { type HttpClient, keyPath, type RedisServer, startRedis } from '@sundial/testing/harness';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 /** The largest payload the fixture's scheduler takes (SUNDIAL_MAX_PAYLOAD_BYTES). */

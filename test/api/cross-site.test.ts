@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { type ErrorBody, keyPath } from '@sundial/testing';
+import { type ErrorBody, keyPath } from '@sundial/testing/harness';
 import { useScheduler } from './scheduler-fixture';
 
 /**

@@ -1,4 +1,4 @@
-import { keyPath } from '@sundial/testing';
+import { keyPath } from '@sundial/testing/harness';
 import { useScheduler } from './scheduler-fixture';
 
 /** An operation of /docs-json, as far as its JSON body goes. */

@@ -6,7 +6,7 @@ import {
   type RedisServer,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import Redis from 'ioredis';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 

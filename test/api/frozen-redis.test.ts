@@ -1,4 +1,4 @@
-import { type ErrorBody, type RedisServer, startRedis, waitFor, within } from '@sundial/testing';
+import { type ErrorBody, type RedisServer, startRedis, waitFor, within } from '@sundial/testing/harness';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 const BOUND_MS = 300;

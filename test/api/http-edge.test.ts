@@ -7,7 +7,7 @@ import {
   type RedisServer,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { type RunningApp, startScheduler } from '../local-cluster';
 
 /**

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { SchedulerServiceFactory } from '../../apps/scheduler/src/scheduler-service';
 import { createSchedulerApp } from '../../apps/scheduler/src/scheduler-app';
 import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
-import { type HttpClient, httpClient, keyPath, type RedisServer, startRedis } from '@sundial/testing';
+import { type HttpClient, httpClient, keyPath, type RedisServer, startRedis } from '@sundial/testing/harness';
 import { TEST_ENV } from '../local-cluster';
 import { jsonText, KEYS, keyArb, specBody, whenValue } from './http-fuzz-values';
 

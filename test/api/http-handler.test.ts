@@ -2,7 +2,7 @@ import type { Timer } from '@sundial/core';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keyPath, type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { keyPath, type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 interface Received {

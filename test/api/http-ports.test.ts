@@ -1,5 +1,5 @@
 import { parseAllowedHosts, policyFor } from '@sundial/server';
-import { type RawReply, type RedisServer, rawHttp, redisNow, startRedis } from '@sundial/testing';
+import { type RawReply, type RedisServer, rawHttp, redisNow, startRedis } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 

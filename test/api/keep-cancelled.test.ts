@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { keyPath } from '@sundial/testing';
+import { keyPath } from '@sundial/testing/harness';
 import { contractChecker, type OpenApiDocument } from './openapi-contract';
 import { useScheduler } from './scheduler-fixture';
 

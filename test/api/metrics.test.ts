@@ -1,6 +1,6 @@
 import { SundialKeys } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import { keyPath, type RedisServer, redisNow, startRedis, waitFor } from '@sundial/testing';
+import { keyPath, type RedisServer, redisNow, startRedis, waitFor } from '@sundial/testing/harness';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 
 /** The value of one series in a Prometheus exposition, e.g. `sundial_runs_total{handler="a",status="ok"}`. */

@@ -1,7 +1,7 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { childOutput, DIST, freePort, httpClient, spawnOwned, waitFor } from '@sundial/testing';
+import { childOutput, DIST, freePort, httpClient, spawnOwned, waitFor } from '@sundial/testing/harness';
 
 /** What the `npm start` suites share: dist/scripts/start.js started, and its apps awaited. */
 

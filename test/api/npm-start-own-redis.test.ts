@@ -18,7 +18,7 @@ import {
   type RedisServer,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import {
   bothReady,
   connects,

@@ -16,7 +16,7 @@ import {
   startRedisCluster,
   startRedisSentinels,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { bothReady, connects, pidOfLine, running, spawnStart } from './npm-start-harness';
 
 /**

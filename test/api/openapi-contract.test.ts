@@ -1,4 +1,4 @@
-import { keyPath, startRedis, waitFor, within } from '@sundial/testing';
+import { keyPath, startRedis, waitFor, within } from '@sundial/testing/harness';
 import { type RunningApp, startScheduler } from '../local-cluster';
 import { MAX_PAYLOAD, useCluster } from './cluster-fixture';
 import {

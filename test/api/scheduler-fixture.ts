@@ -1,4 +1,4 @@
-import { type ErrorBody, type HttpClient, type RedisServer, startRedis } from '@sundial/testing';
+import { type ErrorBody, type HttpClient, type RedisServer, startRedis } from '@sundial/testing/harness';
 import Redis from 'ioredis';
 import { type RunningApp, startScheduler } from '../local-cluster';
 

@@ -1,7 +1,7 @@
 import { closeSync, ftruncateSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TimerSpec } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { counted, file, FOLLOW_DEADLINE_MS, followersOnRedis } from './schedules-fixture';
 
 const keysOf = (count: number, from = 0) =>

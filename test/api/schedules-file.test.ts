@@ -12,7 +12,7 @@ import {
   spawnApp,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { SchedulesFollower } from '../../apps/scheduler/src/schedules/schedules-follower';
 
 /** docs/spec.md §5.1, §5.4: "within a second of the edit, without a restart". */

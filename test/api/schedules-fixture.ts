@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type SundialLogger, type TimersApi } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import {
   SchedulesFollower,
   type SchedulesStatus,

@@ -9,7 +9,7 @@ import {
   type RedisServer,
   spawnApp,
   startRedis,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 
 const HOUR_MS = 3_600_000;

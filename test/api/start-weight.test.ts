@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SwaggerModule } from '@nestjs/swagger';
-import { DIST, ensureBuilt, startRedis } from '@sundial/testing';
+import { DIST, ensureBuilt, startRedis } from '@sundial/testing/harness';
 import { startScheduler } from '../local-cluster';
 
 /**

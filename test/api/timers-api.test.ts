@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { type ErrorBody, keyPath } from '@sundial/testing';
+import { type ErrorBody, keyPath } from '@sundial/testing/harness';
 import { MAX_PAYLOAD, useCluster } from './cluster-fixture';
 
 /** docs/spec.md §2 and §5.2 over HTTP: refusals, ifExists and Idempotency-Key, on a real scheduler and worker. */

@@ -1,5 +1,5 @@
 import type { ListResult, Timer } from '@sundial/core';
-import { type ErrorBody, keyPath, waitFor } from '@sundial/testing';
+import { type ErrorBody, keyPath, waitFor } from '@sundial/testing/harness';
 import { useCluster } from './cluster-fixture';
 import { contractChecker, type OpenApiDocument } from './openapi-contract';
 

@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { type ErrorBody, keyPath, waitFor } from '@sundial/testing';
+import { type ErrorBody, keyPath, waitFor } from '@sundial/testing/harness';
 import { useCluster } from './cluster-fixture';
 
 /** An operation's JSON body as /docs-json describes it. */

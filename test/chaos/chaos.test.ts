@@ -1,4 +1,4 @@
-import { ensureBuilt } from '@sundial/testing';
+import { ensureBuilt } from '@sundial/testing/harness';
 import { FAST_SCENARIO } from './faults';
 import { chaosTable, problemList } from './report';
 import { runScenario } from './scenario';

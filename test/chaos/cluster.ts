@@ -8,7 +8,7 @@ import {
   type RunRecord,
   spawnApp,
   startRedis,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { type LedgerEntry, MAX_HISTORY_LIMIT, silentLogger, type Timer } from '@sundial/core';
 import { Redis } from 'ioredis';
 import { RedisNode } from './redis-node';

@@ -1,5 +1,5 @@
 import type { Timer, TimersApi } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import type { ScriptName } from '../../libs/redis/src/store/script-loader';
 import { scriptMatcher, withDeadline } from './fault-tools';
 import { type Scenario, sleep } from './scenario';

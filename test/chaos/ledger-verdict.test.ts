@@ -1,5 +1,5 @@
 import type { LedgerEntry, Timer } from '@sundial/core';
-import type { RunRecord } from '@sundial/testing';
+import type { RunRecord } from '@sundial/testing/harness';
 import { checkLedger, type LedgerInput, type Verdict } from './ledger';
 
 /** The workers' lease in these cases, as the chaos cluster's. */

@@ -1,6 +1,6 @@
 import type { LedgerEntry, Timer } from '@sundial/core';
 import { DEFAULT_CLAIM_AHEAD_MS } from '@sundial/redis';
-import type { RunRecord } from '@sundial/testing';
+import type { RunRecord } from '@sundial/testing/harness';
 import type { Write } from './load';
 import { claimTime, Requeues } from './requeues';
 

@@ -1,5 +1,5 @@
 import type { Timer, TimerSpec, TimersApi } from '@sundial/core';
-import { type HttpClient, keyPath } from '@sundial/testing';
+import { type HttpClient, keyPath } from '@sundial/testing/harness';
 
 /** What one write call answered, as its caller saw it. */
 export interface Write {

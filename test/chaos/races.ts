@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '@sundial/testing';
+import { ROOT } from '@sundial/testing/harness';
 import type { ScenarioResult } from './scenario';
 
 export interface RaceSeeds {

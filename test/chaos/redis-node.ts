@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort, spawnOwned, waitFor } from '@sundial/testing';
+import { freePort, spawnOwned, waitFor } from '@sundial/testing/harness';
 
 /**
  * A private redis-server the chaos suite may hurt: SIGKILL or SIGTERM it and start it again on the same

@@ -1,4 +1,4 @@
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import Redis from 'ioredis';
 import { ReplyProxy, type SentCommand } from './reply-proxy';
 

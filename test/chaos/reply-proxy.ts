@@ -1,4 +1,4 @@
-import { proxiedSocket } from '@sundial/testing';
+import { proxiedSocket } from '@sundial/testing/harness';
 import { createServer, type Server, type Socket } from 'node:net';
 
 /** A command as a client sent it: name upper-cased, then its arguments as text. */

@@ -2,7 +2,7 @@ import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
-import { ROOT } from '@sundial/testing';
+import { ROOT } from '@sundial/testing/harness';
 import type { ScenarioResult } from './scenario';
 
 const HEADER =

@@ -1,5 +1,5 @@
 import type { LedgerEntry } from '@sundial/core';
-import type { RunRecord } from '@sundial/testing';
+import type { RunRecord } from '@sundial/testing/harness';
 
 /**
  * The product's own record of why an at-least-once `(id, version)` ran again (docs/spec.md §3.8, §3.9): a

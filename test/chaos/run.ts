@@ -2,7 +2,7 @@
 import '../../libs/server/src/register-paths';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, ROOT } from '@sundial/testing';
+import { ensureBuilt, ROOT } from '@sundial/testing/harness';
 import { SCENARIOS } from './faults';
 import { runRaces } from './races';
 import { chaosTable, problemList, writeReliability } from './report';

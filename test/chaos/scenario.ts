@@ -1,4 +1,4 @@
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { ChaosCluster, type ClusterOptions, type FinalState, LEASE_MS } from './cluster';
 import { checkLedger, type Verdict } from './ledger';
 import { Load } from './load';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Timer } from '@sundial/core';
-import { timerSpecFields, waitFor } from '@sundial/testing';
+import { timerSpecFields, waitFor } from '@sundial/testing/harness';
 import { withCliCluster } from './cli-cluster';
 
 const TOKEN = 'cli-again-token';

@@ -1,4 +1,4 @@
-import { clusterEnv, ensureBuilt, killAll, spawnCluster, startRedis } from '@sundial/testing';
+import { clusterEnv, ensureBuilt, killAll, spawnCluster, startRedis } from '@sundial/testing/harness';
 import { type Run, runCli } from './run-cli';
 
 /** `sundial <args>` against the suite's cluster, with `env` over SUNDIAL_URL and SUNDIAL_TOKEN when given. */

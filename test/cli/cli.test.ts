@@ -1,5 +1,5 @@
 import type { ListResult, Preview, Timer } from '@sundial/core';
-import { freePort, waitFor } from '@sundial/testing';
+import { freePort, waitFor } from '@sundial/testing/harness';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import {
   type RedisServer,
   startRedis,
   startRedisSentinels,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { createServer, type Server } from 'node:net';
 import { documentedAcl, documentedRepartitionGrant } from '../documented-acl';

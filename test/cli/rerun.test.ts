@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { withCliCluster } from './cli-cluster';
 
 const TOKEN = 'cli-rerun-token';

@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { ensureBuilt, waitFor } from '@sundial/testing';
+import { ensureBuilt, waitFor } from '@sundial/testing/harness';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import {

@@ -1,4 +1,4 @@
-import { DIST } from '@sundial/testing';
+import { DIST } from '@sundial/testing/harness';
 import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 

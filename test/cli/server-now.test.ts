@@ -1,5 +1,5 @@
 import type { ListResult } from '@sundial/core';
-import { faketimeEnv, hasFaketime } from '@sundial/testing';
+import { faketimeEnv, hasFaketime } from '@sundial/testing/harness';
 import { withCliCluster } from './cli-cluster';
 
 const TOKEN = 'cli-now-token';

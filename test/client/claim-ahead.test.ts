@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { OnTimer, SundialModule, SundialWorkerModule, Timers } from '@sundial/client';
 import { DEFAULT_CLAIM_AHEAD_MS, FireCommands } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 
 @Injectable()
 class Ticks {

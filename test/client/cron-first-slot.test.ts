@@ -16,7 +16,7 @@ import {
   SundialWorkerModule,
   Timers,
 } from '@sundial/client';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { type FireCluster, matching, recorder, useFirePath } from '../redis/fire-fixture';
 
 // docs/spec.md §5.1, a rolling deploy: the first replica of a newer build boots with a new

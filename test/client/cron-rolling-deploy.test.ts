@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { DistributedCron, DistributedInterval, Timers } from '@sundial/client';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { RedisTimers } from '@sundial/redis';
 import { Redis } from 'ioredis';
 import { registrarOnRedis } from './registrar-on-redis';

@@ -8,7 +8,7 @@ import {
   spawnApp,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import type { RunRecord } from '../fixtures/fastify/src/run-log';
 

@@ -9,7 +9,7 @@ import {
   type RedisServer,
   ROOT,
   startRedis,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /**
  * README "Use it from your Nest app", followed by a user whose app lives outside this checkout: the

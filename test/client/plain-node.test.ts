@@ -15,7 +15,7 @@ import {
   spawnOwned,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /**
  * A plain Node.js service (node:http, no Nest) on @sundial/redis, as docs/spec.md §5.5 and README "Across

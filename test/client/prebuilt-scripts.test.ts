@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ensureBuilt, installedLibraries } from '@sundial/testing';
+import { ensureBuilt, installedLibraries } from '@sundial/testing/harness';
 import { assembleScripts } from '../../libs/redis/src/store/script-prebuilt';
 
 /** The scripts and libraries as entries of name → { name, lua } / { name, code }, as JSON carries them. */

@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { SundialModule } from '@sundial/client';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis } from '@sundial/testing/harness';
 
 export interface RegistrarBoot {
   /** its config's values (`DIGEST_CRON`, `BEAT_EVERY`, …) */

@@ -1,4 +1,4 @@
-import { type AppProcess, spawnApp, waitFor } from '@sundial/testing';
+import { type AppProcess, spawnApp, waitFor } from '@sundial/testing/harness';
 import { useAppsOnPrivateRedis } from '../cluster/app-fixture';
 
 const WARNING = 'SundialWorkerModule: nothing in this process handles SIGTERM';

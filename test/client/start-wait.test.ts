@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { OnTimer, SundialModule, SundialWorkerModule, Timers } from '@sundial/client';
 import type { JsonValue } from '@sundial/core';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 
 /** Redis is away this long after the app is made. */
 const OUTAGE_MS = 3_000;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { OnTimer, SundialModule, SundialWorkerModule, Timers } from '@sundial/client';
 import { isSundialError, type JsonValue } from '@sundial/core';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 
 /**
  * Redis is away this long: into BullMQ's own reconnect back-off (bullmq redis-connection.js,

@@ -14,7 +14,7 @@ import {
   spawnCluster,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { documentedAcl } from '../documented-acl';
 
 /**

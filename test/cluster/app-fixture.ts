@@ -1,6 +1,12 @@
 import { RedisTimers } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import { type AppProcess, ensureBuilt, killAll, type RedisServer, startRedis } from '@sundial/testing';
+import {
+  type AppProcess,
+  ensureBuilt,
+  killAll,
+  type RedisServer,
+  startRedis,
+} from '@sundial/testing/harness';
 
 /** What useAppsOnPrivateRedis gives a suite. */
 export interface AppsOnPrivateRedis {

@@ -8,7 +8,7 @@ import {
   spawnApp,
   startRedisCluster,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /** How long every node of the cluster stays down. */
 const OUTAGE_MS = 15_000;

@@ -6,7 +6,7 @@ import {
   startClusterNode,
   startRedisCluster,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { Cluster, Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { FinishedJobs } from '../../libs/redis/src/fire/finished-jobs';

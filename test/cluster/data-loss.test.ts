@@ -2,8 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisTimers } from '@sundial/redis';
-import type { AppProcess, RedisServer } from '@sundial/testing';
-import { clusterEnv, ensureBuilt, killAll, readRuns, spawnApp, startRedis, waitFor } from '@sundial/testing';
+import type { AppProcess, RedisServer } from '@sundial/testing/harness';
+import {
+  clusterEnv,
+  ensureBuilt,
+  killAll,
+  readRuns,
+  spawnApp,
+  startRedis,
+  waitFor,
+} from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { appLines } from './app-fixture';
 

@@ -1,5 +1,5 @@
 import { keySlot } from '@sundial/redis';
-import { type RedisCluster, type RedisServer, startRedis, startRedisCluster } from '@sundial/testing';
+import { type RedisCluster, type RedisServer, startRedis, startRedisCluster } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { describeExactlyOnce } from './exactly-once';
 

@@ -1,4 +1,4 @@
-import { startRedis } from '@sundial/testing';
+import { startRedis } from '@sundial/testing/harness';
 import { describeExactlyOnce } from './exactly-once';
 
 describeExactlyOnce({

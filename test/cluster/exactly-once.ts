@@ -12,7 +12,7 @@ import {
   type RunRecord,
   spawnCluster,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /** What a mutation did, and whether it provably landed while its timer was still pending. */
 interface Mutation {

@@ -1,4 +1,4 @@
-import { type AppProcess, httpClient, spawnApp, waitFor } from '@sundial/testing';
+import { type AppProcess, httpClient, spawnApp, waitFor } from '@sundial/testing/harness';
 import { useAppsOnPrivateRedis } from './app-fixture';
 
 const TOKEN = 'tok-7c1d-never-logged';

@@ -1,6 +1,6 @@
 import { RedisTimers } from '@sundial/redis';
-import * as testing from '@sundial/testing';
-import { type AppProcess, readRuns, SHORT_LEASE, spawnApp } from '@sundial/testing';
+import * as testing from '@sundial/testing/harness';
+import { type AppProcess, readRuns, SHORT_LEASE, spawnApp } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { midRunSpecs, settledTimers } from './mid-run';
 

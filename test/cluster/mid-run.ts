@@ -1,6 +1,6 @@
 import type { Timer, TimerSpec } from '@sundial/core';
 import type { RedisTimers } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 
 /**
  * `perDelivery` one-shots of each delivery mode, `<prefix><delivery>:<n>`, whose first run (handler `slow`)

@@ -1,6 +1,6 @@
 import { RedisTimers } from '@sundial/redis';
-import type { AppProcess } from '@sundial/testing';
-import { clusterEnv, readRuns, spawnApp, waitFor } from '@sundial/testing';
+import type { AppProcess } from '@sundial/testing/harness';
+import { clusterEnv, readRuns, spawnApp, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { appLines, useAppsOnPrivateRedis } from './app-fixture';
 

@@ -6,7 +6,7 @@ import {
   type RedisServer,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /** Redis is away this long: several reconnect attempts of every app's connections. */
 const OUTAGE_MS = 6_000;

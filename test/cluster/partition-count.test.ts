@@ -1,5 +1,5 @@
 import { repartition } from '@sundial/redis';
-import { clusterEnv, spawnApp, spawnRefused } from '@sundial/testing';
+import { clusterEnv, spawnApp, spawnRefused } from '@sundial/testing/harness';
 import { useAppsOnPrivateRedis } from './app-fixture';
 
 /** A process started with another partition count than the data's refuses to start, saying how to fix it. */

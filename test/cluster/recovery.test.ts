@@ -14,7 +14,7 @@ import {
   spawnApp,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { midRunSpecs, settledTimers } from './mid-run';
 
 /**

@@ -12,7 +12,7 @@ import {
   spawnRefused,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 
 const TIMERS = 10_000;

@@ -1,5 +1,5 @@
 import { RedisTimers } from '@sundial/redis';
-import { clusterEnv, readRuns, spawnApp, waitFor } from '@sundial/testing';
+import { clusterEnv, readRuns, spawnApp, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { useAppsOnPrivateRedis } from './app-fixture';
 

@@ -1,7 +1,13 @@
 import type { Timer } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import { type AppProcess, type RedisSentinels, readRuns, type RunRecord, waitFor } from '@sundial/testing';
+import {
+  type AppProcess,
+  type RedisSentinels,
+  readRuns,
+  type RunRecord,
+  waitFor,
+} from '@sundial/testing/harness';
 import { type SentinelApps, startSentinelApps } from './sentinel-fixture';
 
 const TIMERS = 1500;

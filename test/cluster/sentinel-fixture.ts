@@ -8,7 +8,7 @@ import {
   spawnCluster,
   startRedis,
   startRedisSentinels,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /** A Sentinel group, a Redis for the runs' records, and one scheduler and `workers` workers on it. */
 export interface SentinelApps {

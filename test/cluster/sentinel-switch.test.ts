@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { readRuns, waitFor } from '@sundial/testing';
+import { readRuns, waitFor } from '@sundial/testing/harness';
 import { type SentinelApps, startSentinelApps } from './sentinel-fixture';
 
 const TIMERS = 300;

@@ -16,7 +16,7 @@ import {
   startRedis,
   startRedisSentinels,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { libraryHost, recordingLogger } from '../redis/library-host-fixture';
 

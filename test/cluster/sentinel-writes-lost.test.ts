@@ -1,5 +1,5 @@
 import { RedisTimers, reportWritesLost, SundialMetrics, watchPartitionCount } from '@sundial/redis';
-import { type RedisSentinels, startRedisSentinels, waitFor } from '@sundial/testing';
+import { type RedisSentinels, startRedisSentinels, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 

@@ -11,7 +11,7 @@ import {
   spawnRefused,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /**
  * Processes pinned to partitions (SUNDIAL_SERVE_PARTITIONS): a scheduler and a worker for partition 0, another

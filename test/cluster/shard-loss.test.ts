@@ -11,7 +11,7 @@ import {
   spawnApp,
   startRedisCluster,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { appLines } from './app-fixture';
 

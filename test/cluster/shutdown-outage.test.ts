@@ -7,7 +7,7 @@ import {
   spawnApp,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /**
  * docs/operations.md SundialRedisDown: a worker stopped while Redis is away (SIGTERM) still exits,

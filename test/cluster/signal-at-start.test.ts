@@ -6,7 +6,7 @@ import {
   type RedisServer,
   spawnOwned,
   startRedis,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { join } from 'node:path';
 
 /** How late each reply of the slow Redis comes: the shutdown waits several of them, the start none. */

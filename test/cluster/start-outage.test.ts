@@ -9,7 +9,7 @@ import {
   startRedis,
   startRedisCluster,
   within,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 const WAIT_LINE = 'waiting up to 30000 ms for Redis before starting';
 

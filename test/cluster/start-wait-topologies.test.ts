@@ -1,5 +1,5 @@
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, startRedisCluster, startRedisSentinels, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedisCluster, startRedisSentinels, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { libraryHost, recordingLogger } from '../redis/library-host-fixture';
 import { topologiesSideBySide } from '../redis/topologies-side-by-side';

@@ -1,4 +1,4 @@
-import { clusterEnv, faketimeEnv, hasFaketime, readRuns, spawnApp, waitFor } from '@sundial/testing';
+import { clusterEnv, faketimeEnv, hasFaketime, readRuns, spawnApp, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

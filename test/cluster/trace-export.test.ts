@@ -9,7 +9,7 @@ import {
   startOtlpReceiver,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 interface LogLine {
   level: string;

@@ -20,7 +20,7 @@ import {
   startOtlpReceiver,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 
 /** OTLP span kinds (the JSON encoding's numbers). */
 const SERVER = 2;

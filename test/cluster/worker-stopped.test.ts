@@ -1,7 +1,7 @@
 import type { LedgerEntry, Timer } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
-import * as testing from '@sundial/testing';
-import { type AppProcess, readRuns, spawnApp } from '@sundial/testing';
+import * as testing from '@sundial/testing/harness';
+import { type AppProcess, readRuns, spawnApp } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 
 /**

@@ -24,7 +24,7 @@ import {
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import Redis from 'ioredis';
 import { harness as engineHarness, type RunRecord, START, type WorkPayload } from '../engine/harness';
-import { type RedisServer, redisNow, startRedis } from '@sundial/testing';
+import { type RedisServer, redisNow, startRedis } from '@sundial/testing/harness';
 
 export type BackendName = 'memory' | 'redis';
 

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, ROOT } from '@sundial/testing';
+import { ensureBuilt, ROOT } from '@sundial/testing/harness';
 import { envVarsReadByApps, readYaml, repoFile } from './tools';
 
 interface Service {

@@ -13,7 +13,7 @@ import {
   type RedisServer,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import type { PrometheusServer, Sample } from './prometheus-server';
 import { startPrometheus } from './prometheus-server';
 import { readYaml, repoFile } from './tools';

@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '@sundial/testing';
+import { ROOT } from '@sundial/testing/harness';
 import { hostRefusal } from '@sundial/server';
 import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
 import { containerEnv, type Deployment, find, matches } from './k8s-objects';

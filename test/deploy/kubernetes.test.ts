@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
 import { workerConfigFromEnv } from '../../apps/worker/src/worker-config';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis } from '@sundial/testing/harness';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 import { containerEnv, type Deployment, find, matches } from './k8s-objects';
 import { envVarsReadByApps, type K8sObject, kustomize, run } from './tools';

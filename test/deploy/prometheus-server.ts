@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnOwned, waitFor } from '@sundial/testing';
+import { spawnOwned, waitFor } from '@sundial/testing/harness';
 import { prometheusBinary } from './tools';
 
 /** One sample of an instant query: its labels and value ('NaN' stays a string, as Prometheus sends it). */

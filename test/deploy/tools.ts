@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { ROOT } from '@sundial/testing';
+import { ROOT } from '@sundial/testing/harness';
 
 /** A file of the repository, by its path from the root. */
 export function repoFile(path: string): string {

@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { type JsonValue, SundialError, type TimerContext } from '@sundial/core';
 import { FireCommands, RUN_TIMING_CHANNEL, type RunTiming, type TimerRef } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { type ActiveRun, LeaseKeeper } from '../../libs/redis/src/fire/lease-keeper';
 import { eventually, type FireCluster, recorder, redisNow, refOf, useFirePath } from './fire-fixture';
 

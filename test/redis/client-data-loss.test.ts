@@ -1,6 +1,6 @@
 import type { TimerEvent } from '@sundial/core';
 import { watchPartitionCount } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { useStore } from './store-fixture';
 

@@ -1,6 +1,6 @@
 import { silentLogger, type SundialLogger } from '@sundial/core';
 import { Dispatcher, Reconciler, RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor, within } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor, within } from '@sundial/testing/harness';
 import { recorder } from './fire-fixture';
 
 const quiet = silentLogger;

@@ -1,6 +1,6 @@
 import type { SundialError } from '@sundial/core';
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
-import { freePort, type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { freePort, type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { recordingLogger } from './library-host-fixture';
 

@@ -1,6 +1,6 @@
 import { type Cluster, Redis } from 'ioredis';
 import { closeRedis, openRedis } from '@sundial/redis';
-import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing';
+import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing/harness';
 
 /** How long a reconnect may take once the cluster is whole again (reconnect cadence: at most 2 s). */
 const READY_WITHIN_MS = 10_000;

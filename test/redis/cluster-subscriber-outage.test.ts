@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Cluster, Redis } from 'ioredis';
 import { closeRedis, openRedis } from '@sundial/redis';
-import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing';
+import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing/harness';
 
 /** How long the nodes stay down: enough for ~20 re-selections at the reconnect cadence (50 ms × n). */
 const DOWN_MS = 12_000;

@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '@sundial/core';
 import { claimCopy, type Completion, scriptOfCall } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import type { ClaimResult } from '../../libs/redis/src/store/claim-reply';
 import { resendSafe } from '../../libs/redis/src/store/requests';
 import { type FireCluster, useFirePath } from './fire-fixture';

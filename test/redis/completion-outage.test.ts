@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { silentLogger } from '@sundial/core';
 import { Dispatcher, Reconciler, RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { gate, recorder } from './fire-fixture';
 
 const quiet = silentLogger;

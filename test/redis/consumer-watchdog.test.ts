@@ -8,7 +8,7 @@ import {
   killAll,
   spawnApp,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { Worker } from 'bullmq';
 import { type FireCluster, recorder, useFirePath } from './fire-fixture';
 

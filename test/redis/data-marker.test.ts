@@ -1,6 +1,6 @@
 import { type DataLoss, repartition, SundialKeys, watchPartitionCount } from '@sundial/redis';
 import type { TimerEvent } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { DataMarker } from '../../libs/redis/src/infra/data-marker';
 import { eventsOn, useStore } from './store-fixture';

@@ -1,6 +1,6 @@
 import { silentLogger } from '@sundial/core';
 import { Dispatcher, openRedis, type RedisClient, RedisTimers } from '@sundial/redis';
-import { type RedisServer, startRedis, startRedisCluster, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, startRedisCluster, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 
 /** Every node is down this long; the timer falls due in the middle of it. */

@@ -1,6 +1,6 @@
 import { type LogFields, silentLogger } from '@sundial/core';
 import { Dispatcher, TimerRunner } from '@sundial/redis';
-import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing';
+import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing/harness';
 
 const PARTITIONS = 8;
 /** Short for the test; the default is 15 s (DEFAULT_DISPATCHER_GRACE_MS), looks every third of it. */

@@ -1,6 +1,6 @@
 import { type LogFields, silentLogger, type SundialLogger } from '@sundial/core';
 import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { documentedAcl } from '../documented-acl';
 import { recorder, useFirePath } from './fire-fixture';
 

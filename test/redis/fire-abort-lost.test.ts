@@ -1,6 +1,6 @@
 import type { TimerContext, TimerSpec } from '@sundial/core';
 import type { FireCommands, RedisTimers } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { type FireCluster, recorder, refOf, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();

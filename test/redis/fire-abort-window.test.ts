@@ -1,6 +1,6 @@
 import type { TimerSpec } from '@sundial/core';
 import { FireCommands, type TimerRef } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { LeaseKeeper } from '../../libs/redis/src/fire/lease-keeper';
 import { type FireCluster, recorder, useFirePath, work } from './fire-fixture';
 

@@ -1,5 +1,5 @@
 import type { SundialObserverEvents } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { recorder, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();

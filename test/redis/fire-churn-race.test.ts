@@ -1,5 +1,5 @@
 import type { LedgerEntry, TimerHandler } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { delay, seeded, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();

@@ -1,6 +1,6 @@
 import type { Timer } from '@sundial/core';
 import { cronDetach, cronFollowUp } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { ClusterClock } from '../../libs/redis/src/infra/cluster-clock';
 import { eventually, type FireCluster, recorder, refOf, useFirePath } from './fire-fixture';
 

@@ -21,7 +21,7 @@ import {
 } from '@sundial/redis';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
-import { type RedisServer, redisNow, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, redisNow, startRedis, waitFor } from '@sundial/testing/harness';
 
 const quiet = silentLogger;
 

@@ -1,6 +1,6 @@
 import type { TimerEvent } from '@sundial/core';
 import { FireCommands, RedisTimers } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { refOf, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

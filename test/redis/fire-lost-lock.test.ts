@@ -1,5 +1,5 @@
 import { FireWorkerErrors } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { Queue, Worker } from 'bullmq';
 
 /** BullMQ renews a lock every half of it: a renewal comes 100 ms after the lock is gone. */

@@ -1,6 +1,6 @@
 import type { LogFields, SundialLogger } from '@sundial/core';
 import { type SundialObserver, type SundialObserverEvents, TimerRunner } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { eventually, gate, matching, recorder, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

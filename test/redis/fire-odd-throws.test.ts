@@ -1,5 +1,5 @@
 import { silentLogger } from '@sundial/core';
-import { oddThrownValues, waitFor } from '@sundial/testing';
+import { oddThrownValues, waitFor } from '@sundial/testing/harness';
 import { eventually, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

@@ -1,5 +1,5 @@
 import { cronFollowUp } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { eventually, matching, recorder, refOf, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

@@ -1,5 +1,5 @@
 import type { TimerEvent } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import {
   delay,
   eventually,

@@ -1,5 +1,5 @@
 import type { TimerSpec } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { claimAndDie, eventually, gate, leaseExpired, matching, recorder, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

@@ -3,7 +3,7 @@ import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { RUN_TIMING_CHANNEL, type RunTiming } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { recorder, refOf, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

@@ -1,4 +1,4 @@
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { matching, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

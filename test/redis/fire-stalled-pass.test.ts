@@ -1,5 +1,5 @@
 import type { FireCommands } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { eventually, matching, recorder, story, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

@@ -1,6 +1,6 @@
 import { RunTimeoutError, VirtualClock, withTimeout } from '@sundial/core';
 import { eventually, matching, recorder, useFirePath } from './fire-fixture';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 
 const fire = useFirePath();
 

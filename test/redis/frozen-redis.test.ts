@@ -1,6 +1,6 @@
 import { type LogFields, silentLogger, SundialError, type SundialLogger } from '@sundial/core';
 import { Dispatcher, Reconciler, RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, redisNow, startRedis, waitFor, within } from '@sundial/testing';
+import { type RedisServer, redisNow, startRedis, waitFor, within } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 
 const BOUND_MS = 300;

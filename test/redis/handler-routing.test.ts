@@ -1,6 +1,6 @@
 import { type LedgerEntry, silentLogger } from '@sundial/core';
 import { Dispatcher, FireCommands, RedisTimers, TimerRunner } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { documentedAcl } from '../documented-acl';
 import { type FireCluster, matching, recorder, useFirePath } from './fire-fixture';
 

@@ -1,5 +1,5 @@
 import { closeRedis, openRedis, type RedisClient } from '@sundial/redis';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis } from '@sundial/testing/harness';
 import { Command, Pipeline, type Redis, ReplyError } from 'ioredis';
 import { CLOSURES, median, survivedPerScavenge } from './scavenge-survivors';
 

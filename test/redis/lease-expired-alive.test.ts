@@ -1,6 +1,6 @@
 import type { JsonValue, LedgerEntry, TimerContext, TimerSpec } from '@sundial/core';
 import { FireCommands, type SundialObserverEvents, type TimerRunner } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import {
   eventually,
   type FireCluster,

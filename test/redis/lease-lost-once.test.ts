@@ -1,6 +1,6 @@
 import { silentLogger } from '@sundial/core';
 import { FireCommands } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { gate, recorder, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

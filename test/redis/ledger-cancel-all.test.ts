@@ -1,5 +1,5 @@
 import { RedisTimers } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { story, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();

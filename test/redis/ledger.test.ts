@@ -1,4 +1,4 @@
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { claimAndDie, leaseExpired, recorder, refOf, story, useFirePath, work } from './fire-fixture';
 
 const fire = useFirePath();

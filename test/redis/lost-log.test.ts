@@ -1,5 +1,5 @@
 import type { SundialLogger } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import {
   claimedByDeadWorker,
   eventually,

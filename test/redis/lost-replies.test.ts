@@ -10,7 +10,7 @@ import {
   scriptOfCall,
 } from '@sundial/redis';
 import Redis from 'ioredis';
-import { type RedisServer, ReplyDropper, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, ReplyDropper, startRedis, waitFor } from '@sundial/testing/harness';
 import { gate, matching, recorder } from './fire-fixture';
 
 const quiet = silentLogger;

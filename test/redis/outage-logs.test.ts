@@ -1,5 +1,11 @@
 import { TimerRunner } from '@sundial/redis';
-import { outageLines, outageRecovered, type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import {
+  outageLines,
+  outageRecovered,
+  type RedisServer,
+  startRedis,
+  waitFor,
+} from '@sundial/testing/harness';
 import { errorLogInterval } from '../../libs/redis/src/infra/error-throttle';
 import { libraryHost, recordingLogger } from './library-host-fixture';
 

@@ -1,6 +1,6 @@
 import { silentLogger, type TimerEvent } from '@sundial/core';
 import { Dispatcher, type RedisConnection, RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, waitFor } from '@sundial/testing';
+import { type RedisServer, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { recorder, work } from './fire-fixture';
 

@@ -1,6 +1,6 @@
 import { silentLogger, type TimerEvent } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
-import { type RedisServer, startRedis, startRedisCluster, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, startRedisCluster, waitFor } from '@sundial/testing/harness';
 import { connect } from 'node:net';
 import {
   type PubsubStack,

@@ -10,7 +10,7 @@ import {
   TimerRunner,
 } from '@sundial/redis';
 import Redis from 'ioredis';
-import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing';
+import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing/harness';
 
 const PARTITIONS = 8;
 const quiet = silentLogger;

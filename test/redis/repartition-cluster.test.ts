@@ -1,6 +1,6 @@
 import { silentLogger, type TimerContext, type TimerSpec } from '@sundial/core';
 import { Dispatcher, RedisTimers, repartition, SundialKeys, TimerRunner } from '@sundial/redis';
-import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing';
+import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 
 interface Run {

@@ -1,6 +1,6 @@
 import { silentLogger, type TimerContext, type TimerSpec } from '@sundial/core';
 import { Dispatcher, repartition, SundialKeys, TimerRunner } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { Queue } from 'bullmq';
 import { keysUnder, refusal, useStore } from './store-fixture';
 

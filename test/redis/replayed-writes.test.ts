@@ -1,6 +1,6 @@
 import { requestFingerprint } from '@sundial/core';
 import { scriptOfCall, type ScriptName } from '@sundial/redis';
-import { ReplyDropper } from '@sundial/testing';
+import { ReplyDropper } from '@sundial/testing/harness';
 import { commandCalls } from './fire-fixture';
 import { eventsOn, useStore } from './store-fixture';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { scriptOfCall } from '@sundial/redis';
-import { ReplyDropper } from '@sundial/testing';
+import { ReplyDropper } from '@sundial/testing/harness';
 import { keysUnder, useStore } from './store-fixture';
 
 const store = useStore();

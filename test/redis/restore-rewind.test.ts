@@ -1,5 +1,5 @@
 import { type DataLoss, SundialKeys, watchPartitionCount } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { DataMarker } from '../../libs/redis/src/infra/data-marker';
 import { dataLook } from '../../libs/redis/src/infra/data-look';

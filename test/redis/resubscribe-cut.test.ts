@@ -1,4 +1,4 @@
-import { type RedisServer, ReplyDropper, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, ReplyDropper, startRedis, waitFor } from '@sundial/testing/harness';
 import {
   type PubsubStack,
   startPubsubStack,

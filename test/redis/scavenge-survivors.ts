@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { childOutput } from '@sundial/testing';
+import { childOutput } from '@sundial/testing/harness';
 
 const ROOT = join(__dirname, '..', '..');
 export const CLOSURES = join(ROOT, 'libs', 'redis', 'src', 'infra', 'ioredis-closures.ts');

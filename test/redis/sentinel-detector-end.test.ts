@@ -1,5 +1,5 @@
 import { closeRedis, openRedis, type RedisClient } from '@sundial/redis';
-import { type RedisSentinels, startRedisSentinels, waitFor } from '@sundial/testing';
+import { type RedisSentinels, startRedisSentinels, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 
 /** The part of a Sentinel connection's connector that opens its socket to the primary. */

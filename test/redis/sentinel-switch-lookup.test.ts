@@ -1,5 +1,5 @@
 import { closeRedis, openRedis, type RedisClient } from '@sundial/redis';
-import { CommandGate, type RedisSentinels, startRedisSentinels, waitFor } from '@sundial/testing';
+import { CommandGate, type RedisSentinels, startRedisSentinels, waitFor } from '@sundial/testing/harness';
 
 /** What a connection's Sentinel failover detector shows: whether it has acted on `+switch-master`. */
 interface DetectorInternals {

@@ -1,6 +1,6 @@
 import { silentLogger } from '@sundial/core';
 import { Dispatcher, TimerRunner } from '@sundial/redis';
-import { type RedisServer, ReplyDropper, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, ReplyDropper, startRedis, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import {
   shortenStartSubscribeForTests,

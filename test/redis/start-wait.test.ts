@@ -1,5 +1,5 @@
 import { RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { libraryHost, recordingLogger } from './library-host-fixture';
 

@@ -1,7 +1,7 @@
 import { silentLogger, SundialError, type Timer, type TimerEvent, type TimerEventName } from '@sundial/core';
 import { defineCommands, FireCommands, RedisTimers, type RedisTimersOptions } from '@sundial/redis';
 import Redis from 'ioredis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 
 export { eventually, redisNow } from './fire-fixture';
 

@@ -1,7 +1,7 @@
 import type { TimerEvent, TimerSpec } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
 import type Redis from 'ioredis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { keysUnder, refusal, useStore } from './store-fixture';
 
 const store = useStore();

@@ -1,5 +1,5 @@
 import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
-import { redisNow, waitFor } from '@sundial/testing';
+import { redisNow, waitFor } from '@sundial/testing/harness';
 import { claim, eventually, keysUnder, record, refusal, useStore } from './store-fixture';
 
 const store = useStore();

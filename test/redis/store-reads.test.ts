@@ -1,6 +1,6 @@
 import { silentLogger, SundialError, type TimerSpec } from '@sundial/core';
 import { FireCommands, RedisTimers } from '@sundial/redis';
-import { startRedis, waitFor } from '@sundial/testing';
+import { startRedis, waitFor } from '@sundial/testing/harness';
 import { claim, eventually, record, refusal, useStore } from './store-fixture';
 
 const store = useStore();

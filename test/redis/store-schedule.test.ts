@@ -1,6 +1,6 @@
 import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
 import { type RedisTimers, runScript } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { eventually, keysUnder, record, redisNow, refusal, useStore } from './store-fixture';
 
 const store = useStore();

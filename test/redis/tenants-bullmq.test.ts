@@ -3,7 +3,7 @@ import { BullModule, InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type JsonValue } from '@sundial/core';
 import { OnTimer, SundialModule, SundialWorkerModule, Timers } from '@sundial/client';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import type { Job, Queue } from 'bullmq';
 import Redis from 'ioredis';
 

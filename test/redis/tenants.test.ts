@@ -1,6 +1,6 @@
 import { EVENT_NAMES, SundialError } from '@sundial/core';
 import { repartition } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import Redis from 'ioredis';
 import { documentedAcl } from '../documented-acl';
 import { record, refusal, useStore } from './store-fixture';

@@ -1,6 +1,6 @@
 import { silentLogger, SundialError } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
-import { CommandGate, type RedisServer, startRedis, waitFor, within } from '@sundial/testing';
+import { CommandGate, type RedisServer, startRedis, waitFor, within } from '@sundial/testing/harness';
 
 const BOUND_MS = 300;
 /** A liveness bound, not a measurement: the call's bound and a margin for a loaded host. */

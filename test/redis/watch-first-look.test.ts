@@ -1,5 +1,5 @@
 import { type DataLoss, watchPartitionCount } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { useStore } from './store-fixture';
 
 /**

@@ -1,5 +1,5 @@
 import { SundialMetrics } from '@sundial/redis';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { Registry } from 'prom-client';
 import { claimedByDeadWorker, eventually, recorder, refOf, story, useFirePath } from './fire-fixture';
 

@@ -8,7 +8,7 @@ import {
   type RedisServer,
   spawnCluster,
   startRedis,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';

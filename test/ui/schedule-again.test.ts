@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Timer } from '@sundial/core';
-import { keyPath, timerSpecFields, waitFor } from '@sundial/testing';
+import { keyPath, timerSpecFields, waitFor } from '@sundial/testing/harness';
 import { type ClusterPage, useClusterInChromium } from './chromium-fixture';
 
 /** A schedules file with two rows that end at once: the follower keeps them (removeOnComplete false). */

@@ -1,5 +1,5 @@
 import type { Timer } from '@sundial/core';
-import { keyPath, waitFor } from '@sundial/testing';
+import { keyPath, waitFor } from '@sundial/testing/harness';
 import { type ClusterPage, useClusterInChromium } from './chromium-fixture';
 
 /**

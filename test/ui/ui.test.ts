@@ -13,7 +13,7 @@ import {
   spawnCluster,
   startRedis,
   waitFor,
-} from '@sundial/testing';
+} from '@sundial/testing/harness';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AppProcess, DIST, killAll, spawnApp } from '@sundial/testing';
+import { type AppProcess, DIST, killAll, spawnApp } from '@sundial/testing/harness';
 
 /** The order docs/operations.md "Upgrading" rolls in, or the reverse. */
 export type RollOrder = 'workers first' | 'schedulers first';

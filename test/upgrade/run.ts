@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, ROOT, startRedis, startRedisCluster } from '@sundial/testing';
+import { ensureBuilt, ROOT, startRedis, startRedisCluster } from '@sundial/testing/harness';
 import { roll, type RollOrder } from './roll';
 
 /**

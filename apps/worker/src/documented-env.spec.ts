@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '@sundial/server';
-import { ROOT } from '@sundial/testing';
+import { ROOT } from '@sundial/testing/harness';
 import { schedulerConfigFromEnv } from '../../scheduler/src/scheduler-config';
 import { workerConfigFromEnv } from './worker-config';
 

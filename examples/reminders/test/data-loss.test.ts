@@ -1,7 +1,7 @@
 import { RedisTimers } from '@sundial/redis';
 import { Redis } from 'ioredis';
-import type { AppProcess, RedisServer } from '@sundial/testing';
-import { ensureBuilt, killAll, spawnApp, startRedis, waitFor } from '@sundial/testing';
+import type { AppProcess, RedisServer } from '@sundial/testing/harness';
+import { ensureBuilt, killAll, spawnApp, startRedis, waitFor } from '@sundial/testing/harness';
 
 const LOST = "Redis lost Sundial's data";
 /** A reconnect and the 5 s look of each replica, with room on a busy host. */

@@ -1,4 +1,11 @@
-import { childOutput, DIST, ensureBuilt, type RedisServer, spawnOwned, startRedis } from '@sundial/testing';
+import {
+  childOutput,
+  DIST,
+  ensureBuilt,
+  type RedisServer,
+  spawnOwned,
+  startRedis,
+} from '@sundial/testing/harness';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-import { spawnApp, waitFor } from '@sundial/testing';
+import { spawnApp, waitFor } from '@sundial/testing/harness';
 import { useAppsOnPrivateRedis } from '../../../test/cluster/app-fixture';
 import type { Notification } from '../src/outbox';
 import { sentOf } from './sent';

@@ -1,5 +1,5 @@
 import type { LedgerEntry } from '@sundial/core';
-import { type AppProcess, spawnApp, waitFor } from '@sundial/testing';
+import { type AppProcess, spawnApp, waitFor } from '@sundial/testing/harness';
 import { stripVTControlCharacters } from 'node:util';
 import { useAppsOnPrivateRedis } from '../../../test/cluster/app-fixture';
 import type { Notification } from '../src/outbox';

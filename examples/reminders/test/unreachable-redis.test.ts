@@ -1,4 +1,4 @@
-import { childOutput, DIST, ensureBuilt, freePort, spawnOwned } from '@sundial/testing';
+import { childOutput, DIST, ensureBuilt, freePort, spawnOwned } from '@sundial/testing/harness';
 import { join } from 'node:path';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '@sundial/testing';
+import { ROOT } from '@sundial/testing/harness';
 import * as client from './index';
 
 /**

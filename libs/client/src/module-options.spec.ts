@@ -1,7 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type JsonValue, SundialError } from '@sundial/core';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { DistributedCron, SundialModule, SundialWorkerModule } from './index';
 

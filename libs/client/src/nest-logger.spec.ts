@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import { type LogFields, logsDebug, silentLogger, type SundialLogger, VirtualClock } from '@sundial/core';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { nestSundialLogger, SundialModule, SundialWorkerModule, Timers } from './index';
 
 /** A Nest logger that records what it is given: [level, message, ...params]. */

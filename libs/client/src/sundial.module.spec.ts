@@ -1,7 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VirtualClock, type TimerContext } from '@sundial/core';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { SundialModule, SundialWorkerModule, Timers } from './index';
 

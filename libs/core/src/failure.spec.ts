@@ -1,4 +1,4 @@
-import { oddThrownValues } from '@sundial/testing';
+import { oddThrownValues } from '@sundial/testing/harness';
 import { SundialError } from './errors';
 import { describeFailure } from './failure';
 

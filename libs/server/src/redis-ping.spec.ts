@@ -1,5 +1,5 @@
 import type { RedisClient } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import Redis from 'ioredis';
 import { RedisPing } from './redis-ping';
 

@@ -9,10 +9,13 @@ const loader = Module as unknown as { _resolveFilename: Resolver };
 /** The compiled tree this file sits in (dist/libs/server/src → dist), where the aliases point. */
 const root = join(__dirname, '..', '..', '..');
 
-/** Each alias of tsconfig.json (`@sundial/*` → `libs/*\/src`) as the text around its `*` and its target. */
+/**
+ * Each alias of tsconfig.json as the text around its `*` and its target: `@sundial/*` → `libs/*\/src`, and
+ * exact ones without a `*` (`@sundial/testing/harness` → `libs/testing/src/harness`, listed first).
+ */
 const aliases = Object.entries(compilerOptions.paths).map(([pattern, [target]]) => {
   const [prefix, suffix] = pattern.split('*');
-  return { prefix, suffix, target };
+  return { prefix, suffix, target, exact: !pattern.includes('*') };
 });
 
 /**
@@ -28,12 +31,17 @@ const aliases = Object.entries(compilerOptions.paths).map(([pattern, [target]]) 
  */
 const resolve = loader._resolveFilename;
 loader._resolveFilename = function (this: unknown, request, ...rest) {
-  for (const { prefix, suffix, target } of aliases) {
-    if (request.length <= prefix.length + suffix.length) continue; // the `*` matches one character or more
-    if (!request.startsWith(prefix) || !request.endsWith(suffix)) continue;
-    const name = request.slice(prefix.length, request.length - suffix.length);
+  for (const { prefix, suffix, target, exact } of aliases) {
+    let path = target;
+    if (exact) {
+      if (request !== prefix) continue;
+    } else {
+      if (request.length <= prefix.length + suffix.length) continue; // the `*` matches one character or more
+      if (!request.startsWith(prefix) || !request.endsWith(suffix)) continue;
+      path = target.replace('*', request.slice(prefix.length, request.length - suffix.length));
+    }
     try {
-      return resolve.call(this, join(root, target.replace('*', name)), ...rest);
+      return resolve.call(this, join(root, path), ...rest);
     } catch {
       // not built there (a lib that does not exist): resolved as written, as tsconfig-paths fell back
     }

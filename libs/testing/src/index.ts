@@ -1,36 +1,5 @@
-// @sundial/testing: the harness of the Redis, HTTP and cluster suites — private redis-servers, app
-// processes from `dist`, an HTTP client, deadlines instead of sleeps.
-export { type AppProcess, killAll, spawnApp, type SpawnAppOptions, spawnRefused } from './app-process';
-export { DIST, ensureBuilt, ROOT } from './build';
-export { type ChildEnd, childOutput, type ChildOutput } from './child-output';
-export { faketimeEnv, hasFaketime } from './faketime';
-export {
-  type ErrorBody,
-  type HttpClient,
-  httpClient,
-  type HttpReply,
-  keyPath,
-  type RequestOptions,
-} from './http-client';
-export { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver';
-export { spawnOwned } from './owned-child';
-export { clusterEnv, SHORT_LEASE, spawnCluster } from './process-cluster';
-export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } from './recording-handlers';
-export { type RedisCluster, startClusterNode, startRedisCluster } from './redis-cluster';
-export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
-export { makeTestCerts, type TestCerts } from './test-certs';
-export { freePort, redisNow, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
-export { CommandGate } from './command-gate';
-export { proxiedSocket } from './proxied-socket';
-export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
-export { timerSpecFields } from './timer-fields';
-export { waitFor } from './wait-for';
-export { within } from './within';
-export { outageLines, type OutageLines, outageRecovered } from './outage-lines';
-export { oddThrownValues } from './odd-thrown-values';
-export { installedLibraries, type OutsideApp, outsideApp } from './outside-app';
-export { type RawReply, rawHttp } from './raw-http';
-// Sundial in a test of the user's Nest app: the memory backend on a VirtualClock (docs/spec.md §5.1).
+// @sundial/testing: Sundial in a test of the user's Nest app — the memory backend on a VirtualClock
+// (docs/spec.md §5.1). This checkout's own test harness is `@sundial/testing/harness` (./harness).
 export {
   SundialTestingModule,
   type SundialTestingModuleOptions,

@@ -1,5 +1,5 @@
 import type { TimerContext } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpHandler } from './http.handler';

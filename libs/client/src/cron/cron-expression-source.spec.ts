@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { SundialError } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { registrarOnRedis } from '../../../../test/client/registrar-on-redis';
 import { DistributedCron, SundialModule, Timers } from '../index';

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type Type } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { registrarOnRedis } from '../../../../test/client/registrar-on-redis';
 import { CronRegistrar, DistributedCron, DistributedInterval, SundialModule, Timers } from '../index';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type Type } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type TimerContext, VirtualClock } from '@sundial/core';
-import { waitFor } from '@sundial/testing';
+import { waitFor } from '@sundial/testing/harness';
 import { type DataLoss, watchPartitionCount } from '@sundial/redis';
 import { Redis } from 'ioredis';
 import { registrarOnRedis } from '../../../../test/client/registrar-on-redis';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
 import { Registry, register } from 'prom-client';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import {
   OnTimer,
   SundialHealthIndicator,

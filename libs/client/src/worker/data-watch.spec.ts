@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { silentLogger } from '@sundial/core';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { DistributedCron, SundialModule, SundialWorkerModule, Timers } from '../index';

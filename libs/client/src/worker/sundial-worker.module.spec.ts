@@ -7,7 +7,7 @@ import type { Queue, RedisQueueBackend } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { Registry } from 'prom-client';
 import { type RedisConnection, SundialKeys } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing';
+import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { OnTimer, SundialModule, SundialWorker, SundialWorkerModule, Timers } from '../index';
 import type { FireProcessor } from './fire-processor';
 import { FIRE_LOOPS, FIRE_PROCESSORS, type FireLoops } from './sundial-worker';

@@ -1,7 +1,7 @@
 import { createEngine } from '../engine/engine';
 import type { Timer, TimerSpec } from '../types';
 import { VirtualClock } from '../virtual-clock';
-import { timerSpecFields } from '@sundial/testing';
+import { timerSpecFields } from '@sundial/testing/harness';
 import { againSpec, againWay, ownerOf } from './again-spec';
 
 const T = Date.parse('2026-03-01T09:00:00Z');

@@ -1,4 +1,4 @@
-import { oddThrownValues } from '@sundial/testing';
+import { oddThrownValues } from '@sundial/testing/harness';
 import { harness } from '../../../../test/engine/harness';
 
 /** Defect 5 of issue 8: whatever a handler throws or rejects with lands the run `failed`, and the engine goes on. */

@@ -1,5 +1,5 @@
 import { silentLogger } from '@sundial/core';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
 import { RedisTimers } from '../client/redis-timers';
 import { FireCommands, type TimerRef } from '../store/fire-commands';

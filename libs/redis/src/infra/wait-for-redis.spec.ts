@@ -1,4 +1,4 @@
-import { freePort } from '@sundial/testing';
+import { freePort } from '@sundial/testing/harness';
 import { closeRedis, openRedis } from './connection';
 import { waitForRedis } from './wait-for-redis';
 

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { type RedisServer, startRedis } from '@sundial/testing';
+import { type RedisServer, startRedis } from '@sundial/testing/harness';
 import {
   defineCommands,
   FUNCTION_SCRIPTS,
