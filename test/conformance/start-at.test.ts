@@ -48,18 +48,27 @@ describe.each(BACKENDS)('%s backend: no slot before startAt', (name) => {
     },
   );
 
-  it.concurrent(
-    'a cron rescheduled before its startAt goes on at its first occurrence from startAt',
-    async () => {
+  const crons: Array<[string, Partial<TimerSpec>]> = [
+    ['a held cron', {}],
+    ['a jittered cron', { jitter: 300 }],
+    ["a free-running cron (overlap 'allow')", { overlap: 'allow' }],
+  ];
+
+  it.concurrent.each(crons)(
+    '%s rescheduled before its startAt goes on at its first occurrence from startAt',
+    async (_what, policy) => {
       const h = await backend.open();
       const startAt = (await h.now()) + 2_500;
       const spec = { key: 'rc', handler: 'work', cron: '* * * * * *', tz: 'UTC', startAt, maxRuns: 2 };
-      await h.timers.schedule(spec);
+      await h.timers.schedule({ ...spec, ...policy });
       const moved = await h.timers.reschedule('rc', { delay: 200 });
       const times = await listed(h, 'rc', 2);
       await h.until(() => h.runs.length === 2, { what: 'two runs', within: 8_000 }); // deadline
-      expect(h.runs.map((run) => run.due)).toEqual([moved.dueAt, Math.ceil(startAt / 1000) * 1000]);
-      expect(times).toEqual(h.runs.map((run) => run.due));
+      const dues = h.runs.map((run) => run.due);
+      expect(dues[0]).toBe(moved.dueAt);
+      // the second's slot (its due less its jitter, under a second) is the first second not before startAt
+      expect(slotOf(dues[1], 0, 1000)).toBe(Math.ceil(startAt / 1000) * 1000);
+      expect(times).toEqual(dues);
       expect(h.eventsOf('skipped')).toEqual([]);
     },
   );
