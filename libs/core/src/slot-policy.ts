@@ -41,10 +41,14 @@ export interface SlotStep {
   firstOverlap?: number;
 }
 
-/** Whether the timer has a policy that changes how its slots run (startAt only moves the first). */
+/**
+ * Whether the timer has a policy that changes how its slots run: then the slot rule below steps it. startAt
+ * counts: a run moved before it (reschedule) is followed by no slot before it (docs/spec.md §3.3c).
+ */
 export function hasSlotPolicy(timer: SlotPolicy): boolean {
   return (
     timer.catchup !== undefined ||
+    timer.startAt !== undefined ||
     timer.catchupWindow !== undefined ||
     timer.jitter !== undefined ||
     timer.endAt !== undefined
@@ -64,8 +68,9 @@ export function dueOfSlot(timer: Pick<SlotTimer, 'key' | 'jitter'>, slot: number
   return slot + jitterOf(timer.key, slot, timer.jitter);
 }
 
-/** The timer's first slot strictly after `after`, or null when a cron has none left. */
+/** The timer's first slot strictly after `after` and not before its startAt, or null when a cron has none left. */
 export function slotAfter(timer: SlotTimer, after: number): number | null {
+  after = fromStart(timer, after);
   if (timer.kind === 'interval') return nextGridSlot(timer.scheduledAt, timer.everyMs!, after);
   if (timer.kind === 'cron') return nextCronSlot(timer.cron!, timer.tz!, after);
   return null;
@@ -91,7 +96,8 @@ export function firstSlot(spec: NormalizedSpec, now: number): number {
 
 /**
  * Where a look for a timer's next slot after `now` starts: no slot comes before `startAt` (docs/spec.md
- * §3.3c) — for a new timer, and for one resumed before it. resume.lua does the same.
+ * §3.3c) — for a new timer, one resumed before it, and the slots after a run moved before it (slotAfter,
+ * countSlots). includes/time.lua next_grid_slot and grid_skips do the same.
  */
 export function fromStart(timer: Pick<SlotPolicy, 'startAt'>, now: number): number {
   return Math.max(now, (timer.startAt ?? -Infinity) - 1);
@@ -142,8 +148,8 @@ export function slotAfterRun(timer: SlotTimer, slot: number, started: number, no
 }
 
 /**
- * The slots of `[from, to]` a backfill runs, in order; refused when the range is not a past range or
- * holds more than MAX_BACKFILL_SLOTS slots. A timer with `maxRuns` runs only the first slots its runs
+ * The slots of `[from, to]` a backfill runs, in order, none before startAt; refused when the range is not
+ * a past range, ends before startAt or holds more than MAX_BACKFILL_SLOTS slots. A timer with `maxRuns` runs only the first slots its runs
  * left allow: the run that reaches it ends the timer, so a later slot would never run.
  */
 export function backfillSlots(
@@ -166,13 +172,21 @@ export function backfillSlots(
       'Backfill runs slots that have passed: write a to that is not after now; future slots run on their own.',
     );
   }
+  if (timer.startAt !== undefined && to < timer.startAt) {
+    // no slot of the timer comes before startAt (§3.3c): a range before it asks for runs that never were
+    throw refusals.badBackfillRange(
+      'range',
+      `the range ends before startAt ${new Date(timer.startAt).toISOString()}: this timer has no slots before it`,
+      'Backfill a range that reaches startAt or later, or replace the timer with an earlier startAt.',
+    );
+  }
   const slots: number[] = [];
   // An interval's grid reaches back before its creation (anchor + k·every, any whole k) for a backfill.
   const after = (slot: number): number | null =>
     timer.kind === 'interval'
       ? timer.scheduledAt + (Math.floor((slot - timer.scheduledAt) / timer.everyMs!) + 1) * timer.everyMs!
       : slotAfter(timer, slot);
-  for (let slot = after(from - 1); slot !== null && slot <= to; slot = after(slot)) {
+  for (let slot = after(fromStart(timer, from - 1)); slot !== null && slot <= to; slot = after(slot)) {
     if (slots.length === MAX_BACKFILL_SLOTS) {
       throw refusals.badBackfillRange(
         'range',
@@ -193,10 +207,12 @@ interface SlotCount {
 }
 
 /**
- * Slots s with after < s ≤ upTo (a cron's each counted, as afterCronRun does: cronSlotCount); none after
- * `endAt`: the timer has no slot there to skip.
+ * Slots s with from < s ≤ before (a cron's each counted, as afterCronRun does: cronSlotCount); none
+ * before `startAt` or after `endAt`: the timer has no slot there to skip.
  */
-function countSlots(timer: SlotTimer, after: number, before: number): SlotCount {
+function countSlots(timer: SlotTimer, from: number, before: number): SlotCount {
+  // nor before startAt: a run moved before it went past no slot of the timer
+  const after = fromStart(timer, from);
   const upTo = Math.min(before, timer.endAt ?? Infinity);
   if (upTo <= after) return { count: 0 };
   if (timer.kind === 'interval') {

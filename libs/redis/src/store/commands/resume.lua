@@ -32,8 +32,8 @@ end
 local now = now_ms()
 local due
 if row.k == 'interval' then
-  -- no slot before startAt (`st`): as core fromStart
-  due = next_grid_slot(row, row.st and math.max(now, tonumber(row.st) - 1) or now)
+  -- none before startAt (`st`): next_grid_slot starts there, as core fromStart
+  due = next_grid_slot(row, now)
 elseif row.k == 'cron' then
   due = tonumber(ARGV[3])
   if due <= now then

@@ -38,8 +38,8 @@ local function arm_slot_fields(row, fields, slot)
   return due
 end
 
--- A row the worker steps by core's slot rule (catchup, window, jitter, endAt): complete.lua takes its
--- next slot from the completion instead of counting an interval's grid itself.
+-- A row the worker steps by core's slot rule (catchup, window, jitter, startAt, endAt: core hasSlotPolicy):
+-- complete.lua takes its next slot from the completion instead of counting an interval's grid itself.
 local function has_slot_policy(row)
-  return row.cu ~= nil or row.cw ~= nil or row.jt ~= nil or row.ea ~= nil
+  return row.cu ~= nil or row.cw ~= nil or row.jt ~= nil or row.st ~= nil or row.ea ~= nil
 end

@@ -22,9 +22,17 @@ local function int(n)
   return string.format('%.0f', n)
 end
 
--- An interval's next due: the first grid slot anchor + k·every strictly after now, k ≥ 1 (the same
--- math as core nextGridSlot). Used by resume and by the fire path (claim of a free run, complete).
+-- Where a look for a slot after `now` starts: none comes before the row's startAt (`st`), as core
+-- fromStart (docs/spec.md §3.3c: a run rescheduled before startAt is followed by its first slot).
+local function from_start(row, now)
+  return row.st and math.max(now, tonumber(row.st) - 1) or now
+end
+
+-- An interval's next due: the first grid slot anchor + k·every strictly after now, k ≥ 1, not before
+-- startAt (the same math as core slotAfter). Used by resume and by the fire path (claim of a free run,
+-- complete).
 local function next_grid_slot(row, now)
+  now = from_start(row, now)
   local anchor, every = tonumber(row.sa), tonumber(row.em)
   local k = math.max(1, math.floor((now - anchor) / every) + 1)
   return anchor + k * every
@@ -32,8 +40,10 @@ end
 
 -- The grid slots strictly between a run's `due` and the `next_due` armed after it, split at `started`:
 -- missed (passed before the run started) and overlap (came while it went on). The same math as core
--- gridSkips. Used by complete (held runs) and claim (free runs, where started is the claim).
+-- gridSkips, none before startAt (a run moved before it went past no slot). Used by complete (held runs)
+-- and claim (free runs, where started is the claim).
 local function grid_skips(row, due, started, next_due)
+  due = from_start(row, due)
   local anchor, every = tonumber(row.sa), tonumber(row.em)
   local last_before_next = math.ceil((next_due - anchor) / every) - 1
   local at_due = math.floor((due - anchor) / every)
