@@ -261,8 +261,11 @@ describe('sundial CLI: state-changing commands run again', () => {
   it.concurrent(
     "list, history and next name --limit and --count in a refusal's fix, not the query parameter",
     async () => {
-      // The fixes read "Pass e.g. limit: 100." and "Pass count between 1 and 100, …".
-      expect((await sundial(['list', '--limit', '0'])).stderr).toMatch(/\nfix: Pass e\.g\. --limit 100\.\n$/);
+      // The fixes read "Write limit as a whole number from 1 to 1000, e.g. 100." (core's list query, both
+      // backends) and "Pass count between 1 and 100, …".
+      expect((await sundial(['list', '--limit', '0'])).stderr).toMatch(
+        /\nfix: Write --limit as a whole number from 1 to 1000, e\.g\. 100\.\n$/,
+      );
       expect(
         (await sundial(['schedule', '--key', 'again:4', '--handler', 'record', '--every', '1h'])).code,
       ).toBe(0);
