@@ -171,8 +171,10 @@ class MemoryEngine implements EngineOperations {
 
   async reschedule(key: string, when: RescheduleWhen): Promise<Timer> {
     return this.operation(() => {
-      const entry = this.store.live(key, 'reschedule');
+      // the arguments before the row, as on Redis (docs/spec.md §2 "Refusal order")
+      validateKey(key);
       const target = normalizeWhen(when);
+      const entry = this.store.live(key, 'reschedule');
       if (heldRun(entry)) throw refusals.inactive(key, 'running', 'reschedule');
       const now = this.clock.now();
       const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
@@ -249,13 +251,17 @@ class MemoryEngine implements EngineOperations {
   /** Runs the slots of [from, to] now, one after another, each due at its slot; then the schedule goes on. */
   async backfill(key: string, range: BackfillRange): Promise<BackfillResult> {
     return this.operation(() => {
-      const entry = this.store.live(key, 'backfill');
+      // Refusal order (docs/spec.md §2): the arguments, the row, what the timer is — a one-shot, a range
+      // its schedule refuses or holds no slot of — and only then what it is doing, as on Redis, where the
+      // client finds the slots and backfill.lua then meets the state.
+      validateKey(key);
       const { from, to } = normalizeBackfillRange(range);
+      const entry = this.store.live(key, 'backfill');
       if (entry.kind === 'once') throw refusals.backfillNotPeriodic(key);
-      if (heldRun(entry) || entry.backfill) throw refusals.inactive(key, 'running', 'backfill');
-      if (entry.paused) throw refusals.inactive(key, 'paused', 'backfill');
       const [first, ...rest] = backfillSlots(entry, from, to, this.clock.now());
       if (first === undefined) return { slots: 0 };
+      if (heldRun(entry) || entry.backfill) throw refusals.inactive(key, 'running', 'backfill');
+      if (entry.paused) throw refusals.inactive(key, 'paused', 'backfill');
       entry.backfill = { rest, resume: entry.slot };
       this.firePath.arm(entry, first);
       this.firePath.emit('scheduled', entry, { due: first, reason: 'backfill', count: rest.length + 1 });
