@@ -45,7 +45,7 @@ const workerFrozen: Scenario = {
     const victim = cluster.workers[0];
     victim.kill('SIGSTOP');
     try {
-      await sleep(LEASE_MS + 1_500);
+      await sleep(LEASE_MS + 1_500); // the fault itself: frozen past its lease, then let go
     } finally {
       victim.kill('SIGCONT');
     }
@@ -111,7 +111,7 @@ const redisFrozen: Scenario = {
   name: `Redis frozen (SIGSTOP) ${(LEASE_MS + 1_500) / 1000} s, past the ${LEASE_MS / 1000} s lease`,
   async inject(cluster) {
     await cluster.node.signal('SIGSTOP');
-    await sleep(LEASE_MS + 1_500);
+    await sleep(LEASE_MS + 1_500); // the fault itself: frozen past the lease, then let go
     await cluster.node.signal('SIGCONT');
     return 1;
   },

@@ -54,7 +54,7 @@ describe('fire path: the lateness of backfill runs', () => {
     const cluster = await fire.cluster();
     const { runs, observer } = runsObserved();
     // the first run outlasts 5 slots of its per-second cron; the buffered one ends at once
-    const slow = recorder((ctx, call) => (call === 1 ? work(ctx.signal, 6_000) : undefined));
+    const slow = recorder((ctx, call) => (call === 1 ? work(ctx.signal, 6_000) : undefined)); // the run's length: slots pass
     await cluster.dispatcher();
     await cluster.runner({ slow: slow.handler }, { observer });
     const spec = { cron: '* * * * * *', tz: 'UTC', overlap: 'buffer-one', maxRuns: 2 } as const;
