@@ -275,3 +275,16 @@ export async function claimedByDeadWorker(
   await leaseExpired(cluster, raw, key);
   return timer;
 }
+
+/**
+ * Two one-shots claimed by a worker that then died — `lost:once` at-most-once, `lost:again` at-least-once —
+ * whose fire job BullMQ delivers again (one job naming both): the claim of a live runner settles both.
+ */
+export async function redeliveredLostRuns(cluster: FireCluster, raw: Redis) {
+  const once = await claimedByDeadWorker(cluster, raw, 'lost:once', 'at-most-once');
+  const again = await claimedByDeadWorker(cluster, raw, 'lost:again', 'at-least-once');
+  await cluster
+    .queueOf('lost:once')
+    .add('fire', { timers: [refOf(once), refOf(again)] }, { jobId: 'redelivered' });
+  return { once, again };
+}

@@ -1,7 +1,7 @@
 import { SundialMetrics } from '@sundial/redis';
 import { waitFor } from '@sundial/testing/harness';
 import { Registry } from 'prom-client';
-import { claimedByDeadWorker, eventually, recorder, refOf, story, useFirePath } from './fire-fixture';
+import { eventually, recorder, redeliveredLostRuns, story, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
 
@@ -31,11 +31,7 @@ describe('fire path: a worker counts the lost runs it settles', () => {
     const registry = new Registry();
     const handler = recorder();
     await cluster.runner({ h: handler.handler }, { observer: new SundialMetrics(registry) });
-    const once = await claimedByDeadWorker(cluster, fire.raw, 'lost:once', 'at-most-once');
-    const again = await claimedByDeadWorker(cluster, fire.raw, 'lost:again', 'at-least-once');
-    await cluster
-      .queueOf('lost:once')
-      .add('fire', { timers: [refOf(once), refOf(again)] }, { jobId: 'redelivered' });
+    await redeliveredLostRuns(cluster, fire.raw);
     await eventually(cluster.events, { type: 'failed', key: 'lost:once' });
     await eventually(cluster.events, { type: 'completed', key: 'lost:again' });
     await waitFor(async () => (await lostCounts(registry)).lost === 1 || undefined, {

@@ -203,6 +203,7 @@ export type TimerEventName =
   | 'running'
   | 'completed'
   | 'failed'
+  | 'requeued'
   | 'cancelled'
   | 'stale'
   | 'skipped'
@@ -229,6 +230,8 @@ export interface TimerEvent {
   count?: number;
   /** failed: which try of its slot the run was (1 = the first) */
   attempt?: number;
+  /** requeued (Redis only): the worker whose lease on the run ran out */
+  workerId?: string;
 }
 
 /**

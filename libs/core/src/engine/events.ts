@@ -9,6 +9,7 @@ export const EVENT_NAMES: readonly TimerEventName[] = [
   'running',
   'completed',
   'failed',
+  'requeued',
   'cancelled',
   'stale',
   'skipped',

@@ -247,8 +247,8 @@ local function claim(id, key, version)
   -- writes them all in one LPUSH); a free run's is written at once, by its `running` event.
   local kept
   if requeued then
-    -- the dead worker's run ends here, as the reconciler's requeue records it: before this claim's entry
-    row.lq = ledger_defer(row, ledger_entry(now, 'lost', row.v, { r = 'requeued', w = row.lw }))
+    -- the dead worker's run ends here, told as the reconciler's requeue tells it: before this claim's entry
+    row.lq = record_requeue(prefix, row, now, row.v, row.lw, due, true)
   end
   if free then
     ledger_fold_armed(row)

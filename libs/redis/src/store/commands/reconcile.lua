@@ -6,9 +6,10 @@
 --    before named it there); records whose job is gone and that no `armed` entry scores go. A record
 --    `<jobId>@<ms>` is a later take-due's part of that job (take-due ARGV[5]).
 -- 2. A lease expired by Redis now: at-least-once → pending again at the same version, back to `due`
---    (it runs again); at-most-once → replied for the caller to settle as lost (complete.lua). A free
---    run's lease (includes/free-runs) likewise: re-armed under its member, or replied lost with `fr`
---    (at-least-once runs again even when its timer ended meanwhile: that tick never ran to its end).
+--    (it runs again: event `requeued`, ledger entry `lost` reason 'requeued'); at-most-once → replied
+--    for the caller to settle as lost (complete.lua). A free run's lease (includes/free-runs) likewise:
+--    re-armed under its member, or replied lost with `fr` (at-least-once runs again even when its timer
+--    ended meanwhile: that tick never ran to its end).
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P', ARGV[2] graceMs, ARGV[3] batch limit, ARGV[4] the partition's BullMQ job key
@@ -20,9 +21,9 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/free-runs"
---- @include "includes/ledger"
+--- @include "includes/events"
 
-local base = KEYS[1]
+local base, prefix = KEYS[1], ARGV[1]
 local grace_ms, limit, job_prefix = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
 local armed_key, leases_key = base .. 'armed', base .. 'leases'
@@ -109,7 +110,7 @@ local function settle_free_run(member)
     row.v, row.rc, row.lf, row.fr = version, run.rc, run.lf, '1'
     lost[#lost + 1] = flat(row)
   else
-    ledger_append(row, 'lost', now, { r = 'requeued', w = run.w }, version)
+    record_requeue(prefix, row, now, version, run.w, run.due)
     run.w = ''
     save_free_run(base, member, run)
     redis.call('ZREM', leases_key, member)
@@ -127,7 +128,7 @@ for _, key in ipairs(expired) do
   elseif row.dl == 'm' then
     lost[#lost + 1] = flat(row)
   else
-    ledger_append(row, 'lost', now, { r = 'requeued', w = row.lw })
+    record_requeue(prefix, row, now, row.v, row.lw, row.tg or row.d)
     -- back to pending: `s` is the default, left out (includes/row)
     redis.call('HDEL', row_key(base, key), 's', 'lw', 'lu', 'ct', 'hc')
     redis.call('ZREM', leases_key, key)

@@ -59,6 +59,19 @@ local function publish_event(prefix, row, event_type, now, extra, at_text, tail)
   announce_event(prefix, row, event_type, now, extra, at_text, tail)
 end
 
+-- A dead worker's at-least-once run put back to run again (docs/spec.md §3.6, §3.8), by the reconciler or
+-- by the claim that takes it over: its `requeued` event (the run's version and due, the worker whose lease
+-- ran out) and its ledger entry, `lost` with reason 'requeued' — appended to the list, or with `defer`
+-- kept on the row before the claim's own entry (the row's `lq` to write is returned).
+local function record_requeue(prefix, row, now, version, worker, due, defer)
+  announce_event(prefix, row, 'requeued', now, { version = tonumber(version), workerId = worker, due = tonumber(due) })
+  local fields = { r = 'requeued', w = worker }
+  if defer then
+    return ledger_defer(row, ledger_entry(now, 'lost', version, fields))
+  end
+  ledger_append(row, 'lost', now, fields, version)
+end
+
 -- A stale ref's event (`subject`: its row, or its id and key when the key holds none of its timer).
 -- `other`: the key's row of a later timer (a gone ref's): the entry goes into that row's ledger after
 -- the entries the row keeps (`lq`, its implied `armed`), which happened before it — as a list write
