@@ -41,6 +41,38 @@ export class WallPattern {
   }
 
   /**
+   * The allowed seconds of a matching day (the same on every such day): the first, the last, and the
+   * shortest gap between two in a row (Infinity when there is one), read a minute at a time.
+   */
+  daySeconds(): { first: number; last: number; gap: number } {
+    const { hours, minutes, seconds } = this.fields;
+    let gap = Infinity;
+    for (let i = 1; i < seconds.length; i++) gap = Math.min(gap, seconds[i] - seconds[i - 1]);
+    const [earliest, latest] = [seconds[0], seconds[seconds.length - 1]];
+    let previous = -1;
+    let first = 0;
+    for (const h of hours) {
+      for (const m of minutes) {
+        const minute = (h * 60 + m) * 60;
+        if (previous < 0) first = minute + earliest;
+        else gap = Math.min(gap, minute + earliest - (previous + latest));
+        previous = minute;
+      }
+    }
+    return { first, last: previous + latest, gap };
+  }
+
+  /** The start of the first matching day in [from, to] (wall ms, day starts) whose next day matches too, or null. */
+  firstOfTwoDays(from: number, to: number): number | null {
+    for (let day = this.onMatchingDay(from, to); day !== null;) {
+      const next = this.onMatchingDay(day + DAY_MS, to + DAY_MS);
+      if (next === day + DAY_MS) return day;
+      day = next === null || next > to ? null : next;
+    }
+    return null;
+  }
+
+  /**
    * `start` when its day is one the month and day fields allow, else the start of the next such day; null
    * past `limit`. (Wall ms: a day is 86,400,000 of them, its start a multiple.)
    */

@@ -79,31 +79,8 @@ describe('next while a run goes on past the next slots', () => {
   });
 });
 
-/**
- * A cron's jitter may be longer than the gap between its slots (it is bounded by 1 day, not by the
- * cron): a run at its due passes the slots before it, and next lists what runs then (§3.3, §3.3c).
+/*
+ * A cron's jitter longer than the gap between its slots is refused on a new spec (§3.3c): the engine,
+ * which keeps no row across releases, never holds one. A Redis row stored before that refusal keeps it,
+ * and next lists what runs then: test/redis/cron-jitter-gap.test.ts.
  */
-it.each([['once'], ['skip']] as const)(
-  'next of a cron whose jitter is longer than its gap lists the slots that run (catchup %s)',
-  async (catchup) => {
-    const clock = new VirtualClock(START);
-    const dues: number[] = [];
-    const timers = createEngine({ clock, handlers: { h: (_payload, ctx) => void dues.push(ctx.due) } });
-    // key 'c': its first slot's jitter (96 s) is past the next slot's time, which 'skip' passes too
-    await timers.schedule({ key: 'c', handler: 'h', cron: '* * * * *', tz: 'UTC', jitter: '10m', catchup });
-    const next = (await timers.next('c', { count: 4 })).map((time) => Date.parse(time.at));
-    expect(next).toHaveLength(4);
-    await clock.advance(next[3] - START); // virtual clock
-    // 'skip' passes every slot whose successor came before its due: the ones listed are the ones that run
-    expect(dues).toEqual(next);
-    const preview = await timers.preview({
-      key: 'k',
-      handler: 'h',
-      cron: '* * * * *',
-      tz: 'UTC',
-      jitter: '10m',
-    });
-    for (let i = 1; i < preview.next.length; i++)
-      expect(preview.next[i].at > preview.next[i - 1].at).toBe(true);
-  },
-);

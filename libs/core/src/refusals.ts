@@ -255,6 +255,14 @@ export const refusals = {
       message: `${field} ${value} is not a positive duration ${bound}`,
       fix: `Write ${field} as a positive duration ${bound}, e.g. ${field === 'jitter' ? '"30s"' : '"6h"'}.`,
     }),
+  /** A cron's jitter not shorter than the shortest gap between its slots (`gap` in words, `bound` a Duration). */
+  jitterNotShorterThanCron: (value: string, gap: string, where: string, bound: string) =>
+    new SundialError({
+      reason: 'invalid',
+      field: 'jitter',
+      message: `jitter ${value} is not shorter than the ${gap} between this cron's slots ${where}`,
+      fix: `Write jitter shorter than ${bound}, or a cron whose slots are further apart than the jitter.`,
+    }),
   /** endAt not after startAt, or no slot of the schedule falls before endAt. */
   endsBeforeStart: (detail: string) =>
     new SundialError({

@@ -116,7 +116,7 @@ export function normalizeSpec(spec: unknown, limits: SpecLimits = {}, ownedRow =
   const removeOnComplete = optionalBoolean(input.removeOnComplete, 'removeOnComplete', true);
   const ifExists = oneOf(input.ifExists, 'ifExists', IF_EXISTS);
   const delivery = oneOf(input.delivery, 'delivery', DELIVERIES);
-  const slotPolicy = normalizeSlotPolicy(input, schedule.kind, schedule.everyMs, runPolicies.awaitTask);
+  const slotPolicy = normalizeSlotPolicy(input, schedule, runPolicies.awaitTask);
   // Set field by field on an empty literal, not spread into a literal with properties: scheduleMany
   // normalizes every spec of a batch before it sends any, and a batch's specs live until its replies —
   // V8 then moves a literal's allocation site to the old generation, which made every spec (and the young

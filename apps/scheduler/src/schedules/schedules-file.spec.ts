@@ -85,6 +85,25 @@ describe('readSchedules', () => {
     expect([...read.untouched]).toEqual(['dup', 'bad']);
   });
 
+  it("refuses a cron row whose jitter is not shorter than its slots' gap, and leaves its timer as it is", () => {
+    // a timer an older release wrote from this row goes on with its jitter (docs/spec.md §3.3c)
+    const read = readSchedules(
+      'timers:\n  - { key: j, handler: h, cron: "* * * * *", tz: UTC, jitter: 2m }\n',
+      LIMITS,
+    );
+    expect(read.rows).toEqual([]);
+    expect(read.problems).toEqual([
+      expect.objectContaining({
+        row: 1,
+        key: 'j',
+        reason: 'invalid',
+        field: 'jitter',
+        fix: expect.stringMatching(/1m/),
+      }),
+    ]);
+    expect([...read.untouched]).toEqual(['j']);
+  });
+
   it.each([
     ['ifExists', '{ key: a, handler: h, every: 1m, ifExists: replace }', 'ifExists'],
     [

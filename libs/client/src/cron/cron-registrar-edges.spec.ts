@@ -27,7 +27,28 @@ class RenamedDigest {
   send(): void {}
 }
 
+/** A jitter an older release accepted: longer than the minute between the slots (docs/spec.md §3.3c). */
+@Injectable()
+class JitteryTick {
+  @DistributedCron('tick', '* * * * *', { timeZone: 'UTC', jitter: '2m' })
+  tick(): void {}
+}
+
 describe('the @DistributedCron / @DistributedInterval registrar: edge cases', () => {
+  it("stops the boot on a cron's jitter not shorter than its slots' gap, naming the decorator", async () => {
+    const app = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [JitteryTick],
+    }).compile();
+    const refused = await app.init().then(
+      () => 'booted',
+      (error: unknown) => error,
+    );
+    await app.close();
+    expect(refused).toMatchObject({ reason: 'invalid', field: 'jitter', fix: expect.stringContaining('1m') });
+    expect((refused as Error).message).toMatch(/JitteryTick\.tick[\s\S]*the 1 min between this cron's slots/);
+  });
+
   /**
    * An app whose `limits.minEveryMs` allows a period under the default minimum (100 ms): the registrar
    * compared the stored row with the decorator by normalizing it with the default limits, so the pass
