@@ -29,6 +29,11 @@ export interface Completion {
   once?: boolean;
   /** a held one-shot ending ok: its claim's copy of its row, which complete.lua takes unread while true */
   claim?: ClaimCopy;
+  /**
+   * The worker that ran it (else its claim copy's): its entries name it, a late completion's `stale`
+   * too (docs/spec.md §3.9). None for a lost run, whose entry names its lease owner.
+   */
+  workerId?: string;
 }
 
 /**
@@ -47,14 +52,13 @@ export interface ClaimCopy {
 
 /** complete.lua's arguments after its prefix: the runs as one JSON array, then what goes beside it. */
 export function completeArgs(completions: Completion[]): string[] {
-  // ARGV[3] the worker of the claims' copies, then their kept entries (complete.lua's header)
-  let worker: string | undefined;
+  // ARGV[3] the worker of the runs and the claims' copies, then their kept entries (complete.lua's header)
+  const worker = completions.map(workerOf).find((id) => id !== undefined);
   const raw: string[] = [];
   const runs = completions.map((c) => {
     const copy = c.claim;
     if (copy && isPlainOneShotOk(c)) {
       // its kept entries and the worker go as arguments of their own, not escaped into the JSON
-      worker ??= copy.workerId;
       if (copy.workerId === worker) {
         raw.push(copy.kept);
         return [
@@ -84,9 +88,16 @@ export function completeArgs(completions: Completion[]): string[] {
       c.buffered ? '1' : '',
       c.ended ?? '',
       c.once ? '1' : '',
+      // a run of another worker than ARGV[3]'s (or of none) names its own
+      ...(workerOf(c) === worker ? [] : [workerOf(c) ?? '']),
     ];
   });
   return [JSON.stringify(runs), ...(worker === undefined ? [] : [worker, ...raw])];
+}
+
+/** The worker that ran a completion's run, as its ledger entries name it. */
+function workerOf(c: Completion): string | undefined {
+  return c.workerId ?? c.claim?.workerId;
 }
 
 /**

@@ -7,14 +7,18 @@
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
 --     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
 --     (else ''), why no slot follows ('' or 'ended': endAt), '1' when the claimed row was a one-shot (a
---     hint: read_settled_row)] — strings but missed and overlap; or, for a held one-shot ending ok (mode,
+--     hint: read_settled_row), then only in a batch of several workers the worker that ran it ('' none;
+--     else ARGV[3] names it)] — strings but missed and overlap; or, for a held one-shot ending ok (mode,
 --     outcome and the rest as above implied), [id, key, version, runCount] and its claim's copy of the
 --     row: the lease's end, `d`, `sa`, n (a number): its kept entries `lq` are ARGV[3 + n] ('' for none)
 --     — taken for the row, unread, when still true (includes/one-shot-rows claimed_copies); a free
 --     run's key names its lease record (includes/free-runs) with its version. A row with a slot policy
 --     (includes/slots has_slot_policy) is stepped by the worker like a cron (core slotAfterRun): its next
 --     slot (and its skips) come here, interval or cron, and the slot is armed moved by its jitter.
---   ARGV[3] (with claims' copies) the worker that claimed them (their `lw`), then their kept entries
+--   ARGV[3] the worker that ran the batch's runs (and claimed its copies: their `lw`), then the copies'
+--     kept entries — absent when the caller names none (a reconciler; a worker of a release before this
+--     one sent it only with copies). A run's entries name its worker (includes/ledger `ledger.worker`):
+--     its outcome's, or a late completion's `stale` (docs/spec.md §3.9); a lost run's, the lease owner's.
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -240,6 +244,8 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
     return stale(row, id, key, version, why, outcome)
   end
   drop_free_run(base, member)
+  -- (a lost run's worker is its record's; so is a run's an older release's call did not name)
+  ledger.worker = ledger.worker or run.w
   if not row or row.id ~= id then
     return stale(nil, id, key, version, 'gone', outcome, row)
   end
@@ -265,7 +271,10 @@ local function read_settled_row(key, mode, outcome, cron_next, once)
   return read_one_shot(base, key)
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended, once)
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended, once, worker)
+  -- the worker its entries name (includes/ledger): a held lost run's is its row's `lw`
+  worker = worker or ARGV[3]
+  ledger.worker = outcome ~= 'lost' and worker ~= '' and worker or nil
   local row = read_settled_row(key, mode, outcome, cron_next, once)
   if row then
     row.lost_run = outcome == 'lost' -- its entry is `lost` (includes/ledger); a handler's 'lost' failed
