@@ -21,7 +21,8 @@ const RUN_AGAIN = [
   { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
   { event: 'armed', version: 1 },
   { event: 'claimed', version: 1, workerId: 'worker-b' },
-  { event: 'stale', version: 1, reason: 'status' },
+  // (A's late completion names A: whose completion was refused)
+  { event: 'stale', version: 1, workerId: 'worker-a', reason: 'status' },
 ];
 
 /** The stalled worker's lease: short, so it runs out within the test; renewals every 100 ms until held. */
@@ -197,7 +198,7 @@ describe('a run whose live worker went silent past its lease', () => {
       { event: 'scheduled', version: 1 },
       { event: 'claimed', version: 1, workerId: 'worker-a' },
       { event: 'lost', version: 1, workerId: 'worker-a', reason: 'lost' },
-      { event: 'stale', version: 1, reason: 'status' },
+      { event: 'stale', version: 1, workerId: 'worker-a', reason: 'status' },
     ]);
   });
 
@@ -215,8 +216,7 @@ describe('a run whose live worker went silent past its lease', () => {
     expect(matching(cluster.events, { type: 'failed', key: 'k' })).toEqual([]);
     expect(await firstTick(cluster)).toEqual([
       ...RUN_AGAIN,
-      // (a free run's outcome names no worker: the row's `lw` is its held run's)
-      { event: 'completed', version: 1 },
+      { event: 'completed', version: 1, workerId: 'worker-b' },
     ]);
   });
 
@@ -242,11 +242,10 @@ describe('a run whose live worker went silent past its lease', () => {
         { event: 'scheduled', version: 1 },
         { event: 'claimed', version: 1, workerId: 'worker-a' },
         { event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued' },
-        { event: 'stale', version: 1, reason: 'status' },
+        { event: 'stale', version: 1, workerId: 'worker-a', reason: 'status' },
         { event: 'armed', version: 1 },
         { event: 'claimed', version: 1, workerId: 'worker-b' },
-        // (a free run's outcome names no worker: the row's `lw` is its held run's)
-        { event: 'completed', version: 1, ...(free ? {} : { workerId: 'worker-b' }) },
+        { event: 'completed', version: 1, workerId: 'worker-b' },
       ]);
     },
   );

@@ -26,7 +26,14 @@ describe('ledger (docs/spec.md §3.9) on Redis with a real TimerRunner', () => {
     ]);
     const [stale, , , claimed] = entries;
     expect(claimed.workerId).toBe(runner.workerId);
-    expect(stale).toEqual({ at: expect.any(String), event: 'stale', version: 1, reason: 'gone' });
+    // the replaced timer's run ending late: its worker named, as its claim
+    expect(stale).toEqual({
+      at: expect.any(String),
+      event: 'stale',
+      version: 1,
+      workerId: runner.workerId,
+      reason: 'gone',
+    });
     expect(Date.parse(stale.at)).toBeGreaterThanOrEqual(Date.parse(claimed.at));
     expect(handler.calls[0].signal.aborted).toBe(true);
   });

@@ -55,7 +55,13 @@ export const LEDGER_ENTRY_SCHEMA: SchemaObject = {
       ],
     },
     version: { type: 'integer' },
-    workerId: { type: 'string' },
+    workerId: {
+      type: 'string',
+      description:
+        'Redis only: the worker that claimed the run (claimed), ran it (completed, failed), whose claim or ' +
+        'late completion was refused (stale), or whose lease ran out (lost); absent where none is known ' +
+        '(entries an earlier release wrote without it)',
+    },
     reason: {
       type: 'string',
       description:

@@ -64,6 +64,7 @@ export class RunCompletions {
         buffered: follow.buffered,
         ended: follow.ended,
         once: claimed.fields.k === 'once',
+        workerId,
         claim:
           outcome.outcome === 'ok' && run.mode === 'held' ? claimCopy(claimed, leaseMs, workerId) : undefined,
       });

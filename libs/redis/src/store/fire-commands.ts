@@ -1,9 +1,9 @@
-import type { SlotEnd } from '@sundial/core';
 import { type ClaimResult, parseClaimReply, type RawClaimReply } from './claim-reply';
 import type { RedisClient } from '../infra/connection';
 import type { SundialKeys } from './keys';
 import { requestPrefix, resendSafe, type ScriptRequest } from './requests';
 import { fieldsFromFlat, type RowFields } from './row';
+import { type Completion, completeArgs } from './complete-args';
 import { type CompleteReply, parseCompleteReply, type RawCompleteReply } from './replies';
 import { runScript, type ScriptName } from './script-loader';
 
@@ -51,46 +51,7 @@ export type RunMode = 'held' | 'free';
 
 export type Outcome = 'ok' | 'failed' | 'lost';
 
-export interface Completion {
-  id: string;
-  key: string;
-  version: number;
-  runCount: number;
-  mode: RunMode;
-  outcome: Outcome;
-  error?: { message: string; reason?: string };
-  /** cron: the next occurrence after now */
-  cronNext?: number;
-  /** cron: slots that passed before the run started (intervals: complete.lua counts them) */
-  missed: number;
-  /** cron: slots that came while the run went on */
-  overlap: number;
-  /** cron: `cronNext` is a slot that came during the run, kept by overlap 'buffer-one' */
-  buffered?: boolean;
-  /** a slot policy's end: no next slot because it is after endAt (docs/spec.md §3.3c) */
-  ended?: SlotEnd;
-  /**
-   * The claimed row was a one-shot: complete.lua reads only the fields a one-shot's completion needs. A
-   * hint: when wrong (or absent) the row is read whole, never settled otherwise.
-   */
-  once?: boolean;
-  /** a held one-shot ending ok: its claim's copy of its row, which complete.lua takes unread while true */
-  claim?: ClaimCopy;
-}
-
-/**
- * What a held one-shot's completion sends of its claim (completion.ts claimCopy) so that complete.lua
- * need not read its row: the lease's end as the claim set it, the row's `d` and `sa`, the kept ledger
- * entries the claim replied, the worker (its `lw`). complete.lua checks it is still true (the id live,
- * the lease's score exactly that end) and reads the row otherwise (includes/one-shot-rows).
- */
-export interface ClaimCopy {
-  leaseEnd: number;
-  due: string;
-  scheduledAt: string;
-  kept: string;
-  workerId: string;
-}
+export type { ClaimCopy, Completion } from './complete-args';
 
 export interface LeaseRef {
   key: string;
@@ -206,52 +167,12 @@ export class FireCommands {
     completions: Completion[],
     request: ScriptRequest = resendSafe(),
   ): Promise<CompleteReply[]> {
-    // ARGV[3] the worker of the claims' copies, then their kept entries (complete.lua's header)
-    let worker: string | undefined;
-    const raw: string[] = [];
-    const runs = completions.map((c) => {
-      const copy = c.claim;
-      if (copy && isPlainOneShotOk(c)) {
-        // its kept entries and the worker go as arguments of their own, not escaped into the JSON
-        worker ??= copy.workerId;
-        if (copy.workerId === worker) {
-          raw.push(copy.kept);
-          return [
-            c.id,
-            c.key,
-            String(c.version),
-            String(c.runCount),
-            String(copy.leaseEnd),
-            copy.due,
-            copy.scheduledAt,
-            raw.length,
-          ];
-        }
-      }
-      return [
-        c.id,
-        c.key,
-        String(c.version),
-        String(c.runCount),
-        c.mode,
-        c.outcome,
-        wellFormed(c.error?.message ?? ''),
-        wellFormed(c.error?.reason ?? ''),
-        c.cronNext === undefined ? '' : String(c.cronNext),
-        c.missed,
-        c.overlap,
-        c.buffered ? '1' : '',
-        c.ended ?? '',
-        c.once ? '1' : '',
-      ];
-    });
     const argv1 = requestPrefix(this.keys.prefix, request);
     const replies = (await this.runWith(
       argv1,
       'complete',
       partition,
-      JSON.stringify(runs),
-      ...(worker === undefined ? [] : [worker, ...raw]),
+      ...completeArgs(completions),
     )) as RawCompleteReply[];
     return replies.map(parseCompleteReply);
   }
@@ -315,36 +236,10 @@ export class FireCommands {
   }
 }
 
-/**
- * A held one-shot's run ending ok with nothing else to say (no error, slot, skip or end): what a claim's copy
- * goes with, as complete.lua's 8-element run, its mode, outcome and the rest implied.
- */
-function isPlainOneShotOk(c: Completion): boolean {
-  return (
-    c.mode === 'held' &&
-    c.outcome === 'ok' &&
-    c.once === true &&
-    c.error === undefined &&
-    c.cronNext === undefined &&
-    c.missed === 0 &&
-    c.overlap === 0 &&
-    !c.buffered &&
-    c.ended === undefined
-  );
-}
-
 function tracedTimers(flat: string[]): TracedTimer[] {
   const traced: TracedTimer[] = [];
   for (let i = 0; i < flat.length; i += 3) {
     traced.push({ key: flat[i], traceParent: flat[i + 1], kind: flat[i + 2] });
   }
   return traced;
-}
-
-/**
- * A string as UTF-8 can carry it: a lone surrogate becomes U+FFFD, as it would sent as a plain argument
- * (cjson would refuse its JSON escape and fail the whole batch).
- */
-function wellFormed(text: string): string {
-  return text === '' ? text : Buffer.from(text, 'utf8').toString('utf8');
 }

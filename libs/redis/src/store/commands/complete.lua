@@ -7,14 +7,18 @@
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
 --     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
 --     (else ''), why no slot follows ('' or 'ended': endAt), '1' when the claimed row was a one-shot (a
---     hint: read_settled_row)] — strings but missed and overlap; or, for a held one-shot ending ok (mode,
+--     hint: read_settled_row), then only in a batch of several workers the worker that ran it ('' none;
+--     else ARGV[3] names it)] — strings but missed and overlap; or, for a held one-shot ending ok (mode,
 --     outcome and the rest as above implied), [id, key, version, runCount] and its claim's copy of the
 --     row: the lease's end, `d`, `sa`, n (a number): its kept entries `lq` are ARGV[3 + n] ('' for none)
 --     — taken for the row, unread, when still true (includes/one-shot-rows claimed_copies); a free
 --     run's key names its lease record (includes/free-runs) with its version. A row with a slot policy
 --     (includes/slots has_slot_policy) is stepped by the worker like a cron (core slotAfterRun): its next
 --     slot (and its skips) come here, interval or cron, and the slot is armed moved by its jitter.
---   ARGV[3] (with claims' copies) the worker that claimed them (their `lw`), then their kept entries
+--   ARGV[3] the worker that ran the batch's runs (and claimed its copies: their `lw`), then the copies'
+--     kept entries — absent when the caller names none (a reconciler; a worker of a release before this
+--     one sent it only with copies). A run's entries name its worker (includes/ledger `ledger.worker`):
+--     its outcome's, or a late completion's `stale` (docs/spec.md §3.9); a lost run's, the lease owner's.
 -- Output: one reply per run: { 'done', missed, overlap } with the slots the timer went past (a cron's as
 --   given, an interval's counted here: grid_skips), or { 'stale', reason } when the entry changed under
 --   the run (then nothing is written).
@@ -28,6 +32,7 @@
 --- @include "includes/slots"
 --- @include "includes/run-policies"
 --- @include "includes/one-shot-rows"
+--- @include "includes/run-ends"
 
 local base, prefix = KEYS[1], ARGV[1]
 local now = now_ms()
@@ -73,29 +78,9 @@ local function pause_row(row, fields, gone, streak)
   publish_event(prefix, row, 'paused', now, { reason = 'failures', count = streak })
 end
 
--- What `last` records (docs/spec.md §3.2): the run's start and end, and the error of a failed or lost run.
-local function last_run(row, outcome, message, reason)
-  local last = { started = tonumber(row.lf), ended = now, status = outcome == 'ok' and 'ok' or 'failed' }
-  if outcome ~= 'ok' then
-    last.error = { message = message, reason = reason ~= '' and reason or nil }
-  end
-  return last
-end
-
--- The outcome's event, and the fields it writes when the row stays (`l` and `lc` or `le`). `ended`: why
--- the run ended its timer unasked ('no-next-slot', 'ended', 'max-runs'), carried by the event as its reason.
-local function outcome_of(row, version, outcome, message, reason, ended)
-  local last = last_run(row, outcome, message, reason)
-  local attempt = outcome ~= 'ok' and attempt_of(row) or nil
-  publish_event(prefix, row, outcome == 'ok' and 'completed' or 'failed', now, { version = tonumber(version), error = last.error, reason = ended, attempt = attempt })
-  local fields = { l = cjson.encode(last) }
-  fields[outcome == 'ok' and 'lc' or 'le'] = int(now)
-  return fields
-end
-
 -- A free run (awaitTask=false tick) only records its outcome: `last` while no newer run began.
 local function complete_free(row, version, run_count, outcome, message, reason)
-  local fields = outcome_of(row, version, outcome, message, reason)
+  local fields = outcome_of(prefix, now, row, version, outcome, message, reason)
   if row.rc ~= run_count then
     fields.l = nil
   end
@@ -118,13 +103,13 @@ local function finish(row, version, outcome, message, reason, ended)
   removed_ids[#removed_ids + 1] = row.id
   local kept_for_free_runs = row.rm ~= '0' and row.aw == '0' and has_free_runs(base, row.key, row.id)
   if row.rm == '0' or kept_for_free_runs then
-    local fields = outcome_of(row, version, outcome, message, reason, ended)
+    local fields = outcome_of(prefix, now, row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
     fields.rp = kept_for_free_runs and '1' or nil
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
     redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct', 'hc', 'lq')
   else
-    local last_error = outcome ~= 'ok' and last_run(row, outcome, message, reason).error or nil
+    local last_error = outcome ~= 'ok' and last_run(now, row, outcome, message, reason).error or nil
     local attempt = outcome ~= 'ok' and attempt_of(row) or nil
     -- the outcome's entry is the last of the row's life: with its kept entries, one closed ledger write
     row.closes = true
@@ -155,7 +140,7 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   if not wait then
     return nil
   end
-  local fields = outcome_of(row, version, outcome, message, reason)
+  local fields = outcome_of(prefix, now, row, version, outcome, message, reason)
   fields.at = int(attempt_of(row) + 1)
   if row.k == 'interval' and not has_slot_policy(row) then
     missed, overlap = grid_skips(row, count_from(row), tonumber(row.lf), next_grid_slot(row, now))
@@ -170,24 +155,6 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   ledger_append({ key = row.key, v = fields.v, sa = row.sa }, 'retried', now, { n = tonumber(fields.at), d = tonumber(fields.d) })
   publish_skips(prefix, row, now, version, missed, overlap)
   return missed, overlap
-end
-
--- A backfill in progress (`bf`: the slots after the armed one, `bs`: the slot to go back to): the next
--- backfill slot runs at once, due at itself; after the last, the schedule goes on at `bs`. Returns its
--- due, and adds the fields it drops to `gone`.
-local function next_backfill(row, fields, gone)
-  local rest = cjson.decode(row.bf)
-  if #rest > 0 then
-    fields.d = int(table.remove(rest, 1))
-    fields.bf = #rest > 0 and cjson.encode(rest) or '[]'
-    fields.ba = int(now) -- asked for now: its lateness counts from here (backfill.lua)
-    gone[#gone + 1] = 'ds'
-    return tonumber(fields.d)
-  end
-  gone[#gone + 1] = 'bf'
-  gone[#gone + 1] = 'bs'
-  gone[#gone + 1] = 'ba'
-  return arm_slot_fields(row, fields, tonumber(row.bs))
 end
 
 -- Settles a held run; returns the slots its timer went past: missed, overlap (docs/spec.md §3.3). `buffered`:
@@ -205,7 +172,7 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   local final = row.mr and tonumber(row.rc or '0') >= tonumber(row.mr)
   if row.tg and not final then
     -- A trigger run does not move the schedule: back to the unchanged `d` (and its pending retry, if any).
-    local fields = outcome_of(row, version, outcome, message, reason)
+    local fields = outcome_of(prefix, now, row, version, outcome, message, reason)
     local trigger_gone = { 'lw', 'lu', 'ct', 'hc', 'tg', 'lq' }
     rearm(row, fields, tonumber(row.d), trigger_gone, count_failure(row, outcome, fields, trigger_gone))
     return 0, 0
@@ -217,7 +184,7 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
   local gone = { 'lw', 'lu', 'ct', 'hc', 'at', 'lq' }
   if row.bf then
     -- A backfill slot's run: the next backfill slot, or back to the schedule (paused instead: the backfill ends).
-    local fields = outcome_of(row, version, outcome, message, reason)
+    local fields = outcome_of(prefix, now, row, version, outcome, message, reason)
     local streak = count_failure(row, outcome, fields, gone)
     if streak then
       gone[#gone + 1] = 'bf'
@@ -225,7 +192,7 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
       gone[#gone + 1] = 'ba'
       rearm(row, fields, 0, gone, streak)
     else
-      rearm(row, fields, next_backfill(row, fields, gone), gone)
+      rearm(row, fields, next_backfill(now, row, fields, gone), gone)
     end
     return 0, 0
   elseif (row.k == 'cron' or has_slot_policy(row)) and cron_next == '' then
@@ -234,7 +201,7 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
     publish_skips(prefix, row, now, version, missed, overlap)
     return missed, overlap
   end
-  local fields = outcome_of(row, version, outcome, message, reason)
+  local fields = outcome_of(prefix, now, row, version, outcome, message, reason)
   local streak = count_failure(row, outcome, fields, gone)
   local next_due = tonumber(cron_next)
   if row.k == 'interval' and not has_slot_policy(row) then
@@ -277,6 +244,8 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
     return stale(row, id, key, version, why, outcome)
   end
   drop_free_run(base, member)
+  -- (a lost run's worker is its record's; so is a run's an older release's call did not name)
+  ledger.worker = ledger.worker or run.w
   if not row or row.id ~= id then
     return stale(nil, id, key, version, 'gone', outcome, row)
   end
@@ -302,7 +271,10 @@ local function read_settled_row(key, mode, outcome, cron_next, once)
   return read_one_shot(base, key)
 end
 
-local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended, once)
+local function complete(id, key, version, run_count, mode, outcome, message, reason, cron_next, missed, overlap, buffered, ended, once, worker)
+  -- the worker its entries name (includes/ledger): a held lost run's is its row's `lw`
+  worker = worker or ARGV[3]
+  ledger.worker = outcome ~= 'lost' and worker ~= '' and worker or nil
   local row = read_settled_row(key, mode, outcome, cron_next, once)
   if row then
     row.lost_run = outcome == 'lost' -- its entry is `lost` (includes/ledger); a handler's 'lost' failed

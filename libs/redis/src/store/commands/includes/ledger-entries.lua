@@ -4,7 +4,8 @@
 -- "Ledger").
 --- @include "includes/time"
 
--- The worker a claim script acts for (claim.lua sets it): its entries name it.
+-- `worker`: the worker a claim acts for (claim.lua), or that ran the run a completion settles (complete.lua,
+-- per run): its entries name it, else a run's entries name the row's lease owner (`lw`, ledger_record).
 -- `created`: the keys of the rows this call created (all at `created_at`), for `ledger_write_created`.
 -- `at`, `at_text`: the last ms an outcome entry was made at, and its text; `by`, `by_json`: the last
 -- worker one named, and its JSON (completed_entry: a batch's runs mostly share both). `armed`: key → its

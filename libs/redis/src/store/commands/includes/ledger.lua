@@ -231,7 +231,8 @@ local function ledger_record(row, event_type, now, extra)
     -- A held run's outcome: the row still holds its due (a free run's row has moved on to the next tick).
     held_due = row.tg or row.d
   end
-  -- A stale completion's worker is not the row's lease owner: only a claim knows its own.
+  -- A stale claim's or completion's worker is not the row's lease owner: only its caller knows it
+  -- (`ledger.worker`: claim.lua, complete.lua).
   local worker = ledger.worker or (event_type ~= 'stale' and row.lw) or nil
   if event == 'completed' and held_due and not (reason or extra.count or extra.attempt or extra.error) then
     -- a held run's plain completion: its entry joined from the texts at hand (no fields table)
