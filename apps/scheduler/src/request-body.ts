@@ -1,9 +1,10 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { refusals } from '@sundial/core';
 import type { IncomingMessage } from 'node:http';
+import { duplicateKey } from './json-duplicate-keys';
 
-/** Requests whose body held at least one byte (seen by the JSON parser's `verify`). */
-const withBody = new WeakSet<IncomingMessage>();
+/** The bytes of each request whose body held at least one (seen by the JSON parser's `verify`). */
+const bodies = new WeakMap<IncomingMessage, { bytes: Buffer; charset: string }>();
 
 /**
  * Reads every body as JSON, whatever its Content-Type. Not strict: a body that is JSON but not an
@@ -16,14 +17,40 @@ export function parseBodies(app: NestExpressApplication, limit: number): void {
     limit,
     type: () => true,
     strict: false,
-    verify: (request: IncomingMessage, _response: unknown, bytes: Buffer) => {
-      if (bytes.length > 0) withBody.add(request);
+    verify: (request: IncomingMessage, _response: unknown, bytes: Buffer, charset: string) => {
+      if (bytes.length > 0) bodies.set(request, { bytes, charset });
     },
   });
-  app.use((request: IncomingMessage & { body?: unknown }, _response: unknown, next: () => void) => {
-    if (!withBody.has(request)) request.body = undefined;
-    next();
-  });
+  app.use(
+    (request: IncomingMessage & { body?: unknown }, _response: unknown, next: (error?: unknown) => void) => {
+      const sent = bodies.get(request);
+      if (!sent) request.body = undefined;
+      const repeated = sent && repeatedName(sent.bytes, sent.charset);
+      if (!repeated) return next();
+      next(
+        refusals.invalid(
+          repeated,
+          `the body gives "${repeated}" more than once`,
+          'Send each field once: JSON readers differ on which of the repeated values they keep.',
+        ),
+      );
+    },
+  );
+}
+
+/**
+ * The member name a body gives twice (json-duplicate-keys.ts), read from its bytes as the JSON parser
+ * decoded them. A charset the platform's decoder does not name (UTF-32, which the parser takes) is
+ * left unchecked rather than misread.
+ */
+function repeatedName(bytes: Buffer, charset: string): string | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder(charset, { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return duplicateKey(text);
 }
 
 /**

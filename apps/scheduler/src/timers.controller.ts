@@ -135,7 +135,7 @@ export class TimersController {
     name: 'dueBefore',
     required: false,
     schema: { type: 'string', example: '2030-01-01T00:00:00Z' },
-    description: 'epoch ms or ISO instant: pending timers due by then, in due order',
+    description: 'epoch ms or an ISO instant with Z or an offset: pending timers due by then, in due order',
   })
   @ApiAnswer(200, LIST_SCHEMA)
   list(@Query() query: ListQuery): Promise<ListResult> {

@@ -1,0 +1,111 @@
+import type { ListResult, Timer } from '@sundial/core';
+import { type ErrorBody, keyPath } from '@sundial/testing/harness';
+import { useScheduler } from './scheduler-fixture';
+
+/**
+ * docs/spec.md §5.2, input that said two things and was answered as if it said one:
+ * - a JSON body naming a field twice (`{"delay":"1h","delay":"2h"}`) was taken with its last value, where
+ *   other JSON readers keep the first: now 400 `invalid` on that field, nothing changed;
+ * - `dueBefore` was read by `Date.parse`, which makes an instant of nearly any text (`hello 2` is
+ *   2001-02-01, `12/25` a day of 2001, a zone-less time the server's local time): a listing "due before" it
+ *   answered for another instant than the caller meant. Now epoch ms or an ISO instant with its zone.
+ */
+describe('HTTP API: input that says two things', () => {
+  const app = useScheduler();
+  const { api } = app;
+
+  /** Sends `raw` as the body: refused with 400 and nothing changed in Redis; the error. */
+  async function refusedRaw(method: string, path: string, raw: string): Promise<ErrorBody['error']> {
+    const before = (await app.raw.keys('*')).sort();
+    const reply = await api<ErrorBody>(method, path, undefined, { raw });
+    expect(reply.status).toBe(400);
+    expect((await app.raw.keys('*')).sort()).toEqual(before);
+    return reply.body.error;
+  }
+
+  describe('a JSON body that names a field twice', () => {
+    it.each([
+      ['key', '{"key":"dk:1","handler":"log","delay":"1h","key":"dk:2"}'],
+      ['delay', '{"key":"dk:1","handler":"log","delay":"1h","delay":"2h"}'],
+      // the same name however it is escaped
+      ['key', '{"key":"dk:1","handler":"log","delay":"1h","k\\u0065y":"dk:2"}'],
+      ['payload.order.id', '{"key":"dk:1","handler":"log","delay":"1h","payload":{"order":{"id":1,"id":2}}}'],
+      [
+        'payload.lines[1].sku',
+        '{"key":"dk:1","handler":"log","delay":"1h","payload":{"lines":[{"sku":1},{"sku":2,"sku":3}]}}',
+      ],
+    ])('POST /v1/timers: 400 invalid on %s, nothing written', async (field, raw) => {
+      expect(await refusedRaw('POST', '/v1/timers', raw)).toEqual({
+        reason: 'invalid',
+        field,
+        message: `the body gives "${field}" more than once`,
+        fix: 'Send each field once: JSON readers differ on which of the repeated values they keep.',
+      });
+      expect((await api('GET', keyPath('dk:1'))).status).toBe(404);
+    });
+
+    it('reschedule and PUT: refused, the timer as it was', async () => {
+      const timer = (await api<Timer>('POST', '/v1/timers', { key: 'dk:live', handler: 'log', delay: '1h' }))
+        .body;
+      const reschedule = `${keyPath('dk:live')}/reschedule`;
+      expect(await refusedRaw('POST', reschedule, '{"delay":"1h","delay":"2h"}')).toMatchObject({
+        field: 'delay',
+      });
+      expect(
+        await refusedRaw('PUT', keyPath('dk:live'), '{"handler":"log","every":"1h","every":"2h"}'),
+      ).toMatchObject({
+        field: 'every',
+      });
+      expect((await api('GET', keyPath('dk:live'))).body).toEqual(timer);
+    });
+
+    it('one name in several objects, and names inside strings, are no repeat', async () => {
+      const raw =
+        '{"key":"dk:ok","handler":"log","delay":"1h","payload":{"key":"k","lines":[{"sku":1},{"sku":2}],"note":"{\\"key\\":1,\\"key\\":2}"}}';
+      const reply = await api<Timer>('POST', '/v1/timers', undefined, { raw });
+      expect(reply.status).toBe(201);
+      expect(reply.body.payload).toEqual({
+        key: 'k',
+        lines: [{ sku: 1 }, { sku: 2 }],
+        note: '{"key":1,"key":2}',
+      });
+    });
+  });
+
+  describe('dueBefore', () => {
+    const bad = (text: string) => `/v1/timers?dueBefore=${encodeURIComponent(text)}`;
+
+    it.each(['hello 2', '-1', '12/25', '5 Dec', 'x 2030-01-01', '2030-02-30T00:00:00Z'])(
+      '%j, which Date.parse made an instant of: 400 invalid on dueBefore',
+      async (text) => {
+        const error = (await api<ErrorBody>('GET', bad(text))).body.error;
+        expect(error).toMatchObject({ reason: 'invalid', field: 'dueBefore' });
+        expect(error.message).toContain(JSON.stringify(text));
+      },
+    );
+
+    it('an ISO time without its zone: 400 saying so (it names a wall time, not an instant)', async () => {
+      expect((await api<ErrorBody>('GET', bad('2030-01-01T00:00:00'))).body.error).toEqual({
+        reason: 'invalid',
+        field: 'dueBefore',
+        message:
+          'dueBefore "2030-01-01T00:00:00" has no zone offset, so it names a wall time rather than an instant',
+        fix: 'Append "Z" for UTC or an offset such as "-05:00", e.g. "2030-01-01T00:00:00Z".',
+      });
+    });
+
+    it('epoch ms and ISO instants with Z or an offset list what is due by then', async () => {
+      const at = Date.parse('2029-06-01T12:00:00Z');
+      await api('POST', '/v1/timers', { key: 'db:1', handler: 'log', at });
+      for (const [text, keys] of [
+        [String(at), ['db:1']],
+        ['2029-06-01T12:00:00Z', ['db:1']],
+        ['2029-06-01T13:00:00+01:00', ['db:1']],
+        ['2029-06-01T12:00:00+01:00', []],
+      ] as const) {
+        const reply = await api<ListResult>('GET', `${bad(text)}&prefix=db:`);
+        expect([text, reply.body.items.map((timer) => timer.key)]).toEqual([text, keys]);
+      }
+    });
+  });
+});
