@@ -8,7 +8,9 @@ import { useScheduler } from './scheduler-fixture';
  *   other JSON readers keep the first: now 400 `invalid` on that field, nothing changed;
  * - `dueBefore` was read by `Date.parse`, which makes an instant of nearly any text (`hello 2` is
  *   2001-02-01, `12/25` a day of 2001, a zone-less time the server's local time): a listing "due before" it
- *   answered for another instant than the caller meant. Now epoch ms or an ISO instant with its zone.
+ *   answered for another instant than the caller meant. Now epoch ms or an ISO instant with its zone;
+ * - a UTF-8 body labelled `charset=utf8` (a label of UTF-8 for browsers and many clients) was refused
+ *   415 telling the caller to send UTF-8, which it had.
  */
 describe('HTTP API: input that says two things', () => {
   const app = useScheduler();
@@ -70,6 +72,20 @@ describe('HTTP API: input that says two things', () => {
         note: '{"key":1,"key":2}',
       });
     });
+  });
+
+  describe('a charset label that names UTF-8', () => {
+    it.each(['utf8', 'UTF8', '"utf8"', 'unicode-1-1-utf-8'])(
+      'charset=%s is UTF-8 (WHATWG labels), read as such: 201, not 415 "send UTF-8"',
+      async (label) => {
+        const key = `cs8:${Buffer.from(label).toString('hex')}`;
+        const reply = await api<Timer>('POST', '/v1/timers', undefined, {
+          raw: JSON.stringify({ key, handler: 'log', delay: '1h', payload: { note: 'café ✓' } }),
+          headers: { 'content-type': `application/json; charset=${label}` },
+        });
+        expect([reply.status, reply.body.payload]).toEqual([201, { note: 'café ✓' }]);
+      },
+    );
   });
 
   describe('dueBefore', () => {

@@ -13,6 +13,7 @@ const bodies = new WeakMap<IncomingMessage, { bytes: Buffer; charset: string }>(
  * `undefined`, for `requiredBody` to refuse as such.
  */
 export function parseBodies(app: NestExpressApplication, limit: number): void {
+  app.use(readUtf8Labels);
   app.useBodyParser('json', {
     limit,
     type: () => true,
@@ -36,6 +37,31 @@ export function parseBodies(app: NestExpressApplication, limit: number): void {
       );
     },
   );
+}
+
+/** The charset parameter of a Content-Type: its value, unquoted. */
+const CHARSET = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i;
+
+/**
+ * A charset label that names UTF-8 under another spelling (`utf8`, `unicode-1-1-utf-8`: the WHATWG
+ * labels, which browsers and many clients send) is read as UTF-8: the parser knows only `utf-8`, and
+ * would refuse a UTF-8 body 415 telling the caller to send UTF-8.
+ */
+function readUtf8Labels(request: IncomingMessage, _response: unknown, next: () => void): void {
+  const type = request.headers['content-type'];
+  const label = type === undefined ? undefined : CHARSET.exec(type)?.[2];
+  if (label !== undefined && label.toLowerCase() !== 'utf-8' && namesUtf8(label)) {
+    request.headers['content-type'] = type!.replace(CHARSET, '; charset=utf-8');
+  }
+  next();
+}
+
+function namesUtf8(label: string): boolean {
+  try {
+    return new TextDecoder(label).encoding === 'utf-8';
+  } catch {
+    return false;
+  }
 }
 
 /**
