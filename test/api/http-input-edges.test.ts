@@ -1,5 +1,6 @@
 import type { ListResult, Timer } from '@sundial/core';
 import { type ErrorBody, keyPath } from '@sundial/testing/harness';
+import { gzipSync } from 'node:zlib';
 import { useScheduler } from './scheduler-fixture';
 
 /**
@@ -10,7 +11,9 @@ import { useScheduler } from './scheduler-fixture';
  *   2001-02-01, `12/25` a day of 2001, a zone-less time the server's local time): a listing "due before" it
  *   answered for another instant than the caller meant. Now epoch ms or an ISO instant with its zone;
  * - a UTF-8 body labelled `charset=utf8` (a label of UTF-8 for browsers and many clients) was refused
- *   415 telling the caller to send UTF-8, which it had.
+ *   415 telling the caller to send UTF-8, which it had;
+ * - a Content-Encoding the parser does not take (or a body that is not what it says) was told to fix its
+ *   charset, or to send JSON, not its encoding.
  */
 describe('HTTP API: input that says two things', () => {
   const app = useScheduler();
@@ -86,6 +89,52 @@ describe('HTTP API: input that says two things', () => {
         expect([reply.status, reply.body.payload]).toEqual([201, { note: 'café ✓' }]);
       },
     );
+  });
+
+  describe('a Content-Encoding', () => {
+    const raw = JSON.stringify({ key: 'ce:1', handler: 'log', delay: '1h' });
+    const fix =
+      'Send the body uncompressed (no Content-Encoding), or compressed as its Content-Encoding says: gzip, deflate, br or zstd.';
+
+    it('one the parser does not take: 415 on Content-Encoding saying which it takes, not a charset fix', async () => {
+      const before = (await app.raw.keys('*')).sort();
+      const reply = await api<ErrorBody>('POST', '/v1/timers', undefined, {
+        raw,
+        headers: { 'content-encoding': 'compress' },
+      });
+      expect([reply.status, reply.body.error]).toEqual([
+        415,
+        {
+          reason: 'invalid',
+          field: 'Content-Encoding',
+          message: 'unsupported content encoding "compress"',
+          fix,
+        },
+      ]);
+      expect((await app.raw.keys('*')).sort()).toEqual(before);
+    });
+
+    it('a body that is not what its Content-Encoding says: 400 on Content-Encoding, not "send JSON"', async () => {
+      const reply = await api<ErrorBody>('POST', '/v1/timers', undefined, {
+        raw,
+        headers: { 'content-encoding': 'gzip' },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({ reason: 'invalid', field: 'Content-Encoding', fix });
+      expect(reply.body.error.message).toMatch(
+        /^the body is not gzip data as its Content-Encoding says \(.+\)$/,
+      );
+      expect((await api('GET', keyPath('ce:1'))).status).toBe(404);
+    });
+
+    it('a gzip body is read', async () => {
+      const reply = await fetch(`${app.url}/v1/timers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: gzipSync(raw),
+      });
+      expect(reply.status).toBe(201);
+    });
   });
 
   describe('dueBefore', () => {

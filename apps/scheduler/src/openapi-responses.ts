@@ -90,7 +90,7 @@ const REFUSALS: Record<number, string> = {
   403: 'forbidden: a Host the scheduler does not answer to, or a write sent for another site’s page',
   404: 'not-found: no live timer under the key (one that ended, kept by removeOnComplete: false, too: detail.status)',
   413: 'payload-too-large: the payload or the body is over SUNDIAL_MAX_PAYLOAD_BYTES',
-  415: 'invalid: a body charset other than UTF-8',
+  415: 'invalid: a body charset other than UTF-8, or a Content-Encoding other than gzip, deflate, br, zstd',
   422: 'idempotency-conflict: the Idempotency-Key was used for another request',
   503: 'unavailable: Redis did not answer (detail.code outcome-unknown: a write that may have been applied)',
 };
