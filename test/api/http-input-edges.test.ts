@@ -7,6 +7,8 @@ import { useScheduler } from './scheduler-fixture';
  * docs/spec.md §5.2, input that said two things and was answered as if it said one:
  * - a JSON body naming a field twice (`{"delay":"1h","delay":"2h"}`) was taken with its last value, where
  *   other JSON readers keep the first: now 400 `invalid` on that field, nothing changed;
+ * - an integer past 2^53 (a snowflake id in the payload) was stored as another number, the nearest double
+ *   (12345678901234567890 became 12345678901234567000): now 400 on its path, saying to send a string;
  * - `dueBefore` was read by `Date.parse`, which makes an instant of nearly any text (`hello 2` is
  *   2001-02-01, `12/25` a day of 2001, a zone-less time the server's local time): a listing "due before" it
  *   answered for another instant than the caller meant. Now epoch ms or an ISO instant with its zone;
@@ -74,6 +76,42 @@ describe('HTTP API: input that says two things', () => {
         lines: [{ sku: 1 }, { sku: 2 }],
         note: '{"key":1,"key":2}',
       });
+    });
+  });
+
+  describe('an integer beyond what a JSON number keeps exactly (±(2^53 − 1))', () => {
+    it('in the payload (a snowflake id): 400 on its path saying to send a string, nothing written', async () => {
+      const raw =
+        '{"key":"big:1","handler":"log","delay":"1h","payload":{"order":{"id":12345678901234567890}}}';
+      expect(await refusedRaw('POST', '/v1/timers', raw)).toEqual({
+        reason: 'invalid',
+        field: 'payload.order.id',
+        message:
+          'payload.order.id 12345678901234567890 would be kept as 12345678901234567000: JSON numbers are read as doubles, exact for integers up to ±9007199254740991',
+        fix: 'Send it as a string ("12345678901234567890"), or as a number within ±9007199254740991.',
+      });
+      expect(
+        await refusedRaw('POST', '/v1/preview', raw.replace('{"id"', '{"ids":[1,-9007199254740993],"id"')),
+      ).toMatchObject({
+        field: 'payload.order.ids[1]',
+      });
+    });
+
+    it('integers a double holds (what JSON.stringify writes of one too), decimals and exponents are kept as sent', async () => {
+      const raw =
+        '{"key":"big:ok","handler":"log","delay":"1h","payload":{"max":9007199254740991,"min":-9007199254740991,"x":1.5e300,"y":0.1,"js":123456789012345680000,"e":1000000000000000000000}}';
+      const reply = await api<Timer>('POST', '/v1/timers', undefined, { raw });
+      expect([reply.status, reply.body.payload]).toEqual([
+        201,
+        {
+          max: 9007199254740991,
+          min: -9007199254740991,
+          x: 1.5e300,
+          y: 0.1,
+          js: 123456789012345680000,
+          e: 1e21,
+        },
+      ]);
     });
   });
 

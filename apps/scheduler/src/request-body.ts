@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { refusals } from '@sundial/core';
 import type { IncomingMessage } from 'node:http';
-import { duplicateKey } from './json-duplicate-keys';
+import { unkeptJson } from './json-body-checks';
 
 /** The bytes of each request whose body held at least one (seen by the JSON parser's `verify`). */
 const bodies = new WeakMap<IncomingMessage, { bytes: Buffer; charset: string }>();
@@ -26,15 +26,7 @@ export function parseBodies(app: NestExpressApplication, limit: number): void {
     (request: IncomingMessage & { body?: unknown }, _response: unknown, next: (error?: unknown) => void) => {
       const sent = bodies.get(request);
       if (!sent) request.body = undefined;
-      const repeated = sent && repeatedName(sent.bytes, sent.charset);
-      if (!repeated) return next();
-      next(
-        refusals.invalid(
-          repeated,
-          `the body gives "${repeated}" more than once`,
-          'Send each field once: JSON readers differ on which of the repeated values they keep.',
-        ),
-      );
+      next(sent && checkText(sent.bytes, sent.charset));
     },
   );
 }
@@ -65,18 +57,18 @@ function namesUtf8(label: string): boolean {
 }
 
 /**
- * The member name a body gives twice (json-duplicate-keys.ts), read from its bytes as the JSON parser
- * decoded them. A charset the platform's decoder does not name (UTF-32, which the parser takes) is
- * left unchecked rather than misread.
+ * What the body says that its parsed JSON would not keep (json-body-checks.ts), read from its bytes as
+ * the JSON parser decoded them. A charset the platform's decoder does not name (UTF-32, which the
+ * parser takes) is left unchecked rather than misread.
  */
-function repeatedName(bytes: Buffer, charset: string): string | undefined {
+function checkText(bytes: Buffer, charset: string): unknown {
   let text: string;
   try {
     text = new TextDecoder(charset, { fatal: true }).decode(bytes);
   } catch {
     return undefined;
   }
-  return duplicateKey(text);
+  return unkeptJson(text);
 }
 
 /**
