@@ -8,7 +8,7 @@ import { useScheduler } from './scheduler-fixture';
  * caller never sent), and a retry whose JSON fields came in another order was a conflict; a URL too
  * long for the server was told to send "well-formed HTTP"; a charset the parser cannot read was
  * told to "See GET /docs"; a path with the wrong method was 404 (as if the path were wrong), OPTIONS
- * was 404 too; a trailing "/" was dropped (`GET /v1/timers/`, a key left empty, listed every timer).
+ * was 404 too (on /metrics, /docs, /docs-json and /ui/, outside the OpenAPI document, until later); a trailing "/" was dropped (`GET /v1/timers/`, a key left empty, listed every timer).
  */
 describe('HTTP API: edges a client hits', () => {
   const app = useScheduler();
@@ -81,6 +81,11 @@ describe('HTTP API: edges a client hits', () => {
       ['PUT', '/v1/timers', 'GET, POST, DELETE, HEAD, OPTIONS'],
       ['GET', `${keyPath('k')}/pause`, 'POST, OPTIONS'],
       ['DELETE', '/health/live', 'GET, HEAD, OPTIONS'],
+      // the paths of the table outside the OpenAPI document (were 404 "Cannot POST /metrics")
+      ['POST', '/metrics', 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/docs-json', 'GET, HEAD, OPTIONS'],
+      ['PUT', '/docs', 'GET, HEAD, OPTIONS'],
+      ['POST', '/ui/', 'GET, HEAD, OPTIONS'],
     ])(
       '%s %s, a path whose route takes other methods: 405 with Allow, not 404',
       async (method, path, allow) => {
@@ -104,6 +109,8 @@ describe('HTTP API: edges a client hits', () => {
       expect([timers.status, timers.headers.get('allow')]).toEqual([204, 'GET, POST, DELETE, HEAD, OPTIONS']);
       const describe = await options(`${keyPath('a/b')}/describe`);
       expect([describe.status, describe.headers.get('allow')]).toEqual([204, 'GET, HEAD, OPTIONS']);
+      const metrics = await options('/metrics');
+      expect([metrics.status, metrics.headers.get('allow')]).toEqual([204, 'GET, HEAD, OPTIONS']);
       expect((await options('/v1/nope')).status).toBe(404);
     });
 

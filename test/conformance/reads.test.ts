@@ -21,6 +21,13 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
       expect.objectContaining({ key: 'b:3', status: 'paused' }),
     ]);
     expect((await h.timers.list()).items.map((t) => t.key)).toEqual(['a:1', 'b:1', 'b:2', 'b:3', 'c:1']);
+    // A cursor of another listing (a client that changed the prefix, kept the cursor) lists only keys
+    // under the prefix asked: on Redis a cursor before the prefix listed the keys after the cursor's.
+    const ofA = await h.timers.list({ limit: 1 });
+    expect(ofA.items.map((t) => t.key)).toEqual(['a:1']);
+    expect((await h.timers.list({ prefix: 'c:', cursor: ofA.nextCursor! })).items.map((t) => t.key)).toEqual([
+      'c:1',
+    ]);
   });
 
   it('lists pending timers due by dueBefore in due order, a page at a time (the UI timeline)', async () => {

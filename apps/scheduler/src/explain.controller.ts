@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs
 import type { LedgerEntry, NextTime, Preview, TimerDescription, TimersApi, TimerSpec } from '@sundial/core';
 import { DESCRIPTION_SCHEMA, HISTORY_SCHEMA, NEXT_SCHEMA, PREVIEW_SCHEMA } from './openapi-explain-schemas';
 import { TIMER_SPEC_SCHEMA, withExample } from './openapi-schemas';
-import { ApiAnswer, ApiRefusals, V1_REFUSALS } from './openapi-responses';
+import { ApiAnswer, ApiRefusal, ApiRefusals, ROUTE_REFUSALS, V1_REFUSALS } from './openapi-responses';
 import { queryNumber } from './list-query-params';
 import { BODY_EXAMPLES, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
@@ -34,7 +34,7 @@ export class ExplainController {
     description: 'entries (default 50, at most 200)',
   })
   @ApiAnswer(200, HISTORY_SCHEMA)
-  @ApiRefusals(404)
+  @ApiRefusal(ROUTE_REFUSALS.noLedger)
   async history(
     @Param('key') key: string,
     @Query('limit') limit?: string,
@@ -51,7 +51,7 @@ export class ExplainController {
     description: 'due times (default 10, at most 100)',
   })
   @ApiAnswer(200, NEXT_SCHEMA)
-  @ApiRefusals(404)
+  @ApiRefusal(ROUTE_REFUSALS.endedAnswered)
   async next(
     @Param('key') key: string,
     @Query('count') count?: string,
@@ -74,7 +74,7 @@ export class ExplainController {
     description: 'ledger entries (default 50, at most 200)',
   })
   @ApiAnswer(200, DESCRIPTION_SCHEMA)
-  @ApiRefusals(404)
+  @ApiRefusal(ROUTE_REFUSALS.endedAnswered)
   describe(
     @Param('key') key: string,
     @Query('count') count?: string,

@@ -121,6 +121,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     const status = httpStatusOf(exception);
     const message = (exception as Error).message;
     if (status !== undefined && status < 500) {
+      const encoding = encodingRefusal(exception, status, message, request.headers['content-encoding']);
+      if (encoding) return [status, { error: encoding }];
       const { reason, fix } = REASON_BY_STATUS[status] ?? { reason: 'invalid', fix: 'See GET /docs.' };
       // the router's refusal of a path segment that is not percent-encoding (`/v1/timers/%E0%A4%A`)
       const badPath = status === 400 && message.startsWith('Failed to decode param');
@@ -140,6 +142,33 @@ export class HttpErrorFilter implements ExceptionFilter {
       { error: { reason: 'internal', message: 'internal error', fix: 'Retry; the log has the cause.' } },
     ];
   }
+}
+
+const ENCODING_FIX =
+  'Send the body uncompressed (no Content-Encoding), or compressed as its Content-Encoding says: gzip, deflate, br or zstd.';
+
+/**
+ * The body parser's refusal of the body's Content-Encoding — one it does not take (415, whose shared
+ * fix is about the charset), or a body that does not decompress as it says (a zlib error, 400, which
+ * http-errors gives no `type`, unlike the parser's own) — on field `Content-Encoding`.
+ */
+function encodingRefusal(
+  exception: unknown,
+  status: number,
+  message: string,
+  encoding: string | string[] | undefined,
+): ErrorBody | undefined {
+  // Nest hands the parser's error on wrapped, as the HttpException's cause.
+  const parsed = (exception as { cause?: unknown }).cause ?? exception;
+  const { type, code } = parsed as { type?: unknown; code?: unknown };
+  const refusal = { reason: 'invalid', field: 'Content-Encoding', fix: ENCODING_FIX };
+  if (status === 415 && type === 'encoding.unsupported') return { ...refusal, message };
+  const compressed = typeof encoding === 'string' && encoding.toLowerCase() !== 'identity';
+  if (status !== 400 || type !== undefined || typeof code !== 'string' || !compressed) return undefined;
+  return {
+    ...refusal,
+    message: `the body is not ${encoding} data as its Content-Encoding says (${message})`,
+  };
 }
 
 /** Nest's HttpException, or an http-errors error from body-parser (`status`, e.g. 413 entity.too.large). */

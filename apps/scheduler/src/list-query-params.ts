@@ -1,4 +1,4 @@
-import type { ListOptions, TimerStatus } from '@sundial/core';
+import { type ListOptions, normalizeAt, type TimerStatus } from '@sundial/core';
 
 /** The query of `GET /v1/timers`, each value one string (RouteInputGuard refused the rest). */
 export interface ListQuery {
@@ -31,10 +31,15 @@ export function queryNumber(value: string | undefined): number | undefined {
   return value.trim() !== '' && Number.isFinite(number) ? number : asChecked(value);
 }
 
-/** Epoch ms or an ISO 8601 instant; anything else is passed on as text, which list() refuses with field `dueBefore`. */
+/**
+ * Epoch ms or an ISO 8601 instant with its zone (`normalizeAt`, as `at` is read: one without a zone
+ * names a wall time, and is refused saying so). Anything else is passed on as text, which list()
+ * refuses with field `dueBefore` — not `Date.parse`, which makes an instant of nearly any text
+ * (`hello 2`, `2030`, `12/25`) and reads a zone-less time on the server's clock.
+ */
 function parseInstant(text: string): number {
-  const instant = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  return Number.isFinite(instant) ? instant : asChecked(text);
+  if (/^\d+$/.test(text)) return Number(text);
+  return /^\d{4}-\d{2}-\d{2}/.test(text) ? normalizeAt(text, 'dueBefore') : asChecked(text);
 }
 
 /** Text where the TimersApi's types say number: it refuses it, showing the text. */

@@ -88,13 +88,37 @@ const REFUSALS: Record<number, string> = {
   400: 'invalid: a spec, query parameter, header, key or body the route does not take',
   401: 'unauthorized: SUNDIAL_API_TOKEN is set and the request lacks Authorization: Bearer <token>',
   403: 'forbidden: a Host the scheduler does not answer to, or a write sent for another site’s page',
-  404: 'not-found: no live timer under the key (a finished one-shot included)',
-  409: 'duplicate-key (POST without ifExists) or inactive (the timer is running or paused: detail.status)',
+  404: 'not-found: no live timer under the key (one that ended, kept by removeOnComplete: false, too: detail.status)',
   413: 'payload-too-large: the payload or the body is over SUNDIAL_MAX_PAYLOAD_BYTES',
-  415: 'invalid: a body charset other than UTF-8',
+  415: 'invalid: a body charset other than UTF-8, or a Content-Encoding other than gzip, deflate, br, zstd',
   422: 'idempotency-conflict: the Idempotency-Key was used for another request',
   503: 'unavailable: Redis did not answer (detail.code outcome-unknown: a write that may have been applied)',
 };
+
+/**
+ * Refusals whose meaning depends on the route (docs/spec.md §2, §3.4): a GET answers a timer that ended
+ * and was kept where a write on a live timer refuses it; pause and reschedule answer a paused timer
+ * where trigger and backfill refuse it.
+ */
+export const ROUTE_REFUSALS = {
+  duplicateKey: [409, 'duplicate-key: a live timer under the key (ifExists error, the default)'],
+  inactiveRunning: [409, 'inactive: the timer is running (detail.status); a paused timer is answered'],
+  inactiveRunningOrPaused: [409, 'inactive: the timer is running or paused (detail.status)'],
+  endedAnswered: [
+    404,
+    'not-found: no timer under the key (one that ended, kept by removeOnComplete: false, is answered)',
+  ],
+  endedRemoved: [
+    404,
+    'not-found: no timer under the key (the row of one that ended, kept by removeOnComplete: false, is removed: 200)',
+  ],
+  noLedger: [404, 'not-found: no timer, tombstone or ledger under the key'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+/** One refusal with the error shape, described as this route gives it (ROUTE_REFUSALS). */
+export function ApiRefusal([status, description]: readonly [number, string]): MethodDecorator {
+  return ApiResponse({ status, description, schema: ERROR_REF });
+}
 
 /** The refusals of docs/spec.md §5.2 each `/v1` route may give: on the controller. */
 export const V1_REFUSALS = [400, 401, 403, 503] as const;

@@ -1,9 +1,10 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { refusals } from '@sundial/core';
 import type { IncomingMessage } from 'node:http';
+import { unkeptJson } from './json-body-checks';
 
-/** Requests whose body held at least one byte (seen by the JSON parser's `verify`). */
-const withBody = new WeakSet<IncomingMessage>();
+/** The bytes of each request whose body held at least one (seen by the JSON parser's `verify`). */
+const bodies = new WeakMap<IncomingMessage, { bytes: Buffer; charset: string }>();
 
 /**
  * Reads every body as JSON, whatever its Content-Type. Not strict: a body that is JSON but not an
@@ -12,18 +13,62 @@ const withBody = new WeakSet<IncomingMessage>();
  * `undefined`, for `requiredBody` to refuse as such.
  */
 export function parseBodies(app: NestExpressApplication, limit: number): void {
+  app.use(readUtf8Labels);
   app.useBodyParser('json', {
     limit,
     type: () => true,
     strict: false,
-    verify: (request: IncomingMessage, _response: unknown, bytes: Buffer) => {
-      if (bytes.length > 0) withBody.add(request);
+    verify: (request: IncomingMessage, _response: unknown, bytes: Buffer, charset: string) => {
+      if (bytes.length > 0) bodies.set(request, { bytes, charset });
     },
   });
-  app.use((request: IncomingMessage & { body?: unknown }, _response: unknown, next: () => void) => {
-    if (!withBody.has(request)) request.body = undefined;
-    next();
-  });
+  app.use(
+    (request: IncomingMessage & { body?: unknown }, _response: unknown, next: (error?: unknown) => void) => {
+      const sent = bodies.get(request);
+      if (!sent) request.body = undefined;
+      next(sent && checkText(sent.bytes, sent.charset));
+    },
+  );
+}
+
+/** The charset parameter of a Content-Type: its value, unquoted. */
+const CHARSET = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i;
+
+/**
+ * A charset label that names UTF-8 under another spelling (`utf8`, `unicode-1-1-utf-8`: the WHATWG
+ * labels, which browsers and many clients send) is read as UTF-8: the parser knows only `utf-8`, and
+ * would refuse a UTF-8 body 415 telling the caller to send UTF-8.
+ */
+function readUtf8Labels(request: IncomingMessage, _response: unknown, next: () => void): void {
+  const type = request.headers['content-type'];
+  const label = type === undefined ? undefined : CHARSET.exec(type)?.[2];
+  if (label !== undefined && label.toLowerCase() !== 'utf-8' && namesUtf8(label)) {
+    request.headers['content-type'] = type!.replace(CHARSET, '; charset=utf-8');
+  }
+  next();
+}
+
+function namesUtf8(label: string): boolean {
+  try {
+    return new TextDecoder(label).encoding === 'utf-8';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What the body says that its parsed JSON would not keep (json-body-checks.ts), read from its bytes as
+ * the JSON parser decoded them. A charset the platform's decoder does not name (UTF-32, which the
+ * parser takes) is left unchecked rather than misread.
+ */
+function checkText(bytes: Buffer, charset: string): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder(charset, { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return unkeptJson(text);
 }
 
 /**

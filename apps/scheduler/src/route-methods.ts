@@ -38,6 +38,17 @@ export function allowedMethods(document: () => OpenAPIObject): AllowedMethods {
 }
 
 /**
+ * The paths of docs/spec.md §5.2's table that the OpenAPI document does not list — the metrics, the
+ * document itself and its page, the operator UI's page — take GET (and HEAD): another method on them is
+ * 405 with `Allow` as on a route's path, not 404 "Cannot POST /metrics", and OPTIONS answers their `Allow`.
+ */
+const GET_PAGES = new Set(['/metrics', '/docs', '/docs/', '/docs-json', '/docs-yaml', '/ui/']);
+
+export function withPages(allowed: AllowedMethods): AllowedMethods {
+  return (path) => allowed(path) ?? (GET_PAGES.has(path) ? ['GET', 'HEAD', 'OPTIONS'] : undefined);
+}
+
+/**
  * What the router would get wrong (docs/spec.md §5.2), answered before it runs:
  * - `OPTIONS` on a route's path: 204 with `Allow` (the router had no route for it: 404);
  * - a `/v1` path ending in `/` (`GET /v1/timers/`, a key left empty): 404 saying so, where the router

@@ -16,7 +16,7 @@ import { HttpErrorFilter } from './http-error.filter';
 import { documentProbes } from './openapi-probes';
 import { withComponents } from './openapi-responses';
 import { RouteInputGuard } from './route-input';
-import { allowedMethods, answerRouteEdges } from './route-methods';
+import { allowedMethods, answerRouteEdges, withPages } from './route-methods';
 import { parseBodies } from './request-body';
 import { serveOperatorUi } from './operator-ui';
 import { withNowHeader } from './openapi-now';
@@ -60,7 +60,7 @@ export async function createSchedulerApp(
       ),
     ),
   );
-  const allowed = allowedMethods(document);
+  const allowed = withPages(allowedMethods(document));
   const bodyLimit = config.maxPayloadBytes + ENVELOPE_BYTES;
   // With tracing on, each request's span named by its route (`POST /v1/timers/:key/trigger`).
   nameServerSpans(app);

@@ -37,7 +37,14 @@ import {
   TIMER_SPEC_SCHEMA,
   withExample,
 } from './openapi-schemas';
-import { ApiAnswer, ApiRefusals, CREATED_HEADERS, V1_REFUSALS } from './openapi-responses';
+import {
+  ApiAnswer,
+  ApiRefusal,
+  ApiRefusals,
+  CREATED_HEADERS,
+  ROUTE_REFUSALS,
+  V1_REFUSALS,
+} from './openapi-responses';
 import { httpKeyNotFoundFix } from './http-error.filter';
 import { BODY_EXAMPLES, examplesText, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
@@ -73,7 +80,8 @@ export class TimersController {
   @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
   @ApiAnswer(200, TIMER_REF)
   @ApiAnswer(201, TIMER_REF, CREATED_HEADERS)
-  @ApiRefusals(409, 413, 415, 422)
+  @ApiRefusal(ROUTE_REFUSALS.duplicateKey)
+  @ApiRefusals(413, 415, 422)
   @Idempotent()
   async schedule(
     @Body() body: unknown,
@@ -135,7 +143,7 @@ export class TimersController {
     name: 'dueBefore',
     required: false,
     schema: { type: 'string', example: '2030-01-01T00:00:00Z' },
-    description: 'epoch ms or ISO instant: pending timers due by then, in due order',
+    description: 'epoch ms or an ISO instant with Z or an offset: pending timers due by then, in due order',
   })
   @ApiAnswer(200, LIST_SCHEMA)
   list(@Query() query: ListQuery): Promise<ListResult> {
@@ -144,7 +152,7 @@ export class TimersController {
 
   @Get(':key')
   @ApiAnswer(200, TIMER_REF)
-  @ApiRefusals(404)
+  @ApiRefusal(ROUTE_REFUSALS.endedAnswered)
   async get(@Param('key') key: string): Promise<Timer> {
     const timer = await this.timers.get(key);
     if (!timer) throw notFound(key);
@@ -179,7 +187,8 @@ export class TimersController {
     summary: 'Cancel the live timer under key; the kept row of one that ended is removed (cancelled: false)',
   })
   @ApiAnswer(200, CANCELLED_SCHEMA)
-  @ApiRefusals(404, 422)
+  @ApiRefusal(ROUTE_REFUSALS.endedRemoved)
+  @ApiRefusals(422)
   @Idempotent()
   async cancel(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<CancelAnswer> {
     // one write that tells the three apart: a read before it could meet another row than the one it removes
@@ -192,7 +201,8 @@ export class TimersController {
   @HttpCode(200)
   @ApiBody({ schema: withExample(RESCHEDULE_SCHEMA, BODY_EXAMPLES.when) })
   @ApiAnswer(200, TIMER_REF)
-  @ApiRefusals(404, 409, 413, 415, 422)
+  @ApiRefusal(ROUTE_REFUSALS.inactiveRunning)
+  @ApiRefusals(404, 413, 415, 422)
   @Idempotent()
   reschedule(
     @Param('key') key: string,
@@ -206,7 +216,8 @@ export class TimersController {
   @Post(':key/pause')
   @HttpCode(200)
   @ApiAnswer(200, TIMER_REF)
-  @ApiRefusals(404, 409, 422)
+  @ApiRefusal(ROUTE_REFUSALS.inactiveRunning)
+  @ApiRefusals(404, 422)
   @Idempotent()
   pause(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
     return this.timers.pause(key, writeOptions(idempotencyKey));
@@ -225,7 +236,8 @@ export class TimersController {
   @Post(':key/trigger')
   @HttpCode(200)
   @ApiAnswer(200, TIMER_REF)
-  @ApiRefusals(404, 409, 422)
+  @ApiRefusal(ROUTE_REFUSALS.inactiveRunningOrPaused)
+  @ApiRefusals(404, 422)
   @Idempotent()
   trigger(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
     return this.timers.trigger(key, writeOptions(idempotencyKey));
@@ -236,7 +248,8 @@ export class TimersController {
   @ApiOperation({ summary: 'Run the slots of a past range now, in order, each with its own due' })
   @ApiBody({ schema: withExample(BACKFILL_SCHEMA, BODY_EXAMPLES.range) })
   @ApiAnswer(200, BACKFILL_RESULT_SCHEMA)
-  @ApiRefusals(404, 409, 413, 415, 422)
+  @ApiRefusal(ROUTE_REFUSALS.inactiveRunningOrPaused)
+  @ApiRefusals(404, 413, 415, 422)
   @Idempotent()
   async backfill(
     @Param('key') key: string,

@@ -65,7 +65,9 @@ async function readRound(
   after: string | null,
   chunk: number,
 ): Promise<{ keys: IndexedKey[]; horizon: string | null; read: number }> {
-  const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
+  // A cursor before the prefix (one of another listing) starts at the prefix: `(after` alone would
+  // read every key between the two, none of them under the prefix.
+  const min = after !== null && compareKeys(after, prefix) >= 0 ? `(${after}` : prefix ? `[${prefix}` : '-';
   const max = prefix ? `(${prefix}\xff` : '+';
   const reads = await Promise.all(
     partitions.map(([layout, n]) => redis.zrangebylex(layout.keys(n), min, max, 'LIMIT', 0, chunk)),
