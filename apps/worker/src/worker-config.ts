@@ -17,6 +17,7 @@ import {
   envInt,
   envList,
   envOptional,
+  MAX_PORT,
 } from '@sundial/server';
 
 export interface WorkerConfig extends ClusterConfig {
@@ -45,7 +46,7 @@ export interface WorkerConfig extends ClusterConfig {
 export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
   return {
     ...clusterConfigFromEnv(env),
-    port: envInt(env, 'PORT', 3001),
+    port: envInt(env, 'PORT', 3001, 0, MAX_PORT),
     // The worker takes no API token: unset, only the names always allowed.
     allowedHosts: allowedHostsFromEnv(env, false),
     concurrency: envInt(env, 'WORKER_CONCURRENCY', DEFAULT_CONCURRENCY, 1),
