@@ -10,8 +10,10 @@ const EXIT_DEADLINE_MS = 30_000; // deadline
 /**
  * docs/spec.md §5.4: a bad variable stops an app at start, exit 1, its one fatal line carrying the
  * `invalid` refusal (field the variable, message, fix), as an operator reading the pod's log needs it.
- * Before, a bad number's line had a bare Error (no reason, field or fix), SUNDIAL_LEDGER's came from
- * Nest's wiring (no `could not start`), and PORT=70000 was taken (the listen failed after the Redis wait).
+ * Before, a bad number's line had a bare Error (no reason, field or fix), as had LOG_LEVEL's,
+ * SUNDIAL_HTTP_ALLOW's and a SUNDIAL_HANDLERS_MODULE that does not load; SUNDIAL_LEDGER's came from Nest's
+ * wiring (no `could not start`); PORT=70000 was taken (the listen failed after the Redis wait), and a
+ * SUNDIAL_COMMAND_TIMEOUT_MS past Node's longest timer made every Redis reply time out at once.
  */
 describe('an app started with a bad variable', () => {
   beforeAll(() => ensureBuilt(), 300_000); // deadline: a build
@@ -24,6 +26,10 @@ describe('an app started with a bad variable', () => {
     ['scheduler', 'SUNDIAL_LEDGER', 'lots'],
     ['scheduler', 'SUNDIAL_RECONCILE_MS', '5s'],
     ['scheduler', 'SUNDIAL_PREFIX', 'a{b}'],
+    ['scheduler', 'LOG_LEVEL', 'loud'],
+    ['worker', 'SUNDIAL_HTTP_ALLOW', 'https://hooks.example.com/x'],
+    ['worker', 'SUNDIAL_HANDLERS_MODULE', '/nonexistent/handlers.js'],
+    ['worker', 'SUNDIAL_COMMAND_TIMEOUT_MS', '3000000000'],
   ])('%s with %s=%s exits 1 with a fatal line naming it and what to write', async (app, name, value) => {
     const main = join(DIST, 'apps', app, 'src', 'main.js');
     const env = { PATH: process.env.PATH, REDIS_URL: 'redis://127.0.0.1:1', [name]: value };
