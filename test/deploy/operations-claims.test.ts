@@ -69,3 +69,31 @@ describe('docs/operations.md as the deploy files and the bench have it', () => {
     }
   });
 });
+
+/** A Prometheus duration as the runbooks write it: `10m` → `10 minutes`, `1m` → `a minute`, `1h` → `an hour`. */
+function spoken(duration: string): string[] {
+  const [, count, unit] = /^(\d+)([mh])$/.exec(duration) ?? [];
+  const name = unit === 'h' ? 'hour' : 'minute';
+  return count === '1' ? [`a ${name}`, `an ${name}`] : [`${count} ${name}s`];
+}
+
+describe('each alert’s runbook section names the durations of its rule', () => {
+  const rules = readYaml<{ groups: { rules: { alert: string; expr: string; for?: string }[] }[] }>(
+    'deploy/prometheus/alerts.yml',
+  ).groups.flatMap((group) => group.rules);
+  const operations = repoFile('docs/operations.md');
+
+  it.each(rules.map((rule) => [rule.alert, rule]))('%s', (alert, { expr, for: pending }) => {
+    const section = flat(operations.split(`\n### ${alert}\n`)[1]!.split('\n#')[0]!);
+    const windows = [...new Set([...expr.matchAll(/\[(\d+[mh])\]/g)].map((m) => m[1]!))];
+    // the window the rule looks over, and how long it must hold: either alone, or their sum ("for 20
+    // minutes" of a 15-minute window held 5)
+    const said = (duration: string): boolean => spoken(duration).some((words) => section.includes(words));
+    const missing = windows.filter((window) => !said(window));
+    if (pending && !said(pending)) {
+      const sum = windows.map((w) => Number(/\d+/.exec(w)![0]) + Number(/\d+/.exec(pending)![0]));
+      if (!sum.some((minutes) => said(`${minutes}m`))) missing.push(`for ${pending}`);
+    }
+    expect({ alert, missing }).toEqual({ alert, missing: [] });
+  });
+});
