@@ -155,4 +155,16 @@ describe('the documented default and minimum of each integer variable are what t
       expect(refusal(read, { [name]: bad })).toMatchObject({ reason: 'invalid', field: name });
     }
   });
+
+  it('SUNDIAL_SHUTDOWN_GRACE_MS leaves room for the hand-back within the longest timer', () => {
+    // past it, the shutdown deadline (grace + hand-back) fired at once: a SIGTERM exited 1 mid-run
+    const most = String(2_147_483_647 - 15_000);
+    expect(workerConfigFromEnv({ SUNDIAL_SHUTDOWN_GRACE_MS: most }).shutdownGraceMs).toBe(Number(most));
+    expect(
+      refusal(workerConfigFromEnv, { SUNDIAL_SHUTDOWN_GRACE_MS: String(Number(most) + 1) }),
+    ).toMatchObject({
+      reason: 'invalid',
+      field: 'SUNDIAL_SHUTDOWN_GRACE_MS',
+    });
+  });
 });
