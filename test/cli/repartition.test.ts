@@ -206,7 +206,7 @@ describe('sundial repartition', () => {
           reason: 'invalid',
           field: 'SUNDIAL_COMMAND_TIMEOUT_MS',
           message: 'SUNDIAL_COMMAND_TIMEOUT_MS "5s" is not a whole number of milliseconds above 0',
-          fix: 'Set SUNDIAL_COMMAND_TIMEOUT_MS to e.g. 5000, or unset it for 5 s.',
+          fix: "Set SUNDIAL_COMMAND_TIMEOUT_MS to e.g. 5000 (at most 2147483647, Node's longest timer), or unset it for 5 s.",
         },
       });
       expect(closed.code).toBe(3);

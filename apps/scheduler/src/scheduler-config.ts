@@ -8,6 +8,7 @@ import {
   type Env,
   envInt,
   envOptional,
+  MAX_PORT,
 } from '@sundial/server';
 
 export interface SchedulerConfig extends ClusterConfig {
@@ -27,7 +28,7 @@ export function schedulerConfigFromEnv(env: Env = process.env): SchedulerConfig 
   const apiToken = envOptional(env, 'SUNDIAL_API_TOKEN');
   return {
     ...clusterConfigFromEnv(env),
-    port: envInt(env, 'PORT', 3000),
+    port: envInt(env, 'PORT', 3000, 0, MAX_PORT),
     apiToken,
     allowedHosts: allowedHostsFromEnv(env, apiToken !== undefined),
     maxPayloadBytes: envInt(env, 'SUNDIAL_MAX_PAYLOAD_BYTES', DEFAULT_LIMITS.maxPayloadBytes, 1),

@@ -17,7 +17,15 @@ import {
   envInt,
   envList,
   envOptional,
+  MAX_ENV_INT,
+  MAX_PORT,
 } from '@sundial/server';
+
+/**
+ * What the worker allows itself past its shutdown grace to abort and hand back its runs (main.ts: the
+ * process's shutdown deadline is the grace plus this).
+ */
+export const HAND_BACK_MS = 15_000;
 
 export interface WorkerConfig extends ClusterConfig {
   /** HTTP port of /health and /metrics (default 3001, beside the scheduler's 3000) */
@@ -45,12 +53,19 @@ export interface WorkerConfig extends ClusterConfig {
 export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
   return {
     ...clusterConfigFromEnv(env),
-    port: envInt(env, 'PORT', 3001),
+    port: envInt(env, 'PORT', 3001, 0, MAX_PORT),
     // The worker takes no API token: unset, only the names always allowed.
     allowedHosts: allowedHostsFromEnv(env, false),
     concurrency: envInt(env, 'WORKER_CONCURRENCY', DEFAULT_CONCURRENCY, 1),
     httpAllow: envList(env, 'SUNDIAL_HTTP_ALLOW'),
-    shutdownGraceMs: envInt(env, 'SUNDIAL_SHUTDOWN_GRACE_MS', DEFAULT_CLOSE_GRACE_MS),
+    // with the hand-back, the shutdown deadline (a Node timer) stays within the longest timer
+    shutdownGraceMs: envInt(
+      env,
+      'SUNDIAL_SHUTDOWN_GRACE_MS',
+      DEFAULT_CLOSE_GRACE_MS,
+      0,
+      MAX_ENV_INT - HAND_BACK_MS,
+    ),
     leaseMs: envInt(env, 'SUNDIAL_LEASE_MS', DEFAULT_LEASE_MS, 100),
     consumerStallMs: envInt(env, 'SUNDIAL_CONSUMER_STALL_MS', DEFAULT_CONSUMER_STALL_MS, 100),
     // the bound (≤ 50) is the runner's own check, named after the variable

@@ -71,7 +71,7 @@ describe('SUNDIAL_LAYOUT_WATCH_MS', () => {
 
   it.each(['9', '-1', '1.5', 'soon'])('refuses %j at start, naming the variable', (text) => {
     expect(() => clusterConfigFromEnv({ SUNDIAL_LAYOUT_WATCH_MS: text })).toThrow(
-      `SUNDIAL_LAYOUT_WATCH_MS must be an integer ≥ 10; got "${text}"`,
+      `SUNDIAL_LAYOUT_WATCH_MS must be an integer from 10 to 2147483647; got "${text}".`,
     );
   });
 });

@@ -1,8 +1,9 @@
-import { refusals } from '@sundial/core';
+import { ledgerSizeFromEnv, refusals } from '@sundial/core';
 import {
   checkKeyPrefix,
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_LAYOUT_WATCH_MS,
+  MAX_PARTITIONS,
   parseRedisUrl,
   servedPartitions,
 } from '@sundial/redis';
@@ -37,7 +38,10 @@ export function clusterConfigFromEnv(env: Env): ClusterConfig {
   checked('REDIS_URL', () => parseRedisUrl(redisUrl));
   const prefix = envString(env, 'SUNDIAL_PREFIX', 'sundial');
   checked('SUNDIAL_PREFIX', () => checkKeyPrefix(prefix));
-  const partitions = envInt(env, 'SUNDIAL_PARTITIONS', 1, 1);
+  const partitions = envInt(env, 'SUNDIAL_PARTITIONS', 1, 1, MAX_PARTITIONS);
+  // read again by each Redis class whose `ledger` option is left out (infra/partitioned.ts); checked
+  // here so that a bad value is the start's fatal line, not an error of the app's wiring
+  ledgerSizeFromEnv(env.SUNDIAL_LEDGER);
   return {
     redisUrl,
     prefix,
@@ -50,13 +54,13 @@ export function clusterConfigFromEnv(env: Env): ClusterConfig {
   };
 }
 
-/** Runs a check of one variable; its refusal becomes `<NAME>: <message> <fix>`. */
+/** Runs a check of one variable; its refusal becomes the `invalid` refusal of the variable: `<NAME>: <message>`. */
 function checked(name: string, check: () => unknown): void {
   try {
     check();
   } catch (error) {
     const { message, fix } = error as { message: string; fix: string };
-    throw new Error(`${name}: ${message} ${fix}`, { cause: error });
+    throw Object.assign(refusals.invalid(name, `${name}: ${message}`, fix), { cause: error });
   }
 }
 

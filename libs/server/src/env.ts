@@ -1,5 +1,17 @@
+import { refusals } from '@sundial/core';
+
 /** Readers for configuration from the environment: a bad value stops the process with a clear message. */
 export type Env = Record<string, string | undefined>;
+
+/**
+ * The most an integer setting may be unless told: Node's longest timer (2^31−1 ms, ~24.8 days). A
+ * longer `setTimeout`/`setInterval` fires after 1 ms, so a period or timeout past it would do the
+ * opposite of what was asked (every Redis reply "timed out", a reconciler in a busy loop).
+ */
+export const MAX_ENV_INT = 2_147_483_647;
+
+/** The highest TCP port: PORT and the like. */
+export const MAX_PORT = 65_535;
 
 export function envString(env: Env, name: string, fallback: string): string {
   const value = env[name]?.trim();
@@ -11,12 +23,20 @@ export function envOptional(env: Env, name: string): string | undefined {
   return value ? value : undefined;
 }
 
-export function envInt(env: Env, name: string, fallback: number, min = 0): number {
+/**
+ * An integer variable from `min` to `max`; unset or blank is `fallback`. Anything else is the `invalid`
+ * refusal (field: the variable) that stops the process at start, its fatal line saying what to write.
+ */
+export function envInt(env: Env, name: string, fallback: number, min = 0, max = MAX_ENV_INT): number {
   const text = env[name]?.trim();
   if (!text) return fallback;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer ≥ ${min}; got "${text}"`);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw refusals.invalid(
+      name,
+      `${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(text)}.`,
+      `Write ${name} as a whole number from ${min} to ${max}, or leave it out for the default (${fallback}).`,
+    );
   }
   return value;
 }

@@ -1,4 +1,4 @@
-import type { LogFields, SundialLogger } from '@sundial/core';
+import { type LogFields, refusals, type SundialLogger } from '@sundial/core';
 import { type DestinationStream, type Logger, pino } from 'pino';
 
 /** LOG_LEVEL values, most severe first (pino's levels); Nest's `log` and `verbose` are read as `info`, `trace`. */
@@ -22,7 +22,11 @@ export function parseLogLevel(text: string | undefined): LogLevelName {
   const level = (text?.trim() || 'info').toLowerCase();
   const named = ALIASES[level] ?? level;
   if ((LOG_LEVELS as readonly string[]).includes(named)) return named as LogLevelName;
-  throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${text}"`);
+  throw refusals.invalid(
+    'LOG_LEVEL',
+    `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${text}"`,
+    'Write LOG_LEVEL as one of those (or log, verbose as Nest names info, trace), or leave it out for info.',
+  );
 }
 
 /**

@@ -23,7 +23,7 @@ export function spanProcessorsFromEnv(env: NodeJS.ProcessEnv, logger: SundialLog
       processors.push(new SimpleSpanProcessor({ exporter: new StderrSpanExporter() }));
       continue;
     }
-    const remote = remoteExporter(name, env);
+    const remote = remoteExporter(name, env, logger);
     if (!remote) {
       logger.warn(`OTEL_TRACES_EXPORTER names '${name}', which this app does not have: ignored`, {
         fix: 'Use otlp, console, zipkin or none.',
@@ -43,10 +43,14 @@ export function spanProcessorsFromEnv(env: NodeJS.ProcessEnv, logger: SundialLog
   return processors;
 }
 
+/** OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL's values ('' unset: http/protobuf). */
+const OTLP_PROTOCOLS = ['', 'http/protobuf', 'http/json', 'grpc'];
+
 /** An exporter that sends spans to a collector, and where (as it reads the variables). */
 function remoteExporter(
   name: string,
   env: NodeJS.ProcessEnv,
+  logger: SundialLogger,
 ): { exporter: SpanExporter; endpoint: string } | undefined {
   if (name === 'zipkin') {
     const { ZipkinExporter } =
@@ -57,6 +61,15 @@ function remoteExporter(
   if (name !== 'otlp') return undefined;
   const protocol =
     (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim()) ?? '';
+  if (!OTLP_PROTOCOLS.includes(protocol)) {
+    // as for an exporter it lacks: said, not silently sent as http/protobuf to a collector expecting other
+    const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim()
+      ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+      : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+    logger.warn(`${variable} names '${protocol}', which this app does not have: http/protobuf is used`, {
+      fix: 'Use http/protobuf or http/json (port 4318) or grpc (port 4317).',
+    });
+  }
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (protocol === 'grpc') {

@@ -1,3 +1,4 @@
+import { refusals } from '@sundial/core';
 import { ipLiteral, sameAddress } from './internal-address';
 
 /** One SUNDIAL_HTTP_ALLOW entry: a hostname or IP literal, and a port when the entry names one. */
@@ -41,16 +42,23 @@ function parseEntry(entry: string): AllowedTarget {
   try {
     url = new URL(`http://${entry}`);
   } catch {
-    throw new Error(`SUNDIAL_HTTP_ALLOW: "${entry}" is not a host or host:port`);
+    throw badEntry(entry, 'is not a host or host:port');
   }
   if (url.pathname !== '/' || url.username || url.search) {
-    throw new Error(
-      `SUNDIAL_HTTP_ALLOW: "${entry}" must be a bare host or host:port, without scheme or path`,
-    );
+    throw badEntry(entry, 'must be a bare host or host:port, without scheme or path');
   }
   // The URL parser drops a default port (":80"), so read the port from the entry itself.
   const port = /:(\d+)$/.exec(entry)?.[1];
   return { hostname: url.hostname, port: port === undefined ? undefined : String(Number(port)) };
+}
+
+/** A SUNDIAL_HTTP_ALLOW entry the worker cannot read: the `invalid` refusal that stops its start. */
+function badEntry(entry: string, why: string): Error {
+  return refusals.invalid(
+    'SUNDIAL_HTTP_ALLOW',
+    `SUNDIAL_HTTP_ALLOW: "${entry}" ${why}`,
+    'List hosts as host or host:port, comma-separated, e.g. SUNDIAL_HTTP_ALLOW=hooks.example.com:443,api.example.com.',
+  );
 }
 
 function effectivePort(url: URL): string {

@@ -9,13 +9,19 @@ import { refusals } from '@sundial/core';
  */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
-/** `commandTimeoutMs` as given, or its default; anything but a whole number of ms above 0 is refused. */
+/**
+ * The longest bound ioredis can keep: its timer is Node's, and a longer one fires after 1 ms, so every
+ * call would answer "no answer within <n> ms" at once.
+ */
+export const MAX_COMMAND_TIMEOUT_MS = 2_147_483_647;
+
+/** `commandTimeoutMs` as given, or its default; anything but a whole number of ms from 1 to the most is refused. */
 export function checkCommandTimeout(ms = DEFAULT_COMMAND_TIMEOUT_MS): number {
-  if (!Number.isSafeInteger(ms) || ms < 1) {
+  if (!Number.isSafeInteger(ms) || ms < 1 || ms > MAX_COMMAND_TIMEOUT_MS) {
     throw refusals.invalid(
       'commandTimeoutMs',
-      `commandTimeoutMs ${ms} is not a whole number of milliseconds above 0.`,
-      `Give how long a call waits for each Redis reply, e.g. ${DEFAULT_COMMAND_TIMEOUT_MS} (the default).`,
+      `commandTimeoutMs ${ms} is not a whole number of milliseconds from 1 to ${MAX_COMMAND_TIMEOUT_MS}.`,
+      `Give how long a call waits for each Redis reply, e.g. ${DEFAULT_COMMAND_TIMEOUT_MS} (the default), at most ${MAX_COMMAND_TIMEOUT_MS} (Node's longest timer).`,
     );
   }
   return ms;

@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DIST, ensureBuilt, within } from '@sundial/testing/harness';
+
+const run = promisify(execFile);
+/** a start refused by its config exits before it loads Nest's app; a loaded 2-core host takes seconds */
+const EXIT_DEADLINE_MS = 30_000; // deadline
+
+/**
+ * docs/spec.md §5.4: a bad variable stops an app at start, exit 1, its one fatal line carrying the
+ * `invalid` refusal (field the variable, message, fix), as an operator reading the pod's log needs it.
+ * Before, a bad number's line had a bare Error (no reason, field or fix), as had LOG_LEVEL's,
+ * SUNDIAL_HTTP_ALLOW's and a SUNDIAL_HANDLERS_MODULE that does not load; SUNDIAL_LEDGER's came from Nest's
+ * wiring (no `could not start`); PORT=70000 was taken (the listen failed after the Redis wait), and a
+ * SUNDIAL_COMMAND_TIMEOUT_MS past Node's longest timer made every Redis reply time out at once.
+ */
+describe('an app started with a bad variable', () => {
+  beforeAll(() => ensureBuilt(), 300_000); // deadline: a build
+
+  it.each([
+    ['worker', 'SUNDIAL_LEASE_MS', 'abc'],
+    ['worker', 'SUNDIAL_PARTITIONS', '0'],
+    ['worker', 'SUNDIAL_SHUTDOWN_GRACE_MS', '-5'],
+    ['worker', 'PORT', '70000'],
+    ['scheduler', 'SUNDIAL_LEDGER', 'lots'],
+    ['scheduler', 'SUNDIAL_RECONCILE_MS', '5s'],
+    ['scheduler', 'SUNDIAL_PREFIX', 'a{b}'],
+    ['scheduler', 'LOG_LEVEL', 'loud'],
+    ['worker', 'SUNDIAL_HTTP_ALLOW', 'https://hooks.example.com/x'],
+    ['worker', 'SUNDIAL_HANDLERS_MODULE', '/nonexistent/handlers.js'],
+    ['worker', 'SUNDIAL_COMMAND_TIMEOUT_MS', '3000000000'],
+  ])('%s with %s=%s exits 1 with a fatal line naming it and what to write', async (app, name, value) => {
+    const main = join(DIST, 'apps', app, 'src', 'main.js');
+    const env = { PATH: process.env.PATH, REDIS_URL: 'redis://127.0.0.1:1', [name]: value };
+    const exit = await within(
+      run(process.execPath, [main], { env, timeout: EXIT_DEADLINE_MS }).then(
+        () => ({ code: 0, stdout: '' }),
+        (error: { code: number; stdout: string }) => error,
+      ),
+      EXIT_DEADLINE_MS + 5_000,
+      `${app} with ${name}=${value}`,
+    );
+    const fatal = exit.stdout
+      .split('\n')
+      .filter((line) => line.includes('"level":"fatal"'))
+      .map((line) => JSON.parse(line) as { msg: string; err: Record<string, string> });
+    expect({ code: exit.code, fatal: fatal.length }).toEqual({ code: 1, fatal: 1 });
+    const [{ msg, err }] = fatal as [(typeof fatal)[0]];
+    expect({ msg, reason: err.reason, field: err.field }).toEqual({
+      msg: `${app} could not start`,
+      reason: 'invalid',
+      field: name,
+    });
+    expect(err.message).toContain(value);
+    expect(err.fix).toMatch(/\S/);
+  });
+});
