@@ -104,17 +104,35 @@ describe('both apps boot and answer over real HTTP', () => {
       handler: 'log',
       delay: 10,
     });
+    // Redis was away before the request: nothing of it was sent, so it changed nothing (not outcome-unknown)
     expect(reply).toMatchObject({
       status: 503,
-      body: { error: { reason: 'unavailable', fix: expect.any(String) } },
+      body: {
+        error: {
+          reason: 'unavailable',
+          message: expect.stringMatching(/^Redis is unreachable \(.*\); the call changed nothing\.$/),
+          fix: expect.stringMatching(/a retry is safe/),
+        },
+      },
     });
+    expect(reply.body.error).not.toHaveProperty('detail');
     const ready = await scheduler.api<{ status: string; error: Record<string, unknown> }>(
       'GET',
       '/health/ready',
     );
+    // what an operator reads, ioredis's own wording ("Stream isn't writeable…") as its cause
     expect(ready).toMatchObject({
       status: 503,
-      body: { status: 'error', error: { redis: { status: 'down' } } },
+      body: {
+        status: 'error',
+        error: {
+          redis: {
+            status: 'down',
+            message: `Redis does not answer at ${redis.url}`,
+            cause: expect.any(String),
+          },
+        },
+      },
     });
     expect((await scheduler.api('GET', '/health/live')).status).toBe(200);
   });

@@ -8,6 +8,7 @@ import {
 import { closestName } from './closest-name';
 import { SundialError } from './errors';
 import { repartitionRefusals } from './repartition-refusals';
+import { redisRefusals } from './redis-refusals';
 import { showValue } from './show-value';
 
 /**
@@ -143,22 +144,6 @@ export const refusals = {
           ? 'Create a new engine with createEngine(); a disposed one takes no more calls.'
           : 'Create a new client; a disposed one takes no more calls.',
     }),
-  unavailable: (cause: unknown) => {
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    // Redis answered, and refused the write: it is full, not away. A script refused with OOM has
-    // written nothing (Redis checks memory before a script's first write).
-    return /^OOM\b/.test(detail)
-      ? new SundialError({
-          reason: 'unavailable',
-          message: `Redis is out of memory (${detail}); the call changed nothing.`,
-          fix: 'Free memory in Redis or raise its maxmemory (keep maxmemory-policy noeviction), then retry.',
-        })
-      : new SundialError({
-          reason: 'unavailable',
-          message: `Redis is unreachable (${detail}); the call changed nothing.`,
-          fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry.',
-        });
-  },
   /** A start (the apps, `SundialModule`, `SundialWorkerModule`) that waited for Redis in vain. */
   startWait: (waitedMs: number, why: string) =>
     new SundialError({
@@ -196,20 +181,6 @@ export const refusals = {
       field: 'configKey',
       message: `BullModule.forRoot('${configKey}') connects the fire queues' workers to another Redis or database than SundialModule's connection, where the fire jobs are added: they would take none.`,
       fix: `Give BullModule.forRoot('${configKey}', …) the Redis and database of SundialModule's connection, or drop configKey (the fire queues then use SundialModule's connection).`,
-    }),
-  /**
-   * A write cut off from Redis after it was sent (issue 8): it may have been applied before the
-   * connection failed, so the answer says so, and that a retry with the same requestId is safe.
-   */
-  outcomeUnknown: (cause: unknown) =>
-    new SundialError({
-      reason: 'unavailable',
-      message: `Redis became unreachable (${cause instanceof Error ? cause.message : String(cause)}) while this write was in flight: it may or may not have been applied.`,
-      detail: { code: 'outcome-unknown' },
-      // the call's own way: the HTTP API (its header), the CLI and the operator UI name theirs
-      fix:
-        'Retry with the same requestId option: a repeated call returns the first result and changes nothing ' +
-        'more. Without one, check the timer with get(key) once Redis answers again (it may still run a write it had not run yet), before retrying.',
     }),
   /** The same requestId with another operation or other arguments (docs/spec.md §2). */
   idempotencyConflict: (requestId: string) =>
@@ -343,4 +314,5 @@ export const refusals = {
       fix: 'Retry in a moment (a key moves as soon as its run in progress ends; cancelAll waits for the whole repartition).',
     }),
   ...repartitionRefusals,
+  ...redisRefusals,
 };

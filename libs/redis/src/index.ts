@@ -28,7 +28,7 @@ export {
   watchPartitionCount,
 } from './infra/layout-watch';
 export type { WritesLost } from './infra/writes-lost';
-export { type ConnectionErrorEvent, type ErrorEvents } from './infra/connection-cause';
+export { ConnectionCause, type ConnectionErrorEvent, type ErrorEvents } from './infra/connection-cause';
 export {
   isAwayNotRefused,
   START_REDIS_WAIT_MS,

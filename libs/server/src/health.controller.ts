@@ -44,7 +44,10 @@ export class HealthController {
       await this.redis.ping();
       return indicator.up();
     } catch (error) {
-      return indicator.down({ message: (error as Error).message });
+      // the cause apart: the message says what an operator acts on, the cause what the connection said
+      const { message, cause } = error as Error & { cause?: { message?: unknown } };
+      const why = cause?.message;
+      return indicator.down({ message, ...(typeof why === 'string' && { cause: why }) });
     }
   }
 

@@ -59,3 +59,34 @@ describe('RedisPing whose client ioredis ended for good', () => {
     await expect(ping.ping()).rejects.toThrow();
   });
 });
+
+/**
+ * docs/spec.md §6.2: `/health/ready`'s detail on a Redis that is away said ioredis's "Stream isn't
+ * writeable and enableOfflineQueue options is false"; it says Redis does not answer at its address, the
+ * connection's own error as the cause.
+ */
+describe('RedisPing on a Redis that is away', () => {
+  it('rejects saying Redis does not answer at its address (password hidden), the cause apart', async () => {
+    const redis = await startRedis();
+    const url = redis.url.replace('redis://', 'redis://:secret@');
+    const ping = new RedisPing(url);
+    try {
+      await ping.ping().catch(() => undefined); // connected (its AUTH refused or not: the server has no password)
+      const refused: unknown[] = [];
+      ping.on('error', (error) => {
+        if (/ECONNREFUSED/.test((error as Error).message)) refused.push(error);
+      });
+      redis.kill();
+      await waitFor(() => refused.length > 0, { what: 'a reconnect refused' });
+      const error = await ping.ping().then(
+        () => new Error('answered'),
+        (error: Error) => error,
+      );
+      expect(error.message).toBe(`Redis does not answer at redis://***@127.0.0.1:${redis.port}`);
+      expect((error.cause as Error).message).toMatch(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    } finally {
+      await ping.close();
+      await redis.stop();
+    }
+  });
+});

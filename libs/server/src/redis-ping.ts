@@ -1,8 +1,16 @@
-import { type ConnectionErrorEvent, type ErrorEvents, openRedis, type RedisClient } from '@sundial/redis';
+import {
+  ConnectionCause,
+  type ConnectionErrorEvent,
+  type ErrorEvents,
+  openRedis,
+  type RedisClient,
+  urlForDisplay,
+} from '@sundial/redis';
 
 const PING_TIMEOUT_MS = 1_000;
 
 type Listener = (error: unknown) => void;
+type Event = ConnectionErrorEvent | 'ready';
 
 /**
  * A connection used only to answer readiness (is Redis reachable, and not full): it fails fast instead of queueing commands while
@@ -15,15 +23,21 @@ export class RedisPing implements ErrorEvents {
   /** Until its client's first connect ends (ready, or failed), a ping waits for it rather than fail at once. */
   private connecting!: Promise<void>;
   /** The listeners given to `on`, moved to each client that replaces an ended one. */
-  private readonly listeners = new Set<[ConnectionErrorEvent, Listener]>();
+  private readonly listeners = new Set<[Event, Listener]>();
   private closed = false;
+  /** the connection's own error (ECONNREFUSED, WRONGPASS) where a ping's says only ioredis's "Stream isn't writeable" */
+  private readonly cause: ConnectionCause;
 
   /** `url`: any REDIS_URL shape (one node, redis+cluster://, redis+sentinel://). */
   constructor(private readonly url: string) {
     this.open();
+    this.cause = new ConnectionCause(this);
   }
 
-  /** Resolves when Redis answers and can take writes; rejects saying why not. */
+  /**
+   * Resolves when Redis answers and can take writes; rejects saying why not: `Redis does not answer at
+   * <address>` (its `cause` the connection's error, or no answer within 1 s), or that it is full.
+   */
   async ping(): Promise<void> {
     if (this.client.status === 'end' && !this.closed) this.reopen();
     const { client, connecting } = this;
@@ -31,20 +45,25 @@ export class RedisPing implements ErrorEvents {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
+    let info: string;
     try {
-      await Promise.race([connecting.then(() => client.info('memory')).then(assertNotFull), timeout]);
+      info = await Promise.race([connecting.then(() => client.info('memory')), timeout]);
+    } catch (error) {
+      const cause = error instanceof Error ? this.cause.of(error) : new Error(String(error));
+      throw new RedisNotAnswering(urlForDisplay(this.url), cause);
     } finally {
       clearTimeout(timer);
     }
+    assertNotFull(info);
   }
 
   /** Its connection's errors: a refused AUTH (WRONGPASS) shows only there, ping() says the stream is shut. */
-  on(event: ConnectionErrorEvent, listener: Listener): void {
+  on(event: Event, listener: Listener): void {
     this.listeners.add([event, listener]);
     this.client.on(event, listener);
   }
 
-  off(event: ConnectionErrorEvent, listener: Listener): void {
+  off(event: Event, listener: Listener): void {
     for (const entry of this.listeners) {
       if (entry[0] === event && entry[1] === listener) this.listeners.delete(entry);
     }
@@ -53,6 +72,7 @@ export class RedisPing implements ErrorEvents {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.cause.stop();
     this.client.disconnect();
   }
 
@@ -79,6 +99,13 @@ export class RedisPing implements ErrorEvents {
     for (const [event, listener] of this.listeners) ended.off(event, listener);
     ended.disconnect();
     this.open();
+  }
+}
+
+/** A ping Redis did not answer: where, for the operator; why (the connection's own error) as its cause. */
+class RedisNotAnswering extends Error {
+  constructor(address: string, cause: Error) {
+    super(`Redis does not answer at ${address}`, { cause });
   }
 }
 

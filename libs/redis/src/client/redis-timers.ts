@@ -32,8 +32,8 @@ import {
   type Preview,
   type TimerDescription,
 } from '@sundial/core';
-import { ReplyError } from 'ioredis';
 import { isConnectionFailure } from '../infra/connection-failure';
+import { ConnectionCause } from '../infra/connection-cause';
 import { duplicateRedis } from '../infra/connection';
 import { SUBSCRIBER_OPTIONS } from '../infra/subscription';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
@@ -46,6 +46,7 @@ import { cancelAllWrite } from './cancel-all-write';
 import { startWithin } from './client-start';
 import { checkCommandTimeout, noAnswerWithin } from './command-timeout';
 import { sendNothingAnswered } from './answered-commands';
+import { SentWrites } from './sent-writes';
 import { EventSubscriber } from './event-subscriber';
 import { LayoutGuard } from './layout-guard';
 import { LedgerReads } from './ledger-reads';
@@ -75,6 +76,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
   private readonly layout: LayoutGuard;
   private readonly explain: TimerExplain;
   private readonly declarations: DeclarationSets;
+  /** the connection's own error (ECONNREFUSED) for ioredis's "max retries", "Connection is closed." */
+  private readonly cause = new ConnectionCause(this.redis);
 
   constructor(private readonly options: RedisTimersOptions) {
     // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging; a
@@ -236,6 +239,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     this.layout.close();
     this.events.emitLocal({ type: 'disposed', id: '', key: '', version: 0, kind: null, at: Date.now() });
     await this.events.close();
+    this.cause.stop();
     await this.closeConnection();
   }
 
@@ -269,8 +273,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
 
   /**
    * Every public call: refused after dispose, started once, Redis connection failures → 'unavailable'.
-   * A write cut off from Redis after it was sent may have been applied: it says its outcome is unknown
-   * (a Redis refusal, e.g. OOM, ran nothing of the command: that one changed nothing).
+   * A write cut off after a command of it that changes data was sent says its outcome is unknown; one
+   * never sent (Redis away before it), or refused by Redis (OOM, READONLY: ran nothing), changed nothing.
    */
   private async call<T>(operation: () => Promise<T>, write = false): Promise<T> {
     if (this.disposed) throw refusals.disposed('client');
@@ -283,13 +287,13 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
         throw this.unreachable(error);
       }
     }
+    const sent = new SentWrites();
     try {
-      return await operation();
+      return await sent.run(operation);
     } catch (error) {
       if (!isConnectionFailure(error)) throw error;
-      throw write && !(error instanceof ReplyError)
-        ? refusals.outcomeUnknown(this.told(error))
-        : refusals.unavailable(this.told(error));
+      const told = this.told(error);
+      throw write && sent.any ? refusals.outcomeUnknown(told) : refusals.unavailable(told);
     }
   }
 
@@ -300,7 +304,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
   }
 
   private told<E>(error: E): E | Error {
-    return noAnswerWithin(error, checkCommandTimeout(this.options.commandTimeoutMs));
+    const cause = error instanceof Error ? this.cause.of(error) : error;
+    return noAnswerWithin(cause, checkCommandTimeout(this.options.commandTimeoutMs));
   }
 
   private write<T>(operation: () => Promise<T>): Promise<T> {
