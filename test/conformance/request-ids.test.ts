@@ -144,4 +144,24 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(await h.timers.get('k')).toBeNull();
     expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(true);
   });
+
+  it('malformed arguments are refused for themselves before the request id is looked at', async () => {
+    const h = await backend.open();
+    await h.timers.schedule(spec, { requestId: 'r' });
+    // the engine answered idempotency-conflict (or the bad requestId) first; Redis the arguments
+    const calls: [() => Promise<unknown>, string][] = [
+      [() => h.timers.schedule({ ...spec, delay: '1hr' as never }, { requestId: 'r' }), 'delay'],
+      [() => h.timers.scheduleMany([spec, { ...spec, key: 'a b' }], { requestId: 'r' }), 'specs[1].key'],
+      [() => h.timers.reschedule('k', { at: 'soon' }, { requestId: 'r' }), 'at'],
+      [() => h.timers.pause('a b', { requestId: 'r' }), 'key'],
+      [() => h.timers.cancelAll('a b', { requestId: 'r' }), 'prefix'],
+      [() => h.timers.backfill('k', { from: 'x', to: 1 }, { requestId: 'r' }), 'from'],
+      [() => h.timers.cancel('', { requestId: 'has space' }), 'key'],
+    ];
+    for (const [call, field] of calls)
+      await expect(call()).rejects.toMatchObject({ reason: 'invalid', field });
+    await expect(h.timers.pause('k', { requestId: 'r' })).rejects.toMatchObject({
+      reason: 'idempotency-conflict',
+    });
+  });
 });

@@ -2,6 +2,8 @@ import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
 import { DEFAULT_REQUEST_WINDOW_MS, requestFingerprint, validateRequestId } from '../request-id';
 import type { Timer, TimersBackend, TimerSpec, WriteOptions } from '../types';
+import { checkArguments } from './argument-checks';
+import type { EngineOptions } from './engine';
 
 /** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
 export type Engine = TimersBackend;
@@ -31,8 +33,11 @@ export function rememberRequests(
   {
     clock = realClock,
     requestWindowMs = DEFAULT_REQUEST_WINDOW_MS,
-  }: { clock?: Clock; requestWindowMs?: number },
+    handlers,
+    limits = {},
+  }: { clock?: Clock; requestWindowMs?: number } & Pick<EngineOptions, 'handlers' | 'limits'>,
 ): Engine {
+  const specDeps = { clock, handlers, limits };
   const memory = new Map<string, Remembered>();
 
   const remembered = async <T>(
@@ -43,7 +48,9 @@ export function rememberRequests(
     changed: (result: T) => boolean = () => true,
   ): Promise<T> => {
     if (options?.requestId === undefined) return run();
-    const id = validateRequestId(options.requestId);
+    // the arguments on their own before the request id, as on Redis (docs/spec.md §2 "Refusal order")
+    const check = () => checkArguments(specDeps, operation, args, options.ownedRow === true);
+    const id = checkedFirst(() => validateRequestId(options.requestId), check);
     const now = clock.now();
     // Entries are kept in the order they expire (one window each): drop the expired ones in front.
     for (const [key, entry] of memory) {
@@ -52,7 +59,10 @@ export function rememberRequests(
     }
     const fingerprint = requestFingerprint(operation, args);
     const seen = memory.get(id);
-    if (seen && seen.fingerprint !== fingerprint) throw refusals.idempotencyConflict(id);
+    if (seen && seen.fingerprint !== fingerprint) {
+      check();
+      throw refusals.idempotencyConflict(id);
+    }
     if (seen) return seen.result as Promise<T>;
     const entry: Remembered = { fingerprint, result: run(), until: now + requestWindowMs };
     memory.set(id, entry);
@@ -120,4 +130,14 @@ export function rememberRequests(
     on: (event, listener) => api.on(event, listener),
     dispose: () => api.dispose(),
   };
+}
+
+/** `validate`'s answer; when it refuses, `check`'s refusal (the call's own arguments) comes first. */
+function checkedFirst<T>(validate: () => T, check: () => void): T {
+  try {
+    return validate();
+  } catch (error) {
+    check();
+    throw error;
+  }
 }
