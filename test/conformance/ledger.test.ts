@@ -214,4 +214,33 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     expect(await h.timers.get('l:pv')).toBeNull();
     await expect(h.timers.history('l:pv')).rejects.toMatchObject({ reason: 'not-found' });
   });
+
+  it('the slots a run went past come after its outcome, in the ledger and in the events', async () => {
+    const h = await backend.open();
+    const retry = { attempts: 2, backoff: { type: 'fixed', delay: 3_600_000 } } as const;
+    const failing = { every: '1h', payload: { fail: 'no' }, retry } as const;
+    for (const [key, spec] of [
+      ['l:ok', { every: '1h' }],
+      ['l:fail', failing],
+    ] as const) {
+      await h.timers.schedule({ key, handler: 'work', ...spec });
+      // moved 3 h back: its run is late, and the slot of the grid anchored now is gone past when it ends
+      await h.timers.reschedule(key, { at: (await h.now()) - 3 * 3_600_000 });
+    }
+    await h.eventsOnceCome('skipped', 2);
+    const ends = {
+      'l:ok': [['completed', 2]],
+      'l:fail': [
+        ['failed', 2],
+        ['retried', 3],
+      ],
+    };
+    for (const [key, end] of Object.entries(ends)) {
+      // the engine recorded (and emitted) the skipped slots before the outcome
+      const entries = await historyWhen(h, key, 'skipped');
+      expect(story(entries).slice(-end.length - 1)).toEqual([...end, ['skipped', 2, 'missed']]);
+      const types = h.events.filter((e) => e.key === key && e.type !== 'scheduled' && e.type !== 'running');
+      expect(types.map((e) => e.type)).toEqual([end[0][0], 'skipped']);
+    }
+  });
 });
