@@ -224,8 +224,8 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
       ['l:fail', failing],
     ] as const) {
       await h.timers.schedule({ key, handler: 'work', ...spec });
-      // moved 3 h back: its run is late, and the slot of the grid anchored now is gone past when it ends
-      await h.timers.reschedule(key, { at: (await h.now()) - 3 * 3_600_000 });
+      // moved 2.5 h back: its run is late, and the slots of the grid anchored now at -2 h, -1 h, 0 are gone past
+      await h.timers.reschedule(key, { at: (await h.now()) - 2.5 * 3_600_000 });
     }
     await h.eventsOnceCome('skipped', 2);
     const ends = {
@@ -236,9 +236,17 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
       ],
     };
     for (const [key, end] of Object.entries(ends)) {
-      // the engine recorded (and emitted) the skipped slots before the outcome
+      // the engine recorded (and emitted) the skipped slots before the outcome, its entry with the event's due
       const entries = await historyWhen(h, key, 'skipped');
       expect(story(entries).slice(-end.length - 1)).toEqual([...end, ['skipped', 2, 'missed']]);
+      const { workerId: _worker, ...skipped } = entries[0]; // Redis's own
+      expect(skipped).toEqual({
+        at: expect.any(String),
+        event: 'skipped',
+        version: 2,
+        reason: 'missed',
+        count: 3,
+      });
       const types = h.events.filter((e) => e.key === key && e.type !== 'scheduled' && e.type !== 'running');
       expect(types.map((e) => e.type)).toEqual([end[0][0], 'skipped']);
     }
