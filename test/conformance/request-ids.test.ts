@@ -136,6 +136,15 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(await h.timers.get('c')).toBeNull();
   });
 
+  it('unlessAnswered naming a request of another operation: not a schedule answered, the call goes on', async () => {
+    const h = await backend.open();
+    await h.timers.schedule(spec);
+    await h.timers.pause('k', { requestId: 'p' });
+    // the engine counted any request answered: duplicate-key
+    const replace = { ...spec, delay: '2h', ifExists: 'replace' } as const;
+    expect(await h.timers.schedule(replace, { unlessAnswered: 'p' })).toMatchObject({ status: 'pending' });
+  });
+
   it('a cancel of nothing is not remembered either: its retry, once the key is scheduled, cancels it', async () => {
     const h = await backend.open();
     expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(false);

@@ -18,6 +18,8 @@ export type EngineOperations = Omit<Engine, 'cancel' | 'schedule'> & {
 
 interface Remembered {
   fingerprint: string;
+  /** the key of a `schedule` request, which a later schedule's `unlessAnswered` may name */
+  scheduled?: unknown;
   /** the first call's result (a refusal, or a cancel of nothing, is forgotten: it changed nothing, so it is asked again) */
   result: Promise<unknown>;
   until: number;
@@ -65,6 +67,7 @@ export function rememberRequests(
     }
     if (seen) return seen.result as Promise<T>;
     const entry: Remembered = { fingerprint, result: run(), until: now + requestWindowMs };
+    if (operation === 'schedule') entry.scheduled = (args[0] as TimerSpec | undefined)?.key;
     memory.set(id, entry);
     // A refusal, or an answer that changed nothing (a cancel of nothing), is not remembered, as on Redis
     // (client/write-requests.ts): its retry runs again, and cancels the key scheduled meanwhile.
@@ -76,10 +79,16 @@ export function rememberRequests(
   // Whether the request `id` (a schedule's `unlessAnswered`) was answered: its write changed what it
   // answered, and is remembered. One still running is waited for (a twin sent at once, as on Redis, where
   // the scripts run one at a time); the call's own id is not another request.
-  const answered = async (id: string | undefined, own: string | undefined): Promise<boolean> => {
+  // Only a `schedule` request of the same key counts (docs/spec.md §5.1), as on Redis, where the answer
+  // looked for is that request's call in the key's partition: another operation's id is not answered.
+  const answered = async (
+    id: string | undefined,
+    own: string | undefined,
+    key: unknown,
+  ): Promise<boolean> => {
     if (id === undefined || validateRequestId(id, 'unlessAnswered') === own) return false;
     const entry = memory.get(id);
-    if (!entry || entry.until <= clock.now()) return false;
+    if (!entry || entry.until <= clock.now() || entry.scheduled !== key) return false;
     await entry.result.catch(() => undefined);
     return memory.get(id) === entry;
   };
@@ -102,7 +111,7 @@ export function rememberRequests(
       remembered('schedule', [spec], options, () =>
         options?.unlessAnswered === undefined
           ? api.schedule(spec, options)
-          : answered(options.unlessAnswered, options.requestId).then((taken) =>
+          : answered(options.unlessAnswered, options.requestId, spec?.key).then((taken) =>
               api.schedule(spec, options, taken),
             ),
       ),
