@@ -16,6 +16,9 @@ const story = (entries: LedgerEntry[]) =>
     .filter((entry) => entry.event !== 'armed')
     .map(({ event, version, reason }) => (reason ? [event, version, reason] : [event, version]));
 
+/** A run's entry names its worker on Redis (§3.9). */
+const worker = (h: Harness) => (h.backend === 'redis' ? { workerId: expect.any(String) } : {});
+
 async function historyWhen(h: Harness, key: string, last: LedgerEntry['event']): Promise<LedgerEntry[]> {
   return h.until(
     async () => {
@@ -250,5 +253,14 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
       const types = h.events.filter((e) => e.key === key && e.type !== 'scheduled' && e.type !== 'running');
       expect(types.map((e) => e.type)).toEqual([end[0][0], 'skipped']);
     }
+  });
+
+  it("a free run's outcome entry has no due: its row has moved on to the next tick", async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'l:free', handler: 'work', every: '1h', awaitTask: false });
+    await h.timers.reschedule('l:free', { at: (await h.now()) - 90 * 60_000 });
+    const [completed] = await historyWhen(h, 'l:free', 'completed');
+    // the engine gave it the run's due, as a held run's entry has
+    expect(completed).toEqual({ at: expect.any(String), event: 'completed', version: 2, ...worker(h) });
   });
 });

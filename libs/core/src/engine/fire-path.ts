@@ -176,10 +176,11 @@ export class FirePath implements ReleaseSteps {
     type: TimerEvent['type'],
     subject: Pick<TimerEvent, 'id' | 'key' | 'version' | 'kind'>,
     extra: Partial<TimerEvent> = {},
+    entryDue = true,
   ): void {
     const { id, key, version, kind } = subject;
     const event = { type, id, key, version, kind, at: this.deps.clock.now(), ...extra };
-    this.deps.ledger.record(event);
+    this.deps.ledger.record(event, entryDue);
     this.deps.outbox.later(() => this.deps.events.emit(event));
   }
 
@@ -269,8 +270,7 @@ export class FirePath implements ReleaseSteps {
       entry.last = { started: run.started, ended: now, status: error ? 'failed' : 'ok' };
       if (error) entry.last.error = error;
     }
-    if (error) entry.lastErrorAt = now;
-    else entry.lastCompletedAt = now;
+    entry[error ? 'lastErrorAt' : 'lastCompletedAt'] = now;
     const skips: (() => void)[] = (this.deferredSkips = []);
     const retried = error !== undefined && !run.free && this.retry(entry, run, now);
     if (!retried && entry.pauseAfterFailures !== undefined) entry.failures = error ? entry.failures + 1 : 0;
@@ -279,7 +279,8 @@ export class FirePath implements ReleaseSteps {
       run.free || retried ? undefined : release(this, entry, run, error !== undefined, now, pause);
     this.deferredSkips = null;
     const extra: Partial<TimerEvent> = { due: run.due, ...(error && { error, attempt: run.attempt }) };
-    this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra);
+    // a free run's entry has no due, as on Redis: its timer's row has moved on to the next tick
+    this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra, !run.free);
     if (run.free && entry.outcome) this.removeEnded(entry); // outlived its timer's end
     if (retried) this.recordRetry(entry);
     if (pause && !entry.outcome && !entry.paused) this.pauseForFailures(entry);
