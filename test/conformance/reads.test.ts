@@ -63,7 +63,7 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
     await expect(h.timers.list({ cursor: 5 as never })).rejects.toMatchObject({ field: 'cursor' });
   });
 
-  it('refuses a cursor list() did not return, or returned for the other order', async () => {
+  it('refuses a cursor list() did not return, or returned for the other order; keeps to the prefix', async () => {
     const h = await backend.open();
     for (const key of ['a', 'b', 'c']) await h.timers.schedule({ key, handler: 'work', delay: '1h' });
     const { nextCursor } = await h.timers.list({ limit: 1 });
@@ -74,6 +74,9 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
       await expect(h.timers.list({ cursor })).rejects.toMatchObject(bad);
     await expect(h.timers.list({ dueBefore: 1, cursor: nextCursor! })).rejects.toMatchObject(bad);
     expect((await h.timers.list({ cursor: nextCursor! })).items.map((t) => t.key)).toEqual(['b', 'c']);
+    // a cursor before the prefix: only keys under it (Redis listed those from the cursor on: b, c)
+    const underC = await h.timers.list({ prefix: 'c', cursor: nextCursor! });
+    expect(underC.items.map((t) => t.key)).toEqual(['c']);
   });
 
   it('check and snapshot follow which ids are live', async () => {

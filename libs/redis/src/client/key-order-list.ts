@@ -71,7 +71,8 @@ async function readRound(
   after: string | null,
   chunk: number,
 ): Promise<{ keys: IndexedKey[]; horizon: string | null; read: number }> {
-  const min = after !== null ? `(${after}` : prefix ? `[${prefix}` : '-';
+  // after the cursor's key, and never before the prefix's first (a cursor of a listing without it)
+  const min = after !== null && compareKeys(after, prefix) >= 0 ? `(${after}` : prefix ? `[${prefix}` : '-';
   const max = prefix ? `(${prefix}\xff` : '+';
   const reads = await Promise.all(
     partitions.map(([layout, n]) => redis.zrangebylex(layout.keys(n), min, max, 'LIMIT', 0, chunk)),
