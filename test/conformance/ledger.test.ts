@@ -16,6 +16,9 @@ const story = (entries: LedgerEntry[]) =>
     .filter((entry) => entry.event !== 'armed')
     .map(({ event, version, reason }) => (reason ? [event, version, reason] : [event, version]));
 
+/** A run's entry names its worker on Redis (§3.9). */
+const worker = (h: Harness) => (h.backend === 'redis' ? { workerId: expect.any(String) } : {});
+
 async function historyWhen(h: Harness, key: string, last: LedgerEntry['event']): Promise<LedgerEntry[]> {
   return h.until(
     async () => {
@@ -213,5 +216,51 @@ describe.each(BACKENDS)('%s backend: the ledger', (name) => {
     });
     expect(await h.timers.get('l:pv')).toBeNull();
     await expect(h.timers.history('l:pv')).rejects.toMatchObject({ reason: 'not-found' });
+  });
+
+  it('the slots a run went past come after its outcome, in the ledger and in the events', async () => {
+    const h = await backend.open();
+    const retry = { attempts: 2, backoff: { type: 'fixed', delay: 3_600_000 } } as const;
+    const failing = { every: '1h', payload: { fail: 'no' }, retry } as const;
+    for (const [key, spec] of [
+      ['l:ok', { every: '1h' }],
+      ['l:fail', failing],
+    ] as const) {
+      await h.timers.schedule({ key, handler: 'work', ...spec });
+      // moved 2.5 h back: its run is late, and the slots of the grid anchored now at -2 h, -1 h, 0 are gone past
+      await h.timers.reschedule(key, { at: (await h.now()) - 2.5 * 3_600_000 });
+    }
+    await h.eventsOnceCome('skipped', 2);
+    const ends = {
+      'l:ok': [['completed', 2]],
+      'l:fail': [
+        ['failed', 2],
+        ['retried', 3],
+      ],
+    };
+    for (const [key, end] of Object.entries(ends)) {
+      // the engine recorded (and emitted) the skipped slots before the outcome, its entry with the event's due
+      const entries = await historyWhen(h, key, 'skipped');
+      expect(story(entries).slice(-end.length - 1)).toEqual([...end, ['skipped', 2, 'missed']]);
+      const { workerId: _worker, ...skipped } = entries[0]; // Redis's own
+      expect(skipped).toEqual({
+        at: expect.any(String),
+        event: 'skipped',
+        version: 2,
+        reason: 'missed',
+        count: 3,
+      });
+      const types = h.events.filter((e) => e.key === key && e.type !== 'scheduled' && e.type !== 'running');
+      expect(types.map((e) => e.type)).toEqual([end[0][0], 'skipped']);
+    }
+  });
+
+  it("a free run's outcome entry has no due: its row has moved on to the next tick", async () => {
+    const h = await backend.open();
+    await h.timers.schedule({ key: 'l:free', handler: 'work', every: '1h', awaitTask: false });
+    await h.timers.reschedule('l:free', { at: (await h.now()) - 90 * 60_000 });
+    const [completed] = await historyWhen(h, 'l:free', 'completed');
+    // the engine gave it the run's due, as a held run's entry has
+    expect(completed).toEqual({ at: expect.any(String), event: 'completed', version: 2, ...worker(h) });
   });
 });

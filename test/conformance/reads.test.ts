@@ -70,6 +70,22 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
     await expect(h.timers.list({ cursor: 5 as never })).rejects.toMatchObject({ field: 'cursor' });
   });
 
+  it('refuses a cursor list() did not return, or returned for the other order; keeps to the prefix', async () => {
+    const h = await backend.open();
+    for (const key of ['a', 'b', 'c']) await h.timers.schedule({ key, handler: 'work', delay: '1h' });
+    const { nextCursor } = await h.timers.list({ limit: 1 });
+    const byDue = (await h.timers.list({ limit: 1, dueBefore: (await h.now()) + 7_200_000 })).nextCursor!;
+    // the engine took any text as the key to go on after: a key, or a cursor of the other order
+    const bad = { reason: 'invalid', field: 'cursor', message: 'The cursor is not one list() returned.' };
+    for (const cursor of ['a', 'zzz', byDue])
+      await expect(h.timers.list({ cursor })).rejects.toMatchObject(bad);
+    await expect(h.timers.list({ dueBefore: 1, cursor: nextCursor! })).rejects.toMatchObject(bad);
+    expect((await h.timers.list({ cursor: nextCursor! })).items.map((t) => t.key)).toEqual(['b', 'c']);
+    // a cursor before the prefix: only keys under it (Redis listed those from the cursor on: b, c)
+    const underC = await h.timers.list({ prefix: 'c', cursor: nextCursor! });
+    expect(underC.items.map((t) => t.key)).toEqual(['c']);
+  });
+
   it('check and snapshot follow which ids are live', async () => {
     const h = await backend.open();
     const a = await h.timers.schedule({ key: 'a', handler: 'work', delay: 10 });

@@ -7,6 +7,7 @@
  * later retry cannot cure comes before one it can. The engine answered `inactive` before a range refusal
  * and `not-found` before a malformed argument; Redis the other way round.
  */
+import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
 import { BACKENDS, type Harness, useBackend } from './backends';
 
 const HOUR = 3_600_000;
@@ -77,5 +78,38 @@ describe.each(BACKENDS)('%s backend: refusal order', (name) => {
     await expect(h.timers.backfill('nobody', { from: 0, to: 1 })).rejects.toMatchObject({
       reason: 'not-found',
     });
+  });
+});
+
+describe.each(BACKENDS)('%s backend: a spec whose endAt comes before its first slot', (name) => {
+  const backend = useBackend(name);
+
+  it('is refused invalid on endAt before its key is looked up, and refuses its whole batch', async () => {
+    const h = await backend.open();
+    const now = await h.now();
+    // monthly, ending the ms before its first slot
+    const endAt = nextCronOccurrence('0 0 1 * *', 'UTC', now) - 1;
+    const early = { handler: 'work', cron: '0 0 1 * *', tz: 'UTC', endAt };
+    const live = await h.timers.schedule({ key: 'live', handler: 'work', delay: '1h' });
+    const endsEarly = (field: string) => ({ reason: 'invalid', field });
+    // the engine answered the live key first: duplicate-key, and `keep` the live timer
+    for (const ifExists of ['error', 'keep'] as const)
+      await expect(h.timers.schedule({ key: 'live', ...early, ifExists })).rejects.toMatchObject(
+        endsEarly('endAt'),
+      );
+    // a batch: named at its spec, nothing written (the engine created the specs before it)
+    const specs: TimerSpec[] = [
+      { key: 'first', handler: 'work', delay: '1h' },
+      { key: 'second', handler: 'work', every: '40d', endAt }, // its first slot: in 40 days
+      { key: 'third', ...early },
+    ];
+    await expect(h.timers.scheduleMany(specs)).rejects.toMatchObject({
+      ...endsEarly('specs[1].endAt'),
+      message: expect.stringMatching(/^specs\[1\]: endAt /),
+    });
+    await expect(h.timers.scheduleMany([specs[0], specs[2]])).rejects.toMatchObject(
+      endsEarly('specs[1].endAt'),
+    );
+    expect((await h.timers.list()).items).toEqual([live]);
   });
 });

@@ -136,6 +136,15 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(await h.timers.get('c')).toBeNull();
   });
 
+  it('unlessAnswered naming a request of another operation: not a schedule answered, the call goes on', async () => {
+    const h = await backend.open();
+    await h.timers.schedule(spec);
+    await h.timers.pause('k', { requestId: 'p' });
+    // the engine counted any request answered: duplicate-key
+    const replace = { ...spec, delay: '2h', ifExists: 'replace' } as const;
+    expect(await h.timers.schedule(replace, { unlessAnswered: 'p' })).toMatchObject({ status: 'pending' });
+  });
+
   it('a cancel of nothing is not remembered either: its retry, once the key is scheduled, cancels it', async () => {
     const h = await backend.open();
     expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(false);
@@ -143,5 +152,25 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(true);
     expect(await h.timers.get('k')).toBeNull();
     expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(true);
+  });
+
+  it('malformed arguments are refused for themselves before the request id is looked at', async () => {
+    const h = await backend.open();
+    await h.timers.schedule(spec, { requestId: 'r' });
+    // the engine answered idempotency-conflict (or the bad requestId) first; Redis the arguments
+    const calls: [() => Promise<unknown>, string][] = [
+      [() => h.timers.schedule({ ...spec, delay: '1hr' as never }, { requestId: 'r' }), 'delay'],
+      [() => h.timers.scheduleMany([spec, { ...spec, key: 'a b' }], { requestId: 'r' }), 'specs[1].key'],
+      [() => h.timers.reschedule('k', { at: 'soon' }, { requestId: 'r' }), 'at'],
+      [() => h.timers.pause('a b', { requestId: 'r' }), 'key'],
+      [() => h.timers.cancelAll('a b', { requestId: 'r' }), 'prefix'],
+      [() => h.timers.backfill('k', { from: 'x', to: 1 }, { requestId: 'r' }), 'from'],
+      [() => h.timers.cancel('', { requestId: 'has space' }), 'key'],
+    ];
+    for (const [call, field] of calls)
+      await expect(call()).rejects.toMatchObject({ reason: 'invalid', field });
+    await expect(h.timers.pause('k', { requestId: 'r' })).rejects.toMatchObject({
+      reason: 'idempotency-conflict',
+    });
   });
 });

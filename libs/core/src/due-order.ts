@@ -53,7 +53,12 @@ export function decodeDueCursor(cursor: string | undefined): DuePosition | null 
   } catch {
     // fall through to the refusal
   }
-  throw refusals.invalid(
+  throw badCursor();
+}
+
+/** A cursor `list()` did not return, or returned for another order (docs/spec.md §3.6): both backends. */
+export function badCursor(): Error {
+  return refusals.invalid(
     'cursor',
     'The cursor is not one list() returned.',
     'Pass the nextCursor of the previous page, or omit it to start over.',

@@ -22,7 +22,7 @@ export { stableJson } from './stable-json';
 export * from './duration';
 export * from './validation';
 export { validateHandler, validateIdArgument, validateKey, validateScope } from './names';
-export { type ListQuery, toListQuery } from './list-query';
+export { decodeKeyCursor, encodeKeyCursor, type ListQuery, toListQuery } from './list-query';
 export { checkDueBefore, compareDue, decodeDueCursor, type DuePosition, encodeDueCursor } from './due-order';
 export { DEFAULT_RETRY_DELAY_MS, retryDelay } from './run-policies';
 export * from './cron';

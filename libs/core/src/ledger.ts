@@ -197,8 +197,9 @@ export function ledgerEntryOf(event: TimerEvent): LedgerEntry | null {
   }
   if (event.count !== undefined) entry.count = event.count;
   if (event.attempt !== undefined) entry.attempt = event.attempt;
-  // A creation's due is in the row; its entry is the one Redis implies from the row, which has none.
-  if (event.due !== undefined && name !== 'scheduled') entry.due = iso(event.due);
+  // A creation's due is in the row; its entry is the one Redis implies from the row, which has none. A
+  // `skipped` event's due is the engine's own (docs/spec.md §3.6): its entry has none, as on Redis.
+  if (event.due !== undefined && name !== 'scheduled' && name !== 'skipped') entry.due = iso(event.due);
   return entry;
 }
 

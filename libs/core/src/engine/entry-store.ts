@@ -1,5 +1,5 @@
 import { compareDue, decodeDueCursor, encodeDueCursor } from '../due-order';
-import type { ListQuery } from '../list-query';
+import { decodeKeyCursor, encodeKeyCursor, type ListQuery } from '../list-query';
 import { validateKey } from '../names';
 import { type InactiveOperation, refusals } from '../refusals';
 import type { ListResult, Timer } from '../types';
@@ -82,18 +82,19 @@ export class EntryStore {
     return timer && structuredClone(timer);
   }
 
-  /** Live timers in key order, a page at a time; the cursor is the last key of the previous page. */
+  /** Live timers in key order, a page at a time; the cursor names the last key of the previous page. */
   list(query: ListQuery): ListResult {
     if (query.dueBefore !== undefined) return this.listByDue(query, query.dueBefore);
-    const { prefix, status, limit, cursor } = query;
+    const { prefix, status, limit } = query;
+    const after = decodeKeyCursor(query.cursor);
     const matching = [...this.byKey.values()]
-      .filter((entry) => entry.key.startsWith(prefix) && (cursor === undefined || entry.key > cursor))
+      .filter((entry) => entry.key.startsWith(prefix) && (after === null || entry.key > after))
       .filter((entry) => status === undefined || statusOf(entry) === status)
       .sort((a, b) => (a.key < b.key ? -1 : 1));
     const page = matching.slice(0, limit);
     return {
       items: page.map((entry) => toTimer(entry)),
-      nextCursor: matching.length > limit ? page[page.length - 1].key : null,
+      nextCursor: matching.length > limit ? encodeKeyCursor(page[page.length - 1].key) : null,
     };
   }
 

@@ -39,6 +39,8 @@ export interface FirePathDeps {
 export class FirePath implements ReleaseSteps {
   /** the handlers executing; once draining (a dispose with a grace), no wake starts a run */
   readonly drain = new RunDrain();
+  /** while a run settles: its skips, emitted after its outcome (and its retry or pause), as on Redis */
+  private deferredSkips: (() => void)[] | null = null;
 
   constructor(private readonly deps: FirePathDeps) {}
 
@@ -174,10 +176,11 @@ export class FirePath implements ReleaseSteps {
     type: TimerEvent['type'],
     subject: Pick<TimerEvent, 'id' | 'key' | 'version' | 'kind'>,
     extra: Partial<TimerEvent> = {},
+    entryDue = true,
   ): void {
     const { id, key, version, kind } = subject;
     const event = { type, id, key, version, kind, at: this.deps.clock.now(), ...extra };
-    this.deps.ledger.record(event);
+    this.deps.ledger.record(event, entryDue);
     this.deps.outbox.later(() => this.deps.events.emit(event));
   }
 
@@ -267,20 +270,21 @@ export class FirePath implements ReleaseSteps {
       entry.last = { started: run.started, ended: now, status: error ? 'failed' : 'ok' };
       if (error) entry.last.error = error;
     }
-    if (error) entry.lastErrorAt = now;
-    else entry.lastCompletedAt = now;
+    entry[error ? 'lastErrorAt' : 'lastCompletedAt'] = now;
+    const skips: (() => void)[] = (this.deferredSkips = []);
     const retried = error !== undefined && !run.free && this.retry(entry, run, now);
     if (!retried && entry.pauseAfterFailures !== undefined) entry.failures = error ? entry.failures + 1 : 0;
     const pause = !retried && error !== undefined && entry.failures >= (entry.pauseAfterFailures ?? Infinity);
     const ended =
       run.free || retried ? undefined : release(this, entry, run, error !== undefined, now, pause);
-    const extra: Partial<TimerEvent> = error
-      ? { due: run.due, error, attempt: run.attempt }
-      : { due: run.due };
-    this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra);
+    this.deferredSkips = null;
+    const extra: Partial<TimerEvent> = { due: run.due, ...(error && { error, attempt: run.attempt }) };
+    // a free run's entry has no due, as on Redis: its timer's row has moved on to the next tick
+    this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra, !run.free);
     if (run.free && entry.outcome) this.removeEnded(entry); // outlived its timer's end
     if (retried) this.recordRetry(entry);
     if (pause && !entry.outcome && !entry.paused) this.pauseForFailures(entry);
+    for (const emit of skips) emit();
   }
 
   /**
@@ -299,16 +303,9 @@ export class FirePath implements ReleaseSteps {
   }
 
   /** The retry just armed, in the ledger: its try and when it is due (no event says it). */
-  private recordRetry(entry: Entry): void {
-    const at = new Date(this.deps.clock.now()).toISOString();
-    const due = new Date(entry.dueAt).toISOString();
-    this.deps.ledger.append(entry.key, {
-      at,
-      event: 'retried',
-      version: entry.version,
-      attempt: entry.attempt,
-      due,
-    });
+  private recordRetry({ key, version, attempt, dueAt }: Entry): void {
+    const [at, due] = [this.deps.clock.now(), dueAt].map((ms) => new Date(ms).toISOString());
+    this.deps.ledger.append(key, { at, event: 'retried', version, attempt, due });
   }
 
   /** pauseAfterFailures reached: paused as `pause(key)` would, and says why (docs/spec.md §3.3b). */
@@ -325,8 +322,12 @@ export class FirePath implements ReleaseSteps {
   /** One `skipped` event per reason that has slots; `due` is the first of them (docs/spec.md §3.6). */
   emitSkips(run: Pick<Run, 'id' | 'key' | 'version' | 'kind'>, skips: Skips): void {
     const { missed, overlap, firstMissed, firstOverlap } = skips;
-    if (missed > 0) this.emit('skipped', run, { reason: 'missed', due: firstMissed, count: missed });
-    if (overlap > 0) this.emit('skipped', run, { reason: 'overlap', due: firstOverlap, count: overlap });
+    const emit = () => {
+      if (missed > 0) this.emit('skipped', run, { reason: 'missed', due: firstMissed, count: missed });
+      if (overlap > 0) this.emit('skipped', run, { reason: 'overlap', due: firstOverlap, count: overlap });
+    };
+    if (this.deferredSkips) this.deferredSkips.push(emit);
+    else emit();
   }
 
   /** The timer ends; removed (removeEnded) once no free run of it goes on. */

@@ -28,10 +28,14 @@ export class Ledger {
     private readonly now: () => number,
   ) {}
 
-  /** An event's entry. A stale wake or run of a key with no book opens none (its timer is gone). */
-  record(event: TimerEvent): void {
+  /**
+   * An event's entry (without its `due` unless `due`). A stale wake or run of a key with no book opens
+   * none (its timer is gone).
+   */
+  record(event: TimerEvent, due = true): void {
     const entry = ledgerEntryOf(event);
     if (!entry || this.size === 0) return;
+    if (!due) delete entry.due;
     if (entry.event === 'stale' && !this.book(event.key)) return;
     this.append(event.key, entry);
     if (entry.event === 'scheduled') this.expire(event.key, null);

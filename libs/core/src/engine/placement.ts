@@ -4,12 +4,12 @@ import { refusals } from '../refusals';
 import { firstDue } from '../schedule';
 import { firstSlot } from '../slot-policy';
 import type { NormalizedSpec, Timer, TimerHandler, TimerSpec } from '../types';
-import { normalizeSpec, type ValidationLimits } from '../validation';
+import type { ValidationLimits } from '../validation';
+import { engineSpec } from './argument-checks';
 import { createEntry, toTimer } from './entry';
 import type { EntryStore } from './entry-store';
 import type { FirePath } from './fire-path';
 import type { SundialLogger } from '../logger';
-import { assertKnownHandler } from './known-handler';
 import { describeWhen, whenOfSpec, whenOfTimer } from './when';
 
 export interface PlacementDeps {
@@ -52,9 +52,8 @@ export class Placement {
   }
 
   private normalize(spec: TimerSpec, ownedRow: boolean): NormalizedSpec {
-    const normalized = normalizeSpec(spec, this.deps.limits, ownedRow);
-    assertKnownHandler(this.deps.handlers, normalized.handler);
-    return normalized;
+    // before the key is looked up, and in a batch before anything is placed, named at its spec
+    return engineSpec(this.deps, spec, ownedRow);
   }
 
   /** docs/spec.md §3.1 step 3 on. */

@@ -2,6 +2,8 @@ import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
 import { DEFAULT_REQUEST_WINDOW_MS, requestFingerprint, validateRequestId } from '../request-id';
 import type { Timer, TimersBackend, TimerSpec, WriteOptions } from '../types';
+import { checkArguments } from './argument-checks';
+import type { EngineOptions } from './engine';
 
 /** The in-memory engine (docs/spec.md §5.1a): the Timers operations in one process, no Redis or Nest. */
 export type Engine = TimersBackend;
@@ -16,6 +18,8 @@ export type EngineOperations = Omit<Engine, 'cancel' | 'schedule'> & {
 
 interface Remembered {
   fingerprint: string;
+  /** the key of a `schedule` request, which a later schedule's `unlessAnswered` may name */
+  scheduled?: unknown;
   /** the first call's result (a refusal, or a cancel of nothing, is forgotten: it changed nothing, so it is asked again) */
   result: Promise<unknown>;
   until: number;
@@ -31,8 +35,11 @@ export function rememberRequests(
   {
     clock = realClock,
     requestWindowMs = DEFAULT_REQUEST_WINDOW_MS,
-  }: { clock?: Clock; requestWindowMs?: number },
+    handlers,
+    limits = {},
+  }: { clock?: Clock; requestWindowMs?: number } & Pick<EngineOptions, 'handlers' | 'limits'>,
 ): Engine {
+  const specDeps = { clock, handlers, limits };
   const memory = new Map<string, Remembered>();
 
   const remembered = async <T>(
@@ -43,7 +50,9 @@ export function rememberRequests(
     changed: (result: T) => boolean = () => true,
   ): Promise<T> => {
     if (options?.requestId === undefined) return run();
-    const id = validateRequestId(options.requestId);
+    // the arguments on their own before the request id, as on Redis (docs/spec.md §2 "Refusal order")
+    const check = () => checkArguments(specDeps, operation, args, options.ownedRow === true);
+    const id = checkedFirst(() => validateRequestId(options.requestId), check);
     const now = clock.now();
     // Entries are kept in the order they expire (one window each): drop the expired ones in front.
     for (const [key, entry] of memory) {
@@ -52,9 +61,13 @@ export function rememberRequests(
     }
     const fingerprint = requestFingerprint(operation, args);
     const seen = memory.get(id);
-    if (seen && seen.fingerprint !== fingerprint) throw refusals.idempotencyConflict(id);
+    if (seen && seen.fingerprint !== fingerprint) {
+      check();
+      throw refusals.idempotencyConflict(id);
+    }
     if (seen) return seen.result as Promise<T>;
     const entry: Remembered = { fingerprint, result: run(), until: now + requestWindowMs };
+    if (operation === 'schedule') entry.scheduled = (args[0] as TimerSpec | undefined)?.key;
     memory.set(id, entry);
     // A refusal, or an answer that changed nothing (a cancel of nothing), is not remembered, as on Redis
     // (client/write-requests.ts): its retry runs again, and cancels the key scheduled meanwhile.
@@ -66,10 +79,16 @@ export function rememberRequests(
   // Whether the request `id` (a schedule's `unlessAnswered`) was answered: its write changed what it
   // answered, and is remembered. One still running is waited for (a twin sent at once, as on Redis, where
   // the scripts run one at a time); the call's own id is not another request.
-  const answered = async (id: string | undefined, own: string | undefined): Promise<boolean> => {
+  // Only a `schedule` request of the same key counts (docs/spec.md §5.1), as on Redis, where the answer
+  // looked for is that request's call in the key's partition: another operation's id is not answered.
+  const answered = async (
+    id: string | undefined,
+    own: string | undefined,
+    key: unknown,
+  ): Promise<boolean> => {
     if (id === undefined || validateRequestId(id, 'unlessAnswered') === own) return false;
     const entry = memory.get(id);
-    if (!entry || entry.until <= clock.now()) return false;
+    if (!entry || entry.until <= clock.now() || entry.scheduled !== key) return false;
     await entry.result.catch(() => undefined);
     return memory.get(id) === entry;
   };
@@ -92,7 +111,7 @@ export function rememberRequests(
       remembered('schedule', [spec], options, () =>
         options?.unlessAnswered === undefined
           ? api.schedule(spec, options)
-          : answered(options.unlessAnswered, options.requestId).then((taken) =>
+          : answered(options.unlessAnswered, options.requestId, spec?.key).then((taken) =>
               api.schedule(spec, options, taken),
             ),
       ),
@@ -120,4 +139,14 @@ export function rememberRequests(
     on: (event, listener) => api.on(event, listener),
     dispose: () => api.dispose(),
   };
+}
+
+/** `validate`'s answer; when it refuses, `check`'s refusal (the call's own arguments) comes first. */
+function checkedFirst<T>(validate: () => T, check: () => void): T {
+  try {
+    return validate();
+  } catch (error) {
+    check();
+    throw error;
+  }
 }

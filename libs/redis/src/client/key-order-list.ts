@@ -1,4 +1,10 @@
-import { type ListResult, refusals, type Timer, type TimerStatus } from '@sundial/core';
+import {
+  decodeKeyCursor,
+  encodeKeyCursor,
+  type ListResult,
+  type Timer,
+  type TimerStatus,
+} from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import { type IndexedKey, keysWithStatus, type PartitionRef, readRows } from './partition-rows';
 
@@ -95,36 +101,4 @@ async function readRound(
  */
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The opaque cursor: base64url of `{ after: the last key the listing went past }`. */
-function encodeKeyCursor(after: string): string {
-  return Buffer.from(JSON.stringify({ after })).toString('base64url');
-}
-
-/**
- * A cursor of the releases that listed partition by partition (`[partition, key]`) is refused like any
- * other that is not ours: its position cannot be told in key order across partitions (the partitions
- * before its own were walked past its key, those after it not begun), so going on from it would repeat
- * or lose keys; starting over is what the refusal's fix says.
- */
-function decodeKeyCursor(cursor: string | undefined): string | null {
-  if (cursor === undefined || cursor === '') return null;
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown;
-    if (isCursor(decoded)) return decoded.after;
-  } catch {
-    // fall through to the refusal
-  }
-  throw refusals.invalid(
-    'cursor',
-    'The cursor is not one list() returned.',
-    'Pass the nextCursor of the previous page, or omit it to start over.',
-  );
-}
-
-function isCursor(value: unknown): value is { after: string } {
-  return (
-    typeof value === 'object' && value !== null && typeof (value as { after?: unknown }).after === 'string'
-  );
 }

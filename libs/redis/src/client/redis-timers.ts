@@ -24,6 +24,7 @@ import {
   refusals,
   SundialError,
   normalizeBatch,
+  firstSlot,
   type DescribeOptions,
   type HistoryOptions,
   type LedgerEntry,
@@ -267,8 +268,11 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     return this.started;
   }
 
+  /** An endAt before the first slot is refused before a key is read or a call sent (docs/spec.md §3.3c). */
   private normalize(spec: TimerSpec, options?: WriteOptions): NormalizedSpec {
-    return normalizeSpec(spec, this.options.limits, options?.ownedRow === true);
+    const normalized = normalizeSpec(spec, this.options.limits, options?.ownedRow === true);
+    if (normalized.kind !== 'once') firstSlot(normalized, this.clock.now());
+    return normalized;
   }
 
   /**
