@@ -1,10 +1,11 @@
+import { MAX_TIMEOUT_MS } from '@sundial/core';
 import { CliError, EXIT } from './cli-error';
 
 /**
  * The longest wait Node's timers keep (2^31−1 ms, ~24.8 days): a longer one fires after 1 ms, so every
  * request or Redis reply would be given up at once, as "no answer within <n> ms".
  */
-export const MAX_WAIT_MS = 2_147_483_647;
+export const MAX_WAIT_MS = MAX_TIMEOUT_MS;
 
 /**
  * A bound on a wait, in ms, from the environment variable `name` (SUNDIAL_TIMEOUT_MS for a request to
