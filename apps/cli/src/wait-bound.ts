@@ -1,4 +1,5 @@
-import { MAX_TIMEOUT_MS } from '@sundial/core';
+// relative, as the CLI's other value imports: the @sundial/* paths are mapped only for repartition
+import { MAX_TIMEOUT_MS } from '../../../libs/core/src/clock';
 import { CliError, EXIT } from './cli-error';
 
 /**
