@@ -21,7 +21,7 @@ export function waitBound(env: NodeJS.ProcessEnv, name: string, defaultMs: numbe
     {
       reason: 'invalid',
       field: name,
-      message: `${name} ${JSON.stringify(value)} is not a whole number of milliseconds above 0`,
+      message: `${name} ${JSON.stringify(value)} is not a whole number of milliseconds from 1 to ${MAX_WAIT_MS}`,
       fix: `Set ${name} to e.g. ${defaultMs} (at most ${MAX_WAIT_MS}, Node's longest timer), or unset it for ${defaultMs / 1000} s.`,
     },
     EXIT.usage,
