@@ -3,6 +3,7 @@ import { RedisTimers } from '../client/redis-timers';
 import { Dispatcher } from '../fire/dispatcher';
 import { Reconciler } from '../fire/reconciler';
 import { TimerRunner } from '../fire/timer-runner';
+import { watchPartitionCount } from './layout-watch';
 import { settledWithin } from './settled-within';
 
 /**
@@ -39,6 +40,14 @@ describe('duration options past Node’s longest timer', () => {
       field,
       message: expect.stringContaining(`${where}: ${field} ${past} is not an integer of ms from`) as unknown,
       fix: expect.stringContaining(`${MAX_TIMEOUT_MS} (Node's longest timer)`) as unknown,
+    });
+  });
+
+  it('watchPartitionCount refuses intervalMs 2^31 before it connects', async () => {
+    await expect(watchPartitionCount({ connection, intervalMs: past })).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'intervalMs',
+      message: `watchPartitionCount: intervalMs ${past} is not an integer of ms from 1 to ${MAX_TIMEOUT_MS}.`,
     });
   });
 
