@@ -99,6 +99,13 @@ describe('sundial repartition', () => {
       });
       expect(zero.code).toBe(1);
       expect(zero.stderr).toMatch(/^sundial: invalid \(field to\): .*from 1 to 1024, got 0\.\nfix: /m);
+      // a negative count is one out of range as 0 is, not "not a whole number"
+      const negative = await sundial(['repartition', '--to', '-3'], {
+        REDIS_URL: redis.url,
+        SUNDIAL_PREFIX: PREFIX,
+      });
+      expect(negative.code).toBe(1);
+      expect(negative.stderr).toMatch(/^sundial: invalid \(field to\): .*from 1 to 1024, got -3\.\nfix: /m);
     },
     60_000,
   );
@@ -133,6 +140,10 @@ describe('sundial repartition', () => {
         expect(refused).toMatchObject({ code: 2, stdout: '' });
         expect(refused.stderr).toMatch(/^sundial: usage: /);
       }
+      const four = await sundial(['repartition', '--to', '4.5'], { REDIS_URL: redis.url });
+      expect(four.stderr).toBe(
+        'sundial: usage: --to 4.5 is not a whole number from 1 to 1024\nfix: Write the new partition count, a whole number from 1 to 1024, e.g. --to 8.\n',
+      );
     },
     30_000,
   );
@@ -205,7 +216,8 @@ describe('sundial repartition', () => {
         error: {
           reason: 'invalid',
           field: 'SUNDIAL_COMMAND_TIMEOUT_MS',
-          message: 'SUNDIAL_COMMAND_TIMEOUT_MS "5s" is not a whole number of milliseconds above 0',
+          message:
+            'SUNDIAL_COMMAND_TIMEOUT_MS "5s" is not a whole number of milliseconds from 1 to 2147483647',
           fix: "Set SUNDIAL_COMMAND_TIMEOUT_MS to e.g. 5000 (at most 2147483647, Node's longest timer), or unset it for 5 s.",
         },
       });

@@ -68,6 +68,19 @@ describe('docs/operations.md as the deploy files and the bench have it', () => {
         expect(results).toContain(`| ${figure} |`);
     }
   });
+
+  // Redis's min-replicas-max-lag is seconds since a replica's last acknowledgement, sent every second: a
+  // lag of 1–2 s is a healthy replica's, so at 1 a late acknowledgement refuses writes. The docs said 1 in
+  // one place and "10 (or less)" in another.
+  it('every min-replicas-max-lag the docs suggest is 10 (Redis’s default), and the floor of 3 is said', () => {
+    const docs = ['README.md', 'docs/operations.md', 'docs/spec.md'].map((path) => flat(repoFile(path)));
+    const values = docs.flatMap((text) =>
+      [...text.matchAll(/min-replicas-max-lag`? (\d+)/g)].map((match) => Number(match[1])),
+    );
+    expect(values.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(values)).toEqual(new Set([10]));
+    expect(flat(repoFile('docs/operations.md'))).toContain('keep it at 3 or more');
+  });
 });
 
 /** A Prometheus duration as the runbooks write it: `10m` → `10 minutes`, `1m` → `a minute`, `1h` → `an hour`. */

@@ -1,10 +1,12 @@
+// relative, as the CLI's other value imports: the @sundial/* paths are mapped only for repartition
+import { MAX_TIMEOUT_MS } from '../../../libs/core/src/clock';
 import { CliError, EXIT } from './cli-error';
 
 /**
  * The longest wait Node's timers keep (2^31−1 ms, ~24.8 days): a longer one fires after 1 ms, so every
  * request or Redis reply would be given up at once, as "no answer within <n> ms".
  */
-export const MAX_WAIT_MS = 2_147_483_647;
+export const MAX_WAIT_MS = MAX_TIMEOUT_MS;
 
 /**
  * A bound on a wait, in ms, from the environment variable `name` (SUNDIAL_TIMEOUT_MS for a request to
@@ -19,7 +21,7 @@ export function waitBound(env: NodeJS.ProcessEnv, name: string, defaultMs: numbe
     {
       reason: 'invalid',
       field: name,
-      message: `${name} ${JSON.stringify(value)} is not a whole number of milliseconds above 0`,
+      message: `${name} ${JSON.stringify(value)} is not a whole number of milliseconds from 1 to ${MAX_WAIT_MS}`,
       fix: `Set ${name} to e.g. ${defaultMs} (at most ${MAX_WAIT_MS}, Node's longest timer), or unset it for ${defaultMs / 1000} s.`,
     },
     EXIT.usage,

@@ -56,9 +56,10 @@ export function checkSundialModuleOptions(value: unknown): SundialModuleOptions 
     checkConnection(read);
     checkQueueIdentity(read);
     read.methods('metricsRegistry', REGISTRY_METHODS, 'a prom-client Registry');
-    read.integer('startWaitMs', 0, '10000');
-    read.integer('commandTimeoutMs', 1, '5000');
-    read.integer('cronRefreshMs', 100, '5000');
+    // each of these becomes a Node timer: none past the longest one (it would fire after 1 ms)
+    read.timerMs('startWaitMs', 0, '10000');
+    read.timerMs('commandTimeoutMs', 1, '5000');
+    read.timerMs('cronRefreshMs', 100, '5000');
   }
   read.limits();
   read.integer('tombstoneMs', 0, '604800000 (7 days)');
@@ -88,14 +89,14 @@ export function checkWorkerModuleOptions(value: unknown): SundialWorkerModuleOpt
   read.choice('tagging', ['plain', 'spread']);
   read.text('configKey', 'sundial');
   read.integer('concurrency', 1, '16');
-  read.integer('leaseMs', 100, '30000');
+  read.timerMs('leaseMs', 100, '30000');
   claimAheadOf(read.given.claimAheadMs);
-  read.integer('consumerStallMs', 100, '30000');
+  read.timerMs('consumerStallMs', 100, '30000');
   dispatcherGraceOf(read.given.dispatcherGraceMs);
   read.integer('shutdownGraceMs', 0, '25000');
   read.handlers('handlers');
   read.boolean('dispatch');
-  read.integer('reconcileMs', 10, '5000');
+  read.timerMs('reconcileMs', 10, '5000');
   read.boolean('autoStart');
   read.methods('metricsRegistry', REGISTRY_METHODS, 'a prom-client Registry');
   const options = value as SundialWorkerModuleOptions;

@@ -1,3 +1,4 @@
+import { MAX_TIMEOUT_MS } from './clock';
 import type { SundialError } from './errors';
 import { oneOf, rejectUnknownFields } from './input-checks';
 import { refusals } from './refusals';
@@ -42,6 +43,22 @@ export class OptionReader {
       field,
       `is not an integer of ${min} or more`,
       `Write ${field} as an integer of ${min} or more, e.g. ${example}, or leave it out for the default.`,
+      value,
+    );
+  }
+
+  /**
+   * A duration of `min` ms or more that becomes a Node timer (`setTimeout`/`setInterval`, its own or
+   * BullMQ's): at most MAX_TIMEOUT_MS (2^31−1, Node's longest timer), past which the timer fires after
+   * 1 ms and does the opposite of what was asked (a lease renewed every ms, a poll in a busy loop).
+   */
+  timerMs(field: string, min: number, example: string, value: unknown = this.given[field]): void {
+    const ms = value as number;
+    if (value === undefined || (Number.isSafeInteger(ms) && ms >= min && ms <= MAX_TIMEOUT_MS)) return;
+    throw this.refuse(
+      field,
+      `is not an integer of ms from ${min} to ${MAX_TIMEOUT_MS}`,
+      `Write ${field} as an integer from ${min} to ${MAX_TIMEOUT_MS} (Node's longest timer), e.g. ${example}, or leave it out for the default.`,
       value,
     );
   }

@@ -1,4 +1,4 @@
-import { refusals } from '@sundial/core';
+import { MAX_TIMEOUT_MS, refusals } from '@sundial/core';
 
 /** Readers for configuration from the environment: a bad value stops the process with a clear message. */
 export type Env = Record<string, string | undefined>;
@@ -8,7 +8,7 @@ export type Env = Record<string, string | undefined>;
  * longer `setTimeout`/`setInterval` fires after 1 ms, so a period or timeout past it would do the
  * opposite of what was asked (every Redis reply "timed out", a reconciler in a busy loop).
  */
-export const MAX_ENV_INT = 2_147_483_647;
+export const MAX_ENV_INT = MAX_TIMEOUT_MS;
 
 /** The highest TCP port: PORT and the like. */
 export const MAX_PORT = 65_535;

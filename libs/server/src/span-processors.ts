@@ -1,4 +1,4 @@
-import type { SundialLogger } from '@sundial/core';
+import { MAX_TIMEOUT_MS, type SundialLogger } from '@sundial/core';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { ExportWatch, WatchedExporter } from './export-watch';
 import { QueueWatch } from './queue-watch';
@@ -36,7 +36,7 @@ export function spanProcessorsFromEnv(env: NodeJS.ProcessEnv, logger: SundialLog
         exporter: new WatchedExporter(remote.exporter, watch),
         // a span dropped for a full queue is said too, not only at OTEL_LOG_LEVEL=debug
         selfObsMeterProvider: new QueueWatch(logger, remote.endpoint).meterProvider(),
-        ...batching(env),
+        ...batching(env, logger),
       }),
     );
   }
@@ -88,21 +88,37 @@ function remoteExporter(
   return { exporter: new OTLPTraceExporter(), endpoint };
 }
 
-/** OTEL_BSP_* (unset: the SDK's defaults). */
-function batching(env: NodeJS.ProcessEnv): {
-  maxQueueSize?: number;
-  scheduledDelayMillis?: number;
-  exportTimeoutMillis?: number;
-  maxExportBatchSize?: number;
-} {
-  const read = (name: string): number | undefined => {
-    const value = Number(env[name]?.trim() || Number.NaN);
-    return Number.isFinite(value) && value >= 0 ? value : undefined;
-  };
-  return {
-    maxQueueSize: read('OTEL_BSP_MAX_QUEUE_SIZE'),
-    scheduledDelayMillis: read('OTEL_BSP_SCHEDULE_DELAY'),
-    exportTimeoutMillis: read('OTEL_BSP_EXPORT_TIMEOUT'),
-    maxExportBatchSize: read('OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
-  };
+/**
+ * OTEL_BSP_*: each a whole number from 1 (and, for the two durations, Node timers, at most 2^31−1 ms: a
+ * longer one fires after 1 ms), its default when unset. The BatchSpanProcessor takes what it is given:
+ * a 0 dropped every span (queue size), flushed in an endless loop at shutdown (batch size) or gave up
+ * every export at once (timeout). Another value is said at start, as an unknown exporter is, and the
+ * SDK's default used (the SDK, reading them itself, uses its default for one ≤ 0 or not a number too,
+ * said only on the console with OTEL_LOG_LEVEL set).
+ */
+const BATCH_SETTINGS = [
+  ['maxQueueSize', 'OTEL_BSP_MAX_QUEUE_SIZE', 2048, Number.MAX_SAFE_INTEGER],
+  ['scheduledDelayMillis', 'OTEL_BSP_SCHEDULE_DELAY', 5000, MAX_TIMEOUT_MS],
+  ['exportTimeoutMillis', 'OTEL_BSP_EXPORT_TIMEOUT', 30000, MAX_TIMEOUT_MS],
+  ['maxExportBatchSize', 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, Number.MAX_SAFE_INTEGER],
+] as const;
+
+type Batching = { [K in (typeof BATCH_SETTINGS)[number][0]]?: number };
+
+function batching(env: NodeJS.ProcessEnv, logger: SundialLogger): Batching {
+  const settings: Batching = {};
+  for (const [option, name, fallback, max] of BATCH_SETTINGS) {
+    const text = env[name]?.trim();
+    if (!text) continue;
+    const value = Number(text);
+    if (/^\d+$/.test(text) && value >= 1 && value <= max) {
+      settings[option] = value;
+      continue;
+    }
+    const range = max === MAX_TIMEOUT_MS ? `ms from 1 to ${max}` : 'from 1';
+    logger.warn(`${name} is '${text}', not a whole number ${range}: the default ${fallback} is used`, {
+      fix: `Write ${name} as a whole number ${range}, e.g. ${fallback}, or unset it for the default.`,
+    });
+  }
+  return settings;
 }

@@ -26,14 +26,19 @@ export const repartition: Command = {
       throw usageError(`unexpected argument "${args.positionals[0]}"`, `Usage: ${usage}`);
     const to = option(args, 'to');
     if (to === undefined) throw usageError('--to is required', `Usage: ${usage}`);
-    if (!/^\d+$/.test(to))
-      throw usageError(`--to ${to} is not a whole number`, 'Write the new partition count, e.g. --to 8.');
     const connection = option(args, 'redis-url') ?? (env.REDIS_URL?.trim() || DEFAULT_REDIS_URL);
     const prefix = option(args, 'prefix') ?? (env.SUNDIAL_PREFIX?.trim() || DEFAULT_PREFIX);
     // Loaded here, not at the top: only this command needs ioredis and BullMQ, and the path mapping
     // that lets the compiled libs find each other as @sundial/* (the CLI's own imports are relative).
     await import('../../../../libs/server/src/register-paths');
     const redis = await import('@sundial/redis');
+    // what the apps take as SUNDIAL_PARTITIONS; a count out of it (-3 as 0) is repartition()'s refusal
+    if (!/^-?\d+$/.test(to)) {
+      throw usageError(
+        `--to ${to} is not a whole number from 1 to ${redis.MAX_PARTITIONS}`,
+        `Write the new partition count, a whole number from 1 to ${redis.MAX_PARTITIONS}, e.g. --to 8.`,
+      );
+    }
     // the apps' bound on a Redis reply (docs/spec.md §5.4), read as they read it, beside REDIS_URL
     const commandTimeoutMs = waitBound(env, 'SUNDIAL_COMMAND_TIMEOUT_MS', redis.DEFAULT_COMMAND_TIMEOUT_MS);
     // which Redis and prefix it works on, the passwords left out (not with --json: stderr is then

@@ -1,4 +1,4 @@
-import { refusals } from '@sundial/core';
+import { MAX_TIMEOUT_MS, refusals } from '@sundial/core';
 
 /**
  * How long a `RedisTimers` call waits for each Redis reply (ioredis `commandTimeout`). A frozen Redis
@@ -13,7 +13,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
  * The longest bound ioredis can keep: its timer is Node's, and a longer one fires after 1 ms, so every
  * call would answer "no answer within <n> ms" at once.
  */
-export const MAX_COMMAND_TIMEOUT_MS = 2_147_483_647;
+export const MAX_COMMAND_TIMEOUT_MS = MAX_TIMEOUT_MS;
 
 /** `commandTimeoutMs` as given, or its default; anything but a whole number of ms from 1 to the most is refused. */
 export function checkCommandTimeout(ms = DEFAULT_COMMAND_TIMEOUT_MS): number {

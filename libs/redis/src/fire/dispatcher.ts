@@ -1,4 +1,4 @@
-import { consoleLogger, refusals, type SundialLogger } from '@sundial/core';
+import { consoleLogger, OptionReader, refusals, type SundialLogger } from '@sundial/core';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis, openRedis } from '../infra/connection';
@@ -102,6 +102,12 @@ export class Dispatcher extends Partitioned<FireCommands> {
 
   constructor(options: DispatcherOptions) {
     const served = servedPartitions(options); // before any connection opens: a bad list changes nothing
+    // the safety-net pass is a Node timer: past the longest one it ran every ms
+    OptionReader.of('Dispatcher', options, "{ connection: 'redis://127.0.0.1:6379' }").timerMs(
+      'pollMs',
+      1,
+      '1000',
+    );
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;

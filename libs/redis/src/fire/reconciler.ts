@@ -1,4 +1,4 @@
-import { consoleLogger, type SundialLogger } from '@sundial/core';
+import { consoleLogger, OptionReader, type SundialLogger } from '@sundial/core';
 import type { ClusterClock } from '../infra/cluster-clock';
 import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
@@ -77,6 +77,12 @@ export class Reconciler extends Partitioned<FireCommands> {
 
   constructor(options: ReconcilerOptions) {
     const served = servedPartitions(options); // before any connection opens: a bad list changes nothing
+    // the pause between passes is a Node timer: past the longest one the passes ran back to back
+    OptionReader.of('Reconciler', options, "{ connection: 'redis://127.0.0.1:6379' }").timerMs(
+      'intervalMs',
+      1,
+      '5000',
+    );
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.served = served;
     this.intervalMs = options.intervalMs ?? DEFAULT_RECONCILE_MS;

@@ -1,7 +1,9 @@
-import type { SundialLogger, TimerHandler } from '@sundial/core';
+import { OptionReader, type SundialLogger, type TimerHandler } from '@sundial/core';
 import type { PartitionedOptions } from '../infra/partitioned';
-import type { ServeOptions } from '../infra/served-partitions';
+import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
 import type { SundialObserver } from '../metrics/observer';
+import { claimAheadOf } from './claim-ahead';
+import { dispatcherGraceOf } from './dispatcher-presence';
 import type { FireConsumersMode } from './fire-consumer';
 
 // Why a file of its own: the runner's options are its public surface; timer-runner.ts is what it does.
@@ -27,4 +29,27 @@ export interface TimerRunnerOptions extends PartitionedOptions, ServeOptions {
   consumerStallMs?: number;
   /** with a partition no dispatcher serves this long while it runs, one warn line (default 15 s; docs/spec.md §4.2) */
   dispatcherGraceMs?: number;
+}
+
+/** What the runner's constructor takes of its options, each checked before any connection opens. */
+export interface CheckedRunnerOptions {
+  served: number[];
+  claimAheadMs: number;
+  dispatcherGraceMs: number;
+}
+
+/**
+ * The runner's options checked (a bad one is the `invalid` refusal naming it, and changes nothing):
+ * `leaseMs` and `consumerStallMs` become Node timers (BullMQ's lock renewal and stalled check, the lease
+ * renewal, the watchdog), so neither may pass the longest one.
+ */
+export function checkRunnerOptions(options: TimerRunnerOptions): CheckedRunnerOptions {
+  const read = OptionReader.of('TimerRunner', options, "{ connection: 'redis://127.0.0.1:6379', handlers }");
+  read.timerMs('leaseMs', 1, '30000');
+  read.timerMs('consumerStallMs', 1, '30000');
+  return {
+    served: servedPartitions(options),
+    claimAheadMs: claimAheadOf(options.claimAheadMs),
+    dispatcherGraceMs: dispatcherGraceOf(options.dispatcherGraceMs),
+  };
 }

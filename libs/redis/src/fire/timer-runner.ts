@@ -3,19 +3,16 @@ import { hostname } from 'node:os';
 import { consoleLogger, refusals, type SundialLogger, type TimerHandler } from '@sundial/core';
 import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
 import { Partitioned } from '../infra/partitioned';
-import { servedPartitions } from '../infra/served-partitions';
 import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
 import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
 import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
-import { claimAheadOf } from './claim-ahead';
 import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
-import { dispatcherGraceOf } from './dispatcher-presence';
 import { DispatcherPresenceWatch } from './dispatcher-presence-watch';
 import { HandlerPresence } from './handler-presence';
 import { PassedTimers } from './passed-timers';
@@ -36,7 +33,7 @@ import {
 } from './run-start';
 import { type ClaimTimes, publishRunTiming, runTimings } from './run-timing';
 import { RedisTicks } from './redis-ticks';
-import type { TimerRunnerOptions } from './timer-runner-options';
+import { checkRunnerOptions, type TimerRunnerOptions } from './timer-runner-options';
 
 export type { TimerRunnerOptions } from './timer-runner-options';
 
@@ -93,10 +90,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly passed: PassedTimers;
 
   constructor(options: TimerRunnerOptions) {
-    // before any connection opens: a bad option changes nothing
-    const served = servedPartitions(options);
-    const claimAheadMs = claimAheadOf(options.claimAheadMs);
-    const dispatcherGraceMs = dispatcherGraceOf(options.dispatcherGraceMs);
+    const { served, claimAheadMs, dispatcherGraceMs } = checkRunnerOptions(options); // before any connection
     super(options, (redis, keys) => new FireCommands(redis, keys));
     this.claimAheadMs = claimAheadMs;
     this.handlers = options.handlers;

@@ -1,4 +1,4 @@
-import { refusals, type SundialError, type SundialLogger } from '@sundial/core';
+import { OptionReader, refusals, type SundialError, type SundialLogger } from '@sundial/core';
 import { SundialKeys } from '../store/keys';
 import { closeRedis, openRedis, type RedisConnection, withErrorListener } from './connection';
 import { dataLook, watchRuns } from './data-look';
@@ -59,6 +59,8 @@ export const WATCH_CONNECTION = 'sundial-watch';
  * (Redis away) is tried again at the next interval.
  */
 export async function watchPartitionCount(options: PartitionCountWatch): Promise<() => Promise<void>> {
+  // the looks' period is a Node timer: past the longest one it looked every ms (before a connection opens)
+  OptionReader.of('watchPartitionCount', options, '{ connection }').timerMs('intervalMs', 1, '5000');
   const keys = new SundialKeys(options.prefix, options.partitions);
   // Named, as the health check's is: CLIENT LIST tells it from the others (tests wait for its first look).
   const redis = withErrorListener(openRedis(options.connection, { connectionName: WATCH_CONNECTION }));

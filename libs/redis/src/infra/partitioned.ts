@@ -1,4 +1,4 @@
-import { ledgerSizeFromEnv, refusals, type SundialLogger, validateLedgerSize } from '@sundial/core';
+import { ledgerSizeFromEnv, OptionReader, type SundialLogger, validateLedgerSize } from '@sundial/core';
 import type { RedisOptions } from 'ioredis';
 import { warnNestedPrefix } from './nested-prefix';
 import { SundialKeys } from '../store/keys';
@@ -48,7 +48,10 @@ export abstract class Partitioned<Commands = undefined> {
     commands: (redis: RedisClient, keys: SundialKeys, clock: ClusterClock) => Commands,
     redisOptions: RedisOptions = {},
   ) {
-    this.startWaitMs = checkStartWait(options.startWaitMs);
+    // the start's wait is a Node timer (each ping's): past the longest one it gave up after 1 ms
+    const read = OptionReader.of(new.target.name, options, "{ connection: 'redis://127.0.0.1:6379' }");
+    read.timerMs('startWaitMs', 0, '30000');
+    this.startWaitMs = options.startWaitMs ?? START_REDIS_WAIT_MS;
     // Every option checked before the connection opens: a refusal leaves none behind.
     this.keys = new SundialKeys(
       options.prefix,
@@ -101,17 +104,6 @@ export abstract class Partitioned<Commands = undefined> {
     this.clock.stop();
     await closeRedis(this.redis);
   }
-}
-
-function checkStartWait(ms = START_REDIS_WAIT_MS): number {
-  if (!Number.isFinite(ms) || ms < 0) {
-    throw refusals.invalid(
-      'startWaitMs',
-      `startWaitMs ${ms} is not a number of milliseconds.`,
-      'Give 0 (no wait) or more; the default is 30000.',
-    );
-  }
-  return ms;
 }
 
 /** For classes that use no command wrappers. */
