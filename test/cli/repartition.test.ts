@@ -225,8 +225,8 @@ describe('sundial repartition', () => {
       expect(closed.stderr.split('\n')).toEqual([
         `repartition: prefix sundial on Redis ${url}`,
         `sundial: unavailable: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); the call changed nothing.`,
-        'fix: Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry. ' +
-          'The same command resumes a repartition cut off; each Redis reply is waited for SUNDIAL_COMMAND_TIMEOUT_MS (5000 ms).',
+        'fix: Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry: ' +
+          'nothing of the call was applied, so a retry is safe. The same command resumes a repartition cut off; each Redis reply is waited for SUNDIAL_COMMAND_TIMEOUT_MS (5000 ms).',
         '',
       ]);
       expect(bounded.code).toBe(3);

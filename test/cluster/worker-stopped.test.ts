@@ -153,7 +153,8 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
       // (armed again when the reconciler put it back; not when a redelivered job's claim took it over)
       ...(again.filter(([event]) => event === 'armed').length > 1 ? [['armed', undefined, undefined]] : []),
       claimedByOther,
-      ['stale', 'status', undefined],
+      // the stopped worker's late completion, naming it
+      ['stale', 'status', String(stopped.pid)],
       ['completed', undefined, String(other.pid)],
     ]);
     expect(lost).toEqual([
@@ -161,7 +162,7 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
       ['armed', undefined, undefined],
       claimedByStopped,
       ['lost', 'lost', String(stopped.pid)],
-      ['stale', 'status', undefined],
+      ['stale', 'status', String(stopped.pid)],
     ]);
   }, 120_000);
 });
