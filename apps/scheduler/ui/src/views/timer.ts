@@ -65,12 +65,7 @@ function fields(timer: Timer): HTMLElement {
     ['Kind', timer.kind],
     ['Schedule', schedule(timer)],
     ['Handler', timer.handler],
-    [
-      'Due',
-      timer.status === 'pending'
-        ? `${formatTime(timer.dueAt)} (${relative(timer.dueAt)})`
-        : formatTime(timer.dueAt),
-    ],
+    ['Due', due(timer)],
     ['Runs', timer.maxRuns === undefined ? String(timer.runCount) : `${timer.runCount} of ${timer.maxRuns}`],
     ['Last run', lastRun(timer)],
     ['Last fired', formatTime(timer.lastFiredAt)],
@@ -189,9 +184,40 @@ function ledgerTable(entries: LedgerEntry[]): HTMLElement {
   );
 }
 
+/**
+ * The Due row: a paused interval's or cron's `dueAt` is not when it runs (a resume arms the next slot after
+ * then, docs/spec.md §3.4), and an ended timer's is its last run's: each says so rather than show a time
+ * that will not come.
+ */
+function due(timer: Timer): string {
+  const at = formatTime(timer.dueAt);
+  switch (timer.status) {
+    case 'pending':
+      return `${at} (${relative(timer.dueAt)})`;
+    case 'paused':
+      return timer.kind === 'once'
+        ? `${at}, once resumed (at once if it has passed by then)`
+        : 'none while paused: once resumed, the next slot after then';
+    case 'completed':
+    case 'failed':
+      return `${at} (its last run's: it will not run again)`;
+    default:
+      return at;
+  }
+}
+
+/**
+ * A `lost` entry is the settlement of a run whose worker's lease ran out (§3.8, §3.9): reason `requeued`
+ * (at-least-once) means it was put back to run again, not lost, as describe's counters count it apart.
+ */
+const LOST_WORDS: Record<string, string> = {
+  requeued: 'reason requeued: put back to run again',
+  lost: 'reason lost: recorded lost, not run again',
+};
+
 function detail(entry: LedgerEntry): string {
   const parts = [
-    entry.reason && `reason ${entry.reason}`,
+    entry.reason && ((entry.event === 'lost' && LOST_WORDS[entry.reason]) || `reason ${entry.reason}`),
     // a failed run that ended its timer: why it ended (a completed one says it in its reason)
     entry.ended && `ended ${entry.ended}`,
     entry.message,
