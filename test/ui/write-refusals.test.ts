@@ -29,7 +29,7 @@ const unavailable = (outcomeUnknown: boolean) => ({
  * it was pressed — the Timers page's prefix cancel said "press Refresh", a button that page did not have;
  * and a Schedule again refused for a field copied from its row (a cron's jitter not shorter than its slots'
  * gap, which a row stored before that check may hold) said to write the field otherwise, which the page
- * has no field for. The API's answers are stood in for by the page's network (Redis stays up).
+ * has no field for, and a Reschedule refused for what was typed said to write `delay`, the API's name. The API's answers are stood in for by the page's network (Redis stays up).
  */
 describe('operator UI: refused writes say what to do on their page, in chromium', () => {
   const cluster = useClusterInChromium();
@@ -72,6 +72,16 @@ describe('operator UI: refused writes say what to do on their page, in chromium'
     await notice().locator('text=the call changed nothing').waitFor();
     expect(await notice().textContent()).toMatch(/a retry is safe\.$/);
     expect(await notice().textContent()).not.toMatch(/may or may not|whether it was applied/);
+  });
+
+  it("Reschedule refused for what was typed: the fix names the page's field, not the API's delay", async () => {
+    const key = 'typed:1hr';
+    await api('POST', '/v1/timers', { key, handler: 'record', delay: '2h' });
+    await cluster.openTimer(key, 'pending');
+    await page.getByRole('textbox', { name: /New due time/ }).fill('1hr');
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    await notice().locator('text=invalid:').waitFor();
+    expect(await notice().textContent()).toMatch(/\. Fix: Enter in New due time "1h"\.$/);
   });
 
   it("Schedule again of an old cron row whose jitter the API now refuses: the fix is not this page's", async () => {
