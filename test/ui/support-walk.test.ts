@@ -96,7 +96,8 @@ describe('operator UI: a support walk in chromium', () => {
     await due.fill('soon');
     await page.getByRole('button', { name: 'Reschedule' }).click();
     await notice().locator('text=invalid: delay "soon" is not a duration').waitFor();
-    expect(await notice().textContent()).toContain('Fix: Write delay as a non-negative number');
+    // the fix in the page's terms: its New due time field, not the API's delay (ui-fix.ts)
+    expect(await notice().textContent()).toContain('Fix: Enter in New due time a non-negative number');
     expect((await api<Timer>('GET', keyPath(key))).body).toMatchObject({
       version: created.version,
       dueAt: created.dueAt,

@@ -14,6 +14,19 @@ export function formatTime(at: number | string | null | undefined): string {
   return `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
+/**
+ * An instant on the wall clock of a zone whose UTC offset then was `offset` (`-05:00`, as `next` answers
+ * it): `2026-12-08 09:00:00 (UTC-05:00)`. A next time's offset is its timer's zone's, not the browser's.
+ */
+export function formatInOffset(at: string, offset: string): string {
+  const parts = /^([+-])(\d{2}):(\d{2})$/.exec(offset);
+  const instant = Date.parse(at);
+  if (!parts || Number.isNaN(instant)) return `${at} (${offset})`;
+  const minutes = (parts[1] === '-' ? -1 : 1) * (Number(parts[2]) * 60 + Number(parts[3]));
+  const wall = new Date(instant + minutes * 60_000).toISOString();
+  return `${wall.slice(0, 10)} ${wall.slice(11, 19)} (UTC${offset})`;
+}
+
 /** The browser's zone and its offset now, e.g. `Europe/Paris (UTC+01:00)`: what formatTime shows. */
 export function browserZone(at = new Date(now())): string {
   const minutes = -at.getTimezoneOffset();

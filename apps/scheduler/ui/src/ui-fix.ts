@@ -50,6 +50,10 @@ const PAGES: KeyFixWays = {
 /** The list's query fields the operator sets through the search form (a cursor through the pager). */
 function invalidFix(error: ApiError): string {
   if (error.field === 'cursor') return 'Press Search again to start from the first page.';
+  // Reschedule's one field sends what was typed as `delay` or `at` (views/reschedule.ts)
+  if (error.field === 'delay' || error.field === 'at') return dueFieldFix(error.fix);
+  if (error.field !== undefined && COPIED.has(error.field.split(/[.[]/)[0]))
+    return copiedFix(error.field, error.fix);
   // the API's "Write prefix as …": the field on this page is "Key prefix"
   if (error.field === 'prefix') return error.fix.replace(/^Write prefix as /, 'Enter a Key prefix of ');
   return error.fix;
@@ -62,4 +66,41 @@ function inactiveFix(error: ApiError): string {
     return 'Wait for the run to end (Refresh shows its status), then try again.';
   }
   return error.fix;
+}
+
+/**
+ * The spec fields only Run again and Schedule again send (views/again.ts), copied from the ended timer's row:
+ * the API's fix says to write the field otherwise, which this page has no field for. A row stored before a
+ * check was added holds a value the API now refuses (a cron's jitter not shorter than its slots' gap).
+ */
+const COPIED = new Set([
+  'handler',
+  'payload',
+  'meta',
+  'every',
+  'cron',
+  'tz',
+  'maxRuns',
+  'overlap',
+  'retry',
+  'pauseAfterFailures',
+  'timeout',
+  'catchup',
+  'catchupWindow',
+  'jitter',
+  'startAt',
+  'endAt',
+]);
+
+function copiedFix(field: string, fix: string): string {
+  return (
+    `This page copies ${field} from the ended timer's row as it is, and the API refuses it now, so it cannot ` +
+    `be scheduled again from here. Schedule it anew with another ${field} (sundial schedule, or the HTTP API): ${fix}`
+  );
+}
+
+/** The API's "Write delay as "1h"." in the page's terms: the New due time field, which takes either form. */
+function dueFieldFix(fix: string): string {
+  const written = /^Write (?:delay|at) as (.*)$/s.exec(fix);
+  return written ? `Enter in New due time ${written[1]}` : `In New due time: ${fix}`;
 }

@@ -15,10 +15,11 @@ import { againSpec, againWay, ownerOf, ownerWords } from '../again-spec.js';
 import { h } from '../dom.js';
 import { formatTime, schedule } from '../format.js';
 import { notify, notifyError } from '../notice.js';
+import type { OneAtATime } from '../one-at-a-time.js';
 import type { Timer } from '../types.js';
 
 /** The button of a kept timer that ended (Run again or Schedule again), or none. */
-export function againButton(timer: Timer, rerender: () => void): HTMLElement | false {
+export function againButton(timer: Timer, rerender: () => void, oneAtATime: OneAtATime): HTMLElement | false {
   const way = againWay(timer);
   if (way !== 'run' && way !== 'schedule') return false;
   const run = async (): Promise<void> => {
@@ -35,7 +36,7 @@ export function againButton(timer: Timer, rerender: () => void): HTMLElement | f
     }
   };
   const label = way === 'run' ? 'Run again' : 'Schedule again';
-  return h('button', { type: 'button', onclick: () => void run() }, label);
+  return h('button', { type: 'button', onclick: () => void oneAtATime(run) }, label);
 }
 
 function runQuestion(timer: Timer): string {

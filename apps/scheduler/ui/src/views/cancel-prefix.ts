@@ -7,6 +7,7 @@
 import { api } from '../api.js';
 import { h } from '../dom.js';
 import { notify, notifyError } from '../notice.js';
+import { oneAtATime } from '../one-at-a-time.js';
 import type { ListResult } from '../types.js';
 
 const LIVE = new Set(['pending', 'running', 'paused']);
@@ -20,9 +21,12 @@ const COUNT_PAGE = 1000;
 const COUNT_PAGES = 10;
 
 export function cancelPrefixButton(prefix: string, after: () => void): HTMLElement {
+  // a second press while the first counts or cancels sends nothing (one-at-a-time.ts): it asked twice, and
+  // its "Cancelled 0 timers" replaced the first's count
+  const guard = oneAtATime();
   return h(
     'button',
-    { type: 'button', class: 'danger', onclick: () => void cancelPrefix(prefix, after) },
+    { type: 'button', class: 'danger', onclick: () => void guard(() => cancelPrefix(prefix, after)) },
     'Cancel timers with this prefix…',
   );
 }

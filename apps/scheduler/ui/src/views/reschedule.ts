@@ -7,15 +7,17 @@
 import { api, timerPath } from '../api.js';
 import { h } from '../dom.js';
 import { notify, notifyError } from '../notice.js';
+import type { OneAtATime } from '../one-at-a-time.js';
 import type { Timer } from '../types.js';
 import { formatTime } from '../format.js';
+import { changedSince, readAsShown } from './actions.js';
 
 /** An instant starts with its year (`2026-…`); anything else is read as a delay from now. */
 export function rescheduleBody(text: string): { delay: string } | { at: string } {
   return /^\d{4}-/.test(text) ? { at: text } : { delay: text };
 }
 
-export function rescheduleForm(timer: Timer, rerender: () => void): HTMLElement {
+export function rescheduleForm(timer: Timer, rerender: () => void, oneAtATime: OneAtATime): HTMLElement {
   // pending or paused (a reschedule resumes it); running and ended timers are refused by the API
   const allowed = timer.status === 'pending' || timer.status === 'paused';
   const input = h('input', {
@@ -32,16 +34,18 @@ export function rescheduleForm(timer: Timer, rerender: () => void): HTMLElement 
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void (async () => {
+    void oneAtATime(async () => {
       try {
         const body = rescheduleBody(input.value.trim());
+        // the timer the page shows, not one put under its key since (actions.ts)
+        const before = await readAsShown(timer);
         const moved = await api<Timer>('POST', timerPath(timer.key, 'reschedule'), {}, body);
-        notify(`${timer.key}: rescheduled, due ${formatTime(moved.dueAt)}.`);
+        notify(`${timer.key}: rescheduled, due ${formatTime(moved.dueAt)}.${changedSince(timer, before)}`);
         rerender();
       } catch (error) {
         notifyError(error, timer.key);
       }
-    })();
+    });
   });
   return form;
 }

@@ -5,12 +5,13 @@
 import { api, timerPath } from '../api.js';
 import { h, statusBadge, table } from '../dom.js';
 import { durationText } from '../duration-text.js';
-import { formatTime, lastRun, relative, schedule } from '../format.js';
-import { describeError, notify, notifyError } from '../notice.js';
+import { formatInOffset, formatTime, lastRun, relative, schedule } from '../format.js';
+import { describeError, notifyError } from '../notice.js';
+import { oneAtATime } from '../one-at-a-time.js';
 import type { LedgerEntry, NextTimes, Timer } from '../types.js';
-import { cancelTimer } from './cancel-one.js';
+import { actions } from './actions.js';
 import { rescheduleForm } from './reschedule.js';
-import { againButton, ownerNote } from './again.js';
+import { ownerNote } from './again.js';
 
 const NEXT_COUNT = 10;
 const LEDGER_LIMIT = 50;
@@ -40,11 +41,13 @@ export function timerView(key: string, rerender: () => void): HTMLElement {
 }
 
 function render(timer: Timer, rerender: () => void): HTMLElement[] {
+  // the page's writes, one at a time: a double-click sends one (one-at-a-time.ts)
+  const guard = oneAtATime();
   return [
     h('h1', {}, timer.key, ' ', statusBadge(timer.status)),
-    actions(timer, rerender),
+    actions(timer, rerender, guard),
     ...ownerNote(timer),
-    rescheduleForm(timer, rerender),
+    rescheduleForm(timer, rerender, guard),
     h(
       'div',
       { class: 'columns' },
@@ -56,89 +59,13 @@ function render(timer: Timer, rerender: () => void): HTMLElement[] {
   ];
 }
 
-type Action = 'pause' | 'resume' | 'trigger' | 'cancel';
-const DONE: Record<Action, string> = {
-  pause: 'paused',
-  resume: 'resumed',
-  trigger: 'triggered',
-  cancel: 'cancelled',
-};
-
-/**
- * Pausing a paused timer or resuming one not paused changes nothing (docs/spec.md §3.4) and the API answers
- * the timer either way: its version, read just before, tells the two apart (the page's may be stale).
- */
-async function act(key: string, action: Exclude<Action, 'cancel'>): Promise<string> {
-  const before = action === 'trigger' ? undefined : (await api<Timer>('GET', timerPath(key))).version;
-  const answer = await api<Timer>('POST', timerPath(key, action));
-  if (answer.version !== before) return `${key}: ${DONE[action]}.`;
-  return `${key} was ${action === 'pause' ? 'already paused' : 'not paused'}: nothing changed.`;
-}
-
-/** Each action is offered when the timer's status allows it; the API still has the last word. */
-function actions(timer: Timer, rerender: () => void): HTMLElement {
-  const live = ['pending', 'running', 'paused'].includes(timer.status);
-  const allowed: Record<Action, boolean> = {
-    pause: timer.status === 'pending',
-    resume: timer.status === 'paused',
-    trigger: timer.status === 'pending',
-    cancel: live,
-  };
-  const run = async (action: Action): Promise<void> => {
-    if (action === 'cancel' && !confirm(`Cancel timer “${timer.key}”? It will not run again.`)) return;
-    try {
-      if (action === 'cancel') {
-        // cancelled; or, since the page was read, it ended (its kept row removed) or was cancelled already
-        const said = await cancelTimer(timer.key);
-        // to the list first: the notice is the list's (notice.ts)
-        location.hash = '#/';
-        notify(said);
-        return;
-      }
-      notify(await act(timer.key, action));
-      rerender();
-    } catch (error) {
-      notifyError(error, timer.key);
-    }
-  };
-  const labels: Record<Action, string> = {
-    pause: 'Pause',
-    resume: 'Resume',
-    trigger: 'Trigger now',
-    cancel: 'Cancel timer',
-  };
-  return h(
-    'div',
-    { class: 'actions', role: 'group', 'aria-label': 'Actions' },
-    ...(Object.keys(labels) as Action[]).map((action) =>
-      h(
-        'button',
-        {
-          type: 'button',
-          class: action === 'cancel' ? 'danger' : '',
-          disabled: !allowed[action],
-          onclick: () => void run(action),
-        },
-        labels[action],
-      ),
-    ),
-    againButton(timer, rerender),
-    h('button', { type: 'button', onclick: rerender }, 'Refresh'),
-  );
-}
-
 function fields(timer: Timer): HTMLElement {
   const rows: [string, string][] = [
     ['Status', timer.status],
     ['Kind', timer.kind],
     ['Schedule', schedule(timer)],
     ['Handler', timer.handler],
-    [
-      'Due',
-      timer.status === 'pending'
-        ? `${formatTime(timer.dueAt)} (${relative(timer.dueAt)})`
-        : formatTime(timer.dueAt),
-    ],
+    ['Due', due(timer)],
     ['Runs', timer.maxRuns === undefined ? String(timer.runCount) : `${timer.runCount} of ${timer.maxRuns}`],
     ['Last run', lastRun(timer)],
     ['Last fired', formatTime(timer.lastFiredAt)],
@@ -189,16 +116,20 @@ function payloadToggle(timer: Timer): HTMLElement {
   return h('div', {}, h('p', {}, button), shown);
 }
 
-function nextTimes({ key, status }: Timer): HTMLElement {
+/**
+ * The coming due times in the browser's zone (as every time on the page), and a cron's in its own zone
+ * too: the offset `next` answers is the timer's zone's, which beside a browser-zone time read as another
+ * instant (09:00 New York shown as `14:00` beside `-05:00` in a London browser).
+ */
+function nextTimes({ key, status, kind, tz }: Timer): HTMLElement {
+  type Next = NextTimes['times'][number];
+  const own: [string, (t: Next) => string][] =
+    kind === 'cron' ? [[`In the timer's zone (${tz ?? 'UTC'})`, (t) => formatInOffset(t.at, t.offset)]] : [];
   return loaded(api<NextTimes>('GET', timerPath(key, 'next'), { count: String(NEXT_COUNT) }), ({ times }) =>
     times.length
-      ? table<NextTimes['times'][number]>(
+      ? table<Next>(
           times.length === 1 ? 'The next due time' : `The next ${times.length} due times`,
-          [
-            ['When', (t) => formatTime(t.at)],
-            ['Zone offset', (t) => t.offset],
-            ['In', (t) => relative(Date.parse(t.at))],
-          ],
+          [['When', (t) => formatTime(t.at)], ...own, ['In', (t) => relative(Date.parse(t.at))]],
           times,
         )
       : h('p', {}, noTimes(status)),
@@ -253,9 +184,40 @@ function ledgerTable(entries: LedgerEntry[]): HTMLElement {
   );
 }
 
+/**
+ * The Due row: a paused interval's or cron's `dueAt` is not when it runs (a resume arms the next slot after
+ * then, docs/spec.md §3.4), and an ended timer's is its last run's: each says so rather than show a time
+ * that will not come.
+ */
+function due(timer: Timer): string {
+  const at = formatTime(timer.dueAt);
+  switch (timer.status) {
+    case 'pending':
+      return `${at} (${relative(timer.dueAt)})`;
+    case 'paused':
+      return timer.kind === 'once'
+        ? `${at}, once resumed (at once if it has passed by then)`
+        : 'none while paused: once resumed, the next slot after then';
+    case 'completed':
+    case 'failed':
+      return `${at} (its last run's: it will not run again)`;
+    default:
+      return at;
+  }
+}
+
+/**
+ * A `lost` entry is the settlement of a run whose worker's lease ran out (§3.8, §3.9): reason `requeued`
+ * (at-least-once) means it was put back to run again, not lost, as describe's counters count it apart.
+ */
+const LOST_WORDS: Record<string, string> = {
+  requeued: 'reason requeued: put back to run again',
+  lost: 'reason lost: recorded lost, not run again',
+};
+
 function detail(entry: LedgerEntry): string {
   const parts = [
-    entry.reason && `reason ${entry.reason}`,
+    entry.reason && ((entry.event === 'lost' && LOST_WORDS[entry.reason]) || `reason ${entry.reason}`),
     // a failed run that ended its timer: why it ended (a completed one says it in its reason)
     entry.ended && `ended ${entry.ended}`,
     entry.message,

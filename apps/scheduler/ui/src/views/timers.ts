@@ -23,10 +23,12 @@ export function timersView(params: URLSearchParams, rerender: () => void): HTMLE
     },
   });
   // Acts on the searched prefix (the one in the URL), whatever the status filter: every live timer of it.
+  // Refresh lists again from the first page: a cancel cut off in flight says to press it (ui-fix.ts).
   const bulk = h(
     'div',
     { class: 'actions', role: 'group', 'aria-label': 'Actions on the prefix' },
     cancelPrefixButton(prefix, rerender),
+    h('button', { type: 'button', onclick: rerender }, 'Refresh'),
   );
   return h('section', {}, h('h1', {}, 'Timers'), filters(prefix, status), bulk, list);
 }

@@ -1,0 +1,26 @@
+/**
+ * One write at a time from a page (docs/spec.md §5.6): a double-click on Run again sent two POSTs, the
+ * second answered `duplicate-key` ("a live timer now holds this key") over the first's "scheduled again";
+ * a double-click on Pause said "already paused: nothing changed" over "paused". While a press is being
+ * answered (its question included), another press of any of the page's actions does nothing: the buttons
+ * say so (`aria-disabled`), and keep the keyboard's focus (a disabled button would lose it, keep-focus.ts).
+ */
+
+/** Runs `work` for a press unless one of this page's presses is still being answered. */
+export type OneAtATime = (work: () => Promise<void>) => Promise<void>;
+
+export function oneAtATime(): OneAtATime {
+  let busy = false;
+  return async (work) => {
+    if (busy) return;
+    busy = true;
+    const pressed = [...document.querySelectorAll<HTMLButtonElement>('main button:not([disabled])')];
+    for (const button of pressed) button.setAttribute('aria-disabled', 'true');
+    try {
+      await work();
+    } finally {
+      busy = false;
+      for (const button of pressed) button.removeAttribute('aria-disabled');
+    }
+  };
+}
