@@ -44,7 +44,7 @@ describe('operator UI: refused writes say what to do on their page, in chromium'
   // each locator's waitFor below is a deadline (the page's 10 s default), left as soon as it shows
   const notice = () => page.locator('#notice');
 
-  it('a prefix cancel cut off in flight: may or may not, Refresh (which the page has) before again', async () => {
+  it('a prefix cancel cut off in flight: may or may not, Retry (the same key) or Refresh (which the page has)', async () => {
     await api('POST', '/v1/timers', { key: 'cut:1', handler: 'record', delay: '2h' });
     await page.route('**/v1/timers?prefix=*', (route) =>
       route.request().method() === 'DELETE' ? route.fulfill(unavailable(true)) : route.fallback(),
@@ -53,9 +53,11 @@ describe('operator UI: refused writes say what to do on their page, in chromium'
     await page.locator('caption', { hasText: 'with prefix “cut:”' }).waitFor();
     await page.getByRole('button', { name: 'Cancel timers with this prefix…' }).click();
     await notice().locator('text=may or may not have been applied').waitFor();
+    // a retry with the press's Idempotency-Key is safe (write-retry.test.ts): the notice offers it
     expect(await notice().textContent()).toMatch(
-      /\. Fix: Press Refresh to see whether it was applied before doing it again\.$/,
+      /\. Fix: Press Retry: it sends the same request again with the same Idempotency-Key, .*Retry$/,
     );
+    await notice().getByRole('button', { name: 'Retry' }).waitFor();
     const refresh = page.getByRole('group', { name: 'Actions on the prefix' }).getByRole('button', {
       name: 'Refresh',
     });

@@ -5,6 +5,7 @@
 
 import { now, serverClock } from './clock.js';
 import { NOW_HEADER } from './server-clock.js';
+import { noteLost, writeKey } from './write-key.js';
 
 const TOKEN_KEY = 'sundial.apiToken';
 
@@ -45,13 +46,27 @@ export async function api<T>(
   const token = apiToken();
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   if (json) headers['content-type'] = 'application/json';
+  // a press's write carries its key (write-key.ts): a lost answer can be asked again, applied once
+  const key = writeKey(method);
+  if (key !== undefined) headers['idempotency-key'] = key;
+  const lost = key === undefined ? () => undefined : () => noteLost({ method, path, query, json, key });
   const sentAt = serverClock.local();
-  const response = await fetch(url, { method, headers, body: json ? JSON.stringify(json) : undefined });
+  let response: Response;
+  try {
+    response = await fetch(url, { method, headers, body: json ? JSON.stringify(json) : undefined });
+  } catch (error) {
+    lost();
+    throw error;
+  }
   // every answer says the scheduler's now, refusals too (clock.ts)
   serverClock.note(response.headers.get(NOW_HEADER), sentAt, serverClock.local());
   const text = await response.text();
   const body: unknown = text ? JSON.parse(text) : null;
-  if (!response.ok) throw toApiError(response.status, body);
+  if (!response.ok) {
+    const error = toApiError(response.status, body);
+    if (error.detail?.code === 'outcome-unknown') lost();
+    throw error;
+  }
   return body as T;
 }
 

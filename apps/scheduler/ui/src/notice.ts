@@ -1,6 +1,9 @@
 /** The one status line under the header (an aria-live region): what an action did, or why it was refused. */
-import { ApiError } from './api.js';
+import { api, ApiError } from './api.js';
+import { h } from './dom.js';
+import { oneAtATime } from './one-at-a-time.js';
 import { uiFix } from './ui-fix.js';
+import { doneText, type SentWrite, takeLost } from './write-key.js';
 
 /**
  * A notice belongs to the page it was written on (`location.hash` then): an action that moves on first
@@ -30,7 +33,42 @@ export function clearStaleNotice(): void {
  * the action was about, for a fix that points to its scope.
  */
 export function notifyError(error: unknown, key?: string): void {
-  notify(describeError(error, key), 'error');
+  const write = takeLost();
+  if (write === undefined) {
+    notify(describeError(error, key), 'error');
+    return;
+  }
+  // its answer was lost (write-key.ts): the same request with the same key is safe, so offer it
+  const what =
+    error instanceof ApiError
+      ? `${error.reason}: ${error.message.replace(/\.$/, '')}.`
+      : `The answer was lost (${describeError(error)}): it may or may not have been applied.`;
+  notify(`${what} Fix: ${RETRY}`, 'error');
+  const button = h(
+    'button',
+    { type: 'button', onclick: () => void retryGuard(() => retry(write), write.key) },
+    'Retry',
+  );
+  document.getElementById('notice')!.append(' ', button);
+}
+
+const RETRY =
+  'Press Retry: it sends the same request again with the same Idempotency-Key, so the scheduler answers ' +
+  "the first try's outcome, or applies it now — once either way.";
+
+const retryGuard = oneAtATime();
+
+async function retry(write: SentWrite): Promise<void> {
+  try {
+    const answer = await api<unknown>(write.method, write.path, write.query, write.json);
+    const page = location.hash;
+    // a cancelled timer's page has nothing left to show: to the list first, as Cancel does (actions.ts)
+    if (write.method === 'DELETE' && write.path !== 'timers') location.hash = '#/';
+    notify(`${doneText(write, answer)} Retried with the same Idempotency-Key: applied once.`);
+    if (location.hash === page) window.dispatchEvent(new HashChangeEvent('hashchange'));
+  } catch (error) {
+    notifyError(error);
+  }
 }
 
 export function describeError(error: unknown, key?: string): string {

@@ -6,19 +6,26 @@
  * say so (`aria-disabled`), and keep the keyboard's focus (a disabled button would lose it, keep-focus.ts).
  */
 
-/** Runs `work` for a press unless one of this page's presses is still being answered. */
-export type OneAtATime = (work: () => Promise<void>) => Promise<void>;
+import { beginPress, endPress } from './write-key.js';
+
+/**
+ * Runs `work` for a press unless one of this page's presses is still being answered; its writes carry a
+ * fresh Idempotency-Key, or `key` (a Retry's: the lost write's own), write-key.ts.
+ */
+export type OneAtATime = (work: () => Promise<void>, key?: string) => Promise<void>;
 
 export function oneAtATime(): OneAtATime {
   let busy = false;
-  return async (work) => {
+  return async (work, key) => {
     if (busy) return;
     busy = true;
+    beginPress(key);
     const pressed = [...document.querySelectorAll<HTMLButtonElement>('main button:not([disabled])')];
     for (const button of pressed) button.setAttribute('aria-disabled', 'true');
     try {
       await work();
     } finally {
+      endPress();
       busy = false;
       for (const button of pressed) button.removeAttribute('aria-disabled');
     }
