@@ -22,7 +22,6 @@ import {
   validateScope,
   type WriteOptions,
   refusals,
-  SundialError,
   normalizeBatch,
   firstSlot,
   type DescribeOptions,
@@ -33,8 +32,6 @@ import {
   type Preview,
   type TimerDescription,
 } from '@sundial/core';
-import { isConnectionFailure } from '../infra/connection-failure';
-import { ConnectionCause } from '../infra/connection-cause';
 import { duplicateRedis } from '../infra/connection';
 import { SUBSCRIBER_OPTIONS } from '../infra/subscription';
 import { warnUnlessNoEviction } from '../infra/eviction-check';
@@ -45,7 +42,8 @@ import { StoreCommands } from '../store/store-commands';
 import { backfillRow } from './backfill-row';
 import { cancelAllWrite } from './cancel-all-write';
 import { startWithin } from './client-start';
-import { checkCommandTimeout, noAnswerWithin } from './command-timeout';
+import { checkCommandTimeout } from './command-timeout';
+import { CallFailures } from './call-failures';
 import { sendNothingAnswered } from './answered-commands';
 import { SentWrites } from './sent-writes';
 import { EventSubscriber } from './event-subscriber';
@@ -77,8 +75,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
   private readonly layout: LayoutGuard;
   private readonly explain: TimerExplain;
   private readonly declarations: DeclarationSets;
-  /** the connection's own error (ECONNREFUSED) for ioredis's "max retries", "Connection is closed." */
-  private readonly cause = new ConnectionCause(this.redis);
+  /** what a failed call tells its caller */
+  private readonly failures: CallFailures;
 
   constructor(private readonly options: RedisTimersOptions) {
     // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging; a
@@ -98,6 +96,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
         commandTimeout: checkCommandTimeout(options.commandTimeoutMs),
       },
     );
+    this.failures = new CallFailures(this.redis, options.commandTimeoutMs);
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     sendNothingAnswered(this.redis); // a timed-out write is not sent again after its caller was answered
     this.logger = options.logger ?? consoleLogger;
@@ -240,7 +239,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     this.layout.close();
     this.events.emitLocal({ type: 'disposed', id: '', key: '', version: 0, kind: null, at: Date.now() });
     await this.events.close();
-    this.cause.stop();
+    this.failures.stop();
     await this.closeConnection();
   }
 
@@ -251,12 +250,12 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
    * start does not wait: in an outage it answers `unavailable` after one retry, as connect() past its wait.
    */
   connect(): Promise<void> {
-    return this.start(true).catch((error: unknown) => Promise.reject(this.unreachable(error)));
+    return this.start(true).catch((error: unknown) => Promise.reject(this.failures.unreachable(error)));
   }
 
   private start(wait: boolean): Promise<void> {
     const tries = { waitMs: wait ? this.startWaitMs : 0, logger: this.logger, stopped: () => this.disposed };
-    this.started ??= startWithin({ ...tries, told: (error) => this.told(error) }, async (waitMs) => {
+    this.started ??= startWithin({ ...tries, told: (error) => this.failures.told(error) }, async (waitMs) => {
       await this.layout.start(await this.prepareStore(this.logger, waitMs));
       await warnUnlessNoEviction(this.redis, (message) => this.logger.warn(message));
       await this.clock.sync();
@@ -288,28 +287,15 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
         await this.start(false);
         await this.events.ready();
       } catch (error) {
-        throw this.unreachable(error);
+        throw this.failures.unreachable(error);
       }
     }
     const sent = new SentWrites();
     try {
       return await sent.run(operation);
     } catch (error) {
-      if (!isConnectionFailure(error)) throw error;
-      const told = this.told(error);
-      throw write && sent.any ? refusals.outcomeUnknown(told) : refusals.unavailable(told);
+      throw this.failures.of(error, write, sent);
     }
-  }
-
-  /** A start's outage as `unavailable` (a start that waited in vain says so itself: RedisStartTimeout). */
-  private unreachable(error: unknown): unknown {
-    const outage = isConnectionFailure(error) && !(error instanceof SundialError);
-    return outage ? refusals.unavailable(this.told(error)) : error;
-  }
-
-  private told<E>(error: E): E | Error {
-    const cause = error instanceof Error ? this.cause.of(error) : error;
-    return noAnswerWithin(cause, checkCommandTimeout(this.options.commandTimeoutMs));
   }
 
   private write<T>(operation: () => Promise<T>): Promise<T> {
