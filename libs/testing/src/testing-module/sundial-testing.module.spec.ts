@@ -170,7 +170,35 @@ describe('SundialTestingModule', () => {
     expect(signals[0].aborted).toBe(false);
   });
 
+  it("takes the app's limits, as SundialModule does: a payload the app allows is not refused in its tests", async () => {
+    const big = 'x'.repeat(100_000); // over the default 64 KiB
+    const app = await Test.createTestingModule({
+      imports: [
+        SundialTestingModule.forRoot({
+          handlers: { h: () => undefined },
+          limits: { maxPayloadBytes: 200_000, minEveryMs: 10 },
+        }),
+      ],
+    }).compile();
+    await app.init();
+    const timers = app.get(Timers);
+    await expect(
+      timers.schedule({ key: 'big', handler: 'h', payload: big, delay: '1d' }),
+    ).resolves.toMatchObject({
+      payload: big,
+    });
+    await expect(timers.schedule({ key: 'fast', handler: 'h', every: 20 })).resolves.toMatchObject({
+      everyMs: 20,
+    });
+    await expect(
+      timers.schedule({ key: 'bigger', handler: 'h', payload: 'x'.repeat(300_000), delay: '1d' }),
+    ).rejects.toMatchObject({ reason: 'payload-too-large', field: 'payload' });
+    await app.close();
+  });
+
   it.each([
+    ['limits.maxPayloadBytes', { limits: { maxPayloadBytes: 0 } }],
+    ['limits.minEvery', { limits: { minEvery: 10 } }],
     ['now', { now: 'tomorrow' }],
     ['now', { now: '2026-03-01T12:00:00' }],
     ['now', { now: Number.NaN }],
