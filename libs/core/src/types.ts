@@ -1,4 +1,5 @@
 import type { Duration } from './duration';
+import type { JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
 import type {
   DescribeOptions,
   HistoryOptions,
@@ -8,6 +9,8 @@ import type {
   Preview,
   TimerDescription,
 } from './ledger';
+
+export type { JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
 
 /** How a timer recurs. */
 export type TimerKind = 'once' | 'interval' | 'cron';
@@ -56,10 +59,6 @@ export interface SlotPolicy {
   endAt?: number;
 }
 
-/** Any JSON value: what payloads and `meta` may hold. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
-
 /** The record of the most recent run (docs/spec.md §2). */
 export interface LastRun {
   started: number;
@@ -105,7 +104,7 @@ export interface Timer extends SlotPolicy {
 export interface TimerSpec {
   key: string;
   handler: string;
-  payload?: JsonValue;
+  payload?: JsonInput;
   delay?: number | Duration;
   at?: number | string;
   every?: number | Duration;
@@ -114,7 +113,7 @@ export interface TimerSpec {
   maxRuns?: number;
   awaitTask?: boolean;
   removeOnComplete?: boolean;
-  meta?: JsonObject;
+  meta?: JsonInputObject;
   ifExists?: IfExists;
   delivery?: Delivery;
   /** cron and interval (default 'skip'; an interval with awaitTask false is 'allow') */
