@@ -77,6 +77,22 @@ describe('SundialTestingModule', () => {
     await app.close();
   });
 
+  it('a test that schedules before app.init() is told so (the @OnTimer methods are found at init)', async () => {
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' }), BillingModule],
+    }).compile();
+    // Nest's usual unit-test shape: a service from the compiled module, no init. Before, the fix said to
+    // register an @OnTimer('trial.end') method, which the app has.
+    await expect(app.get(Billing).trialStarted('acme')).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'handler',
+      fix: expect.stringContaining('a test calls `await app.init()` before it schedules'),
+    });
+    await app.init();
+    await expect(app.get(Billing).trialStarted('acme')).resolves.toMatchObject({ key: 'trial:acme' });
+    await app.close();
+  });
+
   it('drives @DistributedInterval methods on the virtual clock: one run a period', async () => {
     const app = await Test.createTestingModule({
       imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' })],
