@@ -58,15 +58,13 @@ function checkShared(configKey: string | undefined, shared: SharedBullConfig | u
   return true;
 }
 
-/** An ioredis client's (or Cluster's) `maxRetriesPerRequest`; undefined for connection options. */
+/**
+ * A client's `maxRetriesPerRequest`, where BullMQ reads it (its `options`: ioredis fills in its default,
+ * 20); undefined for connection options, which BullMQ completes itself.
+ */
 function clientRetries(connection: unknown): number | null | undefined {
   if (typeof connection !== 'object' || connection === null) return undefined;
   if (typeof (connection as { duplicate?: unknown }).duplicate !== 'function') return undefined;
-  const { options } = connection as {
-    options?: {
-      maxRetriesPerRequest?: number | null;
-      redisOptions?: { maxRetriesPerRequest?: number | null };
-    };
-  };
-  return options?.maxRetriesPerRequest ?? options?.redisOptions?.maxRetriesPerRequest;
+  const { options } = connection as { options?: { maxRetriesPerRequest?: number | null } };
+  return options?.maxRetriesPerRequest;
 }
