@@ -66,7 +66,7 @@ function nest(depth: number): unknown {
   return depth === 0 ? 1 : [nest(depth - 1)];
 }
 
-export function callsOf(seed: number, count: number, base: number): Call[] {
+export function callsOf(seed: number, count: number, base: number, parts = false): Call[] {
   const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[random(items.length)];
   const chance = (percent: number) => random(100) < percent;
@@ -112,9 +112,16 @@ export function callsOf(seed: number, count: number, base: number): Call[] {
   };
 
   const requestIds = ['r1', 'r2', 'r3'];
+  // `parts`: some writes are part of a caller's request of several calls (WriteOptions.partOf, the HTTP
+  // API's PUT), whose id may be another call's (drawn only then: the seeds without it draw as before)
+  const whole = () => ({ requestId: pick([...requestIds, 'w']), operation: 'PUT', args: [pick([1, 2])] });
   const options = () =>
     chance(15)
-      ? { requestId: pick(requestIds), ...(chance(20) && { unlessAnswered: pick(requestIds) }) }
+      ? {
+          requestId: pick(requestIds),
+          ...(chance(20) && { unlessAnswered: pick(requestIds) }),
+          ...(parts && chance(50) && { partOf: whole() }),
+        }
       : undefined;
   const when = () =>
     chance(50)

@@ -18,6 +18,8 @@ import { callsOf, difference, normal, outcomeOf } from './differential-calls';
 // cursor, 6 endAt before duplicate-key, 20 a partial batch, 62 unlessAnswered, 84 a free run's due).
 // DIFF_SEEDS=1,2,… runs others (320 pass); DIFF_TRACE=1 prints every step's two answers.
 const SEEDS = (process.env.DIFF_SEEDS ?? '1,5,6,20,62,84').split(',').map(Number);
+// Seeds whose writes also carry `partOf` (a request of several calls, HTTP PUT's): DIFF_PART_SEEDS=…
+const PART_SEEDS = (process.env.DIFF_PART_SEEDS ?? '1,2,3').split(',').map(Number);
 const CALLS = 60;
 /** how far an instant read from one backend's clock may be from the other's */
 const SLACK_MS = 3_000;
@@ -27,21 +29,29 @@ const onRedis = BACKENDS.includes('redis') ? describe : describe.skip;
 onRedis('differential: the engine and Redis answer the same calls alike', () => {
   const redis = useBackend('redis');
 
-  it.each(SEEDS)('seed %i', async (seed) => {
+  const run = (parts: boolean) => async (seed: number) => {
     const r = await redis.open();
     const start = await r.now();
     const e = engineHarness({ start });
     try {
-      await compareRun(seed, e, r, start);
+      await compareRun(seed, e, r, start, parts);
     } finally {
       await e.engine.dispose();
     }
-  });
+  };
+  it.each(SEEDS)('seed %i', run(false));
+  it.each(PART_SEEDS)('seed %i, with partOf', run(true));
 });
 
-async function compareRun(seed: number, e: ReturnType<typeof engineHarness>, r: Harness, start: number) {
+async function compareRun(
+  seed: number,
+  e: ReturnType<typeof engineHarness>,
+  r: Harness,
+  start: number,
+  parts: boolean,
+) {
   const base = Math.ceil(start / 3_600_000) * 3_600_000;
-  const calls = callsOf(seed, CALLS, base);
+  const calls = callsOf(seed, CALLS, base, parts);
   const side = (timers: TimersBackend) => {
     const ids = new Map<string, number>();
     const id = (ordinal: number) => [...ids].find(([, n]) => n === ordinal)?.[0] ?? `${ordinal + 900}p0`;
@@ -67,7 +77,7 @@ async function compareRun(seed: number, e: ReturnType<typeof engineHarness>, r: 
       );
     if (diff)
       throw new Error(
-        `seed ${seed}, step ${step}: ${call.text}\n  differ at ${diff}\n  memory: ${JSON.stringify(a)}\n` +
+        `seed ${seed}${parts ? ' with partOf' : ''}, step ${step}: ${call.text}\n  differ at ${diff}\n  memory: ${JSON.stringify(a)}\n` +
           `  redis:  ${JSON.stringify(b)}\n  calls before:\n    ${done.slice(-12, -1).join('\n    ')}`,
       );
     if (call.runs && 'answer' in (memAnswer as object)) await settle(e, r);

@@ -145,6 +145,130 @@ describe.each(BACKENDS)('%s backend: requestId', (name) => {
     expect(await h.timers.schedule(replace, { unlessAnswered: 'p' })).toMatchObject({ status: 'pending' });
   });
 
+  it('partOf: the id of a request of several calls is refused to any other request, either way round', async () => {
+    const h = await backend.open();
+    await h.timers.schedule(spec);
+    // PUT's two calls (docs/spec.md §5.2), both part of the request its Idempotency-Key names
+    const partOf = { requestId: 'K', operation: 'PUT', args: [spec] };
+    const create = { requestId: 'put:c', unlessAnswered: 'put:r', partOf };
+    await expect(h.timers.schedule(spec, create)).rejects.toMatchObject({ reason: 'duplicate-key' });
+    const replace = { ...spec, delay: '2h', ifExists: 'replace' } as const;
+    const replaced = await h.timers.schedule(replace, { requestId: 'put:r', partOf });
+    // the key as another call's requestId, or as another request's: refused, nothing changed
+    await expect(h.timers.schedule({ ...spec, key: 'b' }, { requestId: 'K' })).rejects.toMatchObject({
+      reason: 'idempotency-conflict',
+      field: 'requestId',
+    });
+    await expect(h.timers.pause('k', { requestId: 'K' })).rejects.toMatchObject({
+      reason: 'idempotency-conflict',
+    });
+    const other = { requestId: 'K', operation: 'PUT', args: [{ ...spec, key: 'b' }] };
+    await expect(
+      h.timers.schedule({ ...spec, key: 'b' }, { requestId: 'put2:c', partOf: other }),
+    ).rejects.toMatchObject({ reason: 'idempotency-conflict', field: 'partOf.requestId' });
+    expect(await h.timers.get('b')).toBeNull();
+    expect(await h.timers.get('k')).toEqual(replaced);
+    // the request retried: each call answers as it did
+    await expect(h.timers.schedule(spec, create)).rejects.toMatchObject({ reason: 'duplicate-key' });
+    expect(await h.timers.schedule(replace, { requestId: 'put:r', partOf })).toEqual(replaced);
+    // the other way round: a call's requestId first, then a request's partOf naming it
+    await h.timers.pause('k', { requestId: 'P' });
+    await expect(
+      h.timers.schedule({ ...spec, key: 'c' }, { requestId: 'c1', partOf: { ...partOf, requestId: 'P' } }),
+    ).rejects.toMatchObject({ reason: 'idempotency-conflict', field: 'partOf.requestId' });
+    expect(await h.timers.get('c')).toBeNull();
+    // nor may the request's id be its own call's
+    await expect(
+      h.timers.schedule({ ...spec, key: 'c' }, { requestId: 'Q', partOf: { ...partOf, requestId: 'Q' } }),
+    ).rejects.toMatchObject({ reason: 'idempotency-conflict', field: 'requestId' });
+    expect(await h.timers.get('c')).toBeNull();
+  });
+
+  it('partOf: a request whose steps an older release made without it, retried with it: answered as before', async () => {
+    const h = await backend.open();
+    await h.timers.schedule(spec);
+    const create = { requestId: 'put:c', unlessAnswered: 'put:r' };
+    const replace = { ...spec, delay: '2h', ifExists: 'replace' } as const;
+    // an older scheduler's PUT: the same step ids, no partOf (nothing pinned under K)
+    await expect(h.timers.schedule(spec, create)).rejects.toMatchObject({ reason: 'duplicate-key' });
+    const replaced = await h.timers.schedule(replace, { requestId: 'put:r' });
+    expect(await h.timers.cancel('k')).toBe(true);
+    const partOf = { requestId: 'K', operation: 'PUT', args: [spec] };
+    await expect(h.timers.schedule(spec, { ...create, partOf })).rejects.toMatchObject({
+      reason: 'duplicate-key',
+    });
+    expect(await h.timers.schedule(replace, { requestId: 'put:r', partOf })).toEqual(replaced);
+    expect(await h.timers.get('k')).toBeNull();
+    // and from then on the key is that request's
+    await expect(h.timers.cancel('k', { requestId: 'K' })).rejects.toMatchObject({
+      reason: 'idempotency-conflict',
+    });
+  });
+
+  it('partOf: a refused call lets go of the pin it made; malformed, refused after the arguments', async () => {
+    const h = await backend.open();
+    const partOf = { requestId: 'K', operation: 'PUT', args: [spec] };
+    await expect(h.timers.pause('k', { partOf })).rejects.toMatchObject({ reason: 'not-found' });
+    await expect(h.timers.pause('k', { requestId: 'p', partOf })).rejects.toMatchObject({
+      reason: 'not-found',
+    });
+    expect(await h.timers.schedule(spec, { requestId: 'K' })).toMatchObject({ key: 'k' });
+    const bad: [unknown, string][] = [
+      [{ ...partOf, requestId: 'has space' }, 'partOf.requestId'],
+      [{ ...partOf, operation: '' }, 'partOf.operation'],
+      [{ ...partOf, args: 'x' }, 'partOf.args'],
+      [null, 'partOf'],
+    ];
+    for (const [value, field] of bad) {
+      await expect(
+        h.timers.schedule({ ...spec, key: 'b' }, { partOf: value as typeof partOf }),
+      ).rejects.toMatchObject({ reason: 'invalid', field });
+    }
+    await expect(
+      h.timers.schedule({ ...spec, key: 'a b' }, { partOf: { ...partOf, requestId: 'has space' } }),
+    ).rejects.toMatchObject({ reason: 'invalid', field: 'key' });
+    expect(await h.timers.get('b')).toBeNull();
+  });
+
+  it('every pair of operations sharing an id: the second is refused idempotency-conflict, unchanged', async () => {
+    const h = await backend.open();
+    const interval = (key: string) => ({ key, handler: 'work', every: '1h' }) as const;
+    const now = await h.now();
+    const writes: Record<string, (key: string, o: { requestId: string }) => Promise<unknown>> = {
+      schedule: (key, o) => h.timers.schedule({ ...interval(key), ifExists: 'replace' }, o),
+      scheduleMany: (key, o) => h.timers.scheduleMany([{ ...interval(key), ifExists: 'replace' }], o),
+      cancel: (key, o) => h.timers.cancel(key, o),
+      cancelAll: (key, o) => h.timers.cancelAll(key, o),
+      reschedule: (key, o) => h.timers.reschedule(key, { delay: '3h' }, o),
+      pause: (key, o) => h.timers.pause(key, o),
+      resume: (key, o) => h.timers.resume(key, o),
+      trigger: (key, o) => h.timers.trigger(key, o),
+      backfill: (key, o) => h.timers.backfill(key, { from: now - 4 * 3_600_000, to: now - 1 }, o),
+    };
+    const names = Object.keys(writes);
+    const slipped: string[] = [];
+    for (const [n, first] of names.entries()) {
+      for (const second of names.filter((name) => name !== first)) {
+        const key = `pair:${n}:${second}`;
+        await h.timers.schedule(interval(key));
+        const o = { requestId: `${first}-${second}` };
+        await writes[first](key, o);
+        const before = await h.timers.get(key);
+        const refused = await writes[second](key, o).then(
+          () => false,
+          (error: { reason?: string }) => error.reason === 'idempotency-conflict',
+        );
+        if (!refused) slipped.push(`${first} then ${second}`);
+        else if (first !== 'trigger' && first !== 'backfill') expect(await h.timers.get(key)).toEqual(before);
+      }
+    }
+    expect(slipped).toEqual([]);
+    // cancel and cancelOutcome are one write: the same id answers either (§3.4)
+    await h.timers.schedule(interval('c'));
+    expect(await h.timers.cancelOutcome('c', { requestId: 'c' })).toBe('cancelled');
+    expect(await h.timers.cancel('c', { requestId: 'c' })).toBe(true);
+  });
+
   it('a cancel of nothing is not remembered either: its retry, once the key is scheduled, cancels it', async () => {
     const h = await backend.open();
     expect(await h.timers.cancel('k', { requestId: 'c0' })).toBe(false);

@@ -1,6 +1,12 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { refusals, requestFingerprint, validateRequestId, type WriteOptions } from '@sundial/core';
+import {
+  refusals,
+  requestFingerprint,
+  type TimerSpec,
+  validateRequestId,
+  type WriteOptions,
+} from '@sundial/core';
 import type { IncomingMessage } from 'node:http';
 
 const HEADER = 'Idempotency-Key';
@@ -35,19 +41,38 @@ export const IdempotencyKey = createParamDecorator((_data: unknown, context: Exe
   return sent?.[0];
 });
 
-/**
- * The WriteOptions of a call from the route's `Idempotency-Key`. `step` names one of several calls a
- * route makes (PUT: create, then replace), each under its own request id derived from the key.
- */
-export function writeOptions(idempotencyKey: string | undefined, step?: string): WriteOptions | undefined {
+/** The WriteOptions of a route's call from its `Idempotency-Key`: the key is the call's `requestId`. */
+export function writeOptions(idempotencyKey: string | undefined): WriteOptions | undefined {
   if (idempotencyKey === undefined) return undefined;
-  const requestId = validateRequestId(idempotencyKey, HEADER);
-  return { requestId: step === undefined ? requestId : `${step}:${requestFingerprint(HEADER, [requestId])}` };
+  return { requestId: validateRequestId(idempotencyKey, HEADER) };
 }
 
 /**
- * An `idempotency-conflict` in the caller's terms: the TimersApi names its `requestId` (and for PUT a
- * request id derived from the header, which the caller never saw); over HTTP it is the header.
+ * PUT's two calls (a create, then on `duplicate-key` a replace; docs/design.md "Repeated calls" PUT), each
+ * under its own request id derived from the key — those of every release, so a retry across an upgrade
+ * meets the first try's answers — and both `partOf` the one request the key names, `PUT` of `spec` (its
+ * key the path's, and `ifExists: 'replace'` whether the body says so or not, as each call's own
+ * fingerprint has its `ifExists`): the key used for another request (POST, DELETE, another PUT, …) is
+ * refused `idempotency-conflict` either way round. The create names the replace (`unlessAnswered`).
+ */
+export function putWriteOptions(
+  idempotencyKey: string | undefined,
+  spec: TimerSpec,
+): { create?: WriteOptions; replace?: WriteOptions } {
+  if (idempotencyKey === undefined) return {};
+  const requestId = validateRequestId(idempotencyKey, HEADER);
+  const args = [{ ...spec, ifExists: 'replace' }];
+  const partOf = { requestId, operation: 'PUT /v1/timers/:key', args };
+  const step = (name: string) => `${name}:${requestFingerprint(HEADER, [requestId])}`;
+  return {
+    create: { requestId: step('create'), unlessAnswered: step('replace'), partOf },
+    replace: { requestId: step('replace'), partOf },
+  };
+}
+
+/**
+ * An `idempotency-conflict` in the caller's terms: the TimersApi names its `requestId` or `partOf` (and
+ * for PUT a request id derived from the header, which the caller never saw); over HTTP it is the header.
  */
 export function idempotencyConflict(idempotencyKey: unknown): {
   field: string;

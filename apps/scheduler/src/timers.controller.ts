@@ -24,7 +24,7 @@ import type {
 import { isSundialError, refusals, SundialError } from '@sundial/core';
 import { cancelScope } from './cancel-scope';
 import { type ListQuery, parseListQuery } from './list-query-params';
-import { Idempotent, IdempotencyKey, writeOptions } from './idempotency-key';
+import { Idempotent, IdempotencyKey, putWriteOptions, writeOptions } from './idempotency-key';
 import {
   BACKFILL_RESULT_SCHEMA,
   BACKFILL_SCHEMA,
@@ -116,14 +116,11 @@ export class TimersController {
     const spec = putSpec(key, requiredBody(body, 'PUT /v1/timers/:key', BODY_EXAMPLES.putSpec));
     // Two calls, each with its own request id: a retry answers 201 or 200 as the first try did. A refused
     // create is not remembered: once the replace was answered, the create is refused (`unlessAnswered`)
-    // whatever the key holds now, and the replace answers again.
-    const replace = writeOptions(idempotencyKey, 'replace');
-    const create = writeOptions(idempotencyKey, 'create');
+    // whatever the key holds now, and the replace answers again. Both are `partOf` the request the key
+    // names, so the key used for another request is refused idempotency-conflict.
+    const { create, replace } = putWriteOptions(idempotencyKey, spec);
     try {
-      const created = await this.timers.schedule(
-        { ...spec, ifExists: 'error' },
-        create && { ...create, unlessAnswered: replace?.requestId },
-      );
+      const created = await this.timers.schedule({ ...spec, ifExists: 'error' }, create);
       response.status(201).setHeader('Location', timerLocation(created.key));
       return created;
     } catch (error) {

@@ -183,10 +183,10 @@ export const refusals = {
       fix: `Give BullModule.forRoot('${configKey}', …) the Redis and database of SundialModule's connection, or drop configKey (the fire queues then use SundialModule's connection).`,
     }),
   /** The same requestId with another operation or other arguments (docs/spec.md §2). */
-  idempotencyConflict: (requestId: string) =>
+  idempotencyConflict: (requestId: string, field = 'requestId') =>
     new SundialError({
       reason: 'idempotency-conflict',
-      field: 'requestId',
+      field,
       message: `Request id ${JSON.stringify(requestId)} was already used for another operation or other arguments.`,
       fix: 'Send a retry with exactly the same arguments, or use a new request id for a new request.',
     }),

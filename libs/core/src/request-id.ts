@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { refusals } from './refusals';
+import type { WriteOptions } from './write-options';
 
 /** How long a `requestId` is remembered by default (docs/spec.md §5.1, docs/design.md "Repeated calls"). */
 export const DEFAULT_REQUEST_WINDOW_MS = 24 * 3_600_000;
@@ -17,6 +18,66 @@ export function validateRequestId(requestId: unknown, field = 'requestId'): stri
   }
   return requestId;
 }
+
+/** An id a write pins to what it stands for (docs/design.md "Repeated calls"), and the option it came as. */
+export interface RequestPin {
+  id: string;
+  field: 'requestId' | 'partOf.requestId';
+  fingerprint: string;
+  /** what `fingerprint` was made of, for `sameRequest` */
+  operation: string;
+  args: unknown[];
+}
+
+/**
+ * The ids a write with `options` pins, checked (docs/spec.md §5.1): its `partOf` request's first, then
+ * its own `requestId`'s (`operation` and `args`). A `partOf` request's fingerprint is made under an
+ * operation no call has, so its id is no call's `requestId`.
+ */
+export function requestPins(operation: string, args: unknown[], options: WriteOptions): RequestPin[] {
+  const pins: RequestPin[] = [];
+  const { partOf, requestId } = options;
+  if (partOf !== undefined) {
+    if (partOf === null || typeof partOf !== 'object') {
+      throw refusals.invalid(
+        'partOf',
+        'partOf must be an object: { requestId, operation, args }.',
+        'Pass the whole request the call is one step of, or leave partOf out.',
+      );
+    }
+    const id = validateRequestId(partOf.requestId, 'partOf.requestId');
+    if (typeof partOf.operation !== 'string' || partOf.operation === '') {
+      throw refusals.invalid(
+        'partOf.operation',
+        'partOf.operation must be a non-empty string.',
+        'Name the request, e.g. "PUT /v1/timers/:key".',
+      );
+    }
+    if (!Array.isArray(partOf.args)) {
+      throw refusals.invalid(
+        'partOf.args',
+        'partOf.args must be an array.',
+        'Pass what the request asked for, e.g. [key, body].',
+      );
+    }
+    const whole = [partOf.operation, partOf.args];
+    pins.push({
+      id,
+      field: 'partOf.requestId',
+      fingerprint: requestFingerprint(PART_OF, whole),
+      operation: PART_OF,
+      args: whole,
+    });
+  }
+  if (requestId !== undefined) {
+    const id = validateRequestId(requestId);
+    pins.push({ id, field: 'requestId', fingerprint: requestFingerprint(operation, args), operation, args });
+  }
+  return pins;
+}
+
+/** the operation a `partOf` request's fingerprint is made under: no call's */
+const PART_OF = 'partOf';
 
 /**
  * What a request asked for, to tell a true retry from another request under the same id. Objects are

@@ -1,5 +1,6 @@
 import type { Duration } from './duration';
 import type { JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
+import type { WriteOptions } from './write-options';
 import type {
   DescribeOptions,
   HistoryOptions,
@@ -11,6 +12,7 @@ import type {
 } from './ledger';
 
 export type { JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
+export type { WholeRequest, WriteOptions } from './write-options';
 
 /** How a timer recurs. */
 export type TimerKind = 'once' | 'interval' | 'cron';
@@ -269,29 +271,6 @@ export interface BackfillRange {
 export interface BackfillResult {
   /** how many slots will run */
   slots: number;
-}
-
-/** Options of every state-changing call (docs/spec.md §5.1). */
-export interface WriteOptions {
-  /**
-   * Makes a retry safe (HTTP: the `Idempotency-Key` header): a call repeated with the same id and the
-   * same arguments within the window (24 h by default) returns the first call's result and changes
-   * nothing more; with other arguments it is refused `idempotency-conflict`. A refused call is not
-   * remembered: its retry runs again.
-   */
-  requestId?: string;
-  /**
-   * `schedule`/`scheduleMany` only: the write of a declarative source (`ensureOwnedRow`: the schedules
-   * file, `@DistributedCron`), the one write whose `meta` may carry `sundialOwner` (docs/spec.md §5.1).
-   * The HTTP API never sets it.
-   */
-  ownedRow?: boolean;
-  /**
-   * `schedule` only: another `requestId` of the same caller that takes this key (the HTTP API's PUT sets
-   * its replace step's). When that request was answered within the window, this call is refused
-   * `duplicate-key`, changing nothing, whatever the key holds now: a retry answers as its first try.
-   */
-  unlessAnswered?: string;
 }
 
 /** The operations every backend offers: the in-memory engine, the Redis client, the HTTP API. */

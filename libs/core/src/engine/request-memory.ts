@@ -1,6 +1,6 @@
 import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
-import { DEFAULT_REQUEST_WINDOW_MS, requestFingerprint, validateRequestId } from '../request-id';
+import { DEFAULT_REQUEST_WINDOW_MS, requestPins, validateRequestId } from '../request-id';
 import type { Timer, TimersBackend, TimerSpec, WriteOptions } from '../types';
 import { checkArguments } from './argument-checks';
 import type { EngineOptions } from './engine';
@@ -20,15 +20,20 @@ interface Remembered {
   fingerprint: string;
   /** the key of a `schedule` request, which a later schedule's `unlessAnswered` may name */
   scheduled?: unknown;
-  /** the first call's result (a refusal, or a cancel of nothing, is forgotten: it changed nothing, so it is asked again) */
-  result: Promise<unknown>;
+  /**
+   * the first call's result (a refusal, or a cancel of nothing, is forgotten: it changed nothing, so it is
+   * asked again); none for a `partOf` request's pin, which answers nothing
+   */
+  result?: Promise<unknown>;
   until: number;
 }
 
 /**
  * The in-memory engine's `requestId` (docs/design.md "Repeated calls"), around its operations: a write
  * repeated with the same id and arguments within the window returns the first result and does nothing
- * more; with other arguments it is refused `idempotency-conflict`.
+ * more; with other arguments it is refused `idempotency-conflict`. A `partOf` request's id is pinned
+ * too, first, as on Redis (client/write-requests.ts), and let go with the call that pinned it when
+ * that call is not remembered.
  */
 export function rememberRequests(
   api: EngineOperations,
@@ -49,31 +54,47 @@ export function rememberRequests(
     run: () => Promise<T>,
     changed: (result: T) => boolean = () => true,
   ): Promise<T> => {
-    if (options?.requestId === undefined) return run();
-    // the arguments on their own before the request id, as on Redis (docs/spec.md §2 "Refusal order")
+    if (options?.requestId === undefined && options?.partOf === undefined) return run();
+    // the arguments on their own before the request ids, as on Redis (docs/spec.md §2 "Refusal order")
     const check = () => checkArguments(specDeps, operation, args, options.ownedRow === true);
-    const id = checkedFirst(() => validateRequestId(options.requestId), check);
+    const pins = checkedFirst(() => requestPins(operation, args, options), check);
     const now = clock.now();
     // Entries are kept in the order they expire (one window each): drop the expired ones in front.
     for (const [key, entry] of memory) {
       if (entry.until > now) break;
       memory.delete(key);
     }
-    const fingerprint = requestFingerprint(operation, args);
-    const seen = memory.get(id);
-    if (seen && seen.fingerprint !== fingerprint) {
-      check();
-      throw refusals.idempotencyConflict(id);
+    // Pinned one after the other, as Redis's SET NX GET each: a conflict lets go of the pins made before.
+    const made = new Map<string, Remembered>();
+    for (const pin of pins) {
+      const seen = memory.get(pin.id);
+      if (seen && seen.fingerprint !== pin.fingerprint) {
+        for (const [id, entry] of made) if (memory.get(id) === entry) memory.delete(id);
+        check();
+        throw refusals.idempotencyConflict(pin.id, pin.field);
+      }
+      if (seen) continue;
+      const entry: Remembered = { fingerprint: pin.fingerprint, until: now + requestWindowMs };
+      memory.set(pin.id, entry);
+      made.set(pin.id, entry);
     }
-    if (seen) return seen.result as Promise<T>;
-    const entry: Remembered = { fingerprint, result: run(), until: now + requestWindowMs };
-    if (operation === 'schedule') entry.scheduled = (args[0] as TimerSpec | undefined)?.key;
-    memory.set(id, entry);
+    const own = options.requestId === undefined ? undefined : memory.get(options.requestId);
+    // a retry (or a twin sent at once) answers as the first call; a pin only, as on Redis, runs
+    let result = own?.result as Promise<T> | undefined;
+    if (result === undefined) {
+      result = run();
+      if (own) {
+        own.result = result;
+        if (operation === 'schedule') own.scheduled = (args[0] as TimerSpec | undefined)?.key;
+      }
+    }
     // A refusal, or an answer that changed nothing (a cancel of nothing), is not remembered, as on Redis
     // (client/write-requests.ts): its retry runs again, and cancels the key scheduled meanwhile.
-    const forget = (): boolean => memory.get(id) === entry && memory.delete(id);
-    entry.result.then((result) => changed(result as T) || forget(), forget);
-    return entry.result as Promise<T>;
+    const forget = (): void => {
+      for (const [id, entry] of made) if (memory.get(id) === entry) memory.delete(id);
+    };
+    result.then((answer) => changed(answer) || forget(), forget);
+    return result;
   };
 
   // Whether the request `id` (a schedule's `unlessAnswered`) was answered: its write changed what it
@@ -88,7 +109,7 @@ export function rememberRequests(
   ): Promise<boolean> => {
     if (id === undefined || validateRequestId(id, 'unlessAnswered') === own) return false;
     const entry = memory.get(id);
-    if (!entry || entry.until <= clock.now() || entry.scheduled !== key) return false;
+    if (!entry?.result || entry.until <= clock.now() || entry.scheduled !== key) return false;
     await entry.result.catch(() => undefined);
     return memory.get(id) === entry;
   };
