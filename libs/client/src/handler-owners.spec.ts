@@ -99,6 +99,32 @@ describe('which methods handle timers, and on which instance', () => {
     await moduleRef.close();
   });
 
+  it('one instance under two tokens (a useExisting alias) is one handler, run once', async () => {
+    @Injectable()
+    class Billing {
+      readonly ran: string[] = [];
+      @OnTimer('billing.close')
+      close(payload: JsonValue): void {
+        this.ran.push(String(payload));
+      }
+    }
+    abstract class BillingPort {}
+    const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory', clock })],
+      providers: [Billing, { provide: BillingPort, useExisting: Billing }],
+    }).compile();
+    // Before, the alias's wrapper listed the same instance again: the boot stopped, saying "found on two
+    // instances of Billing", of a class Nest had made once.
+    await moduleRef.init();
+    await moduleRef
+      .get(Timers)
+      .schedule({ key: 'b', handler: 'billing.close', payload: 'march', delay: '1d' });
+    await clock.advance('1d');
+    expect(moduleRef.get(Billing).ran).toEqual(['march']);
+    await moduleRef.close();
+  });
+
   it('a decorator on a getter is refused where the class is defined, naming it (not a TypeError)', () => {
     const define = () => {
       class Odd {

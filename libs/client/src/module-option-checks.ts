@@ -1,4 +1,4 @@
-import { OptionReader, validateLedgerSize } from '@sundial/core';
+import { OptionReader, refusals, validateLedgerSize } from '@sundial/core';
 import { claimAheadOf, dispatcherGraceOf, parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { SundialModuleOptions } from './sundial-module-options';
 import type { SundialWorkerModuleOptions } from './worker/sundial-worker-options';
@@ -117,9 +117,16 @@ function checkConnection(read: OptionReader): void {
     return;
   }
   if (typeof connection === 'object' && connection !== null && !Array.isArray(connection)) return;
-  throw read.refuse(
-    'connection',
-    connection === undefined ? 'is missing' : 'is not a Redis URL, ioredis options or an ioredis client',
-    "Pass connection: a URL (e.g. 'redis://127.0.0.1:6379'), ioredis options, or an ioredis client; or backend: 'memory'.",
-  );
+  const fix =
+    "Pass connection: a URL (e.g. 'redis://127.0.0.1:6379'), ioredis options, or an ioredis client; or backend: 'memory'.";
+  // Most often a forRootAsync factory's ConfigService.get of a variable that is not set: said as such,
+  // not as "connection undefined is missing".
+  if (connection === undefined) {
+    throw refusals.invalid(
+      'connection',
+      'SundialModule: connection is missing (undefined).',
+      `${fix} From forRootAsync, the factory gave none: a ConfigService.get of an unset variable (REDIS_URL?) gives undefined, where getOrThrow names it.`,
+    );
+  }
+  throw read.refuse('connection', 'is not a Redis URL, ioredis options or an ioredis client', fix);
 }

@@ -99,6 +99,21 @@ describe('module options', () => {
     },
   );
 
+  it('SundialModule.forRootAsync: a connection read from an unset variable is said as missing, the fix naming getOrThrow', async () => {
+    const unset = SundialModule.forRootAsync({
+      useFactory: () => ({ connection: process.env.SUNDIAL_NOT_SET as string }),
+    });
+    // Before: "SundialModule: connection undefined is missing."
+    await expect(boot(unset)).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'connection',
+      message: 'SundialModule: connection is missing (undefined).',
+      fix: expect.stringContaining(
+        'a ConfigService.get of an unset variable (REDIS_URL?) gives undefined, where getOrThrow names it',
+      ),
+    });
+  });
+
   it('SundialModule.forRootAsync refuses a factory that gives no options object', async () => {
     const nothing = SundialModule.forRootAsync({ useFactory: () => null as never });
     await expect(boot(nothing)).rejects.toEqual(refusal(undefined));

@@ -27,19 +27,27 @@ export class OwnRunner {
   private handed: Promise<void> = Promise.resolve();
   private close: () => void = () => undefined;
   private readonly closed = new Promise<'closed'>((resolve) => (this.close = () => resolve('closed')));
+  private markStarted: () => void = () => undefined;
+  /** The worker's whole start succeeded (its checks too): the announcement alone is not enough. */
+  private readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
 
   /** SundialWorkerModule's runner will serve this app's handlers; `announced` resolves at their announcement. */
   expect(announced: Promise<void>): void {
     this.announcement = announced;
   }
 
-  /** Resolves when the runner announced, `waitMs` went by, or the app closed (`closing`) first. */
+  /**
+   * Resolves when the runner announced and the worker's start ended well, `waitMs` went by, or the app
+   * closed (`closing`) or the start failed first: a start that fails after the announcement (a configKey
+   * connection to another database) writes no row and announces no declaration set.
+   */
   async announced(waitMs = OWN_RUNNER_WAIT_MS): Promise<AnnouncementWait> {
     if (!this.announcement) return 'announced';
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, waitMs, 'late')));
     try {
-      return await Promise.race([this.announcement.then(() => 'announced' as const), late, this.closed]);
+      const ready = Promise.all([this.announcement, this.started]).then(() => 'announced' as const);
+      return await Promise.race([ready, late, this.closed]);
     } finally {
       clearTimeout(timer);
     }
@@ -59,10 +67,19 @@ export class OwnRunner {
     return Promise.resolve();
   }
 
-  /** SundialWorker's start: the runner's, then the registrar's boot pass handed to it (its failure is the start's). */
+  /**
+   * SundialWorker's start: the runner's and its checks, then the registrar's boot pass handed to it (its
+   * failure is the start's). A start that fails ends the pass's wait, as a close does: nothing is written.
+   */
   async startWith(startRunner: () => Promise<void>): Promise<void> {
     this.starting = true;
-    await startRunner();
+    try {
+      await startRunner();
+    } catch (error) {
+      this.close();
+      throw error;
+    }
+    this.markStarted();
     await this.handed;
   }
 

@@ -29,9 +29,13 @@ export class TimerExplorer implements OnModuleInit {
   onModuleInit(): void {
     const providers = this.discovery.getProviders();
     refuseSecondModule(providers.filter((wrapper) => wrapper.token === TimerExplorer));
+    // One instance listed under two tokens (a `useExisting` alias, a `useValue` given twice) is one
+    // handler: explored once. Two instances of one class are two, refused by the registry.
+    const explored = new Set<object>();
     for (const wrapper of [...this.discovery.getControllers(), ...providers]) {
       const instance: unknown = wrapper.instance;
-      if (instance === null || typeof instance !== 'object') continue;
+      if (instance === null || typeof instance !== 'object' || explored.has(instance)) continue;
+      explored.add(instance);
       const prototype = Object.getPrototypeOf(instance) as object | null;
       if (!prototype) continue;
       for (const method of this.scanner.getAllMethodNames(prototype)) {

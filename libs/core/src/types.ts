@@ -1,4 +1,5 @@
 import type { Duration } from './duration';
+import type { JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
 import type { WriteOptions } from './write-options';
 import type {
   DescribeOptions,
@@ -10,6 +11,7 @@ import type {
   TimerDescription,
 } from './ledger';
 
+export type { JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
 export type { WholeRequest, WriteOptions } from './write-options';
 
 /** How a timer recurs. */
@@ -59,10 +61,6 @@ export interface SlotPolicy {
   endAt?: number;
 }
 
-/** Any JSON value: what payloads and `meta` may hold. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
-
 /** The record of the most recent run (docs/spec.md §2). */
 export interface LastRun {
   started: number;
@@ -108,7 +106,7 @@ export interface Timer extends SlotPolicy {
 export interface TimerSpec {
   key: string;
   handler: string;
-  payload?: JsonValue;
+  payload?: JsonInput;
   delay?: number | Duration;
   at?: number | string;
   every?: number | Duration;
@@ -117,7 +115,7 @@ export interface TimerSpec {
   maxRuns?: number;
   awaitTask?: boolean;
   removeOnComplete?: boolean;
-  meta?: JsonObject;
+  meta?: JsonInputObject;
   ifExists?: IfExists;
   delivery?: Delivery;
   /** cron and interval (default 'skip'; an interval with awaitTask false is 'allow') */

@@ -35,6 +35,7 @@ import {
 } from './sundial-worker';
 import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { START_HOLD, StartHold } from './start-hold';
+import { SHARED_BULL_CHECK, sharedBullCheck } from './shared-bull-check';
 import { SIGTERM_CHECK, sigtermCheck } from './sigterm-check';
 
 /**
@@ -141,6 +142,8 @@ export class SundialWorkerModule {
           ...served.map((partition) => ({
             name: keys.queueName(partition),
             configKey: options.configKey,
+            // the configKey checked before @nestjs/bullmq reads it (a missing one, an unfit client)
+            imports: [sharedBullCheck(options.configKey)],
             useFactory: (sundial: SundialModuleOptions | undefined) => {
               const { connection } = redisOptionsOf(sundial, options);
               // With a shared BullModule config its connection is used; the prefix is always Sundial's.
@@ -148,7 +151,7 @@ export class SundialWorkerModule {
                 ? { prefix: workerOptions.prefix }
                 : { prefix: workerOptions.prefix, connection: bullConnection(connection) };
             },
-            inject: [SUNDIAL_OPTIONAL],
+            inject: [SUNDIAL_OPTIONAL, SHARED_BULL_CHECK],
           })),
         ),
       ],

@@ -115,8 +115,11 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     for (const processor of this.processors) this.runner.attachConsumer(processor.worker);
     // then the registrar's boot pass, if it waited for this start: its rows written once the runner
     // announced their handlers, the start (and the app's init) ends with them written
-    await this.own.startWith(() => this.runner.start());
-    await this.checkSharedConnection();
+    // (not before the configKey connection was checked: a replica whose boot fails writes no row)
+    await this.own.startWith(async () => {
+      await this.runner.start();
+      await this.checkSharedConnection();
+    });
     // Redis losing the timers is said, counted, and the @DistributedCron rows written again (data-watch.ts);
     // a loss just after the start too: its first look is done before the start ends.
     const stopDataWatch = await this.dataWatch();

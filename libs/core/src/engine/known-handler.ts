@@ -3,6 +3,13 @@ import { refusals, registerHandler } from '../refusals';
 import type { TimerHandler } from '../types';
 
 /**
+ * No handler at all: in a Nest app, most likely one not initialized yet (a test that compiled its module
+ * and called a service without `init()`): the app's `@OnTimer` methods are found at its init.
+ */
+const NONE_YET =
+  ' (none is registered yet: a Nest app registers its @OnTimer methods when it initializes, so a test calls `await app.init()` before it schedules)';
+
+/**
  * The engine knows its handlers, so a spec naming another one is refused (docs/spec.md §2) — by
  * `schedule` and by `preview`, which refuses what `schedule` refuses (§3.9). The Redis client cannot
  * know the workers' handlers and has no such check.
@@ -16,6 +23,6 @@ export function assertKnownHandler(handlers: Readonly<Record<string, TimerHandle
     `no handler named "${name}" is registered with this engine`,
     guess
       ? `Did you mean "${guess}"? Use it, or register "${name}": ${registerHandler(name)}.`
-      : `Register "${name}": ${registerHandler(name)}${known.length ? `; or use one of ${known.join(', ')}` : ''}.`,
+      : `Register "${name}": ${registerHandler(name)}${known.length ? `; or use one of ${known.join(', ')}` : NONE_YET}.`,
   );
 }

@@ -77,6 +77,22 @@ describe('SundialTestingModule', () => {
     await app.close();
   });
 
+  it('a test that schedules before app.init() is told so (the @OnTimer methods are found at init)', async () => {
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' }), BillingModule],
+    }).compile();
+    // Nest's usual unit-test shape: a service from the compiled module, no init. Before, the fix said to
+    // register an @OnTimer('trial.end') method, which the app has.
+    await expect(app.get(Billing).trialStarted('acme')).rejects.toMatchObject({
+      reason: 'invalid',
+      field: 'handler',
+      fix: expect.stringContaining('a test calls `await app.init()` before it schedules'),
+    });
+    await app.init();
+    await expect(app.get(Billing).trialStarted('acme')).resolves.toMatchObject({ key: 'trial:acme' });
+    await app.close();
+  });
+
   it('drives @DistributedInterval methods on the virtual clock: one run a period', async () => {
     const app = await Test.createTestingModule({
       imports: [SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' })],
@@ -170,7 +186,35 @@ describe('SundialTestingModule', () => {
     expect(signals[0].aborted).toBe(false);
   });
 
+  it("takes the app's limits, as SundialModule does: a payload the app allows is not refused in its tests", async () => {
+    const big = 'x'.repeat(100_000); // over the default 64 KiB
+    const app = await Test.createTestingModule({
+      imports: [
+        SundialTestingModule.forRoot({
+          handlers: { h: () => undefined },
+          limits: { maxPayloadBytes: 200_000, minEveryMs: 10 },
+        }),
+      ],
+    }).compile();
+    await app.init();
+    const timers = app.get(Timers);
+    await expect(
+      timers.schedule({ key: 'big', handler: 'h', payload: big, delay: '1d' }),
+    ).resolves.toMatchObject({
+      payload: big,
+    });
+    await expect(timers.schedule({ key: 'fast', handler: 'h', every: 20 })).resolves.toMatchObject({
+      everyMs: 20,
+    });
+    await expect(
+      timers.schedule({ key: 'bigger', handler: 'h', payload: 'x'.repeat(300_000), delay: '1d' }),
+    ).rejects.toMatchObject({ reason: 'payload-too-large', field: 'payload' });
+    await app.close();
+  });
+
   it.each([
+    ['limits.maxPayloadBytes', { limits: { maxPayloadBytes: 0 } }],
+    ['limits.minEvery', { limits: { minEvery: 10 } }],
     ['now', { now: 'tomorrow' }],
     ['now', { now: '2026-03-01T12:00:00' }],
     ['now', { now: Number.NaN }],

@@ -1,6 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { SundialModule } from '@sundial/client';
-import { normalizeAt, OptionReader, type TimerHandler, VirtualClock } from '@sundial/core';
+import {
+  normalizeAt,
+  OptionReader,
+  type TimerHandler,
+  type ValidationLimits,
+  VirtualClock,
+} from '@sundial/core';
 
 export interface SundialTestingModuleOptions {
   /** where the virtual clock starts: epoch ms or an ISO-8601 instant (default: now) */
@@ -9,6 +15,11 @@ export interface SundialTestingModuleOptions {
   handlers?: Readonly<Record<string, TimerHandler>>;
   /** as `SundialModule`'s, for apps whose crons are named with it */
   appName?: string;
+  /**
+   * as `SundialModule`'s (`{ maxPayloadBytes?, minEveryMs? }`): give the app's own, or a payload or period
+   * it allows is refused in its tests (default 64 KiB, 100 ms)
+   */
+  limits?: Partial<ValidationLimits>;
   /**
    * how long `app.close()` lets running handlers end, on the virtual clock (default 0: their signals
    * abort at once, since no one advances the clock while the app closes); advance the clock to end it
@@ -30,7 +41,8 @@ export class SundialTestingModule {
       options,
       "SundialTestingModule.forRoot({ now: '2026-03-01T09:00:00Z' })",
     );
-    read.only(['now', 'handlers', 'appName', 'shutdownGraceMs']);
+    read.only(['now', 'handlers', 'appName', 'limits', 'shutdownGraceMs']);
+    read.limits();
     read.handlers('handlers');
     read.integer('shutdownGraceMs', 0, '5000');
     read.text('appName', 'billing');
@@ -45,6 +57,7 @@ export class SundialTestingModule {
           clock,
           handlers: options.handlers,
           appName: options.appName,
+          limits: options.limits,
           shutdownGraceMs: options.shutdownGraceMs ?? 0,
         }),
       ],
