@@ -111,9 +111,9 @@ export class LeaseKeeper {
 
   /**
    * Shutdown: abort, stop waiting for, and release the claims of runs that did not finish in time, and say
-   * which timers they were (one warn line).
+   * which timers they were (one warn line). Resolves whether Redis took every release.
    */
-  async handBack(runs: ActiveRun[]): Promise<void> {
+  async handBack(runs: ActiveRun[]): Promise<boolean> {
     const { commands, clock, workerId, observer } = this.options;
     if (runs.length > 0) {
       const { message, fields } = handBackLine(runs);
@@ -124,6 +124,7 @@ export class LeaseKeeper {
       abort(run, 'the worker is shutting down');
       run.letGo?.();
     }
+    let released = true;
     for (const [partition, held] of byPartition(runs)) {
       try {
         await commands.release(partition, workerId, held.map(leaseRef));
@@ -132,12 +133,14 @@ export class LeaseKeeper {
         const counts = await reconcilePartition(commands, clock, partition, graceMs, batchLimit, observer);
         observer.reconciled?.(counts);
       } catch (error) {
+        released = false;
         this.options.logger.error(`Sundial could not release claims: ${(error as Error).message}`, {
           partition,
           keys: held.map((run) => run.key),
         });
       }
     }
+    return released;
   }
 
   async close(): Promise<void> {
