@@ -1,39 +1,38 @@
-import { Injectable, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import { OnTimer, SundialModule, SundialWorkerModule, Timers } from '@sundial/client';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
+import { startRedis, waitFor } from '@sundial/testing/harness';
 import { Registry } from 'prom-client';
 
-/** What the app's handlers use: open until onApplicationShutdown, as docs/spec.md §5.1 says to close it. */
+/** A provider whose own teardown takes a while (a timer falls due meanwhile) and whose handler needs it open. */
 @Injectable()
-class Database implements OnApplicationShutdown {
-  open = true;
-  onApplicationShutdown(): void {
-    this.open = false;
-  }
-}
-
-@Injectable()
-class Jobs implements OnModuleDestroy {
-  /** what each run found: its key and whether the database was open */
+class Jobs implements OnModuleDestroy, OnApplicationShutdown {
+  /** what each run found: its key and whether the provider was still open */
   readonly runs: { key: string; open: boolean }[] = [];
+  /** the row and the ledger as the app's shutdown found them (before the Timers' connections close) */
+  seen: { status?: string; story: string[] } | undefined;
+  private open = true;
 
-  constructor(
-    private readonly timers: Timers,
-    private readonly database: Database,
-  ) {}
+  constructor(@Inject(Timers) private readonly timers: Timers) {}
 
   @OnTimer('job')
   job(_payload: unknown, ctx: { key: string }): void {
-    this.runs.push({ key: ctx.key, open: this.database.open });
+    this.runs.push({ key: ctx.key, open: this.open });
   }
 
-  /** A provider whose own teardown takes a while; a timer falls due meanwhile. */
   async onModuleDestroy(): Promise<void> {
     await this.timers.schedule({ key: 'during-destroy', handler: 'job', delay: 0, removeOnComplete: false });
+    // deadline: the run comes within milliseconds when the worker still takes jobs
     await waitFor(() => this.runs.length > 0 || undefined, { timeoutMs: 5_000, what: 'a run' }).catch(
       () => undefined,
     );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const row = await this.timers.get('during-destroy');
+    const story = (await this.timers.history('during-destroy')).map((entry) => entry.event);
+    this.seen = { status: row?.status, story };
+    this.open = false;
   }
 }
 
@@ -44,48 +43,30 @@ class Jobs implements OnModuleDestroy {
  * onApplicationShutdown still open, its outcome is recorded and counted as for any run.
  */
 describe('SundialWorkerModule: a timer due while the app runs its onModuleDestroy hooks', () => {
-  let server: RedisServer;
-  let app: TestingModule | undefined;
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await app?.close();
-    await server?.stop();
-  });
-
   it('is run during the teardown, before the drain, and recorded completed', async () => {
-    const registry = new Registry();
-    const module = await Test.createTestingModule({
-      imports: [
-        SundialModule.forRoot({ connection: server.url, prefix: 'destroy' }),
-        SundialWorkerModule.forRoot({ prefix: 'destroy', dispatch: true, metricsRegistry: registry }),
-      ],
-      providers: [Database, Jobs],
-    }).compile();
-    app = await module.init();
-    const jobs = app.get(Jobs);
-    const timers = app.get(Timers);
-    let row: Awaited<ReturnType<Timers['get']>> = null;
-    let history: string[] = [];
-    // read before the Timers' connections close (onApplicationShutdown)
-    jest.spyOn(app.get(Database), 'onApplicationShutdown').mockImplementation(async function (
-      this: Database,
-    ) {
-      row = await timers.get('during-destroy');
-      history = (await timers.history('during-destroy')).map((entry) => entry.event);
-      this.open = false;
-    });
-    await app.close();
-    app = undefined;
+    const server = await startRedis();
+    try {
+      const registry = new Registry();
+      const module = await Test.createTestingModule({
+        imports: [
+          SundialModule.forRoot({ connection: server.url, prefix: 'destroy' }),
+          SundialWorkerModule.forRoot({ prefix: 'destroy', dispatch: true, metricsRegistry: registry }),
+        ],
+        providers: [Jobs],
+      }).compile();
+      const app = await module.init();
+      const jobs = app.get(Jobs);
+      await app.close();
 
-    expect(jobs.runs).toEqual([{ key: 'during-destroy', open: true }]);
-    expect(row).toMatchObject({ status: 'completed' });
-    expect(history[0]).toBe('completed');
-    const runs = await registry.getSingleMetric('sundial_runs_total')?.get();
-    expect(runs?.values.filter((value) => value.value > 0)).toEqual([
-      expect.objectContaining({ labels: expect.objectContaining({ status: 'ok' }), value: 1 }),
-    ]);
+      expect(jobs.runs).toEqual([{ key: 'during-destroy', open: true }]);
+      expect(jobs.seen?.status).toBe('completed');
+      expect(jobs.seen?.story[0]).toBe('completed');
+      const runs = await registry.getSingleMetric('sundial_runs_total')?.get();
+      expect(runs?.values.filter((value) => value.value > 0)).toEqual([
+        expect.objectContaining({ labels: expect.objectContaining({ status: 'ok' }), value: 1 }),
+      ]);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -21,6 +21,8 @@ export interface ActiveRun extends LeaseRef {
   controller?: AbortController;
   /** handed back at shutdown: its outcome is no longer this worker's to record */
   released: boolean;
+  /** its handler was called: handed back before, an at-most-once run runs again elsewhere (never ran here) */
+  started: boolean;
   /** its handler finished; its completion is being sent (through an outage too): its lease is kept */
   completing?: boolean;
   /** lets the job finish without waiting for a handler that ignores its signal (set while one goes on) */
@@ -127,7 +129,10 @@ export class LeaseKeeper {
     let released = true;
     for (const [partition, held] of byPartition(runs)) {
       try {
-        await commands.release(partition, workerId, held.map(leaseRef));
+        const unstarted = held.filter((run) => !run.started);
+        if (unstarted.length > 0) await commands.release(partition, workerId, unstarted.map(leaseRef), true);
+        const started = held.filter((run) => run.started);
+        if (started.length > 0) await commands.release(partition, workerId, started.map(leaseRef));
         const { graceMs, batchLimit } = SHUTDOWN_RECONCILE;
         // its settlements are this process's to count: the runs recorded lost or put back to run again
         const counts = await reconcilePartition(commands, clock, partition, graceMs, batchLimit, observer);
