@@ -107,12 +107,12 @@ local function settle_free_run(member)
   local row = read_row(base, key)
   if not run or not row or row.id ~= run.id then
     drop_free_run(base, member)
-  elseif row.dl == 'm' then
+  elseif row.dl == 'm' and run.hb ~= run.rc then
     row.v, row.rc, row.lf, row.fr = version, run.rc, run.lf, '1'
     lost[#lost + 1] = flat(row)
   else
     record_requeue(prefix, row, now, version, run.w, run.due)
-    run.w = ''
+    run.w, run.hb = '', nil
     save_free_run(base, member, run)
     redis.call('ZREM', leases_key, member)
     arm_due(base, member, tonumber(run.due))
