@@ -21,4 +21,16 @@ describe('handBackLine', () => {
     expect(message).toMatch(/not run again: m0, m1$/);
     expect(fields).toEqual({ runAgain: runs('l', 20, false).map((run) => run.key), lost: ['m0', 'm1'] });
   });
+
+  it('an at-most-once run that never started runs again, and the line says why', () => {
+    const { message, fields } = handBackLine([
+      { key: 'a', atMostOnce: true, started: false },
+      { key: 'b', atMostOnce: false, started: true },
+      { key: 'c', atMostOnce: true, started: true },
+    ]);
+    expect(message).toBe(
+      "Sundial worker: 3 runs still going at the end of the shutdown grace, aborted and handed back; at-least-once or not started, they run again on another worker: a, b; at-most-once, recorded lost (reason 'lost'), not run again: c",
+    );
+    expect(fields).toEqual({ runAgain: ['a', 'b'], lost: ['c'] });
+  });
 });

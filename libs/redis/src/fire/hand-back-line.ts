@@ -1,10 +1,12 @@
 /** How many keys a hand-back line names per delivery mode; the rest are counted. */
 export const HAND_BACK_KEYS_NAMED = 20;
 
-/** What the hand-back line needs of a run: its key and its delivery mode. */
+/** What the hand-back line needs of a run: its key, its delivery mode, and whether its handler was called. */
 export interface HandedBackRun {
   key: string;
   atMostOnce: boolean;
+  /** false: never started (claimed ahead of its due), so an at-most-once run runs again too; default true */
+  started?: boolean;
 }
 
 /**
@@ -14,10 +16,14 @@ export interface HandedBackRun {
  * run failed with reason 'lost' and it is not run again (a periodic timer goes on with its next slot).
  */
 export function handBackLine(runs: HandedBackRun[]): { message: string; fields: Record<string, unknown> } {
-  const again = runs.filter((run) => !run.atMostOnce).map((run) => run.key);
-  const lost = runs.filter((run) => run.atMostOnce).map((run) => run.key);
+  const isLost = (run: HandedBackRun) => run.atMostOnce && run.started !== false;
+  const again = runs.filter((run) => !isLost(run)).map((run) => run.key);
+  const lost = runs.filter(isLost).map((run) => run.key);
+  const kinds = runs.some((run) => run.atMostOnce && !isLost(run))
+    ? 'at-least-once or not started'
+    : 'at-least-once';
   const parts = [
-    again.length > 0 && `at-least-once, they run again on another worker: ${named(again)}`,
+    again.length > 0 && `${kinds}, they run again on another worker: ${named(again)}`,
     lost.length > 0 && `at-most-once, recorded lost (reason 'lost'), not run again: ${named(lost)}`,
   ].filter(Boolean);
   const message =

@@ -21,6 +21,8 @@ export interface ActiveRun extends LeaseRef {
   controller?: AbortController;
   /** handed back at shutdown: its outcome is no longer this worker's to record */
   released: boolean;
+  /** its handler was called: handed back before, an at-most-once run runs again elsewhere (never ran here) */
+  started: boolean;
   /** its handler finished; its completion is being sent (through an outage too): its lease is kept */
   completing?: boolean;
   /** lets the job finish without waiting for a handler that ignores its signal (set while one goes on) */
@@ -111,9 +113,9 @@ export class LeaseKeeper {
 
   /**
    * Shutdown: abort, stop waiting for, and release the claims of runs that did not finish in time, and say
-   * which timers they were (one warn line).
+   * which timers they were (one warn line). Resolves whether Redis took every release.
    */
-  async handBack(runs: ActiveRun[]): Promise<void> {
+  async handBack(runs: ActiveRun[]): Promise<boolean> {
     const { commands, clock, workerId, observer } = this.options;
     if (runs.length > 0) {
       const { message, fields } = handBackLine(runs);
@@ -124,20 +126,26 @@ export class LeaseKeeper {
       abort(run, 'the worker is shutting down');
       run.letGo?.();
     }
+    let released = true;
     for (const [partition, held] of byPartition(runs)) {
       try {
-        await commands.release(partition, workerId, held.map(leaseRef));
+        const unstarted = held.filter((run) => !run.started);
+        if (unstarted.length > 0) await commands.release(partition, workerId, unstarted.map(leaseRef), true);
+        const started = held.filter((run) => run.started);
+        if (started.length > 0) await commands.release(partition, workerId, started.map(leaseRef));
         const { graceMs, batchLimit } = SHUTDOWN_RECONCILE;
         // its settlements are this process's to count: the runs recorded lost or put back to run again
         const counts = await reconcilePartition(commands, clock, partition, graceMs, batchLimit, observer);
         observer.reconciled?.(counts);
       } catch (error) {
+        released = false;
         this.options.logger.error(`Sundial could not release claims: ${(error as Error).message}`, {
           partition,
           keys: held.map((run) => run.key),
         });
       }
     }
+    return released;
   }
 
   async close(): Promise<void> {

@@ -37,6 +37,7 @@ export function startRun(partition: number, claimed: Claimed): ActiveRun {
     mode: claimed.mode,
     atMostOnce: fields.dl === 'm',
     released: false,
+    started: false,
     letGo: undefined,
   };
 }
@@ -95,6 +96,7 @@ export function invokeHandler(
   attempt: number,
 ): RunOutcome | Promise<RunOutcome> {
   const { fields } = claimed;
+  run.started = true;
   // Own properties only: a handler named `toString` or `constructor` is a name, not Object.prototype's.
   const handler = Object.hasOwn(handlers, fields.h) ? handlers[fields.h] : undefined;
   try {

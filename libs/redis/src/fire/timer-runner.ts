@@ -19,9 +19,10 @@ import { PassedTimers } from './passed-timers';
 import { claimAtDue } from './due-claims';
 import { DEFAULT_LEASE_MS, FireConsumers, fireConsumerOptions, type FireJobConsumer } from './fire-consumer';
 import { InFlightJobs } from './in-flight-jobs';
+import { LateEnds } from './late-ends';
 import { LeaseKeeper } from './lease-keeper';
 import { RunCompletions } from './run-completions';
-import { RunReports, type RunFields } from './run-reports';
+import { RunReports, type RunFields, type RunOutcome } from './run-reports';
 import {
   attemptOf,
   type Claimed,
@@ -79,10 +80,10 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly claimRedis: RedisClient;
   private readonly claims: RidingClaims;
   private readonly jobs = new InFlightJobs();
+  private readonly lateEnds = new LateEnds();
   private closing: Promise<void> | undefined;
   private graceOver = false;
-  /** it told its observer it consumes (sundial_fire_consumers): its close then tells it stopped */
-  private consumed = false;
+  private consumed = false; // told its observer it consumes (sundial_fire_consumers): its close tells it stopped
   private readonly ticks = new RedisTicks();
   private readonly dispatchers: DispatcherPresenceWatch;
   /** which handlers a live worker of a partition has that this one lacks; their timers are passed on */
@@ -228,16 +229,19 @@ export class TimerRunner extends Partitioned<FireCommands> {
     this.graceOver = true;
     // A run whose handler finished keeps its claim: its completion is still being sent.
     const handedBack = this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
+    // then the ends of handlers that outlived their hand-back, stale (late-ends.ts), if Redis took it
+    const lateSent = handedBack.then((released) => (released ? this.lateEnds.send() : this.lateEnds.close()));
     // With Redis unreachable the hand-back and BullMQ's last writes would wait for as long as it stays
     // away: wait a bounded time, then drop the connections (which rejects what is still queued).
     let consumersDropped: Promise<void> | undefined;
-    if (!(await settledWithin(Promise.all([handedBack, consumersClosed]), CLOSE_REDIS_WAIT_MS))) {
+    if (!(await settledWithin(Promise.all([lateSent, consumersClosed]), CLOSE_REDIS_WAIT_MS))) {
       this.logger.error(
         `Sundial runner: Redis did not answer within ${CLOSE_REDIS_WAIT_MS} ms at close; claims not completed or released expire with their leases and the reconciler settles them`,
         { workerId: this.workerId },
       );
       consumersDropped = this.consumers.disconnect();
     }
+    this.lateEnds.close();
     await Promise.all([
       consumersDropped && settledWithin(consumersDropped, DROP_WAIT_MS),
       this.leases.close(),
@@ -290,7 +294,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     claimCalls: number,
   ): Promise<void> {
     const run = startRun(partition, claimed);
-    if (this.graceOver) return this.leases.handBack([run]);
+    if (this.graceOver) return void (await this.leases.handBack([run]));
     const fields: RunFields = {
       key: run.key,
       id: run.id,
@@ -326,7 +330,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
     if (outcome === null || run.released) {
       span?.end(outcome);
       this.leases.delete(run);
-      return;
+      const late = (ended: RunOutcome) =>
+        this.completions.complete(partition, run, claimed, ended, fields, latenessMs, startedAt);
+      return this.lateEnds.watch(handled, late); // handed back: how its handler ends is still told
     }
     // The span ends when the handler did, saying what the completion recorded (a stale one: nothing).
     const handlerEnd = span && Date.now();

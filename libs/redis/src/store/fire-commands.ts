@@ -204,10 +204,13 @@ export class FireCommands {
     return replies.map((flag) => LEASE_RENEWALS[flag] ?? 'lost');
   }
 
-  /** Expires this worker's leases at once (graceful stop); the next reconcile settles them. */
-  async release(partition: number, workerId: string, runs: LeaseRef[]): Promise<number> {
+  /**
+   * Expires this worker's leases at once (graceful stop); the next reconcile settles them. `unstarted`:
+   * these runs' handlers never ran, so at-most-once ones are put back to run again too (release.lua).
+   */
+  async release(partition: number, workerId: string, runs: LeaseRef[], unstarted = false): Promise<number> {
     const args = runs.flatMap((run) => [run.key, run.runCount]);
-    return (await this.run('release', partition, workerId, ...args)) as number;
+    return (await this.run('release', partition, workerId, unstarted ? '1' : '', ...args)) as number;
   }
 
   async reconcile(partition: number, graceMs: number, limit: number): Promise<ReconcileResult> {

@@ -5,7 +5,8 @@
 --    one take-due recorded in `jobs` at its score (the hand-off ms), or the row's `j` (the release
 --    before named it there); records whose job is gone and that no `armed` entry scores go. A record
 --    `<jobId>@<ms>` is a later take-due's part of that job (take-due ARGV[5]).
--- 2. A lease expired by Redis now: at-least-once → pending again at the same version, back to `due`
+-- 2. A lease expired by Redis now: at-least-once, or at-most-once handed back before it started (`hb`,
+--    release.lua) → pending again at the same version, back to `due`
 --    (it runs again: event `requeued`, ledger entry `lost` reason 'requeued'); at-most-once → replied
 --    for the caller to settle as lost (complete.lua). A free run's lease (includes/free-runs) likewise:
 --    re-armed under its member, or replied lost with `fr` (at-least-once runs again even when its timer
@@ -106,12 +107,12 @@ local function settle_free_run(member)
   local row = read_row(base, key)
   if not run or not row or row.id ~= run.id then
     drop_free_run(base, member)
-  elseif row.dl == 'm' then
+  elseif row.dl == 'm' and run.hb ~= run.rc then
     row.v, row.rc, row.lf, row.fr = version, run.rc, run.lf, '1'
     lost[#lost + 1] = flat(row)
   else
     record_requeue(prefix, row, now, version, run.w, run.due)
-    run.w = ''
+    run.w, run.hb = '', nil
     save_free_run(base, member, run)
     redis.call('ZREM', leases_key, member)
     arm_due(base, member, tonumber(run.due))
@@ -125,12 +126,13 @@ for _, key in ipairs(expired) do
     settle_free_run(key)
   elseif not row or row.s ~= 'running' then
     redis.call('ZREM', leases_key, key)
-  elseif row.dl == 'm' then
+  elseif row.dl == 'm' and row.hb ~= (row.hc or row.rc) then
     lost[#lost + 1] = flat(row)
   else
+    -- (an at-most-once run handed back unstarted, `hb` its runCount (release.lua), runs again too)
     record_requeue(prefix, row, now, row.v, row.lw, row.tg or row.d)
     -- back to pending: `s` is the default, left out (includes/row)
-    redis.call('HDEL', row_key(base, key), 's', 'lw', 'lu', 'ct', 'hc')
+    redis.call('HDEL', row_key(base, key), 's', 'lw', 'lu', 'ct', 'hc', 'hb')
     redis.call('ZREM', leases_key, key)
     arm_due(base, key, tonumber(row.tg or row.d))
     requeued = requeued + 1

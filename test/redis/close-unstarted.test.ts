@@ -1,0 +1,79 @@
+import type { SundialLogger } from '@sundial/core';
+import type { SundialObserver } from '@sundial/redis';
+import type { TimerSpec } from '@sundial/core';
+import { waitFor } from '@sundial/testing/harness';
+import { type ActiveRun, LeaseKeeper } from '../../libs/redis/src/fire/lease-keeper';
+import { eventually, matching, recorder, useFirePath } from './fire-fixture';
+
+const fire = useFirePath();
+
+function warnings(): SundialLogger & { warned: string[] } {
+  const warned: string[] = [];
+  const none = () => undefined;
+  return { warned, debug: none, info: none, error: none, warn: (message) => void warned.push(message) };
+}
+
+/**
+ * An at-most-once run claimed ahead of its due (docs/spec.md §3.2) whose worker's grace ends before that
+ * due is handed back unstarted (§4.6): its handler never ran, so running it on another worker keeps it at
+ * most once. Its record says so — put back to run again (`requeued`), not `failed` with reason `lost` — and
+ * it runs once, elsewhere. Before, it was recorded lost and never ran, as if its worker had died mid-run.
+ */
+describe('fire path: an at-most-once run handed back before it started', () => {
+  /**
+   * A runner claiming 50 ms ahead, closed (grace 0) as the run of `key` is leased, while it waits for the
+   * due it was claimed ahead of; what it logged and counted, and the handler it had.
+   */
+  async function handedBackUnstarted(spec: Omit<TimerSpec, 'handler'> & { key: string }) {
+    const cluster = await fire.cluster();
+    const first = recorder();
+    const logger = warnings();
+    const counts: Record<string, number> = {};
+    const observer: SundialObserver = {
+      reconciled: ({ requeued, lost }) => {
+        counts.requeued = (counts.requeued ?? 0) + requeued;
+        counts.lost = (counts.lost ?? 0) + lost;
+      },
+    };
+    await cluster.dispatcher();
+    const runner = await cluster.runner({ h: first.handler }, { claimAheadMs: 50, observer, logger });
+    let closed: Promise<void> | undefined;
+    const add = LeaseKeeper.prototype.add;
+    jest.spyOn(LeaseKeeper.prototype, 'add').mockImplementation(function (this: LeaseKeeper, run: ActiveRun) {
+      add.call(this, run);
+      if (run.key === spec.key) closed ??= runner.close(0);
+    });
+    await cluster.timers.schedule({ ...spec, handler: 'h', delivery: 'at-most-once' });
+    await waitFor(() => closed !== undefined, { what: 'the close during the wait' });
+    await closed;
+    jest.restoreAllMocks();
+    expect(first.calls).toHaveLength(0);
+    expect(counts).toEqual({ requeued: 1, lost: 0 });
+    expect(logger.warned.filter((line) => /handed back/.test(line))).toEqual([
+      `Sundial worker: 1 run still going at the end of the shutdown grace, aborted and handed back; at-least-once or not started, they run again on another worker: ${spec.key}`,
+    ]);
+    expect(matching(cluster.events, { type: 'failed', key: spec.key })).toEqual([]);
+    return cluster;
+  }
+
+  it('a held run: put back to run again, not recorded lost, and runs once on the next worker', async () => {
+    const cluster = await handedBackUnstarted({ key: 'once', delay: 300, removeOnComplete: false });
+    expect(await cluster.timers.get('once')).toMatchObject({ status: 'pending' });
+    const next = recorder();
+    await cluster.runner({ h: next.handler });
+    await eventually(cluster.events, { type: 'completed', key: 'once' });
+    expect(next.calls).toHaveLength(1);
+  });
+
+  it('a free run (an awaitTask: false tick): put back to run again, and its tick runs on the next worker', async () => {
+    const cluster = await handedBackUnstarted({
+      key: 'tick',
+      every: 1_000,
+      awaitTask: false,
+    });
+    const next = recorder();
+    await cluster.runner({ h: next.handler });
+    // deadline: the tick handed back runs within a second, the next at its slot
+    await waitFor(() => next.calls.length > 0 || undefined, { what: 'the tick run again' });
+  });
+});
