@@ -12,6 +12,7 @@
  * REPORT_AFTER_MS after its END says so on stderr, naming what holds it (a timer, a socket, a child).
  */
 const { join } = require('node:path');
+const { useCodeCache } = require('./code-cache');
 
 const END = 2; // jest-worker's CHILD_MESSAGE_END
 const REPORT_AFTER_MS = 500;
@@ -40,6 +41,8 @@ function reportWhatOutlivesTheEnd() {
 
 // Loaded once per worker process (the environment module is required outside the tests' sandboxes).
 if (isJestWorker()) reportWhatOutlivesTheEnd();
+// V8's code cache for the modules the sandboxes compile (test/code-cache.js), beside Node's compile cache
+useCodeCache(join(__dirname, '..', 'node_modules', '.cache', 'jest-code-cache'));
 
 const { TestEnvironment } = require('jest-environment-node');
 
