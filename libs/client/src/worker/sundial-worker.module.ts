@@ -68,23 +68,21 @@ export class SundialWorkerModule {
     const identity = checkWorkerAsyncOptions(given);
     const { useFactory, useClass, useExisting, inject = [] } = given;
     const check = (value: unknown): SundialWorkerModuleOptions => checkWorkerFactoryOptions(identity, value);
-    const ask = (factory: SundialWorkerOptionsFactory) => factory.createSundialWorkerOptions();
-    const providers: Provider[] = useFactory
-      ? [
-          {
-            provide: WORKER_GIVEN,
-            useFactory: (...args: never[]) => useFactory(...args),
-            inject,
-          },
-        ]
-      : [
-          ...(useClass ? [useClass] : []),
-          {
-            provide: WORKER_GIVEN,
-            useFactory: (factory: SundialWorkerOptionsFactory) => ask(factory),
-            inject: [(useClass ?? useExisting) as InjectionToken],
-          },
-        ];
+    // A factory that throws (ConfigService.getOrThrow of an unset variable) closes Timers as a refusal does.
+    const options: Provider = useFactory
+      ? {
+          provide: WORKER_GIVEN,
+          useFactory: (timers: Timers | undefined, ...args: never[]) =>
+            closingTimersOnRefusal(timers, () => useFactory(...args)),
+          inject: [TIMERS_OPTIONAL, ...inject],
+        }
+      : {
+          provide: WORKER_GIVEN,
+          useFactory: (timers: Timers | undefined, factory: SundialWorkerOptionsFactory) =>
+            closingTimersOnRefusal(timers, () => factory.createSundialWorkerOptions()),
+          inject: [TIMERS_OPTIONAL, (useClass ?? useExisting) as InjectionToken],
+        };
+    const providers = useClass ? [useClass, options] : [options];
     return define(identity, providers, given.imports ?? [], check);
   }
 }
