@@ -38,6 +38,7 @@ const LIB_SPECS_ON_REDIS = [
   '<rootDir>/libs/client/src/worker/sundial-worker.module.spec.ts',
   '<rootDir>/libs/client/src/worker/data-watch.spec.ts',
   '<rootDir>/libs/client/src/worker/shared-connection.spec.ts',
+  '<rootDir>/libs/client/src/worker/worker-async.spec.ts',
   '<rootDir>/libs/client/src/health/sundial-health.indicator.spec.ts',
   '<rootDir>/libs/testing/src/redis-server.test.ts',
   '<rootDir>/libs/server/src/redis-ping.spec.ts',

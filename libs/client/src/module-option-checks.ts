@@ -1,7 +1,11 @@
 import { OptionReader, refusals, validateLedgerSize } from '@sundial/core';
 import { claimAheadOf, dispatcherGraceOf, parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { SundialModuleOptions } from './sundial-module-options';
-import type { SundialWorkerModuleOptions } from './worker/sundial-worker-options';
+import type {
+  SundialWorkerModuleAsyncOptions,
+  SundialWorkerModuleOptions,
+  SundialWorkerStaticField,
+} from './worker/sundial-worker-options';
 
 // The options of SundialModule and SundialWorkerModule, checked at boot before anything is opened or
 // written: a wrong one is the `invalid` refusal (reason, field, message, fix) and the app does not start.
@@ -35,6 +39,14 @@ const WORKER_FIELDS = [
   'reconcileMs',
   'autoStart',
   'metricsRegistry',
+];
+/** forRootAsync's own options: the queue identity, named when the module is defined. */
+const WORKER_STATIC_FIELDS: readonly SundialWorkerStaticField[] = [
+  'prefix',
+  'partitions',
+  'serve',
+  'tagging',
+  'configKey',
 ];
 const LOGGER_METHODS = ['error', 'warn', 'info', 'debug'];
 const REGISTRY_METHODS = ['registerMetric', 'getSingleMetric'];
@@ -102,6 +114,62 @@ export function checkWorkerModuleOptions(value: unknown): SundialWorkerModuleOpt
   const options = value as SundialWorkerModuleOptions;
   servedPartitions(options);
   return options;
+}
+
+/**
+ * forRootAsync's own options, checked when the module is defined: the queue identity as forRoot's, and
+ * one way to the rest (useFactory, useClass or useExisting).
+ */
+export function checkWorkerAsyncOptions(given: SundialWorkerModuleAsyncOptions): SundialWorkerModuleOptions {
+  const { useFactory, useClass, useExisting } = given;
+  const identity = Object.fromEntries(WORKER_STATIC_FIELDS.map((field) => [field, given[field]]));
+  const asyncFields = ['imports', 'inject', 'useFactory', 'useClass', 'useExisting'];
+  const other = Object.keys(given).find(
+    (key) => !asyncFields.includes(key) && !WORKER_STATIC_FIELDS.some((f) => f === key),
+  );
+  if (other !== undefined) {
+    throw refusals.invalid(
+      other,
+      `SundialWorkerModule.forRootAsync takes ${other} from its factory, not beside it.`,
+      `Return ${other} from useFactory (or createSundialWorkerOptions); forRootAsync itself takes ${[...WORKER_STATIC_FIELDS, ...asyncFields].join(', ')}.`,
+    );
+  }
+  const ways = [useFactory, useClass, useExisting].filter((way) => way !== undefined).length;
+  if (ways !== 1) {
+    throw refusals.invalid(
+      'useFactory',
+      `SundialWorkerModule.forRootAsync needs one of useFactory, useClass and useExisting (given ${ways}).`,
+      'Pass forRootAsync({ imports: [ConfigModule], inject: [ConfigService], useFactory: (config) => ({ concurrency: config.get(...) }) }), or useClass / useExisting of a SundialWorkerOptionsFactory.',
+    );
+  }
+  return checkWorkerModuleOptions(identity);
+}
+
+/**
+ * What forRootAsync's factory gave, checked at boot as forRoot's options are (before any connection);
+ * a queue-identity field there is refused: the queues were named when the module was defined.
+ */
+export function checkWorkerFactoryOptions(
+  identity: SundialWorkerModuleOptions,
+  value: unknown,
+): SundialWorkerModuleOptions {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw refusals.invalid(
+      undefined,
+      `SundialWorkerModule.forRootAsync's factory gave ${value === null ? 'null' : typeof value}, not an options object.`,
+      'Return the options from useFactory (or createSundialWorkerOptions), e.g. { concurrency: 16 }; {} for the defaults.',
+    );
+  }
+  const given = value as Record<string, unknown>;
+  const field = WORKER_STATIC_FIELDS.find((name) => given[name] !== undefined);
+  if (field !== undefined) {
+    throw refusals.invalid(
+      field,
+      `SundialWorkerModule.forRootAsync's factory gave ${field}, which names the fire queues: @nestjs/bullmq registers them when the module is defined, before the factory runs.`,
+      `Pass ${field} to forRootAsync({ ${field}, useFactory }) itself, not from the factory.`,
+    );
+  }
+  return checkWorkerModuleOptions({ ...given, ...identity });
 }
 
 /** `prefix` and `partitions`: the key layout and queue names; a brace in the prefix would move hash tags. */

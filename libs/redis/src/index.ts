@@ -9,6 +9,7 @@ export { CLOSE_REDIS_WAIT_MS, settledWithin } from './infra/settled-within';
 export {
   closeRedis,
   followFailovers,
+  namesCluster,
   openRedis,
   parseRedisUrl,
   urlForDisplay,

@@ -26,8 +26,8 @@ describe("SundialWorkerModule's fire processor: its Worker's errors", () => {
 
   /** The processor of partition 0, its Worker (set by BullExplorer before any error) on `worker`. */
   function processor(worker: ReturnType<typeof source>, hold = new StartHold()) {
-    const Processor = fireProcessor(0, 'fire:0', undefined, {});
-    const made = new Processor({} as TimerRunner, source('ready') as unknown as Queue, hold);
+    const Processor = fireProcessor(0, 'fire:0', undefined);
+    const made = new Processor({} as TimerRunner, source('ready') as unknown as Queue, hold, {});
     // @nestjs/bullmq's WorkerHost keeps the Worker BullExplorer made in `_worker`; its Worker's `error`
     // events reach `onError` (the class's, not on the FireProcessor type the factory returns)
     return Object.assign(made, { _worker: worker, hold }) as unknown as {

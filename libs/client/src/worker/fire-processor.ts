@@ -1,8 +1,16 @@
 import { Inject, Logger, type Type } from '@nestjs/common';
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { type FireJobData, FireWorkerErrors, type TimerRunner, throttleErrors } from '@sundial/redis';
+import {
+  type FireJobData,
+  fireConsumerOptions,
+  FireWorkerErrors,
+  type TimerRunner,
+  throttleErrors,
+} from '@sundial/redis';
 import type { Job, Queue } from 'bullmq';
 import { START_HOLD, type StartHold } from './start-hold';
+import { SUNDIAL_WORKER_OPTIONS } from './sundial-worker';
+import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 
 export const FIRE_RUNNER = Symbol('sundial:fire-runner');
 
@@ -19,9 +27,8 @@ export function fireProcessor(
   partition: number,
   queueName: string,
   configKey: string | undefined,
-  workerOptions: object,
 ): Type<FireProcessor> {
-  @Processor({ name: queueName, configKey }, { ...workerOptions, autorun: false })
+  @Processor({ name: queueName, configKey }, { autorun: false })
   class SundialFireProcessor extends WorkerHost {
     private readonly logger = new Logger('Sundial');
     private readonly log = {
@@ -36,8 +43,15 @@ export function fireProcessor(
       @Inject(FIRE_RUNNER) private readonly runner: TimerRunner,
       @InjectQueue(queueName) queue: Queue,
       @Inject(START_HOLD) hold: StartHold,
+      @Inject(SUNDIAL_WORKER_OPTIONS) options: SundialWorkerModuleOptions,
     ) {
       super();
+      // The worker options come from the options resolved at boot (forRootAsync's factory): BullExplorer
+      // reads them from this class when it makes the Worker, once every provider is created.
+      Processor(
+        { name: queueName, configKey },
+        { ...fireConsumerOptions(options), autorun: false },
+      )(SundialFireProcessor);
       // Redis away at boot is said once, by the start's wait (wait-for-redis.ts); a failure that outlasts
       // the start is logged with a count of the errors before it.
       this.workerErrors.holdUntil(hold.settled);

@@ -1,9 +1,18 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { getSharedConfigToken } from '@nestjs/bullmq';
 import { SundialError } from '@sundial/core';
+import type { Timers } from '../timers';
+import { closingTimersOnRefusal, TIMERS_OPTIONAL } from './worker-checks';
 
 /** Resolved before the fire queues' options: the `configKey` connection checked (shared-bull-check.ts). */
 export const SHARED_BULL_CHECK = Symbol('sundial:shared-bull-check');
+
+/**
+ * The fire queues' shared config when SundialWorkerModule has no `configKey`: Sundial's own, empty. Without
+ * it @nestjs/bullmq merges the app's unnamed `BullModule.forRoot` config (its `defaultJobOptions`,
+ * `telemetry`, `streams`…) into every queue registered without a configKey, Sundial's included.
+ */
+export const FIRE_CONFIG_KEY = 'sundial:fire-queues';
 
 /** What a `BullModule.forRoot(configKey, …)` holds that this check reads. */
 interface SharedBullConfig {
@@ -25,12 +34,22 @@ export function sharedBullCheck(configKey: string | undefined): DynamicModule {
     providers: [
       {
         provide: SHARED_BULL_CHECK,
-        useFactory: (shared: SharedBullConfig | undefined) => checkShared(configKey, shared),
-        inject: configKey === undefined ? [] : [{ token: getSharedConfigToken(configKey), optional: true }],
+        useFactory: (timers: Timers | undefined, shared: SharedBullConfig | undefined) =>
+          closingTimersOnRefusal(timers, () => checkShared(configKey, shared)),
+        inject: [
+          TIMERS_OPTIONAL,
+          ...(configKey === undefined ? [] : [{ token: getSharedConfigToken(configKey), optional: true }]),
+        ],
       },
+      ...(configKey === undefined ? [{ provide: getSharedConfigToken(FIRE_CONFIG_KEY), useValue: {} }] : []),
     ],
-    exports: [SHARED_BULL_CHECK],
+    exports: sharedBullExports(configKey),
   };
+}
+
+/** The check, and without configKey the fire queues' own shared config (FIRE_CONFIG_KEY). */
+function sharedBullExports(configKey: string | undefined): (string | symbol)[] {
+  return [SHARED_BULL_CHECK, ...(configKey === undefined ? [getSharedConfigToken(FIRE_CONFIG_KEY)] : [])];
 }
 
 @Module({})

@@ -1,3 +1,4 @@
+import type { FactoryProvider, InjectionToken, ModuleMetadata, Type } from '@nestjs/common';
 import type { TimerHandler } from '@sundial/core';
 import type { PartitionTags } from '@sundial/redis';
 import type { Registry } from 'prom-client';
@@ -63,4 +64,38 @@ export interface SundialWorkerModuleOptions {
   autoStart?: boolean;
   /** where the run metrics of docs/spec.md §6 go (default prom-client's global registry) */
   metricsRegistry?: Registry;
+}
+
+/**
+ * What `SundialWorkerModule.forRootAsync` must be given itself: they name the fire queues and their
+ * @nestjs/bullmq processors, which Nest registers when the module is defined, before any factory runs.
+ */
+export type SundialWorkerStaticField = 'prefix' | 'partitions' | 'serve' | 'tagging' | 'configKey';
+
+/** The options `forRootAsync`'s factory (or options class) gives: all but the queue identity. */
+export type SundialWorkerModuleFactoryOptions = Omit<SundialWorkerModuleOptions, SundialWorkerStaticField>;
+
+/** `forRootAsync({ useClass })` / `useExisting`: a provider that gives the options. */
+export interface SundialWorkerOptionsFactory {
+  createSundialWorkerOptions():
+    SundialWorkerModuleFactoryOptions | Promise<SundialWorkerModuleFactoryOptions>;
+}
+
+/**
+ * `SundialWorkerModule.forRootAsync(options)`: the queue identity given here (static), the rest from
+ * `useFactory` (with `inject`, e.g. ConfigService), `useClass` or `useExisting`; checked at boot as
+ * forRoot's are.
+ */
+export interface SundialWorkerModuleAsyncOptions extends Pick<
+  SundialWorkerModuleOptions,
+  SundialWorkerStaticField
+> {
+  /** modules whose providers the factory injects (e.g. ConfigModule) */
+  imports?: ModuleMetadata['imports'];
+  useFactory?: (
+    ...args: never[]
+  ) => SundialWorkerModuleFactoryOptions | Promise<SundialWorkerModuleFactoryOptions>;
+  inject?: FactoryProvider['inject'];
+  useClass?: Type<SundialWorkerOptionsFactory>;
+  useExisting?: InjectionToken;
 }

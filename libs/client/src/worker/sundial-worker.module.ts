@@ -1,42 +1,45 @@
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type InjectionToken,
+  Module,
+  type ModuleMetadata,
+  type Provider,
+} from '@nestjs/common';
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
-import { refusals, SundialError } from '@sundial/core';
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
-  Backlog,
-  Dispatcher,
   fireConsumerOptions,
   followFailovers,
   openRedis,
   parseRedisUrl,
-  Reconciler,
   servedPartitions,
   SundialKeys,
-  SundialMetrics,
-  TimerRunner,
   withReconnectCadence,
 } from '@sundial/redis';
-import { TimerHandlerRegistry } from '../handler-registry';
-import { OwnRunner } from '../own-runner';
-import { checkWorkerModuleOptions } from '../module-option-checks';
-import { loggerOf } from '../nest-logger';
-import { SUNDIAL_MODULE_OPTIONS } from '../sundial.module-definition';
-import type { RedisBackendOptions, SundialModuleOptions } from '../sundial-module-options';
-import { DATA_WATCH, dataWatch } from './data-watch';
-import { FIRE_RUNNER, fireProcessor } from './fire-processor';
 import {
-  FIRE_LOOPS,
-  FIRE_PROCESSORS,
-  FIRE_QUEUES,
-  type FireLoops,
-  SUNDIAL_WORKER_OPTIONS,
-  SundialWorker,
-} from './sundial-worker';
-import type { SundialWorkerModuleOptions } from './sundial-worker-options';
-import { START_HOLD, StartHold } from './start-hold';
-import { SHARED_BULL_CHECK, sharedBullCheck } from './shared-bull-check';
-import { SIGTERM_CHECK, sigtermCheck } from './sigterm-check';
+  checkWorkerAsyncOptions,
+  checkWorkerFactoryOptions,
+  checkWorkerModuleOptions,
+} from '../module-option-checks';
+import type { RedisBackendOptions, SundialModuleOptions } from '../sundial-module-options';
+import type { Timers } from '../timers';
+import { fireProcessor } from './fire-processor';
+import { FIRE_QUEUES, SUNDIAL_WORKER_OPTIONS, SundialWorker } from './sundial-worker';
+import type {
+  SundialWorkerModuleAsyncOptions,
+  SundialWorkerModuleOptions,
+  SundialWorkerOptionsFactory,
+} from './sundial-worker-options';
+import { FIRE_CONFIG_KEY, SHARED_BULL_CHECK, sharedBullCheck } from './shared-bull-check';
+import {
+  checkTagging,
+  closingTimersOnRefusal,
+  redisOptionsOf,
+  SUNDIAL_OPTIONAL,
+  TIMERS_OPTIONAL,
+} from './worker-checks';
+import { workerProviders } from './worker-providers';
 
 /**
  * Runs this app's `@OnTimer` and `@DistributedCron` methods (and `handlers`) on the Redis backend, inside
@@ -45,161 +48,121 @@ import { SIGTERM_CHECK, sigtermCheck } from './sigterm-check';
  * `BullModule.forRoot(configKey, …)` connection and BullMQ conventions apply; only the partitions of
  * `serve` (default all) get a processor, and the dispatcher and reconciler (`dispatch`) serve those.
  * Import it beside `SundialModule.forRoot` (Redis backend); with the memory backend the engine runs the
- * handlers itself.
+ * handlers itself. `forRootAsync` takes all but the queue identity from a factory (e.g. ConfigService).
  */
 @Module({})
 export class SundialWorkerModule {
+  /** The options given here, checked now: a wrong one stops the app at its definition. */
   static forRoot(given: SundialWorkerModuleOptions = {}): DynamicModule {
     const options = checkWorkerModuleOptions(given);
-    const keys = new SundialKeys(options.prefix, options.partitions, options.tagging);
-    const served = servedPartitions(options);
-    const workerOptions = fireConsumerOptions(options);
-    const processors = served.map((partition) =>
-      fireProcessor(partition, keys.queueName(partition), options.configKey, workerOptions),
-    );
-    const providers: Provider[] = [
-      { provide: SUNDIAL_WORKER_OPTIONS, useValue: options },
-      { provide: START_HOLD, useFactory: () => new StartHold() },
+    return define(options, [{ provide: WORKER_GIVEN, useValue: options }], [], () => options);
+  }
+
+  /**
+   * `forRootAsync({ imports, inject, useFactory })` (or `useClass` / `useExisting` of a
+   * SundialWorkerOptionsFactory): the options from ConfigService or another provider, checked at boot as
+   * forRoot's are. The queue identity (prefix, partitions, serve, tagging, configKey) is given here: it
+   * names the fire queues, which @nestjs/bullmq registers when the module is defined (docs/spec.md §5.1).
+   */
+  static forRootAsync(given: SundialWorkerModuleAsyncOptions): DynamicModule {
+    const identity = checkWorkerAsyncOptions(given);
+    const { useFactory, useClass, useExisting, inject = [] } = given;
+    const check = (value: unknown): SundialWorkerModuleOptions => checkWorkerFactoryOptions(identity, value);
+    // A factory that throws (ConfigService.getOrThrow of an unset variable) closes Timers as a refusal does.
+    const options: Provider = useFactory
+      ? {
+          provide: WORKER_GIVEN,
+          useFactory: (timers: Timers | undefined, ...args: never[]) =>
+            closingTimersOnRefusal(timers, () => useFactory(...args)),
+          inject: [TIMERS_OPTIONAL, ...inject],
+        }
+      : {
+          provide: WORKER_GIVEN,
+          useFactory: (timers: Timers | undefined, factory: SundialWorkerOptionsFactory) =>
+            closingTimersOnRefusal(timers, () => factory.createSundialWorkerOptions()),
+          inject: [TIMERS_OPTIONAL, (useClass ?? useExisting) as InjectionToken],
+        };
+    const providers = useClass ? [useClass, options] : [options];
+    return define(identity, providers, given.imports ?? [], check);
+  }
+}
+
+/** The options as given (forRoot, checked) or as forRootAsync's factory gave them (checked at boot). */
+const WORKER_GIVEN = Symbol('sundial:worker-given-options');
+
+/**
+ * The module: its queues and processors named from the static `identity`; every other option read from
+ * SUNDIAL_WORKER_OPTIONS, resolved at boot (checked against SundialModule's before any connection opens).
+ */
+function define(
+  identity: SundialWorkerModuleOptions,
+  given: Provider[],
+  imports: NonNullable<ModuleMetadata['imports']>,
+  check: (given: unknown) => SundialWorkerModuleOptions,
+): DynamicModule {
+  const keys = new SundialKeys(identity.prefix, identity.partitions, identity.tagging);
+  const served = servedPartitions(identity);
+  const { prefix } = fireConsumerOptions(identity);
+  const processors = served.map((partition) =>
+    fireProcessor(partition, keys.queueName(partition), identity.configKey),
+  );
+  // Every check before any of the module's connections opens (a refusal closes SundialModule's too):
+  // the runner, the loops and @nestjs/bullmq's queues all wait for the checked options.
+  const shared = sharedBullCheck(identity.configKey);
+  const options: DynamicModule = {
+    module: SundialWorkerOptionsModule,
+    imports: [...imports, shared],
+    providers: [
+      ...given,
       {
-        provide: FIRE_RUNNER,
-        useFactory: (
-          sundial: SundialModuleOptions | undefined,
-          registry: TimerHandlerRegistry,
-          own: OwnRunner | undefined,
-        ) => {
-          const redis = redisOptionsOf(sundial, options);
-          for (const [name, handler] of Object.entries(options.handlers ?? {})) {
-            registry.add(name, handler, 'SundialWorkerModule handlers');
-          }
-          const runner = new TimerRunner({
-            ...redis,
-            handlers: registry.handlers,
-            concurrency: options.concurrency,
-            leaseMs: options.leaseMs,
-            claimAheadMs: options.claimAheadMs,
-            consumerStallMs: options.consumerStallMs,
-            dispatcherGraceMs: options.dispatcherGraceMs,
-            serve: served,
-            consumers: 'external',
-            observer: new SundialMetrics(options.metricsRegistry),
-            logger: loggerOf(redis),
-          });
-          // The processors were named when the module was defined; the connection decides the tags.
-          if (runner.keys.tagging !== keys.tagging) throw taggingMismatch(runner.keys.tagging);
-          // The app's @DistributedCron rows wait for its handlers' announcement (docs/spec.md §5.1).
-          own?.expect(runner.handlersAnnounced);
-          return runner;
-        },
-        inject: [
-          SUNDIAL_OPTIONAL,
-          { token: TimerHandlerRegistry, optional: true },
-          { token: OwnRunner, optional: true },
-        ],
+        provide: SUNDIAL_WORKER_OPTIONS,
+        useFactory: (given: unknown, _shared: true, sundial?: SundialModuleOptions, timers?: Timers) =>
+          closingTimersOnRefusal(timers, () => {
+            const checked = check(given);
+            checkTagging(redisOptionsOf(sundial, checked), keys);
+            return checked;
+          }),
+        inject: [WORKER_GIVEN, SHARED_BULL_CHECK, SUNDIAL_OPTIONAL, TIMERS_OPTIONAL],
       },
-      {
-        provide: FIRE_LOOPS,
-        useFactory: (sundial: SundialModuleOptions | undefined): FireLoops | null => {
-          if (!options.dispatch) return null;
-          const redis = redisOptionsOf(sundial, options);
-          const shared = { ...redis, serve: served, logger: loggerOf(redis) };
-          // What a scheduler exports beside its loops (docs/spec.md §6.1): an app that runs them in
-          // place of apps/scheduler feeds the same dashboard, alerts and autoscaler.
-          const metrics = new SundialMetrics(options.metricsRegistry);
-          return {
-            dispatcher: new Dispatcher(shared),
-            reconciler: new Reconciler({ ...shared, intervalMs: options.reconcileMs, observer: metrics }),
-            backlog: new Backlog(redis),
-            metrics,
-          };
-        },
-        inject: [SUNDIAL_OPTIONAL],
-      },
-      {
-        provide: DATA_WATCH,
-        useFactory: (sundial: SundialModuleOptions | undefined) =>
-          dataWatch(redisOptionsOf(sundial, options), options),
-        inject: [SUNDIAL_OPTIONAL],
-      },
-      {
-        provide: SIGTERM_CHECK,
-        useFactory: (sundial: SundialModuleOptions | undefined) =>
-          sigtermCheck(loggerOf(redisOptionsOf(sundial, options))),
-        inject: [SUNDIAL_OPTIONAL],
-      },
-      ...processors,
-      { provide: FIRE_PROCESSORS, useFactory: (...all: unknown[]) => all, inject: processors },
+    ],
+    exports: [SUNDIAL_WORKER_OPTIONS, shared],
+  };
+  return {
+    module: SundialWorkerModule,
+    imports: [
+      options,
+      BullModule.registerQueueAsync(
+        ...served.map((partition) => ({
+          name: keys.queueName(partition),
+          // Without configKey, Sundial's own (empty) shared config: the app's unnamed
+          // BullModule.forRoot (its defaultJobOptions, telemetry, streams…) is not merged in.
+          configKey: identity.configKey ?? FIRE_CONFIG_KEY,
+          // the configKey checked before @nestjs/bullmq reads it (a missing one, an unfit client)
+          imports: [options],
+          useFactory: (checked: SundialWorkerModuleOptions, sundial?: SundialModuleOptions) => {
+            const { connection } = redisOptionsOf(sundial, checked);
+            // With a shared BullModule config its connection is used; the prefix is always Sundial's.
+            return identity.configKey ? { prefix } : { prefix, connection: bullConnection(connection) };
+          },
+          inject: [SUNDIAL_WORKER_OPTIONS, SUNDIAL_OPTIONAL],
+        })),
+      ),
+    ],
+    providers: [
+      ...workerProviders(served, processors),
       {
         provide: FIRE_QUEUES,
         useFactory: (...all: unknown[]) => all,
         inject: served.map((partition) => getQueueToken(keys.queueName(partition))),
       },
-      SundialWorker,
-    ];
-    return {
-      module: SundialWorkerModule,
-      imports: [
-        BullModule.registerQueueAsync(
-          ...served.map((partition) => ({
-            name: keys.queueName(partition),
-            configKey: options.configKey,
-            // the configKey checked before @nestjs/bullmq reads it (a missing one, an unfit client)
-            imports: [sharedBullCheck(options.configKey)],
-            useFactory: (sundial: SundialModuleOptions | undefined) => {
-              const { connection } = redisOptionsOf(sundial, options);
-              // With a shared BullModule config its connection is used; the prefix is always Sundial's.
-              return options.configKey
-                ? { prefix: workerOptions.prefix }
-                : { prefix: workerOptions.prefix, connection: bullConnection(connection) };
-            },
-            inject: [SUNDIAL_OPTIONAL, SHARED_BULL_CHECK],
-          })),
-        ),
-      ],
-      providers,
-      exports: [SundialWorker],
-    };
-  }
+    ],
+    exports: [SundialWorker],
+  };
 }
 
-/** SundialModule's options, injected so that a worker module without it says what is missing. */
-const SUNDIAL_OPTIONAL = { token: SUNDIAL_MODULE_OPTIONS, optional: true };
-
-function taggingMismatch(actual: string): SundialError {
-  return new SundialError({
-    reason: 'invalid',
-    field: 'tagging',
-    message: `SundialModule's connection needs partition tags '${actual}', but SundialWorkerModule named its queues for the other kind.`,
-    fix: `Pass SundialWorkerModule.forRoot({ tagging: '${actual}' }) ('spread' on a Redis Cluster, 'plain' otherwise).`,
-  });
-}
-
-/** SundialModule's Redis options, checked against the worker's static queue identity. */
-function redisOptionsOf(
-  sundial: SundialModuleOptions | undefined,
-  worker: SundialWorkerModuleOptions,
-): RedisBackendOptions {
-  if (sundial === undefined) throw refusals.workerWithoutSundialModule();
-  if (sundial.backend === 'memory') {
-    throw new SundialError({
-      reason: 'invalid',
-      field: 'backend',
-      message: "SundialWorkerModule runs handlers from Redis, but SundialModule uses backend 'memory'.",
-      fix: 'Drop SundialWorkerModule with the memory backend: the in-memory engine runs the @OnTimer handlers itself.',
-    });
-  }
-  const theirs = new SundialKeys(sundial.prefix, sundial.partitions);
-  const ours = new SundialKeys(worker.prefix, worker.partitions);
-  const mismatch = (['prefix', 'partitions'] as const).find((field) => theirs[field] !== ours[field]);
-  if (mismatch) {
-    throw new SundialError({
-      reason: 'invalid',
-      field: mismatch,
-      message: `SundialWorkerModule has ${mismatch} ${ours[mismatch]} but SundialModule has ${theirs[mismatch]}.`,
-      fix: `Give both modules the same ${mismatch}: the workers must consume the queues the timers are written to.`,
-    });
-  }
-  return sundial;
-}
+/** Where SundialWorkerModule's options are resolved and checked (forRootAsync's factory and its imports). */
+@Module({})
+class SundialWorkerOptionsModule {}
 
 /**
  * BullMQ's connection options: it takes `url` for one node; of a client we give its options, so BullMQ
