@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { Test } from '@nestjs/testing';
 import { SundialError } from '@sundial/core';
 import { Redis } from 'ioredis';
-import { type RedisServer, startRedis } from '@sundial/testing/harness';
+import { nestAppsOnRedis } from '../../../../test/client/nest-apps-on-redis';
 import { DistributedCron, SundialModule, SundialWorkerModule } from '../index';
 
 @Injectable()
@@ -18,21 +18,8 @@ class Digest {
  * and a boot so refused writes none of the app's @DistributedCron rows.
  */
 describe('SundialWorkerModule configKey: the shared BullModule connection, checked at boot', () => {
-  let redis: RedisServer;
-  let probe: Redis;
+  const suite = nestAppsOnRedis();
   let prefix = 0;
-  const apps: TestingModule[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-    probe = new Redis(redis.url);
-  });
-  afterEach(async () => {
-    await Promise.all(apps.splice(0).map((app) => app.close()));
-  });
-  afterAll(async () => {
-    await probe.quit();
-    await redis.stop();
-  });
 
   /**
    * `lazy`: a boot refused at compile, before any hook could close what SundialModule opened, leaves its
@@ -45,7 +32,7 @@ describe('SundialWorkerModule configKey: the shared BullModule connection, check
       imports: [
         bull,
         SundialModule.forRoot({
-          connection: lazy ? { url: redis.url, lazyConnect: true } : redis.url,
+          connection: lazy ? { url: suite.redis.url, lazyConnect: true } : suite.redis.url,
           prefix: p,
         }),
         SundialWorkerModule.forRoot({ prefix: p, configKey }),
@@ -54,7 +41,7 @@ describe('SundialWorkerModule configKey: the shared BullModule connection, check
     })
       .compile()
       .then(async (app) => {
-        apps.push(app);
+        suite.apps.push(app);
         await app.init();
         return null;
       })
@@ -64,20 +51,20 @@ describe('SundialWorkerModule configKey: the shared BullModule connection, check
 
   it('a connection to another database: refused, and the boot wrote no cron row and announced no set', async () => {
     const { p, failure } = await boot(
-      BullModule.forRoot('elsewhere', { connection: { url: `${redis.url}/3` } }),
+      BullModule.forRoot('elsewhere', { connection: { url: `${suite.redis.url}/3` } }),
       'elsewhere',
     );
     expect(failure).toMatchObject({ reason: 'invalid', field: 'configKey' });
     // Before, the registrar's pass ran as soon as the runner announced its handlers, before the check:
     // a replica that could take no fire job rewrote the rows and stood as the newest declaration set,
     // so the healthy replicas deferred to it (and did again at each of its crash-loop restarts).
-    expect(await probe.exists(`${p}:cron-sets:app`)).toBe(0);
-    expect(await probe.keys(`${p}:*cron:digest*`)).toEqual([]);
+    expect(await suite.probe.exists(`${p}:cron-sets:app`)).toBe(0);
+    expect(await suite.probe.keys(`${p}:*cron:digest*`)).toEqual([]);
   });
 
   it('a configKey no BullModule.forRoot registers: Sundial says so, not @nestjs/bullmq', async () => {
     const { failure } = await boot(
-      BullModule.forRoot('jobs', { connection: { url: redis.url } }),
+      BullModule.forRoot('jobs', { connection: { url: suite.redis.url } }),
       'job',
       true,
     );
@@ -88,7 +75,7 @@ describe('SundialWorkerModule configKey: the shared BullModule connection, check
   });
 
   it('an ioredis client without maxRetriesPerRequest: null, which BullMQ workers refuse: Sundial says so', async () => {
-    const client = new Redis(redis.url);
+    const client = new Redis(suite.redis.url);
     try {
       const { failure } = await boot(BullModule.forRoot('jobs', { connection: client }), 'jobs', true);
       expect(failure).toBeInstanceOf(SundialError);
@@ -101,12 +88,12 @@ describe('SundialWorkerModule configKey: the shared BullModule connection, check
   });
 
   it('the same client with maxRetriesPerRequest: null boots', async () => {
-    const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const client = new Redis(suite.redis.url, { maxRetriesPerRequest: null });
     try {
       const { failure } = await boot(BullModule.forRoot('jobs', { connection: client }), 'jobs');
       expect(failure).toBeNull();
     } finally {
-      await Promise.all(apps.splice(0).map((app) => app.close()));
+      await suite.closeApps();
       client.disconnect();
     }
   });

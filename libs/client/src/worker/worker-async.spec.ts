@@ -7,7 +7,8 @@ import { type JsonValue, SundialError } from '@sundial/core';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { SundialKeys } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
+import { waitFor } from '@sundial/testing/harness';
+import { nestAppsOnRedis } from '../../../../test/client/nest-apps-on-redis';
 import {
   OnTimer,
   SundialModule,
@@ -39,25 +40,12 @@ class WorkerConfig implements SundialWorkerOptionsFactory {
 class WorkerConfigModule {}
 
 describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’ BullModule config', () => {
-  let redis: RedisServer;
-  let probe: Redis;
+  const suite = nestAppsOnRedis();
   let n = 0;
-  const apps: TestingModule[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-    probe = new Redis(redis.url);
-  });
-  afterEach(async () => {
-    await Promise.all(apps.splice(0).map((app) => app.close()));
-  });
-  afterAll(async () => {
-    await probe.quit();
-    await redis.stop();
-  });
 
   async function boot(imports: ModuleMetadata['imports']): Promise<TestingModule> {
     const app = await Test.createTestingModule({ imports, providers: [Pings] }).compile();
-    apps.push(app);
+    suite.apps.push(app);
     await app.init();
     return app;
   }
@@ -73,7 +61,7 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
     const p = `a${n++}`;
     const app = await boot([
       ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ CONCURRENCY: '5', LEASE_MS: '4000' })] }),
-      SundialModule.forRoot({ connection: redis.url, prefix: p }),
+      SundialModule.forRoot({ connection: suite.redis.url, prefix: p }),
       SundialWorkerModule.forRootAsync({
         prefix: p,
         imports: [ConfigModule],
@@ -96,7 +84,7 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
   ])('%s: the options class gives the options', async (_, way) => {
     const p = `b${n++}`;
     const app = await boot([
-      SundialModule.forRoot({ connection: redis.url, prefix: p }),
+      SundialModule.forRoot({ connection: suite.redis.url, prefix: p }),
       SundialWorkerModule.forRootAsync({ prefix: p, ...way }),
     ]);
     const worker = await workerOf(app);
@@ -106,7 +94,7 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
 
   it('refuses a bad factory option at boot: reason invalid, field, fix (as forRoot)', async () => {
     const refused = await boot([
-      SundialModule.forRoot({ connection: { url: redis.url, lazyConnect: true }, prefix: 'c' }),
+      SundialModule.forRoot({ connection: { url: suite.redis.url, lazyConnect: true }, prefix: 'c' }),
       SundialWorkerModule.forRootAsync({ prefix: 'c', useFactory: () => ({ concurrency: 0 }) }),
     ]).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SundialError);
@@ -116,7 +104,7 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
 
   it('refuses a queue-identity option from the factory, and no or two ways to the options', async () => {
     const refused = await boot([
-      SundialModule.forRoot({ connection: { url: redis.url, lazyConnect: true }, prefix: 'd' }),
+      SundialModule.forRoot({ connection: { url: suite.redis.url, lazyConnect: true }, prefix: 'd' }),
       SundialWorkerModule.forRootAsync({
         useFactory: () => ({ prefix: 'd' }) as SundialWorkerModuleFactoryOptions,
       }),
@@ -138,9 +126,9 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
 
   /** The connections Redis lists under `name`, once a connection opened after the boot's is listed. */
   async function named(name: string): Promise<number> {
-    const control = new Redis(redis.url, { connectionName: `${name}-control` });
+    const control = new Redis(suite.redis.url, { connectionName: `${name}-control` });
     await control.ping();
-    const list = String(await probe.client('LIST')).split('\n');
+    const list = String(await suite.probe.client('LIST')).split('\n');
     await control.quit();
     return list.filter((line) => line.includes(` name=${name} `)).length;
   }
@@ -175,7 +163,7 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
     const name = `sundial-${p}`;
     const refused = await Test.createTestingModule({
       imports: [
-        SundialModule.forRoot({ connection: { url: redis.url, connectionName: name }, prefix: p }),
+        SundialModule.forRoot({ connection: { url: suite.redis.url, connectionName: name }, prefix: p }),
         worker(p),
       ],
     })
@@ -193,13 +181,13 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
     const telemetry = { tracer: { startSpan: () => undefined }, contextManager: {} };
     const app = await boot([
       BullModule.forRoot({
-        connection: { url: redis.url },
+        connection: { url: suite.redis.url },
         prefix: 'users',
         telemetry: telemetry as never,
         defaultJobOptions: { attempts: 5, removeOnComplete: true },
         streams: { events: { maxLen: 7 } },
       }),
-      SundialModule.forRoot({ connection: redis.url, prefix: p }),
+      SundialModule.forRoot({ connection: suite.redis.url, prefix: p }),
       SundialWorkerModule.forRoot({ prefix: p, dispatch: true }),
     ]);
     const keys = new SundialKeys(p, 1);
@@ -209,8 +197,10 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
     expect(queue.defaultJobOptions).not.toHaveProperty('attempts');
     await queue.waitUntilReady();
     const meta = `${keys.bullPrefix}:${keys.queueName(0)}:meta`;
-    await waitFor(async () => (await probe.hget(meta, 'opts.maxLenEvents')) !== null, { what: 'the meta' });
-    expect(await probe.hget(meta, 'opts.maxLenEvents')).toBe('10000');
+    await waitFor(async () => (await suite.probe.hget(meta, 'opts.maxLenEvents')) !== null, {
+      what: 'the meta',
+    });
+    expect(await suite.probe.hget(meta, 'opts.maxLenEvents')).toBe('10000');
     const worker = await workerOf(app);
     expect(worker.opts.telemetry).toBeUndefined();
   });
