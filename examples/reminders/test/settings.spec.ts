@@ -2,17 +2,24 @@ import type { DynamicModule, Provider } from '@nestjs/common';
 import { SundialWorkerModule, type SundialWorkerModuleOptions } from '@sundial/client';
 import { AppModule } from '../src/app.module';
 
-/** The options AppModule.forRoot(env) gives SundialWorkerModule (its options provider's value). */
+/**
+ * The options AppModule.forRoot(env) gives SundialWorkerModule.forRoot: the value of its given-options
+ * provider, in the module where the worker's options are resolved (imported by SundialWorkerModule's).
+ */
 function workerOptions(env: NodeJS.ProcessEnv): SundialWorkerModuleOptions {
-  const worker = (AppModule.forRoot(env).imports ?? []).find(
-    (imported): imported is DynamicModule => (imported as DynamicModule).module === SundialWorkerModule,
+  const modules = (imports: DynamicModule['imports']) =>
+    (imports ?? []).filter((imported): imported is DynamicModule => 'module' in (imported as object));
+  const worker = modules(AppModule.forRoot(env).imports).find(
+    (imported) => imported.module === SundialWorkerModule,
   );
-  const options = (worker?.providers ?? []).find(
-    (provider: Provider) =>
-      typeof provider === 'object' &&
-      typeof provider.provide === 'symbol' &&
-      provider.provide.description === 'sundial:worker-options',
-  );
+  const options = modules(worker?.imports)
+    .flatMap((imported) => imported.providers ?? [])
+    .find(
+      (provider: Provider) =>
+        typeof provider === 'object' &&
+        typeof provider.provide === 'symbol' &&
+        provider.provide.description === 'sundial:worker-given-options',
+    );
   return (options as { useValue: SundialWorkerModuleOptions }).useValue;
 }
 
