@@ -56,7 +56,7 @@ describe('an app started with a bad variable', () => {
           () => ({ code: 0, stdout: '' }),
           (error: { code: number; stdout: string }) => error,
         ),
-        EXIT_DEADLINE_MS + 5_000,
+        EXIT_DEADLINE_MS + 5_000, // deadline
         `${app} with ${name}=${value}`,
       );
       const fatal = exit.stdout
@@ -73,6 +73,6 @@ describe('an app started with a bad variable', () => {
       expect(err.message).toContain(value);
       expect(err.fix).toMatch(/\S/);
     },
-    BUILD_DEADLINE_MS + EXIT_DEADLINE_MS + 5_000,
+    BUILD_DEADLINE_MS + EXIT_DEADLINE_MS + 5_000, // deadline
   );
 });
