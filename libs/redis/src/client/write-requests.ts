@@ -66,7 +66,7 @@ export class WriteRequests {
       // PUT's create refused duplicate-key keeps its request's pin for the replace (heldForNextStep)
       const next = heldForNextStep(operation, options, error);
       const whole = next === undefined ? undefined : `${this.prefix}:request:${options.partOf?.requestId}`;
-      if (whole !== undefined && made.includes(whole)) this.hold(whole, next!);
+      if (next !== undefined && whole !== undefined && made.includes(whole)) this.hold(whole, next);
       const gone = made.filter((key) => key !== whole);
       await Promise.all(gone.map((key) => this.redis.del(key).catch(() => undefined)));
     };
@@ -105,7 +105,10 @@ export class WriteRequests {
     }
   }
 
-  /** Keeps `key` for the step `next`; a step never sent (a library caller's) is not held forever. */
+  /**
+   * Keeps `key` for the step `next`. A step never sent (a library caller's) is not held forever here: past
+   * MAX_HELD the oldest goes, its pin staying in Redis for the window, as a call cut off keeps its pins.
+   */
   private hold(key: string, next: string): void {
     this.held.delete(key);
     this.held.set(key, next);
