@@ -32,10 +32,11 @@ describe('scheduler API while Redis is frozen', () => {
     expect((await api('GET', '/v1/timers')).status).toBe(200);
     redis.signal('SIGSTOP');
 
-    const [read, write, ready] = await within(
+    const [read, write, unkeyed, ready] = await within(
       Promise.all([
         api<ErrorBody>('GET', '/v1/timers/frozen'),
         api<ErrorBody>('POST', '/v1/timers', spec, keyed),
+        api<ErrorBody>('POST', '/v1/timers', { ...spec, key: 'frozen-unkeyed' }),
         api('GET', '/health/ready'),
       ]),
       ANSWER_DEADLINE_MS,
@@ -44,9 +45,15 @@ describe('scheduler API while Redis is frozen', () => {
     expect(read.status).toBe(503);
     expect(read.body.error).toMatchObject({ reason: 'unavailable' });
     expect(read.body.error).not.toHaveProperty('detail');
+    // the keyed write waited on its key's record, sent before its script: it changed no timer
     expect(write.status).toBe(503);
-    expect(write.body.error).toMatchObject({ reason: 'unavailable', detail: { code: 'outcome-unknown' } });
-    expect(write.body.error.fix).toMatch(/Idempotency-Key/);
+    expect(write.body.error).toMatchObject({ reason: 'unavailable' });
+    expect(write.body.error).not.toHaveProperty('detail');
+    expect(write.body.error.message).toMatch(/before this write was sent; the call changed no timer/);
+    // one without a key sent its script: it may or may not have been applied
+    expect(unkeyed.status).toBe(503);
+    expect(unkeyed.body.error).toMatchObject({ reason: 'unavailable', detail: { code: 'outcome-unknown' } });
+    expect(unkeyed.body.error.fix).toMatch(/Idempotency-Key/);
     expect(ready.status).toBe(503);
 
     redis.signal('SIGCONT');

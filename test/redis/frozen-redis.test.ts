@@ -52,7 +52,7 @@ describe('a frozen Redis', () => {
     await server?.stop();
   });
 
-  it('a read answers unavailable, a write outcome-unknown; the same requestId then answers the write Redis ran', async () => {
+  it('a read answers unavailable, a write outcome-unknown (one with a requestId: sent nothing but its pin); the retry runs it', async () => {
     const timers = client('started');
     await timers.connect();
     const spec = { key: 'frozen', handler: 'job', delay: 60_000 };
@@ -64,9 +64,16 @@ describe('a frozen Redis', () => {
       code: undefined,
       message: `Redis is unreachable (no answer within ${BOUND_MS} ms, commandTimeoutMs); the call changed nothing.`,
     });
-    const write = await refusal(timers.schedule(spec, { requestId: 'r-1' }));
+    // its script sent, no answer: it may or may not have been applied
+    const write = await refusal(timers.schedule({ ...spec, key: 'frozen-plain' }));
     expect(write).toMatchObject({ reason: 'unavailable', code: 'outcome-unknown' });
     expect(write.message).toMatch(/no answer within 300 ms.*may or may not have been applied/);
+    // a requestId's pin is sent first, and left unanswered: no script was sent, no timer changed
+    const pinned = await refusal(timers.schedule(spec, { requestId: 'r-1' }));
+    expect(pinned).toMatchObject({ reason: 'unavailable', code: undefined });
+    expect(pinned.message).toMatch(
+      /no answer within 300 ms.*before this write was sent; the call changed no timer/,
+    );
 
     server.signal('SIGCONT');
     const retried = await timers.schedule(spec, { requestId: 'r-1' });

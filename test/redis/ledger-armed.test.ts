@@ -1,3 +1,5 @@
+import { silentLogger } from '@sundial/core';
+import { RedisTimers } from '@sundial/redis';
 import { waitFor } from '@sundial/testing/harness';
 import { story, useFirePath } from './fire-fixture';
 
@@ -124,5 +126,31 @@ describe('ledger: the implied `armed` entry of a hand-off', () => {
       ['scheduled', 1],
       ['armed', 1],
     ]);
+  });
+
+  it('every history limit gives the newest entries of the whole, hand-offs among them, whatever the ledger size', async () => {
+    const cluster = await fire.cluster();
+    for (const ledger of [50, 3]) {
+      const timers = new RedisTimers({
+        connection: fire.url(),
+        prefix: cluster.prefix,
+        logger: silentLogger,
+        ledger,
+      });
+      const key = `pages:${ledger}`;
+      await timers.schedule({ key, handler: 'h', delay: 0 });
+      await cluster.commands.takeDue(0, 100, 1_000); // armed, not claimed: its entry implied, the newest
+      await timers.pause(key);
+      await timers.resume(key);
+      await timers.reschedule(key, { delay: 0 });
+      await cluster.commands.takeDue(0, 100, 1_000);
+      const whole = await timers.history(key, { limit: 200 });
+      expect(story(whole).at(-1)).toEqual(['armed', 4]);
+      expect(whole.length).toBe(Math.min(ledger, 6));
+      for (let limit = 1; limit <= whole.length + 1; limit++) {
+        expect(await timers.history(key, { limit })).toEqual(whole.slice(0, limit));
+      }
+      await timers.dispose();
+    }
   });
 });

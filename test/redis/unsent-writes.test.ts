@@ -82,6 +82,37 @@ describe('a RedisTimers call Redis failed: what it says', () => {
     expect(await raw.keys('lost:*')).not.toEqual([]); // it was applied
   });
 
+  it('cut off between its request id’s pin and its script: it says it changed no timer; the retry runs it once', async () => {
+    const timers = client(proxy.url, 'pin');
+    await timers.connect();
+    // the reply to the pin dropped (Redis has set it), and the client's one reconnect refused: the call
+    // ends before its script is sent. It said `outcome-unknown`: "may or may not have been applied".
+    const pin = (sent: string[]) => sent[0] === 'SET' && sent[1] === 'pin:request:r-pin';
+    proxy.reset();
+    proxy.dropReplyTo({ matches: pin, refuseMs: 2_000 }); // deadline
+    const cut = await refusal(timers.schedule(spec, { requestId: 'r-pin' }));
+    expect(proxy.dropped).toBe(1);
+    expect(cut).toEqual({
+      reason: 'unavailable',
+      code: undefined,
+      message: expect.stringMatching(
+        /^Redis became unreachable \(.*\) before this write was sent; the call changed no timer \(its request id .* may stay recorded for this very call\)\.$/,
+      ),
+      fix: expect.stringMatching(/nothing of it was applied, so a retry is safe/),
+    });
+    // what happened: the pin, no timer
+    expect(await raw.exists('pin:request:r-pin')).toBe(1);
+    expect(await raw.keys('pin:*:t:k')).toEqual([]);
+    expect(await raw.keys('pin:*:q:*')).toEqual([]);
+    await waitFor(async () => (await timers.get('k').catch(() => undefined)) === null, {
+      what: 'the proxy to let the client in again',
+      timeoutMs: 10_000, // deadline: refuseMs above, then ioredis's reconnect
+    });
+    const created = await timers.schedule(spec, { requestId: 'r-pin' });
+    expect(await timers.schedule(spec, { requestId: 'r-pin' })).toEqual(created);
+    expect(await timers.get('k')).toEqual(created);
+  });
+
   it('Redis refusing writes for now (READONLY, a replica after a failover): changed nothing, the fix names the primary', async () => {
     const timers = client(server.url, 'replica');
     await timers.connect();

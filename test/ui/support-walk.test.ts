@@ -72,6 +72,24 @@ describe('operator UI: a support walk in chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a timer link to . or .. says no route can name it (it showed the 404 of the route above)', async () => {
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    // the page asked GET /v1/ (the URL resolves the segment) and showed that route's 404
+    for (const key of ['.', '..']) {
+      await page.goto(`${ui}#/?prefix=walk:`);
+      await page.getByRole('heading', { level: 1, name: 'Timers' }).waitFor();
+      await page.goto(`${ui}#/timer/${key}`);
+      await page.getByRole('heading', { level: 1, name: 'Not a timer link' }).waitFor();
+      expect(await notice().textContent()).toMatch(
+        new RegExp(
+          `^invalid: the key "${key.replace(/\./g, '\\.')}" is a URL dot-segment: no API route can name it`,
+        ),
+      );
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('a timer page on a refusal has Refresh, which loads the timer once there is one; one row is said in the singular', async () => {
     const key = 'walk:later';
     await page.goto(`${ui}#/timer/${encodeURIComponent(key)}`);

@@ -1,4 +1,4 @@
-import { CliError, EXIT, type ErrorFields } from './cli-error';
+import { CliError, EXIT, type ErrorFields, usageError } from './cli-error';
 import { cliFix, keyArgument, type RefusalContext } from './cli-fix';
 import { type Answer, send } from './send';
 // the module itself, import-free, not @sundial/core's index (the operator UI keeps its now with it too)
@@ -155,7 +155,17 @@ function unreachable(url: string, error: unknown, { write, timeoutMs, key }: Att
   );
 }
 
-/** Path of a timer's route: keys are URL-encoded in paths. */
+/**
+ * Path of a timer's route: keys are URL-encoded in paths. `.` and `..` cannot be (docs/spec.md §2): a URL
+ * resolves them, `%2E%2E` too, to the route's parent, so the request went to another route and its answer
+ * (404 "no such route", a fix naming SUNDIAL_URL) spoke of something else: refused here, nothing sent.
+ */
 export function timerPath(key: string, action?: string): string {
+  if (key === '.' || key === '..') {
+    throw usageError(
+      `key ${JSON.stringify(key)} is a URL dot-segment: no HTTP route can name it`,
+      'A timer key is never . or .. (refused when scheduled); use a key with a letter or digit, e.g. invoice:42:remind. A timer made under one before that rule is reachable from code only (get and cancel of the TimersApi).',
+    );
+  }
   return `timers/${encodeURIComponent(key)}${action ? `/${action}` : ''}`;
 }

@@ -71,6 +71,25 @@ describe('sundial CLI: the request each command sends', () => {
     );
   });
 
+  // Before, `sundial get ..` asked GET /v1/ (a URL resolves the segment) and printed that route's 404 with
+  // a fix naming SUNDIAL_URL: nothing said the key itself cannot be named.
+  it('a key . or .. is a usage error saying why, and sends nothing', async () => {
+    for (const argv of [
+      ['get', '..'],
+      ['cancel', '.'],
+      ['history', '..'],
+      ['pause', '.'],
+    ]) {
+      expect(await main(argv, env())).toBe(2);
+      expect(process.stderr.write).toHaveBeenLastCalledWith(
+        expect.stringMatching(
+          /^sundial: usage: key "\.\.?" is a URL dot-segment: no HTTP route can name it\nfix: A timer key is never \. or \.\./,
+        ),
+      );
+    }
+    expect(seen).toEqual([]);
+  });
+
   // Before, `--json=1` was not seen as --json (text printed), and `--all=true` was not --all (refused
   // as a cancel without key), `--show-payload=yes` hid the payload: the value was dropped unread.
   it('a flag given a value (--json=1, --all=true) is a bad command line that sends nothing', async () => {

@@ -117,7 +117,8 @@ export class TimersController {
     // Two calls, each with its own request id: a retry answers 201 or 200 as the first try did. A refused
     // create is not remembered: once the replace was answered, the create is refused (`unlessAnswered`)
     // whatever the key holds now, and the replace answers again. Both are `partOf` the request the key
-    // names, so the key used for another request is refused idempotency-conflict.
+    // names, so the key used for another request is refused idempotency-conflict — between the two calls
+    // too: the create refused duplicate-key keeps the key's pin for the replace (heldForNextStep).
     const { create, replace } = putWriteOptions(idempotencyKey, spec);
     try {
       const created = await this.timers.schedule({ ...spec, ifExists: 'error' }, create);

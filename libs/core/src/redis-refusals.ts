@@ -52,6 +52,19 @@ export const redisRefusals = {
     });
   },
   /**
+   * A write cut off from Redis after its request id's pin was sent and before anything that changes a
+   * timer was (docs/spec.md §5.5): it changed no timer, so it says so, not `outcome-unknown`; Redis may
+   * keep the pin, which only a call with other arguments under that id meets (`idempotency-conflict`).
+   */
+  unsentAfterPin: (cause: unknown) =>
+    new SundialError({
+      reason: 'unavailable',
+      message:
+        `Redis became unreachable (${said(cause)}) before this write was sent; the call changed no timer ` +
+        '(its request id — requestId, or the Idempotency-Key header — may stay recorded for this very call).',
+      fix: 'Check that Redis is up and the connection settings (URL, credentials, TLS) are right, then retry the same call: nothing of it was applied, so a retry is safe, with the same request id too.',
+    }),
+  /**
    * A write cut off from Redis after it was sent (issue 8): it may have been applied before the
    * connection failed, so the answer says so, and that a retry with the same requestId is safe.
    */

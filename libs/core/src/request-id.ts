@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { isSundialError } from './errors';
+import { toJsonValue } from './json-value';
 import { refusals } from './refusals';
 import type { WriteOptions } from './write-options';
 
@@ -60,11 +62,11 @@ export function requestPins(operation: string, args: unknown[], options: WriteOp
         'Pass what the request asked for, e.g. [key, body].',
       );
     }
-    const whole = [partOf.operation, partOf.args];
+    const whole: [string, unknown[]] = [partOf.operation, partOf.args];
     pins.push({
       id,
       field: 'partOf.requestId',
-      fingerprint: requestFingerprint(PART_OF, whole),
+      fingerprint: wholeFingerprint(whole),
       operation: PART_OF,
       args: whole,
     });
@@ -78,6 +80,41 @@ export function requestPins(operation: string, args: unknown[], options: WriteOp
 
 /** the operation a `partOf` request's fingerprint is made under: no call's */
 const PART_OF = 'partOf';
+
+/**
+ * The fingerprint of a `partOf` request, or `invalid` on `partOf.args` when JSON cannot write them (a
+ * cycle, a BigInt, a `toJSON` that throws: a bare TypeError before), saying where, before any pin is made.
+ */
+function wholeFingerprint(whole: [string, unknown[]]): string {
+  try {
+    return requestFingerprint(PART_OF, whole);
+  } catch (error) {
+    // the walk that says where JSON fails (a cycle at partOf.args[0].self); what JSON said, else
+    toJsonValue(whole[1], 'partOf.args', { maxBytes: Infinity, setBy: 'partOf.args' });
+    throw refusals.invalid(
+      'partOf.args',
+      `partOf.args is not JSON: ${(error as Error)?.message ?? String(error)}`,
+      'Pass what the request asked for as JSON values, e.g. [key, body] as they came.',
+    );
+  }
+}
+
+/**
+ * The id of the step a `partOf` request's pin is held for when `operation`, one step of that request, ends
+ * with `error` (docs/design.md "Repeated calls" PUT): a `schedule` naming its next step (`unlessAnswered`)
+ * and refused `duplicate-key` keeps the request's pin it made, for that step, which takes it as its own
+ * (let go if that step is refused or changes nothing too). Else undefined: the pin goes with the call.
+ * So between PUT's create and its replace the Idempotency-Key is never free for another request.
+ */
+export function heldForNextStep(
+  operation: string,
+  options: WriteOptions,
+  error: unknown,
+): string | undefined {
+  if (operation !== 'schedule' || options.partOf === undefined) return undefined;
+  if (!isSundialError(error) || error.reason !== 'duplicate-key') return undefined;
+  return options.unlessAnswered;
+}
 
 /**
  * What a request asked for, to tell a true retry from another request under the same id. Objects are

@@ -30,7 +30,9 @@ export interface WriteOptions {
  * A caller's request made of several calls (`WriteOptions.partOf`). Its `requestId` is pinned to
  * `operation` and `args` for the window, as a call's `requestId` is to the call (docs/spec.md §5.1): by
  * whichever of its calls comes first, and let go with a call of it that is refused (or changes nothing),
- * as that call's own id is. It is no call's `requestId` and answers nothing: the same id used by any call
+ * as that call's own id is — but a `schedule` naming its next step (`unlessAnswered`) refused
+ * `duplicate-key` keeps it for that step, which takes it as its own (PUT's create, then its replace: the
+ * id is never free between them). It is no call's `requestId` and answers nothing: the same id used by any call
  * as its `requestId`, or by another request's `partOf`, is refused `idempotency-conflict` on the call
  * that comes second (field `requestId`, or `partOf.requestId` when that is the id it shares), which
  * changes nothing.

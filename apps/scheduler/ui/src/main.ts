@@ -44,6 +44,14 @@ function timerRoute(encoded: string): HTMLElement {
     notify(`${message} ${fix}`, 'error');
     return h('section', {}, h('h1', {}, 'Not a timer link'), h('p', {}, message, ' ', fix));
   }
+  // `.` and `..` no URL can name (docs/spec.md §2): the page asked the route's parent and showed its 404
+  if (key === '.' || key === '..') {
+    const message = `invalid: the key "${key}" is a URL dot-segment: no API route can name it, so this page cannot show it.`;
+    const fix =
+      'Fix: No timer is created under . or .. (refused when scheduled); one made before that rule is reachable from code only (get and cancel of the TimersApi).';
+    notify(`${message} ${fix}`, 'error');
+    return h('section', {}, h('h1', {}, 'Not a timer link'), h('p', {}, message, ' ', fix));
+  }
   return timerView(key, route);
 }
 

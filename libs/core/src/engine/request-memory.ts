@@ -1,6 +1,6 @@
 import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
-import { DEFAULT_REQUEST_WINDOW_MS, requestPins, validateRequestId } from '../request-id';
+import { DEFAULT_REQUEST_WINDOW_MS, heldForNextStep, requestPins, validateRequestId } from '../request-id';
 import type { Timer, TimersBackend, TimerSpec, WriteOptions } from '../types';
 import { checkArguments } from './argument-checks';
 import type { EngineOptions } from './engine';
@@ -25,6 +25,8 @@ interface Remembered {
    * asked again); none for a `partOf` request's pin, which answers nothing
    */
   result?: Promise<unknown>;
+  /** a `partOf` request's pin its refused step kept for its next one (`heldForNextStep`): that id's call takes it */
+  heldFor?: string;
   until: number;
 }
 
@@ -73,7 +75,14 @@ export function rememberRequests(
         check();
         throw refusals.idempotencyConflict(pin.id, pin.field);
       }
-      if (seen) continue;
+      if (seen) {
+        // the next step of the request whose pin its first step kept: the pin is this call's now
+        if (seen.heldFor !== undefined && seen.heldFor === options.requestId) {
+          delete seen.heldFor;
+          made.set(pin.id, seen);
+        }
+        continue;
+      }
       const entry: Remembered = { fingerprint: pin.fingerprint, until: now + requestWindowMs };
       memory.set(pin.id, entry);
       made.set(pin.id, entry);
@@ -90,8 +99,14 @@ export function rememberRequests(
     }
     // A refusal, or an answer that changed nothing (a cancel of nothing), is not remembered, as on Redis
     // (client/write-requests.ts): its retry runs again, and cancels the key scheduled meanwhile.
-    const forget = (): void => {
-      for (const [id, entry] of made) if (memory.get(id) === entry) memory.delete(id);
+    // PUT's create refused duplicate-key keeps its request's pin for the replace (heldForNextStep).
+    const forget = (error?: unknown): void => {
+      const next = heldForNextStep(operation, options, error);
+      for (const [id, entry] of made) {
+        if (memory.get(id) !== entry) continue;
+        if (next !== undefined && id === options.partOf?.requestId) entry.heldFor = next;
+        else memory.delete(id);
+      }
     };
     result.then((answer) => changed(answer) || forget(), forget);
     return result;

@@ -25,7 +25,10 @@ export class CallFailures {
   of(error: unknown, write: boolean, sent: SentWrites): unknown {
     if (!isConnectionFailure(error)) return error;
     const told = this.told(error);
-    return write && sent.any ? refusals.outcomeUnknown(told) : refusals.unavailable(told);
+    if (!write) return refusals.unavailable(told);
+    if (sent.any) return refusals.outcomeUnknown(told);
+    // cut off between its request id's pin and its script: no timer changed, the pin may stay
+    return sent.pinned ? refusals.unsentAfterPin(told) : refusals.unavailable(told);
   }
 
   /** A start's outage as `unavailable` (a start that waited in vain says so itself: RedisStartTimeout). */

@@ -21,34 +21,58 @@ const CHANGES_DATA = new Set(['fcall', 'evalsha', 'eval', 'set', 'del', 'unlink'
  */
 export class SentWrites {
   private static readonly current = new AsyncLocalStorage<SentWrites>();
+  /** set while a call sends its request ids' pins (`pin`): what those commands are */
+  private static readonly pinning = new AsyncLocalStorage<true>();
   /** each command's call, named when it is first sent (in the call's context) and read on each send after */
   private static readonly owners = new WeakMap<object, SentWrites>();
+  private static readonly pinCommands = new WeakSet<object>();
   private readonly commands = new Set<object>();
+  private readonly pins = new Set<object>();
 
   /** Runs a call's `operation`, noting its commands that reach Redis. */
   run<T>(operation: () => Promise<T>): Promise<T> {
     return SentWrites.current.run(this, operation);
   }
 
-  /** Whether a command of the call that can change data was written to Redis and not refused by it. */
+  /**
+   * Whether a command of the call that can change a timer (a script, a function) was written to Redis and
+   * not refused by it; its request ids' pins are not such commands (`pinned`).
+   */
   get any(): boolean {
     return this.commands.size > 0;
+  }
+
+  /**
+   * Whether a pin of the call's request ids (client/write-requests.ts) was written to Redis: one cut off
+   * after that and before its script was sent changed no timer, yet Redis may keep the pin.
+   */
+  get pinned(): boolean {
+    return this.pins.size > 0;
+  }
+
+  /** Sends a request id's pin: its command is told apart from those that change timers (`pinned`). */
+  static pin<T>(send: () => Promise<T>): Promise<T> {
+    return SentWrites.pinning.run(true, send);
   }
 
   /** Ties `command` to the call being run, if any (once: a resend after a reconnect runs outside it). */
   static claim(command: object): void {
     const call = SentWrites.current.getStore();
-    if (call && !SentWrites.owners.has(command)) SentWrites.owners.set(command, call);
+    if (!call || SentWrites.owners.has(command)) return;
+    SentWrites.owners.set(command, call);
+    if (SentWrites.pinning.getStore()) SentWrites.pinCommands.add(command);
   }
 
   /** `command` was written to Redis's socket (its first send, a resend, the offline queue's flush). */
   static written(command: SentCommand): void {
     const call = SentWrites.owners.get(command);
-    if (!call || call.commands.has(command) || !CHANGES_DATA.has(command.name.toLowerCase())) return;
-    call.commands.add(command);
+    if (!call || !CHANGES_DATA.has(command.name.toLowerCase())) return;
+    const sent = SentWrites.pinCommands.has(command) ? call.pins : call.commands;
+    if (sent.has(command)) return;
+    sent.add(command);
     // Registered before the caller's own handlers: settled before the call reads `any`.
     command.promise.catch((error: unknown) => {
-      if (error instanceof ReplyError) call.commands.delete(command);
+      if (error instanceof ReplyError) sent.delete(command);
     });
   }
 }

@@ -1,5 +1,6 @@
 import {
   DEFAULT_REQUEST_WINDOW_MS,
+  heldForNextStep,
   isSundialError,
   refusals,
   requestPins,
@@ -8,6 +9,7 @@ import {
 } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import { type CallRequests, freshRequests, namedCall } from '../store/requests';
+import { SentWrites } from './sent-writes';
 
 /**
  * The request ids of RedisTimers' writes (docs/design.md "Repeated calls"). Without a caller's
@@ -19,6 +21,12 @@ import { type CallRequests, freshRequests, namedCall } from '../store/requests';
  * (`WriteOptions.partOf`, the HTTP API's PUT), pinned the same way, first, to that request.
  */
 export class WriteRequests {
+  /**
+   * The `partOf` pins a refused step kept for the request's next step (`heldForNextStep`: PUT's create
+   * refused duplicate-key, for its replace, which this process sends next), by pin key: that step's id.
+   */
+  private readonly held = new Map<string, string>();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
@@ -54,17 +62,28 @@ export class WriteRequests {
   ): Promise<T> {
     const pins = requestPins(operation, args, options);
     const made: string[] = [];
-    const forget = async () => {
-      await Promise.all(made.map((key) => this.redis.del(key).catch(() => undefined)));
+    const forget = async (error?: unknown) => {
+      // PUT's create refused duplicate-key keeps its request's pin for the replace (heldForNextStep)
+      const next = heldForNextStep(operation, options, error);
+      const whole = next === undefined ? undefined : `${this.prefix}:request:${options.partOf?.requestId}`;
+      if (next !== undefined && whole !== undefined && made.includes(whole)) this.hold(whole, next);
+      const gone = made.filter((key) => key !== whole);
+      await Promise.all(gone.map((key) => this.redis.del(key).catch(() => undefined)));
     };
     let repeated = false;
     for (const pin of pins) {
       const key = `${this.prefix}:request:${pin.id}`;
-      const first = await this.redis.set(key, pin.fingerprint, 'PX', this.windowMs, 'NX', 'GET');
+      const first = await SentWrites.pin(() =>
+        this.redis.set(key, pin.fingerprint, 'PX', this.windowMs, 'NX', 'GET'),
+      );
       if (first === null) made.push(key);
       else if (!sameRequest(first, pin.fingerprint, pin.operation, pin.args)) {
         await forget();
         throw refusals.idempotencyConflict(pin.id, pin.field);
+      } else if (options.requestId !== undefined && this.held.get(key) === options.requestId) {
+        // the next step of the request whose pin its first step kept: the pin is this call's now
+        this.held.delete(key);
+        made.push(key);
       }
       if (pin.field === 'requestId') repeated = first !== null;
     }
@@ -81,8 +100,21 @@ export class WriteRequests {
       return result;
     } catch (error) {
       // A refusal changed nothing (its retry runs again); a failed connection may hide a write: kept.
-      if (isSundialError(error)) await forget();
+      if (isSundialError(error)) await forget(error);
       throw error;
     }
   }
+
+  /**
+   * Keeps `key` for the step `next`. A step never sent (a library caller's) is not held forever here: past
+   * MAX_HELD the oldest goes, its pin staying in Redis for the window, as a call cut off keeps its pins.
+   */
+  private hold(key: string, next: string): void {
+    this.held.delete(key);
+    this.held.set(key, next);
+    if (this.held.size > MAX_HELD) this.held.delete(this.held.keys().next().value!);
+  }
 }
+
+/** held pins remembered at most (each is one PUT between its two calls) */
+const MAX_HELD = 1_000;
