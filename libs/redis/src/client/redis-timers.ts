@@ -85,6 +85,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     // Redis that keeps its socket and answers nothing (frozen), after commandTimeoutMs. The subscriber
     // (a duplicate) has it too: its SUBSCRIBE, unanswered, is tried again (infra/subscription.ts).
     // ioredis waits disconnectTimeout for a socket that already closed: keep that wait short.
+    // lazyConnect: no socket until connect() (SundialModule's, at the app's bootstrap) or a first call,
+    // so an app whose boot fails before (Nest calls no shutdown hook then) holds nothing open.
     super(
       checkTimersOptions(options),
       (redis, keys, clock) =>
@@ -96,6 +98,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
         maxRetriesPerRequest: 1,
         disconnectTimeout: 100,
         commandTimeout: checkCommandTimeout(options.commandTimeoutMs),
+        lazyConnect: true,
       },
     );
     this.failures = new CallFailures(this.redis, options.commandTimeoutMs);
