@@ -2,7 +2,6 @@ import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { VirtualClock, type TimerContext } from '@sundial/core';
 import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
-import { Redis } from 'ioredis';
 import { SundialModule, SundialWorkerModule, Timers } from './index';
 
 @Injectable()
@@ -144,8 +143,8 @@ describe('SundialModule', () => {
     });
 
     it('isGlobal: false hides SundialModule from SundialWorkerModule beside it: refused, field imports', async () => {
-      // A client that connects at its first command: the refused boot sends none, and leaves no socket.
-      const connection = new Redis(redis.url, { lazyConnect: true });
+      // The refused boot sends no command: Timers opened no socket (test/client/failed-boot.test.ts).
+      const connection = redis.url;
       const refused = await Test.createTestingModule({
         imports: [
           SundialModule.forRoot({ connection, prefix: 'hidden', isGlobal: false }),

@@ -2,13 +2,15 @@ import type {
   BackfillRange,
   BackfillResult,
   CancelOutcome,
+  CheckedSpec,
+  JsonInput,
   ListOptions,
   ListResult,
   RescheduleWhen,
+  TimerSpec,
   Timer,
   TimerEventName,
   TimerListener,
-  TimerSpec,
   TimersBackend,
   WriteOptions,
   DescribeOptions,
@@ -25,8 +27,11 @@ import type {
  * `SundialModule.forRoot`: `RedisTimers` or the in-memory engine — both implement `TimersBackend`.
  */
 export abstract class Timers implements TimersBackend {
-  abstract schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer>;
+  /** `P`, the payload's type, must be JSON (`JsonCompatible`): an interface compiles, a Date or a function does not. */
+  abstract schedule<P = JsonInput>(spec: CheckedSpec<P>, options?: WriteOptions): Promise<Timer>;
+  /** A batch of JSON payloads of different shapes (`{ id: 1 }` beside `'b'`), or of one type `P` (an interface). */
   abstract scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]>;
+  abstract scheduleMany<P>(specs: CheckedSpec<P>[], options?: WriteOptions): Promise<Timer[]>;
   abstract cancel(key: string, options?: WriteOptions): Promise<boolean>;
   /**
    * The same write as `cancel`, told three ways (docs/spec.md §3.4): `'cancelled'` a live timer, `'completed'`
@@ -45,7 +50,7 @@ export abstract class Timers implements TimersBackend {
   abstract snapshot(): Promise<string[]>;
   abstract history(key: string, options?: HistoryOptions): Promise<LedgerEntry[]>;
   abstract next(key: string, options?: NextOptions): Promise<NextTime[]>;
-  abstract preview(spec: TimerSpec, options?: NextOptions): Promise<Preview>;
+  abstract preview<P = JsonInput>(spec: CheckedSpec<P>, options?: NextOptions): Promise<Preview>;
   abstract describe(key: string, options?: DescribeOptions): Promise<TimerDescription>;
   abstract on(event: TimerEventName, listener: TimerListener): () => void;
   abstract dispose(): Promise<void>;

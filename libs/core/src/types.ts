@@ -1,5 +1,5 @@
 import type { Duration } from './duration';
-import type { JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
+import type { JsonCompatible, JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
 import type { WriteOptions } from './write-options';
 import type {
   DescribeOptions,
@@ -11,7 +11,7 @@ import type {
   TimerDescription,
 } from './ledger';
 
-export type { JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
+export type { JsonCompatible, JsonInput, JsonInputObject, JsonObject, JsonValue } from './json-types';
 export type { WholeRequest, WriteOptions } from './write-options';
 
 /** How a timer recurs. */
@@ -102,11 +102,16 @@ export interface Timer extends SlotPolicy {
   timeout?: number;
 }
 
-/** What a caller asks for (docs/spec.md §2, "Input"). Exactly one of delay, at, every, cron. */
-export interface TimerSpec {
+/**
+ * What a caller asks for (docs/spec.md §2, "Input"). Exactly one of delay, at, every, cron. `P`, the
+ * payload's type, is inferred by `schedule`, `scheduleMany` and `preview`, which check it is JSON
+ * (`JsonCompatible`): an `interface` type compiles there; a spec declared apart names it,
+ * `TimerSpec<Reminder>`.
+ */
+export interface TimerSpec<P = JsonInput> {
   key: string;
   handler: string;
-  payload?: JsonInput;
+  payload?: P;
   delay?: number | Duration;
   at?: number | string;
   every?: number | Duration;
@@ -133,6 +138,12 @@ export interface TimerSpec {
   startAt?: number | string;
   endAt?: number | string;
 }
+
+/**
+ * A spec whose payload, of type `P`, is JSON (`JsonCompatible`): what `schedule`, `scheduleMany` and
+ * `preview` take, inferring `P` from the payload given (`JsonInput` without one).
+ */
+export type CheckedSpec<P> = TimerSpec<P> & { payload?: JsonCompatible<P> };
 
 /** `reschedule(key, when)`: a new relative or absolute due time. */
 export type RescheduleWhen = { delay: number | Duration } | { at: number | string };
@@ -275,8 +286,11 @@ export interface BackfillResult {
 
 /** The operations every backend offers: the in-memory engine, the Redis client, the HTTP API. */
 export interface TimersApi {
-  schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer>;
+  /** `P`, the payload's type, must be JSON (`JsonCompatible`): an interface compiles, a Date or a function does not. */
+  schedule<P = JsonInput>(spec: CheckedSpec<P>, options?: WriteOptions): Promise<Timer>;
+  /** A batch of JSON payloads of different shapes (`{ id: 1 }` beside `'b'`), or of one type `P` (an interface). */
   scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]>;
+  scheduleMany<P>(specs: CheckedSpec<P>[], options?: WriteOptions): Promise<Timer[]>;
   cancel(key: string, options?: WriteOptions): Promise<boolean>;
   cancelAll(scope?: string, options?: WriteOptions): Promise<number>;
   reschedule(key: string, when: RescheduleWhen, options?: WriteOptions): Promise<Timer>;
@@ -294,7 +308,7 @@ export interface TimersApi {
   /** The live timer's next due times with its zone's offset at each; `not-found` without a live row. */
   next(key: string, options?: NextOptions): Promise<NextTime[]>;
   /** Validates a spec and shows its first due times; writes nothing (refused like `schedule`). */
-  preview(spec: TimerSpec, options?: NextOptions): Promise<Preview>;
+  preview<P = JsonInput>(spec: CheckedSpec<P>, options?: NextOptions): Promise<Preview>;
   /** The row, its next times, its ledger and its counters; `not-found` without a row. */
   describe(key: string, options?: DescribeOptions): Promise<TimerDescription>;
   on(event: TimerEventName, listener: TimerListener): () => void;

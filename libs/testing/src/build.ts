@@ -8,7 +8,15 @@ export const ROOT = basename(above) === 'dist' ? dirname(above) : above;
 export const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp');
 const LOCK = join(DIST, '.build-lock');
-const SOURCES = ['apps', 'libs', 'scripts', 'examples', 'test/chaos', 'test/fixtures/fastify'];
+const SOURCES = [
+  'apps',
+  'libs',
+  'scripts',
+  'examples',
+  'test/chaos',
+  'test/fixtures/fastify',
+  'test/fixtures/failed-boot',
+];
 /** A lock whose owner is unknown (no pid written: a run older than the pid, or killed between mkdir and write) is taken over after this. */
 const LOCK_STALE_MS = 5 * 60_000;
 

@@ -4,8 +4,9 @@ import {
   Logger,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
+  Optional,
 } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import {
   ensureOwnedRow,
   normalizeSpec,
@@ -28,6 +29,7 @@ import { RowSources } from './row-sources';
 import { declarationSetHash } from './declaration-set';
 import type { DeclarationTurns } from './declaration-turns';
 import { DEFAULT_CRON_REFRESH_MS, turnsOf } from './declaration-turns';
+import { onListenFailure } from './listen-failure';
 
 const DEFAULT_APP = 'app';
 
@@ -60,6 +62,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   /** the app's `limits`: a row is checked and compared as the backend checks it */
   private readonly limits: SpecLimits;
   private stopFollowingReset = (): void => undefined;
+  private stopWatchingListen = (): void => undefined;
   private declared: DeclaredRow[] | undefined;
   private turns: DeclarationTurns | null = null;
   private setUp: Promise<void> | undefined;
@@ -71,6 +74,7 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(ModuleRef) moduleRef: ModuleRef,
     @Inject(SUNDIAL_MODULE_OPTIONS) options: SundialModuleOptions,
     @Inject(OwnRunner) private readonly own: OwnRunner,
+    @Optional() @Inject(HttpAdapterHost) private readonly http?: HttpAdapterHost,
   ) {
     this.app = options.appName ?? DEFAULT_APP;
     this.named = options.appName !== undefined;
@@ -94,6 +98,8 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     }
     this.setUp = this.setUpTurns();
     await this.setUp;
+    // The app's listen comes after this hook: failing, it withdraws the set the boot's pass announced.
+    if (this.turns) this.stopWatchingListen = onListenFailure(this.http, (error) => this.listenFailed(error));
     // Awaited here, or by the worker's start when its hook comes later (OwnRunner: awaited here, the
     // announcement it waits for would never come).
     this.booted = this.boot();
@@ -137,8 +143,29 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     this.turns = turnsOf(this.timers, this.app, set, this.refreshMs, this.logger);
   }
 
+  /**
+   * The app did not start (its HTTP server failed to listen) after the boot announced this replica's
+   * declaration set: withdrawn, so the other sets' replicas write their rows again instead of deferring to
+   * a replica that is not running (docs/spec.md §5.1). Its rows stay until they do.
+   */
+  private listenFailed(error: unknown): void {
+    const turns = this.turns!;
+    this.stopFollowingReset();
+    const withdrawn = turns.withdraw();
+    this.logger.warn(
+      `appName '${this.app}': the app did not start (${String(error)}): this replica's @DistributedCron/@DistributedInterval declaration set is withdrawn, ` +
+        `so that the replicas already running do not defer to it.`,
+    );
+    withdrawn.catch((failure: unknown) =>
+      this.logger.warn(
+        `appName '${this.app}': the declaration set of this replica, which did not start, could not be withdrawn (${String(failure)}); it stops counting three cronRefreshMs (${this.refreshMs} ms) after its last announcement.`,
+      ),
+    );
+  }
+
   async onModuleDestroy(): Promise<void> {
     this.own.closing();
+    this.stopWatchingListen();
     this.stopFollowingReset();
     await this.turns?.stop();
   }

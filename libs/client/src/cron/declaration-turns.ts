@@ -22,6 +22,8 @@ export class DeclarationTurns {
   private firstSeen: number | undefined;
   private deferring = false;
   private refresher: NodeJS.Timeout | undefined;
+  /** the app did not start: this replica announces nothing more */
+  private withdrawn = false;
   private inFlight: Promise<void> | undefined;
   /**
    * A pass that keeps failing (Redis refusing a row's write, an ACL) is redone at every look: logged as
@@ -101,6 +103,20 @@ export class DeclarationTurns {
     );
   }
 
+  /**
+   * The app did not start after all (its HTTP server failed to listen, after the boot's pass): stops the
+   * looks and withdraws the set (`withdrawn`), so the other sets' replicas do not defer to it. On a
+   * connected client the command is written before this returns: a process that ends on the failure (an
+   * unhandled rejection, a `process.exit(1)` in its catch) has sent it.
+   */
+  async withdraw(): Promise<void> {
+    clearInterval(this.refresher);
+    this.refresher = undefined;
+    const sent = this.announce('withdrawn');
+    this.withdrawn = true;
+    await sent;
+  }
+
   /** Stops the looks (the app closes), waiting for the one under way. */
   async stop(): Promise<void> {
     clearInterval(this.refresher);
@@ -109,6 +125,9 @@ export class DeclarationTurns {
   }
 
   private async announce(step: DeclarationStep) {
+    // a look or a pass's end still under way when the set was withdrawn would announce it again
+    if (this.withdrawn)
+      throw new Error(`the declaration set ${shown(this.set)} was withdrawn: the app did not start`);
     const liveMs = this.everyMs * LIVE_PERIODS;
     const turn = await this.timers.declarationTurn(this.app, this.set, step, liveMs, this.firstSeen);
     this.firstSeen = turn.firstSeen;

@@ -21,18 +21,15 @@ describe('SundialWorkerModule configKey: the shared BullModule connection, check
   const suite = nestAppsOnRedis();
   let prefix = 0;
 
-  /**
-   * `lazy`: a boot refused at compile, before any hook could close what SundialModule opened, leaves its
-   * connection unopened (ioredis `lazyConnect`).
-   */
-  async function boot(bull: ReturnType<typeof BullModule.forRoot>, configKey: string, lazy = false) {
+  /** A boot refused at compile leaves no connection of SundialModule's open: it opens them at bootstrap. */
+  async function boot(bull: ReturnType<typeof BullModule.forRoot>, configKey: string) {
     const p = `s${prefix++}`;
     // The providers are made at compile (NestFactory.create's), the hooks run at init: either may refuse.
     const failure = await Test.createTestingModule({
       imports: [
         bull,
         SundialModule.forRoot({
-          connection: lazy ? { url: suite.redis.url, lazyConnect: true } : suite.redis.url,
+          connection: suite.redis.url,
           prefix: p,
         }),
         SundialWorkerModule.forRoot({ prefix: p, configKey }),
@@ -66,7 +63,6 @@ describe('SundialWorkerModule configKey: the shared BullModule connection, check
     const { failure } = await boot(
       BullModule.forRoot('jobs', { connection: { url: suite.redis.url } }),
       'job',
-      true,
     );
     expect(failure).toBeInstanceOf(SundialError);
     expect(failure).toMatchObject({ reason: 'invalid', field: 'configKey' });
@@ -77,7 +73,7 @@ describe('SundialWorkerModule configKey: the shared BullModule connection, check
   it('an ioredis client without maxRetriesPerRequest: null, which BullMQ workers refuse: Sundial says so', async () => {
     const client = new Redis(suite.redis.url);
     try {
-      const { failure } = await boot(BullModule.forRoot('jobs', { connection: client }), 'jobs', true);
+      const { failure } = await boot(BullModule.forRoot('jobs', { connection: client }), 'jobs');
       expect(failure).toBeInstanceOf(SundialError);
       expect(failure).toMatchObject({ reason: 'invalid', field: 'configKey' });
       expect((failure as SundialError).message).toContain('maxRetriesPerRequest 20');

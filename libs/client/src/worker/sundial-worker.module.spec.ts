@@ -332,9 +332,9 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
   it('refuses a worker whose partitions differ from SundialModule’s', async () => {
     const app = await Test.createTestingModule({
       imports: [
-        // lazyConnect: the boot fails before anything closes this module's connections
+        // the boot fails before anything closes this module's connections: RedisTimers opened none yet
         SundialModule.forRoot({
-          connection: { url: redis.url, lazyConnect: true },
+          connection: redis.url,
           prefix: 'x',
           partitions: 2,
         }),

@@ -94,7 +94,7 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
 
   it('refuses a bad factory option at boot: reason invalid, field, fix (as forRoot)', async () => {
     const refused = await boot([
-      SundialModule.forRoot({ connection: { url: suite.redis.url, lazyConnect: true }, prefix: 'c' }),
+      SundialModule.forRoot({ connection: suite.redis.url, prefix: 'c' }),
       SundialWorkerModule.forRootAsync({ prefix: 'c', useFactory: () => ({ concurrency: 0 }) }),
     ]).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SundialError);
@@ -104,7 +104,7 @@ describe('SundialWorkerModule.forRootAsync, refusals at boot, the fire queues’
 
   it('refuses a queue-identity option from the factory, and no or two ways to the options', async () => {
     const refused = await boot([
-      SundialModule.forRoot({ connection: { url: suite.redis.url, lazyConnect: true }, prefix: 'd' }),
+      SundialModule.forRoot({ connection: suite.redis.url, prefix: 'd' }),
       SundialWorkerModule.forRootAsync({
         useFactory: () => ({ prefix: 'd' }) as SundialWorkerModuleFactoryOptions,
       }),

@@ -13,9 +13,9 @@ export const TIMERS_OPTIONAL = { token: Timers, optional: true };
 
 /**
  * Runs a boot step of SundialWorkerModule; when it refuses, SundialModule's Timers is disposed before the
- * refusal goes on. Nest calls no shutdown hook of an app whose providers failed to be created: the Redis
- * connection `RedisTimers` opened as it was created stayed open, and the process (or the test's worker)
- * did not exit by itself.
+ * refusal goes on. Nest calls no shutdown hook of an app whose providers failed to be created: whatever
+ * Timers holds then is let go here. (Its connection opens at the bootstrap since `lazyConnect`, so none
+ * is open yet; with `isGlobal: false` Timers is not visible here at all, and that is why it had to be.)
  */
 export async function closingTimersOnRefusal<T>(
   timers: Timers | undefined,

@@ -16,7 +16,7 @@ export interface SpecDeps {
  * A spec as the engine takes it (docs/spec.md §2): valid against the limits, naming a handler it knows,
  * and — the spec's own refusal, before its key is looked up — no endAt before its first slot (§3.3c).
  */
-export function engineSpec(deps: SpecDeps, spec: TimerSpec, ownedRow: boolean): NormalizedSpec {
+export function engineSpec(deps: SpecDeps, spec: TimerSpec<unknown>, ownedRow: boolean): NormalizedSpec {
   const normalized = normalizeSpec(spec, deps.limits, ownedRow);
   assertKnownHandler(deps.handlers, normalized.handler);
   if (normalized.kind !== 'once') firstSlot(normalized, deps.clock.now());

@@ -126,11 +126,11 @@ class MemoryEngine implements EngineOperations {
     });
   }
 
-  async schedule(spec: TimerSpec, options?: WriteOptions, taken = false): Promise<Timer> {
+  async schedule(spec: TimerSpec<unknown>, options?: WriteOptions, taken = false): Promise<Timer> {
     return this.operation(() => this.placement.schedule(spec, options?.ownedRow === true, taken));
   }
 
-  async scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]> {
+  async scheduleMany(specs: TimerSpec<unknown>[], options?: WriteOptions): Promise<Timer[]> {
     return this.operation(() => this.placement.scheduleMany(specs, options?.ownedRow === true));
   }
 

@@ -58,7 +58,7 @@ export class ExplainReads {
     return nextTimesOf(toTimer(entry), count, armedOf(entry, this.deps.clock.now()));
   }
 
-  preview(spec: TimerSpec, options?: NextOptions): Preview {
+  preview(spec: TimerSpec<unknown>, options?: NextOptions): Preview {
     this.deps.assertOpen();
     const { limits, clock, handlers } = this.deps;
     return previewSpec(spec, limits, clock.now(), nextCount(options), ({ handler }) =>

@@ -35,14 +35,14 @@ export class Placement {
    * the key is another request's, answered (`WriteOptions.unlessAnswered`): a valid spec is refused as a
    * live key's, unchanged.
    */
-  schedule(spec: TimerSpec, ownedRow = false, taken = false): Timer {
+  schedule(spec: TimerSpec<unknown>, ownedRow = false, taken = false): Timer {
     const normalized = this.normalize(spec, ownedRow);
     if (taken) throw refusals.duplicateKey(normalized.key);
     return this.place(normalized);
   }
 
   /** All or nothing: every spec is checked before the first one is placed. */
-  scheduleMany(specs: TimerSpec[], ownedRow = false): Timer[] {
+  scheduleMany(specs: TimerSpec<unknown>[], ownedRow = false): Timer[] {
     const normalized = normalizeBatch(specs, (spec) => this.normalize(spec, ownedRow));
     const live = normalized.find(
       (spec) => spec.ifExists === 'error' && this.deps.store.get(spec.key)?.outcome === null,
@@ -51,7 +51,7 @@ export class Placement {
     return normalized.map((spec) => this.place(spec));
   }
 
-  private normalize(spec: TimerSpec, ownedRow: boolean): NormalizedSpec {
+  private normalize(spec: TimerSpec<unknown>, ownedRow: boolean): NormalizedSpec {
     // before the key is looked up, and in a batch before anything is placed, named at its spec
     return engineSpec(this.deps, spec, ownedRow);
   }

@@ -12,8 +12,9 @@ export type Engine = TimersBackend;
  * What the engine implements under rememberRequests: `cancel` is its `cancelOutcome`, told as a boolean;
  * `schedule` is told whether its `unlessAnswered` request was answered (`taken`: refused duplicate-key).
  */
-export type EngineOperations = Omit<Engine, 'cancel' | 'schedule'> & {
-  schedule(spec: TimerSpec, options?: WriteOptions, taken?: boolean): Promise<Timer>;
+export type EngineOperations = Omit<Engine, 'cancel' | 'schedule' | 'scheduleMany'> & {
+  schedule(spec: TimerSpec<unknown>, options?: WriteOptions, taken?: boolean): Promise<Timer>;
+  scheduleMany(specs: TimerSpec<unknown>[], options?: WriteOptions): Promise<Timer[]>;
 };
 
 interface Remembered {
@@ -151,7 +152,7 @@ export function rememberRequests(
               api.schedule(spec, options, taken),
             ),
       ),
-    scheduleMany: (specs, options) =>
+    scheduleMany: (specs: TimerSpec<unknown>[], options?: WriteOptions) =>
       remembered('scheduleMany', [specs], options, () => api.scheduleMany(specs, options)),
     cancelOutcome,
     cancel: async (key, options) => (await cancelOutcome(key, options)) === 'cancelled',

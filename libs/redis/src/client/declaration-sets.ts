@@ -14,9 +14,12 @@ export const DECLARATION_SET_MEMORY_MS = 3_600_000;
  * the newest; `refresh` only when the last pass begun is not its set's (the newer replicas are gone, or a
  * pass was undone). `done` says its pass ended, `failed` that it stopped half way: either undoes the mark
  * when the pass may not be the last word (it failed, or another set's pass began meanwhile and the writes
- * of the two may have crossed), so that the newest set's next refresh runs its pass again.
+ * of the two may have crossed), so that the newest set's next refresh runs its pass again. `withdrawn`:
+ * the replica's app did not start after all (its listen failed): its set stops counting as live at once
+ * (its first-seen time kept), and the mark of its pass is undone, so that the set that is the newest
+ * without it writes its rows again at its next refresh rather than defer to a replica that is not running.
  */
-export type DeclarationStep = 'boot' | 'refresh' | 'done' | 'failed';
+export type DeclarationStep = 'boot' | 'refresh' | 'done' | 'failed' | 'withdrawn';
 
 export interface DeclarationTurn {
   /** the set hash of the newest live set (first seen latest; ties by hash) */
@@ -57,6 +60,12 @@ for i = 1, #entries, 2 do
       if seen > latest or (seen == latest and set > newest) then newest, latest = set, seen end
     end
   end
+end
+if step == 'withdrawn' then
+  redis.call('HSET', key, field, string.format('%d:%d', first, now - 1))
+  if last == mine then redis.call('HDEL', key, 'pass') end
+  redis.call('PEXPIRE', key, live + memory)
+  return { newest or '', string.format('%d', first), 0 }
 end
 if not newest or first > latest or (first == latest and mine > newest) then newest = mine end
 redis.call('HSET', key, field, string.format('%d:%d', first, now + live))

@@ -17,6 +17,8 @@ import {
   type TimerListener,
   type TimersBackend,
   type TimerSpec,
+  type CheckedSpec,
+  type JsonInput,
   validateKey,
   validateRequestId,
   validateScope,
@@ -83,6 +85,8 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     // Redis that keeps its socket and answers nothing (frozen), after commandTimeoutMs. The subscriber
     // (a duplicate) has it too: its SUBSCRIBE, unanswered, is tried again (infra/subscription.ts).
     // ioredis waits disconnectTimeout for a socket that already closed: keep that wait short.
+    // lazyConnect: no socket until connect() (SundialModule's, at the app's bootstrap) or a first call,
+    // so an app whose boot fails before (Nest calls no shutdown hook then) holds nothing open.
     super(
       checkTimersOptions(options),
       (redis, keys, clock) =>
@@ -94,6 +98,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
         maxRetriesPerRequest: 1,
         disconnectTimeout: 100,
         commandTimeout: checkCommandTimeout(options.commandTimeoutMs),
+        lazyConnect: true,
       },
     );
     this.failures = new CallFailures(this.redis, options.commandTimeoutMs);
@@ -118,14 +123,16 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     );
   }
 
-  schedule(spec: TimerSpec, options?: WriteOptions): Promise<Timer> {
+  schedule<P = JsonInput>(spec: CheckedSpec<P>, options?: WriteOptions): Promise<Timer> {
     return this.write(async () => {
       const normalized = [this.normalize(spec, options)];
       return (await this.scheduleNormalized(normalized, 'schedule', [spec], options))[0];
     });
   }
 
-  scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]> {
+  scheduleMany(specs: TimerSpec[], options?: WriteOptions): Promise<Timer[]>;
+  scheduleMany<P>(specs: CheckedSpec<P>[], options?: WriteOptions): Promise<Timer[]>;
+  scheduleMany(specs: TimerSpec<unknown>[], options?: WriteOptions): Promise<Timer[]> {
     return this.write(async () => {
       const normalized = normalizeBatch(specs, (spec) => this.normalize(spec, options));
       return this.scheduleNormalized(normalized, 'scheduleMany', [specs], options);
@@ -215,7 +222,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     return this.explain.next(key, options);
   }
 
-  preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
+  preview<P = JsonInput>(spec: CheckedSpec<P>, options?: NextOptions): Promise<Preview> {
     return this.explain.preview(spec, options);
   }
 
@@ -268,7 +275,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
   }
 
   /** An endAt before the first slot is refused before a key is read or a call sent (docs/spec.md §3.3c). */
-  private normalize(spec: TimerSpec, options?: WriteOptions): NormalizedSpec {
+  private normalize(spec: TimerSpec<unknown>, options?: WriteOptions): NormalizedSpec {
     const normalized = normalizeSpec(spec, this.options.limits, options?.ownedRow === true);
     if (normalized.kind !== 'once') firstSlot(normalized, this.clock.now());
     return normalized;

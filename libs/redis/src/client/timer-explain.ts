@@ -63,7 +63,7 @@ export class TimerExplain {
   }
 
   /** Validates like `schedule` and writes nothing; the first due is counted from Redis now (estimated). */
-  preview(spec: TimerSpec, options?: NextOptions): Promise<Preview> {
+  preview(spec: TimerSpec<unknown>, options?: NextOptions): Promise<Preview> {
     return this.timers.call(async () => previewSpec(spec, this.limits, this.clock.now(), nextCount(options)));
   }
 

@@ -125,11 +125,13 @@ export function namesCluster(connection: RedisConnection): boolean {
  * promotion it sends nothing to, the runner's, asks for the slots itself (finished-jobs.ts).
  */
 function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: RedisOptions): Cluster {
-  const { retryStrategy, enableOfflineQueue, readOnly: _readOnly, ...redisOptions } = merged;
+  const { retryStrategy, enableOfflineQueue, lazyConnect, readOnly: _readOnly, ...redisOptions } = merged;
   const options: ClusterOptions = {
     clusterRetryStrategy: retryStrategy ? (times) => retryStrategy(times) : retryStrategy,
     redisOptions: { ...target.options, ...redisOptions },
     ...(enableOfflineQueue !== undefined && { enableOfflineQueue }),
+    // the cluster's own: its node connections open as it connects
+    ...(lazyConnect !== undefined && { lazyConnect }),
   };
   return withOutageLimits(new Cluster(target.nodes, options), redisOptions.maxRetriesPerRequest);
 }

@@ -213,6 +213,19 @@ describe('SundialTestingModule', () => {
   });
 
   it.each([
+    ['a Date', new Date('2026-03-01T12:00:00Z')],
+    ['epoch ms', Date.parse('2026-03-01T12:00:00Z')],
+    ['an ISO-8601 instant', '2026-03-01T13:00:00+01:00'],
+  ])('starts the virtual clock at a `now` given as %s', async (_, now) => {
+    const app = await Test.createTestingModule({
+      imports: [SundialTestingModule.forRoot({ now })],
+    }).compile();
+    expect(new Date(app.get(VirtualClock).now()).toISOString()).toBe('2026-03-01T12:00:00.000Z');
+    await app.close();
+  });
+
+  it.each([
+    ['now', { now: new Date('tomorrow') }],
     ['limits.maxPayloadBytes', { limits: { maxPayloadBytes: 0 } }],
     ['limits.minEvery', { limits: { minEvery: 10 } }],
     ['now', { now: 'tomorrow' }],

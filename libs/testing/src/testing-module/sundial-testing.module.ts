@@ -9,8 +9,8 @@ import {
 } from '@sundial/core';
 
 export interface SundialTestingModuleOptions {
-  /** where the virtual clock starts: epoch ms or an ISO-8601 instant (default: now) */
-  now?: number | string;
+  /** where the virtual clock starts: a Date, epoch ms or an ISO-8601 instant with offset (default: now) */
+  now?: Date | number | string;
   /** plain handlers beside the app's `@OnTimer` / `@DistributedCron` methods */
   handlers?: Readonly<Record<string, TimerHandler>>;
   /** as `SundialModule`'s, for apps whose crons are named with it */
@@ -46,7 +46,10 @@ export class SundialTestingModule {
     read.handlers('handlers');
     read.integer('shutdownGraceMs', 0, '5000');
     read.text('appName', 'billing');
-    const start = options.now === undefined ? Date.now() : normalizeAt(options.now, 'now');
+    const { now } = options;
+    // an Invalid Date is NaN: refused as the other non-instants
+    const start =
+      now === undefined ? Date.now() : normalizeAt(now instanceof Date ? now.getTime() : now, 'now');
     const clock = new VirtualClock(start);
     return {
       module: SundialTestingModule,

@@ -1,0 +1,113 @@
+/**
+ * Compile-time test of `Timers`' payload types (docs/spec.md §5.1), checked by `npm run typecheck` (not a
+ * jest suite): every `@ts-expect-error` line must fail to compile, every other line must compile. Before,
+ * `schedule` took a `JsonInput`, which needs an index signature: a payload of an `interface` type, the
+ * natural code of a Nest app, did not compile.
+ */
+import { Injectable } from '@nestjs/common';
+import type { TimerContext, TimerSpec } from '@sundial/core';
+import { OnTimer } from './decorators/on-timer.decorator';
+import type { Timers } from './timers';
+
+interface Remind {
+  userId: string;
+  at?: number;
+  tags: readonly string[];
+  channel: { kind: 'mail' | 'sms'; to: string | null };
+}
+interface WithDate {
+  userId: string;
+  at: Date;
+}
+interface WithMethod {
+  userId: string;
+  send(): void;
+}
+class Entity {
+  id = 'e-1';
+  load(): void {}
+}
+
+@Injectable()
+export class Reminders {
+  constructor(private readonly timers: Timers) {}
+
+  remindLater(remind: Remind) {
+    return this.timers.schedule({
+      key: `remind:${remind.userId}`,
+      handler: 'remind',
+      payload: remind,
+      delay: '1d',
+    });
+  }
+
+  remindAll(reminds: Remind[]) {
+    return this.timers.scheduleMany(
+      reminds.map((payload) => ({ key: payload.userId, handler: 'remind', payload, delay: 5 })),
+    );
+  }
+
+  previewOne(remind: Remind) {
+    return this.timers.preview({ key: 'k', handler: 'remind', payload: remind, every: '1h' });
+  }
+
+  // a spec declared apart names its payload's type
+  declared(remind: Remind) {
+    const spec: TimerSpec<Remind> = { key: 'k', handler: 'remind', payload: remind, delay: 5 };
+    return this.timers.schedule(spec);
+  }
+
+  // what compiled before still does: no payload, literals, optional fields, `as const`
+  literals(maybe: string | undefined) {
+    return Promise.all([
+      this.timers.schedule({ key: 'k', handler: 'h', delay: 5 }),
+      this.timers.schedule({
+        key: 'k',
+        handler: 'h',
+        payload: { id: 1, coupon: maybe, lines: [1, 'a', null] },
+        delay: 5,
+      }),
+      this.timers.schedule({ key: 'k', handler: 'h', payload: ['a', 'b'] as const, delay: 5 }),
+      this.timers.scheduleMany([
+        { key: 'a', handler: 'h', payload: { a: 1 }, delay: 5 },
+        { key: 'b', handler: 'h', payload: 'b', delay: 5 },
+        { key: 'c', handler: 'h', delay: 5 },
+      ]),
+    ]);
+  }
+
+  @OnTimer('remind')
+  async remind(payload: Remind, ctx: TimerContext<Remind>): Promise<string> {
+    return `${payload.userId} ${ctx.payload.channel.to ?? ''} ${ctx.key}`;
+  }
+
+  notJson(withDate: WithDate, withMethod: WithMethod, entity: Entity, anything: unknown) {
+    const spec = { key: 'k', handler: 'h', delay: 5 } as const;
+    return [
+      // @ts-expect-error a Date does not survive JSON (it comes back a string): give date.getTime()
+      this.timers.schedule({ ...spec, payload: withDate }),
+      // @ts-expect-error a Date as the payload itself
+      this.timers.schedule({ ...spec, payload: new Date() }),
+      // @ts-expect-error an object with a method: JSON keeps no function
+      this.timers.schedule({ ...spec, payload: withMethod }),
+      // @ts-expect-error a class instance with methods
+      this.timers.schedule({ ...spec, payload: entity }),
+      // @ts-expect-error a function member
+      this.timers.schedule({ ...spec, payload: { userId: 'u', run: () => 1 } }),
+      // @ts-expect-error a bigint
+      this.timers.schedule({ ...spec, payload: { n: 1n } }),
+      // @ts-expect-error a symbol
+      this.timers.schedule({ ...spec, payload: { s: Symbol('s') } }),
+      // @ts-expect-error an array's undefined would become null
+      this.timers.schedule({ ...spec, payload: [1, undefined] }),
+      // @ts-expect-error a Map (JSON writes {})
+      this.timers.schedule({ ...spec, payload: new Map<string, string>() }),
+      // @ts-expect-error a value of unknown type: check it is JSON first
+      this.timers.schedule({ ...spec, payload: anything }),
+      // @ts-expect-error in a batch too
+      this.timers.scheduleMany([{ ...spec, payload: withDate }]),
+      // @ts-expect-error and in a preview
+      this.timers.preview({ ...spec, payload: withMethod }),
+    ];
+  }
+}

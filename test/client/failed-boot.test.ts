@@ -1,0 +1,118 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Injectable } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { DistributedCron, SundialModule, Timers } from '@sundial/client';
+import {
+  childOutput,
+  DIST,
+  ensureBuilt,
+  type RedisServer,
+  spawnOwned,
+  startRedis,
+  waitFor,
+  within,
+} from '@sundial/testing/harness';
+import { Redis } from 'ioredis';
+
+/** How long a failed boot may take to end its process: Nest's boot, and nothing left holding it. */
+const EXIT_DEADLINE_MS = 20_000;
+
+/** The build running before a deploy: the fixture's `listen` app declares the report at 06:00. */
+@Injectable()
+class RunningBuild {
+  @DistributedCron('failed-boot.report', '0 9 * * *')
+  report(): void {}
+}
+
+/**
+ * A user's Nest app whose boot fails after Sundial's modules were made (test/fixtures/failed-boot):
+ * Nest calls no shutdown hook then, so whatever Sundial opened before the failure must not hold the
+ * process (docs/spec.md §5.1).
+ */
+describe('a Nest app whose boot fails', () => {
+  let redis: RedisServer;
+  let probe: Redis;
+  let n = 0;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    redis = await startRedis();
+    probe = new Redis(redis.url);
+  }, 300_000);
+  afterAll(async () => {
+    probe?.disconnect();
+    await redis?.stop();
+  });
+
+  /** Runs the fixture until it exits by itself (else it is killed and the test fails, with its lines). */
+  const bootFailing = async (env: Record<string, string>) => {
+    const child = spawnOwned(process.execPath, [join(DIST, 'test/fixtures/failed-boot/src/main.js')], {
+      env: { ...process.env, REDIS_URL: redis.url, FIXTURE_PREFIX: `fb${n++}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const { lines, ended } = childOutput(child);
+    try {
+      const end = await within(ended, EXIT_DEADLINE_MS, "the failed boot's process to exit by itself"); // deadline
+      return { end, lines };
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw new Error(`${String(error)}:\n${lines.join('\n')}`, { cause: error });
+    }
+  };
+
+  it("exits by itself when a provider of its own throws in onModuleInit: SundialModule's connection was not open", async () => {
+    const { end, lines } = await bootFailing({ FIXTURE_FAIL: 'init' });
+    expect(end).toEqual({ code: 1, signal: null });
+    expect(lines).toContainEqual(
+      expect.stringContaining("boot failed: Error: the app's own provider failed at init"),
+    );
+  }, 60_000);
+
+  it('exits by itself when SundialWorkerModule finds no SundialModule (isGlobal: false in a feature module)', async () => {
+    const { end, lines } = await bootFailing({ FIXTURE_FAIL: 'worker-without-sundial' });
+    expect(end).toEqual({ code: 1, signal: null });
+    expect(lines).toContainEqual(expect.stringContaining('boot failed'));
+    expect(lines.join('\n')).toContain('imports');
+  }, 60_000);
+
+  it('withdraws the declaration set its boot announced when app.listen fails (port in use): the running replicas do not defer to it', async () => {
+    const prefix = `fb${n++}`;
+    const running = await Test.createTestingModule({
+      imports: [
+        SundialModule.forRoot({ connection: redis.url, prefix, appName: 'failed-boot', cronRefreshMs: 500 }),
+      ],
+      providers: [RunningBuild],
+    }).compile();
+    const taken = createServer();
+    try {
+      await running.init();
+      const sets = `${prefix}:cron-sets:failed-boot`;
+      const [runningSet] = Object.keys(await probe.hgetall(sets)).filter((field) => field.startsWith('s:'));
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const { port } = taken.address() as AddressInfo;
+      // Its announcements would last 30 s: past the check below, whatever the host's pace.
+      const env = { FIXTURE_FAIL: 'listen', FIXTURE_PREFIX: prefix, PORT: String(port) };
+      const { end, lines } = await bootFailing({ ...env, FIXTURE_CRON_REFRESH_MS: '10000' });
+      expect(end).toEqual({ code: 1, signal: null }); // Nest's starter main.ts: the rejection ends it
+      expect(lines.join('\n')).toContain('EADDRINUSE');
+      expect(lines.join('\n')).toContain('declaration set is withdrawn');
+      const [seconds, micros] = await probe.time();
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      const live = Object.entries(await probe.hgetall(sets))
+        .filter(([field, value]) => field.startsWith('s:') && Number(value.split(':')[1]) >= now)
+        .map(([field]) => field);
+      expect(live).toEqual([runningSet]);
+      // the running replica's next look (every 500 ms) finds its set the newest and writes its row again
+      const timers = running.get(Timers);
+      await waitFor(async () => (await timers.get('cron:failed-boot.report'))?.cron === '0 9 * * *', {
+        timeoutMs: 10_000, // deadline
+        what: "the running replica's row written again",
+      });
+    } finally {
+      taken.close();
+      await running.close();
+    }
+  }, 60_000);
+});
