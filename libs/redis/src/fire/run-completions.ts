@@ -48,6 +48,8 @@ export class RunCompletions {
     const endedAt = clock.now();
     const durationMs = endedAt - startedAt;
     const follow = cronFollowUp(claimed.fields, claimed.due, endedAt);
+    // handed back at shutdown before its handler ended (late-ends.ts): its end is stale, never the outcome
+    const late = run.released;
     try {
       // one literal of a fixed shape, not spreads (each copied its source's properties one by one)
       const completed = await batcher.complete(partition, {
@@ -65,8 +67,11 @@ export class RunCompletions {
         ended: follow.ended,
         once: claimed.fields.k === 'once',
         workerId,
+        late,
         claim:
-          outcome.outcome === 'ok' && run.mode === 'held' ? claimCopy(claimed, leaseMs, workerId) : undefined,
+          outcome.outcome === 'ok' && run.mode === 'held' && !late
+            ? claimCopy(claimed, leaseMs, workerId)
+            : undefined,
       });
       // complete.lua published the matching 'skipped' or 'stale' event.
       // Its line waits for that answer: a run whose timer changed while it ran did not fail what it records.
