@@ -3,7 +3,7 @@ import type { ClusterClock } from '../infra/cluster-clock';
 import type { StaleReason } from '../store/replies';
 import type { RowFields } from '../store/row';
 import { claimCopy, cronFollowUp, lostCompletion } from './completion';
-import type { CompletionBatcher } from './completion-batcher';
+import { type CompletionBatcher, UnansweredCompletion } from './completion-batcher';
 import { lostLine } from './hand-back-line';
 import type { ActiveRun, LeaseKeeper } from './lease-keeper';
 import type { RunFields, RunOutcome, RunReports } from './run-reports';
@@ -85,9 +85,13 @@ export class RunCompletions {
       reports.skips(completed, fields);
       return undefined;
     } catch (error) {
-      // The lease then expires and the reconciler settles the run (docs/spec.md §3.8). What was recorded
-      // is unknown: the run counts what its handler did.
-      reports.ended(outcome, fields, latenessMs, durationMs);
+      // Written to a Redis that did not answer (frozen, not gone): it runs the call once it reads it, so the
+      // run counts what its handler did, as that records (docs/spec.md §4.7, §6.1). Never written (or
+      // refused): nothing recorded; the lease expires and the reconciler settles the run, counting that —
+      // counted here too, an ok run the ledger records lost (or put back) would be counted ok. Timed either way.
+      if (error instanceof UnansweredCompletion && error.written)
+        reports.ended(outcome, fields, latenessMs, durationMs);
+      else reports.unanswered(fields, latenessMs, durationMs);
       reports.finished(outcome, fields, latenessMs, durationMs);
       this.options.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
       return undefined;

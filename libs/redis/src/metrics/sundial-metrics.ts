@@ -219,6 +219,12 @@ export class SundialMetrics implements Required<SundialObserver> {
     this.runDuration.observe(run.durationMs / 1000, run.handler);
   }
 
+  /** Timed as any run; not in `sundial_runs_total`, which counts what completions recorded (§6.1). */
+  runUnanswered(run: Events['runUnanswered']): void {
+    this.lateness.observe(run.latenessMs / 1000);
+    this.runDuration.observe(run.durationMs / 1000, run.handler);
+  }
+
   stale({ reason, phase }: Events['stale']): void {
     this.runsStale.inc({ reason, phase });
   }
