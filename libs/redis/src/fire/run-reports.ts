@@ -56,9 +56,9 @@ export class RunReports {
   }
 
   /**
-   * A run whose completion was never answered: what it recorded is unknown (as a rule nothing: its lease
-   * expires, and whoever settles it counts that, requeued or lost), so it is timed but not counted as
-   * ended with its handler's outcome — which would count, say, an ok run the ledger records lost.
+   * A run whose completion never reached Redis (or was refused): it recorded nothing — its lease expires,
+   * and whoever settles it counts that, requeued or lost —, so it is timed but not counted as ended with
+   * its handler's outcome, which would count, say, an ok run the ledger records lost.
    */
   unanswered(fields: RunFields, latenessMs: number, durationMs: number): void {
     this.observer.runUnanswered?.({ handler: this.label(fields), latenessMs, durationMs });

@@ -17,8 +17,8 @@ export interface FinishedRun {
 }
 
 /**
- * A finished handler run whose completion Redis never answered (docs/spec.md §4.7): what it recorded is
- * unknown, so it has no status — timed, not counted as a run.
+ * A finished handler run whose completion never reached Redis (docs/spec.md §4.7): it recorded nothing, so
+ * it has no status — timed, not counted as a run.
  */
 export type UnansweredRun = Omit<FinishedRun, 'status'>;
 
@@ -43,12 +43,12 @@ export interface SundialObserverEvents {
   scheduled: { kind: TimerKind };
   /** RedisTimers: timers cancelled by cancel or cancelAll */
   cancelled: { count: number };
-  /** TimerRunner: a handler run ended, and its completion was answered */
+  /** TimerRunner: a handler run ended, and its completion was answered (or written to Redis: docs/spec.md §4.7) */
   runFinished: FinishedRun;
   /**
-   * TimerRunner: a handler run ended whose completion was never answered (dropped at a shutdown while
-   * Redis did not answer, or refused): its lease expires and the settlement that follows — put back to
-   * run again, or recorded lost — is counted by the process that makes it (`reconciled`, `workerLost`)
+   * TimerRunner: a handler run ended whose completion never reached Redis (dropped unsent at a shutdown
+   * while Redis did not answer) or was refused: its lease expires and the settlement that follows — put
+   * back to run again, or recorded lost — is counted by the process that makes it (`reconciled`, `workerLost`)
    */
   runUnanswered: UnansweredRun;
   /**
