@@ -1,6 +1,6 @@
 import type { SundialLogger } from '@sundial/core';
 import type { SundialObserver } from '@sundial/redis';
-import { eventually, gate, matching, recorder, useFirePath } from './fire-fixture';
+import { eventually, gate, matching, recorder, refOf, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
 
@@ -33,6 +33,22 @@ function errors(): SundialLogger & { errors: string[] } {
 }
 
 /**
+ * A handler that ignores the abort and ends on the next turn of the event loop after it (µs after the
+ * grace); `running` opens once it was called.
+ */
+function endingJustAfterAbort() {
+  const running = gate();
+  const late = recorder(
+    (ctx) =>
+      new Promise<void>((resolve) => {
+        ctx.signal.addEventListener('abort', () => setImmediate(resolve));
+        running.open();
+      }),
+  );
+  return { running, late };
+}
+
+/**
  * A handler that ignores its aborted signal and ends just after the shutdown grace (here: the moment after
  * its run was handed back, while the hand-back's release is on its way). The hand-back's record is what
  * the worker did at the grace's end — at-least-once put back to run again, at-most-once recorded lost
@@ -46,15 +62,7 @@ describe('fire path: a handler that ends just after its run was handed back at s
       const cluster = await fire.cluster();
       const { counts, observer } = counting();
       const logger = errors();
-      const running = gate();
-      // ignores the abort; ends on the next turn of the event loop after it (µs after the grace)
-      const late = recorder(
-        (ctx) =>
-          new Promise<void>((resolve) => {
-            ctx.signal.addEventListener('abort', () => setImmediate(resolve));
-            running.open();
-          }),
-      );
+      const { running, late } = endingJustAfterAbort();
       await cluster.dispatcher();
       const runner = await cluster.runner({ late: late.handler }, { observer, logger });
       await cluster.timers.schedule({
@@ -111,5 +119,53 @@ describe('fire path: a handler that ends just after its run was handed back at s
     expect((await cluster.timers.history('k')).map((entry) => entry.event)).not.toContain('stale');
     expect(counts).toEqual({ requeued: 1 });
     expect(logger.errors).toEqual([]);
+  });
+
+  /**
+   * The closing worker's reconcile settles at most 1,000 expired leases a partition (oldest first): with
+   * more expired than that — here 1,000 of a dead worker's, older than the hand-back's — the run handed
+   * back keeps its expired lease, still `running` under this worker, until a reconciler's next pass. Its
+   * handler's late end came in between and complete.lua, which checked the lease's expiry only for a
+   * `lost` settlement, recorded it as the run's outcome (`completed`), against what the hand-back said.
+   * A late end is now stale whatever the row; the reconciler then settles the run as the hand-back said.
+   */
+  it('a late end while the hand-back reconcile has not reached the run (more than 1,000 leases expired) is stale too', async () => {
+    const cluster = await fire.cluster();
+    const { counts, observer } = counting();
+    const logger = errors();
+    // 1,000 runs of a worker that died, their leases expired before the close (no dispatcher yet)
+    const dead = await cluster.timers.scheduleMany(
+      Array.from({ length: 1_000 }, (_, i) => ({ key: `dead:${i}`, handler: 'gone', delay: 0 })),
+    );
+    for (let i = 0; i < dead.length; i += 100) {
+      const claims = await cluster.commands.claim(0, 1, 'dead-worker', dead.slice(i, i + 100).map(refOf));
+      expect(claims.every((claim) => claim.kind === 'claimed')).toBe(true);
+    }
+    const { running, late } = endingJustAfterAbort();
+    await cluster.dispatcher();
+    const runner = await cluster.runner({ late: late.handler }, { observer, logger });
+    await cluster.timers.schedule({ key: 'k', handler: 'late', delay: 0, removeOnComplete: false });
+    await running.promise;
+
+    await runner.close(0);
+
+    // the hand-back's reconcile settled the dead worker's 1,000, not this run; its late end is stale
+    expect(counts).toEqual({ requeued: 1_000, 'runs:stale': 1, 'stale:complete:status': 1 });
+    expect(logger.errors).toEqual([]);
+    expect(await cluster.timers.get('k')).toMatchObject({ status: 'running', runCount: 1 });
+    // the next reconciler pass puts it back to run again, as the hand-back's line said
+    const reconciler = cluster.reconciler();
+    await reconciler.reconcileOnce();
+    expect(await cluster.timers.get('k')).toMatchObject({ status: 'pending', runCount: 1 });
+    // newest first: the reconciler's settlement after the late end (a hand-off of the run put back aside)
+    const story = (await cluster.timers.history('k'))
+      .filter((entry) => entry.event !== 'armed')
+      .map((entry) => [entry.event, entry.reason]);
+    expect(story.slice(0, 3)).toEqual([
+      ['lost', 'requeued'],
+      ['stale', 'status'],
+      ['claimed', undefined],
+    ]);
+    expect(matching(cluster.events, { type: 'completed', key: 'k' })).toEqual([]);
   });
 });

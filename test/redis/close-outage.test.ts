@@ -1,7 +1,14 @@
 import { silentLogger, type SundialLogger } from '@sundial/core';
-import { Dispatcher, Reconciler, RedisTimers, TimerRunner } from '@sundial/redis';
+import {
+  Dispatcher,
+  FireCommands,
+  Reconciler,
+  RedisTimers,
+  type SundialObserver,
+  TimerRunner,
+} from '@sundial/redis';
 import { type RedisServer, startRedis, waitFor, within } from '@sundial/testing/harness';
-import { recorder } from './fire-fixture';
+import { gate, recorder } from './fire-fixture';
 
 const quiet = silentLogger;
 const GRACE_MS = 300;
@@ -84,5 +91,69 @@ describe('TimerRunner.close() while Redis is unreachable', () => {
       runCount: 1,
       last: { status: 'failed', error: { reason: 'lost' } },
     });
+  }, 60_000);
+
+  /**
+   * docs/spec.md §4.7, §6.1: two runs end while Redis is frozen at a worker's close. The first's completion
+   * goes out on the connection and waits unanswered; the second's waits behind it in the batcher (one call
+   * of a partition on its way), never written. Once Redis is back it runs what it had read — the first run
+   * is recorded ok — and the second's lease expires: recorded lost by the reconciler, which counts it.
+   * Before, the worker counted both runs `ok` in `sundial_runs_total`: the metrics told an ok run the ledger
+   * records lost. Now it counts the first (written: Redis records it) and only times the second.
+   */
+  it('a completion that never reached Redis is not counted as the outcome it did not record', async () => {
+    const shared = {
+      connection: server.url,
+      prefix: 'unsent',
+      partitions: 1,
+      logger: quiet,
+      leaseMs: LEASE_MS,
+    };
+    const timers = new RedisTimers(shared);
+    closers.push(() => timers.dispose());
+    const dispatcher = new Dispatcher(shared);
+    closers.push(() => dispatcher.close());
+    const reported: string[] = [];
+    const observer: SundialObserver = {
+      runFinished: ({ status }) => reported.push(`finished:${status}`),
+      runUnanswered: ({ handler }) => reported.push(`unanswered:${handler}`),
+      reconciled: ({ requeued, lost }) =>
+        requeued + lost > 0 && reported.push(`reconciled:${requeued},${lost}`),
+    };
+    const ends = { first: gate(), second: gate() };
+    const ending = recorder((ctx) => ends[ctx.key as keyof typeof ends].promise);
+    const runner = new TimerRunner({ ...shared, observer, handlers: { job: ending.handler } });
+    await Promise.all([dispatcher.start(), runner.start()]);
+    const options = { handler: 'job', delay: 0, delivery: 'at-most-once', removeOnComplete: false } as const;
+    await timers.schedule({ ...options, key: 'first' });
+    await timers.schedule({ ...options, key: 'second' });
+    await waitFor(() => ending.calls.length === 2, { what: 'both runs to start' });
+
+    server.signal('SIGSTOP');
+    const sent = jest.spyOn(FireCommands.prototype, 'complete');
+    ends.first.open();
+    await waitFor(() => sent.mock.calls.length === 1, { what: "the first run's completion to go out" });
+    ends.second.open();
+    await within(runner.close(GRACE_MS), CLOSE_DEADLINE_MS, 'close()');
+    jest.restoreAllMocks();
+    await waitFor(() => reported.length === 2, { what: 'both completions to be given up' });
+    expect(reported.sort()).toEqual(['finished:ok', 'unanswered:job']);
+
+    server.signal('SIGCONT');
+    const reconciler = new Reconciler({ ...shared, observer, intervalMs: 200 });
+    closers.push(() => reconciler.close());
+    reconciler.start();
+    // deadline: the lease (1.5 s) expires, then a reconciler pass (every 0.2 s) settles the second run
+    const second = await waitFor(
+      async () => {
+        const timer = await timers.get('second');
+        return timer?.status === 'failed' && timer;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: 'the second run to be settled' },
+    );
+    expect(second).toMatchObject({ runCount: 1, last: { status: 'failed', error: { reason: 'lost' } } });
+    expect(await timers.get('first')).toMatchObject({ status: 'completed', last: { status: 'ok' } });
+    // the metrics say what the ledger says: one run ok, one lost
+    expect(reported).toEqual(['finished:ok', 'unanswered:job', 'reconciled:0,1']);
   }, 60_000);
 });

@@ -1,9 +1,9 @@
 import type { SundialLogger } from '@sundial/core';
-import type { SundialObserver } from '@sundial/redis';
+import { FireCommands, type SundialObserver } from '@sundial/redis';
 import type { TimerSpec } from '@sundial/core';
 import { waitFor } from '@sundial/testing/harness';
 import { type ActiveRun, LeaseKeeper } from '../../libs/redis/src/fire/lease-keeper';
-import { eventually, matching, recorder, useFirePath } from './fire-fixture';
+import { eventually, matching, recorder, refOf, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
 
@@ -11,6 +11,18 @@ function warnings(): SundialLogger & { warned: string[] } {
   const warned: string[] = [];
   const none = () => undefined;
   return { warned, debug: none, info: none, error: none, warn: (message) => void warned.push(message) };
+}
+
+/** The runs a runner's reconciles put back to run again, or recorded lost, as its metrics count them. */
+function reconciledCounts() {
+  const counts: Record<string, number> = {};
+  const observer: SundialObserver = {
+    reconciled: ({ requeued, lost }) => {
+      counts.requeued = (counts.requeued ?? 0) + requeued;
+      counts.lost = (counts.lost ?? 0) + lost;
+    },
+  };
+  return { counts, observer };
 }
 
 /**
@@ -28,13 +40,7 @@ describe('fire path: an at-most-once run handed back before it started', () => {
     const cluster = await fire.cluster();
     const first = recorder();
     const logger = warnings();
-    const counts: Record<string, number> = {};
-    const observer: SundialObserver = {
-      reconciled: ({ requeued, lost }) => {
-        counts.requeued = (counts.requeued ?? 0) + requeued;
-        counts.lost = (counts.lost ?? 0) + lost;
-      },
-    };
+    const { counts, observer } = reconciledCounts();
     await cluster.dispatcher();
     const runner = await cluster.runner({ h: first.handler }, { claimAheadMs: 50, observer, logger });
     let closed: Promise<void> | undefined;
@@ -75,5 +81,62 @@ describe('fire path: an at-most-once run handed back before it started', () => {
     await cluster.runner({ h: next.handler });
     // deadline: the tick handed back runs within a second, the next at its slot
     await waitFor(() => next.calls.length > 0 || undefined, { what: 'the tick run again' });
+  });
+
+  /**
+   * The closing worker's release marks the unstarted run (`hb`), and its reconcile follows: a claim of the
+   * run's redelivered fire job by another worker in between (BullMQ's stalled check hands the job on) finds
+   * a running row whose lease just expired. Before, claim.lua settled it `lost` (at-most-once) without
+   * looking at the mark, which only the reconcile read: a run that never started was recorded lost and
+   * never ran. Now the claim takes it over to run, as the reconcile would have put it back.
+   */
+  it('a held run claimed by another worker between the release and the reconcile: taken over to run there, not lost', async () => {
+    const cluster = await fire.cluster();
+    const first = recorder();
+    const { counts, observer } = reconciledCounts();
+    await cluster.dispatcher();
+    const runner = await cluster.runner({ h: first.handler }, { claimAheadMs: 50, observer });
+    const timer = await cluster.timers.schedule({
+      key: 'once',
+      handler: 'h',
+      delay: 300,
+      delivery: 'at-most-once',
+      removeOnComplete: false,
+    });
+    let closed: Promise<void> | undefined;
+    const add = LeaseKeeper.prototype.add;
+    jest.spyOn(LeaseKeeper.prototype, 'add').mockImplementation(function (this: LeaseKeeper, run: ActiveRun) {
+      add.call(this, run);
+      if (run.key === 'once') closed ??= runner.close(0);
+    });
+    // the other worker's claim, as the closing worker's release is answered (before its reconcile)
+    let between: Awaited<ReturnType<FireCommands['claim']>> | undefined;
+    const release = FireCommands.prototype.release;
+    jest.spyOn(FireCommands.prototype, 'release').mockImplementation(async function (
+      this: FireCommands,
+      ...args: Parameters<FireCommands['release']>
+    ) {
+      const released = await release.apply(this, args);
+      between ??= await cluster.commands.claim(0, 30_000, 'other', [refOf(timer)]);
+      return released;
+    });
+    await waitFor(() => closed !== undefined, { what: 'the close during the wait' });
+    await closed;
+    jest.restoreAllMocks();
+
+    expect(first.calls).toHaveLength(0);
+    expect(between).toEqual([expect.objectContaining({ kind: 'claimed', mode: 'held', requeued: true })]);
+    // the closing worker's reconcile found it claimed: nothing for it to settle
+    expect(counts).toEqual({ requeued: 0, lost: 0 });
+    expect(matching(cluster.events, { type: 'failed', key: 'once' })).toEqual([]);
+    expect(await cluster.timers.get('once')).toMatchObject({ status: 'running', runCount: 2 });
+    const story = (await cluster.timers.history('once')).reverse();
+    expect(story.map((entry) => [entry.event, entry.reason, entry.workerId])).toEqual([
+      ['scheduled', undefined, undefined],
+      ['armed', undefined, undefined],
+      ['claimed', undefined, runner.workerId],
+      ['lost', 'requeued', runner.workerId],
+      ['claimed', undefined, 'other'],
+    ]);
   });
 });

@@ -68,6 +68,7 @@ export {
   type FinishedRun,
   type RunStatus,
   type ReconcileCounts,
+  type UnansweredRun,
   type SundialObserver,
   type SundialObserverEvents,
 } from './metrics/observer';

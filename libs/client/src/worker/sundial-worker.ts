@@ -124,9 +124,16 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     // a loss just after the start too: its first look is done before the start ends.
     const stopDataWatch = await this.dataWatch();
     this.stopDataWatch = stopDataWatch;
-    if (this.stopped) await stopDataWatch(); // stopped meanwhile: its stop closed no watch
+    if (this.stopped) {
+      await stopDataWatch(); // stopped meanwhile: its stop closed no watch
+      throw refusals.closedWhileStarting();
+    }
     if (this.loops) {
       await this.loops.dispatcher.start();
+      // Stopped meanwhile: its stop closed the reconciler and the backlog before this start reached them
+      // (the dispatcher's start ended before its close, which it waits for): a reconciler started now would
+      // pass after the stop, and the backlog's gauges, tracked now, would stay on the registry.
+      if (this.stopped) throw refusals.closedWhileStarting();
       this.loops.reconciler.start();
       this.untrackBacklog = this.loops.metrics.trackBacklog(this.loops.backlog);
     }

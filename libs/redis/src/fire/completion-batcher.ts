@@ -8,6 +8,22 @@ interface Waiting {
   completion: Completion;
   resolve(result: CompleteReply): void;
   reject(error: unknown): void;
+  /** a call carrying it went out on a ready connection: Redis may run it, answered or not */
+  written?: boolean;
+}
+
+/**
+ * A completion given up on without an answer (Redis unreachable once the runner stopped trying): `written`
+ * when a call carrying it went out on a ready connection — a Redis that reads it later (one frozen, not
+ * gone) still runs it and records its outcome —, else it never reached Redis and recorded nothing.
+ */
+export class UnansweredCompletion extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly written: boolean,
+  ) {
+    super((cause as Error)?.message ?? String(cause));
+  }
 }
 
 export interface CompletionBatcherOptions {
@@ -145,6 +161,7 @@ export class CompletionBatcher {
       this.sending.set(partition, (this.sending.get(partition) ?? 1) - 1);
       if (this.lingerOver(partition)) this.sendNext(partition);
     };
+    if (commands.connected) for (const entry of list) entry.written = true;
     commands.complete(partition, withCopiesWorthIt(list), request).then(
       (results) => {
         list.forEach((entry, i) => entry.resolve(results[i]));
@@ -154,7 +171,9 @@ export class CompletionBatcher {
         if (isConnectionFailure(error) && this.options.keepTrying()) {
           setTimeout(() => this.send(partition, list, request), this.options.retryMs ?? DEFAULT_RETRY_MS);
         } else {
-          list.forEach((entry) => entry.reject(error));
+          const failure = (entry: Waiting) =>
+            isConnectionFailure(error) ? new UnansweredCompletion(error, entry.written === true) : error;
+          list.forEach((entry) => entry.reject(failure(entry)));
           done();
         }
       },

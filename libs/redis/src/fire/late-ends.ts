@@ -9,9 +9,11 @@ import type { RunOutcome } from './run-reports';
  * ends while the worker closes. Its end is what happened after the hand-back and is sent as a late
  * completion — stale (the hand-back settled the run: put back to run again, or recorded lost), its ledger
  * entry naming this worker, counted (`sundial_runs_total{status="stale"}`) — as a run's whose lease ran out
- * (§3.8), not dropped. Held until the hand-back's release and reconcile are answered: sent before, it would
- * record the outcome the hand-back's line had just said would not be. Ends after the worker's connections
- * close are not recorded (nothing is left to send them on); the hand-back's line named those runs.
+ * (§3.8), not dropped. Held until the hand-back's release and reconcile are answered, and sent as a late
+ * end (complete.lua outcome `late`: stale whatever the row, so also when that reconcile's batch did not
+ * reach its lease): recorded as the outcome, it would say what the hand-back's line had just said would not
+ * be. Ends after the worker's connections close are not recorded (nothing is left to send them on); the
+ * hand-back's line named those runs.
  */
 export class LateEnds {
   private readonly ended: (() => Promise<unknown>)[] = [];

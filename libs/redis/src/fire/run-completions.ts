@@ -3,7 +3,7 @@ import type { ClusterClock } from '../infra/cluster-clock';
 import type { StaleReason } from '../store/replies';
 import type { RowFields } from '../store/row';
 import { claimCopy, cronFollowUp, lostCompletion } from './completion';
-import type { CompletionBatcher } from './completion-batcher';
+import { type CompletionBatcher, UnansweredCompletion } from './completion-batcher';
 import { lostLine } from './hand-back-line';
 import type { ActiveRun, LeaseKeeper } from './lease-keeper';
 import type { RunFields, RunOutcome, RunReports } from './run-reports';
@@ -48,6 +48,8 @@ export class RunCompletions {
     const endedAt = clock.now();
     const durationMs = endedAt - startedAt;
     const follow = cronFollowUp(claimed.fields, claimed.due, endedAt);
+    // handed back at shutdown before its handler ended (late-ends.ts): its end is stale, never the outcome
+    const late = run.released;
     try {
       // one literal of a fixed shape, not spreads (each copied its source's properties one by one)
       const completed = await batcher.complete(partition, {
@@ -65,8 +67,11 @@ export class RunCompletions {
         ended: follow.ended,
         once: claimed.fields.k === 'once',
         workerId,
+        late,
         claim:
-          outcome.outcome === 'ok' && run.mode === 'held' ? claimCopy(claimed, leaseMs, workerId) : undefined,
+          outcome.outcome === 'ok' && run.mode === 'held' && !late
+            ? claimCopy(claimed, leaseMs, workerId)
+            : undefined,
       });
       // complete.lua published the matching 'skipped' or 'stale' event.
       // Its line waits for that answer: a run whose timer changed while it ran did not fail what it records.
@@ -80,9 +85,13 @@ export class RunCompletions {
       reports.skips(completed, fields);
       return undefined;
     } catch (error) {
-      // The lease then expires and the reconciler settles the run (docs/spec.md §3.8). What was recorded
-      // is unknown: the run counts what its handler did.
-      reports.ended(outcome, fields, latenessMs, durationMs);
+      // Written to a Redis that did not answer (frozen, not gone): it runs the call once it reads it, so the
+      // run counts what its handler did, as that records (docs/spec.md §4.7, §6.1). Never written (or
+      // refused): nothing recorded; the lease expires and the reconciler settles the run, counting that —
+      // counted here too, an ok run the ledger records lost (or put back) would be counted ok. Timed either way.
+      if (error instanceof UnansweredCompletion && error.written)
+        reports.ended(outcome, fields, latenessMs, durationMs);
+      else reports.unanswered(fields, latenessMs, durationMs);
       reports.finished(outcome, fields, latenessMs, durationMs);
       this.options.logger.error(`Sundial could not complete a run: ${(error as Error).message}`, fields);
       return undefined;

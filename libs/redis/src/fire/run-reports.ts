@@ -52,9 +52,21 @@ export class RunReports {
    */
   ended(outcome: RunOutcome | 'stale', fields: RunFields, latenessMs: number, durationMs: number): void {
     const status: RunStatus = outcome === 'stale' ? 'stale' : outcome.outcome === 'ok' ? 'ok' : 'failed';
-    // Own properties only, as invokeHandler looks a handler up (run-start.ts).
-    const handler = Object.hasOwn(this.handlers, fields.handler) ? fields.handler : UNKNOWN_HANDLER_LABEL;
-    this.observer.runFinished?.({ handler, status, latenessMs, durationMs });
+    this.observer.runFinished?.({ handler: this.label(fields), status, latenessMs, durationMs });
+  }
+
+  /**
+   * A run whose completion never reached Redis (or was refused): it recorded nothing — its lease expires,
+   * and whoever settles it counts that, requeued or lost —, so it is timed but not counted as ended with
+   * its handler's outcome, which would count, say, an ok run the ledger records lost.
+   */
+  unanswered(fields: RunFields, latenessMs: number, durationMs: number): void {
+    this.observer.runUnanswered?.({ handler: this.label(fields), latenessMs, durationMs });
+  }
+
+  /** The run metrics' `handler` label: own properties only, as invokeHandler looks a handler up (run-start.ts). */
+  private label(fields: RunFields): string {
+    return Object.hasOwn(this.handlers, fields.handler) ? fields.handler : UNKNOWN_HANDLER_LABEL;
   }
 
   /** Logs a run whose outcome was recorded (or whose completion failed: the reconciler settles it). */

@@ -16,6 +16,12 @@ export interface FinishedRun {
   durationMs: number;
 }
 
+/**
+ * A finished handler run whose completion never reached Redis (docs/spec.md §4.7): it recorded nothing, so
+ * it has no status — timed, not counted as a run.
+ */
+export type UnansweredRun = Omit<FinishedRun, 'status'>;
+
 /** What one reconcile pass did, over every partition. */
 export interface ReconcileCounts {
   /** armed timers whose BullMQ job had vanished, armed again */
@@ -37,8 +43,14 @@ export interface SundialObserverEvents {
   scheduled: { kind: TimerKind };
   /** RedisTimers: timers cancelled by cancel or cancelAll */
   cancelled: { count: number };
-  /** TimerRunner: a handler run ended */
+  /** TimerRunner: a handler run ended, and its completion was answered (or written to Redis: docs/spec.md §4.7) */
   runFinished: FinishedRun;
+  /**
+   * TimerRunner: a handler run ended whose completion never reached Redis (dropped unsent at a shutdown
+   * while Redis did not answer) or was refused: its lease expires and the settlement that follows — put
+   * back to run again, or recorded lost — is counted by the process that makes it (`reconciled`, `workerLost`)
+   */
+  runUnanswered: UnansweredRun;
   /**
    * TimerRunner: a fire job's timer found stale at claim (it never ran), or a run whose completion the
    * version check made a no-op (it ran; its outcome was dropped: the timer changed meanwhile)

@@ -2,6 +2,9 @@ import { Counter, Gauge, type Metric, register, type Registry } from 'prom-clien
 import type { SundialObserver, SundialObserverEvents } from './observer';
 import { RunCounter } from './run-counter';
 import { RunHistogram } from './run-histogram';
+import { withinScrape } from './within-scrape';
+
+export { SCRAPE_READ_MS } from './within-scrape';
 
 type Events = SundialObserverEvents;
 
@@ -25,24 +28,6 @@ export interface BacklogSource {
 /** Lateness is ms when healthy and seconds when a backlog builds up (docs/spec.md §6.1). */
 const LATENESS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
-
-/**
- * How long a scrape waits for each reading of Redis. A frozen Redis (socket open, nothing answers) held
- * the scheduler's /metrics for as long as it stayed frozen: Prometheus timed the scrape out and dropped
- * every series of the process, sundial_redis_up with them, so SundialNoScheduler fired (check the
- * scheduler pods) instead of SundialRedisDown. Past it a gauge's reading is left out, and Redis counts
- * as not answering.
- */
-export const SCRAPE_READ_MS = 1_000;
-
-/** `read`, or a rejection once it has taken SCRAPE_READ_MS. */
-function withinScrape<T>(read: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${SCRAPE_READ_MS} ms`)), SCRAPE_READ_MS);
-  });
-  return Promise.race([read, late]).finally(() => clearTimeout(timer));
-}
 
 /** The backlog sources of each registry, so that one gauge serves every app sharing the process. */
 const backlogSources = new WeakMap<Registry, Set<BacklogSource>>();
@@ -215,6 +200,11 @@ export class SundialMetrics implements Required<SundialObserver> {
 
   runFinished(run: Events['runFinished']): void {
     this.runs.inc(run.handler, run.status);
+    this.runUnanswered(run);
+  }
+
+  /** Timed as any run; not in `sundial_runs_total`, which counts what completions recorded (§6.1). */
+  runUnanswered(run: Events['runUnanswered']): void {
     this.lateness.observe(run.latenessMs / 1000);
     this.runDuration.observe(run.durationMs / 1000, run.handler);
   }

@@ -27,6 +27,12 @@ export interface Completion {
    * hint: when wrong (or absent) the row is read whole, never settled otherwise.
    */
   once?: boolean;
+  /**
+   * A handler's end after its run was handed back at shutdown (fire/late-ends.ts, docs/spec.md §4.6): sent
+   * as outcome `late`, which complete.lua answers stale whatever the row — never the run's outcome, which
+   * the hand-back settles (also while its reconcile has not reached that lease yet).
+   */
+  late?: boolean;
   /** a held one-shot ending ok: its claim's copy of its row, which complete.lua takes unread while true */
   claim?: ClaimCopy;
   /**
@@ -79,7 +85,7 @@ export function completeArgs(completions: Completion[]): string[] {
       String(c.version),
       String(c.runCount),
       c.mode,
-      c.outcome,
+      c.late ? 'late' : c.outcome,
       wellFormed(c.error?.message ?? ''),
       wellFormed(c.error?.reason ?? ''),
       c.cronNext === undefined ? '' : String(c.cronNext),
@@ -108,6 +114,7 @@ function isPlainOneShotOk(c: Completion): boolean {
   return (
     c.mode === 'held' &&
     c.outcome === 'ok' &&
+    !c.late &&
     c.once === true &&
     c.error === undefined &&
     c.cronNext === undefined &&

@@ -82,6 +82,11 @@ export class FireCommands {
     private readonly keys: SundialKeys,
   ) {}
 
+  /** Whether a call made now is written to Redis at once (its connection ready), not held until one is. */
+  get connected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   /**
    * Takes up to `limit` of the timers due within `leadMs` from Redis now, as one job; it is named
    * `openJob` when given (the caller's job not yet added, which they extend: take-due.lua).

@@ -15,7 +15,8 @@
 --                                  event; a free run's re-run adds 'rerun', its slots already counted;
 --                                  a held run adds its kept entries — a one-shot's `lq`, else '' — and
 --                                  'requeued' when it took over the run of a worker whose lease had
---                                  expired, at-least-once: the worker counts it as the reconciler would).
+--                                  expired, at-least-once or handed back unstarted (`hb`, release.lua):
+--                                  the worker counts it as the reconciler would).
 --                                  leftUs: µs from this call's Redis TIME to the due (0 once due): the
 --                                  worker starts the handler that long after the reply reaches it, so
 --                                  never before the due by Redis's clock
@@ -25,7 +26,8 @@
 --                                  catchupWindow); the worker asks core lateSlot, then passes it
 --                                  (pass-late.lua) or claims again with ARGV[4] '1'
 --   { 'stale', reason }            gone | version | status: acknowledged, never run
---   { 'lost', row }                at-most-once and its worker's lease expired: settle as lost
+--   { 'lost', row }                at-most-once and its worker's lease expired (not a run handed back
+--                                  before it started: `hb`): settle as lost
 --   { 'passed', jobId }            its handler is one this worker lacks (ARGV[4]) and it is less than
 --                                  PASS_FOR_MS past its due: not claimed, nothing of its run written
 --                                  (runCount, lf, last, ledger run entries, `running`). A pending row is
@@ -36,7 +38,7 @@
 -- Run policies (docs/design.md "Run policies"): a retry's claim (`at`) does not add to runCount; overlap
 -- 'cancel-other' aborts the slot before; a cron that does not await its runs is turned free by detach.lua.
 -- A row is replied as one JSON object (with `key`), far cheaper to reply and parse than an HGETALL array,
--- without what the worker knows or derives (`claimed_reply`; store/claim-reply.ts puts it back).
+-- without what the worker knows or derives (includes/claim-replies; store/claim-reply.ts puts it back).
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -46,6 +48,7 @@
 --- @include "includes/requests"
 --- @include "includes/slots"
 --- @include "includes/armed-scores"
+--- @include "includes/claim-replies"
 
 local base, prefix = KEYS[1], ARGV[1]
 local lease_ms, worker = tonumber(ARGV[2]), ARGV[3]
@@ -83,35 +86,6 @@ local now_text, lease_until = int(now), int(now + lease_ms)
 local held, leases, next_ticks = {}, {}, {}
 -- Its entries (claimed, stale) name the claiming worker (includes/ledger).
 ledger.worker = worker
-
--- The reply of a claimed run: `row` after the claim without what the worker has or derives — `key`,
--- `rv` (its ref's), `l` while it is this claim's (started at `lf`, running; a repeated free claim's row
--- may hold a later one: `keeps_last`), and of a held run `id` (its ref's), `d` when it is the due (no
--- `tg`), `s` (running) and `hc` (= `rc`) — nor what it
--- never reads (the lease `lw`/`lu`/`ct`, the job `j`): fewer fields for cjson to encode and the worker
--- to parse. A held one-shot's kept entries (`lq`, '' for none) come after the row, as they are: its
--- completion sends them back instead of reading its row (includes/one-shot-rows). A held run that took
--- over a dead worker's run (`requeued`) says so after them (a held run of another kind: '' first).
-local function claimed_reply(code, due_text, row, rerun, keeps_last, requeued)
-  -- (`+ 0`: the due is a number text this store wrote; the time left, in µs, is never negative)
-  local left = int(math.max(0, (due_text + 0) * 1000 - now_micros))
-  local kept = row.lq
-  row.key, row.rv, row.lw, row.lu, row.ct, row.j, row.lq = nil, nil, nil, nil, nil, nil, nil
-  if not keeps_last then
-    row.l = nil
-  end
-  if code == 'held' then
-    -- (the id is the ref's, the same; `d` is the due unless a trigger run's `tg` is)
-    row.s, row.hc, row.id = nil, nil, nil
-    if not row.tg then
-      row.d = nil
-    end
-    if row.k == 'once' or requeued then
-      return { code, due_text, left, cjson.encode(row), row.k == 'once' and kept or '', requeued }
-    end
-  end
-  return { code, due_text, left, cjson.encode(row), rerun }
-end
 
 local function stale(row, id, key, version, reason, other)
   local subject = row or { id = id, key = key, v = version }
@@ -152,7 +126,7 @@ local function claim_free_run(row, key, version)
   end
   row.rc, row.lf = run.rc, run.lf
   -- A re-run's missed slots were counted at its first claim: 'rerun' says so.
-  return claimed_reply('free', run.due, row, run.r and 'rerun' or nil, keeps_last)
+  return claimed_reply(now_micros, 'free', run.due, row, run.r and 'rerun' or nil, keeps_last)
 end
 
 -- overlap 'cancel-other': the run of the slot before (`rv`, a free run) is stopped cluster-wide and its record
@@ -201,7 +175,7 @@ local function claim(id, key, version)
     -- This very claim again (its reply was lost and the call repeated): its first answer (its runCount
     -- is `hc`, whatever a free run's re-run did to `rc` meanwhile).
     row.rc = row.hc or row.rc
-    return claimed_reply('held', row.tg or row.d, row)
+    return claimed_reply(now_micros, 'held', row.tg or row.d, row)
   end
   -- 'requeued' when this claim takes over a dead worker's at-least-once run (counted by the worker)
   local requeued = nil
@@ -210,7 +184,9 @@ local function claim(id, key, version)
     if tonumber(row.lu or '0') > now then
       return stale(row, id, key, version, 'status')
     end
-    if row.dl == 'm' then
+    -- (an at-most-once run its closing worker handed back before its handler was called, `hb` its
+    -- runCount, never ran: taken over to run here, as the reconciler puts it back: release.lua)
+    if row.dl == 'm' and row.hb ~= (row.hc or row.rc) then
       return { 'lost', cjson.encode(row) }
     end
     requeued = 'requeued'
@@ -307,8 +283,13 @@ local function claim(id, key, version)
       written[#written + 1] = kept
     end
     redis.call('HSET', hash, unpack(written))
+    if row.hb then
+      -- the hand-back's mark is for the run it handed back, which this one takes over
+      redis.call('HDEL', hash, 'hb')
+      row.hb = nil
+    end
   end
-  return claimed_reply(free and 'free' or 'held', due_text, row, nil, nil, requeued)
+  return claimed_reply(now_micros, free and 'free' or 'held', due_text, row, nil, nil, requeued)
 end
 
 -- A ref this call claimed already, named again: stale 'status', as a duplicate delivery in a call of its

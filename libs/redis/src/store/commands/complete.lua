@@ -3,7 +3,8 @@
 --   KEYS[1] partition base 'P:{pN}:'
 --   ARGV[1] prefix 'P' (with a request: includes/requests; a repeated batch answers as the first)
 --   ARGV[2] the runs as one JSON array (one argument, not ten per run: far cheaper to send), each
---     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost), error message, error
+--     [id, key, version, runCount, mode (held | free), outcome (ok | failed | lost | late: a handler's end
+--     after its worker handed the run back at shutdown, stale whatever the row: never its outcome), error message, error
 --     reason, the next cron occurrence ('' unless cron), cron slots missed before the run started, cron
 --     slots that came while it went on, '1' when that occurrence is a slot kept by overlap 'buffer-one'
 --     (else ''), why no slot follows ('' or 'ended': endAt), '1' when the claimed row was a one-shot (a
@@ -238,7 +239,7 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   local member = free_member(key, version)
   local run = read_free_run(base, member)
   local lease = tonumber(redis.call('ZSCORE', base .. 'leases', member) or '0')
-  if not run or run.rc ~= run_count or run.w == '' or (outcome == 'lost' and lease > now) then
+  if not run or run.rc ~= run_count or run.w == '' or (outcome == 'lost' and lease > now) or outcome == 'late' then
     -- overlap 'cancel-other': the next slot's claim took its record (claim.lua).
     local why = (not run and row and row.id == id and row.ov == 'c') and 'overlap' or 'status'
     return stale(row, id, key, version, why, outcome)
@@ -291,8 +292,9 @@ local function complete(id, key, version, run_count, mode, outcome, message, rea
   end
   -- Held: still this very run (a reclaimed run's first worker is stale), and a lost one really expired.
   -- (`hc`, not `rc`: a free run's re-run may have been claimed meanwhile; `rc` for a row claimed before
-  -- `hc` existed.)
-  if row.s ~= 'running' or (row.hc or row.rc) ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) then
+  -- `hc` existed.) A late end is stale even on a row still running that run: the hand-back expired its
+  -- lease, and a reconcile that has not reached it yet (its batch limit) settles it after.
+  if row.s ~= 'running' or (row.hc or row.rc) ~= run_count or (outcome == 'lost' and tonumber(row.lu or '0') > now) or outcome == 'late' then
     return stale(row, id, key, version, 'status', outcome)
   end
   return { 'done', complete_held(row, version, outcome, message, reason, cron_next, missed, overlap, buffered == '1', ended or '') }
