@@ -74,8 +74,6 @@ describe("a cron's jitter and the gap between its slots, on Redis", () => {
       // its runs keep the jitter too: each due its slot moved by that slot's own; in order, none twice
       expect(slots).toEqual([expect.any(Number), expect.any(Number)]);
       expect(slots[1]!).toBeGreaterThan(slots[0]!);
-      // 'skip' runs a slot only when claimed before its successor came (§3.3c)
-      if (catchup === 'skip') runs.forEach((ctx, i) => expect(ctx.claimedAt).toBeLessThan(slots[i]! + 1000));
       // Every slot from the one resume armed up to the second run ran or was recorded skipped before that
       // run's claim: a slot is never lost unrecorded nor run twice, however late the worker. A worker that
       // was on time skipped none, and ran the slots `next` listed (each run taken to end at once, §3.9); a
