@@ -19,6 +19,16 @@ async function scraped(app: AppProcess, name: string, label = ''): Promise<numbe
   return lines.reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
+/** Whether a BullMQ job is active with its lock gone (its worker stopped past it): the stalled check's to put back. */
+async function activeWithoutLock(redis: Redis): Promise<boolean> {
+  for (const active of await redis.keys('*:active')) {
+    const queue = active.slice(0, -'active'.length);
+    for (const id of await redis.lrange(active, 0, -1))
+      if (!(await redis.exists(`${queue}${id}:lock`))) return true;
+  }
+  return false;
+}
+
 /**
  * docs/spec.md §3.2 step 4, §3.8: a worker process that is alive but does nothing for longer than its
  * lease — here SIGSTOPped mid-run, as a process starved of CPU on a loaded host is in effect — loses its
@@ -30,7 +40,7 @@ async function scraped(app: AppProcess, name: string, label = ''): Promise<numbe
  */
 describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
   const apps: AppProcess[] = [];
-  const opened: { redis?: testing.RedisServer; client?: RedisTimers; records?: Redis } = {};
+  const opened: { redis?: testing.RedisServer; client?: RedisTimers; records?: Redis; raw?: Redis } = {};
 
   beforeAll(async () => {
     const [redis] = await Promise.all([testing.startRedis(), testing.ensureBuilt()]);
@@ -41,6 +51,7 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
     for (const app of apps) app.kill('SIGCONT');
     await opened.client?.dispose();
     opened.records?.disconnect();
+    opened.raw?.disconnect();
     await testing.killAll(apps);
     await opened.redis?.stop();
   });
@@ -56,6 +67,7 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
     const stopped = await start('worker', 'stopped', LEASE);
     const client = (opened.client = new RedisTimers({ connection: opened.redis!.url, partitions: 2 }));
     const records = (opened.records = new Redis(`${opened.redis!.url}/1`));
+    opened.raw = new Redis(opened.redis!.url);
     const keys = { again: 'stopped:at-least-once', lost: 'stopped:at-most-once' };
     for (const [name, key] of Object.entries(keys)) {
       await client.schedule({
@@ -85,7 +97,25 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
       last: { status: 'failed', error: { reason: 'lost' } },
     });
 
+    // The other worker stopped a moment too, until the stopped worker, let go, has taken its own fire jobs
+    // again: BullMQ's stalled check puts a job back once its lock (3 s, twice the lease) ran out while its
+    // worker was stopped — on a loaded host that happens unasked, to either worker. Its claims of them are
+    // stale (its runs were taken over): an entry each naming it, and counted on its metrics (below).
+    other.kill('SIGSTOP');
+    const staleClaims = () => scraped(stopped, 'sundial_runs_stale_total', 'phase="claim"');
+    // deadline: the stopped worker's BullMQ lock (3 s) runs out
+    await testing.waitFor(() => activeWithoutLock(opened.raw!), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: "the stopped worker's BullMQ lock to run out",
+    });
     stopped.kill('SIGCONT');
+    // deadline: its stalled check (every 1.5 s) puts its jobs back, and it claims them
+    await testing.waitFor(async () => (await staleClaims()) >= 1, {
+      timeoutMs: 15_000,
+      what: 'the stopped worker to claim its own fire job again',
+    });
+    other.kill('SIGCONT');
     // deadline: its next renewals (every 0.5 s) find both leases gone and abort the runs
     await testing.waitFor(
       () =>
@@ -122,8 +152,9 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
     // the stopped worker's runs were aborted: neither finished
     expect(runs.filter((run) => run.event === 'finished' && run.pid === stopped.pid)).toEqual([]);
 
-    // its late completions are stale, on its own metrics (above); the settlements were counted once in all
-    expect(await scraped(stopped, 'sundial_runs_stale_total')).toBe(2);
+    // its late completions are stale, on its own metrics (above: phase="complete", and no more since); the
+    // settlements were counted once in all
+    expect(await scraped(stopped, 'sundial_runs_stale_total', 'phase="complete"')).toBe(2);
     const total = async (name: string) =>
       (await Promise.all([scheduler, stopped, other].map((app) => scraped(app, name)))).reduce(
         (a, b) => a + b,
@@ -137,16 +168,39 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
 
     // the ledger says why the timer ran twice, and that the first run's end was stale
     const worker = (entry: LedgerEntry) => /-(\d+)-[^-]+$/.exec(entry.workerId ?? '')?.[1];
-    // (BullMQ's stalled check may hand the stopped worker's fire job to the other worker too: a claim of
-    // it while the run again goes on is stale, an entry naming the other worker, left out here)
-    const redelivered = (entry: LedgerEntry) =>
-      entry.event === 'stale' && worker(entry) === String(other.pid);
-    const storyOf = async (key: string) =>
-      (await client.history(key))
+    // (BullMQ's stalled check may hand the stopped worker's fire job to a worker again once its 3 s lock ran
+    // out while it was stopped: the other worker, or, let go, the stopped worker itself. A claim of it after
+    // the run was taken over is stale, `status`: an entry naming the claiming worker. The other's are left
+    // out here; the stopped worker's read just like its late completion, so the first after its run was
+    // settled is kept, and the others must be as many as its own stale claims, on its metrics.)
+    const story = (history: LedgerEntry[]) => {
+      let kept = false;
+      const shown = (entry: LedgerEntry) => {
+        const by = worker(entry);
+        if (entry.event !== 'stale' || (by !== String(other.pid) && by !== String(stopped.pid))) return true;
+        if (by === String(other.pid) || kept) return false;
+        return (kept = true);
+      };
+      return [...history]
         .reverse()
-        .filter((entry) => !redelivered(entry))
+        .filter(shown)
         .map((entry) => [entry.event, entry.reason, worker(entry)]);
-    const [again, lost] = [await storyOf(keys.again), await storyOf(keys.lost)];
+    };
+    const stories = async () => {
+      const claims = await staleClaims();
+      const histories = await Promise.all(Object.values(keys).map((key) => client.history(key)));
+      return claims === (await staleClaims()) && { claims, histories };
+    };
+    // (read between two equal reads of its stale claims: none of them came between its count and the ledger)
+    const { claims, histories } = await testing.waitFor(stories, {
+      what: 'a ledger read between its counts',
+    });
+    const stoppedStale = histories
+      .flat()
+      .filter((entry) => entry.event === 'stale' && worker(entry) === String(stopped.pid));
+    expect(claims).toBeGreaterThanOrEqual(1);
+    expect(stoppedStale).toHaveLength(2 + claims);
+    const [again, lost] = histories.map(story);
     const [claimedByStopped, claimedByOther] = [stopped, other].map((app) => [
       'claimed',
       undefined,

@@ -60,7 +60,9 @@ export async function passIfLate(
   now: number,
 ): Promise<TimerRef | null> {
   const { fields } = check;
-  const step = lateSlot(slotTimerOf(fields), Number(fields.ds ?? check.due), now);
+  // By when it runs: a claim up to claimAheadMs before its due starts it at the due. (A row stored with a
+  // jitter longer than its cron's gap, §3.3c, has dues past their successor: passed, as `next` says.)
+  const step = lateSlot(slotTimerOf(fields), Number(fields.ds ?? check.due), Math.max(now, check.due));
   if (!step) return ref;
   const passed = await context.commands.passLate(partition, ref, step);
   const subject = { key: ref.key, id: ref.id, version: Number(ref.version), partition, handler: fields.h };
