@@ -8,6 +8,7 @@ import {
 import { BullModule, getQueueToken, getSharedConfigToken } from '@nestjs/bullmq';
 import type { ConnectionOptions } from 'bullmq';
 import { fireConsumerOptions, servedPartitions, SundialKeys } from '@sundial/redis';
+import type { JsonHandlers, TimerHandlerMap } from '@sundial/core';
 import {
   checkWorkerAsyncOptions,
   checkWorkerFactoryOptions,
@@ -44,9 +45,14 @@ import { workerProviders } from './worker-providers';
  */
 @Module({})
 export class SundialWorkerModule {
-  /** The options given here, checked now: a wrong one stops the app at its definition. */
-  static forRoot(given: SundialWorkerModuleOptions = {}): DynamicModule {
-    const options = checkWorkerModuleOptions(given);
+  /**
+   * The options given here, checked now: a wrong one stops the app at its definition. `handlers` of typed
+   * payloads compile; one whose payload type is not JSON does not (JsonHandlers).
+   */
+  static forRoot<M extends TimerHandlerMap>(
+    given?: SundialWorkerModuleOptions & { handlers?: M } & JsonHandlers<M>,
+  ): DynamicModule {
+    const options = checkWorkerModuleOptions(given ?? {});
     return define(options, [{ provide: WORKER_GIVEN, useValue: options }], [], () => options);
   }
 
