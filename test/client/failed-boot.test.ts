@@ -70,6 +70,14 @@ describe('a Nest app whose boot fails', () => {
     );
   }, 60_000);
 
+  it("exits by itself when a provider of its own throws in onModuleInit beside SundialWorkerModule: its runner's, loops' and BullMQ's connections were not open", async () => {
+    const { end, lines } = await bootFailing({ FIXTURE_FAIL: 'init', FIXTURE_WORKER: '1' });
+    expect(end).toEqual({ code: 1, signal: null });
+    expect(lines).toContainEqual(
+      expect.stringContaining("boot failed: Error: the app's own provider failed at init"),
+    );
+  }, 60_000);
+
   it('exits by itself when SundialWorkerModule finds no SundialModule (isGlobal: false in a feature module)', async () => {
     const { end, lines } = await bootFailing({ FIXTURE_FAIL: 'worker-without-sundial' });
     expect(end).toEqual({ code: 1, signal: null });

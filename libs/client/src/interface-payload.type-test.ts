@@ -5,8 +5,11 @@
  * natural code of a Nest app, did not compile.
  */
 import { Injectable } from '@nestjs/common';
-import type { TimerContext, TimerSpec } from '@sundial/core';
+import type { JsonValue, TimerContext, TimerSpec } from '@sundial/core';
+import { SundialTestingModule } from '@sundial/testing';
 import { OnTimer } from './decorators/on-timer.decorator';
+import { SundialModule } from './sundial.module';
+import { SundialWorkerModule } from './worker/sundial-worker.module';
 import type { Timers } from './timers';
 
 interface Remind {
@@ -111,3 +114,25 @@ export class Reminders {
     ];
   }
 }
+
+// `handlers` maps (docs/spec.md §5.1): a typed handler compiles, one of a payload that is not JSON does not
+const remind = (p: Remind, ctx: TimerContext<Remind>) => `${p.userId} ${ctx.key}`;
+export const handlerMaps = () => [
+  SundialWorkerModule.forRoot({
+    handlers: { remind, inline: (p: Remind, ctx) => p.tags.length + ctx.runCount },
+  }),
+  SundialWorkerModule.forRoot({ handlers: { loose: (p, ctx) => ctx.key, json: (p: JsonValue) => p } }),
+  SundialWorkerModule.forRoot(),
+  SundialModule.forRoot({ backend: 'memory', handlers: { remind, unknown: (p: unknown) => p } }),
+  SundialModule.forRoot({ connection: 'redis://127.0.0.1:6379' }),
+  SundialTestingModule.forRoot({ handlers: { remind: (p: Remind, ctx) => ctx.payload.channel.to } }),
+  SundialTestingModule.forRoot(),
+  // @ts-expect-error a Date in the payload type (it comes back a string)
+  SundialWorkerModule.forRoot({ handlers: { remind, dated: (p: WithDate) => p.at.getTime() } }),
+  // @ts-expect-error a method in the payload type
+  SundialModule.forRoot({ backend: 'memory', handlers: { sent: (p: WithMethod) => p.send() } }),
+  // @ts-expect-error a class instance with methods
+  SundialTestingModule.forRoot({ handlers: { load: (p: Entity) => p.load() } }),
+  // @ts-expect-error not a function
+  SundialWorkerModule.forRoot({ handlers: { remind: 'remind' } }),
+];

@@ -1,4 +1,4 @@
-import type { Clock, SundialLogger, TimerHandler, ValidationLimits } from '@sundial/core';
+import type { Clock, SundialLogger, TimerHandlerMap, ValidationLimits } from '@sundial/core';
 import type { RedisConnection } from '@sundial/redis';
 import type { Registry } from 'prom-client';
 
@@ -51,7 +51,8 @@ export interface RedisBackendOptions extends CommonOptions {
 export interface MemoryBackendOptions extends CommonOptions {
   backend: 'memory';
   clock?: Clock;
-  handlers?: Readonly<Record<string, TimerHandler>>;
+  /** by name; a handler's payload type must be JSON (`forRoot` checks it: JsonHandlers) */
+  handlers?: TimerHandlerMap;
   /**
    * how long the app's shutdown lets running handlers end before their signals abort (default 25000,
    * as SundialWorkerModule's on Redis), measured on `clock`; no run starts meanwhile

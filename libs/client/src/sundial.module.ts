@@ -1,4 +1,11 @@
-import { type BeforeApplicationShutdown, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  Inject,
+  Module,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { JsonHandlers, TimerHandlerMap } from '@sundial/core';
 import { DiscoveryModule } from '@nestjs/core';
 import { createBackend } from './create-backend';
 import { CronRegistrar } from './cron/cron-registrar';
@@ -10,7 +17,11 @@ import {
   SUNDIAL_MODULE_GIVEN_OPTIONS,
   SUNDIAL_MODULE_OPTIONS,
 } from './sundial.module-definition';
-import type { SundialModuleOptions } from './sundial-module-options';
+import type {
+  MemoryBackendOptions,
+  RedisBackendOptions,
+  SundialModuleOptions,
+} from './sundial-module-options';
 import { TimerExplorer } from './timer-explorer';
 import { Timers } from './timers';
 
@@ -55,6 +66,17 @@ export class SundialModule
   extends ConfigurableSundialModule
   implements BeforeApplicationShutdown, OnApplicationShutdown
 {
+  /**
+   * ConfigurableModuleBuilder's forRoot, typed so that `handlers` (memory backend) of typed payloads
+   * compile and one whose payload type is not JSON does not (JsonHandlers).
+   */
+  static override forRoot<M extends TimerHandlerMap>(
+    options: (RedisBackendOptions | (MemoryBackendOptions & { handlers?: M })) &
+      JsonHandlers<M> & { isGlobal?: boolean },
+  ): DynamicModule {
+    return super.forRoot(options);
+  }
+
   constructor(
     @Inject(Timers) private readonly timers: Timers,
     @Inject(SUNDIAL_MODULE_OPTIONS) private readonly options: SundialModuleOptions,

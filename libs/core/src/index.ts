@@ -1,4 +1,5 @@
 export * from './types';
+export type { AnyTimerHandler, JsonHandlers, TimerHandlerMap } from './handler-types';
 export * from './errors';
 export { SUNDIAL_HTTP_STATUS } from './http-status';
 export { type InactiveOperation, refusals } from './refusals';

@@ -1,5 +1,5 @@
 import type { FactoryProvider, InjectionToken, ModuleMetadata, Type } from '@nestjs/common';
-import type { TimerHandler } from '@sundial/core';
+import type { TimerHandlerMap } from '@sundial/core';
 import type { PartitionTags } from '@sundial/redis';
 import type { Registry } from 'prom-client';
 
@@ -52,7 +52,7 @@ export interface SundialWorkerModuleOptions {
   /** at shutdown, how long running handlers may go on before their signals abort (default 25 s, `DEFAULT_CLOSE_GRACE_MS`) */
   shutdownGraceMs?: number;
   /** plain handlers beside the `@OnTimer` methods (the standalone worker's built-ins) */
-  handlers?: Readonly<Record<string, TimerHandler>>;
+  handlers?: TimerHandlerMap;
   /**
    * also run the dispatcher and reconciler here (default false): for apps deployed without the
    * scheduler service; safe in every replica, they need no leader

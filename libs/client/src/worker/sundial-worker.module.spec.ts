@@ -3,7 +3,7 @@ import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type JsonValue, type LogFields, silentLogger, type TimerContext } from '@sundial/core';
-import type { Queue, RedisQueueBackend } from 'bullmq';
+import { Queue, type RedisQueueBackend } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { Registry } from 'prom-client';
 import { type RedisConnection, SundialKeys } from '@sundial/redis';
@@ -303,9 +303,10 @@ describe('SundialWorkerModule (Redis, handlers in the app over @nestjs/bullmq)',
         },
         { what: 'the hand-off' },
       );
-      const queue = app.get<Queue>(getQueueToken(keys.queueName(0)));
+      const queue = new Queue(keys.queueName(0), { connection: { url: redis.url }, prefix: keys.bullPrefix }); // the module's opens at the worker's start
       await waitFor(async () => (await queue.getJob(jobId)) !== undefined, { what: 'the fire job' });
       await queue.remove(jobId);
+      await queue.close();
       // Past the reconciler's grace (2 s) the timer is armed again.
       await waitFor(async () => (await loops.reconciler.reconcileOnce()).rearmed === 1, {
         what: 'the re-arm',

@@ -5,24 +5,16 @@ import {
   type ModuleMetadata,
   type Provider,
 } from '@nestjs/common';
-import { BullModule, getQueueToken } from '@nestjs/bullmq';
+import { BullModule, getQueueToken, getSharedConfigToken } from '@nestjs/bullmq';
 import type { ConnectionOptions } from 'bullmq';
-import { Redis } from 'ioredis';
-import {
-  fireConsumerOptions,
-  followFailovers,
-  openRedis,
-  parseRedisUrl,
-  servedPartitions,
-  SundialKeys,
-  withReconnectCadence,
-} from '@sundial/redis';
+import { fireConsumerOptions, servedPartitions, SundialKeys } from '@sundial/redis';
+import type { JsonHandlers, TimerHandlerMap } from '@sundial/core';
 import {
   checkWorkerAsyncOptions,
   checkWorkerFactoryOptions,
   checkWorkerModuleOptions,
 } from '../module-option-checks';
-import type { RedisBackendOptions, SundialModuleOptions } from '../sundial-module-options';
+import type { SundialModuleOptions } from '../sundial-module-options';
 import type { Timers } from '../timers';
 import { fireProcessor } from './fire-processor';
 import { FIRE_QUEUES, SUNDIAL_WORKER_OPTIONS, SundialWorker } from './sundial-worker';
@@ -32,6 +24,7 @@ import type {
   SundialWorkerOptionsFactory,
 } from './sundial-worker-options';
 import { FIRE_CONFIG_KEY, SHARED_BULL_CHECK, sharedBullCheck } from './shared-bull-check';
+import { HELD_CONNECTIONS, HeldConnections } from './held-connections';
 import {
   checkTagging,
   closingTimersOnRefusal,
@@ -52,9 +45,14 @@ import { workerProviders } from './worker-providers';
  */
 @Module({})
 export class SundialWorkerModule {
-  /** The options given here, checked now: a wrong one stops the app at its definition. */
-  static forRoot(given: SundialWorkerModuleOptions = {}): DynamicModule {
-    const options = checkWorkerModuleOptions(given);
+  /**
+   * The options given here, checked now: a wrong one stops the app at its definition. `handlers` of typed
+   * payloads compile; one whose payload type is not JSON does not (JsonHandlers).
+   */
+  static forRoot<M extends TimerHandlerMap>(
+    given?: SundialWorkerModuleOptions & { handlers?: M } & JsonHandlers<M>,
+  ): DynamicModule {
+    const options = checkWorkerModuleOptions(given ?? {});
     return define(options, [{ provide: WORKER_GIVEN, useValue: options }], [], () => options);
   }
 
@@ -124,9 +122,11 @@ function define(
           }),
         inject: [WORKER_GIVEN, SHARED_BULL_CHECK, SUNDIAL_OPTIONAL, TIMERS_OPTIONAL],
       },
+      { provide: HELD_CONNECTIONS, useFactory: () => new HeldConnections() },
     ],
-    exports: [SUNDIAL_WORKER_OPTIONS, shared],
+    exports: [SUNDIAL_WORKER_OPTIONS, HELD_CONNECTIONS, shared],
   };
+  const { configKey } = identity;
   return {
     module: SundialWorkerModule,
     imports: [
@@ -136,15 +136,28 @@ function define(
           name: keys.queueName(partition),
           // Without configKey, Sundial's own (empty) shared config: the app's unnamed
           // BullModule.forRoot (its defaultJobOptions, telemetry, streams…) is not merged in.
-          configKey: identity.configKey ?? FIRE_CONFIG_KEY,
+          configKey: configKey ?? FIRE_CONFIG_KEY,
           // the configKey checked before @nestjs/bullmq reads it (a missing one, an unfit client)
           imports: [options],
-          useFactory: (checked: SundialWorkerModuleOptions, sundial?: SundialModuleOptions) => {
-            const { connection } = redisOptionsOf(sundial, checked);
+          useFactory: (
+            checked: SundialWorkerModuleOptions,
+            held: HeldConnections,
+            sundial?: SundialModuleOptions,
+            bull?: { connection?: ConnectionOptions },
+          ) => {
             // With a shared BullModule config its connection is used; the prefix is always Sundial's.
-            return identity.configKey ? { prefix } : { prefix, connection: bullConnection(connection) };
+            // Either is held shut until the worker starts (held-connections.ts).
+            const connection = configKey
+              ? held.forShared(bull?.connection)
+              : held.forSundial(redisOptionsOf(sundial, checked).connection);
+            return connection ? { prefix, connection } : { prefix };
           },
-          inject: [SUNDIAL_WORKER_OPTIONS, SUNDIAL_OPTIONAL],
+          inject: [
+            SUNDIAL_WORKER_OPTIONS,
+            HELD_CONNECTIONS,
+            SUNDIAL_OPTIONAL,
+            ...(configKey ? [{ token: getSharedConfigToken(configKey), optional: true }] : []),
+          ],
         })),
       ),
     ],
@@ -163,27 +176,3 @@ function define(
 /** Where SundialWorkerModule's options are resolved and checked (forRootAsync's factory and its imports). */
 @Module({})
 class SundialWorkerOptionsModule {}
-
-/**
- * BullMQ's connection options: it takes `url` for one node; of a client we give its options, so BullMQ
- * opens (and closes) connections of its own with the `maxRetriesPerRequest: null` its workers need (and
- * the client's reconnect strategy: the host's; through Sentinel, they follow a failover at once:
- * followFailovers). A URL or options get Sundial's reconnect cadence unless
- * they name a `retryStrategy`, as Sundial's own connections do: BullMQ's back-off (1 s growing to 20 s)
- * kept the workers from fire jobs for up to ~20 s after an outage. A Cluster or Sentinel URL
- * (docs/spec.md §5.4) is one BullMQ cannot read: it gets a client opened by `openRedis`, shared by the
- * partition queues and their workers (which duplicate it for their blocking reads) and kept for the
- * life of the process, as BullMQ never closes a connection it was given.
- */
-function bullConnection(connection: RedisBackendOptions['connection']): ConnectionOptions {
-  if (connection instanceof Redis) {
-    return followFailovers({ ...connection.options, maxRetriesPerRequest: null }) as ConnectionOptions;
-  }
-  const url = typeof connection === 'string' ? connection : connection.url;
-  if (url !== undefined && parseRedisUrl(url).kind !== 'node') {
-    return openRedis(connection, { maxRetriesPerRequest: null }) as ConnectionOptions;
-  }
-  return followFailovers(
-    withReconnectCadence(typeof connection === 'string' ? { url: connection } : connection),
-  ) as ConnectionOptions;
-}

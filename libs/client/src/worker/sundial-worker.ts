@@ -23,6 +23,7 @@ import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
 import { DATA_WATCH, type DataWatch } from './data-watch';
 import { START_HOLD, type StartHold } from './start-hold';
 import { SIGTERM_CHECK, type SigtermCheck } from './sigterm-check';
+import { HELD_CONNECTIONS, type HeldConnections } from './held-connections';
 import { OwnRunner } from '../own-runner';
 
 /** How long the configKey connection's check waits for an answer before it leaves the connection be. */
@@ -33,12 +34,43 @@ export const FIRE_PROCESSORS = Symbol('sundial:fire-processors');
 export const FIRE_LOOPS = Symbol('sundial:fire-loops');
 export const FIRE_QUEUES = Symbol('sundial:fire-queues');
 
-/** The dispatcher and reconciler a worker runs with `dispatch: true`, and the backlog its metrics read. */
-export interface FireLoops {
-  dispatcher: Dispatcher;
-  reconciler: Reconciler;
-  backlog: Backlog;
-  metrics: SundialMetrics;
+/**
+ * The dispatcher and reconciler a worker runs with `dispatch: true`, and the backlog its metrics read:
+ * made (their connections opened) when first used, at the worker's start; the metrics from the boot.
+ */
+export class FireLoops {
+  private loops: { dispatcher: Dispatcher; reconciler: Reconciler; backlog: Backlog } | undefined;
+
+  constructor(
+    readonly metrics: SundialMetrics,
+    private readonly make: () => { dispatcher: Dispatcher; reconciler: Reconciler; backlog: Backlog },
+  ) {}
+
+  get dispatcher(): Dispatcher {
+    return this.made().dispatcher;
+  }
+
+  get reconciler(): Reconciler {
+    return this.made().reconciler;
+  }
+
+  get backlog(): Backlog {
+    return this.made().backlog;
+  }
+
+  /** Closes what was made: a worker never started opened none. */
+  async close(): Promise<void> {
+    if (!this.loops) return;
+    const { backlog, reconciler, dispatcher } = this.loops;
+    await backlog.close();
+    await reconciler.close();
+    await dispatcher.close();
+  }
+
+  private made(): { dispatcher: Dispatcher; reconciler: Reconciler; backlog: Backlog } {
+    this.loops ??= this.make();
+    return this.loops;
+  }
 }
 
 /**
@@ -66,6 +98,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(FIRE_QUEUES) private readonly queues: Queue[],
     @Inject(START_HOLD) private readonly hold: StartHold,
     @Inject(SIGTERM_CHECK) private readonly sigtermCheck: SigtermCheck,
+    @Inject(HELD_CONNECTIONS) private readonly held: HeldConnections,
     // absent only without SundialModule, which the runner's provider refuses first
     @Optional() @Inject(OwnRunner) own: OwnRunner | null,
   ) {
@@ -112,6 +145,8 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async startOnce(): Promise<void> {
+    // BullMQ's fire queue and worker connections, made with the module and held shut until now
+    this.held.open();
     for (const processor of this.processors) this.runner.attachConsumer(processor.worker);
     // then the registrar's boot pass, if it waited for this start: its rows written once the runner
     // announced their handlers, the start (and the app's init) ends with them written
@@ -168,9 +203,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
   private async stopOnce(): Promise<void> {
     if (this.loops) {
       this.untrackBacklog();
-      await this.loops.backlog.close();
-      await this.loops.reconciler.close();
-      await this.loops.dispatcher.close();
+      await this.loops.close();
     }
     // The watch's connection closes beside the drain, not before it: the grace is the handlers'.
     const grace = this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
@@ -187,5 +220,7 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     if (!(await settledWithin(closed, CLOSE_REDIS_WAIT_MS))) {
       await Promise.all(this.queues.map((queue) => queue.disconnect().catch(() => undefined)));
     }
+    // the client BullMQ was given, which it leaves open (its workers' duplicates it closes itself)
+    await this.held.close();
   }
 }

@@ -10,7 +10,7 @@ import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
 import {
   FIRE_LOOPS,
   FIRE_PROCESSORS,
-  type FireLoops,
+  FireLoops,
   SUNDIAL_WORKER_OPTIONS,
   SundialWorker,
 } from './sundial-worker';
@@ -74,12 +74,12 @@ export function workerProviders(served: readonly number[], processors: Type<Fire
         // What a scheduler exports beside its loops (docs/spec.md §6.1): an app that runs them in
         // place of apps/scheduler feeds the same dashboard, alerts and autoscaler.
         const metrics = new SundialMetrics(options.metricsRegistry);
-        return {
+        // made (their connections opened) at the worker's start, not as Nest makes the module
+        return new FireLoops(metrics, () => ({
           dispatcher: new Dispatcher(shared),
           reconciler: new Reconciler({ ...shared, intervalMs: options.reconcileMs, observer: metrics }),
           backlog: new Backlog(redis),
-          metrics,
-        };
+        }));
       },
       inject: both,
     },

@@ -76,7 +76,8 @@ export class LeaseKeeper {
   private renewal: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {
-    this.subscriber = openRedis(options.connection, SUBSCRIBER_OPTIONS);
+    // opened by start()'s SUBSCRIBE (lazyConnect): a runner never started holds no socket
+    this.subscriber = openRedis(options.connection, { ...SUBSCRIBER_OPTIONS, lazyConnect: true });
   }
 
   /** Listens for aborts (before any run starts, so a cancel reaches every run) and starts renewing. */

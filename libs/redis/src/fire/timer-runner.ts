@@ -73,9 +73,9 @@ export class TimerRunner extends Partitioned<FireCommands> {
   private readonly completions: RunCompletions;
   private readonly slots: ClaimSlotContext;
   /**
-   * Claims have a connection of their own: a claim is due to the millisecond, and on the command
-   * connection it would wait behind a completion batch, a lease renewal or a watchdog read sent before
-   * it (Redis answers one connection's calls in order).
+   * Claims have a connection of their own: a claim is due to the millisecond, and on the command connection
+   * it would wait behind a completion batch, a lease renewal or a watchdog read sent before it (one connection
+   * is answered in order). Opened beside start(): no connection opens before it (lazyConnect, spec §5.1).
    */
   private readonly claimRedis: RedisClient;
   private readonly claims: RidingClaims;
@@ -92,7 +92,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
 
   constructor(options: TimerRunnerOptions) {
     const { served, claimAheadMs, dispatcherGraceMs } = checkRunnerOptions(options); // before any connection
-    super(options, (redis, keys) => new FireCommands(redis, keys));
+    super(options, (redis, keys) => new FireCommands(redis, keys), { lazyConnect: true });
     this.claimAheadMs = claimAheadMs;
     this.handlers = options.handlers;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -176,6 +176,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
   /** Listens for aborts first, so no run starts that a cancel could not reach; then takes jobs. */
   async start(): Promise<void> {
     await this.prepareStore(this.logger);
+    if (this.claimRedis.status === 'wait') this.claimRedis.connect().catch(() => undefined);
     await this.clock.start();
     await this.leases.start();
     // before the first job: a lacking runner passes its timers on from the start
@@ -231,8 +232,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const handedBack = this.leases.handBack(this.leases.runs().filter((run) => !run.completing));
     // then the ends of handlers that outlived their hand-back, stale (late-ends.ts), if Redis took it
     const lateSent = handedBack.then((released) => (released ? this.lateEnds.send() : this.lateEnds.close()));
-    // With Redis unreachable the hand-back and BullMQ's last writes would wait for as long as it stays
-    // away: wait a bounded time, then drop the connections (which rejects what is still queued).
+    // Redis away: the hand-back and BullMQ's last writes wait a bounded time, then the connections drop.
     let consumersDropped: Promise<void> | undefined;
     if (!(await settledWithin(Promise.all([lateSent, consumersClosed]), CLOSE_REDIS_WAIT_MS))) {
       this.logger.error(

@@ -3,7 +3,8 @@ import { SundialModule } from '@sundial/client';
 import {
   normalizeAt,
   OptionReader,
-  type TimerHandler,
+  type JsonHandlers,
+  type TimerHandlerMap,
   type ValidationLimits,
   VirtualClock,
 } from '@sundial/core';
@@ -12,7 +13,7 @@ export interface SundialTestingModuleOptions {
   /** where the virtual clock starts: a Date, epoch ms or an ISO-8601 instant with offset (default: now) */
   now?: Date | number | string;
   /** plain handlers beside the app's `@OnTimer` / `@DistributedCron` methods */
-  handlers?: Readonly<Record<string, TimerHandler>>;
+  handlers?: TimerHandlerMap;
   /** as `SundialModule`'s, for apps whose crons are named with it */
   appName?: string;
   /**
@@ -35,7 +36,11 @@ export interface SundialTestingModuleOptions {
  */
 @Module({})
 export class SundialTestingModule {
-  static forRoot(options: SundialTestingModuleOptions = {}): DynamicModule {
+  /** `handlers` of typed payloads compile; one whose payload type is not JSON does not (JsonHandlers). */
+  static forRoot<M extends TimerHandlerMap>(
+    given?: SundialTestingModuleOptions & { handlers?: M } & JsonHandlers<M>,
+  ): DynamicModule {
+    const options: SundialTestingModuleOptions = given ?? {};
     const read = OptionReader.of(
       'SundialTestingModule',
       options,
