@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import type { TimerRunner } from '@sundial/redis';
+import type { SundialMetrics, TimerRunner } from '@sundial/redis';
 import { OwnRunner } from '../own-runner';
+import { HeldConnections } from './held-connections';
 import type { DataWatch } from './data-watch';
-import type { FireLoops } from './sundial-worker';
-import { SundialWorker } from './sundial-worker';
+import { FireLoops, SundialWorker } from './sundial-worker';
 import { StartHold } from './start-hold';
 
 /** A promise and the call that resolves it. */
@@ -28,7 +28,7 @@ function workerWithLoops() {
     start: () => Promise.resolve(did.push('runner.start')).then(() => undefined),
     close: () => Promise.resolve(did.push('runner.close')).then(() => undefined),
   } as unknown as TimerRunner;
-  const loops = {
+  const made = {
     dispatcher: {
       start: () => (did.push('dispatcher.start'), dispatcherStarted.promise),
       close: () => Promise.resolve(did.push('dispatcher.close')).then(() => undefined),
@@ -38,8 +38,11 @@ function workerWithLoops() {
       close: () => Promise.resolve(did.push('reconciler.close')).then(() => undefined),
     },
     backlog: { close: () => Promise.resolve(did.push('backlog.close')).then(() => undefined) },
-    metrics: { trackBacklog: () => (did.push('backlog.track'), () => void did.push('backlog.untrack')) },
-  } as unknown as FireLoops;
+  } as unknown as ReturnType<ConstructorParameters<typeof FireLoops>[1]>;
+  const metrics = {
+    trackBacklog: () => (did.push('backlog.track'), () => void did.push('backlog.untrack')),
+  } as unknown as SundialMetrics;
+  const loops = new FireLoops(metrics, () => made);
   const dataWatch: DataWatch = () => (did.push('watch.open'), watchOpened.promise);
   const worker = new SundialWorker(
     runner,
@@ -50,6 +53,7 @@ function workerWithLoops() {
     [] as Queue[],
     new StartHold(),
     () => () => undefined,
+    new HeldConnections(),
     new OwnRunner(),
   );
   const stopWatch = () => Promise.resolve(void did.push('watch.stop'));
