@@ -4,14 +4,24 @@
  * backends, and a normal form of an answer in which what legitimately differs (ids, instants read from
  * each backend's own clock, the worker that ran a run) does not count.
  */
-import { nextCronOccurrence, SundialError, type TimersBackend, type TimerSpec } from '@sundial/core';
+import {
+  type ListOptions,
+  nextCronOccurrence,
+  SundialError,
+  type TimersBackend,
+  type TimerSpec,
+} from '@sundial/core';
 import { seededRandom } from '../engine/harness';
 
 /** One backend as a call sees it: `id` turns an id ordinal into its id; `cursor` its last list's. */
 export interface Side {
   timers: TimersBackend;
+  /** id → ordinal, by first appearance in this side's answers */
+  ids: Map<string, number>;
   id(ordinal: number): string;
   cursor: string | null;
+  /** what its last `list` was asked (with this side's own cursor) */
+  query?: ListOptions;
 }
 
 /** One call, made the same on each backend by `run`. */
@@ -20,6 +30,8 @@ export interface Call {
   run(side: Side): Promise<unknown>;
   /** a trigger or backfill that answered: runs follow, which the suite lets end on both before the next call */
   runs?: boolean;
+  /** a `list` with a `dueBefore`: in each backend's own due order (due-listing.ts) */
+  dueOrder?: boolean;
 }
 
 const HOUR = 3_600_000;
@@ -145,8 +157,8 @@ export function callsOf(seed: number, count: number, base: number, parts = false
 
   const calls: Call[] = [];
   // a write with a request id is sometimes sent again at once: the retry answers as the first call
-  const add = (text: string, run: Call['run'], runs?: boolean) => {
-    calls.push({ text, run, runs });
+  const add = (text: string, run: Call['run'], runs?: boolean, dueOrder?: boolean) => {
+    calls.push({ text, run, runs, dueOrder });
     if (/requestId/.test(text) && chance(30)) calls.push({ text: `again ${text}`, run, runs });
   };
   for (let i = 0; i < count; i += 1) {
@@ -217,11 +229,13 @@ export function callsOf(seed: number, count: number, base: number, parts = false
       case 15: {
         const l = list();
         const page = chance(40);
-        add(`list(${page ? 'the next page, ' : ''}${show(l)})`, async (b) => {
-          const answer = await b.timers.list(page && b.cursor ? { ...l, cursor: b.cursor } : l);
+        const listing = async (b: Side) => {
+          b.query = page && b.cursor ? { ...l, cursor: b.cursor } : l;
+          const answer = await b.timers.list(b.query);
           b.cursor = answer.nextCursor;
           return answer;
-        });
+        };
+        add(`list(${page ? 'the next page, ' : ''}${show(l)})`, listing, false, l.dueBefore !== undefined);
         break;
       }
       case 16: {
