@@ -7,7 +7,8 @@
 import { type ListOptions, type TimersBackend } from '@sundial/core';
 import { harness } from '../engine/harness';
 import { BACKENDS } from './backends';
-import { difference, normal, outcomeOf, type Side } from './differential-calls';
+import { type Side } from './differential-calls';
+import { difference, normal, outcomeOf } from './differential-compare';
 import { dueListingDifference } from './due-listing';
 
 const HOUR = 3_600_000;

@@ -18,7 +18,8 @@ import {
   type ListResult,
   type Timer,
 } from '@sundial/core';
-import { difference, normal, type Side } from './differential-calls';
+import { type Side } from './differential-calls';
+import { difference, normal } from './differential-compare';
 
 /** One backend's side of the listing (`side.query` what it was asked): its outcome, and its now then. */
 export interface DueListing {
