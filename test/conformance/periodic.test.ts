@@ -150,14 +150,13 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
   it.concurrent('awaitTask:false goes on after a backfill slot’s run fails (a held run, §3.3)', async () => {
     const h = await backend.open();
     const now = await h.now();
-    const timer = await h.timers.schedule({
-      key: 'filled',
-      handler: 'work',
+    const failing = {
       every: '1d',
       awaitTask: false,
       payload: { fail: 'no' },
       removeOnComplete: false,
-    });
+    } as const;
+    const timer = await h.timers.schedule({ key: 'filled', handler: 'work', ...failing });
     expect(await h.timers.backfill('filled', { from: now - 25 * 3_600_000, to: now - 3_600_000 })).toEqual({
       slots: 1,
     });
