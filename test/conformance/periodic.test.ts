@@ -147,6 +147,28 @@ describe.each(BACKENDS)('%s backend: intervals', (name) => {
     expect(row.lastErrorAt).not.toBeNull();
   });
 
+  it.concurrent('awaitTask:false goes on after a backfill slot’s run fails (a held run, §3.3)', async () => {
+    const h = await backend.open();
+    const now = await h.now();
+    const failing = {
+      every: '1d',
+      awaitTask: false,
+      payload: { fail: 'no' },
+      removeOnComplete: false,
+    } as const;
+    const timer = await h.timers.schedule({ key: 'filled', handler: 'work', ...failing });
+    expect(await h.timers.backfill('filled', { from: now - 25 * 3_600_000, to: now - 3_600_000 })).toEqual({
+      slots: 1,
+    });
+    await h.event({ type: 'failed', key: 'filled' });
+    const row = await h.until(async () => {
+      const read = await h.timers.get('filled');
+      return read?.status !== 'running' && read;
+    });
+    expect(row).toMatchObject({ id: timer.id, status: 'pending', runCount: 1, last: { status: 'failed' } });
+    expect(await h.timers.check(timer.id)).toBe(true);
+  });
+
   it.concurrent(
     'awaitTask: false arms the next tick at claim time, so runs overlap and the timer stays pending',
     async () => {

@@ -8,6 +8,7 @@
  * and `not-found` before a malformed argument; Redis the other way round.
  */
 import { nextCronOccurrence, type TimerSpec } from '@sundial/core';
+import { SundialKeys } from '@sundial/redis';
 import { BACKENDS, type Harness, useBackend } from './backends';
 
 const HOUR = 3_600_000;
@@ -111,5 +112,28 @@ describe.each(BACKENDS)('%s backend: a spec whose endAt comes before its first s
       endsEarly('specs[1].endAt'),
     );
     expect((await h.timers.list()).items).toEqual([live]);
+  });
+
+  it('a batch naming two live keys is refused at the first of them, whatever their partitions', async () => {
+    const h = await backend.open();
+    // on Redis (2 partitions, backends.ts) a guard call per partition finds each one's first live key
+    const layout = new SundialKeys('p', 2);
+    const keys = Array.from({ length: 20 }, (_, n) => `d:${n}`);
+    const [fresh, late] = keys.filter((key) => layout.partitionOf(key) === 0);
+    const early = keys.find((key) => layout.partitionOf(key) === 1)!;
+    for (const key of [early, late]) await h.timers.schedule({ key, handler: 'work', delay: '1h' });
+    const specs = [fresh, early, late].map((key): TimerSpec => ({ key, handler: 'work', delay: '2h' }));
+    await expect(h.timers.scheduleMany(specs)).rejects.toMatchObject({
+      reason: 'duplicate-key',
+      field: 'specs[1].key',
+    });
+    expect(await h.timers.get(fresh)).toBeNull();
+    // over 100 specs in one partition (two calls on Redis: the first checks the second's keys)
+    const many = Array.from({ length: 400 }, (_, n) => `e:${n}`).filter(
+      (key) => layout.partitionOf(key) === 0,
+    );
+    for (const key of [many[10], many[120]]) await h.timers.schedule({ key, handler: 'work', delay: '1h' });
+    const batch = many.slice(0, 150).map((key): TimerSpec => ({ key, handler: 'work', delay: '2h' }));
+    await expect(h.timers.scheduleMany(batch)).rejects.toMatchObject({ field: 'specs[10].key' });
   });
 });

@@ -23,19 +23,32 @@ export class LedgerReads {
    * no list write has its entries derived from its tombstone and the call's record
    * (includes/cancel-record.lua). The key's closed ledger (the lives that ended removed on completion,
    * includes/ledger.lua ledger_close_append) comes last. `not-found` when there is no ledger, row or
-   * tombstone.
+   * tombstone. While a repartition runs, a key not moved yet answers the same from the layout it moves
+   * from: where it lies (row, tombstone, ledger), or between the steps of its move (`m:`, `mx:`, `mh:`).
    */
   async history(key: string, limit: number): Promise<LedgerEntry[]> {
     validateKey(key);
-    const tombstone = this.keys.tombstone(key);
+    const { previous } = this;
+    const places = [placeOf(this.keys, key)];
+    if (previous) places.push(placeOf(previous, key), movingPlaceOf(previous, key));
+    for (const place of places) {
+      const entries = await this.historyIn(place, key, limit);
+      if (entries) return entries;
+    }
+    throw refusals.noHistory(key);
+  }
+
+  /** The key's history in one place, or null when it holds no ledger, row or tombstone of the key. */
+  private async historyIn(place: LedgerPlace, key: string, limit: number): Promise<LedgerEntry[] | null> {
+    const { keys } = place;
     const replies = await this.redis
       .pipeline()
-      .lrange(this.keys.ledger(key), 0, limit - 1)
-      .get(this.keys.closedLedger(key))
-      .hmget(this.keys.row(key), 'sa', 'lq', 's', 'v', 'd', 'tg', 'j')
-      .hmget(tombstone, 'id', 'v', 'sa', 'lq')
-      .pexpiretime(tombstone)
-      .zscore(this.keys.armed(this.keys.partitionOf(key)), key)
+      .lrange(place.ledger, 0, limit - 1)
+      .get(place.closed)
+      .hmget(place.row, 'sa', 'lq', 's', 'v', 'd', 'tg', 'j')
+      .hmget(place.tombstone, 'id', 'v', 'sa', 'lq')
+      .pexpiretime(place.tombstone)
+      .zscore(keys.armed(keys.partitionOf(key)), key)
       .exec();
     const [
       stored,
@@ -53,24 +66,21 @@ export class LedgerReads {
     const kept = armed === null ? rowKept : rowKept === null ? armed : `${rowKept}\n${armed}`;
     // the closed ledger holds the key's earlier lives, older than everything else: together with the
     // list at most `ledgerSize` entries, as one list trimmed to that size would hold
-    const room = Math.max(0, this.keys.ledgerSize - stored.length);
+    const room = Math.max(0, keys.ledgerSize - stored.length);
     const earlier = newestFirst(closed).slice(0, room).map(decodeLedgerEntry);
     // no more than the ledger holds: the row's kept entries are the list's newest, which its next write
     // trims to `ledgerSize` (a ledger turned off still shows what it kept)
-    const most = Math.min(limit, this.keys.ledgerSize || limit);
+    const most = Math.min(limit, keys.ledgerSize || limit);
     // a row leaves version 1 out (docs/design.md "Row values"): a tombstone is known by its id
     if (buriedId !== null) {
-      const cancel = await this.recordedCancel(key, Number(buriedVersion ?? '1') + 1, expiresAt, stored[0]);
+      const version = Number(buriedVersion ?? '1') + 1;
+      const cancel = await this.recordedCancel(keys, key, version, expiresAt, stored[0]);
       if (cancel) return [cancel, ...withKept(buriedKept, buriedAt, stored), ...earlier].slice(0, most);
     }
-    if (stored.length > 0 || earlier.length > 0 || (scheduledAt !== null && this.keys.ledgerSize > 0)) {
+    if (stored.length > 0 || earlier.length > 0 || (scheduledAt !== null && keys.ledgerSize > 0)) {
       return [...withKept(kept, scheduledAt, stored), ...earlier].slice(0, most);
     }
-    if (scheduledAt !== null) return [];
-    const moving = await this.previousLedger(key, limit);
-    if (moving.length > 0) return moving.map(decodeLedgerEntry);
-    if (buriedId !== null) return [];
-    throw refusals.noHistory(key);
+    return scheduledAt !== null || buriedId !== null ? [] : null;
   }
 
   /**
@@ -81,31 +91,42 @@ export class LedgerReads {
    * newer than the cancel.
    */
   private async recordedCancel(
+    keys: SundialKeys,
     key: string,
     version: number,
     expiresAt: number,
     newest: string | undefined,
   ): Promise<LedgerEntry | undefined> {
-    if (this.keys.ledgerSize === 0 || expiresAt < 0 || newest !== undefined) return undefined;
-    const record = await this.redis.get(this.keys.cancelRecord(key, expiresAt));
+    if (keys.ledgerSize === 0 || expiresAt < 0 || newest !== undefined) return undefined;
+    const record = await this.redis.get(keys.cancelRecord(key, expiresAt));
     if (record === null) return undefined;
     const { a, r } = JSON.parse(record) as { a: number; r: string };
     return decodeLedgerEntry(JSON.stringify({ a, e: 'cancelled', v: version, r }));
   }
+}
 
-  /** The key's ledger in the layout a repartition moves from, where it may still be (or moving). */
-  private async previousLedger(key: string, limit: number): Promise<string[]> {
-    const { previous } = this;
-    if (!previous) return [];
-    const base = previous.base(previous.partitionOf(key));
-    const [stored, closed] = await Promise.all([
-      this.redis.lrange(previous.ledger(key), 0, limit - 1),
-      this.redis.get(previous.closedLedger(key)),
-    ]);
-    if (stored.length > 0 || closed !== null) return [...stored, ...newestFirst(closed)].slice(0, limit);
-    // a moving ledger holds its closed ledger's entries too (repartition-take.lua)
-    return await this.redis.lrange(`${base}mh:${key}`, 0, limit - 1);
-  }
+/** Where a key's ledger, closed ledger, row and tombstone lie in one layout (`keys`). */
+interface LedgerPlace {
+  keys: SundialKeys;
+  ledger: string;
+  closed: string;
+  row: string;
+  tombstone: string;
+}
+
+function placeOf(keys: SundialKeys, key: string): LedgerPlace {
+  const [ledger, closed] = [keys.ledger(key), keys.closedLedger(key)];
+  return { keys, ledger, closed, row: keys.row(key), tombstone: keys.tombstone(key) };
+}
+
+/**
+ * A key between the steps of its move out of `keys`' layout (repartition-take.lua): its row, tombstone
+ * and ledger renamed `m:`, `mx:`, `mh:` (the closed ledger folded into the latter), out of `armed`.
+ */
+function movingPlaceOf(keys: SundialKeys, key: string): LedgerPlace {
+  const base = keys.base(keys.partitionOf(key));
+  const [ledger, closed] = [`${base}mh:${key}`, keys.closedLedger(key)];
+  return { keys, ledger, closed, row: `${base}m:${key}`, tombstone: `${base}mx:${key}` };
 }
 
 /**

@@ -146,8 +146,14 @@ export class StoreCommands {
       ),
     );
     if (replies.flat().some((reply) => reply.code === 'passed')) return;
-    const live = replies.flat().find((reply) => reply.code === 'duplicate');
-    if (live) throw duplicate(live.fields.key);
+    // each guard call answers its first live key in spec order: the batch's first is the earliest of
+    // those, whatever its partition (docs/spec.md §3.1: the spec that asked for it, as on the engine)
+    const live = replies
+      .flat()
+      .filter((reply) => reply.code === 'duplicate')
+      .map((reply) => strict.indexOf(reply.fields.key))
+      .sort((a, b) => a - b);
+    if (live.length > 0) throw duplicate(strict[live[0]]);
   }
 
   /**

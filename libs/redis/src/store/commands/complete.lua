@@ -177,7 +177,9 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
     local trigger_gone = { 'lw', 'lu', 'ct', 'hc', 'tg', 'lq' }
     rearm(row, fields, tonumber(row.d), trigger_gone, count_failure(row, outcome, fields, trigger_gone))
     return 0, 0
-  elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed') then
+  elseif row.k == 'once' or final or (row.k == 'interval' and outcome == 'failed' and row.aw ~= '0') then
+    -- (an awaitTask=false interval's failures never end it, docs/spec.md §3.3: its held runs are a
+    -- trigger's, above, a backfill slot's, below, and the one maxRuns allows last)
     -- the last run maxRuns allows says so, whatever else ends the timer too (core release: maxRuns wins)
     finish(row, version, outcome, message, reason, final and 'max-runs' or nil)
     return 0, 0

@@ -47,8 +47,12 @@ for i = 2, #ARGV do
     if row then
       leaving[#leaving + 1] = key
       leaving_ids[#leaving_ids + 1] = row.id
-      ledger_fold_armed(row) -- (moves with the row: includes/ledger)
       redis.call('RENAME', row_key(base, key), moving)
+      -- (moves with the row: includes/ledger) kept in the moving record too, which `history` reads and a
+      -- repeat answers: the key is out of `armed` from here
+      if ledger_fold_armed(row) then
+        redis.call('HSET', moving, 'lq', row.lq)
+      end
       row.key = nil
       fields = flat(row)
     else

@@ -110,14 +110,6 @@ end
 if ARGV[9] and request_answered(ARGV[9]) then
   return { 'duplicate', keys[1] }
 end
--- numeric loops, not ipairs: an iterator call per element
-local guard_status = statuses_of(guards)
-for g = 1, #guards do
-  local status = guard_status[g]
-  if status and is_live(status) then
-    return { 'duplicate', guards[g] }
-  end
-end
 local status_of = statuses_of(keys)
 local seen, again = {}, {}
 for n = 1, spec_count do
@@ -133,6 +125,16 @@ for n = 1, spec_count do
   if not distinct then
     again[n] = seen[key] -- a key met earlier in this batch: its status above is out of date
     seen[key] = true
+  end
+end
+-- The guards (the batch's later calls' keys, later specs) after this call's own: the batch is refused at
+-- its first live key, as on every backend (docs/spec.md §3.1). Numeric loops, not ipairs: an iterator
+-- call per element.
+local guard_status = statuses_of(guards)
+for g = 1, #guards do
+  local status = guard_status[g]
+  if status and is_live(status) then
+    return { 'duplicate', guards[g] }
   end
 end
 
