@@ -30,6 +30,20 @@ async function activeWithoutLock(redis: Redis): Promise<boolean> {
 }
 
 /**
+ * Whether BullMQ gave up on a fire job as stalled too often (its `maxStalledCount`, 1): a job stalled a
+ * second time is put back marked to fail (`defa`), and the worker that takes it fails it without running it.
+ */
+async function failedAsStalled(redis: Redis): Promise<boolean> {
+  for (const failed of await redis.keys('*:failed')) {
+    const queue = failed.slice(0, -'failed'.length);
+    for (const id of await redis.zrange(failed, '0', '-1'))
+      if ((await redis.hget(`${queue}${id}`, 'failedReason'))?.includes('stalled more than allowable limit'))
+        return true;
+  }
+  return false;
+}
+
+/**
  * docs/spec.md §3.2 step 4, §3.8: a worker process that is alive but does nothing for longer than its
  * lease — here SIGSTOPped mid-run, as a process starved of CPU on a loaded host is in effect — loses its
  * runs while it lives. What the chaos suite saw at load 15–17 ("ran again after a run on pid X, which did
@@ -110,11 +124,14 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
       what: "the stopped worker's BullMQ lock to run out",
     });
     stopped.kill('SIGCONT');
-    // deadline: its stalled check (every 1.5 s) puts its jobs back, and it claims them
-    await testing.waitFor(async () => (await staleClaims()) >= 1, {
-      timeoutMs: 15_000,
-      what: 'the stopped worker to claim its own fire job again',
-    });
+    // deadline: its stalled check (every 1.5 s) puts its jobs back, and it claims them — unless the job
+    // had stalled once already (the other worker's stalled check handed it over while the stopped worker
+    // was stopped, and the other's claim took the run over): stalled twice, BullMQ fails it on pickup,
+    // unrun, and no claim comes (seen once in a loaded CI run)
+    const handedBack = await testing.waitFor(
+      async () => ((await staleClaims()) >= 1 ? 'claimed' : (await failedAsStalled(opened.raw!)) && 'failed'),
+      { timeoutMs: 15_000, what: 'the stopped worker to claim its own fire job again, or BullMQ to fail it' },
+    );
     other.kill('SIGCONT');
     // deadline: its next renewals (every 0.5 s) find both leases gone and abort the runs
     await testing.waitFor(
@@ -198,7 +215,7 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
     const stoppedStale = histories
       .flat()
       .filter((entry) => entry.event === 'stale' && worker(entry) === String(stopped.pid));
-    expect(claims).toBeGreaterThanOrEqual(1);
+    if (handedBack === 'claimed') expect(claims).toBeGreaterThanOrEqual(1);
     expect(stoppedStale).toHaveLength(2 + claims);
     const [again, lost] = histories.map(story);
     const [claimedByStopped, claimedByOther] = [stopped, other].map((app) => [
