@@ -77,6 +77,7 @@ describe('TimerRunner.close() while Redis is unreachable', () => {
     await successor.start();
     reconciler.start();
 
+    // deadline: the leases (1.5 s) expire, then a reconciler pass (every 0.2 s) settles both runs
     const settled = await waitFor(
       async () => {
         const [least, most] = await Promise.all([timers.get('least'), timers.get('most')]);
