@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DIST,
@@ -128,6 +128,29 @@ describe('README "Use it from your Nest app" in an app outside the checkout', ()
         .map(([name, range]) => `@sundial/${lib}: ${name} ${range}`);
     });
     expect(exact).toEqual([]);
+  });
+
+  it('names as peers the @sundial libraries its code requires: npm installs them beside it', () => {
+    // A library that requires another one it does not name installs without complaint and then fails
+    // at its first import in the app (`Cannot find module '@sundial/core'`).
+    const unnamed = LIBS.flatMap((lib) => {
+      const folder = join(DIST, 'libs', lib, 'src');
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+      const named = new Set(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }));
+      const required = new Set<string>();
+      for (const file of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
+        if (!file.endsWith('.js')) continue;
+        for (const [, other] of readFileSync(join(folder, file), 'utf8').matchAll(
+          /require\("(@sundial\/[a-z]+)/g,
+        )) {
+          if (other !== `@sundial/${lib}`) required.add(other);
+        }
+      }
+      return [...required]
+        .filter((other) => !named.has(other))
+        .map((other) => `@sundial/${lib} requires ${other}`);
+    });
+    expect(unnamed).toEqual([]);
   });
 
   it("compiles with the user's strict tsc, and so do the engine and RedisTimers blocks", () => {
