@@ -13,6 +13,24 @@ import { Worker } from 'bullmq';
 import { type FireCluster, recorder, useFirePath } from './fire-fixture';
 
 const fire = useFirePath();
+
+/**
+ * Ends the blocking reads of `prefix`'s BullMQ Workers (their connections are named after the prefix), as
+ * their timeout would; true once none is left. A paused Worker's read still under way takes the next job.
+ */
+async function readsEnded(prefix: string): Promise<boolean> {
+  const clients = String(await fire.raw.call('CLIENT', 'LIST')).split('\n');
+  const blocked = clients.filter((line) => line.includes(` name=${prefix}:`) && /flags=\w*b/.test(line));
+  for (const line of blocked) await fire.raw.call('CLIENT', 'UNBLOCK', /^id=(\d+)/.exec(line)![1]);
+  return blocked.length === 0;
+}
+
+/** The runner's consumers (fire/fire-consumer.ts) as far as the test reads them. */
+interface HeldConsumers {
+  consumers: Map<number, unknown>;
+  retired: ReadonlySet<unknown>;
+  connections: readonly unknown[];
+}
 /** Short, so the tests need not wait the default 30 s. */
 const STALL_MS = 1_500;
 
@@ -122,6 +140,47 @@ describe('fire-job consumer watchdog', () => {
       await gate.stop();
     }
   }, 30_000);
+
+  // Each replacement kept the replaced consumer in the runner's lists and its connection open until the
+  // runner closed: after weeks of failovers, one more Redis connection (reconnecting through every
+  // outage) per replacement. Once a replaced consumer's close settles, it and its connection go.
+  it('closes a replaced consumer and its connection: the connections stay flat across replacements', async () => {
+    const cluster = await fire.cluster();
+    await cluster.dispatcher();
+    const job = recorder();
+    const recreated: number[] = [];
+    const runner = await cluster.runner(
+      { job: job.handler },
+      {
+        consumerStallMs: STALL_MS,
+        observer: { consumerRecreated: ({ partition }) => recreated.push(partition) },
+      },
+    );
+    const held = (runner as unknown as { consumers: HeldConsumers }).consumers;
+    const clients = async () =>
+      String(await fire.raw.call('CLIENT', 'LIST'))
+        .trim()
+        .split('\n').length;
+    await cluster.timers.schedule({ key: 'k0', handler: 'job', delay: 0 }); // every connection open
+    await waitFor(() => job.calls.length === 1, { what: 'the first run' }); // deadline
+    const before = await clients();
+    for (let replaced = 1; replaced <= 3; replaced++) {
+      await (held.consumers.get(0) as Worker).pause(true); // stuck, as after a failover
+      // deadline: the paused consumer's blocking read ended
+      await waitFor(() => readsEnded(cluster.prefix), { what: "the paused consumer's read ended" });
+      await cluster.timers.schedule({ key: `k${replaced}`, handler: 'job', delay: 0 });
+      // deadline: the run on the consumer made anew
+      await waitFor(() => job.calls.length === replaced + 1, {
+        timeoutMs: 4 * STALL_MS + 5_000,
+        what: 'the run',
+      });
+      // deadline: the replaced consumer's close settled and its connection closed
+      await waitFor(async () => (await clients()) <= before, { what: 'the connections back to their count' });
+    }
+    expect(recreated).toEqual([0, 0, 0]);
+    expect(held.retired.size).toBe(0);
+    expect(held.connections).toHaveLength(1);
+  }, 40_000);
 
   it('a worker whose connections were killed (CLIENT KILL) takes jobs again', async () => {
     const cluster = await fire.cluster();

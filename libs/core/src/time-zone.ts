@@ -8,7 +8,19 @@ const DAY_MS = 86_400_000;
 /** The last instant a Date can hold (September 275760). */
 export const MAX_INSTANT = 8.64e15;
 
+/**
+ * Formatters kept at most; the oldest made is dropped past this. Kept by the name as given: Intl takes any
+ * case spelling of a zone (`europe/PARIS`) and a bare offset (`+05:00`, refused after its formatter is
+ * made), each a formatter of ~23 KB of ICU memory, so a tz field written by API callers added one for
+ * the process's life per spelling. More than the ~600 names Intl knows: a process's zones stay.
+ */
+export const MAX_ZONE_FORMATTERS = 1000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The formatters kept now (at most MAX_ZONE_FORMATTERS): what a test checks the bound by. */
+export function zoneFormattersHeld(): number {
+  return formatters.size;
+}
 
 /** One formatter per zone: constructing them is far slower than using them. */
 function formatter(tz: string): Intl.DateTimeFormat {
@@ -24,6 +36,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
       minute: 'numeric',
       second: 'numeric',
     });
+    if (formatters.size >= MAX_ZONE_FORMATTERS) formatters.delete(formatters.keys().next().value as string);
     formatters.set(tz, format);
   }
   return format;

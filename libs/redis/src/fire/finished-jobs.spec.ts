@@ -1,5 +1,7 @@
 import type { Job } from 'bullmq';
 import { Cluster } from 'ioredis';
+import { EventEmitter } from 'node:events';
+import type { RedisClient } from '../infra/connection';
 import { FinishedJobs } from './finished-jobs';
 
 /**
@@ -83,5 +85,53 @@ describe('FinishedJobs on a Redis Cluster', () => {
 
   it('leaves a finish more than 10 s before the last refresh that found the old primary', async () => {
     expect(await promotedAfter(10_500, 1_000)).toEqual([]);
+  });
+});
+
+/**
+ * A connection that comes back and drops again before each check of the finishes is answered: each close
+ * added its finishes to those owed from the closes before, without bound (10,000 jobs and their data each).
+ */
+describe('FinishedJobs on a connection that keeps dropping', () => {
+  it('owes at most 10,000 finishes, however many checks a close cut off', async () => {
+    const gets: string[] = [];
+    let answer: () => Promise<string | null> = () => Promise.resolve(null);
+    const redis = Object.assign(new EventEmitter(), {
+      status: 'ready',
+      get: (key: string) => {
+        gets.push(key);
+        return answer();
+      },
+    });
+    const finishes = new FinishedJobs({
+      redis: redis as unknown as RedisClient,
+      onFinishedAgain: () => undefined,
+      logError: (message) => {
+        throw new Error(message);
+      },
+    });
+    try {
+      for (let cut = 0; cut < 3; cut++) {
+        for (let n = 0; n < 10_000; n++) finishes.finished(job(`token-${cut}-${n}`, []));
+        redis.emit('close');
+        let drop: () => void = () => undefined;
+        const dropped = new Promise<never>(
+          (_, reject) => (drop = () => reject(new Error('Connection is closed.'))),
+        );
+        answer = () => dropped;
+        redis.emit('ready'); // its check's reads go out
+        redis.emit('close'); // and the connection drops before they are answered
+        drop();
+        await new Promise(setImmediate);
+      }
+      gets.length = 0;
+      answer = () => Promise.resolve(null);
+      redis.emit('ready');
+      await new Promise(setImmediate);
+      expect(gets.length).toBeGreaterThan(0);
+      expect(gets.length).toBeLessThanOrEqual(10_000);
+    } finally {
+      finishes.stop();
+    }
   });
 });

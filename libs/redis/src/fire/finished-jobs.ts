@@ -105,9 +105,17 @@ export class FinishedJobs {
     this.connected = false;
     clearTimeout(this.retry);
     this.trim();
-    this.toCheck.push(...this.recent.slice(this.head));
+    this.owe(this.recent.slice(this.head));
     this.recent = [];
     this.head = 0;
+  }
+
+  /**
+   * Adds finishes to check once the connection is back, keeping the newest FINISHES.kept: a connection
+   * that dropped again before each check was answered piled up every close's (and their jobs' data).
+   */
+  private owe(finishes: Finish[]): void {
+    this.toCheck = [...this.toCheck, ...finishes].sort((a, b) => a.at - b.at).slice(-FINISHES.kept);
   }
 
   /**
@@ -153,7 +161,7 @@ export class FinishedJobs {
       }
     } catch (error) {
       // The connection went again: what is unchecked waits for its next return.
-      if (!this.connected) this.toCheck.push(...finishes);
+      if (!this.connected) this.owe(finishes);
       else
         this.options.logError(
           `checking the fire jobs finished before a reconnect: ${(error as Error).message}`,

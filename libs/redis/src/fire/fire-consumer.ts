@@ -85,10 +85,18 @@ export interface FireConsumersOptions {
  */
 export class FireConsumers {
   private readonly consumers = new Map<number, FireJobConsumer>();
-  /** replaced consumers, closed with the rest */
-  private readonly retired: FireJobConsumer[] = [];
-  /** the BullMQ connections the runner opened (BullMQ never closes a connection it was given) */
+  /**
+   * replaced consumers whose close has not settled yet, closed with the rest; one whose close settled is
+   * forgotten (each replacement, after a failover, left one here for the process's life)
+   */
+  private readonly retired = new Set<FireJobConsumer>();
+  /** the BullMQ connections the runner opened and has not closed (BullMQ never closes a connection it was given) */
   private readonly connections: RedisClient[] = [];
+  /**
+   * the connection each Worker the runner made is on: `start`'s one for every partition, a replacement's
+   * its own; a connection is closed once no Worker is left on it (at most one per partition and one shared)
+   */
+  private readonly connectionOf = new Map<FireJobConsumer, RedisClient>();
   private readonly watchdog: ConsumerWatchdog;
   private readonly finishes: FinishedJobs;
   private process: FireJobProcessor | undefined;
@@ -186,14 +194,34 @@ export class FireConsumers {
     if (!stuck || !this.process || this.closing) return;
     const fresh = this.own(partition, this.openConnection());
     this.consumers.set(partition, fresh);
-    this.retired.push(stuck);
+    this.retired.add(stuck);
     // Its jobs in flight may still finish; a stuck close is bounded by the runner's close.
-    void stuck.close().catch(() => undefined);
+    void stuck
+      .close()
+      .catch(() => undefined)
+      .then(() => this.forget(stuck));
     this.options.logError(
       `Sundial runner, partition ${partition}: its fire-job consumer took no job for ${this.options.stallMs} ms while jobs waited longer; closed and made anew`,
     );
     this.options.onRecreated(partition);
     await fresh.waitUntilReady();
+  }
+
+  /**
+   * A replaced consumer's close settled: it is dropped, and so is its connection once no Worker is left
+   * on it. Else every replacement kept a Redis connection open (and its client's reconnects going) until
+   * the runner closed: weeks of failovers, one more each. Closing, the runner's close closes what is left.
+   */
+  private forget(stuck: FireJobConsumer): void {
+    this.retired.delete(stuck);
+    const connection = this.connectionOf.get(stuck);
+    this.connectionOf.delete(stuck);
+    if (!connection || this.closing || [...this.connectionOf.values()].includes(connection)) return;
+    // left in `connections` until it is closed: a runner's close meanwhile waits for it too
+    void closeRedis(connection).finally(() => {
+      const at = this.connections.indexOf(connection);
+      if (at >= 0) this.connections.splice(at, 1);
+    });
   }
 
   private openConnection(): RedisClient {
@@ -215,6 +243,7 @@ export class FireConsumers {
       info: logInfo,
     });
     this.watchFinishes(worker);
+    this.connectionOf.set(worker, connection);
     return worker;
   }
 }
