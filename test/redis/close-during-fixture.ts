@@ -1,5 +1,7 @@
 import type { SundialError } from '@sundial/core';
+import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import { waitFor } from '@sundial/testing/harness';
+import { recordingLogger } from './library-host-fixture';
 
 /** Well under a start's own bounds (START_REDIS_WAIT_MS, START_SUBSCRIBE_MS: 30 s). */
 const PROMPT_MS = 3_000;
@@ -34,4 +36,23 @@ export async function closeDuring(
     prompt: Date.now() - closedAt < PROMPT_MS,
     lines: logger.lines.filter((seen) => /did not answer|within 30000 ms/.test(seen)),
   };
+}
+
+/**
+ * A Dispatcher, a TimerRunner and a RedisTimers on `connection`, each closed once its start logs that it
+ * waits for Redis: how each start settled (closeDuring), in that order.
+ */
+export function closeEachWhileWaiting(connection: string): ReturnType<typeof closeDuring>[] {
+  const dispatcherLog = recordingLogger();
+  const dispatcher = new Dispatcher({ connection, logger: dispatcherLog });
+  const runnerLog = recordingLogger();
+  const runner = new TimerRunner({ connection, handlers: {}, logger: runnerLog });
+  const timersLog = recordingLogger();
+  const timers = new RedisTimers({ connection, logger: timersLog });
+  const waiting = 'waiting up to 30000 ms for Redis before starting';
+  return [
+    closeDuring(dispatcher.start(), dispatcherLog, waiting, () => dispatcher.close()),
+    closeDuring(runner.start(), runnerLog, waiting, () => runner.close(0)),
+    closeDuring(timers.connect(), timersLog, waiting, () => timers.dispose()),
+  ];
 }

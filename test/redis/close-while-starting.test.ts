@@ -1,7 +1,7 @@
-import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
+import { Dispatcher, TimerRunner } from '@sundial/redis';
 import { freePort, type RedisServer, startRedis } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
-import { closeDuring, closedWhileStarting as closed } from './close-during-fixture';
+import { closeDuring, closedWhileStarting as closed, closeEachWhileWaiting } from './close-during-fixture';
 import { recordingLogger } from './library-host-fixture';
 
 /**
@@ -34,21 +34,11 @@ describe('close() while start() is under way', () => {
   ])(
     'a start waiting for Redis (%s) stops at close: Dispatcher, TimerRunner, RedisTimers.connect()',
     async (_, url) => {
-      const connection = url(await freePort());
-      const dispatcherLog = recordingLogger();
-      const dispatcher = new Dispatcher({ connection, logger: dispatcherLog });
-      const runnerLog = recordingLogger();
-      const runner = new TimerRunner({ connection, handlers: {}, logger: runnerLog });
-      const timersLog = recordingLogger();
-      const timers = new RedisTimers({ connection, logger: timersLog });
-      const waiting = 'waiting up to 30000 ms for Redis before starting';
-      expect(
-        await Promise.all([
-          closeDuring(dispatcher.start(), dispatcherLog, waiting, () => dispatcher.close()),
-          closeDuring(runner.start(), runnerLog, waiting, () => runner.close(0)),
-          closeDuring(timers.connect(), timersLog, waiting, () => timers.dispose()),
-        ]),
-      ).toEqual([closed, closed, closed]);
+      expect(await Promise.all(closeEachWhileWaiting(url(await freePort())))).toEqual([
+        closed,
+        closed,
+        closed,
+      ]);
     },
     45_000,
   );

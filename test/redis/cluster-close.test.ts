@@ -1,8 +1,7 @@
-import { closeRedis, Dispatcher, openRedis, RedisTimers, TimerRunner } from '@sundial/redis';
+import { closeRedis, openRedis } from '@sundial/redis';
 import { type RedisCluster, startRedisCluster, waitFor } from '@sundial/testing/harness';
 import { type Cluster, Redis } from 'ioredis';
-import { closeDuring, closedWhileStarting } from './close-during-fixture';
-import { recordingLogger } from './library-host-fixture';
+import { closedWhileStarting, closeEachWhileWaiting } from './close-during-fixture';
 
 /**
  * A Redis Cluster client closed while it is not connected ends (infra/cluster-close.ts). ioredis 6.0.0 left
@@ -39,21 +38,11 @@ describe('closing a Redis Cluster client that is not connected', () => {
     const owner = admins[cluster.nodes.indexOf(await cluster.nodeOfSlot(0))];
     await setState('fail', owner);
     try {
-      const connection = cluster.url;
-      const dispatcherLog = recordingLogger();
-      const dispatcher = new Dispatcher({ connection, logger: dispatcherLog });
-      const runnerLog = recordingLogger();
-      const runner = new TimerRunner({ connection, handlers: {}, logger: runnerLog });
-      const timersLog = recordingLogger();
-      const timers = new RedisTimers({ connection, logger: timersLog });
-      const waiting = 'waiting up to 30000 ms for Redis before starting';
-      expect(
-        await Promise.all([
-          closeDuring(dispatcher.start(), dispatcherLog, waiting, () => dispatcher.close()),
-          closeDuring(runner.start(), runnerLog, waiting, () => runner.close(0)),
-          closeDuring(timers.connect(), timersLog, waiting, () => timers.dispose()),
-        ]),
-      ).toEqual([closedWhileStarting, closedWhileStarting, closedWhileStarting]);
+      expect(await Promise.all(closeEachWhileWaiting(cluster.url))).toEqual([
+        closedWhileStarting,
+        closedWhileStarting,
+        closedWhileStarting,
+      ]);
     } finally {
       await setState('ok', owner);
     }

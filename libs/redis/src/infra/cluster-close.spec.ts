@@ -1,16 +1,7 @@
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { freePort } from '@sundial/testing/harness';
 import type { Cluster } from 'ioredis';
 import { closeRedis, openRedis } from './connection';
-
-/** A local port nothing listens on: a connect there is refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A Cluster client of `hosts`; a minute between its attempts: a close comes while it waits to reconnect. */
 function cluster(hosts: string): Cluster {
@@ -28,7 +19,7 @@ function reconnecting(client: Cluster): Promise<unknown> {
  */
 describe('closing a Redis Cluster client that is not connected', () => {
   it('ends one waiting to reconnect (every node refused it): its queue rejected', async () => {
-    const client = cluster(`127.0.0.1:${await closedPort()}`);
+    const client = cluster(`127.0.0.1:${await freePort()}`);
     const ping = client.ping();
     await reconnecting(client);
     await closeRedis(client);
@@ -37,7 +28,7 @@ describe('closing a Redis Cluster client that is not connected', () => {
   });
 
   it("ends one still resolving its startup nodes' host names", async () => {
-    const client = cluster(`localhost:${await closedPort()}`);
+    const client = cluster(`localhost:${await freePort()}`);
     const ping = client.ping();
     expect(client.status).toBe('connecting');
     await closeRedis(client);
@@ -47,7 +38,7 @@ describe('closing a Redis Cluster client that is not connected', () => {
 
   it("disconnect() and quit() end it, as BullMQ closes its connections (disconnect() waits for the 'end')", async () => {
     for (const close of [(client: Cluster) => client.disconnect(), (client: Cluster) => client.quit()]) {
-      const client = cluster(`127.0.0.1:${await closedPort()}`);
+      const client = cluster(`127.0.0.1:${await freePort()}`);
       await reconnecting(client);
       const ended = once(client, 'end');
       await close(client);
