@@ -8,9 +8,13 @@ import {
   childOutput,
   DIST,
   ensureBuilt,
+  type RedisCluster,
+  type RedisSentinels,
   type RedisServer,
   spawnOwned,
   startRedis,
+  startRedisCluster,
+  startRedisSentinels,
   waitFor,
   within,
 } from '@sundial/testing/harness';
@@ -77,6 +81,60 @@ describe('a Nest app whose boot fails', () => {
       expect.stringContaining("boot failed: Error: the app's own provider failed at init"),
     );
   }, 60_000);
+
+  it("exits by itself when a provider of its own throws in onModuleInit beside SundialWorkerModule on the app's BullModule.forRoot connection (configKey)", async () => {
+    const { end, lines } = await bootFailing({
+      FIXTURE_FAIL: 'init',
+      FIXTURE_WORKER: '1',
+      FIXTURE_CONFIG_KEY: '1',
+    });
+    expect(end).toEqual({ code: 1, signal: null });
+    expect(lines).toContainEqual(
+      expect.stringContaining("boot failed: Error: the app's own provider failed at init"),
+    );
+  }, 60_000);
+
+  describe('on a Redis Cluster and through Sentinel', () => {
+    let cluster: RedisCluster;
+    let sentinels: RedisSentinels;
+    beforeAll(async () => {
+      [cluster, sentinels] = await Promise.all([startRedisCluster(3), startRedisSentinels()]);
+    }, 120_000);
+    afterAll(async () => {
+      await Promise.all([cluster?.stop(), sentinels?.stop()]);
+    });
+
+    const cases: [string, Record<string, string>][] = [
+      ['SundialModule alone', {}],
+      ['beside SundialWorkerModule', { FIXTURE_WORKER: '1' }],
+      [
+        "beside SundialWorkerModule on the app's BullModule.forRoot connection (configKey)",
+        { FIXTURE_WORKER: '1', FIXTURE_CONFIG_KEY: '1' },
+      ],
+    ];
+    it.each(
+      cases.flatMap(([name, env]) => [
+        ['a Redis Cluster', name, env] as const,
+        ['Sentinel', name, env] as const,
+      ]),
+    )(
+      'on %s, exits by itself when a provider of its own throws in onModuleInit: %s',
+      async (topology, _, env) => {
+        const onCluster = topology === 'a Redis Cluster';
+        const { end, lines } = await bootFailing({
+          REDIS_URL: onCluster ? cluster.url : sentinels.url,
+          ...(onCluster && { FIXTURE_TAGGING: 'spread' }),
+          FIXTURE_FAIL: 'init',
+          ...env,
+        });
+        expect(end).toEqual({ code: 1, signal: null });
+        expect(lines).toContainEqual(
+          expect.stringContaining("boot failed: Error: the app's own provider failed at init"),
+        );
+      },
+      60_000,
+    );
+  });
 
   it('exits by itself when SundialWorkerModule finds no SundialModule (isGlobal: false in a feature module)', async () => {
     const { end, lines } = await bootFailing({ FIXTURE_FAIL: 'worker-without-sundial' });

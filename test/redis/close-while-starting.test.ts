@@ -1,11 +1,8 @@
-import type { SundialError } from '@sundial/core';
-import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
-import { freePort, type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
+import { Dispatcher, TimerRunner } from '@sundial/redis';
+import { freePort, type RedisServer, startRedis } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
+import { closeDuring, closedWhileStarting as closed, closeEachWhileWaiting } from './close-during-fixture';
 import { recordingLogger } from './library-host-fixture';
-
-/** Well under a start's own bounds (START_REDIS_WAIT_MS, START_SUBSCRIBE_MS: 30 s). */
-const PROMPT_MS = 3_000;
 
 /**
  * A service shut down while it starts (a SIGTERM during a boot that waits for Redis, or for its
@@ -28,54 +25,23 @@ describe('close() while start() is under way', () => {
     await server?.stop();
   });
 
-  /** Waits until `logger` has a line starting with `line`, closes, and says how the start settled and when. */
-  async function closeDuring(
-    start: Promise<void>,
-    logger: { lines: string[] },
-    line: string,
-    close: () => Promise<void>,
-  ): Promise<{ error: { reason: string; message: string }; prompt: boolean; lines: string[] }> {
-    const settled = start.then(
-      () => ({ reason: 'started', message: '' }),
-      (error: SundialError) => error,
-    );
-    await waitFor(() => logger.lines.some((seen) => seen.startsWith(line)), { what: line });
-    const closedAt = Date.now();
-    await close();
-    const { reason, message } = await settled;
-    return {
-      error: { reason, message },
-      prompt: Date.now() - closedAt < PROMPT_MS,
-      lines: logger.lines.filter((seen) => /did not answer|within 30000 ms/.test(seen)),
-    };
-  }
-
-  const closed = {
-    error: {
-      reason: 'disposed',
-      message: 'Closed while starting: close() (or dispose()) was called before the start was done.',
+  // Nothing listens at the port: a Cluster client finds none of its startup nodes and waits to reconnect
+  // (it stayed `disconnecting` when closed then, infra/cluster-close.ts), a Sentinel one finds no Sentinel.
+  it.each([
+    ['one node', (port: number) => `redis://127.0.0.1:${port}`],
+    ['a Redis Cluster', (port: number) => `redis+cluster://127.0.0.1:${port}`],
+    ['Sentinel', (port: number) => `redis+sentinel://127.0.0.1:${port}/sundial`],
+  ])(
+    'a start waiting for Redis (%s) stops at close: Dispatcher, TimerRunner, RedisTimers.connect()',
+    async (_, url) => {
+      expect(await Promise.all(closeEachWhileWaiting(url(await freePort())))).toEqual([
+        closed,
+        closed,
+        closed,
+      ]);
     },
-    prompt: true,
-    lines: [],
-  };
-
-  it('a start waiting for Redis stops at close: Dispatcher, TimerRunner, RedisTimers.connect()', async () => {
-    const connection = `redis://127.0.0.1:${await freePort()}`; // nothing listens there
-    const dispatcherLog = recordingLogger();
-    const dispatcher = new Dispatcher({ connection, logger: dispatcherLog });
-    const runnerLog = recordingLogger();
-    const runner = new TimerRunner({ connection, handlers: {}, logger: runnerLog });
-    const timersLog = recordingLogger();
-    const timers = new RedisTimers({ connection, logger: timersLog });
-    const waiting = 'waiting up to 30000 ms for Redis before starting';
-    expect(
-      await Promise.all([
-        closeDuring(dispatcher.start(), dispatcherLog, waiting, () => dispatcher.close()),
-        closeDuring(runner.start(), runnerLog, waiting, () => runner.close(0)),
-        closeDuring(timers.connect(), timersLog, waiting, () => timers.dispose()),
-      ]),
-    ).toEqual([closed, closed, closed]);
-  }, 45_000);
+    45_000,
+  );
 
   it('a start waiting for its subscription stops at close: Dispatcher, TimerRunner', async () => {
     // A user with every command and key but no channel: SUBSCRIBE answers NOPERM and is tried again.

@@ -1,5 +1,5 @@
 import type { RedisClient } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
+import { type RedisServer, startRedis, startRedisCluster, waitFor } from '@sundial/testing/harness';
 import Redis from 'ioredis';
 import { RedisPing } from './redis-ping';
 
@@ -89,4 +89,34 @@ describe('RedisPing on a Redis that is away', () => {
       await redis.stop();
     }
   });
+});
+
+/**
+ * docs/spec.md §6.2: a Redis Cluster with a slot no primary serves reports `cluster_state:fail` and refuses
+ * every command on a key (CLUSTERDOWN); its nodes still answer INFO, and readiness said ready all along.
+ */
+describe('RedisPing on a Redis Cluster that reports itself down', () => {
+  it('rejects saying so, and answers again once the cluster is whole', async () => {
+    const cluster = await startRedisCluster(1);
+    const admin = new Redis(cluster.nodes[0].url);
+    const ping = new RedisPing(cluster.url);
+    const state = async (wanted: string) =>
+      waitFor(async () => (await admin.cluster('INFO')).includes(`cluster_state:${wanted}`), {
+        what: `cluster_state:${wanted}`,
+      });
+    try {
+      await ping.ping();
+      await admin.cluster('DELSLOTS', 0); // slot 0 served by no primary
+      await state('fail');
+      await expect(admin.set('{a}k', 'v')).rejects.toThrow(/^CLUSTERDOWN/);
+      await expect(ping.ping()).rejects.toThrow(/^The Redis Cluster is down \(cluster_state:fail\)/);
+      await admin.cluster('ADDSLOTS', 0);
+      await state('ok');
+      await ping.ping();
+    } finally {
+      await ping.close();
+      admin.disconnect();
+      await cluster.stop();
+    }
+  }, 30_000);
 });

@@ -6,6 +6,7 @@ import {
   type RedisClient,
   urlForDisplay,
 } from '@sundial/redis';
+import { Cluster } from 'ioredis';
 
 const PING_TIMEOUT_MS = 1_000;
 
@@ -36,7 +37,8 @@ export class RedisPing implements ErrorEvents {
 
   /**
    * Resolves when Redis answers and can take writes; rejects saying why not: `Redis does not answer at
-   * <address>` (its `cause` the connection's error, or no answer within 1 s), or that it is full.
+   * <address>` (its `cause` the connection's error, or no answer within 1 s), that it is full, or that a
+   * Redis Cluster reports itself down.
    */
   async ping(): Promise<void> {
     if (this.client.status === 'end' && !this.closed) this.reopen();
@@ -45,16 +47,17 @@ export class RedisPing implements ErrorEvents {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
-    let info: string;
+    let info: Answers;
     try {
-      info = await Promise.race([connecting.then(() => client.info('memory')), timeout]);
+      info = await Promise.race([connecting.then(() => answers(client)), timeout]);
     } catch (error) {
       const cause = error instanceof Error ? this.cause.of(error) : new Error(String(error));
       throw new RedisNotAnswering(urlForDisplay(this.url), cause);
     } finally {
       clearTimeout(timer);
     }
-    assertNotFull(info);
+    assertNotFull(info.memory);
+    if (info.cluster !== undefined) assertClusterUp(info.cluster);
   }
 
   /** Its connection's errors: a refused AUTH (WRONGPASS) shows only there, ping() says the stream is shut. */
@@ -107,6 +110,31 @@ class RedisNotAnswering extends Error {
   constructor(address: string, cause: Error) {
     super(`Redis does not answer at ${address}`, { cause });
   }
+}
+
+/** What a ping reads: `INFO memory`, and a Redis Cluster's `CLUSTER INFO` (of the node it asks). */
+interface Answers {
+  memory: string;
+  cluster?: string;
+}
+
+async function answers(client: RedisClient): Promise<Answers> {
+  if (!(client instanceof Cluster)) return { memory: await client.info('memory') };
+  const [memory, cluster] = await Promise.all([client.info('memory'), client.cluster('INFO')]);
+  return { memory, cluster };
+}
+
+/**
+ * A Redis Cluster with a slot no primary serves (a shard's primary down and no replica promoted yet, or
+ * none to promote) reports `cluster_state:fail`, and each of its nodes then refuses every command on a
+ * key (CLUSTERDOWN): no write can be taken. Its nodes still answer INFO, so readiness said ready all along.
+ */
+function assertClusterUp(info: string): void {
+  const state = /^cluster_state:(\w+)/m.exec(info)?.[1];
+  if (state === undefined || state === 'ok') return;
+  throw new Error(
+    `The Redis Cluster is down (cluster_state:${state}): its nodes refuse every command on a key (CLUSTERDOWN) until each slot has a primary that answers. Bring the failed shard's primary back, or let a replica take over.`,
+  );
 }
 
 /**

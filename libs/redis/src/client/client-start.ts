@@ -1,4 +1,4 @@
-import { SundialError, type SundialLogger } from '@sundial/core';
+import { refusals, SundialError, type SundialLogger } from '@sundial/core';
 import { setTimeout } from 'node:timers/promises';
 import { isConnectionFailure } from '../infra/connection-failure';
 import { RedisStartTimeout } from '../infra/wait-for-redis';
@@ -22,7 +22,8 @@ export interface StartTries {
  * frozen for a moment leaves one of them (`FUNCTION LOAD`, say) unanswered past `commandTimeoutMs`, which
  * is the outage the start waits through, not a failed start. Said once, as the first wait says it
  * (wait-for-redis.ts); past the wait, `RedisStartTimeout` with the last cause. A refusal that is not an
- * outage, a start that waited in vain already (a SundialError) and a client closed meanwhile end it. With
+ * outage and a start that waited in vain already (a SundialError) end it; so does a client closed meanwhile,
+ * `Closed while starting` (reason `disposed`), whatever then failed on the connection the close shut. With
  * no wait (a call's own start), one try, its error as it is.
  */
 export async function startWithin(
@@ -34,15 +35,20 @@ export async function startWithin(
   for (let first = true; ; first = false) {
     try {
       await steps(first ? waitMs : 0);
-      if (waiting) logger.info('Redis answers: starting');
-      return;
     } catch (error) {
-      if (!isConnectionFailure(error) || error instanceof SundialError || stopped()) throw error;
+      // closed meanwhile: what failed on the connection the close shut is the close's doing, not Redis's
+      if (stopped()) throw refusals.closedWhileStarting();
+      if (!isConnectionFailure(error) || error instanceof SundialError) throw error;
       const why = told(error);
       if (Date.now() >= deadline) throw waitMs > 0 ? new RedisStartTimeout(waitMs, why) : error;
       if (!waiting) logger.warn(`waiting up to ${waitMs} ms for Redis before starting: ${why.message}`);
       waiting = true;
       await setTimeout(RETRY_MS);
+      continue;
     }
+    // closed as it ended: not started for its caller (start-unless-closed.ts says why)
+    if (stopped()) throw refusals.closedWhileStarting();
+    if (waiting) logger.info('Redis answers: starting');
+    return;
   }
 }

@@ -7,6 +7,7 @@ import { Partitioned, type PartitionedOptions } from '../infra/partitioned';
 import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
 import { startSubscribeLimitMs, SUBSCRIBER_OPTIONS, Subscription } from '../infra/subscription';
 import { type ServeOptions, servedPartitions } from '../infra/served-partitions';
+import { startUnlessClosed } from '../infra/start-unless-closed';
 import { type DueJob, FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import { DispatchSpans } from '../tracing/fire-spans';
 import { DispatcherAnnouncer } from './dispatcher-presence';
@@ -132,7 +133,10 @@ export class Dispatcher extends Partitioned<FireCommands> {
 
   async start(): Promise<void> {
     try {
-      await this.startOnce();
+      await startUnlessClosed(
+        () => this.closed,
+        () => this.startOnce(),
+      );
     } finally {
       this.endStartHold();
     }
@@ -160,6 +164,8 @@ export class Dispatcher extends Partitioned<FireCommands> {
     );
     await this.subscription.confirmedWithin(startSubscribeLimitMs());
     await this.announcer.start();
+    // closed meanwhile: a pass now would take due timers after the close
+    if (this.closed) throw refusals.closedWhileStarting();
     this.passAll();
     this.redis.on('ready', this.passAll);
   }

@@ -1,4 +1,5 @@
 import { type Job, Worker } from 'bullmq';
+import { refusals } from '@sundial/core';
 import { closeRedis, openRedis, type RedisClient, type RedisConnection } from '../infra/connection';
 import type { FireJobData } from '../store/fire-commands';
 import { ConsumerWatchdog } from './consumer-watchdog';
@@ -148,6 +149,8 @@ export class FireConsumers {
     // An external consumer's run() resolves only when it closes: only its start is ours to wait for.
     else for (const consumer of this.consumers.values()) void consumer.run();
     await Promise.all([...this.consumers.values()].map((consumer) => consumer.waitUntilReady()));
+    // closed meanwhile: a watchdog started now would check (and keep the process up) for ever
+    if (this.closing) throw refusals.closedWhileStarting();
     this.watchdog.start();
   }
 

@@ -4,6 +4,7 @@ import { consoleLogger, refusals, type SundialLogger, type TimerHandler } from '
 import { closeRedis, duplicateRedis, type RedisClient } from '../infra/connection';
 import { Partitioned } from '../infra/partitioned';
 import { CLOSE_REDIS_WAIT_MS, settledWithin } from '../infra/settled-within';
+import { startUnlessClosed } from '../infra/start-unless-closed';
 import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-commands';
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
@@ -11,6 +12,7 @@ import { defineCommands } from '../store/script-loader';
 import { RunSpan } from '../tracing/fire-spans';
 import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
+import { DEFAULT_CLOSE_GRACE_MS, DROP_WAIT_MS } from './close-waits';
 import { CompletionBatcher } from './completion-batcher';
 import { DEFAULT_CONSUMER_STALL_MS } from './consumer-watchdog';
 import { DispatcherPresenceWatch } from './dispatcher-presence-watch';
@@ -37,18 +39,8 @@ import { RedisTicks } from './redis-ticks';
 import { checkRunnerOptions, type TimerRunnerOptions } from './timer-runner-options';
 
 export type { TimerRunnerOptions } from './timer-runner-options';
+export { DEFAULT_CLOSE_GRACE_MS } from './close-waits';
 
-/**
- * How long `close()` lets running handlers go on before their signals abort (SUNDIAL_SHUTDOWN_GRACE_MS):
- * under Kubernetes' default 30 s termination grace, with room for the hand-back and the exit.
- */
-export const DEFAULT_CLOSE_GRACE_MS = 25_000;
-/**
- * How long dropping BullMQ's connections may take: ioredis's disconnectTimeout (2 s) on a socket whose
- * peer never answers. A client that was waiting to reconnect never says it ended (BullMQ waits for its
- * 'end'), yet holds no socket and no timer once dropped: it is not waited for.
- */
-const DROP_WAIT_MS = 2_500;
 /** How many leases long Redis remembers a completion's answer (a retried batch answers as its first try). */
 const COMPLETION_MEMORY_LEASES = 4;
 
@@ -174,7 +166,14 @@ export class TimerRunner extends Partitioned<FireCommands> {
   }
 
   /** Listens for aborts first, so no run starts that a cancel could not reach; then takes jobs. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return startUnlessClosed(
+      () => this.closing !== undefined,
+      () => this.startOnce(),
+    );
+  }
+
+  private async startOnce(): Promise<void> {
     await this.prepareStore(this.logger);
     if (this.claimRedis.status === 'wait') this.claimRedis.connect().catch(() => undefined);
     await this.clock.start();

@@ -6,6 +6,7 @@ import {
   settleConnect,
   skipEndedSubscriberDisconnects,
 } from './cluster-outage';
+import { settleClose } from './cluster-close';
 import { installIoredisClosures } from './ioredis-closures';
 import { installDetectorEndsWithConnection } from './ioredis-detector-end';
 import { installClosedSocketDisconnect } from './ioredis-disconnect';
@@ -137,9 +138,9 @@ function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: 
 }
 
 /**
- * A cluster client's behaviour while no node answers and as they come back (cluster-outage.ts), on
- * every one Sundial makes and every duplicate of one: BullMQ makes its Queues' and Workers' connections
- * as duplicates of the one it is given.
+ * A cluster client's behaviour while no node answers and as they come back (cluster-outage.ts), and at
+ * a close while it is not connected (cluster-close.ts), on every one Sundial makes and every duplicate of
+ * one: BullMQ makes its Queues' and Workers' connections as duplicates of the one it is given.
  */
 function withOutageLimits(
   cluster: Cluster,
@@ -148,6 +149,7 @@ function withOutageLimits(
   paceSubscriber(cluster, reconnectDelayMs);
   skipEndedSubscriberDisconnects(cluster);
   settleConnect(cluster);
+  settleClose(cluster);
   // BullMQ's connections (maxRetriesPerRequest: null) wait for Redis however long it takes, as on one node.
   if (maxRetriesPerRequest !== null) failFastWhenDown(cluster, maxRetriesPerRequest);
   const duplicate = cluster.duplicate.bind(cluster);
@@ -300,7 +302,7 @@ export async function closeRedis(redis: RedisClient): Promise<void> {
  * client with no socket (status `wait`, a lazy client never connected) ends it at once: it is taken.
  * (redis/ioredis#2169, still open, makes disconnect() do so.) That path skips the connector, so a
  * Sentinel connector's failover detector (ioredis option `failoverDetector`) is stopped here as its
- * disconnect() would. A Cluster ends its nodes itself.
+ * disconnect() would. A Cluster's close is cluster-close.ts's.
  */
 function dropWhileReconnecting(redis: Redis): void {
   const internals = redis as unknown as {
