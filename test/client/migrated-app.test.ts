@@ -1,5 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
+import { LazyModuleLoader } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import {
   CronRegistrar,
@@ -87,6 +88,26 @@ class Emails {
     }
   }
 }
+
+/** A feature the app loads on demand (`lazyModuleLoader.load(() => import('./exports.module'))`). */
+@Injectable()
+class Exports {
+  constructor(private readonly timers: Timers) {}
+
+  exportLater(id: string) {
+    return this.timers.schedule({ key: `export:${id}`, handler: 'export.run', payload: { id }, delay: 50 });
+  }
+
+  readonly ran: string[] = [];
+
+  @OnTimer('export.run')
+  run(payload: { id: string }): void {
+    this.ran.push(payload.id);
+  }
+}
+
+@Module({ providers: [Exports] })
+class ExportsModule {}
 
 @Module({
   imports: [
@@ -180,5 +201,20 @@ describe('a @nestjs/schedule + @nestjs/bullmq app migrated as the README says', 
     );
     await waitFor(() => failed.length > 0, { timeoutMs: 5_000 /* deadline */, what: 'the failed event' });
     expect(failed).toEqual(['welcome:flaky: smtp down']);
+  }, 60_000);
+
+  it("runs the @OnTimer methods of a module the app loads through LazyModuleLoader (Nest's lazy loading)", async () => {
+    const app = await boot();
+    const loaded = await app.get(LazyModuleLoader).load(() => ExportsModule);
+    await loaded.get(Exports).exportLater('e1');
+    const timers = app.get(Timers);
+    await waitFor(
+      async () => (await timers.history('export:e1')).some(({ event }) => event === 'completed'),
+      {
+        timeoutMs: 10_000, // deadline
+        what: 'the lazily loaded handler run',
+      },
+    );
+    expect(loaded.get(Exports).ran).toEqual(['e1']);
   }, 60_000);
 });
