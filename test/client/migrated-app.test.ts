@@ -114,7 +114,7 @@ class ExportsModule {}
     ConfigModule.forRoot({
       isGlobal: true,
       ignoreEnvFile: true,
-      load: [() => ({ DIGEST_CRON: '0 9 * * *' })],
+      load: [() => ({ DIGEST_CRON: '0 9 * * *', SUNDIAL_CONCURRENCY: 16 })],
     }),
   ],
   providers: [Seen, Reports, Emails],
@@ -132,7 +132,12 @@ describe('a @nestjs/schedule + @nestjs/bullmq app migrated as the README says', 
           inject: [ConfigService],
           useFactory: () => ({ connection: env.redis.url, prefix: 'migrated', appName: 'migrated' }),
         }),
-        SundialWorkerModule.forRoot({ prefix: 'migrated', concurrency: 16, dispatch: true }),
+        // the README's form, its factory's parameter untyped (it did not compile: typed never)
+        SundialWorkerModule.forRootAsync({
+          prefix: 'migrated',
+          inject: [ConfigService],
+          useFactory: (c) => ({ concurrency: c.get('SUNDIAL_CONCURRENCY'), dispatch: true }),
+        }),
       ],
     }).compile();
     env.apps.push(app);
