@@ -45,6 +45,14 @@ class Reports {
     return this.timers.schedule({ key: 'cleanup', handler: 'cleanup', cron: '0 * * * *', tz: 'UTC' });
   }
 
+  /** `schedulerRegistry.addInterval('refresh', setInterval(…, 60_000))` / `addTimeout('warm', setTimeout(…, 5_000))` */
+  addRefreshAndWarm() {
+    return this.timers.scheduleMany([
+      { key: 'refresh', handler: 'cleanup', every: 60_000 },
+      { key: 'warm', handler: 'cleanup', delay: 5_000 },
+    ]);
+  }
+
   @OnTimer('cleanup')
   cleanup(_payload: unknown, ctx: TimerContext): void {
     this.seen.runs.push({ handler: 'cleanup', key: ctx.key, attempt: ctx.attempt, payload: null });
@@ -165,6 +173,12 @@ describe('a @nestjs/schedule + @nestjs/bullmq app migrated as the README says', 
     const cleanup = await env.apps[0]!.get(Reports).addCleanup();
     expect(cleanup.cron).toBe('0 * * * *');
     expect(await again.cancel('cleanup')).toBe(true);
+    // addInterval / addTimeout, doesExist, deleteInterval / deleteTimeout
+    await env.apps[0]!.get(Reports).addRefreshAndWarm();
+    expect((await again.get('refresh'))?.everyMs).toBe(60_000);
+    expect((await again.get('warm')) !== null).toBe(true);
+    expect([await again.cancel('refresh'), await again.cancel('warm')]).toEqual([true, true]);
+    expect(await again.get('refresh')).toBeNull();
   }, 60_000);
 
   it('runs the processor jobs', async () => {
