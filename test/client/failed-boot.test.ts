@@ -143,7 +143,12 @@ describe('a Nest app whose boot fails', () => {
     expect(lines.join('\n')).toContain('imports');
   }, 60_000);
 
-  it('withdraws the declaration set its boot announced when app.listen fails (port in use): the running replicas do not defer to it', async () => {
+  /**
+   * A replica of the running build (its set announced), then the fixture's newer build booting with
+   * `env` and failing after its boot's pass: its set must not stay live, and the running replica's next
+   * look (every 500 ms) finds its own set the newest and writes its row again.
+   */
+  const failingNewerBuild = async (env: Record<string, string>, expected: string) => {
     const prefix = `fb${n++}`;
     const running = await Test.createTestingModule({
       imports: [
@@ -159,10 +164,10 @@ describe('a Nest app whose boot fails', () => {
       await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
       const { port } = taken.address() as AddressInfo;
       // Its announcements would last 30 s: past the check below, whatever the host's pace.
-      const env = { FIXTURE_FAIL: 'listen', FIXTURE_PREFIX: prefix, PORT: String(port) };
-      const { end, lines } = await bootFailing({ ...env, FIXTURE_CRON_REFRESH_MS: '10000' });
-      expect(end).toEqual({ code: 1, signal: null }); // Nest's starter main.ts: the rejection ends it
-      expect(lines.join('\n')).toContain('EADDRINUSE');
+      const given = { FIXTURE_PREFIX: prefix, PORT: String(port), FIXTURE_CRON_REFRESH_MS: '10000', ...env };
+      const { end, lines } = await bootFailing(given);
+      expect(end).toEqual({ code: 1, signal: null });
+      expect(lines.join('\n')).toContain(expected);
       expect(lines.join('\n')).toContain('declaration set is withdrawn');
       const [seconds, micros] = await probe.time();
       const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
@@ -170,7 +175,6 @@ describe('a Nest app whose boot fails', () => {
         .filter(([field, value]) => field.startsWith('s:') && Number(value.split(':')[1]) >= now)
         .map(([field]) => field);
       expect(live).toEqual([runningSet]);
-      // the running replica's next look (every 500 ms) finds its set the newest and writes its row again
       const timers = running.get(Timers);
       await waitFor(async () => (await timers.get('cron:failed-boot.report'))?.cron === '0 9 * * *', {
         timeoutMs: 10_000, // deadline
@@ -180,5 +184,23 @@ describe('a Nest app whose boot fails', () => {
       taken.close();
       await running.close();
     }
+  };
+
+  it('withdraws the declaration set its boot announced when app.listen fails (port in use): the running replicas do not defer to it', async () => {
+    // Nest's starter main.ts: the rejection ends it
+    await failingNewerBuild({ FIXTURE_FAIL: 'listen' }, 'EADDRINUSE');
+  }, 60_000);
+
+  it("withdraws it when a provider's onApplicationBootstrap after SundialModule's throws and the process exits on the rejection", async () => {
+    const free = { PORT: '0' }; // the boot fails before it listens
+    await failingNewerBuild(
+      { FIXTURE_FAIL: 'bootstrap', ...free },
+      "the app's own provider failed at bootstrap",
+    );
+  }, 60_000);
+
+  it("withdraws it when a provider's onApplicationBootstrap throws and main.ts closes the app", async () => {
+    const env = { FIXTURE_FAIL: 'bootstrap', FIXTURE_ON_FAILURE: 'close', PORT: '0' };
+    await failingNewerBuild(env, 'the app closes before its HTTP server listened');
   }, 60_000);
 });

@@ -32,7 +32,24 @@ export type DiscoveredRow = DiscoveredCron | DiscoveredInterval;
  */
 export class TimerHandlerRegistry {
   /** no prototype: a handler named `__proto__` or `toString` is an own entry like any other */
-  readonly handlers: Record<string, TimerHandler> = Object.create(null) as Record<string, TimerHandler>;
+  private readonly byName = Object.create(null) as Record<string, TimerHandler>;
+  /** what finds the methods of modules loaded since the app's init (LazyModuleLoader); none before it */
+  private lateFinder: (() => void) | undefined;
+  private finding = false;
+  /**
+   * The handlers by name. Each lookup (a run's, a `schedule`'s check, a worker's announcement) first
+   * lets the explorer find the methods of a module loaded since (LazyModuleLoader, which calls no
+   * lifecycle hook): before, they were never found, and their timers failed `unknown-handler`.
+   */
+  readonly handlers: Record<string, TimerHandler> = new Proxy(this.byName, {
+    get: (target, name) => (this.findLate(), Reflect.get(target, name)),
+    has: (target, name) => (this.findLate(), Reflect.has(target, name)),
+    ownKeys: (target) => (this.findLate(), Reflect.ownKeys(target)),
+    getOwnPropertyDescriptor: (target, name) => (
+      this.findLate(),
+      Reflect.getOwnPropertyDescriptor(target, name)
+    ),
+  });
   /** the `@DistributedCron` and `@DistributedInterval` rows, in the order found */
   readonly crons: DiscoveredRow[] = [];
   private readonly owners = new Map<string, string>();
@@ -76,12 +93,27 @@ export class TimerHandlerRegistry {
       });
     }
     this.owners.set(name, owner);
-    this.handlers[name] = run;
+    this.byName[name] = run;
   }
 
   addCron(cron: DiscoveredRow, handler: TimerHandler): void {
     this.add(cron.name, handler, cron.owner, cron);
     this.crons.push(cron);
+  }
+
+  /** From the app's init on: `finder` is asked before each lookup (it returns at once when no module was loaded since). */
+  findLateWith(finder: () => void): void {
+    this.lateFinder = finder;
+  }
+
+  private findLate(): void {
+    if (!this.lateFinder || this.finding) return;
+    this.finding = true;
+    try {
+      this.lateFinder();
+    } finally {
+      this.finding = false;
+    }
   }
 
   /** Who registered `name` (`Provider.method`), if anyone. */

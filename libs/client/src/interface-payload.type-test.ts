@@ -136,3 +136,35 @@ export const handlerMaps = () => [
   // @ts-expect-error not a function
   SundialWorkerModule.forRoot({ handlers: { remind: 'remind' } }),
 ];
+
+// a map returned by a forRootAsync factory is checked the same way (it was typed TimerHandlerMap: any)
+class Settings {
+  get(key: string): number {
+    return key.length;
+  }
+}
+const dated = () => ({ handlers: { dated: (p: WithDate) => p.at } });
+const sent = async () => ({ handlers: { sent: (p: WithMethod) => p } });
+const load = () => ({ backend: 'memory' as const, handlers: { load: (p: Entity) => p } });
+export const asyncHandlerMaps = () => [
+  SundialWorkerModule.forRootAsync({ useFactory: () => ({ handlers: { remind } }) }),
+  SundialWorkerModule.forRootAsync({ useFactory: async () => ({ handlers: { remind }, dispatch: true }) }),
+  SundialWorkerModule.forRootAsync({
+    inject: [Settings],
+    useFactory: (s: Settings) => ({ concurrency: s.get('c') }),
+  }),
+  // the README's form: an untyped parameter of an injected provider (typed never[] before: did not compile)
+  SundialWorkerModule.forRootAsync({ inject: [Settings], useFactory: (s) => ({ concurrency: s.get('c') }) }),
+  SundialModule.forRootAsync({ useFactory: () => ({ backend: 'memory' as const, handlers: { remind } }) }),
+  SundialModule.forRootAsync({ useFactory: async () => ({ connection: 'redis://127.0.0.1:6379' }) }),
+  SundialModule.forRootAsync({
+    inject: [Settings],
+    useFactory: (s) => ({ connection: `redis://h:${s.get('p')}` }),
+  }),
+  // @ts-expect-error a Date in the payload type
+  SundialWorkerModule.forRootAsync({ useFactory: dated }),
+  // @ts-expect-error a method in the payload type, from an async factory
+  SundialWorkerModule.forRootAsync({ useFactory: sent }),
+  // @ts-expect-error a class instance with methods, memory backend
+  SundialModule.forRootAsync({ useFactory: load }),
+];

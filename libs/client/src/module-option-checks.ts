@@ -1,4 +1,4 @@
-import { OptionReader, refusals, validateLedgerSize } from '@sundial/core';
+import { OptionReader, refusals, type TimerHandlerMap, validateLedgerSize } from '@sundial/core';
 import { claimAheadOf, dispatcherGraceOf, parseRedisUrl, servedPartitions } from '@sundial/redis';
 import type { SundialModuleOptions } from './sundial-module-options';
 import type {
@@ -120,7 +120,9 @@ export function checkWorkerModuleOptions(value: unknown): SundialWorkerModuleOpt
  * forRootAsync's own options, checked when the module is defined: the queue identity as forRoot's, and
  * one way to the rest (useFactory, useClass or useExisting).
  */
-export function checkWorkerAsyncOptions(given: SundialWorkerModuleAsyncOptions): SundialWorkerModuleOptions {
+export function checkWorkerAsyncOptions<M extends TimerHandlerMap>(
+  given: SundialWorkerModuleAsyncOptions<M>,
+): SundialWorkerModuleOptions {
   const { useFactory, useClass, useExisting } = given;
   const identity = Object.fromEntries(WORKER_STATIC_FIELDS.map((field) => [field, given[field]]));
   const asyncFields = ['imports', 'inject', 'useFactory', 'useClass', 'useExisting'];

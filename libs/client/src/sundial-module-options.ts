@@ -1,4 +1,5 @@
-import type { Clock, SundialLogger, TimerHandlerMap, ValidationLimits } from '@sundial/core';
+import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
+import type { Clock, JsonHandlers, SundialLogger, TimerHandlerMap, ValidationLimits } from '@sundial/core';
 import type { RedisConnection } from '@sundial/redis';
 import type { Registry } from 'prom-client';
 
@@ -61,3 +62,21 @@ export interface MemoryBackendOptions extends CommonOptions {
 }
 
 export type SundialModuleOptions = RedisBackendOptions | MemoryBackendOptions;
+
+/** What a `forRootAsync` factory returns: a memory backend's `handlers` checked as forRoot's (JsonHandlers). */
+export type SundialModuleFactoryResult<M extends TimerHandlerMap = TimerHandlerMap> = (
+  RedisBackendOptions | (MemoryBackendOptions & { handlers?: M })
+) &
+  JsonHandlers<M>;
+
+type NestAsyncOptions = ConfigurableModuleAsyncOptions<SundialModuleOptions>;
+
+/** `SundialModule.forRootAsync(options)`: Nest's async options, the factory's result typed as above. */
+export type SundialModuleAsyncOptions<M extends TimerHandlerMap = TimerHandlerMap> = Omit<
+  NestAsyncOptions,
+  'useFactory'
+> & {
+  useFactory?: (
+    ...args: Parameters<NonNullable<NestAsyncOptions['useFactory']>>
+  ) => SundialModuleFactoryResult<M> | Promise<SundialModuleFactoryResult<M>>;
+};

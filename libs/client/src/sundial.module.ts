@@ -20,6 +20,7 @@ import {
 import type {
   MemoryBackendOptions,
   RedisBackendOptions,
+  SundialModuleAsyncOptions,
   SundialModuleOptions,
 } from './sundial-module-options';
 import { TimerExplorer } from './timer-explorer';
@@ -75,6 +76,16 @@ export class SundialModule
       JsonHandlers<M> & { isGlobal?: boolean },
   ): DynamicModule {
     return super.forRoot(options);
+  }
+
+  /**
+   * ConfigurableModuleBuilder's forRootAsync, typed so that the `handlers` a factory returns are checked
+   * as forRoot's are (JsonHandlers): they were typed TimerHandlerMap, and any payload type compiled.
+   */
+  static override forRootAsync<M extends TimerHandlerMap>(
+    options: SundialModuleAsyncOptions<M> & { isGlobal?: boolean },
+  ): DynamicModule {
+    return super.forRootAsync(options);
   }
 
   constructor(

@@ -1,5 +1,5 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { SundialError, type TimerHandler } from '@sundial/core';
 import { DISTRIBUTED_CRON, type DistributedCronMetadata } from './decorators/distributed-cron.decorator';
@@ -16,35 +16,69 @@ import { refuseSecondModule } from './one-module-check';
 /**
  * Finds the `@OnTimer`, `@DistributedCron` and `@DistributedInterval` methods of every controller and provider at module init
  * (as `@nestjs/schedule`'s ScheduleExplorer does: a `@Cron` method of a controller moves there as it is)
- * and registers them, bound to their instance, in the app's TimerHandlerRegistry.
+ * and registers them, bound to their instance, in the app's TimerHandlerRegistry. From then on, a
+ * handler lookup first explores the modules loaded since (LazyModuleLoader, which calls no lifecycle
+ * hook): their `@OnTimer` methods are found at the first lookup after the load.
  */
 @Injectable()
 export class TimerExplorer implements OnModuleInit {
+  private readonly logger = new Logger('Sundial');
+  /** One instance listed under two tokens (a `useExisting` alias, a `useValue` given twice) is one handler. */
+  private readonly explored = new Set<object>();
+  /** the app's modules when last explored: a lazily loaded module adds to them */
+  private modulesSeen = 0;
+
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
     @Inject(TimerHandlerRegistry) private readonly registry: TimerHandlerRegistry,
+    @Inject(ModulesContainer) private readonly modules: ModulesContainer,
   ) {}
 
   onModuleInit(): void {
     const providers = this.discovery.getProviders();
     refuseSecondModule(providers.filter((wrapper) => wrapper.token === TimerExplorer));
-    // One instance listed under two tokens (a `useExisting` alias, a `useValue` given twice) is one
-    // handler: explored once. Two instances of one class are two, refused by the registry.
-    const explored = new Set<object>();
-    for (const wrapper of [...this.discovery.getControllers(), ...providers]) {
-      const instance: unknown = wrapper.instance;
-      if (instance === null || typeof instance !== 'object' || explored.has(instance)) continue;
-      explored.add(instance);
-      const prototype = Object.getPrototypeOf(instance) as object | null;
-      if (!prototype) continue;
-      for (const method of this.scanner.getAllMethodNames(prototype)) {
-        this.explore(wrapper, instance as Record<string, unknown>, method);
+    this.modulesSeen = this.modules.size;
+    for (const wrapper of [...this.discovery.getControllers(), ...providers]) this.exploreInstance(wrapper);
+    this.registry.findLateWith(() => this.exploreLoaded());
+  }
+
+  /**
+   * The modules loaded since (LazyModuleLoader): their new instances explored as at init, but a refusal
+   * is logged, not thrown (it would fail a run or a call, not the boot, which is over), and a
+   * `@DistributedCron` / `@DistributedInterval` found there runs if its row exists but keeps no row.
+   */
+  private exploreLoaded(): void {
+    if (this.modules.size === this.modulesSeen) return;
+    this.modulesSeen = this.modules.size;
+    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
+      try {
+        this.exploreInstance(wrapper, true);
+      } catch (error) {
+        this.logger.error(
+          `a module loaded after the app's init (LazyModuleLoader) declares a timer handler Sundial does not register: ${String(error)}`,
+        );
       }
     }
   }
 
-  private explore(wrapper: InstanceWrapper, instance: Record<string, unknown>, method: string): void {
+  private exploreInstance(wrapper: InstanceWrapper, late = false): void {
+    const instance: unknown = wrapper.instance;
+    if (instance === null || typeof instance !== 'object' || this.explored.has(instance)) return;
+    this.explored.add(instance);
+    const prototype = Object.getPrototypeOf(instance) as object | null;
+    if (!prototype) return;
+    for (const method of this.scanner.getAllMethodNames(prototype)) {
+      this.explore(wrapper, instance as Record<string, unknown>, method, late);
+    }
+  }
+
+  private explore(
+    wrapper: InstanceWrapper,
+    instance: Record<string, unknown>,
+    method: string,
+    late: boolean,
+  ): void {
     const target = instance[method];
     if (typeof target !== 'function') return;
     const onTimers = readStacked<OnTimerMetadata>(ON_TIMER, target);
@@ -57,7 +91,29 @@ export class TimerExplorer implements OnModuleInit {
     refuseNameStackedTwice(owner, [...onTimers, ...crons, ...intervals]);
     const handler = (target as TimerHandler).bind(instance) as TimerHandler;
     for (const onTimer of onTimers) this.registry.add(onTimer.name, handler, owner, onTimer);
+    if (late) return this.addLate(owner, handler, onTimers, [...crons, ...intervals]);
     for (const row of [...crons, ...intervals]) this.registry.addCron({ ...row, owner }, handler);
+  }
+
+  /** A lazily loaded module's methods: handlers from now on; its rows were declared (or not) at boot. */
+  private addLate(
+    owner: string,
+    handler: TimerHandler,
+    onTimers: readonly OnTimerMetadata[],
+    rows: readonly (DistributedCronMetadata | DistributedIntervalMetadata)[],
+  ): void {
+    const names = [...onTimers, ...rows].map(({ name }) => `'${name}'`).join(', ');
+    this.logger.log(
+      `${owner} handles ${names}: found in a module loaded after the app's init (LazyModuleLoader).`,
+    );
+    for (const row of rows) {
+      this.registry.add(row.name, handler, owner, row);
+      const decorator = row.kind === 'cron' ? '@DistributedCron' : '@DistributedInterval';
+      this.logger.warn(
+        `${decorator}('${row.name}') on ${owner} is in a module loaded after the app's init (LazyModuleLoader): its row is not written, kept or removed (rows are declared at boot). ` +
+          `Import its module in the app (the module that imports SundialModule), or declare the row in a module that is.`,
+      );
+    }
   }
 }
 

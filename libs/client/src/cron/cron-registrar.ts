@@ -29,7 +29,7 @@ import { RowSources } from './row-sources';
 import { declarationSetHash } from './declaration-set';
 import type { DeclarationTurns } from './declaration-turns';
 import { DEFAULT_CRON_REFRESH_MS, turnsOf } from './declaration-turns';
-import { onListenFailure } from './listen-failure';
+import { onStartFailure, type StopWatchingStart } from './start-failure';
 
 const DEFAULT_APP = 'app';
 
@@ -62,7 +62,9 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   /** the app's `limits`: a row is checked and compared as the backend checks it */
   private readonly limits: SpecLimits;
   private stopFollowingReset = (): void => undefined;
-  private stopWatchingListen = (): void => undefined;
+  private stopWatchingStart: StopWatchingStart = () => undefined;
+  /** the withdrawal of a replica that did not start, awaited by the close */
+  private withdrawn: Promise<void> | undefined;
   private declared: DeclaredRow[] | undefined;
   private turns: DeclarationTurns | null = null;
   private setUp: Promise<void> | undefined;
@@ -98,8 +100,9 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
     }
     this.setUp = this.setUpTurns();
     await this.setUp;
-    // The app's listen comes after this hook: failing, it withdraws the set the boot's pass announced.
-    if (this.turns) this.stopWatchingListen = onListenFailure(this.http, (error) => this.listenFailed(error));
+    // The app's later bootstrap hooks and its listen come after this hook: failing, the replica withdraws
+    // the set the boot's pass announced.
+    if (this.turns) this.stopWatchingStart = onStartFailure(this.http, (why) => this.startFailed(why));
     // Awaited here, or by the worker's start when its hook comes later (OwnRunner: awaited here, the
     // announcement it waits for would never come).
     this.booted = this.boot();
@@ -144,19 +147,21 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * The app did not start (its HTTP server failed to listen) after the boot announced this replica's
-   * declaration set: withdrawn, so the other sets' replicas write their rows again instead of deferring to
-   * a replica that is not running (docs/spec.md §5.1). Its rows stay until they do.
+   * The app did not start after the boot announced this replica's declaration set (its HTTP server
+   * failed to listen, or the process exits or the app closes before it listened: a later bootstrap hook
+   * failed): withdrawn, so the other sets' replicas write their rows again instead of deferring to a
+   * replica that is not running (docs/spec.md §5.1). Its rows stay until they do. The command is sent
+   * before this returns (a process that exits now has sent it).
    */
-  private listenFailed(error: unknown): void {
+  private startFailed(why: string): void {
     const turns = this.turns!;
     this.stopFollowingReset();
     const withdrawn = turns.withdraw();
     this.logger.warn(
-      `appName '${this.app}': the app did not start (${String(error)}): this replica's @DistributedCron/@DistributedInterval declaration set is withdrawn, ` +
+      `appName '${this.app}': the app did not start (${why}): this replica's @DistributedCron/@DistributedInterval declaration set is withdrawn, ` +
         `so that the replicas already running do not defer to it.`,
     );
-    withdrawn.catch((failure: unknown) =>
+    this.withdrawn = withdrawn.catch((failure: unknown) =>
       this.logger.warn(
         `appName '${this.app}': the declaration set of this replica, which did not start, could not be withdrawn (${String(failure)}); it stops counting three cronRefreshMs (${this.refreshMs} ms) after its last announcement.`,
       ),
@@ -165,8 +170,9 @@ export class CronRegistrar implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.own.closing();
-    this.stopWatchingListen();
+    this.stopWatchingStart(true);
     this.stopFollowingReset();
+    await this.withdrawn;
     await this.turns?.stop();
   }
 

@@ -1,5 +1,5 @@
 import type { FactoryProvider, InjectionToken, ModuleMetadata, Type } from '@nestjs/common';
-import type { TimerHandlerMap } from '@sundial/core';
+import type { JsonHandlers, TimerHandlerMap } from '@sundial/core';
 import type { PartitionTags } from '@sundial/redis';
 import type { Registry } from 'prom-client';
 
@@ -75,6 +75,13 @@ export type SundialWorkerStaticField = 'prefix' | 'partitions' | 'serve' | 'tagg
 /** The options `forRootAsync`'s factory (or options class) gives: all but the queue identity. */
 export type SundialWorkerModuleFactoryOptions = Omit<SundialWorkerModuleOptions, SundialWorkerStaticField>;
 
+/**
+ * What a forRootAsync factory returns: its `handlers` of typed payloads compile, one whose payload type
+ * is not JSON does not (`JsonHandlers`, as forRoot checks them).
+ */
+export type SundialWorkerFactoryResult<M extends TimerHandlerMap = TimerHandlerMap> =
+  SundialWorkerModuleFactoryOptions & { handlers?: M } & JsonHandlers<M>;
+
 /** `forRootAsync({ useClass })` / `useExisting`: a provider that gives the options. */
 export interface SundialWorkerOptionsFactory {
   createSundialWorkerOptions():
@@ -86,15 +93,20 @@ export interface SundialWorkerOptionsFactory {
  * `useFactory` (with `inject`, e.g. ConfigService), `useClass` or `useExisting`; checked at boot as
  * forRoot's are.
  */
-export interface SundialWorkerModuleAsyncOptions extends Pick<
+export interface SundialWorkerModuleAsyncOptions<M extends TimerHandlerMap = TimerHandlerMap> extends Pick<
   SundialWorkerModuleOptions,
   SundialWorkerStaticField
 > {
   /** modules whose providers the factory injects (e.g. ConfigModule) */
   imports?: ModuleMetadata['imports'];
+  /**
+   * The injected values as Nest's own factories take them (`FactoryProvider`): `(config) => …` reads
+   * `config.get(…)` — typed `never[]` before, an untyped parameter did not compile. What it returns is
+   * checked as forRoot's options are, its `handlers` included (`JsonHandlers`).
+   */
   useFactory?: (
-    ...args: never[]
-  ) => SundialWorkerModuleFactoryOptions | Promise<SundialWorkerModuleFactoryOptions>;
+    ...args: Parameters<FactoryProvider['useFactory']>
+  ) => SundialWorkerFactoryResult<M> | Promise<SundialWorkerFactoryResult<M>>;
   inject?: FactoryProvider['inject'];
   useClass?: Type<SundialWorkerOptionsFactory>;
   useExisting?: InjectionToken;
