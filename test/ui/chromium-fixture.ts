@@ -16,22 +16,6 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 /** Debian's `chromium` package (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/**
- * Launches chromium with `args` — before the suite's apps, awaited after them: each start takes seconds
- * on a loaded host, and one after the other the suite waited for both. Its failure is reported where it
- * is awaited (not unhandled meanwhile); `closeChromium` closes it even when the apps failed to start.
- */
-export function launchChromium(args: string[]): Promise<Browser> {
-  const launching = chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', ...args] });
-  launching.catch(() => undefined);
-  return launching;
-}
-
-/** Closes the browser `launching` started, once it is up; nothing when it failed or was never started. */
-export async function closeChromium(launching: Promise<Browser> | undefined): Promise<void> {
-  await (await launching?.catch(() => undefined))?.close();
-}
-
 export interface ChromiumFixture {
   readonly browser: Browser;
   /** the scheduler, without SUNDIAL_API_TOKEN, as `npm start` runs it */
@@ -48,20 +32,18 @@ export function useSchedulerInChromium(site: RequestListener, args: string[] = [
   let redis: RedisServer | undefined;
   let scheduler: AppProcess | undefined;
   let server: Server | undefined;
-  let launching: Promise<Browser> | undefined;
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    launching = launchChromium(args);
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     [scheduler] = (await spawnCluster(clusterEnv(redis.url), 1, 0)).schedulers;
     server = createServer(site);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    browser = await launching;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', ...args] });
   }, 120_000);
 
   afterAll(async () => {
-    await closeChromium(launching);
+    await browser?.close();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await killAll(scheduler ? [scheduler] : []);
     await redis?.stop();
@@ -98,20 +80,20 @@ export interface ClusterPage {
 export function useClusterInChromium(width = 1280, env: Record<string, string> = {}): ClusterPage {
   let redis: RedisServer | undefined;
   let apps: { schedulers: AppProcess[]; workers: AppProcess[] } | undefined;
-  let launching: Promise<Browser> | undefined;
+  let browser: Browser | undefined;
   let page: Page | undefined;
 
   beforeAll(async () => {
-    launching = launchChromium([]);
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     apps = await spawnCluster(clusterEnv(redis.url, env), 1, 1);
-    page = await (await launching).newPage({ viewport: { width, height: 900 } });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width, height: 900 } });
     // well inside jest's 30 s per test, so a missing element fails with its own message
     page.setDefaultTimeout(10_000);
   }, 120_000);
 
   afterAll(async () => {
-    await closeChromium(launching);
+    await browser?.close();
     await killAll([...(apps?.schedulers ?? []), ...(apps?.workers ?? [])]);
     await redis?.stop();
   });

@@ -17,9 +17,10 @@ import {
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page, Request } from 'playwright-core';
-import { closeChromium, launchChromium } from './chromium-fixture';
+import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 
+/** Debian's `chromium` package (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /**
  * The README's screenshots are rewritten with `SUNDIAL_UI_SCREENSHOTS=1 npm run test:jest -- test/ui`;
  * an ordinary run takes them too (a page that fails to render fails here) but keeps them out of the tree.
@@ -42,13 +43,12 @@ describe('operator UI in chromium against a running cluster', () => {
   let apps: { schedulers: AppProcess[]; workers: AppProcess[] };
   let api: HttpClient;
   let client: RedisTimers;
-  let launching: Promise<Browser> | undefined;
+  let browser: Browser;
   let page: Page;
   /** files outside the API that a page asked for and the scheduler did not have (the icon was one) */
   const missing: string[] = [];
 
   beforeAll(async () => {
-    launching = launchChromium([]);
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     const env = clusterEnv(redis.url, { SUNDIAL_API_TOKEN: TOKEN, SUNDIAL_PARTITIONS: String(PARTITIONS) });
     apps = await spawnCluster(env, 1, 1);
@@ -62,7 +62,8 @@ describe('operator UI in chromium against a running cluster', () => {
       payload: { customer: `customer-${n}` },
     }));
     for (let n = 0; n < TIMERS; n += 250) await client.scheduleMany(specs.slice(n, n + 250));
-    page = await (await launching).newPage({ viewport: { width: 1280, height: 900 } });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('response', (response) => {
       if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/v1/'))
         missing.push(response.url());
@@ -73,7 +74,7 @@ describe('operator UI in chromium against a running cluster', () => {
   }, 180_000);
 
   afterAll(async () => {
-    await closeChromium(launching);
+    await browser?.close();
     await client?.dispose();
     await killAll([...(apps?.schedulers ?? []), ...(apps?.workers ?? [])]);
     await redis?.stop();
