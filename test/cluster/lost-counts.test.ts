@@ -66,7 +66,7 @@ describe('lost runs settled by the claim of a redelivered fire job are counted',
     const runs = async () => (await readRuns(records)).filter((run) => run.key.startsWith('count:'));
     await testing.waitFor(async () => (await runs()).length === keys.length, { what: 'every run to start' });
 
-    const survivors = [await startWorker('survivor-a'), await startWorker('survivor-b')];
+    const survivors = await Promise.all([startWorker('survivor-a'), startWorker('survivor-b')]);
     doomed.kill('SIGKILL');
     expect((await doomed.exited).signal).toBe('SIGKILL');
 

@@ -23,8 +23,8 @@ const presenceLines = (app: AppProcess) => appLines(app, NONE, SOME, AGAIN);
 /**
  * docs/spec.md §4.2, the standalone apps: a worker deployed without a scheduler (or with the scheduler
  * scaled to 0) says so once, its grace after its start, with the fix; a scheduler started then is said too.
- * The first two cases run side by side (`it.concurrent`), each on a prefix of its own: they wait on real
- * time (the worker's grace). The restart case runs alone after them. It rolls the scheduler as
+ * The cases run side by side (`it.concurrent`), each on a prefix of its own: they wait on real time (the
+ * worker's grace, a timer due past it). The restart case rolls the scheduler as
  * deploy/k8s does (maxSurge 1, maxUnavailable 0: the new one ready, then the old one stopped): stopped
  * first, the new one had to be up within the old one's last announcement (15 s, less up to 3 s), and its
  * boot alone took 10.9 and 12.2 s at load 11–13, so the worker warned, as it should after such a gap. A gap within
@@ -84,30 +84,34 @@ describe('cluster: a worker with no scheduler says so (docs/spec.md §4.2)', () 
     60_000,
   );
 
-  it('a cluster started together, its scheduler restarted: the timer runs and the worker says nothing past its grace', async () => {
-    const env = clusterEnv(redis().url, { SUNDIAL_PREFIX: 'together' });
-    const [scheduler, worker] = await Promise.all([
-      spawnApp('scheduler', 'scheduler-1', env),
-      spawnApp('worker', 'worker-1', { ...env, SUNDIAL_DISPATCHER_GRACE_MS: String(GRACE_MS) }),
-    ]);
-    apps.push(scheduler, worker);
-    const timers = new RedisTimers({ connection: redis().url, prefix: 'together', partitions: 2 });
-    const records = new Redis(`${redis().url}/1`);
-    try {
-      // Due past the worker's grace and a few of its looks (a third of it apart).
-      await timers.schedule({ key: 'past-grace', handler: 'record', delay: GRACE_MS + 6_000 });
-      // A rolling restart (deploy/k8s/base/scheduler.yaml's order): a new scheduler ready, the old one stops.
-      apps.push(await spawnApp('scheduler', 'scheduler-2', env));
-      scheduler.kill('SIGTERM');
-      await scheduler.exited;
-      await waitFor(async () => (await readRuns(records)).some((run) => run.key === 'past-grace'), {
-        timeoutMs: NOTICE_MS, // deadline
-        what: 'the timer to run',
-      });
-      expect(presenceLines(worker)).toEqual([]);
-    } finally {
-      records.disconnect();
-      await timers.dispose();
-    }
-  }, 120_000);
+  it.concurrent(
+    'a cluster started together, its scheduler restarted: the timer runs and the worker says nothing past its grace',
+    async () => {
+      const env = clusterEnv(redis().url, { SUNDIAL_PREFIX: 'together' });
+      const [scheduler, worker] = await Promise.all([
+        spawnApp('scheduler', 'scheduler-1', env),
+        spawnApp('worker', 'worker-1', { ...env, SUNDIAL_DISPATCHER_GRACE_MS: String(GRACE_MS) }),
+      ]);
+      apps.push(scheduler, worker);
+      const timers = new RedisTimers({ connection: redis().url, prefix: 'together', partitions: 2 });
+      const records = new Redis(`${redis().url}/1`);
+      try {
+        // Due past the worker's grace and a few of its looks (a third of it apart).
+        await timers.schedule({ key: 'past-grace', handler: 'record', delay: GRACE_MS + 6_000 });
+        // A rolling restart (deploy/k8s/base/scheduler.yaml's order): a new scheduler ready, the old one stops.
+        apps.push(await spawnApp('scheduler', 'scheduler-2', env));
+        scheduler.kill('SIGTERM');
+        await scheduler.exited;
+        await waitFor(async () => (await readRuns(records)).some((run) => run.key === 'past-grace'), {
+          timeoutMs: NOTICE_MS, // deadline
+          what: 'the timer to run',
+        });
+        expect(presenceLines(worker)).toEqual([]);
+      } finally {
+        records.disconnect();
+        await timers.dispose();
+      }
+    },
+    120_000,
+  );
 });

@@ -19,21 +19,26 @@ const SLOW_REPLY_MS = 300;
  * SLOW_REPLY_MS late: the shutdown closes the connections the start is using, and closes them one after
  * another at Redis's pace. It used to log a fatal `could not start: Connection is closed.` (the start
  * failing at once on a closed connection) and exit 1; a signal during the start is a shutdown like any
- * other: its lines, exit 0.
+ * other: its lines, exit 0. The two apps' cases run side by side (`it.concurrent`), each through a gate
+ * of its own: most of each is waiting on the slow replies.
  */
 describe('apps sent SIGTERM while starting', () => {
   let redis: RedisServer;
-  let gate: CommandGate | undefined;
+  /** every case's gate, stopped after the suite (jest runs no afterEach for an `it.concurrent` case) */
+  const gates: CommandGate[] = [];
   beforeAll(async () => {
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
   }, 180_000);
-  afterEach(() => gate?.stop());
-  afterAll(() => redis?.stop());
+  afterAll(async () => {
+    await Promise.all(gates.map((gate) => gate.stop()));
+    await redis?.stop();
+  });
 
-  it.each(['scheduler', 'worker'])(
+  it.concurrent.each(['scheduler', 'worker'])(
     '%s: shuts down cleanly, exit 0, with no fatal line',
     async (app) => {
-      gate = await CommandGate.start({ port: redis.port }, /FUNCTION/i);
+      const gate = await CommandGate.start({ port: redis.port }, /FUNCTION/i);
+      gates.push(gate);
       const child = spawnOwned(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
         env: { ...process.env, REDIS_URL: gate.url, PORT: '0', LOG_LEVEL: 'info' },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -77,8 +77,11 @@ describe('a worker stopped (SIGSTOP) past its lease, then let go', () => {
       apps.push(started);
       return started;
     };
-    const scheduler = await start('scheduler', 'scheduler');
-    const stopped = await start('worker', 'stopped', LEASE);
+    // side by side: no timer exists before both are up
+    const [scheduler, stopped] = await Promise.all([
+      start('scheduler', 'scheduler'),
+      start('worker', 'stopped', LEASE),
+    ]);
     const client = (opened.client = new RedisTimers({ connection: opened.redis!.url, partitions: 2 }));
     const records = (opened.records = new Redis(`${opened.redis!.url}/1`));
     opened.raw = new Redis(opened.redis!.url);

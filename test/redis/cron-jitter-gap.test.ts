@@ -9,10 +9,12 @@ const refused = (field = 'jitter') =>
 /**
  * docs/spec.md §3.3c on Redis: a cron's jitter must be shorter than the shortest gap between its slots —
  * refused at schedule, in a batch and on replace, changing nothing — while a row an older release stored
- * with a longer one keeps it and goes on as before: pause, resume and reschedule read no spec.
+ * with a longer one keeps it and goes on as before: pause, resume and reschedule read no spec. The
+ * cases run side by side (`it.concurrent`), each on a prefix of its own: most of each is waiting for a
+ * per-second cron's slots.
  */
 describe("a cron's jitter and the gap between its slots, on Redis", () => {
-  it('is refused on every write of a spec, and nothing changes', async () => {
+  it.concurrent('is refused on every write of a spec, and nothing changes', async () => {
     const { timers } = await fire.cluster();
     const spec = { key: 'c', handler: 'h', cron: '* * * * *', tz: 'UTC', jitter: '2m' as const };
     await expect(timers.schedule(spec)).rejects.toThrow(refused());
@@ -27,7 +29,7 @@ describe("a cron's jitter and the gap between its slots, on Redis", () => {
     ]);
   });
 
-  it.each([
+  it.concurrent.each([
     ['once', 'on time'],
     ['skip', 'on time'],
     ['once', 'behind'],
