@@ -103,7 +103,7 @@ describe('operator UI: a support walk in chromium', () => {
       await page.locator('caption', { hasText: caption }).waitFor();
     }
     const captions = await page.locator('caption').allTextContents();
-    expect(captions).toEqual(['The next due time', 'The only entry']);
+    expect(captions).toEqual(['The next due time', 'Counters of this timer', 'The only entry']);
   });
 
   it('Reschedule moves the due time through the API; a bad time is refused with its fix, nothing moved', async () => {

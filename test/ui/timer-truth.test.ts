@@ -5,7 +5,8 @@ import { type ClusterPage, useClusterInChromium } from './chromium-fixture';
  * What a timer's page says of it is what the timer will do (docs/spec.md §3.4, §3.9, §5.6): a paused
  * interval's Due showed its old `dueAt`, which a resume does not arm (the next slot after then), and an
  * ended timer's showed a time as if to come; a ledger's `lost` entry of a run put back to run again
- * (reason `requeued`, at-least-once) read as a run lost. A private Redis, one scheduler and one worker.
+ * (reason `requeued`, at-least-once) read as a run lost; its counters (runs, failures, stale, skipped,
+ * lost, requeued) were not shown at all. A private Redis, one scheduler and one worker.
  */
 describe("operator UI: a timer's page tells what the timer will do, in chromium", () => {
   const cluster = useClusterInChromium();
@@ -56,7 +57,10 @@ describe("operator UI: a timer's page tells what the timer will do, in chromium"
       { at, event: 'lost', version: 1, workerId: 'worker-a', reason: 'requeued', due: at },
       { at, event: 'scheduled', version: 1 },
     ];
-    await page.route(`**${keyPath(key)}/history?*`, (route) => route.fulfill({ json: { key, entries } }));
+    await page.route(`**${keyPath(key)}/describe?*`, async (route) => {
+      const described = (await (await route.fetch()).json()) as Record<string, unknown>;
+      await route.fulfill({ json: { ...described, history: entries } });
+    });
     await cluster.openTimer(key, 'pending');
     const ledger = page.locator('table', { has: page.locator('caption', { hasText: 'newest first' }) });
     await ledger.locator('tbody tr').nth(2).waitFor();
@@ -65,5 +69,49 @@ describe("operator UI: a timer's page tells what the timer will do, in chromium"
       /^.*\tlost\t1\tworker-b\treason lost: recorded lost, not run again · the worker was lost$/,
     );
     expect(rows[1]).toMatch(/^.*\tlost\t1\tworker-a\treason requeued: put back to run again · due \d{4}-/);
+  });
+
+  it('Counters: a timer that ran twice and failed once shows 2 runs, 1 failure, and what limits them', async () => {
+    const key = 'counters:twice';
+    // its first run ends at once; its second (runCount > 1: payload.rerunMs) outlasts the timeout and fails;
+    // both are trigger runs, so the timer stays pending on its hourly schedule
+    await api('POST', '/v1/timers', {
+      key,
+      handler: 'slow',
+      every: '1h',
+      payload: { ms: 0, rerunMs: 60_000 },
+      timeout: '200ms',
+    });
+    const row = async () =>
+      (await api<{ status: string; runCount: number; lastErrorAt: number | null }>('GET', keyPath(key))).body;
+    await api('POST', `${keyPath(key)}/trigger`);
+    // deadline (waitFor's 10 s): left as soon as the first run has completed and the timer is armed again
+    await waitFor(
+      async () => {
+        const { runCount, status } = await row();
+        return runCount === 1 && status === 'pending';
+      },
+      { what: `${key}'s first run to complete` },
+    );
+    await api('POST', `${keyPath(key)}/trigger`);
+    // deadline (waitFor's 10 s): a trigger run's failure leaves the interval on its schedule (§3.4)
+    await waitFor(async () => (await row()).lastErrorAt !== null, { what: `${key}'s second run to fail` });
+    await cluster.openTimer(key, 'pending');
+    const counters = page.locator('table', { has: page.locator('caption', { hasText: 'Counters' }) });
+    await counters.locator('tbody tr').nth(5).waitFor();
+    const shown = (await counters.locator('tbody tr').allInnerTexts()).map((r) => r.split('\t').slice(0, 2));
+    expect(shown).toEqual([
+      ['Runs', '2'],
+      ['Failures', '1'],
+      ['Stale', '0'],
+      ['Skipped', '0'],
+      ['Lost', '0'],
+      ['Requeued', '0'],
+    ]);
+    // the counts derived from the ledger say what they cover, as the spec words it (§3.9)
+    const note = page.locator(`#${await counters.getAttribute('aria-describedby')}`);
+    expect(await note.textContent()).toContain(
+      "counted over the ledger's last 50 entries, not the timer's whole life",
+    );
   });
 });

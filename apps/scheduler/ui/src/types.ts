@@ -69,9 +69,27 @@ export interface LedgerEntry {
   due?: string;
 }
 
-export interface NextTimes {
-  key: string;
-  times: { at: string; offset: string }[];
+export interface NextTime {
+  at: string;
+  offset: string;
+}
+
+/** Per timer (§3.9): `runs` from the row, the others counted over the kept ledger entries. */
+export interface TimerCounters {
+  runs: number;
+  failures: number;
+  stale: number;
+  skipped: number;
+  lost: number;
+  requeued: number;
+}
+
+/** `GET /v1/timers/:key/describe`'s answer (§5.2): the timer, its next times, its ledger and counters. */
+export interface TimerDescription {
+  timer: Timer;
+  next: NextTime[];
+  history: LedgerEntry[];
+  counters: TimerCounters;
 }
 
 /** `DELETE /v1/timers/:key`'s answer (§5.2): a live timer cancelled, or the kept row of one that had ended removed. */

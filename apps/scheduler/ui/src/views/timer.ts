@@ -1,6 +1,7 @@
 /**
  * One timer: its fields (the payload and meta only when asked), the actions an operator takes
- * (pause, resume, trigger, cancel), its next times and its ledger (what happened to it, newest first).
+ * (pause, resume, trigger, cancel), its next times, its counters and its ledger (what happened to it,
+ * newest first).
  */
 import { api, timerPath } from '../api.js';
 import { h, statusBadge, table } from '../dom.js';
@@ -8,10 +9,11 @@ import { durationText } from '../duration-text.js';
 import { formatInOffset, formatTime, lastRun, relative, schedule } from '../format.js';
 import { describeError, notifyError } from '../notice.js';
 import { oneAtATime } from '../one-at-a-time.js';
-import type { LedgerEntry, NextTimes, Timer } from '../types.js';
+import type { LedgerEntry, NextTime, Timer, TimerDescription } from '../types.js';
 import { actions } from './actions.js';
 import { rescheduleForm } from './reschedule.js';
 import { ownerNote } from './again.js';
+import { countersView } from './counters.js';
 
 const NEXT_COUNT = 10;
 const LEDGER_LIMIT = 50;
@@ -43,6 +45,12 @@ export function timerView(key: string, rerender: () => void): HTMLElement {
 function render(timer: Timer, rerender: () => void): HTMLElement[] {
   // the page's writes, one at a time: a double-click sends one (one-at-a-time.ts)
   const guard = oneAtATime();
+  // next times, counters and ledger from one read (two before: next, history), so the counters and the
+  // ledger shown agree; the row read before it keeps its own refusal page (no timer: the ended one's ledger)
+  const description = api<TimerDescription>('GET', timerPath(timer.key, 'describe'), {
+    count: String(NEXT_COUNT),
+    limit: String(LEDGER_LIMIT),
+  });
   return [
     h('h1', {}, timer.key, ' ', statusBadge(timer.status)),
     actions(timer, rerender, guard),
@@ -52,10 +60,14 @@ function render(timer: Timer, rerender: () => void): HTMLElement[] {
       'div',
       { class: 'columns' },
       h('div', {}, h('h2', {}, 'Timer'), fields(timer), payloadToggle(timer)),
-      h('div', {}, h('h2', {}, 'Next times'), nextTimes(timer)),
+      h('div', {}, h('h2', {}, 'Next times'), nextTimes(timer, description)),
     ),
+    h('h2', {}, 'Counters'),
+    loaded(description, ({ counters }) => countersView(counters, LEDGER_LIMIT)),
     h('h2', {}, 'Ledger'),
-    ledger(timer.key),
+    loaded(description, ({ history }) =>
+      history.length ? ledgerTable(history) : h('p', {}, 'The ledger is empty.'),
+    ),
   ];
 }
 
@@ -121,13 +133,12 @@ function payloadToggle(timer: Timer): HTMLElement {
  * too: the offset `next` answers is the timer's zone's, which beside a browser-zone time read as another
  * instant (09:00 New York shown as `14:00` beside `-05:00` in a London browser).
  */
-function nextTimes({ key, status, kind, tz }: Timer): HTMLElement {
-  type Next = NextTimes['times'][number];
-  const own: [string, (t: Next) => string][] =
+function nextTimes({ status, kind, tz }: Timer, description: Promise<TimerDescription>): HTMLElement {
+  const own: [string, (t: NextTime) => string][] =
     kind === 'cron' ? [[`In the timer's zone (${tz ?? 'UTC'})`, (t) => formatInOffset(t.at, t.offset)]] : [];
-  return loaded(api<NextTimes>('GET', timerPath(key, 'next'), { count: String(NEXT_COUNT) }), ({ times }) =>
+  return loaded(description, ({ next: times }) =>
     times.length
-      ? table<Next>(
+      ? table<NextTime>(
           times.length === 1 ? 'The next due time' : `The next ${times.length} due times`,
           [['When', (t) => formatTime(t.at)], ...own, ['In', (t) => relative(Date.parse(t.at))]],
           times,
@@ -144,13 +155,6 @@ function noTimes(status: Timer['status']): string {
   if (status === 'paused')
     return 'No due times while it is paused: press Resume to run it on its schedule again.';
   return 'No more due times: the timer will not run again on its schedule.';
-}
-
-function ledger(key: string): HTMLElement {
-  return loaded(
-    api<{ entries: LedgerEntry[] }>('GET', timerPath(key, 'history'), { limit: String(LEDGER_LIMIT) }),
-    ({ entries }) => (entries.length ? ledgerTable(entries) : h('p', {}, 'The ledger is empty.')),
-  );
 }
 
 /**
