@@ -6,6 +6,7 @@ import {
   settleConnect,
   skipEndedSubscriberDisconnects,
 } from './cluster-outage';
+import { tellNodeCauses } from './cluster-causes';
 import { settleClose } from './cluster-close';
 import { installIoredisClosures } from './ioredis-closures';
 import { installDetectorEndsWithConnection } from './ioredis-detector-end';
@@ -139,7 +140,7 @@ function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: 
 
 /**
  * A cluster client's behaviour while no node answers and as they come back (cluster-outage.ts), and at
- * a close while it is not connected (cluster-close.ts), on every one Sundial makes and every duplicate of
+ * a close while it is not connected (cluster-close.ts), with its nodes' own errors (cluster-causes.ts), on every one Sundial makes and every duplicate of
  * one: BullMQ makes its Queues' and Workers' connections as duplicates of the one it is given.
  */
 function withOutageLimits(
@@ -150,6 +151,7 @@ function withOutageLimits(
   skipEndedSubscriberDisconnects(cluster);
   settleConnect(cluster);
   settleClose(cluster);
+  tellNodeCauses(cluster);
   // BullMQ's connections (maxRetriesPerRequest: null) wait for Redis however long it takes, as on one node.
   if (maxRetriesPerRequest !== null) failFastWhenDown(cluster, maxRetriesPerRequest);
   const duplicate = cluster.duplicate.bind(cluster);
