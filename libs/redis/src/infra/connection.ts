@@ -8,6 +8,7 @@ import {
 } from './cluster-outage';
 import { tellNodeCauses } from './cluster-causes';
 import { settleClose } from './cluster-close';
+import { installSentinelLookUpCause } from './ioredis-sentinel-cause';
 import { installIoredisClosures } from './ioredis-closures';
 import { installDetectorEndsWithConnection } from './ioredis-detector-end';
 import { installClosedSocketDisconnect } from './ioredis-disconnect';
@@ -77,6 +78,8 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
   installFailoverDuringLookUp();
   // and its failover detector's Sentinel connections end with it, however it ends
   installDetectorEndsWithConnection();
+  // and a Sentinel that refused its look-up is told by its connection's own error
+  installSentinelLookUpCause();
   if (connection instanceof Redis) {
     return withErrorListener(connection.duplicate({ ...followFailovers(connection.options), ...overrides }));
   }
