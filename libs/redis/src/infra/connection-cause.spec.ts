@@ -38,6 +38,18 @@ describe('ConnectionCause', () => {
     cause.stop();
   });
 
+  it("names a Cluster's node error over ioredis's slots-cache failure, which it keeps only when alone", () => {
+    const redis = connection();
+    const cause = new ConnectionCause(redis);
+    const slotsFailed = new Error('Failed to refresh slots cache.');
+    redis.emit('error', slotsFailed);
+    expect(cause.of(wrapper)).toBe(slotsFailed);
+    redis.emit('node error', new Error('connect ECONNREFUSED 127.0.0.1:7001'));
+    redis.emit('error', slotsFailed);
+    expect(cause.of(wrapper).message).toBe('connect ECONNREFUSED 127.0.0.1:7001');
+    cause.stop();
+  });
+
   it('stops listening at stop', () => {
     const redis = connection();
     const cause = new ConnectionCause(redis);

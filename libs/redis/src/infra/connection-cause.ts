@@ -32,6 +32,14 @@ const WRAPPERS = [
   // ioredis's commandTimeout (the CLI's repartition sets it): a command queued while Redis is away
   'Command timed out',
 ];
+/** ioredis's ClusterAllFailedError: every node failed to give the cluster's slots. */
+const SLOTS_FAILED = 'Failed to refresh slots cache';
+
+/** Not `instanceof Error`: a socket's error is made by Node's own realm (another Error under jest). */
+function isError(error: unknown): error is Error {
+  return typeof (error as Error | undefined)?.message === 'string';
+}
+
 function isWrapper(error: Error): boolean {
   return (
     error.name === 'MaxRetriesPerRequestError' || WRAPPERS.some((start) => error.message.startsWith(start))
@@ -67,8 +75,10 @@ export class ConnectionCause {
   };
 
   private readonly seen = (error: unknown): void => {
-    // Not `instanceof Error`: a socket's error is made by Node's own realm (another Error under jest).
-    if (typeof (error as Error)?.message === 'string' && !isWrapper(error as Error))
-      this.last = error as Error;
+    if (!isError(error) || isWrapper(error)) return;
+    // A Cluster none of whose nodes gave its slots: ioredis says only that (`Failed to refresh slots
+    // cache.`), after each node's own error (cluster-causes.ts) — kept only while none of those is known.
+    if (error.message.startsWith(SLOTS_FAILED)) this.last ??= error;
+    else this.last = error;
   };
 }

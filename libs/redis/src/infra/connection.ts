@@ -6,7 +6,9 @@ import {
   settleConnect,
   skipEndedSubscriberDisconnects,
 } from './cluster-outage';
+import { tellNodeCauses } from './cluster-causes';
 import { settleClose } from './cluster-close';
+import { installSentinelLookUpCause } from './ioredis-sentinel-cause';
 import { installIoredisClosures } from './ioredis-closures';
 import { installDetectorEndsWithConnection } from './ioredis-detector-end';
 import { installClosedSocketDisconnect } from './ioredis-disconnect';
@@ -76,6 +78,8 @@ export function openRedis(connection: RedisConnection, overrides: RedisOptions =
   installFailoverDuringLookUp();
   // and its failover detector's Sentinel connections end with it, however it ends
   installDetectorEndsWithConnection();
+  // and a Sentinel that refused its look-up is told by its connection's own error
+  installSentinelLookUpCause();
   if (connection instanceof Redis) {
     return withErrorListener(connection.duplicate({ ...followFailovers(connection.options), ...overrides }));
   }
@@ -139,7 +143,7 @@ function openCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, merged: 
 
 /**
  * A cluster client's behaviour while no node answers and as they come back (cluster-outage.ts), and at
- * a close while it is not connected (cluster-close.ts), on every one Sundial makes and every duplicate of
+ * a close while it is not connected (cluster-close.ts), with its nodes' own errors (cluster-causes.ts), on every one Sundial makes and every duplicate of
  * one: BullMQ makes its Queues' and Workers' connections as duplicates of the one it is given.
  */
 function withOutageLimits(
@@ -150,6 +154,7 @@ function withOutageLimits(
   skipEndedSubscriberDisconnects(cluster);
   settleConnect(cluster);
   settleClose(cluster);
+  tellNodeCauses(cluster);
   // BullMQ's connections (maxRetriesPerRequest: null) wait for Redis however long it takes, as on one node.
   if (maxRetriesPerRequest !== null) failFastWhenDown(cluster, maxRetriesPerRequest);
   const duplicate = cluster.duplicate.bind(cluster);

@@ -1,5 +1,4 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- the module ioredis itself loads (under jest too) */
-import { createHash } from 'node:crypto';
+import { fingerprint, sentinelConnectorPrototype } from './ioredis-sentinel-connector';
 
 /** The part of ioredis's Sentinel connector that makes and ends its failover detector. */
 interface SentinelConnectorInternals {
@@ -32,15 +31,10 @@ let installed = false;
 export function installDetectorEndsWithConnection(): void {
   if (installed) return;
   installed = true;
-  const Connector = (
-    require('ioredis/built/connectors/SentinelConnector') as {
-      default: { prototype: SentinelConnectorInternals };
-    }
-  ).default;
-  const init = Connector.prototype.initFailoverDetector;
-  const found = createHash('sha256').update(String(init)).digest('hex').slice(0, 16);
-  if (found !== PINNED_FINGERPRINT) return;
-  Connector.prototype.initFailoverDetector = function (this: SentinelConnectorInternals): Promise<void> {
+  const connector = sentinelConnectorPrototype<SentinelConnectorInternals>();
+  const init = connector.initFailoverDetector;
+  if (fingerprint(init) !== PINNED_FINGERPRINT) return;
+  connector.initFailoverDetector = function (this: SentinelConnectorInternals): Promise<void> {
     const client = this.emitter;
     if (client && !this.detectorEndsWithClient) {
       this.detectorEndsWithClient = true;
