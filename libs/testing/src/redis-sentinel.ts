@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { freePort, type RedisServer, startRedis } from './redis-server';
+import { type RedisServer, startRedis } from './redis-server';
 import type { TestCerts } from './test-certs';
 import { waitFor } from './wait-for';
 
@@ -31,21 +31,18 @@ export async function startRedisSentinels({
   sentinelPassword,
   tls,
 }: { sentinelPassword?: string; tls?: TestCerts } = {}): Promise<RedisSentinels> {
-  const tlsPorts = tls ? await Promise.all(Array.from({ length: 5 }, () => freePort())) : [];
-  const tlsArgs = (n: number): string[] =>
+  const tlsArgs =
     tls === undefined
-      ? []
-      : [
-          ...['--tls-port', String(tlsPorts[n]), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key],
+      ? undefined
+      : (tlsPort: number): string[] => [
+          ...['--tls-port', String(tlsPort), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key],
           ...['--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no', '--tls-replication', 'yes'],
         ];
-  const primary = await startRedis({ args: tlsArgs(0) });
-  const primaryPort = tls ? tlsPorts[0] : primary.port;
-  const replica = await startRedis({
-    args: ['--replicaof', '127.0.0.1', String(primaryPort), ...tlsArgs(1)],
-  });
+  const primary = await startRedis({ tlsArgs });
+  const primaryPort = primary.tlsPort ?? primary.port;
+  const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(primaryPort)], tlsArgs });
   const sentinels = await Promise.all(
-    Array.from({ length: 3 }, (_, n) =>
+    Array.from({ length: 3 }, () =>
       startRedis({
         config: [
           `sentinel monitor ${NAME} 127.0.0.1 ${primaryPort} 2`,
@@ -54,7 +51,8 @@ export async function startRedisSentinels({
           ...(sentinelPassword === undefined ? [] : [`requirepass ${sentinelPassword}`]),
           '',
         ].join('\n'),
-        args: ['--sentinel', ...tlsArgs(2 + n)],
+        args: ['--sentinel'],
+        tlsArgs,
       }),
     ),
   );
@@ -84,7 +82,7 @@ export async function startRedisSentinels({
   }
   return {
     url: `${tls ? 'rediss' : 'redis'}+sentinel://${sentinels
-      .map((sentinel, n) => `127.0.0.1:${tls ? tlsPorts[2 + n] : sentinel.port}`)
+      .map((sentinel) => `127.0.0.1:${sentinel.tlsPort ?? sentinel.port}`)
       .join(',')}/${NAME}${
       sentinelPassword === undefined ? '' : `?sentinelPassword=${encodeURIComponent(sentinelPassword)}`
     }`,

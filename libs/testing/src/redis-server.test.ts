@@ -1,13 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, connect, createServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { connect as tlsConnect } from 'node:tls';
 import { runInThisContext } from 'node:vm';
 import Redis from 'ioredis';
 import type { RedisServer } from './redis-server';
 import { startRedis } from './redis-server';
+import { makeTestCerts } from './test-certs';
 import { waitFor } from './wait-for';
 
 describe('startRedis', () => {
@@ -46,6 +48,36 @@ describe('startRedis', () => {
     await other.stop();
     expect(existsSync(other.dir)).toBe(false);
     await expect(connectRaw(other.port)).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
+
+describe('startRedis with tlsArgs', () => {
+  it('picks the TLS port again when the one it tried is taken: a port picked ahead can be', async () => {
+    const certs = makeTestCerts();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const takenPort = (taken.address() as AddressInfo).port;
+    const tried: number[] = [];
+    const server = await startRedis({
+      // the first attempt is handed a port someone else holds, as a port picked ahead of the start can be
+      tlsArgs: (tlsPort) => {
+        tried.push(tlsPort);
+        const port = tried.length === 1 ? takenPort : tlsPort;
+        return [
+          ...['--tls-port', String(port), '--tls-cert-file', certs.cert, '--tls-key-file', certs.key],
+          ...['--tls-ca-cert-file', certs.ca, '--tls-auth-clients', 'no'],
+        ];
+      },
+    });
+    try {
+      expect(tried).toHaveLength(2);
+      expect(server.tlsPort).toBe(tried[1]);
+      expect(await tlsPing(server.tlsPort!, certs.ca)).toBe('+PONG');
+    } finally {
+      await server.stop();
+      taken.close();
+      rmSync(dirname(certs.ca), { recursive: true, force: true });
+    }
   });
 });
 
@@ -142,6 +174,21 @@ function connectRaw(port: number, command = ''): Promise<void> {
     const socket = connect(port, '127.0.0.1', () => {
       socket.end(command);
       resolve();
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** PING over TLS to 127.0.0.1:`port`, trusting `ca`: the first reply line. */
+function tlsPing(port: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect(
+      { port, host: '127.0.0.1', ca: readFileSync(ca), servername: 'localhost' },
+      () => socket.write('PING\r\n'),
+    );
+    socket.once('data', (chunk: Buffer) => {
+      resolve(chunk.toString().split('\r\n')[0]);
+      socket.end();
     });
     socket.once('error', reject);
   });

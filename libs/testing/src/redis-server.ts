@@ -21,6 +21,8 @@ export interface RedisServer {
    * survives only with persistence on, e.g. args `--appendonly yes --appendfsync always`).
    */
   restart(downMs: number): Promise<void>;
+  /** The port it also listens on with TLS, when started with `tlsArgs`. */
+  tlsPort?: number;
 }
 
 export interface StartRedisOptions {
@@ -28,6 +30,12 @@ export interface StartRedisOptions {
   args?: string[];
   /** Text of a config file written into its dir and given first (Sentinel keeps its state there). */
   config?: string;
+  /**
+   * Also listen with TLS: the arguments for a TLS port (`--tls-port` and the certificates). The port is
+   * picked with the plain one, both again on each attempt: a port picked ahead of the start may be taken
+   * by then (another server of the same test picking its ports), and an attempt that kept it failed again.
+   */
+  tlsArgs?: (tlsPort: number) => string[];
 }
 
 const STARTUP_DEADLINE_MS = 10_000;
@@ -41,9 +49,12 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   // The port may be taken between release and bind by someone else; redis then exits and we retry.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
+    const { tlsArgs } = options;
+    const tlsPort = tlsArgs ? await freePort() : undefined;
+    const args = [...(options.args ?? []), ...(tlsArgs && tlsPort ? tlsArgs(tlsPort) : [])];
     let child: ChildProcess;
     try {
-      child = await launch(port, dir, config, options);
+      child = await launch(port, dir, config, args);
     } catch (error) {
       if (attempt < 3 && /Address already in use/.test((error as Error).message)) continue;
       rmSync(dir, { recursive: true, force: true });
@@ -52,6 +63,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     return {
       url: `redis://127.0.0.1:${port}`,
       port,
+      tlsPort,
       dir,
       kill: () => child.kill('SIGKILL'),
       signal: (signal) => child.kill(signal),
@@ -59,19 +71,14 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       async restart(downMs: number) {
         await stop(child, port, null);
         await new Promise((resolve) => setTimeout(resolve, downMs)); // the outage itself
-        child = await launch(port, dir, config, options);
+        child = await launch(port, dir, config, args);
       },
     };
   }
 }
 
 /** Starts redis-server on `port` with its data in `dir` and waits for its PONG. */
-async function launch(
-  port: number,
-  dir: string,
-  config: string[],
-  options: StartRedisOptions,
-): Promise<ChildProcess> {
+async function launch(port: number, dir: string, config: string[], args: string[]): Promise<ChildProcess> {
   // Owned: killed (and its dir removed) if this process ends without stopping it.
   const child = spawnOwned(
     'redis-server',
@@ -93,7 +100,7 @@ async function launch(
       '100',
       '--protected-mode',
       'no',
-      ...(options.args ?? []),
+      ...args,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
     () => rmSync(dir, { recursive: true, force: true }),
