@@ -50,6 +50,7 @@ async function runAndCheck(apps: AppProcess[], records: Redis): Promise<void> {
   });
   expect((await api('GET', '/v1/timers?prefix=acl:')).status).toBe(200);
 
+  // deadline: every timer's last run recorded
   await waitFor(
     async () => {
       const rows = await Promise.all(timers.map(async (t) => (await api<Timer>('GET', keyPath(t.key))).body));
