@@ -61,10 +61,13 @@ module.exports = {
   testTimeout: 30000,
   // Most suites spend their time waiting, not computing: on real time (leases, cron seconds, outages)
   // and on child processes (redis-server, the apps, Prometheus, Chromium). Jest's default (cores - 1)
-  // is one suite at a time on a 2-core CI host, with a core idle; three run side by side there. With
+  // is one suite at a time on a 2-core CI host, with a core idle; four run side by side there. With
   // two, the cores were busy ~1.4 of 2 on average (user + sys over the run's wall) and the whole run
-  // took 816 s on an idle 2-core host; with three, 675 s, every suite passing (docs/design.md).
-  maxWorkers: Math.max(3, availableParallelism() - 1),
+  // took 816 s on an idle 2-core host; with three, 675 s, every suite passing (docs/design.md). With
+  // more suites since, three took 840 s and then 934 s in two clean-clone runs of 12-07 (past the
+  // 900 s bound: the host's pace moved every suite); four, right after, 858 s (jest 771 against 835),
+  // every suite passing: each suite is slower beside three others, the wall shorter.
+  maxWorkers: Math.max(4, availableParallelism() - 1),
   // Without recorded durations (CI's clean clone), the long process suites start first: test/sequencer.js.
   testSequencer: '<rootDir>/test/sequencer.js',
   // How long jest waits for a worker to end before it kills it and says it "failed to exit gracefully".
