@@ -27,6 +27,10 @@ describe('the scheduler’s pages in chromium: CSP, framing, rebinding', () => {
   beforeEach(async () => {
     page = await fixture.browser.newPage();
     page.setDefaultTimeout(10_000);
+    // A deadline, not a measurement: a page's load event waits for every script, Swagger UI's ~1.6 MB
+    // bundle among them, which a starved host parsed in more than 10 s (an official CI run, 4 suites on
+    // 2 cores); jest's 30 s per test is the bound around it.
+    page.setDefaultNavigationTimeout(25_000);
     reported = [];
     await page.exposeFunction('reportViolation', (text: string) => reported.push(`CSP ${text}`));
     await page.addInitScript({
