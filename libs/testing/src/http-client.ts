@@ -1,4 +1,14 @@
-/** A JSON-over-HTTP client for tests: real requests with global fetch, replies parsed when JSON. */
+import { request } from 'node:http';
+
+/**
+ * A JSON-over-HTTP client for tests: real requests with `node:http`, replies parsed when JSON.
+ *
+ * Not global `fetch`: the suites poll apps every 25 ms (waitFor), and a fetch cost the test's process
+ * 1.07–1.4 ms of CPU a request against ~0.3 ms here, on a test run that is CPU-bound (docs/design.md
+ * "Where the run's CPU goes"). Each request has a connection of its own (`agent: false`, `Connection:
+ * close`): a kept-alive socket to an app a test has just killed or restarted would fail the next
+ * request with ECONNRESET, where a fresh connection is refused or answered.
+ */
 export interface HttpReply<T> {
   status: number;
   body: T;
@@ -21,21 +31,34 @@ export type HttpClient = <T = unknown>(
   options?: RequestOptions,
 ) => Promise<HttpReply<T>>;
 
+/** Methods whose requests carry a body. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
 export function httpClient(baseUrl: string, defaultHeaders: Record<string, string> = {}): HttpClient {
-  return async <T>(method: string, path: string, body?: unknown, options: RequestOptions = {}) => {
+  return <T>(method: string, path: string, body?: unknown, options: RequestOptions = {}) => {
     const payload = options.raw ?? (body === undefined ? undefined : JSON.stringify(body));
-    const response = await fetch(baseUrl + path, {
-      method,
-      headers: {
-        ...defaultHeaders,
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-        ...options.headers,
-      },
-      body: payload,
+    // as fetch sends them: a length of 0 where a body is expected, not a chunked empty body
+    const bodyHeaders =
+      payload !== undefined
+        ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
+        : BODY_METHODS.has(method.toUpperCase())
+          ? { 'content-length': 0 }
+          : {};
+    const headers = { ...defaultHeaders, ...bodyHeaders, ...options.headers };
+    return new Promise<HttpReply<T>>((resolve, reject) => {
+      const sent = request(baseUrl + path, { method, headers, agent: false }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const isJson = response.headers['content-type']?.includes('json') && text.length > 0;
+          resolve({ status: response.statusCode ?? 0, body: (isJson ? JSON.parse(text) : text) as T });
+        });
+      });
+      sent.on('error', reject);
+      sent.end(payload);
     });
-    const text = await response.text();
-    const isJson = response.headers.get('content-type')?.includes('json') && text.length > 0;
-    return { status: response.status, body: (isJson ? JSON.parse(text) : text) as T };
   };
 }
 
