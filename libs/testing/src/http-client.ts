@@ -1,14 +1,6 @@
 import { request } from 'node:http';
 
-/**
- * A JSON-over-HTTP client for tests: real requests with `node:http`, replies parsed when JSON.
- *
- * Not global `fetch`: the suites poll apps every 25 ms (waitFor), and a fetch cost the test's process
- * 1.07–1.4 ms of CPU a request against ~0.3 ms here, on a test run that is CPU-bound (docs/design.md
- * "Where the run's CPU goes"). Each request has a connection of its own (`agent: false`, `Connection:
- * close`): a kept-alive socket to an app a test has just killed or restarted would fail the next
- * request with ECONNRESET, where a fresh connection is refused or answered.
- */
+/** A reply of httpClient: its status, and its body parsed when JSON. */
 export interface HttpReply<T> {
   status: number;
   body: T;
@@ -34,6 +26,13 @@ export type HttpClient = <T = unknown>(
 /** Methods whose requests carry a body. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/**
+ * A JSON-over-HTTP client for tests: real requests with `node:http`, replies parsed when JSON. Each
+ * request has a connection of its own (`agent: false`, `Connection: close`), so it meets a listening app
+ * or a refused connection, never a kept-alive socket the app is closing: with global `fetch`, a CI-like
+ * run failed `other side closed` on an app that stayed up (docs/design.md "Where the run's CPU goes").
+ * A request also costs the test ~0.3 ms of CPU here against fetch's 1.1–1.4 ms.
+ */
 export function httpClient(baseUrl: string, defaultHeaders: Record<string, string> = {}): HttpClient {
   return <T>(method: string, path: string, body?: unknown, options: RequestOptions = {}) => {
     const payload = options.raw ?? (body === undefined ? undefined : JSON.stringify(body));
