@@ -1,5 +1,4 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { childOutput, DIST, freePort, httpClient, spawnOwned, waitFor } from '@sundial/testing/harness';
 
@@ -93,16 +92,4 @@ export function running(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** Whether a TCP connection to host:port is taken (false: refused or failed). */
-export function connects(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, host);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

@@ -13,8 +13,15 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChildOutput, childOutput, ensureBuilt, freePort, waitFor } from '@sundial/testing/harness';
-import { bothReady, connects, running, spawnStart } from './npm-start-harness';
+import {
+  type ChildOutput,
+  childOutput,
+  connects,
+  ensureBuilt,
+  freePort,
+  waitFor,
+} from '@sundial/testing/harness';
+import { bothReady, running, spawnStart } from './npm-start-harness';
 
 const STARTING = 'starting a private redis-server';
 

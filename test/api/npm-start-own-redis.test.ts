@@ -13,20 +13,14 @@ import Redis from 'ioredis';
 import {
   type ChildEnd,
   childOutput,
+  connects,
   ensureBuilt,
   freePort,
   type RedisServer,
   startRedis,
   waitFor,
 } from '@sundial/testing/harness';
-import {
-  bothReady,
-  connects,
-  leaveOwnRedisRunning,
-  type LeftRedis,
-  running,
-  spawnStart,
-} from './npm-start-harness';
+import { bothReady, leaveOwnRedisRunning, type LeftRedis, running, spawnStart } from './npm-start-harness';
 
 /**
  * `npm start` without REDIS_URL where another Redis answers on its own port (someone's second Redis on

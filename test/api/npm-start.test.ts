@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   type ChildEnd,
   childOutput,
+  connects,
   DIST,
   ensureBuilt,
   freePort,
@@ -17,7 +18,7 @@ import {
   startRedisSentinels,
   waitFor,
 } from '@sundial/testing/harness';
-import { bothReady, connects, pidOfLine, running, spawnStart } from './npm-start-harness';
+import { bothReady, pidOfLine, running, spawnStart } from './npm-start-harness';
 
 /**
  * The Redis deployments the cases start on, each started once for the suite, all at once beside the

@@ -38,6 +38,7 @@ describe('an app started with a bad variable', () => {
     ['worker', 'SUNDIAL_HTTP_ALLOW', 'https://hooks.example.com/x'],
     ['worker', 'SUNDIAL_HANDLERS_MODULE', '/nonexistent/handlers.js'],
     ['worker', 'SUNDIAL_COMMAND_TIMEOUT_MS', '3000000000'],
+    ['scheduler', 'SUNDIAL_HTTP_KEEPALIVE_MS', '0'],
   ])(
     '%s with %s=%s exits 1 with a fatal line naming it and what to write',
     async (app, name, value) => {

@@ -1,7 +1,6 @@
-import { connect } from 'node:net';
 import { silentLogger } from '@sundial/core';
 import { Dispatcher, Reconciler, RedisTimers, TimerRunner } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
+import { connects, type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
 import { gate, recorder } from './fire-fixture';
 
 const quiet = silentLogger;
@@ -9,18 +8,6 @@ const quiet = silentLogger;
 const OUTAGE_MS = 13_000;
 /** Outlives the outage: the run's claim is still the runner's when Redis comes back. */
 const LEASE_MS = 25_000;
-
-/** Whether something accepts TCP connections on the port. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /**
  * Issue 8 defect 3: a handler that succeeded while Redis was down must not run again. Redis is stopped
@@ -58,7 +45,7 @@ describe('a completion through a Redis outage', () => {
     const timer = await timers.schedule({ key: 'o', handler: 'job', delay: 0, removeOnComplete: false });
     await waitFor(() => job.calls.length === 1, { what: 'the run to start' });
     const outage = server.restart(OUTAGE_MS);
-    await waitFor(async () => !(await accepts(server.port)), { what: 'Redis to go down' });
+    await waitFor(async () => !(await connects('127.0.0.1', server.port)), { what: 'Redis to go down' });
     release.open(); // the handler succeeds while Redis is down
     await outage;
 

@@ -1,7 +1,6 @@
 import { silentLogger, type TimerEvent } from '@sundial/core';
 import { RedisTimers } from '@sundial/redis';
-import { type RedisServer, startRedis, startRedisCluster, waitFor } from '@sundial/testing/harness';
-import { connect } from 'node:net';
+import { connects, type RedisServer, startRedis, startRedisCluster, waitFor } from '@sundial/testing/harness';
 import {
   type PubsubStack,
   startPubsubStack,
@@ -16,18 +15,6 @@ const OUTAGE_MS = 2_000;
 const PARTITIONS = 2;
 /** Reconnects are at most 2 s apart; a cluster reports `cluster_state:fail` for a while after a restart. */
 const BACK_WITHIN_MS = 20_000;
-
-/** Whether nothing listens on the node's port. */
-function refuses(node: RedisServer): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(node.port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
 
 interface Topology {
   url: string;
@@ -132,9 +119,15 @@ describe('pub/sub once every node is back', () => {
         try {
           const heard: TimerEvent[] = [];
           const outage = Promise.all(topology.nodes.map((node) => node.restart(OUTAGE_MS)));
-          await waitFor(async () => (await Promise.all(topology.nodes.map(refuses))).every(Boolean), {
-            what: 'every node to be down',
-          });
+          await waitFor(
+            async () =>
+              (await Promise.all(topology.nodes.map(({ port }) => connects('127.0.0.1', port)))).every(
+                (up) => !up,
+              ),
+            {
+              what: 'every node to be down',
+            },
+          );
           // Its SUBSCRIBE fails long before the nodes are back: RedisTimers gives a command up after one
           // failed reconnect (at most 2 s apart).
           late.on('scheduled', (event) => heard.push(event));

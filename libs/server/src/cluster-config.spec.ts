@@ -75,3 +75,25 @@ describe('SUNDIAL_LAYOUT_WATCH_MS', () => {
     );
   });
 });
+
+describe('SUNDIAL_HTTP_KEEPALIVE_MS', () => {
+  it('is the HTTP keep-alive, 65 s unless set (above the proxies’ 60 s)', () => {
+    expect(clusterConfigFromEnv({}).httpKeepAliveMs).toBe(65_000);
+    expect(clusterConfigFromEnv({ SUNDIAL_HTTP_KEEPALIVE_MS: ' 300 ' }).httpKeepAliveMs).toBe(300);
+    expect(clusterConfigFromEnv({ SUNDIAL_HTTP_KEEPALIVE_MS: '2147482647' }).httpKeepAliveMs).toBe(
+      2_147_482_647,
+    );
+  });
+
+  // 0 would keep an idle connection for ever (Node's "no keep-alive timeout"); past the most, Node's
+  // socket timer (the keep-alive and its 1 s buffer) would not fit: a warning, and a cut
+  it.each(['0', '-1', '1.5', '65s', '2147482648'])('refuses %j at start, naming the variable', (text) => {
+    const error = catching(() => clusterConfigFromEnv({ SUNDIAL_HTTP_KEEPALIVE_MS: text }));
+    expect({ reason: error.reason, field: error.field, message: error.message, fix: error.fix }).toEqual({
+      reason: 'invalid',
+      field: 'SUNDIAL_HTTP_KEEPALIVE_MS',
+      message: `SUNDIAL_HTTP_KEEPALIVE_MS must be an integer from 1 to 2147482647; got "${text}".`,
+      fix: 'Write SUNDIAL_HTTP_KEEPALIVE_MS as a whole number from 1 to 2147482647, or leave it out for the default (65000).',
+    });
+  });
+});

@@ -9,6 +9,7 @@ import {
 } from '@sundial/redis';
 import type { Env } from './env';
 import { envInt, envOptional, envString } from './env';
+import { DEFAULT_HTTP_KEEPALIVE_MS, MAX_HTTP_KEEPALIVE_MS } from './http-timeouts';
 import { type LogLevelName, parseLogLevel } from './pino-logger';
 
 /** What every Sundial process reads from the environment (docs/spec.md §5.4). */
@@ -28,6 +29,11 @@ export interface ClusterConfig {
    * shuts it down) and at the markers of the data it saw (a loss is told)
    */
   layoutWatchMs: number;
+  /**
+   * SUNDIAL_HTTP_KEEPALIVE_MS: how long the HTTP port keeps an idle kept-alive connection (above the
+   * proxies' own: they, not the app, close an idle one)
+   */
+  httpKeepAliveMs: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -51,6 +57,13 @@ export function clusterConfigFromEnv(env: Env): ClusterConfig {
     listenHost: envOptional(env, 'SUNDIAL_LISTEN_HOST'),
     commandTimeoutMs: envInt(env, 'SUNDIAL_COMMAND_TIMEOUT_MS', DEFAULT_COMMAND_TIMEOUT_MS, 1),
     layoutWatchMs: envInt(env, 'SUNDIAL_LAYOUT_WATCH_MS', DEFAULT_LAYOUT_WATCH_MS, 10),
+    httpKeepAliveMs: envInt(
+      env,
+      'SUNDIAL_HTTP_KEEPALIVE_MS',
+      DEFAULT_HTTP_KEEPALIVE_MS,
+      1,
+      MAX_HTTP_KEEPALIVE_MS,
+    ),
   };
 }
 

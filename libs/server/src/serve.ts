@@ -12,6 +12,7 @@ import { flushCompileCache } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { ClusterConfig } from './cluster-config';
 import { exitOnSignal } from './exit-on-signal';
+import { setHttpTimeouts } from './http-timeouts';
 import { RedisPing } from './redis-ping';
 import { SUNDIAL_LOGGER } from './logging.module';
 import { createPino } from './pino-logger';
@@ -65,6 +66,8 @@ export function serve(
         // A failover lost writes (docs/operations.md "SundialRedisWritesLost"): said, counted.
         onWritesLost: reportWritesLost(logger, metrics),
       });
+      // Before listen: Node applies them to a connection as it comes (SUNDIAL_HTTP_KEEPALIVE_MS).
+      const http = setHttpTimeouts(app.getHttpServer(), config.httpKeepAliveMs, exit.stopping);
       // Every interface unless told (a container's port is reached through its pod or service address).
       await (config.listenHost === undefined
         ? app.listen(config.port)
@@ -78,6 +81,7 @@ export function serve(
         prefix,
         partitions,
         ...(serve && { serve: serve.join(',') }),
+        ...http,
       });
       // With Node's compile cache on (NODE_COMPILE_CACHE: the test runs set it, jest.config.js), what the
       // start compiled is written now, not only at a clean exit, which a SIGKILLed pod never has; the

@@ -24,6 +24,7 @@ export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
 export { makeTestCerts, type TestCerts } from './test-certs';
 export { freePort, redisNow, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';
 export { CommandGate } from './command-gate';
+export { connects } from './connects';
 export { proxiedSocket } from './proxied-socket';
 export { type DropRule, ReplyDropper, type SentCommand } from './reply-dropper';
 export { timerSpecFields } from './timer-fields';
