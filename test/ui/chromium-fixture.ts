@@ -11,7 +11,7 @@ import {
 } from '@sundial/testing/harness';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** Debian's `chromium` package (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -72,24 +72,27 @@ export interface ClusterPage {
   openTimer(key: string, status: string): Promise<void>;
 }
 
+/** A private Redis, one built scheduler (no token) and one worker with the test handlers, and chromium. */
+export interface ChromiumCluster {
+  readonly browser: Browser;
+  /** the scheduler's root, `http://127.0.0.1:…` */
+  readonly url: string;
+}
+
 /**
- * For the suite that calls it: a private Redis, one built scheduler (no token) and one worker with the
- * test handlers (`record`), and one chromium page of `width`×900 with a 10 s default timeout; `env` is
- * added to the apps' (clusterEnv), e.g. a SUNDIAL_SCHEDULES_FILE.
+ * For the suite that calls it (beforeAll/afterAll): a private Redis, one built scheduler (no token) and
+ * one worker with the test handlers (`record`), as child processes, and chromium; `env` is added to the
+ * apps' (clusterEnv), e.g. a SUNDIAL_SCHEDULES_FILE. Pages come from usePage, one per describe block.
  */
-export function useClusterInChromium(width = 1280, env: Record<string, string> = {}): ClusterPage {
+export function useChromiumCluster(env: Record<string, string> = {}): ChromiumCluster {
   let redis: RedisServer | undefined;
   let apps: { schedulers: AppProcess[]; workers: AppProcess[] } | undefined;
   let browser: Browser | undefined;
-  let page: Page | undefined;
 
   beforeAll(async () => {
     [redis] = await Promise.all([startRedis(), ensureBuilt()]);
     apps = await spawnCluster(clusterEnv(redis.url, env), 1, 1);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width, height: 900 } });
-    // well inside jest's 30 s per test, so a missing element fails with its own message
-    page.setDefaultTimeout(10_000);
   }, 120_000);
 
   afterAll(async () => {
@@ -99,18 +102,50 @@ export function useClusterInChromium(width = 1280, env: Record<string, string> =
   });
 
   return {
+    get browser() {
+      return browser!;
+    },
+    get url() {
+      return apps!.schedulers[0].url;
+    },
+  };
+}
+
+/**
+ * For the describe block that calls it: a page of `width`×900 with a 10 s default timeout, in a browser
+ * context of its own on `cluster` (its own routes, init scripts, dialogs and storage), closed after it.
+ */
+export function usePage(cluster: ChromiumCluster, width = 1280): ClusterPage {
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+
+  beforeAll(async () => {
+    context = await cluster.browser.newContext({ viewport: { width, height: 900 } });
+    page = await context.newPage();
+    // well inside jest's 30 s per test, so a missing element fails with its own message
+    page.setDefaultTimeout(10_000);
+  });
+
+  afterAll(() => context?.close());
+
+  return {
     get page() {
       return page!;
     },
     get api() {
-      return httpClient(apps!.schedulers[0].url);
+      return httpClient(cluster.url);
     },
     get ui() {
-      return `${apps!.schedulers[0].url}/ui/`;
+      return `${cluster.url}/ui/`;
     },
     async openTimer(key, status) {
-      await page!.goto(`${apps!.schedulers[0].url}/ui/#/timer/${encodeURIComponent(key)}`);
+      await page!.goto(`${cluster.url}/ui/#/timer/${encodeURIComponent(key)}`);
       await page!.getByRole('heading', { level: 1, name: `${key} ${status}` }).waitFor();
     },
   };
+}
+
+/** A cluster of its own (useChromiumCluster) and one page on it (usePage), for a suite that needs its own apps' env. */
+export function useClusterInChromium(width = 1280, env: Record<string, string> = {}): ClusterPage {
+  return usePage(useChromiumCluster(env), width);
 }
