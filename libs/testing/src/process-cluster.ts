@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { AppProcess } from './app-process';
-import { spawnApp } from './app-process';
+import { killAll, spawnApp } from './app-process';
 import { DIST } from './build';
 
 /**
@@ -25,15 +25,25 @@ export function clusterEnv(redisUrl: string, extra: Record<string, string> = {})
 /** For a worker the test kills: its runs are claimed again (or recorded lost) 1.5 s after it died. */
 export const SHORT_LEASE = { SUNDIAL_LEASE_MS: '1500' };
 
-/** Starts `schedulers` scheduler and `workers` worker processes at once. */
+/**
+ * Starts `schedulers` scheduler and `workers` worker processes at once. When one fails to start, the
+ * others are stopped before the failure is thrown: the suite, having no cluster, would not stop them,
+ * and they ran on (serving the suite's Redis) until the jest worker ended.
+ */
 export async function spawnCluster(
   env: Record<string, string>,
   schedulers: number,
   workers: number,
 ): Promise<{ schedulers: AppProcess[]; workers: AppProcess[] }> {
-  const started = await Promise.all([
+  const settled = await Promise.allSettled([
     ...Array.from({ length: schedulers }, (_, n) => spawnApp('scheduler', `scheduler-${n}`, env)),
     ...Array.from({ length: workers }, (_, n) => spawnApp('worker', `worker-${n}`, env)),
   ]);
+  const started = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) {
+    await killAll(started);
+    throw failed.reason;
+  }
   return { schedulers: started.slice(0, schedulers), workers: started.slice(schedulers) };
 }
