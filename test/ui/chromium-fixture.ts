@@ -144,8 +144,3 @@ export function usePage(cluster: ChromiumCluster, width = 1280): ClusterPage {
     },
   };
 }
-
-/** A cluster of its own (useChromiumCluster) and one page on it (usePage), for a suite that needs its own apps' env. */
-export function useClusterInChromium(width = 1280, env: Record<string, string> = {}): ClusterPage {
-  return usePage(useChromiumCluster(env), width);
-}
