@@ -7,10 +7,11 @@ const REBOUND = 'rebound.attacker.test';
 /**
  * The scheduler's pages under their Content-Security-Policy in a real browser
  * (libs/server/src/security-headers.ts): the operator UI and Swagger UI at /docs work and report
- * no violation; neither can be framed by another site (clickjacking); and a page reached through a
- * name rebound to the scheduler's address is refused (libs/server/src/allowed-hosts.ts).
+ * no violation; neither can be framed by another site (clickjacking); a page reached through a name
+ * rebound to the scheduler's address is refused (libs/server/src/allowed-hosts.ts); and a page on another
+ * site cannot write through the API of a scheduler without a token (apps/scheduler/src/cross-site.ts).
  */
-describe('the scheduler’s pages in chromium: CSP, framing, rebinding', () => {
+describe('the scheduler’s pages in chromium: CSP, framing, rebinding, cross-site writes', () => {
   // Another site, whose page frames the URL of its `frame` parameter.
   const fixture = useSchedulerInChromium(
     (request, response) => {
@@ -86,5 +87,19 @@ describe('the scheduler’s pages in chromium: CSP, framing, rebinding', () => {
     expect(rebound?.status()).toBe(403);
     expect(await rebound?.json()).toMatchObject({ error: { reason: 'forbidden', field: 'host' } });
     expect((await page.goto(`http://localhost:${port}/ui/`))?.status()).toBe(200);
+  });
+
+  // A text/plain POST with `no-cors` needs no preflight: the browser sends it, the scheduler refuses it.
+  it('a page on another site cannot schedule a timer through a no-cors text/plain POST', async () => {
+    const { scheduler } = fixture;
+    await page.goto(`${fixture.siteUrl}/`);
+    const target = new URL(scheduler.url);
+    target.hostname = 'localhost'; // called as localhost from the site's 127.0.0.1
+    await page.evaluate(async (api) => {
+      const spec = { key: 'csrf:made', handler: 'log', delay: '1h' };
+      const init = { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' } } as const;
+      await fetch(`${api}/v1/timers`, { ...init, body: JSON.stringify(spec) });
+    }, target.origin);
+    expect((await scheduler.api('GET', '/v1/timers/csrf%3Amade')).status).toBe(404);
   });
 });
