@@ -36,11 +36,9 @@ export interface ExactlyOnceTarget {
 }
 
 /**
- * 2 scheduler + 3 worker processes on the target's Redis, 1,000 timers of every kind due within
+ * 2 scheduler + 3 worker processes on the target's Redis, 2,000 timers of every kind due within
  * seconds, ~10% cancelled, ~10% replaced, ~10% rescheduled while pending (through the in-test client
- * and both schedulers' HTTP APIs): ~1,400 runs, hundreds on each worker, 100 of each mutation (60 of
- * the 300 over HTTP). 2,000 timers proved the same for ~1 s more CPU of ~18 s (the five boots and the
- * wait are most of it). Every live (id, version) must run exactly once, never before its due
+ * and both schedulers' HTTP APIs). Every live (id, version) must run exactly once, never before its due
  * time, and nothing cancelled or superseded may run. No worker dies here, so workers keep the default
  * 30 s lease: a worker stalled on a loaded machine must not look dead (its run would be claimed again).
  */
@@ -75,13 +73,13 @@ export function describeExactlyOnce(target: ExactlyOnceTarget): void {
       const jitter = (ms: number) => Math.floor(Math.random() * ms);
       const cronSeconds = [9_000, 11_000, 13_000].map((offset) => new Date(base + offset).getUTCSeconds());
       const specs = new Map<string, TimerSpec>();
-      for (let n = 0; n < 1000; n++) {
+      for (let n = 0; n < 2000; n++) {
         const key = `c:${n}`;
         const handler = 'record';
-        if (n < 400) specs.set(key, { key, handler, delay: 6_000 + jitter(3_000) });
-        else if (n < 600)
+        if (n < 800) specs.set(key, { key, handler, delay: 6_000 + jitter(3_000) });
+        else if (n < 1200)
           specs.set(key, { key, handler, at: new Date(base + 8_000 + jitter(3_000)).toISOString() });
-        else if (n < 800) specs.set(key, { key, handler, every: 2_000 + jitter(1_000), maxRuns: 2 });
+        else if (n < 1600) specs.set(key, { key, handler, every: 2_000 + jitter(1_000), maxRuns: 2 });
         // a seconds field: two of these three slots run (a third is there should one be skipped as overlap)
         else
           specs.set(key, { key, handler, cron: `${cronSeconds.join(',')} * * * * *`, tz: 'UTC', maxRuns: 2 });
@@ -92,11 +90,11 @@ export function describeExactlyOnce(target: ExactlyOnceTarget): void {
       // Intervals run from 2 s on; mutate the once and cron timers, due 6 s or more after creation.
       const candidates = shuffle(created.filter((timer) => timer.kind !== 'interval'));
       const onceTimers = candidates.filter((timer) => timer.kind === 'once');
-      const toReschedule = onceTimers.slice(0, 100);
+      const toReschedule = onceTimers.slice(0, 200);
       const others = candidates.filter((timer) => !toReschedule.includes(timer));
       const plan: [Timer, Mutation['kind']][] = shuffle([
-        ...others.slice(0, 100).map((timer): [Timer, Mutation['kind']] => [timer, 'cancel']),
-        ...others.slice(100, 200).map((timer): [Timer, Mutation['kind']] => [timer, 'replace']),
+        ...others.slice(0, 200).map((timer): [Timer, Mutation['kind']] => [timer, 'cancel']),
+        ...others.slice(200, 400).map((timer): [Timer, Mutation['kind']] => [timer, 'replace']),
         ...toReschedule.map((timer): [Timer, Mutation['kind']] => [timer, 'reschedule']),
       ]);
       // One in five goes through HTTP, alternating between the two schedulers.
