@@ -27,8 +27,10 @@ describe('examples/reminders: a rolling deploy and its rollback', () => {
       SUNDIAL_LEDGER: '200',
       // a run of the replica killed mid-roll is run again within 5 s (at-least-once), not 30
       SUNDIAL_LEASE_MS: String(LEASE_MS),
-      // a declaration set announced every 500 ms lasts 1.5 s: the rollback's rows come back within ~2 s, not ~20
-      SUNDIAL_CRON_REFRESH_MS: '500',
+      // a declaration set announced every second lasts 3 s: the rollback's rows come back within ~4 s, not
+      // ~20; at 500 ms (1.5 s) a new replica starved that long at load ~16 let its set lapse mid-roll, and
+      // an old replica removed the new build's sweep row
+      SUNDIAL_CRON_REFRESH_MS: '1000',
       REPLICA_NAME: name,
       ...build,
     });
@@ -133,7 +135,7 @@ describe('examples/reminders: a rolling deploy and its rollback', () => {
       await stop(neu);
     }
     const newGoneAt = Date.now();
-    // Once the new build's declaration set lapses (≤ 2 s: four refresh periods), the old replicas write their rows.
+    // Once the new build's declaration set lapses (≤ 4 s: four refresh periods), the old replicas write their rows.
     await waitFor(async () => (await timers().get('cron:reminders.digest'))?.cron === '* * * * * *', {
       timeoutMs: 10_000, // deadline
       what: "the old build's digest row back",
