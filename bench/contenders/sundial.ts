@@ -32,7 +32,7 @@ function sundialContender(
   variant: Partial<Pick<Contender, 'name' | 'workerRole' | 'partitions'>> = {},
 ): Contender {
   const partitions = variant.partitions ?? 1;
-  const timers = new RedisTimers({ connection: redisUrl, partitions });
+  const timers = new RedisTimers({ connection: redisUrl, partitions, cancelAllRecords: true });
   return {
     name: variant.name ?? 'sundial',
     workerRole: variant.workerRole ?? 'sundial-worker',

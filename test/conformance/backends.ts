@@ -213,7 +213,14 @@ function redisBackend(): Backend {
         for (const closeOne of own.splice(0).reverse()) await closeOne();
       };
       closers.push(close);
-      const timers = new RedisTimers({ ...shared, logger: silentLogger, tombstoneMs: options.tombstoneMs });
+      // SUNDIAL_CANCEL_ALL_RECORDS=1: cancelAll through scope records (docs/design.md), the suite run both ways
+      const cancelAllRecords = process.env.SUNDIAL_CANCEL_ALL_RECORDS === '1';
+      const timers = new RedisTimers({
+        ...shared,
+        logger: silentLogger,
+        tombstoneMs: options.tombstoneMs,
+        cancelAllRecords,
+      });
       own.push(() => timers.dispose());
       const events: TimerEvent[] = [];
       for (const type of EVENT_NAMES) timers.on(type, (event) => events.push(event));

@@ -53,7 +53,13 @@ export class TimerReads {
     const names = [this.keys.row(key)];
     // Not moved yet, or being moved: its row, or the moving record repartition-take made of it.
     if (previous) names.push(previous.row(key), `${previous.base(previous.partitionOf(key))}m:${key}`);
-    for (const name of names) {
+    // A row a cancelAll's scope record covers is cancelled, not yet settled (includes/scope-records.lua).
+    const [first, covered] = await Promise.all([
+      this.redis.hgetall(names[0]),
+      this.redis.sismember(`${this.keys.base(this.keys.partitionOf(key))}scm`, key),
+    ]);
+    if (first.id !== undefined) return covered === 0 ? { ...first, key } : null;
+    for (const name of names.slice(1)) {
       const fields = await this.redis.hgetall(name);
       if (fields.id !== undefined) return { ...fields, key };
     }

@@ -34,6 +34,7 @@
 --- @include "includes/slots"
 --- @include "includes/cancel-record"
 --- @include "includes/seq-ids"
+--- @include "includes/scope-records"
 
 -- The specs and guards come as one JSON array each, not as ARGV elements: a command argument costs
 -- Redis its parse and the client its encoding (ioredis), a JSON string element far less of both
@@ -110,6 +111,9 @@ end
 if ARGV[9] and request_answered(ARGV[9]) then
   return { 'duplicate', keys[1] }
 end
+-- A key a cancelAll's scope record covers is out of `keys` with its row still there: settled first, it is
+-- a tombstone (includes/scope-records), and the key is scheduled anew.
+settle_scopes(base, prefix, keys)
 local status_of = statuses_of(keys)
 local seen, again = {}, {}
 for n = 1, spec_count do
