@@ -67,6 +67,20 @@ describe('cancelAll with scope records on Redis', () => {
     expect(runs).toEqual([]);
   });
 
+  it('a record whose client never swept is swept by the reconciler, a batch a pass', async () => {
+    const cluster = await fire.cluster();
+    const { timers } = cluster;
+    for (const key of ['z:1', 'z:2', 'z:3']) await timers.schedule({ key, handler: 'h', delay: '1h' });
+    expect((await cancelAllCall(cluster, 'mark', 'z:'))[0]).toBe('3');
+    const reconciler = cluster.reconciler({ batchLimit: 2 });
+    await reconciler.reconcileOnce();
+    expect(await recordsLeft(cluster.prefix)).toBe(2); // one key left: the record and its set
+    await reconciler.reconcileOnce();
+    expect(await recordsLeft(cluster.prefix)).toBe(0);
+    for (const key of ['z:1', 'z:2', 'z:3'])
+      expect(await fire.raw.exists(timers.keys.tombstone(key))).toBe(1);
+  });
+
   it('answers the live count, and a covered key reads and writes as cancelled before its sweep', async () => {
     const cluster = await fire.cluster({ cancelAllRecords: true });
     const { timers } = cluster;
