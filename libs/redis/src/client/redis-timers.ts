@@ -106,7 +106,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     sendNothingAnswered(this.redis); // a timed-out write is not sent again after its caller was answered
     this.logger = options.logger ?? consoleLogger;
-    this.reads = new TimerReads(this.redis, this.keys);
+    this.reads = new TimerReads(this.redis, this.keys, (n) => this.commands.cancels.sweep(n));
     this.ledger = new LedgerReads(this.redis, this.keys, (key) => this.commands.cancels.settle(key));
     this.requests = new WriteRequests(this.redis, this.keys.prefix, options.requestWindowMs);
     if (options.cancelAllRecords) this.sweeps = new ScopeSweeps(this.commands, this.logger);

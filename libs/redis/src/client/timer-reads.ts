@@ -30,9 +30,11 @@ const DUE_SCAN_CHUNK = 1000;
 export class TimerReads {
   previous: SundialKeys | null = null;
 
+  /** `sweep`: settles what a partition's cancelAll scope record covers (the live ids of its rows go too). */
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
+    private readonly sweep: (partition: number) => Promise<unknown>,
   ) {}
 
   async get(key: string): Promise<Timer | null> {
@@ -158,7 +160,8 @@ export class TimerReads {
     if (!bit) return false;
     const isSet = ([layout, n]: PartitionRef) => this.redis.getbit(layout.idBitmap(n, bit.chunk), bit.offset);
     const named = this.keys.partitionOfId(id);
-    if (named !== null && (await isSet([this.keys, named])) === 1) return true;
+    if (named !== null && (await this.unswept([this.keys, named], () => isSet([this.keys, named]))) === 1)
+      return true;
     const others = this.walk().filter(([layout, n]) => layout !== this.keys || n !== named);
     return (await Promise.all(others.map(isSet))).includes(1);
   }
@@ -166,7 +169,7 @@ export class TimerReads {
   async snapshot(): Promise<string[]> {
     const perPartition = await Promise.all(
       this.walk().map(async ([layout, n]) => {
-        const chunks = await this.redis.smembers(layout.idChunks(n));
+        const chunks = await this.unswept([layout, n], () => this.redis.smembers(layout.idChunks(n)));
         const bitmaps = await Promise.all(
           chunks.map((chunk) => this.redis.getBuffer(layout.idBitmap(n, chunk))),
         );
@@ -177,6 +180,17 @@ export class TimerReads {
       }),
     );
     return [...new Set(perPartition.flat())];
+  }
+
+  /**
+   * `read` of a partition's live ids, sent with a look for its cancelAll scope record: the rows a record
+   * covers keep their ids until settled, so with one there the read waits for its sweep and reads again.
+   */
+  private async unswept<T>([layout, n]: PartitionRef, read: () => Promise<T>): Promise<T> {
+    const [open, value] = await Promise.all([this.redis.exists(`${layout.base(n)}sc`), read()]);
+    if (open === 0 || layout !== this.keys) return value;
+    await this.sweep(n);
+    return read();
   }
 
   /** The partitions reads walk: ours, then (during a repartition) the old ones that are not also ours. */
