@@ -3,7 +3,7 @@
  * record"): the call marks its keys and answers their count; every read and write of a covered key sees it
  * cancelled before the sweep reaches it; the sweep leaves what a per-key cancel leaves.
  */
-import { runScript } from '@sundial/redis';
+import { repartition, runScript } from '@sundial/redis';
 import { waitFor } from '@sundial/testing/harness';
 import { type FireCluster, story, useFirePath } from './fire-fixture';
 
@@ -79,6 +79,23 @@ describe('cancelAll with scope records on Redis', () => {
     expect(await recordsLeft(cluster.prefix)).toBe(0);
     for (const key of ['z:1', 'z:2', 'z:3'])
       expect(await fire.raw.exists(timers.keys.tombstone(key))).toBe(1);
+  });
+
+  it('a repartition settles an open record before it moves the keys', async () => {
+    const cluster = await fire.cluster();
+    const { timers } = cluster;
+    for (const key of ['p:1', 'p:2']) await timers.schedule({ key, handler: 'h', delay: '1h' });
+    await timers.schedule({ key: 'q:1', handler: 'h', delay: '1h' });
+    expect((await cancelAllCall(cluster, 'mark', 'p:'))[0]).toBe('2');
+    await repartition({ connection: fire.url(), prefix: cluster.prefix, to: 2 });
+    expect(await recordsLeft(cluster.prefix)).toBe(0);
+    const moved = await fire.cluster({ partitions: 2, prefix: cluster.prefix });
+    expect(await moved.timers.get('p:1')).toBeNull();
+    expect(story(await moved.timers.history('p:2'))).toEqual([
+      ['scheduled', 1],
+      ['cancelled', 2, 'cancelled'],
+    ]);
+    expect((await moved.timers.list()).items.map(({ key }) => key)).toEqual(['q:1']);
   });
 
   it('answers the live count, and a covered key reads and writes as cancelled before its sweep', async () => {
