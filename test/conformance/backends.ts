@@ -215,7 +215,7 @@ function redisBackend(): Backend {
       closers.push(close);
       // SUNDIAL_CANCEL_ALL_RECORDS=1: cancelAll through scope records (docs/design.md), the suite run both
       // ways; =unswept: and no sweep after the call, so every later read and write meets the marked keys
-      // (then only the three cancel tests that await `cancelled` events fail: those events are the sweep's)
+      // (then only cancel tests that await `cancelled` events fail, two or three: those events are the sweep's)
       const records = process.env.SUNDIAL_CANCEL_ALL_RECORDS;
       const cancelAllRecords = records === '1' || records === 'unswept';
       const timers = new RedisTimers({

@@ -39,7 +39,7 @@ export async function keysWithStatus(
  * Sends `command` for the row of each key: one pipeline per partition, the partitions in parallel — on a
  * Redis Cluster a pipeline must stay on one node, and the partitions are spread over the primaries.
  * The replies come back in the order of `keys`; null for a key a cancelAll's scope record covers (its
- * row is cancelled, not yet settled: includes/scope-records.lua), read in the same pipeline.
+ * row is cancelled, not yet settled: includes/scope-records.lua), looked for when the pipeline found one.
  */
 async function perPartition(
   redis: RedisClient,
@@ -58,9 +58,13 @@ async function perPartition(
     [...byBase].map(async ([base, indexes]) => {
       const pipeline = redis.pipeline();
       for (const i of indexes) command(pipeline, `${base}t:${keys[i].key}`);
-      pipeline.smismember(`${base}scm`, ...indexes.map((i) => keys[i].key));
+      pipeline.exists(`${base}scm`);
       const results = (await pipeline.exec()) ?? [];
-      const covered = results.pop()?.[1] as number[] | undefined;
+      // (SMISMEMBER only with a record open: only `cancelAllRecords` needs the ACL user to allow it)
+      const covered =
+        results.pop()?.[1] === 1
+          ? await redis.smismember(`${base}scm`, ...indexes.map((i) => keys[i].key))
+          : undefined;
       results.forEach(([error, reply], j) => {
         if (error) throw error;
         replies[indexes[j]] = covered?.[j] === 1 ? null : reply;
