@@ -3,7 +3,7 @@
  * record"): the call marks its keys and answers their count; every read and write of a covered key sees it
  * cancelled before the sweep reaches it; the sweep leaves what a per-key cancel leaves.
  */
-import { repartition, runScript } from '@sundial/redis';
+import { repartition, runScript, SundialKeys } from '@sundial/redis';
 import { waitFor } from '@sundial/testing/harness';
 import { type FireCluster, story, useFirePath } from './fire-fixture';
 
@@ -98,6 +98,25 @@ describe('cancelAll with scope records on Redis', () => {
     expect((await moved.timers.list()).items.map(({ key }) => key)).toEqual(['q:1']);
   });
 
+  it('a kept finished row a repartition moves is noted where it lands (the count reads statuses there)', async () => {
+    const cluster = await fire.cluster({ partitions: 2 });
+    const { timers } = cluster;
+    const [kept, live] = ['f:1', 'f:2', 'f:3', 'f:4', 'f:5', 'f:6', 'f:7', 'f:8'].filter(
+      (name) => timers.keys.partitionOf(name) === 1,
+    );
+    const other = ['g:1', 'g:2', 'g:3', 'g:4'].find((name) => timers.keys.partitionOf(name) === 0)!;
+    for (const key of [kept, live, other]) await timers.schedule({ key, handler: 'h', delay: '1h' });
+    await fire.raw.hset(timers.keys.row(kept), 's', 'completed'); // kept finished, as a release before wrote it
+    const into = new SundialKeys(cluster.prefix, 1);
+    // {p0} stays: noted since its first id (`kt`), it now holds a kept finished row it did not write
+    expect(await fire.raw.exists(`${into.base(0)}kt`)).toBe(1);
+    await repartition({ connection: fire.url(), prefix: cluster.prefix, to: 1 });
+    expect(await fire.raw.hget(into.row(kept), 's')).toBe('completed');
+    expect(await fire.raw.exists(`${into.base(0)}kept`)).toBe(1);
+    const moved = await fire.cluster({ partitions: 1, prefix: cluster.prefix, cancelAllRecords: true });
+    expect(await moved.timers.cancelAll('f:')).toBe(1);
+  });
+
   it('answers the live count, and a covered key reads and writes as cancelled before its sweep', async () => {
     const cluster = await fire.cluster({ cancelAllRecords: true });
     const { timers } = cluster;
@@ -159,6 +178,19 @@ describe('cancelAll with scope records on Redis', () => {
       timeoutMs: 5_000, // a deadline, left as soon as the sweep ends
     });
     expect(await fire.raw.exists(timers.keys.row('k:done'))).toBe(0);
+  });
+
+  it('the count reads each row only where a kept finished row may be: noted since the first id, or not', async () => {
+    const cluster = await fire.cluster({ cancelAllRecords: true });
+    const { timers } = cluster;
+    for (const key of ['n:1', 'n:2', 'n:3']) await timers.schedule({ key, handler: 'h', delay: '1h' });
+    const base = timers.keys.base(0);
+    expect(await fire.raw.exists(`${base}kt`)).toBe(1); // noted from the partition's first id
+    expect(await fire.raw.exists(`${base}kept`)).toBe(0);
+    // A kept finished row a release before the note wrote: no `kept`, and the partition's note gone.
+    await fire.raw.hset(timers.keys.row('n:2'), 's', 'completed');
+    await fire.raw.del(`${base}kt`);
+    expect(await timers.cancelAll('n:')).toBe(2);
   });
 
   it('a running timer is cancelled before the call answers: its signal aborts', async () => {

@@ -184,13 +184,17 @@ if mode == 'mark' and #keys > 0 and not record and rid == '' then
 end
 -- Marked only with no free run in the partition: a covered row's free runs would go on unaborted.
 if record and record.rid == rid and redis.call('HLEN', base .. 'free') == 0 then
-  -- The live rows among them (a kept finished row is dropped by the sweep, not counted): `s` alone.
-  count = 0
-  local rows = row_key(base, '')
-  for i = 1, #keys do
-    local status = redis.call('HGET', rows .. keys[i], 's')
-    if not status or is_live(status) then
-      count = count + 1
+  -- The live rows among them (a kept finished row is dropped by the sweep, not counted): every key,
+  -- when the partition has noted each kept finished row since its first id (`kt`, schedule.lua) and
+  -- holds none (`kept`: complete.lua, pass-late.lua, repartition-put.lua), else by each row's `s`.
+  count = #keys
+  if redis.call('EXISTS', base .. 'kt') == 0 or redis.call('EXISTS', base .. 'kept') == 1 then
+    local rows = row_key(base, '')
+    for i = 1, #keys do
+      local status = redis.call('HGET', rows .. keys[i], 's')
+      if status and not is_live(status) then
+        count = count - 1
+      end
     end
   end
   call_in_slices('SADD', base .. 'scm', keys)

@@ -144,7 +144,10 @@ end
 
 -- Index writes of new rows are gathered and written once per batch (one command per index, not per row).
 local seq_key = base .. 'seq'
-local seq = tonumber(redis.call('GET', seq_key) or '0')
+-- (none: the partition's first id comes, and `kt` with it: write_gathered)
+local seq_text = redis.call('GET', seq_key)
+local first_ids = not seq_text
+local seq = tonumber(seq_text or '0')
 local seq_written = seq
 local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
@@ -165,6 +168,11 @@ local function write_gathered()
   if seq ~= seq_written then
     add_new_live_seqs(base, seq_written + 1, seq)
     redis.call('SET', seq_key, int(seq))
+    if first_ids then
+      -- the partition's first id: every kept finished row it will hold is noted (`kept`, cancel-all.lua)
+      redis.call('SET', base .. 'kt', '1')
+      first_ids = false
+    end
     seq_written = seq
   end
   due_entries, key_entries, created_keys, gathered = {}, {}, {}, 0
