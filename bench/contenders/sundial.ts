@@ -32,7 +32,8 @@ function sundialContender(
   variant: Partial<Pick<Contender, 'name' | 'workerRole' | 'partitions'>> = {},
 ): Contender {
   const partitions = variant.partitions ?? 1;
-  const timers = new RedisTimers({ connection: redisUrl, partitions });
+  // cancelAll through scope records (one release on the Redis: docs/spec.md §5.5; bench/README.md, 6.)
+  const timers = new RedisTimers({ connection: redisUrl, partitions, cancelAllRecords: true });
   return {
     name: variant.name ?? 'sundial',
     workerRole: variant.workerRole ?? 'sundial-worker',

@@ -213,7 +213,19 @@ function redisBackend(): Backend {
         for (const closeOne of own.splice(0).reverse()) await closeOne();
       };
       closers.push(close);
-      const timers = new RedisTimers({ ...shared, logger: silentLogger, tombstoneMs: options.tombstoneMs });
+      // SUNDIAL_CANCEL_ALL_RECORDS=1: cancelAll through scope records (docs/design.md), the suite run both
+      // ways; =unswept: and no sweep after the call, so every later read and write meets the marked keys
+      // (then only cancel tests that await `cancelled` events fail, two or three: those events are the sweep's)
+      const records = process.env.SUNDIAL_CANCEL_ALL_RECORDS;
+      const cancelAllRecords = records === '1' || records === 'unswept';
+      const timers = new RedisTimers({
+        ...shared,
+        logger: silentLogger,
+        tombstoneMs: options.tombstoneMs,
+        cancelAllRecords,
+      });
+      if (records === 'unswept')
+        (timers as unknown as { sweeps: { start(): void } }).sweeps.start = () => undefined;
       own.push(() => timers.dispose());
       const events: TimerEvent[] = [];
       for (const type of EVENT_NAMES) timers.on(type, (event) => events.push(event));

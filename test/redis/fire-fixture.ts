@@ -56,11 +56,17 @@ export function useFirePath() {
   const fixture = {
     raw: undefined as unknown as Redis,
     url: () => server.url,
-    async cluster(options: { partitions?: number } = {}): Promise<FireCluster> {
-      const prefix = `f${++prefixes}`;
+    async cluster(
+      options: { partitions?: number; cancelAllRecords?: boolean; prefix?: string } = {},
+    ): Promise<FireCluster> {
+      const prefix = options.prefix ?? `f${++prefixes}`;
       const partitions = options.partitions ?? 1;
       const shared = { connection: server.url, prefix, partitions };
-      const timers = new RedisTimers({ ...shared, logger: quiet });
+      const timers = new RedisTimers({
+        ...shared,
+        logger: quiet,
+        cancelAllRecords: options.cancelAllRecords,
+      });
       closers.push(() => timers.dispose());
       const events: TimerEvent[] = [];
       const subscriber = fixture.raw.duplicate();

@@ -4,6 +4,9 @@ import Redis from 'ioredis';
 import { TimerReads } from '../../libs/redis/src/client/timer-reads';
 import { useStore } from './store-fixture';
 
+/** These reads meet no cancelAll scope record (none is written here): nothing to sweep. */
+const noSweep = (): Promise<void> => Promise.resolve();
+
 const store = useStore();
 const connections: Redis[] = [];
 afterEach(() => Promise.all(connections.splice(0).map((redis) => redis.quit())));
@@ -78,5 +81,5 @@ function readsCancellingBeforeRowReads(timers: RedisTimers, groups: string[][]):
       };
     },
   });
-  return new TimerReads(wrapped, timers.keys);
+  return new TimerReads(wrapped, timers.keys, noSweep);
 }

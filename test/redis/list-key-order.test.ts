@@ -4,6 +4,9 @@ import Redis from 'ioredis';
 import { TimerReads } from '../../libs/redis/src/client/timer-reads';
 import { refusal, useStore } from './store-fixture';
 
+/** These reads meet no cancelAll scope record (none is written here): nothing to sweep. */
+const noSweep = (): Promise<void> => Promise.resolve();
+
 const store = useStore();
 const connections: Redis[] = [];
 afterEach(() => Promise.all(connections.splice(0).map((redis) => redis.quit())));
@@ -102,7 +105,7 @@ describe('list in key order across partitions', () => {
     await old.scheduleMany(keys.map((key) => ({ key, handler: 'h', delay: '1h' })));
     // A client of 2 partitions that joined a repartition from 4: old {p2} and {p3} are walked after its
     // own {p0} and {p1} (on one node the same bases as old partitions 0 and 1).
-    const reads = new TimerReads(store.raw, new SundialKeys('rw', 2));
+    const reads = new TimerReads(store.raw, new SundialKeys('rw', 2), noSweep);
     reads.previous = old.keys;
     // One key of old partition 2 already in the index (and row) of new partition 0 as well.
     const both = keys.find((key) => old.keys.partitionOf(key) === 2)!;
@@ -157,7 +160,7 @@ function countingIndexReads(timers: RedisTimers): { reads: TimerReads; indexKeys
       };
     },
   });
-  const reads = new TimerReads(wrapped, timers.keys);
+  const reads = new TimerReads(wrapped, timers.keys, noSweep);
   const list = reads.list.bind(reads);
   reads.list = (options) => {
     indexKeysRead.push(0);

@@ -1,3 +1,4 @@
+import type { SundialLogger } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import type { SundialObserver } from '../metrics/observer';
 import type { SundialKeys } from '../store/keys';
@@ -8,15 +9,22 @@ import type { StoreCommands } from '../store/store-commands';
  * `cancelAll(scope)` over every partition (RedisTimers), and what it tells after its calls: the metric
  * (`sundial_timers_cancelled_total`) counts only the cancels of the calls that ran now, not those given
  * again from a first answer (store/replayed.ts); a global one (`prefix` '') publishes one `reset` event.
+ * With `sweeps` (the `cancelAllRecords` option) the calls mark the keys for a scope record per partition
+ * and answer the count; what the records cover is settled after (`ScopeSweeps`), not while the caller waits.
  */
 export async function cancelAllWrite(
   store: { redis: RedisClient; keys: SundialKeys; commands: StoreCommands; observer?: SundialObserver },
   prefix: string,
   requests: CallRequests,
+  sweeps?: ScopeSweeps,
 ): Promise<number> {
   const { redis, keys, commands } = store;
   const reason = prefix ? 'cancelled' : 'reset';
-  const done = await Promise.all(keys.all().map((n) => commands.cancelAll(n, prefix, reason, requests)));
+  const partitions = keys.all();
+  const done = await Promise.all(
+    partitions.map((n) => commands.cancels.cancelAll(n, prefix, reason, requests, sweeps !== undefined)),
+  );
+  done.forEach(({ marked }, i) => marked && sweeps?.start(partitions[i]));
   const count = done.reduce((sum, { cancelled }) => sum + cancelled, 0);
   store.observer?.cancelled?.({ count: done.reduce((sum, { fresh }) => sum + fresh, 0) });
   if (!prefix && (await firstReset(redis, keys, requests))) {
@@ -39,4 +47,34 @@ async function firstReset(redis: RedisClient, keys: SundialKeys, requests: CallR
   const { id, memoryMs } = requests('reset');
   const claim = `${keys.base(keys.all()[0])}q:${id}`;
   return (await redis.set(claim, '1', 'PX', Math.max(1, Math.round(memoryMs)), 'NX')) === 'OK';
+}
+
+/**
+ * The sweeps of this client's scope records (cancel-all.lua 'sweep'), run after its cancelAll answered:
+ * `close` (dispose) waits for them. One cut off (Redis away) leaves its record, which every reader still
+ * applies; it is settled by the scripts that touch its keys and by the next sweep of that partition.
+ */
+export class ScopeSweeps {
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly commands: StoreCommands,
+    private readonly logger: SundialLogger,
+  ) {}
+
+  start(partition: number): void {
+    const sweep = this.commands.cancels
+      .sweep(partition)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `cancelAll: the sweep of partition ${partition}'s scope record was cut off: ${String(error)}`,
+        ),
+      )
+      .finally(() => this.running.delete(sweep));
+    this.running.add(sweep);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.running);
+  }
 }

@@ -11,9 +11,11 @@ export class LedgerReads {
    */
   previous: SundialKeys | null = null;
 
+  /** `settle`: settles the key's row when a cancelAll's scope record covers it (cancel-all.lua 'settle'). */
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
+    private readonly settle: (key: string) => Promise<unknown>,
   ) {}
 
   /**
@@ -49,6 +51,7 @@ export class LedgerReads {
       .hmget(place.tombstone, 'id', 'v', 'sa', 'lq')
       .pexpiretime(place.tombstone)
       .zscore(keys.armed(keys.partitionOf(key)), key)
+      .sismember(`${keys.base(keys.partitionOf(key))}scm`, key)
       .exec();
     const [
       stored,
@@ -57,10 +60,16 @@ export class LedgerReads {
       [buriedId, buriedVersion, buriedAt, buriedKept],
       expiresAt,
       handedOff,
+      covered,
     ] = (replies ?? []).map(([error, value]) => {
       if (error) throw error;
       return value;
-    }) as [string[], string | null, (string | null)[], (string | null)[], number, string | null];
+    }) as [string[], string | null, (string | null)[], (string | null)[], number, string | null, number];
+    // a row a cancelAll's scope record covers is cancelled: settled first, its cancel is in its history
+    if (covered === 1 && keys === this.keys) {
+      await this.settle(key);
+      return this.historyIn(place, key, limit);
+    }
     // a row handed off and not claimed implies its `armed` entry, the newest (includes/ledger.lua)
     const armed = impliedArmedLine(handedOff, rowKept, fields);
     const kept = armed === null ? rowKept : rowKept === null ? armed : `${rowKept}\n${armed}`;

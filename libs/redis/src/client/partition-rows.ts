@@ -17,8 +17,8 @@ export interface IndexedKey {
 export async function readRows(redis: RedisClient, keys: readonly IndexedKey[]): Promise<(Timer | null)[]> {
   const replies = await perPartition(redis, keys, (pipeline, row) => pipeline.hgetall(row));
   return replies.map((reply, i) => {
-    const fields = reply as Record<string, string>;
-    return fields.id === undefined ? null : decodeRow({ ...fields, key: keys[i].key });
+    const fields = reply as Record<string, string> | null;
+    return fields?.id === undefined ? null : decodeRow({ ...fields, key: keys[i].key });
   });
 }
 
@@ -30,15 +30,16 @@ export async function keysWithStatus(
 ): Promise<IndexedKey[]> {
   const replies = await perPartition(redis, keys, (pipeline, row) => pipeline.hmget(row, 's', 'id'));
   return keys.filter((_, i) => {
-    const [s, id] = replies[i] as (string | null)[];
-    return id !== null && statusOf(s) === status;
+    const reply = replies[i] as (string | null)[] | null;
+    return reply !== null && reply[1] !== null && statusOf(reply[0]) === status;
   });
 }
 
 /**
  * Sends `command` for the row of each key: one pipeline per partition, the partitions in parallel — on a
  * Redis Cluster a pipeline must stay on one node, and the partitions are spread over the primaries.
- * The replies come back in the order of `keys`.
+ * The replies come back in the order of `keys`; null for a key a cancelAll's scope record covers (its
+ * row is cancelled, not yet settled: includes/scope-records.lua), looked for when the pipeline found one.
  */
 async function perPartition(
   redis: RedisClient,
@@ -57,10 +58,16 @@ async function perPartition(
     [...byBase].map(async ([base, indexes]) => {
       const pipeline = redis.pipeline();
       for (const i of indexes) command(pipeline, `${base}t:${keys[i].key}`);
+      pipeline.exists(`${base}scm`);
       const results = (await pipeline.exec()) ?? [];
+      // (SMISMEMBER only with a record open: only `cancelAllRecords` needs the ACL user to allow it)
+      const covered =
+        results.pop()?.[1] === 1
+          ? await redis.smismember(`${base}scm`, ...indexes.map((i) => keys[i].key))
+          : undefined;
       results.forEach(([error, reply], j) => {
         if (error) throw error;
-        replies[indexes[j]] = reply;
+        replies[indexes[j]] = covered?.[j] === 1 ? null : reply;
       });
     }),
   );

@@ -9,6 +9,12 @@ export interface RedisTimersOptions extends PartitionedOptions {
   tombstoneMs?: number;
   /** Keys cancelled per Lua call by `cancelAll` (default 1000, a few ms of Redis): bounds how long one script holds Redis. */
   cancelBatch?: number;
+  /**
+   * `cancelAll` writes a scope record per partition and answers once its keys are marked (their count,
+   * the running ones cancelled); the rest is settled after (docs/design.md "The cancelAll scope record").
+   * Default false. Turn it on only once every process on this Redis runs a release that applies records.
+   */
+  cancelAllRecords?: boolean;
   logger?: SundialLogger;
   /** told what this client scheduled and cancelled (metrics: SundialMetrics) */
   observer?: SundialObserver;
@@ -34,6 +40,7 @@ export function checkTimersOptions(options: RedisTimersOptions): RedisTimersOpti
   read.integer('tombstoneMs', 0, '604800000 (7 days)');
   read.integer('requestWindowMs', 1, '86400000 (24 h)');
   read.integer('cancelBatch', 1, '1000');
+  read.boolean('cancelAllRecords');
   read.limits(['setBy']);
   return options;
 }

@@ -42,7 +42,7 @@ import type { RowReply } from '../store/replies';
 import type { CallRequests } from '../store/requests';
 import { StoreCommands } from '../store/store-commands';
 import { backfillRow } from './backfill-row';
-import { cancelAllWrite } from './cancel-all-write';
+import { cancelAllWrite, ScopeSweeps } from './cancel-all-write';
 import { startWithin } from './client-start';
 import { checkCommandTimeout } from './command-timeout';
 import { CallFailures } from './call-failures';
@@ -77,6 +77,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
   private readonly layout: LayoutGuard;
   private readonly explain: TimerExplain;
   private readonly declarations: DeclarationSets;
+  private readonly sweeps?: ScopeSweeps; // with `cancelAllRecords`: this client's scope-record sweeps
   /** what a failed call tells its caller */
   private readonly failures: CallFailures;
 
@@ -105,9 +106,10 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     this.redis.on('error', () => undefined); // surfaced per call as 'unavailable'
     sendNothingAnswered(this.redis); // a timed-out write is not sent again after its caller was answered
     this.logger = options.logger ?? consoleLogger;
-    this.reads = new TimerReads(this.redis, this.keys);
-    this.ledger = new LedgerReads(this.redis, this.keys);
+    this.reads = new TimerReads(this.redis, this.keys, (n) => this.commands.cancels.sweep(n));
+    this.ledger = new LedgerReads(this.redis, this.keys, (key) => this.commands.cancels.settle(key));
     this.requests = new WriteRequests(this.redis, this.keys.prefix, options.requestWindowMs);
+    if (options.cancelAllRecords) this.sweeps = new ScopeSweeps(this.commands, this.logger);
     this.layout = new LayoutGuard(this.redis, this.keys, [this.reads, this.ledger], this.logger);
     const access = {
       row: (key: string) =>
@@ -162,7 +164,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
       const { redis, keys, commands } = this;
       const store = { redis, keys, commands, observer: this.options.observer };
       return this.requests.run('cancelAll', [prefix], options, (requests) =>
-        cancelAllWrite(store, prefix, requests),
+        cancelAllWrite(store, prefix, requests, this.sweeps),
       );
     });
   }
@@ -246,6 +248,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
     this.layout.close();
     this.events.emitLocal({ type: 'disposed', id: '', key: '', version: 0, kind: null, at: Date.now() });
     await this.events.close();
+    await this.sweeps?.close();
     this.failures.stop();
     await this.closeConnection();
   }

@@ -30,9 +30,11 @@ const DUE_SCAN_CHUNK = 1000;
 export class TimerReads {
   previous: SundialKeys | null = null;
 
+  /** `sweep`: settles what a partition's cancelAll scope record covers (the live ids of its rows go too). */
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: SundialKeys,
+    private readonly sweep: (partition: number) => Promise<unknown>,
   ) {}
 
   async get(key: string): Promise<Timer | null> {
@@ -53,7 +55,13 @@ export class TimerReads {
     const names = [this.keys.row(key)];
     // Not moved yet, or being moved: its row, or the moving record repartition-take made of it.
     if (previous) names.push(previous.row(key), `${previous.base(previous.partitionOf(key))}m:${key}`);
-    for (const name of names) {
+    // A row a cancelAll's scope record covers is cancelled, not yet settled (includes/scope-records.lua).
+    const [first, covered] = await Promise.all([
+      this.redis.hgetall(names[0]),
+      this.redis.sismember(`${this.keys.base(this.keys.partitionOf(key))}scm`, key),
+    ]);
+    if (first.id !== undefined) return covered === 0 ? { ...first, key } : null;
+    for (const name of names.slice(1)) {
       const fields = await this.redis.hgetall(name);
       if (fields.id !== undefined) return { ...fields, key };
     }
@@ -152,7 +160,8 @@ export class TimerReads {
     if (!bit) return false;
     const isSet = ([layout, n]: PartitionRef) => this.redis.getbit(layout.idBitmap(n, bit.chunk), bit.offset);
     const named = this.keys.partitionOfId(id);
-    if (named !== null && (await isSet([this.keys, named])) === 1) return true;
+    if (named !== null && (await this.unswept([this.keys, named], () => isSet([this.keys, named]))) === 1)
+      return true;
     const others = this.walk().filter(([layout, n]) => layout !== this.keys || n !== named);
     return (await Promise.all(others.map(isSet))).includes(1);
   }
@@ -160,7 +169,7 @@ export class TimerReads {
   async snapshot(): Promise<string[]> {
     const perPartition = await Promise.all(
       this.walk().map(async ([layout, n]) => {
-        const chunks = await this.redis.smembers(layout.idChunks(n));
+        const chunks = await this.unswept([layout, n], () => this.redis.smembers(layout.idChunks(n)));
         const bitmaps = await Promise.all(
           chunks.map((chunk) => this.redis.getBuffer(layout.idBitmap(n, chunk))),
         );
@@ -171,6 +180,17 @@ export class TimerReads {
       }),
     );
     return [...new Set(perPartition.flat())];
+  }
+
+  /**
+   * `read` of a partition's live ids, sent with a look for its cancelAll scope record: the rows a record
+   * covers keep their ids until settled, so with one there the read waits for its sweep and reads again.
+   */
+  private async unswept<T>([layout, n]: PartitionRef, read: () => Promise<T>): Promise<T> {
+    const [open, value] = await Promise.all([this.redis.exists(`${layout.base(n)}sc`), read()]);
+    if (open === 0 || layout !== this.keys) return value;
+    await this.sweep(n);
+    return read();
   }
 
   /** The partitions reads walk: ours, then (during a repartition) the old ones that are not also ours. */

@@ -119,6 +119,8 @@ export class Reconciler extends Partitioned<FireCommands> {
         this.observer,
         this.logger,
       );
+      // a cancelAll's scope record whose client stopped sweeping: a batch a pass (readers settle the rest)
+      await this.commands.sweepRecord(partition, this.batchLimit);
       totals.rearmed += counts.rearmed;
       totals.requeued += counts.requeued;
       totals.lost += counts.lost;

@@ -249,8 +249,11 @@ class Repartition {
       busy.push(...result.busy);
       this.report(from.partitions, 'moving', busy.length);
     };
+    const fire = new FireCommands(this.redis, from);
     await Promise.all(
       from.all().map(async (n) => {
+        // a cancelAll's scope record (fenced: no mark comes after) settled first: its keys are out of `keys`
+        while (await fire.sweepRecord(n, PAGE));
         let moving = Promise.resolve();
         for (let after = '-'; ;) {
           // keys that stay are passed over: the next page starts after the last key read

@@ -230,6 +230,17 @@ export class FireCommands {
     return { rearmed, requeued, lost: lost.map((flat) => fieldsFromFlat(flat)) };
   }
 
+  /**
+   * One batch of the sweep of the partition's cancelAll scope record (cancel-all.lua 'sweep'), when it
+   * holds one: left by a client that stopped before its sweep ended (a live one sweeping too is harmless:
+   * each batch takes its own keys). Whether more is left.
+   */
+  async sweepRecord(partition: number, batch: number): Promise<boolean> {
+    if ((await this.redis.exists(`${this.keys.base(partition)}sc`)) === 0) return false;
+    const reply = (await this.run('cancel-all', partition, 0, '', batch, '', 'sweep', '')) as number[];
+    return reply[1] === 1;
+  }
+
   private run(script: ScriptName, partition: number, ...args: (string | number)[]): Promise<unknown> {
     return this.runWith(this.keys.prefix, script, partition, ...args);
   }

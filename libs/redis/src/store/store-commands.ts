@@ -5,6 +5,7 @@ import type { SundialKeys } from './keys';
 import { fencedArgv1, fenceRefusal } from './layout-fence';
 import { parseCancelReply } from './cancel-reply';
 import { parseRowReply, parseScheduleReply, type RawScheduleReply, type RowReply } from './replies';
+import { CancelAllCalls } from './cancel-all-calls';
 import { replayOf } from './replayed';
 import { type CallRequests, namedCall, requestPrefix, type ScriptRequest } from './requests';
 import type { RowFields } from './row';
@@ -16,8 +17,6 @@ import { runScript, type ScriptArg, type ScriptName } from './script-loader';
 const GUARD_BATCH = 1000;
 /** A guard call's specs: none. */
 const NO_SPECS: ScheduleArgs = { specs: [], distinct: true, plain: false };
-/** cancel-all calls in flight per partition: RedisClient never waits for the client between batches. */
-const CANCEL_ALL_IN_FLIGHT = 4;
 /** A cron script refuses an occurrence that is not after Redis now; this many fresh tries always suffice. */
 const MAX_CLOCK_RETRIES = 5;
 
@@ -48,7 +47,8 @@ export interface ScheduleCodec<T> {
  */
 export class StoreCommands {
   private readonly tombstoneMs: number;
-  private readonly cancelBatch: number;
+  /** cancelAll's calls: its batches, a scope record's sweep, a read's settle (cancel-all-calls.ts) */
+  readonly cancels: CancelAllCalls;
 
   /** `clock`: crons are computed in JS from (an estimate of) Redis now. */
   constructor(
@@ -57,7 +57,10 @@ export class StoreCommands {
     private readonly clock: ClusterClock,
     settings: StoreSettings,
   ) {
-    ({ tombstoneMs: this.tombstoneMs, cancelBatch: this.cancelBatch } = settings);
+    this.tombstoneMs = settings.tombstoneMs;
+    const run = (script: ScriptName, base: string, request: ScriptRequest, ...args: ScriptArg[]) =>
+      this.run(script, base, this.argv1(request), ...args);
+    this.cancels = new CancelAllCalls(keys, run, settings);
   }
 
   /**
@@ -191,40 +194,6 @@ export class StoreCommands {
     const raw = await this.run('cancel', this.partitionBase(key), argv1, this.tombstoneMs, key);
     const { reply, again } = replayOf(raw, requests);
     return { outcome: parseCancelReply(reply), again };
-  }
-
-  /**
-   * Cancels a scope in one partition, CANCEL_ALL_IN_FLIGHT batches sent at a time (each call takes the
-   * first keys still indexed, so they never overlap) until a round's last call says nothing is left.
-   * `fresh`: the cancels of the calls that ran now, not answered again for the caller's request
-   * (store/replayed.ts), so each cancel is counted once.
-   */
-  async cancelAll(
-    partition: number,
-    scope: string,
-    reason: string,
-    requests: CallRequests,
-  ): Promise<{ cancelled: number; fresh: number; at: number }> {
-    const base = this.keys.base(partition);
-    let [cancelled, fresh, at] = [0, 0, 0];
-    for (let more = true, rounds = 0; more; rounds++) {
-      const round = await Promise.all(
-        Array.from({ length: CANCEL_ALL_IN_FLIGHT }, async (_, slot) => {
-          const argv1 = this.argv1(requests(`${partition}.${rounds}.${slot}`));
-          const args = [this.tombstoneMs, scope, this.cancelBatch, reason];
-          const raw = await this.run('cancel-all', base, argv1, ...args);
-          return replayOf<[number, number, string]>(raw, requests);
-        }),
-      );
-      for (const { reply, again } of round) {
-        const [count, , now] = reply;
-        cancelled += count;
-        if (!again) fresh += count;
-        at = Math.max(at, Number(now));
-      }
-      more = round[round.length - 1].reply[1] === 1;
-    }
-    return { cancelled, fresh, at };
   }
 
   reschedule(

@@ -13,9 +13,12 @@
 --- @include "includes/indexes"
 --- @include "includes/retire"
 --- @include "includes/requests"
+--- @include "includes/scope-records"
 
 local base, prefix = KEYS[1], ARGV[1]
 local tombstone_ms, key = tonumber(ARGV[2]), ARGV[3]
+-- a cancelAll's scope record covering the key applies first (includes/scope-records)
+settle_scopes(base, prefix, { key })
 local row = read_row(base, key)
 if not row then
   return 0

@@ -106,6 +106,7 @@ local function finish(row, version, outcome, message, reason, ended)
   if row.rm == '0' or kept_for_free_runs then
     local fields = outcome_of(prefix, now, row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
+    redis.call('SET', base .. 'kept', '1') -- a kept finished row here (cancel-all.lua's count)
     fields.rp = kept_for_free_runs and '1' or nil
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
     redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct', 'hc', 'lq')

@@ -16,6 +16,7 @@
 --- @include "includes/row"
 --- @include "includes/indexes"
 --- @include "includes/cancel-record"
+--- @include "includes/scope-records"
 
 local base = KEYS[1]
 local replies = {}
@@ -36,6 +37,8 @@ local function busy(key, row)
   return false
 end
 
+-- Keys a cancelAll's scope record covers leave as the tombstones they are (includes/scope-records).
+settle_scopes(base, ARGV[1], { unpack(ARGV, 2) })
 for i = 2, #ARGV do
   local key = ARGV[i]
   local moving, moving_x = base .. 'm:' .. key, base .. 'mx:' .. key

@@ -34,6 +34,7 @@
 --- @include "includes/slots"
 --- @include "includes/cancel-record"
 --- @include "includes/seq-ids"
+--- @include "includes/scope-records"
 
 -- The specs and guards come as one JSON array each, not as ARGV elements: a command argument costs
 -- Redis its parse and the client its encoding (ioredis), a JSON string element far less of both
@@ -110,6 +111,9 @@ end
 if ARGV[9] and request_answered(ARGV[9]) then
   return { 'duplicate', keys[1] }
 end
+-- A key a cancelAll's scope record covers is out of `keys` with its row still there: settled first, it is
+-- a tombstone (includes/scope-records), and the key is scheduled anew.
+settle_scopes(base, prefix, keys)
 local status_of = statuses_of(keys)
 local seen, again = {}, {}
 for n = 1, spec_count do
@@ -140,7 +144,10 @@ end
 
 -- Index writes of new rows are gathered and written once per batch (one command per index, not per row).
 local seq_key = base .. 'seq'
-local seq = tonumber(redis.call('GET', seq_key) or '0')
+-- (none: the partition's first id comes, and `kt` with it: write_gathered)
+local seq_text = redis.call('GET', seq_key)
+local first_ids = not seq_text
+local seq = tonumber(seq_text or '0')
 local seq_written = seq
 local first_seq = nil -- the seq of the call's first created row
 local sa = int(now) -- every row created by the call is scheduled at its `now`
@@ -161,6 +168,11 @@ local function write_gathered()
   if seq ~= seq_written then
     add_new_live_seqs(base, seq_written + 1, seq)
     redis.call('SET', seq_key, int(seq))
+    if first_ids then
+      -- the partition's first id: every kept finished row it will hold is noted (`kept`, cancel-all.lua)
+      redis.call('SET', base .. 'kt', '1')
+      first_ids = false
+    end
     seq_written = seq
   end
   due_entries, key_entries, created_keys, gathered = {}, {}, {}, 0

@@ -22,6 +22,7 @@
 --- @include "includes/indexes"
 --- @include "includes/free-runs"
 --- @include "includes/ledger"
+--- @include "includes/scope-records"
 
 local base = KEYS[1]
 local limit, lead_ms = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -44,8 +45,19 @@ if #entries > 0 then
   -- They are the lowest scores of `due`, so ranks 0..n-1: one call removes them all.
   redis.call('ZREMRANGEBYRANK', due_key, 0, int(#entries / 2 - 1))
 end
-for i = 1, #entries, 2 do
-  local key, score = entries[i], entries[i + 1]
+-- Keys a cancelAll's scope record covers are not handed off (their intent is dropped: the sweep, or the
+-- next script that reads the row, cancels it; includes/scope-records).
+local covering = nil
+if #entries > 0 and scopes_marked(base) then
+  local names = {}
+  for i = 1, #entries, 2 do
+    local key = entries[i]
+    names[#names + 1] = string.find(key, '|', 1, true) and split_free_member(key) or key
+  end
+  covering = scopes_covering(base, names)
+end
+-- Hands off the intent `key` (score `score`) that take-due took out of `due`.
+local function hand_off(key, score)
   local hash = row_key(base, key)
   -- A free run handed back for a re-run (includes/free-runs) waits under `<key>|<version>`: its ref names
   -- that version, its job is `t-<id>-v<version>-r<runCount>f`, and its record, not the row, keeps the jobId.
@@ -100,6 +112,12 @@ for i = 1, #entries, 2 do
       traced[#traced + 1] = row[5]
       traced[#traced + 1] = redis.call('HGET', row_key(base, ref_key), 'k') or ROW_DEFAULTS.k
     end
+  end
+end
+
+for i = 1, #entries, 2 do
+  if not (covering and covering[(i + 1) / 2]) then
+    hand_off(entries[i], entries[i + 1])
   end
 end
 call_in_slices('ZADD', armed_key, armed)

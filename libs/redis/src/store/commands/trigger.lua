@@ -14,9 +14,12 @@
 --- @include "includes/indexes"
 --- @include "includes/events"
 --- @include "includes/requests"
+--- @include "includes/scope-records"
 
 local base, prefix = KEYS[1], ARGV[1]
 local key = ARGV[2]
+-- a cancelAll's scope record covering the key applies first (includes/scope-records)
+settle_scopes(base, prefix, { key })
 local row, refusal = live_row_for(base, key, { running = true, paused = true })
 if not row then
   return refusal
