@@ -9,9 +9,7 @@
  */
 import {
   type Clock,
-  dueOfSlot,
   EVENT_NAMES,
-  nextCronOccurrence,
   silentLogger,
   type JsonValue,
   type TimerContext,
@@ -25,6 +23,8 @@ import { Dispatcher, RedisTimers, TimerRunner } from '@sundial/redis';
 import Redis from 'ioredis';
 import { harness as engineHarness, type RunRecord, START, type WorkPayload } from '../engine/harness';
 import { type RedisServer, redisNow, startRedis } from '@sundial/testing/harness';
+import { backdateRows } from './backdate-rows';
+import { cancelAllRecordsMode } from './cancel-all-records-mode';
 
 export type BackendName = 'memory' | 'redis';
 
@@ -213,19 +213,14 @@ function redisBackend(): Backend {
         for (const closeOne of own.splice(0).reverse()) await closeOne();
       };
       closers.push(close);
-      // SUNDIAL_CANCEL_ALL_RECORDS=1: cancelAll through scope records (docs/design.md), the suite run both
-      // ways; =unswept: and no sweep after the call, so every later read and write meets the marked keys
-      // (then only cancel tests that await `cancelled` events fail, two or three: those events are the sweep's)
-      const records = process.env.SUNDIAL_CANCEL_ALL_RECORDS;
-      const cancelAllRecords = records === '1' || records === 'unswept';
+      const records = cancelAllRecordsMode();
       const timers = new RedisTimers({
         ...shared,
         logger: silentLogger,
         tombstoneMs: options.tombstoneMs,
-        cancelAllRecords,
+        cancelAllRecords: records.cancelAllRecords,
       });
-      if (records === 'unswept')
-        (timers as unknown as { sweeps: { start(): void } }).sweeps.start = () => undefined;
+      records.opened(timers);
       own.push(() => timers.dispose());
       const events: TimerEvent[] = [];
       for (const type of EVENT_NAMES) timers.on(type, (event) => events.push(event));
@@ -318,32 +313,6 @@ function sleepOn(
     clock.setTimeout(resolve, ms);
     signal.addEventListener('abort', () => resolve());
   });
-}
-
-/** The Redis side of `downFor`: each row as if scheduled `ms` earlier, its first slot not run yet. */
-async function backdateRows(raw: Redis, prefix: string, ms: number): Promise<void> {
-  for (const hash of await raw.keys(`${prefix}*t:*`)) {
-    const row = await raw.hgetall(hash);
-    const key = hash.slice(hash.indexOf('}:t:') + 4);
-    const scheduledAt = Number(row.sa) - ms;
-    const kind = row.k ?? 'once'; // a default the row leaves out (docs/design.md "Row values")
-    const slot =
-      kind === 'cron' ? nextCronOccurrence(row.cr, row.tz, scheduledAt) : Number(row.ds ?? row.d) - ms;
-    const due =
-      kind === 'once' ? slot : dueOfSlot({ key, jitter: row.jt ? Number(row.jt) : undefined }, slot);
-    await raw.hset(
-      hash,
-      'sa',
-      String(scheduledAt),
-      'd',
-      String(due),
-      ...(row.ds ? ['ds', String(slot)] : []),
-      ...['st', 'ea'].flatMap((field) => (row[field] ? [field, String(Number(row[field]) - ms)] : [])),
-    );
-    const base = hash.slice(0, hash.indexOf('}:t:') + 2);
-    await raw.zadd(`${base}due`, due, key);
-    await raw.publish(`${base}wake`, String(due));
-  }
 }
 
 function realSleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -39,6 +39,7 @@ describe('an app started with a bad variable', () => {
     ['worker', 'SUNDIAL_HANDLERS_MODULE', '/nonexistent/handlers.js'],
     ['worker', 'SUNDIAL_COMMAND_TIMEOUT_MS', '3000000000'],
     ['scheduler', 'SUNDIAL_HTTP_KEEPALIVE_MS', '0'],
+    ['scheduler', 'SUNDIAL_CANCEL_ALL_RECORDS', 'yes'],
   ])(
     '%s with %s=%s exits 1 with a fatal line naming it and what to write',
     async (app, name, value) => {

@@ -24,8 +24,14 @@ export const createRedisSchedulerService: SchedulerServiceFactory = (config, log
     minEveryMs: config.minEveryMs,
     setBy: ENV_LIMIT_SETTINGS,
   };
-  const { commandTimeoutMs } = config;
-  const timers = new RedisTimers({ ...shared, observer: metrics, limits, commandTimeoutMs });
+  const { commandTimeoutMs, cancelAllRecords } = config;
+  const timers = new RedisTimers({
+    ...shared,
+    observer: metrics,
+    limits,
+    commandTimeoutMs,
+    cancelAllRecords,
+  });
   const follower =
     config.schedulesFile === undefined
       ? undefined

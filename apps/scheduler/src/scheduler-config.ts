@@ -6,6 +6,7 @@ import {
   type ClusterConfig,
   clusterConfigFromEnv,
   type Env,
+  envFlag,
   envInt,
   envOptional,
   MAX_PORT,
@@ -22,6 +23,8 @@ export interface SchedulerConfig extends ClusterConfig {
   reconcileMs: number;
   /** a schedules.yaml whose rows the scheduler keeps as timers (docs/spec.md §5.4) */
   schedulesFile?: string;
+  /** SUNDIAL_CANCEL_ALL_RECORDS: the API's cancel by prefix through scope records (RedisTimers' cancelAllRecords) */
+  cancelAllRecords: boolean;
 }
 
 export function schedulerConfigFromEnv(env: Env = process.env): SchedulerConfig {
@@ -35,5 +38,6 @@ export function schedulerConfigFromEnv(env: Env = process.env): SchedulerConfig 
     minEveryMs: envInt(env, 'SUNDIAL_MIN_EVERY_MS', DEFAULT_LIMITS.minEveryMs, 1),
     reconcileMs: envInt(env, 'SUNDIAL_RECONCILE_MS', DEFAULT_RECONCILE_MS, 10),
     schedulesFile: envOptional(env, 'SUNDIAL_SCHEDULES_FILE'),
+    cancelAllRecords: envFlag(env, 'SUNDIAL_CANCEL_ALL_RECORDS', false),
   };
 }

@@ -41,6 +41,21 @@ export function envInt(env: Env, name: string, fallback: number, min = 0, max = 
   return value;
 }
 
+/**
+ * A switch: `true` or `false`; unset or blank is `fallback`. Anything else (`yes`, `1`, `TRUE`) is the
+ * `invalid` refusal: a switch misread as off would go unnoticed.
+ */
+export function envFlag(env: Env, name: string, fallback: boolean): boolean {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  if (text === 'true' || text === 'false') return text === 'true';
+  throw refusals.invalid(
+    name,
+    `${name} must be true or false; got ${JSON.stringify(text)}.`,
+    `Write ${name}=true or ${name}=false, or leave it out for the default (${fallback}).`,
+  );
+}
+
 export function envList(env: Env, name: string): string[] {
   return (env[name] ?? '')
     .split(',')

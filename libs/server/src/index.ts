@@ -2,7 +2,7 @@
 // by relative path, before any `@sundial/*` import can resolve.
 export { APP_SERVICE, type AppService, AppServiceHooks } from './app-service';
 export { type ClusterConfig, clusterConfigFromEnv, DEFAULT_REDIS_URL } from './cluster-config';
-export { type Env, envInt, envList, envOptional, envString, MAX_ENV_INT, MAX_PORT } from './env';
+export { type Env, envFlag, envInt, envList, envOptional, envString, MAX_ENV_INT, MAX_PORT } from './env';
 export { HealthController } from './health.controller';
 export { HealthModule } from './health.module';
 export { MetricsController } from './metrics.controller';
