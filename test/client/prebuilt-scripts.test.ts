@@ -47,7 +47,9 @@ describe('the scripts a process started from dist sends', () => {
       const scripts = { commands: [...loader.loadCommands()], libraries: [...loader.functionLibraries()] };
       process.stdout.write(JSON.stringify(scripts));
     `;
-    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { cwd: app });
+    // every script and library, whole: more than execFile's 1 MiB of stdout since the scope records' include
+    const maxBuffer = 16 * 1024 * 1024;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { cwd: app, maxBuffer });
     return JSON.parse(stdout) as Sent;
   }
 
