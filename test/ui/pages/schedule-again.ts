@@ -23,15 +23,11 @@ export function describeScheduleAgain(shared: ChromiumCluster): void {
     const cluster = usePage(shared);
     let page: ClusterPage['page'];
     let api: ClusterPage['api'];
-    let ui: string;
-    beforeAll(() => ({ page, api, ui } = cluster));
+    beforeAll(() => ({ page, api } = cluster));
 
     const notice = () => page.locator('#notice');
     // each locator's waitFor below is a deadline (the page's 10 s default), left as soon as it shows
-    const timerPage = async (key: string, status: string) => {
-      await page.goto(`${ui}#/timer/${encodeURIComponent(key)}`);
-      await page.getByRole('heading', { level: 1, name: `${key} ${status}` }).waitFor();
-    };
+    const timerPage = (key: string, status: string) => cluster.openTimer(key, status);
     const get = async (key: string) => (await api<Timer>('GET', keyPath(key))).body;
     /** deadline (waitFor's 10 s): left as soon as the timer has ended */
     const ended = (key: string) =>

@@ -18,10 +18,7 @@ export function describeSupportWalk(shared: ChromiumCluster): void {
 
     const notice = () => page.locator('#notice');
     // each locator's waitFor below is a deadline (the page's 10 s default), left as soon as it shows
-    const timerPage = async (key: string, status: string) => {
-      await page.goto(`${ui}#/timer/${encodeURIComponent(key)}`);
-      await page.getByRole('heading', { level: 1, name: `${key} ${status}` }).waitFor();
-    };
+    const timerPage = (key: string, status: string) => cluster.openTimer(key, status);
     /** a one-shot that ran once and failed (no such handler), kept by removeOnComplete false */
     const failedOnce = async (key: string, extra: Record<string, unknown> = {}) => {
       await api('POST', '/v1/timers', {
