@@ -1,4 +1,5 @@
 import { closestName } from './closest-name';
+import { peerFieldFix } from './peer-field-names';
 import { refusals } from './refusals';
 import { showValue } from './show-value';
 
@@ -57,9 +58,11 @@ export function rejectUnknownFields(input: Input, known: readonly string[], what
   throw refusals.invalid(
     unknown,
     `${what} has an unknown field ${showValue(unknown)} (set to ${showValue(input[unknown])})`,
-    guess
-      ? `Did you mean "${guess}"? Rename the field ${showValue(unknown)} to "${guess}".`
-      : `Remove ${showValue(unknown)}; the known fields are ${known.join(', ')}.`,
+    // Another scheduler's name for a known field before the closest spelling: `in` is two edits from `at`.
+    peerFieldFix(unknown, known) ??
+      (guess
+        ? `Did you mean "${guess}"? Rename the field ${showValue(unknown)} to "${guess}".`
+        : `Remove ${showValue(unknown)}; the known fields are ${known.join(', ')}.`),
   );
 }
 
