@@ -24,6 +24,12 @@ const build = (): Promise<void> => (built ??= ensureBuilt());
  * SUNDIAL_HTTP_ALLOW's and a SUNDIAL_HANDLERS_MODULE that does not load; SUNDIAL_LEDGER's came from Nest's
  * wiring (no `could not start`); PORT=70000 was taken (the listen failed after the Redis wait), and a
  * SUNDIAL_COMMAND_TIMEOUT_MS past Node's longest timer made every Redis reply time out at once.
+ *
+ * And it exits before it loads the app (main.ts reads and checks the whole environment first): not Nest,
+ * Express, BullMQ, ioredis, the OpenTelemetry SDK, nor @sundial/redis's or @sundial/server's index, nor
+ * Node's `http` (which tracing must see loaded after it on a start that goes on). A refused start loaded
+ * ~930 modules, 0.6–0.8 s of CPU on this 2-core host (a bad ConfigMap crash-looped slowly); now ~117,
+ * under 0.1 s (docs/design.md "Each suite's CPU"). The hook that lists them: libs/testing/src/loaded-modules-hook.ts.
  */
 describe('an app started with a bad variable', () => {
   it.concurrent.each([
@@ -45,6 +51,7 @@ describe('an app started with a bad variable', () => {
     async (app, name, value) => {
       await build();
       const main = join(DIST, 'apps', app, 'src', 'main.js');
+      const hook = join(DIST, 'libs', 'testing', 'src', 'loaded-modules-hook.js');
       // Node's compile cache too, when the run has one (jest.config.js): the variable changes no answer
       const { PATH, NODE_COMPILE_CACHE } = process.env;
       const env = {
@@ -54,9 +61,9 @@ describe('an app started with a bad variable', () => {
         [name]: value,
       };
       const exit = await within(
-        run(process.execPath, [main], { env, timeout: EXIT_DEADLINE_MS }).then(
-          () => ({ code: 0, stdout: '' }),
-          (error: { code: number; stdout: string }) => error,
+        run(process.execPath, ['--require', hook, main], { env, timeout: EXIT_DEADLINE_MS }).then(
+          () => ({ code: 0, stdout: '', stderr: '' }),
+          (error: { code: number; stdout: string; stderr: string }) => error,
         ),
         EXIT_DEADLINE_MS + 5_000, // deadline
         `${app} with ${name}=${value}`,
@@ -74,7 +81,31 @@ describe('an app started with a bad variable', () => {
       });
       expect(err.message).toContain(value);
       expect(err.fix).toMatch(/\S/);
+      expect(heavyLoaded(exit.stderr)).toEqual({ heavy: [], builtins: [], fewerThan200: true });
     },
     BUILD_DEADLINE_MS + EXIT_DEADLINE_MS + 5_000, // deadline
   );
 });
+
+/** Packages, and Sundial's files, that only the app needs: a refused start loads none of them. */
+const HEAVY =
+  /node_modules\/(@nestjs\/|bullmq\/|ioredis\/|express\/|@opentelemetry\/sdk-node\/)|dist\/libs\/(redis|server|client)\/src\/index\.js$/;
+
+/**
+ * What of the app the process loaded, from the hook's line: heavy files (HEAVY), `http` and `https`, and
+ * whether it loaded fewer than 200 files in all (~120 now; ~930 with the app: a heavy import added back
+ * shows here even when it is none of HEAVY's).
+ */
+function heavyLoaded(stderr: string): { heavy: string[]; builtins: string[]; fewerThan200: boolean } {
+  const line = stderr.split('\n').find((text) => text.startsWith('loaded-modules '));
+  if (line === undefined) throw new Error(`no loaded-modules line on stderr:\n${stderr}`);
+  const { files, builtins } = JSON.parse(line.slice('loaded-modules '.length)) as {
+    files: string[];
+    builtins: string[];
+  };
+  return {
+    heavy: files.filter((file) => HEAVY.test(file)),
+    builtins: builtins.filter((name) => name === 'http' || name === 'https'),
+    fewerThan200: files.length < 200,
+  };
+}

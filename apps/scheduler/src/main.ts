@@ -1,15 +1,21 @@
 import '../../../libs/server/src/register-paths';
-import './tracing';
-import { serve } from '@sundial/server';
-import { createRedisSchedulerService } from './redis-scheduler-service';
-import { createSchedulerApp } from './scheduler-app';
+import { exitStartFailed } from '../../../libs/server/src/start-fatal';
 import { schedulerConfigFromEnv } from './scheduler-config';
 
-serve('scheduler', async () => {
+// The whole environment first, read and checked by narrow modules: a refused start (a bad ConfigMap)
+// writes its fatal line and exits before Nest, BullMQ and ioredis load (test/deploy/bad-env.test.ts).
+// Then tracing, before anything loads Nest, Express or `http` (tracing.ts); then the app.
+(async () => {
   const config = schedulerConfigFromEnv();
-  return {
+  await import('./tracing');
+  const [{ serve }, { createRedisSchedulerService }, { createSchedulerApp }] = await Promise.all([
+    import('@sundial/server'),
+    import('./redis-scheduler-service'),
+    import('./scheduler-app'),
+  ]);
+  serve('scheduler', async () => ({
     config,
     app: await createSchedulerApp(config, createRedisSchedulerService),
     shutdownDeadlineMs: 15_000,
-  };
-});
+  }));
+})().catch((error: unknown) => exitStartFailed('scheduler', error));

@@ -1,16 +1,10 @@
 import { DEFAULT_LIMITS } from '@sundial/core';
-import { DEFAULT_RECONCILE_MS } from '@sundial/redis';
-import {
-  type AllowedHosts,
-  allowedHostsFromEnv,
-  type ClusterConfig,
-  clusterConfigFromEnv,
-  type Env,
-  envFlag,
-  envInt,
-  envOptional,
-  MAX_PORT,
-} from '@sundial/server';
+// Narrow imports, not @sundial/redis's and @sundial/server's indexes (Nest, BullMQ, ioredis): main.ts reads
+// the environment before it loads them, so that a refused start fails fast (test/deploy/bad-env.test.ts).
+import { DEFAULT_RECONCILE_MS } from '../../../libs/redis/src/option-defaults';
+import { type AllowedHosts, allowedHostsFromEnv } from '../../../libs/server/src/allowed-hosts';
+import { type ClusterConfig, clusterConfigFromEnv } from '../../../libs/server/src/cluster-config';
+import { type Env, envFlag, envInt, envOptional, MAX_PORT } from '../../../libs/server/src/env';
 
 export interface SchedulerConfig extends ClusterConfig {
   port: number;

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SundialWorker } from '@sundial/client';
 import { createNestLogger, createPino, guardHttpEdge, sundialLogger } from '@sundial/server';
-import { type HandlerMap, loadHandlersModule } from './handlers-module';
+import type { HandlerMap } from './handlers-module';
 import { createHttpHandler } from './handlers/http.handler';
 import { createLogHandler } from './handlers/log.handler';
 import type { WorkerConfig } from './worker-config';
@@ -11,8 +11,9 @@ import { WorkerModule } from './worker.module';
 
 /**
  * Builds the worker application, not yet listening; its port (/health, /metrics) answers as the
- * scheduler's does (`guardHttpEdge`). Handlers: the built-ins (`http`, `log`), then
- * those of SUNDIAL_HANDLERS_MODULE, then `extra` (tests); a later one wins on a shared name.
+ * scheduler's does (`guardHttpEdge`). Handlers: the built-ins (`http`, `log`), then `extra`: those of
+ * SUNDIAL_HANDLERS_MODULE (main.ts loads it before the app, with the environment), or a test's; a later
+ * one wins on a shared name.
  */
 export async function createWorkerApp(
   config: WorkerConfig,
@@ -22,7 +23,6 @@ export async function createWorkerApp(
   const handlers: HandlerMap = {
     http: createHttpHandler(config.httpAllow),
     log: createLogHandler(sundialLogger(pino)),
-    ...(config.handlersModule ? await loadHandlersModule(config.handlersModule) : {}),
     ...extra,
   };
   const app = await NestFactory.create<NestExpressApplication>(WorkerModule.forRoot(config, pino, handlers), {

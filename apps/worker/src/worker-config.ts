@@ -1,3 +1,5 @@
+// Narrow imports, not @sundial/redis's and @sundial/server's indexes (Nest, BullMQ, ioredis): main.ts reads
+// the environment before it loads them, so that a refused start fails fast (test/deploy/bad-env.test.ts).
 import {
   claimAheadOf,
   DEFAULT_CLAIM_AHEAD_MS,
@@ -7,19 +9,11 @@ import {
   DEFAULT_DISPATCHER_GRACE_MS,
   DEFAULT_LEASE_MS,
   dispatcherGraceOf,
-} from '@sundial/redis';
-import {
-  type AllowedHosts,
-  allowedHostsFromEnv,
-  type ClusterConfig,
-  clusterConfigFromEnv,
-  type Env,
-  envInt,
-  envList,
-  envOptional,
-  MAX_ENV_INT,
-  MAX_PORT,
-} from '@sundial/server';
+} from '../../../libs/redis/src/option-defaults';
+import { type AllowedHosts, allowedHostsFromEnv } from '../../../libs/server/src/allowed-hosts';
+import { type ClusterConfig, clusterConfigFromEnv } from '../../../libs/server/src/cluster-config';
+import { type Env, envInt, envList, envOptional, MAX_ENV_INT, MAX_PORT } from '../../../libs/server/src/env';
+import { checkAllowEntries } from './handlers/allow-list';
 
 /**
  * What the worker allows itself past its shutdown grace to abort and hand back its runs (main.ts: the
@@ -57,7 +51,8 @@ export function workerConfigFromEnv(env: Env = process.env): WorkerConfig {
     // The worker takes no API token: unset, only the names always allowed.
     allowedHosts: allowedHostsFromEnv(env, false),
     concurrency: envInt(env, 'WORKER_CONCURRENCY', DEFAULT_CONCURRENCY, 1),
-    httpAllow: envList(env, 'SUNDIAL_HTTP_ALLOW'),
+    // checked here, with the rest, as the http handler reads it (a bad entry is the start's refusal)
+    httpAllow: checkAllowEntries(envList(env, 'SUNDIAL_HTTP_ALLOW')),
     // with the hand-back, the shutdown deadline (a Node timer) stays within the longest timer
     shutdownGraceMs: envInt(
       env,

@@ -11,18 +11,15 @@ export {
   followFailovers,
   namesCluster,
   openRedis,
-  parseRedisUrl,
-  urlForDisplay,
   type RedisClient,
   type RedisConnection,
-  type RedisTarget,
   withReconnectCadence,
 } from './infra/connection';
+export { parseRedisUrl, type RedisTarget, urlForDisplay } from './infra/redis-url';
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';
 export type { DataLoss } from './infra/data-loss';
 export {
-  DEFAULT_LAYOUT_WATCH_MS,
   type PartitionCountWatch,
   reportDataLoss,
   reportWritesLost,
@@ -48,15 +45,21 @@ export {
   type RepartitionProgress,
   type RepartitionResult,
 } from './repartition/repartition';
-export { DEFAULT_RECONCILE_MS, Reconciler, type ReconcilerOptions } from './fire/reconciler';
+export { Reconciler, type ReconcilerOptions } from './fire/reconciler';
 export { DEFAULT_CLOSE_GRACE_MS, TimerRunner, type TimerRunnerOptions } from './fire/timer-runner';
 export { RUN_TIMING_CHANNEL, type RunTiming } from './fire/run-timing';
 export { claimAheadOf, DEFAULT_CLAIM_AHEAD_MS, MAX_CLAIM_AHEAD_MS } from './fire/claim-ahead';
 export { DEFAULT_DISPATCHER_GRACE_MS, dispatcherGraceOf } from './fire/dispatcher-presence';
 export { DEFAULT_CONSUMER_STALL_MS } from './fire/consumer-watchdog';
+// Defaults kept apart from the ioredis and BullMQ files that use them (option-defaults.ts: the apps read
+// their environments without loading those).
 export {
   DEFAULT_CONCURRENCY,
+  DEFAULT_LAYOUT_WATCH_MS,
   DEFAULT_LEASE_MS,
+  DEFAULT_RECONCILE_MS,
+} from './option-defaults';
+export {
   type FireConsumerOptions,
   type FireConsumersMode,
   type FireJobConsumer,

@@ -6,7 +6,7 @@ import {
   MAX_PARTITIONS,
   parseRedisUrl,
   servedPartitions,
-} from '@sundial/redis';
+} from '../../redis/src/option-defaults'; // not @sundial/redis's index: ioredis and BullMQ (option-defaults.ts)
 import type { Env } from './env';
 import { envInt, envOptional, envString } from './env';
 import { DEFAULT_HTTP_KEEPALIVE_MS, MAX_HTTP_KEEPALIVE_MS } from './http-timeouts';

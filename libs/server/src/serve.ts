@@ -15,8 +15,7 @@ import { exitOnSignal } from './exit-on-signal';
 import { setHttpTimeouts } from './http-timeouts';
 import { RedisPing } from './redis-ping';
 import { SUNDIAL_LOGGER } from './logging.module';
-import { createPino } from './pino-logger';
-import { startFailure } from './start-failure';
+import { exitStartFailed } from './start-fatal';
 
 /**
  * The body of both entry points: build the app, exit 0 on SIGTERM/SIGINT after a clean close, wait for
@@ -92,8 +91,6 @@ export function serve(
       // A signal during the start: the shutdown closed the connections the start was using (`Connection is
       // closed.`, `Closed while starting`); it logs its own lines and exits 0 — or 1 past its deadline.
       if (stopping()) return;
-      const { why, fix } = startFailure(error);
-      createPino('fatal').fatal({ err: error, fix }, `${name} could not start${why ? `: ${why}` : ''}`);
-      process.exit(1);
+      exitStartFailed(name, error);
     });
 }

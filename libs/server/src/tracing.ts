@@ -19,9 +19,9 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
 /**
  * Starts the OpenTelemetry SDK for traces, configured by the standard OTEL_* variables (exporter,
  * endpoint, protocol, headers, sampler, propagators, resource: docs/spec.md §5.4). It must run before
- * Nest and Express load — each app's `tracing.ts`, imported second in its main.ts — because the http
- * instrumentation patches `http` as it is required: it continues the trace of an incoming
- * `traceparent` in the scheduler and traces the `http` handler's calls in the worker. Only traces:
+ * Nest and Express load — each app's `tracing.ts`, imported by its main.ts once the environment is
+ * read — because the http instrumentation patches `http` as it is required: it continues the trace of
+ * an incoming `traceparent` in the scheduler and traces the `http` handler's calls in the worker. Only traces:
  * metrics stay on /metrics (Prometheus) and logs on stdout, so the SDK's OTLP metrics and logs are off.
  * The exporters are Sundial's own choice of the SDK's (span-processors.ts): a failed export is logged,
  * and `console` writes on stderr.

@@ -37,6 +37,15 @@ export class AllowList {
   }
 }
 
+/**
+ * SUNDIAL_HTTP_ALLOW's entries as given, each read as the AllowList reads it: a bad one is the refusal
+ * that stops the worker's start with its environment (worker-config.ts), before the app loads.
+ */
+export function checkAllowEntries(entries: string[]): string[] {
+  entries.forEach(parseEntry);
+  return entries;
+}
+
 function parseEntry(entry: string): AllowedTarget {
   let url: URL;
   try {

@@ -6,11 +6,7 @@ import { ConsumerWatchdog } from './consumer-watchdog';
 import { FinishedJobs } from './finished-jobs';
 import { watchFireWorkerErrors } from './fire-worker-errors';
 import { SundialKeys } from '../store/keys';
-
-/** How long a claim outlives a silent worker (SUNDIAL_LEASE_MS). */
-export const DEFAULT_LEASE_MS = 30_000;
-/** Fire jobs in flight per partition queue (WORKER_CONCURRENCY). */
-export const DEFAULT_CONCURRENCY = 16;
+import { DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS } from '../option-defaults';
 
 /** A partition queue's job consumer (a BullMQ Worker), started once the runner listens for aborts. */
 export interface FireJobConsumer {

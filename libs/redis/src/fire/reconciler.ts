@@ -8,6 +8,7 @@ import { FireCommands } from '../store/fire-commands';
 import { migrateLiveIds } from '../store/live-ids-migration';
 import { lostCompletion } from './completion';
 import { HAND_BACK_KEYS_NAMED, lostLine } from './hand-back-line';
+import { DEFAULT_RECONCILE_MS } from '../option-defaults';
 
 export interface ReconcilerOptions extends PartitionedOptions, ServeOptions {
   /** pause between passes (SUNDIAL_RECONCILE_MS, default 5000 ms): bounds how late a lost timer can be */
@@ -21,7 +22,6 @@ export interface ReconcilerOptions extends PartitionedOptions, ServeOptions {
   logger?: SundialLogger;
 }
 
-export const DEFAULT_RECONCILE_MS = 5000;
 const DEFAULT_GRACE_MS = 2000;
 const DEFAULT_BATCH_LIMIT = 1000;
 

@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { isSundialError } from '@sundial/core';
 import { Redis } from 'ioredis';
-import { closeRedis, openRedis, parseRedisUrl } from './connection';
+import { closeRedis, openRedis } from './connection';
+import { parseRedisUrl } from './redis-url';
 
 describe('parseRedisUrl', () => {
   it('passes a one-node URL to ioredis as it is', () => {

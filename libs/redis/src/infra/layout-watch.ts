@@ -7,6 +7,7 @@ import { DataMarker } from './data-marker';
 import { readLayout } from './partition-count';
 import { ReplicationHistory } from './replication-history';
 import type { WritesLost } from './writes-lost';
+import { DEFAULT_LAYOUT_WATCH_MS } from '../option-defaults';
 
 export interface PartitionCountWatch {
   /** where the timers are, and the count this process runs with */
@@ -40,8 +41,6 @@ export interface PartitionCountWatch {
   told?: Set<string>;
 }
 
-/** How often a watch looks unless told (the apps' SUNDIAL_LAYOUT_WATCH_MS default). */
-export const DEFAULT_LAYOUT_WATCH_MS = 5000;
 /** The watch connection's CLIENT SETNAME. */
 export const WATCH_CONNECTION = 'sundial-watch';
 
