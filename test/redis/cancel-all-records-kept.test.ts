@@ -5,7 +5,7 @@
  */
 import { repartition, SundialKeys } from '@sundial/redis';
 import { waitFor } from '@sundial/testing/harness';
-import { commandCalls, useFirePath } from './fire-fixture';
+import { commandCalls, gate, useFirePath } from './fire-fixture';
 import { scopeRecordCalls } from './scope-record-calls';
 
 const fire = useFirePath();
@@ -36,6 +36,29 @@ describe('cancelAll scope records: the kept finished rows note', () => {
     await fire.raw.config('RESETSTAT');
     expect((await cancelAllCall(cluster, 'mark', 'l:'))[0]).toBe('2');
     expect(await commandCalls(fire.raw, 'hget')).toBe(0);
+  });
+
+  it('a row kept for its free runs in flight is noted, and leaves the note with the last of them', async () => {
+    const cluster = await fire.cluster();
+    const { timers } = cluster;
+    const kr = `${timers.keys.base(0)}kr`;
+    const first = gate();
+    let runs = 0;
+    await cluster.runner({ h: () => (++runs === 1 ? first.promise : undefined) });
+    await cluster.dispatcher();
+    // Two ticks: the first free (its next slot is before endAt), the second held and the last: it ends
+    // the timer while the first still runs, so the finished row stays for it (`rp`, complete.lua).
+    const endAt = (await cluster.redisNow()) + 500;
+    await timers.schedule({ key: 'fr', handler: 'h', every: 200, awaitTask: false, endAt });
+    await waitFor(async () => (await fire.raw.hget(timers.keys.row('fr'), 'rp')) === '1', {
+      timeoutMs: 5_000, // deadline: both ticks claimed
+    });
+    expect(await fire.raw.smembers(kr)).toEqual(['fr']);
+    first.open();
+    await waitFor(async () => (await fire.raw.exists(timers.keys.row('fr'))) === 0, {
+      timeoutMs: 5_000, // deadline: the free run's completion
+    });
+    expect(await fire.raw.exists(kr)).toBe(0);
   });
 
   it('a repartition moves the note with the row: gone from the partition it leaves', async () => {
