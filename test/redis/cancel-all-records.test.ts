@@ -3,25 +3,13 @@
  * record"): the call marks its keys and answers their count; every read and write of a covered key sees it
  * cancelled before the sweep reaches it; the sweep leaves what a per-key cancel leaves.
  */
-import { repartition, runScript, SundialKeys } from '@sundial/redis';
+import { repartition, SundialKeys } from '@sundial/redis';
 import { waitFor } from '@sundial/testing/harness';
-import { type FireCluster, story, useFirePath } from './fire-fixture';
+import { story, useFirePath } from './fire-fixture';
+import { scopeRecordCalls } from './scope-record-calls';
 
 const fire = useFirePath();
-
-/** Whether the partition still holds a scope record or a key it covers. */
-async function recordsLeft(prefix: string): Promise<number> {
-  const names = await fire.raw.keys(`${prefix}:{p0}:sc*`);
-  return names.filter((name) => !name.endsWith(':scn')).length;
-}
-
-/** cancel-all.lua in `mode` on partition 0, as a client whose sweep never came would have left it. */
-async function cancelAllCall(cluster: FireCluster, mode: string, scope: string): Promise<string[]> {
-  const { keys } = cluster.timers;
-  const args = [86_400_000, scope, 1000, 'cancelled', mode, ''];
-  const raw = await runScript(fire.raw, 'cancel-all', keys.base(0), keys.ledgerSize, keys.prefix, ...args);
-  return (raw as unknown[]).map(String);
-}
+const { recordsLeft, cancelAllCall } = scopeRecordCalls(fire);
 
 describe('cancelAll with scope records on Redis', () => {
   it('marked and never swept: each script and read that meets a covered key settles or skips it', async () => {
@@ -112,7 +100,7 @@ describe('cancelAll with scope records on Redis', () => {
     expect(await fire.raw.exists(`${into.base(0)}kt`)).toBe(1);
     await repartition({ connection: fire.url(), prefix: cluster.prefix, to: 1 });
     expect(await fire.raw.hget(into.row(kept), 's')).toBe('completed');
-    expect(await fire.raw.exists(`${into.base(0)}kept`)).toBe(1);
+    expect(await fire.raw.smembers(`${into.base(0)}kr`)).toEqual([kept]);
     const moved = await fire.cluster({ partitions: 1, prefix: cluster.prefix, cancelAllRecords: true });
     expect(await moved.timers.cancelAll('f:')).toBe(1);
   });
@@ -186,8 +174,8 @@ describe('cancelAll with scope records on Redis', () => {
     for (const key of ['n:1', 'n:2', 'n:3']) await timers.schedule({ key, handler: 'h', delay: '1h' });
     const base = timers.keys.base(0);
     expect(await fire.raw.exists(`${base}kt`)).toBe(1); // noted from the partition's first id
-    expect(await fire.raw.exists(`${base}kept`)).toBe(0);
-    // A kept finished row a release before the note wrote: no `kept`, and the partition's note gone.
+    expect(await fire.raw.exists(`${base}kr`)).toBe(0);
+    // A kept finished row a release before the note wrote: not in `kr`, and the partition's note gone.
     await fire.raw.hset(timers.keys.row('n:2'), 's', 'completed');
     await fire.raw.del(`${base}kt`);
     expect(await timers.cancelAll('n:')).toBe(2);

@@ -12,10 +12,10 @@ import { scanPartition } from './scan-partition';
  * partition; the rest name this partition's share of a call; every write here is fenced anyway) and the
  * records of its fire jobs (`jobs`: they name hand-offs of rows that have moved) and its data marker
  * (`epoch`: once the new count is set, the watches read the markers of its partitions only,
- * infra/data-marker.ts), and its notes for cancelAll's scope records (`kt`, `kept`, `scn`: its records
+ * infra/data-marker.ts), and its notes for cancelAll's scope records (`kt`, `kept`, `kr`, `scn`: its records
  * were swept before the move, repartition.ts).
  */
-const SPENT = /^(?:seq|kt|kept|scn|moved|ic|jobs|epoch|q:.*)$/s;
+const SPENT = /^(?:seq|kt|kept|kr|scn|moved|ic|jobs|epoch|q:.*)$/s;
 /** A live-id bitmap (store/live-ids.ts): spent once no bit is set (a set bit is a live id not moved). */
 const LIVE_IDS = /^i:/;
 /** Kept: it refuses the writes of a process still running with the old count (includes/layout-fence.lua). */

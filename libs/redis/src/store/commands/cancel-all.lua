@@ -97,6 +97,7 @@ local function cancel_keys(keys, now, tombstone_ms, reason)
     if not (f[1] and is_live(row.s)) then
       redis.call('DEL', hash)
       if f[1] then
+        redis.call('SREM', base .. 'kr', key) -- (includes/indexes note_kept)
         -- a kept finished row dropped: its ledger lasts LEDGER_KEEP_MS, as cancel's (includes/indexes drop_finished)
         ledger_expire(key, LEDGER_KEEP_MS)
       end
@@ -186,9 +187,10 @@ end
 if record and record.rid == rid and redis.call('HLEN', base .. 'free') == 0 then
   -- The live rows among them (a kept finished row is dropped by the sweep, not counted): every key,
   -- when the partition has noted each kept finished row since its first id (`kt`, schedule.lua) and
-  -- holds none (`kept`: complete.lua, pass-late.lua, repartition-put.lua), else by each row's `s`.
+  -- holds none (no `kr`: includes/indexes note_kept), else by each row's `s`. (`kept`, a string the
+  -- builds of 2026-12-07 before `kr` wrote for the same and never removed, still counts as one.)
   count = #keys
-  if redis.call('EXISTS', base .. 'kt') == 0 or redis.call('EXISTS', base .. 'kept') == 1 then
+  if redis.call('EXISTS', base .. 'kt') == 0 or redis.call('EXISTS', base .. 'kr', base .. 'kept') > 0 then
     local rows = row_key(base, '')
     for i = 1, #keys do
       local status = redis.call('HGET', rows .. keys[i], 's')
@@ -198,6 +200,10 @@ if record and record.rid == rid and redis.call('HLEN', base .. 'free') == 0 then
     end
   end
   call_in_slices('SADD', base .. 'scm', keys)
+  -- Out of `due` at the mark, not at the sweep: a covered key is then in no index of the fire path
+  -- (`leases` and `armed` are settled below), so take-due never meets one and the backlog gauges
+  -- (metrics/backlog.ts: `due` + `armed`) count no cancelled timer.
+  call_in_slices('ZREM', base .. 'due', keys)
   scope_marked = true
 else
   -- No marks (none asked, another call's record open, free runs): the batch is cancelled key by key now.
@@ -214,7 +220,8 @@ end
 
 -- The marked keys the fire path holds are settled now: the running ones (`leases`), so their handlers'
 -- signals abort before the answer, and the handed-off ones (`armed`). So no covered key is ever claimed
--- or completed (claim.lua and complete.lua need not look), and take-due hands none off.
+-- or completed (claim.lua and complete.lua need not look), nor handed off (out of `due` above: take-due
+-- need not look either).
 local held = {}
 for _, name in ipairs(#keys > 0 and { 'leases', 'armed' } or {}) do
   if redis.call('EXISTS', base .. name) == 1 then

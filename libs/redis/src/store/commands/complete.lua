@@ -106,7 +106,7 @@ local function finish(row, version, outcome, message, reason, ended)
   if row.rm == '0' or kept_for_free_runs then
     local fields = outcome_of(prefix, now, row, version, outcome, message, reason, ended)
     fields.s = outcome == 'ok' and 'completed' or 'failed'
-    redis.call('SET', base .. 'kept', '1') -- a kept finished row here (cancel-all.lua's count)
+    note_kept(base, row.key) -- a kept finished row here (cancel-all.lua's count)
     fields.rp = kept_for_free_runs and '1' or nil
     redis.call('HSET', row_key(base, row.key), unpack(flat(fields)))
     redis.call('HDEL', row_key(base, row.key), 'lw', 'lu', 'ct', 'hc', 'lq')
@@ -257,6 +257,7 @@ local function settle_free(row, id, key, version, run_count, outcome, message, r
   -- A row kept only for its free runs in flight (removeOnComplete) goes with the last of them.
   if row.rp == '1' and not has_free_runs(base, key, id) then
     remove_row(row)
+    redis.call('SREM', base .. 'kr', key) -- no longer a kept finished row (includes/indexes note_kept)
   end
   return { 'done', 0, 0 }
 end

@@ -49,7 +49,7 @@ remove_live_id(base, row.id)
 local kept_for_free_runs = row.rm ~= '0' and row.aw == '0' and has_free_runs(base, key, row.id)
 if row.rm == '0' or kept_for_free_runs then
   redis.call('HSET', hash, 's', status)
-  redis.call('SET', base .. 'kept', '1') -- a kept finished row here (cancel-all.lua's count)
+  note_kept(base, key) -- a kept finished row here (cancel-all.lua's count)
   if kept_for_free_runs then
     redis.call('HSET', hash, 'rp', '1')
   end

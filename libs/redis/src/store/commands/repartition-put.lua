@@ -56,7 +56,7 @@ for _, item in ipairs(cjson.decode(ARGV[2])) do
     if is_live(status) then
       ids[#ids + 1] = row.id
     else
-      redis.call('SET', base .. 'kept', '1') -- a kept finished row here (cancel-all.lua's count)
+      note_kept(base, key) -- a kept finished row here (cancel-all.lua's count)
     end
     if status == 'pending' then
       local score = tonumber(row.tg or row.d)

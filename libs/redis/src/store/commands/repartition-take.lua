@@ -20,7 +20,7 @@
 
 local base = KEYS[1]
 local replies = {}
-local leaving, leaving_ids = {}, {}
+local leaving, leaving_ids, leaving_kept = {}, {}, {}
 
 local function busy(key, row)
   if row.s == 'running' then
@@ -50,6 +50,9 @@ for i = 2, #ARGV do
     if row then
       leaving[#leaving + 1] = key
       leaving_ids[#leaving_ids + 1] = row.id
+      if not is_live(row.s) then
+        leaving_kept[#leaving_kept + 1] = key -- noted again where it lands (repartition-put.lua)
+      end
       redis.call('RENAME', row_key(base, key), moving)
       -- (moves with the row: includes/ledger) kept in the moving record too, which `history` reads and a
       -- repeat answers: the key is out of `armed` from here
@@ -89,5 +92,6 @@ end
 call_in_slices('ZREM', base .. 'due', leaving)
 call_in_slices('ZREM', base .. 'armed', leaving)
 call_in_slices('ZREM', base .. 'keys', leaving)
+call_in_slices('SREM', base .. 'kr', leaving_kept)
 remove_live_ids(base, leaving_ids)
 return replies

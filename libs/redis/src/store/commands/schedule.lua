@@ -233,6 +233,7 @@ local function create(start, key, had_row)
   local hash = base .. 't:' .. key -- row_key's name, one concatenation without a call
   if had_row then
     redis.call('DEL', hash) -- a finished row kept under this key (a replaced one is gone already)
+    redis.call('SREM', base .. 'kr', key) -- (includes/indexes note_kept)
   end
   local due, d = at, at
   if not plain and (kind ~= 'once' or at == '' or argv[start + 6] ~= 0) then

@@ -22,7 +22,6 @@
 --- @include "includes/indexes"
 --- @include "includes/free-runs"
 --- @include "includes/ledger"
---- @include "includes/scope-records"
 
 local base = KEYS[1]
 local limit, lead_ms = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -44,17 +43,6 @@ end
 if #entries > 0 then
   -- They are the lowest scores of `due`, so ranks 0..n-1: one call removes them all.
   redis.call('ZREMRANGEBYRANK', due_key, 0, int(#entries / 2 - 1))
-end
--- Keys a cancelAll's scope record covers are not handed off (their intent is dropped: the sweep, or the
--- next script that reads the row, cancels it; includes/scope-records).
-local covering = nil
-if #entries > 0 and scopes_marked(base) then
-  local names = {}
-  for i = 1, #entries, 2 do
-    local key = entries[i]
-    names[#names + 1] = string.find(key, '|', 1, true) and split_free_member(key) or key
-  end
-  covering = scopes_covering(base, names)
 end
 -- Hands off the intent `key` (score `score`) that take-due took out of `due`.
 local function hand_off(key, score)
@@ -115,10 +103,10 @@ local function hand_off(key, score)
   end
 end
 
+-- No key a cancelAll's scope record covers is among them: the mark takes it out of `due`
+-- (cancel-all.lua), so take-due need not look.
 for i = 1, #entries, 2 do
-  if not (covering and covering[(i + 1) / 2]) then
-    hand_off(entries[i], entries[i + 1])
-  end
+  hand_off(entries[i], entries[i + 1])
 end
 call_in_slices('ZADD', armed_key, armed)
 if job then

@@ -38,9 +38,19 @@ local function arm_due(base, key, score, text, unarmed)
   end
 end
 
+-- The keys of the partition's kept finished rows (removeOnComplete=false, or kept for their free runs),
+-- the set `P:{pN}:kr`: added by every write that leaves one (complete.lua, pass-late.lua,
+-- repartition-put.lua), removed by every one that takes one away, so it goes with the last. While it
+-- exists cancel-all.lua's mark reads each row's status for its count; a member left behind would only
+-- cost that read, a kept row missing from it a wrong count.
+local function note_kept(base, key)
+  redis.call('SADD', base .. 'kr', key)
+end
+
 -- A finished row kept by removeOnComplete=false: cancel/cancelAll just drop it (not counted, no event).
 local function drop_finished(base, key)
   redis.call('DEL', row_key(base, key))
+  redis.call('SREM', base .. 'kr', key)
   redis.call('ZREM', base .. 'keys', key)
   ledger_expire(key, LEDGER_KEEP_MS)
 end

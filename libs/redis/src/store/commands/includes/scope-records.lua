@@ -1,8 +1,9 @@
 -- Include: A cancelAll's scope record (docs/design.md "The cancelAll scope record"). A cancelAll with
 -- records marks its keys instead of cancelling each while its caller waits: the partition's one record
 -- `P:{pN}:sc` = '<rid> <at> <tombstone ms> <reason>' (the call's id, time, tombstone time and event reason)
--- and the set `P:{pN}:scm` of the keys it covers — taken out of `keys` at the mark, so list, schedule's
--- index check and a later cancelAll no longer see them. A covered key's row is still its live row until
+-- and the set `P:{pN}:scm` of the keys it covers — taken out of `keys` and `due` at the mark, so list,
+-- schedule's index check, a later cancelAll, take-due and the backlog gauges no longer see them (nor
+-- `leases` and `armed`: their covered keys are settled at once). A covered key's row is still its live row until
 -- it is **settled**: cancelled as a cancel at `at` would have (tombstone, version bump, ledger entry,
 -- `cancelled` event: cancel_row), and out of `scm`. Every script that acts on a row by its key settles it
 -- first (`settle_scopes`); cancel-all.lua's sweep settles the rest in batches and drops the record with
