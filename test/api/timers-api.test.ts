@@ -30,7 +30,7 @@ describe('HTTP API: refusals, ifExists, Idempotency-Key', () => {
       ['a timeout over 365 days', { ...base, delay: 10, timeout: '400d' }, 400, 'invalid', 'timeout'],
       ['a bad key', { ...base, key: 'has space', delay: 10 }, 400, 'invalid', 'key'],
       ['a bad handler name', { ...base, handler: '', delay: 10 }, 400, 'invalid', 'handler'],
-      ['a body that is an array', [base], 400, 'invalid', undefined],
+      ['a batch whose spec has no schedule', [base], 400, 'invalid', 'specs[0]'],
       [
         'a payload over the limit',
         { ...base, delay: 10, payload: 'x'.repeat(MAX_PAYLOAD + 1) },

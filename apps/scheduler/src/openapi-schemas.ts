@@ -209,6 +209,26 @@ export const LIST_STATUS_SCHEMA: SchemaObject = {
   enum: ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'],
 };
 
+/** POST /v1/timers takes one spec, or a JSON array of them (a batch: scheduleMany, all or none). */
+export const SPEC_OR_BATCH_SCHEMA: SchemaObject = {
+  oneOf: [
+    TIMER_SPEC_SCHEMA,
+    {
+      type: 'array',
+      items: TIMER_SPEC_SCHEMA,
+      description:
+        'A batch: every spec and every ifExists error key checked before anything is written; a refusal names its spec (field specs[i].<field>). The whole body is held to the one body limit.',
+    },
+  ],
+};
+
+/** What POST /v1/timers answers a batch: its timers in the body's order. */
+export const BATCH_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['items'],
+  properties: { items: { type: 'array', items: TIMER_REF, description: "in the body's order" } },
+};
+
 export const LIST_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['items', 'nextCursor'],

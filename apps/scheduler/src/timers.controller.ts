@@ -28,13 +28,15 @@ import { Idempotent, IdempotencyKey, putWriteOptions, writeOptions } from './ide
 import {
   BACKFILL_RESULT_SCHEMA,
   BACKFILL_SCHEMA,
+  BATCH_SCHEMA,
   CANCELLED_COUNT_SCHEMA,
   CANCELLED_SCHEMA,
   LIST_SCHEMA,
   LIST_STATUS_SCHEMA,
   RESCHEDULE_SCHEMA,
-  TIMER_REF,
+  SPEC_OR_BATCH_SCHEMA,
   TIMER_SPEC_SCHEMA,
+  TIMER_REF,
   withExample,
 } from './openapi-schemas';
 import {
@@ -53,6 +55,11 @@ import { TIMERS_API } from './timers-api.token';
 interface HeaderReply {
   status(code: number): HeaderReply;
   setHeader(name: string, value: string): unknown;
+}
+
+/** What POST /v1/timers answers a batch (BATCH_SCHEMA): its timers in the body's order. */
+interface BatchAnswer {
+  items: Timer[];
 }
 
 /** Where a created timer is read (`Location` of a 201, docs/spec.md §5.2): its key, percent-encoded. */
@@ -75,10 +82,10 @@ export class TimersController {
   @Post()
   @ApiOperation({
     summary:
-      'Schedule a timer (ifExists: error | replace | keep); 200 with the cancelled timer when keep meets a key cancelled within its tombstone',
+      "Schedule a timer (ifExists: error | replace | keep); 200 with the cancelled timer when keep meets a key cancelled within its tombstone. A JSON array of specs schedules them all or none (scheduleMany): 200 { items } in the body's order",
   })
-  @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
-  @ApiAnswer(200, TIMER_REF)
+  @ApiBody({ schema: withExample(SPEC_OR_BATCH_SCHEMA, BODY_EXAMPLES.spec) })
+  @ApiAnswer(200, { oneOf: [TIMER_REF, BATCH_SCHEMA] })
   @ApiAnswer(201, TIMER_REF, CREATED_HEADERS)
   @ApiRefusal(ROUTE_REFUSALS.duplicateKey)
   @ApiRefusals(413, 415, 422)
@@ -87,8 +94,15 @@ export class TimersController {
     @Body() body: unknown,
     @Res({ passthrough: true }) response: HeaderReply,
     @IdempotencyKey() idempotencyKey?: string,
-  ): Promise<Timer> {
-    const spec = requiredBody(body, 'POST /v1/timers', BODY_EXAMPLES.spec) as TimerSpec;
+  ): Promise<Timer | BatchAnswer> {
+    const given = requiredBody(body, 'POST /v1/timers', BODY_EXAMPLES.spec);
+    // A batch is scheduleMany's: every spec checked (and every `error` key) before anything is written, a
+    // refusal naming its spec (`specs[i].<field>`). 200, not 201: no one Location, and `keep` may create none.
+    if (Array.isArray(given)) {
+      response.status(200);
+      return { items: await this.timers.scheduleMany(given as TimerSpec[], writeOptions(idempotencyKey)) };
+    }
+    const spec = given as TimerSpec;
     const timer = await this.timers.schedule(spec, writeOptions(idempotencyKey));
     // keep on a key cancelled within its tombstone (docs/spec.md §3.1): nothing was created, and no
     // timer is there to be read at a Location (GET answers 404)
