@@ -164,6 +164,33 @@ describe('sundial CLI against a running cluster', () => {
     });
   });
 
+  it.concurrent('schedules a batch from a --file array, all or none, flags set on each spec', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sundial-cli-'));
+    const file = join(dir, 'batch.json');
+    const specs = [
+      { key: 'cli:batch:1', handler: 'record', delay: '1h' },
+      { key: 'cli:batch:2', handler: 'record', every: '2h' },
+    ];
+    writeFileSync(file, JSON.stringify(specs));
+    const batch = await sundial(['schedule', '--file', file, '--handler', 'log']);
+    expect(batch).toMatchObject({ code: 0, stderr: '' });
+    expect(batch.stdout).toMatch(
+      /^KEY +STATUS +SCHEDULE +HANDLER +DUE +RUNS +LAST\ncli:batch:1 +pending +once +log +/,
+    );
+    expect(batch.stdout).toMatch(/\ncli:batch:2 +pending +every 2 h +log +.*\n2 timer\(s\) scheduled\n$/);
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { ...specs[0], key: 'cli:batch:3' },
+        { ...specs[1], delay: '1h' },
+      ]),
+    );
+    const refused = await sundial(['schedule', '--file', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^sundial: invalid \(field specs\[1\]\.(every|delay)\): specs\[1\]: /);
+    expect((await sundial(['get', 'cli:batch:3'])).code).toBe(1);
+  });
+
   it.concurrent(
     'trigger of an ended timer: the refusal says it ended (completed) and how to run it again',
     async () => {

@@ -1,6 +1,9 @@
 import type { Timer } from '@sundial/core';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from './args';
-import { specFromArgs } from './spec-from-args';
+import { specFromArgs, specsFromArgs } from './spec-from-args';
 import { timerText } from './timer-text';
 
 describe('sundial CLI: command line to TimerSpec', () => {
@@ -32,6 +35,23 @@ describe('sundial CLI: command line to TimerSpec', () => {
       payload: { a: [1, 2] },
       cron: '0 7 * * 1-5',
     });
+  });
+
+  it("reads a --file array as a batch for schedule, each object given the options' fields, and refuses it elsewhere", () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sundial-spec-')), 'batch.json');
+    writeFileSync(file, JSON.stringify([{ key: 'a', delay: '1h' }, 'not a spec', { key: 'b', every: '1m' }]));
+    const args = parseArgs(['--file', file, '--handler', 'log', '--if-exists', 'keep']);
+    expect(specsFromArgs(args, usage)).toEqual([
+      { key: 'a', delay: '1h', handler: 'log', ifExists: 'keep' },
+      'not a spec',
+      { key: 'b', every: '1m', handler: 'log', ifExists: 'keep' },
+    ]);
+    expect(() => specFromArgs(args, usage)).toThrow(
+      expect.objectContaining({
+        reason: 'usage',
+        message: `${file} holds an array: this command takes one spec`,
+      }),
+    );
   });
 
   it('refuses a spec with nothing in it, or a stray positional, as usage errors', () => {

@@ -4,7 +4,8 @@ import { usageError } from '../cli-error';
 import { optionArgument } from '../cli-fix';
 import type { Command } from '../command';
 import type { SundialHttp } from '../http';
-import { lastRun, type Output, schedule, TableRows, time } from '../output';
+import { type Output, TableRows } from '../output';
+import { TIMER_HEADERS, timerRow } from '../timer-rows';
 
 const usage =
   'sundial list [--prefix <p>] [--status <s>] [--due-before <ISO | epoch ms | +1h | -30m>] [--limit <n>] [--cursor <c>] [--all] [--json]';
@@ -71,8 +72,8 @@ async function allPagesJson(api: SundialHttp, query: Query, out: Output): Promis
  * kept until the last page, but as their printed cells, not the timers read (558 MB at 200,000).
  */
 async function allPagesText(api: SundialHttp, query: Query, out: Output): Promise<void> {
-  const rows = new TableRows(HEADERS);
-  await eachPage(api, query, (items) => items.forEach((timer) => rows.add(row(timer))));
+  const rows = new TableRows(TIMER_HEADERS);
+  await eachPage(api, query, (items) => items.forEach((timer) => rows.add(timerRow(timer))));
   if (rows.count === 0) {
     await out.part('no timers\n');
     return;
@@ -87,15 +88,9 @@ async function allPagesText(api: SundialHttp, query: Query, out: Output): Promis
   await out.part(`${[...lines, `${rows.count} timer(s)`].join('\n')}\n`);
 }
 
-const HEADERS = ['KEY', 'STATUS', 'SCHEDULE', 'HANDLER', 'DUE', 'RUNS', 'LAST'];
-
-function row(t: Timer): string[] {
-  return [t.key, t.status, schedule(t), t.handler, time(t.dueAt), String(t.runCount), lastRun(t)];
-}
-
 function text({ items, nextCursor }: ListResult, args: ParsedArgs): string {
-  const rows = new TableRows(HEADERS);
-  for (const timer of items) rows.add(row(timer));
+  const rows = new TableRows(TIMER_HEADERS);
+  for (const timer of items) rows.add(timerRow(timer));
   const lines = items.length
     ? [...rows.lines(), `${items.length} timer(s)${nextCursor ? ' on this page' : ''}`]
     : ['no timers'];

@@ -1,17 +1,31 @@
 import type { Timer } from '@sundial/core';
 import { option } from '../args';
 import type { Command } from '../command';
-import { specFromArgs } from '../spec-from-args';
+import { table } from '../output';
+import { specsFromArgs } from '../spec-from-args';
+import { TIMER_HEADERS, timerRow } from '../timer-rows';
 import { timerText } from '../timer-text';
 import { idempotencyHeader, readTimer } from './timer-action';
 
 const usage =
-  'sundial schedule [--file spec.json] --key <key> --handler <name> (--delay 5s | --at <ISO> | --every 30s | --cron "<expr>" --tz <zone>) [--payload <json>] [--<any TimerSpec field> <value>] [--idempotency-key <id>] [--json]';
+  'sundial schedule [--file spec.json | --file batch.json (an array: all or none)] --key <key> --handler <name> (--delay 5s | --at <ISO> | --every 30s | --cron "<expr>" --tz <zone>) [--payload <json>] [--<any TimerSpec field> <value>] [--idempotency-key <id>] [--json]';
 
 export const schedule: Command = {
   usage,
   async run({ args, api, out }) {
-    const spec = specFromArgs(args, usage);
+    const spec = specsFromArgs(args, usage);
+    if (Array.isArray(spec)) {
+      // A batch (docs/spec.md §5.2): scheduled all or none; a refusal names its spec (specs[i].<field>).
+      const batch = await api.request<{ items: Timer[] }>('POST', 'timers', {
+        body: spec,
+        headers: idempotencyHeader(option(args, 'idempotency-key')),
+      });
+      const count = `${batch.items.length} timer(s) scheduled`;
+      out.result(batch, () =>
+        batch.items.length ? `${table(TIMER_HEADERS, batch.items.map(timerRow))}\n${count}` : count,
+      );
+      return;
+    }
     const key = typeof spec.key === 'string' ? spec.key : undefined;
     const before = key === undefined ? undefined : await readTimer(api, key);
     const timer = await api.request<Timer>('POST', 'timers', {
