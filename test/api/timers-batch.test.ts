@@ -131,6 +131,7 @@ describe('HTTP API: a batch of specs', () => {
     }));
     const reply = await api<ErrorBody>('POST', '/v1/timers', many);
     expect([reply.status, reply.body.error.reason]).toEqual([413, 'payload-too-large']);
+    expect(reply.body.error.fix).toMatch(/split it into smaller batches/);
     expect(await statuses(['b:big0', 'b:big39'])).toEqual([404, 404]);
   });
 });

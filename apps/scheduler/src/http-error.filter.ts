@@ -6,7 +6,7 @@ import { idempotencyConflict } from './idempotency-key';
 import type { AllowedMethods } from './route-methods';
 
 export const BODY_TOO_LARGE_FIX =
-  'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference.';
+  'Keep the payload under SUNDIAL_MAX_PAYLOAD_BYTES; store large data elsewhere and pass a reference. A batch of specs is held to one body: split it into smaller batches.';
 
 /**
  * A not-found key's fix over HTTP (@sundial/core key-fix.ts): its routes, the key URL-encoded as in the
