@@ -4,8 +4,11 @@ import { type Run, runCli } from './run-cli';
 /** `sundial <args>` against the suite's cluster, with `env` over SUNDIAL_URL and SUNDIAL_TOKEN when given. */
 export type Sundial = (args: string[], env?: Record<string, string>) => Promise<Run>;
 
-/** Sundial, and the scheduler's root for a test that calls the API itself (no CLI to start first). */
-export type CliCluster = Sundial & { url(): string };
+/**
+ * Sundial, and the scheduler's root and API token for a test that calls the API itself (no CLI to
+ * start first).
+ */
+export type CliCluster = Sundial & { url(): string; readonly token: string };
 
 /**
  * For a describe block: a private Redis, one scheduler with the API token `token` and one worker, as
@@ -28,5 +31,5 @@ export function withCliCluster(token: string, appsEnv: Record<string, string> = 
   afterAll(() => stop());
   const sundial: Sundial = (args, env = {}) =>
     runCli(args, { SUNDIAL_URL: url, SUNDIAL_TOKEN: token, ...env });
-  return Object.assign(sundial, { url: () => url });
+  return Object.assign(sundial, { url: () => url, token });
 }
