@@ -42,14 +42,12 @@ export const describeAnswers = (sundial: CliCluster) =>
       // The payload is not printed unless asked.
       expect(scheduled.stdout).not.toContain('s3cr3t');
 
-      const done = await waitFor(
-        async () => {
-          const timer = await json<Timer>(['get', 'cli:every']).catch(() => null);
-          return timer?.status === 'completed' ? timer : undefined;
-        },
-        { timeoutMs: 20_000, what: 'cli:every to run twice' },
-      );
-      expect(done.runCount).toBe(2);
+      await waitFor(async () => (await sundial.statusOf('cli:every')) === 'completed', {
+        timeoutMs: 20_000, // deadline: two runs 300 ms apart, with room on a loaded host
+        what: 'cli:every to run twice',
+      });
+      const done = await json<Timer>(['get', 'cli:every']);
+      expect([done.status, done.runCount]).toEqual(['completed', 2]);
       expect((await sundial(['get', 'cli:every', '--show-payload'])).stdout).toContain('{"secret":"s3cr3t"}');
 
       const history = await sundial(['history', 'cli:every']);
@@ -85,7 +83,7 @@ export const describeAnswers = (sundial: CliCluster) =>
           'false',
         ]);
         expect(scheduled.code).toBe(0);
-        await waitFor(async () => (await json<Timer>(['get', key])).status === 'failed', {
+        await waitFor(async () => (await sundial.statusOf(key)) === 'failed', {
           timeoutMs: 20_000, // deadline: left once it has ended, a second or two
           what: `${key} to end`,
         });
@@ -124,13 +122,11 @@ export const describeAnswers = (sundial: CliCluster) =>
         // the gated run goes on until the worker stops (its payload's release key is never set)
         const args = ['--handler', 'gated', '--delay', '50ms', '--payload', '{"release":"cli:never"}'];
         expect((await sundial(['schedule', '--key', 'cli:running', ...args])).code).toBe(0);
-        const running = await waitFor(
-          async () => {
-            const timer = await json<Timer>(['get', 'cli:running']);
-            return timer.status === 'running' ? timer : undefined;
-          },
-          { what: 'cli:running to run' },
-        );
+        await waitFor(async () => (await sundial.statusOf('cli:running')) === 'running', {
+          what: 'cli:running to run',
+        });
+        const running = await json<Timer>(['get', 'cli:running']);
+        expect(running.status).toBe('running');
         // It printed "last run: running", without when the run started.
         expect((await sundial(['get', 'cli:running'])).stdout).toMatch(
           new RegExp(`^last run: +running, started ${new Date(running.last!.started).toISOString()}$`, 'm'),
@@ -170,7 +166,7 @@ export const describeAnswers = (sundial: CliCluster) =>
         // the refusal names the status it ended with (docs/spec.md §2) and `sundial again`.
         const args = ['--handler', 'record', '--delay', '50ms', '--remove-on-complete', 'false'];
         expect((await sundial(['schedule', '--key', 'cli:ended:1', ...args])).code).toBe(0);
-        await waitFor(async () => (await json<Timer>(['get', 'cli:ended:1'])).status === 'completed', {
+        await waitFor(async () => (await sundial.statusOf('cli:ended:1')) === 'completed', {
           what: 'cli:ended:1 completed',
         });
         const listed = await json<ListResult>(['list', '--prefix', 'cli:ended:']);

@@ -83,7 +83,9 @@ export const describeRerun = (sundial: CliCluster) =>
       const kept = ['--handler', 'record', '--delay', '50ms', '--remove-on-complete', 'false'];
       const completed = async (key: string) => {
         expect((await sundial(['schedule', '--key', key, ...kept])).code).toBe(0);
-        await waitFor(async () => (await get(key)).status === 'completed', { what: `${key} completed` });
+        await waitFor(async () => (await sundial.statusOf(key)) === 'completed', {
+          what: `${key} completed`,
+        });
       };
       await completed('again:kept');
       // It said "no live timer under key" and exited 1, though the cancel had removed the row.
