@@ -39,7 +39,7 @@ describe('HTTP API: registry, list, cancelAll', () => {
         if (!reply.body.nextCursor) break;
         cursor = reply.body.nextCursor;
       }
-      // in key order (test/cli/cli.test.ts pages over two partitions)
+      // in key order (test/cli/commands/answers.ts pages over two partitions)
       expect(keys).toEqual(['ls:1', 'ls:2', 'ls:3', 'ls:4', 'ls:5']);
       const paused = await api<ListResult>('GET', '/v1/timers?prefix=ls:&status=paused');
       expect(paused.body.items.map((timer) => timer.key)).toEqual(['ls:3']);
