@@ -121,6 +121,38 @@ export const describeAgain = (sundial: CliCluster) =>
       expect((await sundial(['cancel', 'ag:ends'])).code).toBe(0);
     });
 
+    it.concurrent(
+      'an endAt ahead but before the first slot (no slot left) is left out: the preview says so',
+      async () => {
+        // every 2 s, ending 3.9 s after it is sent: the 2 s slot is its last (the next, at 4 s, is past the end),
+        // so it completes ~1.9 s before its endAt, and a new timer's first slot (2 s from the again) comes after it
+        const endAt = Date.now() + 3_900; // deadline: the window in which the endAt is ahead and no slot reaches it
+        const spec = { key: 'ag:window', handler: 'record', every: 2_000, endAt, removeOnComplete: false };
+        const sent = await fetch(`${sundial.url()}/v1/timers`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sundial.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(spec),
+        });
+        expect(sent.status).toBe(201);
+        await waitFor(async () => (await sundial.statusOf('ag:window')) === 'completed', {
+          timeoutMs: 20_000, // deadline: its one slot comes 2 s after it was sent
+          what: 'ag:window completed',
+        });
+        const run = await sundial(['again', 'ag:window', '--json']);
+        const finished = Date.now();
+        // Before: the endAt was kept (not yet passed), and the API refused the spec, exit 1.
+        expect(run.code).toBe(0);
+        const at = new Date(endAt).toISOString();
+        // on a host so starved that the again ended past the endAt, the CLI may have read it passed
+        const noSlot = "comes before the new timer's first slot (no slot is left before it)";
+        const told = (why: string) =>
+          `ag:window: its endAt, ${at}, ${why}: it is left out, so the new timer has no end.\n`;
+        expect(finished < endAt ? [told(noSlot)] : [told(noSlot), told('has passed')]).toContain(run.stderr);
+        expect((JSON.parse(run.stdout) as Timer).endAt).toBeUndefined();
+        expect((await sundial(['cancel', 'ag:window'])).code).toBe(0);
+      },
+    );
+
     it.concurrent('a live timer is refused, exit 1, nothing sent: trigger or resume runs it', async () => {
       expect(
         (await sundial(['schedule', '--key', 'ag:live', '--handler', 'record', '--delay', '1h'])).code,

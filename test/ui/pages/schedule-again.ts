@@ -136,6 +136,36 @@ export function describeScheduleAgain(shared: ChromiumCluster): void {
       await api('DELETE', keyPath(key)); // it fails every second from now on
     });
 
+    it('an endAt ahead that no slot reaches: the preview says so, the question too, and it is left out', async () => {
+      const key = 'again:window';
+      // every 2 s, ending 3.9 s after it is sent: the 2 s slot is its last, so it completes ~1.9 s before its
+      // endAt, and a new timer's first slot (2 s after the press) comes after it. Before, the endAt was kept
+      // (not passed) and the API refused the spec: an end before the first slot.
+      const endAt = Date.now() + 3_900; // deadline: the window in which the endAt is ahead and no slot reaches it
+      await api('POST', '/v1/timers', {
+        key,
+        handler: 'record',
+        every: 2_000,
+        endAt,
+        removeOnComplete: false,
+      });
+      const before = await ended(key);
+      expect(before).toMatchObject({ status: 'completed', endAt });
+      await timerPage(key, 'completed');
+      const asked = await pressAndAccept('Schedule again');
+      const pressed = Date.now();
+      // on a host so starved that the press ended past the endAt, the page may have read it passed
+      const noSlot = "comes before the new timer's first slot \\(no slot is left before it\\)";
+      const why = pressed < endAt ? noSlot : `(${noSlot}|has passed)`;
+      expect(asked).toMatch(
+        new RegExp(` Its endAt, [^,]+, ${why}: it is left out, so the new timer has no end\\.$`),
+      );
+      await notice().locator(`text=${key}: scheduled again`).waitFor();
+      const after = await get(key);
+      expect([after.id === before.id, after.endAt]).toEqual([false, undefined]);
+      await api('DELETE', keyPath(key));
+    });
+
     it('a timer scheduled under the key since: Schedule again is refused in the page’s terms', async () => {
       const key = 'again:every';
       await timerPage(key, (await ended(key)).status);

@@ -1,7 +1,13 @@
-import type { Timer } from '@sundial/core';
+import type { Preview, Timer } from '@sundial/core';
 // The module itself, not @sundial/core's index: the same code the operator UI's Run again and Schedule
 // again build their spec with (libs/core/src/browser), without loading the engine at every invocation.
-import { againSpec, againWay, ownerOf } from '../../../../libs/core/src/browser/again-spec';
+import {
+  againSpec,
+  againWay,
+  endAtLeftOutText,
+  firstSlotProbe,
+  ownerOf,
+} from '../../../../libs/core/src/browser/again-spec';
 import { noRowToCopy, ownedRow, stillLive } from '../again-refusals';
 import { onlyOptions, option, requireKey } from '../args';
 import { CliError } from '../cli-error';
@@ -35,8 +41,10 @@ export const again: Command = {
     // scheduled it, which the API answers as the first call (sent from the new row, the same spec).
     const live = way === 'none';
     if (live && idempotencyKey === undefined) throw stillLive(row);
-    // an endAt passed by the scheduler's now (the answer's Sundial-Now), not this host's
-    const { spec, endAtPassed } = againSpec(row, await api.now());
+    // an endAt passed by the scheduler's now (the answer's Sundial-Now), not this host's, or before the new
+    // timer's first slot, which the scheduler's preview says (its zone rules, its clock)
+    const now = await api.now();
+    const { spec, endAtLeftOut } = againSpec(row, now, await firstSlotAt(api, firstSlotProbe(row, now)));
     let timer: Timer;
     try {
       timer = await api.request<Timer>('POST', 'timers', {
@@ -58,10 +66,8 @@ export const again: Command = {
         `${printable(key)}: its maxRuns (${row.maxRuns}) counts afresh: up to ${row.maxRuns} runs from now.`,
       );
     }
-    if (endAtPassed !== undefined) {
-      out.progress(
-        `${printable(key)}: its endAt, ${time(endAtPassed)}, has passed: it is left out, so the new timer has no end.`,
-      );
+    if (endAtLeftOut !== undefined) {
+      out.progress(`${printable(key)}: ${endAtLeftOutText(endAtLeftOut, time(endAtLeftOut.at))}`);
     }
     out.result(timer, () => `scheduled\n${timerText(timer)}`);
   },
@@ -77,4 +83,14 @@ async function readRow(api: SundialHttp, key: string): Promise<Timer> {
     }
     throw error;
   }
+}
+
+/** The first slot of `probe` by the scheduler's preview (POST /v1/preview?count=1), when there is one to ask. */
+async function firstSlotAt(
+  api: SundialHttp,
+  probe: Record<string, unknown> | undefined,
+): Promise<number | undefined> {
+  if (probe === undefined) return undefined;
+  const { next } = await api.request<Preview>('POST', 'preview', { body: probe, query: { count: 1 } });
+  return next.length ? Date.parse(next[0].at) : undefined;
 }

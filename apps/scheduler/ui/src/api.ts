@@ -47,7 +47,7 @@ export async function api<T>(
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   if (json) headers['content-type'] = 'application/json';
   // a press's write carries its key (write-key.ts): a lost answer can be asked again, applied once
-  const key = writeKey(method);
+  const key = writeKey(method, path);
   if (key !== undefined) headers['idempotency-key'] = key;
   const lost = key === undefined ? () => undefined : () => noteLost({ method, path, query, json, key });
   const sentAt = serverClock.local();

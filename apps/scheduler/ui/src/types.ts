@@ -84,6 +84,11 @@ export interface TimerCounters {
   requeued: number;
 }
 
+/** `POST /v1/preview`'s answer (§5.2): the spec as it would be scheduled, and its next times. */
+export interface Preview {
+  next: NextTime[];
+}
+
 /** `GET /v1/timers/:key/describe`'s answer (§5.2): the timer, its next times, its ledger and counters. */
 export interface TimerDescription {
   timer: Timer;

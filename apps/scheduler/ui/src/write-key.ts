@@ -27,9 +27,12 @@ export function endPress(): void {
   pressKey = undefined;
 }
 
-/** The key for a write sent now: the press's (none outside a press: reads send none). */
-export function writeKey(method: string): string | undefined {
-  return method === 'GET' || method === 'OPTIONS' ? undefined : pressKey;
+/**
+ * The key for a write sent now: the press's (none outside a press: reads send none, and so does
+ * `POST preview`, which writes nothing — a lost one is not a write to offer again).
+ */
+export function writeKey(method: string, path: string): string | undefined {
+  return method === 'GET' || method === 'OPTIONS' || path === 'preview' ? undefined : pressKey;
 }
 
 export function noteLost(write: SentWrite): void {

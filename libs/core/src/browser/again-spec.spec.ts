@@ -2,7 +2,7 @@ import { createEngine } from '../engine/engine';
 import type { Timer, TimerSpec } from '../types';
 import { VirtualClock } from '../virtual-clock';
 import { timerSpecFields } from '@sundial/testing/harness';
-import { againSpec, againWay, ownerOf } from './again-spec';
+import { againSpec, againWay, endAtLeftOutText, firstSlotProbe, ownerOf } from './again-spec';
 
 const T = Date.parse('2026-03-01T09:00:00Z');
 const HOUR = 3_600_000;
@@ -26,7 +26,10 @@ describe('againSpec: the spec that schedules a kept timer that ended again, from
     // as the API sends it (and outside jest's realm: the engine's copies are made with structuredClone)
     const ended = JSON.parse(JSON.stringify(await engine.get(spec.key))) as Timer;
     expect(['completed', 'failed']).toContain(ended.status);
-    const again = againSpec(ended, clock.now());
+    // as the CLI and the UI do: the first slot asked of the scheduler's preview when the endAt may be kept
+    const probe = firstSlotProbe(ended, clock.now());
+    const first = probe && (await engine.preview(probe as unknown as TimerSpec, { count: 1 })).next[0];
+    const again = againSpec(ended, clock.now(), first ? Date.parse(first.at) : undefined);
     const created = await engine.schedule(again.spec as unknown as TimerSpec);
     return { ended, again, created };
   };
@@ -96,13 +99,40 @@ describe('againSpec: the spec that schedules a kept timer that ended again, from
     };
     const { ended, again, created } = await endedThenAgain(spec, 3 * HOUR);
     expect(ended.status).toBe('completed');
-    expect(again.endAtPassed).toBe(T + 2 * HOUR);
+    expect(again.endAtLeftOut).toEqual({ at: T + 2 * HOUR, why: 'passed' });
     expect(again.spec).not.toHaveProperty('endAt');
     expect(created.endAt).toBeUndefined();
     // what sending it anyway does: refused, its end before the first slot
     await expect(
       engine.schedule({ ...(again.spec as unknown as TimerSpec), endAt: T + 2 * HOUR, ifExists: 'replace' }),
     ).rejects.toMatchObject({ reason: 'invalid', field: 'endAt' });
+  });
+
+  it('an endAt not passed but before the first slot (the timer ended with no slot left) is left out and said', async () => {
+    // hourly, endAt at 11:30: the 11:00 run is the last (no slot before 11:30 after it), so at 11:10 the
+    // timer has ended with its endAt still ahead, and the new timer's first slot, 12:00, is past it
+    const endAt = T + 2.5 * HOUR;
+    const spec: TimerSpec = { key: 'window', handler: 'tick', cron: '0 * * * *', tz: 'UTC', endAt };
+    const { ended, again, created } = await endedThenAgain(spec, 2 * HOUR + 10 * 60_000);
+    expect([ended.status, ended.endAt, clock.now() < endAt]).toEqual(['completed', endAt, true]);
+    expect(again.endAtLeftOut).toEqual({ at: endAt, why: 'no-slot' });
+    expect(created.endAt).toBeUndefined();
+    expect(endAtLeftOutText(again.endAtLeftOut!, '11:30')).toBe(
+      "its endAt, 11:30, comes before the new timer's first slot (no slot is left before it): it is left out, so the new timer has no end.",
+    );
+    // without the first slot it was kept, and the spec refused: its end before the first slot
+    expect(againSpec(ended, clock.now()).spec).toMatchObject({ endAt });
+    await expect(
+      engine.schedule({ ...(again.spec as unknown as TimerSpec), endAt, ifExists: 'replace' }),
+    ).rejects.toMatchObject({ reason: 'invalid', field: 'endAt' });
+  });
+
+  it('an endAt the first slot reaches is kept', async () => {
+    const endAt = T + 5 * HOUR;
+    const spec: TimerSpec = { key: 'kept-end', handler: 'tick', every: '1h', endAt, maxRuns: 1 };
+    const { again, created } = await endedThenAgain(spec, 2 * HOUR);
+    expect(again.endAtLeftOut).toBeUndefined();
+    expect(created.endAt).toBe(endAt);
   });
 
   it('a one-shot: due now with its options, none of a periodic timer', async () => {

@@ -76,8 +76,12 @@ export function ownerWords(owner: string, app: string | undefined): string {
 /** The TimerSpec that schedules the row again, and what of the row it leaves out (for the question). */
 export interface AgainSpec {
   spec: Record<string, unknown>;
-  /** the row's `endAt`, passed by `now`: left out, as the API refuses an end before the first slot */
-  endAtPassed?: number;
+  /**
+   * The row's `endAt`, left out because the API would refuse the spec with it (an end before the first
+   * slot): `passed` by now, or before the new timer's first slot (`no-slot`: a timer ends once no slot is
+   * left before its endAt, up to a period before it).
+   */
+  endAtLeftOut?: { at: number; why: 'passed' | 'no-slot' };
 }
 
 /** Fields sent as the row holds them, when it has them: the options of every kind. */
@@ -99,11 +103,32 @@ const PERIODIC_OPTIONS = [
 /**
  * The spec that schedules `row` again under its key with its own handler, payload and options, none
  * added: a one-shot due now (`delay: 0`); an interval or cron on its schedule (`every` in ms, or `cron`
- * and `tz`) with every policy the row carries. `maxRuns` counts afresh on the new timer. An `endAt` not
- * after `now` is left out (`endAtPassed`): kept, the API would refuse the spec, its end before the first
- * slot.
+ * and `tz`) with every policy the row carries. `maxRuns` counts afresh on the new timer. An `endAt` the
+ * API would refuse is left out (`endAtLeftOut`): one not after `now`, or before `firstSlotAt` — the new
+ * timer's first slot, which the caller asks the scheduler's preview of `firstSlotProbe(row, now)` for.
  */
-export function againSpec(row: AgainRow, now: number): AgainSpec {
+export function againSpec(row: AgainRow, now: number, firstSlotAt?: number): AgainSpec {
+  const spec = specWithoutEnd(row);
+  if (row.kind === 'once' || row.endAt === undefined) return { spec };
+  if (row.endAt <= now) return { spec, endAtLeftOut: { at: row.endAt, why: 'passed' } };
+  if (firstSlotAt !== undefined && row.endAt < firstSlotAt) {
+    return { spec, endAtLeftOut: { at: row.endAt, why: 'no-slot' } };
+  }
+  spec.endAt = row.endAt;
+  return { spec };
+}
+
+/**
+ * The spec whose first slot (`POST /v1/preview?count=1`, the scheduler's clock and zone rules) tells
+ * whether the row's endAt is kept: the spec without its endAt, for an interval or cron whose endAt has not
+ * passed; undefined when there is nothing to ask.
+ */
+export function firstSlotProbe(row: AgainRow, now: number): Record<string, unknown> | undefined {
+  if (row.kind === 'once' || row.endAt === undefined || row.endAt <= now) return undefined;
+  return specWithoutEnd(row);
+}
+
+function specWithoutEnd(row: AgainRow): Record<string, unknown> {
   const spec: Record<string, unknown> = {
     key: row.key,
     handler: row.handler,
@@ -115,9 +140,17 @@ export function againSpec(row: AgainRow, now: number): AgainSpec {
   else Object.assign(spec, { cron: row.cron, tz: row.tz });
   const fields = row.kind === 'once' ? OPTIONS : [...OPTIONS, ...PERIODIC_OPTIONS];
   for (const field of fields) if (row[field] !== undefined) spec[field] = row[field];
-  if (row.kind === 'once') return { spec };
-  if (row.endAt === undefined) return { spec };
-  if (row.endAt <= now) return { spec, endAtPassed: row.endAt };
-  spec.endAt = row.endAt;
-  return { spec };
+  return spec;
+}
+
+/**
+ * The sentence that says an endAt was left out, and why (the CLI's stderr line after the key, lower case;
+ * the UI's question, a sentence of its own).
+ */
+export function endAtLeftOutText(left: NonNullable<AgainSpec['endAtLeftOut']>, at: string): string {
+  const why =
+    left.why === 'passed'
+      ? 'has passed'
+      : "comes before the new timer's first slot (no slot is left before it)";
+  return `its endAt, ${at}, ${why}: it is left out, so the new timer has no end.`;
 }

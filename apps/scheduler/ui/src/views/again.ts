@@ -11,21 +11,40 @@
  */
 import { api } from '../api.js';
 import { now } from '../clock.js';
-import { againSpec, againWay, ownerOf, ownerWords } from '../again-spec.js';
+import {
+  type AgainSpec,
+  againSpec,
+  againWay,
+  endAtLeftOutText,
+  firstSlotProbe,
+  ownerOf,
+  ownerWords,
+} from '../again-spec.js';
 import { h } from '../dom.js';
 import { formatTime, schedule } from '../format.js';
 import { notify, notifyError } from '../notice.js';
 import type { OneAtATime } from '../one-at-a-time.js';
-import type { Timer } from '../types.js';
+import type { Preview, Timer } from '../types.js';
 
 /** The button of a kept timer that ended (Run again or Schedule again), or none. */
 export function againButton(timer: Timer, rerender: () => void, oneAtATime: OneAtATime): HTMLElement | false {
   const way = againWay(timer);
   if (way !== 'run' && way !== 'schedule') return false;
   const run = async (): Promise<void> => {
-    // read when pressed, not when drawn: an endAt passes while the page stays open (the scheduler's now)
-    const { spec, endAtPassed } = againSpec(timer, now());
-    if (!confirm(way === 'run' ? runQuestion(timer) : scheduleQuestion(timer, endAtPassed))) return;
+    let again: AgainSpec;
+    try {
+      // read when pressed, not when drawn: an endAt passes while the page stays open (the scheduler's now);
+      // one the new timer's first slot comes after is left out too (the scheduler's preview says which)
+      const at = now();
+      const probe = firstSlotProbe(timer, at);
+      const first = probe && (await api<Preview>('POST', 'preview', { count: '1' }, probe)).next[0];
+      again = againSpec(timer, at, first ? Date.parse(first.at) : undefined);
+    } catch (error) {
+      notifyError(error, timer.key);
+      return;
+    }
+    const { spec, endAtLeftOut } = again;
+    if (!confirm(way === 'run' ? runQuestion(timer) : scheduleQuestion(timer, endAtLeftOut))) return;
     try {
       const created = await api<Timer>('POST', 'timers', {}, spec);
       const due = way === 'run' ? 'due now' : `${schedule(created)}, next due ${formatTime(created.dueAt)}`;
@@ -44,13 +63,12 @@ function runQuestion(timer: Timer): string {
 }
 
 /** What will be sent: the schedule, and what differs from the row (maxRuns counted afresh, an endAt left out). */
-function scheduleQuestion(timer: Timer, endAtPassed: number | undefined): string {
+function scheduleQuestion(timer: Timer, endAtLeftOut: AgainSpec['endAtLeftOut']): string {
   const parts = [
     `Schedule “${timer.key}” again, ${schedule(timer)}? It is scheduled anew under its key from now on, with its handler, payload and options.`,
     timer.maxRuns !== undefined &&
       `Its maxRuns (${timer.maxRuns}) counts afresh: up to ${timer.maxRuns} runs from now.`,
-    endAtPassed !== undefined &&
-      `Its endAt, ${formatTime(endAtPassed)}, has passed: it is left out, so the new timer has no end.`,
+    endAtLeftOut !== undefined && capitalized(endAtLeftOutText(endAtLeftOut, formatTime(endAtLeftOut.at))),
   ];
   return parts.filter(Boolean).join(' ');
 }
@@ -66,4 +84,8 @@ export function ownerNote(timer: Timer): HTMLElement[] {
     `No ${action} here: this timer belongs to ${ownerWords(owned.owner, owned.app)} (meta.sundialOwner).`,
   );
   return [note];
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
