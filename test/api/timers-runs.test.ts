@@ -3,8 +3,10 @@ import { type ErrorBody, keyPath, waitFor } from '@sundial/testing/harness';
 import { useCluster } from './cluster-fixture';
 
 /** An operation's JSON body as /docs-json describes it. */
+type SpecSchema = { properties: Record<string, unknown> };
+/** POST /v1/timers takes one spec or a batch of them (docs/spec.md §5.2): `oneOf` the two. */
 type OpenApiBody = {
-  requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+  requestBody: { content: Record<string, { schema: { oneOf: [SpecSchema, { items: SpecSchema }] } }> };
 };
 
 /** docs/spec.md §3 over HTTP: runs, reschedule, pause, resume, trigger and backfill, on a real scheduler and worker. */
@@ -67,7 +69,8 @@ describe('HTTP API: runs', () => {
       expect(timer).toMatchObject({ timeout: 200, last: { status: 'failed', error: { reason: 'timeout' } } });
       const document = await api<{ paths: Record<string, Record<string, OpenApiBody>> }>('GET', '/docs-json');
       const body = document.body.paths['/v1/timers'].post.requestBody.content['application/json'].schema;
-      expect(body.properties).toHaveProperty('timeout');
+      expect(body.oneOf[0].properties).toHaveProperty('timeout');
+      expect(body.oneOf[1].items.properties).toHaveProperty('timeout');
     });
 
     it('a one-shot with the default removeOnComplete leaves no row after its run', async () => {
