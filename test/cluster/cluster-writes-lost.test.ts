@@ -3,7 +3,8 @@ import { Queue, Worker } from 'bullmq';
 import {
   type RedisCluster,
   type RedisServer,
-  startClusterNode,
+  replicaInStep,
+  startClusterReplica,
   startRedisCluster,
   waitFor,
 } from '@sundial/testing/harness';
@@ -25,21 +26,8 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
   let stopWatch: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    [cluster, replica] = await Promise.all([startRedisCluster(3, NODE_ARGS), startClusterNode(NODE_ARGS)]);
-    const [primary, joining] = [new Redis(cluster.nodes[0].port), new Redis(replica.port)];
-    try {
-      const id = (await primary.cluster('MYID')) as string;
-      await joining.cluster('MEET', '127.0.0.1', cluster.nodes[0].port);
-      await waitFor(async () => ((await joining.cluster('NODES')) as string).includes(id), {
-        timeoutMs: 10_000, // deadline: the handshake takes a gossip round
-        what: 'the new node to know the primary',
-      });
-      await joining.cluster('REPLICATE', id);
-      await inStep(primary, joining);
-    } finally {
-      primary.disconnect();
-      joining.disconnect();
-    }
+    cluster = await startRedisCluster(3, NODE_ARGS);
+    replica = await startClusterReplica(cluster.nodes[0], NODE_ARGS);
     timers = new RedisTimers({ connection: cluster.url, partitions: 3 });
   }, 60_000);
 
@@ -139,7 +127,7 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
       refreshes.push([Date.now(), seen.sort((a, b) => a - b).join(',')]);
     });
     try {
-      await inStep(primary, cut);
+      await replicaInStep(primary, cut);
       // the clients' view of the shards as they are now (the first case's takeover known to every node)
       await new Promise((resolve) => connection.refreshSlotsCache(resolve));
       await new Promise((resolve) => runner.refreshSlotsCache(resolve));
@@ -196,16 +184,6 @@ describe('cluster: a Redis Cluster shard failover that lost acknowledged writes 
 });
 
 /** Until `replica` follows `primary` with all of its stream. */
-async function inStep(primary: Redis, replica: Redis): Promise<void> {
-  const offset = (info: string) => /master_repl_offset:(\d+)/.exec(info)?.[1];
-  await waitFor(
-    async () => {
-      const [ours, theirs] = await Promise.all([primary.info('replication'), replica.info('replication')]);
-      return (/master_link_status:up/.test(theirs) && offset(ours) === offset(theirs)) || undefined;
-    },
-    { timeoutMs: 10_000, what: 'the replica to be in step' }, // deadline: a full sync after the takeover
-  );
-}
 
 /** A hash tag whose slot the node on `port` serves. */
 async function tagOn(redis: Redis, port: number): Promise<string> {

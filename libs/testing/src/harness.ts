@@ -19,7 +19,13 @@ export { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-
 export { spawnOwned } from './owned-child';
 export { clusterEnv, SHORT_LEASE, spawnCluster } from './process-cluster';
 export { handlers as recordingHandlers, readRuns, type RunRecord, RUNS_KEY } from './recording-handlers';
-export { type RedisCluster, startClusterNode, startRedisCluster } from './redis-cluster';
+export {
+  type RedisCluster,
+  replicaInStep,
+  startClusterNode,
+  startClusterReplica,
+  startRedisCluster,
+} from './redis-cluster';
 export { type RedisSentinels, startRedisSentinels } from './redis-sentinel';
 export { makeTestCerts, type TestCerts } from './test-certs';
 export { freePort, redisNow, type RedisServer, startRedis, type StartRedisOptions } from './redis-server';

@@ -77,6 +77,45 @@ export async function startRedisCluster(primaries = 3, args: string[] = []): Pro
   };
 }
 
+/**
+ * A new cluster node (`args` as startClusterNode's) made a replica of `primary` (a node of a running
+ * cluster): it meets the primary, replicates it, and resolves once its link is up and its offset is the
+ * primary's (a full sync done). A `CLUSTER FAILOVER` sent to it then promotes it.
+ */
+export async function startClusterReplica(primary: RedisServer, args: string[] = []): Promise<RedisServer> {
+  const replica = await startClusterNode(args);
+  const [source, joining] = [new Redis(primary.port), new Redis(replica.port)];
+  try {
+    const id = (await source.cluster('MYID')) as string;
+    await joining.cluster('MEET', '127.0.0.1', primary.port);
+    await waitFor(async () => ((await joining.cluster('NODES')) as string).includes(id), {
+      timeoutMs: 10_000, // deadline: the handshake takes a gossip round
+      what: 'the new node to know the primary',
+    });
+    await joining.cluster('REPLICATE', id);
+    await replicaInStep(source, joining);
+  } catch (error) {
+    await replica.stop();
+    throw error;
+  } finally {
+    source.disconnect();
+    joining.disconnect();
+  }
+  return replica;
+}
+
+/** Resolves once `replica`'s link to `primary` is up and its replication offset is the primary's. */
+export async function replicaInStep(primary: Redis, replica: Redis): Promise<void> {
+  const offset = (info: string) => /master_repl_offset:(\d+)/.exec(info)?.[1];
+  await waitFor(
+    async () => {
+      const [ours, theirs] = await Promise.all([primary.info('replication'), replica.info('replication')]);
+      return (/master_link_status:up/.test(theirs) && offset(ours) === offset(theirs)) || undefined;
+    },
+    { timeoutMs: 10_000, what: 'the replica to be in step' }, // deadline: a full sync
+  );
+}
+
 /** What `redis-cli --cluster create` does for 3 or more: equal contiguous slot ranges, then MEET. */
 async function joinByHand(clients: Redis[], nodes: RedisServer[]): Promise<void> {
   const slots = 16_384;
