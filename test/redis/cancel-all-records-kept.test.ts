@@ -61,6 +61,31 @@ describe('cancelAll scope records: the kept finished rows note', () => {
     expect(await fire.raw.exists(kr)).toBe(0);
   });
 
+  it('a timer a passed late slot ends (pass-late.lua) is noted when kept, and counted out by a cancelAll', async () => {
+    const cluster = await fire.cluster({ cancelAllRecords: true });
+    const { timers } = cluster;
+    const kr = `${timers.keys.base(0)}kr`;
+    const timer = await timers.schedule({
+      key: 'late:kept',
+      handler: 'h',
+      every: '200ms',
+      catchup: 'skip',
+      removeOnComplete: false,
+    });
+    await waitFor(async () => (await cluster.redisNow()) >= timer.dueAt, { intervalMs: 5, what: 'due' });
+    const taken = await cluster.commands.takeDue(0, 100, 1_000);
+    const [reply] = await cluster.commands.claim(0, 30_000, 'w', taken.job!.timers);
+    expect(reply.kind).toBe('check');
+    // its last slot passed: no next one (past its endAt, TimerEnd 'ended'), so the timer ends here, kept
+    const ended = { next: null, ended: 'ended', missed: 0 };
+    expect(await cluster.commands.passLate(0, taken.job!.timers[0], ended)).toBe(true);
+    expect(await timers.get('late:kept')).toMatchObject({ status: 'completed' });
+    expect(await fire.raw.smembers(kr)).toEqual(['late:kept']);
+    // so the mark reads each status: the kept row is not counted as cancelled
+    await timers.schedule({ key: 'late:live', handler: 'h', delay: '1h' });
+    expect(await timers.cancelAll('late:')).toBe(1);
+  });
+
   it('a repartition moves the note with the row: gone from the partition it leaves', async () => {
     const cluster = await fire.cluster({ partitions: 2 });
     const { timers } = cluster;
