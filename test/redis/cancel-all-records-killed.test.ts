@@ -69,10 +69,11 @@ describe('cancelAll scope records: a client killed mid-sweep', () => {
     expect(await fire.raw.scard(scm)).toBe(scoped.length - SWEEP_BATCH);
     expect(await recordsLeft(cluster.prefix)).toBe(2); // the record and its set, left by the dead client
 
-    // Meanwhile the gauges count the three live timers only.
+    // Meanwhile the gauges count the three live timers only, and the keys left to sweep apart.
     const backlog = new Backlog({ connection: fire.url(), prefix: cluster.prefix });
     try {
       expect(await backlog.pending()).toEqual({ 0: 2 + 1 });
+      expect(await backlog.unswept()).toEqual({ 0: scoped.length - SWEEP_BATCH });
     } finally {
       await backlog.close();
     }
@@ -85,6 +86,12 @@ describe('cancelAll scope records: a client killed mid-sweep', () => {
     }
     expect(passes).toBe(Math.ceil((scoped.length - SWEEP_BATCH) / 100));
     await reconciler.reconcileOnce(); // a pass more finds nothing to sweep
+    const after = new Backlog({ connection: fire.url(), prefix: cluster.prefix });
+    try {
+      expect(await after.unswept()).toEqual({ 0: 0 });
+    } finally {
+      await after.close();
+    }
 
     // Every covered key: cancelled once (one event, at the record's time whoever swept it; its
     // tombstone; one ledger entry).

@@ -65,6 +65,20 @@ export class Backlog extends Partitioned implements BacklogSource {
     return Object.fromEntries(counts);
   }
 
+  /**
+   * partition → keys a cancelAll's scope record covers and its sweep has not cancelled yet (`scm`): 0
+   * everywhere once every sweep is done, which a rollback to a release without records waits for
+   * (docs/operations.md "Upgrading").
+   */
+  async unswept(): Promise<Record<string, number>> {
+    const counts = await Promise.all(
+      this.keys
+        .all()
+        .map(async (n) => [String(n), await this.redis.scard(`${this.keys.base(n)}scm`)] as const),
+    );
+    return Object.fromEntries(counts);
+  }
+
   async ping(): Promise<void> {
     await this.redis.ping();
   }

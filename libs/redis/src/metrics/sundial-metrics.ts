@@ -16,6 +16,8 @@ export interface BacklogSource {
   queueJobs(): Promise<Record<string, number>>;
   /** partition → timers past their due (or hand-off) by more than a second and not yet claimed */
   overdue(): Promise<Record<string, number>>;
+  /** partition → keys a cancelAll's scope record covers that its sweep has not cancelled yet */
+  unswept?(): Promise<Record<string, number>>;
   /** resolves when Redis answers */
   ping(): Promise<void>;
   /**
@@ -187,6 +189,12 @@ export class SundialMetrics implements Required<SundialObserver> {
       'Timers more than 1 s past their due (or their hand-off) and not yet claimed, by partition',
       'partition',
       (source) => source.overdue(),
+    );
+    this.backlogGauge(
+      'sundial_cancel_all_unswept',
+      "Keys a cancelAll's scope record covers (answered as cancelled) that its sweep has not cancelled yet, by partition",
+      'partition',
+      (source) => source.unswept?.() ?? Promise.resolve({}),
     );
   }
 
