@@ -18,6 +18,12 @@ describe('a field named as another scheduler names it', () => {
       /"every" or "cron" here: write the one you mean instead \("every" for an interval, "cron" with "tz" for a cron\)\.$/,
     ],
     [
+      "BullMQ's attempts, a field of retry here",
+      { ...base, every: '1m', attempts: 3 },
+      'attempts',
+      /^BullMQ's "attempts" is "retry\.attempts" here: move it into "retry", e\.g\. "retry": \{ "attempts": … \}\.$/,
+    ],
+    [
       "@nestjs/schedule's timeZone",
       { ...base, cron: '0 7 * * 1-5', timeZone: 'UTC' },
       'timeZone',

@@ -12,6 +12,8 @@ export interface PeerFieldName {
   readonly whose: string;
   /** How to choose, where it names two fields. */
   readonly choose?: string;
+  /** The object field it goes in, where it is one of its fields here (`attempts` → `retry.attempts`). */
+  readonly within?: string;
 }
 
 const bullmq = "BullMQ's";
@@ -38,8 +40,8 @@ const PEER_FIELD_NAMES: ReadonlyMap<string, PeerFieldName> = new Map<string, Pee
   ],
   ['pattern', { instead: ['cron'], whose: bullmq }],
   ['limit', { instead: ['maxRuns'], whose: bullmq }],
-  ['attempts', { instead: ['retry'], whose: bullmq }],
-  ['backoff', { instead: ['retry'], whose: bullmq }],
+  ['attempts', { instead: ['retry'], whose: bullmq, within: 'retry' }],
+  ['backoff', { instead: ['retry'], whose: bullmq, within: 'retry' }],
   ['startDate', { instead: ['startAt'], whose: bullmq }],
   ['endDate', { instead: ['endAt'], whose: bullmq }],
   ['cronTime', { instead: ['cron'], whose: nestSchedule }],
@@ -66,8 +68,13 @@ export function peerFieldFix(unknown: string, known: readonly string[]): string 
   const peer = PEER_FIELD_NAMES.get(unknown);
   const fields = peer?.instead.filter((field) => known.includes(field));
   if (!peer || !fields || fields.length === 0) return null;
+  const whose = peer.whose ? `${peer.whose} ` : '';
+  if (peer.within !== undefined) {
+    const { within } = peer;
+    return `${whose}"${unknown}" is "${within}.${unknown}" here: move it into "${within}", e.g. "${within}": { "${unknown}": … }.`;
+  }
   const named = fields.map((field) => `"${field}"`).join(' or ');
-  const said = `${peer.whose ? `${peer.whose} ` : ''}"${unknown}" is ${named} here`;
+  const said = `${whose}"${unknown}" is ${named} here`;
   if (fields.length === 1) return `${said}: rename the field "${unknown}" to ${named}.`;
   return `${said}: write the one you mean instead (${peer.choose ?? named}).`;
 }
