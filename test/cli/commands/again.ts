@@ -30,6 +30,14 @@ export const describeAgain = (sundial: CliCluster) =>
       return get(key);
     };
 
+    /** POST /v1/timers from here, not the CLI: a spec whose timing the CLI's seconds-long start would spoil. */
+    const sendSpec = (spec: object): Promise<Response> =>
+      fetch(`${sundial.url()}/v1/timers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sundial.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(spec),
+      });
+
     /**
      * An interval every 200 ms that ends 2 s after it is sent, kept, sent to the API from here: the CLI's
      * start takes seconds on a loaded host. Sent again with a new end while the API refuses the end, come
@@ -39,11 +47,7 @@ export const describeAgain = (sundial: CliCluster) =>
       for (let attempt = 1; ; attempt++) {
         const endAt = Date.now() + 2_000; // deadline: the interval runs until then
         const spec = { key, handler: 'record', every: 200, endAt, removeOnComplete: false };
-        const sent = await fetch(`${sundial.url()}/v1/timers`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${sundial.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(spec),
-        });
+        const sent = await sendSpec(spec);
         if (sent.status === 201) return endAt;
         const refused = (await sent.json()) as { error?: { field?: string } };
         if (attempt === 5 || refused.error?.field !== 'endAt') throw new Error(JSON.stringify(refused));
@@ -128,11 +132,7 @@ export const describeAgain = (sundial: CliCluster) =>
         // so it completes ~1.9 s before its endAt, and a new timer's first slot (2 s from the again) comes after it
         const endAt = Date.now() + 3_900; // deadline: the window in which the endAt is ahead and no slot reaches it
         const spec = { key: 'ag:window', handler: 'record', every: 2_000, endAt, removeOnComplete: false };
-        const sent = await fetch(`${sundial.url()}/v1/timers`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${sundial.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(spec),
-        });
+        const sent = await sendSpec(spec);
         expect(sent.status).toBe(201);
         await waitFor(async () => (await sundial.statusOf('ag:window')) === 'completed', {
           timeoutMs: 20_000, // deadline: its one slot comes 2 s after it was sent
