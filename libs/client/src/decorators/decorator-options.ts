@@ -3,6 +3,7 @@ import { cronKey, intervalKey } from '../cron/cron-rows';
 import { CRON_POLICY_OPTIONS, type DistributedCronMetadata } from './distributed-cron.decorator';
 import type { DistributedIntervalMetadata } from './distributed-interval.decorator';
 import type { OnTimerMetadata } from './on-timer.decorator';
+import { checkRowSource } from './row-source-check';
 import { refuseScheduleOptions } from './schedule-cron-options';
 import { givenOptions } from './stacked-metadata';
 
@@ -46,6 +47,7 @@ export function checkDecoratorOptions(
     const { kind: _kind, name, expression: _expression, ...rest } = cron;
     const read = OptionReader.of(`${owner} @DistributedCron`, givenOptions(cron) ?? rest, '{ timeZone, … }');
     check(read, cronKey(name), DISTRIBUTED_CRON_OPTIONS);
+    checkRowSource(owner, cron);
   }
   for (const interval of intervals) {
     const { kind: _kind, name, every: _every, ...rest } = interval;
@@ -55,6 +57,7 @@ export function checkDecoratorOptions(
       intervalKey(name),
       DISTRIBUTED_INTERVAL_OPTIONS,
     );
+    checkRowSource(owner, interval);
   }
 }
 
@@ -62,4 +65,22 @@ export function checkDecoratorOptions(
 function check(read: OptionReader, row: string | undefined, known: readonly string[]): void {
   refuseScheduleOptions(read, row);
   read.only(known);
+  for (const flag of ['disabled', 'waitForCompletion'] as const) {
+    if (known.includes(flag)) switchOf(read, flag);
+  }
+}
+
+/**
+ * `disabled` and `waitForCompletion` were read as truthy: `disabled: process.env.DIGEST_OFF` (a cast)
+ * of "false" removed the row, and `waitForCompletion: 'false'` waited.
+ */
+function switchOf(read: OptionReader, field: 'disabled' | 'waitForCompletion'): void {
+  const value = read.given[field];
+  if (value === undefined || typeof value === 'boolean') return;
+  const fromText = typeof value === 'string' ? ` (a string is not read: "false" is truthy)` : '';
+  throw read.refuse(
+    field,
+    `is not a boolean${fromText}`,
+    `Write ${field} as true or false, e.g. ${field}: process.env.X === 'true', or leave it out.`,
+  );
 }
