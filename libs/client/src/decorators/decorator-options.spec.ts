@@ -219,3 +219,34 @@ describe('disabled and waitForCompletion are booleans', () => {
     });
   });
 });
+
+describe("a timer's own option on @OnTimer is said where it goes", () => {
+  // a @Processor's job options moved along with its method: they said "the known fields are timeout"
+  it.each([
+    ['retry', { retry: { attempts: 3 } }, "a timer's retry is its own", 'retry: { attempts: 3'],
+    [
+      'attempts',
+      { attempts: 3 },
+      "BullMQ's attempts is retry.attempts of each timer",
+      'retry: { attempts: 3',
+    ],
+    ['backoff', { backoff: 1000 }, "BullMQ's backoff is retry.backoff of each timer", 'retry: {'],
+    ['overlap', { overlap: 'skip' }, "a timer's overlap is its own", "overlap: 'skip'"],
+  ])('%s', async (field, options, why, example) => {
+    expect(await bootDecorated(OnTimer('invoice.remind', options as HandlerOptions))).toMatchObject({
+      reason: 'invalid',
+      field,
+      message: `Digest.send: @OnTimer('invoice.remind') takes no ${field}: ${why}, given when it is scheduled.`,
+      fix: expect.stringContaining(`timers.schedule({ key, handler: 'invoice.remind', ${example}`),
+    });
+  });
+
+  it("@DistributedCron's tz (a spec's name) is refused naming timeZone, not listed among the known fields", async () => {
+    const options = { tz: 'Europe/Paris' } as DistributedCronOptions;
+    expect(await bootDecorated(DistributedCron('digest.daily', '0 9 * * *', options))).toMatchObject({
+      reason: 'invalid',
+      field: 'tz',
+      fix: "Rename tz to timeZone: @DistributedCron takes @nestjs/schedule's name.",
+    });
+  });
+});
