@@ -79,6 +79,14 @@ describe('SundialTestingModule settleMs: handlers that await real I/O', () => {
     await moduleRef.close();
   });
 
+  it("advances as VirtualClock's does: a negative one rejects, time moves to the target", async () => {
+    const { moduleRef, clock } = await boot(1_000);
+    await expect(clock.advance(-1)).rejects.toMatchObject({ reason: 'invalid', field: 'advance' });
+    await clock.advance('90m');
+    expect(new Date(clock.now()).toISOString()).toBe('2026-03-01T01:30:00.000Z');
+    await moduleRef.close();
+  });
+
   it('is an integer of ms from 0', () => {
     expect(() => SundialTestingModule.forRoot({ settleMs: -1 })).toThrow(
       expect.objectContaining({ reason: 'invalid', field: 'settleMs' }),

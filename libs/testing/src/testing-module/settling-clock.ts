@@ -44,7 +44,7 @@ export class SettlingClock extends VirtualClock {
     this.fresh.push(run);
   }
 
-  override advance(by: number | Duration): Promise<void> {
+  override async advance(by: number | Duration): Promise<void> {
     const ms = toMs(by, 'advance');
     if (ms < 0) {
       throw refusals.invalid(
@@ -62,7 +62,8 @@ export class SettlingClock extends VirtualClock {
   private async settlingUntil(target: number): Promise<void> {
     for (;;) {
       await this.settle();
-      const next = Math.min(...this.dues.values());
+      let next = Infinity;
+      for (const due of this.dues.values()) next = Math.min(next, due);
       if (next > target) break;
       await super.advance(Math.max(0, next - this.now()));
     }
