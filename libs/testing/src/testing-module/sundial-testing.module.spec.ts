@@ -1,14 +1,6 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  CronRegistrar,
-  DistributedCron,
-  DistributedInterval,
-  OnTimer,
-  SundialModule,
-  SundialWorkerModule,
-  Timers,
-} from '@sundial/client';
+import { CronRegistrar, DistributedCron, DistributedInterval, OnTimer, Timers } from '@sundial/client';
 import { type JsonValue, SundialError, type TimerContext, VirtualClock } from '@sundial/core';
 import { SundialTestingModule, type SundialTestingModuleOptions } from './sundial-testing.module';
 
@@ -82,25 +74,6 @@ describe('SundialTestingModule', () => {
     expect(lines.filter((line) => line.startsWith('nightly'))).toHaveLength(14);
     expect(lines[0]).toBe('nightly 2026-03-02');
     expect(lines.at(-1)).toBe('trial of acme ended at 2026-03-15T12:00:00.000Z');
-    await app.close();
-  });
-
-  it("replaces the AppModule's own SundialModule and SundialWorkerModule through overrideModule", async () => {
-    // the app's modules as its AppModule imports them, kept in constants the test can name
-    const sundial = SundialModule.forRoot({ connection: 'redis://127.0.0.1:1' });
-    const worker = SundialWorkerModule.forRoot({ dispatch: true });
-    @Module({ imports: [sundial, worker, BillingModule] })
-    class AppModule {}
-    const app = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideModule(sundial)
-      .useModule(SundialTestingModule.forRoot({ now: '2026-03-01T12:00:00Z' }))
-      .overrideModule(worker)
-      .useModule({ module: class NoWorker {} })
-      .compile();
-    await app.init();
-    await app.get(Billing).trialStarted('acme');
-    await app.get(VirtualClock).advance('14d');
-    expect(app.get(Audit).lines.at(-1)).toBe('trial of acme ended at 2026-03-15T12:00:00.000Z');
     await app.close();
   });
 
