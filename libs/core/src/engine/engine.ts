@@ -218,9 +218,12 @@ class MemoryEngine implements EngineOperations {
         entry.paused = false;
         // A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
         [entry.attempt, entry.countFrom, entry.failures] = [1, null, 0];
-        if (slot === undefined) this.firePath.arm(entry, this.firePath.nextDue(entry, now));
+        // Its endAt passed while it was paused: no slot is left, so it ends as a late slot past endAt does.
+        if (slot !== undefined && slot > (entry.endAt ?? Infinity)) {
+          this.firePath.passLate(entry, { next: null, ended: 'ended', missed: 0, overlap: 0 });
+        } else if (slot === undefined) this.firePath.arm(entry, this.firePath.nextDue(entry, now));
         else this.firePath.armSlot(entry, slot);
-        this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
+        if (!entry.outcome) this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
       }
       return toTimer(entry);
     });

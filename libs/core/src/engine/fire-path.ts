@@ -218,8 +218,8 @@ export class FirePath implements ReleaseSteps {
     this.start(entry, entry.dueAt, false);
   }
 
-  /** A slot found late runs not (docs/spec.md §3.3c): counted as missed, and the slot the policy picks armed. */
-  private passLate(entry: Entry, late: SlotStep): void {
+  /** A late slot (or a resume past endAt) runs not (§3.3c): counted missed; the policy's next is armed, or it ends. */
+  passLate(entry: Entry, late: SlotStep): void {
     this.emitSkips(entry, late);
     if (late.next !== null) return this.armSlot(entry, late.next);
     this.finish(entry, entry.last?.status === 'failed' ? 'failed' : 'completed');
