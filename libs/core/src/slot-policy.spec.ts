@@ -117,6 +117,18 @@ describe('slot rules', () => {
     ]);
   });
 
+  it('backfill runs no slot after endAt, and refuses a range that starts after it', () => {
+    const ending = hourly({ endAt: T + 2.5 * HOUR });
+    expect(backfillSlots(ending, T, T + 5 * HOUR, T + 6 * HOUR)).toEqual([T, T + HOUR, T + 2 * HOUR]);
+    expect(() => backfillSlots(ending, T + 3 * HOUR, T + 5 * HOUR, T + 6 * HOUR)).toThrow(
+      expect.objectContaining({
+        reason: 'invalid',
+        field: 'range',
+        message: expect.stringMatching(/after endAt/),
+      }),
+    );
+  });
+
   it('a backfill and catch-up all run the slot a fall-back repeats twice, as §3.3 reads the cron', () => {
     const cron: SlotTimer = {
       key: 'c',
