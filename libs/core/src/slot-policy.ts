@@ -110,8 +110,9 @@ export function fromStart(timer: Pick<SlotPolicy, 'startAt'>, now: number): numb
  */
 export function lateSlot(timer: SlotTimer, slot: number, now: number): SlotStep | null {
   if (timer.catchup === 'skip') {
+    // a successor after endAt is none of the timer's: the slot before it is its last, which runs however late
     const successor = slotAfter(timer, slot);
-    if (successor !== null && successor <= now) {
+    if (successor !== null && successor <= now && successor <= (timer.endAt ?? Infinity)) {
       return bounded(timer, slotAfter(timer, now), missedOnly(countSlots(timer, slot - 1, now)));
     }
   }
