@@ -24,6 +24,8 @@ export interface ArmedState {
   trigger?: number;
   retry?: boolean;
   backfill?: { rest: readonly number[]; resume: number };
+  /** the armed due is a run `reschedule` moved there: no slot, never passed as late (§3.4) */
+  moved?: boolean;
   /** the backend's now: an armed slot its wake will find late under a slot policy does not run (§3.3c) */
   now?: number;
 }
@@ -56,7 +58,7 @@ export function nextTimesOf(timer: Timer, count: number, armed: ArmedState = {})
     ...(armed.now !== undefined && { now: armed.now }),
     buffered: ownRun && timer.overlap === 'buffer-one',
   };
-  if (pending && !retry && !backfill && !passLate(timer, sequence, armed.now)) {
+  if (pending && !retry && !backfill && !armed.moved && !passLate(timer, sequence, armed.now)) {
     return sequence.trigger === undefined ? [] : [withOffset(sequence.trigger, timer.tz)];
   }
   const times = dueTimes(timer, sequence, remaining, count + (ownRun ? 1 : 0));

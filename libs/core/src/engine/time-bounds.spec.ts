@@ -66,3 +66,36 @@ it('a cron paused by its failures across its endAt ends failed on resume, and is
   expect(eventsOf('failed').at(-1)).toMatchObject({ reason: 'ended' });
   expect(await engine.get('k')).toBeNull();
 });
+
+/**
+ * A run moved by `reschedule` is the caller's, not a slot (§3.4): to a past `at` it runs at once, whatever
+ * the catch-up policy, and the slots before the reschedule — run already, or moved over — are not counted.
+ */
+describe.each([
+  ['interval', { every: '1h' }],
+  ['interval, catchupWindow', { every: '1h', catchupWindow: '1h' }],
+  ["interval, catchup 'skip'", { every: '1h', catchup: 'skip' }],
+  ['cron', { cron: '0 * * * *', tz: 'UTC' }],
+  ['cron, catchupWindow', { cron: '0 * * * *', tz: 'UTC', catchupWindow: '1h' }],
+  ["cron, catchup 'skip'", { cron: '0 * * * *', tz: 'UTC', catchup: 'skip' }],
+  ["interval, overlap 'allow'", { every: '1h', overlap: 'allow' }],
+  ["interval, overlap 'allow', jitter", { every: '1h', overlap: 'allow', jitter: '1m' }],
+  ["cron, overlap 'allow'", { cron: '0 * * * *', tz: 'UTC', overlap: 'allow' }],
+] as Array<[string, Partial<TimerSpec>]>)('%s rescheduled to a past at', (_name, schedule) => {
+  it('runs it at once with that due, skips nothing, and goes on at its next slot', async () => {
+    const { engine, clock, runs, eventsOf } = harness();
+    await engine.schedule({ key: 'k', handler: 'work', ...schedule } as TimerSpec);
+    await clock.advance(10 * HOUR + 1_000);
+    const before = runs.length;
+    const skipped = eventsOf('skipped').length;
+    const at = START + 5 * HOUR + 1;
+    const moved = await engine.reschedule('k', { at });
+    expect((await engine.next('k', { count: 1 })).map((time) => Date.parse(time.at))).toEqual([at]);
+    await clock.advance(1_000);
+    expect(runs.slice(before).map((run) => run.due)).toEqual([at]);
+    expect(eventsOf('skipped').slice(skipped)).toEqual([]);
+    // the interval's grid from the reschedule, the cron's next occurrence: an hour on
+    const next = (await engine.get('k'))!.dueAt;
+    expect(next - (schedule.every ? moved.scheduledAt : START + 10 * HOUR) - HOUR).toBeLessThan(60_000);
+  });
+});
