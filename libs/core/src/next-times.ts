@@ -23,7 +23,8 @@ import { normalizeSpec, type SpecLimits } from './validation';
 export interface ArmedState {
   trigger?: number;
   retry?: boolean;
-  backfill?: { rest: readonly number[]; resume: number };
+  /** `moved`: it goes back to a run `reschedule` moved, at its own due (no slot) */
+  backfill?: { rest: readonly number[]; resume: number; moved?: boolean };
   /** the armed due is a run `reschedule` moved there: no slot, never passed as late (§3.4) */
   moved?: boolean;
   /** the backend's now: an armed slot its wake will find late under a slot policy does not run (§3.3c) */
@@ -137,7 +138,7 @@ function dueTimes(
   const times = trigger === undefined ? [first] : [trigger, first];
   let slot: number | null = from;
   if (backfill) {
-    times.push(...backfill.rest, dueOfSlot(timer, backfill.resume));
+    times.push(...backfill.rest, backfill.moved ? backfill.resume : dueOfSlot(timer, backfill.resume));
     slot = backfill.resume;
   }
   // a one-shot runs at its due (and a trigger's run before it): no slot follows

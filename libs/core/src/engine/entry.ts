@@ -49,8 +49,11 @@ export interface Entry extends Omit<Timer, 'status'> {
   failures: number;
   /** the slot `dueAt` stands for: `dueAt` without its jitter (docs/spec.md §3.3c) */
   slot: number;
-  /** a backfill in progress: the slots still to run after the armed one, and the slot to go back to */
-  backfill: { rest: number[]; resume: number } | null;
+  /**
+   * a backfill in progress: the slots still to run after the armed one, and the slot to go back to (or
+   * the run `reschedule` moved, `moved`: its own due, no slot)
+   */
+  backfill: { rest: number[]; resume: number; moved: boolean } | null;
   /** the armed due is a run the caller moved there (`reschedule`): no slot, so never passed as late */
   moved: boolean;
 }

@@ -95,6 +95,6 @@ function armedOf(entry: Entry, now: number): ArmedState {
     now,
     retry: entry.attempt > 1,
     moved: entry.moved,
-    ...(entry.backfill && { backfill: { rest: [...entry.backfill.rest], resume: entry.backfill.resume } }),
+    ...(entry.backfill && { backfill: { ...entry.backfill, rest: [...entry.backfill.rest] } }),
   };
 }

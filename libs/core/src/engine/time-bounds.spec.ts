@@ -99,3 +99,23 @@ describe.each([
     expect(next - (schedule.every ? moved.scheduledAt : START + 10 * HOUR) - HOUR).toBeLessThan(60_000);
   });
 });
+
+it('a backfill while a moved run waits goes back to that run at its own due, no jitter, run however late', async () => {
+  const { engine, clock, runs } = harness();
+  const spec = { key: 'k', handler: 'work', every: '1h', jitter: '10m', catchup: 'skip' } as const;
+  await engine.schedule({ ...spec, payload: { sleepMs: HOUR } });
+  await clock.advance(3 * HOUR);
+  const at = clock.now() + HOUR / 2;
+  await engine.reschedule('k', { at });
+  const from = START - 3 * HOUR;
+  expect(await engine.backfill('k', { from, to: START - 2 * HOUR })).toEqual({ slots: 2 });
+  expect((await engine.next('k', { count: 3 })).map((time) => Date.parse(time.at))).toEqual([
+    START - 3 * HOUR,
+    START - 2 * HOUR,
+    at,
+  ]);
+  const before = runs.length;
+  // the two backfill runs take an hour each: the moved run's due has passed when they end
+  await clock.advance(3 * HOUR);
+  expect(runs.slice(before).map((run) => run.due)).toEqual([START - 3 * HOUR, START - 2 * HOUR, at]);
+});
