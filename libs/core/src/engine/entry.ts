@@ -108,13 +108,15 @@ export function createEntry(id: string, spec: NormalizedSpec, now: number): Entr
 
 /**
  * Whether the armed wake runs a slot that a slot policy may pass as late (docs/spec.md §3.3c): a slot's
- * first try. A retry runs its slot again (let through already); a backfill slot and a moved run are asked for.
+ * first try. A retry runs its slot again (let through already); a backfill slot, a moved run and the slot
+ * overlap 'buffer-one' kept (its countFrom set) are asked for.
  */
 export function slotToJudge(entry: Entry): boolean {
   return (
     entry.kind !== 'once' &&
     entry.backfill === null &&
     entry.attempt === 1 &&
+    entry.countFrom === null &&
     !entry.moved &&
     hasSlotPolicy(entry)
   );

@@ -119,3 +119,35 @@ it('a backfill while a moved run waits goes back to that run at its own due, no 
   await clock.advance(3 * HOUR);
   expect(runs.slice(before).map((run) => run.due)).toEqual([START - 3 * HOUR, START - 2 * HOUR, at]);
 });
+
+/**
+ * overlap 'buffer-one' keeps the first slot that came during a run (§3.3a): a catch-up policy does not pass
+ * it as late (it passed 'skip' and 'catchupWindow' timers' kept slot, and counted a slot twice).
+ */
+describe.each([
+  ['no catch-up policy', {}],
+  ["catchup 'skip'", { catchup: 'skip' }],
+  ['a catchupWindow', { catchupWindow: '1h' }],
+] as Array<[string, Partial<TimerSpec>]>)('buffer-one with %s', (_name, policy) => {
+  it('runs the kept slot after the run, and counts each other slot once', async () => {
+    const { engine, clock, runs, eventsOf } = harness();
+    const spec = { key: 'b', handler: 'work', every: '1h', overlap: 'buffer-one', maxRuns: 3 } as const;
+    await engine.schedule({ ...spec, ...policy, payload: { sleepMs: 2.5 * HOUR } });
+    await clock.advance(12 * HOUR);
+    // runs 1h–3h30 (2h kept, 3h skipped), 2h at 3h30–6h (4h kept, 5h and 6h skipped), 4h at 6h
+    expect(runs.map((run) => [(run.due - START) / HOUR, (run.at - START) / HOUR])).toEqual([
+      [1, 1],
+      [2, 3.5],
+      [4, 6],
+    ]);
+    const skipped = eventsOf('skipped').map((event) => [
+      event.reason,
+      (event.due! - START) / HOUR,
+      event.count,
+    ]);
+    expect(skipped).toEqual([
+      ['overlap', 3, 1],
+      ['overlap', 5, 2],
+    ]);
+  });
+});
