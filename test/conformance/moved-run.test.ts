@@ -5,7 +5,8 @@
  *
  * KNOWN DEFECT on Redis (it.failing there until fixed, libs/redis): claim.lua hands a rescheduled row to
  * core lateSlot like any slot ('check', catchup 'skip' or a catchupWindow), so the moved run is passed —
- * never run, or replaced by a run of a slot that ran already; and after it, complete.lua (interval
+ * never run, or replaced by a run of a slot that ran already; catchup 'all' then runs the slots between
+ * the moved due and the reschedule (counting from the due); and after it, complete.lua (interval
  * grid_skips) and the worker (a cron's afterCronRun) count from the moved due, so the grid slots before
  * the reschedule — slots with k < 1 of the grid anchored at it, or a cron's slots that ran — count
  * `missed`. The fix: reschedule.lua marks the row's due as moved (as `tg`/`bf`/`at` mark theirs, cleared
@@ -22,6 +23,8 @@ const SCHEDULES: Array<[string, Partial<TimerSpec>]> = [
   ['an interval', { every: '1h' }],
   ['a cron with a catchupWindow', { cron: '0 * * * *', tz: 'UTC', catchupWindow: '1h' }],
   ["a cron with catchup 'skip'", { cron: '0 * * * *', tz: 'UTC', catchup: 'skip' }],
+  // 'all' went on to run the slots between the moved due and the reschedule (slots that had run, too)
+  ["a cron with catchup 'all'", { cron: '0 * * * *', tz: 'UTC', catchup: 'all', catchupWindow: '1d' }],
 ];
 
 describe.each(BACKENDS)('%s backend: a run moved to a past at', (name) => {

@@ -78,6 +78,9 @@ describe.each([
   ['cron', { cron: '0 * * * *', tz: 'UTC' }],
   ['cron, catchupWindow', { cron: '0 * * * *', tz: 'UTC', catchupWindow: '1h' }],
   ["cron, catchup 'skip'", { cron: '0 * * * *', tz: 'UTC', catchup: 'skip' }],
+  // 'all' ran the slots between the moved due and the reschedule again, each of them a second time
+  ["interval, catchup 'all'", { every: '1h', catchup: 'all' }],
+  ["cron, catchup 'all'", { cron: '0 * * * *', tz: 'UTC', catchup: 'all', catchupWindow: '1d' }],
   ["interval, overlap 'allow'", { every: '1h', overlap: 'allow' }],
   ["interval, overlap 'allow', jitter", { every: '1h', overlap: 'allow', jitter: '1m' }],
   ["cron, overlap 'allow'", { cron: '0 * * * *', tz: 'UTC', overlap: 'allow' }],
