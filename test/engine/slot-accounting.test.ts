@@ -3,8 +3,10 @@
  * of an hourly interval or cron is run once or counted skipped once (event `skipped`, its `due` the first
  * of `count` slots in a row) — never both, never twice, none left out — and none comes before startAt or
  * after endAt, under every catch-up, jitter and overlap policy, with handlers of random length and wakes
- * that come hours late (a stalled process). It found the buffer-one slot that catchup 'skip' and a
- * catchupWindow passed after counting it, or counted twice.
+ * that come hours late (a stalled process); and, with pause, resume, reschedule and retries between, no slot
+ * runs twice or is both run and skipped. They found the buffer-one slot that catchup 'skip' and a
+ * catchupWindow passed after counting it, and the slots a run moved to a past `at` counted again or, under
+ * catchup 'all', ran again.
  */
 import type { Clock, TimerEvent, TimerSpec } from '@sundial/core';
 import { harness, seededRandom, START } from './harness';
@@ -41,13 +43,17 @@ function randomSpec(random: (below: number) => number): TimerSpec {
   return { ...spec, removeOnComplete: false };
 }
 
-/** Every slot a run or a skip names, with what named it. */
-function slotsNamed(running: TimerEvent[], skipped: TimerEvent[]): Map<number, string[]> {
+/** Every slot a run (but those `asked` for: a moved run's, a retry's) or a skip names, with what named it. */
+function slotsNamed(
+  running: TimerEvent[],
+  skipped: TimerEvent[],
+  asked = new Set<number>(),
+): Map<number, string[]> {
   // the slots are whole hours and a jitter is under 5 minutes: a run's slot is its due's hour
   const slotOf = (due: number) => START + Math.floor((due - START) / HOUR) * HOUR;
   const named = new Map<number, string[]>();
   const name = (slot: number, what: string) => named.set(slot, [...(named.get(slot) ?? []), what]);
-  for (const run of running) name(slotOf(run.due!), 'ran');
+  for (const run of running) if (!asked.has(run.due!)) name(slotOf(run.due!), 'ran');
   for (const event of skipped)
     for (let i = 0; i < event.count!; i++) name(event.due! + i * HOUR, event.reason!);
   return named;
@@ -83,6 +89,48 @@ describe('slot accounting (seeded random timers)', () => {
       if (spec.startAt !== undefined && slots[0] < (spec.startAt as number))
         problems.push(`${seed}: startAt`);
       if (spec.endAt !== undefined && slots.at(-1)! > (spec.endAt as number)) problems.push(`${seed}: endAt`);
+      await h.engine.dispose();
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it(`with pause, resume, reschedule and retries between, no slot is named twice (${SEEDS} seeds)`, async () => {
+    const problems: string[] = [];
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const random = seededRandom(seed);
+      const h = harness({ source: stalling(random) });
+      const spec = { ...randomSpec(random), every: undefined, cron: '0 * * * *', tz: 'UTC' };
+      spec.pauseAfterFailures = 1 + random(4);
+      if (random(4) === 0 && !spec.overlap)
+        spec.retry = { attempts: 2, backoff: { type: 'fixed', delay: '10m' } };
+      const asked = new Set<number>();
+      h.handlers.work = async (_payload, ctx) => {
+        if (ctx.attempt > 1) asked.add(ctx.due);
+        const ms = [0, 20, 70, 150][random(4)] * MINUTE;
+        if (ms) await new Promise<void>((resolve) => h.clock.setTimeout(resolve, ms));
+        if (random(4) === 0) throw new Error('no');
+      };
+      await h.engine.schedule(spec);
+      for (let step = 0; step < 14; step++) {
+        const operation = random(6);
+        // refusals (a run going on, nothing to resume) are part of the walk
+        if (operation === 0) await h.engine.pause('k').catch(() => undefined);
+        if (operation === 1) await h.engine.resume('k').catch(() => undefined);
+        if (operation === 2) {
+          // off the hour, so the run is told from the slots
+          const at = h.clock.now() + (random(10) - 5) * 37 * MINUTE + 7 * MINUTE;
+          if (await h.engine.reschedule('k', { at }).catch(() => null)) asked.add(at);
+        }
+        if (operation > 2) await h.clock.advance(random(8) * 30 * MINUTE + random(60) * 1_000); // virtual clock
+      }
+      await h.clock.advance(20 * HOUR); // virtual clock
+      const named = slotsNamed(h.eventsOf('running'), h.eventsOf('skipped'), asked);
+      const hour = (slot: number) => (slot - START) / HOUR;
+      for (const [slot, what] of named) if (what.length > 1) problems.push(`${seed}: ${hour(slot)} ${what}`);
+      for (const slot of named.keys()) {
+        if (slot < ((spec.startAt as number) ?? -Infinity) || slot > ((spec.endAt as number) ?? Infinity))
+          problems.push(`${seed}: ${hour(slot)}`);
+      }
       await h.engine.dispose();
     }
     expect(problems).toEqual([]);
