@@ -29,8 +29,8 @@ const SEEDS = (process.env.DIFF_SEEDS ?? '1,5,6,20,62,84,799').split(',').map(Nu
 // live keys in two partitions, refused at the later one on Redis)
 const PART_SEEDS = (process.env.DIFF_PART_SEEDS ?? '1,2,3,58,211,656').split(',').map(Number);
 // Seeds that meet a known Redis defect the engine no longer has, it.failing until libs/redis is fixed: 84
-// reschedules an interval to a past at, after which Redis counts a grid slot before the reschedule as
-// missed (test/conformance/moved-run.test.ts).
+// reschedules a timer to a past at, after which Redis counts a slot before the reschedule as missed
+// (test/conformance/moved-run.test.ts).
 const KNOWN_REDIS_DEFECT = [84];
 const CALLS = 60;
 /** how far an instant read from one backend's clock may be from the other's */
