@@ -25,8 +25,8 @@ export interface ArmedState {
   retry?: boolean;
   /** `moved`: it goes back to a run `reschedule` moved, at its own due (no slot) */
   backfill?: { rest: readonly number[]; resume: number; moved?: boolean };
-  /** the armed due is a run `reschedule` moved there: no slot, never passed as late (§3.4) */
-  moved?: boolean;
+  /** the armed due runs however late: a run `reschedule` moved (§3.4), the slot overlap 'buffer-one' kept (§3.3a) */
+  asked?: boolean;
   /** the backend's now: an armed slot its wake will find late under a slot policy does not run (§3.3c) */
   now?: number;
 }
@@ -59,7 +59,7 @@ export function nextTimesOf(timer: Timer, count: number, armed: ArmedState = {})
     ...(armed.now !== undefined && { now: armed.now }),
     buffered: ownRun && timer.overlap === 'buffer-one',
   };
-  if (pending && !retry && !backfill && !armed.moved && !passLate(timer, sequence, armed.now)) {
+  if (pending && !retry && !backfill && !armed.asked && !passLate(timer, sequence, armed.now)) {
     return sequence.trigger === undefined ? [] : [withOffset(sequence.trigger, timer.tz)];
   }
   const times = dueTimes(timer, sequence, remaining, count + (ownRun ? 1 : 0));

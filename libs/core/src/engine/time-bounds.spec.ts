@@ -154,3 +154,17 @@ describe.each([
     ]);
   });
 });
+
+it("next lists the slot buffer-one kept first, as it runs, under catchup 'skip'", async () => {
+  const { engine, clock, runs } = harness();
+  const spec = { key: 'b', handler: 'work', every: '1h', overlap: 'buffer-one', catchup: 'skip' } as const;
+  await engine.schedule({ ...spec, maxRuns: 2, payload: { sleepMs: 2.5 * HOUR } });
+  const listed: number[][] = [];
+  engine.on('completed', () => {
+    void engine.next('b', { count: 1 }).then((next) => listed.push(next.map((time) => Date.parse(time.at))));
+  });
+  await clock.advance(4 * HOUR);
+  // the run of 1h ended at 3h30 with 2h kept (and 3h skipped): listed, then run
+  expect(listed[0]).toEqual([START + 2 * HOUR]);
+  expect(runs.map((run) => run.due)).toEqual([START + HOUR, START + 2 * HOUR]);
+});
