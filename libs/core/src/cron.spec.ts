@@ -161,19 +161,29 @@ describe('nextCronOccurrence: daylight saving time', () => {
     );
   });
 
-  it('skips midnight on the spring-forward day of zones whose clocks change at midnight (§3.3)', () => {
-    // Santiago springs forward at 2026-09-06 00:00 -04:00 to 01:00 -03:00: that day has no 00:00
-    expect(occurrences('0 0 * * *', 'America/Santiago', '2026-09-04T12:00:00-04:00', 2)).toEqual(
-      instants('2026-09-05T00:00:00-04:00', '2026-09-07T00:00:00-03:00'),
-    );
-    expect(occurrences('0 1 * * *', 'America/Santiago', '2026-09-04T12:00:00-04:00', 2)).toEqual(
-      instants('2026-09-05T01:00:00-04:00', '2026-09-06T01:00:00-03:00'),
-    );
-  });
-
-  it('has no slot on a day a zone skipped whole (Pacific/Apia, 2011-12-30)', () => {
-    expect(occurrences('0 0 * * *', 'Pacific/Apia', '2011-12-28T12:00:00-10:00', 3)).toEqual(
-      instants('2011-12-29T00:00:00-10:00', '2011-12-31T00:00:00+14:00', '2012-01-01T00:00:00+14:00'),
-    );
+  // §3.3: where clocks change at midnight the spring-forward day has no 00:00 (Santiago: 2026-09-06 00:00
+  // -04:00 is 01:00 -03:00); a day a zone skipped whole has no slots (Apia moved across the date line)
+  it.each([
+    [
+      '0 0 * * *',
+      'America/Santiago',
+      '2026-09-04T12:00:00-04:00',
+      '2026-09-05T00:00:00-04:00 2026-09-07T00:00:00-03:00',
+    ],
+    [
+      '0 1 * * *',
+      'America/Santiago',
+      '2026-09-04T12:00:00-04:00',
+      '2026-09-05T01:00:00-04:00 2026-09-06T01:00:00-03:00',
+    ],
+    [
+      '0 0 * * *',
+      'Pacific/Apia',
+      '2011-12-28T12:00:00-10:00',
+      '2011-12-29T00:00:00-10:00 2011-12-31T00:00:00+14:00',
+    ],
+  ])('%s in %s from %s: a day without that wall time has no slot', (expr, tz, from, expected) => {
+    const walls = expected.split(' ');
+    expect(occurrences(expr, tz, from, walls.length)).toEqual(instants(...walls));
   });
 });
