@@ -151,4 +151,16 @@ describe.each(BACKENDS)('%s backend: a handler no worker has fails its run like 
       expect(h.eventsOf('paused')).toEqual([]);
     },
   );
+
+  it.concurrent('a handler name one letter off names the handler it has: did you mean "work"?', async () => {
+    // the engine has the typo at schedule (it refuses a name it lacks there), then loses it
+    const h = await backend.open({ handlers: name === 'memory' ? { wrok: () => {} } : {} });
+    await h.timers.schedule({ key: 't', handler: 'wrok', delay: 0, removeOnComplete: false });
+    h.removeHandler('wrok');
+    const [failed] = await h.eventsOnceCome('failed', 1, WITHIN);
+    expect(failed.error).toMatchObject({
+      reason: 'unknown-handler',
+      message: `no handler named "wrok" is registered with this ${name === 'memory' ? 'engine' : 'worker'} (did you mean "work"?)`,
+    });
+  });
 });

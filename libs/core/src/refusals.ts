@@ -190,17 +190,27 @@ export const refusals = {
       message: `Request id ${JSON.stringify(requestId)} was already used for another operation or other arguments.`,
       fix: 'Send a retry with exactly the same arguments, or use a new request id for a new request.',
     }),
-  /** A run whose timer names a handler this engine or worker does not have. */
-  unknownHandler: (name: string, where: 'engine' | 'worker') =>
-    new SundialError({
+  /**
+   * A run whose timer names a handler this engine or worker does not have; `known`, the handlers it has:
+   * the closest is named (a typo in `handler` reaches a worker: the Redis client cannot check it at schedule).
+   */
+  unknownHandler: (name: string, where: 'engine' | 'worker', known: readonly string[] = []) => {
+    const guess = closestName(name, known);
+    const instead = guess
+      ? `Replace the timer with one whose handler is "${guess}", or register "${name}"`
+      : '';
+    return new SundialError({
       reason: 'unknown-handler',
       field: 'handler',
-      message: `no handler named "${name}" is registered with this ${where}`,
+      message: `no handler named "${name}" is registered with this ${where}${guess ? ` (did you mean "${guess}"?)` : ''}`,
       fix:
         where === 'engine'
-          ? `Register a handler named "${name}" (${registerHandler(name)}), or replace the timer with one whose handler is registered.`
-          : `Register "${name}" on the worker — an @OnTimer('${name}') method of an app running SundialWorkerModule, the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option — or replace the timer with one whose handler is registered.`,
-    }),
+          ? guess
+            ? `${instead}: ${registerHandler(name)}.`
+            : `Register a handler named "${name}" (${registerHandler(name)}), or replace the timer with one whose handler is registered.`
+          : `${guess ? instead : `Register "${name}"`} on the worker — an @OnTimer('${name}') method of an app running SundialWorkerModule, the stock worker's built-ins (http, log), the \`handlers\` export of the module SUNDIAL_HANDLERS_MODULE names, or TimerRunner's \`handlers\` option${guess ? '' : ' — or replace the timer with one whose handler is registered'}.`,
+    });
+  },
   /** A slot policy (catchup, catchupWindow, jitter, startAt, endAt: docs/spec.md §3.3c) on a one-shot timer. */
   periodicOnly: (field: string, value: string) =>
     new SundialError({

@@ -248,7 +248,7 @@ export class FirePath implements ReleaseSteps {
     if (!entry.runs.has(run)) return this.settle(run, undefined);
     let error: RunError | undefined;
     try {
-      if (!handler) throw refusals.unknownHandler(entry.handler, 'engine');
+      if (!handler) throw refusals.unknownHandler(entry.handler, 'engine', Object.keys(handlers));
       await handler(payload, ctx);
     } catch (thrown) {
       error = describeFailure(thrown);

@@ -100,7 +100,7 @@ export function invokeHandler(
   // Own properties only: a handler named `toString` or `constructor` is a name, not Object.prototype's.
   const handler = Object.hasOwn(handlers, fields.h) ? handlers[fields.h] : undefined;
   try {
-    if (!handler) throw refusals.unknownHandler(fields.h, 'worker');
+    if (!handler) throw refusals.unknownHandler(fields.h, 'worker', Object.keys(handlers));
     const context = new RunContext(run, claimed, attempt);
     const bounded =
       fields.to === undefined
