@@ -4,7 +4,7 @@ import { CliError, usageError } from '../cli-error';
 import type { Command, CommandInput } from '../command';
 import { type SundialHttp, timerPath } from '../http';
 import { time } from '../output';
-import { idempotencyHeader, readTimer } from './timer-action';
+import { idempotencyHeader, readTimer, retryText } from './timer-action';
 
 const usage = 'sundial cancel <key> | --prefix <scope> | --all [--idempotency-key <id>] [--json]';
 
@@ -69,10 +69,8 @@ function removedRow(
       () => `${key} had ended (${removed}): its kept row removed`,
     );
   }
-  out.result(
-    { key, cancelled: false, firstRemoved: removed },
-    () =>
-      `nothing changed: a retry of --idempotency-key ${replayOf}, whose first call removed the kept row of ${key} (it had ended ${removed})`,
+  out.result({ key, cancelled: false, firstRemoved: removed }, () =>
+    retryText(replayOf, `removed the kept row of ${key} (it had ended ${removed})`),
   );
 }
 
@@ -122,10 +120,8 @@ async function cancelMany({ args, api, out }: CommandInput, prefix: string | und
     answer.cancelled > 0 &&
     (witness === null || (await readTimer(api, witness.key))?.id === witness.id);
   if (!replayed) return out.result(answer, () => `cancelled ${answer.cancelled} timer(s): ${which}`);
-  out.result(
-    { cancelled: 0, firstCancelled: answer.cancelled },
-    () =>
-      `nothing changed: a retry of --idempotency-key ${retryKey}, whose first call cancelled ${answer.cancelled} timer(s): ${which}`,
+  out.result({ cancelled: 0, firstCancelled: answer.cancelled }, () =>
+    retryText(retryKey, `cancelled ${answer.cancelled} timer(s): ${which}`),
   );
 }
 

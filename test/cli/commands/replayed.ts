@@ -1,0 +1,76 @@
+import type { Timer } from '@sundial/core';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CliCluster } from '../cli-cluster';
+
+/**
+ * Writes retried with the same `--idempotency-key` (test/cli/cluster-commands.test.ts's cluster): the API
+ * answers the first call's answer again, marked `Idempotent-Replayed` (docs/spec.md §5.2), and the
+ * retry says nothing changed — before, it printed what the first call did, as if done again now
+ * ("3 timer(s) scheduled", "triggered k", "rescheduled k: due …"). Keys `replay:` of their own.
+ */
+export const describeReplayed = (sundial: CliCluster) =>
+  describe('sundial CLI: a write retried with the same --idempotency-key', () => {
+    it.concurrent('schedule --file batch.json: the retry says it scheduled nothing', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'sundial-cli-')), 'batch.json');
+      const specs = [
+        { key: 'replay:b1', handler: 'record', delay: '1h' },
+        { key: 'replay:b2', handler: 'record', every: '1h' },
+        { key: 'replay:b3', handler: 'record', cron: '0 7 * * *', tz: 'UTC' },
+      ];
+      writeFileSync(file, JSON.stringify(specs));
+      const args = ['schedule', '--file', file, '--idempotency-key', 'rb-1'];
+      const first = await sundial(args);
+      expect(first).toMatchObject({ code: 0, stderr: '' });
+      expect(first.stdout).toMatch(/\nreplay:b3 +pending +cron .*\n3 timer\(s\) scheduled\n$/);
+      const retried = await sundial(args);
+      expect(retried).toMatchObject({ code: 0, stderr: '' });
+      // the same table (the first call's timers), then what the retry did: nothing
+      expect(retried.stdout).toBe(
+        first.stdout.replace(
+          '3 timer(s) scheduled\n',
+          'nothing changed: a retry of --idempotency-key rb-1, whose first call scheduled 3 timer(s)\n',
+        ),
+      );
+      // --json: the API's answer, with replayed: true
+      const answer = JSON.parse((await sundial([...args, '--json'])).stdout) as { items: Timer[] };
+      expect(answer).toEqual({ items: expect.any(Array), replayed: true });
+      expect(answer.items.map((timer) => [timer.key, timer.version])).toEqual(
+        specs.map((spec) => [spec.key, 1]),
+      );
+    });
+
+    it.concurrent('trigger, reschedule and backfill: the retry says nothing changed', async () => {
+      const schedule = ['schedule', '--handler', 'record', '--idempotency-key'];
+      expect((await sundial([...schedule, 'rs-1', '--key', 'replay:e', '--every', '1h'])).code).toBe(0);
+      expect((await sundial(['trigger', 'replay:e', '--idempotency-key', 'rt-1'])).stdout).toBe(
+        'triggered replay:e: status pending, version 2\n',
+      );
+      expect((await sundial(['trigger', 'replay:e', '--idempotency-key', 'rt-1'])).stdout).toBe(
+        'nothing changed: a retry of --idempotency-key rt-1, whose first call triggered replay:e: status pending, version 2\n',
+      );
+      const reschedule = ['reschedule', 'replay:e', '--delay', '2h', '--idempotency-key', 'rr-1'];
+      const moved = await sundial(reschedule);
+      expect(moved.stdout).toMatch(/^rescheduled replay:e: due \S+, status pending, version \d+\n$/);
+      expect((await sundial(reschedule)).stdout).toBe(
+        moved.stdout.replace(
+          'rescheduled',
+          'nothing changed: a retry of --idempotency-key rr-1, whose first call rescheduled',
+        ),
+      );
+      const cron = ['--key', 'replay:c', '--cron', '0 0 * * *', '--tz', 'UTC'];
+      expect((await sundial([...schedule, 'rs-2', ...cron])).code).toBe(0);
+      const range = ['--from', '2026-01-01T00:00:00Z', '--to', '2026-01-02T00:00:00Z'];
+      const backfill = ['backfill', 'replay:c', ...range, '--idempotency-key', 'rf-1'];
+      expect((await sundial(backfill)).stdout).toBe('backfill of replay:c: 2 slot(s) to run\n');
+      expect((await sundial(backfill)).stdout).toBe(
+        'nothing changed: a retry of --idempotency-key rf-1, whose first call queued the backfill of replay:c: 2 slot(s) to run\n',
+      );
+      expect(JSON.parse((await sundial([...backfill, '--json'])).stdout)).toEqual({
+        key: 'replay:c',
+        slots: 2,
+        replayed: true,
+      });
+    });
+  });
