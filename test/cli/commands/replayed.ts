@@ -41,6 +41,37 @@ export const describeReplayed = (sundial: CliCluster) =>
       );
     });
 
+    it.concurrent(
+      'schedule and cancel of one key, retried after the key changed hands: the retry says it did nothing',
+      async () => {
+        const spec = ['schedule', '--key', 'replay:k', '--handler', 'record', '--delay', '1h'];
+        expect((await sundial([...spec, '--idempotency-key', 'rk-s'])).stdout).toMatch(/^scheduled\n/);
+        expect((await sundial(['cancel', 'replay:k'])).code).toBe(0);
+        // It printed "scheduled": the API answered the first call's timer, and the key has none.
+        const schedule = await sundial([...spec, '--idempotency-key', 'rk-s']);
+        expect(schedule).toMatchObject({ code: 0, stderr: '' });
+        expect(schedule.stdout).toMatch(
+          /^nothing changed: a retry of --idempotency-key rk-s, whose first call scheduled replay:k; the key holds another timer or none now\nkey: +replay:k\n/,
+        );
+        expect(await sundial.statusOf('replay:k')).toBeUndefined();
+
+        expect((await sundial([...spec])).code).toBe(0);
+        expect((await sundial(['cancel', 'replay:k', '--idempotency-key', 'rk-c'])).stdout).toBe(
+          'cancelled replay:k\n',
+        );
+        expect((await sundial([...spec])).code).toBe(0);
+        // It printed "cancelled replay:k": the API answered { cancelled: true }, and the new timer stays.
+        expect(await sundial(['cancel', 'replay:k', '--idempotency-key', 'rk-c'])).toMatchObject({
+          code: 0,
+          stdout:
+            'nothing changed: a retry of --idempotency-key rk-c, whose first call cancelled replay:k; the timer scheduled under it since is live, not cancelled\n',
+        });
+        expect(await sundial.statusOf('replay:k')).toBe('pending');
+        const json = await sundial(['cancel', 'replay:k', '--idempotency-key', 'rk-c', '--json']);
+        expect(JSON.parse(json.stdout)).toEqual({ key: 'replay:k', cancelled: false, firstCancelled: true });
+      },
+    );
+
     it.concurrent('trigger, reschedule and backfill: the retry says nothing changed', async () => {
       const schedule = ['schedule', '--handler', 'record', '--idempotency-key'];
       expect((await sundial([...schedule, 'rs-1', '--key', 'replay:e', '--every', '1h'])).code).toBe(0);

@@ -2,7 +2,7 @@ import type { CancelAnswer, LedgerEntry, Timer } from '@sundial/core';
 import { flag, onlyOptions, option, requireKey } from '../args';
 import { CliError, usageError } from '../cli-error';
 import type { Command, CommandInput } from '../command';
-import { type SundialHttp, timerPath } from '../http';
+import { type SundialHttp, timerPath, type Written } from '../http';
 import { time } from '../output';
 import { idempotencyHeader, readTimer, retryText } from './timer-action';
 
@@ -35,9 +35,9 @@ async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
   // (with no row at all, so is a `removed` answer). `before`: the row read first, null for none.
   const before = retryKey === undefined ? undefined : ((await readTimer(api, key)) ?? null);
   const live = before === undefined || isLive(before);
-  let answer: CancelAnswer;
+  let written: Written<CancelAnswer>;
   try {
-    answer = await api.request<CancelAnswer>('DELETE', timerPath(key), {
+    written = await api.write<CancelAnswer>('DELETE', timerPath(key), {
       headers: idempotencyHeader(retryKey),
       key,
     });
@@ -48,8 +48,16 @@ async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
     if (cancelledAt === undefined) throw error;
     return alreadyCancelled(out, key, cancelledAt);
   }
+  const { body: answer, replayed } = written;
   if (!answer.cancelled) return removedRow(out, key, answer.removed, before === null ? retryKey : undefined);
   if (!live) return alreadyCancelled(out, key, await lastCancel(api, key));
+  // A live timer before a retry (Idempotent-Replayed): one scheduled under the key since the first call
+  // cancelled its timer. The retry cancelled nothing, and that one is still live.
+  if (replayed) {
+    return out.result({ key, cancelled: false, firstCancelled: true }, () =>
+      retryText(retryKey, `cancelled ${key}; the timer scheduled under it since is live, not cancelled`),
+    );
+  }
   out.result({ key, cancelled: true }, () => `cancelled ${key}`);
 }
 

@@ -32,9 +32,10 @@ export const schedule: Command = {
     }
     const key = typeof spec.key === 'string' ? spec.key : undefined;
     const before = key === undefined ? undefined : await readTimer(api, key);
-    const timer = await api.request<Timer>('POST', 'timers', {
+    const retryKey = option(args, 'idempotency-key');
+    const { body: timer, replayed } = await api.write<Timer>('POST', 'timers', {
       body: spec,
-      headers: idempotencyHeader(option(args, 'idempotency-key')),
+      headers: idempotencyHeader(retryKey),
       key,
     });
     // `--if-exists keep`, or a retry with the same --idempotency-key: the API answers with the timer
@@ -47,7 +48,10 @@ export const schedule: Command = {
         ? `${timer.key} was cancelled: nothing scheduled (--if-exists keep answers a cancelled key with its cancelled timer, for 7 days by default); --if-exists replace schedules it again`
         : kept
           ? `${timer.key} was already scheduled: nothing changed`
-          : 'scheduled';
+          : replayed
+            ? // the first call's timer, cancelled or replaced since: the retry scheduled nothing either
+              retryText(retryKey, `scheduled ${timer.key}; the key holds another timer or none now`)
+            : 'scheduled';
     out.result(timer, () => `${what}\n${timerText(timer)}`);
   },
 };
