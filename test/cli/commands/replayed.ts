@@ -72,24 +72,31 @@ export const describeReplayed = (sundial: CliCluster) =>
       },
     );
 
-    it.concurrent('trigger, reschedule and backfill: the retry says nothing changed', async () => {
+    it.concurrent('trigger, reschedule, pause and backfill: the retry says nothing changed', async () => {
       const schedule = ['schedule', '--handler', 'record', '--idempotency-key'];
       expect((await sundial([...schedule, 'rs-1', '--key', 'replay:e', '--every', '1h'])).code).toBe(0);
       expect((await sundial(['trigger', 'replay:e', '--idempotency-key', 'rt-1'])).stdout).toBe(
         'triggered replay:e: status pending, version 2\n',
       );
       expect((await sundial(['trigger', 'replay:e', '--idempotency-key', 'rt-1'])).stdout).toBe(
-        'nothing changed: a retry of --idempotency-key rt-1, whose first call triggered replay:e: status pending, version 2\n',
+        'nothing changed: a retry of --idempotency-key rt-1, whose first call triggered replay:e, answered then: status pending, version 2\n',
       );
       const reschedule = ['reschedule', 'replay:e', '--delay', '2h', '--idempotency-key', 'rr-1'];
       const moved = await sundial(reschedule);
       expect(moved.stdout).toMatch(/^rescheduled replay:e: due \S+, status pending, version \d+\n$/);
       expect((await sundial(reschedule)).stdout).toBe(
         moved.stdout.replace(
-          'rescheduled',
-          'nothing changed: a retry of --idempotency-key rr-1, whose first call rescheduled',
+          'rescheduled replay:e:',
+          'nothing changed: a retry of --idempotency-key rr-1, whose first call rescheduled replay:e, answered then:',
         ),
       );
+      // a pause retried after a resume: the retry pauses nothing, and says the state was the first call's
+      expect((await sundial(['pause', 'replay:e', '--idempotency-key', 'rp-1'])).code).toBe(0);
+      expect((await sundial(['resume', 'replay:e'])).code).toBe(0);
+      expect((await sundial(['pause', 'replay:e', '--idempotency-key', 'rp-1'])).stdout).toMatch(
+        /^nothing changed: a retry of --idempotency-key rp-1, whose first call paused replay:e, answered then: status paused, version \d+\n$/,
+      );
+      expect(await sundial.statusOf('replay:e')).toBe('pending');
       const cron = ['--key', 'replay:c', '--cron', '0 0 * * *', '--tz', 'UTC'];
       expect((await sundial([...schedule, 'rs-2', ...cron])).code).toBe(0);
       const range = ['--from', '2026-01-01T00:00:00Z', '--to', '2026-01-02T00:00:00Z'];

@@ -26,10 +26,11 @@ export const reschedule: Command = {
       key,
     });
     // a retry (Idempotent-Replayed) moved nothing: the due time is the first call's, not one from now
-    const what = replayed ? retryText(retryKey, `rescheduled ${timer.key}`) : `rescheduled ${timer.key}`;
-    out.result(
-      timer,
-      () => `${what}: due ${time(timer.dueAt)}, status ${timer.status}, version ${timer.version}`,
+    const state = `due ${time(timer.dueAt)}, status ${timer.status}, version ${timer.version}`;
+    out.result(timer, () =>
+      replayed
+        ? retryText(retryKey, `rescheduled ${timer.key}, answered then: ${state}`)
+        : `rescheduled ${timer.key}: ${state}`,
     );
   },
 };

@@ -34,14 +34,16 @@ export function timerAction(action: Action, done: string): Command {
         key,
       });
       // Every change makes a new version: the same one means this call changed nothing (a pause or
-      // resume retried says so too); a trigger retried would read as a run asked for now: said a retry.
+      // resume retried says so too); a trigger retried would read as a run asked for now: said a retry,
+      // with the state the first call answered (the timer may have moved on since).
+      const state = `status ${timer.status}, version ${timer.version}`;
       const what =
         noChange && timer.version === before
-          ? `${timer.key} was ${noChange(timer)}: nothing changed`
+          ? `${timer.key} was ${noChange(timer)}: nothing changed: ${state}`
           : replayed
-            ? retryText(retryKey, `${done} ${timer.key}`)
-            : `${done} ${timer.key}`;
-      out.result(timer, () => `${what}: status ${timer.status}, version ${timer.version}`);
+            ? retryText(retryKey, `${done} ${timer.key}, answered then: ${state}`)
+            : `${done} ${timer.key}: ${state}`;
+      out.result(timer, () => what);
     },
   };
 }
