@@ -22,10 +22,14 @@ const overEngine: SchedulerServiceFactory = () => {
 export type Backend = 'redis' | 'engine';
 
 /**
- * The scheduler app over `backend` — Redis (a private one) or the in-memory engine, the library's other
- * backend — for the suite that calls this (beforeAll/afterAll): its API and address.
+ * The scheduler app over `backend` — Redis (a private one; `partitions` of it, default 1) or the in-memory
+ * engine, the library's other backend — for the suite that calls this (beforeAll/afterAll): its API and
+ * address.
  */
-export function useBackendScheduler(backend: Backend): { readonly api: HttpClient; readonly url: string } {
+export function useBackendScheduler(
+  backend: Backend,
+  partitions = 1,
+): { readonly api: HttpClient; readonly url: string } {
   let redis: RedisServer | undefined;
   let running: RunningApp | undefined;
   let app: INestApplication | undefined;
@@ -34,7 +38,7 @@ export function useBackendScheduler(backend: Backend): { readonly api: HttpClien
   beforeAll(async () => {
     redis = await startRedis();
     if (backend === 'redis') {
-      running = await startScheduler(redis.url);
+      running = await startScheduler(redis.url, { partitions });
       url = running.url;
       return;
     }
