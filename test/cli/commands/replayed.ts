@@ -1,4 +1,5 @@
 import type { Timer } from '@sundial/core';
+import { waitFor } from '@sundial/testing/harness';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,39 @@ export const describeReplayed = (sundial: CliCluster) =>
         expect(await sundial.statusOf('replay:k')).toBe('pending');
         const json = await sundial(['cancel', 'replay:k', '--idempotency-key', 'rk-c', '--json']);
         expect(JSON.parse(json.stdout)).toEqual({ key: 'replay:k', cancelled: false, firstCancelled: true });
+      },
+    );
+
+    it.concurrent(
+      'cancel of a kept row retried after the key ended and was kept again: the row stays',
+      async () => {
+        const kept = [
+          '--key',
+          'replay:kept',
+          '--handler',
+          'record',
+          '--delay',
+          '50ms',
+          '--remove-on-complete',
+          'false',
+        ];
+        const completed = async () => {
+          expect((await sundial(['schedule', ...kept])).code).toBe(0);
+          await waitFor(async () => (await sundial.statusOf('replay:kept')) === 'completed', {
+            what: 'replay:kept completed',
+          });
+        };
+        await completed();
+        const cancel = ['cancel', 'replay:kept', '--idempotency-key', 'rk-kept'];
+        expect((await sundial(cancel)).stdout).toBe(
+          'replay:kept had ended (completed): its kept row removed\n',
+        );
+        await completed();
+        // It printed "its kept row removed" again: the API answered the first call's { removed }.
+        expect((await sundial(cancel)).stdout).toBe(
+          'nothing changed: a retry of --idempotency-key rk-kept, whose first call removed the kept row of replay:kept (it had ended completed)\n',
+        );
+        expect(await sundial.statusOf('replay:kept')).toBe('completed');
       },
     );
 

@@ -49,7 +49,9 @@ async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
     return alreadyCancelled(out, key, cancelledAt);
   }
   const { body: answer, replayed } = written;
-  if (!answer.cancelled) return removedRow(out, key, answer.removed, before === null ? retryKey : undefined);
+  // the first call's answer given again: no row before it, or one kept since (Idempotent-Replayed)
+  const replayOf = before === null || replayed ? retryKey : undefined;
+  if (!answer.cancelled) return removedRow(out, key, answer.removed, replayOf);
   if (!live) return alreadyCancelled(out, key, await lastCancel(api, key));
   // A live timer before a retry (Idempotent-Replayed): one scheduled under the key since the first call
   // cancelled its timer. The retry cancelled nothing, and that one is still live.
