@@ -205,6 +205,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
       'SundialRunsLost',
       'SundialReconcilerRearming',
       'SundialSchedulesFileProblems',
+      'SundialCancelAllSweepStuck',
     ];
     for (const rule of rules) {
       const reply = await prometheus.query(rule.expr);

@@ -144,6 +144,24 @@ describe('which methods handle timers, and on which instance', () => {
     );
   });
 
+  it('a decorator on a static method is refused where the class is defined (it was never found)', () => {
+    const define = () => {
+      class Reports {
+        @DistributedCron('reports.nightly', '0 2 * * *')
+        static nightly(): void {}
+      }
+      return Reports;
+    };
+    expect(define).toThrow(
+      expect.objectContaining({
+        reason: 'invalid',
+        field: 'handler',
+        message:
+          "@DistributedCron('reports.nightly') goes on an instance method, and Reports.nightly is static: Sundial finds the methods of a provider's instance, never a static one.",
+      }),
+    );
+  });
+
   it('a transient provider is refused: the instance Nest lists for it was never constructed', async () => {
     @Injectable({ scope: Scope.TRANSIENT })
     class Transient {

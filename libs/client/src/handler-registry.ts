@@ -93,7 +93,7 @@ export class TimerHandlerRegistry {
       });
     }
     this.owners.set(name, owner);
-    this.byName[name] = run;
+    this.byName[name] = followedBy(this.clock, run);
   }
 
   addCron(cron: DiscoveredRow, handler: TimerHandler): void {
@@ -130,4 +130,24 @@ function refusedAs<T>(owner: string, make: () => T): T {
     if (!isSundialError(error)) throw error;
     throw new SundialError({ ...error.toJSON(), message: `${owner}: ${error.message}` });
   }
+}
+
+/**
+ * A clock that follows each run as it starts: SundialTestingModule's with `settleMs`, whose `advance`
+ * waits for the runs a tick started (handlers awaiting real I/O) before time moves on.
+ */
+interface RunFollower {
+  followRun(run: PromiseLike<unknown>): void;
+}
+
+function followedBy(clock: Clock | undefined, handler: TimerHandler): TimerHandler {
+  const follower = clock as Partial<RunFollower> | undefined;
+  if (typeof follower?.followRun !== 'function') return handler;
+  return (payload, ctx) => {
+    const result = handler(payload, ctx);
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+      follower.followRun!(result as PromiseLike<unknown>);
+    }
+    return result;
+  };
 }

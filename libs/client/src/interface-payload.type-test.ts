@@ -168,3 +168,63 @@ export const asyncHandlerMaps = () => [
   // @ts-expect-error a class instance with methods, memory backend
   SundialModule.forRootAsync({ useFactory: load }),
 ];
+
+// a map returned by a useClass / useExisting options class is checked the same way (it was not checked)
+class DatedWorkerOptions {
+  createSundialWorkerOptions() {
+    return { handlers: { dated: (p: WithDate) => p.at.getTime() } };
+  }
+}
+class AsyncSentWorkerOptions {
+  async createSundialWorkerOptions() {
+    return { concurrency: 4, handlers: { sent: (p: WithMethod) => p } };
+  }
+}
+class RemindWorkerOptions {
+  createSundialWorkerOptions() {
+    return { concurrency: 4, handlers: { remind } };
+  }
+}
+class PlainWorkerOptions {
+  createSundialWorkerOptions() {
+    return { concurrency: 4 };
+  }
+}
+export const classHandlerMaps = () => [
+  SundialWorkerModule.forRootAsync({ useClass: RemindWorkerOptions }),
+  SundialWorkerModule.forRootAsync({ useClass: PlainWorkerOptions }),
+  SundialWorkerModule.forRootAsync({ useExisting: RemindWorkerOptions }),
+  SundialWorkerModule.forRootAsync({ useExisting: 'WORKER_OPTIONS' }),
+  // @ts-expect-error a Date in the payload type
+  SundialWorkerModule.forRootAsync({ useClass: DatedWorkerOptions }),
+  // @ts-expect-error a method in the payload type, from an async method
+  SundialWorkerModule.forRootAsync({ useClass: AsyncSentWorkerOptions }),
+  // @ts-expect-error the same through useExisting
+  SundialWorkerModule.forRootAsync({ useExisting: DatedWorkerOptions }),
+];
+
+// and SundialModule's (Nest's options class, create()), memory backend
+class LoadModuleOptions {
+  create() {
+    return { backend: 'memory' as const, handlers: { load: (p: Entity) => p.load() } };
+  }
+}
+class RemindModuleOptions {
+  async create() {
+    return { backend: 'memory' as const, handlers: { remind } };
+  }
+}
+class RedisModuleOptions {
+  create() {
+    return { connection: 'redis://127.0.0.1:6379' };
+  }
+}
+export const moduleClassHandlerMaps = () => [
+  SundialModule.forRootAsync({ useClass: RemindModuleOptions }),
+  SundialModule.forRootAsync({ useClass: RedisModuleOptions }),
+  SundialModule.forRootAsync({ useExisting: RedisModuleOptions }),
+  // @ts-expect-error a class instance with methods
+  SundialModule.forRootAsync({ useClass: LoadModuleOptions }),
+  // @ts-expect-error the same through useExisting
+  SundialModule.forRootAsync({ useExisting: LoadModuleOptions }),
+];

@@ -186,7 +186,10 @@ function checkConnection(read: OptionReader): void {
     parseRedisUrl(connection);
     return;
   }
-  if (typeof connection === 'object' && connection !== null && !Array.isArray(connection)) return;
+  if (typeof connection === 'object' && connection !== null && !Array.isArray(connection)) {
+    refuseKeyPrefix(connection);
+    return;
+  }
   const fix =
     "Pass connection: a URL (e.g. 'redis://127.0.0.1:6379'), ioredis options, or an ioredis client; or backend: 'memory'.";
   // Most often a forRootAsync factory's ConfigService.get of a variable that is not set: said as such,
@@ -199,4 +202,27 @@ function checkConnection(read: OptionReader): void {
     );
   }
   throw read.refuse('connection', 'is not a Redis URL, ioredis options or an ioredis client', fix);
+}
+
+/**
+ * ioredis's `keyPrefix` (an app's client made for its own keys, or in the options): the timers went to
+ * `<keyPrefix><prefix>:…`, where the stock apps, which connect without it, never look (no timer of the
+ * app fired), and SundialWorkerModule stopped the boot with BullMQ's own words from inside
+ * @nestjs/bullmq (`ioredis does not support ioredis prefixes`). `prefix` names the same keys.
+ */
+function refuseKeyPrefix(connection: object): void {
+  type Prefixed = { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } };
+  // a client (Redis or Cluster) holds its options; options are given as they are
+  const options = (
+    typeof (connection as { duplicate?: unknown }).duplicate === 'function'
+      ? (connection as { options?: Prefixed }).options
+      : connection
+  ) as Prefixed | undefined;
+  const keyPrefix = options?.keyPrefix || options?.redisOptions?.keyPrefix;
+  if (typeof keyPrefix !== 'string' || keyPrefix === '') return;
+  throw refusals.invalid(
+    'connection.keyPrefix',
+    `SundialModule: connection has ioredis keyPrefix ${JSON.stringify(keyPrefix)}: BullMQ, which carries the fire jobs, refuses it, and the apps that dispatch and run the timers (apps/scheduler, apps/worker) connect without it and would never see them.`,
+    `Give SundialModule a connection without keyPrefix (a URL or options, not the app's prefixed client) and name the keys with prefix: ${JSON.stringify(`${keyPrefix}sundial`)} (the keys it wrote), the same prefix to SundialWorkerModule and SUNDIAL_PREFIX to the stock apps.`,
+  );
 }

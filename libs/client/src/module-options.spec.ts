@@ -39,12 +39,16 @@ function caught(act: () => unknown): unknown {
 describe('module options', () => {
   let redis: RedisServer;
   let client: Redis;
+  /** an app's own client, made for its keys */
+  let prefixed: Redis;
   beforeAll(async () => {
     redis = await startRedis();
     client = new Redis(redis.url);
+    prefixed = new Redis(redis.url, { keyPrefix: 'myapp:', lazyConnect: true });
   });
   afterAll(async () => {
     client.disconnect();
+    prefixed.disconnect();
     await redis.stop();
   });
 
@@ -87,6 +91,9 @@ describe('module options', () => {
     ['clock', () => ({ backend: 'memory', clock: { now: () => 0 } })],
     ['handlers.remind', () => ({ backend: 'memory', handlers: { remind: 'yes' } })],
     ['connection', () => ({ backend: 'memory', connection: url() })],
+    // the timers went to myapp:sundial:…, where the dispatchers never look; BullMQ refused it in its words
+    ['connection.keyPrefix', () => ({ connection: { url: url(), keyPrefix: 'myapp:' } })],
+    ['connection.keyPrefix', () => ({ connection: prefixed })],
   ])(
     'SundialModule refuses a wrong %s at boot, in forRoot and forRootAsync, and writes nothing',
     async (field, options) => {

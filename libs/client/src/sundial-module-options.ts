@@ -1,7 +1,8 @@
-import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
+import type { ConfigurableModuleAsyncOptions, ConfigurableModuleOptionsFactory, Type } from '@nestjs/common';
 import type { Clock, JsonHandlers, SundialLogger, TimerHandlerMap, ValidationLimits } from '@sundial/core';
 import type { RedisConnection } from '@sundial/redis';
 import type { Registry } from 'prom-client';
+import type { JsonOptionsClass } from './options-class-handlers';
 
 interface CommonOptions {
   limits?: Partial<ValidationLimits>;
@@ -71,12 +72,20 @@ export type SundialModuleFactoryResult<M extends TimerHandlerMap = TimerHandlerM
 
 type NestAsyncOptions = ConfigurableModuleAsyncOptions<SundialModuleOptions>;
 
-/** `SundialModule.forRootAsync(options)`: Nest's async options, the factory's result typed as above. */
-export type SundialModuleAsyncOptions<M extends TimerHandlerMap = TimerHandlerMap> = Omit<
-  NestAsyncOptions,
-  'useFactory'
-> & {
+/** `forRootAsync({ useClass })` / `useExisting` (Nest's): a provider whose `create()` gives the options. */
+export type SundialOptionsFactory = ConfigurableModuleOptionsFactory<SundialModuleOptions, 'create'>;
+
+/**
+ * `SundialModule.forRootAsync(options)`: Nest's async options, the factory's result typed as above, and
+ * the `handlers` an options class's `create()` returns checked the same way (JsonOptionsClass).
+ */
+export type SundialModuleAsyncOptions<
+  M extends TimerHandlerMap = TimerHandlerMap,
+  C extends SundialOptionsFactory = SundialOptionsFactory,
+> = Omit<NestAsyncOptions, 'useFactory' | 'useClass' | 'useExisting'> & {
   useFactory?: (
     ...args: Parameters<NonNullable<NestAsyncOptions['useFactory']>>
   ) => SundialModuleFactoryResult<M> | Promise<SundialModuleFactoryResult<M>>;
+  useClass?: Type<C> & JsonOptionsClass<C, 'create'>;
+  useExisting?: Type<C> & JsonOptionsClass<C, 'create'>;
 };

@@ -22,6 +22,7 @@ import type {
   RedisBackendOptions,
   SundialModuleAsyncOptions,
   SundialModuleOptions,
+  SundialOptionsFactory,
 } from './sundial-module-options';
 import { TimerExplorer } from './timer-explorer';
 import { Timers } from './timers';
@@ -82,8 +83,8 @@ export class SundialModule
    * ConfigurableModuleBuilder's forRootAsync, typed so that the `handlers` a factory returns are checked
    * as forRoot's are (JsonHandlers): they were typed TimerHandlerMap, and any payload type compiled.
    */
-  static override forRootAsync<M extends TimerHandlerMap>(
-    options: SundialModuleAsyncOptions<M> & { isGlobal?: boolean },
+  static override forRootAsync<M extends TimerHandlerMap, C extends SundialOptionsFactory>(
+    options: SundialModuleAsyncOptions<M, C> & { isGlobal?: boolean },
   ): DynamicModule {
     return super.forRootAsync(options);
   }

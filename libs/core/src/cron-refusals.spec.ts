@@ -24,6 +24,22 @@ describe('validateCron and refusals', () => {
     );
   });
 
+  // US clocks spring forward at 02:00 on the second Sunday of March: 02:30 then never shows
+  it('says so when every time it names falls in a daylight-saving gap of its zone', () => {
+    for (const expr of ['30 2 * 3 SUN#2', '*/10 2 * 3 SUN#2']) {
+      expect(() => validateCron(expr, 'America/New_York')).toThrow(
+        refusal({
+          field: 'cron',
+          message: expect.stringMatching(
+            /in America\/New_York: each time it names falls in a daylight-saving gap/,
+          ),
+          fix: expect.stringMatching(/03:00 rather than 02:30/),
+        }),
+      );
+      expect(() => validateCron(expr, 'UTC')).not.toThrow();
+    }
+  });
+
   it.each([
     ['* * *', 'it has 3 fields'],
     ['', 'it has 0 fields'],

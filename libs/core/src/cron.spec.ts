@@ -160,4 +160,30 @@ describe('nextCronOccurrence: daylight saving time', () => {
       instants('2026-04-05T01:45:00+11:00', '2026-04-05T01:45:00+10:30', '2026-04-06T01:45:00+10:30'),
     );
   });
+
+  // §3.3: where clocks change at midnight the spring-forward day has no 00:00 (Santiago: 2026-09-06 00:00
+  // -04:00 is 01:00 -03:00); a day a zone skipped whole has no slots (Apia moved across the date line)
+  it.each([
+    [
+      '0 0 * * *',
+      'America/Santiago',
+      '2026-09-04T12:00:00-04:00',
+      '2026-09-05T00:00:00-04:00 2026-09-07T00:00:00-03:00',
+    ],
+    [
+      '0 1 * * *',
+      'America/Santiago',
+      '2026-09-04T12:00:00-04:00',
+      '2026-09-05T01:00:00-04:00 2026-09-06T01:00:00-03:00',
+    ],
+    [
+      '0 0 * * *',
+      'Pacific/Apia',
+      '2011-12-28T12:00:00-10:00',
+      '2011-12-29T00:00:00-10:00 2011-12-31T00:00:00+14:00',
+    ],
+  ])('%s in %s from %s: a day without that wall time has no slot', (expr, tz, from, expected) => {
+    const walls = expected.split(' ');
+    expect(occurrences(expr, tz, from, walls.length)).toEqual(instants(...walls));
+  });
 });

@@ -24,13 +24,21 @@ export function validateCron(expr: string, tz: string): void {
  * (docs/spec.md §3.3); throws `invalid` when there is none in the next 4 years. For new specs.
  */
 export function nextCronOccurrence(expr: string, tz: string, afterMs: number): number {
-  const next = search(compile(expr, tz), tz, afterMs, Math.min(afterMs + HORIZON_MS, MAX_INSTANT));
+  const limit = Math.min(afterMs + HORIZON_MS, MAX_INSTANT);
+  const next = search(compile(expr, tz), tz, afterMs, limit);
   if (next !== null) return next;
+  const since = `in the 4 years after ${new Date(afterMs).toISOString()}`;
+  // Its wall times come on a clock without DST: each one in tz fell in a spring-forward gap (§3.3).
+  const gaps = search(compile(expr, 'UTC'), 'UTC', afterMs, limit) !== null;
   throw new SundialError({
     reason: 'invalid',
     field: 'cron',
-    message: `cron ${showValue(expr)} does not occur in the 4 years after ${new Date(afterMs).toISOString()}`,
-    fix: 'Write a cron expression that occurs at least once every 4 years, e.g. "0 0 28 2 *" rather than a day that does not exist.',
+    message: gaps
+      ? `cron ${showValue(expr)} does not occur ${since} in ${tz}: each time it names falls in a daylight-saving gap there, which the clock skips`
+      : `cron ${showValue(expr)} does not occur ${since}`,
+    fix: gaps
+      ? 'Write a wall time the clock shows on those days, e.g. 03:00 rather than 02:30 on the day clocks spring forward.'
+      : 'Write a cron expression that occurs at least once every 4 years, e.g. "0 0 28 2 *" rather than a day that does not exist.',
   });
 }
 

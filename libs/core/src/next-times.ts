@@ -23,7 +23,10 @@ import { normalizeSpec, type SpecLimits } from './validation';
 export interface ArmedState {
   trigger?: number;
   retry?: boolean;
-  backfill?: { rest: readonly number[]; resume: number };
+  /** `moved`: it goes back to a run `reschedule` moved, at its own due (no slot) */
+  backfill?: { rest: readonly number[]; resume: number; moved?: boolean };
+  /** the armed due runs however late: a run `reschedule` moved (§3.4), the slot overlap 'buffer-one' kept (§3.3a) */
+  asked?: boolean;
   /** the backend's now: an armed slot its wake will find late under a slot policy does not run (§3.3c) */
   now?: number;
 }
@@ -56,7 +59,7 @@ export function nextTimesOf(timer: Timer, count: number, armed: ArmedState = {})
     ...(armed.now !== undefined && { now: armed.now }),
     buffered: ownRun && timer.overlap === 'buffer-one',
   };
-  if (pending && !retry && !backfill && !passLate(timer, sequence, armed.now)) {
+  if (pending && !retry && !backfill && !armed.asked && !passLate(timer, sequence, armed.now)) {
     return sequence.trigger === undefined ? [] : [withOffset(sequence.trigger, timer.tz)];
   }
   const times = dueTimes(timer, sequence, remaining, count + (ownRun ? 1 : 0));
@@ -135,7 +138,7 @@ function dueTimes(
   const times = trigger === undefined ? [first] : [trigger, first];
   let slot: number | null = from;
   if (backfill) {
-    times.push(...backfill.rest, dueOfSlot(timer, backfill.resume));
+    times.push(...backfill.rest, backfill.moved ? backfill.resume : dueOfSlot(timer, backfill.resume));
     slot = backfill.resume;
   }
   // a one-shot runs at its due (and a trigger's run before it): no slot follows

@@ -117,6 +117,31 @@ describe('slot rules', () => {
     ]);
   });
 
+  it("catchup 'skip' runs a late slot whose successor is after endAt: it is the timer's last", () => {
+    const late = T + 3.5 * HOUR;
+    expect(lateSlot(hourly({ catchup: 'skip', endAt: T + 2.5 * HOUR }), T + 2 * HOUR, late)).toBeNull();
+    const cron: SlotTimer = { key: 'c', kind: 'cron', scheduledAt: T, cron: '0 * * * *', tz: 'UTC' };
+    expect(lateSlot({ ...cron, catchup: 'skip', endAt: T + 2.5 * HOUR }, T + 2 * HOUR, late)).toBeNull();
+    // a successor up to endAt came: passed as before
+    expect(lateSlot(hourly({ catchup: 'skip', endAt: T + 3 * HOUR }), T + 2 * HOUR, late)).toMatchObject({
+      missed: 2,
+      next: null,
+      ended: 'ended',
+    });
+  });
+
+  it('backfill runs no slot after endAt, and refuses a range that starts after it', () => {
+    const ending = hourly({ endAt: T + 2.5 * HOUR });
+    expect(backfillSlots(ending, T, T + 5 * HOUR, T + 6 * HOUR)).toEqual([T, T + HOUR, T + 2 * HOUR]);
+    expect(() => backfillSlots(ending, T + 3 * HOUR, T + 5 * HOUR, T + 6 * HOUR)).toThrow(
+      expect.objectContaining({
+        reason: 'invalid',
+        field: 'range',
+        message: expect.stringMatching(/after endAt/),
+      }),
+    );
+  });
+
   it('a backfill and catch-up all run the slot a fall-back repeats twice, as §3.3 reads the cron', () => {
     const cron: SlotTimer = {
       key: 'c',

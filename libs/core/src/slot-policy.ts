@@ -110,8 +110,9 @@ export function fromStart(timer: Pick<SlotPolicy, 'startAt'>, now: number): numb
  */
 export function lateSlot(timer: SlotTimer, slot: number, now: number): SlotStep | null {
   if (timer.catchup === 'skip') {
+    // a successor after endAt is none of the timer's: the slot before it is its last, which runs however late
     const successor = slotAfter(timer, slot);
-    if (successor !== null && successor <= now) {
+    if (successor !== null && successor <= now && successor <= (timer.endAt ?? Infinity)) {
       return bounded(timer, slotAfter(timer, now), missedOnly(countSlots(timer, slot - 1, now)));
     }
   }
@@ -148,8 +149,8 @@ export function slotAfterRun(timer: SlotTimer, slot: number, started: number, no
 }
 
 /**
- * The slots of `[from, to]` a backfill runs, in order, none before startAt; refused when the range is not
- * a past range, ends before startAt or holds more than MAX_BACKFILL_SLOTS slots. A timer with `maxRuns` runs only the first slots its runs
+ * The slots of `[from, to]` a backfill runs, in order, none before startAt nor after endAt; refused when the
+ * range is not a past range, ends before startAt, starts after endAt or holds more than MAX_BACKFILL_SLOTS slots. A timer with `maxRuns` runs only the first slots its runs
  * left allow: the run that reaches it ends the timer, so a later slot would never run.
  */
 export function backfillSlots(
@@ -180,13 +181,22 @@ export function backfillSlots(
       'Backfill a range that reaches startAt or later, or replace the timer with an earlier startAt.',
     );
   }
+  if (timer.endAt !== undefined && from > timer.endAt) {
+    // nor after endAt (§3.3c): a timer can outlive it pending (a run moved past it, a retry, a late wake)
+    throw refusals.badBackfillRange(
+      'range',
+      `the range starts after endAt ${new Date(timer.endAt).toISOString()}: this timer has no slots after it`,
+      'Backfill a range that starts at endAt or earlier; its slots after endAt are not run.',
+    );
+  }
+  const last = Math.min(to, timer.endAt ?? Infinity);
   const slots: number[] = [];
   // An interval's grid reaches back before its creation (anchor + k·every, any whole k) for a backfill.
   const after = (slot: number): number | null =>
     timer.kind === 'interval'
       ? timer.scheduledAt + (Math.floor((slot - timer.scheduledAt) / timer.everyMs!) + 1) * timer.everyMs!
       : slotAfter(timer, slot);
-  for (let slot = after(fromStart(timer, from - 1)); slot !== null && slot <= to; slot = after(slot)) {
+  for (let slot = after(fromStart(timer, from - 1)); slot !== null && slot <= last; slot = after(slot)) {
     if (slots.length === MAX_BACKFILL_SLOTS) {
       throw refusals.badBackfillRange(
         'range',

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
+  type CronExpressionSource,
   DistributedCron,
   type DistributedCronOptions,
+  DistributedInterval,
   type HandlerOptions,
+  type IntervalPeriodSource,
   OnTimer,
   SundialModule,
+  Timers,
 } from '../index';
 
 /** Boots an app with `provider` on the memory backend: what its init refused, or 'booted'. */
@@ -121,5 +125,128 @@ describe('decorator options are checked at boot', () => {
       send(): void {}
     }
     expect(await boot(Digest)).toBe('booted');
+  });
+});
+
+// What reaches a decorator from habit or from the environment: TypeScript passes each with a cast.
+const unsetVariable = process.env.SUNDIAL_SPEC_UNSET_VARIABLE as string;
+const HEARTBEAT_EVERY = Symbol('HEARTBEAT_EVERY');
+
+/** What the boot of a provider whose method `Digest.send` carries `decorator` gives. */
+function bootDecorated(decorator: MethodDecorator): Promise<unknown> {
+  @Injectable()
+  class Digest {
+    send(): void {}
+  }
+  decorator(Digest.prototype, 'send', Object.getOwnPropertyDescriptor(Digest.prototype, 'send')!);
+  return boot(Digest);
+}
+
+describe("a row's expression or period that is no source stops the boot naming the decorator", () => {
+  it.each([
+    // process.env read as the class loads, before ConfigModule: was a TypeError of the 'in' operator
+    ['undefined', unsetVariable, "Give { config: 'DIGEST_DAILY_CRON' } (read through ConfigService at boot)"],
+    [
+      'a Date',
+      new Date('2026-03-01T09:00:00Z'),
+      "timers.schedule({ key, handler: 'digest.daily', at: date.getTime() })",
+    ],
+    ['5000', 5000, "@DistributedInterval('digest.daily', 5000)"],
+    // was "its expression comes from the provider undefined"
+    ['an object of confg', { confg: 'DIGEST_CRON' }, "Write { config: 'DIGEST_DAILY_CRON' }"],
+  ])('@DistributedCron given %s', async (shown, expression, fix) => {
+    expect(
+      await bootDecorated(DistributedCron('digest.daily', expression as CronExpressionSource)),
+    ).toMatchObject({
+      reason: 'invalid',
+      field: 'cron',
+      message: `@DistributedCron('digest.daily') on Digest.send: its expression is ${shown}, not a cron string, { config: KEY } or { inject: TOKEN }.`,
+      fix: expect.stringContaining(fix),
+    });
+  });
+
+  it('@DistributedInterval given undefined', async () => {
+    expect(
+      await bootDecorated(DistributedInterval('heartbeat', unsetVariable as IntervalPeriodSource)),
+    ).toMatchObject({
+      reason: 'invalid',
+      field: 'every',
+      message: `@DistributedInterval('heartbeat') on Digest.send: its period is undefined, not ms, a Duration, { config: KEY } or { inject: TOKEN }.`,
+      fix: expect.stringContaining("{ config: 'HEARTBEAT_EVERY' }"),
+    });
+  });
+
+  it('the sources still boot', async () => {
+    @Injectable()
+    class Digest {
+      @DistributedCron('digest.daily', { inject: 'DIGEST_CRON' })
+      send(): void {}
+
+      @DistributedInterval('heartbeat', { inject: HEARTBEAT_EVERY })
+      beat(): void {}
+    }
+    const moduleRef = await Test.createTestingModule({
+      imports: [SundialModule.forRoot({ backend: 'memory' })],
+      providers: [
+        Digest,
+        { provide: 'DIGEST_CRON', useValue: '0 9 * * *' },
+        { provide: HEARTBEAT_EVERY, useValue: '30s' },
+      ],
+    }).compile();
+    await moduleRef.init();
+    expect(await moduleRef.get(Timers).get('interval:heartbeat')).toMatchObject({ everyMs: 30_000 });
+    await moduleRef.close();
+  });
+});
+
+describe('disabled and waitForCompletion are booleans', () => {
+  // a cast of an environment variable: "false" was truthy, and removed the row
+  it.each(['disabled', 'waitForCompletion'])('%s given a string stops the boot', async (field) => {
+    const options = { [field]: 'false' } as unknown as DistributedCronOptions;
+    expect(await bootDecorated(DistributedCron('digest.daily', '0 9 * * *', options))).toMatchObject({
+      reason: 'invalid',
+      field,
+      message: `Digest.send @DistributedCron: ${field} "false" is not a boolean (a string is not read: "false" is truthy).`,
+      fix: expect.stringContaining(`${field}: process.env.X === 'true'`),
+    });
+  });
+
+  it('on @DistributedInterval too', async () => {
+    const options = { disabled: 1 } as unknown as { disabled: boolean };
+    expect(await bootDecorated(DistributedInterval('heartbeat', '30s', options))).toMatchObject({
+      reason: 'invalid',
+      field: 'disabled',
+    });
+  });
+});
+
+describe("a timer's own option on @OnTimer is said where it goes", () => {
+  // a @Processor's job options moved along with its method: they said "the known fields are timeout"
+  it.each([
+    ['retry', { retry: { attempts: 3 } }, "a timer's retry is its own", 'retry: { attempts: 3'],
+    [
+      'attempts',
+      { attempts: 3 },
+      "BullMQ's attempts is retry.attempts of each timer",
+      'retry: { attempts: 3',
+    ],
+    ['backoff', { backoff: 1000 }, "BullMQ's backoff is retry.backoff of each timer", 'retry: {'],
+    ['overlap', { overlap: 'skip' }, "a timer's overlap is its own", "overlap: 'skip'"],
+  ])('%s', async (field, options, why, example) => {
+    expect(await bootDecorated(OnTimer('invoice.remind', options as HandlerOptions))).toMatchObject({
+      reason: 'invalid',
+      field,
+      message: `Digest.send: @OnTimer('invoice.remind') takes no ${field}: ${why}, given when it is scheduled.`,
+      fix: expect.stringContaining(`timers.schedule({ key, handler: 'invoice.remind', ${example}`),
+    });
+  });
+
+  it("@DistributedCron's tz (a spec's name) is refused naming timeZone, not listed among the known fields", async () => {
+    const options = { tz: 'Europe/Paris' } as DistributedCronOptions;
+    expect(await bootDecorated(DistributedCron('digest.daily', '0 9 * * *', options))).toMatchObject({
+      reason: 'invalid',
+      field: 'tz',
+      fix: "Rename tz to timeZone: @DistributedCron takes @nestjs/schedule's name.",
+    });
   });
 });

@@ -36,6 +36,15 @@ export function stackedMetadata<T extends object>(
         `Put ${decorator} on a method of a provider or controller: ${decorator} async run(payload, ctx) {}.`,
       );
     }
+    if (typeof target === 'function') {
+      // a static method: Nest's discovery lists instances, so it was never found — its timers failed
+      // unknown-handler and a @DistributedCron's row was never written, without a word
+      throw refusals.invalid(
+        'handler',
+        `${decorator} goes on an instance method, and ${target.name}.${String(member)} is static: Sundial finds the methods of a provider's instance, never a static one.`,
+        `Remove static from ${String(member)} (a provider or controller's method runs with its DI), or call the static method from an instance method that carries ${decorator}.`,
+      );
+    }
     const below = (Reflect.getOwnMetadata(key, method) as T[] | undefined) ?? [];
     Reflect.defineMetadata(key, [value, ...below], method);
     return descriptor;

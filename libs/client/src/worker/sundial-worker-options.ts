@@ -1,6 +1,7 @@
-import type { FactoryProvider, InjectionToken, ModuleMetadata, Type } from '@nestjs/common';
+import type { FactoryProvider, ModuleMetadata, Type } from '@nestjs/common';
 import type { JsonHandlers, TimerHandlerMap } from '@sundial/core';
 import type { PartitionTags } from '@sundial/redis';
+import type { JsonOptionsClass } from '../options-class-handlers';
 import type { Registry } from 'prom-client';
 
 /**
@@ -93,10 +94,10 @@ export interface SundialWorkerOptionsFactory {
  * `useFactory` (with `inject`, e.g. ConfigService), `useClass` or `useExisting`; checked at boot as
  * forRoot's are.
  */
-export interface SundialWorkerModuleAsyncOptions<M extends TimerHandlerMap = TimerHandlerMap> extends Pick<
-  SundialWorkerModuleOptions,
-  SundialWorkerStaticField
-> {
+export interface SundialWorkerModuleAsyncOptions<
+  M extends TimerHandlerMap = TimerHandlerMap,
+  C extends SundialWorkerOptionsFactory = SundialWorkerOptionsFactory,
+> extends Pick<SundialWorkerModuleOptions, SundialWorkerStaticField> {
   /** modules whose providers the factory injects (e.g. ConfigModule) */
   imports?: ModuleMetadata['imports'];
   /**
@@ -108,6 +109,8 @@ export interface SundialWorkerModuleAsyncOptions<M extends TimerHandlerMap = Tim
     ...args: Parameters<FactoryProvider['useFactory']>
   ) => SundialWorkerFactoryResult<M> | Promise<SundialWorkerFactoryResult<M>>;
   inject?: FactoryProvider['inject'];
-  useClass?: Type<SundialWorkerOptionsFactory>;
-  useExisting?: InjectionToken;
+  /** its `createSundialWorkerOptions()`'s `handlers` checked as a factory's (JsonOptionsClass) */
+  useClass?: Type<C> & JsonOptionsClass<C, 'createSundialWorkerOptions'>;
+  /** a class token's `handlers` checked as useClass's; a string or symbol token's cannot be */
+  useExisting?: (Type<C> & JsonOptionsClass<C, 'createSundialWorkerOptions'>) | string | symbol;
 }

@@ -62,7 +62,9 @@ export class SundialWorkerModule {
    * forRoot's are. The queue identity (prefix, partitions, serve, tagging, configKey) is given here: it
    * names the fire queues, which @nestjs/bullmq registers when the module is defined (docs/spec.md §5.1).
    */
-  static forRootAsync<M extends TimerHandlerMap>(given: SundialWorkerModuleAsyncOptions<M>): DynamicModule {
+  static forRootAsync<M extends TimerHandlerMap, C extends SundialWorkerOptionsFactory>(
+    given: SundialWorkerModuleAsyncOptions<M, C>,
+  ): DynamicModule {
     const identity = checkWorkerAsyncOptions(given);
     const { useFactory, useClass, useExisting, inject = [] } = given;
     const check = (value: unknown): SundialWorkerModuleOptions => checkWorkerFactoryOptions(identity, value);

@@ -179,13 +179,14 @@ class MemoryEngine implements EngineOperations {
       const now = this.clock.now();
       const dueAt = 'delayMs' in target ? now + target.delayMs : target.atMs;
       this.firePath.abortFreeRuns(entry);
-      entry.backfill = null;
       // An interval's grid is anchored at scheduledAt: from now on, `now + k·every` after the new due.
       entry.scheduledAt = now;
       if (entry.kind === 'once') entry.delayMs = 'delayMs' in target ? target.delayMs : undefined;
-      entry.paused = false;
-      [entry.attempt, entry.countFrom] = [1, null];
+      [entry.paused, entry.backfill] = [false, null];
+      // The moved run is no slot (§3.4): run where asked; what came before now is no skip of it.
+      [entry.attempt, entry.countFrom] = [1, dueAt < now ? now : null];
       this.firePath.arm(entry, dueAt);
+      entry.moved = true;
       this.firePath.emit('scheduled', entry, { due: dueAt, reason: 'reschedule' });
       return toTimer(entry);
     });
@@ -217,10 +218,13 @@ class MemoryEngine implements EngineOperations {
         const slot = entry.kind === 'once' ? undefined : this.firePath.nextSlot(entry, fromStart(entry, now));
         entry.paused = false;
         // A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
-        [entry.attempt, entry.countFrom, entry.failures] = [1, null, 0];
-        if (slot === undefined) this.firePath.arm(entry, this.firePath.nextDue(entry, now));
+        [entry.attempt, entry.countFrom, entry.failures, entry.moved] = [1, null, 0, false];
+        // Its endAt passed while it was paused: no slot is left, so it ends as a late slot past endAt does.
+        if (slot !== undefined && slot > (entry.endAt ?? Infinity)) {
+          this.firePath.passLate(entry, { next: null, ended: 'ended', missed: 0, overlap: 0 });
+        } else if (slot === undefined) this.firePath.arm(entry, this.firePath.nextDue(entry, now));
         else this.firePath.armSlot(entry, slot);
-        this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
+        if (!entry.outcome) this.firePath.emit('scheduled', entry, { due: entry.dueAt, reason: 'resume' });
       }
       return toTimer(entry);
     });
@@ -262,7 +266,7 @@ class MemoryEngine implements EngineOperations {
       if (first === undefined) return { slots: 0 };
       if (heldRun(entry) || entry.backfill) throw refusals.inactive(key, 'running', 'backfill');
       if (entry.paused) throw refusals.inactive(key, 'paused', 'backfill');
-      entry.backfill = { rest, resume: entry.slot };
+      entry.backfill = { rest, resume: entry.slot, moved: entry.moved };
       this.firePath.arm(entry, first);
       this.firePath.emit('scheduled', entry, { due: first, reason: 'backfill', count: rest.length + 1 });
       return { slots: rest.length + 1 };

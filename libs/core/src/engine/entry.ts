@@ -1,4 +1,5 @@
 import type { ClockHandle } from '../clock';
+import { hasSlotPolicy } from '../slot-policy';
 import type { NormalizedSpec, SlotPolicy, Timer, TimerKind, TimerStatus } from '../types';
 
 /** One execution of a timer's handler, and the identity its completion is checked against. */
@@ -48,8 +49,13 @@ export interface Entry extends Omit<Timer, 'status'> {
   failures: number;
   /** the slot `dueAt` stands for: `dueAt` without its jitter (docs/spec.md §3.3c) */
   slot: number;
-  /** a backfill in progress: the slots still to run after the armed one, and the slot to go back to */
-  backfill: { rest: number[]; resume: number } | null;
+  /**
+   * a backfill in progress: the slots still to run after the armed one, and the slot to go back to (or
+   * the run `reschedule` moved, `moved`: its own due, no slot)
+   */
+  backfill: { rest: number[]; resume: number; moved: boolean } | null;
+  /** the armed due is a run the caller moved there (`reschedule`): no slot, so never passed as late */
+  moved: boolean;
 }
 
 /** A fresh entry at version 0; arming it makes it version 1. */
@@ -88,6 +94,7 @@ export function createEntry(id: string, spec: NormalizedSpec, now: number): Entr
     endAt: spec.endAt,
     slot: now,
     backfill: null,
+    moved: false,
     paused: false,
     outcome: null,
     wake: null,
@@ -97,6 +104,22 @@ export function createEntry(id: string, spec: NormalizedSpec, now: number): Entr
     countFrom: null,
     failures: 0,
   };
+}
+
+/**
+ * Whether the armed wake runs a slot that a slot policy may pass as late (docs/spec.md §3.3c): a slot's
+ * first try. A retry runs its slot again (let through already); a backfill slot, a moved run and the slot
+ * overlap 'buffer-one' kept (its countFrom set) are asked for.
+ */
+export function slotToJudge(entry: Entry): boolean {
+  return (
+    entry.kind !== 'once' &&
+    entry.backfill === null &&
+    entry.attempt === 1 &&
+    entry.countFrom === null &&
+    !entry.moved &&
+    hasSlotPolicy(entry)
+  );
 }
 
 /** The run that holds the timer (status `running`), if any. */

@@ -87,13 +87,14 @@ export class ExplainReads {
 }
 
 /**
- * What the entry's armed wake is beyond its Timer, at `now`: a retry (its try past the first) or a
- * backfill's next slots. No trigger: the engine starts a trigger's run at once, so none waits to be claimed.
+ * What the entry's armed wake is beyond its Timer, at `now`: a retry (its try past the first), a due run
+ * however late (a run moved by reschedule, a kept slot), or a backfill's next slots. No trigger: the engine starts a trigger's run at once, so none waits to be claimed.
  */
 function armedOf(entry: Entry, now: number): ArmedState {
   return {
     now,
     retry: entry.attempt > 1,
-    ...(entry.backfill && { backfill: { rest: [...entry.backfill.rest], resume: entry.backfill.resume } }),
+    asked: entry.moved || entry.countFrom !== null,
+    ...(entry.backfill && { backfill: { ...entry.backfill, rest: [...entry.backfill.rest] } }),
   };
 }

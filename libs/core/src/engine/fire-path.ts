@@ -8,7 +8,7 @@ import { withTimeout } from '../run-timeout';
 import { afterCronRun, gridSkips, nextGridSlot, type Skips } from '../schedule';
 import { dueOfSlot, hasSlotPolicy, lateSlot, slotAfter, slotAfterRun, type SlotStep } from '../slot-policy';
 import type { TimerContext, TimerEvent, TimerHandler, TimerKind } from '../types';
-import { toTimer, type Entry, type Run } from './entry';
+import { slotToJudge, toTimer, type Entry, type Run } from './entry';
 import type { EntryStore } from './entry-store';
 import type { EventHub } from './events';
 import type { Outbox } from './outbox';
@@ -97,17 +97,17 @@ export class FirePath implements ReleaseSteps {
   start(entry: Entry, due: number, triggered: boolean): void {
     const now = this.deps.clock.now();
     const attempt = triggered ? 1 : entry.attempt;
-    // Slots up to here were counted: a retry's or a buffered slot's run counts after the run before it,
-    // any other from its slot (its due without jitter).
+    // Slots up to here were counted: a retry's or a buffered slot's run counts after the run before it, a
+    // run moved to a past due after its reschedule, any other from its slot (its due without jitter).
     const countFrom = triggered ? due : (entry.countFrom ?? entry.slot);
-    if (!triggered) [entry.attempt, entry.countFrom] = [1, null];
+    if (!triggered) [entry.attempt, entry.countFrom, entry.moved] = [1, null, false];
     if (attempt === 1) entry.runCount += 1;
-    // A free tick arms the next slot now: slots that passed since `due` are missed, not made up. A policy
+    // A free tick arms the next slot now: slots that passed since countFrom are missed, not made up. A policy
     // timer steps by the slot rule (docs/spec.md §3.3c); a tick with no next slot (none left, or past
     // endAt) is its last and holds the timer.
     const ticks =
       !triggered && entry.kind !== 'once' && !entry.awaitTask && !exhausted(entry) && entry.backfill === null;
-    const step = ticks && hasSlotPolicy(entry) ? slotAfterRun(entry, entry.slot, now, now) : undefined;
+    const step = ticks && hasSlotPolicy(entry) ? slotAfterRun(entry, countFrom, now, now) : undefined;
     const next = !ticks ? null : step ? step.next : this.slotAfter(entry, now);
     const free = next !== null;
     if (entry.overlap === 'cancel-other') this.cancelOthers(entry);
@@ -130,7 +130,7 @@ export class FirePath implements ReleaseSteps {
     entry.last = { started: now, status: 'running' };
     if (next !== null) this.armSlot(entry, next);
     this.emit('running', run, { due });
-    if (next !== null) this.emitSkips(run, step ?? this.skipsOf(entry, due, now, now, next));
+    if (next !== null) this.emitSkips(run, step ?? this.skipsOf(entry, countFrom, now, now, next));
     this.drain.track(this.execute(entry, run));
   }
 
@@ -210,16 +210,13 @@ export class FirePath implements ReleaseSteps {
     // A source may wake early (Node's timers can, by a millisecond): never run early, wait again.
     if (this.deps.clock.now() < entry.dueAt) return this.setWake(entry, version);
     entry.wake = null;
-    // A retry runs its slot again (the slot was let through already); a backfill slot is asked for.
-    if (entry.backfill === null && entry.attempt === 1 && hasSlotPolicy(entry) && entry.kind !== 'once') {
-      const late = lateSlot(entry, entry.slot, this.deps.clock.now());
-      if (late) return this.passLate(entry, late);
-    }
+    const late = slotToJudge(entry) ? lateSlot(entry, entry.slot, this.deps.clock.now()) : null;
+    if (late) return this.passLate(entry, late);
     this.start(entry, entry.dueAt, false);
   }
 
-  /** A slot found late runs not (docs/spec.md §3.3c): counted as missed, and the slot the policy picks armed. */
-  private passLate(entry: Entry, late: SlotStep): void {
+  /** A late slot (or a resume past endAt) runs not (§3.3c): counted missed; the policy's next is armed, or it ends. */
+  passLate(entry: Entry, late: SlotStep): void {
     this.emitSkips(entry, late);
     if (late.next !== null) return this.armSlot(entry, late.next);
     this.finish(entry, entry.last?.status === 'failed' ? 'failed' : 'completed');

@@ -72,7 +72,10 @@ function nextBackfill(path: ReleaseSteps, entry: Entry, backfill: NonNullable<En
   const next = backfill.rest.shift();
   if (next !== undefined) return path.arm(entry, next);
   entry.backfill = null;
-  path.armSlot(entry, backfill.resume);
+  if (!backfill.moved) return path.armSlot(entry, backfill.resume);
+  // the run reschedule moved goes back to its own due: no slot, so no jitter, never passed as late
+  path.arm(entry, backfill.resume);
+  entry.moved = true;
 }
 
 /**

@@ -4,6 +4,7 @@ import { closeRedis, openRedis, type RedisClient, type RedisConnection } from '.
 import type { FireJobData } from '../store/fire-commands';
 import { ConsumerWatchdog } from './consumer-watchdog';
 import { FinishedJobs } from './finished-jobs';
+import { isBullWorker, TakenJobs } from './taken-jobs';
 import { watchFireWorkerErrors } from './fire-worker-errors';
 import { SundialKeys } from '../store/keys';
 import { DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS } from '../option-defaults';
@@ -96,6 +97,7 @@ export class FireConsumers {
   private readonly connectionOf = new Map<FireJobConsumer, RedisClient>();
   private readonly watchdog: ConsumerWatchdog;
   private readonly finishes: FinishedJobs;
+  private readonly takes: TakenJobs;
   private process: FireJobProcessor | undefined;
   /** closing or closed: a watchdog check still under way replaces no consumer */
   private closing = false;
@@ -120,6 +122,14 @@ export class FireConsumers {
         ),
       logError: (message) => options.logError(`Sundial runner: ${message}`),
     });
+    this.takes = new TakenJobs({
+      onPutBack: (jobs) =>
+        options.logWarn(
+          `Sundial runner: ${jobs} fire jobs a consumer had taken when its connection dropped never reached it (the take's reply was lost): put back to wait, where the next worker takes them at once (BullMQ's stalled check would hand them on two to three leases later)`,
+          { jobs },
+        ),
+      logError: (message) => options.logError(`Sundial runner: ${message}`),
+    });
   }
 
   attach(consumer: FireJobConsumer): void {
@@ -131,7 +141,7 @@ export class FireConsumers {
     if (partition === undefined)
       throw new Error(`no partition of this runner has the queue ${consumer.name}`);
     this.consumers.set(partition, consumer);
-    this.watchFinishes(consumer);
+    this.watchJobs(consumer);
   }
 
   /** Starts taking jobs; resolves once every consumer is connected (readiness waits for it). */
@@ -160,6 +170,7 @@ export class FireConsumers {
     this.closing = true;
     this.watchdog.stop();
     this.finishes.stop();
+    this.takes.stop();
     await Promise.all(this.all().map((consumer) => consumer.close()));
     await Promise.all(this.connections.map((connection) => closeRedis(connection)));
   }
@@ -176,10 +187,11 @@ export class FireConsumers {
     await Promise.all(this.all().map((consumer) => consumer.disconnect().catch(() => undefined)));
   }
 
-  private watchFinishes(consumer: FireJobConsumer): void {
+  private watchJobs(consumer: FireJobConsumer): void {
     const finished = (job: Job | undefined) => this.finishes.finished(job);
     consumer.on?.('completed', finished);
     consumer.on?.('failed', finished);
+    if (isBullWorker(consumer)) this.takes.watch(consumer);
   }
 
   private all(): FireJobConsumer[] {
@@ -241,7 +253,7 @@ export class FireConsumers {
       warn: (message) => logWarn(message, { partition }),
       info: logInfo,
     });
-    this.watchFinishes(worker);
+    this.watchJobs(worker);
     this.connectionOf.set(worker, connection);
     return worker;
   }

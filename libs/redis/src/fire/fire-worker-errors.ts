@@ -42,9 +42,7 @@ export class FireWorkerErrors {
     if (job === undefined) return this.errors.error(error);
     this.lostLocks.error(
       new Error(
-        `fire job ${job} lost its BullMQ lock (none of its renewals reached Redis in time: the worker or ` +
-          `Redis frozen, starved, swapped out or cut off for longer than twice the lease; BullMQ said ` +
-          `"${error.message}"). Its runs are ` +
+        `${lostLockStory(job, error.message)} Its runs are ` +
           'leased and recorded by Sundial itself, not by that lock: none is lost; BullMQ may deliver the ' +
           'job again, and that delivery runs only timers still due.',
       ),
@@ -74,4 +72,23 @@ export class FireWorkerErrors {
 export function watchFireWorkerErrors(source: ErrorSource, what: string, log: FireWorkerLog): void {
   const errors = new FireWorkerErrors(what, log).recoversWith(source);
   source.on('error', (error) => errors.error(error));
+}
+
+/**
+ * What BullMQ's words say happened. `Missing key` (the job gone when its finish came) follows a lock that
+ * expired, as the others do, or no lapse at all: a finish sent again after a reconnect (ioredis resends a
+ * command left unanswered), the first having reached Redis and finished the job, its reply lost with the
+ * connection (seen in the chaos run "client connections killed": 4 s of kills, twice the lease 8 s).
+ */
+function lostLockStory(job: string, words: string): string {
+  if (words.startsWith('Missing key for job'))
+    return (
+      `fire job ${job} was gone when its finish reached Redis (its finish sent again after a reconnect, the ` +
+      `first having finished it and lost its reply; or BullMQ's stalled check had handed it on and it ` +
+      `finished elsewhere; BullMQ said "${words}").`
+    );
+  return (
+    `fire job ${job} lost its BullMQ lock (none of its renewals reached Redis in time: the worker or ` +
+    `Redis frozen, starved, swapped out or cut off for longer than twice the lease; BullMQ said "${words}").`
+  );
 }

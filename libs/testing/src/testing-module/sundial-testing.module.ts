@@ -8,6 +8,7 @@ import {
   type ValidationLimits,
   VirtualClock,
 } from '@sundial/core';
+import { SettlingClock } from './settling-clock';
 
 export interface SundialTestingModuleOptions {
   /** where the virtual clock starts: a Date, epoch ms or an ISO-8601 instant with offset (default: now) */
@@ -26,6 +27,13 @@ export interface SundialTestingModuleOptions {
    * abort at once, since no one advances the clock while the app closes); advance the clock to end it
    */
   shutdownGraceMs?: number;
+  /**
+   * real ms each tick of `clock.advance` waits for the runs it started to end (default 0: only handlers
+   * that wait on promises alone settle within `advance`): give it when handlers await real I/O (a test
+   * database, an HTTP stub), e.g. 2000. A run still going then (it waits on virtual time or its signal)
+   * stays pending, as without it
+   */
+  settleMs?: number;
 }
 
 /**
@@ -46,16 +54,18 @@ export class SundialTestingModule {
       options,
       "SundialTestingModule.forRoot({ now: '2026-03-01T09:00:00Z' })",
     );
-    read.only(['now', 'handlers', 'appName', 'limits', 'shutdownGraceMs']);
+    read.only(['now', 'handlers', 'appName', 'limits', 'shutdownGraceMs', 'settleMs']);
     read.limits();
     read.handlers('handlers');
     read.integer('shutdownGraceMs', 0, '5000');
+    read.timerMs('settleMs', 0, '2000');
     read.text('appName', 'billing');
     const { now } = options;
     // an Invalid Date is NaN: refused as the other non-instants
     const start =
       now === undefined ? Date.now() : normalizeAt(now instanceof Date ? now.getTime() : now, 'now');
-    const clock = new VirtualClock(start);
+    const { settleMs = 0 } = options;
+    const clock = settleMs > 0 ? new SettlingClock(start, settleMs) : new VirtualClock(start);
     return {
       module: SundialTestingModule,
       global: true,
