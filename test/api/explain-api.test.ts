@@ -190,6 +190,22 @@ describe('HTTP API: history, next, preview, describe', () => {
     const cases: [string, string, string | undefined, string | undefined, string][] = [
       ['GET', '/v1/timers?limit=abc', undefined, 'limit', 'limit "abc" is not a whole number from 1 to 1000'],
       ['GET', '/v1/timers?limit=', undefined, 'limit', 'limit "" is not a whole number from 1 to 1000'],
+      // Number() read these as 16, 100 and 5: what the OpenAPI document calls an integer is decimal digits
+      [
+        'GET',
+        '/v1/timers?limit=0x10',
+        undefined,
+        'limit',
+        'limit "0x10" is not a whole number from 1 to 1000',
+      ],
+      ['GET', '/v1/timers?limit=1e2', undefined, 'limit', 'limit "1e2" is not a whole number from 1 to 1000'],
+      [
+        'GET',
+        `${timer}/next?count=%205`,
+        undefined,
+        'count',
+        'count " 5" is not a whole number from 1 to 100',
+      ],
       [
         'GET',
         '/v1/timers?dueBefore=tomorrow',

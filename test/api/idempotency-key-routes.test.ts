@@ -1,19 +1,6 @@
-import type { INestApplication } from '@nestjs/common';
-import { createEngine, type Timer, type TimerHandler } from '@sundial/core';
-import {
-  type ErrorBody,
-  type HttpClient,
-  httpClient,
-  keyPath,
-  type RedisServer,
-  startRedis,
-  waitFor,
-} from '@sundial/testing/harness';
-import type { AddressInfo } from 'node:net';
-import { createSchedulerApp } from '../../apps/scheduler/src/scheduler-app';
-import { schedulerConfigFromEnv } from '../../apps/scheduler/src/scheduler-config';
-import type { SchedulerServiceFactory } from '../../apps/scheduler/src/scheduler-service';
-import { type RunningApp, startScheduler, TEST_ENV } from '../local-cluster';
+import type { Timer } from '@sundial/core';
+import { type ErrorBody, type HttpClient, keyPath, waitFor } from '@sundial/testing/harness';
+import { useBackendScheduler } from './backend-scheduler';
 
 /**
  * docs/spec.md §5.2: one `Idempotency-Key` names one request — "the same key with another request is 422
@@ -24,41 +11,9 @@ import { type RunningApp, startScheduler, TEST_ENV } from '../local-cluster';
  */
 const HOUR = 3_600_000;
 
-/**
- * The scheduler's API over the in-memory engine: the same controllers, no Redis but the health ping's. Its
- * `log` runs until the engine is disposed, so a timer a trigger or backfill started stays as it was read
- * (over Redis, no worker runs it).
- */
-const overEngine: SchedulerServiceFactory = () => {
-  const log: TimerHandler = (_payload, { signal }) =>
-    new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
-  const timers = createEngine({ handlers: { log } });
-  return { timers, start: async () => undefined, stop: () => timers.dispose() };
-};
-
 describe.each(['redis', 'engine'] as const)('%s: one Idempotency-Key across routes', (backend) => {
-  let redis: RedisServer | undefined;
-  let running: RunningApp | undefined;
-  let app: INestApplication | undefined;
-  let api: HttpClient;
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    if (backend === 'redis') {
-      running = await startScheduler(redis.url);
-      api = running.api;
-      return;
-    }
-    app = await createSchedulerApp(schedulerConfigFromEnv({ ...TEST_ENV, REDIS_URL: redis.url }), overEngine);
-    await app.listen(0, '127.0.0.1');
-    api = httpClient(`http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`);
-  });
-
-  afterAll(async () => {
-    await running?.close();
-    await app?.close();
-    await redis?.stop();
-  });
+  const scheduler = useBackendScheduler(backend);
+  const api = ((...args: Parameters<HttpClient>) => scheduler.api(...args)) as HttpClient;
 
   const keyed = (idempotencyKey: string) => ({ headers: { 'Idempotency-Key': idempotencyKey } });
   const spec = { handler: 'log', delay: '1h' };

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { withCliCluster } from './cli-cluster';
 import { AGAIN_SCHEDULES_FILE, describeAgain } from './commands/again';
 import { describeAnswers } from './commands/answers';
+import { describeMorePages } from './commands/more-pages';
+import { describeReplayed } from './commands/replayed';
 import { describeRerun } from './commands/rerun';
 import { describeServerNow } from './commands/server-now';
 
@@ -23,5 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeAnswers(sundial);
 describeRerun(sundial);
+describeReplayed(sundial);
+describeMorePages(sundial);
 describeAgain(sundial);
 describeServerNow(sundial);

@@ -1,5 +1,6 @@
-import { RedisTimers } from '@sundial/redis';
+import { DEFAULT_COMMAND_TIMEOUT_MS, MAX_PARTITIONS, RedisTimers } from '@sundial/redis';
 import {
+  DIST,
   ensureBuilt,
   freePort,
   type RedisSentinels,
@@ -8,9 +9,15 @@ import {
   startRedisSentinels,
 } from '@sundial/testing/harness';
 import { Redis } from 'ioredis';
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { documentedAcl, documentedRepartitionGrant } from '../documented-acl';
-import { runCli, runCliWaiting } from './run-cli';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS as CLI_COMMAND_TIMEOUT_MS,
+  MAX_PARTITIONS as CLI_MAX_PARTITIONS,
+} from '../../apps/cli/src/commands/repartition';
+import { BIN, runCli, runCliWaiting } from './run-cli';
 
 const PREFIX = 'ops';
 const TIMERS = 300;
@@ -259,6 +266,38 @@ describe('sundial repartition', () => {
       }
     },
     60_000,
+  );
+
+  // A bad --to or SUNDIAL_COMMAND_TIMEOUT_MS loaded @sundial/redis (ioredis, BullMQ: ~500 files) to
+  // read its bounds before refusing; now the command line is refused first, with the library's bounds.
+  it.concurrent.each([
+    [['--to', 'four'], {}, '--to four is not a whole number from 1 to 1024'],
+    [['--to', '4'], { SUNDIAL_COMMAND_TIMEOUT_MS: '5s' }, 'SUNDIAL_COMMAND_TIMEOUT_MS "5s" is not a whole'],
+  ])(
+    'repartition %j %j: a bad command line (exit 2) before the Redis library loads',
+    async (args, env, said) => {
+      expect([CLI_MAX_PARTITIONS, CLI_COMMAND_TIMEOUT_MS]).toEqual([
+        MAX_PARTITIONS,
+        DEFAULT_COMMAND_TIMEOUT_MS,
+      ]);
+      const hook = join(DIST, 'libs', 'testing', 'src', 'loaded-modules-hook.js');
+      const run = await new Promise<{ code: number; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          ['--require', hook, BIN, 'repartition', ...args],
+          { env: { ...process.env, REDIS_URL: redis.url, ...env } },
+          (error, _stdout, stderr) =>
+            resolve({ code: typeof error?.code === 'number' ? error.code : 0, stderr }),
+        ),
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(said);
+      const line = run.stderr.split('\n').find((text) => text.startsWith('loaded-modules '));
+      const { files } = JSON.parse(line!.slice('loaded-modules '.length)) as { files: string[] };
+      expect(
+        files.filter((file) => /node_modules\/(ioredis|bullmq)\/|dist\/libs\/redis\//.test(file)),
+      ).toEqual([]);
+    },
   );
 
   // Through Sentinel: a master name the Sentinels do not know is refused at once, naming the fix. The

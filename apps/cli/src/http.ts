@@ -10,10 +10,20 @@ export interface SundialHttp {
   readonly url: string;
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
   /**
+   * A write's `request`, and whether its answer is a replay: the first answer of its Idempotency-Key
+   * given again (`Idempotent-Replayed: true`, docs/spec.md §5.2) — a retry that changed nothing.
+   */
+  write<T>(method: string, path: string, options?: RequestOptions): Promise<Written<T>>;
+  /**
    * The scheduler's now (epoch ms, its `Sundial-Now`): from the latest answer, else from one request that
    * reads nothing (`OPTIONS /v1/timers`); this host's clock only for a scheduler that does not say it.
    */
   now(): Promise<number>;
+}
+
+export interface Written<T> {
+  body: T;
+  replayed: boolean;
 }
 
 export interface RequestOptions {
@@ -39,9 +49,12 @@ export function sundialHttp(env: NodeJS.ProcessEnv = process.env): SundialHttp {
       return clock.now() ?? Date.now();
     },
     async request<T>(method: string, path: string, options: RequestOptions = {}) {
-      const { status, text } = await exchange(method, path, options);
+      return (await http.write<T>(method, path, options)).body;
+    },
+    async write<T>(method: string, path: string, options: RequestOptions = {}) {
+      const { status, text, replayed } = await exchange(method, path, options);
       const body = parseJson(text);
-      if (status >= 200 && status < 300) return body as T;
+      if (status >= 200 && status < 300) return { body: body as T, replayed };
       throw refusal(body, text, { status, url, withToken: !!token, key: options.key });
     },
   };

@@ -101,6 +101,7 @@ describe('sundial list --all: each page printed as it comes, the output as one p
         const nextCursor = from + 3 < TIMERS.length ? String(from + 3) : null;
         return Promise.resolve({ items: TIMERS.slice(from, from + 3), nextCursor } as T);
       },
+      write: () => Promise.reject(new Error('list writes nothing')),
     };
     const args = parseArgs(['--all', '--json', '--limit', '3']);
     const out = createOutput(true, stdout, () => undefined);

@@ -1,9 +1,11 @@
-/** What the scheduler answered: its status, its `Sundial-Now` header and its body as text. */
+/** What the scheduler answered: its status, the headers the CLI reads and its body as text. */
 export interface Answer {
   status: number;
   text: string;
   /** its `Sundial-Now` (server-clock.ts) */
   now: string | undefined;
+  /** `Idempotent-Replayed: true`: the first answer of its Idempotency-Key given again (docs/spec.md §5.2) */
+  replayed: boolean;
 }
 
 export interface Sent {
@@ -30,6 +32,7 @@ export async function send(target: URL, { method, headers, body }: Sent, timeout
           status: response.statusCode ?? 0,
           text: Buffer.concat(chunks).toString('utf8'),
           now: response.headers['sundial-now'] as string | undefined,
+          replayed: response.headers['idempotent-replayed'] === 'true',
         }),
       );
       response.on('error', reject);

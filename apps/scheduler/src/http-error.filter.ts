@@ -119,7 +119,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       return [SUNDIAL_HTTP_STATUS[exception.reason] ?? 400, { error }];
     }
     const status = httpStatusOf(exception);
-    const message = (exception as Error).message;
+    const message = tooLargeMessage(exception) ?? (exception as Error).message;
     if (status !== undefined && status < 500) {
       const encoding = encodingRefusal(exception, status, message, request.headers['content-encoding']);
       if (encoding) return [status, { error: encoding }];
@@ -169,6 +169,18 @@ function encodingRefusal(
     ...refusal,
     message: `the body is not ${encoding} data as its Content-Encoding says (${message})`,
   };
+}
+
+/**
+ * body-parser's 413 for a body that grew past the limit as it was read — sent chunked, or decompressed
+ * (Content-Encoding) — in the terms of the one a Content-Length declares (http-edge.ts): its limit. Its
+ * own message, "request entity too large", named neither the limit nor the body.
+ */
+function tooLargeMessage(exception: unknown): string | undefined {
+  const parsed = (exception as { cause?: unknown }).cause ?? exception;
+  const { type, limit } = (parsed ?? {}) as { type?: unknown; limit?: unknown };
+  if (type !== 'entity.too.large' || typeof limit !== 'number') return undefined;
+  return `the body is over the limit of ${limit} bytes (as read: chunked, or decompressed)`;
 }
 
 /** Nest's HttpException, or an http-errors error from body-parser (`status`, e.g. 413 entity.too.large). */

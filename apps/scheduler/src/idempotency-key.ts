@@ -1,15 +1,25 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { HeaderObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import {
   refusals,
   requestFingerprint,
   type TimerSpec,
   validateRequestId,
+  watchReplay,
   type WriteOptions,
 } from '@sundial/core';
 import type { IncomingMessage } from 'node:http';
 
 const HEADER = 'Idempotency-Key';
+/** On an answer that is its Idempotency-Key's first answer given again: `true` (docs/spec.md §5.2). */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** The part of Express's response a write's route sets: a header. */
+export interface HeaderSetter {
+  setHeader(name: string, value: string): unknown;
+}
 
 /**
  * Documents the `Idempotency-Key` header on a state-changing route (docs/spec.md §5.2, docs/design.md
@@ -84,4 +94,45 @@ export function idempotencyConflict(idempotencyKey: unknown): {
     message: `${HEADER} ${JSON.stringify(idempotencyKey)} was already used for another request (another route, timer, query or body).`,
     fix: `Retry with exactly the same request, or send a new ${HEADER} for a new request.`,
   };
+}
+
+/**
+ * A route's write, its answer marked `Idempotent-Replayed: true` when it is the first answer of its
+ * `Idempotency-Key` given again (watchReplay): a retry that changed nothing, told apart from a first
+ * call whose answer reads the same (a batch's timers, a cancel's count, a trigger's timer).
+ */
+export async function answerWrite<T>(
+  response: HeaderSetter,
+  idempotencyKey: string | undefined,
+  write: () => Promise<T>,
+): Promise<T> {
+  if (idempotencyKey === undefined) return write();
+  const { result, replayed } = await watchReplay(write);
+  if (replayed) response.setHeader(REPLAYED_HEADER, 'true');
+  return result;
+}
+
+const REPLAYED_HEADER_DOC: HeaderObject = {
+  description:
+    'true when this answer is the first answer of its Idempotency-Key given again: a retry, which changed nothing. Absent on an answer the request made now.',
+  required: false,
+  schema: { type: 'string', enum: ['true'] },
+};
+
+/** The document with `Idempotent-Replayed` on the successes of every operation that takes `Idempotency-Key`. */
+export function withReplayedHeader(document: OpenAPIObject): OpenAPIObject {
+  for (const operations of Object.values(document.paths)) {
+    for (const operation of Object.values(operations as Record<string, unknown>)) {
+      const { parameters, responses } = operation as {
+        parameters?: { in?: string; name?: string }[];
+        responses?: Record<string, { headers?: object }>;
+      };
+      if (!parameters?.some((p) => p.in === 'header' && p.name === HEADER)) continue;
+      for (const [status, response] of Object.entries(responses ?? {})) {
+        if (status.startsWith('2'))
+          response.headers = { ...response.headers, [REPLAYED_HEADER]: REPLAYED_HEADER_DOC };
+      }
+    }
+  }
+  return document;
 }

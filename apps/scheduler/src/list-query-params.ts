@@ -21,14 +21,14 @@ export function parseListQuery({ prefix, status, limit, cursor, dueBefore }: Lis
 }
 
 /**
- * A query value as a number for the TimersApi to check. Text that is not a number is passed on as it
- * is (the TimersApi checks its arguments' types at run time), so the refusal names what was sent —
- * `limit "abc" is not a whole number …` — not NaN.
+ * A query value as a number for the TimersApi to check: decimal digits, with a minus or a fraction
+ * (which it refuses as not whole). Anything else is passed on as it is (the TimersApi checks its
+ * arguments' types at run time), so the refusal names what was sent — `limit "abc" is not a whole
+ * number …` — not NaN; nor Number()'s reading of it, which took `0x10` as 16, `1e2` as 100, ` 5` as 5.
  */
 export function queryNumber(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
-  return value.trim() !== '' && Number.isFinite(number) ? number : asChecked(value);
+  return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : asChecked(value);
 }
 
 /**

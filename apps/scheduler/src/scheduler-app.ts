@@ -13,6 +13,7 @@ import {
 import { ApiTokenGuard } from './api-token';
 import { refuseBeforeBody } from './http-edge';
 import { HttpErrorFilter } from './http-error.filter';
+import { withReplayedHeader } from './idempotency-key';
 import { documentProbes } from './openapi-probes';
 import { withComponents } from './openapi-responses';
 import { RouteInputGuard } from './route-input';
@@ -48,14 +49,16 @@ export async function createSchedulerApp(
   documentProbes();
   const document = once(() =>
     withNowHeader(
-      withComponents(
-        SwaggerModule.createDocument(
-          app,
-          new DocumentBuilder()
-            .setTitle('Sundial')
-            .setDescription('Distributed timers and crons on Redis: schedule, cancel, reschedule, inspect.')
-            .addBearerAuth()
-            .build(),
+      withReplayedHeader(
+        withComponents(
+          SwaggerModule.createDocument(
+            app,
+            new DocumentBuilder()
+              .setTitle('Sundial')
+              .setDescription('Distributed timers and crons on Redis: schedule, cancel, reschedule, inspect.')
+              .addBearerAuth()
+              .build(),
+          ),
         ),
       ),
     ),

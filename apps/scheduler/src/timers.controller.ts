@@ -21,10 +21,17 @@ import type {
   TimersBackend,
   TimerSpec,
 } from '@sundial/core';
-import { isSundialError, refusals, SundialError } from '@sundial/core';
+import { isSundialError, SundialError } from '@sundial/core';
 import { cancelScope } from './cancel-scope';
 import { type ListQuery, parseListQuery } from './list-query-params';
-import { Idempotent, IdempotencyKey, putWriteOptions, writeOptions } from './idempotency-key';
+import {
+  answerWrite,
+  type HeaderSetter,
+  Idempotent,
+  IdempotencyKey,
+  putWriteOptions,
+  writeOptions,
+} from './idempotency-key';
 import {
   BACKFILL_RESULT_SCHEMA,
   BACKFILL_SCHEMA,
@@ -48,13 +55,13 @@ import {
   V1_REFUSALS,
 } from './openapi-responses';
 import { httpKeyNotFoundFix } from './http-error.filter';
-import { BODY_EXAMPLES, examplesText, requiredBody } from './request-body';
+import { putSpec } from './put-spec';
+import { BODY_EXAMPLES, requiredBody } from './request-body';
 import { TIMERS_API } from './timers-api.token';
 
 /** The part of Express's response a route sets: its status, a header. */
-interface HeaderReply {
+interface HeaderReply extends HeaderSetter {
   status(code: number): HeaderReply;
-  setHeader(name: string, value: string): unknown;
 }
 
 /** What POST /v1/timers answers a batch (BATCH_SCHEMA): its timers in the body's order. */
@@ -98,12 +105,17 @@ export class TimersController {
     const given = requiredBody(body, 'POST /v1/timers', BODY_EXAMPLES.spec);
     // A batch is scheduleMany's: every spec checked (and every `error` key) before anything is written, a
     // refusal naming its spec (`specs[i].<field>`). 200, not 201: no one Location, and `keep` may create none.
+    const options = writeOptions(idempotencyKey);
     if (Array.isArray(given)) {
       response.status(200);
-      return { items: await this.timers.scheduleMany(given as TimerSpec[], writeOptions(idempotencyKey)) };
+      const specs = given as TimerSpec[];
+      const items = await answerWrite(response, idempotencyKey, () =>
+        this.timers.scheduleMany(specs, options),
+      );
+      return { items };
     }
     const spec = given as TimerSpec;
-    const timer = await this.timers.schedule(spec, writeOptions(idempotencyKey));
+    const timer = await answerWrite(response, idempotencyKey, () => this.timers.schedule(spec, options));
     // keep on a key cancelled within its tombstone (docs/spec.md §3.1): nothing was created, and no
     // timer is there to be read at a Location (GET answers 404)
     if (timer.status === 'cancelled') {
@@ -133,16 +145,21 @@ export class TimersController {
     // whatever the key holds now, and the replace answers again. Both are `partOf` the request the key
     // names, so the key used for another request is refused idempotency-conflict — between the two calls
     // too: the create refused duplicate-key keeps the key's pin for the replace (heldForNextStep).
+    // Each step watched on its own: the answer is replayed when the step that made it was.
     const { create, replace } = putWriteOptions(idempotencyKey, spec);
     try {
-      const created = await this.timers.schedule({ ...spec, ifExists: 'error' }, create);
+      const created = await answerWrite(response, idempotencyKey, () =>
+        this.timers.schedule({ ...spec, ifExists: 'error' }, create),
+      );
       response.status(201).setHeader('Location', timerLocation(created.key));
       return created;
     } catch (error) {
       if (!isSundialError(error) || error.reason !== 'duplicate-key') throw error;
     }
     response.status(200);
-    return this.timers.schedule({ ...spec, ifExists: 'replace' }, replace);
+    return answerWrite(response, idempotencyKey, () =>
+      this.timers.schedule({ ...spec, ifExists: 'replace' }, replace),
+    );
   }
 
   @Get()
@@ -188,10 +205,12 @@ export class TimersController {
   async cancelAll(
     @Query('prefix') prefix: string | undefined,
     @Query('all') all: string | undefined,
+    @Res({ passthrough: true }) response: HeaderSetter,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<{ cancelled: number }> {
     const scope = cancelScope(prefix, all);
-    return { cancelled: await this.timers.cancelAll(scope, writeOptions(idempotencyKey)) };
+    const cancel = () => this.timers.cancelAll(scope, writeOptions(idempotencyKey));
+    return { cancelled: await answerWrite(response, idempotencyKey, cancel) };
   }
 
   @Delete(':key')
@@ -202,9 +221,15 @@ export class TimersController {
   @ApiRefusal(ROUTE_REFUSALS.endedRemoved)
   @ApiRefusals(422)
   @Idempotent()
-  async cancel(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<CancelAnswer> {
+  async cancel(
+    @Param('key') key: string,
+    @Res({ passthrough: true }) response: HeaderSetter,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<CancelAnswer> {
     // one write that tells the three apart: a read before it could meet another row than the one it removes
-    const outcome = await this.timers.cancelOutcome(key, writeOptions(idempotencyKey));
+    const outcome = await answerWrite(response, idempotencyKey, () =>
+      this.timers.cancelOutcome(key, writeOptions(idempotencyKey)),
+    );
     if (outcome === null) throw notFound(key);
     return outcome === 'cancelled' ? { cancelled: true } : { cancelled: false, removed: outcome };
   }
@@ -219,10 +244,13 @@ export class TimersController {
   reschedule(
     @Param('key') key: string,
     @Body() body: unknown,
+    @Res({ passthrough: true }) response: HeaderSetter,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<Timer> {
     const when = requiredBody(body, 'POST /v1/timers/:key/reschedule', BODY_EXAMPLES.when) as RescheduleWhen;
-    return this.timers.reschedule(key, when, writeOptions(idempotencyKey));
+    return answerWrite(response, idempotencyKey, () =>
+      this.timers.reschedule(key, when, writeOptions(idempotencyKey)),
+    );
   }
 
   @Post(':key/pause')
@@ -231,8 +259,12 @@ export class TimersController {
   @ApiRefusal(ROUTE_REFUSALS.inactiveRunning)
   @ApiRefusals(404, 422)
   @Idempotent()
-  pause(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
-    return this.timers.pause(key, writeOptions(idempotencyKey));
+  pause(
+    @Param('key') key: string,
+    @Res({ passthrough: true }) response: HeaderSetter,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<Timer> {
+    return this.onKey('pause', key, response, idempotencyKey);
   }
 
   @Post(':key/resume')
@@ -241,8 +273,12 @@ export class TimersController {
   // no 409: resuming a timer that is not paused (running too) answers it as it is
   @ApiRefusals(404, 422)
   @Idempotent()
-  resume(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
-    return this.timers.resume(key, writeOptions(idempotencyKey));
+  resume(
+    @Param('key') key: string,
+    @Res({ passthrough: true }) response: HeaderSetter,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<Timer> {
+    return this.onKey('resume', key, response, idempotencyKey);
   }
 
   @Post(':key/trigger')
@@ -251,8 +287,12 @@ export class TimersController {
   @ApiRefusal(ROUTE_REFUSALS.inactiveRunningOrPaused)
   @ApiRefusals(404, 422)
   @Idempotent()
-  trigger(@Param('key') key: string, @IdempotencyKey() idempotencyKey?: string): Promise<Timer> {
-    return this.timers.trigger(key, writeOptions(idempotencyKey));
+  trigger(
+    @Param('key') key: string,
+    @Res({ passthrough: true }) response: HeaderSetter,
+    @IdempotencyKey() idempotencyKey?: string,
+  ): Promise<Timer> {
+    return this.onKey('trigger', key, response, idempotencyKey);
   }
 
   @Post(':key/backfill')
@@ -266,39 +306,27 @@ export class TimersController {
   async backfill(
     @Param('key') key: string,
     @Body() body: unknown,
+    @Res({ passthrough: true }) response: HeaderSetter,
     @IdempotencyKey() idempotencyKey?: string,
   ): Promise<{ key: string; slots: number }> {
     const range = requiredBody(body, 'POST /v1/timers/:key/backfill', BODY_EXAMPLES.range) as BackfillRange;
-    const { slots } = await this.timers.backfill(key, range, writeOptions(idempotencyKey));
+    const { slots } = await answerWrite(response, idempotencyKey, () =>
+      this.timers.backfill(key, range, writeOptions(idempotencyKey)),
+    );
     return { key, slots };
   }
-}
 
-/** PUT names the key in the path and always replaces; a body that says otherwise is refused. */
-function putSpec(key: string, body: unknown): TimerSpec {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw refusals.invalid(
-      'body',
-      'the body must be a JSON object (a TimerSpec)',
-      `Send e.g. ${examplesText(BODY_EXAMPLES.putSpec)}.`,
+  /** pause, resume and trigger: the key's timer as the action left it. */
+  private onKey(
+    action: 'pause' | 'resume' | 'trigger',
+    key: string,
+    response: HeaderSetter,
+    idempotencyKey: string | undefined,
+  ): Promise<Timer> {
+    return answerWrite(response, idempotencyKey, () =>
+      this.timers[action](key, writeOptions(idempotencyKey)),
     );
   }
-  const spec = body as Partial<TimerSpec>;
-  if (spec.key !== undefined && spec.key !== key) {
-    throw refusals.invalid(
-      'key',
-      `body key "${spec.key}" differs from the path key "${key}"`,
-      'Omit key from the body.',
-    );
-  }
-  if (spec.ifExists !== undefined && spec.ifExists !== 'replace') {
-    throw refusals.invalid(
-      'ifExists',
-      `PUT always replaces; got ifExists "${spec.ifExists}"`,
-      'Use POST /v1/timers for ifExists error or keep.',
-    );
-  }
-  return { ...spec, key } as TimerSpec;
 }
 
 function notFound(key: string): SundialError {

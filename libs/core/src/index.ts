@@ -19,6 +19,7 @@ export { normalizeAt } from './time-fields';
 export * from './failure';
 export * from './run-timeout';
 export * from './request-id';
+export { noteRequestCall, watchReplay } from './replays';
 export { stableJson } from './stable-json';
 export * from './duration';
 export * from './validation';

@@ -2,9 +2,9 @@ import type { CancelAnswer, LedgerEntry, Timer } from '@sundial/core';
 import { flag, onlyOptions, option, requireKey } from '../args';
 import { CliError, usageError } from '../cli-error';
 import type { Command, CommandInput } from '../command';
-import { type SundialHttp, timerPath } from '../http';
+import { type SundialHttp, timerPath, type Written } from '../http';
 import { time } from '../output';
-import { idempotencyHeader, readTimer } from './timer-action';
+import { idempotencyHeader, readTimer, retryText } from './timer-action';
 
 const usage = 'sundial cancel <key> | --prefix <scope> | --all [--idempotency-key <id>] [--json]';
 
@@ -35,9 +35,9 @@ async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
   // (with no row at all, so is a `removed` answer). `before`: the row read first, null for none.
   const before = retryKey === undefined ? undefined : ((await readTimer(api, key)) ?? null);
   const live = before === undefined || isLive(before);
-  let answer: CancelAnswer;
+  let written: Written<CancelAnswer>;
   try {
-    answer = await api.request<CancelAnswer>('DELETE', timerPath(key), {
+    written = await api.write<CancelAnswer>('DELETE', timerPath(key), {
       headers: idempotencyHeader(retryKey),
       key,
     });
@@ -48,8 +48,18 @@ async function cancelOne({ args, api, out }: CommandInput): Promise<void> {
     if (cancelledAt === undefined) throw error;
     return alreadyCancelled(out, key, cancelledAt);
   }
-  if (!answer.cancelled) return removedRow(out, key, answer.removed, before === null ? retryKey : undefined);
+  const { body: answer, replayed } = written;
+  // the first call's answer given again: no row before it, or one kept since (Idempotent-Replayed)
+  const replayOf = before === null || replayed ? retryKey : undefined;
+  if (!answer.cancelled) return removedRow(out, key, answer.removed, replayOf);
   if (!live) return alreadyCancelled(out, key, await lastCancel(api, key));
+  // A live timer before a retry (Idempotent-Replayed): one scheduled under the key since the first call
+  // cancelled its timer. The retry cancelled nothing, and that one is still live.
+  if (replayed) {
+    return out.result({ key, cancelled: false, firstCancelled: true }, () =>
+      retryText(retryKey, `cancelled ${key}; the timer scheduled under it since is live, not cancelled`),
+    );
+  }
   out.result({ key, cancelled: true }, () => `cancelled ${key}`);
 }
 
@@ -69,10 +79,8 @@ function removedRow(
       () => `${key} had ended (${removed}): its kept row removed`,
     );
   }
-  out.result(
-    { key, cancelled: false, firstRemoved: removed },
-    () =>
-      `nothing changed: a retry of --idempotency-key ${replayOf}, whose first call removed the kept row of ${key} (it had ended ${removed})`,
+  out.result({ key, cancelled: false, firstRemoved: removed }, () =>
+    retryText(replayOf, `removed the kept row of ${key} (it had ended ${removed})`),
   );
 }
 
@@ -122,10 +130,8 @@ async function cancelMany({ args, api, out }: CommandInput, prefix: string | und
     answer.cancelled > 0 &&
     (witness === null || (await readTimer(api, witness.key))?.id === witness.id);
   if (!replayed) return out.result(answer, () => `cancelled ${answer.cancelled} timer(s): ${which}`);
-  out.result(
-    { cancelled: 0, firstCancelled: answer.cancelled },
-    () =>
-      `nothing changed: a retry of --idempotency-key ${retryKey}, whose first call cancelled ${answer.cancelled} timer(s): ${which}`,
+  out.result({ cancelled: 0, firstCancelled: answer.cancelled }, () =>
+    retryText(retryKey, `cancelled ${answer.cancelled} timer(s): ${which}`),
   );
 }
 

@@ -22,7 +22,7 @@ export const list: Command = {
     };
     if (flag(args, 'all')) return out.json ? allPagesJson(api, query, out) : allPagesText(api, query, out);
     const result = await page(api, query, option(args, 'cursor'));
-    out.result(result, () => text(result, args));
+    out.result(result, () => text(result, args, query.dueBefore));
   },
 };
 
@@ -88,16 +88,21 @@ async function allPagesText(api: SundialHttp, query: Query, out: Output): Promis
   await out.part(`${[...lines, `${rows.count} timer(s)`].join('\n')}\n`);
 }
 
-function text({ items, nextCursor }: ListResult, args: ParsedArgs): string {
+/** A page as a table; `dueBefore`: the instant --due-before was resolved to (epoch ms), if given. */
+function text({ items, nextCursor }: ListResult, args: ParsedArgs, dueBefore: string | undefined): string {
   const rows = new TableRows(TIMER_HEADERS);
   for (const timer of items) rows.add(timerRow(timer));
   const lines = items.length
     ? [...rows.lines(), `${items.length} timer(s)${nextCursor ? ' on this page' : ''}`]
     : ['no timers'];
   if (nextCursor) {
+    // The next page of this listing: a relative --due-before (+1h) as the instant it meant here, since
+    // run later it would mean another bound, and the cursor goes on in this one's due order.
+    const resolved = (name: string, value: string) =>
+      name === 'due-before' && /^[+-]/.test(value) ? new Date(Number(dueBefore)).toISOString() : value;
     const rest = [...args.options]
       .filter(([name]) => name !== 'cursor')
-      .map(([n, v]) => (v === true ? `--${n}` : optionArgument(n, v)));
+      .map(([n, v]) => (v === true ? `--${n}` : optionArgument(n, resolved(n, v))));
     lines.push(`more: sundial list ${[...rest, `--cursor ${nextCursor}`].join(' ')}`);
   }
   return lines.join('\n');

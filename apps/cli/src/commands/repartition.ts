@@ -12,6 +12,12 @@ const usage = 'sundial repartition --to <count> [--redis-url <url>] [--prefix <p
 /** The apps' defaults for REDIS_URL and SUNDIAL_PREFIX (libs/server cluster-config.ts). */
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const DEFAULT_PREFIX = 'sundial';
+/**
+ * @sundial/redis's MAX_PARTITIONS and DEFAULT_COMMAND_TIMEOUT_MS, here so that a bad command line is
+ * refused before that library (ioredis, BullMQ) is loaded; test/cli/repartition.test.ts checks they agree.
+ */
+export const MAX_PARTITIONS = 1024;
+export const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
 /**
  * Moves the timers under a prefix to another partition count while the cluster runs (docs/operations.md
@@ -28,19 +34,20 @@ export const repartition: Command = {
     if (to === undefined) throw usageError('--to is required', `Usage: ${usage}`);
     const connection = option(args, 'redis-url') ?? (env.REDIS_URL?.trim() || DEFAULT_REDIS_URL);
     const prefix = option(args, 'prefix') ?? (env.SUNDIAL_PREFIX?.trim() || DEFAULT_PREFIX);
+    // The command line is checked whole before the Redis library is loaded: a typo is refused at once.
+    // What the apps take as SUNDIAL_PARTITIONS; a count out of it (-3 as 0) is repartition()'s refusal.
+    if (!/^-?\d+$/.test(to)) {
+      throw usageError(
+        `--to ${to} is not a whole number from 1 to ${MAX_PARTITIONS}`,
+        `Write the new partition count, a whole number from 1 to ${MAX_PARTITIONS}, e.g. --to 8.`,
+      );
+    }
+    // the apps' bound on a Redis reply (docs/spec.md §5.4), read as they read it, beside REDIS_URL
+    const commandTimeoutMs = waitBound(env, 'SUNDIAL_COMMAND_TIMEOUT_MS', DEFAULT_COMMAND_TIMEOUT_MS);
     // Loaded here, not at the top: only this command needs ioredis and BullMQ, and the path mapping
     // that lets the compiled libs find each other as @sundial/* (the CLI's own imports are relative).
     await import('../../../../libs/server/src/register-paths');
     const redis = await import('@sundial/redis');
-    // what the apps take as SUNDIAL_PARTITIONS; a count out of it (-3 as 0) is repartition()'s refusal
-    if (!/^-?\d+$/.test(to)) {
-      throw usageError(
-        `--to ${to} is not a whole number from 1 to ${redis.MAX_PARTITIONS}`,
-        `Write the new partition count, a whole number from 1 to ${redis.MAX_PARTITIONS}, e.g. --to 8.`,
-      );
-    }
-    // the apps' bound on a Redis reply (docs/spec.md §5.4), read as they read it, beside REDIS_URL
-    const commandTimeoutMs = waitBound(env, 'SUNDIAL_COMMAND_TIMEOUT_MS', redis.DEFAULT_COMMAND_TIMEOUT_MS);
     // which Redis and prefix it works on, the passwords left out (not with --json: stderr is then
     // the refusal's JSON alone)
     if (!out.json) out.progress(`repartition: prefix ${prefix} on Redis ${redis.urlForDisplay(connection)}`);

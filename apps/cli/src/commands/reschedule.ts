@@ -4,7 +4,7 @@ import { usageError } from '../cli-error';
 import type { Command } from '../command';
 import { timerPath } from '../http';
 import { time } from '../output';
-import { idempotencyHeader } from './timer-action';
+import { idempotencyHeader, retryText } from './timer-action';
 
 const usage =
   'sundial reschedule <key> (--delay <5m | ms> | --at <ISO | epoch ms>) [--idempotency-key <id>] [--json]';
@@ -19,15 +19,18 @@ export const reschedule: Command = {
     if (when.filter((value) => value !== undefined).length !== 1)
       throw usageError('give one of --delay or --at', `Usage: ${usage}`);
     const [delay, at] = when.map((value) => (value === undefined ? undefined : numberOrText(value)));
-    const timer = await api.request<Timer>('POST', timerPath(key, 'reschedule'), {
+    const retryKey = option(args, 'idempotency-key');
+    const { body: timer, replayed } = await api.write<Timer>('POST', timerPath(key, 'reschedule'), {
       body: delay === undefined ? { at } : { delay },
-      headers: idempotencyHeader(option(args, 'idempotency-key')),
+      headers: idempotencyHeader(retryKey),
       key,
     });
-    out.result(
-      timer,
-      () =>
-        `rescheduled ${timer.key}: due ${time(timer.dueAt)}, status ${timer.status}, version ${timer.version}`,
+    // a retry (Idempotent-Replayed) moved nothing: the due time is the first call's, not one from now
+    const state = `due ${time(timer.dueAt)}, status ${timer.status}, version ${timer.version}`;
+    out.result(timer, () =>
+      replayed
+        ? retryText(retryKey, `rescheduled ${timer.key}, answered then: ${state}`)
+        : `rescheduled ${timer.key}: ${state}`,
     );
   },
 };

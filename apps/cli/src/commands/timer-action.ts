@@ -28,16 +28,22 @@ export function timerAction(action: Action, done: string): Command {
       const key = requireKey(args, usage);
       const noChange = NO_CHANGE[action];
       const before = noChange && (await readTimer(api, key))?.version;
-      const timer = await api.request<Timer>('POST', timerPath(key, action), {
-        headers: idempotencyHeader(option(args, 'idempotency-key')),
+      const retryKey = option(args, 'idempotency-key');
+      const { body: timer, replayed } = await api.write<Timer>('POST', timerPath(key, action), {
+        headers: idempotencyHeader(retryKey),
         key,
       });
-      // Every change makes a new version: the same one means this call changed nothing.
+      // Every change makes a new version: the same one means this call changed nothing (a pause or
+      // resume retried says so too); a trigger retried would read as a run asked for now: said a retry,
+      // with the state the first call answered (the timer may have moved on since).
+      const state = `status ${timer.status}, version ${timer.version}`;
       const what =
         noChange && timer.version === before
-          ? `${timer.key} was ${noChange(timer)}: nothing changed`
-          : `${done} ${timer.key}`;
-      out.result(timer, () => `${what}: status ${timer.status}, version ${timer.version}`);
+          ? `${timer.key} was ${noChange(timer)}: nothing changed: ${state}`
+          : replayed
+            ? retryText(retryKey, `${done} ${timer.key}, answered then: ${state}`)
+            : `${done} ${timer.key}: ${state}`;
+      out.result(timer, () => what);
     },
   };
 }
@@ -50,6 +56,14 @@ export async function readTimer(api: SundialHttp, key: string): Promise<Timer | 
     if (error instanceof CliError && error.exitCode === EXIT.refused) return undefined;
     throw error;
   }
+}
+
+/**
+ * What a command says of an answer given again for its --idempotency-key (the API's
+ * `Idempotent-Replayed`, or what the command read around it): `firstDid`, what its first call did.
+ */
+export function retryText(retryKey: string | undefined, firstDid: string): string {
+  return `nothing changed: a retry of --idempotency-key ${retryKey}, whose first call ${firstDid}`;
 }
 
 export function idempotencyHeader(id: string | undefined): Record<string, string> {

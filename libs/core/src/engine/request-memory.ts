@@ -1,5 +1,6 @@
 import { realClock, type Clock } from '../clock';
 import { refusals } from '../refusals';
+import { noteRequestCall } from '../replays';
 import { DEFAULT_REQUEST_WINDOW_MS, heldForNextStep, requestPins, validateRequestId } from '../request-id';
 import type { Timer, TimersBackend, TimerSpec, WriteOptions } from '../types';
 import { checkArguments } from './argument-checks';
@@ -91,6 +92,7 @@ export function rememberRequests(
     const own = options.requestId === undefined ? undefined : memory.get(options.requestId);
     // a retry (or a twin sent at once) answers as the first call; a pin only, as on Redis, runs
     let result = own?.result as Promise<T> | undefined;
+    if (own) noteRequestCall(result !== undefined); // the HTTP API's Idempotent-Replayed (watchReplay)
     if (result === undefined) {
       result = run();
       if (own) {

@@ -1,3 +1,4 @@
+import { noteRequestCall } from '@sundial/core';
 import type { CallRequests } from './requests';
 
 /**
@@ -16,6 +17,9 @@ export interface Replayed<T> {
 }
 
 export function replayOf<T>(raw: unknown, requests: Pick<CallRequests, 'named'>): Replayed<T> {
-  if (Array.isArray(raw) && raw[0] === 'again') return { reply: raw[1] as T, again: requests.named };
+  const again = Array.isArray(raw) && raw[0] === 'again';
+  // a call under the caller's request id, for the HTTP API's Idempotent-Replayed (watchReplay)
+  if (requests.named) noteRequestCall(again);
+  if (again) return { reply: (raw as unknown[])[1] as T, again: requests.named };
   return { reply: raw as T, again: false };
 }
