@@ -328,5 +328,12 @@ describe.each(BACKENDS)('%s backend: scheduleMany', (name) => {
       });
     }
     expect((await h.timers.list()).items.map((timer) => timer.key)).toEqual(['taken']);
+    // a key the batch names twice is refused as the batch's own, not as a live timer's (none exists)
+    await expect(
+      h.timers.scheduleMany([spec('a'), spec('b'), spec('a', { delay: '2m' })]),
+    ).rejects.toMatchObject({
+      message: 'specs[2]: key "a" is also specs[0]\'s: this batch names it twice.',
+      fix: expect.stringContaining("give it ifExists: 'replace'"),
+    });
   });
 });

@@ -22,15 +22,25 @@ export function inBatch(error: unknown, index: number): unknown {
 /**
  * A batch that names a key a second time with ifExists 'error' is refused at that second spec
  * (`specs[i].key`, `duplicate-key`), before any key is looked up: the batch itself is wrong,
- * whatever Redis or the engine holds.
+ * whatever Redis or the engine holds. Its message names the earlier spec, not a live timer: none may
+ * exist (it said "A live timer already exists", and its fix to cancel that timer led nowhere).
  */
 export function refuseRepeatedKeys(specs: readonly NormalizedSpec[]): void {
-  const seen = new Set<string>();
+  const first = new Map<string, number>();
   specs.forEach((spec, index) => {
-    if (spec.ifExists === 'error' && seen.has(spec.key)) {
-      throw inBatch(refusals.duplicateKey(spec.key), index);
+    const earlier = first.get(spec.key);
+    if (spec.ifExists === 'error' && earlier !== undefined) {
+      throw inBatch(
+        new SundialError({
+          reason: 'duplicate-key',
+          field: 'key',
+          message: `key ${JSON.stringify(spec.key)} is also specs[${earlier}]'s: this batch names it twice.`,
+          fix: `Give each spec its own key, or drop one of the two; to have specs[${index}] supersede specs[${earlier}], give it ifExists: 'replace'.`,
+        }),
+        index,
+      );
     }
-    seen.add(spec.key);
+    if (earlier === undefined) first.set(spec.key, index);
   });
 }
 
