@@ -209,8 +209,9 @@ local function claim(id, key, version)
   -- the claim itself (`now`), when they happened.
   local start = math.max(now, due)
   local start_text = int(start)
-  -- A retry (`at`) runs its slot again, a trigger or backfill run was asked for: none is late.
-  if row.s == 'pending' and not checked and not row.tg and not row.bf and not row.at and (row.cu == 's' or row.cw) then
+  -- A retry (`at`) runs its slot again, a trigger or backfill run was asked for, the slot overlap
+  -- 'buffer-one' kept (`cf` without `at`) runs right after the run it came during: none is late.
+  if row.s == 'pending' and not checked and not row.tg and not row.bf and not row.at and not row.cf and (row.cu == 's' or row.cw) then
     return { 'check', int(due), cjson.encode(row) }
   end
 
