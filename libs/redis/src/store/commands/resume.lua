@@ -59,8 +59,9 @@ if row.k == 'once' then
 else
   due = arm_slot_fields(row, row, due) -- a periodic slot moved by its jitter
 end
--- A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
-row.fs, row.at, row.cf = nil, nil, nil
+-- A fresh start: the failure streak (pauseAfterFailures), any retry left pending and a run reschedule
+-- moved (`mv`) are over.
+row.fs, row.at, row.cf, row.mv = nil, nil, nil, nil
 save_row(base, row)
 arm_due(base, key, due)
 publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'resume' })
