@@ -1,18 +1,13 @@
 /**
  * docs/spec.md §3.3a/§3.3c on every backend: the slot overlap 'buffer-one' keeps runs right after the run
  * it came during — a catch-up policy (`catchup: 'skip'`, a `catchupWindow`) does not pass it as late.
- *
- * KNOWN DEFECT on Redis (it.failing there until fixed, libs/redis): claim.lua answers 'check' for the kept
- * slot's row like any slot's, and core lateSlot passes it (its successor came during the run), counting
- * missed a slot already counted overlap. The fix: claim.lua does not 'check' a row whose `cf` is set (the
- * kept slot's, as a retry's `at`), as the engine does (slotToJudge: countFrom).
  */
 import { BACKENDS, useBackend } from './backends';
 
 describe.each(BACKENDS)("%s backend: buffer-one with catchup 'skip'", (name) => {
   const backend = useBackend(name);
 
-  (name === 'redis' ? it.failing : it)('runs the kept slot right after the run, late', async () => {
+  it('runs the kept slot right after the run, late', async () => {
     const h = await backend.open();
     const spec = { handler: 'work', every: 300, payload: { sleepMs: 700 } } as const;
     await h.timers.schedule({ key: 'i', ...spec, maxRuns: 2, overlap: 'buffer-one', catchup: 'skip' });

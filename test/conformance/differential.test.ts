@@ -28,10 +28,6 @@ const SEEDS = (process.env.DIFF_SEEDS ?? '1,5,6,20,62,84,799').split(',').map(Nu
 // schedule request, which has no contract, until differential-calls.ts left it out; 656: a batch with two
 // live keys in two partitions, refused at the later one on Redis)
 const PART_SEEDS = (process.env.DIFF_PART_SEEDS ?? '1,2,3,58,211,656').split(',').map(Number);
-// Seeds that meet a known Redis defect the engine no longer has, it.failing until libs/redis is fixed: 84
-// reschedules a timer to a past at, after which Redis counts a slot before the reschedule as missed
-// (test/conformance/moved-run.test.ts).
-const KNOWN_REDIS_DEFECT = [84];
 const CALLS = 60;
 /** how far an instant read from one backend's clock may be from the other's */
 const SLACK_MS = 3_000;
@@ -51,11 +47,7 @@ onRedis('differential: the engine and Redis answer the same calls alike', () => 
       await e.engine.dispose();
     }
   };
-  it.each(SEEDS.filter((seed) => !KNOWN_REDIS_DEFECT.includes(seed)))('seed %i', run(false));
-  it.failing.each(SEEDS.filter((seed) => KNOWN_REDIS_DEFECT.includes(seed)))(
-    'seed %i (a known Redis defect: moved-run.test.ts)',
-    run(false),
-  );
+  it.each(SEEDS)('seed %i', run(false));
   it.each(PART_SEEDS)('seed %i, with partOf', run(true));
 });
 

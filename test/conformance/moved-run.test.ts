@@ -2,17 +2,6 @@
  * docs/spec.md §3.4 on every backend: a periodic timer's run moved by `reschedule` is the caller's run,
  * not a slot — moved to a past `at` it runs at once with that due whatever its catch-up policy, and the
  * slots before the reschedule (run already, or moved over) are not counted as skipped after it.
- *
- * KNOWN DEFECT on Redis (it.failing there until fixed, libs/redis): claim.lua hands a rescheduled row to
- * core lateSlot like any slot ('check', catchup 'skip' or a catchupWindow), so the moved run is passed —
- * never run, or replaced by a run of a slot that ran already; catchup 'all' then runs the slots between
- * the moved due and the reschedule (counting from the due); and after it, complete.lua (interval
- * grid_skips) and the worker (a cron's afterCronRun) count from the moved due, so the grid slots before
- * the reschedule — slots with k < 1 of the grid anchored at it, or a cron's slots that ran — count
- * `missed`. The fix: reschedule.lua marks the row's due as moved (as `tg`/`bf`/`at` mark theirs, cleared
- * at its claim), claim.lua does not 'check' a marked row, and reschedule.lua sets `cf` (skips count
- * after it) to the reschedule's now when the new due is before it — what the engine does (Entry.moved,
- * countFrom).
  */
 import type { TimerSpec } from '@sundial/core';
 import { BACKENDS, useBackend } from './backends';
@@ -31,22 +20,37 @@ describe.each(BACKENDS)('%s backend: a run moved to a past at', (name) => {
   const backend = useBackend(name);
 
   describe.each(SCHEDULES)('%s', (_kind, schedule) => {
-    (name === 'redis' ? it.failing : it)(
-      'runs at once with that due, and counts no slot before the reschedule as skipped',
-      async () => {
-        const h = await backend.open();
-        await h.timers.schedule({ key: 'm', handler: 'work', ...schedule } as TimerSpec);
-        const at = (await h.now()) - 2.5 * HOUR;
-        const moved = await h.timers.reschedule('m', { at });
-        await h.event({ type: 'completed', key: 'm' });
-        expect(h.runs.map((run) => run.due)).toEqual([at]);
-        const history = await h.timers.history('m');
-        expect(history.filter((entry) => entry.event === 'skipped')).toEqual([]);
-        expect(h.eventsOf('skipped')).toEqual([]);
-        const row = await h.timers.get('m');
-        expect(row!.dueAt).toBeGreaterThan(moved.scheduledAt);
-        expect(row!.dueAt).toBeLessThanOrEqual(moved.scheduledAt + HOUR);
-      },
-    );
+    it('runs at once with that due, and counts no slot before the reschedule as skipped', async () => {
+      const h = await backend.open();
+      await h.timers.schedule({ key: 'm', handler: 'work', ...schedule } as TimerSpec);
+      const at = (await h.now()) - 2.5 * HOUR;
+      const moved = await h.timers.reschedule('m', { at });
+      await h.event({ type: 'completed', key: 'm' });
+      expect(h.runs.map((run) => run.due)).toEqual([at]);
+      const history = await h.timers.history('m');
+      expect(history.filter((entry) => entry.event === 'skipped')).toEqual([]);
+      expect(h.eventsOf('skipped')).toEqual([]);
+      const row = await h.timers.get('m');
+      expect(row!.dueAt).toBeGreaterThan(moved.scheduledAt);
+      expect(row!.dueAt).toBeLessThanOrEqual(moved.scheduledAt + HOUR);
+    });
+  });
+});
+
+describe.each(BACKENDS)('%s backend: a backfill while a moved run waits', (name) => {
+  const backend = useBackend(name);
+
+  it('goes back to that run at its own due: no jitter, not passed as late', async () => {
+    const h = await backend.open();
+    const spec = { every: 1_000, jitter: 900, catchup: 'skip', payload: { sleepMs: 300 } } as const;
+    await h.timers.schedule({ key: 'b', handler: 'work', ...spec });
+    const at = (await h.now()) + 200;
+    const moved = await h.timers.reschedule('b', { at });
+    // two grid slots before the reschedule, 300 ms each: the moved due passes while they run
+    const from = moved.scheduledAt - 2_500;
+    expect(await h.timers.backfill('b', { from, to: moved.scheduledAt - 1 })).toEqual({ slots: 2 });
+    await h.until(() => h.runs.length === 3, { what: 'the backfill runs and the moved run' });
+    expect(h.runs.map((run) => run.due)).toEqual([from + 500, from + 1_500, at]);
+    expect(h.eventsOf('skipped')).toEqual([]);
   });
 });

@@ -117,24 +117,34 @@ describe.each(BACKENDS)('%s backend: pause and resume', (name) => {
     expect((await h.started({ key: 'c' })).due).toBe(resumed.dueAt);
   });
 
-  // KNOWN DEFECT on Redis (it.failing there until fixed): resume.lua arms the next slot even when it is
-  // after endAt, and that slot runs. The fix, in libs/redis: resume.lua ends such a row as a late slot past
-  // endAt does (pass-late.lua: completed, or failed after a failed last run, reason 'ended').
-  (name === 'redis' ? it.failing : it)(
-    'a resume whose next slot is after endAt ends the timer: completed, reason ended, nothing run',
-    async () => {
-      const h = await backend.open();
-      const endAt = (await h.now()) + 300;
-      await h.timers.schedule({ key: 'i', handler: 'work', every: 200, endAt, removeOnComplete: false });
-      await h.timers.pause('i');
-      await h.pass(500); // endAt passes while paused
-      expect(await h.timers.resume('i')).toMatchObject({ status: 'completed' });
-      expect(await h.event({ type: 'completed', key: 'i' })).toMatchObject({ reason: 'ended' });
-      await h.pass(300); // no slot after endAt comes
-      expect(h.runs).toEqual([]);
-      expect(await h.timers.get('i')).toMatchObject({ status: 'completed' });
-    },
-  );
+  it('a resume whose next slot is after endAt ends the timer: completed, reason ended, nothing run', async () => {
+    const h = await backend.open();
+    const endAt = (await h.now()) + 300;
+    await h.timers.schedule({ key: 'i', handler: 'work', every: 200, endAt, removeOnComplete: false });
+    await h.timers.pause('i');
+    await h.pass(500); // endAt passes while paused
+    expect(await h.timers.resume('i')).toMatchObject({ status: 'completed' });
+    expect(await h.event({ type: 'completed', key: 'i' })).toMatchObject({ reason: 'ended' });
+    await h.pass(300); // no slot after endAt comes
+    expect(h.runs).toEqual([]);
+    expect(await h.timers.get('i')).toMatchObject({ status: 'completed' });
+  });
+
+  it('a resume past endAt after a failed last run ends the timer failed, reason ended', async () => {
+    const h = await backend.open();
+    const endAt = (await h.now()) + 2_500; // a slot after the first run's, before endAt: it pauses
+    const spec = { cron: '* * * * * *', tz: 'UTC', endAt, pauseAfterFailures: 1, payload: { fail: 'down' } };
+    await h.timers.schedule({ key: 'f', handler: 'work', ...spec, removeOnComplete: false });
+    await h.event({ type: 'failed', key: 'f' });
+    await h.until(async () => (await h.timers.get('f'))?.status === 'paused', {
+      what: 'paused by its failure',
+    });
+    await h.pass(Math.max(0, endAt - (await h.now())) + 100); // virtual clock (real time on Redis, ≤ 2.6 s): endAt passes while paused
+    expect(await h.timers.resume('f')).toMatchObject({ status: 'failed' });
+    expect(await h.event({ type: 'failed', key: 'f', reason: 'ended' })).toBeDefined();
+    expect(h.runs).toHaveLength(1);
+    expect(await h.timers.get('f')).toMatchObject({ status: 'failed' });
+  });
 
   it('pause and resume are idempotent, and resume emits scheduled with reason resume', async () => {
     const h = await backend.open();

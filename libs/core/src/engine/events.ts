@@ -18,6 +18,26 @@ export const EVENT_NAMES: readonly TimerEventName[] = [
   'disposed',
 ];
 
+/** Refuses an unknown event name or a listener that is not a function (every backend's on()). */
+export function checkListener(name: TimerEventName, listener: TimerListener): void {
+  if (!EVENT_NAMES.includes(name)) {
+    throw new SundialError({
+      reason: 'invalid',
+      field: 'event',
+      message: `event ${showValue(name)} is not a timer event`,
+      fix: `Listen to one of ${EVENT_NAMES.join(', ')}.`,
+    });
+  }
+  if (typeof listener !== 'function') {
+    throw new SundialError({
+      reason: 'invalid',
+      field: 'listener',
+      message: `the listener for ${name} must be a function, got ${showValue(listener)}`,
+      fix: 'Pass a function that takes the event, such as (event) => console.log(event).',
+    });
+  }
+}
+
 /** The engine's listeners. A listener that throws or rejects is logged and never reaches the engine. */
 export class EventHub {
   private readonly listeners = new Map<TimerEventName, Set<TimerListener>>();
@@ -25,22 +45,7 @@ export class EventHub {
   constructor(private readonly logger: SundialLogger) {}
 
   on(name: TimerEventName, listener: TimerListener): () => void {
-    if (!EVENT_NAMES.includes(name)) {
-      throw new SundialError({
-        reason: 'invalid',
-        field: 'event',
-        message: `event ${showValue(name)} is not a timer event`,
-        fix: `Listen to one of ${EVENT_NAMES.join(', ')}.`,
-      });
-    }
-    if (typeof listener !== 'function') {
-      throw new SundialError({
-        reason: 'invalid',
-        field: 'listener',
-        message: `the listener for ${name} must be a function, got ${showValue(listener)}`,
-        fix: 'Pass a function that takes the event, such as (event) => console.log(event).',
-      });
-    }
+    checkListener(name, listener);
     const set = this.listeners.get(name) ?? new Set();
     this.listeners.set(name, set);
     // A wrapper per subscription, so subscribing the same function twice needs two unsubscribes.

@@ -1,3 +1,3 @@
 export { createEngine, DEFAULT_TOMBSTONE_MS, type EngineOptions } from './engine';
-export { EVENT_NAMES } from './events';
+export { checkListener, EVENT_NAMES } from './events';
 export type { Engine } from './request-memory';

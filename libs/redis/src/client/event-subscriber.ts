@@ -1,5 +1,6 @@
 import type { TimerEvent, TimerEventName, TimerListener } from '@sundial/core';
 import type { SundialLogger } from '@sundial/core';
+import { checkListener } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import { closeRedis } from '../infra/connection';
 import { Subscription } from '../infra/subscription';
@@ -41,6 +42,8 @@ export class EventSubscriber {
   ) {}
 
   on(type: TimerEventName, listener: TimerListener): () => void {
+    // Refused before the subscriber connection opens: a bad name or listener changes nothing.
+    checkListener(type, listener);
     if (!this.connection) this.subscribe();
     const set = this.listeners.get(type) ?? new Set<TimerListener>();
     this.listeners.set(type, set);

@@ -71,13 +71,15 @@ export function cronDetach(fields: RowFields, due: number): { next: number; miss
     return null;
   const started = Number(fields.lf ?? due);
   const timer = slotTimerOf(fields);
+  // a run reschedule moved to a past due counts from the reschedule (`cf`, docs/spec.md §3.4)
+  const from = Number(fields.cf ?? fields.ds ?? due);
   if (hasSlotPolicy(timer)) {
     // by the slot rule, as FirePath.start: no next slot (none left, or past endAt) keeps the run held
-    const step = slotAfterRun(timer, Number(fields.ds ?? due), started, started);
+    const step = slotAfterRun(timer, from, started, started);
     return step.next === null ? null : { next: step.next, missed: step.missed };
   }
   const next = nextCronSlot(cron, tz, started);
-  return next === null ? null : { next, missed: afterCronRun(cron, tz, due, started, started).missed };
+  return next === null ? null : { next, missed: afterCronRun(cron, tz, from, started, started).missed };
 }
 
 /** The completion that settles an at-most-once run whose worker was lost (docs/spec.md §3.8). */

@@ -174,9 +174,10 @@ class RunContext implements TimerContext {
 
 /** The grid slots a free tick went past, from the claimed row (its `d` is the next tick), as claim.lua counted them. */
 export function freeRunSkips(claimed: Claimed): Skips {
-  const { sa, em, d, ds, lf, st } = claimed.fields;
+  const { sa, em, d, ds, lf, st, cf } = claimed.fields;
   // `ds`: the next tick's slot when jitter moved its due (claim.lua counts up to the slot)
-  // none before startAt (`st`): a run moved before it went past no slot (claim.lua grid_skips, §3.3c)
-  const from = fromStart({ startAt: st === undefined ? undefined : Number(st) }, claimed.due);
+  // none before startAt (`st`): a run moved before it went past no slot (claim.lua grid_skips, §3.3c);
+  // a run reschedule moved to a past due counts from the reschedule (`cf`, §3.4)
+  const from = fromStart({ startAt: st === undefined ? undefined : Number(st) }, Number(cf ?? claimed.due));
   return gridSkips(Number(sa), Number(em), from, Number(lf), Number(ds ?? d));
 }

@@ -202,13 +202,17 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
 
 /**
  * What a row's armed due is beyond its Timer (core's ArmedState, for `next`): `tg` a trigger run not
- * claimed yet, `at` the try of a pending retry (absent: 1), `bf` / `bs` a backfill in progress.
+ * claimed yet, `at` the try of a pending retry (absent: 1), `mv` / `cf` a due run however late, `bf` /
+ * `bs` a backfill in progress (going back to a moved run when `mv`).
  */
 export function armedStateOf(fields: RowFields): ArmedState {
   const armed: ArmedState = { retry: fields.at !== undefined && Number(fields.at) > 1 };
   if (fields.tg !== undefined) armed.trigger = Number(fields.tg);
+  // a run reschedule moved (`mv`) or the slot overlap 'buffer-one' kept (`cf`) runs however late
+  if (fields.mv !== undefined || fields.cf !== undefined) armed.asked = true;
   if (fields.bf !== undefined && fields.bs !== undefined) {
-    armed.backfill = { rest: JSON.parse(fields.bf) as number[], resume: Number(fields.bs) };
+    const resume = Number(fields.bs);
+    armed.backfill = { rest: JSON.parse(fields.bf) as number[], resume, moved: fields.mv !== undefined };
   }
   return armed;
 }

@@ -209,8 +209,10 @@ local function claim(id, key, version)
   -- the claim itself (`now`), when they happened.
   local start = math.max(now, due)
   local start_text = int(start)
-  -- A retry (`at`) runs its slot again, a trigger or backfill run was asked for: none is late.
-  if row.s == 'pending' and not checked and not row.tg and not row.bf and not row.at and (row.cu == 's' or row.cw) then
+  -- A retry (`at`) runs its slot again, a trigger or backfill run was asked for, so was a run reschedule
+  -- moved (`mv`), and the slot overlap 'buffer-one' kept (`cf`) runs right after the run it came during:
+  -- none is late (core slotToJudge).
+  if row.s == 'pending' and not checked and not row.tg and not row.bf and not row.at and not row.cf and not row.mv and (row.cu == 's' or row.cw) then
     return { 'check', int(due), cjson.encode(row) }
   end
 
@@ -250,6 +252,12 @@ local function claim(id, key, version)
     if row.ds then
       redis.call('HSET', hash, 'ds', row.ds)
     end
+    -- A run reschedule moved (`mv`) counts its skips from the reschedule (`cf`) when its due had passed;
+    -- the next tick is a slot again (rare: a free run that was moved).
+    local count_from = row.cf or due
+    if row.mv or row.cf then
+      redis.call('HDEL', hash, 'mv', 'cf')
+    end
     -- Its own lease, beside the row (includes/free-runs): the next tick is not held up by it.
     local member = free_member(key, version)
     save_free_run(base, member, { id = id, w = worker, t = token or '', rc = row.rc, due = int(due), lf = start_text })
@@ -257,7 +265,7 @@ local function claim(id, key, version)
     leases[#leases + 1] = member
     -- Grid slots that passed since `due` are not made up: they are missed (the worker counts them from
     -- the reply's row the same way).
-    publish_skips(prefix, row, start, version, grid_skips(row, due, start, next_slot), 0)
+    publish_skips(prefix, row, start, version, grid_skips(row, tonumber(count_from), start, next_slot), 0)
   else
     row.s, row.lw, row.lu, row.ct = 'running', worker, lease_until, token
     held[#held + 1] = key

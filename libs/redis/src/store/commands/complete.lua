@@ -152,7 +152,7 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   else
     fields.cf = int(now)
   end
-  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'hc', 'ds', 'lq' })
+  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'hc', 'ds', 'lq', 'mv' })
   -- no event says it: the ledger records the retry armed, its try and its due (as FirePath.recordRetry)
   ledger_append({ key = row.key, v = fields.v, sa = row.sa }, 'retried', now, { n = tonumber(fields.at), d = tonumber(fields.d) })
   publish_skips(prefix, row, now, version, missed, overlap)
@@ -185,6 +185,7 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
     finish(row, version, outcome, message, reason, final and 'max-runs' or nil)
     return 0, 0
   end
+  -- (`mv`: the run reschedule moved has run; a backfill's goes back to it: next_backfill)
   local gone = { 'lw', 'lu', 'ct', 'hc', 'at', 'lq' }
   if row.bf then
     -- A backfill slot's run: the next backfill slot, or back to the schedule (paused instead: the backfill ends).
@@ -199,7 +200,9 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
       rearm(row, fields, next_backfill(now, row, fields, gone), gone)
     end
     return 0, 0
-  elseif (row.k == 'cron' or has_slot_policy(row)) and cron_next == '' then
+  end
+  gone[#gone + 1] = 'mv'
+  if (row.k == 'cron' or has_slot_policy(row)) and cron_next == '' then
     -- No slot comes after this run (none left, or endAt passed): the timer ends, and says why.
     finish(row, version, outcome, message, reason, ended ~= '' and ended or 'no-next-slot')
     publish_skips(prefix, row, now, version, missed, overlap)

@@ -36,8 +36,8 @@ redis.call('HSET', row_key(base, key), 'v', row.v, 'd', row.d)
 if row.ds then
   redis.call('HSET', row_key(base, key), 'ds', row.ds)
 end
--- `s` pending: the default, left out (includes/row)
-redis.call('HDEL', row_key(base, key), 's', 'lw', 'lu', 'ct', 'hc')
+-- `s` pending: the default, left out (includes/row); the slot armed is no moved run (`mv`, `cf`: reschedule.lua)
+redis.call('HDEL', row_key(base, key), 's', 'lw', 'lu', 'ct', 'hc', 'mv', 'cf')
 arm_due(base, key, next_due)
 publish_skips(prefix, row, now_ms(), version, missed, 0)
 return 1

@@ -16,6 +16,7 @@
 --- @include "includes/events"
 --- @include "includes/free-runs"
 --- @include "includes/slots"
+--- @include "includes/slot-ends"
 
 local base, prefix = KEYS[1], ARGV[1]
 local id, key, version, next_slot, ended = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -40,22 +41,5 @@ if next_slot ~= '' then
   return { 'done' }
 end
 -- No slot to arm: the timer ends as its last run did (completed when it never ran), and says why.
-local status = row.l and cjson.decode(row.l).status == 'failed' and 'failed' or 'completed'
-publish_event(prefix, row, status, now, { reason = ended })
-redis.call('ZREM', base .. 'due', key)
-redis.call('ZREM', base .. 'armed', key)
-remove_live_id(base, row.id)
--- an awaitTask=false timer with free runs in flight keeps its row until the last ends (`rp`, complete.lua)
-local kept_for_free_runs = row.rm ~= '0' and row.aw == '0' and has_free_runs(base, key, row.id)
-if row.rm == '0' or kept_for_free_runs then
-  redis.call('HSET', hash, 's', status)
-  note_kept(base, key) -- a kept finished row here (cancel-all.lua's count)
-  if kept_for_free_runs then
-    redis.call('HSET', hash, 'rp', '1')
-  end
-else
-  redis.call('DEL', hash)
-  redis.call('ZREM', base .. 'keys', key)
-  ledger_expire(key, LEDGER_KEEP_MS) -- the ledger outlives its removed row, as complete.lua's finish
-end
+end_without_slot(base, prefix, row, now, ended)
 return { 'done' }

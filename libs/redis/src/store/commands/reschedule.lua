@@ -14,6 +14,7 @@
 --- @include "includes/events"
 --- @include "includes/requests"
 --- @include "includes/scope-records"
+--- @include "includes/slots"
 
 local base, prefix = KEYS[1], ARGV[1]
 local key, mode, value = ARGV[2], ARGV[3], tonumber(ARGV[4])
@@ -44,6 +45,17 @@ row.sa = int(now)
 row.d = int(due)
 row.tg = nil
 row.at, row.cf = nil, nil -- a pending retry is over: the new due is a first try
+-- A periodic timer's moved run is no slot (docs/spec.md §3.4): moved to a past due, what follows it counts
+-- from now (`cf`), not from that due. `mv` marks it on a row with a slot policy, the rows it changes
+-- anything for: claim.lua never passes it as late, a backfill goes back to it without jitter.
+if row.k ~= 'once' then
+  if has_slot_policy(row) then
+    row.mv = '1'
+  end
+  if due < now then
+    row.cf = int(now)
+  end
+end
 -- an explicit due is its own slot; a backfill in progress ends (docs/spec.md §3.3c)
 row.ds, row.bf, row.bs, row.ba = nil, nil, nil, nil
 -- The row written in place, the hash save_row would write (~13k Redis instructions less than its DEL
@@ -52,19 +64,19 @@ row.ds, row.bf, row.bs, row.ba = nil, nil, nil, nil
 -- release stored. (Tables sized by their constructors: one grown field by field is rehashed at each
 -- power of two.)
 local hash = row_key(base, key)
-local set, n = { 'v', row.v, 'sa', row.sa, 'd', row.d, false, false, false, false, false, false }, 6
--- (set on some rows only: `dm` a delay, `ab` abort_runs, `lq` ledger_fold_armed)
-if row.dm then
-  set[n + 1], set[n + 2], n = 'dm', row.dm, n + 2
-end
-if row.ab then
-  set[n + 1], set[n + 2], n = 'ab', row.ab, n + 2
-end
-if row.lq then
-  set[n + 1], set[n + 2], n = 'lq', row.lq, n + 2
+local set, n = { 'v', row.v, 'sa', row.sa, 'd', row.d, false, false, false, false, false, false, false, false, false, false }, 6
+-- (set on some rows only: `dm` a delay, `ab` abort_runs, `lq` ledger_fold_armed, `mv` and `cf` a periodic
+-- timer's)
+for _, field in ipairs({ 'dm', 'ab', 'lq', 'mv', 'cf' }) do
+  if row[field] then
+    set[n + 1], set[n + 2], n = field, row[field], n + 2
+  end
 end
 redis.call('HSET', hash, unpack(set, 1, n))
-local gone, m = { 's', 'tg', 'at', 'cf', 'ds', 'bf', 'bs', 'ba', false, false }, 8
+local gone, m = { 's', 'tg', 'at', 'ds', 'bf', 'bs', 'ba', false, false, false }, 7
+if not row.cf then
+  gone[m + 1], m = 'cf', m + 1
+end
 if row.k == ROW_DEFAULTS.k then
   gone[m + 1], m = 'k', m + 1
 end

@@ -1,6 +1,7 @@
 -- Resumes a paused timer. The next due is computed from now: an interval's next grid slot (same math as
 -- core nextGridSlot; none before startAt), a once timer's own due (or now when it passed), the given cron
--- occurrence.
+-- occurrence. A periodic timer whose next slot is after its endAt (`ea`: it passed while paused) has none
+-- left: it ends as a late slot past endAt does (pass-late.lua; reason 'ended', no `scheduled`).
 -- Resuming a timer that is not paused changes nothing.
 -- Input:
 --   KEYS[1] partition base 'P:{pN}:'
@@ -9,8 +10,8 @@
 --   ARGV[1] may carry a request after the prefix (includes/requests): a repeated call answers
 --   `{ 'again', <the first answer> }`; with one, an 'ok' comes as the JSON text of its array, the text
 --   it keeps
--- Output: { 'ok', row as pairs } | { 'not-found' (, 's', ended status) } | { 'retry', now } unchanged when the cron
---   occurrence is not after now
+-- Output: { 'ok', row as pairs } (`s` completed or failed: it ended) | { 'not-found' (, 's', ended status) } |
+--   { 'retry', now } unchanged when the cron occurrence is not after now
 
 --- @include "includes/time"
 --- @include "includes/row"
@@ -18,6 +19,7 @@
 --- @include "includes/events"
 --- @include "includes/requests"
 --- @include "includes/slots"
+--- @include "includes/slot-ends"
 --- @include "includes/scope-records"
 
 local base, prefix = KEYS[1], ARGV[1]
@@ -45,6 +47,11 @@ elseif row.k == 'cron' then
 else
   due = math.max(tonumber(row.d), now)
 end
+if row.k ~= 'once' and row.ea and due > tonumber(row.ea) then
+  -- (at its paused version, as the engine's: nothing is armed)
+  end_without_slot(base, prefix, row, now, 'ended')
+  return reply('ok', row)
+end
 bump_version(row)
 row.s = 'pending'
 if row.k == 'once' then
@@ -52,8 +59,9 @@ if row.k == 'once' then
 else
   due = arm_slot_fields(row, row, due) -- a periodic slot moved by its jitter
 end
--- A fresh start: the failure streak (pauseAfterFailures) and any retry left pending are over.
-row.fs, row.at, row.cf = nil, nil, nil
+-- A fresh start: the failure streak (pauseAfterFailures), any retry left pending and a run reschedule
+-- moved (`mv`) are over.
+row.fs, row.at, row.cf, row.mv = nil, nil, nil, nil
 save_row(base, row)
 arm_due(base, key, due)
 publish_event(prefix, row, 'scheduled', now, { due = due, reason = 'resume' })

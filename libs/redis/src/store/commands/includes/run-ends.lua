@@ -28,8 +28,8 @@ local function outcome_of(prefix, now, row, version, outcome, message, reason, e
 end
 
 -- A backfill in progress (`bf`: the slots after the armed one, `bs`: the slot to go back to): the next
--- backfill slot runs at once, due at itself; after the last, the schedule goes on at `bs`. Returns its
--- due, and adds the fields it drops to `gone`.
+-- backfill slot runs at once, due at itself; after the last, the schedule goes on at `bs` (a run
+-- reschedule moved, `mv`, at its own due). Returns its due, and adds the fields it drops to `gone`.
 local function next_backfill(now, row, fields, gone)
   local rest = cjson.decode(row.bf)
   if #rest > 0 then
@@ -42,5 +42,11 @@ local function next_backfill(now, row, fields, gone)
   gone[#gone + 1] = 'bf'
   gone[#gone + 1] = 'bs'
   gone[#gone + 1] = 'ba'
+  if row.mv then
+    -- the run reschedule moved (`mv`, kept): its own due, no slot, so no jitter (docs/spec.md §3.3c)
+    fields.d = row.bs
+    gone[#gone + 1] = 'ds'
+    return tonumber(row.bs)
+  end
   return arm_slot_fields(row, fields, tonumber(row.bs))
 end
