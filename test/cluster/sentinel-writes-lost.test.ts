@@ -102,13 +102,15 @@ async function cutReplica({ redis }: Group): Promise<void> {
 /** Drops the watch's connection to the primary: it connects again and looks at once ('ready'). */
 async function watchLooksAgain({ redis }: Group): Promise<void> {
   const primary = new Redis(redis.primary.port);
+  // A look is an INFO, then a GET: `cmd=get` alone found no id in the middle of one (then CLIENT KILL ID
+  // undefined, "ERR client-id should be greater than 0": a CI failure under load), so either, waited for.
   const watchIds = async () =>
     ((await primary.client('LIST')) as string)
       .split('\n')
-      .filter((line) => / name=sundial-watch .*cmd=get/.test(line))
+      .filter((line) => / name=sundial-watch .*cmd=(get|info) /.test(line))
       .map((line) => /^id=(\d+)/.exec(line)?.[1]);
   try {
-    const [before] = await watchIds();
+    const before = await waitFor(async () => (await watchIds())[0], { what: "the watch's connection" });
     await primary.call('CLIENT', 'KILL', 'ID', String(before));
     await waitFor(async () => (await watchIds()).some((id) => id !== before), {
       timeoutMs: 10_000, // deadline: the watch reconnects within a second or two
