@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { useChromiumCluster } from './chromium-fixture';
 import { describeActionAnswers } from './pages/action-answers';
 import { describeActsAsShown } from './pages/acts-as-shown';
+import { describeAwayAndBack } from './pages/away-and-back';
 import { describeScheduleAgain, SCHEDULE_AGAIN_FILE } from './pages/schedule-again';
 import { describeServerNow } from './pages/server-now';
 import { describeSupportWalk } from './pages/support-walk';
@@ -27,6 +28,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeActionAnswers(shared);
 describeActsAsShown(shared);
+describeAwayAndBack(shared);
 describeScheduleAgain(shared);
 describeServerNow(shared);
 describeSupportWalk(shared);

@@ -14,6 +14,29 @@ export function notify(text: string, kind: 'info' | 'error' = 'info'): void {
   notice.textContent = text;
   notice.className = kind;
   notice.dataset.page = location.hash;
+  delete notice.dataset.read;
+}
+
+/**
+ * A read's refusal (the list, a timer, the timeline could not be read): it is marked, so that a read of
+ * the same page that answers later (Refresh once Redis or the scheduler is back) takes it away. Before, the
+ * "Redis is unreachable" notice stayed above the fresh list it no longer applied to. A notice offering
+ * Retry (a write's lost answer) is left: it is about that write, not the read.
+ */
+export function notifyReadError(error: unknown, key?: string): void {
+  notifyError(error, key);
+  const notice = document.getElementById('notice')!;
+  if (!notice.querySelector('button')) notice.dataset.read = 'true';
+}
+
+/** A read of this page answered: a read's refusal written on it is no longer true (notifyReadError). */
+export function clearReadError(): void {
+  const notice = document.getElementById('notice')!;
+  if (notice.dataset.read !== 'true' || notice.dataset.page !== location.hash) return;
+  notice.textContent = '';
+  notice.className = '';
+  delete notice.dataset.page;
+  delete notice.dataset.read;
 }
 
 /**
@@ -26,6 +49,7 @@ export function clearStaleNotice(): void {
   notice.textContent = '';
   notice.className = '';
   delete notice.dataset.page;
+  delete notice.dataset.read;
 }
 
 /**
