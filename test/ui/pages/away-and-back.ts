@@ -6,7 +6,8 @@ import { unavailable } from './write-refusals';
  * The scheduler away and back, as on-call meets it at 3 a.m. (docs/spec.md §5.6): no answer at all, or a
  * proxy's HTML error page, reads as a reason, a message and a fix (before: the browser's "Failed to fetch"
  * and the JSON parser's "Unexpected token '<'"); and a read's refusal goes once a Refresh of the same page
- * reads again (before: "Redis is unreachable" stayed above the fresh list).
+ * reads again (before: "Redis is unreachable" stayed above the fresh list); the timeline, left open, has a
+ * Refresh too (before: nothing read it again, its window's link naming the page already shown).
  */
 export function describeAwayAndBack(shared: ChromiumCluster): void {
   describe('operator UI: the scheduler away and back, in chromium', () => {
@@ -63,6 +64,17 @@ export function describeAwayAndBack(shared: ChromiumCluster): void {
       await cluster.page.getByRole('button', { name: 'Refresh' }).click();
       await cluster.page.getByRole('link', { name: 'away:gone' }).waitFor();
       expect(await notice().textContent()).toBe('');
+    });
+
+    it("the timeline's Refresh reads it again: a timer scheduled since the page was drawn shows", async () => {
+      await cluster.page.goto(`${cluster.ui}#/timeline?window=1h&prefix=away:soon`);
+      await cluster.page.locator('text=Nothing is due in the next hour.').waitFor();
+      await cluster.api('POST', '/v1/timers', { key: 'away:soon', handler: 'record', delay: '30m' });
+      await cluster.page.getByRole('button', { name: 'Refresh' }).click();
+      await cluster.page.getByRole('link', { name: 'away:soon' }).waitFor();
+      expect(await cluster.page.getByRole('heading', { level: 1 }).textContent()).toBe(
+        'Timeline: the next hour',
+      );
     });
 
     it('an action done keeps its notice across the redraw that reads the timer again', async () => {

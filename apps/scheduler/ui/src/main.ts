@@ -18,7 +18,7 @@ function route(keepFocus: unknown = true): void {
   const main = document.getElementById('main')!;
   let view: HTMLElement;
   if (path.startsWith('/timer/')) view = timerRoute(path.slice('/timer/'.length));
-  else if (path === '/timeline') view = timelineView(params);
+  else if (path === '/timeline') view = timelineView(params, route);
   else view = timersView(params, route);
   if (keepFocus === false) main.replaceChildren(view);
   else redrawKeepingFocus(main, () => main.replaceChildren(view));
