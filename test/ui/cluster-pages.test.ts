@@ -9,6 +9,7 @@ import { describeScheduleAgain, SCHEDULE_AGAIN_FILE } from './pages/schedule-aga
 import { describeServerNow } from './pages/server-now';
 import { describeSupportWalk } from './pages/support-walk';
 import { describeTimerTruth } from './pages/timer-truth';
+import { describeTimeZones } from './pages/time-zones';
 import { describeWriteRefusals } from './pages/write-refusals';
 import { describeWriteRetry } from './pages/write-retry';
 
@@ -33,5 +34,6 @@ describeScheduleAgain(shared);
 describeServerNow(shared);
 describeSupportWalk(shared);
 describeTimerTruth(shared);
+describeTimeZones(shared);
 describeWriteRefusals(shared);
 describeWriteRetry(shared);
