@@ -7,7 +7,8 @@ import { unavailable } from './write-refusals';
  * proxy's HTML error page, reads as a reason, a message and a fix (before: the browser's "Failed to fetch"
  * and the JSON parser's "Unexpected token '<'"); and a read's refusal goes once a Refresh of the same page
  * reads again (before: "Redis is unreachable" stayed above the fresh list); the timeline, left open, has a
- * Refresh too (before: nothing read it again, its window's link naming the page already shown).
+ * Refresh too (before: nothing read it again, its window's link naming the page already shown); and a
+ * Cancel goes back to the list searched (before: to every timer, the search to type again).
  */
 export function describeAwayAndBack(shared: ChromiumCluster): void {
   describe('operator UI: the scheduler away and back, in chromium', () => {
@@ -75,6 +76,22 @@ export function describeAwayAndBack(shared: ChromiumCluster): void {
       expect(await cluster.page.getByRole('heading', { level: 1 }).textContent()).toBe(
         'Timeline: the next hour',
       );
+    });
+
+    it('Cancel on a timer opened from a searched list goes back to that list, not to every timer', async () => {
+      for (const key of ['back:1', 'back:2'])
+        await cluster.api('POST', '/v1/timers', { key, handler: 'record', delay: '2h' });
+      const { page } = cluster;
+      await page.goto(`${cluster.ui}#/?prefix=back%3A&status=pending`);
+      await page.getByRole('link', { name: 'back:1' }).click();
+      await page.getByRole('heading', { level: 1, name: 'back:1 pending' }).waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Cancel timer' }).click();
+      await notice().locator('text=back:1: cancelled.').waitFor();
+      expect(page.url()).toMatch(/#\/\?prefix=back%3A&status=pending$/);
+      await page.getByRole('link', { name: 'back:2' }).waitFor();
+      expect(await page.getByLabel('Key prefix').inputValue()).toBe('back:');
+      expect(await page.getByRole('link', { name: 'back:1' }).count()).toBe(0);
     });
 
     it('an action done keeps its notice across the redraw that reads the timer again', async () => {

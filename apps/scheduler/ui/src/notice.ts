@@ -1,6 +1,7 @@
 /** The one status line under the header (an aria-live region): what an action did, or why it was refused. */
 import { api, ApiError } from './api.js';
 import { h } from './dom.js';
+import { lastList } from './last-list.js';
 import { oneAtATime } from './one-at-a-time.js';
 import { uiFix } from './ui-fix.js';
 import { doneText, type SentWrite, takeLost } from './write-key.js';
@@ -87,7 +88,7 @@ async function retry(write: SentWrite): Promise<void> {
     const answer = await api<unknown>(write.method, write.path, write.query, write.json);
     const page = location.hash;
     // a cancelled timer's page has nothing left to show: to the list first, as Cancel does (actions.ts)
-    if (write.method === 'DELETE' && write.path !== 'timers') location.hash = '#/';
+    if (write.method === 'DELETE' && write.path !== 'timers') location.hash = lastList();
     notify(`${doneText(write, answer)} Retried with the same Idempotency-Key: applied once.`);
     if (location.hash === page) window.dispatchEvent(new HashChangeEvent('hashchange'));
   } catch (error) {
