@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import { useChromiumCluster } from './chromium-fixture';
 import { describeActionAnswers } from './pages/action-answers';
 import { describeActsAsShown } from './pages/acts-as-shown';
+import { describeAwayAndBack } from './pages/away-and-back';
+import { describePausedReschedule } from './pages/paused-reschedule';
 import { describeScheduleAgain, SCHEDULE_AGAIN_FILE } from './pages/schedule-again';
 import { describeServerNow } from './pages/server-now';
 import { describeSupportWalk } from './pages/support-walk';
 import { describeTimerTruth } from './pages/timer-truth';
+import { describeTimeZones } from './pages/time-zones';
 import { describeWriteRefusals } from './pages/write-refusals';
 import { describeWriteRetry } from './pages/write-retry';
 
@@ -27,9 +30,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeActionAnswers(shared);
 describeActsAsShown(shared);
+describeAwayAndBack(shared);
+describePausedReschedule(shared);
 describeScheduleAgain(shared);
 describeServerNow(shared);
 describeSupportWalk(shared);
 describeTimerTruth(shared);
+describeTimeZones(shared);
 describeWriteRefusals(shared);
 describeWriteRetry(shared);

@@ -2,8 +2,8 @@ import type { Timer } from '@sundial/core';
 import { keyPath } from '@sundial/testing/harness';
 import { type ChromiumCluster, type ClusterPage, usePage } from '../chromium-fixture';
 
-/** A 503 as the API answers a write while Redis is away (docs/spec.md §2, §5.2). */
-const unavailable = (outcomeUnknown: boolean) => ({
+/** A 503 as the API answers a write (or, without outcomeUnknown, a read) while Redis is away (docs/spec.md §2, §5.2). */
+export const unavailable = (outcomeUnknown: boolean) => ({
   status: 503,
   contentType: 'application/json',
   body: JSON.stringify({

@@ -56,12 +56,17 @@ export async function api<T>(
     response = await fetch(url, { method, headers, body: json ? JSON.stringify(json) : undefined });
   } catch (error) {
     lost();
-    throw error;
+    throw unreachable(error, key !== undefined);
   }
   // every answer says the scheduler's now, refusals too (clock.ts)
   serverClock.note(response.headers.get(NOW_HEADER), sentAt, serverClock.local());
   const text = await response.text();
-  const body: unknown = text ? JSON.parse(text) : null;
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    throw notTheApi(response);
+  }
   if (!response.ok) {
     const error = toApiError(response.status, body);
     if (error.detail?.code === 'outcome-unknown') lost();
@@ -87,6 +92,36 @@ interface ErrorBody {
     fix?: string;
     detail?: Record<string, unknown>;
   };
+}
+
+/**
+ * No answer at all (the scheduler stopped, the network down): the browser's bare "Failed to fetch" said
+ * neither what failed nor what to do. A write's may have reached the scheduler before the connection
+ * went, so it is not said to have changed nothing.
+ */
+function unreachable(error: unknown, write: boolean): ApiError {
+  const why = error instanceof Error ? error.message : String(error);
+  const outcome = write ? 'it may or may not have been applied' : 'nothing was read';
+  return new ApiError(
+    0,
+    'unreachable',
+    `Check that the scheduler at ${location.origin} is running and reachable from this browser, then press Refresh.`,
+    `the scheduler did not answer (${why}): ${outcome}`,
+  );
+}
+
+/**
+ * An answer that is not the API's JSON: a proxy's or load balancer's error page (a 502 while the
+ * scheduler restarts). Before, the page showed the JSON parser's "Unexpected token '<'".
+ */
+function notTheApi(response: Response): ApiError {
+  const type = response.headers.get('content-type') ?? 'no content type';
+  return new ApiError(
+    response.status,
+    `http-${response.status}`,
+    "Something between this browser and the scheduler answered instead of it (a proxy's error page): check that the scheduler is running and the proxy's route to it, then press Refresh.",
+    `the answer (${response.status} ${response.statusText}, ${type}) is not the scheduler's API`,
+  );
 }
 
 function toApiError(status: number, body: unknown): ApiError {

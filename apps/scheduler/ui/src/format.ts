@@ -1,17 +1,32 @@
-/** How times, durations and schedules read in the UI: local time with the offset, and "in 5 min". */
+/** How times, durations and schedules read in the UI: local time (its offset when not the header's), and "in 5 min". */
 // @sundial/core's, compiled by this UI's build and served beside its modules (tsconfig.json `rootDirs`)
 import { durationText } from './duration-text.js';
 import type { Timer } from './types.js';
 import { now } from './clock.js';
 
-/** `2026-12-03 09:38:30` in the browser's zone (the header names it): unambiguous, sortable. */
+/**
+ * `2026-12-03 09:38:30` in the browser's zone at the offset the header names (its offset now): sortable.
+ * An instant at another offset of the zone (across a daylight-saving change: a July time read in
+ * December) adds its own, `2027-07-01 08:00:00 (UTC-04:00)`: without it, read with the header's
+ * UTC-05:00 it named an instant an hour off, and the hour a fall-back repeats was shown twice alike.
+ */
 export function formatTime(at: number | string | null | undefined): string {
   if (at === null || at === undefined) return '—';
   const date = new Date(at);
   if (Number.isNaN(date.getTime())) return String(at);
   const pad = (n: number) => String(n).padStart(2, '0');
   const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-  return `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  const text = `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  const header = new Date(now()).getTimezoneOffset();
+  return date.getTimezoneOffset() === header ? text : `${text} (UTC${offsetOf(date)})`;
+}
+
+/** `+01:00`: the browser zone's offset from UTC at `at`. */
+function offsetOf(at: Date): string {
+  const minutes = -at.getTimezoneOffset();
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 /**
@@ -29,11 +44,7 @@ export function formatInOffset(at: string, offset: string): string {
 
 /** The browser's zone and its offset now, e.g. `Europe/Paris (UTC+01:00)`: what formatTime shows. */
 export function browserZone(at = new Date(now())): string {
-  const minutes = -at.getTimezoneOffset();
-  const sign = minutes < 0 ? '-' : '+';
-  const abs = Math.abs(minutes);
-  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-  return `${Intl.DateTimeFormat().resolvedOptions().timeZone} (UTC${offset})`;
+  return `${Intl.DateTimeFormat().resolvedOptions().timeZone} (UTC${offsetOf(at)})`;
 }
 
 /** "in 4 min", "12 s ago": relative to the scheduler's now (clock.ts), for the list and the timeline. */

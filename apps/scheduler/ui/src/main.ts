@@ -6,6 +6,7 @@ import { apiToken, setApiToken } from './api.js';
 import { h } from './dom.js';
 import { browserZone } from './format.js';
 import { redrawKeepingFocus } from './keep-focus.js';
+import { noteMove } from './last-list.js';
 import { clearStaleNotice, notify } from './notice.js';
 import { timerView } from './views/timer.js';
 import { timelineView } from './views/timeline.js';
@@ -18,7 +19,7 @@ function route(keepFocus: unknown = true): void {
   const main = document.getElementById('main')!;
   let view: HTMLElement;
   if (path.startsWith('/timer/')) view = timerRoute(path.slice('/timer/'.length));
-  else if (path === '/timeline') view = timelineView(params);
+  else if (path === '/timeline') view = timelineView(params, route);
   else view = timersView(params, route);
   if (keepFocus === false) main.replaceChildren(view);
   else redrawKeepingFocus(main, () => main.replaceChildren(view));
@@ -73,7 +74,9 @@ function tokenForm(): void {
   });
 }
 
-window.addEventListener('hashchange', () => {
+window.addEventListener('hashchange', (event) => {
+  // a redraw asked of this page (a Retry's) names no old address: where Cancel goes back to stays
+  if (event.oldURL) noteMove(new URL(event.oldURL).hash);
   clearStaleNotice();
   route(false);
   // Move focus to the new page for keyboard and screen-reader users.

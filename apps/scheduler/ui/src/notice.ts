@@ -1,6 +1,7 @@
 /** The one status line under the header (an aria-live region): what an action did, or why it was refused. */
 import { api, ApiError } from './api.js';
 import { h } from './dom.js';
+import { lastList } from './last-list.js';
 import { oneAtATime } from './one-at-a-time.js';
 import { uiFix } from './ui-fix.js';
 import { doneText, type SentWrite, takeLost } from './write-key.js';
@@ -14,6 +15,29 @@ export function notify(text: string, kind: 'info' | 'error' = 'info'): void {
   notice.textContent = text;
   notice.className = kind;
   notice.dataset.page = location.hash;
+  delete notice.dataset.read;
+}
+
+/**
+ * A read's refusal (the list, a timer, the timeline could not be read): it is marked, so that a read of
+ * the same page that answers later (Refresh once Redis or the scheduler is back) takes it away. Before, the
+ * "Redis is unreachable" notice stayed above the fresh list it no longer applied to. A notice offering
+ * Retry (a write's lost answer) is left: it is about that write, not the read.
+ */
+export function notifyReadError(error: unknown, key?: string): void {
+  notifyError(error, key);
+  const notice = document.getElementById('notice')!;
+  if (!notice.querySelector('button')) notice.dataset.read = 'true';
+}
+
+/** A read of this page answered: a read's refusal written on it is no longer true (notifyReadError). */
+export function clearReadError(): void {
+  const notice = document.getElementById('notice')!;
+  if (notice.dataset.read !== 'true' || notice.dataset.page !== location.hash) return;
+  notice.textContent = '';
+  notice.className = '';
+  delete notice.dataset.page;
+  delete notice.dataset.read;
 }
 
 /**
@@ -26,6 +50,7 @@ export function clearStaleNotice(): void {
   notice.textContent = '';
   notice.className = '';
   delete notice.dataset.page;
+  delete notice.dataset.read;
 }
 
 /**
@@ -63,7 +88,7 @@ async function retry(write: SentWrite): Promise<void> {
     const answer = await api<unknown>(write.method, write.path, write.query, write.json);
     const page = location.hash;
     // a cancelled timer's page has nothing left to show: to the list first, as Cancel does (actions.ts)
-    if (write.method === 'DELETE' && write.path !== 'timers') location.hash = '#/';
+    if (write.method === 'DELETE' && write.path !== 'timers') location.hash = lastList();
     notify(`${doneText(write, answer)} Retried with the same Idempotency-Key: applied once.`);
     if (location.hash === page) window.dispatchEvent(new HashChangeEvent('hashchange'));
   } catch (error) {

@@ -5,7 +5,7 @@
 import { redrawKeepingFocus } from './keep-focus.js';
 import { api } from './api.js';
 import { h } from './dom.js';
-import { notifyError } from './notice.js';
+import { clearReadError, notifyReadError } from './notice.js';
 import type { ListResult, Timer } from './types.js';
 
 export const PAGE_SIZE = 100;
@@ -38,6 +38,7 @@ export function pagedList({ query, render, empty, labels }: PagedList): HTMLElem
         limit: String(PAGE_SIZE),
         cursor: cursors[page],
       });
+      clearReadError();
       cursors[page + 1] = result.nextCursor ?? '';
       before[page + 1] = before[page] + result.items.length;
       const [items, buttons] = [
@@ -59,7 +60,7 @@ export function pagedList({ query, render, empty, labels }: PagedList): HTMLElem
       // Next and Previous keep focus across the page they draw (keep-focus.ts).
       redrawKeepingFocus(container, () => container.replaceChildren(items, buttons));
     } catch (error) {
-      notifyError(error);
+      notifyReadError(error);
       container.replaceChildren(h('p', {}, 'Could not read the timers.'));
     }
   };

@@ -8,6 +8,7 @@
 import { api, ApiError, timerPath } from '../api.js';
 import { h } from '../dom.js';
 import { formatTime } from '../format.js';
+import { lastList } from '../last-list.js';
 import { notify, notifyError } from '../notice.js';
 import type { OneAtATime } from '../one-at-a-time.js';
 import type { Timer } from '../types.js';
@@ -79,8 +80,8 @@ export function actions(timer: Timer, rerender: () => void, oneAtATime: OneAtATi
         const before = await readAsShown(timer);
         // cancelled; or, since the page was read, it ended (its kept row removed) or was cancelled already
         const said = await cancelTimer(timer.key);
-        // to the list first: the notice is the list's (notice.ts)
-        location.hash = '#/';
+        // to the list it came from first: the notice is the list's (notice.ts)
+        location.hash = lastList();
         notify(`${said}${changedSince(timer, before)}`);
         return;
       }

@@ -15,7 +15,13 @@ const WINDOWS: Record<string, [number, string]> = {
   '1d': [86_400_000, 'next day'],
 };
 
-export function timelineView(params: URLSearchParams): HTMLElement {
+/**
+ * `rerender` (Refresh) draws it again from the scheduler's now: the window and the list are those of the
+ * moment the page was drawn, and on-call leaves it open — before, nothing on the page read it again (the
+ * window's link names the page already shown), so a timer that had fired stayed "in 3 min" and one
+ * scheduled since never showed.
+ */
+export function timelineView(params: URLSearchParams, rerender: () => void): HTMLElement {
   const window = params.get('window') ?? '';
   const chosen = window in WINDOWS ? window : '1h';
   const [span, label] = WINDOWS[chosen];
@@ -49,6 +55,7 @@ export function timelineView(params: URLSearchParams): HTMLElement {
       ...Object.entries(WINDOWS).map(([name, [, text]]) =>
         h('a', { href: `#/timeline?window=${name}`, 'aria-current': name === chosen ? 'page' : false }, text),
       ),
+      h('button', { type: 'button', onclick: rerender }, 'Refresh'),
     ),
     due,
   );

@@ -7,7 +7,7 @@ import { api, timerPath } from '../api.js';
 import { h, statusBadge, table } from '../dom.js';
 import { durationText } from '../duration-text.js';
 import { formatInOffset, formatTime, lastRun, relative, schedule } from '../format.js';
-import { describeError, notifyError } from '../notice.js';
+import { clearReadError, describeError, notifyReadError } from '../notice.js';
 import { oneAtATime } from '../one-at-a-time.js';
 import type { LedgerEntry, NextTime, Timer, TimerDescription } from '../types.js';
 import { actions } from './actions.js';
@@ -21,9 +21,12 @@ const LEDGER_LIMIT = 50;
 export function timerView(key: string, rerender: () => void): HTMLElement {
   const section = h('section', {}, h('h1', {}, key), h('p', {}, 'Loading…'));
   void api<Timer>('GET', timerPath(key)).then(
-    (timer) => section.replaceChildren(...render(timer, rerender)),
+    (timer) => {
+      clearReadError();
+      section.replaceChildren(...render(timer, rerender));
+    },
     (error: unknown) => {
-      notifyError(error, key);
+      notifyReadError(error, key);
       section.replaceChildren(
         h('h1', {}, key),
         h('p', {}, describeError(error, key)),
