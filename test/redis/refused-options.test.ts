@@ -1,6 +1,12 @@
 import { ENV_LIMIT_SETTINGS } from '@sundial/core';
 import { Dispatcher, Reconciler } from '@sundial/redis';
 import Redis from 'ioredis';
+
+/** ioredis options for a redis:// URL. */
+function redisOptions(url: string): { host: string; port: number } {
+  const { hostname, port } = new URL(url);
+  return { host: hostname, port: Number(port) };
+}
 import { useStore } from './store-fixture';
 
 /**
@@ -62,6 +68,26 @@ describe('a refused option leaves no connection open', () => {
     const refused = expect.objectContaining({ name: 'SundialError', reason: 'invalid', field });
     expect(await connectionsAfter(() => expect(() => store.open(bad)).toThrow(refused))).toBe(before);
   });
+
+  // A client made for the app's own keys: its timers went to `app:sundial:…`, which no scheduler or worker
+  // reads (SundialModule refused it; RedisTimers used directly took it).
+  it.each([
+    ['options', (url: string) => ({ ...redisOptions(url), keyPrefix: 'app:' })],
+    ['a client', (url: string) => new Redis(url, { keyPrefix: 'app:', lazyConnect: true })],
+  ])(
+    'a connection with ioredis keyPrefix (%s): RedisTimers is refused naming the prefix to use',
+    (_, make) => {
+      const connection = make(store.url());
+      expect(() => store.open({ connection, prefix: 'sundial' })).toThrow(
+        expect.objectContaining({
+          reason: 'invalid',
+          field: 'connection.keyPrefix',
+          fix: expect.stringContaining('prefix: "app:sundial"'),
+        }),
+      );
+      if (connection instanceof Redis) connection.disconnect();
+    },
+  );
 
   it("takes the scheduler's limits, which say where they are set (setBy)", () => {
     const limits = { maxPayloadBytes: 1, minEveryMs: 1, setBy: ENV_LIMIT_SETTINGS };

@@ -1,5 +1,11 @@
 import { OptionReader, refusals, type TimerHandlerMap, validateLedgerSize } from '@sundial/core';
-import { claimAheadOf, dispatcherGraceOf, parseRedisUrl, servedPartitions } from '@sundial/redis';
+import {
+  claimAheadOf,
+  connectionKeyPrefix,
+  dispatcherGraceOf,
+  parseRedisUrl,
+  servedPartitions,
+} from '@sundial/redis';
 import type { SundialModuleOptions } from './sundial-module-options';
 import type {
   SundialWorkerModuleAsyncOptions,
@@ -211,15 +217,8 @@ function checkConnection(read: OptionReader): void {
  * @nestjs/bullmq (`ioredis does not support ioredis prefixes`). `prefix` names the same keys.
  */
 function refuseKeyPrefix(connection: object): void {
-  type Prefixed = { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } };
-  // a client (Redis or Cluster) holds its options; options are given as they are
-  const options = (
-    typeof (connection as { duplicate?: unknown }).duplicate === 'function'
-      ? (connection as { options?: Prefixed }).options
-      : connection
-  ) as Prefixed | undefined;
-  const keyPrefix = options?.keyPrefix || options?.redisOptions?.keyPrefix;
-  if (typeof keyPrefix !== 'string' || keyPrefix === '') return;
+  const keyPrefix = connectionKeyPrefix(connection);
+  if (keyPrefix === undefined) return;
   throw refusals.invalid(
     'connection.keyPrefix',
     `SundialModule: connection has ioredis keyPrefix ${JSON.stringify(keyPrefix)}: BullMQ, which carries the fire jobs, refuses it, and the apps that dispatch and run the timers (apps/scheduler, apps/worker) connect without it and would never see them.`,

@@ -15,6 +15,7 @@ export {
   type RedisConnection,
   withReconnectCadence,
 } from './infra/connection';
+export { connectionKeyPrefix } from './infra/key-prefix';
 export { parseRedisUrl, type RedisTarget, urlForDisplay } from './infra/redis-url';
 export type { PartitionedOptions } from './infra/partitioned';
 export { type ServeOptions, servedPartitions } from './infra/served-partitions';

@@ -1,4 +1,5 @@
-import { OptionReader, type SpecLimits, type SundialLogger } from '@sundial/core';
+import { OptionReader, refusals, type SpecLimits, type SundialLogger } from '@sundial/core';
+import { connectionKeyPrefix } from '../infra/key-prefix';
 import type { PartitionedOptions } from '../infra/partitioned';
 import type { SundialObserver } from '../metrics/observer';
 
@@ -42,5 +43,14 @@ export function checkTimersOptions(options: RedisTimersOptions): RedisTimersOpti
   read.integer('cancelBatch', 1, '1000');
   read.boolean('cancelAllRecords');
   read.limits(['setBy']);
+  const keyPrefix = connectionKeyPrefix(options.connection);
+  if (keyPrefix !== undefined) {
+    const prefix = options.prefix ?? 'sundial';
+    throw refusals.invalid(
+      'connection.keyPrefix',
+      `RedisTimers: connection has ioredis keyPrefix ${JSON.stringify(keyPrefix)}: its timers would go under ${JSON.stringify(`${keyPrefix}${prefix}:`)}, where the scheduler and workers, which connect without it, never look (BullMQ, which carries the fire jobs, refuses such a connection).`,
+      `Give RedisTimers a connection without keyPrefix (a URL or options, not a client made for the app's own keys) and name the keys with prefix: ${JSON.stringify(`${keyPrefix}${prefix}`)} (the same SUNDIAL_PREFIX to the apps).`,
+    );
+  }
   return options;
 }
