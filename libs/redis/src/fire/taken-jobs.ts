@@ -38,7 +38,8 @@ export interface TakenJobsOptions {
  * token itself (a job the stalled check handed on meanwhile, or one finished, is left as it is). Any
  * worker then takes it at once, and its claims run the timers still due (docs/spec.md §4.7). Nothing
  * per fired timer: an `LRANGE` and a `GET` per active job not started, per consumer, only when its
- * connection came back. Not covered: a Redis Cluster, whose client reports no close for one shard's connection.
+ * connection came back. On a Redis Cluster a shard's connection that drops is ended and made anew
+ * (`-node`) while the client stays ready: its end is a close, and the check follows it the same way.
  */
 /** A watched consumer, and the jobs it started and has not finished. */
 interface Watched {
@@ -72,8 +73,7 @@ export class TakenJobs {
         const all = [watched];
         this.onConnection.set(client, all);
         let closedAt: number | undefined;
-        client.on('close', () => (closedAt ??= Date.now()));
-        client.on('ready', () => {
+        const checkSoon = () => {
           if (closedAt === undefined || this.stopped) return;
           const since = closedAt;
           closedAt = undefined;
@@ -82,6 +82,14 @@ export class TakenJobs {
             for (const one of all) void this.check(one, since);
           }, SETTLE_MS).unref();
           this.timers.add(timer);
+        };
+        client.on('close', () => (closedAt ??= Date.now()));
+        client.on('ready', checkSoon);
+        // A Cluster ends a shard's connection that drops and makes a new one, sending the unanswered
+        // take again on it (after `retryDelayOnFailover`): the client as a whole reports no close.
+        client.on('-node', () => {
+          closedAt ??= Date.now();
+          checkSoon();
         });
       })
       .catch(() => undefined); // a consumer closed before it connected has nothing to watch
