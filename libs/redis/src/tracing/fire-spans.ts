@@ -8,6 +8,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Tracer,
 } from '@opentelemetry/api';
 import type { ClaimTimes } from '../fire/run-timing';
 import type { Completion, DueTimers } from '../store/fire-commands';
@@ -18,8 +19,15 @@ import { contextOf, traceParentOf } from './trace-parent';
 /**
  * Spans of the fire path (docs/design.md "Tracing"). Only timers whose row records a trace (`tp`) get
  * any: with tracing off no row has one, so none of this runs per timer.
+ *
+ * The tracer is the global provider's, asked for at each span: a tracer kept from module load stays bound to the
+ * provider it first reached (the API's proxy caches it), so once the host app replaced its provider —
+ * `trace.disable()` and a new SDK, as its tests or a hot reload do — Sundial's spans went to the old one
+ * and were lost. Only traced timers pay for the lookup (the SDK caches its tracers by name).
  */
-const tracer = trace.getTracer('@sundial/redis');
+function tracer(): Tracer {
+  return trace.getTracer('@sundial/redis');
+}
 
 /** Where a timer's spans hang, from the traceparent its row recorded. */
 interface Placement {
@@ -63,7 +71,7 @@ export class DispatchSpans {
       const traced = byKey.get(ref.key);
       const where = traced && placement(traced.traceParent, traced.kind);
       if (!where) continue;
-      const span = tracer.startSpan(
+      const span = tracer().startSpan(
         'sundial.dispatch',
         {
           kind: SpanKind.PRODUCER,
@@ -125,7 +133,7 @@ export class RunSpan {
     if (traceParent === undefined) return undefined;
     const where = jobTrace ? placement(jobTrace, 'once') : placement(traceParent, fields.k);
     if (!where) return undefined;
-    const span = tracer.startSpan(
+    const span = tracer().startSpan(
       'sundial.run',
       {
         kind: SpanKind.CONSUMER,
@@ -142,7 +150,7 @@ export class RunSpan {
       where.parent,
     );
     const runContext = trace.setSpan(where.parent, span);
-    tracer
+    tracer()
       .startSpan('sundial.claim', { startTime: claim.claimSentAt }, runContext)
       .end(claim.claimAnsweredAt);
     return new RunSpan(span, runContext);

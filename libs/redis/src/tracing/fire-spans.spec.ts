@@ -1,0 +1,48 @@
+import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { TimerRef } from '../store/fire-commands';
+import { DispatchSpans, RunSpan } from './fire-spans';
+
+const scheduledIn = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+/** One dispatch and one run of a traced one-shot timer, their spans ended. */
+function dispatchAndRun(): void {
+  const ref: TimerRef = { id: '1p0', key: 'k', version: 1, due: 1_000 };
+  const taken = {
+    job: { jobId: 'j', timers: [ref] },
+    traced: [{ key: 'k', traceParent: scheduledIn, kind: 'once' }],
+    nextDue: null,
+    now: 990,
+  };
+  DispatchSpans.start(taken, 'sundial-fire-{p0}')!.end();
+  const fields = { key: 'k', id: '1p0', rv: '1', h: 'h', k: 'once', rc: '1', tp: scheduledIn };
+  const run = RunSpan.start(fields, 1_000, ref.tp, { claimSentAt: 995, claimAnsweredAt: 996 }, 0)!;
+  run.end({ outcome: 'ok' }, undefined, 1_010);
+}
+
+function useProvider(): InMemorySpanExporter {
+  const exporter = new InMemorySpanExporter();
+  trace.setGlobalTracerProvider(
+    new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }),
+  );
+  return exporter;
+}
+
+describe('fire path spans and the host app’s TracerProvider', () => {
+  afterEach(() => trace.disable());
+
+  // A host's tests (or a hot reload) replace the global provider: trace.disable(), then a new one.
+  // A tracer taken once at module load kept the first provider, so every later span went to it (shut
+  // down by then: lost) while the app's own spans, and the handler's, went to the new one.
+  it('goes to the provider registered now, not to the first one it saw', () => {
+    const first = useProvider();
+    dispatchAndRun();
+    const names = ['sundial.dispatch', 'sundial.claim', 'sundial.run'];
+    expect(first.getFinishedSpans().map((span) => span.name)).toEqual(names);
+    trace.disable();
+    const second = useProvider();
+    dispatchAndRun();
+    expect(second.getFinishedSpans().map((span) => span.name)).toEqual(names);
+    expect(first.getFinishedSpans()).toHaveLength(3);
+  });
+});
