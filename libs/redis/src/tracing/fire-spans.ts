@@ -108,13 +108,14 @@ export type RunEnd = Pick<Completion, 'outcome' | 'error'> | null;
 /**
  * A traced run's `sundial.run` span (consumer), from its claim to its handler's end, with a
  * `sundial.claim` child for the claim's round trip (sent to answered: a claim made ahead then waits
- * for its due in the run span, not in the claim's). The handler runs inside it (`within`), so its own
- * spans and outgoing calls join the trace.
+ * for its due in the run span, not in the claim's). The handler runs inside it (`inRunContext`), so its
+ * own spans and outgoing calls join the trace.
  */
 export class RunSpan {
   private constructor(
     private readonly span: Span,
-    private readonly context: Context,
+    /** the run span's context, the handler's (inRunContext) */
+    readonly context: Context,
   ) {}
 
   /**
@@ -156,10 +157,6 @@ export class RunSpan {
     return new RunSpan(span, runContext);
   }
 
-  within<T>(handler: () => T): T {
-    return context.with(this.context, handler);
-  }
-
   /**
    * Ends the span (at `endTime`, the handler's end, when given) with what the run's completion recorded:
    * its outcome, or — `stale`, the timer cancelled, replaced or its lease lost while it ran — nothing,
@@ -178,4 +175,16 @@ export class RunSpan {
     }
     this.span.end(endTime);
   }
+}
+
+/**
+ * Calls a run's handler in its run span's context, or — an untraced run — outside any span (the root
+ * context), not in whatever context the BullMQ worker's loop was started in: an app that started its
+ * worker inside a span (an admin request calling `SundialWorker.start()`, an `app.init()` within a
+ * serverless invocation's span) had every untraced run in that long-ended span's trace, and each timer
+ * such a handler scheduled stamped with it (docs/spec.md §6.4: scheduled outside any span, it runs
+ * untraced). Without a context manager (no tracing) this is a plain call.
+ */
+export function inRunContext<T>(span: RunSpan | undefined, handler: () => T): T {
+  return context.with(span ? span.context : ROOT_CONTEXT, handler);
 }
