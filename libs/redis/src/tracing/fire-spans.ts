@@ -102,8 +102,11 @@ export class DispatchSpans {
   }
 }
 
-/** What a run ended with: its outcome, or null when it was handed back at shutdown. */
-export type RunEnd = Pick<Completion, 'outcome' | 'error'> | null;
+/**
+ * What a run ended with: its outcome (and the stack of what its handler threw, if any), or null when it
+ * was handed back at shutdown.
+ */
+export type RunEnd = (Pick<Completion, 'outcome' | 'error'> & { stack?: string }) | null;
 
 /**
  * A traced run's `sundial.run` span (consumer), from its claim to its handler's end, with a
@@ -161,7 +164,9 @@ export class RunSpan {
    * Ends the span (at `endTime`, the handler's end, when given) with what the run's completion recorded:
    * its outcome, or — `stale`, the timer cancelled, replaced or its lease lost while it ran — nothing,
    * as its ledger says (a `stale` entry, no `failed`): outcome `stale` with `sundial.stale_reason` and no
-   * error status, whatever the handler did (an aborted one threw its signal's AbortError).
+   * error status, whatever the handler did (an aborted one threw its signal's AbortError). A failure is
+   * also an `exception` event (its message, and the stack the handler threw), as OpenTelemetry's
+   * conventions record an error and trace views show a stack from.
    */
   end(ended: RunEnd, stale?: StaleReason, endTime?: number): void {
     if (stale) {
@@ -169,6 +174,7 @@ export class RunSpan {
     } else {
       this.span.setAttribute('sundial.outcome', ended?.outcome ?? 'handed-back');
       if (ended?.error) {
+        this.span.recordException({ message: ended.error.message, stack: ended.stack }, endTime);
         this.span.setStatus({ code: SpanStatusCode.ERROR, message: ended.error.message });
         if (ended.error.reason) this.span.setAttribute('sundial.error.reason', ended.error.reason);
       }
