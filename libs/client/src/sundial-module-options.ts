@@ -26,8 +26,9 @@ export interface RedisBackendOptions extends CommonOptions {
   prefix?: string;
   partitions?: number;
   /**
-   * where `sundial_timers_scheduled_total` / `_cancelled_total` of this app's calls are counted (default
-   * prom-client's global registry, the one the host's `/metrics` usually serves)
+   * where `sundial_timers_scheduled_total` / `_cancelled_total` of this app's calls are counted, and
+   * SundialWorkerModule's metrics unless it is given its own (default prom-client's global registry, the
+   * one the host's `/metrics` usually serves)
    */
   metricsRegistry?: Registry;
   /**

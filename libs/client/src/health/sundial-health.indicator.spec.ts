@@ -57,8 +57,11 @@ describe('SundialHealthIndicator and metrics in the host app', () => {
     await app.close();
   });
 
-  // docs/spec.md §5.1: `metricsRegistry` is each module's own; README "Use it from your Nest app".
-  it("SundialWorkerModule's run metrics go to its own registry, not SundialModule's", async () => {
+  // docs/spec.md §5.1: SundialWorkerModule without a `metricsRegistry` of its own counts in SundialModule's.
+  // Before, its runs, lateness and sundial_fire_consumers went to prom-client's global registry, which an
+  // app that had given SundialModule its own registry did not serve: its /metrics had the scheduled
+  // counts and no runs, and SundialNoReadyWorker found no consumer.
+  it("SundialWorkerModule counts in SundialModule's metricsRegistry unless given its own", async () => {
     const registry = new Registry();
     const app = await Test.createTestingModule({
       imports: [
@@ -70,9 +73,12 @@ describe('SundialHealthIndicator and metrics in the host app', () => {
     await app.init();
     await app.get(Timers).schedule({ key: 'p', handler: 'ping', delay: 20 });
     const ran = 'sundial_runs_total{handler="ping",status="ok"} 1';
-    await waitFor(async () => (await register.metrics()).includes(ran), { what: 'the run counted' });
-    expect(await registry.metrics()).toContain('sundial_timers_scheduled_total{kind="once"} 1');
-    expect(await registry.metrics()).not.toContain('sundial_runs_total{');
+    await waitFor(async () => (await registry.metrics()).includes(ran), { what: 'the run counted' });
+    const served = await registry.metrics();
+    expect(served).toContain('sundial_timers_scheduled_total{kind="once"} 1');
+    expect(served).toContain('sundial_fire_consumers{partition="0"} 1');
+    expect(served).toContain('sundial_redis_up 1');
+    expect(await register.metrics()).not.toContain('sundial_runs_total{');
     await app.close();
   });
 

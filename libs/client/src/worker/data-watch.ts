@@ -1,7 +1,6 @@
-import { reportDataLoss, reportWritesLost, SundialMetrics, watchPartitionCount } from '@sundial/redis';
+import { reportDataLoss, reportWritesLost, type SundialMetrics, watchPartitionCount } from '@sundial/redis';
 import { loggerOf } from '../nest-logger';
 import type { RedisBackendOptions } from '../sundial-module-options';
-import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 
 export const DATA_WATCH = Symbol('sundial:data-watch');
 
@@ -11,11 +10,11 @@ export type DataWatch = () => Promise<() => Promise<void>>;
 /**
  * The watch the standalone scheduler and worker run (docs/spec.md §4.1), run by SundialWorkerModule so
  * that an app deployed without them notices Redis losing its data: at each (re)connect and every 5 s,
- * one error line (through the module's logger), `sundial_redis_data_lost_total` on the module's
- * `metricsRegistry`, and the `reset` that registers the @DistributedCron rows again.
+ * one error line (through the module's logger), `sundial_redis_data_lost_total` on the worker's
+ * `metrics` (made at boot: the counter is exported at 0 from then), and the `reset` that registers the
+ * @DistributedCron rows again.
  */
-export function dataWatch(sundial: RedisBackendOptions, worker: SundialWorkerModuleOptions): DataWatch {
-  const metrics = new SundialMetrics(worker.metricsRegistry); // the counter is exported at 0 from the boot
+export function dataWatch(sundial: RedisBackendOptions, metrics: SundialMetrics): DataWatch {
   const onDataLost = reportDataLoss(loggerOf(sundial), metrics);
   const onWritesLost = reportWritesLost(loggerOf(sundial), metrics);
   const { connection, prefix, partitions } = sundial;

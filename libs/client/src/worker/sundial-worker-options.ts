@@ -63,7 +63,7 @@ export interface SundialWorkerModuleOptions {
   reconcileMs?: number;
   /** start with the app (default true); `false`: the host calls `SundialWorker.start()` / `.stop()` */
   autoStart?: boolean;
-  /** where the run metrics of docs/spec.md §6 go (default prom-client's global registry) */
+  /** where the run metrics of docs/spec.md §6 go (default SundialModule's `metricsRegistry`, else prom-client's global registry) */
   metricsRegistry?: Registry;
 }
 

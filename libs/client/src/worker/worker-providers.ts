@@ -3,7 +3,7 @@ import { Backlog, Dispatcher, Reconciler, SundialMetrics, TimerRunner } from '@s
 import { TimerHandlerRegistry } from '../handler-registry';
 import { OwnRunner } from '../own-runner';
 import { loggerOf } from '../nest-logger';
-import type { SundialModuleOptions } from '../sundial-module-options';
+import type { RedisBackendOptions, SundialModuleOptions } from '../sundial-module-options';
 import type { Timers } from '../timers';
 import { DATA_WATCH, dataWatch } from './data-watch';
 import { FIRE_RUNNER, type FireProcessor } from './fire-processor';
@@ -18,6 +18,14 @@ import type { SundialWorkerModuleOptions } from './sundial-worker-options';
 import { START_HOLD, StartHold } from './start-hold';
 import { SIGTERM_CHECK, sigtermCheck } from './sigterm-check';
 import { closingTimersOnRefusal, redisOptionsOf, SUNDIAL_OPTIONAL, TIMERS_OPTIONAL } from './worker-checks';
+
+/**
+ * The worker's metrics: on its own `metricsRegistry`, else SundialModule's, else prom-client's global one.
+ * An app that gave SundialModule its registry, the one its /metrics serves, gets the runs there too.
+ */
+function workerMetrics(sundial: RedisBackendOptions, worker: SundialWorkerModuleOptions): SundialMetrics {
+  return new SundialMetrics(worker.metricsRegistry ?? sundial.metricsRegistry);
+}
 
 /**
  * SundialWorkerModule's providers past its options: each reads the checked SUNDIAL_WORKER_OPTIONS (from
@@ -51,7 +59,7 @@ export function workerProviders(served: readonly number[], processors: Type<Fire
             dispatcherGraceMs: options.dispatcherGraceMs,
             serve: served,
             consumers: 'external',
-            observer: new SundialMetrics(options.metricsRegistry),
+            observer: workerMetrics(redis, options),
             logger: loggerOf(redis),
           });
           // The app's @DistributedCron rows wait for its handlers' announcement (docs/spec.md §5.1).
@@ -73,7 +81,7 @@ export function workerProviders(served: readonly number[], processors: Type<Fire
         const shared = { ...redis, serve: served, logger: loggerOf(redis) };
         // What a scheduler exports beside its loops (docs/spec.md §6.1): an app that runs them in
         // place of apps/scheduler feeds the same dashboard, alerts and autoscaler.
-        const metrics = new SundialMetrics(options.metricsRegistry);
+        const metrics = workerMetrics(redis, options);
         // made (their connections opened) at the worker's start, not as Nest makes the module
         return new FireLoops(metrics, () => ({
           dispatcher: new Dispatcher(shared),
@@ -85,8 +93,10 @@ export function workerProviders(served: readonly number[], processors: Type<Fire
     },
     {
       provide: DATA_WATCH,
-      useFactory: (options: SundialWorkerModuleOptions, sundial?: SundialModuleOptions) =>
-        dataWatch(redisOptionsOf(sundial, options), options),
+      useFactory: (options: SundialWorkerModuleOptions, sundial?: SundialModuleOptions) => {
+        const redis = redisOptionsOf(sundial, options);
+        return dataWatch(redis, workerMetrics(redis, options));
+      },
       inject: both,
     },
     {

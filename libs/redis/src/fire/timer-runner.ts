@@ -9,7 +9,7 @@ import { FireCommands, type FireJobData, type TimerRef } from '../store/fire-com
 import type { SundialObserver } from '../metrics/observer';
 import { RESEND_MEMORY_MS } from '../store/requests';
 import { defineCommands } from '../store/script-loader';
-import { RunSpan } from '../tracing/fire-spans';
+import { inRunContext, RunSpan } from '../tracing/fire-spans';
 import { canRide, RidingClaims } from './claim-rides';
 import { type ClaimSlotContext, detachAtClaim } from './claim-slots';
 import { DEFAULT_CLOSE_GRACE_MS, DROP_WAIT_MS } from './close-waits';
@@ -323,9 +323,7 @@ export class TimerRunner extends Partitioned<FireCommands> {
     const span = RunSpan.start(claimed.fields, claimed.due, ref.tp, times, latenessMs);
     const attempt = attemptOf(claimed);
     const { handlers } = this;
-    const handled = span
-      ? span.within(() => invokeHandler(handlers, run, claimed, attempt))
-      : invokeHandler(handlers, run, claimed, attempt);
+    const handled = inRunContext(span, () => invokeHandler(handlers, run, claimed, attempt));
     const outcome = handled instanceof Promise ? await untilEnded(run, handled) : handled;
     if (outcome === null || run.released) {
       span?.end(outcome);

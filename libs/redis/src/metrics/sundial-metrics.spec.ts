@@ -144,17 +144,30 @@ describe('SundialMetrics', () => {
     );
   });
 
-  it('exports sundial_redis_up only once a backlog source is tracked, 1 while its Redis answers', async () => {
+  // A dispatcher stopped in a process that goes on (SundialWorker.stop() in an app with `dispatch: true`)
+  // is no scheduler any more: it exported `sundial_redis_up 0` with Redis up, which SundialRedisDown reads
+  // as Redis unreachable when no other scheduler reports.
+  it('exports sundial_redis_up while a backlog source is tracked, 1 while its Redis answers, none after', async () => {
     const registry = new Registry();
     const metrics = new SundialMetrics(registry);
-    expect((await series(registry)).some((line) => line.startsWith('sundial_redis_up'))).toBe(false);
-    metrics.trackBacklog({
+    const exported = async () =>
+      (await series(registry)).filter((line) => line.startsWith('sundial_redis_up'));
+    expect(await exported()).toEqual([]);
+    const source = {
       pending: () => Promise.resolve({}),
       queueJobs: () => Promise.resolve({}),
       overdue: () => Promise.resolve({}),
       ping: () => Promise.resolve(),
-    });
-    expect(await series(registry)).toContain('sundial_redis_up 1');
+    };
+    const untrack = metrics.trackBacklog(source);
+    const untrackOther = new SundialMetrics(registry).trackBacklog({ ...source });
+    expect(await exported()).toEqual(['sundial_redis_up 1']);
+    untrack();
+    expect(await exported()).toEqual(['sundial_redis_up 1']);
+    untrackOther();
+    expect(await exported()).toEqual([]);
+    metrics.trackBacklog(source);
+    expect(await exported()).toEqual(['sundial_redis_up 1']);
   });
 
   it('answers the scrape while Redis is frozen: sundial_redis_up 0, the backlog gauges left out', async () => {

@@ -7,6 +7,7 @@ import { withinScrape } from './within-scrape';
 export { SCRAPE_READ_MS } from './within-scrape';
 
 type Events = SundialObserverEvents;
+type Registered = Metric | RunCounter | RunHistogram<string>;
 
 /** What a scheduler reads on each scrape; each answers label value → count. */
 export interface BacklogSource {
@@ -262,14 +263,14 @@ export class SundialMetrics implements Required<SundialObserver> {
   trackBacklog(source: BacklogSource): () => void {
     this.sources.add(source);
     this.redisUpGauge();
-    return () => this.sources.delete(source);
+    return () => {
+      if (this.sources.delete(source) && this.sources.size === 0)
+        this.registry.removeSingleMetric('sundial_redis_up');
+    };
   }
 
   /** The metric registered under `name`, made by `make` unless the registry holds one already. */
-  private metric<T extends Metric | RunCounter | RunHistogram<string>>(
-    name: string,
-    make: (name: string) => T,
-  ): T {
+  private metric<T extends Registered>(name: string, make: (name: string) => T): T {
     return (this.registry.getSingleMetric(name) as T | undefined) ?? make(name);
   }
 
@@ -281,7 +282,8 @@ export class SundialMetrics implements Required<SundialObserver> {
 
   /**
    * `sundial_redis_up`: 1 when every backlog source's Redis answers at scrape time. Registered by the
-   * first tracked source, so only schedulers export it (a worker's 0 would read as Redis down).
+   * first tracked source and removed with the last (trackBacklog), so only running schedulers export it:
+   * a worker's 0, or that of a dispatcher stopped in an app that goes on, would read as Redis down.
    */
   private redisUpGauge(): void {
     const sources = this.sources;

@@ -8,6 +8,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Tracer,
 } from '@opentelemetry/api';
 import type { ClaimTimes } from '../fire/run-timing';
 import type { Completion, DueTimers } from '../store/fire-commands';
@@ -18,8 +19,15 @@ import { contextOf, traceParentOf } from './trace-parent';
 /**
  * Spans of the fire path (docs/design.md "Tracing"). Only timers whose row records a trace (`tp`) get
  * any: with tracing off no row has one, so none of this runs per timer.
+ *
+ * The tracer is the global provider's, asked for at each span: a tracer kept from module load stays bound to the
+ * provider it first reached (the API's proxy caches it), so once the host app replaced its provider —
+ * `trace.disable()` and a new SDK, as its tests or a hot reload do — Sundial's spans went to the old one
+ * and were lost. Only traced timers pay for the lookup (the SDK caches its tracers by name).
  */
-const tracer = trace.getTracer('@sundial/redis');
+function tracer(): Tracer {
+  return trace.getTracer('@sundial/redis');
+}
 
 /** Where a timer's spans hang, from the traceparent its row recorded. */
 interface Placement {
@@ -63,7 +71,7 @@ export class DispatchSpans {
       const traced = byKey.get(ref.key);
       const where = traced && placement(traced.traceParent, traced.kind);
       if (!where) continue;
-      const span = tracer.startSpan(
+      const span = tracer().startSpan(
         'sundial.dispatch',
         {
           kind: SpanKind.PRODUCER,
@@ -94,19 +102,23 @@ export class DispatchSpans {
   }
 }
 
-/** What a run ended with: its outcome, or null when it was handed back at shutdown. */
-export type RunEnd = Pick<Completion, 'outcome' | 'error'> | null;
+/**
+ * What a run ended with: its outcome (and the stack of what its handler threw, if any), or null when it
+ * was handed back at shutdown.
+ */
+export type RunEnd = (Pick<Completion, 'outcome' | 'error'> & { stack?: string }) | null;
 
 /**
  * A traced run's `sundial.run` span (consumer), from its claim to its handler's end, with a
  * `sundial.claim` child for the claim's round trip (sent to answered: a claim made ahead then waits
- * for its due in the run span, not in the claim's). The handler runs inside it (`within`), so its own
- * spans and outgoing calls join the trace.
+ * for its due in the run span, not in the claim's). The handler runs inside it (`inRunContext`), so its
+ * own spans and outgoing calls join the trace.
  */
 export class RunSpan {
   private constructor(
     private readonly span: Span,
-    private readonly context: Context,
+    /** the run span's context, the handler's (inRunContext) */
+    readonly context: Context,
   ) {}
 
   /**
@@ -125,7 +137,7 @@ export class RunSpan {
     if (traceParent === undefined) return undefined;
     const where = jobTrace ? placement(jobTrace, 'once') : placement(traceParent, fields.k);
     if (!where) return undefined;
-    const span = tracer.startSpan(
+    const span = tracer().startSpan(
       'sundial.run',
       {
         kind: SpanKind.CONSUMER,
@@ -142,21 +154,19 @@ export class RunSpan {
       where.parent,
     );
     const runContext = trace.setSpan(where.parent, span);
-    tracer
+    tracer()
       .startSpan('sundial.claim', { startTime: claim.claimSentAt }, runContext)
       .end(claim.claimAnsweredAt);
     return new RunSpan(span, runContext);
-  }
-
-  within<T>(handler: () => T): T {
-    return context.with(this.context, handler);
   }
 
   /**
    * Ends the span (at `endTime`, the handler's end, when given) with what the run's completion recorded:
    * its outcome, or — `stale`, the timer cancelled, replaced or its lease lost while it ran — nothing,
    * as its ledger says (a `stale` entry, no `failed`): outcome `stale` with `sundial.stale_reason` and no
-   * error status, whatever the handler did (an aborted one threw its signal's AbortError).
+   * error status, whatever the handler did (an aborted one threw its signal's AbortError). A failure is
+   * also an `exception` event (its message, and the stack the handler threw), as OpenTelemetry's
+   * conventions record an error and trace views show a stack from.
    */
   end(ended: RunEnd, stale?: StaleReason, endTime?: number): void {
     if (stale) {
@@ -164,10 +174,26 @@ export class RunSpan {
     } else {
       this.span.setAttribute('sundial.outcome', ended?.outcome ?? 'handed-back');
       if (ended?.error) {
+        this.span.recordException({ message: ended.error.message, stack: ended.stack }, endTime);
         this.span.setStatus({ code: SpanStatusCode.ERROR, message: ended.error.message });
         if (ended.error.reason) this.span.setAttribute('sundial.error.reason', ended.error.reason);
       }
     }
     this.span.end(endTime);
   }
+}
+
+/**
+ * Calls a run's handler in its run span's context, or — an untraced run — outside any span (the root
+ * context), not in whatever context the BullMQ worker's loop was started in: an app that started its
+ * worker inside a span (an admin request calling `SundialWorker.start()`, an `app.init()` within a
+ * serverless invocation's span) had every untraced run in that long-ended span's trace, and each timer
+ * such a handler scheduled stamped with it (docs/spec.md §6.4: scheduled outside any span, it runs
+ * untraced).
+ */
+export function inRunContext<T>(span: RunSpan | undefined, handler: () => T): T {
+  if (span) return context.with(span.context, handler);
+  // Outside any context already (the usual case): a plain call. A switch costs ~1 µs with the
+  // AsyncLocalStorage context manager an SDK registers (docs/design.md "Tracing").
+  return context.active() === ROOT_CONTEXT ? handler() : context.with(ROOT_CONTEXT, handler);
 }
