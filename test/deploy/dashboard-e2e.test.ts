@@ -16,7 +16,7 @@ import {
 } from '@sundial/testing/harness';
 import type { PrometheusServer, Sample } from './prometheus-server';
 import { startPrometheus } from './prometheus-server';
-import { readYaml, repoFile } from './tools';
+import { QUERY_FILES, readYaml, repoFile } from './tools';
 
 interface Dashboard {
   panels: { title: string; targets: { expr: string }[] }[];
@@ -264,14 +264,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
           [...m[1].matchAll(/(\w+)="/g)].map((l) => l[1]),
         ),
       );
-    const sources = [
-      'docs/operations.md',
-      'README.md',
-      'deploy/grafana/dashboards/sundial.json',
-      'deploy/prometheus/alerts.yml',
-      'deploy/k8s/overlays/production/worker-scaler.yaml',
-    ];
-    for (const path of sources) {
+    for (const path of QUERY_FILES) {
       const text = repoFile(path);
       const unknown = [...new Set(text.match(/\bsundial_[a-z_]+[a-z]/g))].filter((name) => !family(name));
       expect({ path, unknown }).toEqual({ path, unknown: [] });
