@@ -13,6 +13,7 @@ interface Service {
   stop_grace_period?: string;
   restart?: string;
   healthcheck?: { test: string[] };
+  ports?: string[];
   depends_on?: Record<string, { condition: string }>;
 }
 interface Compose {
@@ -78,6 +79,18 @@ describe('docker-compose.yml and the Dockerfile', () => {
       // not on-failure: a repartition ends the processes of the old count with exit 0
       expect({ app, restart: services[app].restart }).toEqual({ app, restart: 'unless-stopped' });
     }
+  });
+
+  // Docker publishes a bare `3000:3000` on every address of the host (past ufw's rules too): the API,
+  // with no token here, took `DELETE /v1/timers?all=true` from any machine of the network, and Grafana
+  // and Prometheus were open to it; `npm start` binds 127.0.0.1 for that reason.
+  it('publishes every port on the host’s loopback only', () => {
+    const published = Object.entries(services).flatMap(([name, service]) =>
+      (service.ports ?? []).map((port) => ({ name, port })),
+    );
+    expect(published.map(({ name }) => name).sort()).toEqual(['grafana', 'prometheus', 'scheduler', 'tempo']);
+    for (const { name, port } of published)
+      expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:\d+:\d+$/) });
   });
 
   it('mounts and builds only files that exist', () => {
