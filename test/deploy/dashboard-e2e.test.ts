@@ -22,12 +22,19 @@ interface Dashboard {
   panels: { title: string; targets: { expr: string }[] }[];
 }
 
+/** The namespace the scrape targets carry, as a ServiceMonitor's do: the one the dashboard's variable picks. */
+const NAMESPACE = 'sundial';
+
 /**
- * Grafana's variables as a query of this test should read them: every partition and handler, and a
- * rate window of a few 1 s scrapes (Grafana's $__rate_interval is 4 scrape intervals at least).
+ * Grafana's variables as a query of this test should read them: the installation's namespace, every
+ * partition and handler, and a rate window of a few 1 s scrapes (Grafana's $__rate_interval is 4 scrape
+ * intervals at least).
  */
 function substitute(expr: string): string {
-  return expr.replace(/\$__rate_interval/g, '10s').replace(/\$(partition|handler)\b/g, '.*');
+  return expr
+    .replace(/\$__rate_interval/g, '10s')
+    .replace(/\$namespace\b/g, NAMESPACE)
+    .replace(/\$(partition|handler)\b/g, '.*');
 }
 
 const PARTITIONS = 2;
@@ -73,6 +80,7 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
       jobs: { 'sundial-scheduler': [hostPort(scheduler)], 'sundial-worker': [hostPort(worker)] },
       ruleFiles: [join(ROOT, 'deploy/prometheus/alerts.yml')],
       scrapeIntervalSeconds: 1,
+      targetLabels: { namespace: NAMESPACE },
     });
     direct = new Redis(redis.url);
   }, 180_000);
@@ -214,11 +222,12 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
       if (quiet.includes(rule.alert))
         expect({ alert: rule.alert, result: reply.data.result }).toEqual({ alert: rule.alert, result: [] });
     }
-    // ...and so does the KEDA query that scales the workers (without the namespace Kubernetes adds).
+    // ...and so does the KEDA query that scales the workers, on the namespace the targets carry.
     const scaler = readYaml<{ spec: { triggers: { metadata: { query: string } }[] } }>(
       'deploy/k8s/overlays/production/worker-scaler.yaml',
     );
-    const kedaQuery = scaler.spec.triggers[0].metadata.query.replace(/\{namespace="[^"]*"\}/, '');
+    const kedaQuery = scaler.spec.triggers[0].metadata.query;
+    expect(kedaQuery).toContain(`namespace="${NAMESPACE}"`);
     const keda = await prometheus.query(kedaQuery);
     expect(keda.status === 'success' && keda.data.result.map((sample: Sample) => sample.value[1])).toEqual([
       '0',
