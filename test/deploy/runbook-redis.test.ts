@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { SundialKeys } from '@sundial/redis';
-import { type RedisServer, startRedis, waitFor } from '@sundial/testing/harness';
+import { ensureBuilt, type RedisServer, ROOT, startRedis, waitFor } from '@sundial/testing/harness';
 import { documentedAcl } from '../documented-acl';
 import { type RunningApp, startScheduler, startWorker } from '../local-cluster';
 import { repoFile } from './tools';
@@ -87,6 +87,28 @@ describe("the runbooks' redis-cli commands, as the on-call runs them", () => {
           (status !== 0 && !command.includes('|')) || /NOPERM|^ERR|WRONGPASS|not found/m.test(output),
       );
     expect(refused).toEqual([]);
+  });
+
+  // On a Redis Cluster the runbooks' keys need each partition's spread tag (`{pN.s}`), which no
+  // command printed: the on-call had docs/design.md's rule and no `s`.
+  it("SundialOverdueBacklogStuck's kubectl exec line prints the spread tags of the partitions", async () => {
+    const text = repoFile('docs/operations.md');
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('kubectl -n sundial exec deploy/sundial-scheduler -- node'));
+    expect(line).toBeDefined();
+    const [, prefix, partitions] = /new SundialKeys\('(\w+)', (\d+), 'spread'\)/.exec(line!)!;
+    // as in the image: its WORKDIR holds dist, where the checkout's build puts it too
+    await ensureBuilt();
+    const printed = spawnSync('sh', ['-c', line!.split(' -- ')[1]!], { cwd: ROOT, encoding: 'utf8' });
+    const keys = new SundialKeys(prefix, Number(partitions), 'spread');
+    expect({ out: printed.stdout.trim(), err: printed.stderr }).toEqual({
+      out: keys
+        .all()
+        .map((n) => keys.tag(n))
+        .join(' '),
+      err: '',
+    });
   });
 
   it("SundialOverdueBacklogStuck's checks tell the partition no worker consumes from the one a worker does", () => {
