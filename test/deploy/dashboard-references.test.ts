@@ -61,6 +61,26 @@ describe('the dashboard as the docs and the alerts refer to it', () => {
   });
 
   /**
+   * An alert sends the on-call to the dashboard: each metric a rule reads is on a panel. None showed
+   * sundial_fire_consumers (SundialNoReadyWorker; which partition no worker takes, for
+   * SundialOverdueBacklogStuck) nor sundial_schedules_file_problems (SundialSchedulesFileProblems).
+   */
+  it('every metric an alert rule reads is on a panel', () => {
+    const shown = dashboard()
+      .panels.flatMap((panel) => panel.targets.map((target) => target.expr))
+      .join('\n');
+    const rules = readYaml<{ groups: { rules: { alert: string; expr: string }[] }[] }>(
+      'deploy/prometheus/alerts.yml',
+    ).groups.flatMap((group) => group.rules);
+    const missing = rules.flatMap(({ alert, expr }) =>
+      [...new Set(expr.match(/\bsundial_\w+/g))]
+        .filter((name) => !new RegExp(`\\b${name}\\b`).test(shown))
+        .map((name) => `${alert}: ${name}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  /**
    * An alert on a counter's increase over a window (lost runs, re-arms, Redis data lost) is read on the
    * dashboard as that same count: a panel over Grafana's own `$__rate_interval` shows a number that
    * changes with the zoom and cannot be set beside the alert's threshold, and no panel left the on-call
