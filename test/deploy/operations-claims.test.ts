@@ -1,4 +1,7 @@
-import { QUERY_FILES, readYaml, repoFile } from './tools';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '@sundial/testing/harness';
+import { QUERY_FILES, readYaml, repoFile, run } from './tools';
 
 /** The HPA's default `--horizontal-pod-autoscaler-tolerance`: no change while usage/target is within 10 % of 1. */
 const HPA_TOLERANCE = 0.1;
@@ -93,6 +96,20 @@ const readFromRedis = (): string[] =>
       /this\.backlogGauge\(\s*'(sundial_\w+)'/g,
     ),
   ].map((m) => m[1]!);
+
+describe('the test files the operator files name', () => {
+  // deploy/prometheus/alerts.test.yml said it was run by test/deploy/promtool.test.ts, which is not there
+  it('exist', () => {
+    const files = ['docs/operations.md', ...run('git', ['ls-files', 'deploy']).split('\n').filter(Boolean)];
+    const missing = files.flatMap((path) =>
+      [...repoFile(path).matchAll(/\btest\/[\w/.-]+\.test\.ts\b/g)]
+        .map((m) => m[0])
+        .filter((named) => !existsSync(join(ROOT, named)))
+        .map((named) => `${path}: ${named}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
 
 describe('queries over the gauges the schedulers read from Redis', () => {
   // The runbook of SundialOverdueBacklogStuck had `sum(sundial_queue_jobs{state="waiting"})`: with the
