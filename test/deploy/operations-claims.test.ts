@@ -102,7 +102,7 @@ describe('the test files the operator files name', () => {
   it('exist', () => {
     const files = ['docs/operations.md', ...run('git', ['ls-files', 'deploy']).split('\n').filter(Boolean)];
     const missing = files.flatMap((path) =>
-      [...repoFile(path).matchAll(/\btest\/[\w/.-]+\.test\.ts\b/g)]
+      [...repoFile(path).matchAll(/(?<![\w/.-])(?:examples\/\w+\/)?test\/[\w/.-]+\.test\.ts\b/g)]
         .map((m) => m[0])
         .filter((named) => !existsSync(join(ROOT, named)))
         .map((named) => `${path}: ${named}`),
