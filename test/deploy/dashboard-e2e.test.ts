@@ -287,4 +287,24 @@ describe('the Grafana dashboard and the alert rules against a real Prometheus', 
       expect({ path, badLabels }).toEqual({ path, badLabels: [] });
     }
   });
+
+  /**
+   * SundialSchedulesFileProblems' runbook sends the on-call to the scheduler's warn line of a refused row
+   * and names its fields: each must be a field of that JSON line (it said `message`; pino writes `msg`).
+   * Run after the alerts were checked quiet: the refused row raises sundial_schedules_file_problems.
+   */
+  it("a refused schedules-file row's warn line has the fields the runbook names", async () => {
+    writeFileSync(schedulesFile, 'timers:\n  - { key: "file:bad", handler: record, every: "10ms" }\n');
+    const line = await waitFor(
+      () =>
+        scheduler.lines.find((l) => l.includes('"file"') && l.includes('"file:bad"') && l.includes('"warn"')),
+      { what: "the refused row's warn line" },
+    );
+    const section = repoFile('docs/operations.md').split('\n### SundialSchedulesFileProblems\n')[1]!;
+    const named = /each names\s+([\s\S]*?)\. Common ones/.exec(section)![1]!;
+    const fields = [...named.matchAll(/`(\w+)`/g)].map((m) => m[1]!).filter((name) => name !== 'timers');
+    expect(fields.length).toBeGreaterThanOrEqual(5);
+    const logged = JSON.parse(line) as Record<string, unknown>;
+    expect(fields.filter((field) => !(field in logged))).toEqual([]);
+  });
 });
