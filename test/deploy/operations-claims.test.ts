@@ -1,4 +1,7 @@
-import { readYaml, repoFile } from './tools';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '@sundial/testing/harness';
+import { QUERY_FILES, readYaml, repoFile, run } from './tools';
 
 /** The HPA's default `--horizontal-pod-autoscaler-tolerance`: no change while usage/target is within 10 % of 1. */
 const HPA_TOLERANCE = 0.1;
@@ -80,6 +83,48 @@ describe('docs/operations.md as the deploy files and the bench have it', () => {
     expect(values.length).toBeGreaterThanOrEqual(3);
     expect(new Set(values)).toEqual(new Set([10]));
     expect(flat(repoFile('docs/operations.md'))).toContain('keep it at 3 or more');
+  });
+});
+
+/**
+ * The gauges every scheduler replica reads from the same Redis on each scrape (`backlogGauge` in
+ * libs/redis/src/metrics/sundial-metrics.ts): two replicas export one count twice.
+ */
+const readFromRedis = (): string[] =>
+  [
+    ...repoFile('libs/redis/src/metrics/sundial-metrics.ts').matchAll(
+      /this\.backlogGauge\(\s*'(sundial_\w+)'/g,
+    ),
+  ].map((m) => m[1]!);
+
+describe('the test files the operator files name', () => {
+  // deploy/prometheus/alerts.test.yml said it was run by test/deploy/promtool.test.ts, which is not there
+  it('exist', () => {
+    const files = ['docs/operations.md', ...run('git', ['ls-files', 'deploy']).split('\n').filter(Boolean)];
+    const missing = files.flatMap((path) =>
+      [...repoFile(path).matchAll(/(?<![\w/.-])(?:examples\/\w+\/)?test\/[\w/.-]+\.test\.ts\b/g)]
+        .map((m) => m[0])
+        .filter((named) => !existsSync(join(ROOT, named)))
+        .map((named) => `${path}: ${named}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('queries over the gauges the schedulers read from Redis', () => {
+  // The runbook of SundialOverdueBacklogStuck had `sum(sundial_queue_jobs{state="waiting"})`: with the
+  // two scheduler replicas of the manifests, twice the fire jobs that wait.
+  it('take one replica’s reading (max or min), never the sum or count over the replicas', () => {
+    const gauges = readFromRedis();
+    expect(gauges).toEqual(expect.arrayContaining(['sundial_timers_overdue', 'sundial_queue_jobs']));
+    const summed = new RegExp(
+      `\\b(sum|count)\\s*(by\\s*\\([^)]*\\)\\s*)?\\(\\s*(${gauges.join('|')})\\b[^)]*\\)`,
+      'g',
+    );
+    const found = QUERY_FILES.flatMap((path) =>
+      [...repoFile(path).matchAll(summed)].map((m) => `${path}: ${m[0]}`),
+    );
+    expect(found).toEqual([]);
   });
 });
 

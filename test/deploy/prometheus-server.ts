@@ -29,6 +29,8 @@ export interface PrometheusOptions {
   jobs: Record<string, string[]>;
   ruleFiles: string[];
   scrapeIntervalSeconds: number;
+  /** labels every target's series carry, as Kubernetes service discovery adds `namespace` */
+  targetLabels?: Record<string, string>;
 }
 
 function freePort(): Promise<number> {
@@ -55,7 +57,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     rule_files: options.ruleFiles,
     scrape_configs: Object.entries(options.jobs).map(([job, targets]) => ({
       job_name: job,
-      static_configs: [{ targets }],
+      static_configs: [{ targets, labels: options.targetLabels ?? {} }],
     })),
   };
   writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify(config)); // JSON is YAML

@@ -9,6 +9,15 @@ export function repoFile(path: string): string {
   return readFileSync(join(ROOT, path), 'utf8');
 }
 
+/** The files the on-call reads Prometheus queries in: the runbooks, the README, the dashboard, the alerts, KEDA's trigger. */
+export const QUERY_FILES = [
+  'docs/operations.md',
+  'README.md',
+  'deploy/grafana/dashboards/sundial.json',
+  'deploy/prometheus/alerts.yml',
+  'deploy/k8s/overlays/production/worker-scaler.yaml',
+];
+
 export function readYaml<T>(path: string): T {
   // `<<` merge keys, as docker compose reads them
   return parseYaml(repoFile(path), { merge: true }) as T;
