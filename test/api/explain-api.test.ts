@@ -109,13 +109,15 @@ describe('HTTP API: history, next, preview, describe', () => {
     expect(body.key).toBe('nx:dst');
     expect(body.times).toHaveLength(30);
     const times = body.times.filter((time) => time.at.slice(5, 7) === '03');
-    // Every time is 02:30 on Toronto's wall clock; the spring-forward Sunday has no 02:30 and is not run
-    // (docs/spec.md §3.3): two weeks between its neighbours, -05:00 before, -04:00 after.
-    expect(body.times.every((time) => wall(time) === '02:30')).toBe(true);
+    // Every time is 02:30 on Toronto's wall clock but on the spring-forward Sunday, which has no 02:30: a
+    // fixed time runs at the gap's end, 03:00 (docs/spec.md §3.3), a week and half an hour less after the
+    // one before; -05:00 before, -04:00 from then on.
+    expect(body.times.filter((time) => wall(time) !== '02:30').map(wall)).toEqual(['03:00']);
     expect(offsets(times)).toEqual(['-05:00', '-04:00']);
     const change = times.findIndex((time) => time.offset === '-04:00');
+    expect(wall(times[change])).toBe('03:00');
     const gap = Date.parse(times[change].at) - Date.parse(times[change - 1].at);
-    expect(gap).toBe(14 * 86_400_000 - 3_600_000);
+    expect(gap).toBe(7 * 86_400_000 - 1_800_000);
     expect((await api<{ times: NextTime[] }>('GET', `${keyPath('nx:dst')}/next`)).body.times).toHaveLength(
       10,
     );

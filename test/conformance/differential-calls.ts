@@ -31,7 +31,7 @@ const HOUR = 3_600_000;
 const KEYS = ['a', 'b', 'g:1', 'g:2', 'g:x:1', 'g:x:2'];
 const BAD_KEYS = ['a b', '', '.', 'k'.repeat(257), 7];
 const CRONS: [string, string][] = [
-  ['30 2 * * *', 'America/New_York'], // 2:30 does not occur on the day DST starts
+  ['30 2 * * *', 'America/New_York'], // 2:30 does not occur on the day DST starts: it runs at 03:00
   ['30 1 * * 0', 'Europe/London'],
   ['0 3 * * *', 'Europe/Paris'],
   ['30 2 * * 0', 'America/New_York'],

@@ -210,14 +210,19 @@ describe.each(BACKENDS)('%s backend: jitter, startAt, endAt', (name) => {
     },
   );
 
-  it.concurrent(
-    'DST days still follow §3.3 with jitter and catch-up on: a gap is not run, an overlap runs twice',
-    async () => {
+  // §3.3: an hour range runs no time in a gap and a repeated time twice; fixed hours (a list) run a time
+  // in the gap at its end (03:00) and a repeated one once. `fallBack`: the day the offset falls back.
+  it.concurrent.each([
+    ['30 1-2 * * *', 'a gap is not run, an overlap runs twice', '01:30', '01:30 01:30 02:30'],
+    ['30 1,2 * * *', 'a gap runs at its end, an overlap once', '01:30 03:00', '01:30 02:30'],
+  ])(
+    'DST days still follow §3.3 with jitter and catch-up on: %s, %s',
+    async (cron, _rule, springForward, fallBack) => {
       const h = await backend.open();
       const spec: TimerSpec = {
         key: 'dst',
         handler: 'work',
-        cron: '30 1,2 * * *',
+        cron,
         tz: 'America/Toronto',
         jitter: '10m',
         catchup: 'all',
@@ -235,8 +240,8 @@ describe.each(BACKENDS)('%s backend: jitter, startAt, endAt', (name) => {
         expect(h.runs[i].due).toBe(slot + jitterOf('dst', slot, 600_000));
         slots.push(slot);
       }
-      // The slots by local day: 01:30 and 02:30, but none at 02:30 on a spring-forward day (the wall time
-      // does not exist) and 01:30 twice on a fall-back day (it occurs twice).
+      // The slots by local day: 01:30 and 02:30, but on a spring-forward day (02:30 does not exist) and a
+      // fall-back day (01:30 occurs twice) as the rule says.
       const wall = new Intl.DateTimeFormat('en-CA', {
         timeZone: spec.tz,
         year: 'numeric',
@@ -253,11 +258,14 @@ describe.each(BACKENDS)('%s backend: jitter, startAt, endAt', (name) => {
       }
       const whole = [...byDay.values()].slice(1, -1).map((times) => times.join(' '));
       const dstDays = whole.filter((times) => times !== '01:30 02:30');
-      // Memory's range always holds 2026-03-08; Redis's (the 40 days before today) holds one when the offset changed.
+      // Memory's range always holds 2026-03-08; Redis's (the 40 days before today) holds a change when the
+      // offset changed — a fall-back day reads as any other day where a fixed time runs once.
       const offset = new Intl.DateTimeFormat('en-US', { timeZone: spec.tz, timeZoneName: 'shortOffset' });
-      const changed = offset.format(slots[0]) !== offset.format(slots[slots.length - 1]);
-      expect(dstDays).toHaveLength(name === 'memory' || changed ? 1 : 0);
-      for (const times of dstDays) expect(['01:30', '01:30 01:30 02:30']).toContain(times);
+      const zone = (slot: number) =>
+        offset.formatToParts(slot).find((part) => part.type === 'timeZoneName')!.value;
+      const [before, after] = [zone(slots[0]), zone(slots[slots.length - 1])];
+      const day = before === after ? null : before === 'GMT-5' ? springForward : fallBack;
+      expect(dstDays).toEqual(day === null || day === '01:30 02:30' ? [] : [day]);
     },
   );
 });

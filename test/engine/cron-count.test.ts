@@ -32,6 +32,10 @@ const EXPRESSIONS = [
   '30 1 * * *',
   '0 2 * * *',
   '*/15 1-3 * * *',
+  '*/20 2,3 * * *',
+  '15,45 2 * * *',
+  '* 1 * * *',
+  '*/10 * 2 * * *',
   '0 0 L * *',
   '0 9 * * MON-FRI',
   '0 0 13 * FRI',
@@ -80,14 +84,15 @@ describe('cronSlotCount: the slots of (after, upTo], counted without walking the
     expect(cronSlotCount('* * * * * *', 'UTC', at, at - DAY)).toBe(0);
   });
 
-  it('a wall time in a spring-forward gap counts none, one in a fall-back overlap twice', () => {
+  it('a fixed time counts once across a DST change; with an hour range, none in a gap and two in an overlap', () => {
     // Europe/Berlin: 2026-03-29 02:00-03:00 does not exist; 2026-10-25 02:00-03:00 occurs twice
-    expect(cronSlotCount('30 2 * * *', 'Europe/Berlin', Date.UTC(2026, 2, 28), Date.UTC(2026, 2, 30))).toBe(
-      1,
-    );
-    expect(cronSlotCount('30 2 * * *', 'Europe/Berlin', Date.UTC(2026, 9, 24), Date.UTC(2026, 9, 26))).toBe(
-      3,
-    );
+    const [spring, fall] = [Date.UTC(2026, 2, 28), Date.UTC(2026, 9, 24)];
+    expect(cronSlotCount('30 2 * * *', 'Europe/Berlin', spring, spring + 2 * DAY)).toBe(2);
+    expect(cronSlotCount('30 2 * * *', 'Europe/Berlin', fall, fall + 2 * DAY)).toBe(2);
+    expect(cronSlotCount('30 2-2 * * *', 'Europe/Berlin', spring, spring + 2 * DAY)).toBe(1);
+    expect(cronSlotCount('30 2-2 * * *', 'Europe/Berlin', fall, fall + 2 * DAY)).toBe(3);
+    // the gap's 02:00, 02:20 and 02:40 and 03:00 itself are one slot at 03:00, then 03:20 and 03:40
+    expect(cronSlotCount('*/20 2,3 * * *', 'Europe/Berlin', spring + DAY, spring + 2 * DAY - 1)).toBe(3);
   });
 
   it('counts a week of a per-second cron exactly: every slot, not up to a cap', () => {

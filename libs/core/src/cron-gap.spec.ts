@@ -28,12 +28,16 @@ describe('shortestCronGap', () => {
   it.each([
     // spring forward (2026-03-08): midnight to midnight is 23 h
     ['0 0 * * *', 'America/Toronto', 23 * HOUR, '2026-03-08T05:00:00.000Z'],
-    // fall back (2026-11-01): 01:30 comes twice, an hour apart
-    ['30 1 * * *', 'America/Toronto', HOUR, '2026-11-01T05:30:00.000Z'],
-    // 02:30 in Berlin: skipped on 2026-03-29, twice on 2026-10-25
-    ['30 2 * * *', 'Europe/Berlin', HOUR, '2026-10-25T00:30:00.000Z'],
+    // a fixed 01:30 runs once when it comes twice (2026-11-01): the spring-forward's 23 h is the shortest
+    ['30 1 * * *', 'America/Toronto', 23 * HOUR, '2026-03-08T06:30:00.000Z'],
+    // 02:30 in Berlin: at 03:00, the gap's end, on 2026-03-29; once on 2026-10-25
+    ['30 2 * * *', 'Europe/Berlin', 23.5 * HOUR, '2026-03-28T01:30:00.000Z'],
+    // an hour range runs 01:30 on both passes of the fall-back (2026-11-01), an hour apart
+    ['30 1-1 * * *', 'America/Toronto', HOUR, '2026-11-01T05:30:00.000Z'],
     // Lord Howe moves its clock by 30 min: a half-hourly slot 30 min after the one before
     ['30 * * * *', 'Australia/Lord_Howe', 30 * MINUTE, '2026-04-04T14:30:00.000Z'],
+    // its 02:00-02:30 gap (2026-10-04): 02:15 runs at 02:30, 15 min before 02:45
+    ['15,45 2 * * *', 'Australia/Lord_Howe', 15 * MINUTE, '2026-10-03T15:30:00.000Z'],
   ])('%s in %s: %d ms across a DST change, at %s', (cron, tz, ms, at) => {
     const gap = shortestCronGap(cron, tz, T);
     expect(gap).toEqual({ ms, at: Date.parse(at) });

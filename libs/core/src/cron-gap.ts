@@ -30,8 +30,9 @@ const gaps = new Map<string, CronGap | null>();
  * Cheap whatever the cron: slots keep their wall-clock spacing between offset changes, and that spacing
  * is the same on every matching day — the gaps inside a day (read from the fields, a minute at a time),
  * and the overnight one from a day's last slot to the next day's first (only when two days in a row
- * match). Only the pair across each offset change differs, and a pair further apart than the shortest
- * gap so far cannot be shorter: a couple of slot searches per change, not one per slot.
+ * match). Only the pairs at each offset change differ — the one across it, and the one after a slot at
+ * the change itself (where fixed times a spring-forward jumps over run) — and a pair further apart than
+ * the shortest gap so far cannot be shorter: a few slot searches per change, not one per slot.
  */
 export function shortestCronGap(expr: string, tz: string, fromMs: number): CronGap | null {
   const year = new Date(fromMs).getUTCFullYear();
@@ -61,9 +62,17 @@ function computeGap(expr: string, tz: string, start: number, end: number): CronG
     // the slots from `window` before the change up to the first one at or after it
     let [before, slot] = [null as number | null, nextCronSlot(expr, tz, change - window - 1)];
     while (slot !== null && slot < change) [before, slot] = [slot, nextCronSlot(expr, tz, slot)];
-    if (before === null || slot === null) continue;
-    const ms = slot - before;
-    if (ms <= DAY_MS && (gap === null || ms < gap.ms)) gap = { ms, at: before };
+    if (slot === null) continue;
+    if (before !== null) gap = shorter(gap, before, slot);
+    // a fixed time a spring-forward jumps over runs at the change (§3.3): off the wall-clock spacing too
+    const after = slot === change ? nextCronSlot(expr, tz, slot) : null;
+    if (after !== null) gap = shorter(gap, slot, after);
   }
   return gap;
+}
+
+/** `gap`, or the one from `first` to `second` when that is shorter and at most a day. */
+function shorter(gap: CronGap | null, first: number, second: number): CronGap | null {
+  const ms = second - first;
+  return ms <= DAY_MS && (gap === null || ms < gap.ms) ? { ms, at: first } : gap;
 }

@@ -1,25 +1,47 @@
 import { occurrences } from '../../../test/engine/cron-cases';
 
 /**
- * Where Sundial's occurrences differ from those of `@nestjs/schedule` (its `cron` package 4.4) or croner 11,
- * pinned (docs/spec.md §3.3 "Versus @nestjs/schedule"). Representative cases of a differential check of
- * random expressions near the DST changes of seven zones: each row says what the other reader gives, and
- * Sundial's answer is the instant whose wall clock reads the expression, by the rules of §3.3.
+ * Where Sundial's occurrences differ from those of `@nestjs/schedule` (its `cron` package 4.4) or croner 9
+ * and 10, pinned (docs/spec.md §3.3 "Versus @nestjs/schedule"), and the DST cases where they used to and
+ * now agree (a fixed time runs once). Representative cases of a differential check of random expressions
+ * near the DST changes of seven zones: each row says what the other reader gives, and Sundial's answer
+ * is by the rules of §3.3.
  */
 const CASES: [why: string, expression: string, tz: string, from: string, next: string[]][] = [
   [
-    'a fall-back repeats 01:30: twice (cron and croner: once, 05:30Z)',
+    'a fall-back repeats 01:30: a fixed time runs once, at its first pass (as cron and croner)',
     '30 1 * * *',
     'America/Toronto',
     '2026-11-01T04:00:00Z',
-    ['2026-11-01T05:30:00Z', '2026-11-01T06:30:00Z', '2026-11-02T06:30:00Z'],
+    ['2026-11-01T05:30:00Z', '2026-11-02T06:30:00Z', '2026-11-03T06:30:00Z'],
   ],
   [
-    'a fall-back at midnight repeats 23:00 Saturday (cron: once)',
+    'a spring-forward skips 02:30: a fixed time runs at the gap end, 03:00 EDT (as cron)',
+    '30 2 * * *',
+    'America/Toronto',
+    '2026-03-07T12:00:00Z',
+    ['2026-03-08T07:00:00Z', '2026-03-09T06:30:00Z', '2026-03-10T06:30:00Z'],
+  ],
+  [
+    'a fall-back at midnight repeats 23:00 Saturday: once (as cron)',
     '0 23 * * *',
     'America/Santiago',
     '2027-04-03T23:00:00Z',
-    ['2027-04-04T02:00:00Z', '2027-04-04T03:00:00Z', '2027-04-05T03:00:00Z'],
+    ['2027-04-04T02:00:00Z', '2027-04-05T03:00:00Z', '2027-04-06T03:00:00Z'],
+  ],
+  [
+    'an hour step runs the repeated 02:00 twice (cron: once, 00:00Z)',
+    '0 */2 * * *',
+    'Europe/Berlin',
+    '2026-10-24T22:30:00Z',
+    ['2026-10-25T00:00:00Z', '2026-10-25T01:00:00Z', '2026-10-25T03:00:00Z'],
+  ],
+  [
+    'an hour * does not run 02:30, which a spring-forward skips (cron: at the gap end, 07:00Z)',
+    '30 * * * *',
+    'America/Toronto',
+    '2026-03-08T06:00:00Z',
+    ['2026-03-08T06:30:00Z', '2026-03-08T07:30:00Z', '2026-03-08T08:30:00Z'],
   ],
   [
     '03:00 CET, not the fall-back instant when the clock reads 02:00 (cron: 01:00Z)',
@@ -57,11 +79,11 @@ const CASES: [why: string, expression: string, tz: string, from: string, next: s
     ['2027-09-25T14:00:00Z', '2027-09-25T14:01:00Z', '2027-09-25T14:02:00Z'],
   ],
   [
-    '02:45 is the first skipped minute: not run that day (cron and croner: at the gap end, 14:00Z)',
+    '02:45 is the first skipped minute: run at the gap end, 14:00Z (as cron and croner)',
     '45 2 * * *',
     'Pacific/Chatham',
     '2027-09-25T12:00:00Z',
-    ['2027-09-26T13:00:00Z', '2027-09-27T13:00:00Z', '2027-09-28T13:00:00Z'],
+    ['2027-09-25T14:00:00Z', '2027-09-26T13:00:00Z', '2027-09-27T13:00:00Z'],
   ],
   [
     'inside the repeated hour, forward from the second pass (cron: 13:57Z, before the instant asked from)',

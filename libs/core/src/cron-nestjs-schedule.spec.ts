@@ -64,24 +64,35 @@ function wallAt(time: string, tz: string, shift = 0): number {
 }
 
 /**
- * The documented deviations (docs/spec.md §3.3 "Versus @nestjs/schedule"): times only the cron package
- * gives — a wall time a spring-forward skips, run at the gap's end; a wall time of the old offset run at
- * the instant of a fall-back, when the clock already reads an hour earlier (a bug of the cron package) —
- * and times only Sundial gives: a wall time a fall-back repeats, run twice; the one the cron package ran
- * at the fall-back instant, run when the clock reads it.
+ * The documented deviations (docs/spec.md §3.3 "Versus @nestjs/schedule"). For every expression: a wall
+ * time of the old offset that the cron package runs at the instant of a fall-back, when the clock
+ * already reads an hour earlier (a bug of the cron package), and Sundial runs when the clock reads it.
+ * Only where the hour is `*`, a range or a step (not a fixed time, §3.3): a wall time a spring-forward
+ * skips, which the cron package runs at the gap's end and Sundial not, and a wall time a fall-back
+ * repeats, which Sundial runs twice. A fixed hour (`0 01 * * *`, EVERY_DAY_AT_1AM) has no other deviation.
  */
-function deviations(ours: string[], cron: string[], tz: string): { ours: string[]; cron: string[] } {
-  const cronOnly = cron.filter((time) => !ours.includes(time) && changesAt(time, tz) !== null);
+function deviations(expression: string, ours: string[], cron: string[], tz: string) {
+  const atChange = (time: string) => changesAt(time, tz) !== null;
+  const cronOnly = cron.filter(
+    (time) =>
+      !ours.includes(time) &&
+      (changesAt(time, tz) === 'fall-back' || (!fixedHour(expression) && atChange(time))),
+  );
   const early = cronOnly
     .filter((time) => changesAt(time, tz) === 'fall-back')
     .map((time) => wallAt(time, tz, -1));
+  const repeated = (time: string) =>
+    !fixedHour(expression) && ours.some((other) => other !== time && wallAt(other, tz) === wallAt(time, tz));
   const oursOnly = ours.filter(
-    (time) =>
-      !cron.includes(time) &&
-      (ours.some((other) => other !== time && wallAt(other, tz) === wallAt(time, tz)) ||
-        early.includes(wallAt(time, tz))),
+    (time) => !cron.includes(time) && (repeated(time) || early.includes(wallAt(time, tz))),
   );
   return { ours: oursOnly, cron: cronOnly };
+}
+
+/** The hour field is written as values (no `*`, range or step): its times are fixed times (§3.3). */
+function fixedHour(expression: string): boolean {
+  const fields = expression.trim().split(/\s+/);
+  return fields[fields.length - 4].split(',').every((item) => /^\d+$/.test(item));
 }
 
 function offsetMinutes(tz: string, at: number): number {
@@ -119,7 +130,7 @@ function offsetMinutes(tz: string, at: number): number {
             const ours = occurrences(expression, tz, from, 8);
             const cron = theirs(CronTime!, expression, tz, from, 8);
             const until = [ours, cron].map((times) => times.at(-1)!).sort()[0];
-            const apart = deviations(ours, cron, tz);
+            const apart = deviations(expression, ours, cron, tz);
             expect([tz, from, ours.filter((time) => time <= until && !apart.ours.includes(time))]).toEqual([
               tz,
               from,

@@ -13,6 +13,11 @@ export class WallPattern {
     this.fields = parseCron(expr);
   }
 
+  /** Its wall times are fixed times (an hour written as values): a DST change runs each once (§3.3). */
+  get fixedHour(): boolean {
+    return this.fields.fixedHour;
+  }
+
   /** The first matching wall time (a whole second) at or after `wall`, or null past `limit`. */
   firstAtOrAfter(wall: number, limit: number): number | null {
     for (let start = this.onMatchingDay(Math.ceil(wall / 1000) * 1000, limit); start !== null;) {

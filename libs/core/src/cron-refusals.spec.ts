@@ -25,18 +25,31 @@ describe('validateCron and refusals', () => {
   });
 
   // US clocks spring forward at 02:00 on the second Sunday of March: 02:30 then never shows
-  it('says so when every time it names falls in a daylight-saving gap of its zone', () => {
-    for (const expr of ['30 2 * 3 SUN#2', '*/10 2 * 3 SUN#2']) {
+  it('says so when every time it names falls in a daylight-saving gap of its zone and its hour is a range or step', () => {
+    for (const expr of ['30 2-2 * 3 SUN#2', '*/10 2/24 * 3 SUN#2']) {
       expect(() => validateCron(expr, 'America/New_York')).toThrow(
         refusal({
           field: 'cron',
           message: expect.stringMatching(
-            /in America\/New_York: each time it names falls in a daylight-saving gap/,
+            /in America\/New_York: each time it names falls in a daylight-saving gap there, which the clock skips, and its hour is a range or step/,
           ),
-          fix: expect.stringMatching(/03:00 rather than 02:30/),
+          fix: expect.stringMatching(
+            /Write the hour as one value .*, or a wall time the clock shows on those days/,
+          ),
         }),
       );
       expect(() => validateCron(expr, 'UTC')).not.toThrow();
+    }
+  });
+
+  // §3.3: a fixed time (its hour written as a value) the clock skips runs at the gap's end, 03:00 EDT
+  it('accepts a fixed time that falls in a gap every time: it runs at the gap end', () => {
+    const after = Date.parse('2026-01-01T00:00:00Z');
+    for (const expr of ['30 2 * 3 SUN#2', '*/10 2 * 3 SUN#2']) {
+      expect(() => validateCron(expr, 'America/New_York')).not.toThrow();
+      expect(nextCronOccurrence(expr, 'America/New_York', after)).toBe(
+        Date.parse('2026-03-08T03:00:00-04:00'),
+      );
     }
   });
 

@@ -55,15 +55,17 @@ describe('nextCronOccurrence: against a brute-force scan', () => {
 
 /**
  * Oracle for five-field expressions: reads each minute's wall clock through Intl and matches it with
- * a reading of the fields written for this test (wrap-around in month and weekday, 7 = Sunday).
+ * a reading of the fields written for this test (wrap-around in month and weekday, 7 = Sunday). An hour
+ * written as values is a fixed time (§3.3): it runs at the first minute whose clock reads it or past it,
+ * so the clock is read from two days before `after` to know which wall times it already showed.
  */
 function scanExpression(fields: string[], tz: string, after: number, until: number): number | null {
   const format = new Intl.DateTimeFormat('en-US', {
     timeZone: tz,
     hourCycle: 'h23',
+    year: 'numeric',
     month: 'numeric',
     day: 'numeric',
-    weekday: 'short',
     hour: 'numeric',
     minute: 'numeric',
   });
@@ -104,20 +106,29 @@ function scanExpression(fields: string[], tz: string, after: number, until: numb
       const offset = (((value - from) % cycle) + cycle) % cycle;
       return offset <= span && offset % Number(stepText) === 0;
     });
-  for (let t = Math.floor(after / 60_000) * 60_000 + 60_000; t <= until; t += 60_000) {
-    const parts = Object.fromEntries(format.formatToParts(t).map(({ type, value }) => [type, value]));
-    const dayOfWeek = number(parts.weekday);
-    const byDay = allows(day, +parts.day, 1, 31);
-    const byWeekday = allows(weekday.replace(/7/g, '0'), dayOfWeek, 0, 6);
+  const matches = (wall: number): boolean => {
+    const date = new Date(wall);
+    const byDay = allows(day, date.getUTCDate(), 1, 31);
+    const byWeekday = allows(weekday.replace(/7/g, '0'), date.getUTCDay(), 0, 6);
     const dayOk = day !== '*' && weekday !== '*' ? byDay || byWeekday : byDay && byWeekday;
-    if (
-      allows(minute, +parts.minute, 0, 59) &&
-      allows(hour, +parts.hour, 0, 23) &&
-      allows(month, +parts.month, 1, 12) &&
+    return (
+      allows(minute, date.getUTCMinutes(), 0, 59) &&
+      allows(hour, date.getUTCHours(), 0, 23) &&
+      allows(month, date.getUTCMonth() + 1, 1, 12) &&
       dayOk
-    ) {
-      return t;
-    }
+    );
+  };
+  const fixed = hour.split(',').every((item) => /^\d+$/.test(item));
+  let shown = -Infinity;
+  for (let t = Math.floor(after / 60_000) * 60_000 - 2 * 86_400_000; t <= until; t += 60_000) {
+    const parts = Object.fromEntries(format.formatToParts(t).map(({ type, value }) => [type, value]));
+    const wall = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute);
+    // the wall minutes this minute reads or jumps past, for a fixed time; else the one it reads
+    const first = fixed && shown !== -Infinity ? shown + 60_000 : wall;
+    let runs = false;
+    for (let m = first; m <= wall && !runs; m += 60_000) runs = matches(m);
+    shown = Math.max(shown, wall);
+    if (t > after && runs) return t;
   }
   return null;
 }

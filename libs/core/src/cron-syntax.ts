@@ -11,6 +11,11 @@ export interface CronFields {
   readonly seconds: readonly number[];
   readonly minutes: readonly number[];
   readonly hours: readonly number[];
+  /**
+   * The hour is written as one value or a list of values (`2`, `1,13`), not `*`, `?`, a range or a step:
+   * its wall times are fixed times, which a DST change runs once (docs/spec.md §3.3).
+   */
+  readonly fixedHour: boolean;
   /** index 1..31 */
   readonly days: readonly boolean[];
   /** `L` in day-of-month: the month's last day */
@@ -109,6 +114,7 @@ export function parseCron(expr: string): CronFields {
     seconds: sorted(read(SECOND, second)),
     minutes: sorted(read(MINUTE, minute)),
     hours: sorted(read(HOUR, hour)),
+    fixedHour: hour.split(',').every((item) => /^\d+$/.test(item)),
     ...readDays(expr, day),
     months: flags(read(MONTH, month), 12),
     weekdays: readWeekdays(expr, weekday),

@@ -93,82 +93,70 @@ describe('nextCronOccurrence: fields', () => {
 });
 
 describe('nextCronOccurrence: daylight saving time', () => {
-  it('does not run a wall time that a spring-forward skips, that day only', () => {
-    expect(occurrences('30 2 * * *', 'America/Toronto', '2026-03-07T00:00:00-05:00', 2)).toEqual(
-      instants('2026-03-07T02:30:00-05:00', '2026-03-09T02:30:00-04:00'),
-    );
-    expect(occurrences('30 2 * * *', 'Europe/Berlin', '2026-03-28T00:00:00+01:00', 2)).toEqual(
-      instants('2026-03-28T02:30:00+01:00', '2026-03-30T02:30:00+02:00'),
-    );
-  });
+  const [TO, BE, LH] = ['America/Toronto', 'Europe/Berlin', 'Australia/Lord_Howe'];
+  /** "MM-DD HH:MM±hh HH:MM±hh MM-DD HH:MM±hh…": wall times of 2026 with their offset, a date until the next. */
+  const walls = (text: string) => {
+    let date = '';
+    const times: string[] = [];
+    for (const word of text.split(' ')) {
+      if (/^\d\d-\d\d$/.test(word)) date = word;
+      else times.push(`2026-${date}T${word.replace(/([+-]\d\d)$/, '$1:00')}`);
+    }
+    return instants(...times);
+  };
 
-  it('keeps hourly and half-hourly crons on the wall clock across a spring-forward', () => {
-    expect(occurrences('0 * * * *', 'America/Toronto', '2026-03-08T00:30:00-05:00', 3)).toEqual(
-      instants('2026-03-08T01:00:00-05:00', '2026-03-08T03:00:00-04:00', '2026-03-08T04:00:00-04:00'),
-    );
-    expect(occurrences('*/30 * * * *', 'Europe/Berlin', '2026-03-29T01:00:00+01:00', 3)).toEqual(
-      instants('2026-03-29T01:30:00+01:00', '2026-03-29T03:00:00+02:00', '2026-03-29T03:30:00+02:00'),
-    );
-  });
-
-  it('runs a wall time that a fall-back repeats twice', () => {
-    expect(occurrences('30 1 * * *', 'America/Toronto', '2026-10-31T12:00:00-04:00', 3)).toEqual(
-      instants('2026-11-01T01:30:00-04:00', '2026-11-01T01:30:00-05:00', '2026-11-02T01:30:00-05:00'),
-    );
-    expect(occurrences('30 2 * * *', 'Europe/Berlin', '2026-10-24T12:00:00+02:00', 3)).toEqual(
-      instants('2026-10-25T02:30:00+02:00', '2026-10-25T02:30:00+01:00', '2026-10-26T02:30:00+01:00'),
-    );
-  });
-
-  it('runs the repeated hour of a half-hourly cron twice', () => {
-    expect(occurrences('*/30 * * * *', 'America/Toronto', '2026-11-01T00:45:00-04:00', 5)).toEqual(
-      instants(
-        '2026-11-01T01:00:00-04:00',
-        '2026-11-01T01:30:00-04:00',
-        '2026-11-01T01:00:00-05:00',
-        '2026-11-01T01:30:00-05:00',
-        '2026-11-01T02:00:00-05:00',
-      ),
-    );
-    expect(occurrences('*/30 * * * *', 'Europe/Berlin', '2026-10-25T01:45:00+02:00', 5)).toEqual(
-      instants(
-        '2026-10-25T02:00:00+02:00',
-        '2026-10-25T02:30:00+02:00',
-        '2026-10-25T02:00:00+01:00',
-        '2026-10-25T02:30:00+01:00',
-        '2026-10-25T03:00:00+01:00',
-      ),
-    );
-  });
-
-  it('continues from the pass it starts in during a repeated hour', () => {
-    expect(occurrences('* * * * *', 'America/Toronto', '2026-11-01T01:58:00-04:00', 3)).toEqual(
-      instants('2026-11-01T01:59:00-04:00', '2026-11-01T01:00:00-05:00', '2026-11-01T01:01:00-05:00'),
-    );
-    expect(occurrences('*/30 * * * *', 'America/Toronto', '2026-11-01T01:15:00-05:00', 1)).toEqual(
-      instants('2026-11-01T01:30:00-05:00'),
-    );
-  });
-
-  it('handles the 30-minute shifts of Australia/Lord_Howe', () => {
-    // Spring forward on 2026-10-04: 02:00 +10:30 becomes 02:30 +11:00, so only 02:45 exists that day.
-    expect(occurrences('15,45 2 * * *', 'Australia/Lord_Howe', '2026-10-03T12:00:00+10:30', 3)).toEqual(
-      instants('2026-10-04T02:45:00+11:00', '2026-10-05T02:15:00+11:00', '2026-10-05T02:45:00+11:00'),
-    );
-    // Fall back on 2026-04-05: 02:00 +11:00 becomes 01:30 +10:30, so 01:45 happens twice.
-    expect(occurrences('45 1 * * *', 'Australia/Lord_Howe', '2026-04-04T12:00:00+11:00', 3)).toEqual(
-      instants('2026-04-05T01:45:00+11:00', '2026-04-05T01:45:00+10:30', '2026-04-06T01:45:00+10:30'),
-    );
+  // §3.3: an hour written as one value or a list of values is a fixed time; `*`, a range or a step is not.
+  // Toronto springs forward on 2026-03-08 (02:00 EST → 03:00 EDT) and falls back on 2026-11-01 (02:00 EDT
+  // → 01:00 EST); Berlin on 2026-03-29 (02:00 CET → 03:00 CEST) and 2026-10-25 (03:00 CEST → 02:00 CET).
+  it.each([
+    // a fixed time a spring-forward skips runs once, at the end of the gap
+    ['30 2 * * *', TO, '03-07 00:00-05', '03-07 02:30-05 03-08 03:00-04 03-09 02:30-04'],
+    ['30 2 * * *', BE, '03-28 00:00+01', '03-28 02:30+01 03-29 03:00+02 03-30 02:30+02'],
+    // every time of the gap, and 03:00 itself, make one run at 03:00
+    ['*/20 2,3 * * *', TO, '03-08 01:00-05', '03-08 03:00-04 03:20-04 03:40-04'],
+    // with the hour *, a range or a step, not at all
+    ['30 2-3 * * *', TO, '03-08 00:00-05', '03-08 03:30-04 03-09 02:30-04'],
+    ['0 * * * *', TO, '03-08 00:30-05', '03-08 01:00-05 03:00-04 04:00-04'],
+    ['*/30 * * * *', BE, '03-29 01:00+01', '03-29 01:30+01 03:00+02 03:30+02'],
+    // a fixed time a fall-back repeats runs once, at its first occurrence
+    ['30 1 * * *', TO, '10-31 12:00-04', '11-01 01:30-04 11-02 01:30-05'],
+    ['30 2 * * *', BE, '10-24 12:00+02', '10-25 02:30+02 10-26 02:30+01'],
+    ['*/20 1,13 * * *', TO, '11-01 00:30-04', '11-01 01:00-04 01:20-04 01:40-04 13:00-05'],
+    // ... and not again from inside the repeated hour: it ran in the first pass
+    ['30 1 * * *', TO, '11-01 01:15-05', '11-02 01:30-05'],
+    ['0 2 * * *', BE, '10-25 02:00+01', '10-26 02:00+01'],
+    // with the hour *, a range or a step, on both passes
+    ['*/30 * * * *', TO, '11-01 00:45-04', '11-01 01:00-04 01:30-04 01:00-05 01:30-05 02:00-05'],
+    ['*/30 * * * *', BE, '10-25 01:45+02', '10-25 02:00+02 02:30+02 02:00+01 02:30+01 03:00+01'],
+    ['30 1-2 * * *', TO, '10-31 12:00-04', '11-01 01:30-04 01:30-05 02:30-05'],
+    // ... going on from the pass it starts in
+    ['* * * * *', TO, '11-01 01:58-04', '11-01 01:59-04 01:00-05 01:01-05'],
+    ['*/30 * * * *', TO, '11-01 01:15-05', '11-01 01:30-05'],
+    // Lord Howe springs forward on 2026-10-04 (02:00 +10:30 → 02:30 +11:00): 02:15 runs at 02:30
+    ['15,45 2 * * *', LH, '10-03 12:00+10:30', '10-04 02:30+11 02:45+11 10-05 02:15+11 02:45+11'],
+    // and falls back on 2026-04-05 (02:00 +11:00 → 01:30 +10:30): 01:45 shows twice
+    ['45 1 * * *', LH, '04-04 12:00+11', '04-05 01:45+11 04-06 01:45+10:30'],
+    ['45 */1 * * *', LH, '04-05 01:00+11', '04-05 01:45+11 01:45+10:30 02:45+10:30'],
+  ])('%s in %s from %s', (expr, tz, from, expected) => {
+    const [start] = walls(from);
+    expect(occurrences(expr, tz, start, walls(expected).length)).toEqual(walls(expected));
   });
 
   // §3.3: where clocks change at midnight the spring-forward day has no 00:00 (Santiago: 2026-09-06 00:00
-  // -04:00 is 01:00 -03:00); a day a zone skipped whole has no slots (Apia moved across the date line)
+  // -04:00 is 01:00 -03:00): a fixed 00:00 runs at 01:00, an hour step skips it; a day a zone skipped
+  // whole has no slots of its own (Apia moved across the date line: its 30th's 00:00 and the 31st's are one).
   it.each([
     [
       '0 0 * * *',
       'America/Santiago',
       '2026-09-04T12:00:00-04:00',
-      '2026-09-05T00:00:00-04:00 2026-09-07T00:00:00-03:00',
+      '2026-09-05T00:00:00-04:00 2026-09-06T01:00:00-03:00 2026-09-07T00:00:00-03:00',
+    ],
+    [
+      '0 0/12 * * *',
+      'America/Santiago',
+      '2026-09-05T06:00:00-04:00',
+      '2026-09-05T12:00:00-04:00 2026-09-06T12:00:00-03:00',
     ],
     [
       '0 1 * * *',
@@ -180,10 +168,18 @@ describe('nextCronOccurrence: daylight saving time', () => {
       '0 0 * * *',
       'Pacific/Apia',
       '2011-12-28T12:00:00-10:00',
-      '2011-12-29T00:00:00-10:00 2011-12-31T00:00:00+14:00',
+      '2011-12-29T00:00:00-10:00 2011-12-31T00:00:00+14:00 2012-01-01T00:00:00+14:00',
     ],
-  ])('%s in %s from %s: a day without that wall time has no slot', (expr, tz, from, expected) => {
+  ])('%s in %s from %s: a day without that wall time', (expr, tz, from, expected) => {
     const walls = expected.split(' ');
     expect(occurrences(expr, tz, from, walls.length)).toEqual(instants(...walls));
+  });
+
+  it('finds the end of a gap when the search starts just before it, not when it starts on it', () => {
+    const gapEnd = Date.parse('2026-03-08T03:00:00-04:00');
+    expect(nextCronOccurrence('30 2 * * *', 'America/Toronto', gapEnd - 1)).toBe(gapEnd);
+    expect(nextCronOccurrence('30 2 * * *', 'America/Toronto', gapEnd)).toBe(
+      Date.parse('2026-03-09T02:30:00-04:00'),
+    );
   });
 });

@@ -12,14 +12,15 @@ function engine() {
 }
 
 describe('next times (docs/spec.md §3.9)', () => {
-  it('a daily 02:30 cron in America/Toronto skips the spring-forward day and changes offset after it', async () => {
+  it('a daily 02:30 cron in America/Toronto runs at the gap end on the spring-forward day and changes offset', async () => {
     const { timers } = engine();
     await timers.schedule({ key: 'c', handler: 'h', cron: '30 2 * * *', tz: 'America/Toronto' });
     const times = await timers.next('c', { count: 16 });
     const around = times.filter((time) => time.at >= '2027-03-13' && time.at < '2027-03-16');
-    // 2027-03-14 has no 02:30 in Toronto (02:00 → 03:00): not run that day (§3.3).
+    // 2027-03-14 has no 02:30 in Toronto (02:00 → 03:00): a fixed time runs at 03:00, the gap's end (§3.3).
     expect(around).toEqual([
       { at: '2027-03-13T07:30:00.000Z', offset: '-05:00' },
+      { at: '2027-03-14T07:00:00.000Z', offset: '-04:00' },
       { at: '2027-03-15T06:30:00.000Z', offset: '-04:00' },
     ]);
   });

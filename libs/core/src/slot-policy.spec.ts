@@ -142,7 +142,7 @@ describe('slot rules', () => {
     );
   });
 
-  it('a backfill and catch-up all run the slot a fall-back repeats twice, as §3.3 reads the cron', () => {
+  it('a backfill and catch-up all take the slots of a fall-back as §3.3 reads the cron', () => {
     const cron: SlotTimer = {
       key: 'c',
       kind: 'cron',
@@ -154,8 +154,11 @@ describe('slot rules', () => {
       Date.parse,
     );
     const first = Date.parse('2026-11-01T05:30:00Z');
-    expect(backfillSlots(cron, from, to, now)).toEqual([first, first + HOUR]);
-    const all = { ...cron, catchup: 'all' as const, catchupWindow: 24 * HOUR };
+    // a fixed 01:30 runs once, at its first pass; with the hour a range it runs on both passes
+    expect(backfillSlots(cron, from, to, now)).toEqual([first]);
+    const range = { ...cron, cron: '30 1-1 * * *' };
+    expect(backfillSlots(range, from, to, now)).toEqual([first, first + HOUR]);
+    const all = { ...range, catchup: 'all' as const, catchupWindow: 24 * HOUR };
     expect(slotAfterRun(all, first, now - HOUR, now).next).toBe(first + HOUR);
   });
 
