@@ -13,11 +13,12 @@ describe.each(BACKENDS)('%s backend: backfill and endAt', (name) => {
 
   it('runs no slot after endAt, and refuses a range that starts after it', async () => {
     const h = await backend.open();
-    const endAt = (await h.now()) + 500;
+    // the first slot (200 ms after the schedule lands) before endAt with room for a loaded host
+    const endAt = (await h.now()) + 1_000;
     await h.timers.schedule({ key: 'i', handler: 'work', every: 200, endAt, removeOnComplete: false });
     // its run moved past endAt: the timer stays pending after endAt, its grid anchored at the reschedule
     const moved = await h.timers.reschedule('i', { at: endAt + 3_600_000 });
-    await h.pass(900); // endAt passes: the grid has slots on both sides of it by now
+    await h.pass(1_400); // virtual clock (real time on Redis): endAt passes, the grid has slots on both sides of it
     const to = await h.now();
     const slots: number[] = [];
     for (let slot = moved.scheduledAt; slot <= endAt; slot += 200) slots.push(slot);

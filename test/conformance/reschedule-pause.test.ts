@@ -119,13 +119,16 @@ describe.each(BACKENDS)('%s backend: pause and resume', (name) => {
 
   it('a resume whose next slot is after endAt ends the timer: completed, reason ended, nothing run', async () => {
     const h = await backend.open();
-    const endAt = (await h.now()) + 300;
-    await h.timers.schedule({ key: 'i', handler: 'work', every: 200, endAt, removeOnComplete: false });
+    // the first slot, half a second after the schedule lands, before endAt and after the pause: a second
+    // of room for each on a loaded host (with 200 and 300 ms a slow schedule was refused, its first slot
+    // after endAt)
+    const endAt = (await h.now()) + 1_500;
+    await h.timers.schedule({ key: 'i', handler: 'work', every: 500, endAt, removeOnComplete: false });
     await h.timers.pause('i');
-    await h.pass(500); // endAt passes while paused
+    await h.pass(1_700); // virtual clock (real time on Redis): endAt passes while paused
     expect(await h.timers.resume('i')).toMatchObject({ status: 'completed' });
     expect(await h.event({ type: 'completed', key: 'i' })).toMatchObject({ reason: 'ended' });
-    await h.pass(300); // no slot after endAt comes
+    await h.pass(600); // no slot after endAt comes
     expect(h.runs).toEqual([]);
     expect(await h.timers.get('i')).toMatchObject({ status: 'completed' });
   });
