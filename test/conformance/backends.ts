@@ -83,6 +83,12 @@ export interface Harness {
   /** Drops handler `name` from the backend's handlers (looked up at each run, so later runs lack it). */
   removeHandler(name: string): void;
   /**
+   * Makes the calls of `calls` with nothing due handed to a worker meanwhile, so a run due at once (a
+   * reschedule to a past `at`, a retry's short backoff) waits for the next call. Memory: the virtual
+   * clock stands still between calls anyway. Redis: its dispatcher is stopped, then a new one starts.
+   */
+  held<T>(calls: () => Promise<T>): Promise<T>;
+  /**
    * Closes what this harness opened (on Redis its dispatcher and runner too) before the test ends, as
    * the hooks would after it: a case opening one harness after another (the model's sequences) would
    * otherwise keep every earlier one's dispatcher and runner polling Redis until its end.
@@ -178,6 +184,7 @@ function memoryBackend(): Backend {
         until,
         downFor,
         removeHandler: (handler) => delete h.handlers[handler],
+        held: (calls) => calls(),
         close: () => h.engine.dispose(),
       });
     },
@@ -224,9 +231,18 @@ function redisBackend(): Backend {
       own.push(() => timers.dispose());
       const events: TimerEvent[] = [];
       for (const type of EVENT_NAMES) timers.on(type, (event) => events.push(event));
-      const dispatcher = new Dispatcher({ ...shared, logger: silentLogger });
+      let dispatcher = new Dispatcher({ ...shared, logger: silentLogger });
       own.push(() => dispatcher.close());
       await dispatcher.start();
+      const held = async <T>(calls: () => Promise<T>) => {
+        await dispatcher.close();
+        try {
+          return await calls();
+        } finally {
+          dispatcher = new Dispatcher({ ...shared, logger: silentLogger });
+          await dispatcher.start();
+        }
+      };
       const runs: RunRecord[] = [];
       const handlers = { work: workHandler(runs, realSleep), ...options.handlers };
       const runner = new TimerRunner({ ...shared, handlers, logger: silentLogger });
@@ -255,6 +271,7 @@ function redisBackend(): Backend {
         until,
         downFor: (ms) => backdateRows(raw, `${shared.prefix}:`, ms),
         removeHandler: (handler) => Reflect.deleteProperty(handlers, handler),
+        held,
         close,
       });
     },
