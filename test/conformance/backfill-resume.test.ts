@@ -124,3 +124,20 @@ describe.each(BACKENDS)('%s backend: a backfill slot retried while a moved run w
     expect(dues[2]).toBe(at);
   });
 });
+
+describe.each(BACKENDS)('%s backend: a backfill run that reaches pauseAfterFailures', (name) => {
+  const backend = useBackend(name);
+
+  it('pauses the timer as pause does: one version more, nothing armed first', async () => {
+    const h = await backend.open();
+    const spec = { cron: '0 * * * *', tz: 'UTC', pauseAfterFailures: 1, payload: { fail: 'no' } };
+    const timer = await h.timers.schedule({ key: 'p', handler: 'work', ...spec });
+    const from = (await h.now()) - 5 * HOUR;
+    expect(await h.timers.backfill('p', { from, to: from + HOUR - 1 })).toEqual({ slots: 1 });
+    const paused = await h.event({ type: 'paused', key: 'p' });
+    // scheduled, backfilled, paused (the engine armed the schedule's slot again first: a version more)
+    expect(paused.version).toBe(timer.version + 2);
+    expect(await h.timers.get('p')).toMatchObject({ status: 'paused', version: timer.version + 2 });
+    expect((await h.timers.resume('p')).version).toBe(timer.version + 3);
+  });
+});

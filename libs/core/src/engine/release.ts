@@ -55,7 +55,8 @@ export function release(
     // The schedule did not move: a due time that passed meanwhile runs at once, late.
     path.arm(entry, entry.dueAt, entry.slot);
   } else if (entry.backfill) {
-    nextBackfill(path, entry, entry.backfill);
+    // (with `pause` nothing is armed: the pause ends the backfill, as complete.lua's)
+    if (!pause) nextBackfill(path, entry, entry.backfill);
   } else if (hasSlotPolicy(entry)) {
     return armAfterSlot(path, entry, run, now, pause);
   } else if (entry.kind === 'cron') {
