@@ -29,7 +29,8 @@ const SEEDS = (process.env.DIFF_SEEDS ?? '1,5,6,20,62,84,799,1095').split(',').m
 // schedule request, which has no contract, until differential-calls.ts left it out; 656: a batch with two
 // live keys in two partitions, refused at the later one on Redis)
 const PART_SEEDS = (process.env.DIFF_PART_SEEDS ?? '1,2,3,58,211,656').split(',').map(Number);
-const CALLS = 60;
+// DIFF_CALLS=… makes longer sequences (a seed's first 60 calls stay as they were)
+const CALLS = Number(process.env.DIFF_CALLS ?? 60);
 /** how far an instant read from one backend's clock may be from the other's */
 const SLACK_MS = 3_000;
 
