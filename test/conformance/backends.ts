@@ -84,8 +84,9 @@ export interface Harness {
   removeHandler(name: string): void;
   /**
    * Makes the calls of `calls` with nothing due handed to a worker meanwhile, so a run due at once (a
-   * reschedule to a past `at`, a retry's short backoff) waits for the next call. Memory: the virtual
-   * clock stands still between calls anyway. Redis: its dispatcher is stopped, then a new one starts.
+   * reschedule to a past `at`, a retry's short backoff, a kept slot) waits for the next call; runs going
+   * on go on. Memory: the engine's wakes wait (as downFor's). Redis: its dispatcher is stopped, then a new
+   * one starts.
    */
   held<T>(calls: () => Promise<T>): Promise<T>;
   /**
@@ -150,13 +151,17 @@ function memoryBackend(): Backend {
         clearTimeout: (handle) => clock.clearTimeout(handle),
       });
       const h = engineHarness({ ...options, handlers: { work, ...options.handlers }, source });
-      const downFor = async (ms: number) => {
+      // the engine's wakes in `calls` wait for its end (the runs going on, on the clock itself, go on)
+      const holding = async <T>(calls: () => Promise<T>) => {
         const wakes: (() => void)[] = [];
         held = wakes;
-        await h.clock.advance(ms);
-        held = null;
-        for (const wake of wakes) wake();
-        await h.clock.advance(0);
+        try {
+          return await calls();
+        } finally {
+          held = null;
+          for (const wake of wakes) wake();
+          await h.clock.advance(0);
+        }
       };
       opened.push(h.engine);
       const now = async () => h.clock.now();
@@ -182,9 +187,9 @@ function memoryBackend(): Backend {
         now,
         pass: (ms) => h.clock.advance(ms),
         until,
-        downFor,
+        downFor: (ms) => holding(() => h.clock.advance(ms)),
         removeHandler: (handler) => delete h.handlers[handler],
-        held: (calls) => calls(),
+        held: holding,
         close: () => h.engine.dispose(),
       });
     },
