@@ -83,6 +83,13 @@ export interface Harness {
   /** Drops handler `name` from the backend's handlers (looked up at each run, so later runs lack it). */
   removeHandler(name: string): void;
   /**
+   * Makes the calls of `calls` with nothing due handed to a worker meanwhile, so a run due at once (a
+   * reschedule to a past `at`, a retry's short backoff, a kept slot) waits for the next call; runs going
+   * on go on. Memory: the engine's wakes wait (as downFor's). Redis: its dispatcher is stopped, then a new
+   * one starts.
+   */
+  held<T>(calls: () => Promise<T>): Promise<T>;
+  /**
    * Closes what this harness opened (on Redis its dispatcher and runner too) before the test ends, as
    * the hooks would after it: a case opening one harness after another (the model's sequences) would
    * otherwise keep every earlier one's dispatcher and runner polling Redis until its end.
@@ -144,13 +151,17 @@ function memoryBackend(): Backend {
         clearTimeout: (handle) => clock.clearTimeout(handle),
       });
       const h = engineHarness({ ...options, handlers: { work, ...options.handlers }, source });
-      const downFor = async (ms: number) => {
+      // the engine's wakes in `calls` wait for its end (the runs going on, on the clock itself, go on)
+      const holding = async <T>(calls: () => Promise<T>) => {
         const wakes: (() => void)[] = [];
         held = wakes;
-        await h.clock.advance(ms);
-        held = null;
-        for (const wake of wakes) wake();
-        await h.clock.advance(0);
+        try {
+          return await calls();
+        } finally {
+          held = null;
+          for (const wake of wakes) wake();
+          await h.clock.advance(0);
+        }
       };
       opened.push(h.engine);
       const now = async () => h.clock.now();
@@ -176,8 +187,9 @@ function memoryBackend(): Backend {
         now,
         pass: (ms) => h.clock.advance(ms),
         until,
-        downFor,
+        downFor: (ms) => holding(() => h.clock.advance(ms)),
         removeHandler: (handler) => delete h.handlers[handler],
+        held: holding,
         close: () => h.engine.dispose(),
       });
     },
@@ -224,9 +236,18 @@ function redisBackend(): Backend {
       own.push(() => timers.dispose());
       const events: TimerEvent[] = [];
       for (const type of EVENT_NAMES) timers.on(type, (event) => events.push(event));
-      const dispatcher = new Dispatcher({ ...shared, logger: silentLogger });
+      let dispatcher = new Dispatcher({ ...shared, logger: silentLogger });
       own.push(() => dispatcher.close());
       await dispatcher.start();
+      const held = async <T>(calls: () => Promise<T>) => {
+        await dispatcher.close();
+        try {
+          return await calls();
+        } finally {
+          dispatcher = new Dispatcher({ ...shared, logger: silentLogger });
+          await dispatcher.start();
+        }
+      };
       const runs: RunRecord[] = [];
       const handlers = { work: workHandler(runs, realSleep), ...options.handlers };
       const runner = new TimerRunner({ ...shared, handlers, logger: silentLogger });
@@ -255,6 +276,7 @@ function redisBackend(): Backend {
         until,
         downFor: (ms) => backdateRows(raw, `${shared.prefix}:`, ms),
         removeHandler: (handler) => Reflect.deleteProperty(handlers, handler),
+        held,
         close,
       });
     },

@@ -19,16 +19,18 @@ import { dueListingDifference } from './due-listing';
 
 // Each of these found a divergence before its fix (1 idempotency before arguments, 5 the engine's
 // cursor, 6 endAt before duplicate-key, 20 a partial batch, 62 unlessAnswered, 84 a free run's due, 799 a
-// failed backfill run of an awaitTask: false interval). DIFF_SEEDS=1,2,… runs others (900 pass, and 900
-// with partOf); DIFF_TRACE=1 prints every step's two answers.
-const SEEDS = (process.env.DIFF_SEEDS ?? '1,5,6,20,62,84,799').split(',').map(Number);
+// failed backfill run of an awaitTask: false interval, 1095 a failed backfill run reaching
+// pauseAfterFailures: the engine armed the schedule before pausing, a version more). DIFF_SEEDS=1,2,… runs
+// others (900 pass, 1000–1150, and 900 with partOf); DIFF_TRACE=1 prints every step's two answers.
+const SEEDS = (process.env.DIFF_SEEDS ?? '1,5,6,20,62,84,799,1095').split(',').map(Number);
 // Seeds whose writes also carry `partOf` (a request of several calls, HTTP PUT's): DIFF_PART_SEEDS=…
 // (58: a scheduleMany over two partitions, due a few ms apart on Redis, then a dueBefore list: the
 // suite took it for a divergence until due-listing.ts; 211: an unlessAnswered naming another key's
 // schedule request, which has no contract, until differential-calls.ts left it out; 656: a batch with two
 // live keys in two partitions, refused at the later one on Redis)
 const PART_SEEDS = (process.env.DIFF_PART_SEEDS ?? '1,2,3,58,211,656').split(',').map(Number);
-const CALLS = 60;
+// DIFF_CALLS=… makes longer sequences (a seed's first 60 calls stay as they were)
+const CALLS = Number(process.env.DIFF_CALLS ?? 60);
 /** how far an instant read from one backend's clock may be from the other's */
 const SLACK_MS = 3_000;
 

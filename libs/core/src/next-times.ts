@@ -23,7 +23,7 @@ import { normalizeSpec, type SpecLimits } from './validation';
 export interface ArmedState {
   trigger?: number;
   retry?: boolean;
-  /** `moved`: it goes back to a run `reschedule` moved, at its own due (no slot) */
+  /** `moved`: it goes back to a run `reschedule` moved, or a retry, at its own due (no slot) */
   backfill?: { rest: readonly number[]; resume: number; moved?: boolean };
   /** the armed due runs however late: a run `reschedule` moved (§3.4), the slot overlap 'buffer-one' kept (§3.3a) */
   asked?: boolean;

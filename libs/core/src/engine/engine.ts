@@ -266,7 +266,10 @@ class MemoryEngine implements EngineOperations {
       if (first === undefined) return { slots: 0 };
       if (heldRun(entry) || entry.backfill) throw refusals.inactive(key, 'running', 'backfill');
       if (entry.paused) throw refusals.inactive(key, 'paused', 'backfill');
-      entry.backfill = { rest, resume: entry.slot, moved: entry.moved };
+      const { attempt, countFrom } = entry;
+      const moved = entry.moved || attempt > 1;
+      entry.backfill = { rest, resume: moved ? entry.dueAt : entry.slot, moved, attempt, countFrom };
+      [entry.attempt, entry.countFrom, entry.moved] = [1, null, false];
       this.firePath.arm(entry, first);
       this.firePath.emit('scheduled', entry, { due: first, reason: 'backfill', count: rest.length + 1 });
       return { slots: rest.length + 1 };

@@ -49,13 +49,24 @@ export interface Entry extends Omit<Timer, 'status'> {
   failures: number;
   /** the slot `dueAt` stands for: `dueAt` without its jitter (docs/spec.md §3.3c) */
   slot: number;
-  /**
-   * a backfill in progress: the slots still to run after the armed one, and the slot to go back to (or
-   * the run `reschedule` moved, `moved`: its own due, no slot)
-   */
-  backfill: { rest: number[]; resume: number; moved: boolean } | null;
+  /** a backfill in progress: the slots still to run after the armed one, then what it goes back to */
+  backfill: Backfill | null;
   /** the armed due is a run the caller moved there (`reschedule`): no slot, so never passed as late */
   moved: boolean;
+}
+
+/**
+ * A backfill in progress (docs/spec.md §3.3c): its slots run as first tries, each counted from itself; then
+ * the schedule goes on where it was — the armed slot (`resume`), or a due that is no slot's, run however
+ * late (`moved`: the run `reschedule` moved, or a pending retry, at `resume`) — with the armed wake's try
+ * and skip start (`attempt`, `countFrom`) as they were.
+ */
+export interface Backfill {
+  rest: number[];
+  resume: number;
+  moved: boolean;
+  attempt: number;
+  countFrom: number | null;
 }
 
 /** A fresh entry at version 0; arming it makes it version 1. */

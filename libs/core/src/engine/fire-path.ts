@@ -291,9 +291,14 @@ export class FirePath implements ReleaseSteps {
   private retry(entry: Entry, run: Run, now: number): boolean {
     const { retry } = entry;
     if (!retry || run.triggered || run.attempt >= retry.attempts) return false;
-    if (hasSlotPolicy(entry)) this.emitSkips(run, slotAfterRun(entry, run.countFrom, run.started, now));
-    else if (entry.kind !== 'once')
-      this.emitSkips(run, this.skipsOf(entry, run.countFrom, run.started, now, null));
+    // a backfill slot's run skips nothing (docs/spec.md §3.3c): its retry is that slot's run again
+    const skips =
+      entry.kind === 'once' || entry.backfill !== null
+        ? null
+        : hasSlotPolicy(entry)
+          ? slotAfterRun(entry, run.countFrom, run.started, now)
+          : this.skipsOf(entry, run.countFrom, run.started, now, null);
+    if (skips) this.emitSkips(run, skips);
     this.arm(entry, now + retryDelay(retry, run.attempt));
     [entry.attempt, entry.countFrom] = [run.attempt + 1, now];
     return true;

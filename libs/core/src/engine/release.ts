@@ -55,7 +55,8 @@ export function release(
     // The schedule did not move: a due time that passed meanwhile runs at once, late.
     path.arm(entry, entry.dueAt, entry.slot);
   } else if (entry.backfill) {
-    nextBackfill(path, entry, entry.backfill);
+    // (with `pause` nothing is armed: the pause ends the backfill, as complete.lua's)
+    if (!pause) nextBackfill(path, entry, entry.backfill);
   } else if (hasSlotPolicy(entry)) {
     return armAfterSlot(path, entry, run, now, pause);
   } else if (entry.kind === 'cron') {
@@ -72,10 +73,12 @@ function nextBackfill(path: ReleaseSteps, entry: Entry, backfill: NonNullable<En
   const next = backfill.rest.shift();
   if (next !== undefined) return path.arm(entry, next);
   entry.backfill = null;
-  if (!backfill.moved) return path.armSlot(entry, backfill.resume);
-  // the run reschedule moved goes back to its own due: no slot, so no jitter, never passed as late
-  path.arm(entry, backfill.resume);
-  entry.moved = true;
+  // the run reschedule moved, or a retry, goes back to its own due: no slot, so no jitter, never passed as late
+  if (backfill.moved) path.arm(entry, backfill.resume);
+  else path.armSlot(entry, backfill.resume);
+  // its try and where its skips count from, as before the backfill (a retry is no moved run)
+  [entry.attempt, entry.countFrom] = [backfill.attempt, backfill.countFrom];
+  entry.moved = backfill.moved && backfill.attempt === 1;
 }
 
 /**

@@ -203,7 +203,7 @@ export function createdTimer(spec: NormalizedSpec, fields: RowFields, created: R
 /**
  * What a row's armed due is beyond its Timer (core's ArmedState, for `next`): `tg` a trigger run not
  * claimed yet, `at` the try of a pending retry (absent: 1), `mv` / `cf` a due run however late, `bf` /
- * `bs` a backfill in progress (going back to a moved run when `mv`).
+ * `bs` a backfill in progress (going back to a moved run when `mv`, to a retry when `bt`).
  */
 export function armedStateOf(fields: RowFields): ArmedState {
   const armed: ArmedState = { retry: fields.at !== undefined && Number(fields.at) > 1 };
@@ -212,7 +212,8 @@ export function armedStateOf(fields: RowFields): ArmedState {
   if (fields.mv !== undefined || fields.cf !== undefined) armed.asked = true;
   if (fields.bf !== undefined && fields.bs !== undefined) {
     const resume = Number(fields.bs);
-    armed.backfill = { rest: JSON.parse(fields.bf) as number[], resume, moved: fields.mv !== undefined };
+    const moved = fields.mv !== undefined || fields.bt !== undefined;
+    armed.backfill = { rest: JSON.parse(fields.bf) as number[], resume, moved };
   }
   return armed;
 }

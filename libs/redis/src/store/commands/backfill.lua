@@ -1,6 +1,7 @@
 -- Starts a backfill (docs/spec.md §3.3c): the given slots run now, one after another, each due at its
 -- slot (complete.lua arms the next from `bf`); after the last, the schedule goes on at the slot the row
--- was armed for (`bs`, moved by its jitter again). Version + 1 turns the job armed for `d` stale.
+-- was armed for (`bs`, moved by its jitter again; a retry's or a moved run's own due, as it was). Version + 1
+-- turns the job armed for `d` stale.
 -- `ba`: when the slot now armed was asked for (here: now; complete.lua: when the run before it ended),
 -- the instant a backfill run's lateness counts from (its `d` is a past slot, docs/spec.md §6.1).
 -- Input:
@@ -46,6 +47,9 @@ bump_version(row)
 row.bs = int(slot_of(row))
 row.d = int(table.remove(slots, 1))
 row.ds, row.tg = nil, nil
+-- Its runs are first tries, each counted from its own slot: a pending retry's try (`at`) and where the armed
+-- run counts its skips from (`cf`) wait in `bt` / `bc` for the run the backfill goes back to (run-ends).
+row.bt, row.bc, row.at, row.cf = row.at, row.cf, nil, nil
 row.bf = #slots > 0 and cjson.encode(slots) or '[]'
 row.ba = int(now)
 save_row(base, row)

@@ -211,8 +211,10 @@ local function claim(id, key, version)
   local start_text = int(start)
   -- A retry (`at`) runs its slot again, a trigger or backfill run was asked for, so was a run reschedule
   -- moved (`mv`), and the slot overlap 'buffer-one' kept (`cf`) runs right after the run it came during:
-  -- none is late (core slotToJudge).
-  if row.s == 'pending' and not checked and not row.tg and not row.bf and not row.at and not row.cf and not row.mv and (row.cu == 's' or row.cw) then
+  -- none is late (core slotToJudge). Nor is a run the reconciler put back (`rq` its version, reconcile.lua):
+  -- judged at its first claim, it runs again, as a claim taking a dead worker's run over runs it.
+  local judged = checked or row.rq == row.v
+  if row.s == 'pending' and not judged and not row.tg and not row.bf and not row.at and not row.cf and not row.mv and (row.cu == 's' or row.cw) then
     return { 'check', int(due), cjson.encode(row) }
   end
 
@@ -291,10 +293,10 @@ local function claim(id, key, version)
       written[#written + 1] = kept
     end
     redis.call('HSET', hash, unpack(written))
-    if row.hb then
-      -- the hand-back's mark is for the run it handed back, which this one takes over
-      redis.call('HDEL', hash, 'hb')
-      row.hb = nil
+    if row.hb or row.rq then
+      -- the hand-back's and the requeue's marks are for the run put back, which this one takes over
+      redis.call('HDEL', hash, 'hb', 'rq')
+      row.hb, row.rq = nil, nil
     end
   end
   return claimed_reply(now_micros, free and 'free' or 'held', due_text, row, nil, nil, requeued)

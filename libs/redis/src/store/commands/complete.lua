@@ -144,7 +144,8 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   end
   local fields = outcome_of(prefix, now, row, version, outcome, message, reason)
   fields.at = int(attempt_of(row) + 1)
-  if row.k == 'interval' and not has_slot_policy(row) then
+  if row.k == 'interval' and not has_slot_policy(row) and not row.bf then
+    -- (a backfill slot's run skips nothing, docs/spec.md §3.3c: the worker sends a cron's none either)
     missed, overlap = grid_skips(row, count_from(row), tonumber(row.lf), next_grid_slot(row, now))
   end
   if row.k == 'once' then
@@ -152,7 +153,12 @@ local function retry_held(row, version, outcome, message, reason, missed, overla
   else
     fields.cf = int(now)
   end
-  rearm(row, fields, now + wait, { 'lw', 'lu', 'ct', 'hc', 'ds', 'lq', 'mv' })
+  local gone = { 'lw', 'lu', 'ct', 'hc', 'ds', 'lq' }
+  if not row.bf then
+    -- (a backfill slot's retry keeps it: after the backfill the moved run still comes, next_backfill)
+    gone[#gone + 1] = 'mv'
+  end
+  rearm(row, fields, now + wait, gone)
   -- no event says it: the ledger records the retry armed, its try and its due (as FirePath.recordRetry)
   ledger_append({ key = row.key, v = fields.v, sa = row.sa }, 'retried', now, { n = tonumber(fields.at), d = tonumber(fields.d) })
   publish_skips(prefix, row, now, version, missed, overlap)
@@ -192,9 +198,9 @@ local function complete_held(row, version, outcome, message, reason, cron_next, 
     local fields = outcome_of(prefix, now, row, version, outcome, message, reason)
     local streak = count_failure(row, outcome, fields, gone)
     if streak then
-      gone[#gone + 1] = 'bf'
-      gone[#gone + 1] = 'bs'
-      gone[#gone + 1] = 'ba'
+      for _, field in ipairs({ 'bf', 'bs', 'ba', 'bt', 'bc' }) do
+        gone[#gone + 1] = field
+      end
       rearm(row, fields, 0, gone, streak)
     else
       rearm(row, fields, next_backfill(now, row, fields, gone), gone)

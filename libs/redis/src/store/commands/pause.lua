@@ -30,7 +30,8 @@ if row.s == 'pending' then
   bump_version(row)
   row.s = 'paused'
   row.tg = nil
-  row.bf, row.bs, row.ba = nil, nil, nil -- a backfill in progress ends here (docs/spec.md §3.3c)
+  -- a backfill in progress ends here (docs/spec.md §3.3c)
+  row.bf, row.bs, row.ba, row.bt, row.bc = nil, nil, nil, nil, nil
   save_row(base, row)
   ledger_append(row, 'paused', now_ms())
   redis.call('ZREM', base .. 'due', key)

@@ -133,6 +133,11 @@ for _, key in ipairs(expired) do
     record_requeue(prefix, row, now, row.v, row.lw, row.tg or row.d)
     -- back to pending: `s` is the default, left out (includes/row)
     redis.call('HDEL', row_key(base, key), 's', 'lw', 'lu', 'ct', 'hc', 'hb')
+    if row.cu == 's' or row.cw then
+      -- `rq`: this version's run was claimed, judged by its slot policy then; put back, it runs again
+      -- however late (claim.lua, docs/spec.md §3.8). Only a row a claim would judge carries it.
+      redis.call('HSET', row_key(base, key), 'rq', row.v)
+    end
     redis.call('ZREM', leases_key, key)
     arm_due(base, key, tonumber(row.tg or row.d))
     requeued = requeued + 1

@@ -57,7 +57,7 @@ if row.k ~= 'once' then
   end
 end
 -- an explicit due is its own slot; a backfill in progress ends (docs/spec.md §3.3c)
-row.ds, row.bf, row.bs, row.ba = nil, nil, nil, nil
+row.ds, row.bf, row.bs, row.ba, row.bt, row.bc = nil, nil, nil, nil, nil, nil
 -- The row written in place, the hash save_row would write (~13k Redis instructions less than its DEL
 -- and a new hash of every field): an HSET of the fields set above, an HDEL of those dropped (an absent
 -- one costs HDEL next to nothing) and of `s` (pending) and `k` (a once) at their defaults, which an older
@@ -73,7 +73,7 @@ for _, field in ipairs({ 'dm', 'ab', 'lq', 'mv', 'cf' }) do
   end
 end
 redis.call('HSET', hash, unpack(set, 1, n))
-local gone, m = { 's', 'tg', 'at', 'ds', 'bf', 'bs', 'ba', false, false, false }, 7
+local gone, m = { 's', 'tg', 'at', 'ds', 'bf', 'bs', 'ba', 'bt', 'bc', false, false, false }, 9
 if not row.cf then
   gone[m + 1], m = 'cf', m + 1
 end

@@ -29,7 +29,8 @@ end
 
 -- A backfill in progress (`bf`: the slots after the armed one, `bs`: the slot to go back to): the next
 -- backfill slot runs at once, due at itself; after the last, the schedule goes on at `bs` (a run
--- reschedule moved, `mv`, at its own due). Returns its due, and adds the fields it drops to `gone`.
+-- reschedule moved, `mv`, or a pending retry, `bt` its try, at its own due) with the `at` and `cf` it had
+-- (`bt`, `bc`: backfill.lua). Returns its due, and adds the fields it drops to `gone`.
 local function next_backfill(now, row, fields, gone)
   local rest = cjson.decode(row.bf)
   if #rest > 0 then
@@ -39,11 +40,23 @@ local function next_backfill(now, row, fields, gone)
     gone[#gone + 1] = 'ds'
     return tonumber(fields.d)
   end
-  gone[#gone + 1] = 'bf'
-  gone[#gone + 1] = 'bs'
-  gone[#gone + 1] = 'ba'
-  if row.mv then
-    -- the run reschedule moved (`mv`, kept): its own due, no slot, so no jitter (docs/spec.md §3.3c)
+  for _, field in ipairs({ 'bf', 'bs', 'ba', 'bt', 'bc' }) do
+    gone[#gone + 1] = field
+  end
+  -- (a backfill run's retry left its own `at` and `cf`: the caller drops `at` with the lease fields)
+  fields.at, fields.cf = row.bt, row.bc
+  if row.bt then
+    for i = #gone, 1, -1 do
+      if gone[i] == 'at' then
+        table.remove(gone, i)
+      end
+    end
+  end
+  if not row.bc then
+    gone[#gone + 1] = 'cf'
+  end
+  if row.mv or row.bt then
+    -- the run reschedule moved (`mv`, kept), or a retry: its own due, no slot, so no jitter (docs/spec.md §3.3c)
     fields.d = row.bs
     gone[#gone + 1] = 'ds'
     return tonumber(row.bs)
