@@ -73,7 +73,9 @@ function invalidFix(error: Partial<ErrorFields>, key: string): string | undefine
       // `Pass e.g. limit: 100.`, `Pass count between 1 and 100, …`: the query parameter is the flag
       return error.fix?.replace(new RegExp(`\\b${error.field}:? `, 'g'), `--${error.field} `);
     case 'cursor':
-      return 'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.';
+      return error.detail?.code === 'cursor-other-list'
+        ? 'Run the "more:" line the page that printed this --cursor ended with: its --prefix, --status and --due-before go with it. Or leave --cursor out to start over.'
+        : 'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.';
     case 'key':
       return error.detail?.code === 'one-shot'
         ? `Backfill an every or cron timer, or run sundial trigger ${key} to run a one-shot timer now.`

@@ -272,6 +272,19 @@ describe('sundial CLI: the request each command sends', () => {
         'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.',
       ],
       [
+        ['list', '--prefix', 'b:', '--cursor', 'eyJhZnRlciI6ImE6MSIsIm9mIjoiMSJ9'],
+        400,
+        {
+          reason: 'invalid',
+          field: 'cursor',
+          message:
+            'The cursor is the nextCursor of a GET /v1/timers page of another prefix, status or dueBefore.',
+          fix: 'Send the cursor with the prefix, status and dueBefore of the page that returned it, or leave cursor out to start over.',
+          detail: { code: 'cursor-other-list' },
+        },
+        'Run the "more:" line the page that printed this --cursor ended with: its --prefix, --status and --due-before go with it. Or leave --cursor out to start over.',
+      ],
+      [
         ['list'],
         404,
         {
