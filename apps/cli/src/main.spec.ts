@@ -277,9 +277,8 @@ describe('sundial CLI: the request each command sends', () => {
         {
           reason: 'invalid',
           field: 'cursor',
-          message:
-            'The cursor is the nextCursor of a GET /v1/timers page of another prefix, status or dueBefore.',
-          fix: 'Send the cursor with the prefix, status and dueBefore of the page that returned it, or leave cursor out to start over.',
+          message: 'The cursor is the nextCursor of a page of another prefix (…).',
+          fix: 'Send the cursor with … (over HTTP: …).',
           detail: { code: 'cursor-other-list' },
         },
         'Run the "more:" line the page that printed this --cursor ended with: its --prefix, --status and --due-before go with it. Or leave --cursor out to start over.',
