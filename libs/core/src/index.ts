@@ -13,6 +13,7 @@ export {
   NO_HISTORY,
 } from './browser/key-fix';
 export { NOW_HEADER } from './browser/server-clock';
+export { asTheBatchLeftThem } from './batch-answers';
 export { liveKeyInBatch, normalizeBatch } from './batch-refusals';
 export { OptionReader } from './option-reader';
 export { normalizeAt } from './time-fields';

@@ -1,5 +1,6 @@
 import type { Timer } from '@sundial/core';
 import { option } from '../args';
+import { batchSummary } from '../batch-summary';
 import type { Command } from '../command';
 import { table } from '../output';
 import { specsFromArgs } from '../spec-from-args';
@@ -24,7 +25,7 @@ export const schedule: Command = {
       // A retry with the same --idempotency-key is answered the first call's timers (Idempotent-Replayed)
       // and schedules nothing: it says so, and --json adds `replayed: true` to the API's answer.
       const n = batch.items.length;
-      const count = replayed ? retryText(retryKey, `scheduled ${n} timer(s)`) : `${n} timer(s) scheduled`;
+      const count = replayed ? retryText(retryKey, `scheduled ${n} timer(s)`) : batchSummary(batch.items);
       out.result(replayed ? { ...batch, replayed } : batch, () =>
         n ? `${table(TIMER_HEADERS, batch.items.map(timerRow))}\n${count}` : count,
       );
