@@ -1,6 +1,7 @@
 import type { Preview } from '@sundial/core';
 import { option } from '../args';
 import type { Command } from '../command';
+import { namingFlags } from '../flag-refusal';
 import { specFromArgs } from '../spec-from-args';
 import { timesTable } from '../times';
 
@@ -10,10 +11,9 @@ export const preview: Command = {
   usage,
   async run({ args, api, out }) {
     const spec = specFromArgs(args, usage);
-    const answer = await api.request<Preview>('POST', 'preview', {
-      body: spec,
-      query: { count: option(args, 'count') },
-    });
+    const answer = await namingFlags(args, () =>
+      api.request<Preview>('POST', 'preview', { body: spec, query: { count: option(args, 'count') } }),
+    );
     out.result(answer, () =>
       [`valid: ${JSON.stringify(answer.spec)}`, timesTable(answer.next, 'no due times')].join('\n'),
     );
