@@ -31,6 +31,8 @@ export function decodeKeyCursor(query: CursorQuery): string | null {
   const decoded = decode(query.cursor);
   if (decoded === undefined) return null;
   if (isKeyCursor(decoded)) return ofThisList(decoded.of, query) && decoded.after;
+  // a due-order cursor of this release (it names its list): one list() returned, for a dueBefore list
+  if (Array.isArray(decoded) && decoded.length === 3) throw otherListCursor();
   throw badCursor();
 }
 
@@ -46,11 +48,13 @@ export function decodeDueCursor(query: CursorQuery): DuePosition | null {
     const [due, key, of] = decoded as unknown[];
     if (typeof due === 'number' && typeof key === 'string' && ofThisList(of, query)) return { due, key };
   }
+  // a key-order cursor that names its list: one list() returned, for a list without dueBefore
+  if (isKeyCursor(decoded) && decoded.of !== undefined) throw otherListCursor();
   throw badCursor();
 }
 
 /**
- * A cursor list() did not return, or returned for the other order (docs/spec.md §3.6): both backends.
+ * A cursor list() did not return, or an earlier release's of the other order (docs/spec.md §3.6): both backends.
  * A cursor of the Redis releases that listed partition by partition (`[partition, key]`) is one: its
  * position cannot be told in key order across partitions, so going on from it would repeat or lose keys.
  */
@@ -65,8 +69,15 @@ export function badCursor(): Error {
 /** Whether a cursor's `of` names this listing: true, or undefined for the previous release's; else refused. */
 function ofThisList(of: unknown, scope: ListScope): true {
   if (of === undefined || of === fingerprint(scope)) return true;
-  if (typeof of !== 'string') throw badCursor();
-  throw new SundialError({
+  throw typeof of === 'string' ? otherListCursor() : badCursor();
+}
+
+/**
+ * A cursor list() returned for another listing: another prefix, status or dueBefore, or the other order
+ * (with or without dueBefore), which over HTTP was told it was no page's nextCursor.
+ */
+function otherListCursor(): SundialError {
+  return new SundialError({
     reason: 'invalid',
     field: 'cursor',
     message: 'The cursor belongs to a list of another prefix or filter (prefix, status, dueBefore).',
