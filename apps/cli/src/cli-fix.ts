@@ -36,6 +36,10 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
         : // no such route: SUNDIAL_URL is not a scheduler's root, or the scheduler is older than the CLI
           `Check that SUNDIAL_URL (${context.url}) is the root of a Sundial scheduler of this version.`;
     case 'duplicate-key':
+      // a batch file naming a key twice: no timer to cancel
+      if (error.detail?.code === 'repeated-key') {
+        return 'Give each spec of the file its own key, or drop one of the two; to have the later supersede the earlier, give it "ifExists": "replace" in the file (--if-exists replace sets it on every spec).';
+      }
       return `Add --if-exists replace to supersede it, or --if-exists keep to get it back; or run sundial cancel ${key} first.`;
     case 'inactive':
       return inactiveFix(error, key);

@@ -13,12 +13,19 @@ const FLAG_NAMES: FieldNames = {
 };
 
 /**
- * The scheduler's refusal of an unknown spec field (`maxRun`) that a flag set (`--max-run 3`), in the
- * flags' terms: its fix named the camelCase field, which the command line does not take (docs/spec.md
- * §5.6). A field of `--file`, or a known field's refusal, is left as the API said it. The fix is the
- * scheduler's own rule (`unknownFieldFix`) over the fields this CLI knows.
+ * A refusal a flag caused, in the flags' terms (docs/spec.md §5.6): a batch's key named twice because
+ * `--key` set it on every spec; an unknown spec field (`maxRun`) that a flag set (`--max-run 3`), whose
+ * fix named the camelCase field the command line does not take — now the scheduler's own rule
+ * (`unknownFieldFix`) over the fields this CLI knows, in flags. A field of `--file`, or a known field's
+ * refusal, is left as the API said it.
  */
 export function flagFieldRefusal(error: CliError, args: ParsedArgs): CliError {
+  // `--file batch.json --key k` set one key on every spec: the batch names it twice because of the flag
+  if (error.detail?.code === 'repeated-key' && args.options.has('key')) {
+    const fix =
+      '--key sets the key of every spec of the batch: leave it out and give each spec of the file its own key.';
+    return new CliError({ ...error.toJSON(), fix }, error.exitCode, error.status);
+  }
   const field = /^(?:specs\[\d+\]\.)?(\w+)$/.exec(error.field ?? '')?.[1];
   const flag = field === undefined ? undefined : flagFields(args).get(field);
   if (

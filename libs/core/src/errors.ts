@@ -30,7 +30,8 @@ export interface SundialErrorDetail {
    * that runs once), `due-before-status` (`invalid` on `status`: a status other than pending with dueBefore),
    * `no-history` (`not-found` on `key`: a history read of a key with no timer and no ledger),
    * `repartition-cut` (`unavailable`: a repartition cut off after its first write, which resumes),
-   * `cursor-other-list` (`invalid` on `cursor`: a list's cursor given with another prefix or filter)
+   * `cursor-other-list` (`invalid` on `cursor`: a list's cursor given with another prefix or filter),
+   * `repeated-key` (`duplicate-key` on `specs[i].key`: a batch that names the key in an earlier spec too)
    */
   code?:
     | 'outcome-unknown'
@@ -38,7 +39,8 @@ export interface SundialErrorDetail {
     | 'due-before-status'
     | 'no-history'
     | 'repartition-cut'
-    | 'cursor-other-list';
+    | 'cursor-other-list'
+    | 'repeated-key';
 }
 
 export interface SundialErrorShape {
