@@ -75,6 +75,10 @@ describe('HTTP API: registry, list, cancelAll', () => {
         fix: 'Send the cursor with the prefix, status and dueBefore of the page that returned it, or leave cursor out to start over.',
         detail: { code: 'cursor-other-list' },
       });
+      // and /docs-json says so where it said only "a nextCursor"
+      const docs = await api<OpenApiDocument>('GET', '/docs-json');
+      const cursor = docs.body.paths['/v1/timers'].get.parameters?.find((p) => p.name === 'cursor');
+      expect(cursor?.description).toContain('cursor-other-list');
     });
 
     it('lists by due with dueBefore as an ISO instant or epoch ms; a bad one is refused', async () => {
