@@ -58,7 +58,7 @@ export function decodeDueCursor(query: CursorQuery): DuePosition | null {
  * A cursor of the Redis releases that listed partition by partition (`[partition, key]`) is one: its
  * position cannot be told in key order across partitions, so going on from it would repeat or lose keys.
  */
-export function badCursor(): Error {
+function badCursor(): Error {
   return refusals.invalid(
     'cursor',
     'The cursor is not one list() returned.',

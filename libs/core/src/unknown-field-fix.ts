@@ -10,7 +10,7 @@ export interface FieldNames {
   within(within: string, inner: string): string;
 }
 
-export const JSON_FIELD_NAMES: FieldNames = {
+const JSON_FIELD_NAMES: FieldNames = {
   noun: 'field',
   name: (field) => `"${field}"`,
   within: (within, inner) => `"${within}": { "${inner}": … }`,
