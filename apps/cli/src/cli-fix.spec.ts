@@ -2,7 +2,7 @@ import type { Timer } from '@sundial/core';
 import { noRowToCopy, stillLive } from './again-refusals';
 import { parseArgs } from './args';
 import { CliError, EXIT } from './cli-error';
-import { cliFix } from './cli-fix';
+import { cliFix, cliMessage } from './cli-fix';
 import { flagFieldRefusal } from './flag-refusal';
 
 /**
@@ -99,5 +99,21 @@ describe("a batch's key named twice", () => {
     expect(flagFieldRefusal(error, parseArgs(['--file', 'b.json', '--key', 'zz'])).fix).toBe(
       '--key sets the key of every spec of the batch: leave it out and give each spec of the file its own key.',
     );
+  });
+});
+
+// Over HTTP a refused cursor speaks of GET /v1/timers pages; the CLI user had it from a page's more: line.
+describe('a refused --cursor', () => {
+  it("is told in the CLI's terms", () => {
+    const bad = {
+      reason: 'invalid',
+      field: 'cursor',
+      message: 'The cursor is not the nextCursor of a GET …',
+    };
+    expect(cliMessage(bad)).toBe('--cursor is not one a sundial list page printed');
+    expect(cliMessage({ ...bad, detail: { code: 'cursor-other-list' } })).toBe(
+      '--cursor was printed by a list of another --prefix, --status or --due-before',
+    );
+    expect(cliMessage({ reason: 'invalid', field: 'limit', message: 'm' })).toBeUndefined();
   });
 });

@@ -59,6 +59,17 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
 }
 
 /**
+ * The API's message where it names what the CLI user did not see: a refused cursor is told over HTTP as a
+ * `GET /v1/timers` page's; the CLI user had it from a page's `more:` line. Undefined: the API's message.
+ */
+export function cliMessage(error: Partial<ErrorFields>): string | undefined {
+  if (error.reason !== 'invalid' || error.field !== 'cursor') return undefined;
+  return error.detail?.code === 'cursor-other-list'
+    ? '--cursor was printed by a list of another --prefix, --status or --due-before'
+    : '--cursor is not one a sundial list page printed';
+}
+
+/**
  * The fields whose fix names an API parameter or call rather than the flag (a spec's fields are
  * named as the flags are, camelCase for kebab-case: those fixes are kept).
  */
