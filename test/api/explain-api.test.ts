@@ -166,6 +166,29 @@ describe('HTTP API: history, next, preview, describe', () => {
     expect((await api('GET', keyPath('pv:1'))).status).toBe(404);
   });
 
+  // It was taken silently, undocumented: a caller could think a preview's key was held, as a write's is.
+  it('preview: an Idempotency-Key is ignored, as /docs-json says (it writes nothing; the key stays free)', async () => {
+    const spec = { key: 'pv:ik', handler: 'fail', delay: '1h' };
+    const headers = { 'Idempotency-Key': 'pv-ik-1' };
+    const previewed = await api<Preview>('POST', '/v1/preview', spec, { headers });
+    expect(previewed.status).toBe(200);
+    // not recorded: the same key on a write is that write's, not a conflict with the preview
+    const created = await api<Timer>('POST', '/v1/timers', { ...spec, delay: '2h' }, { headers });
+    expect(created.status).toBe(201);
+    const docs = await api<{ paths: Record<string, { post: { parameters?: object[] } }> }>(
+      'GET',
+      '/docs-json',
+    );
+    expect(docs.body.paths['/v1/preview'].post.parameters).toContainEqual(
+      expect.objectContaining({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: expect.stringMatching(/^Ignored: a preview writes nothing/),
+      }),
+    );
+  });
+
   it('describe: the row, next times, ledger and counters', async () => {
     await api('POST', '/v1/timers', { key: 'ds:1', handler: 'fail', every: '1h', maxRuns: 3 });
     await api('POST', `${keyPath('ds:1')}/pause`);

@@ -8,7 +8,7 @@ export interface OpenApiDocument {
 }
 
 export interface OpenApiOperation {
-  parameters?: { name: string; in: string; schema?: object }[];
+  parameters?: { name: string; in: string; schema?: object; description?: string }[];
   requestBody?: object;
   responses: Record<
     string,

@@ -53,6 +53,34 @@ describe('HTTP API: registry, list, cancelAll', () => {
       });
     });
 
+    it("refuses a cursor in the HTTP caller's terms: not a page's nextCursor, or one of another query", async () => {
+      for (const key of ['cur:a:1', 'cur:a:2', 'cur:b:1'])
+        await api('POST', '/v1/timers', { key, handler: 'record', delay: '1h' });
+      const bogus = await api<ErrorBody>('GET', '/v1/timers?cursor=bogus');
+      expect(bogus.status).toBe(400);
+      // it said "The cursor is not one list() returned.", a call the HTTP caller never made
+      expect(bogus.body.error).toEqual({
+        reason: 'invalid',
+        field: 'cursor',
+        message: 'The cursor is not the nextCursor of a GET /v1/timers page.',
+        fix: 'Pass the nextCursor of the previous GET /v1/timers page, or leave cursor out to start over.',
+      });
+      const { nextCursor } = (await api<ListResult>('GET', '/v1/timers?prefix=cur:&limit=1')).body;
+      const other = await api<ErrorBody>('GET', `/v1/timers?prefix=cur:b:&cursor=${nextCursor}`);
+      expect(other.body.error).toEqual({
+        reason: 'invalid',
+        field: 'cursor',
+        message:
+          'The cursor is the nextCursor of a GET /v1/timers page of another prefix, status or dueBefore.',
+        fix: 'Send the cursor with the prefix, status and dueBefore of the page that returned it, or leave cursor out to start over.',
+        detail: { code: 'cursor-other-list' },
+      });
+      // and /docs-json says so where it said only "a nextCursor"
+      const docs = await api<OpenApiDocument>('GET', '/docs-json');
+      const cursor = docs.body.paths['/v1/timers'].get.parameters?.find((p) => p.name === 'cursor');
+      expect(cursor?.description).toContain('cursor-other-list');
+    });
+
     it('lists by due with dueBefore as an ISO instant or epoch ms; a bad one is refused', async () => {
       const now = Date.now();
       for (const [key, minutes] of [

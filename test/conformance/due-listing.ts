@@ -68,7 +68,7 @@ async function pendingOf(side: Side): Promise<Timer[]> {
 /** What `list(query)` with a `dueBefore` answers of these pending timers (the engine's rule, §3.6). */
 export function listingOf(pending: Timer[], query: ListOptions): ListResult {
   const { prefix = '', limit = 100, dueBefore = 0 } = query;
-  const after = decodeDueCursor(query.cursor);
+  const after = decodeDueCursor({ prefix, dueBefore, cursor: query.cursor });
   const position = (timer: Timer) => ({ due: timer.dueAt, key: timer.key });
   const matching = pending
     .filter((timer) => timer.key.startsWith(prefix) && timer.dueAt <= dueBefore)
@@ -77,7 +77,10 @@ export function listingOf(pending: Timer[], query: ListOptions): ListResult {
   const page = matching.slice(0, limit);
   return {
     items: page,
-    nextCursor: matching.length > limit ? encodeDueCursor(position(page[page.length - 1])) : null,
+    nextCursor:
+      matching.length > limit
+        ? encodeDueCursor(position(page[page.length - 1]), { prefix, dueBefore })
+        : null,
   };
 }
 

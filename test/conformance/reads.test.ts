@@ -21,12 +21,53 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
       expect.objectContaining({ key: 'b:3', status: 'paused' }),
     ]);
     expect((await h.timers.list()).items.map((t) => t.key)).toEqual(['a:1', 'b:1', 'b:2', 'b:3', 'c:1']);
-    // A cursor of another listing (a client that changed the prefix, kept the cursor) lists only keys
-    // under the prefix asked: on Redis a cursor before the prefix listed the keys after the cursor's.
-    const ofA = await h.timers.list({ limit: 1 });
-    expect(ofA.items.map((t) => t.key)).toEqual(['a:1']);
-    expect((await h.timers.list({ prefix: 'c:', cursor: ofA.nextCursor! })).items.map((t) => t.key)).toEqual([
-      'c:1',
+  });
+
+  it('refuses a cursor of a list of another prefix or filter (it answered from the cursor, silently)', async () => {
+    const h = await backend.open();
+    for (const key of ['a:1', 'a:2', 'b:1', 'c:1'])
+      await h.timers.schedule({ key, handler: 'work', delay: '1h' });
+    const otherList = {
+      reason: 'invalid',
+      field: 'cursor',
+      message: expect.stringContaining('another prefix or filter'),
+      detail: { code: 'cursor-other-list' },
+    };
+    // a client that changed the prefix and kept the cursor: past every key of 'a:' it answered an empty page
+    const ofAll = (await h.timers.list({ limit: 1 })).nextCursor!;
+    await expect(h.timers.list({ prefix: 'a:', cursor: ofAll })).rejects.toMatchObject(otherList);
+    await expect(h.timers.list({ status: 'pending', cursor: ofAll })).rejects.toMatchObject(otherList);
+    const ofA = (await h.timers.list({ prefix: 'a:', limit: 1 })).nextCursor!;
+    await expect(h.timers.list({ cursor: ofA })).rejects.toMatchObject(otherList);
+    await expect(h.timers.list({ prefix: 'b:', cursor: ofA })).rejects.toMatchObject(otherList);
+    // the same list goes on, whatever the limit
+    expect((await h.timers.list({ prefix: 'a:', limit: 5, cursor: ofA })).items.map((t) => t.key)).toEqual([
+      'a:2',
+    ]);
+    // due order: the cursor is its prefix's and its dueBefore's
+    const dueBefore = (await h.now()) + 7_200_000;
+    const byDue = (await h.timers.list({ dueBefore, limit: 1 })).nextCursor!;
+    await expect(h.timers.list({ dueBefore, prefix: 'c:', cursor: byDue })).rejects.toMatchObject(otherList);
+    await expect(h.timers.list({ dueBefore: dueBefore - 1, cursor: byDue })).rejects.toMatchObject(otherList);
+    expect((await h.timers.list({ dueBefore, cursor: byDue })).items).toHaveLength(3);
+  });
+
+  it('goes on from a cursor of the previous release, which named no list (a cursor before the prefix starts at it)', async () => {
+    const h = await backend.open();
+    for (const key of ['a', 'b', 'c']) await h.timers.schedule({ key, handler: 'work', delay: '1h' });
+    const old = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    expect((await h.timers.list({ cursor: old({ after: 'a' }) })).items.map((t) => t.key)).toEqual([
+      'b',
+      'c',
+    ]);
+    expect(
+      (await h.timers.list({ prefix: 'c', cursor: old({ after: 'a' }) })).items.map((t) => t.key),
+    ).toEqual(['c']);
+    const due = (await h.timers.get('a'))!.dueAt;
+    const dueBefore = (await h.now()) + 7_200_000;
+    expect((await h.timers.list({ dueBefore, cursor: old([due, 'a']) })).items.map((t) => t.key)).toEqual([
+      'b',
+      'c',
     ]);
   });
 
@@ -70,20 +111,20 @@ describe.each(BACKENDS)('%s backend: get, list, check, snapshot', (name) => {
     await expect(h.timers.list({ cursor: 5 as never })).rejects.toMatchObject({ field: 'cursor' });
   });
 
-  it('refuses a cursor list() did not return, or returned for the other order; keeps to the prefix', async () => {
+  it('refuses a cursor list() did not return, or returned for the other order', async () => {
     const h = await backend.open();
     for (const key of ['a', 'b', 'c']) await h.timers.schedule({ key, handler: 'work', delay: '1h' });
     const { nextCursor } = await h.timers.list({ limit: 1 });
     const byDue = (await h.timers.list({ limit: 1, dueBefore: (await h.now()) + 7_200_000 })).nextCursor!;
     // the engine took any text as the key to go on after: a key, or a cursor of the other order
     const bad = { reason: 'invalid', field: 'cursor', message: 'The cursor is not one list() returned.' };
-    for (const cursor of ['a', 'zzz', byDue])
-      await expect(h.timers.list({ cursor })).rejects.toMatchObject(bad);
-    await expect(h.timers.list({ dueBefore: 1, cursor: nextCursor! })).rejects.toMatchObject(bad);
+    for (const cursor of ['a', 'zzz']) await expect(h.timers.list({ cursor })).rejects.toMatchObject(bad);
+    // one of the other order is one list() returned, for a list with(out) dueBefore: a list of another filter
+    // (over HTTP it was told it was no page's nextCursor)
+    const otherList = { reason: 'invalid', field: 'cursor', detail: { code: 'cursor-other-list' } };
+    await expect(h.timers.list({ cursor: byDue })).rejects.toMatchObject(otherList);
+    await expect(h.timers.list({ dueBefore: 1, cursor: nextCursor! })).rejects.toMatchObject(otherList);
     expect((await h.timers.list({ cursor: nextCursor! })).items.map((t) => t.key)).toEqual(['b', 'c']);
-    // a cursor before the prefix: only keys under it (Redis listed those from the cursor on: b, c)
-    const underC = await h.timers.list({ prefix: 'c', cursor: nextCursor! });
-    expect(underC.items.map((t) => t.key)).toEqual(['c']);
   });
 
   it('check and snapshot follow which ids are live', async () => {

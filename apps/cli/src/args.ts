@@ -1,3 +1,5 @@
+// The module itself, not @sundial/core's index: that loads the whole engine at every invocation.
+import { closestName } from '../../../libs/core/src/closest-name';
 import { usageError } from './cli-error';
 
 /** A parsed command line: positionals in order, and `--name value` / `--name=value` / `--flag` options. */
@@ -75,7 +77,12 @@ export function requireKey(args: ParsedArgs, usage: string): string {
 export function onlyOptions(args: ParsedArgs, known: string[], usage: string): void {
   for (const name of args.options.keys()) {
     if (name !== 'json' && !known.includes(name)) {
-      throw usageError(`unknown option --${name}`, `Usage: ${usage}`);
+      // a typo (`--prefx`) names the option meant, as the API names a spec field's
+      const guess = closestName(name, known);
+      throw usageError(
+        `unknown option --${name}`,
+        `${guess ? `Did you mean --${guess}? ` : ''}Usage: ${usage}`,
+      );
     }
   }
 }

@@ -2,7 +2,8 @@ import type { Timer } from '@sundial/core';
 import { noRowToCopy, stillLive } from './again-refusals';
 import { parseArgs } from './args';
 import { CliError, EXIT } from './cli-error';
-import { cliFix } from './cli-fix';
+import { cliFix, cliMessage } from './cli-fix';
+import { flagFieldRefusal } from './flag-refusal';
 
 /**
  * A fix names commands to run (`sundial history <key>`, `sundial list --prefix <scope>`): each must read
@@ -70,5 +71,49 @@ describe('the commands a CLI fix names read back as their key', () => {
     const names = fixesFor(key).flatMap(named);
     expect(names.length).toBeGreaterThanOrEqual(10);
     for (const name of names) expect([key, scope]).toContain(name);
+  });
+});
+
+// A batch file naming a key twice was told to run "sundial cancel <key> first": there is no timer to cancel.
+describe("a batch's key named twice", () => {
+  const context = { status: 409, url: 'u', withToken: false };
+  const repeated = {
+    reason: 'duplicate-key',
+    field: 'specs[1].key',
+    detail: { code: 'repeated-key' as const },
+  };
+
+  it('is fixed in the file, or by --if-exists replace, not by a cancel', () => {
+    const fix = cliFix(repeated, context)!;
+    expect(fix).toBe(
+      'Give each spec of the file its own key, or drop one of the two; to have the later supersede the earlier, give it "ifExists": "replace" in the file (--if-exists replace sets it on every spec).',
+    );
+  });
+
+  it('says --key set it on every spec, when it did', () => {
+    const error = new CliError(
+      { ...repeated, message: 'specs[1]: key "zz" is also specs[0]\'s', fix: 'f' },
+      1,
+      409,
+    );
+    expect(flagFieldRefusal(error, parseArgs(['--file', 'b.json', '--key', 'zz'])).fix).toBe(
+      '--key sets the key of every spec of the batch: leave it out and give each spec of the file its own key.',
+    );
+  });
+});
+
+// Over HTTP a refused cursor speaks of GET /v1/timers pages; the CLI user had it from a page's more: line.
+describe('a refused --cursor', () => {
+  it("is told in the CLI's terms", () => {
+    const bad = {
+      reason: 'invalid',
+      field: 'cursor',
+      message: 'The cursor is not the nextCursor of a GET …',
+    };
+    expect(cliMessage(bad)).toBe('--cursor is not one a sundial list page printed');
+    expect(cliMessage({ ...bad, detail: { code: 'cursor-other-list' } })).toBe(
+      '--cursor was printed by a list of another --prefix, --status or --due-before',
+    );
+    expect(cliMessage({ reason: 'invalid', field: 'limit', message: 'm' })).toBeUndefined();
   });
 });

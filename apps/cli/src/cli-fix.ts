@@ -36,6 +36,10 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
         : // no such route: SUNDIAL_URL is not a scheduler's root, or the scheduler is older than the CLI
           `Check that SUNDIAL_URL (${context.url}) is the root of a Sundial scheduler of this version.`;
     case 'duplicate-key':
+      // a batch file naming a key twice: no timer to cancel
+      if (error.detail?.code === 'repeated-key') {
+        return 'Give each spec of the file its own key, or drop one of the two; to have the later supersede the earlier, give it "ifExists": "replace" in the file (--if-exists replace sets it on every spec).';
+      }
       return `Add --if-exists replace to supersede it, or --if-exists keep to get it back; or run sundial cancel ${key} first.`;
     case 'inactive':
       return inactiveFix(error, key);
@@ -52,6 +56,17 @@ export function cliFix(error: Partial<ErrorFields>, context: RefusalContext): st
     default:
       return error.fix;
   }
+}
+
+/**
+ * The API's message where it names what the CLI user did not see: a refused cursor is told over HTTP as a
+ * `GET /v1/timers` page's; the CLI user had it from a page's `more:` line. Undefined: the API's message.
+ */
+export function cliMessage(error: Partial<ErrorFields>): string | undefined {
+  if (error.reason !== 'invalid' || error.field !== 'cursor') return undefined;
+  return error.detail?.code === 'cursor-other-list'
+    ? '--cursor was printed by a list of another --prefix, --status or --due-before'
+    : '--cursor is not one a sundial list page printed';
 }
 
 /**
@@ -73,7 +88,9 @@ function invalidFix(error: Partial<ErrorFields>, key: string): string | undefine
       // `Pass e.g. limit: 100.`, `Pass count between 1 and 100, …`: the query parameter is the flag
       return error.fix?.replace(new RegExp(`\\b${error.field}:? `, 'g'), `--${error.field} `);
     case 'cursor':
-      return 'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.';
+      return error.detail?.code === 'cursor-other-list'
+        ? 'Run the "more:" line the page that printed this --cursor ended with: its --prefix, --status and --due-before go with it. Or leave --cursor out to start over.'
+        : 'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.';
     case 'key':
       return error.detail?.code === 'one-shot'
         ? `Backfill an every or cron timer, or run sundial trigger ${key} to run a one-shot timer now.`

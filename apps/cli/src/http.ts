@@ -1,5 +1,5 @@
 import { CliError, EXIT, type ErrorFields, usageError } from './cli-error';
-import { cliFix, keyArgument, type RefusalContext } from './cli-fix';
+import { cliFix, cliMessage, keyArgument, type RefusalContext } from './cli-fix';
 import { type Answer, send } from './send';
 // the module itself, import-free, not @sundial/core's index (the operator UI keeps its now with it too)
 import { ServerClock } from '../../../libs/core/src/browser/server-clock';
@@ -101,7 +101,10 @@ function refusal(body: unknown, text: string, context: RefusalContext): CliError
   const fields: ErrorFields = {
     reason: error?.reason ?? `http-${status}`,
     ...(error?.field !== undefined && { field: error.field }),
-    message: error?.message ?? (text.slice(0, 200) || `the scheduler answered ${status}`),
+    message:
+      (error && cliMessage(error)) ??
+      error?.message ??
+      (text.slice(0, 200) || `the scheduler answered ${status}`),
     fix:
       cliFix(error ?? {}, context) ??
       (status === 404

@@ -71,6 +71,18 @@ describe('sundial CLI: the request each command sends', () => {
     );
   });
 
+  // It was taken and dropped: preview sends no Idempotency-Key (the API ignores one there: it writes nothing).
+  it('preview with --idempotency-key is a usage error saying a preview writes nothing, and sends nothing', async () => {
+    const argv = ['preview', '--key', 'a', '--handler', 'h', '--delay', '1h', '--idempotency-key', 'r1'];
+    expect(await main(argv, env())).toBe(2);
+    expect(seen).toEqual([]);
+    expect(process.stderr.write).toHaveBeenCalledWith(
+      expect.stringMatching(
+        /--idempotency-key: a preview writes nothing.*\nfix: Leave out --idempotency-key/,
+      ),
+    );
+  });
+
   // Before, `sundial get ..` asked GET /v1/ (a URL resolves the segment) and printed that route's 404 with
   // a fix naming SUNDIAL_URL: nothing said the key itself cannot be named.
   it('a key . or .. is a usage error saying why, and sends nothing', async () => {
@@ -270,6 +282,18 @@ describe('sundial CLI: the request each command sends', () => {
           )
           .toJSON(),
         'Pass the --cursor a previous page printed (its "more:" line), or leave it out to start over.',
+      ],
+      [
+        ['list', '--prefix', 'b:', '--cursor', 'eyJhZnRlciI6ImE6MSIsIm9mIjoiMSJ9'],
+        400,
+        {
+          reason: 'invalid',
+          field: 'cursor',
+          message: 'The cursor is the nextCursor of a page of another prefix (…).',
+          fix: 'Send the cursor with … (over HTTP: …).',
+          detail: { code: 'cursor-other-list' },
+        },
+        'Run the "more:" line the page that printed this --cursor ended with: its --prefix, --status and --due-before go with it. Or leave --cursor out to start over.',
       ],
       [
         ['list'],

@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from './args';
+import { CliError } from './cli-error';
+import { flagFieldRefusal } from './flag-refusal';
 import { specFromArgs, specsFromArgs } from './spec-from-args';
 import { timerText } from './timer-text';
 
@@ -52,6 +54,60 @@ describe('sundial CLI: command line to TimerSpec', () => {
         message: `${file} holds an array: this command takes one spec`,
       }),
     );
+  });
+
+  // `--file -` with nothing piped in said "- is not JSON: Unexpected end of JSON input".
+  it('refuses an empty --file (or stdin) saying it is empty and what it should hold', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sundial-spec-')), 'empty.json');
+    for (const text of ['', ' \n']) {
+      writeFileSync(file, text);
+      expect(() => specsFromArgs(parseArgs(['--file', file]), usage)).toThrow(
+        expect.objectContaining({
+          reason: 'usage',
+          message: `${file} is empty: there is no spec in it`,
+          fix: 'Give --file a JSON TimerSpec, e.g. {"key":"a","handler":"log","delay":"5s"}, or an array of them (--file - reads them from stdin: pipe them in).',
+        }),
+      );
+    }
+  });
+
+  // The scheduler refuses an unknown field by its camelCase name; given as a flag, the fix named the field.
+  it('names the flag, not the field, in the fix of a refused unknown field a flag set', () => {
+    const refused = (field: string, fix: string) =>
+      new CliError(
+        { reason: 'invalid', field, message: `the timer spec has an unknown field "${field}"`, fix },
+        1,
+        400,
+      );
+    const cases: [string[], string, string][] = [
+      [['--max-run', '3'], 'maxRun', 'Did you mean --max-runs? Rename the flag --max-run to --max-runs.'],
+      [
+        ['--some-field', '3'],
+        'someField',
+        'Remove --some-field; the known flags are --key, --handler, --payload',
+      ],
+      [['--in', '5m'], 'in', '--in is --delay here: rename the flag --in to --delay.'],
+      [
+        ['--attempts', '3'],
+        'attempts',
+        `BullMQ's --attempts is "retry.attempts" here: move it into --retry, e.g. --retry '{"attempts": …}'.`,
+      ],
+    ];
+    for (const [flag, field, fix] of cases) {
+      const error = flagFieldRefusal(refused(field, 'the API fix'), parseArgs(['--key', 'a', ...flag]));
+      expect(error).toMatchObject({
+        field,
+        message: `${flag[0]}: the timer spec has an unknown field "${field}"`,
+      });
+      expect(error.fix.startsWith(fix)).toBe(true);
+    }
+    // a field from --file, a known field's refusal, another reason: as the API said
+    const fromFile = refused('maxRun', 'the API fix');
+    expect(flagFieldRefusal(fromFile, parseArgs(['--key', 'a']))).toBe(fromFile);
+    const known = refused('delay', 'the API fix');
+    expect(flagFieldRefusal(known, parseArgs(['--delay', 'x']))).toBe(known);
+    const batch = refused('specs[1].maxRun', 'the API fix');
+    expect(flagFieldRefusal(batch, parseArgs(['--max-run', '3'])).fix).toMatch(/^Did you mean --max-runs\?/);
   });
 
   it('refuses a spec with nothing in it, or a stray positional, as usage errors', () => {

@@ -49,13 +49,19 @@ export function specsFromArgs(args: ParsedArgs, usage: string): Spec | Spec[] {
 
 function withOptions(spec: Spec, args: ParsedArgs): Spec {
   const set: Spec = { ...spec };
-  for (const name of args.options.keys()) {
-    if (CLI_OPTIONS.has(name)) continue;
+  for (const [field, name] of flagFields(args)) {
     const value = option(args, name) ?? '';
-    const field = name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
     set[field] = TEXT_FIELDS.has(field) ? value : jsonOrText(name, value);
   }
   return set;
+}
+
+/** The spec fields the options set, each with its option's name: `maxRuns` → `max-runs`. */
+export function flagFields(args: ParsedArgs): Map<string, string> {
+  const names = [...args.options.keys()].filter((name) => !CLI_OPTIONS.has(name));
+  return new Map(
+    names.map((name) => [name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()), name]),
+  );
 }
 
 function isSpec(value: unknown): value is Spec {
@@ -87,6 +93,13 @@ function readSpecFile(path: string): Spec | Spec[] {
     throw usageError(
       `cannot read ${path}: ${(error as Error).message}`,
       'Pass --file <path to a JSON TimerSpec, or an array of them> (- for stdin).',
+    );
+  }
+  // stdin with nothing piped in (or an empty file): JSON.parse said "Unexpected end of JSON input"
+  if (text.trim() === '') {
+    throw usageError(
+      `${path === '-' ? 'stdin (--file -)' : path} is empty: there is no spec in it`,
+      'Give --file a JSON TimerSpec, e.g. {"key":"a","handler":"log","delay":"5s"}, or an array of them (--file - reads them from stdin: pipe them in).',
     );
   }
   let spec: unknown;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { LedgerEntry, NextTime, Preview, TimerDescription, TimersApi, TimerSpec } from '@sundial/core';
 import { DESCRIPTION_SCHEMA, HISTORY_SCHEMA, NEXT_SCHEMA, PREVIEW_SCHEMA } from './openapi-explain-schemas';
 import { TIMER_SPEC_SCHEMA, withExample } from './openapi-schemas';
@@ -93,6 +93,13 @@ export class ExplainController {
     description: 'due times (default 10, at most 100)',
   })
   @ApiBody({ schema: withExample(TIMER_SPEC_SCHEMA, BODY_EXAMPLES.spec) })
+  // Taken, not refused: a client that sends one on every POST (a retry library) previews as well.
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'Ignored: a preview writes nothing, so a retry is safe without it. Not recorded either: the same key on a later write is that write’s.',
+  })
   @ApiAnswer(200, PREVIEW_SCHEMA)
   @ApiRefusals(413, 415)
   preview(@Body() body: unknown, @Query('count') count?: string): Promise<Preview> {

@@ -34,6 +34,21 @@ export const HTTP_OUTCOME_UNKNOWN_FIX =
   'Retry with the same requestId (over HTTP, the same Idempotency-Key header): a repeated request returns ' +
   'the first result and changes nothing more. Without one, check the timer with get(key) once Redis answers again (it may still run a write it had not run yet), before retrying.';
 
+/** A refused `cursor` of GET /v1/timers (@sundial/core list-cursor.ts), in terms of its pages and query. */
+function httpCursorRefusal(error: { detail?: { code?: string } }): { message: string; fix: string } {
+  if (error.detail?.code === 'cursor-other-list') {
+    return {
+      message:
+        'The cursor is the nextCursor of a GET /v1/timers page of another prefix, status or dueBefore.',
+      fix: 'Send the cursor with the prefix, status and dueBefore of the page that returned it, or leave cursor out to start over.',
+    };
+  }
+  return {
+    message: 'The cursor is not the nextCursor of a GET /v1/timers page.',
+    fix: 'Pass the nextCursor of the previous GET /v1/timers page, or leave cursor out to start over.',
+  };
+}
+
 const PATH_ENCODING_FIX =
   'URL-encode the key in the path (encodeURIComponent): a key is letters, digits and : _ - . / @, a "/" in it as %2F.';
 
@@ -112,6 +127,9 @@ export class HttpErrorFilter implements ExceptionFilter {
         error.fix = `Backfill an every or cron timer, or POST ${trigger} to run a one-shot timer now.`;
       }
       if (error.detail?.code === 'outcome-unknown') error.fix = HTTP_OUTCOME_UNKNOWN_FIX;
+      // a list cursor: the TimersApi names its list() call; the HTTP caller had it from a GET page
+      if (error.reason === 'invalid' && error.field === 'cursor')
+        Object.assign(error, httpCursorRefusal(error));
       // The TimersApi names its requestId (for PUT, one derived from the header): the caller sent a header.
       if (error.reason === 'idempotency-conflict') {
         Object.assign(error, idempotencyConflict(request.headers['idempotency-key']));

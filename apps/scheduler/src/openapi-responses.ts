@@ -60,7 +60,14 @@ export const ERROR_SCHEMA: SchemaObject = {
             },
             code: {
               type: 'string',
-              enum: ['outcome-unknown', 'one-shot', 'due-before-status', 'no-history'],
+              enum: [
+                'outcome-unknown',
+                'one-shot',
+                'due-before-status',
+                'no-history',
+                'cursor-other-list',
+                'repeated-key',
+              ],
             },
           },
         },

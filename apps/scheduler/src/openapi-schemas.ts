@@ -226,7 +226,14 @@ export const SPEC_OR_BATCH_SCHEMA: SchemaObject = {
 export const BATCH_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['items'],
-  properties: { items: { type: 'array', items: TIMER_REF, description: "in the body's order" } },
+  properties: {
+    items: {
+      type: 'array',
+      items: TIMER_REF,
+      description:
+        "in the body's order, each timer as the batch left it: one a later spec replaced (its key named again with ifExists replace) is cancelled, its version one past",
+    },
+  },
 };
 
 export const LIST_SCHEMA: SchemaObject = {

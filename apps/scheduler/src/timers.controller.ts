@@ -167,7 +167,13 @@ export class TimersController {
   @ApiQuery({ name: 'prefix', required: false, schema: { type: 'string' } })
   @ApiQuery({ name: 'status', required: false, schema: LIST_STATUS_SCHEMA })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1 } })
-  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'a nextCursor' })
+  @ApiQuery({
+    name: 'cursor',
+    required: false,
+    schema: { type: 'string' },
+    description:
+      "the nextCursor of the previous page, sent with that page's prefix, status and dueBefore (another is refused 400, detail.code cursor-other-list); limit may change",
+  })
   @ApiQuery({
     name: 'dueBefore',
     required: false,

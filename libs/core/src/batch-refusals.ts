@@ -36,6 +36,8 @@ export function refuseRepeatedKeys(specs: readonly NormalizedSpec[]): void {
           field: 'key',
           message: `key ${JSON.stringify(spec.key)} is also specs[${earlier}]'s: this batch names it twice.`,
           fix: `Give each spec its own key, or drop one of the two; to have specs[${index}] supersede specs[${earlier}], give it ifExists: 'replace'.`,
+          // no live timer is involved: a caller wording its own fix (the CLI) must not offer a cancel
+          detail: { code: 'repeated-key' },
         }),
         index,
       );

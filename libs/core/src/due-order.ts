@@ -39,28 +39,3 @@ export function checkDueBefore(options: ListOptions): number | undefined {
 export function compareDue(a: DuePosition, b: DuePosition): number {
   return a.due - b.due || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }
-
-/** The opaque cursor of a `dueBefore` listing: base64url of `[due, key]`. */
-export function encodeDueCursor(position: DuePosition): string {
-  return Buffer.from(JSON.stringify([position.due, position.key])).toString('base64url');
-}
-
-export function decodeDueCursor(cursor: string | undefined): DuePosition | null {
-  if (cursor === undefined || cursor === '') return null;
-  try {
-    const [due, key] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (typeof due === 'number' && typeof key === 'string') return { due, key };
-  } catch {
-    // fall through to the refusal
-  }
-  throw badCursor();
-}
-
-/** A cursor `list()` did not return, or returned for another order (docs/spec.md §3.6): both backends. */
-export function badCursor(): Error {
-  return refusals.invalid(
-    'cursor',
-    'The cursor is not one list() returned.',
-    'Pass the nextCursor of the previous page, or omit it to start over.',
-  );
-}

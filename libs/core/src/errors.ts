@@ -29,9 +29,18 @@ export interface SundialErrorDetail {
    * cut off in flight, which may have been applied), `one-shot` (`invalid` on `key`: a backfill of a timer
    * that runs once), `due-before-status` (`invalid` on `status`: a status other than pending with dueBefore),
    * `no-history` (`not-found` on `key`: a history read of a key with no timer and no ledger),
-   * `repartition-cut` (`unavailable`: a repartition cut off after its first write, which resumes)
+   * `repartition-cut` (`unavailable`: a repartition cut off after its first write, which resumes),
+   * `cursor-other-list` (`invalid` on `cursor`: a list's cursor given with another prefix or filter),
+   * `repeated-key` (`duplicate-key` on `specs[i].key`: a batch that names the key in an earlier spec too)
    */
-  code?: 'outcome-unknown' | 'one-shot' | 'due-before-status' | 'no-history' | 'repartition-cut';
+  code?:
+    | 'outcome-unknown'
+    | 'one-shot'
+    | 'due-before-status'
+    | 'no-history'
+    | 'repartition-cut'
+    | 'cursor-other-list'
+    | 'repeated-key';
 }
 
 export interface SundialErrorShape {

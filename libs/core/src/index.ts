@@ -13,6 +13,7 @@ export {
   NO_HISTORY,
 } from './browser/key-fix';
 export { NOW_HEADER } from './browser/server-clock';
+export { asTheBatchLeftThem } from './batch-answers';
 export { liveKeyInBatch, normalizeBatch } from './batch-refusals';
 export { OptionReader } from './option-reader';
 export { normalizeAt } from './time-fields';
@@ -24,8 +25,15 @@ export { stableJson } from './stable-json';
 export * from './duration';
 export * from './validation';
 export { validateHandler, validateIdArgument, validateKey, validateScope } from './names';
-export { decodeKeyCursor, encodeKeyCursor, type ListQuery, toListQuery } from './list-query';
-export { checkDueBefore, compareDue, decodeDueCursor, type DuePosition, encodeDueCursor } from './due-order';
+export { type ListQuery, toListQuery } from './list-query';
+export { checkDueBefore, compareDue, type DuePosition } from './due-order';
+export {
+  decodeDueCursor,
+  decodeKeyCursor,
+  encodeDueCursor,
+  encodeKeyCursor,
+  type ListScope,
+} from './list-cursor';
 export { DEFAULT_RETRY_DELAY_MS, retryDelay } from './run-policies';
 export * from './cron';
 export * from './schedule';

@@ -1,7 +1,7 @@
 import { closestName } from './closest-name';
-import { peerFieldFix } from './peer-field-names';
 import { refusals } from './refusals';
 import { showValue } from './show-value';
+import { unknownFieldFix } from './unknown-field-fix';
 
 /** A JSON object read from outside, before it is checked. */
 export type Input = Record<string, unknown>;
@@ -54,15 +54,10 @@ export function plainObject(value: unknown, field: string | undefined, example: 
 export function rejectUnknownFields(input: Input, known: readonly string[], what: string): void {
   const unknown = firstUnknown(input, known);
   if (unknown === undefined) return;
-  const guess = closestName(unknown, known);
   throw refusals.invalid(
     unknown,
     `${what} has an unknown field ${showValue(unknown)} (set to ${showValue(input[unknown])})`,
-    // Another scheduler's name for a known field before the closest spelling: `in` is two edits from `at`.
-    peerFieldFix(unknown, known) ??
-      (guess
-        ? `Did you mean "${guess}"? Rename the field ${showValue(unknown)} to "${guess}".`
-        : `Remove ${showValue(unknown)}; the known fields are ${known.join(', ')}.`),
+    unknownFieldFix(unknown, known),
   );
 }
 

@@ -1,4 +1,4 @@
-import { badCursor, checkDueBefore } from './due-order';
+import { checkDueBefore } from './due-order';
 import { validateScope } from './names';
 import { refusals } from './refusals';
 import { showValue } from './show-value';
@@ -47,36 +47,4 @@ export function toListQuery(options: ListOptions = {}): ListQuery {
   }
   const dueBefore = checkDueBefore(options);
   return { prefix, status, limit, cursor, dueBefore };
-}
-
-/**
- * The opaque cursor of a listing in key order, the same on both backends (docs/spec.md §3.6): base64url
- * of `{ after: the last key the listing went past }`. The engine's was that key as it is, so it took any
- * text as a cursor where Redis refused one it had not returned.
- */
-export function encodeKeyCursor(after: string): string {
-  return Buffer.from(JSON.stringify({ after })).toString('base64url');
-}
-
-/**
- * The key a cursor names, null for none. A cursor of the Redis releases that listed partition by
- * partition (`[partition, key]`) is refused like any other that is not one: its position cannot be told
- * in key order across partitions (the partitions before its own were walked past its key, those after
- * it not begun), so going on from it would repeat or lose keys; starting over is what the fix says.
- */
-export function decodeKeyCursor(cursor: string | undefined): string | null {
-  if (cursor === undefined || cursor === '') return null;
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown;
-    if (isCursor(decoded)) return decoded.after;
-  } catch {
-    // fall through to the refusal
-  }
-  throw badCursor();
-}
-
-function isCursor(value: unknown): value is { after: string } {
-  return (
-    typeof value === 'object' && value !== null && typeof (value as { after?: unknown }).after === 'string'
-  );
 }

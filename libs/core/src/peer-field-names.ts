@@ -1,3 +1,5 @@
+import type { FieldNames } from './unknown-field-fix';
+
 /**
  * What other schedulers (and Sundial's own answers) call a field a timer spec names otherwise. A spec
  * written from habit — BullMQ's `data` and `jobId`, @nestjs/schedule's `timeZone`, Temporal's
@@ -63,18 +65,20 @@ const PEER_FIELD_NAMES: ReadonlyMap<string, PeerFieldName> = new Map<string, Pee
 /**
  * The fix for `unknown` when it is another scheduler's (or a common) name for a field among `known`, else
  * null. Only the fields `known` holds are named: `in` in a backfill range, which has no `delay`, finds none.
+ * `names`: how the surface writes a field (unknown-field-fix.ts).
  */
-export function peerFieldFix(unknown: string, known: readonly string[]): string | null {
+export function peerFieldFix(unknown: string, known: readonly string[], names: FieldNames): string | null {
   const peer = PEER_FIELD_NAMES.get(unknown);
   const fields = peer?.instead.filter((field) => known.includes(field));
   if (!peer || !fields || fields.length === 0) return null;
   const whose = peer.whose ? `${peer.whose} ` : '';
+  const { name, noun } = names;
   if (peer.within !== undefined) {
     const { within } = peer;
-    return `${whose}"${unknown}" is "${within}.${unknown}" here: move it into "${within}", e.g. "${within}": { "${unknown}": … }.`;
+    return `${whose}${name(unknown)} is "${within}.${unknown}" here: move it into ${name(within)}, e.g. ${names.within(within, unknown)}.`;
   }
-  const named = fields.map((field) => `"${field}"`).join(' or ');
-  const said = `${whose}"${unknown}" is ${named} here`;
-  if (fields.length === 1) return `${said}: rename the field "${unknown}" to ${named}.`;
+  const named = fields.map(name).join(' or ');
+  const said = `${whose}${name(unknown)} is ${named} here`;
+  if (fields.length === 1) return `${said}: rename the ${noun} ${name(unknown)} to ${named}.`;
   return `${said}: write the one you mean instead (${peer.choose ?? named}).`;
 }

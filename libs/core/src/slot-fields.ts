@@ -3,12 +3,12 @@ import { toMs } from './duration';
 import { givenFields, type Input, isGiven, oneOf } from './input-checks';
 import { refusals } from './refusals';
 import { showValue } from './show-value';
+import { SLOT_POLICY_FIELDS } from './spec-fields';
 import { normalizeAt } from './time-fields';
 import type { Catchup, NormalizedSpec, SlotPolicy } from './types';
 
 /* The slot policies of a spec (docs/spec.md §3.3c): catchup, catchupWindow, jitter, startAt, endAt. */
 
-export const SLOT_POLICY_FIELDS = ['catchup', 'catchupWindow', 'jitter', 'startAt', 'endAt'] as const;
 const CATCHUPS: readonly Catchup[] = ['once', 'skip', 'all'];
 const DAY_MS = 86_400_000;
 /** The longest catch-up window (a year) and the longest jitter (a day): beyond them a slot means nothing. */

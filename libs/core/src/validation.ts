@@ -15,7 +15,8 @@ import { type SizeLimit, toJsonValue } from './json-value';
 import { type EveryLimit, normalizeAt, normalizeDelay, normalizeEvery } from './time-fields';
 import { validateHandler, validateNewKey } from './names';
 import { showValue } from './show-value';
-import { normalizeSlotPolicy, SLOT_POLICY_FIELDS } from './slot-fields';
+import { normalizeSlotPolicy } from './slot-fields';
+import { SPEC_FIELDS } from './spec-fields';
 import type { Delivery, IfExists, JsonObject, NormalizedSpec } from './types';
 
 /** Cluster-wide limits on what a spec may ask for (docs/spec.md §5.4). */
@@ -50,27 +51,6 @@ export interface SpecLimits extends Partial<ValidationLimits> {
   setBy?: LimitSettings;
 }
 
-const SPEC_FIELDS = [
-  'key',
-  'handler',
-  'payload',
-  'delay',
-  'at',
-  'every',
-  'cron',
-  'tz',
-  'maxRuns',
-  'awaitTask',
-  'removeOnComplete',
-  'meta',
-  'ifExists',
-  'delivery',
-  'overlap',
-  'retry',
-  'pauseAfterFailures',
-  'timeout',
-  ...SLOT_POLICY_FIELDS,
-];
 const SCHEDULE_FIELDS = ['delay', 'at', 'every', 'cron'] as const;
 const WHEN_FIELDS = ['delay', 'at'] as const;
 const IF_EXISTS: readonly IfExists[] = ['error', 'replace', 'keep'];

@@ -92,9 +92,14 @@ async function allPagesText(api: SundialHttp, query: Query, out: Output): Promis
 function text({ items, nextCursor }: ListResult, args: ParsedArgs, dueBefore: string | undefined): string {
   const rows = new TableRows(TIMER_HEADERS);
   for (const timer of items) rows.add(timerRow(timer));
+  // An empty page with a cursor is a stretch read without a match (a page reads a bounded stretch when
+  // filtering, docs/spec.md §3.6), not an empty listing: it said "no timers" above its more: line.
+  const none = nextCursor
+    ? 'no match in this stretch: the scheduler reads at most 10,000 timers a page when filtering; more follow'
+    : 'no timers';
   const lines = items.length
     ? [...rows.lines(), `${items.length} timer(s)${nextCursor ? ' on this page' : ''}`]
-    : ['no timers'];
+    : [none];
   if (nextCursor) {
     // The next page of this listing: a relative --due-before (+1h) as the instant it meant here, since
     // run later it would mean another bound, and the cursor goes on in this one's due order.

@@ -1,6 +1,8 @@
 import type { Timer } from '@sundial/core';
 import { option } from '../args';
+import { batchSummary } from '../batch-summary';
 import type { Command } from '../command';
+import { namingFlags } from '../flag-refusal';
 import { table } from '../output';
 import { specsFromArgs } from '../spec-from-args';
 import { TIMER_HEADERS, timerRow } from '../timer-rows';
@@ -17,14 +19,13 @@ export const schedule: Command = {
     if (Array.isArray(spec)) {
       // A batch (docs/spec.md §5.2): scheduled all or none; a refusal names its spec (specs[i].<field>).
       const retryKey = option(args, 'idempotency-key');
-      const { body: batch, replayed } = await api.write<{ items: Timer[] }>('POST', 'timers', {
-        body: spec,
-        headers: idempotencyHeader(retryKey),
-      });
+      const { body: batch, replayed } = await namingFlags(args, () =>
+        api.write<{ items: Timer[] }>('POST', 'timers', { body: spec, headers: idempotencyHeader(retryKey) }),
+      );
       // A retry with the same --idempotency-key is answered the first call's timers (Idempotent-Replayed)
       // and schedules nothing: it says so, and --json adds `replayed: true` to the API's answer.
       const n = batch.items.length;
-      const count = replayed ? retryText(retryKey, `scheduled ${n} timer(s)`) : `${n} timer(s) scheduled`;
+      const count = replayed ? retryText(retryKey, `scheduled ${n} timer(s)`) : batchSummary(batch.items);
       out.result(replayed ? { ...batch, replayed } : batch, () =>
         n ? `${table(TIMER_HEADERS, batch.items.map(timerRow))}\n${count}` : count,
       );
@@ -33,11 +34,9 @@ export const schedule: Command = {
     const key = typeof spec.key === 'string' ? spec.key : undefined;
     const before = key === undefined ? undefined : await readTimer(api, key);
     const retryKey = option(args, 'idempotency-key');
-    const { body: timer, replayed } = await api.write<Timer>('POST', 'timers', {
-      body: spec,
-      headers: idempotencyHeader(retryKey),
-      key,
-    });
+    const { body: timer, replayed } = await namingFlags(args, () =>
+      api.write<Timer>('POST', 'timers', { body: spec, headers: idempotencyHeader(retryKey), key }),
+    );
     // `--if-exists keep`, or a retry with the same --idempotency-key: the API answers with the timer
     // that was there, and nothing was scheduled
     const kept = before?.id === timer.id && before.version === timer.version;

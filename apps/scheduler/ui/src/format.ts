@@ -42,6 +42,14 @@ export function formatInOffset(at: string, offset: string): string {
   return `${wall.slice(0, 10)} ${wall.slice(11, 19)} (UTC${offset})`;
 }
 
+/**
+ * When the page read what it shows, on the scheduler's clock (the answer just noted it): a page left open
+ * keeps its "in 5 min" as it was, and nothing said how old it was until Refresh drew it again.
+ */
+export function readAt(): string {
+  return `Read at ${formatTime(now())}: relative times count from then; Refresh reads again.`;
+}
+
 /** The browser's zone and its offset now, e.g. `Europe/Paris (UTC+01:00)`: what formatTime shows. */
 export function browserZone(at = new Date(now())): string {
   return `${Intl.DateTimeFormat().resolvedOptions().timeZone} (UTC${offsetOf(at)})`;

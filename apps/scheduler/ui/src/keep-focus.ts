@@ -21,6 +21,25 @@ function focusable(element: Element): element is HTMLElement {
   return element instanceof HTMLElement && !(element as HTMLButtonElement).disabled;
 }
 
+/**
+ * The control focus goes to when the focused one comes back disabled — Pause once the timer is paused —,
+ * where it went to <main>: the nearest enabled button of its group (the earlier of two as near), Resume
+ * beside Pause; not a danger one (Cancel timer), which a second Enter would press.
+ */
+function standIn(element: Element): HTMLElement | undefined {
+  const group = element.closest('[role="group"]');
+  if (!group) return undefined;
+  const buttons = [...group.querySelectorAll('button')];
+  const at = buttons.indexOf(element as HTMLButtonElement);
+  return buttons
+    .filter((button) => focusable(button) && !button.classList.contains('danger'))
+    .sort(
+      (a, b) =>
+        Math.abs(buttons.indexOf(a) - at) - Math.abs(buttons.indexOf(b) - at) ||
+        buttons.indexOf(a) - buttons.indexOf(b),
+    )[0];
+}
+
 /** Runs `redraw` (which replaces `container`'s content) and puts focus back where it was in it. */
 export function redrawKeepingFocus(container: HTMLElement, redraw: () => void): void {
   stopWatching?.();
@@ -29,9 +48,10 @@ export function redrawKeepingFocus(container: HTMLElement, redraw: () => void): 
   redraw();
   if (had === null) return;
   const find = (): boolean => {
-    const again = [...container.querySelectorAll(focused!.tagName)]
-      .filter(focusable)
-      .find((element) => identity(element) === had);
+    const same = [...container.querySelectorAll(focused!.tagName)].filter(
+      (element) => identity(element) === had,
+    );
+    const again = same.find(focusable) ?? same.map(standIn).find((element) => element !== undefined);
     if (!again) return false;
     again.focus();
     return true;

@@ -5,6 +5,7 @@
 import { redrawKeepingFocus } from './keep-focus.js';
 import { api } from './api.js';
 import { h } from './dom.js';
+import { readAt } from './format.js';
 import { clearReadError, notifyReadError } from './notice.js';
 import type { ListResult, Timer } from './types.js';
 
@@ -55,6 +56,7 @@ export function pagedList({ query, render, empty, labels }: PagedList): HTMLElem
             labels[1],
           ),
           h('span', { class: 'muted' }, `Page ${page + 1}`),
+          h('span', { class: 'muted' }, readAt()),
         ),
       ];
       // Next and Previous keep focus across the page they draw (keep-focus.ts).

@@ -1,5 +1,6 @@
-import { compareDue, decodeDueCursor, encodeDueCursor } from '../due-order';
-import { decodeKeyCursor, encodeKeyCursor, type ListQuery } from '../list-query';
+import { compareDue } from '../due-order';
+import { decodeDueCursor, decodeKeyCursor, encodeDueCursor, encodeKeyCursor } from '../list-cursor';
+import type { ListQuery } from '../list-query';
 import { validateKey } from '../names';
 import { type InactiveOperation, refusals } from '../refusals';
 import type { ListResult, Timer } from '../types';
@@ -86,7 +87,7 @@ export class EntryStore {
   list(query: ListQuery): ListResult {
     if (query.dueBefore !== undefined) return this.listByDue(query, query.dueBefore);
     const { prefix, status, limit } = query;
-    const after = decodeKeyCursor(query.cursor);
+    const after = decodeKeyCursor(query);
     const matching = [...this.byKey.values()]
       .filter((entry) => entry.key.startsWith(prefix) && (after === null || entry.key > after))
       .filter((entry) => status === undefined || statusOf(entry) === status)
@@ -94,13 +95,14 @@ export class EntryStore {
     const page = matching.slice(0, limit);
     return {
       items: page.map((entry) => toTimer(entry)),
-      nextCursor: matching.length > limit ? encodeKeyCursor(page[page.length - 1].key) : null,
+      nextCursor: matching.length > limit ? encodeKeyCursor(page[page.length - 1].key, query) : null,
     };
   }
 
   /** Pending timers due by `dueBefore`, in due order; the cursor is the due and key of the last one. */
-  private listByDue({ prefix, limit, cursor }: ListQuery, dueBefore: number): ListResult {
-    const after = decodeDueCursor(cursor);
+  private listByDue(query: ListQuery, dueBefore: number): ListResult {
+    const { prefix, limit } = query;
+    const after = decodeDueCursor(query);
     const position = (entry: Entry) => ({ due: entry.dueAt, key: entry.key });
     const matching = [...this.byKey.values()]
       .filter((entry) => entry.key.startsWith(prefix) && statusOf(entry) === 'pending')
@@ -109,7 +111,7 @@ export class EntryStore {
     const page = matching.slice(0, limit);
     return {
       items: page.map((entry) => toTimer(entry)),
-      nextCursor: matching.length > limit ? encodeDueCursor(position(page[page.length - 1])) : null,
+      nextCursor: matching.length > limit ? encodeDueCursor(position(page[page.length - 1]), query) : null,
     };
   }
 

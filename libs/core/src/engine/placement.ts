@@ -1,4 +1,5 @@
 import type { Clock } from '../clock';
+import { asTheBatchLeftThem } from '../batch-answers';
 import { liveKeyInBatch, normalizeBatch } from '../batch-refusals';
 import { refusals } from '../refusals';
 import { firstDue } from '../schedule';
@@ -48,7 +49,7 @@ export class Placement {
       (spec) => spec.ifExists === 'error' && this.deps.store.get(spec.key)?.outcome === null,
     );
     if (live) throw liveKeyInBatch(normalized, live.key);
-    return normalized.map((spec) => this.place(spec));
+    return asTheBatchLeftThem(normalized.map((spec) => this.place(spec)));
   }
 
   private normalize(spec: TimerSpec<unknown>, ownedRow: boolean): NormalizedSpec {

@@ -1,10 +1,4 @@
-import {
-  decodeKeyCursor,
-  encodeKeyCursor,
-  type ListResult,
-  type Timer,
-  type TimerStatus,
-} from '@sundial/core';
+import { decodeKeyCursor, encodeKeyCursor, type ListQuery, type ListResult, type Timer } from '@sundial/core';
 import type { RedisClient } from '../infra/connection';
 import { type IndexedKey, keysWithStatus, type PartitionRef, readRows } from './partition-rows';
 
@@ -18,13 +12,6 @@ const SCAN_BUDGET = 10_000;
 /** With a status, keys one partition reads per round (only their status field, then the matches' rows). */
 const STATUS_CHUNK = 1000;
 
-export interface KeyOrderQuery {
-  prefix: string;
-  status: TimerStatus | undefined;
-  limit: number;
-  cursor: string | undefined;
-}
-
 /**
  * Lists in key order across every partition, as the memory engine does. A round reads each partition's
  * next keys after the cursor's (ZRANGEBYLEX, one command per partition, in parallel — no cross-slot
@@ -35,9 +22,10 @@ export interface KeyOrderQuery {
 export async function listInKeyOrder(
   redis: RedisClient,
   partitions: readonly PartitionRef[],
-  { prefix, status, limit, cursor }: KeyOrderQuery,
+  query: ListQuery,
 ): Promise<ListResult> {
-  let after = decodeKeyCursor(cursor);
+  const { prefix, status, limit } = query;
+  let after = decodeKeyCursor(query);
   // Unfiltered, limit + 1 keys a partition are enough to fill the page and to tell whether one follows.
   const chunk = Math.min(
     status === undefined ? limit + 1 : STATUS_CHUNK,
@@ -58,7 +46,8 @@ export async function listInKeyOrder(
     // every key up to the horizon was looked at: go on after it; no horizon, the keys have ended.
     const next = taken.length < matching.length ? taken[taken.length - 1].key : round.horizon;
     if (next === null) return { items, nextCursor: null };
-    if (items.length === limit || scanned >= SCAN_BUDGET) return { items, nextCursor: encodeKeyCursor(next) };
+    if (items.length === limit || scanned >= SCAN_BUDGET)
+      return { items, nextCursor: encodeKeyCursor(next, query) };
     after = next;
   }
 }
@@ -71,8 +60,8 @@ async function readRound(
   after: string | null,
   chunk: number,
 ): Promise<{ keys: IndexedKey[]; horizon: string | null; read: number }> {
-  // A cursor before the prefix (one of another listing) starts at the prefix: `(after` alone would
-  // read every key between the two, none of them under the prefix.
+  // A cursor of the previous release (which named no listing) before the prefix starts at the prefix:
+  // `(after` alone would read every key between the two, none of them under the prefix.
   const min = after !== null && compareKeys(after, prefix) >= 0 ? `(${after}` : prefix ? `[${prefix}` : '-';
   const max = prefix ? `(${prefix}\xff` : '+';
   const reads = await Promise.all(

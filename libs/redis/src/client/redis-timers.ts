@@ -1,4 +1,5 @@
 import {
+  asTheBatchLeftThem,
   DEFAULT_TOMBSTONE_MS,
   type SundialLogger,
   consoleLogger,
@@ -78,8 +79,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
   private readonly explain: TimerExplain;
   private readonly declarations: DeclarationSets;
   private readonly sweeps?: ScopeSweeps; // with `cancelAllRecords`: this client's scope-record sweeps
-  /** what a failed call tells its caller */
-  private readonly failures: CallFailures;
+  private readonly failures: CallFailures; // what a failed call tells its caller
 
   constructor(private readonly options: RedisTimersOptions) {
     // One retry per command: a Redis outage surfaces as 'unavailable' quickly instead of hanging; a
@@ -137,7 +137,7 @@ export class RedisTimers extends Partitioned<StoreCommands> implements TimersBac
   scheduleMany(specs: TimerSpec<unknown>[], options?: WriteOptions): Promise<Timer[]> {
     return this.write(async () => {
       const normalized = normalizeBatch(specs, (spec) => this.normalize(spec, options));
-      return this.scheduleNormalized(normalized, 'scheduleMany', [specs], options);
+      return asTheBatchLeftThem(await this.scheduleNormalized(normalized, 'scheduleMany', [specs], options));
     });
   }
 

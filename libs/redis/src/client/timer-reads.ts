@@ -5,6 +5,7 @@ import {
   type DuePosition,
   encodeDueCursor,
   type ListOptions,
+  type ListQuery,
   type ListResult,
   type Timer,
   toListQuery,
@@ -70,9 +71,9 @@ export class TimerReads {
 
   /** In key order across the partitions (key-order-list.ts); with `dueBefore`, in due order. Options: core's toListQuery. */
   async list(options: ListOptions = {}): Promise<ListResult> {
-    const { prefix, status, limit, cursor, dueBefore } = toListQuery(options);
-    if (dueBefore !== undefined) return this.listByDue(prefix, dueBefore, limit, cursor);
-    return listInKeyOrder(this.redis, this.walk(), { prefix, status, limit, cursor });
+    const query = toListQuery(options);
+    if (query.dueBefore !== undefined) return this.listByDue(query, query.dueBefore);
+    return listInKeyOrder(this.redis, this.walk(), query);
   }
 
   /**
@@ -84,13 +85,9 @@ export class TimerReads {
    * from there — every page costs the same whatever the prefix matches. During a repartition it reads
    * this client's layout only: timers not moved yet show once they are.
    */
-  private async listByDue(
-    prefix: string,
-    dueBefore: number,
-    limit: number,
-    cursor: string | undefined,
-  ): Promise<ListResult> {
-    const after = decodeDueCursor(cursor);
+  private async listByDue(query: ListQuery, dueBefore: number): Promise<ListResult> {
+    const { prefix, limit } = query;
+    const after = decodeDueCursor(query);
     const scans = await Promise.all(
       this.keys.all().map((partition) => this.dueAfter(partition, prefix, dueBefore, limit, after)),
     );
@@ -109,7 +106,7 @@ export class TimerReads {
     const last = merged.length > limit ? page[page.length - 1] : horizon;
     return {
       items: rows.filter((timer): timer is Timer => timer?.status === 'pending'),
-      nextCursor: last ? encodeDueCursor(last) : null,
+      nextCursor: last ? encodeDueCursor(last, query) : null,
     };
   }
 

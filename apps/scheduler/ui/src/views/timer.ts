@@ -6,7 +6,8 @@
 import { api, timerPath } from '../api.js';
 import { h, statusBadge, table } from '../dom.js';
 import { durationText } from '../duration-text.js';
-import { formatInOffset, formatTime, lastRun, relative, schedule } from '../format.js';
+import { formatInOffset, formatTime, lastRun, readAt, relative, schedule } from '../format.js';
+import { lastList } from '../last-list.js';
 import { clearReadError, describeError, notifyReadError } from '../notice.js';
 import { oneAtATime } from '../one-at-a-time.js';
 import type { LedgerEntry, NextTime, Timer, TimerDescription } from '../types.js';
@@ -36,7 +37,8 @@ export function timerView(key: string, rerender: () => void): HTMLElement {
           {},
           h('button', { type: 'button', onclick: rerender }, 'Refresh'),
           ' ',
-          h('a', { href: '#/' }, 'All timers'),
+          // the list it was opened from, with its filters (last-list.ts); it linked every timer, unfiltered
+          h('a', { href: lastList() }, lastList() === '#/' ? 'All timers' : 'Back to the list'),
         ),
         endedLedger(key),
       );
@@ -56,6 +58,7 @@ function render(timer: Timer, rerender: () => void): HTMLElement[] {
   });
   return [
     h('h1', {}, timer.key, ' ', statusBadge(timer.status)),
+    h('p', { class: 'muted' }, readAt()),
     actions(timer, rerender, guard),
     ...ownerNote(timer),
     rescheduleForm(timer, rerender, guard),
