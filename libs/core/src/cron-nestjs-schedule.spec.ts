@@ -109,11 +109,11 @@ describe("@nestjs/schedule's CronExpression", () => {
     '%s (%j) gives the times the cron package gives, in UTC and three zones',
     (_name, expression) => {
       for (const tz of ZONES) {
-        // from both DST seasons, and the days before Europe's and America's switches to summer and winter time
+        // from the days before America's and Europe's switches to summer and winter time (each also reads
+        // days of one season; the cron package's CPU is most of this suite's time)
         for (const from of [
-          '2026-02-20T00:00:00Z',
+          '2026-03-07T12:00:00Z',
           '2026-03-28T12:00:00Z',
-          '2026-09-25T00:00:00Z',
           '2026-10-24T12:00:00Z',
           '2026-10-31T12:00:00Z',
         ]) {
