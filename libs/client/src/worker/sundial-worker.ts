@@ -208,6 +208,11 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     // The watch's connection closes beside the drain, not before it: the grace is the handlers'.
     const grace = this.options.shutdownGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
     await Promise.all([this.runner.close(grace), this.stopDataWatch(), this.closeQueues()]);
+    // The client BullMQ was given, which it leaves open, only now: it is the fire Workers' own main
+    // connection (BullMQ duplicates only their blocking one), which their lock renewals and stalled checks
+    // use until the runner's close has waited for their running jobs. Closed beside the drain, every tick
+    // of those during the grace failed, logged as errors at a clean shutdown.
+    await this.held.close();
   }
 
   /**
@@ -220,7 +225,5 @@ export class SundialWorker implements OnApplicationBootstrap, BeforeApplicationS
     if (!(await settledWithin(closed, CLOSE_REDIS_WAIT_MS))) {
       await Promise.all(this.queues.map((queue) => queue.disconnect().catch(() => undefined)));
     }
-    // the client BullMQ was given, which it leaves open (its workers' duplicates it closes itself)
-    await this.held.close();
   }
 }
