@@ -19,7 +19,7 @@ import type {
 } from '../types';
 import { validateIdArgument, validateKey, validateScope } from '../names';
 import { normalizeBackfillRange, normalizeWhen, type ValidationLimits } from '../validation';
-import { heldRun, toTimer } from './entry';
+import { heldRun, startBackfill, toTimer } from './entry';
 import { EntryStore } from './entry-store';
 import { EventHub } from './events';
 import { ExplainReads } from './explain-reads';
@@ -266,10 +266,7 @@ class MemoryEngine implements EngineOperations {
       if (first === undefined) return { slots: 0 };
       if (heldRun(entry) || entry.backfill) throw refusals.inactive(key, 'running', 'backfill');
       if (entry.paused) throw refusals.inactive(key, 'paused', 'backfill');
-      const { attempt, countFrom } = entry;
-      const moved = entry.moved || attempt > 1;
-      entry.backfill = { rest, resume: moved ? entry.dueAt : entry.slot, moved, attempt, countFrom };
-      [entry.attempt, entry.countFrom, entry.moved] = [1, null, false];
+      startBackfill(entry, rest);
       this.firePath.arm(entry, first);
       this.firePath.emit('scheduled', entry, { due: first, reason: 'backfill', count: rest.length + 1 });
       return { slots: rest.length + 1 };

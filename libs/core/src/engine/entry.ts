@@ -69,6 +69,18 @@ export interface Backfill {
   countFrom: number | null;
 }
 
+/**
+ * Sets `entry` on its backfill: what the schedule goes back to kept in the record (the armed slot, or a due
+ * that is no slot's — a moved run or a pending retry — with its try and skip start), the backfill's slots
+ * then run as first tries.
+ */
+export function startBackfill(entry: Entry, rest: number[]): void {
+  const { attempt, countFrom } = entry;
+  const moved = entry.moved || attempt > 1;
+  entry.backfill = { rest, resume: moved ? entry.dueAt : entry.slot, moved, attempt, countFrom };
+  [entry.attempt, entry.countFrom, entry.moved] = [1, null, false];
+}
+
 /** A fresh entry at version 0; arming it makes it version 1. */
 export function createEntry(id: string, spec: NormalizedSpec, now: number): Entry {
   return {
