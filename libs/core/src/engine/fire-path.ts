@@ -279,7 +279,7 @@ export class FirePath implements ReleaseSteps {
     // a free run's entry has no due, as on Redis: its timer's row has moved on to the next tick
     this.emit(error ? 'failed' : 'completed', run, ended ? { ...extra, reason: ended } : extra, !run.free);
     if (run.free && entry.outcome) this.removeEnded(entry); // outlived its timer's end
-    if (retried) this.recordRetry(entry);
+    if (retried) this.deps.ledger.retried(this.deps.clock.now(), entry);
     if (pause && !entry.outcome && !entry.paused) this.pauseForFailures(entry);
     for (const emit of skips) emit();
   }
@@ -302,12 +302,6 @@ export class FirePath implements ReleaseSteps {
     this.arm(entry, now + retryDelay(retry, run.attempt));
     [entry.attempt, entry.countFrom] = [run.attempt + 1, now];
     return true;
-  }
-
-  /** The retry just armed, in the ledger: its try and when it is due (no event says it). */
-  private recordRetry({ key, version, attempt, dueAt }: Entry): void {
-    const [at, due] = [this.deps.clock.now(), dueAt].map((ms) => new Date(ms).toISOString());
-    this.deps.ledger.append(key, { at, event: 'retried', version, attempt, due });
   }
 
   /** pauseAfterFailures reached: paused as `pause(key)` would, and says why (docs/spec.md §3.3b). */

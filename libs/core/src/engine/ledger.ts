@@ -1,6 +1,7 @@
 import type { LedgerEntry } from '../ledger';
 import { ledgerEntryOf } from '../ledger';
 import type { TimerEvent } from '../types';
+import type { Entry } from './entry';
 
 /** How long the ledger of a removed timer stays readable (as includes/ledger.lua LEDGER_KEEP_MS): 7 days. */
 const LEDGER_KEEP_MS = 7 * 86_400_000;
@@ -48,6 +49,15 @@ export class Ledger {
     this.books.set(key, book);
     book.entries.unshift(entry);
     if (book.entries.length > this.size) book.entries.length = this.size;
+  }
+
+  /** A retry just armed (`at` now): its try and when it is due — no event says it. */
+  retried(
+    at: number,
+    { key, version, attempt, dueAt }: Pick<Entry, 'key' | 'version' | 'attempt' | 'dueAt'>,
+  ): void {
+    const [when, due] = [at, dueAt].map((ms) => new Date(ms).toISOString());
+    this.append(key, { at: when, event: 'retried', version, attempt, due });
   }
 
   /** The timer of `key` was cancelled: its book lasts as long as the tombstone. */
